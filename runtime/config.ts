@@ -1,0 +1,98 @@
+/**
+ * The environment contract between the Pulumi component and the Lambda code it ships. The component sets
+ * these variables on the publisher and sweeper functions; the handlers read them once per cold start.
+ * Missing or malformed values fail the cold start with an `INVALID_CONFIG` {@link OutboxError} that names the
+ * variable, the bad value, what is allowed and the fix.
+ *
+ * @packageDocumentation
+ */
+import { OutboxError } from "./errors";
+
+/** Environment variable names, shared by the component (writer) and the handlers (reader). */
+export const ENV = {
+    /** The outbox table's name. Required. */
+    tableName: "OUTBOX_TABLE_NAME",
+    /** The SNS topic ARN events are published to. Required. */
+    topicArn: "OUTBOX_TOPIC_ARN",
+    /** The SQS DLQ URL for expired and poison records. Required. */
+    dlqUrl: "OUTBOX_DLQ_URL",
+    /** `"true"` when the topic is FIFO. Optional, default `"false"`. */
+    fifo: "OUTBOX_FIFO",
+    /** Seconds a terminal record stays before TTL deletes it. Optional, default 3600. */
+    completionGraceSeconds: "OUTBOX_COMPLETION_GRACE_SECONDS",
+    /** Seconds a pending record may wait before the sweeper publishes it. Optional, default 120. */
+    sweepAfterSeconds: "OUTBOX_SWEEP_AFTER_SECONDS",
+    /** Publish attempts before a permanent error sends the record to the DLQ. Optional, default 3. */
+    maxPublishAttempts: "OUTBOX_MAX_PUBLISH_ATTEMPTS",
+} as const;
+
+/** Defaults for the optional variables in {@link ENV}. */
+export const ENV_DEFAULTS = {
+    fifo: false,
+    completionGraceSeconds: 3600,
+    sweepAfterSeconds: 120,
+    maxPublishAttempts: 3,
+} as const;
+
+/** The handler configuration read from the environment. */
+export interface HandlerEnvironment {
+    /** The outbox table's name. */
+    readonly tableName: string;
+    /** The SNS topic ARN. */
+    readonly topicArn: string;
+    /** The SQS DLQ URL. */
+    readonly dlqUrl: string;
+    /** Whether the topic is FIFO. */
+    readonly fifo: boolean;
+    /** Seconds a terminal record stays before TTL deletes it. */
+    readonly completionGraceSeconds: number;
+    /** Seconds a pending record may wait before the sweeper publishes it. */
+    readonly sweepAfterSeconds: number;
+    /** Publish attempts before a permanent error sends the record to the DLQ. */
+    readonly maxPublishAttempts: number;
+}
+
+function required(env: Readonly<Record<string, string | undefined>>, name: string, what: string): string {
+    const value = env[name];
+    if (value === undefined || value.trim() === "") {
+        throw new OutboxError("INVALID_CONFIG", `environment variable ${name} (${what}) is missing or empty; set it on the function (the Outbox component does this for you)`, {
+            context: { variable: name },
+        });
+    }
+    return value.trim();
+}
+
+function positiveInteger(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number, min: number, max: number): number {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === "") return fallback;
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < min || value > max) {
+        throw new OutboxError("INVALID_CONFIG", `environment variable ${name} is ${JSON.stringify(raw)}; expected an integer from ${min} to ${max}; unset it to use the default ${fallback}`, {
+            context: { variable: name, value: raw },
+        });
+    }
+    return value;
+}
+
+function flag(env: Readonly<Record<string, string | undefined>>, name: string, fallback: boolean): boolean {
+    const raw = env[name];
+    if (raw === undefined || raw.trim() === "") return fallback;
+    if (raw === "true") return true;
+    if (raw === "false") return false;
+    throw new OutboxError("INVALID_CONFIG", `environment variable ${name} is ${JSON.stringify(raw)}; expected "true" or "false"`, {
+        context: { variable: name, value: raw },
+    });
+}
+
+/** Read and validate the handler configuration from `env`. */
+export function readHandlerEnvironment(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment {
+    return {
+        tableName: required(env, ENV.tableName, "the outbox table name"),
+        topicArn: required(env, ENV.topicArn, "the SNS topic ARN"),
+        dlqUrl: required(env, ENV.dlqUrl, "the SQS dead-letter queue URL"),
+        fifo: flag(env, ENV.fifo, ENV_DEFAULTS.fifo),
+        completionGraceSeconds: positiveInteger(env, ENV.completionGraceSeconds, ENV_DEFAULTS.completionGraceSeconds, 1, 365 * 24 * 3600),
+        sweepAfterSeconds: positiveInteger(env, ENV.sweepAfterSeconds, ENV_DEFAULTS.sweepAfterSeconds, 1, 24 * 3600),
+        maxPublishAttempts: positiveInteger(env, ENV.maxPublishAttempts, ENV_DEFAULTS.maxPublishAttempts, 1, 100),
+    };
+}

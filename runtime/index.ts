@@ -1,0 +1,10 @@
+/**
+ * The runtime entry point (`dynamodb-outbox/runtime`): everything that runs in an application or a Lambda,
+ * with no Pulumi dependency.
+ *
+ * @packageDocumentation
+ */
+export * from "./schema";
+export * from "./errors";
+export * from "./ports";
+export * from "./config";

@@ -1,0 +1,197 @@
+/**
+ * The single source of truth for the outbox table's shape.
+ *
+ * Every other file (the Pulumi component, `createTable`, `preflight`, the policy pack, the operator tools and
+ * the tests) reads key attributes, index names, projections, the TTL attribute, the stream view and the
+ * stream filter from here. The layout is GoBridge's DynamoDB outbox layout, byte for byte, so a GoBridge
+ * process can drain what this package writes and the reverse.
+ *
+ * This module has no imports, on purpose: it is safe to load from Lambda code, Pulumi programs and policy
+ * packs alike.
+ *
+ * @packageDocumentation
+ */
+
+/** A DynamoDB scalar attribute type as used in key schemas. */
+export type ScalarAttributeType = "S" | "N" | "B";
+
+/** A key role in a DynamoDB key schema. */
+export type KeyType = "HASH" | "RANGE";
+
+/** One element of a key schema: which attribute plays which role, and its scalar type. */
+export interface KeyElement {
+    /** The attribute name. */
+    readonly attributeName: string;
+    /** `HASH` (partition key) or `RANGE` (sort key). */
+    readonly keyType: KeyType;
+    /** The attribute's scalar type, as declared in the table's attribute definitions. */
+    readonly attributeType: ScalarAttributeType;
+}
+
+/** The projection types DynamoDB supports for a secondary index. */
+export type ProjectionType = "KEYS_ONLY" | "INCLUDE" | "ALL";
+
+/** The shape of one global secondary index the outbox requires. */
+export interface IndexShape {
+    /** The index name, exactly as DynamoDB knows it. */
+    readonly indexName: string;
+    /** The key schema, HASH first, then RANGE when there is one. */
+    readonly keySchema: readonly KeyElement[];
+    /** The projection the index must have. */
+    readonly projectionType: ProjectionType;
+    /** Why the index exists, for error messages and docs. */
+    readonly purpose: string;
+}
+
+/** Item attribute names of an outbox record and of the per-partition FENCE row. */
+export const ATTR = {
+    /** Partition key: the aggregate's partition, e.g. `ORDER#1001`. */
+    pk: "PK",
+    /** Sort key: `OUTBOX#<esc(envelopeId)>#<esc(bindingId)>` for records, `FENCE` for the fence row. */
+    sk: "SK",
+    /** Application record id (RecordIDIndex hash key; never empty). */
+    recordId: "record_id",
+    /** Route id (may be empty). */
+    routeId: "route_id",
+    /** Envelope id: the authoritative identity the SK is derived from. */
+    envelopeId: "envelope_id",
+    /** Binding id: the authoritative identity the SK is derived from. */
+    bindingId: "binding_id",
+    /** Session id (may be empty). */
+    sessionId: "session_id",
+    /** Egress address, e.g. the topic ARN. */
+    address: "address",
+    /** The envelope as JSON (GoBridge's wire format). */
+    envelopeJson: "envelope_json",
+    /** Per-message dispatch headers as a JSON object; only written when headers were given. */
+    headersJson: "headers_json",
+    /** `pending`, `claimed`, `completed` or `expired`. */
+    status: "status",
+    /** The fencing version of the last claim (N). */
+    claimVersion: "claim_version",
+    /** How many times the record was claimed (N). */
+    replayCount: "replay_count",
+    /** Creation time, epoch ms (N). */
+    createdAt: "created_at",
+    /** Expiry time, epoch ms (N); `0` when the record never expires. */
+    expiresAt: "expires_at",
+    /** Completion time, epoch ms (N); `0` until completed. */
+    completedAt: "completed_at",
+    /** Per-partition sequence number (N). */
+    seq: "seq",
+    /** `pad19(created_at)#pad20(seq)`: ClaimIndex range key, only on non-terminal records. */
+    claimSort: "claim_sort",
+    /** `"1"` on non-terminal records with an expiry: ExpiryIndex hash key. */
+    hasExpiry: "has_expiry",
+    /** The ordering key, denormalised from the envelope header; only present when non-empty. */
+    orderingKey: "ordering_key",
+    /** First claim time, epoch ms (N); absent until the first claim. */
+    firstAttemptedAt: "first_attempted_at",
+    /** Owner of the current claim; absent when not claimed. */
+    claimedBy: "claimed_by",
+    /** Time of the current claim, epoch ms (N); absent when not claimed. */
+    claimedAt: "claimed_at",
+    /** DynamoDB TTL, epoch seconds (N); only on terminal records and FENCE rows. */
+    ttl: "ttl",
+    /** FENCE row: the highest fencing version accepted for the partition (N). */
+    maxClaimVersion: "max_claim_version",
+    /** FENCE row: the partition's atomic sequence counter (N). */
+    seqCounter: "seq_counter",
+} as const;
+
+/** The record states. `pending → claimed → completed | expired`, and `claimed → pending` on release. */
+export const STATUS = {
+    /** Written, not yet delivered. */
+    pending: "pending",
+    /** Leased by a relay holding a fencing token. */
+    claimed: "claimed",
+    /** Delivered; carries `ttl` = completion time + grace. */
+    completed: "completed",
+    /** Past `expires_at` before delivery; carries `ttl` = sweep cutoff + grace. */
+    expired: "expired",
+} as const;
+
+/** A record status value. */
+export type RecordStatus = (typeof STATUS)[keyof typeof STATUS];
+
+/** The sort-key prefix of every outbox record. */
+export const RECORD_SK_PREFIX = "OUTBOX#";
+
+/** The sort key of the per-partition metadata row holding the fence and the sequence counter. */
+export const FENCE_SK = "FENCE";
+
+/** The value of `has_expiry` on records that have an expiry. */
+export const HAS_EXPIRY_FLAG = "1";
+
+/** The table's primary key: PK (S, HASH), SK (S, RANGE). */
+export const PRIMARY_KEY: readonly KeyElement[] = [
+    { attributeName: ATTR.pk, keyType: "HASH", attributeType: "S" },
+    { attributeName: ATTR.sk, keyType: "RANGE", attributeType: "S" },
+];
+
+/** Sparse index of non-terminal records with an expiry, ordered by expiry. Used by the expiry sweep. */
+export const EXPIRY_INDEX: IndexShape = {
+    indexName: "ExpiryIndex",
+    keySchema: [
+        { attributeName: ATTR.hasExpiry, keyType: "HASH", attributeType: "S" },
+        { attributeName: ATTR.expiresAt, keyType: "RANGE", attributeType: "N" },
+    ],
+    projectionType: "KEYS_ONLY",
+    purpose: "the expiry sweep finds pending records past expires_at",
+};
+
+/** Index of every record by its record id. Used by complete/release when the key cache misses. */
+export const RECORD_ID_INDEX: IndexShape = {
+    indexName: "RecordIDIndex",
+    keySchema: [{ attributeName: ATTR.recordId, keyType: "HASH", attributeType: "S" }],
+    projectionType: "KEYS_ONLY",
+    purpose: "complete and release resolve a record id to its keys",
+};
+
+/**
+ * Sparse, age-ordered index of the non-terminal records of each partition. Used by the claim fast path and
+ * the depth counts. It must be projected ALL, because the claim query filters on non-key attributes.
+ */
+export const CLAIM_INDEX: IndexShape = {
+    indexName: "ClaimIndex",
+    keySchema: [
+        { attributeName: ATTR.pk, keyType: "HASH", attributeType: "S" },
+        { attributeName: ATTR.claimSort, keyType: "RANGE", attributeType: "S" },
+    ],
+    projectionType: "ALL",
+    purpose: "the claim query filters on the non-key status attribute",
+};
+
+/** The three required global secondary indexes, in preflight order. */
+export const GLOBAL_SECONDARY_INDEXES: readonly IndexShape[] = [EXPIRY_INDEX, RECORD_ID_INDEX, CLAIM_INDEX];
+
+/** Every attribute that appears in a key schema, with its type, deduplicated: the table's attribute definitions. */
+export const ATTRIBUTE_DEFINITIONS: readonly { readonly attributeName: string; readonly attributeType: ScalarAttributeType }[] =
+    [PRIMARY_KEY, ...GLOBAL_SECONDARY_INDEXES.map((i) => i.keySchema)]
+        .flat()
+        .filter((e, i, all) => all.findIndex((o) => o.attributeName === e.attributeName) === i)
+        .map((e) => ({ attributeName: e.attributeName, attributeType: e.attributeType }));
+
+/** The attribute DynamoDB TTL deletes terminal records and FENCE rows by (epoch seconds). */
+export const TTL_ATTRIBUTE = ATTR.ttl;
+
+/** The stream view the publisher needs: the new image carries the whole record. */
+export const STREAM_VIEW_TYPE = "NEW_IMAGE";
+
+/**
+ * The Lambda event source mapping filter, as data: only INSERTs of outbox records. Filtering on `Keys` works
+ * for every stream view type; MODIFY (claims, completions) and TTL REMOVEs stay out.
+ * Serialize it with {@link streamFilterPatternJson}.
+ */
+export const STREAM_FILTER_PATTERN = {
+    eventName: ["INSERT"],
+    dynamodb: { Keys: { [ATTR.sk]: { S: [{ prefix: RECORD_SK_PREFIX }] } } },
+} as const;
+
+/** The filter pattern as the JSON string an event source mapping's `filterCriteria` takes. */
+export function streamFilterPatternJson(): string {
+    return JSON.stringify(STREAM_FILTER_PATTERN);
+}
+
+/** The tag the component puts on the table so policies can recognise an outbox table. */
+export const OUTBOX_TABLE_TAG = { key: "dynamodb-outbox:table", value: "true" } as const;

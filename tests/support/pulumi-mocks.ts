@@ -1,0 +1,113 @@
+/**
+ * The one Pulumi mocks installation of the test run. `setMocks` is process-global: a second call would replace
+ * these mocks and silently empty the other file's records, so every test file imports from here and never
+ * calls `setMocks` itself.
+ *
+ * Every registered resource is recorded with its inputs. Mocked state echoes the inputs and adds the computed
+ * fields the component reads (`arn`, `name`, `streamArn`, `url`).
+ */
+import * as pulumi from "@pulumi/pulumi";
+
+/** One resource registration seen by the mocks. */
+export interface RecordedResource {
+    readonly type: string;
+    readonly name: string;
+    readonly inputs: Record<string, any>;
+}
+
+/** Every resource registered in this process, in registration order. */
+export const recorded: RecordedResource[] = [];
+
+const ACCOUNT = "111111111111";
+const REGION = "eu-west-1";
+
+/** Outputs the mocked StackReference `acme/outbox/prod` exposes. */
+export const STACK_REFERENCE_OUTPUTS: Record<string, string> = {
+    tableName: "orders-table-abc",
+    tableArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/orders-table-abc`,
+    streamArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/orders-table-abc/stream/2026-01-01T00:00:00.000`,
+    topicArn: `arn:aws:sns:${REGION}:${ACCOUNT}:orders-topic-abc`,
+    dlqUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/orders-dlq-abc`,
+    dlqArn: `arn:aws:sqs:${REGION}:${ACCOUNT}:orders-dlq-abc`,
+    publisherFunctionName: "orders-publisher-abc",
+};
+
+function computed(type: string, name: string, inputs: Record<string, any>): Record<string, unknown> {
+    const physical = inputs.name ?? `${name}-abc`;
+    switch (type) {
+        case "aws:dynamodb/table:Table":
+            return {
+                name: physical,
+                arn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}`,
+                streamArn: inputs.streamEnabled
+                    ? `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}/stream/2026-01-01T00:00:00.000`
+                    : undefined,
+            };
+        case "aws:sns/topic:Topic":
+            return { name: physical, arn: `arn:aws:sns:${REGION}:${ACCOUNT}:${physical}` };
+        case "aws:sqs/queue:Queue":
+            return {
+                name: physical,
+                arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${physical}`,
+                url: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${physical}`,
+            };
+        case "aws:lambda/function:Function":
+            return { name: physical, arn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${physical}` };
+        case "aws:iam/role:Role":
+            return { name: physical, arn: `arn:aws:iam::${ACCOUNT}:role/${physical}` };
+        case "aws:kms/key:Key":
+            return { arn: `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name}`, keyId: `${name}-key-id` };
+        case "aws:cloudwatch/eventRule:EventRule":
+            return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${physical}` };
+        default:
+            return { arn: `arn:aws:mock:${REGION}:${ACCOUNT}:${type}/${name}` };
+    }
+}
+
+void pulumi.runtime.setMocks(
+    {
+        newResource(args: pulumi.runtime.MockResourceArgs): { id: string; state: Record<string, any> } {
+            recorded.push({ type: args.type, name: args.name, inputs: args.inputs });
+            if (args.type === "pulumi:pulumi:StackReference") {
+                return {
+                    id: args.id ?? args.inputs.name,
+                    state: { name: args.inputs.name, outputs: STACK_REFERENCE_OUTPUTS, secretOutputNames: [] },
+                };
+            }
+            return { id: `${args.name}-id`, state: { ...args.inputs, ...computed(args.type, args.name, args.inputs) } };
+        },
+        call(args: pulumi.runtime.MockCallArgs): Record<string, any> {
+            switch (args.token) {
+                case "aws:index/getRegion:getRegion":
+                    return { name: REGION, region: REGION, id: REGION };
+                case "aws:index/getCallerIdentity:getCallerIdentity":
+                    return { accountId: ACCOUNT, arn: `arn:aws:iam::${ACCOUNT}:user/test`, userId: "test" };
+                case "aws:index/getPartition:getPartition":
+                    return { partition: "aws", dnsSuffix: "amazonaws.com", id: "aws" };
+                default:
+                    return args.inputs;
+            }
+        },
+    },
+    "dynamodb-outbox",
+    "test",
+    false,
+);
+
+/** The resources of `type` recorded so far, optionally only those whose name starts with `prefix`. */
+export function recordedOfType(type: string, prefix?: string): RecordedResource[] {
+    return recorded.filter((r) => r.type === type && (prefix === undefined || r.name.startsWith(prefix)));
+}
+
+/** The resources whose name starts with `prefix` (the component's own name). */
+export function recordedNamed(prefix: string): RecordedResource[] {
+    return recorded.filter((r) => r.name === prefix || r.name.startsWith(`${prefix}-`));
+}
+
+/** Resolve an Output to a promise the test can await (assertions inside `.apply` would never be awaited). */
+export function unwrap<T>(output: pulumi.Output<T>): Promise<T> {
+    return new Promise<T>((resolve) => output.apply((v) => {
+        resolve(v);
+        return v;
+    }));
+}
