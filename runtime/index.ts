@@ -8,3 +8,7 @@ export * from "./schema";
 export * from "./errors";
 export * from "./ports";
 export * from "./config";
+export * from "./record/keys";
+export * from "./record/envelope";
+export * from "./record/codec";
+export * from "./record/fence";

@@ -1,0 +1,225 @@
+/**
+ * The `envelope_json` wire format: GoBridge's envelope marshaller, reproduced so a record written here decodes
+ * in a GoBridge process and the reverse.
+ *
+ * The JSON object has the keys `ID`, `Subject`, `Payload`, `Headers`, `CreatedAt`, `ExpiresAt`, in that order,
+ * exactly as Go's `encoding/json` writes the struct: `Payload` is standard base64 of the payload bytes, header
+ * keys are sorted, `<`, `>`, `&`, U+2028 and U+2029 are `\u`-escaped, and times are RFC 3339 with up to nine
+ * fractional digits, trailing zeros trimmed (`time.RFC3339Nano`). The zero time `0001-01-01T00:00:00Z` stands for
+ * "not set"; in this package that is `0`.
+ *
+ * @packageDocumentation
+ */
+import { OutboxError } from "../errors";
+
+/** The envelope header that carries a message's ordering key (matched case-insensitively, like all `x-bridge.` headers). */
+export const ORDERING_KEY_HEADER = "x-bridge.ordering-key";
+
+/** Go's zero `time.Time`, written for an unset time. */
+export const ZERO_TIME_TEXT = "0001-01-01T00:00:00Z";
+
+/** An envelope as this package holds it. Times are epoch milliseconds; `0` means "not set". */
+export interface Envelope {
+    /** The envelope id; never empty. */
+    readonly id: string;
+    /** What the message is about (this package's message `type`); `""` when unset. */
+    readonly subject: string;
+    /** The payload text (JSON for this package's messages); `""` when empty. */
+    readonly payload: string;
+    /** The header map; values are JSON values (numbers come back as floats after a Go round trip). */
+    readonly headers: Readonly<Record<string, unknown>>;
+    /** Creation time, epoch ms; `0` = Go's zero time. */
+    readonly createdAt: number;
+    /** Expiry time, epoch ms; `0` = never expires. */
+    readonly expiresAt: number;
+}
+
+/** What {@link encodeEnvelope} needs: an id, everything else optional. */
+export interface EnvelopeInput {
+    /** The envelope id; must not be empty. */
+    readonly id: string;
+    /** The subject. @default "" */
+    readonly subject?: string;
+    /** The payload text. @default "" */
+    readonly payload?: string;
+    /** The header map. @default {} */
+    readonly headers?: Readonly<Record<string, unknown>>;
+    /** Creation time, epoch ms. @default 0 (Go's zero time) */
+    readonly createdAt?: number;
+    /** Expiry time, epoch ms. @default 0 (never expires) */
+    readonly expiresAt?: number;
+}
+
+/** Fill an {@link EnvelopeInput}'s defaults. */
+export function toEnvelope(input: EnvelopeInput): Envelope {
+    return {
+        id: input.id,
+        subject: input.subject ?? "",
+        payload: input.payload ?? "",
+        headers: input.headers ?? {},
+        createdAt: input.createdAt ?? 0,
+        expiresAt: input.expiresAt ?? 0,
+    };
+}
+
+/**
+ * The envelope's ordering key: the `x-bridge.ordering-key` header (any case) when it is a non-empty string,
+ * else `undefined`. Any other type is ignored, as in GoBridge.
+ *
+ * @param headers - The envelope header map.
+ */
+export function envelopeOrderingKey(headers: Readonly<Record<string, unknown>>): string | undefined {
+    for (const [name, value] of Object.entries(headers)) {
+        if (name.toLowerCase() === ORDERING_KEY_HEADER && typeof value === "string" && value !== "") return value;
+    }
+    return undefined;
+}
+
+function pad(n: number, width: number): string {
+    return String(n).padStart(width, "0");
+}
+
+/**
+ * Format epoch ms like Go's `time.Time.MarshalJSON` in UTC: RFC 3339, fractional seconds trimmed of trailing
+ * zeros, `0` as Go's zero time.
+ *
+ * @param ms - Epoch milliseconds (an integer); `0` means "not set".
+ */
+export function formatGoTime(ms: number): string {
+    if (ms === 0) return ZERO_TIME_TEXT;
+    if (!Number.isSafeInteger(ms)) {
+        throw new OutboxError("INVALID_PAYLOAD", `envelope time must be whole epoch milliseconds, got ${ms}; pass Math.trunc(ms)`);
+    }
+    const d = new Date(ms);
+    const year = d.getUTCFullYear();
+    if (year < 1 || year > 9999) {
+        throw new OutboxError("INVALID_PAYLOAD", `envelope time ${ms} is outside years 1..9999, which RFC 3339 cannot express`);
+    }
+    const fraction = d.getUTCMilliseconds() === 0 ? "" : `.${pad(d.getUTCMilliseconds(), 3).replace(/0+$/, "")}`;
+    return (
+        `${pad(year, 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}` +
+        `T${pad(d.getUTCHours(), 2)}:${pad(d.getUTCMinutes(), 2)}:${pad(d.getUTCSeconds(), 2)}${fraction}Z`
+    );
+}
+
+/** Go's zero time as epoch ms. */
+const ZERO_TIME_MS = -62135596800000;
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * Parse an RFC 3339 timestamp (any offset, up to nine fractional digits) to epoch ms. Digits below the
+ * millisecond are truncated toward the past. Go's zero time parses to `0`.
+ *
+ * @param text - The timestamp text.
+ * @param field - The JSON key it came from, for the error message.
+ */
+export function parseGoTime(text: string, field = "time"): number {
+    const m = RFC3339.exec(text);
+    if (m === null) {
+        throw new OutboxError("INVALID_PAYLOAD", `envelope ${field} "${text}" is not an RFC 3339 timestamp; expected e.g. "2026-01-02T03:04:05.123Z"`);
+    }
+    const [, y, mo, d, h, mi, s, frac, , sign, oh, om] = m;
+    const date = new Date(0);
+    // setUTCFullYear, not Date.UTC: Date.UTC maps years 0..99 to 1900..1999, and Go's zero time is year 1.
+    date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+    date.setUTCHours(Number(h), Number(mi), Number(s), 0);
+    const nanos = frac === undefined ? 0 : Number(frac.padEnd(9, "0"));
+    let ms = date.getTime() + Math.floor(nanos / 1_000_000);
+    if (sign !== undefined) ms -= (sign === "-" ? -1 : 1) * (Number(oh) * 60 + Number(om)) * 60_000;
+    if (ms === ZERO_TIME_MS) return 0;
+    return ms;
+}
+
+/** Escape what Go's `encoding/json` escapes by default and `JSON.stringify` does not. */
+function goJsonEscape(json: string): string {
+    return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** Sort object keys at every level, as Go writes maps. Arrays keep their order. */
+function sortKeysDeep(value: unknown): unknown {
+    if (Array.isArray(value)) return value.map(sortKeysDeep);
+    if (typeof value !== "object" || value === null) return value;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(value).sort()) out[key] = sortKeysDeep((value as Record<string, unknown>)[key]);
+    return out;
+}
+
+/**
+ * `JSON.stringify` as Go's `json.Marshal` writes a map: keys sorted at every level, and `<`, `>`, `&`, U+2028,
+ * U+2029 escaped. Used for `Headers` inside `envelope_json` and for `headers_json`.
+ *
+ * @param value - A JSON value.
+ */
+export function goJsonStringify(value: unknown): string {
+    return goJsonEscape(JSON.stringify(sortKeysDeep(value)));
+}
+
+/**
+ * Encode an envelope as GoBridge's `envelope_json`. Empty `Subject`, `Payload` and `Headers` are omitted;
+ * `CreatedAt` and `ExpiresAt` are always written.
+ *
+ * @param envelope - The envelope; `id` must not be empty.
+ * @throws OutboxError `INVALID_PAYLOAD` when the id is empty or a time is out of range.
+ */
+export function encodeEnvelope(envelope: EnvelopeInput): string {
+    if (envelope.id === "") {
+        throw new OutboxError("INVALID_PAYLOAD", "envelope id is empty; every envelope needs a non-empty id (it is the record's identity)");
+    }
+    const wire: Record<string, unknown> = { ID: envelope.id };
+    if (envelope.subject) wire.Subject = envelope.subject;
+    if (envelope.payload) wire.Payload = Buffer.from(envelope.payload, "utf8").toString("base64");
+    if (envelope.headers !== undefined && Object.keys(envelope.headers).length > 0) wire.Headers = sortKeysDeep(envelope.headers);
+    wire.CreatedAt = formatGoTime(envelope.createdAt ?? 0);
+    wire.ExpiresAt = formatGoTime(envelope.expiresAt ?? 0);
+    return goJsonEscape(JSON.stringify(wire));
+}
+
+function optionalString(wire: Record<string, unknown>, key: string): string {
+    const value = wire[key];
+    if (value === undefined || value === null) return "";
+    if (typeof value !== "string") {
+        throw new OutboxError("INVALID_PAYLOAD", `envelope_json "${key}" must be a string, got ${typeof value}`);
+    }
+    return value;
+}
+
+/**
+ * Decode GoBridge's `envelope_json`.
+ *
+ * @param json - The JSON text of the envelope.
+ * @throws OutboxError `INVALID_PAYLOAD` when the text is not an envelope object, the id is empty, the payload is
+ * not base64 or a time is not RFC 3339.
+ */
+export function decodeEnvelope(json: string): Envelope {
+    let parsed: unknown;
+    try {
+        parsed = JSON.parse(json);
+    } catch (cause) {
+        throw new OutboxError("INVALID_PAYLOAD", "envelope_json is not valid JSON", { cause });
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+        throw new OutboxError("INVALID_PAYLOAD", `envelope_json must be a JSON object, got ${Array.isArray(parsed) ? "an array" : typeof parsed}`);
+    }
+    const wire = parsed as Record<string, unknown>;
+    const id = optionalString(wire, "ID");
+    if (id === "") throw new OutboxError("INVALID_PAYLOAD", "envelope_json has an empty ID; an envelope needs a non-empty id");
+    const payloadBase64 = optionalString(wire, "Payload");
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(payloadBase64) || payloadBase64.length % 4 !== 0) {
+        throw new OutboxError("INVALID_PAYLOAD", "envelope_json Payload is not standard base64", { context: { envelopeId: id } });
+    }
+    const headers = wire.Headers;
+    if (headers !== undefined && headers !== null && (typeof headers !== "object" || Array.isArray(headers))) {
+        throw new OutboxError("INVALID_PAYLOAD", "envelope_json Headers must be a JSON object", { context: { envelopeId: id } });
+    }
+    const createdAt = optionalString(wire, "CreatedAt");
+    const expiresAt = optionalString(wire, "ExpiresAt");
+    return {
+        id,
+        subject: optionalString(wire, "Subject"),
+        payload: Buffer.from(payloadBase64, "base64").toString("utf8"),
+        headers: (headers ?? {}) as Record<string, unknown>,
+        createdAt: createdAt === "" ? 0 : parseGoTime(createdAt, "CreatedAt"),
+        expiresAt: expiresAt === "" ? 0 : parseGoTime(expiresAt, "ExpiresAt"),
+    };
+}
