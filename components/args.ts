@@ -1,0 +1,153 @@
+/**
+ * The arguments of the {@link Outbox} component. Every default and range quoted here comes from
+ * `components/defaults.ts` ({@link OUTBOX_RANGES}, {@link OUTBOX_DEFAULTS}); a test keeps the two in step.
+ *
+ * @packageDocumentation
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as aws from "@pulumi/aws";
+
+/**
+ * Partial overrides of a child resource's args, merged over what the component computed (top-level keys
+ * replace the component's). The escape hatch for settings the component does not expose; overriding a setting
+ * the outbox depends on (keys, indexes, stream, filter) is caught by the policy pack.
+ */
+export interface OutboxTransforms {
+    /** Merged into the `aws.dynamodb.Table` args. @default undefined */
+    table?: Partial<aws.dynamodb.TableArgs>;
+    /** Merged into the `aws.sns.Topic` args (ignored when `topicArn` is given). @default undefined */
+    topic?: Partial<aws.sns.TopicArgs>;
+    /** Merged into the DLQ's `aws.sqs.Queue` args. @default undefined */
+    queue?: Partial<aws.sqs.QueueArgs>;
+    /** Merged into the publisher's `aws.lambda.CallbackFunction` args. @default undefined */
+    publisher?: Partial<aws.lambda.CallbackFunctionArgs<any, any>>;
+    /** Merged into the `aws.lambda.EventSourceMapping` args. @default undefined */
+    eventSourceMapping?: Partial<aws.lambda.EventSourceMappingArgs>;
+    /** Merged into the sweeper's `aws.lambda.CallbackFunction` args. @default undefined */
+    sweeper?: Partial<aws.lambda.CallbackFunctionArgs<any, any>>;
+    /** Merged into the sweeper schedule's `aws.cloudwatch.EventRule` args. @default undefined */
+    schedule?: Partial<aws.cloudwatch.EventRuleArgs>;
+}
+
+/** The arguments of `new Outbox(name, args)`. Every one is optional: `new Outbox("orders")` is a working outbox. */
+export interface OutboxArgs {
+    /**
+     * Table capacity mode: `PAY_PER_REQUEST` or `PROVISIONED`.
+     * @default "PAY_PER_REQUEST"
+     */
+    billingMode?: string;
+    /**
+     * Read and write capacity units of the table and of each GSI, used only when `billingMode` is
+     * `PROVISIONED`. From 1 to 40000.
+     * @default 5
+     */
+    provisionedCapacity?: number;
+    /**
+     * Point-in-time recovery of the table (it holds undelivered events).
+     * @default true
+     */
+    pointInTimeRecovery?: boolean;
+    /**
+     * Deletion protection of the table. Turn it on in production.
+     * @default false
+     */
+    deletionProtection?: boolean;
+    /**
+     * A customer managed KMS key ARN. When given it encrypts the table, the DLQ and the created topic, and
+     * both functions get `kms:Decrypt` and `kms:GenerateDataKey*` on it (and on nothing else).
+     * When omitted: the table uses the AWS owned key, the DLQ SQS-managed SSE, the topic no SSE.
+     * @default undefined
+     */
+    kmsKeyArn?: pulumi.Input<string>;
+    /**
+     * An existing SNS topic to publish to. When given, the component creates no topic.
+     * Set `fifo` to match the topic.
+     * @default undefined (a topic is created)
+     */
+    topicArn?: pulumi.Input<string>;
+    /**
+     * Whether the topic is FIFO. A created FIFO topic gets a name ending in `.fifo` and content-based
+     * deduplication off, because the publisher sends the record id as `MessageDeduplicationId`.
+     * @default false
+     */
+    fifo?: boolean;
+    /**
+     * Event source mapping: retries of a failed batch (bisected on each error) before its metadata goes to the
+     * DLQ. From 0 to 10000; `-1` (forever) is refused because it blocks the shard for 24 h.
+     * @default 10
+     */
+    maximumRetryAttempts?: number;
+    /**
+     * Event source mapping: the age in seconds past which Lambda stops retrying a record and sends it to the DLQ.
+     * From 60 to 86400 (the stream's retention). The sweeper still publishes such records from the table.
+     * @default 3600
+     */
+    maximumRecordAgeInSeconds?: number;
+    /**
+     * Event source mapping: the most records per invocation. From 1 to 10000.
+     * @default 100
+     */
+    batchSize?: number;
+    /**
+     * Event source mapping: seconds Lambda gathers records before invoking. From 0 to 300.
+     * @default 0
+     */
+    maximumBatchingWindowInSeconds?: number;
+    /**
+     * Event source mapping: concurrent batches per shard. From 1 to 10. Records of one item stay in order at
+     * any value; keyed records are ordered by the store's claim path, not by the stream.
+     * @default 1
+     */
+    parallelizationFactor?: number;
+    /**
+     * Memory of the publisher and the sweeper, in MB. From 128 to 10240.
+     * @default 256
+     */
+    memorySize?: number;
+    /**
+     * Timeout of the publisher and the sweeper, in seconds. From 1 to 900.
+     * @default 60
+     */
+    timeout?: number;
+    /**
+     * Retention of both functions' log groups, in days. From 1 to 3653 (CloudWatch accepts only its listed
+     * values: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922,
+     * 3288, 3653).
+     * @default 30
+     */
+    logRetentionInDays?: number;
+    /**
+     * Seconds a completed or expired record stays before TTL deletes it (`OUTBOX_COMPLETION_GRACE_SECONDS`).
+     * From 1 to 31536000.
+     * @default 3600
+     */
+    completionGraceSeconds?: number;
+    /**
+     * Seconds a pending record waits before the sweeper publishes it (`OUTBOX_SWEEP_AFTER_SECONDS`).
+     * From 1 to 86400.
+     * @default 120
+     */
+    sweepAfterSeconds?: number;
+    /**
+     * Publish attempts before a permanent error sends a record to the DLQ (`OUTBOX_MAX_PUBLISH_ATTEMPTS`).
+     * From 1 to 100.
+     * @default 3
+     */
+    maxPublishAttempts?: number;
+    /**
+     * The sweeper's EventBridge schedule, `rate(...)` or `cron(...)`.
+     * @default "rate(1 minute)"
+     */
+    sweepSchedule?: string;
+    /**
+     * Tags added to every child resource that takes tags. The table also gets the outbox tag the policy pack
+     * recognises it by.
+     * @default {}
+     */
+    tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
+    /**
+     * Partial overrides of each child's args.
+     * @default {}
+     */
+    transform?: OutboxTransforms;
+}

@@ -1,0 +1,126 @@
+/**
+ * The args of each child resource of the {@link Outbox}, as functions of the settings and of the other
+ * children's outputs. Key attributes, index shapes, TTL, stream view and filter all come from
+ * `runtime/schema.ts`; nothing here spells them out.
+ *
+ * @packageDocumentation
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as aws from "@pulumi/aws";
+import { ATTRIBUTE_DEFINITIONS, GLOBAL_SECONDARY_INDEXES, OUTBOX_TABLE_TAG, PRIMARY_KEY, STREAM_VIEW_TYPE, TTL_ATTRIBUTE, streamFilterPatternJson } from "../runtime/schema";
+import { ENV } from "../runtime/config";
+import { OutboxError } from "../runtime/errors";
+import { OUTBOX_DEFAULTS } from "./defaults";
+import type { OutboxSettings } from "./settings";
+
+/** The partial-batch response type the publisher returns. */
+export const REPORT_BATCH_ITEM_FAILURES = "ReportBatchItemFailures";
+
+/** The Lambda runtime of both functions. */
+export const LAMBDA_RUNTIME = aws.lambda.Runtime.NodeJS22dX;
+
+function keyAttribute(keyType: "HASH" | "RANGE"): string {
+    const element = PRIMARY_KEY.find((k) => k.keyType === keyType);
+    if (element === undefined) throw new OutboxError("INVALID_CONFIG", `runtime/schema.ts PRIMARY_KEY has no ${keyType} element`);
+    return element.attributeName;
+}
+
+/** `tags` plus `extra`, as one Output (tags may be an Output themselves). */
+export function withTags(tags: OutboxSettings["tags"], extra: Record<string, string> = {}): pulumi.Output<Record<string, string>> {
+    return pulumi.output(tags).apply((t) => ({ ...t, ...extra }));
+}
+
+/** The outbox table: schema keys and GSIs (v7 `keySchemas`), TTL, NEW_IMAGE stream, PITR, SSE, the outbox tag. */
+export function tableArgs(s: OutboxSettings): aws.dynamodb.TableArgs {
+    const provisioned = s.billingMode === "PROVISIONED";
+    const capacity = provisioned ? { readCapacity: s.provisionedCapacity, writeCapacity: s.provisionedCapacity } : {};
+    return {
+        billingMode: s.billingMode,
+        ...capacity,
+        hashKey: keyAttribute("HASH"),
+        rangeKey: keyAttribute("RANGE"),
+        attributes: ATTRIBUTE_DEFINITIONS.map((a) => ({ name: a.attributeName, type: a.attributeType })),
+        globalSecondaryIndexes: GLOBAL_SECONDARY_INDEXES.map((index) => ({
+            name: index.indexName,
+            keySchemas: index.keySchema.map((k) => ({ attributeName: k.attributeName, keyType: k.keyType })),
+            projectionType: index.projectionType,
+            ...capacity,
+        })),
+        ttl: { attributeName: TTL_ATTRIBUTE, enabled: true },
+        streamEnabled: true,
+        streamViewType: STREAM_VIEW_TYPE,
+        pointInTimeRecovery: { enabled: s.pointInTimeRecovery },
+        // Without a customer key DynamoDB still encrypts at rest, with an AWS owned key.
+        ...(s.kmsKeyArn === undefined ? {} : { serverSideEncryption: { enabled: true, kmsKeyArn: s.kmsKeyArn } }),
+        deletionProtectionEnabled: s.deletionProtection,
+        tags: withTags(s.tags, { [OUTBOX_TABLE_TAG.key]: OUTBOX_TABLE_TAG.value }),
+    };
+}
+
+/** The SNS topic, when the caller gave none. FIFO dedup is by the record id the publisher sends. */
+export function topicArgs(s: OutboxSettings): aws.sns.TopicArgs {
+    return {
+        ...(s.fifo ? { fifoTopic: true, contentBasedDeduplication: false } : {}),
+        ...(s.kmsKeyArn === undefined ? {} : { kmsMasterKeyId: s.kmsKeyArn }),
+        tags: withTags(s.tags),
+    };
+}
+
+/** The DLQ: 14-day retention, SSE with SQS-managed keys or the customer key. */
+export function queueArgs(s: OutboxSettings): aws.sqs.QueueArgs {
+    return {
+        messageRetentionSeconds: OUTBOX_DEFAULTS.dlqMessageRetentionSeconds,
+        ...(s.kmsKeyArn === undefined ? { sqsManagedSseEnabled: true } : { kmsMasterKeyId: s.kmsKeyArn }),
+        tags: withTags(s.tags),
+    };
+}
+
+/** A function's log group, so the role can be scoped to it and retention is bounded. */
+export function logGroupArgs(s: OutboxSettings): aws.cloudwatch.LogGroupArgs {
+    return { retentionInDays: s.logRetentionInDays, tags: withTags(s.tags) };
+}
+
+/** The outputs the handlers' environment is built from. */
+export interface HandlerTargets {
+    /** The table's name. */
+    readonly tableName: pulumi.Input<string>;
+    /** The topic's ARN. */
+    readonly topicArn: pulumi.Input<string>;
+    /** The DLQ's URL. */
+    readonly dlqUrl: pulumi.Input<string>;
+}
+
+/** Every variable of the `runtime/config.ts` contract, set explicitly (the defaults too, so a console read shows them). */
+export function handlerEnvironment(s: OutboxSettings, t: HandlerTargets): Record<string, pulumi.Input<string>> {
+    return {
+        [ENV.tableName]: t.tableName,
+        [ENV.topicArn]: t.topicArn,
+        [ENV.dlqUrl]: t.dlqUrl,
+        [ENV.fifo]: String(s.fifo),
+        [ENV.completionGraceSeconds]: String(s.completionGraceSeconds),
+        [ENV.sweepAfterSeconds]: String(s.sweepAfterSeconds),
+        [ENV.maxPublishAttempts]: String(s.maxPublishAttempts),
+    };
+}
+
+/** The stream → publisher mapping: only outbox INSERTs, from the oldest record, partial batches, bounded retries. */
+export function eventSourceMappingArgs(
+    s: OutboxSettings,
+    t: { readonly streamArn: pulumi.Input<string>; readonly functionArn: pulumi.Input<string>; readonly dlqArn: pulumi.Input<string> },
+): aws.lambda.EventSourceMappingArgs {
+    return {
+        eventSourceArn: t.streamArn,
+        functionName: t.functionArn,
+        startingPosition: OUTBOX_DEFAULTS.startingPosition,
+        filterCriteria: { filters: [{ pattern: streamFilterPatternJson() }] },
+        functionResponseTypes: [REPORT_BATCH_ITEM_FAILURES],
+        bisectBatchOnFunctionError: true,
+        maximumRetryAttempts: s.maximumRetryAttempts,
+        maximumRecordAgeInSeconds: s.maximumRecordAgeInSeconds,
+        batchSize: s.batchSize,
+        maximumBatchingWindowInSeconds: s.maximumBatchingWindowInSeconds,
+        parallelizationFactor: s.parallelizationFactor,
+        destinationConfig: { onFailure: { destinationArn: t.dlqArn } },
+        tags: withTags(s.tags),
+    };
+}

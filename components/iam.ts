@@ -1,0 +1,112 @@
+/**
+ * The least-privilege IAM policy documents of the publisher and the sweeper, as pure functions of resolved
+ * ARNs, so tests can read every action and resource. Each statement names only this outbox's table, indexes,
+ * stream, topic, DLQ, log group and (when given) KMS key. The one `*` resource is `dynamodb:ListStreams`,
+ * which AWS only authorizes on `*` (the action lists streams account-wide and takes no resource ARN).
+ *
+ * @packageDocumentation
+ */
+import { OutboxError } from "../runtime/errors";
+
+/** One IAM policy statement. */
+export interface PolicyStatement {
+    /** A readable statement id. */
+    readonly Sid: string;
+    /** Always `Allow`: these roles grant, they never deny. */
+    readonly Effect: "Allow";
+    /** The actions granted. */
+    readonly Action: readonly string[];
+    /** The resources they are granted on. */
+    readonly Resource: readonly string[];
+}
+
+/** An IAM policy document. */
+export interface PolicyDocument {
+    /** The policy language version. */
+    readonly Version: "2012-10-17";
+    /** The statements. */
+    readonly Statement: readonly PolicyStatement[];
+}
+
+/** The resolved ARNs a function's policy is scoped to. */
+export interface GrantTargets {
+    /** The outbox table ARN. */
+    readonly tableArn: string;
+    /** The table's stream ARN (publisher only). */
+    readonly streamArn?: string;
+    /** The SNS topic ARN. */
+    readonly topicArn: string;
+    /** The DLQ ARN. */
+    readonly dlqArn: string;
+    /** The function's own log group ARN (without the `:*` suffix). */
+    readonly logGroupArn: string;
+    /** The customer managed KMS key, when one is given. */
+    readonly kmsKeyArn?: string;
+}
+
+/**
+ * DynamoDB data actions the runtime's store uses: persist (PutItem, UpdateItem), claim (Query on ClaimIndex and
+ * the base table, ConditionCheckItem + UpdateItem inside TransactWriteItems, GetItem on the FENCE row),
+ * complete/release/expire (UpdateItem, Query on RecordIDIndex/ExpiryIndex), the redelivery status check
+ * (BatchGetItem) and preflight (DescribeTable). TransactWriteItems has no IAM action of its own: AWS
+ * authorizes each item's PutItem/UpdateItem/ConditionCheckItem.
+ */
+export const TABLE_DATA_ACTIONS = [
+    "dynamodb:BatchGetItem",
+    "dynamodb:ConditionCheckItem",
+    "dynamodb:DescribeTable",
+    "dynamodb:GetItem",
+    "dynamodb:PutItem",
+    "dynamodb:Query",
+    "dynamodb:UpdateItem",
+] as const;
+
+/** Stream read actions scoped to the table's own stream (what `AWSLambdaDynamoDBExecutionRole` grants, narrowed). */
+export const STREAM_READ_ACTIONS = ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"] as const;
+
+/** The stream action AWS authorizes only on resource `*`. */
+export const LIST_STREAMS_ACTION = "dynamodb:ListStreams";
+
+/** CloudWatch Logs actions on the function's own log group (the group itself is a child resource). */
+export const LOG_ACTIONS = ["logs:CreateLogStream", "logs:PutLogEvents"] as const;
+
+/** KMS actions needed to read an encrypted table/stream and to send to an encrypted topic and queue. */
+export const KMS_ACTIONS = ["kms:Decrypt", "kms:GenerateDataKey*"] as const;
+
+function commonStatements(t: GrantTargets): PolicyStatement[] {
+    const statements: PolicyStatement[] = [
+        { Sid: "OutboxTable", Effect: "Allow", Action: [...TABLE_DATA_ACTIONS], Resource: [t.tableArn, `${t.tableArn}/index/*`] },
+        { Sid: "PublishToTopic", Effect: "Allow", Action: ["sns:Publish"], Resource: [t.topicArn] },
+        { Sid: "SendToDeadLetterQueue", Effect: "Allow", Action: ["sqs:SendMessage"], Resource: [t.dlqArn] },
+        { Sid: "WriteOwnLogs", Effect: "Allow", Action: [...LOG_ACTIONS], Resource: [`${t.logGroupArn}:*`] },
+    ];
+    if (t.kmsKeyArn !== undefined) {
+        statements.push({ Sid: "UseOutboxKey", Effect: "Allow", Action: [...KMS_ACTIONS], Resource: [t.kmsKeyArn] });
+    }
+    return statements;
+}
+
+/**
+ * The publisher's policy: everything in {@link sweeperPolicyDocument} plus reading this table's stream. The
+ * event source mapping polls the stream and writes failed-batch metadata to the DLQ with this role.
+ */
+export function publisherPolicyDocument(t: GrantTargets): PolicyDocument {
+    if (t.streamArn === undefined || t.streamArn === "") {
+        throw new OutboxError("INVALID_CONFIG", `the outbox table ${t.tableArn} has no stream, so the publisher cannot read it; do not set streamEnabled: false in transform.table`, {
+            context: { tableArn: t.tableArn },
+        });
+    }
+    return {
+        Version: "2012-10-17",
+        Statement: [
+            { Sid: "ReadOwnStream", Effect: "Allow", Action: [...STREAM_READ_ACTIONS], Resource: [t.streamArn] },
+            { Sid: "ListStreamsRequiresWildcard", Effect: "Allow", Action: [LIST_STREAMS_ACTION], Resource: ["*"] },
+            ...commonStatements(t),
+        ],
+    };
+}
+
+/** The sweeper's policy: the table and its indexes, the topic, the DLQ, its log group and the key. No stream. */
+export function sweeperPolicyDocument(t: GrantTargets): PolicyDocument {
+    return { Version: "2012-10-17", Statement: commonStatements(t) };
+}

@@ -1,0 +1,33 @@
+/**
+ * The Pulumi names of the {@link Outbox} component's children, derived from the component's name so that two
+ * outboxes in one stack never collide and a rename of the component renames every child. Physical AWS names
+ * are left to Pulumi's auto-naming (a random suffix); for a FIFO topic the AWS provider's auto-naming appends the
+ * `.fifo` suffix AWS requires (pulumi-aws `aws_sns_topic` name PostTransform).
+ *
+ * @packageDocumentation
+ */
+
+/** The suffix of each child's Pulumi name. The keys are also the `transform` keys where one exists. */
+export const CHILD_SUFFIX = {
+    table: "table",
+    topic: "topic",
+    queue: "dlq",
+    publisher: "publisher",
+    publisherRole: "publisher-role",
+    publisherLogs: "publisher-logs",
+    eventSourceMapping: "stream-mapping",
+    sweeper: "sweeper",
+    sweeperRole: "sweeper-role",
+    sweeperLogs: "sweeper-logs",
+    schedule: "sweep-schedule",
+    scheduleTarget: "sweep-target",
+    schedulePermission: "sweep-permission",
+} as const;
+
+/** A child of the component. */
+export type OutboxChild = keyof typeof CHILD_SUFFIX;
+
+/** The Pulumi name of `child` in the outbox named `outboxName`, e.g. `orders-stream-mapping`. */
+export function childName(outboxName: string, child: OutboxChild): string {
+    return `${outboxName}-${CHILD_SUFFIX[child]}`;
+}

@@ -1,0 +1,192 @@
+/**
+ * The `Outbox` Pulumi component: a DynamoDB outbox table, its stream mapped to a publisher Lambda that
+ * publishes to SNS, a scheduled sweeper as the safety net, and an SQS dead-letter queue.
+ *
+ * @packageDocumentation
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as aws from "@pulumi/aws";
+import { publisherLambdaFactory, sweeperLambdaFactory } from "../runtime/lambda";
+import type { OutboxArgs } from "./args";
+import { LAMBDA_RUNTIME, eventSourceMappingArgs, handlerEnvironment, logGroupArgs, queueArgs, tableArgs, topicArgs, withTags } from "./children";
+import { handlerExcludePackages } from "./code-path";
+import { GrantTargets, PolicyDocument, publisherPolicyDocument, sweeperPolicyDocument } from "./iam";
+import { childName } from "./naming";
+import { OutboxSettings, resolveOutboxSettings } from "./settings";
+import { mergeArgs } from "./transform";
+import { validateOutboxArgs } from "./validation";
+
+export type { OutboxArgs, OutboxTransforms } from "./args";
+
+/** The component's type token (`<package>:index:<Class>`, as multi-language component hosting requires). */
+export const OUTBOX_TYPE = "dynamodb-outbox:index:Outbox";
+
+/** The EventBridge service principal allowed to invoke the sweeper. */
+const EVENTS_PRINCIPAL = "events.amazonaws.com";
+
+/**
+ * A transactional outbox on DynamoDB, provisioned right the first time.
+ *
+ * Children (named `<name>-<suffix>`, see `components/naming.ts`): the table, the SNS topic (unless `topicArn`
+ * is given), the SQS DLQ, the publisher function with its role and log group, the stream mapping, and the
+ * sweeper function with its role, log group, schedule, target and invoke permission.
+ *
+ * @example
+ * ```ts
+ * const outbox = new Outbox("orders", { fifo: true });
+ * export const tableName = outbox.tableName;
+ * ```
+ */
+export class Outbox extends pulumi.ComponentResource {
+    /** The table's name (for `OutboxWriter`). */
+    public readonly tableName: pulumi.Output<string>;
+    /** The table's ARN (for the application's IAM policy). */
+    public readonly tableArn: pulumi.Output<string>;
+    /** The table's stream ARN. */
+    public readonly streamArn: pulumi.Output<string>;
+    /** The SNS topic events are published to (created, or the one given). */
+    public readonly topicArn: pulumi.Output<string>;
+    /** The DLQ's URL. */
+    public readonly dlqUrl: pulumi.Output<string>;
+    /** The DLQ's ARN. */
+    public readonly dlqArn: pulumi.Output<string>;
+    /** The publisher function's name. */
+    public readonly publisherFunctionName: pulumi.Output<string>;
+    /** The sweeper function's name. */
+    public readonly sweeperFunctionName: pulumi.Output<string>;
+
+    /**
+     * @param name - the component's name; every child's name starts with it.
+     * @param args - the settings; every one is optional. Invalid plain values throw `INVALID_CONFIG` before
+     *   any resource is declared.
+     * @param opts - component resource options.
+     */
+    constructor(name: string, args: OutboxArgs = {}, opts?: pulumi.ComponentResourceOptions) {
+        // `{}` rather than `args`: since @pulumi/pulumi 3.202 component inputs are sent to the engine, and
+        // args holding Outputs (a topic ARN from a StackReference, a key ARN) can crash the program with
+        // "promises were still active" (pulumi/pulumi#23953, open). The children carry every setting anyway.
+        super(OUTBOX_TYPE, name, {}, opts);
+        validateOutboxArgs(args, name);
+        const s = resolveOutboxSettings(args);
+        const t = args.transform ?? {};
+        const parent = { parent: this };
+
+        const table = new aws.dynamodb.Table(childName(name, "table"), mergeArgs(tableArgs(s), t.table), parent);
+        const topicArn = s.topicArn !== undefined
+            ? pulumi.output(s.topicArn)
+            : new aws.sns.Topic(childName(name, "topic"), mergeArgs(topicArgs(s), t.topic), parent).arn;
+        const dlq = new aws.sqs.Queue(childName(name, "queue"), mergeArgs(queueArgs(s), t.queue), parent);
+
+        const environment = { variables: handlerEnvironment(s, { tableName: table.name, topicArn, dlqUrl: dlq.url }) };
+        const grants = { tableArn: table.arn, topicArn, dlqArn: dlq.arn, kmsKeyArn: s.kmsKeyArn };
+        const codePathOptions = { extraExcludePackages: handlerExcludePackages() };
+
+        const publisherLogs = new aws.cloudwatch.LogGroup(childName(name, "publisherLogs"), logGroupArgs(s), parent);
+        const publisherRole = this.role(name, "publisherRole", s, { ...grants, streamArn: table.streamArn, logGroupArn: publisherLogs.arn }, publisherPolicyDocument);
+        const publisher = new aws.lambda.CallbackFunction(
+            childName(name, "publisher"),
+            mergeArgs<aws.lambda.CallbackFunctionArgs<any, any>>(
+                {
+                    callbackFactory: publisherLambdaFactory,
+                    runtime: LAMBDA_RUNTIME,
+                    role: publisherRole,
+                    description: `Publishes the ${name} outbox's records from the table stream to SNS`,
+                    memorySize: s.memorySize,
+                    timeout: s.timeout,
+                    environment,
+                    loggingConfig: { logFormat: "Text", logGroup: publisherLogs.name },
+                    codePathOptions,
+                    tags: withTags(s.tags),
+                },
+                t.publisher,
+            ),
+            parent,
+        );
+        new aws.lambda.EventSourceMapping(
+            childName(name, "eventSourceMapping"),
+            mergeArgs(eventSourceMappingArgs(s, { streamArn: table.streamArn, functionArn: publisher.arn, dlqArn: dlq.arn }), t.eventSourceMapping),
+            // A changed starting position or stream replaces the mapping; created first, the new one would
+            // collide with the old ("provided mapping already exists").
+            { parent: this, deleteBeforeReplace: true },
+        );
+
+        const sweeperLogs = new aws.cloudwatch.LogGroup(childName(name, "sweeperLogs"), logGroupArgs(s), parent);
+        const sweeperRole = this.role(name, "sweeperRole", s, { ...grants, logGroupArn: sweeperLogs.arn }, sweeperPolicyDocument);
+        const sweeper = new aws.lambda.CallbackFunction(
+            childName(name, "sweeper"),
+            mergeArgs<aws.lambda.CallbackFunctionArgs<any, any>>(
+                {
+                    callbackFactory: sweeperLambdaFactory,
+                    runtime: LAMBDA_RUNTIME,
+                    role: sweeperRole,
+                    description: `Publishes the ${name} outbox's records the stream path missed, and expires old ones`,
+                    memorySize: s.memorySize,
+                    timeout: s.timeout,
+                    environment,
+                    loggingConfig: { logFormat: "Text", logGroup: sweeperLogs.name },
+                    codePathOptions,
+                    tags: withTags(s.tags),
+                },
+                t.sweeper,
+            ),
+            parent,
+        );
+        const schedule = new aws.cloudwatch.EventRule(
+            childName(name, "schedule"),
+            mergeArgs<aws.cloudwatch.EventRuleArgs>(
+                { scheduleExpression: s.sweepSchedule, description: `Runs the ${name} outbox sweeper`, tags: withTags(s.tags) },
+                t.schedule,
+            ),
+            parent,
+        );
+        new aws.lambda.Permission(
+            childName(name, "schedulePermission"),
+            { action: "lambda:InvokeFunction", function: sweeper.name, principal: EVENTS_PRINCIPAL, sourceArn: schedule.arn },
+            parent,
+        );
+        new aws.cloudwatch.EventTarget(childName(name, "scheduleTarget"), { rule: schedule.name, arn: sweeper.arn }, parent);
+
+        this.tableName = table.name;
+        this.tableArn = table.arn;
+        this.streamArn = table.streamArn;
+        this.topicArn = topicArn;
+        this.dlqUrl = dlq.url;
+        this.dlqArn = dlq.arn;
+        this.publisherFunctionName = publisher.name;
+        this.sweeperFunctionName = sweeper.name;
+        this.registerOutputs({
+            tableName: this.tableName,
+            tableArn: this.tableArn,
+            streamArn: this.streamArn,
+            topicArn: this.topicArn,
+            dlqUrl: this.dlqUrl,
+            dlqArn: this.dlqArn,
+            publisherFunctionName: this.publisherFunctionName,
+            sweeperFunctionName: this.sweeperFunctionName,
+        });
+    }
+
+    /** A function role whose only permissions are the inline policy `document` builds from the resolved targets. */
+    private role(
+        name: string,
+        child: "publisherRole" | "sweeperRole",
+        s: OutboxSettings,
+        targets: { [K in keyof GrantTargets]: pulumi.Input<GrantTargets[K]> },
+        document: (targets: GrantTargets) => PolicyDocument,
+    ): aws.iam.Role {
+        const policy = pulumi
+            .all([targets.tableArn, targets.streamArn, targets.topicArn, targets.dlqArn, targets.logGroupArn, targets.kmsKeyArn])
+            .apply(([tableArn, streamArn, topicArn, dlqArn, logGroupArn, kmsKeyArn]) =>
+                JSON.stringify(document({ tableArn, streamArn, topicArn, dlqArn, logGroupArn, kmsKeyArn })),
+            );
+        return new aws.iam.Role(
+            childName(name, child),
+            {
+                assumeRolePolicy: aws.iam.assumeRolePolicyForPrincipal(aws.iam.Principals.LambdaPrincipal),
+                inlinePolicies: [{ name: "outbox", policy }],
+                tags: withTags(s.tags),
+            },
+            { parent: this },
+        );
+    }
+}

@@ -1,0 +1,39 @@
+/**
+ * {@link OutboxArgs} with every default applied: the one place the component reads its settings from.
+ *
+ * @packageDocumentation
+ */
+import type * as pulumi from "@pulumi/pulumi";
+import type { OutboxArgs } from "./args";
+import { OUTBOX_DEFAULTS, OUTBOX_RANGES, RangedArg } from "./defaults";
+
+/** The component's effective settings: the args, defaults filled in. */
+export type OutboxSettings = { readonly [K in RangedArg]: number } & {
+    readonly billingMode: string;
+    readonly pointInTimeRecovery: boolean;
+    readonly deletionProtection: boolean;
+    readonly fifo: boolean;
+    readonly sweepSchedule: string;
+    readonly kmsKeyArn?: pulumi.Input<string>;
+    readonly topicArn?: pulumi.Input<string>;
+    readonly tags: pulumi.Input<Record<string, pulumi.Input<string>>>;
+};
+
+/** `args` with defaults from {@link OUTBOX_DEFAULTS} and {@link OUTBOX_RANGES}. Call after validation. */
+export function resolveOutboxSettings(args: OutboxArgs): OutboxSettings {
+    const ranged = {} as { [K in RangedArg]: number };
+    for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) {
+        ranged[key] = args[key] ?? OUTBOX_RANGES[key].default;
+    }
+    return {
+        ...ranged,
+        billingMode: args.billingMode ?? OUTBOX_DEFAULTS.billingMode,
+        pointInTimeRecovery: args.pointInTimeRecovery ?? OUTBOX_DEFAULTS.pointInTimeRecovery,
+        deletionProtection: args.deletionProtection ?? OUTBOX_DEFAULTS.deletionProtection,
+        fifo: args.fifo ?? OUTBOX_DEFAULTS.fifo,
+        sweepSchedule: args.sweepSchedule ?? OUTBOX_DEFAULTS.sweepSchedule,
+        kmsKeyArn: args.kmsKeyArn,
+        topicArn: args.topicArn,
+        tags: args.tags ?? {},
+    };
+}

@@ -1,0 +1,192 @@
+/**
+ * Validation of the plain values in {@link OutboxArgs}, before any resource is declared, in the user's terms:
+ * the arg path, the bad value, what is allowed and the fix. Values that are still unknown (Outputs, promises)
+ * are skipped: they are checked by AWS at deployment, never guessed at here.
+ *
+ * @packageDocumentation
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { OutboxError } from "../runtime/errors";
+import type { OutboxArgs, OutboxTransforms } from "./args";
+import { BILLING_MODES, OUTBOX_RANGES, RangedArg } from "./defaults";
+
+/** One invalid arg value. */
+export interface OutboxArgProblem {
+    /** The arg path, e.g. `args.maximumRetryAttempts`. */
+    readonly path: string;
+    /** The value given, as JSON. */
+    readonly value: string;
+    /** What is allowed. */
+    readonly allowed: string;
+    /** How to fix it. */
+    readonly fix: string;
+}
+
+/** The keys `args.transform` accepts. */
+export const TRANSFORM_KEYS: readonly (keyof OutboxTransforms)[] = [
+    "table",
+    "topic",
+    "queue",
+    "publisher",
+    "eventSourceMapping",
+    "sweeper",
+    "schedule",
+];
+
+const RATE_EXPRESSION = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
+const CRON_EXPRESSION = /^cron\(\S+( \S+){5}\)$/;
+const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,251}(\.fifo)?$/;
+const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
+
+/** Whether a value is not known yet (an Output or a promise) and so cannot be checked now. */
+function isUnknown(value: unknown): boolean {
+    return pulumi.Output.isInstance(value) || value instanceof Promise;
+}
+
+function show(value: unknown): string {
+    return JSON.stringify(value) ?? String(value);
+}
+
+function checkRanges(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) {
+        const value = (args as Record<RangedArg, unknown>)[key];
+        if (value === undefined || isUnknown(value)) continue;
+        const range = OUTBOX_RANGES[key];
+        if (typeof value !== "number" || !Number.isInteger(value) || value < range.min || value > range.max) {
+            problems.push({
+                path: `args.${key}`,
+                value: show(value),
+                allowed: `an integer from ${range.min} to ${range.max} (${range.unit})`,
+                fix: `set it within that range, or omit it for the default ${range.default}`,
+            });
+        }
+    }
+}
+
+function checkBooleans(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    for (const key of ["pointInTimeRecovery", "deletionProtection", "fifo"] as const) {
+        const value: unknown = args[key];
+        if (value === undefined || typeof value === "boolean") continue;
+        problems.push({ path: `args.${key}`, value: show(value), allowed: "true or false", fix: "pass a boolean (not a string)" });
+    }
+}
+
+function checkBilling(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const mode: unknown = args.billingMode;
+    if (mode !== undefined && !(BILLING_MODES as readonly unknown[]).includes(mode)) {
+        problems.push({
+            path: "args.billingMode",
+            value: show(mode),
+            allowed: BILLING_MODES.map((m) => `"${m}"`).join(" or "),
+            fix: `use one of those (upper case), or omit it for "PAY_PER_REQUEST"`,
+        });
+    }
+    if (args.provisionedCapacity !== undefined && mode !== "PROVISIONED") {
+        problems.push({
+            path: "args.provisionedCapacity",
+            value: show(args.provisionedCapacity),
+            allowed: `only with billingMode "PROVISIONED" (billingMode is ${show(mode ?? "PAY_PER_REQUEST")})`,
+            fix: `remove provisionedCapacity, or set billingMode: "PROVISIONED"`,
+        });
+    }
+}
+
+function checkSchedule(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const schedule: unknown = args.sweepSchedule;
+    if (schedule === undefined || isUnknown(schedule)) return;
+    const rate = typeof schedule === "string" ? RATE_EXPRESSION.exec(schedule) : null;
+    const validRate = rate !== null && Number(rate[1]) >= 1 && (Number(rate[1]) === 1) === !rate[2].endsWith("s");
+    const validCron = typeof schedule === "string" && CRON_EXPRESSION.test(schedule);
+    if (!validRate && !validCron) {
+        problems.push({
+            path: "args.sweepSchedule",
+            value: show(schedule),
+            allowed: `an EventBridge schedule: "rate(1 minute)", "rate(N minutes|hours|days)" with N > 1, or "cron(m h dom mon dow y)"`,
+            fix: `e.g. "rate(5 minutes)"; a unit of 1 is singular ("rate(1 hour)"), any other is plural`,
+        });
+    }
+}
+
+function checkTopic(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const arn: unknown = args.topicArn;
+    if (arn === undefined || isUnknown(arn)) return;
+    if (typeof arn !== "string" || !SNS_TOPIC_ARN.test(arn)) {
+        problems.push({
+            path: "args.topicArn",
+            value: show(arn),
+            allowed: "an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>",
+            fix: "pass the topic's `arn` output (not its name or URL), or omit topicArn to create a topic",
+        });
+        return;
+    }
+    const isFifoTopic = arn.endsWith(".fifo");
+    if (isFifoTopic !== (args.fifo === true)) {
+        problems.push({
+            path: "args.fifo",
+            value: show(args.fifo ?? false),
+            allowed: `${isFifoTopic} for the ${isFifoTopic ? "FIFO" : "standard"} topic ${arn}`,
+            fix: `set fifo: ${isFifoTopic}, so the publisher ${isFifoTopic ? "sends" : "does not send"} MessageGroupId and MessageDeduplicationId`,
+        });
+    }
+}
+
+function checkKmsKey(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const arn: unknown = args.kmsKeyArn;
+    if (arn === undefined || isUnknown(arn)) return;
+    if (typeof arn !== "string" || !KMS_KEY_ARN.test(arn)) {
+        problems.push({
+            path: "args.kmsKeyArn",
+            value: show(arn),
+            allowed: "a KMS key ARN, arn:aws:kms:<region>:<account>:key/<key-id>",
+            fix: "pass the key's `arn` output; DynamoDB needs the key ARN, not a key id or an alias",
+        });
+    }
+}
+
+function checkTransform(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const transform: unknown = args.transform;
+    if (transform === undefined) return;
+    if (typeof transform !== "object" || transform === null || Array.isArray(transform)) {
+        problems.push({ path: "args.transform", value: show(transform), allowed: "an object", fix: `pass { ${TRANSFORM_KEYS.join(", ")} } with the keys you need` });
+        return;
+    }
+    for (const key of Object.keys(transform)) {
+        if (!(TRANSFORM_KEYS as readonly string[]).includes(key)) {
+            problems.push({
+                path: `args.transform.${key}`,
+                value: show((transform as Record<string, unknown>)[key]),
+                allowed: `one of the keys ${TRANSFORM_KEYS.join(", ")}`,
+                fix: "rename it to the child resource you mean, or remove it",
+            });
+        }
+    }
+}
+
+/** Every problem with the plain values of `args`, in arg order. Empty when the args are valid. */
+export function findOutboxArgProblems(args: OutboxArgs): OutboxArgProblem[] {
+    const problems: OutboxArgProblem[] = [];
+    checkBilling(args, problems);
+    checkBooleans(args, problems);
+    checkKmsKey(args, problems);
+    checkTopic(args, problems);
+    checkRanges(args, problems);
+    checkSchedule(args, problems);
+    checkTransform(args, problems);
+    return problems;
+}
+
+/**
+ * Throws an `INVALID_CONFIG` {@link OutboxError} listing every problem with the plain values of `args`
+ * (one line each: path, value, allowed, fix). Pure: declares nothing, reads nothing but `args`.
+ *
+ * @param args - the component args.
+ * @param name - the component's name, quoted in the message.
+ */
+export function validateOutboxArgs(args: OutboxArgs, name = "outbox"): void {
+    const problems = findOutboxArgProblems(args);
+    if (problems.length === 0) return;
+    const lines = problems.map((p) => `  - ${p.path} is ${p.value}; allowed: ${p.allowed}; fix: ${p.fix}`);
+    throw new OutboxError("INVALID_CONFIG", `Outbox "${name}" has ${problems.length} invalid arg${problems.length === 1 ? "" : "s"}:\n${lines.join("\n")}`, {
+        context: { component: name, problems: problems.length, paths: problems.map((p) => p.path).join(",") },
+    });
+}
