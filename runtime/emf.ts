@@ -1,0 +1,102 @@
+/**
+ * CloudWatch Embedded Metric Format (EMF) log lines: metrics that cost no API call. CloudWatch Logs turns a
+ * JSON line with an `_aws` block into metrics, so a handler collects its counts during one invocation and
+ * writes one line at the end.
+ *
+ * @see https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Embedded_Metric_Format_Specification.html
+ * @packageDocumentation
+ */
+
+/** The metric namespace every outbox handler writes to. */
+export const EMF_NAMESPACE = "DynamoDBOutbox";
+
+/** The units the handlers use. */
+export type EmfUnit = "Count" | "Milliseconds";
+
+/** Writes one finished log line. In Lambda, stdout is the function's log group. */
+export type LineWriter = (line: string) => void;
+
+/** Writes to stdout, where Lambda's log agent picks EMF lines up. */
+export const stdoutLineWriter: LineWriter = (line) => {
+    process.stdout.write(line + "\n");
+};
+
+/** One invocation's metrics. Counters add up; samples keep every value (EMF accepts an array per metric). */
+export interface EmfMetrics {
+    /** Add `value` to counter `name`. */
+    count(name: string, value?: number): void;
+    /** Record one sample of `name` (e.g. an age), in `unit`. */
+    sample(name: string, value: number, unit: EmfUnit): void;
+    /** The counter's value so far (0 when never counted). */
+    value(name: string): number;
+    /** Write one EMF line with everything collected, then start over. Writes nothing when nothing was collected. */
+    flush(): void;
+}
+
+/** Options for {@link createEmfMetrics}. */
+export interface EmfMetricsOptions {
+    /** The dimensions, e.g. `{ Function: "publisher", Table: "orders" }`. Ids only. */
+    readonly dimensions: Readonly<Record<string, string>>;
+    /** The metric namespace. @default {@link EMF_NAMESPACE} */
+    readonly namespace?: string;
+    /** Where the line goes. @default {@link stdoutLineWriter} */
+    readonly write?: LineWriter;
+    /** The line's timestamp source, epoch ms. @default Date.now */
+    readonly now?: () => number;
+}
+
+/** EMF allows at most 100 values per metric per line. */
+const MAX_SAMPLES = 100;
+
+/**
+ * Create a per-invocation metrics collector that writes EMF lines.
+ *
+ * @param options - dimensions, namespace, writer and clock.
+ */
+export function createEmfMetrics(options: EmfMetricsOptions): EmfMetrics {
+    const namespace = options.namespace ?? EMF_NAMESPACE;
+    const write = options.write ?? stdoutLineWriter;
+    const now = options.now ?? (() => Date.now());
+    let counters: { name: string; value: number }[] = [];
+    let samples: { name: string; unit: EmfUnit; values: number[] }[] = [];
+
+    return {
+        count(name, value = 1) {
+            const found = counters.find((c) => c.name === name);
+            if (found) found.value += value;
+            else counters.push({ name, value });
+        },
+        sample(name, value, unit) {
+            const found = samples.find((s) => s.name === name);
+            if (!found) samples.push({ name, unit, values: [value] });
+            else if (found.values.length < MAX_SAMPLES) found.values.push(value);
+        },
+        value(name) {
+            return counters.find((c) => c.name === name)?.value ?? 0;
+        },
+        flush() {
+            if (counters.length === 0 && samples.length === 0) return;
+            const line: Record<string, unknown> = {
+                _aws: {
+                    Timestamp: now(),
+                    CloudWatchMetrics: [
+                        {
+                            Namespace: namespace,
+                            Dimensions: [Object.keys(options.dimensions)],
+                            Metrics: [
+                                ...counters.map((c) => ({ Name: c.name, Unit: "Count" })),
+                                ...samples.map((s) => ({ Name: s.name, Unit: s.unit })),
+                            ],
+                        },
+                    ],
+                },
+                ...options.dimensions,
+            };
+            for (const c of counters) line[c.name] = c.value;
+            for (const s of samples) line[s.name] = s.values.length === 1 ? s.values[0] : s.values;
+            write(JSON.stringify(line));
+            counters = [];
+            samples = [];
+        },
+    };
+}

@@ -1,0 +1,53 @@
+/**
+ * DynamoDB item size, computed the way DynamoDB bills and limits it, so the writer can reject an item over
+ * 400 KB or a transaction over 4 MB before sending anything.
+ *
+ * @see https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/CapacityUnitCalculations.html
+ * @packageDocumentation
+ */
+import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+
+/** The largest item DynamoDB stores: 400 KB, attribute names included. */
+export const MAX_ITEM_BYTES = 400 * 1024;
+
+/** The largest total size of the items in one TransactWriteItems call: 4 MB. */
+export const MAX_TRANSACTION_BYTES = 4 * 1024 * 1024;
+
+/** The most actions one TransactWriteItems call may hold. */
+export const MAX_TRANSACTION_ACTIONS = 100;
+
+/** UTF-8 byte length of a string. */
+export function utf8Length(text: string): number {
+    return Buffer.byteLength(text, "utf8");
+}
+
+function numberSize(n: string): number {
+    // 1 byte per two significant digits, plus 1; leading and trailing zeros do not count.
+    const digits = n.replace(/^[-+]/, "").replace(/[eE].*$/, "").replace(".", "").replace(/^0+/, "").replace(/0+$/, "");
+    return Math.ceil(Math.max(1, digits.length) / 2) + 1;
+}
+
+function binarySize(b: Uint8Array): number {
+    return b.byteLength;
+}
+
+/** The size of one attribute value (without its name). */
+export function attributeValueSize(value: AttributeValue): number {
+    if (value.S !== undefined) return utf8Length(value.S);
+    if (value.N !== undefined) return numberSize(value.N);
+    if (value.B !== undefined) return binarySize(value.B);
+    if (value.BOOL !== undefined || value.NULL !== undefined) return 1;
+    if (value.SS !== undefined) return value.SS.reduce((sum, s) => sum + utf8Length(s), 0);
+    if (value.NS !== undefined) return value.NS.reduce((sum, s) => sum + numberSize(s), 0);
+    if (value.BS !== undefined) return value.BS.reduce((sum, b) => sum + binarySize(b), 0);
+    if (value.L !== undefined) return 3 + value.L.reduce((sum, v) => sum + 1 + attributeValueSize(v), 0);
+    if (value.M !== undefined) return 3 + itemSize(value.M) + Object.keys(value.M).length;
+    return 0;
+}
+
+/** The size of an item (or any attribute map): attribute names plus values, in bytes. */
+export function itemSize(item: Readonly<Record<string, AttributeValue>>): number {
+    let total = 0;
+    for (const name of Object.keys(item)) total += utf8Length(name) + attributeValueSize(item[name]!);
+    return total;
+}

@@ -1,0 +1,239 @@
+/**
+ * What travels: the SNS message built from an outbox record, the DLQ message built when a record cannot be
+ * published, and their sizes. The writer measures messages with these same functions before it writes a record,
+ * so a record that was accepted always fits SNS and the DLQ.
+ *
+ * @packageDocumentation
+ */
+import type { MessageAttributeValue, PublishBatchRequestEntry } from "@aws-sdk/client-sns";
+import type { OutboxRecord } from "./record/codec";
+import { utf8Length } from "./item-size";
+
+/** SNS's limit for one message, body plus attributes: 256 KB. It is also PublishBatch's limit for all entries together. */
+export const SNS_MAX_MESSAGE_BYTES = 256 * 1024;
+
+/** The DLQ message limit this package keeps to (SQS's classic 256 KB), body plus attributes. */
+export const DLQ_MAX_MESSAGE_BYTES = 256 * 1024;
+
+/** SNS allows at most 10 message attributes. */
+export const SNS_MAX_ATTRIBUTES = 10;
+
+/** The message attributes every published message carries. */
+export const MESSAGE_ATTRIBUTE = {
+    /** The outbox record id: the id consumers deduplicate on. */
+    recordId: "outbox.id",
+    /** The message type. Present when the type is not empty. */
+    type: "outbox.type",
+    /** On DLQ messages: why the record was dead-lettered (`expired`, `publish-rejected`, `undecodable`). */
+    reason: "outbox.reason",
+} as const;
+
+/** How many user headers fit next to the outbox's own attributes. */
+export const MAX_HEADERS = SNS_MAX_ATTRIBUTES - 2;
+
+/** Header names beginning with these (any case) are reserved: GoBridge's envelope headers and this package's attributes. */
+export const RESERVED_HEADER_PREFIXES = ["x-bridge.", "outbox.", "aws.", "amazon."] as const;
+
+/** The published form of one record: everything SNS needs, nothing else. */
+export interface OutboundMessage {
+    /** The record id (= the message id the writer returned). */
+    readonly id: string;
+    /** The message type; `""` when none. */
+    readonly type: string;
+    /** The record's partition. */
+    readonly partition: string;
+    /** The ordering key, when the record has one. */
+    readonly orderingKey?: string;
+    /** The message body: the payload's JSON text. */
+    readonly body: string;
+    /** User headers, sent as String message attributes. */
+    readonly headers: Readonly<Record<string, string>>;
+    /** Creation time, epoch ms. */
+    readonly createdAt: number;
+    /** Expiry time, epoch ms; `0` = never. */
+    readonly expiresAt: number;
+}
+
+/** Why a record went to the DLQ. */
+export type DeadLetterReason = "expired" | "publish-rejected" | "undecodable";
+
+function isReservedHeader(name: string): boolean {
+    const lower = name.toLowerCase();
+    return RESERVED_HEADER_PREFIXES.some((p) => lower.startsWith(p));
+}
+
+/**
+ * The user headers of an envelope header map: string values whose names are not reserved. GoBridge's
+ * `x-bridge.*` headers (the ordering key among them) stay in the record and are not sent.
+ *
+ * @param headers - The envelope's header map.
+ */
+export function userHeaders(headers: Readonly<Record<string, unknown>>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const name of Object.keys(headers)) {
+        const value = headers[name];
+        if (typeof value === "string" && !isReservedHeader(name)) out[name] = value;
+    }
+    return out;
+}
+
+/**
+ * The published form of a stored record.
+ *
+ * @param record - A decoded outbox record.
+ */
+export function outboundMessage(record: OutboxRecord): OutboundMessage {
+    return {
+        id: record.recordId,
+        type: record.envelope.subject,
+        partition: record.partition,
+        ...(record.orderingKey !== undefined ? { orderingKey: record.orderingKey } : {}),
+        body: record.envelope.payload,
+        headers: userHeaders(record.envelope.headers),
+        createdAt: record.createdAt,
+        expiresAt: record.expiresAt,
+    };
+}
+
+function stringAttribute(value: string): MessageAttributeValue {
+    return { DataType: "String", StringValue: value };
+}
+
+/** The message attributes of a published message: record id, type, then the user headers. */
+export function messageAttributes(message: OutboundMessage): Record<string, MessageAttributeValue> {
+    const attributes: Record<string, MessageAttributeValue> = { [MESSAGE_ATTRIBUTE.recordId]: stringAttribute(message.id) };
+    if (message.type !== "") attributes[MESSAGE_ATTRIBUTE.type] = stringAttribute(message.type);
+    for (const name of Object.keys(message.headers)) attributes[name] = stringAttribute(message.headers[name]!);
+    return attributes;
+}
+
+function attributesSize(attributes: Readonly<Record<string, MessageAttributeValue>>): number {
+    let total = 0;
+    for (const name of Object.keys(attributes)) {
+        const a = attributes[name]!;
+        total += utf8Length(name) + utf8Length(a.DataType ?? "") + utf8Length(a.StringValue ?? "") + (a.BinaryValue?.byteLength ?? 0);
+    }
+    return total;
+}
+
+/**
+ * The SNS size of a message: body plus attribute names, types and values (how SNS counts its 256 KB).
+ *
+ * @param message - The published form.
+ */
+export function snsMessageSize(message: OutboundMessage): number {
+    return utf8Length(message.body) + attributesSize(messageAttributes(message));
+}
+
+/**
+ * One PublishBatch entry. On a FIFO topic `MessageGroupId` is the ordering key, else the partition, and
+ * `MessageDeduplicationId` is the record id.
+ *
+ * @param message - The published form.
+ * @param entryId - The entry's id inside its batch (unique per call).
+ * @param fifo - Whether the topic is FIFO.
+ */
+export function publishEntry(message: OutboundMessage, entryId: string, fifo: boolean): PublishBatchRequestEntry {
+    return {
+        Id: entryId,
+        Message: message.body,
+        MessageAttributes: messageAttributes(message),
+        ...(fifo ? { MessageGroupId: message.orderingKey ?? message.partition, MessageDeduplicationId: message.id } : {}),
+    };
+}
+
+/** Details of a DLQ message besides the record. */
+export interface DeadLetterDetails {
+    /** Why. */
+    readonly reason: DeadLetterReason;
+    /** Publish attempts so far. @default 0 */
+    readonly attempts?: number;
+    /** The last error's code, e.g. `InvalidParameter`. @default undefined */
+    readonly errorCode?: string;
+    /** The last error's message (from AWS, never a payload). @default undefined */
+    readonly errorMessage?: string;
+    /** When it was dead-lettered, epoch ms. */
+    readonly at: number;
+}
+
+/** An SQS message for the DLQ. */
+export interface DeadLetterMessage {
+    /** The JSON body: the record's identity, the reason and the original payload, so it can be redriven. */
+    readonly body: string;
+    /** String attributes: record id and reason. */
+    readonly attributes: Record<string, { DataType: "String"; StringValue: string }>;
+}
+
+/** The original body inside the DLQ JSON: as JSON (no escaping overhead) when it parses, else as a string. */
+function payloadField(body: string): { payload: unknown } | { body: string } {
+    try {
+        return { payload: JSON.parse(body) };
+    } catch {
+        return { body };
+    }
+}
+
+/**
+ * The DLQ message of a record. The body is JSON: identity, reason, error, and the original payload under
+ * `payload` (or the raw text under `body` when it is not JSON), so the message can be redriven.
+ *
+ * @param message - The published form of the record.
+ * @param details - The reason and the error.
+ */
+export function deadLetterMessage(message: OutboundMessage, details: DeadLetterDetails): DeadLetterMessage {
+    const body = {
+        reason: details.reason,
+        recordId: message.id,
+        partition: message.partition,
+        type: message.type,
+        ...(message.orderingKey !== undefined ? { orderingKey: message.orderingKey } : {}),
+        headers: message.headers,
+        createdAt: new Date(message.createdAt).toISOString(),
+        ...(message.expiresAt !== 0 ? { expiresAt: new Date(message.expiresAt).toISOString() } : {}),
+        deadLetteredAt: new Date(details.at).toISOString(),
+        attempts: details.attempts ?? 0,
+        ...(details.errorCode !== undefined ? { errorCode: details.errorCode } : {}),
+        ...(details.errorMessage !== undefined ? { errorMessage: details.errorMessage } : {}),
+        ...payloadField(message.body),
+    };
+    return {
+        body: JSON.stringify(body),
+        attributes: {
+            [MESSAGE_ATTRIBUTE.recordId]: { DataType: "String", StringValue: message.id },
+            [MESSAGE_ATTRIBUTE.reason]: { DataType: "String", StringValue: details.reason },
+        },
+    };
+}
+
+/**
+ * The size of a record's DLQ message at its largest (the longest reason and an error text of 1 KB), so the
+ * writer can guarantee that any record it accepts can be dead-lettered.
+ *
+ * @param message - The published form.
+ */
+export function worstCaseDeadLetterSize(message: OutboundMessage): number {
+    const dl = deadLetterMessage(message, {
+        reason: "publish-rejected",
+        attempts: 999,
+        errorCode: "x".repeat(64),
+        errorMessage: "x".repeat(1024),
+        at: Math.max(message.createdAt, Date.UTC(9999, 0)),
+    });
+    let attributes = 0;
+    for (const name of Object.keys(dl.attributes)) attributes += utf8Length(name) + 6 + utf8Length(dl.attributes[name]!.StringValue);
+    return utf8Length(dl.body) + attributes;
+}
+
+/**
+ * SNS message attribute name rules: 1–256 characters of letters, digits, `_`, `-` and `.`; no leading or
+ * trailing `.`, no `..`. Returns why a name is invalid, or `undefined`.
+ *
+ * @param name - A header name.
+ */
+export function headerNameProblem(name: string): string | undefined {
+    if (name.length === 0 || name.length > 256) return "must be 1 to 256 characters";
+    if (!/^[A-Za-z0-9_.-]+$/.test(name)) return "may hold only letters, digits, '_', '-' and '.'";
+    if (name.startsWith(".") || name.endsWith(".") || name.includes("..")) return "may not start or end with '.' or contain '..'";
+    if (isReservedHeader(name)) return `is reserved (prefixes ${RESERVED_HEADER_PREFIXES.join(", ")})`;
+    return undefined;
+}

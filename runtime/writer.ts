@@ -1,0 +1,557 @@
+/**
+ * The application side of the outbox: write your own items and the events they imply in ONE DynamoDB
+ * transaction, so a committed change always has its events waiting and a failed one has none.
+ *
+ * @packageDocumentation
+ */
+import {
+    TransactWriteItemsCommand,
+    UpdateItemCommand,
+    type ConsumedCapacity,
+    type DynamoDBClient,
+    type ReturnConsumedCapacity,
+    type TransactWriteItem,
+    type TransactWriteItemsCommandInput,
+    type AttributeValue,
+} from "@aws-sdk/client-dynamodb";
+import { OutboxError, type OutboxErrorCode } from "./errors";
+import { awsErrorName, cancellationCodes, classifyAwsError, isTransactionCanceled, wrapAwsError } from "./store/aws-errors";
+import { placeholders, skAbsent } from "./store/expressions";
+import { seqAllocationUpdate } from "./store/transitions";
+import { createIdGenerator, type IdGenerator } from "./ids";
+import { itemSize, MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES } from "./item-size";
+import {
+    DLQ_MAX_MESSAGE_BYTES,
+    headerNameProblem,
+    MAX_HEADERS,
+    SNS_MAX_MESSAGE_BYTES,
+    snsMessageSize,
+    worstCaseDeadLetterSize,
+    type OutboundMessage,
+} from "./message";
+import { systemClock, type Clock } from "./ports";
+import { marshalRecord, pendingRecord, type AttributeMap } from "./record/codec";
+import { fenceTtlSeconds } from "./record/fence";
+import { claimSort } from "./record/keys";
+import { ATTR } from "./schema";
+
+/** One event to publish, written in the same transaction as the caller's items. */
+export interface OutboxMessage {
+    /**
+     * The partition (`PK`) the record lives in: normally the aggregate's key, e.g. `ORDER#1001`, so the record
+     * sits in the aggregate's item collection. Not empty; `#` and `%` are fine.
+     */
+    readonly partition: string;
+    /** The message type, e.g. `OrderCreated`; sent as the `outbox.type` attribute. Not empty. */
+    readonly type: string;
+    /** The payload: any JSON-serializable value (no cycles, no BigInt, not `undefined`). Sent as the message body. */
+    readonly payload: unknown;
+    /**
+     * Headers sent as String message attributes, e.g. `{ tenant: "acme" }`. At most {@link MAX_HEADERS};
+     * names follow SNS attribute rules and may not start with `x-bridge.`, `outbox.`, `AWS.` or `Amazon.`.
+     * @default {}
+     */
+    readonly headers?: Readonly<Record<string, string>>;
+    /**
+     * Messages with the same ordering key (within one partition) are published strictly in write order, through
+     * the store's claim path. Costs one small extra write per partition per `write()`.
+     * @default undefined (keyless: batched, no order promised)
+     */
+    readonly orderingKey?: string;
+    /** After this instant the message is not published: it goes to the DLQ with reason `expired`. @default never */
+    readonly expiresAt?: Date;
+    /**
+     * The message id: the record id, the envelope id in the sort key, and the id consumers deduplicate on.
+     * 1–128 printable ASCII characters without spaces (the SNS FIFO deduplication id alphabet).
+     * @default a new ULID (sortable, unique)
+     */
+    readonly id?: string;
+}
+
+/** One call of {@link OutboxWriter.write}. */
+export interface WriteRequest {
+    /** The events. Each becomes one outbox record in the transaction. */
+    readonly messages: readonly OutboxMessage[];
+    /**
+     * Your own Put/Update/Delete/ConditionCheck actions, in SDK `TransactWriteItem` form (each names its table).
+     * They come first in the transaction, messages after.
+     * @default []
+     */
+    readonly items?: readonly TransactWriteItem[];
+    /**
+     * Makes the transaction idempotent for 10 minutes: a retry with the same token and the same request is not
+     * applied twice. Pass explicit message `id`s with it, so the retried request is identical.
+     * @default undefined
+     */
+    readonly clientRequestToken?: string;
+    /** Ask DynamoDB for the write units consumed (returned in {@link WriteResult.consumedCapacity}). @default "NONE" */
+    readonly returnConsumedCapacity?: ReturnConsumedCapacity;
+}
+
+/** What {@link OutboxWriter.write} returns. */
+export interface WriteResult {
+    /** The message ids, in request order. */
+    readonly messageIds: string[];
+    /** Capacity consumed by the sequence allocations (keyed messages) and the transaction, when requested. */
+    readonly consumedCapacity: ConsumedCapacity[];
+}
+
+/** A validated write, ready to send: see {@link OutboxWriter.prepare}. */
+export interface PreparedWrite {
+    /** The message ids, in request order. */
+    readonly messageIds: readonly string[];
+    /** The exact TransactWriteItems input: your items first, then one conditional Put per message. */
+    readonly input: TransactWriteItemsCommandInput;
+    /** Capacity consumed by the keyed messages' sequence allocations, when requested. */
+    readonly allocationCapacity: readonly ConsumedCapacity[];
+    /** Names the caller's item or message behind a transaction action index, for error messages. */
+    readonly describe: (actionIndex: number) => FailedAction;
+}
+
+/** Who a failed transaction action belongs to. */
+export interface FailedAction {
+    /** `item` (one of yours) or `message` (an outbox record). */
+    readonly kind: "item" | "message";
+    /** Its index in `items` or `messages`. */
+    readonly index: number;
+    /** The message id, for a message. */
+    readonly messageId?: string;
+    /** A short description with ids only, e.g. `items[1] (ConditionCheck on table "orders" PK=ORDER#1)`. */
+    readonly text: string;
+}
+
+/** Options for {@link OutboxWriter}. */
+export interface OutboxWriterOptions {
+    /** The DynamoDB client (same account and region as the outbox table). */
+    readonly client: DynamoDBClient;
+    /** The outbox table's name. */
+    readonly tableName: string;
+    /** The clock for `created_at` and the FENCE row's ttl. @default systemClock */
+    readonly clock?: Clock;
+    /** Generates message ids when a message has none. @default a ULID generator on `clock` */
+    readonly idGenerator?: IdGenerator;
+    /** The record's binding id (the destination's name; part of the sort key). @default "sns" */
+    readonly bindingId?: string;
+    /** The record's egress address, e.g. the topic ARN. Informational: the publisher uses its own topic. @default "" */
+    readonly address?: string;
+    /** Grace the FENCE row's ttl is at least as long as (it is max(grace, 30 days)). @default 3600 */
+    readonly compactionGraceSeconds?: number;
+    /**
+     * Check partitions and ordering keys against the SNS FIFO `MessageGroupId` rules (1–128 printable ASCII
+     * characters without spaces), because the publisher uses them as group ids on a FIFO topic.
+     * @default false
+     */
+    readonly fifo?: boolean;
+}
+
+/** A keyless record's seq is `created_at * SEQ_PER_MS + n`: see {@link OutboxWriter}. */
+const SEQ_PER_MS = 1_000_000n;
+
+const FIFO_ID = /^[\x21-\x7e]{1,128}$/;
+
+function invalid(message: string, context: Record<string, string | number | undefined> = {}): OutboxError {
+    return new OutboxError("INVALID_PAYLOAD", message, { context });
+}
+
+interface PreparedMessage {
+    readonly index: number;
+    readonly id: string;
+    readonly message: OutboxMessage;
+    readonly body: string;
+    readonly expiresAtMs: number;
+}
+
+function describeValue(value: unknown): string {
+    if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
+    if (value instanceof Date) return `Date(${Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString()})`;
+    if (typeof value === "bigint") return `${value}n`;
+    return String(value);
+}
+
+function serializePayload(payload: unknown, where: string, id: string): string {
+    let text: string | undefined;
+    try {
+        text = JSON.stringify(payload);
+    } catch (cause) {
+        throw new OutboxError("INVALID_PAYLOAD", `${where}.payload is not JSON-serializable (${cause instanceof Error ? cause.message : String(cause)}); pass plain data: no cycles, no BigInt (convert it to a string)`, {
+            cause,
+            context: { messageId: id },
+        });
+    }
+    if (text === undefined) {
+        throw invalid(`${where}.payload is ${typeof payload}, which JSON cannot represent; pass a JSON value (object, array, string, number, boolean or null)`, { messageId: id });
+    }
+    return text;
+}
+
+/**
+ * Writes the caller's items and outbox records in one `TransactWriteItems`.
+ *
+ * Sequence numbers (`seq`, and so `claim_sort`): GoBridge allocates them from the partition's FENCE row
+ * (`ADD seq_counter`). A message with an ordering key does the same (one small UpdateItem per partition per
+ * call, before the transaction), because its key's strict order is `(created_at, seq)`. A keyless message costs
+ * no write beyond the transaction: its seq is `created_at × 10^6 + n`, with n counting this writer's messages
+ * within the millisecond. That is correct for the store because (1) `seq` only has to be monotonic per
+ * partition with gaps allowed, and ordering is `(created_at, seq)`, so seq only breaks ties inside one
+ * millisecond; (2) only records sharing an ordering key have an order contract, and keyless records share
+ * none; (3) nothing compares a record's seq with `seq_counter`. Keyless records stay oldest-first, best effort,
+ * as they are with GoBridge under index lag.
+ *
+ * @example
+ * const writer = new OutboxWriter({ client, tableName: "orders-outbox" });
+ * await writer.write({
+ *   items: [{ Put: { TableName: "orders", Item: { PK: { S: "ORDER#1001" }, SK: { S: "META" }, total: { N: "42" } } } }],
+ *   messages: [{ partition: "ORDER#1001", type: "OrderCreated", payload: { orderId: 1001, total: 42 } }],
+ * });
+ */
+export class OutboxWriter {
+    private readonly client: DynamoDBClient;
+    private readonly tableName: string;
+    private readonly clock: Clock;
+    private readonly nextId: IdGenerator;
+    private readonly bindingId: string;
+    private readonly address: string;
+    private readonly graceSeconds: number;
+    private readonly fifo: boolean;
+    private lastMs: number;
+    private inMs: bigint;
+
+    constructor(options: OutboxWriterOptions) {
+        if (typeof options?.tableName !== "string" || options.tableName === "") {
+            throw new OutboxError("INVALID_CONFIG", `OutboxWriter: tableName must be the outbox table's name, got ${describeValue(options?.tableName)}`);
+        }
+        if (options.client === undefined || typeof options.client.send !== "function") {
+            throw new OutboxError("INVALID_CONFIG", "OutboxWriter: client must be a DynamoDBClient from @aws-sdk/client-dynamodb");
+        }
+        this.client = options.client;
+        this.tableName = options.tableName;
+        this.clock = options.clock ?? systemClock;
+        this.nextId = options.idGenerator ?? createIdGenerator(this.clock);
+        this.bindingId = options.bindingId ?? "sns";
+        this.address = options.address ?? "";
+        this.graceSeconds = options.compactionGraceSeconds ?? 3600;
+        this.fifo = options.fifo ?? false;
+        this.lastMs = -1;
+        this.inMs = 0n;
+    }
+
+    /**
+     * Write `items` and one outbox record per message, atomically: {@link OutboxWriter.prepare} then
+     * {@link OutboxWriter.commit}. Every limit is checked first; on any `INVALID_PAYLOAD` error nothing was written.
+     *
+     * @param request - The messages, your items, and options.
+     * @returns the message ids (generated where not given) and, when asked, the capacity consumed.
+     * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit (nothing written);
+     *   `CONDITION_FAILED` when one of your items' conditions failed (the message names the item and the reason);
+     *   `DUPLICATE_RECORD` when a message id already exists in its partition; `THROTTLED` or `UNAVAILABLE`
+     *   (transient) when a retry can succeed.
+     */
+    async write(request: WriteRequest): Promise<WriteResult> {
+        return this.commit(await this.prepare(request));
+    }
+
+    /**
+     * Validate the request, build the records and allocate keyed messages' sequence numbers, without writing the
+     * transaction. Use it with {@link OutboxWriter.commit} to retry a write idempotently: commit the same prepared
+     * write again (with a `clientRequestToken`), and DynamoDB applies it at most once within 10 minutes.
+     *
+     * @param request - The messages, your items, and options.
+     * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit (nothing written).
+     */
+    async prepare(request: WriteRequest): Promise<PreparedWrite> {
+        const items = request?.items ?? [];
+        const messages = request?.messages;
+        if (!Array.isArray(messages)) throw invalid(`write: messages must be an array, got ${describeValue(messages)}`);
+        if (!Array.isArray(items)) throw invalid(`write: items must be an array of TransactWriteItem, got ${describeValue(items)}`);
+        const actions = items.length + messages.length;
+        if (actions === 0) throw invalid("write: nothing to write; pass at least one message or item");
+        if (actions > MAX_TRANSACTION_ACTIONS) {
+            throw invalid(`write: ${items.length} items + ${messages.length} messages = ${actions} actions; a DynamoDB transaction holds at most ${MAX_TRANSACTION_ACTIONS}; split the write`, { actions });
+        }
+
+        const nowMs = Math.floor(this.clock.now());
+        const prepared = messages.map((m, i) => this.prepareMessage(m, i));
+        const seen = new Set<string>();
+        for (const p of prepared) {
+            const key = `${p.message.partition}\u0000${p.id}`;
+            if (seen.has(key)) throw invalid(`write: messages share id "${p.id}" in partition "${p.message.partition}"; ids must be unique`, { messageId: p.id });
+            seen.add(key);
+        }
+
+        const keylessSeqs = prepared.map(() => this.nextKeylessSeq(nowMs));
+        const records = prepared.map((p, i) => {
+            const record = pendingRecord(
+                {
+                    partition: p.message.partition,
+                    recordId: p.id,
+                    bindingId: this.bindingId,
+                    address: this.address,
+                    envelope: {
+                        id: p.id,
+                        subject: p.message.type,
+                        payload: p.body,
+                        headers: { ...(p.message.headers ?? {}) },
+                        createdAt: nowMs,
+                        expiresAt: p.expiresAtMs,
+                    },
+                    createdAt: nowMs,
+                    ...(p.message.orderingKey !== undefined ? { orderingKey: p.message.orderingKey } : {}),
+                },
+                keylessSeqs[i]!,
+                nowMs,
+            );
+            return marshalRecord(record);
+        });
+
+        let total = 0;
+        records.forEach((item, i) => {
+            const size = itemSize(item);
+            if (size > MAX_ITEM_BYTES) {
+                throw invalid(`write: messages[${i}] (id "${prepared[i]!.id}") makes an outbox record of ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes (the payload is stored base64, 4/3 its size); shrink the payload or store it elsewhere and send a reference`, { messageId: prepared[i]!.id, size });
+            }
+            total += size;
+        });
+        items.forEach((action, i) => {
+            const size = actionSize(action, i);
+            if (size > MAX_ITEM_BYTES) throw invalid(`write: items[${i}] is ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes`, { item: i, size });
+            total += size;
+        });
+        if (total > MAX_TRANSACTION_BYTES) {
+            throw invalid(`write: the transaction's items add up to ${total} bytes; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write`, { size: total });
+        }
+
+        const consumed: ConsumedCapacity[] = [];
+        const returnCapacity = request.returnConsumedCapacity ?? "NONE";
+        await this.allocateKeyedSeqs(prepared, records, nowMs, returnCapacity, consumed);
+
+        const recordAbsent = skAbsent();
+        return {
+            messageIds: prepared.map((p) => p.id),
+            input: {
+                TransactItems: [
+                    ...items,
+                    ...records.map((Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: recordAbsent.text, ...placeholders(recordAbsent) } })),
+                ],
+                ReturnConsumedCapacity: returnCapacity,
+                ...(request.clientRequestToken !== undefined ? { ClientRequestToken: request.clientRequestToken } : {}),
+            },
+            allocationCapacity: consumed,
+            describe: (index) => describeFailedAction(index, items, prepared),
+        };
+    }
+
+    /**
+     * Send a prepared write's transaction.
+     *
+     * @param prepared - From {@link OutboxWriter.prepare}.
+     * @throws OutboxError as {@link OutboxWriter.write}.
+     */
+    async commit(prepared: PreparedWrite): Promise<WriteResult> {
+        try {
+            const out = await this.client.send(new TransactWriteItemsCommand(prepared.input));
+            return { messageIds: [...prepared.messageIds], consumedCapacity: [...prepared.allocationCapacity, ...(out.ConsumedCapacity ?? [])] };
+        } catch (err) {
+            throw cancellationError(err, prepared);
+        }
+    }
+
+
+    private prepareMessage(message: OutboxMessage, index: number): PreparedMessage {
+        const where = `messages[${index}]`;
+        if (message === null || typeof message !== "object") throw invalid(`${where} must be an object with partition, type and payload, got ${describeValue(message)}`);
+        const id = message.id ?? this.nextId();
+        if (typeof id !== "string" || !FIFO_ID.test(id)) {
+            throw invalid(`${where}.id is ${describeValue(id)}; an id is 1-128 printable ASCII characters without spaces (letters, digits, punctuation); omit it to get a ULID`, { index });
+        }
+        if (typeof message.partition !== "string" || message.partition === "") {
+            throw invalid(`${where}.partition is ${describeValue(message.partition)}; it must be a non-empty string, usually the aggregate's key, e.g. "ORDER#1001"`, { messageId: id });
+        }
+        if (typeof message.type !== "string" || message.type === "") {
+            throw invalid(`${where}.type is ${describeValue(message.type)}; it must be a non-empty string, e.g. "OrderCreated"`, { messageId: id });
+        }
+        if (message.orderingKey !== undefined && (typeof message.orderingKey !== "string" || message.orderingKey === "")) {
+            throw invalid(`${where}.orderingKey is ${describeValue(message.orderingKey)}; it must be a non-empty string, or omitted for a keyless message`, { messageId: id });
+        }
+        if (this.fifo) {
+            const group = message.orderingKey ?? message.partition;
+            if (!FIFO_ID.test(group)) {
+                throw invalid(`${where}: ${message.orderingKey !== undefined ? "orderingKey" : "partition"} ${describeValue(group)} is the SNS FIFO MessageGroupId, which must be 1-128 printable ASCII characters without spaces`, { messageId: id });
+            }
+        }
+        let expiresAtMs = 0;
+        if (message.expiresAt !== undefined) {
+            const ms = message.expiresAt instanceof Date ? message.expiresAt.getTime() : Number.NaN;
+            if (!Number.isFinite(ms) || ms <= 0) {
+                throw invalid(`${where}.expiresAt is ${describeValue(message.expiresAt)}; it must be a valid Date after 1970-01-01, or omitted for a message that never expires`, { messageId: id });
+            }
+            expiresAtMs = Math.ceil(ms);
+        }
+        const headers = message.headers ?? {};
+        if (headers === null || typeof headers !== "object" || Array.isArray(headers)) {
+            throw invalid(`${where}.headers must be an object of string values, got ${describeValue(headers)}`, { messageId: id });
+        }
+        const names = Object.keys(headers);
+        if (names.length > MAX_HEADERS) {
+            throw invalid(`${where}.headers has ${names.length} entries; at most ${MAX_HEADERS} fit (SNS carries 10 message attributes, 2 are the outbox's); move the rest into the payload`, { messageId: id });
+        }
+        for (const name of names) {
+            const problem = headerNameProblem(name);
+            if (problem !== undefined) throw invalid(`${where}.headers name ${describeValue(name)} ${problem}`, { messageId: id });
+            const value = headers[name];
+            if (typeof value !== "string") throw invalid(`${where}.headers["${name}"] is ${describeValue(value)}; header values must be strings`, { messageId: id });
+        }
+        const body = serializePayload(message.payload, where, id);
+        const outbound: OutboundMessage = {
+            id,
+            type: message.type,
+            partition: message.partition,
+            ...(message.orderingKey !== undefined ? { orderingKey: message.orderingKey } : {}),
+            body,
+            headers,
+            createdAt: 0,
+            expiresAt: expiresAtMs,
+        };
+        const snsSize = snsMessageSize(outbound);
+        if (snsSize > SNS_MAX_MESSAGE_BYTES) {
+            throw invalid(`${where} (id "${id}") is ${snsSize} bytes as an SNS message (body + attributes); SNS accepts at most ${SNS_MAX_MESSAGE_BYTES}; shrink the payload or store it elsewhere and send a reference`, { messageId: id, size: snsSize });
+        }
+        const dlqSize = worstCaseDeadLetterSize(outbound);
+        if (dlqSize > DLQ_MAX_MESSAGE_BYTES) {
+            throw invalid(`${where} (id "${id}") would be ${dlqSize} bytes as a DLQ message; the DLQ accepts at most ${DLQ_MAX_MESSAGE_BYTES}; shrink the payload by ~${dlqSize - DLQ_MAX_MESSAGE_BYTES} bytes`, { messageId: id, size: dlqSize });
+        }
+        return { index, id, message, body, expiresAtMs };
+    }
+
+    private nextKeylessSeq(nowMs: number): bigint {
+        if (nowMs > this.lastMs) {
+            this.lastMs = nowMs;
+            this.inMs = 0n;
+        } else if (this.inMs < SEQ_PER_MS - 1n) {
+            this.inMs += 1n;
+        }
+        return BigInt(this.lastMs) * SEQ_PER_MS + this.inMs;
+    }
+
+    /** One `ADD seq_counter` per partition that has keyed messages; their records get `top-n+1 … top` in request order. */
+    private async allocateKeyedSeqs(prepared: PreparedMessage[], records: AttributeMap[], nowMs: number, returnCapacity: ReturnConsumedCapacity, consumed: ConsumedCapacity[]): Promise<void> {
+        const byPartition = new Map<string, number[]>();
+        prepared.forEach((p, i) => {
+            if (p.message.orderingKey === undefined) return;
+            const list = byPartition.get(p.message.partition) ?? [];
+            list.push(i);
+            byPartition.set(p.message.partition, list);
+        });
+        for (const [partition, indexes] of byPartition) {
+            const n = BigInt(indexes.length);
+            let top: bigint;
+            try {
+                const out = await this.client.send(
+                    new UpdateItemCommand({
+                        ...seqAllocationUpdate(this.tableName, partition, indexes.length, fenceTtlSeconds(nowMs, this.graceSeconds)),
+                        ReturnValues: "UPDATED_NEW",
+                        ReturnConsumedCapacity: returnCapacity,
+                    }),
+                );
+                if (out.ConsumedCapacity) consumed.push(out.ConsumedCapacity);
+                const text = out.Attributes?.[ATTR.seqCounter]?.N;
+                top = text === undefined ? n : BigInt(text);
+                if (top < n) top = n;
+            } catch (err) {
+                throw wrapAwsError(err, `write: outbox seq allocation failed for partition "${partition}"; nothing was written`, { partition });
+            }
+            indexes.forEach((recordIndex, k) => {
+                const seq = top - n + 1n + BigInt(k);
+                const item = records[recordIndex]!;
+                const createdAt = Number(item[ATTR.createdAt]!.N);
+                item[ATTR.seq] = { N: seq.toString() };
+                item[ATTR.claimSort] = { S: claimSort(createdAt, seq) };
+            });
+        }
+    }
+}
+
+function keySize(key: Record<string, AttributeValue> | undefined): number {
+    return key === undefined ? 0 : itemSize(key);
+}
+
+/**
+ * What an action adds to the transaction's size: a Put's whole item; for Update, Delete and ConditionCheck the
+ * key plus the expression values (the final item of an Update is unknown before DynamoDB applies it).
+ */
+function actionSize(action: TransactWriteItem, index: number): number {
+    if (action === null || typeof action !== "object") throw invalid(`write: items[${index}] must be a TransactWriteItem ({ Put | Update | Delete | ConditionCheck }), got ${describeValue(action)}`, { item: index });
+    if (action.Put) return itemSize(action.Put.Item ?? {});
+    if (action.Update) return keySize(action.Update.Key) + keySize(action.Update.ExpressionAttributeValues);
+    if (action.Delete) return keySize(action.Delete.Key) + keySize(action.Delete.ExpressionAttributeValues);
+    if (action.ConditionCheck) return keySize(action.ConditionCheck.Key) + keySize(action.ConditionCheck.ExpressionAttributeValues);
+    throw invalid(`write: items[${index}] has none of Put, Update, Delete, ConditionCheck`, { item: index });
+}
+
+function describeAction(action: TransactWriteItem, index: number): string {
+    const [kind, body] = action.Put
+        ? ["Put", action.Put]
+        : action.Update
+          ? ["Update", action.Update]
+          : action.Delete
+            ? ["Delete", action.Delete]
+            : ["ConditionCheck", action.ConditionCheck];
+    const key = (body as { Key?: Record<string, AttributeValue>; Item?: Record<string, AttributeValue> } | undefined)?.Key ?? (body as { Item?: Record<string, AttributeValue> } | undefined)?.Item;
+    const keyText = key === undefined ? "" : ` ${keyPreview(key)}`;
+    return `items[${index}] (${kind} on table "${(body as { TableName?: string } | undefined)?.TableName ?? "?"}"${keyText})`;
+}
+
+/** At most the first two scalar attributes of a key, for an error message; never a whole item. */
+function keyPreview(key: Record<string, AttributeValue>): string {
+    const parts = Object.keys(key)
+        .slice(0, 2)
+        .map((name) => `${name}=${key[name]?.S ?? key[name]?.N ?? "…"}`);
+    return parts.join(", ");
+}
+
+function reasonCode(code: string): OutboxErrorCode {
+    return code === "ConditionalCheckFailed" ? "CONDITION_FAILED" : classifyAwsError({ CancellationReasons: [{ Code: code }] });
+}
+
+function describeFailedAction(actionIndex: number, items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[]): FailedAction {
+    if (actionIndex < items.length) return { kind: "item", index: actionIndex, text: describeAction(items[actionIndex]!, actionIndex) };
+    const p = prepared[actionIndex - items.length];
+    if (p === undefined) return { kind: "item", index: actionIndex, text: `action ${actionIndex}` };
+    return { kind: "message", index: p.index, messageId: p.id, text: `messages[${p.index}] (id "${p.id}", partition "${p.message.partition}")` };
+}
+
+/** Map a failed transaction to an error naming the item or message that failed, and why. */
+function cancellationError(err: unknown, prepared: PreparedWrite): OutboxError {
+    if (!isTransactionCanceled(err)) {
+        const mismatch = awsErrorName(err) === "IdempotentParameterMismatchException";
+        const code = mismatch ? "INVALID_PAYLOAD" : classifyAwsError(err);
+        const hint = mismatch ? " (the clientRequestToken was already used for a different request; commit the same prepared write, or use a new token)" : "";
+        return new OutboxError(code, `write: the outbox transaction failed${hint}; nothing was written`, { cause: err });
+    }
+    const messages = ((err as { CancellationReasons?: { Message?: string }[] }).CancellationReasons ?? []).map((r) => r?.Message ?? "");
+    const failed = cancellationCodes(err)
+        .map((code, i) => ({ i, code, message: messages[i] ?? "" }))
+        .filter((r) => r.code !== "" && r.code !== "None");
+    if (failed.length === 0) {
+        return new OutboxError("UNAVAILABLE", "write: the outbox transaction was cancelled with no reasons; nothing was written; retry", { cause: err });
+    }
+    const describe = (r: { i: number; code: string; message: string }): string => {
+        const who = prepared.describe(r.i);
+        if (who.kind === "message" && r.code === "ConditionalCheckFailed") return `${who.text}: a record with this id already exists in the partition`;
+        return `${who.text}: ${r.code}${r.message ? ` (${r.message})` : ""}`;
+    };
+    const first = failed[0]!;
+    const who = prepared.describe(first.i);
+    const code: OutboxErrorCode = who.kind === "message" && first.code === "ConditionalCheckFailed" ? "DUPLICATE_RECORD" : reasonCode(first.code);
+    const conflict = failed.every((r) => r.code === "TransactionConflict");
+    const text = `write: transaction cancelled, nothing was written: ${failed.map(describe).join("; ")}${conflict ? "; another transaction touched the same items, retry" : ""}`;
+    return new OutboxError(code, text, {
+        cause: err,
+        ...(conflict ? { transient: true } : {}),
+        context: {
+            failedAction: first.i,
+            failedKind: who.kind,
+            ...(who.kind === "message" ? { messageIndex: who.index, messageId: who.messageId } : { itemIndex: who.index }),
+            reason: first.code,
+        },
+    });
+}
