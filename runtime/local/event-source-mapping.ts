@@ -425,6 +425,7 @@ export async function startLocalEventSourceMapping(options: LocalEventSourceMapp
 
     /** Read one page into the shard's buffer. Returns how many records were read, or `undefined` when the read failed. */
     async function fetch(shard: ShardState): Promise<number | undefined> {
+        const freshIterator = shard.iterator === undefined;
         try {
             shard.iterator ??= await takeIterator(shard);
             if (shard.iterator === undefined) {
@@ -458,11 +459,12 @@ export async function startLocalEventSourceMapping(options: LocalEventSourceMapp
         } catch (err) {
             const name = errorName(err);
             if (name === "TrimmedDataAccessException" && shard.lastReadSequence === undefined) {
-                // DynamoDB Local throws this for an iterator taken before the first write after a cancelled
-                // transaction (test-infra §1): nothing is readable yet, so the shard counts as idle.
+                // DynamoDB Local throws this after a cancelled transaction was the stream's first write, for any
+                // iterator taken before the next successful write (test-infra §1). A fresh iterator that throws
+                // means nothing is readable yet (idle); a stale one may hide records, so take a fresh one first.
                 shard.iterator = undefined;
                 counters.iteratorResets += 1;
-                return 0;
+                return freshIterator ? 0 : undefined;
             }
             if (name === "ExpiredIteratorException" || name === "TrimmedDataAccessException") {
                 // Resume after the last record read; a second failure in a row falls back to TRIM_HORIZON.
