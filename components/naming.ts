@@ -2,7 +2,8 @@
  * The Pulumi names of the {@link Outbox} component's children, derived from the component's name so that two
  * outboxes in one stack never collide and a rename of the component renames every child. Physical AWS names
  * are left to Pulumi's auto-naming (a random suffix); for a FIFO topic the AWS provider's auto-naming appends the
- * `.fifo` suffix AWS requires (pulumi-aws `aws_sns_topic` name PostTransform).
+ * `.fifo` suffix AWS requires (pulumi-aws `aws_sns_topic` name PostTransform). The log groups are the exception:
+ * see {@link logGroupName}.
  *
  * @packageDocumentation
  */
@@ -30,4 +31,12 @@ export type OutboxChild = keyof typeof CHILD_SUFFIX;
 /** The Pulumi name of `child` in the outbox named `outboxName`, e.g. `orders-stream-mapping`. */
 export function childName(outboxName: string, child: OutboxChild): string {
     return `${outboxName}-${CHILD_SUFFIX[child]}`;
+}
+
+/**
+ * The physical name of a function's log group: `/aws/lambda/<project>-<stack>-<child name>`, under the prefix
+ * Lambda uses for its own groups. Project and stack keep it unique per account and region.
+ */
+export function logGroupName(project: string, stack: string, outboxName: string, child: "publisher" | "sweeper"): string {
+    return `/aws/lambda/${project}-${stack}-${childName(outboxName, child)}`;
 }

@@ -11,7 +11,7 @@ import type { OutboxArgs } from "./args";
 import { LAMBDA_RUNTIME, eventSourceMappingArgs, handlerEnvironment, logGroupArgs, queueArgs, tableArgs, topicArgs, withTags } from "./children";
 import { handlerExcludePackages } from "./code-path";
 import { GrantTargets, PolicyDocument, publisherPolicyDocument, sweeperPolicyDocument } from "./iam";
-import { childName } from "./naming";
+import { childName, logGroupName } from "./naming";
 import { OutboxSettings, resolveOutboxSettings } from "./settings";
 import { mergeArgs } from "./transform";
 import { validateOutboxArgs } from "./validation";
@@ -70,6 +70,7 @@ export class Outbox extends pulumi.ComponentResource {
         const s = resolveOutboxSettings(args);
         const t = args.transform ?? {};
         const parent = { parent: this };
+        const [project, stack] = [pulumi.getProject(), pulumi.getStack()];
 
         const table = new aws.dynamodb.Table(childName(name, "table"), mergeArgs(tableArgs(s), t.table), parent);
         const topicArn = s.topicArn !== undefined
@@ -81,7 +82,7 @@ export class Outbox extends pulumi.ComponentResource {
         const grants = { tableArn: table.arn, topicArn, dlqArn: dlq.arn, kmsKeyArn: s.kmsKeyArn };
         const codePathOptions = { extraExcludePackages: handlerExcludePackages() };
 
-        const publisherLogs = new aws.cloudwatch.LogGroup(childName(name, "publisherLogs"), logGroupArgs(s), parent);
+        const publisherLogs = new aws.cloudwatch.LogGroup(childName(name, "publisherLogs"), logGroupArgs(s, logGroupName(project, stack, name, "publisher")), parent);
         const publisherRole = this.role(name, "publisherRole", s, { ...grants, streamArn: table.streamArn, logGroupArn: publisherLogs.arn }, publisherPolicyDocument);
         const publisher = new aws.lambda.CallbackFunction(
             childName(name, "publisher"),
@@ -110,7 +111,7 @@ export class Outbox extends pulumi.ComponentResource {
             { parent: this, deleteBeforeReplace: true },
         );
 
-        const sweeperLogs = new aws.cloudwatch.LogGroup(childName(name, "sweeperLogs"), logGroupArgs(s), parent);
+        const sweeperLogs = new aws.cloudwatch.LogGroup(childName(name, "sweeperLogs"), logGroupArgs(s, logGroupName(project, stack, name, "sweeper")), parent);
         const sweeperRole = this.role(name, "sweeperRole", s, { ...grants, logGroupArn: sweeperLogs.arn }, sweeperPolicyDocument);
         const sweeper = new aws.lambda.CallbackFunction(
             childName(name, "sweeper"),

@@ -2,6 +2,7 @@
  * Builds an Outbox under the shared mocks and waits until every child registration reached them.
  * Give each test's outbox its own hyphen-free name, so `recordedNamed(name)` selects only its children.
  */
+import * as pulumi from "@pulumi/pulumi";
 import { Outbox, OutboxArgs } from "../../components/outbox";
 import { RecordedResource, recordedNamed } from "../support/pulumi-mocks";
 
@@ -16,16 +17,30 @@ export interface BuiltOutbox {
     readonly resources: RecordedResource[];
     /** The one recorded child of `type`, optionally with the exact Pulumi `name`; fails if not exactly one. */
     one(type: string, name?: string): RecordedResource;
+    /**
+     * The resource options each child was declared with, by Pulumi name. The mocks never see options, so a
+     * (legacy, in-process) `transformations` entry on the component records them as children are constructed.
+     */
+    readonly options: ReadonlyMap<string, pulumi.CustomResourceOptions>;
 }
 
 /** Declare `new Outbox(name, args)` and wait for all of its registrations. */
 export async function buildOutbox(name: string, args?: OutboxArgs): Promise<BuiltOutbox> {
-    const outbox = new Outbox(name, args);
+    const options = new Map<string, pulumi.CustomResourceOptions>();
+    const outbox = new Outbox(name, args, {
+        transformations: [
+            (child) => {
+                options.set(child.name, child.opts);
+                return undefined;
+            },
+        ],
+    });
     await waitForRPCs();
     const resources = recordedNamed(name);
     return {
         outbox,
         resources,
+        options,
         one(type: string, childName?: string): RecordedResource {
             const found = resources.filter((r) => r.type === type && (childName === undefined || r.name === childName));
             if (found.length !== 1) throw new Error(`expected one ${type}${childName ? ` named ${childName}` : ""} in ${name}, found ${found.length}`);

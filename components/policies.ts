@@ -1,0 +1,181 @@
+/**
+ * The outbox's CrossGuard policies, derived from `runtime/schema.ts`. They catch an outbox table or stream
+ * mapping that someone provisioned by hand, or bent with `transform`, into a shape that loses or strands
+ * events. This module only exports the policies; constructing a `PolicyPack` starts a server, so only the
+ * pack's entry file (`policy/index.ts`) does that.
+ *
+ * Values still unknown during a preview arrive absent; the checks treat absence as a violation only where the
+ * value is plain configuration (index shapes, TTL, stream, starting position), never where it is an output of
+ * another resource (a DLQ's ARN).
+ *
+ * @packageDocumentation
+ */
+import * as aws from "@pulumi/aws";
+import { PolicyPackArgs, ResourceValidationPolicy, validateResourceOfType } from "@pulumi/policy";
+import {
+    CLAIM_INDEX,
+    GLOBAL_SECONDARY_INDEXES,
+    IndexShape,
+    OUTBOX_TABLE_TAG,
+    PRIMARY_KEY,
+    RECORD_SK_PREFIX,
+    STREAM_FILTER_PATTERN,
+    STREAM_VIEW_TYPE,
+    TTL_ATTRIBUTE,
+} from "../runtime/schema";
+import { OUTBOX_DEFAULTS } from "./defaults";
+import { REPORT_BATCH_ITEM_FAILURES } from "./children";
+
+/** Stream view types that carry the new image the publisher reads. */
+export const STREAM_VIEWS_WITH_NEW_IMAGE: readonly string[] = [STREAM_VIEW_TYPE, "NEW_AND_OLD_IMAGES"];
+
+type Props = Record<string, any>;
+
+function show(value: unknown): string {
+    return value === undefined ? "absent" : JSON.stringify(value);
+}
+
+/** Whether table props belong to an outbox table: the component's tag, or a ClaimIndex. */
+export function isOutboxTable(props: Props): boolean {
+    const tagged = props.tags?.[OUTBOX_TABLE_TAG.key] === OUTBOX_TABLE_TAG.value;
+    const indexes: Props[] = Array.isArray(props.globalSecondaryIndexes) ? props.globalSecondaryIndexes : [];
+    return tagged || indexes.some((i) => i?.name === CLAIM_INDEX.indexName);
+}
+
+function attributeType(props: Props, attributeName: string): string {
+    const attributes: Props[] = Array.isArray(props.attributes) ? props.attributes : [];
+    return attributes.find((a) => a?.name === attributeName)?.type ?? "?";
+}
+
+/** An index's key schema as `attr (T) ROLE` pieces, from v7 `keySchemas` or the deprecated `hashKey`/`rangeKey`. */
+function actualKeys(props: Props, index: Props): string {
+    const keys: { attributeName: string; keyType: string }[] = Array.isArray(index.keySchemas)
+        ? index.keySchemas
+        : [
+              ...(index.hashKey === undefined ? [] : [{ attributeName: index.hashKey, keyType: "HASH" }]),
+              ...(index.rangeKey === undefined ? [] : [{ attributeName: index.rangeKey, keyType: "RANGE" }]),
+          ];
+    return keys.map((k) => `${k.attributeName} (${attributeType(props, k.attributeName)}) ${k.keyType}`).join(", ");
+}
+
+function expectedKeys(shape: IndexShape): string {
+    return shape.keySchema.map((k) => `${k.attributeName} (${k.attributeType}) ${k.keyType}`).join(", ");
+}
+
+function describeIndex(keys: string, projection: unknown, nonKeyAttributes?: unknown): string {
+    const extra = Array.isArray(nonKeyAttributes) && nonKeyAttributes.length > 0 ? ` [${nonKeyAttributes.join(", ")}]` : "";
+    return `{keys: ${keys}; projection: ${String(projection)}${extra}}`;
+}
+
+/** Violations of one outbox table's props against the schema: primary key, the three GSIs, TTL, stream. */
+export function outboxTableViolations(name: string, props: Props): string[] {
+    const out: string[] = [];
+    const subject = `outbox table "${name}"`;
+    const hash = PRIMARY_KEY.find((k) => k.keyType === "HASH")?.attributeName;
+    const range = PRIMARY_KEY.find((k) => k.keyType === "RANGE")?.attributeName;
+    if (props.hashKey !== hash || props.rangeKey !== range) {
+        out.push(`${subject}: primary key must be ${hash} HASH, ${range} RANGE; it is ${show(props.hashKey)} HASH, ${show(props.rangeKey)} RANGE`);
+    }
+    const indexes: Props[] = Array.isArray(props.globalSecondaryIndexes) ? props.globalSecondaryIndexes : [];
+    for (const shape of GLOBAL_SECONDARY_INDEXES) {
+        const expected = describeIndex(expectedKeys(shape), shape.projectionType);
+        const index = indexes.find((i) => i?.name === shape.indexName);
+        if (index === undefined) {
+            const present = indexes.map((i) => i?.name).join(", ") || "none";
+            out.push(`${subject}: index ${shape.indexName} is missing; expected ${expected} (${shape.purpose}); indexes present: ${present}`);
+            continue;
+        }
+        const actual = describeIndex(actualKeys(props, index), index.projectionType, index.nonKeyAttributes);
+        if (actual !== expected) {
+            out.push(`${subject}: index ${shape.indexName} must be ${expected} (${shape.purpose}); it is ${actual}`);
+        }
+    }
+    if (props.ttl?.attributeName !== TTL_ATTRIBUTE || props.ttl?.enabled !== true) {
+        out.push(`${subject}: TTL must be enabled on "${TTL_ATTRIBUTE}" (terminal records expire by it); it is ${show(props.ttl)}`);
+    }
+    if (props.streamEnabled !== true || !STREAM_VIEWS_WITH_NEW_IMAGE.includes(props.streamViewType)) {
+        out.push(
+            `${subject}: the stream must be enabled with new images (${STREAM_VIEW_TYPE}) for the publisher; ` +
+                `it is streamEnabled ${show(props.streamEnabled)}, streamViewType ${show(props.streamViewType)}`,
+        );
+    }
+    return out;
+}
+
+function filterPatterns(props: Props): unknown[] {
+    const filters: Props[] = Array.isArray(props.filterCriteria?.filters) ? props.filterCriteria.filters : [];
+    return filters.map((f) => {
+        try {
+            return typeof f?.pattern === "string" ? JSON.parse(f.pattern) : f?.pattern;
+        } catch {
+            return f?.pattern;
+        }
+    });
+}
+
+/** Whether mapping props read an outbox stream: a DynamoDB stream source filtered on the outbox SK prefix. */
+export function isOutboxMapping(props: Props): boolean {
+    const source = props.eventSourceArn;
+    const fromDynamoStream = source === undefined || (typeof source === "string" && /:dynamodb:.*\/stream\//.test(source));
+    return fromDynamoStream && filterPatterns(props).some((p) => JSON.stringify(p ?? null).includes(RECORD_SK_PREFIX));
+}
+
+function sameJson(a: unknown, b: unknown): boolean {
+    const canonical = (v: unknown): unknown =>
+        Array.isArray(v)
+            ? v.map(canonical)
+            : v !== null && typeof v === "object"
+              ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Props)[k])]))
+              : v;
+    return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
+}
+
+/** Violations of an outbox stream mapping: TRIM_HORIZON, partial batch responses, an on-failure destination, bounded retries, the exact filter. */
+export function outboxMappingViolations(name: string, props: Props): string[] {
+    const out: string[] = [];
+    const subject = `outbox stream mapping "${name}"`;
+    if (props.startingPosition !== OUTBOX_DEFAULTS.startingPosition) {
+        out.push(`${subject}: startingPosition must be ${OUTBOX_DEFAULTS.startingPosition} (LATEST skips records written before the mapping existed); it is ${show(props.startingPosition)}`);
+    }
+    const responseTypes: unknown = props.functionResponseTypes;
+    if (!Array.isArray(responseTypes) || !responseTypes.includes(REPORT_BATCH_ITEM_FAILURES)) {
+        out.push(`${subject}: functionResponseTypes must include ${REPORT_BATCH_ITEM_FAILURES} (else the publisher's batchItemFailures are ignored and the whole batch retries); it is ${show(responseTypes)}`);
+    }
+    if (props.destinationConfig?.onFailure === undefined) {
+        out.push(`${subject}: destinationConfig.onFailure must name a DLQ (else a poison batch is dropped without a trace); it is ${show(props.destinationConfig)}`);
+    }
+    const retries: unknown = props.maximumRetryAttempts;
+    if (typeof retries !== "number" || retries < 0) {
+        out.push(`${subject}: maximumRetryAttempts must be a bound from 0 to 10000 (absent or -1 retries a poison batch for the stream's 24 h retention); it is ${show(retries)}`);
+    }
+    const patterns = filterPatterns(props);
+    if (patterns.length !== 1 || !sameJson(patterns[0], STREAM_FILTER_PATTERN)) {
+        out.push(`${subject}: the filter must be exactly ${JSON.stringify(STREAM_FILTER_PATTERN)} (a wrong filter silently drops events); it is ${show(patterns)}`);
+    }
+    return out;
+}
+
+/** The outbox policies: table shape and stream mapping settings. Mandatory. */
+export const outboxPolicies: ResourceValidationPolicy[] = [
+    {
+        name: "outbox-table-shape",
+        description: "An outbox table has the schema's primary key, its three GSIs with their exact key schemas and projections, TTL on `ttl` and a stream with new images.",
+        enforcementLevel: "mandatory",
+        validateResource: validateResourceOfType(aws.dynamodb.Table, (props, args, reportViolation) => {
+            if (!isOutboxTable(props)) return;
+            for (const violation of outboxTableViolations(args.name, props)) reportViolation(violation);
+        }),
+    },
+    {
+        name: "outbox-stream-mapping",
+        description: "A Lambda mapping on an outbox stream starts at TRIM_HORIZON, reports batch item failures, retries a bounded number of times, has an on-failure destination and the schema's filter.",
+        enforcementLevel: "mandatory",
+        validateResource: validateResourceOfType(aws.lambda.EventSourceMapping, (props, args, reportViolation) => {
+            if (!isOutboxMapping(props)) return;
+            for (const violation of outboxMappingViolations(args.name, props)) reportViolation(violation);
+        }),
+    },
+];
+
+/** The pack's args, for `policy/index.ts`. */
+export const outboxPolicyPackArgs: PolicyPackArgs = { policies: outboxPolicies };

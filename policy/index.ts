@@ -1,0 +1,12 @@
+/**
+ * The dynamodb-outbox policy pack's entry file: the only module that constructs a `PolicyPack` (constructing
+ * one starts the analyzer server). The policies themselves live in `components/policies.ts`.
+ *
+ * Run: `pulumi preview --policy-pack policy` from the repository root (or any stack, with the path to here).
+ *
+ * @packageDocumentation
+ */
+import { PolicyPack } from "@pulumi/policy";
+import { outboxPolicyPackArgs } from "../components/policies";
+
+new PolicyPack("dynamodb-outbox", outboxPolicyPackArgs);
