@@ -62,11 +62,12 @@ export class Outbox extends pulumi.ComponentResource {
      * @param opts - component resource options.
      */
     constructor(name: string, args: OutboxArgs = {}, opts?: pulumi.ComponentResourceOptions) {
+        // Before super(): invalid args must not leave even the component registered.
+        validateOutboxArgs(args, name);
         // `{}` rather than `args`: since @pulumi/pulumi 3.202 component inputs are sent to the engine, and
         // args holding Outputs (a topic ARN from a StackReference, a key ARN) can crash the program with
         // "promises were still active" (pulumi/pulumi#23953, open). The children carry every setting anyway.
         super(OUTBOX_TYPE, name, {}, opts);
-        validateOutboxArgs(args, name);
         const s = resolveOutboxSettings(args);
         const t = args.transform ?? {};
         const parent = { parent: this };

@@ -8,7 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { OutboxError } from "../runtime/errors";
 import type { OutboxArgs, OutboxTransforms } from "./args";
-import { BILLING_MODES, OUTBOX_RANGES, RangedArg } from "./defaults";
+import { BILLING_MODES, LOG_RETENTION_DAYS, OUTBOX_RANGES, RangedArg } from "./defaults";
 
 /** One invalid arg value. */
 export interface OutboxArgProblem {
@@ -60,6 +60,20 @@ function checkRanges(args: OutboxArgs, problems: OutboxArgProblem[]): void {
                 fix: `set it within that range, or omit it for the default ${range.default}`,
             });
         }
+    }
+}
+
+function checkLogRetention(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const days = args.logRetentionInDays;
+    const inRange = typeof days === "number" && Number.isInteger(days) && days >= OUTBOX_RANGES.logRetentionInDays.min && days <= OUTBOX_RANGES.logRetentionInDays.max;
+    if (inRange && !(LOG_RETENTION_DAYS as readonly number[]).includes(days)) {
+        const nearest = LOG_RETENTION_DAYS.find((d) => d >= days);
+        problems.push({
+            path: "args.logRetentionInDays",
+            value: show(days),
+            allowed: `one of CloudWatch's retention periods: ${LOG_RETENTION_DAYS.join(", ")}`,
+            fix: `use ${nearest}, the next longer period`,
+        });
     }
 }
 
@@ -170,6 +184,7 @@ export function findOutboxArgProblems(args: OutboxArgs): OutboxArgProblem[] {
     checkKmsKey(args, problems);
     checkTopic(args, problems);
     checkRanges(args, problems);
+    checkLogRetention(args, problems);
     checkSchedule(args, problems);
     checkTransform(args, problems);
     return problems;

@@ -8,7 +8,12 @@ import { RecordedResource, recordedNamed } from "../support/pulumi-mocks";
 
 // Internal to @pulumi/pulumi (used by `disconnect`): resolves once the RPC queue, mocked registrations included, is drained.
 // eslint-disable-next-line @typescript-eslint/no-var-requires
-const { waitForRPCs } = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
+const settings = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
+
+/** Resolves once every registration made so far has reached the mocks. */
+export function waitForRPCs(): Promise<void> {
+    return settings.waitForRPCs();
+}
 
 /** An Outbox and its recorded children. */
 export interface BuiltOutbox {

@@ -1,0 +1,131 @@
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import type { OutboxArgs } from "../../components/args";
+import { LOG_RETENTION_DAYS, OUTBOX_DEFAULTS, OUTBOX_RANGES, RangedArg } from "../../components/defaults";
+import { Outbox } from "../../components/outbox";
+import { findOutboxArgProblems, validateOutboxArgs } from "../../components/validation";
+import { recordedNamed } from "../support/pulumi-mocks";
+import { waitForRPCs } from "./harness";
+
+const KMS_KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+
+/** The thrown error, asserted to be INVALID_CONFIG naming the component, the path, the value, what is allowed and a fix. */
+function rejects(args: OutboxArgs, argPath: string, value: string, allowed: RegExp): void {
+    assert.throws(
+        () => validateOutboxArgs(args, "orders"),
+        (e: any) => {
+            assert.equal(e.code, "INVALID_CONFIG");
+            assert.match(e.message, /^Outbox "orders" has 1 invalid arg:/);
+            const line = e.message.split("\n").find((l: string) => l.includes(`${argPath} is `));
+            assert.ok(line, `a line for ${argPath} in:\n${e.message}`);
+            assert.ok(line.includes(`${argPath} is ${value};`), `value ${value} in: ${line}`);
+            assert.match(line, allowed);
+            assert.match(line, /; fix: \S/);
+            return true;
+        },
+    );
+}
+
+describe("validateOutboxArgs", () => {
+    it("accepts no args, and every arg at its bounds", () => {
+        assert.deepEqual(findOutboxArgProblems({}), []);
+        for (const bound of ["min", "max"] as const) {
+            const args: Record<string, unknown> = { billingMode: "PROVISIONED" };
+            for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) args[key] = OUTBOX_RANGES[key][bound];
+            assert.ok((LOG_RETENTION_DAYS as readonly number[]).includes(args.logRetentionInDays as number), "the range's bounds are CloudWatch periods");
+            assert.deepEqual(findOutboxArgProblems(args as OutboxArgs), [], bound);
+        }
+    });
+
+    for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) {
+        const range = OUTBOX_RANGES[key];
+        const allowed = new RegExp(`allowed: an integer from ${range.min} to ${range.max} `);
+        const base: OutboxArgs = key === "provisionedCapacity" ? { billingMode: "PROVISIONED" } : {};
+        it(`rejects ${key} below ${range.min}, above ${range.max}, fractional or not a number`, () => {
+            rejects({ ...base, [key]: range.min - 1 }, `args.${key}`, String(range.min - 1), allowed);
+            rejects({ ...base, [key]: range.max + 1 }, `args.${key}`, String(range.max + 1), allowed);
+            rejects({ ...base, [key]: range.min + 0.5 }, `args.${key}`, String(range.min + 0.5), allowed);
+            rejects({ ...base, [key]: "10" as unknown as number }, `args.${key}`, '"10"', allowed);
+        });
+    }
+
+    it("rejects maximumRetryAttempts -1 (retry forever), which AWS would accept", () => {
+        rejects({ maximumRetryAttempts: -1 }, "args.maximumRetryAttempts", "-1", /from 0 to 10000/);
+    });
+
+    it("rejects a log retention CloudWatch does not offer, suggesting the next longer one", () => {
+        rejects({ logRetentionInDays: 10 }, "args.logRetentionInDays", "10", /allowed: one of CloudWatch's retention periods: 1, 3, 5, 7, 14,/);
+        assert.match(findOutboxArgProblems({ logRetentionInDays: 10 })[0].fix, /use 14/);
+    });
+
+    it("rejects an unknown billing mode, and provisionedCapacity without PROVISIONED", () => {
+        rejects({ billingMode: "on-demand" }, "args.billingMode", '"on-demand"', /allowed: "PAY_PER_REQUEST" or "PROVISIONED"/);
+        rejects({ provisionedCapacity: 5 }, "args.provisionedCapacity", "5", /only with billingMode "PROVISIONED" \(billingMode is "PAY_PER_REQUEST"\)/);
+    });
+
+    it("rejects non-boolean flags", () => {
+        for (const key of ["pointInTimeRecovery", "deletionProtection", "fifo"] as const) {
+            rejects({ [key]: "true" as unknown as boolean }, `args.${key}`, '"true"', /allowed: true or false/);
+        }
+    });
+
+    it("rejects a topic ARN that is not one, and a fifo flag that does not match the topic", () => {
+        rejects({ topicArn: "orders-events" }, "args.topicArn", '"orders-events"', /allowed: an SNS topic ARN/);
+        rejects({ topicArn: "arn:aws:sns:eu-west-1:111111111111:events.fifo" }, "args.fifo", "false", /allowed: true for the FIFO topic/);
+        rejects({ topicArn: "arn:aws:sns:eu-west-1:111111111111:events", fifo: true }, "args.fifo", "true", /allowed: false for the standard topic/);
+        assert.deepEqual(findOutboxArgProblems({ topicArn: "arn:aws:sns:eu-west-1:111111111111:events.fifo", fifo: true }), []);
+    });
+
+    it("rejects a KMS key id or alias where the key ARN is needed", () => {
+        rejects({ kmsKeyArn: "1234abcd-12ab" }, "args.kmsKeyArn", '"1234abcd-12ab"', /allowed: a KMS key ARN/);
+        rejects({ kmsKeyArn: "arn:aws:kms:eu-west-1:111111111111:alias/outbox" }, "args.kmsKeyArn", '"arn:aws:kms:eu-west-1:111111111111:alias/outbox"', /key\/<key-id>/);
+        assert.deepEqual(findOutboxArgProblems({ kmsKeyArn: KMS_KEY }), []);
+    });
+
+    it("rejects schedules EventBridge would refuse", () => {
+        for (const bad of ["every minute", "rate(1 minutes)", "rate(5 minute)", "rate(0 minutes)", "cron(0 * * *)"]) {
+            rejects({ sweepSchedule: bad }, "args.sweepSchedule", JSON.stringify(bad), /allowed: an EventBridge schedule/);
+        }
+        for (const good of ["rate(1 minute)", "rate(5 minutes)", "rate(1 hour)", "rate(2 days)", "cron(0/5 * * * ? *)"]) {
+            assert.deepEqual(findOutboxArgProblems({ sweepSchedule: good }), [], good);
+        }
+    });
+
+    it("rejects an unknown transform key, naming the keys it accepts", () => {
+        rejects({ transform: { mapping: {} } as never }, "args.transform.mapping", "{}", /one of the keys table, topic, queue, publisher, eventSourceMapping, sweeper, schedule/);
+        rejects({ transform: "x" as never }, "args.transform", '"x"', /allowed: an object/);
+    });
+
+    it("lists every problem at once", () => {
+        assert.throws(
+            () => validateOutboxArgs({ batchSize: 0, sweepSchedule: "often", billingMode: "x" }, "orders"),
+            (e: any) => /has 3 invalid args/.test(e.message) && e.context.paths === "args.billingMode,args.batchSize,args.sweepSchedule",
+        );
+    });
+
+    it("never fails on values that are still unknown (Outputs, promises)", () => {
+        const unknown = pulumi.output("not-an-arn-yet");
+        assert.deepEqual(findOutboxArgProblems({ topicArn: unknown, kmsKeyArn: Promise.resolve("x") as never, maximumRetryAttempts: pulumi.output(-1) as never }), []);
+    });
+
+    it("throws from the constructor before anything is declared, the component included", async () => {
+        assert.throws(() => new Outbox("badargs", { batchSize: 0 }), (e: any) => e.code === "INVALID_CONFIG" && e.message.includes('Outbox "badargs"'));
+        await waitForRPCs();
+        assert.deepEqual(recordedNamed("badargs").map((r) => r.name), []);
+    });
+
+    it("quotes in each arg's TSDoc @default exactly the default the component applies", () => {
+        const source = fs.readFileSync(path.join(__dirname, "..", "..", "components", "args.ts"), "utf8");
+        const documented = new Map<string, string>();
+        for (const m of source.matchAll(/@default ([^\n]+)\n\s*\*\/\n\s*(\w+)\?:/g)) documented.set(m[2], m[1].trim());
+        for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) {
+            assert.equal(documented.get(key), String(OUTBOX_RANGES[key].default), `${key} @default`);
+            assert.ok(source.includes(`From ${OUTBOX_RANGES[key].min} to ${OUTBOX_RANGES[key].max}`), `${key} range in TSDoc`);
+        }
+        for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule"] as const) {
+            assert.equal(documented.get(key), JSON.stringify(OUTBOX_DEFAULTS[key]), `${key} @default`);
+        }
+    });
+});
