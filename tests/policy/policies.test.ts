@@ -1,0 +1,141 @@
+import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { outboxPolicies } from "../../components/policies";
+import { tableArgs } from "../../components/children";
+import { resolveOutboxSettings } from "../../components/settings";
+import { CLAIM_INDEX, streamFilterPatternJson } from "../../runtime/schema";
+import type { RecordedResource } from "../support/pulumi-mocks";
+import { TYPE, buildOutbox } from "../component/harness";
+import { violationsOf } from "./bridge";
+
+const CLAIM = `{keys: PK (S) HASH, claim_sort (S) RANGE; projection: ALL} (the claim query filters on the non-key status attribute)`;
+
+/** The component's GSIs with ClaimIndex changed by `change` (undefined drops it), for transform.table. */
+function indexesWithClaim(change: (claim: Record<string, any>) => Record<string, any> | undefined): Record<string, any>[] {
+    const computed = tableArgs(resolveOutboxSettings({})).globalSecondaryIndexes as Record<string, any>[];
+    return computed.flatMap((i) => (i.name === CLAIM_INDEX.indexName ? [change({ ...i })].filter((x) => x !== undefined) : [i])) as Record<string, any>[];
+}
+
+async function violationsOfOutbox(name: string, transform: Parameters<typeof buildOutbox>[1]): Promise<string[]> {
+    const built = await buildOutbox(name, transform);
+    return violationsOf(outboxPolicies, built.resources);
+}
+
+describe("outboxPolicies on resources recorded under the mocks", () => {
+    it("finds no violation in the component's own resources, and does apply to its table and mapping", async () => {
+        const built = await buildOutbox("pol", { fifo: true, kmsKeyArn: "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab" });
+        assert.deepEqual(await violationsOf(outboxPolicies, built.resources), []);
+        // The same resources with the recognised shape broken must be flagged, so the empty list above means "checked".
+        const broken = built.resources.map((r) =>
+            r.type === TYPE.table ? { ...r, inputs: { ...r.inputs, ttl: undefined } } : r.type === TYPE.mapping ? { ...r, inputs: { ...r.inputs, startingPosition: "LATEST" } } : r,
+        );
+        assert.equal((await violationsOf(outboxPolicies, broken)).length, 2);
+    });
+
+    it("flags a ClaimIndex projected KEYS_ONLY", async () => {
+        const v = await violationsOfOutbox("polko", { transform: { table: { globalSecondaryIndexes: indexesWithClaim((c) => ({ ...c, projectionType: "KEYS_ONLY" })) } } });
+        assert.deepEqual(v, [
+            `outbox-table-shape: outbox table "polko-table": index ClaimIndex must be ${CLAIM}; it is {keys: PK (S) HASH, claim_sort (S) RANGE; projection: KEYS_ONLY}`,
+        ]);
+    });
+
+    it("flags a ClaimIndex projected INCLUDE, listing the included attributes", async () => {
+        const v = await violationsOfOutbox("polinc", {
+            transform: { table: { globalSecondaryIndexes: indexesWithClaim((c) => ({ ...c, projectionType: "INCLUDE", nonKeyAttributes: ["status", "claim_version"] })) } },
+        });
+        assert.deepEqual(v, [
+            `outbox-table-shape: outbox table "polinc-table": index ClaimIndex must be ${CLAIM}; it is {keys: PK (S) HASH, claim_sort (S) RANGE; projection: INCLUDE [status, claim_version]}`,
+        ]);
+    });
+
+    it("flags a missing ClaimIndex on a table recognised by the outbox tag", async () => {
+        const v = await violationsOfOutbox("polmiss", { transform: { table: { globalSecondaryIndexes: indexesWithClaim(() => undefined) } } });
+        assert.deepEqual(v, [`outbox-table-shape: outbox table "polmiss-table": index ClaimIndex is missing; expected ${CLAIM}; indexes present: ExpiryIndex, RecordIDIndex`]);
+    });
+
+    it("flags a mapping starting at LATEST", async () => {
+        const v = await violationsOfOutbox("pollatest", { transform: { eventSourceMapping: { startingPosition: "LATEST" } } });
+        assert.deepEqual(v, [
+            `outbox-stream-mapping: outbox stream mapping "pollatest-stream-mapping": startingPosition must be TRIM_HORIZON (LATEST skips records written before the mapping existed); it is "LATEST"`,
+        ]);
+    });
+
+    it("flags a mapping without an on-failure destination", async () => {
+        const v = await violationsOfOutbox("polnodlq", { transform: { eventSourceMapping: { destinationConfig: undefined } } });
+        assert.deepEqual(v, [
+            `outbox-stream-mapping: outbox stream mapping "polnodlq-stream-mapping": destinationConfig.onFailure must name a DLQ (else a poison batch is dropped without a trace); it is absent`,
+        ]);
+    });
+
+    it("flags a mapping that ignores batch item failures, retries forever and filters on the wrong key", async () => {
+        const wrongFilter = streamFilterPatternJson().replace('"Keys"', '"NewImage"');
+        const v = await violationsOfOutbox("polloose", {
+            transform: { eventSourceMapping: { functionResponseTypes: [], maximumRetryAttempts: -1, filterCriteria: { filters: [{ pattern: wrongFilter }] } } },
+        });
+        assert.deepEqual(v, [
+            `outbox-stream-mapping: outbox stream mapping "polloose-stream-mapping": functionResponseTypes must include ReportBatchItemFailures (else the publisher's batchItemFailures are ignored and the whole batch retries); it is []`,
+            `outbox-stream-mapping: outbox stream mapping "polloose-stream-mapping": maximumRetryAttempts must be a bound from 0 to 10000 (absent or -1 retries a poison batch for the stream's 24 h retention); it is -1`,
+            `outbox-stream-mapping: outbox stream mapping "polloose-stream-mapping": the filter must be exactly ${streamFilterPatternJson()} (a wrong filter silently drops events); it is [${wrongFilter}]`,
+        ]);
+    });
+
+    it("flags TTL off and a keys-only stream, and accepts the deprecated hashKey/rangeKey form of a correct index", async () => {
+        const legacy = indexesWithClaim((c) => ({ name: c.name, hashKey: "PK", rangeKey: "claim_sort", projectionType: "ALL" }));
+        const v = await violationsOfOutbox("polttl", { transform: { table: { ttl: { attributeName: "expires", enabled: true }, streamViewType: "KEYS_ONLY", globalSecondaryIndexes: legacy } } });
+        assert.deepEqual(v, [
+            `outbox-table-shape: outbox table "polttl-table": TTL must be enabled on "ttl" (terminal records expire by it); it is {"attributeName":"expires","enabled":true}`,
+            `outbox-table-shape: outbox table "polttl-table": the stream must be enabled with new images (NEW_IMAGE) for the publisher; it is streamEnabled true, streamViewType "KEYS_ONLY"`,
+        ]);
+    });
+
+    it("recognises an outbox table by its ClaimIndex alone, and leaves other tables and mappings alone", async () => {
+        const untaggedOutbox: RecordedResource = {
+            type: TYPE.table,
+            name: "handmade",
+            inputs: { hashKey: "PK", rangeKey: "SK", attributes: [{ name: "PK", type: "S" }, { name: "claim_sort", type: "S" }], globalSecondaryIndexes: indexesWithClaim((c) => c).slice(2) },
+        };
+        const plainTable: RecordedResource = { type: TYPE.table, name: "users", inputs: { hashKey: "id", attributes: [{ name: "id", type: "S" }] } };
+        const sqsMapping: RecordedResource = {
+            type: TYPE.mapping,
+            name: "jobs",
+            inputs: { eventSourceArn: "arn:aws:sqs:eu-west-1:111111111111:jobs", functionName: "f", filterCriteria: { filters: [{ pattern: streamFilterPatternJson() }] } },
+        };
+        const v = await violationsOf(outboxPolicies, [untaggedOutbox, plainTable, sqsMapping]);
+        assert.deepEqual(v, [
+            `outbox-table-shape: outbox table "handmade": index ExpiryIndex is missing; expected {keys: has_expiry (S) HASH, expires_at (N) RANGE; projection: KEYS_ONLY} (the expiry sweep finds pending records past expires_at); indexes present: ClaimIndex`,
+            `outbox-table-shape: outbox table "handmade": index RecordIDIndex is missing; expected {keys: record_id (S) HASH; projection: KEYS_ONLY} (complete and release resolve a record id to its keys); indexes present: ClaimIndex`,
+            `outbox-table-shape: outbox table "handmade": TTL must be enabled on "ttl" (terminal records expire by it); it is absent`,
+            `outbox-table-shape: outbox table "handmade": the stream must be enabled with new images (NEW_IMAGE) for the publisher; it is streamEnabled absent, streamViewType absent`,
+        ]);
+    });
+});
+
+describe("the policy pack folder", () => {
+    const root = path.join(__dirname, "..", "..");
+
+    function sourceFiles(dir: string): string[] {
+        return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+            if (e.name === "node_modules" || e.name.startsWith(".")) return [];
+            const p = path.join(dir, e.name);
+            return e.isDirectory() ? sourceFiles(p) : /\.(ts|js)$/.test(e.name) ? [p] : [];
+        });
+    }
+
+    it("is runnable with `pulumi preview --policy-pack policy`: PulumiPolicy.yaml, a versioned package.json, the entry file", () => {
+        const yaml = fs.readFileSync(path.join(root, "policy", "PulumiPolicy.yaml"), "utf8");
+        assert.match(yaml, /^runtime: nodejs$/m);
+        const manifest = JSON.parse(fs.readFileSync(path.join(root, "policy", "package.json"), "utf8"));
+        assert.match(manifest.version, /^\d+\.\d+\.\d+$/, "PolicyPack reads its version from here");
+        assert.equal(manifest.main, "index.ts");
+        assert.ok(fs.existsSync(path.join(root, "policy", manifest.main)));
+    });
+
+    it("constructs PolicyPack (which starts a server) in its entry file only", () => {
+        const constructing = sourceFiles(root)
+            .filter((f) => !f.includes(`${path.sep}tests${path.sep}`))
+            .filter((f) => /new\s+PolicyPack\s*\(/.test(fs.readFileSync(f, "utf8")))
+            .map((f) => path.relative(root, f));
+        assert.deepEqual(constructing, [path.join("policy", "index.ts")]);
+    });
+});
