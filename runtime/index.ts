@@ -15,3 +15,4 @@ export * from "./record/fence";
 export * from "./local/stream-event";
 export * from "./local/filter-pattern";
 export * from "./local/event-source-mapping";
+export * from "./store";

@@ -1,0 +1,149 @@
+/**
+ * Mapping AWS SDK errors into the {@link OutboxError} family (reference §6.3). ConditionalCheckFailed, benign
+ * transaction cancellations and ResourceInUse are handled at the call sites and never reach this mapping.
+ *
+ * @packageDocumentation
+ */
+import { OutboxError, type OutboxErrorCode, type OutboxErrorContext } from "../errors";
+
+/** The fields of an SDK service error this module reads. */
+interface SdkErrorShape {
+    readonly name?: string;
+    readonly message?: string;
+    readonly code?: string;
+    readonly CancellationReasons?: readonly { readonly Code?: string }[];
+}
+
+function shape(err: unknown): SdkErrorShape {
+    return typeof err === "object" && err !== null ? (err as SdkErrorShape) : {};
+}
+
+/** The SDK error name (`ConditionalCheckFailedException`, …), or `""`. */
+export function awsErrorName(err: unknown): string {
+    const e = shape(err);
+    return typeof e.name === "string" ? e.name : typeof e.code === "string" ? e.code : "";
+}
+
+/** Whether `err` is a failed condition on a single-item write. */
+export function isConditionalCheckFailed(err: unknown): boolean {
+    return awsErrorName(err) === "ConditionalCheckFailedException";
+}
+
+/** Whether `err` is a cancelled TransactWriteItems. */
+export function isTransactionCanceled(err: unknown): boolean {
+    return awsErrorName(err) === "TransactionCanceledException";
+}
+
+/** Whether `err` says the table or index does not exist. */
+export function isResourceNotFound(err: unknown): boolean {
+    return awsErrorName(err) === "ResourceNotFoundException";
+}
+
+/** Whether `err` says the table already exists (CreateTable). */
+export function isResourceInUse(err: unknown): boolean {
+    return awsErrorName(err) === "ResourceInUseException";
+}
+
+/** Whether `err` is an AbortSignal's reason: the caller cancelled, so it is returned unchanged (never reclassified). */
+export function isAbort(err: unknown): boolean {
+    const name = awsErrorName(err);
+    return name === "AbortError" || name === "TimeoutError";
+}
+
+/**
+ * The cancellation reason codes of a cancelled transaction, aligned with the transaction's items. Missing codes
+ * read as `""`. Returns `[]` when the error carries no reasons at all.
+ */
+export function cancellationCodes(err: unknown): string[] {
+    const reasons = shape(err).CancellationReasons;
+    return Array.isArray(reasons) ? reasons.map((r) => (typeof r?.Code === "string" ? r.Code : "")) : [];
+}
+
+/** Cancellation codes that mean "lost a race", not "a fault": the write is skipped. */
+export const BENIGN_CANCELLATION_CODES: readonly string[] = ["", "None", "ConditionalCheckFailed", "TransactionConflict"];
+
+/** Whether a cancellation code is benign (see {@link BENIGN_CANCELLATION_CODES}). */
+export function isBenignCancellationCode(code: string): boolean {
+    return code === "" || code === "None" || code === "ConditionalCheckFailed" || code === "TransactionConflict";
+}
+
+function codeForCancellationReason(code: string): OutboxErrorCode | undefined {
+    switch (code) {
+        case "ProvisionedThroughputExceeded":
+        case "ThrottlingError":
+        case "ThrottlingException":
+        case "RequestLimitExceeded":
+            return "THROTTLED";
+        case "ValidationError":
+        case "ValidationException":
+        case "ItemCollectionSizeLimitExceeded":
+            return "INVALID_PAYLOAD";
+        case "InternalServerError":
+            return "UNAVAILABLE";
+        case "AccessDenied":
+        case "AccessDeniedException":
+            return "NOT_AUTHORIZED";
+        default:
+            return undefined;
+    }
+}
+
+function codeForErrorName(name: string): OutboxErrorCode | undefined {
+    switch (name) {
+        case "ResourceNotFoundException":
+            return "NOT_FOUND";
+        case "ProvisionedThroughputExceededException":
+        case "RequestLimitExceeded":
+            return "THROTTLED";
+        case "InternalServerError":
+            return "UNAVAILABLE";
+        case "ValidationException":
+            return "INVALID_PAYLOAD";
+        default:
+            return undefined;
+    }
+}
+
+const TEXT_RULES: readonly (readonly [readonly string[], OutboxErrorCode])[] = [
+    [["validationexception"], "INVALID_PAYLOAD"],
+    [["throttlingexception", "throttl", "rate exceeded", "requestlimitexceeded"], "THROTTLED"],
+    [["expiredtoken", "expired credentials"], "TEMPORARY_AUTH_FAILURE"],
+    [["accessdenied", "unauthorizedoperation", "invalidclienttokenid", "notauthorized"], "NOT_AUTHORIZED"],
+    [["connection refused", "connection reset", "no such host", "network is unreachable", "econnrefused", "econnreset", "enotfound", "enetunreach"], "CONNECTION_LOST"],
+    [["serviceunavailable", "internalerror", "service unavailable"], "UNAVAILABLE"],
+];
+
+/**
+ * Classify an SDK error into an error code, in the reference's order: cancellation reason codes first, then the
+ * error name, then a case-insensitive match on the error text, else `UNAVAILABLE`.
+ *
+ * @param err - The error the SDK threw.
+ */
+export function classifyAwsError(err: unknown): OutboxErrorCode {
+    for (const code of cancellationCodes(err)) {
+        const mapped = codeForCancellationReason(code);
+        if (mapped !== undefined) return mapped;
+    }
+    const byName = codeForErrorName(awsErrorName(err));
+    if (byName !== undefined) return byName;
+    const text = `${awsErrorName(err)} ${shape(err).message ?? String(err)}`.toLowerCase();
+    for (const [needles, code] of TEXT_RULES) {
+        if (needles.some((needle) => text.includes(needle))) return code;
+    }
+    return "UNAVAILABLE";
+}
+
+/**
+ * Wrap an SDK error as an {@link OutboxError} with the call-site message, the classified code and the SDK error
+ * as `cause`. An abort (the caller's AbortSignal) is returned unchanged, and so is an {@link OutboxError}.
+ *
+ * @param err - The error the SDK threw.
+ * @param message - What the store was doing, e.g. `outbox claim query failed`.
+ * @param context - Ids that locate the failure.
+ */
+export function wrapAwsError(err: unknown, message: string, context: OutboxErrorContext = {}): unknown {
+    if (err instanceof OutboxError || isAbort(err)) return err;
+    const code = classifyAwsError(err);
+    const reason = cancellationCodes(err).find((c) => !isBenignCancellationCode(c));
+    return new OutboxError(code, message, { cause: err, context: reason === undefined ? context : { ...context, cancellationReason: reason } });
+}

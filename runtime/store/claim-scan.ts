@@ -1,0 +1,150 @@
+/**
+ * The scan path (reference §4.4.4): for partitions whose records carry ordering keys, a ConsistentRead query of
+ * the whole partition, so no lagging index can surface a younger same-key record before its older sibling
+ * (finding 3). It applies the head-of-line rule: a keyed record is not claimed while an older non-terminal record
+ * with the same key is held by someone else (finding 4, the stranded head).
+ *
+ * @packageDocumentation
+ */
+import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import { readBigInt, readNumber, readString, type OutboxRecord } from "../record/codec";
+import { ATTR, STATUS } from "../schema";
+import { wrapAwsError } from "./aws-errors";
+import { claimOne, type ClaimClock } from "./claim-one";
+import { and, nonTerminal, partitionRecords, placeholders } from "./expressions";
+import { DEEP_BACKLOG_PAGE_WARN, STORE_METRICS, STORE_WARNINGS } from "./observability";
+import { STORE_DEFAULTS, type StoreContext } from "./options";
+import { query } from "./send";
+import type { FencingToken } from "./transitions";
+import { truncatedClaim } from "./truncation";
+
+/** A record's place in the oldest-first order: (created_at, seq, envelope_id). */
+export interface AgePosition {
+    /** Creation time, epoch ms. */
+    readonly createdAt: number;
+    /** Per-partition sequence number. */
+    readonly seq: bigint;
+    /** The envelope id: the tiebreak of last resort. */
+    readonly envelopeId: string;
+}
+
+/** Compare two positions oldest-first. */
+export function compareAge(a: AgePosition, b: AgePosition): number {
+    if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? -1 : 1;
+    if (a.seq !== b.seq) return a.seq < b.seq ? -1 : 1;
+    return a.envelopeId < b.envelopeId ? -1 : a.envelopeId > b.envelopeId ? 1 : 0;
+}
+
+/** The position of an item. */
+export function agePosition(item: Record<string, AttributeValue>): AgePosition {
+    return { createdAt: readNumber(item, ATTR.createdAt), seq: readBigInt(item, ATTR.seq), envelopeId: readString(item, ATTR.envelopeId) ?? "" };
+}
+
+/**
+ * The claimability predicate, client side (the same rule the index query filters with):
+ * pending, or claimed at an older version, or claimed before the stale threshold.
+ */
+export function isClaimableItem(item: Record<string, AttributeValue>, version: bigint, staleMs: number): boolean {
+    const status = readString(item, ATTR.status) ?? STATUS.pending;
+    if (status === STATUS.pending || status === "") return true;
+    if (status !== STATUS.claimed) return false;
+    if (readBigInt(item, ATTR.claimVersion) < version) return true;
+    // A missing claimed_at fails `claimed_at < :stale_ms` on the server too.
+    return item[ATTR.claimedAt] !== undefined && readNumber(item, ATTR.claimedAt) < staleMs;
+}
+
+interface Candidate {
+    readonly item: Record<string, AttributeValue>;
+    readonly position: AgePosition;
+    readonly orderingKey: string | undefined;
+}
+
+function byAge(a: Candidate, b: Candidate): number {
+    return compareAge(a.position, b.position);
+}
+
+/** Options of one Claim call. */
+export interface ClaimCallOptions {
+    /** Stops the claim between pages and records; what was already claimed is returned. @default undefined */
+    readonly signal?: AbortSignal;
+}
+
+/** Claim up to `limit` records of a keyed partition through a ConsistentRead scan. */
+export async function claimByScan(
+    ctx: StoreContext,
+    partition: string,
+    token: FencingToken,
+    limit: number,
+    at: ClaimClock,
+    options: ClaimCallOptions,
+): Promise<OutboxRecord[]> {
+    const retain = Math.max(STORE_DEFAULTS.claimRetentionFactor * limit, limit);
+    const key = partitionRecords(partition);
+    const filter = nonTerminal();
+    let candidates: Candidate[] = [];
+    // Per ordering key, the oldest record held by a live owner: younger same-key records must wait behind it.
+    const blockers = new Map<string, AgePosition>();
+    let pages = 0;
+    let scanned = 0;
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+        options.signal?.throwIfAborted();
+        let page;
+        try {
+            page = await query(ctx, "claim.scan-query", {
+                TableName: ctx.tableName,
+                KeyConditionExpression: key.text,
+                FilterExpression: filter.text,
+                ConsistentRead: true,
+                ExclusiveStartKey: start,
+                ...placeholders(and(key, filter)),
+            });
+        } catch (err) {
+            throw wrapAwsError(err, "outbox claim query failed", { partition });
+        }
+        pages++;
+        scanned += page.Items?.length ?? 0;
+        if (pages === DEEP_BACKLOG_PAGE_WARN + 1) {
+            ctx.logger.warn(STORE_WARNINGS.deepBacklog, { partition_key: partition, pages, records_scanned: scanned });
+        }
+        for (const item of page.Items ?? []) {
+            const orderingKey = readString(item, ATTR.orderingKey) || undefined;
+            const position = agePosition(item);
+            if (isClaimableItem(item, token.version, at.staleMs)) {
+                candidates.push({ item, position, orderingKey });
+            } else if (orderingKey !== undefined) {
+                const prior = blockers.get(orderingKey);
+                if (prior === undefined || compareAge(position, prior) < 0) blockers.set(orderingKey, position);
+            }
+        }
+        if (candidates.length > 2 * retain) candidates = candidates.sort(byAge).slice(0, retain);
+        start = page.LastEvaluatedKey;
+    } while (start !== undefined);
+    if (pages > DEEP_BACKLOG_PAGE_WARN) ctx.metrics.count(STORE_METRICS.claimScanPages, pages, { partition });
+
+    candidates = candidates.sort(byAge).slice(0, retain);
+    // The stranded-head rule runs before the cut to `limit`, so a group whose head is held loses its whole tail.
+    const eligible = candidates.filter((c) => {
+        if (c.orderingKey === undefined) return true;
+        const blocker = blockers.get(c.orderingKey);
+        return blocker === undefined || compareAge(blocker, c.position) > 0;
+    });
+
+    const claimed: OutboxRecord[] = [];
+    const lostKeys = new Set<string>();
+    for (const candidate of eligible) {
+        if (claimed.length >= limit) break;
+        if (candidate.orderingKey !== undefined && lostKeys.has(candidate.orderingKey)) continue;
+        let record: OutboxRecord | undefined;
+        try {
+            options.signal?.throwIfAborted();
+            record = await claimOne(ctx, partition, candidate.item, token, at);
+        } catch (err) {
+            return truncatedClaim(ctx, partition, claimed, err);
+        }
+        if (record !== undefined) claimed.push(record);
+        // A younger sibling must not overtake a head that someone else just took.
+        else if (candidate.orderingKey !== undefined) lostKeys.add(candidate.orderingKey);
+    }
+    return claimed;
+}

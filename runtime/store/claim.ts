@@ -1,0 +1,97 @@
+/**
+ * Claim (reference §4.4): token check with no I/O, fence read → stale check → fence raise, then the ClaimIndex
+ * fast path (oldest first, O(limit), finding c13-claim-quadratic), handing off to the ConsistentRead scan path as
+ * soon as an ordering key shows up.
+ *
+ * @packageDocumentation
+ */
+import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import { OutboxError } from "../errors";
+import { readString, type OutboxRecord } from "../record/codec";
+import { ATTR, CLAIM_INDEX } from "../schema";
+import { wrapAwsError } from "./aws-errors";
+import { claimOne, type ClaimClock } from "./claim-one";
+import { claimByScan, type ClaimCallOptions } from "./claim-scan";
+import { and, claimable, partitionIs, placeholders } from "./expressions";
+import { acceptToken, invalidTokenError } from "./fence-ops";
+import { warnOncePerProcess } from "./observability";
+import { STORE_DEFAULTS, type StoreContext } from "./options";
+import { query } from "./send";
+import { isValidToken, type FencingToken } from "./transitions";
+import { truncatedClaim } from "./truncation";
+
+/** The outcome of the index path: records claimed, or a hand-off to the scan path. */
+type IndexOutcome = { readonly claimed: OutboxRecord[] } | { readonly handoff: true };
+
+/** Check a partition argument before any I/O. */
+export function requirePartition(verb: string, partition: unknown): asserts partition is string {
+    if (typeof partition !== "string" || partition === "") {
+        throw new OutboxError("INVALID_PAYLOAD", `${verb}: partition must be a non-empty string, got ${JSON.stringify(partition)}; pass the records' PK, e.g. "ORDER#1001"`);
+    }
+}
+
+async function claimByIndex(ctx: StoreContext, partition: string, token: FencingToken, limit: number, at: ClaimClock, options: ClaimCallOptions): Promise<IndexOutcome> {
+    const key = partitionIs(partition);
+    const filter = claimable(token.version, at.staleMs);
+    const claimed: OutboxRecord[] = [];
+    let start: Record<string, AttributeValue> | undefined;
+    for (;;) {
+        let page;
+        try {
+            options.signal?.throwIfAborted();
+            page = await query(ctx, "claim.index-query", {
+                TableName: ctx.tableName,
+                IndexName: CLAIM_INDEX.indexName,
+                KeyConditionExpression: key.text,
+                FilterExpression: filter.text,
+                ScanIndexForward: true,
+                Limit: Math.min(limit, STORE_DEFAULTS.claimIndexPageLimit),
+                ExclusiveStartKey: start,
+                ...placeholders(and(key, filter)),
+            });
+        } catch (err) {
+            return { claimed: truncatedClaim(ctx, partition, claimed, wrapAwsError(err, "outbox claim index query failed", { partition })) };
+        }
+        // Vet the page before claiming any of it: only the first `want` items matter, the rest are younger.
+        const candidates = (page.Items ?? []).slice(0, limit - claimed.length);
+        if (candidates.some((item) => (readString(item, ATTR.orderingKey) ?? "") !== "")) {
+            warnOncePerProcess(ctx.logger, "orderingBypass", { partition_key: partition, index: CLAIM_INDEX.indexName });
+            return claimed.length === 0 ? { handoff: true } : { claimed };
+        }
+        for (const item of candidates) {
+            let record: OutboxRecord | undefined;
+            try {
+                options.signal?.throwIfAborted();
+                record = await claimOne(ctx, partition, item, token, at);
+            } catch (err) {
+                return { claimed: truncatedClaim(ctx, partition, claimed, err) };
+            }
+            if (record !== undefined) claimed.push(record);
+        }
+        if (claimed.length >= limit || page.LastEvaluatedKey === undefined) return { claimed };
+        start = page.LastEvaluatedKey;
+    }
+}
+
+/**
+ * Claim up to `limit` of the partition's oldest claimable records for `token`.
+ *
+ * @throws OutboxError `STALE_FENCING_TOKEN` for an invalid token (no I/O), a token below the fence, or a fence
+ * lost mid-batch (then no records are returned); a classified error when nothing could be claimed.
+ */
+export async function claim(ctx: StoreContext, partition: string, token: FencingToken, limit: number, options: ClaimCallOptions = {}): Promise<OutboxRecord[]> {
+    if (!isValidToken(token)) throw invalidTokenError("claim", token);
+    requirePartition("claim", partition);
+    if (typeof limit !== "number" || Number.isNaN(limit)) {
+        throw new OutboxError("INVALID_PAYLOAD", `claim: limit must be a number, got ${String(limit)}; pass how many records to claim (≤ 0 only advances the fence)`);
+    }
+    ctx.logger.debug("dynamodboutbox: claim", { partition_key: partition, limit });
+    const nowMs = ctx.clock.now();
+    const at: ClaimClock = { nowMs, staleMs: ctx.staleClaimMs > 0 ? nowMs - ctx.staleClaimMs : 0 };
+    await acceptToken(ctx, partition, token, "claim");
+    const whole = Math.floor(limit);
+    if (whole <= 0) return [];
+    const outcome = await claimByIndex(ctx, partition, token, whole, at, options);
+    if ("claimed" in outcome) return outcome.claimed;
+    return claimByScan(ctx, partition, token, whole, at, options);
+}

@@ -1,0 +1,132 @@
+/**
+ * Expire (reference §4.7): pending-only, partition-scoped, lease-fenced sweep of the sparse ExpiryIndex, with an
+ * in-memory resume cursor per partition (finding 14) and the partial count reported with any error (finding 15,
+ * the conservation law).
+ *
+ * @packageDocumentation
+ */
+import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import { OutboxError, isOutboxError } from "../errors";
+import { ttlSeconds } from "../record/codec";
+import { ATTR, EXPIRY_INDEX, HAS_EXPIRY_FLAG } from "../schema";
+import { isTransactionCanceled, wrapAwsError } from "./aws-errors";
+import { fencedCancellationError } from "./claim-one";
+import { requirePartition } from "./claim";
+import { and, expiringBefore, partitionIs, placeholders } from "./expressions";
+import { acceptToken, invalidTokenError } from "./fence-ops";
+import { STORE_DEFAULTS, type StoreContext } from "./options";
+import { query, transactWrite } from "./send";
+import { expirePendingUpdate, fenceConditionCheck, isValidToken, type FencingToken } from "./transitions";
+
+/** Options of one Expire call. */
+export interface ExpireCallOptions {
+    /** Stops the sweep between pages and records; the count so far travels with the error. @default undefined */
+    readonly signal?: AbortSignal;
+}
+
+/**
+ * How many records an Expire call expired before it failed: the `expired` count on the error it threw
+ * (`0` when the error carries none).
+ *
+ * @param err - The error `expire` threw.
+ */
+export function expiredCountOf(err: unknown): number {
+    const n = isOutboxError(err) ? err.context.expired : undefined;
+    return typeof n === "number" ? n : 0;
+}
+
+function withCount(err: unknown, expired: number, partition: string): OutboxError {
+    if (err instanceof OutboxError) {
+        return new OutboxError(err.code, err.message, { transient: err.transient, cause: err.cause, context: { ...err.context, partition, expired } });
+    }
+    // The caller's abort is not reclassified; it is wrapped only so the partial count can travel with it.
+    return new OutboxError("TIMEOUT", "outbox expire sweep aborted", { transient: true, cause: err, context: { partition, expired } });
+}
+
+function saveCursor(ctx: StoreContext, partition: string, cursor: Record<string, AttributeValue>): void {
+    if (ctx.expiryCursors.size >= STORE_DEFAULTS.maxExpiryCursors && !ctx.expiryCursors.has(partition)) ctx.expiryCursors.clear();
+    ctx.expiryCursors.set(partition, cursor);
+}
+
+async function expireOne(ctx: StoreContext, partition: string, key: Record<string, AttributeValue>, token: FencingToken, beforeMs: number, ttl: number): Promise<boolean> {
+    try {
+        await transactWrite(ctx, "expire.transaction", {
+            TransactItems: [
+                { ConditionCheck: fenceConditionCheck(ctx.tableName, partition, token.version) },
+                { Update: expirePendingUpdate(ctx.tableName, key, beforeMs, ttl) },
+            ],
+        });
+        return true;
+    } catch (err) {
+        const context = { partition, sk: key[ATTR.sk]?.S ?? "", owner: token.owner };
+        if (!isTransactionCanceled(err)) throw wrapAwsError(err, "outbox expire update failed", context);
+        const error = fencedCancellationError(ctx, err, "expire", partition, token, context);
+        if (error === undefined) return false;
+        throw error;
+    }
+}
+
+/**
+ * Expire the partition's pending records whose `expires_at` is before `beforeMs`. Claimed and terminal records are
+ * never touched, nor are other partitions. An accepted call raises the fence even when nothing expires.
+ *
+ * @returns how many records were expired.
+ * @throws OutboxError `STALE_FENCING_TOKEN` (invalid token with no I/O, a token below the fence, or a fence lost
+ * mid-sweep) or the classified SDK error; `context.expired` (see {@link expiredCountOf}) holds the records
+ * expired before the failure.
+ */
+export async function expire(ctx: StoreContext, beforeMs: number, partition: string, token: FencingToken, options: ExpireCallOptions = {}): Promise<number> {
+    if (!isValidToken(token)) {
+        const err = invalidTokenError("expire", token);
+        throw new OutboxError(err.code, err.message, { context: { givenOwner: err.context.owner, givenVersion: err.context.version } });
+    }
+    requirePartition("expire", partition);
+    if (typeof beforeMs !== "number" || !Number.isSafeInteger(beforeMs)) {
+        throw new OutboxError("INVALID_PAYLOAD", `expire: before must be whole epoch milliseconds, got ${String(beforeMs)}; pass e.g. Date.now()`);
+    }
+    await acceptToken(ctx, partition, token, "expire");
+    const ttl = ttlSeconds(beforeMs, ctx.compactionGraceSeconds);
+    const key = expiringBefore(HAS_EXPIRY_FLAG, beforeMs);
+    const filter = partitionIs(partition);
+    let start = ctx.expiryCursors.get(partition) as Record<string, AttributeValue> | undefined;
+    let pagesAdvanced = 0;
+    let expired = 0;
+    const fail = (err: unknown, pageStart: Record<string, AttributeValue> | undefined): OutboxError => {
+        // Resume from the failing page only if this sweep got past where it started; a resume point that itself
+        // fails must not pin the sweep forever.
+        if (pagesAdvanced > 0 && pageStart !== undefined) saveCursor(ctx, partition, pageStart);
+        else ctx.expiryCursors.delete(partition);
+        return withCount(err, expired, partition);
+    };
+    for (;;) {
+        const pageStart = start;
+        let page;
+        try {
+            options.signal?.throwIfAborted();
+            page = await query(ctx, "expire.index-query", {
+                TableName: ctx.tableName,
+                IndexName: EXPIRY_INDEX.indexName,
+                KeyConditionExpression: key.text,
+                FilterExpression: filter.text,
+                ExclusiveStartKey: pageStart,
+                ...placeholders(and(key, filter)),
+            });
+        } catch (err) {
+            throw fail(wrapAwsError(err, "outbox expire query failed", { partition, status: "pending" }), pageStart);
+        }
+        for (const item of page.Items ?? []) {
+            try {
+                options.signal?.throwIfAborted();
+                if (await expireOne(ctx, partition, { [ATTR.pk]: item[ATTR.pk], [ATTR.sk]: item[ATTR.sk] }, token, beforeMs, ttl)) expired++;
+            } catch (err) {
+                throw fail(err, pageStart);
+            }
+        }
+        if (page.LastEvaluatedKey === undefined) {
+            ctx.expiryCursors.delete(partition);
+            return expired;
+        }
+        start = page.LastEvaluatedKey;
+        pagesAdvanced++;
+    }
+}

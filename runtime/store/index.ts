@@ -1,0 +1,31 @@
+/**
+ * The outbox store: GoBridge's DynamoDB outbox contract in TypeScript.
+ *
+ * @packageDocumentation
+ */
+export { OutboxStore } from "./outbox-store";
+export { STORE_DEFAULTS, type ConsumedCapacityEvent, type DynamoDbClientLike, type OutboxStoreOptions, type ResolveRetry } from "./options";
+export type { PersistResult } from "./persist";
+export type { ClaimCallOptions, AgePosition } from "./claim-scan";
+export { compareAge, agePosition, isClaimableItem } from "./claim-scan";
+export type { ExpireCallOptions } from "./expire";
+export { expiredCountOf } from "./expire";
+export type { DepthCallOptions } from "./depth";
+export { createTableInput, type CreateTableOptions } from "./create-table";
+export { PREFLIGHT_REFUSAL, schemaMismatch, schemaMismatchError, type PreflightOutcome } from "./preflight";
+export {
+    claimUpdate,
+    completeClaimedUpdate,
+    completePendingUpdate,
+    expirePendingUpdate,
+    fenceConditionCheck,
+    fenceRaiseUpdate,
+    isValidToken,
+    releaseUpdate,
+    seqAllocationUpdate,
+    type FencingToken,
+    type ItemKey,
+} from "./transitions";
+export { classifyAwsError, wrapAwsError, cancellationCodes, isConditionalCheckFailed, isTransactionCanceled } from "./aws-errors";
+export { STORE_METRICS, STORE_WARNINGS, resetStoreWarnings } from "./observability";
+export { KeyCache } from "./key-cache";

@@ -1,0 +1,61 @@
+/**
+ * The store's metric names, log messages and the once-per-process warning latch (reference §8).
+ *
+ * @packageDocumentation
+ */
+import type { Logger, LogAttributes } from "../ports";
+
+/** Counter names the store emits, each tagged with `partition`. */
+export const STORE_METRICS = {
+    /** A claim transaction lost to a concurrent transaction (TransactionConflict). +1. */
+    claimConflicts: "OutboxClaimConflicts",
+    /** The ordering-key scan path read more than 8 pages; the value is the page count. */
+    claimScanPages: "DynamoDBOutboxClaimScanPages",
+    /** Claim returned a short batch after a mid-batch transient failure. +1. */
+    claimTruncated: "DynamoDBOutboxClaimTruncated",
+} as const;
+
+/** The scan path warns and counts pages once it reads more than this many pages in one Claim. */
+export const DEEP_BACKLOG_PAGE_WARN = 8;
+
+/** The store's WARN messages, verbatim from GoBridge so runbooks and alerts match. */
+export const STORE_WARNINGS = {
+    orderingBypass:
+        "dynamodboutbox: partition carries ordering keys, so Claim reads the base table with ConsistentRead instead of the eventually-consistent ClaimIndex GSI — a lagging index can surface a younger same-key record first. Claim cost is O(partition backlog) for this partition; see ADR 0005",
+    deepBacklog:
+        "dynamodboutbox: deep outbox backlog; Claim is reading the whole partition (O(backlog)) because this partition carries ordering keys, which no eventually-consistent index can serve — see doc.go / ADR 0005 / docs/runbooks",
+    truncated:
+        "dynamodboutbox: claim truncated by a mid-batch failure; returning the records already claimed so they are drained instead of stranded until the stale-claim window",
+    ttlEnableFailed: "dynamodboutbox: enabling DynamoDB TTL failed; completed records not compacted",
+    preflightAdvisory:
+        "dynamodb-outbox: DynamoDB schema preflight skipped (DescribeTable failed) under schemaPreflightAdvisory; production must grant dynamodb:DescribeTable so preflight can enforce the schema",
+} as const;
+
+/** The deployment warnings that are logged at most once per process. */
+export type OnceWarning = "orderingBypass" | "ttlEnableFailed" | "preflightAdvisory";
+
+// A plain object, not a Set: Pulumi serializes runtime code by value and a captured Set would not survive.
+const warned: { orderingBypass: boolean; ttlEnableFailed: boolean; preflightAdvisory: boolean } = {
+    orderingBypass: false,
+    ttlEnableFailed: false,
+    preflightAdvisory: false,
+};
+
+/**
+ * Log a deployment warning the first time it happens in this process; later calls are dropped.
+ *
+ * @returns whether the warning was logged now.
+ */
+export function warnOncePerProcess(logger: Logger, which: OnceWarning, attributes: LogAttributes): boolean {
+    if (warned[which]) return false;
+    warned[which] = true;
+    logger.warn(STORE_WARNINGS[which], attributes);
+    return true;
+}
+
+/** Re-arm the once-per-process warnings. For tests that assert a warning is logged exactly once. */
+export function resetStoreWarnings(): void {
+    warned.orderingBypass = false;
+    warned.ttlEnableFailed = false;
+    warned.preflightAdvisory = false;
+}

@@ -1,0 +1,168 @@
+/**
+ * The store's options, their defaults (reference §1), the client seam and the per-instance context every
+ * operation file receives.
+ *
+ * @packageDocumentation
+ */
+import type { ConsumedCapacity } from "@aws-sdk/client-dynamodb";
+import { OutboxError } from "../errors";
+import { noopMetrics, silentLogger, systemClock, type Clock, type Logger, type MetricsSink } from "../ports";
+import { KeyCache } from "./key-cache";
+
+/**
+ * The one method of `DynamoDBClient` the store uses. Any object with it works, so tests can inject a fake or a
+ * fault-injecting proxy.
+ */
+export interface DynamoDbClientLike {
+    /** Send a command of `@aws-sdk/client-dynamodb`. */
+    send(command: object): Promise<unknown>;
+}
+
+/** One consumed-capacity report: what the store did and what DynamoDB charged for it. */
+export interface ConsumedCapacityEvent {
+    /** The store step, e.g. `claim.index-query`, `claim.transaction`, `persist.put`. */
+    readonly operation: string;
+    /** The SDK command, e.g. `Query`. */
+    readonly command: string;
+    /** What DynamoDB reported (`ReturnConsumedCapacity: "INDEXES"`): one entry, or one per table for transactions. */
+    readonly capacity: readonly ConsumedCapacity[];
+}
+
+/** Retry settings for resolving a record id through RecordIDIndex on a key-cache miss. */
+export interface ResolveRetry {
+    /** Total attempts (values ≤ 0 are ignored). @default 5 */
+    readonly attempts?: number;
+    /** Pause between attempts on the store clock, ms (values ≤ 0 are ignored). @default 50 */
+    readonly backoffMs?: number;
+}
+
+/** Options of {@link OutboxStore}. */
+export interface OutboxStoreOptions {
+    /** A DynamoDB client (`new DynamoDBClient({...})`), or anything with its `send`. */
+    readonly client: DynamoDbClientLike;
+    /** The outbox table's name. */
+    readonly tableName: string;
+    /** The clock for timestamps, the stale-claim threshold and the resolve backoff. @default systemClock */
+    readonly clock?: Clock;
+    /** Where the store logs (ids and counts, never payloads). @default silentLogger */
+    readonly logger?: Logger;
+    /** Where the store counts `OutboxClaimConflicts`, `DynamoDBOutboxClaimScanPages`, `DynamoDBOutboxClaimTruncated`. @default noopMetrics */
+    readonly metrics?: MetricsSink;
+    /** Seconds added to a terminal time to form the item's `ttl`. @default 3600 */
+    readonly compactionGraceSeconds?: number;
+    /**
+     * A claim older than this is reclaimable by a token of the same version. Must exceed the fleet's clock skew.
+     * `0` or less disables wall-clock reclaim (version-only). @default 30000
+     */
+    readonly staleClaimMs?: number;
+    /** RecordIDIndex resolve retry on a key-cache miss. @default { attempts: 5, backoffMs: 50 } */
+    readonly resolveRetry?: ResolveRetry;
+    /** Entries of the record-id → key LRU. @default 100000 */
+    readonly keyCacheSize?: number;
+    /**
+     * When `preflight` cannot describe the table (no `dynamodb:DescribeTable`, an emulator gap), warn and carry on
+     * instead of refusing. For development only: production must let preflight enforce the schema. @default false
+     */
+    readonly schemaPreflightAdvisory?: boolean;
+    /**
+     * Receives the consumed capacity of every read and write; setting it makes the store send
+     * `ReturnConsumedCapacity: "INDEXES"`. For benchmarks and cost dashboards. @default undefined (not requested)
+     */
+    readonly onConsumedCapacity?: (event: ConsumedCapacityEvent) => void;
+}
+
+/** The defaults of {@link OutboxStoreOptions} (reference §1). */
+export const STORE_DEFAULTS = {
+    /** 1 hour. */
+    compactionGraceSeconds: 3600,
+    /** 30 seconds. */
+    staleClaimMs: 30_000,
+    /** 5 attempts in total. */
+    resolveAttempts: 5,
+    /** 50 ms between attempts. */
+    resolveBackoffMs: 50,
+    /** 100 000 entries. */
+    keyCacheSize: 100_000,
+    /** The most items one ClaimIndex page asks for. */
+    claimIndexPageLimit: 1000,
+    /** The scan path keeps the oldest `3 × limit` candidates. */
+    claimRetentionFactor: 3,
+    /** Expire resume cursors kept before the map is reset. */
+    maxExpiryCursors: 1024,
+} as const;
+
+/** Everything an operation needs: the resolved options and the per-instance state. */
+export interface StoreContext {
+    readonly client: DynamoDbClientLike;
+    readonly tableName: string;
+    readonly clock: Clock;
+    readonly logger: Logger;
+    readonly metrics: MetricsSink;
+    readonly compactionGraceSeconds: number;
+    readonly staleClaimMs: number;
+    readonly resolveAttempts: number;
+    readonly resolveBackoffMs: number;
+    readonly schemaPreflightAdvisory: boolean;
+    readonly onConsumedCapacity: ((event: ConsumedCapacityEvent) => void) | undefined;
+    readonly keyCache: KeyCache;
+    /** Expire resume cursors by partition (in memory, per instance). */
+    readonly expiryCursors: Map<string, Record<string, unknown>>;
+}
+
+const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
+
+function configError(message: string): OutboxError {
+    return new OutboxError("INVALID_CONFIG", message);
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+    if (value === undefined) return fallback;
+    if (typeof value !== "number" || !Number.isFinite(value)) {
+        throw configError(`OutboxStore option ${name} must be a finite number, got ${String(value)}; omit it for the default ${fallback}`);
+    }
+    return value;
+}
+
+/**
+ * Validate the options and build the store context.
+ *
+ * @throws OutboxError `INVALID_CONFIG` naming the option, the bad value and what is allowed.
+ */
+export function resolveStoreContext(options: OutboxStoreOptions): StoreContext {
+    if (options === null || typeof options !== "object") throw configError("OutboxStore needs an options object with at least { client, tableName }");
+    if (options.client === null || typeof options.client !== "object" || typeof options.client.send !== "function") {
+        throw configError("OutboxStore option client must be a DynamoDB client (an object with send(command)); pass new DynamoDBClient({...})");
+    }
+    if (typeof options.tableName !== "string" || !TABLE_NAME.test(options.tableName)) {
+        throw configError(
+            `OutboxStore option tableName must be a DynamoDB table name (3-255 characters of a-z, A-Z, 0-9, '_', '-', '.'), got ${JSON.stringify(options.tableName)}`,
+        );
+    }
+    const grace = nonNegative("compactionGraceSeconds", options.compactionGraceSeconds, STORE_DEFAULTS.compactionGraceSeconds);
+    if (grace < 0) throw configError(`OutboxStore option compactionGraceSeconds must be ≥ 0, got ${grace}`);
+    const keyCacheSize = nonNegative("keyCacheSize", options.keyCacheSize, STORE_DEFAULTS.keyCacheSize);
+    if (!Number.isInteger(keyCacheSize) || keyCacheSize < 1) {
+        throw configError(`OutboxStore option keyCacheSize must be a whole number ≥ 1, got ${keyCacheSize}`);
+    }
+    const attempts = nonNegative("resolveRetry.attempts", options.resolveRetry?.attempts, STORE_DEFAULTS.resolveAttempts);
+    const backoff = nonNegative("resolveRetry.backoffMs", options.resolveRetry?.backoffMs, STORE_DEFAULTS.resolveBackoffMs);
+    if (options.onConsumedCapacity !== undefined && typeof options.onConsumedCapacity !== "function") {
+        throw configError("OutboxStore option onConsumedCapacity must be a function when given");
+    }
+    return {
+        client: options.client,
+        tableName: options.tableName,
+        clock: options.clock ?? systemClock,
+        logger: options.logger ?? silentLogger,
+        metrics: options.metrics ?? noopMetrics,
+        compactionGraceSeconds: grace,
+        staleClaimMs: nonNegative("staleClaimMs", options.staleClaimMs, STORE_DEFAULTS.staleClaimMs),
+        // Values ≤ 0 are ignored, as in GoBridge's WithCompleteResolveRetry.
+        resolveAttempts: attempts > 0 ? Math.floor(attempts) : STORE_DEFAULTS.resolveAttempts,
+        resolveBackoffMs: backoff > 0 ? backoff : STORE_DEFAULTS.resolveBackoffMs,
+        schemaPreflightAdvisory: options.schemaPreflightAdvisory === true,
+        onConsumedCapacity: options.onConsumedCapacity,
+        keyCache: new KeyCache(keyCacheSize),
+        expiryCursors: new Map(),
+    };
+}

@@ -1,0 +1,107 @@
+/**
+ * Persist (reference §4.2): per-record idempotent conditional puts, with `seq` allocated from the FENCE row first.
+ * No transaction and no 100-item limit: a re-persisted fan-out batch writes its new legs and skips the rest
+ * (finding C1), and an SK held by a different record is a transient error, never a silent drop (c13-sk-collision).
+ *
+ * @packageDocumentation
+ */
+import { OutboxError } from "../errors";
+import { marshalRecord, pendingRecord, readBigInt, readString, recordKey, validateNewRecord, type NewOutboxRecord, type OutboxRecord } from "../record/codec";
+import { fenceTtlSeconds } from "../record/fence";
+import { ATTR } from "../schema";
+import { isConditionalCheckFailed, wrapAwsError } from "./aws-errors";
+import { placeholders, projection, skAbsent } from "./expressions";
+import type { StoreContext } from "./options";
+import { getItem, putItem, updateItem } from "./send";
+import { seqAllocationUpdate } from "./transitions";
+
+/** What a Persist call did. */
+export interface PersistResult {
+    /** Records written now. */
+    readonly written: number;
+    /** Records skipped because the same (partition, envelope, binding) already existed. */
+    readonly duplicates: number;
+}
+
+/**
+ * Allocate one seq range per distinct partition, in first-appearance order; returns the seqs in batch order.
+ */
+async function allocateSeqs(ctx: StoreContext, records: readonly NewOutboxRecord[], nowMs: number): Promise<bigint[]> {
+    const counts = new Map<string, number>();
+    for (const r of records) counts.set(r.partition, (counts.get(r.partition) ?? 0) + 1);
+    const next = new Map<string, bigint>();
+    for (const [partition, count] of counts) {
+        let top: bigint;
+        try {
+            const out = await updateItem(ctx, "persist.seq", {
+                ...seqAllocationUpdate(ctx.tableName, partition, count, fenceTtlSeconds(nowMs, ctx.compactionGraceSeconds)),
+                ReturnValues: "UPDATED_NEW",
+            });
+            top = readBigInt(out.Attributes ?? {}, ATTR.seqCounter);
+        } catch (err) {
+            throw wrapAwsError(err, "outbox seq allocation failed", { partition });
+        }
+        // Defensive, as in GoBridge: a counter below the range we just added cannot be right; start at 1.
+        if (top < BigInt(count)) top = BigInt(count);
+        next.set(partition, top - BigInt(count) + 1n);
+    }
+    return records.map((r) => {
+        const seq = next.get(r.partition) as bigint;
+        next.set(r.partition, seq + 1n);
+        return seq;
+    });
+}
+
+/** On a failed put condition: is the occupant the same record (a duplicate) or a different one (a collision)? */
+async function sameOccupant(ctx: StoreContext, record: OutboxRecord): Promise<boolean> {
+    const { recordId, envelopeId, bindingId } = record;
+    const identity = projection(ATTR.envelopeId, ATTR.bindingId);
+    let item;
+    try {
+        item = (await getItem(ctx, "persist.readback", { TableName: ctx.tableName, Key: recordKey(record.partition, envelopeId, bindingId), ConsistentRead: true, ProjectionExpression: identity.text, ...placeholders(identity) })).Item;
+    } catch (err) {
+        throw wrapAwsError(err, "outbox persist: resolve sort-key conflict", { recordId, envelopeId, bindingId });
+    }
+    return item !== undefined && readString(item, ATTR.envelopeId) === envelopeId && readString(item, ATTR.bindingId) === bindingId;
+}
+
+/**
+ * Persist records. Every record is validated before anything is written.
+ *
+ * @throws OutboxError `DUPLICATE_RECORD` when every record already existed; `UNAVAILABLE` (transient) when a sort
+ * key is held by a different record; the classified SDK error otherwise (records already written stay written;
+ * re-persisting is safe).
+ */
+export async function persist(ctx: StoreContext, records: readonly NewOutboxRecord[]): Promise<PersistResult> {
+    if (!Array.isArray(records)) throw new OutboxError("INVALID_PAYLOAD", `persist takes an array of records, got ${typeof records}`);
+    if (records.length === 0) return { written: 0, duplicates: 0 };
+    for (const r of records) validateNewRecord(r);
+    ctx.logger.debug("dynamodboutbox: persist", { count: records.length });
+    const nowMs = ctx.clock.now();
+    const seqs = await allocateSeqs(ctx, records, nowMs);
+    const condition = skAbsent();
+    let duplicates = 0;
+    for (let i = 0; i < records.length; i++) {
+        const record = pendingRecord(records[i], seqs[i], nowMs);
+        const item = marshalRecord(record);
+        const context = { recordId: record.recordId, envelopeId: record.envelopeId, bindingId: record.bindingId, partition: record.partition };
+        try {
+            await putItem(ctx, "persist.put", { TableName: ctx.tableName, Item: item, ConditionExpression: condition.text, ...placeholders(condition) });
+        } catch (err) {
+            if (!isConditionalCheckFailed(err)) throw wrapAwsError(err, "outbox persist failed", context);
+            if (await sameOccupant(ctx, record)) {
+                duplicates++;
+                continue;
+            }
+            throw new OutboxError(
+                "UNAVAILABLE",
+                "outbox persist: sort key occupied by a DIFFERENT record; a foreign writer shares this table — retrying rather than dropping the message",
+                { transient: true, cause: err, context },
+            );
+        }
+    }
+    if (duplicates === records.length) {
+        throw new OutboxError("DUPLICATE_RECORD", "all records in batch already persisted", { context: { recordCount: records.length } });
+    }
+    return { written: records.length - duplicates, duplicates };
+}

@@ -1,0 +1,209 @@
+/**
+ * The state transitions of an outbox record as request builders: pure functions from ids, a token and times to
+ * the exact DynamoDB request. The store uses them, and so can other code that must move a record the same way
+ * (the publisher completes keyless records it published straight from the stream with
+ * {@link completePendingUpdate}).
+ *
+ * Each builder returns the `Update` shape of a TransactWriteItems item; it is also a valid `UpdateItem` input.
+ *
+ * @packageDocumentation
+ */
+import type { AttributeValue, ConditionCheck, Update } from "@aws-sdk/client-dynamodb";
+import { fenceKey } from "../record/fence";
+import { ATTR, STATUS } from "../schema";
+import { and, claimable, expiresBefore, fenceAllows, fenceBelow, heldBy, placeholders, statusIs, updateExpression, type Expression } from "./expressions";
+
+/** A fencing token: the lease owner and its monotonic version. Valid only with a non-empty owner and version > 0. */
+export interface FencingToken {
+    /** The lease owner's id. */
+    readonly owner: string;
+    /** The lease version; higher versions preempt lower ones. */
+    readonly version: bigint;
+}
+
+/** Whether a token is usable: a non-empty owner and a bigint version above 0. */
+export function isValidToken(token: FencingToken | undefined): token is FencingToken {
+    return (
+        typeof token === "object" &&
+        token !== null &&
+        typeof token.owner === "string" &&
+        token.owner !== "" &&
+        typeof token.version === "bigint" &&
+        token.version > 0n
+    );
+}
+
+/** A record's primary key. */
+export type ItemKey = Record<string, AttributeValue>;
+
+function update(tableName: string, key: ItemKey, change: Expression, condition: Expression): Update {
+    return {
+        TableName: tableName,
+        Key: key,
+        UpdateExpression: change.text,
+        ConditionExpression: condition.text,
+        ...placeholders(change, condition),
+    };
+}
+
+/**
+ * Claim a record (the Update item of the claim transaction): status `claimed`, owner, version, `claimed_at`,
+ * `first_attempted_at` only if absent, `replay_count` + 1; conditional on the claimability predicate.
+ *
+ * @param tableName - The outbox table.
+ * @param key - The record's key.
+ * @param token - The claiming token.
+ * @param nowMs - The claim time, epoch ms.
+ * @param staleMs - Claims older than this (epoch ms) are reclaimable; `0` disables wall-clock reclaim.
+ */
+export function claimUpdate(tableName: string, key: ItemKey, token: FencingToken, nowMs: number, staleMs: number): Update {
+    const change = updateExpression({
+        set: [
+            { attribute: ATTR.status, value: ":status_claimed" },
+            { attribute: ATTR.claimedBy, value: ":token_owner" },
+            { attribute: ATTR.claimVersion, value: ":token_version" },
+            { attribute: ATTR.claimedAt, value: ":now_ms" },
+            { attribute: ATTR.firstAttemptedAt, value: `if_not_exists(#${ATTR.firstAttemptedAt}, :now_ms)` },
+            { attribute: ATTR.replayCount, value: `if_not_exists(#${ATTR.replayCount}, :zero) + :one` },
+        ],
+        values: {
+            ":status_claimed": { S: STATUS.claimed },
+            ":token_owner": { S: token.owner },
+            ":token_version": { N: token.version.toString() },
+            ":now_ms": { N: String(nowMs) },
+            ":zero": { N: "0" },
+            ":one": { N: "1" },
+        },
+    });
+    return update(tableName, key, change, claimable(token.version, staleMs));
+}
+
+/**
+ * The FENCE ConditionCheck of claim and expire transactions: the partition's fence has not moved past the token.
+ *
+ * @param tableName - The outbox table.
+ * @param partition - The partition key.
+ * @param version - The token version.
+ */
+export function fenceConditionCheck(tableName: string, partition: string, version: bigint): ConditionCheck {
+    const condition = fenceAllows(version);
+    return { TableName: tableName, Key: fenceKey(partition), ConditionExpression: condition.text, ...placeholders(condition) };
+}
+
+/**
+ * Raise the partition fence to `version` (never lowers it) and refresh the FENCE row ttl.
+ *
+ * @param tableName - The outbox table.
+ * @param partition - The partition key.
+ * @param version - The token version.
+ * @param fenceTtl - The FENCE row ttl, epoch seconds.
+ */
+export function fenceRaiseUpdate(tableName: string, partition: string, version: bigint, fenceTtl: number): Update {
+    const change = updateExpression({
+        set: [
+            { attribute: ATTR.maxClaimVersion, value: ":token_version" },
+            { attribute: ATTR.ttl, value: ":fence_ttl" },
+        ],
+        values: { ":token_version": { N: version.toString() }, ":fence_ttl": { N: String(fenceTtl) } },
+    });
+    return update(tableName, fenceKey(partition), change, fenceBelow(version));
+}
+
+/**
+ * Allocate `count` sequence numbers from the partition's FENCE row (`ADD seq_counter count`, refresh ttl). Send it
+ * with `ReturnValues: "UPDATED_NEW"`; the new `seq_counter` is the top of the allocated range.
+ *
+ * @param tableName - The outbox table.
+ * @param partition - The partition key.
+ * @param count - How many numbers to allocate (≥ 1).
+ * @param fenceTtl - The FENCE row ttl, epoch seconds.
+ */
+export function seqAllocationUpdate(tableName: string, partition: string, count: number, fenceTtl: number): Omit<Update, "ConditionExpression"> {
+    const change = updateExpression({
+        set: [{ attribute: ATTR.ttl, value: ":fence_ttl" }],
+        add: [{ attribute: ATTR.seqCounter, value: ":count" }],
+        values: { ":fence_ttl": { N: String(fenceTtl) }, ":count": { N: String(count) } },
+    });
+    return { TableName: tableName, Key: fenceKey(partition), UpdateExpression: change.text, ...placeholders(change) };
+}
+
+function completion(nowMs: number, ttl: number): Expression {
+    return updateExpression({
+        set: [
+            { attribute: ATTR.status, value: ":status_completed" },
+            { attribute: ATTR.completedAt, value: ":now_ms" },
+            { attribute: ATTR.ttl, value: ":ttl" },
+        ],
+        remove: [ATTR.hasExpiry, ATTR.claimSort],
+        values: { ":status_completed": { S: STATUS.completed }, ":now_ms": { N: String(nowMs) }, ":ttl": { N: String(ttl) } },
+    });
+}
+
+function expiry(ttl: number): Expression {
+    return updateExpression({
+        set: [
+            { attribute: ATTR.status, value: ":status_expired" },
+            { attribute: ATTR.ttl, value: ":ttl" },
+        ],
+        remove: [ATTR.hasExpiry, ATTR.claimSort],
+        values: { ":status_expired": { S: STATUS.expired }, ":ttl": { N: String(ttl) } },
+    });
+}
+
+/**
+ * Complete a claimed record (Complete): status `completed`, `completed_at`, `ttl`; REMOVE `has_expiry` and
+ * `claim_sort`; conditional on `status = claimed AND claimed_by = owner AND claim_version = version`.
+ *
+ * @param tableName - The outbox table.
+ * @param key - The record's key.
+ * @param token - The token that holds the claim.
+ * @param nowMs - The completion time, epoch ms.
+ * @param ttl - The terminal ttl, epoch seconds (now + compaction grace).
+ */
+export function completeClaimedUpdate(tableName: string, key: ItemKey, token: FencingToken, nowMs: number, ttl: number): Update {
+    return update(tableName, key, completion(nowMs, ttl), heldBy(token.owner, token.version));
+}
+
+/**
+ * Complete a record that was never claimed (pending → completed), as the publisher does after publishing a
+ * keyless record straight from the stream: the same writes as {@link completeClaimedUpdate}, conditional on
+ * `status = pending`. A failed condition means someone else (a claimer, the sweeper) moved it first.
+ *
+ * @param tableName - The outbox table.
+ * @param key - The record's key.
+ * @param nowMs - The completion time, epoch ms.
+ * @param ttl - The terminal ttl, epoch seconds (now + compaction grace).
+ */
+export function completePendingUpdate(tableName: string, key: ItemKey, nowMs: number, ttl: number): Update {
+    return update(tableName, key, completion(nowMs, ttl), statusIs(STATUS.pending));
+}
+
+/**
+ * Expire a pending record past its expiry (pending → expired): status `expired`, `ttl`; REMOVE `has_expiry` and
+ * `claim_sort`; conditional on `status = pending AND expires_at > 0 AND expires_at < beforeMs`.
+ *
+ * @param tableName - The outbox table.
+ * @param key - The record's key.
+ * @param beforeMs - The cutoff, epoch ms: only records with `expires_at` strictly before it expire.
+ * @param ttl - The terminal ttl, epoch seconds (cutoff + compaction grace).
+ */
+export function expirePendingUpdate(tableName: string, key: ItemKey, beforeMs: number, ttl: number): Update {
+    return update(tableName, key, expiry(ttl), and(statusIs(STATUS.pending), expiresBefore(beforeMs)));
+}
+
+/**
+ * Release a claimed record back to pending (Release): status `pending`, REMOVE `claimed_by` and `claimed_at`;
+ * conditional on the same owner + version + status fence as Complete. Counters and index keys are untouched.
+ *
+ * @param tableName - The outbox table.
+ * @param key - The record's key.
+ * @param token - The token that holds the claim.
+ */
+export function releaseUpdate(tableName: string, key: ItemKey, token: FencingToken): Update {
+    const change = updateExpression({
+        set: [{ attribute: ATTR.status, value: ":status_pending" }],
+        remove: [ATTR.claimedBy, ATTR.claimedAt],
+        values: { ":status_pending": { S: STATUS.pending } },
+    });
+    return update(tableName, key, change, heldBy(token.owner, token.version));
+}
