@@ -224,9 +224,11 @@ export function marshalRecord(record: OutboxRecord): AttributeMap {
     return item;
 }
 
-type AnyItem = Readonly<Record<string, AttributeValue | StreamAttributeValue>>;
+/** An SDK item or a stream image. */
+export type AnyItem = Readonly<Record<string, AttributeValue | StreamAttributeValue>>;
 
-function readString(item: AnyItem, name: string): string | undefined {
+/** Read a string attribute; `undefined` when absent or not a string. */
+export function readString(item: AnyItem, name: string): string | undefined {
     const value = (item[name] as StreamAttributeValue | undefined)?.S;
     return typeof value === "string" ? value : undefined;
 }
