@@ -5,3 +5,4 @@
  * @packageDocumentation
  */
 export * from "./runtime";
+export * from "./components";

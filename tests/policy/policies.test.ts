@@ -12,9 +12,9 @@ import { violationsOf } from "./bridge";
 const CLAIM = `{keys: PK (S) HASH, claim_sort (S) RANGE; projection: ALL} (the claim query filters on the non-key status attribute)`;
 
 /** The component's GSIs with ClaimIndex changed by `change` (undefined drops it), for transform.table. */
-function indexesWithClaim(change: (claim: Record<string, any>) => Record<string, any> | undefined): Record<string, any>[] {
+function indexesWithClaim(change: (claim: Record<string, any>) => Record<string, any> | undefined): any[] {
     const computed = tableArgs(resolveOutboxSettings({})).globalSecondaryIndexes as Record<string, any>[];
-    return computed.flatMap((i) => (i.name === CLAIM_INDEX.indexName ? [change({ ...i })].filter((x) => x !== undefined) : [i])) as Record<string, any>[];
+    return computed.flatMap((i) => (i.name === CLAIM_INDEX.indexName ? [change({ ...i })].filter((x) => x !== undefined) : [i]));
 }
 
 async function violationsOfOutbox(name: string, transform: Parameters<typeof buildOutbox>[1]): Promise<string[]> {
