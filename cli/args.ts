@@ -1,0 +1,216 @@
+/**
+ * Command-line parsing for `dynamodb-outbox`: the commands, their flags, the usage text generated from the same
+ * table, and the validation that turns bad input into an `INVALID_CONFIG` {@link OutboxError} naming the flag,
+ * the bad value, what is allowed and the fix. The caller prints the message with the usage and exits 2.
+ *
+ * @packageDocumentation
+ */
+import { OutboxError } from "../runtime/errors";
+
+/** The commands the tool knows. */
+export type CommandName = "verify" | "migrate";
+
+/** The commands, with the one-line summary the usage prints. */
+export const COMMANDS: Readonly<Record<CommandName, string>> = {
+    verify: "check a table against the runbook and prove the expiry path end to end (changes nothing but a test record it removes)",
+    migrate: "plan (default) or --apply the changes that make a table match the schema: indexes, TTL, stream, backfill",
+};
+
+type FlagKind = "boolean" | "string" | "seconds" | "count";
+
+/** One flag: its name without dashes, its value kind, the commands that accept it and its help text. */
+interface FlagSpec {
+    readonly name: string;
+    readonly kind: FlagKind;
+    readonly commands: readonly CommandName[];
+    readonly valueName?: string;
+    readonly help: string;
+}
+
+const BOTH: readonly CommandName[] = ["verify", "migrate"];
+
+/** Every flag, in the order the usage lists them. */
+const FLAGS: readonly FlagSpec[] = [
+    { name: "table", kind: "string", commands: BOTH, valueName: "name", help: "the outbox table (required)" },
+    { name: "region", kind: "string", commands: BOTH, valueName: "region", help: "AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)" },
+    { name: "endpoint", kind: "string", commands: BOTH, valueName: "url", help: "DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local" },
+    { name: "json", kind: "boolean", commands: BOTH, help: "print one JSON object on stdout (progress goes to stderr)" },
+    { name: "timeout", kind: "seconds", commands: BOTH, valueName: "seconds", help: "bound on each wait (verify default 60, migrate default 3600)" },
+    { name: "poll-interval", kind: "seconds", commands: BOTH, valueName: "seconds", help: "seconds between status polls (verify default 1, migrate default 5)" },
+    { name: "expiry", kind: "seconds", commands: ["verify"], valueName: "seconds", help: "expiry of the verification record (default 2)" },
+    { name: "dlq-url", kind: "string", commands: ["verify"], valueName: "url", help: "also send the expired verification record to this SQS DLQ" },
+    { name: "apply", kind: "boolean", commands: ["migrate"], help: "carry the plan out (without it, print the plan and change nothing)" },
+    {
+        name: "recreate-claim-index",
+        kind: "boolean",
+        commands: ["migrate"],
+        help: "allow deleting and recreating a ClaimIndex that is not projected ALL (claims fail while it is absent; nothing is lost)",
+    },
+    { name: "page-size", kind: "count", commands: ["migrate"], valueName: "n", help: "items per backfill Scan page (default 100, at most 1000)" },
+    { name: "help", kind: "boolean", commands: BOTH, help: "show this help" },
+];
+
+/** The largest backfill page: a page is read and written before the next, so it bounds the work in flight. */
+export const MAX_PAGE_SIZE = 1000;
+
+/** The parsed command line. Durations are milliseconds; absent optional flags are `undefined`. */
+export interface CliArgs {
+    /** The command, or `undefined` when only `--help` was given. */
+    readonly command?: CommandName;
+    /** Whether `--help` (or `-h`) was given. */
+    readonly help: boolean;
+    /** `--table`. Validated present unless `help`. */
+    readonly table: string;
+    /** `--region`. @default undefined (the environment decides) */
+    readonly region?: string;
+    /** `--endpoint`. @default undefined (the AWS endpoint of the region) */
+    readonly endpoint?: string;
+    /** `--json`. @default false */
+    readonly json: boolean;
+    /** `--timeout`, in ms. @default undefined (the command's own default) */
+    readonly timeoutMs?: number;
+    /** `--poll-interval`, in ms. @default undefined (the command's own default) */
+    readonly pollIntervalMs?: number;
+    /** `--expiry`, in ms. @default undefined (verify's default) */
+    readonly expiryMs?: number;
+    /** `--dlq-url`. @default undefined */
+    readonly dlqUrl?: string;
+    /** `--apply`. @default false */
+    readonly apply: boolean;
+    /** `--recreate-claim-index`. @default false */
+    readonly recreateClaimIndex: boolean;
+    /** `--page-size`. @default undefined (migrate's default) */
+    readonly pageSize?: number;
+}
+
+function usageError(message: string, flag?: string): OutboxError {
+    return new OutboxError("INVALID_CONFIG", message, { context: flag === undefined ? {} : { flag } });
+}
+
+function isCommand(word: string): word is CommandName {
+    return Object.prototype.hasOwnProperty.call(COMMANDS, word);
+}
+
+function parseValue(spec: FlagSpec, raw: string): string | number {
+    const flag = `--${spec.name}`;
+    if (spec.kind === "string") {
+        if (raw.trim() === "") throw usageError(`${flag} needs a non-empty ${spec.valueName}, got ""`, spec.name);
+        return raw;
+    }
+    const n = Number(raw);
+    if (spec.kind === "seconds") {
+        if (raw.trim() === "" || !Number.isFinite(n) || n <= 0) {
+            throw usageError(`${flag} must be a positive number of seconds, got "${raw}"; e.g. ${flag} 30`, spec.name);
+        }
+        return Math.round(n * 1000);
+    }
+    if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) {
+        throw usageError(`${flag} must be a whole number from 1 to ${MAX_PAGE_SIZE}, got "${raw}"; e.g. ${flag} 100`, spec.name);
+    }
+    return n;
+}
+
+/**
+ * Parse `argv` (without the node and script paths). Accepts `--flag value` and `--flag=value`, flags before or
+ * after the command.
+ *
+ * @param argv - The arguments, e.g. `["verify", "--table", "orders-outbox"]`.
+ * @throws OutboxError `INVALID_CONFIG` for an unknown command or flag, a flag the command does not take, a
+ *   missing or malformed value, or a missing `--table`.
+ */
+export function parseArgs(argv: readonly string[]): CliArgs {
+    let command: CommandName | undefined;
+    const values = new Map<string, string | number | boolean>();
+    for (let i = 0; i < argv.length; i++) {
+        const word = argv[i] as string;
+        if (word === "-h") {
+            values.set("help", true);
+            continue;
+        }
+        if (!word.startsWith("--")) {
+            if (command !== undefined) throw usageError(`unexpected argument "${word}" after the command "${command}"; flags start with --`);
+            if (!isCommand(word)) throw usageError(`unknown command "${word}"; the commands are ${Object.keys(COMMANDS).join(", ")}`);
+            command = word;
+            continue;
+        }
+        const eq = word.indexOf("=");
+        const name = word.slice(2, eq < 0 ? undefined : eq);
+        const spec = FLAGS.find((f) => f.name === name);
+        if (spec === undefined) throw usageError(`unknown flag "--${name}"; see the flags below`, name);
+        if (values.has(spec.name)) throw usageError(`--${spec.name} was given twice; give it once`, spec.name);
+        if (spec.kind === "boolean") {
+            if (eq >= 0) throw usageError(`--${spec.name} takes no value, got "${word}"; write just --${spec.name}`, spec.name);
+            values.set(spec.name, true);
+            continue;
+        }
+        let raw: string;
+        if (eq >= 0) {
+            raw = word.slice(eq + 1);
+        } else {
+            const next = argv[i + 1];
+            if (next === undefined || next.startsWith("--")) throw usageError(`--${spec.name} needs a value: --${spec.name} <${spec.valueName}>`, spec.name);
+            raw = next;
+            i++;
+        }
+        values.set(spec.name, parseValue(spec, raw));
+    }
+    const help = values.get("help") === true;
+    if (!help) {
+        if (command === undefined) throw usageError(`no command given; the commands are ${Object.keys(COMMANDS).join(", ")}`);
+        for (const name of values.keys()) {
+            const spec = FLAGS.find((f) => f.name === name) as FlagSpec;
+            if (!spec.commands.includes(command)) {
+                throw usageError(`--${name} is not a flag of "${command}"; it belongs to ${spec.commands.join(", ")}`, name);
+            }
+        }
+        if (!values.has("table")) throw usageError(`--table is required: the name of the outbox table, e.g. --table orders-outbox`, "table");
+    }
+    const get = <T>(name: string): T | undefined => values.get(name) as T | undefined;
+    return {
+        command,
+        help,
+        table: get<string>("table") ?? "",
+        region: get<string>("region"),
+        endpoint: get<string>("endpoint"),
+        json: get<boolean>("json") ?? false,
+        timeoutMs: get<number>("timeout"),
+        pollIntervalMs: get<number>("poll-interval"),
+        expiryMs: get<number>("expiry"),
+        dlqUrl: get<string>("dlq-url"),
+        apply: get<boolean>("apply") ?? false,
+        recreateClaimIndex: get<boolean>("recreate-claim-index") ?? false,
+        pageSize: get<number>("page-size"),
+    };
+}
+
+function flagLine(spec: FlagSpec): string {
+    const left = spec.kind === "boolean" ? `--${spec.name}` : `--${spec.name} <${spec.valueName}>`;
+    return `  ${left.padEnd(28)} ${spec.help}`;
+}
+
+/**
+ * The usage text: commands, flags per command, and how credentials are found.
+ *
+ * @param command - Limit the flags to this command's. @default every command
+ */
+export function usage(command?: CommandName): string {
+    const commands = command === undefined ? (Object.keys(COMMANDS) as CommandName[]) : [command];
+    const lines = [
+        `usage: dynamodb-outbox <${commands.join("|")}> --table <name> [flags]`,
+        "",
+        "commands:",
+        ...commands.map((c) => `  ${c.padEnd(28)} ${COMMANDS[c]}`),
+    ];
+    for (const c of commands) {
+        lines.push("", `${c} flags:`, ...FLAGS.filter((f) => f.commands.includes(c)).map(flagLine));
+    }
+    lines.push(
+        "",
+        "Credentials come from the AWS default provider chain (environment, profile, SSO, instance role).",
+        "DynamoDB Local accepts any credentials: AWS_ACCESS_KEY_ID=local AWS_SECRET_ACCESS_KEY=local, and the same",
+        "region as the process that created the table (DynamoDB Local keeps one database per access key and region).",
+        "",
+        "exit codes: 0 ok, 1 a check failed or the migration was refused or failed, 2 bad command line",
+    );
+    return lines.join("\n");
+}

@@ -1,0 +1,59 @@
+/**
+ * What the CLI touches outside itself, injected so tests run it in-process: the output streams, the
+ * environment, the clock, and the output mode (human text with progress, or one JSON object).
+ *
+ * @packageDocumentation
+ */
+import type { Clock } from "../runtime/ports";
+import { systemClock } from "../runtime/ports";
+
+/** The process surface `main` runs against. */
+export interface CliIo {
+    /** Writes text to standard output, as given (lines end with `\n`). */
+    readonly stdout: (text: string) => void;
+    /** Writes text to standard error, as given. */
+    readonly stderr: (text: string) => void;
+    /** The environment: region and credentials variables are read from here. */
+    readonly env: Readonly<Record<string, string | undefined>>;
+    /** The clock every wait and timestamp uses. @default systemClock */
+    readonly clock?: Clock;
+}
+
+/** Where a command writes: result lines, progress lines, and whether the result is JSON. */
+export interface Output {
+    /** Whether `--json` was given: results are gathered into one object printed at the end. */
+    readonly json: boolean;
+    /** A result line (stdout in text mode; suppressed in JSON mode, where the object carries it). */
+    line(text: string): void;
+    /** A progress line: stdout in text mode, stderr in JSON mode so stdout stays one parseable object. */
+    progress(text: string): void;
+    /** Print the final JSON object (JSON mode only). */
+    result(value: unknown): void;
+    /** The clock. */
+    readonly clock: Clock;
+}
+
+/**
+ * Build the {@link Output} of one command run.
+ *
+ * @param io - The injected process surface.
+ * @param json - Whether `--json` was given.
+ */
+export function createOutput(io: CliIo, json: boolean): Output {
+    return {
+        json,
+        clock: io.clock ?? systemClock,
+        line: (text) => {
+            if (!json) io.stdout(`${text}\n`);
+        },
+        progress: (text) => (json ? io.stderr(`${text}\n`) : io.stdout(`${text}\n`)),
+        result: (value) => {
+            if (json) io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+        },
+    };
+}
+
+/** Seconds with one decimal, for progress and durations. */
+export function seconds(ms: number): string {
+    return `${(ms / 1000).toFixed(1)} s`;
+}

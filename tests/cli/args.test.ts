@@ -1,0 +1,94 @@
+import * as assert from "node:assert/strict";
+import { parseArgs, usage } from "../../cli/args";
+import { main } from "../../cli/main";
+import { isOutboxError } from "../../runtime/errors";
+import { captureIo } from "./support";
+
+function usageErrorOf(argv: string[]): string {
+    try {
+        parseArgs(argv);
+    } catch (err) {
+        assert.ok(isOutboxError(err, "INVALID_CONFIG"), `expected INVALID_CONFIG, got ${String(err)}`);
+        return err.message;
+    }
+    assert.fail(`parseArgs(${JSON.stringify(argv)}) accepted bad input`);
+}
+
+describe("cli: argument parsing", () => {
+    it("parses a full verify command line, flags before or after the command, with = or a separate value", () => {
+        const args = parseArgs(["--table=orders-outbox", "verify", "--region", "eu-west-1", "--endpoint", "http://127.0.0.1:8000", "--json", "--timeout", "30", "--poll-interval=0.5", "--expiry", "3", "--dlq-url", "https://sqs/q"]);
+        assert.deepEqual(args, {
+            command: "verify",
+            help: false,
+            table: "orders-outbox",
+            region: "eu-west-1",
+            endpoint: "http://127.0.0.1:8000",
+            json: true,
+            timeoutMs: 30_000,
+            pollIntervalMs: 500,
+            expiryMs: 3_000,
+            dlqUrl: "https://sqs/q",
+            apply: false,
+            recreateClaimIndex: false,
+            pageSize: undefined,
+        });
+    });
+
+    it("parses migrate's own flags", () => {
+        const args = parseArgs(["migrate", "--table", "t", "--apply", "--recreate-claim-index", "--page-size", "250"]);
+        assert.equal(args.command, "migrate");
+        assert.equal(args.apply, true);
+        assert.equal(args.recreateClaimIndex, true);
+        assert.equal(args.pageSize, 250);
+    });
+
+    const bad: [string, string[], RegExp][] = [
+        ["no command", ["--table", "t"], /no command given; the commands are verify, migrate/],
+        ["an unknown command", ["deploy", "--table", "t"], /unknown command "deploy"; the commands are verify, migrate/],
+        ["an unknown flag", ["verify", "--table", "t", "--force"], /unknown flag "--force"/],
+        ["a flag of the other command", ["verify", "--table", "t", "--apply"], /--apply is not a flag of "verify"; it belongs to migrate/],
+        ["a missing --table", ["migrate"], /--table is required/],
+        ["an empty --table", ["verify", "--table="], /--table needs a non-empty name, got ""/],
+        ["a flag without its value", ["verify", "--table"], /--table needs a value: --table <name>/],
+        ["a flag followed by another flag", ["verify", "--region", "--table", "t"], /--region needs a value/],
+        ["a non-numeric timeout", ["verify", "--table", "t", "--timeout", "soon"], /--timeout must be a positive number of seconds, got "soon"/],
+        ["a zero poll interval", ["verify", "--table", "t", "--poll-interval", "0"], /--poll-interval must be a positive number of seconds, got "0"/],
+        ["a fractional page size", ["migrate", "--table", "t", "--page-size", "2.5"], /--page-size must be a whole number from 1 to 1000, got "2.5"/],
+        ["a page size over the bound", ["migrate", "--table", "t", "--page-size", "5000"], /--page-size must be a whole number from 1 to 1000/],
+        ["a value on a boolean flag", ["migrate", "--table", "t", "--apply=yes"], /--apply takes no value/],
+        ["a flag given twice", ["verify", "--table", "a", "--table", "b"], /--table was given twice/],
+        ["a stray positional argument", ["verify", "extra", "--table", "t"], /unexpected argument "extra" after the command "verify"/],
+    ];
+    for (const [what, argv, message] of bad) {
+        it(`rejects ${what}`, () => {
+            assert.match(usageErrorOf(argv), message);
+        });
+    }
+
+    it("exits 2 with the message and the usage on stderr for a bad command line", async () => {
+        const io = captureIo({});
+        const code = await main(["verify", "--table", "t", "--nope"], io);
+        assert.equal(code, 2);
+        assert.equal(io.output(), "");
+        assert.match(io.errors(), /^dynamodb-outbox: unknown flag "--nope"/);
+        assert.match(io.errors(), /usage: dynamodb-outbox <verify\|migrate> --table <name>/);
+    });
+
+    it("exits 2 naming --region when no region is given or set", async () => {
+        const io = captureIo({});
+        const code = await main(["verify", "--table", "t"], io);
+        assert.equal(code, 2);
+        assert.match(io.errors(), /no AWS region: pass --region \(e\.g\. --region eu-west-1\) or set AWS_REGION/);
+    });
+
+    it("prints the usage on --help and exits 0, limited to the command when one is given", async () => {
+        const all = captureIo({});
+        assert.equal(await main(["--help"], all), 0);
+        assert.equal(all.output(), `${usage()}\n`);
+        assert.match(all.output(), /verify flags:[\s\S]*--dlq-url[\s\S]*migrate flags:[\s\S]*--recreate-claim-index/);
+        const one = captureIo({});
+        assert.equal(await main(["migrate", "-h"], one), 0);
+        assert.doesNotMatch(one.output(), /verify flags/);
+        assert.match(one.output(), /AWS_ACCESS_KEY_ID=local/);
+    });
+});
