@@ -423,7 +423,10 @@ export async function startLocalEventSourceMapping(options: LocalEventSourceMapp
         return out.ShardIterator;
     }
 
-    /** Read one page into the shard's buffer. Returns how many records were read, or `undefined` when the read failed. */
+    /**
+     * Read one page into the shard's buffer. Returns how many records the page held (re-read ones included, so
+     * a page of skipped records is not mistaken for the end), or `undefined` when the read failed.
+     */
     async function fetch(shard: ShardState): Promise<number | undefined> {
         const freshIterator = shard.iterator === undefined;
         try {
@@ -439,12 +442,11 @@ export async function startLocalEventSourceMapping(options: LocalEventSourceMapp
                 shard.ended = true;
                 describeWanted = true;
             }
-            let read = 0;
-            for (const raw of out.Records ?? []) {
+            const page = out.Records ?? [];
+            for (const raw of page) {
                 const sequence = raw.dynamodb?.SequenceNumber;
                 // After falling back to TRIM_HORIZON the shard is re-read from its start: skip what was seen.
                 if (sequence !== undefined && shard.lastReadSequence !== undefined && BigInt(sequence) <= BigInt(shard.lastReadSequence)) continue;
-                read += 1;
                 counters.recordsRead += 1;
                 const record = toLambdaStreamRecord(raw, streamArn);
                 shard.lastReadSequence = record.dynamodb.SequenceNumber;
@@ -455,7 +457,7 @@ export async function startLocalEventSourceMapping(options: LocalEventSourceMapp
                 if (shard.buffer.length === 0) shard.bufferedSince = clock.now();
                 shard.buffer.push(record);
             }
-            return read;
+            return page.length;
         } catch (err) {
             const name = errorName(err);
             if (name === "TrimmedDataAccessException" && shard.lastReadSequence === undefined) {
