@@ -12,45 +12,36 @@
  *
  * @packageDocumentation
  */
-import {
-    ConditionalCheckFailedException,
-    ScanCommand,
-    UpdateItemCommand,
-    type AttributeValue,
-    type DynamoDBClient,
-} from "@aws-sdk/client-dynamodb";
+import { ScanCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../runtime/errors";
 import { readBigInt, readNumber } from "../runtime/record/codec";
 import { claimSort } from "../runtime/record/keys";
-import { ATTR, HAS_EXPIRY_FLAG, RECORD_SK_PREFIX, STATUS } from "../runtime/schema";
+import { ATTR, HAS_EXPIRY_FLAG, RECORD_SK_PREFIX } from "../runtime/schema";
+import { isConditionalCheckFailed } from "../runtime/store/aws-errors";
+import { and, nameRef, nonTerminal, or, placeholders, updateExpression, type Expression, type SetClause } from "../runtime/store/expressions";
 
-/** Expression attribute names used by the scan filter and the updates. */
-const NAMES = {
-    "#sk": ATTR.sk,
-    "#status": ATTR.status,
-    "#claimSort": ATTR.claimSort,
-    "#hasExpiry": ATTR.hasExpiry,
-    "#expiresAt": ATTR.expiresAt,
-    "#createdAt": ATTR.createdAt,
-    "#seq": ATTR.seq,
-    "#pk": ATTR.pk,
-} as const;
+/** `begins_with(SK, "OUTBOX#")`: an outbox record, never a FENCE row. */
+function isRecord(): Expression {
+    return { text: `begins_with(${nameRef(ATTR.sk)}, :record_prefix)`, names: { [nameRef(ATTR.sk)]: ATTR.sk }, values: { ":record_prefix": { S: RECORD_SK_PREFIX } } };
+}
 
-const IS_RECORD = "begins_with(#sk, :recordPrefix)";
-const IS_NON_TERMINAL = "#status IN (:pending, :claimed)";
-const LACKS_CLAIM_SORT = "attribute_not_exists(#claimSort)";
-const HAS_AN_EXPIRY = "#expiresAt > :zero";
-const LACKS_HAS_EXPIRY = "attribute_not_exists(#hasExpiry)";
+/** `attribute_not_exists(<attribute>)`. */
+function lacks(attribute: string): Expression {
+    return { text: `attribute_not_exists(${nameRef(attribute)})`, names: { [nameRef(attribute)]: attribute }, values: {} };
+}
+
+/** `expires_at > 0`: the record has an expiry. */
+function hasAnExpiry(): Expression {
+    return { text: `${nameRef(ATTR.expiresAt)} > :zero`, names: { [nameRef(ATTR.expiresAt)]: ATTR.expiresAt }, values: { ":zero": { N: "0" } } };
+}
 
 /** The Scan filter: records that are pending or claimed and miss an index attribute Persist writes. */
-const NEEDS_BACKFILL = `${IS_RECORD} AND ${IS_NON_TERMINAL} AND (${LACKS_CLAIM_SORT} OR (${HAS_AN_EXPIRY} AND ${LACKS_HAS_EXPIRY}))`;
+function needsBackfill(): Expression {
+    return and(isRecord(), nonTerminal(), or(lacks(ATTR.claimSort), and(hasAnExpiry(), lacks(ATTR.hasExpiry))));
+}
 
-const FILTER_VALUES: Record<string, AttributeValue> = {
-    ":recordPrefix": { S: RECORD_SK_PREFIX },
-    ":pending": { S: STATUS.pending },
-    ":claimed": { S: STATUS.claimed },
-    ":zero": { N: "0" },
-};
+/** What the Scan reads of each record: its key and what the backfill computes from. */
+const SCANNED_ATTRIBUTES = [ATTR.pk, ATTR.sk, ATTR.status, ATTR.createdAt, ATTR.seq, ATTR.expiresAt, ATTR.claimSort, ATTR.hasExpiry];
 
 /** Records updated concurrently in one page: bounds the write burst a page causes. */
 const UPDATE_CONCURRENCY = 8;
@@ -81,32 +72,25 @@ export interface BackfillOptions {
     readonly onPage: (totals: Readonly<BackfillTotals>) => void;
 }
 
-function names(...keys: (keyof typeof NAMES)[]): Record<string, string> {
-    return Object.fromEntries(keys.map((k) => [k, NAMES[k]]));
-}
-
-/** The update that gives one scanned record what it lacks, or `undefined` when it lacks nothing. */
-export function backfillUpdate(item: Record<string, AttributeValue>): { set: string[]; conditions: string[]; values: Record<string, AttributeValue>; names: string[] } | undefined {
-    const set: string[] = [];
-    const conditions = [IS_NON_TERMINAL];
-    const values: Record<string, AttributeValue> = { ":pending": FILTER_VALUES[":pending"] as AttributeValue, ":claimed": FILTER_VALUES[":claimed"] as AttributeValue };
-    const used: string[] = ["#status"];
-    if (item[ATTR.claimSort] === undefined) {
-        const createdAt = readNumber(item, ATTR.createdAt);
-        const seq = readBigInt(item, ATTR.seq);
-        set.push("#claimSort = :claimSort");
-        conditions.push(LACKS_CLAIM_SORT);
-        values[":claimSort"] = { S: claimSort(createdAt, seq) };
-        used.push("#claimSort");
+/** The update and its condition for one scanned record, or `undefined` when it lacks nothing. */
+export function backfillUpdate(item: Record<string, AttributeValue>): { update: Expression; condition: Expression; setsClaimSort: boolean; setsHasExpiry: boolean } | undefined {
+    const set: SetClause[] = [];
+    const values: Record<string, AttributeValue> = {};
+    const conditions = [nonTerminal()];
+    const setsClaimSort = item[ATTR.claimSort] === undefined;
+    const setsHasExpiry = item[ATTR.hasExpiry] === undefined && readNumber(item, ATTR.expiresAt) > 0;
+    if (setsClaimSort) {
+        set.push({ attribute: ATTR.claimSort, value: ":claim_sort" });
+        values[":claim_sort"] = { S: claimSort(readNumber(item, ATTR.createdAt), readBigInt(item, ATTR.seq)) };
+        conditions.push(lacks(ATTR.claimSort));
     }
-    if (item[ATTR.hasExpiry] === undefined && readNumber(item, ATTR.expiresAt) > 0) {
-        set.push("#hasExpiry = :hasExpiry");
-        conditions.push(LACKS_HAS_EXPIRY);
-        values[":hasExpiry"] = { S: HAS_EXPIRY_FLAG };
-        used.push("#hasExpiry");
+    if (setsHasExpiry) {
+        set.push({ attribute: ATTR.hasExpiry, value: ":has_expiry" });
+        values[":has_expiry"] = { S: HAS_EXPIRY_FLAG };
+        conditions.push(lacks(ATTR.hasExpiry));
     }
     if (set.length === 0) return undefined;
-    return { set, conditions, values, names: used };
+    return { update: updateExpression({ set, values }), condition: and(...conditions), setsClaimSort, setsHasExpiry };
 }
 
 async function updateOne(client: DynamoDBClient, tableName: string, item: Record<string, AttributeValue>, totals: BackfillTotals): Promise<void> {
@@ -117,16 +101,15 @@ async function updateOne(client: DynamoDBClient, tableName: string, item: Record
             new UpdateItemCommand({
                 TableName: tableName,
                 Key: { [ATTR.pk]: item[ATTR.pk] as AttributeValue, [ATTR.sk]: item[ATTR.sk] as AttributeValue },
-                UpdateExpression: `SET ${update.set.join(", ")}`,
-                ConditionExpression: update.conditions.join(" AND "),
-                ExpressionAttributeNames: names(...(update.names as (keyof typeof NAMES)[])),
-                ExpressionAttributeValues: update.values,
+                UpdateExpression: update.update.text,
+                ConditionExpression: update.condition.text,
+                ...placeholders(update.update, update.condition),
             }),
         );
-        if (update.names.includes("#claimSort")) totals.claimSortSet++;
-        if (update.names.includes("#hasExpiry")) totals.hasExpirySet++;
+        if (update.setsClaimSort) totals.claimSortSet++;
+        if (update.setsHasExpiry) totals.hasExpirySet++;
     } catch (err) {
-        if (err instanceof ConditionalCheckFailedException) {
+        if (isConditionalCheckFailed(err)) {
             totals.skipped++;
             return;
         }
@@ -146,6 +129,12 @@ async function updateOne(client: DynamoDBClient, tableName: string, item: Record
  */
 export async function backfillIndexAttributes(client: DynamoDBClient, tableName: string, options: BackfillOptions): Promise<BackfillTotals> {
     const totals: BackfillTotals = { pages: 0, scanned: 0, matched: 0, claimSortSet: 0, hasExpirySet: 0, skipped: 0 };
+    const filter = needsBackfill();
+    const projection: Expression = {
+        text: SCANNED_ATTRIBUTES.map(nameRef).join(", "),
+        names: Object.fromEntries(SCANNED_ATTRIBUTES.map((a) => [nameRef(a), a])),
+        values: {},
+    };
     let startKey: Record<string, AttributeValue> | undefined;
     do {
         let page;
@@ -155,10 +144,9 @@ export async function backfillIndexAttributes(client: DynamoDBClient, tableName:
                     TableName: tableName,
                     Limit: options.pageSize,
                     ExclusiveStartKey: startKey,
-                    FilterExpression: NEEDS_BACKFILL,
-                    ProjectionExpression: "#pk, #sk, #status, #createdAt, #seq, #expiresAt, #claimSort, #hasExpiry",
-                    ExpressionAttributeNames: names("#pk", "#sk", "#status", "#createdAt", "#seq", "#expiresAt", "#claimSort", "#hasExpiry"),
-                    ExpressionAttributeValues: FILTER_VALUES,
+                    FilterExpression: filter.text,
+                    ProjectionExpression: projection.text,
+                    ...placeholders(filter, projection),
                     ConsistentRead: true,
                 }),
             );

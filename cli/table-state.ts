@@ -12,6 +12,7 @@ import {
     type TimeToLiveDescription,
 } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../runtime/errors";
+import { isResourceNotFound } from "../runtime/store/aws-errors";
 import { seconds, type Output } from "./io";
 import { inspectTable, type TableShape } from "./table-shape";
 
@@ -25,10 +26,6 @@ export interface DescribedTable {
     readonly shape: TableShape;
 }
 
-function isNotFound(err: unknown): boolean {
-    return (err as { name?: string } | undefined)?.name === "ResourceNotFoundException";
-}
-
 /**
  * Describe the table, or return `undefined` when it does not exist.
  *
@@ -40,7 +37,7 @@ export async function describeOutboxTable(client: DynamoDBClient, tableName: str
     try {
         table = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
     } catch (err) {
-        if (isNotFound(err)) return undefined;
+        if (isResourceNotFound(err)) return undefined;
         throw new OutboxError("UNAVAILABLE", `describe table "${tableName}" failed (the tool needs dynamodb:DescribeTable)`, { cause: err, context: { table: tableName } });
     }
     if (table === undefined) throw new OutboxError("UNAVAILABLE", `DescribeTable returned an empty table description for "${tableName}"`, { context: { table: tableName } });
