@@ -1,32 +1,66 @@
 /**
  * The Lambda entry points the Outbox component ships. Each is a zero-argument factory that
  * `aws.lambda.CallbackFunction` serializes by value and runs once per cold start: it reads the
- * {@link ENV} contract and returns the handler.
+ * {@link ENV} contract, builds the SDK clients once, and returns the handler.
  *
- * PLACEHOLDER: the real publisher and sweeper are being built (issue 4); these factories keep the
- * component's wiring and signatures stable meanwhile.
+ * The clients take region, credentials and endpoints from the Lambda environment the usual SDK way
+ * (`AWS_REGION`, the execution role, and `AWS_ENDPOINT_URL_DYNAMODB` / `_SNS` / `_SQS` when set, which is how
+ * the end-to-end test points the exact serialized code at DynamoDB Local and a local SNS).
  *
  * @packageDocumentation
  */
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { SNSClient } from "@aws-sdk/client-sns";
+import { SQSClient } from "@aws-sdk/client-sqs";
 import { ENV, readHandlerEnvironment } from "./config";
+import { createJsonLogger, parseLogLevel } from "./json-logger";
+import { createPublisher, type PublisherHandler, type StreamBatchResponse } from "./publisher";
+import { createSweeper, type SweeperHandler } from "./sweeper";
 
-/** The result a stream handler returns so Lambda rewinds to the first failed record. */
-export interface StreamBatchResponse {
-    /** The SequenceNumbers of failed records; Lambda retries from the lowest one. */
-    batchItemFailures: { itemIdentifier: string }[];
+/**
+ * Builds the publisher handler from the environment. Used as the publisher function's `callbackFactory`.
+ *
+ * @throws OutboxError `INVALID_CONFIG` at cold start when a variable of {@link ENV} is missing or malformed.
+ */
+export function publisherLambdaFactory(): PublisherHandler {
+    const env = readHandlerEnvironment(process.env);
+    const dynamodb = new DynamoDBClient({});
+    return createPublisher({
+        dynamodb,
+        sns: new SNSClient({}),
+        sqs: new SQSClient({}),
+        tableName: env.tableName,
+        topicArn: env.topicArn,
+        dlqUrl: env.dlqUrl,
+        fifo: env.fifo,
+        completionGraceSeconds: env.completionGraceSeconds,
+        maxPublishAttempts: env.maxPublishAttempts,
+        logger: createJsonLogger({ level: parseLogLevel(process.env.AWS_LAMBDA_LOG_LEVEL), fields: { function: "outbox-publisher" } }),
+    });
 }
 
-/** Builds the publisher handler from the environment. Used as the publisher function's `callbackFactory`. */
-export function publisherLambdaFactory(): (event: { Records?: unknown[] }) => Promise<StreamBatchResponse> {
-    readHandlerEnvironment(process.env);
-    return async () => ({ batchItemFailures: [] });
-}
-
-/** Builds the sweeper handler from the environment. Used as the sweeper function's `callbackFactory`. */
-export function sweeperLambdaFactory(): (event: unknown) => Promise<{ published: number; expired: number }> {
-    readHandlerEnvironment(process.env);
-    return async () => ({ published: 0, expired: 0 });
+/**
+ * Builds the sweeper handler from the environment. Used as the sweeper function's `callbackFactory`.
+ *
+ * @throws OutboxError `INVALID_CONFIG` at cold start when a variable of {@link ENV} is missing or malformed.
+ */
+export function sweeperLambdaFactory(): SweeperHandler {
+    const env = readHandlerEnvironment(process.env);
+    return createSweeper({
+        dynamodb: new DynamoDBClient({}),
+        sns: new SNSClient({}),
+        sqs: new SQSClient({}),
+        tableName: env.tableName,
+        topicArn: env.topicArn,
+        dlqUrl: env.dlqUrl,
+        fifo: env.fifo,
+        completionGraceSeconds: env.completionGraceSeconds,
+        maxPublishAttempts: env.maxPublishAttempts,
+        sweepAfterSeconds: env.sweepAfterSeconds,
+        logger: createJsonLogger({ level: parseLogLevel(process.env.AWS_LAMBDA_LOG_LEVEL), fields: { function: "outbox-sweeper" } }),
+    });
 }
 
 /** The variable names, re-exported for the component. */
 export { ENV };
+export type { StreamBatchResponse };

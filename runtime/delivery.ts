@@ -1,0 +1,349 @@
+/**
+ * Delivery steps shared by the stream publisher and the sweeper: publish records to SNS in batches, classify
+ * what failed, count permanent failures durably on the record, dead-letter what cannot be delivered, and move
+ * records to their terminal state. Each function takes its clients and settings explicitly (no hidden state),
+ * so both handlers compose the same steps in the order their path needs.
+ *
+ * @packageDocumentation
+ */
+import { BatchGetItemCommand, UpdateItemCommand, type AttributeValue, type BatchGetItemCommandOutput, type UpdateItemCommandOutput } from "@aws-sdk/client-dynamodb";
+import { PublishBatchCommand, type PublishBatchCommandOutput } from "@aws-sdk/client-sns";
+import { SendMessageCommand } from "@aws-sdk/client-sqs";
+import type { EmfMetrics } from "./emf";
+import { OutboxError } from "./errors";
+import { deadLetterMessage, outboundMessage, publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type DeadLetterReason, type OutboundMessage } from "./message";
+import type { Clock, Logger } from "./ports";
+import { recordKey, ttlSeconds, type OutboxRecord } from "./record/codec";
+import { ATTR, STATUS, type RecordStatus } from "./schema";
+import { awsErrorName, isConditionalCheckFailed, wrapAwsError } from "./store/aws-errors";
+import { and, expiresBefore, heldBy, nonTerminal, placeholders, updateExpression, type Expression } from "./store/expressions";
+import { completePendingUpdate, expirePendingUpdate, type FencingToken } from "./store/transitions";
+
+/** Anything with an AWS SDK v3 client's `send` (a real client, or a fault-injecting fake in tests). */
+export interface ClientLike {
+    /** Send an SDK command. */
+    send(command: object): Promise<unknown>;
+}
+
+/**
+ * The record attribute that counts publish attempts that failed permanently (InvalidParameter, NotFound…).
+ * Not part of GoBridge's layout: GoBridge ignores it. Transient failures (throttling) are not counted.
+ */
+export const PUBLISH_ATTEMPTS_ATTRIBUTE = "publish_attempts";
+
+/** SNS PublishBatch takes at most 10 entries. */
+export const MAX_BATCH_ENTRIES = 10;
+
+/** The most characters of an AWS error message kept in a DLQ message or a log line. */
+const MAX_ERROR_TEXT = 1024;
+
+/** Metric names the handlers emit (EMF). */
+export const DELIVERY_METRICS = {
+    published: "Published",
+    publishFailed: "PublishFailed",
+    deadLettered: "DeadLettered",
+    expired: "Expired",
+    duplicatesAvoided: "DuplicatesAvoided",
+    publishedAfterFailure: "PublishedAfterFailure",
+    completionRaces: "CompletionRaces",
+    ignored: "IgnoredRecords",
+    ageAtPublish: "AgeAtPublish",
+} as const;
+
+/** What delivery needs: clients, names, limits, and where to report. */
+export interface DeliveryContext {
+    /** DynamoDB client for the outbox table. */
+    readonly dynamodb: ClientLike;
+    /** SNS client. */
+    readonly sns: ClientLike;
+    /** SQS client for the DLQ. */
+    readonly sqs: ClientLike;
+    /** The outbox table. */
+    readonly tableName: string;
+    /** The topic every record is published to. */
+    readonly topicArn: string;
+    /** The DLQ URL. */
+    readonly dlqUrl: string;
+    /** Whether the topic is FIFO. */
+    readonly fifo: boolean;
+    /** Seconds a terminal record stays before TTL deletes it. */
+    readonly completionGraceSeconds: number;
+    /** Permanent publish failures before a record goes to the DLQ. */
+    readonly maxPublishAttempts: number;
+    /** The clock. */
+    readonly clock: Clock;
+    /** Logs: ids and counts only. */
+    readonly logger: Logger;
+    /** This invocation's metrics. */
+    readonly metrics: EmfMetrics;
+}
+
+/** The outcome of publishing one message. */
+export type PublishResult =
+    | { readonly ok: true; readonly messageId: string }
+    | { readonly ok: false; readonly code: string; readonly message: string; readonly permanent: boolean };
+
+/**
+ * Whether an SNS error code means retrying the same message cannot succeed: bad parameters, a message too
+ * large, a topic that does not exist. Throttling, internal errors, KMS and auth problems are transient (an
+ * operator can fix them), so they block the shard instead of dead-lettering.
+ */
+export function isPermanentPublishError(code: string): boolean {
+    switch (code.replace(/Exception$/, "")) {
+        case "InvalidParameter":
+        case "InvalidParameterValue":
+        case "ParameterValueInvalid":
+        case "NotFound":
+        case "Validation":
+        case "ValidationError":
+        case "InvalidBatchEntryId":
+        case "BatchEntryIdsNotDistinct":
+        case "BatchRequestTooLong":
+        case "TooManyEntriesInBatchRequest":
+        case "EmptyBatchRequest":
+            return true;
+        default:
+            return false;
+    }
+}
+
+function errorText(err: unknown): string {
+    const text = err instanceof Error ? err.message : String(err);
+    return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT - 1)}…` : text;
+}
+
+/**
+ * Split messages into PublishBatch calls, in order: at most 10 entries and 256 KB per call, and, when
+ * `oneEntryPerKey` is set, never two entries with the same ordering key in one call (so a failed entry can never
+ * be overtaken by a later entry of its key that SNS accepted in the same call).
+ */
+export function publishBatches<T extends { readonly message: OutboundMessage }>(items: readonly T[], oneEntryPerKey: boolean): T[][] {
+    const batches: T[][] = [];
+    let current: T[] = [];
+    let bytes = 0;
+    for (const item of items) {
+        const size = snsMessageSize(item.message);
+        const key = item.message.orderingKey;
+        const keyClash = oneEntryPerKey && key !== undefined && current.some((c) => c.message.orderingKey === key);
+        if (current.length > 0 && (current.length === MAX_BATCH_ENTRIES || bytes + size > SNS_MAX_MESSAGE_BYTES || keyClash)) {
+            batches.push(current);
+            current = [];
+            bytes = 0;
+        }
+        current.push(item);
+        bytes += size;
+    }
+    if (current.length > 0) batches.push(current);
+    return batches;
+}
+
+/**
+ * Publish up to 10 messages in one PublishBatch call and report each entry's outcome, in order. Every `Failed[]`
+ * entry is checked. When the whole call fails with a permanent error and holds several entries, each is
+ * published alone to find out which one SNS refuses.
+ */
+export async function publishBatch(ctx: DeliveryContext, messages: readonly OutboundMessage[]): Promise<PublishResult[]> {
+    let out: PublishBatchCommandOutput;
+    try {
+        out = (await ctx.sns.send(
+            new PublishBatchCommand({ TopicArn: ctx.topicArn, PublishBatchRequestEntries: messages.map((m, i) => publishEntry(m, String(i), ctx.fifo)) }),
+        )) as PublishBatchCommandOutput;
+    } catch (err) {
+        const code = awsErrorName(err) || "UnknownError";
+        const permanent = isPermanentPublishError(code);
+        if (permanent && messages.length > 1) {
+            const results: PublishResult[] = [];
+            for (const m of messages) results.push(...(await publishBatch(ctx, [m])));
+            return results;
+        }
+        return messages.map(() => ({ ok: false, code, message: errorText(err), permanent }));
+    }
+    const results: PublishResult[] = messages.map(() => ({ ok: false, code: "NoResult", message: "SNS reported neither success nor failure for this entry", permanent: false }));
+    for (const s of out.Successful ?? []) {
+        const i = Number(s.Id);
+        if (Number.isInteger(i) && i >= 0 && i < messages.length) results[i] = { ok: true, messageId: s.MessageId ?? "" };
+    }
+    for (const f of out.Failed ?? []) {
+        const i = Number(f.Id);
+        if (!Number.isInteger(i) || i < 0 || i >= messages.length) continue;
+        const code = f.Code ?? "UnknownError";
+        results[i] = { ok: false, code, message: errorText(f.Message ?? ""), permanent: isPermanentPublishError(code) };
+    }
+    return results;
+}
+
+/** Current status and permanent-failure count of a record, read consistently. */
+export interface RecordState {
+    /** The status; `undefined` when the item no longer exists (TTL removed it after completion). */
+    readonly status: RecordStatus | undefined;
+    /** Permanent publish failures so far. */
+    readonly publishAttempts: number;
+}
+
+/**
+ * One consistent batch read (BatchGetItem, ConsistentRead) of the status of each record, so a redelivered
+ * stream batch skips what an earlier invocation already completed. Unprocessed keys are retried a few times;
+ * records still unread are reported as pending (publishing again is safe: delivery is at least once).
+ */
+export async function readRecordStates(ctx: DeliveryContext, records: readonly OutboxRecord[]): Promise<RecordState[]> {
+    const keyOf = (r: OutboxRecord) => recordKey(r.partition, r.envelopeId, r.bindingId);
+    const idOf = (key: Record<string, AttributeValue>) => `${key[ATTR.pk]?.S}\u0000${key[ATTR.sk]?.S}`;
+    const found = new Map<string, RecordState>();
+    const unread: Record<string, AttributeValue>[] = [];
+    const seen = new Set<string>();
+    for (const r of records) {
+        const key = keyOf(r);
+        if (!seen.has(idOf(key))) unread.push(key);
+        seen.add(idOf(key));
+    }
+    const projection: Expression = { text: `#${ATTR.pk}, #${ATTR.sk}, #${ATTR.status}, #${PUBLISH_ATTEMPTS_ATTRIBUTE}`, names: { [`#${ATTR.pk}`]: ATTR.pk, [`#${ATTR.sk}`]: ATTR.sk, [`#${ATTR.status}`]: ATTR.status, [`#${PUBLISH_ATTEMPTS_ATTRIBUTE}`]: PUBLISH_ATTEMPTS_ATTRIBUTE }, values: {} };
+    let pending = unread;
+    for (let attempt = 0; pending.length > 0 && attempt < 5; attempt += 1) {
+        const next: Record<string, AttributeValue>[] = [];
+        for (let i = 0; i < pending.length; i += 100) {
+            const chunk = pending.slice(i, i + 100);
+            let out: BatchGetItemCommandOutput;
+            try {
+                out = (await ctx.dynamodb.send(
+                    new BatchGetItemCommand({
+                        RequestItems: { [ctx.tableName]: { Keys: chunk, ConsistentRead: true, ProjectionExpression: projection.text, ExpressionAttributeNames: { ...projection.names } } },
+                    }),
+                )) as BatchGetItemCommandOutput;
+            } catch (err) {
+                throw wrapAwsError(err, "publisher: consistent status read failed", { table: ctx.tableName });
+            }
+            for (const item of out.Responses?.[ctx.tableName] ?? []) {
+                found.set(idOf(item), { status: (item[ATTR.status]?.S ?? STATUS.pending) as RecordStatus, publishAttempts: Number(item[PUBLISH_ATTEMPTS_ATTRIBUTE]?.N ?? "0") });
+            }
+            next.push(...(out.UnprocessedKeys?.[ctx.tableName]?.Keys ?? []));
+        }
+        for (const key of chunkedDifference(pending, next)) if (!found.has(idOf(key))) found.set(idOf(key), { status: undefined, publishAttempts: 0 });
+        pending = next;
+        if (pending.length > 0) await ctx.clock.sleep(20 * 2 ** attempt);
+    }
+    return records.map((r) => found.get(idOf(keyOf(r))) ?? { status: STATUS.pending, publishAttempts: 0 });
+}
+
+function chunkedDifference(all: readonly Record<string, AttributeValue>[], unprocessed: readonly Record<string, AttributeValue>[]): Record<string, AttributeValue>[] {
+    const left = new Set(unprocessed.map((k) => `${k[ATTR.pk]?.S}\u0000${k[ATTR.sk]?.S}`));
+    return all.filter((k) => !left.has(`${k[ATTR.pk]?.S}\u0000${k[ATTR.sk]?.S}`));
+}
+
+/**
+ * Count one permanent publish failure on the record (`ADD publish_attempts 1`, only while it is pending or
+ * claimed) and return the new count. Durable, so the bound holds across invocations and cold starts.
+ * Returns `undefined` when the record is already terminal.
+ */
+export async function countPermanentFailure(ctx: DeliveryContext, record: OutboxRecord): Promise<number | undefined> {
+    const change = updateExpression({ add: [{ attribute: PUBLISH_ATTEMPTS_ATTRIBUTE, value: ":one_attempt" }], values: { ":one_attempt": { N: "1" } } });
+    const condition = nonTerminal();
+    try {
+        const out = (await ctx.dynamodb.send(
+            new UpdateItemCommand({
+                TableName: ctx.tableName,
+                Key: recordKey(record.partition, record.envelopeId, record.bindingId),
+                UpdateExpression: change.text,
+                ConditionExpression: condition.text,
+                ...placeholders(change, condition),
+                ReturnValues: "UPDATED_NEW",
+            }),
+        )) as UpdateItemCommandOutput;
+        return Number(out.Attributes?.[PUBLISH_ATTEMPTS_ATTRIBUTE]?.N ?? "1");
+    } catch (err) {
+        if (isConditionalCheckFailed(err)) return undefined;
+        throw wrapAwsError(err, "publisher: counting a publish failure failed", { recordId: record.recordId, partition: record.partition });
+    }
+}
+
+/** Send a record to the DLQ with its reason. Throws a transient-classified error when SQS refuses. */
+export async function sendToDeadLetterQueue(
+    ctx: DeliveryContext,
+    record: OutboxRecord,
+    reason: DeadLetterReason,
+    detail: { attempts?: number; errorCode?: string; errorMessage?: string } = {},
+): Promise<void> {
+    const dl = deadLetterMessage(outboundMessage(record), { reason, at: ctx.clock.now(), ...detail });
+    try {
+        await ctx.sqs.send(
+            new SendMessageCommand({
+                QueueUrl: ctx.dlqUrl,
+                MessageBody: dl.body,
+                MessageAttributes: dl.attributes,
+                ...(ctx.dlqUrl.endsWith(".fifo") ? { MessageGroupId: record.orderingKey ?? record.partition, MessageDeduplicationId: `${record.recordId.slice(0, 100)}-${reason}` } : {}),
+            }),
+        );
+    } catch (err) {
+        throw wrapAwsError(err, `publisher: sending record to the DLQ failed (${reason})`, { recordId: record.recordId, partition: record.partition });
+    }
+    ctx.metrics.count(DELIVERY_METRICS.deadLettered);
+    ctx.logger.warn("outbox record dead-lettered", { recordId: record.recordId, partition: record.partition, reason, attempts: detail.attempts, errorCode: detail.errorCode });
+}
+
+/** Whether a record's expiry has passed. */
+export function isExpired(record: OutboxRecord, nowMs: number): boolean {
+    return record.expiresAt > 0 && record.expiresAt <= nowMs;
+}
+
+async function conditionalUpdate(ctx: DeliveryContext, input: object, what: string, record: OutboxRecord): Promise<boolean> {
+    try {
+        await ctx.dynamodb.send(new UpdateItemCommand(input as ConstructorParameters<typeof UpdateItemCommand>[0]));
+        return true;
+    } catch (err) {
+        if (isConditionalCheckFailed(err)) {
+            ctx.metrics.count(DELIVERY_METRICS.completionRaces);
+            ctx.logger.info(`outbox record changed state before ${what}; someone else moved it`, { recordId: record.recordId, partition: record.partition });
+            return false;
+        }
+        throw wrapAwsError(err, `publisher: ${what} failed`, { recordId: record.recordId, partition: record.partition });
+    }
+}
+
+/**
+ * Complete a record that was published straight from the stream (pending → completed, ttl = now + grace,
+ * `claim_sort` and `has_expiry` removed). Returns false when the record had already moved (a claimer holds it
+ * or completed it): that is a race, not an error.
+ */
+export async function completePending(ctx: DeliveryContext, record: OutboxRecord): Promise<boolean> {
+    const now = ctx.clock.now();
+    return conditionalUpdate(ctx, completePendingUpdate(ctx.tableName, recordKey(record.partition, record.envelopeId, record.bindingId), now, ttlSeconds(now, ctx.completionGraceSeconds)), "completion", record);
+}
+
+/** Mark a pending record past its expiry as expired (ttl = now + grace). False when it had already moved. */
+export async function expirePending(ctx: DeliveryContext, record: OutboxRecord): Promise<boolean> {
+    const now = ctx.clock.now();
+    return conditionalUpdate(ctx, expirePendingUpdate(ctx.tableName, recordKey(record.partition, record.envelopeId, record.bindingId), now + 1, ttlSeconds(now, ctx.completionGraceSeconds)), "expiry", record);
+}
+
+/**
+ * Mark a record this token holds as expired (claimed → expired): the claimed-record twin of the store's
+ * pending-only expiry, fenced by owner + version like Complete.
+ */
+export async function expireClaimed(ctx: DeliveryContext, record: OutboxRecord, token: FencingToken): Promise<boolean> {
+    const now = ctx.clock.now();
+    const change = updateExpression({
+        set: [
+            { attribute: ATTR.status, value: ":status_expired" },
+            { attribute: ATTR.ttl, value: ":ttl" },
+        ],
+        remove: [ATTR.hasExpiry, ATTR.claimSort],
+        values: { ":status_expired": { S: STATUS.expired }, ":ttl": { N: String(ttlSeconds(now, ctx.completionGraceSeconds)) } },
+    });
+    const condition = and(heldBy(token.owner, token.version), expiresBefore(now + 1));
+    return conditionalUpdate(
+        ctx,
+        { TableName: ctx.tableName, Key: recordKey(record.partition, record.envelopeId, record.bindingId), UpdateExpression: change.text, ConditionExpression: condition.text, ...placeholders(change, condition) },
+        "expiry",
+        record,
+    );
+}
+
+/** Record the metrics of a published record: count and age at publish. */
+export function notePublished(ctx: DeliveryContext, record: OutboxRecord): void {
+    ctx.metrics.count(DELIVERY_METRICS.published);
+    ctx.metrics.sample(DELIVERY_METRICS.ageAtPublish, Math.max(0, ctx.clock.now() - record.createdAt), "Milliseconds");
+}
+
+/** Whether an error is an {@link OutboxError} that a later retry may fix. */
+export function isRetryable(err: unknown): boolean {
+    return !(err instanceof OutboxError) || err.transient;
+}

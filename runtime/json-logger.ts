@@ -1,0 +1,48 @@
+/**
+ * A {@link Logger} that writes one JSON line per entry: what the Lambda handlers log with. Attributes are the
+ * caller's ids and counts (the runtime never passes payloads).
+ *
+ * @packageDocumentation
+ */
+import type { LogAttributes, Logger } from "./ports";
+
+/** Log levels, lowest first. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** Options of {@link createJsonLogger}. */
+export interface JsonLoggerOptions {
+    /** Entries below this level are dropped. @default "info" */
+    readonly level?: LogLevel;
+    /** Where a finished line goes. @default stdout */
+    readonly write?: (line: string) => void;
+    /** Fields added to every line, e.g. `{ function: "publisher" }`. @default {} */
+    readonly fields?: LogAttributes;
+    /** The timestamp source, epoch ms. @default Date.now */
+    readonly now?: () => number;
+}
+
+function rank(level: LogLevel): number {
+    return level === "debug" ? 0 : level === "info" ? 1 : level === "warn" ? 2 : 3;
+}
+
+/**
+ * Create a JSON-lines logger.
+ *
+ * @param options - Level, sink and fixed fields.
+ */
+export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
+    const min = rank(options.level ?? "info");
+    const write = options.write ?? ((line: string) => void process.stdout.write(line + "\n"));
+    const now = options.now ?? (() => Date.now());
+    const entry = (level: LogLevel) => (message: string, attributes?: LogAttributes) => {
+        if (rank(level) < min) return;
+        write(JSON.stringify({ time: new Date(now()).toISOString(), level, message, ...(options.fields ?? {}), ...(attributes ?? {}) }, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+    };
+    return { debug: entry("debug"), info: entry("info"), warn: entry("warn"), error: entry("error") };
+}
+
+/** Parse a log level from text (e.g. an environment variable); `undefined` and "" give the fallback. */
+export function parseLogLevel(text: string | undefined, fallback: LogLevel = "info"): LogLevel {
+    const t = (text ?? "").trim().toLowerCase();
+    return t === "debug" || t === "info" || t === "warn" || t === "error" ? t : fallback;
+}

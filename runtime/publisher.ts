@@ -1,0 +1,362 @@
+/**
+ * The stream publisher: the Lambda handler behind the table's event source mapping. It publishes the outbox
+ * records of each stream batch to SNS and completes them, and reports the first record it could not deliver so
+ * Lambda retries from there.
+ *
+ * Per batch, in shard order:
+ * 1. Records that are not INSERTs of an `OUTBOX#` item are ignored (the mapping's filter should already drop
+ *    them; the code does not rely on the deployment).
+ * 2. One consistent BatchGetItem reads every record's current status: records already completed or expired
+ *    (a redelivered batch), or held by a claimer, are skipped. Skips of terminal records count as
+ *    `DuplicatesAvoided`.
+ * 3. Expired records go to the DLQ with reason `expired` and are marked expired; they are never published.
+ * 4. Keyless records are published with PublishBatch, up to 10 per call, then completed conditionally
+ *    (pending → completed, `ttl` = now + grace, `claim_sort` and `has_expiry` removed).
+ * 5. A record with an ordering key is a doorbell: its partition is drained through the store's claim path
+ *    (ConsistentRead, head-of-line rule), published and completed in order with the claim's token.
+ * 6. A record SNS refuses permanently (InvalidParameter, NotFound…) has the failure counted on the item
+ *    (`publish_attempts`); at `maxPublishAttempts` it goes to the DLQ with reason `publish-rejected`.
+ *
+ * At the first record that cannot be delivered, processing stops: its SequenceNumber is the one
+ * `batchItemFailures` entry, and nothing after it is published in this call. Entries after it that SNS accepted
+ * in the same PublishBatch call are completed, so the retry skips them (step 2) instead of sending them twice.
+ *
+ * @packageDocumentation
+ */
+import { randomUUID } from "node:crypto";
+import { drainPartition, type ClaimingStore } from "./claimed-delivery";
+import {
+    DELIVERY_METRICS,
+    completePending,
+    countPermanentFailure,
+    expirePending,
+    isExpired,
+    notePublished,
+    publishBatch,
+    publishBatches,
+    readRecordStates,
+    sendToDeadLetterQueue,
+    type ClientLike,
+    type DeliveryContext,
+} from "./delivery";
+import { createEmfMetrics, type LineWriter } from "./emf";
+import { isOutboxError, OutboxError } from "./errors";
+import { outboundMessage, type OutboundMessage } from "./message";
+import { silentLogger, systemClock, type Clock, type Logger } from "./ports";
+import { unmarshalRecord, type OutboxRecord, type StreamImage } from "./record/codec";
+import { RECORD_SK_PREFIX, STATUS } from "./schema";
+import { OutboxStore } from "./store";
+import type { FencingToken } from "./store/transitions";
+
+/** What a stream handler returns: the SequenceNumber of the first record to retry, if any. */
+export interface StreamBatchResponse {
+    /** At most one entry: the first record that could not be delivered. Lambda retries from it. */
+    batchItemFailures: { itemIdentifier: string }[];
+}
+
+/** The Lambda context fields the handlers read. */
+export interface HandlerContext {
+    /** The invocation's request id; part of the claim owner id. */
+    readonly awsRequestId?: string;
+}
+
+/** A stream publisher handler. */
+export type PublisherHandler = (event: unknown, context?: HandlerContext) => Promise<StreamBatchResponse>;
+
+/** Configuration of {@link createPublisher}. */
+export interface PublisherConfig {
+    /** DynamoDB client for the outbox table (a `DynamoDBClient`, or anything with its `send`). */
+    readonly dynamodb: ClientLike;
+    /** SNS client (`SNSClient`). */
+    readonly sns: ClientLike;
+    /** SQS client for the DLQ (`SQSClient`). */
+    readonly sqs: ClientLike;
+    /** The outbox table. */
+    readonly tableName: string;
+    /** The topic to publish to. */
+    readonly topicArn: string;
+    /** The DLQ URL for expired and undeliverable records. */
+    readonly dlqUrl: string;
+    /** Whether the topic is FIFO (sets `MessageGroupId` = ordering key or partition, `MessageDeduplicationId` = record id). @default false */
+    readonly fifo?: boolean;
+    /** Seconds a completed or expired record stays before TTL deletes it. @default 3600 */
+    readonly completionGraceSeconds?: number;
+    /** Permanent publish failures of one record before it goes to the DLQ (1–100). @default 3 */
+    readonly maxPublishAttempts?: number;
+    /** Records per claim on the keyed path (1–1000). @default 100 */
+    readonly claimLimit?: number;
+    /**
+     * The fencing version of this function's claims. Every publisher and sweeper of a table uses the same version,
+     * so they never steal each other's live claims; a crashed invocation's claims come back after the store's
+     * stale-claim window.
+     * @default 1n
+     */
+    readonly claimVersion?: bigint;
+    /** The store for the claim path. @default new OutboxStore({ client: dynamodb, tableName, clock, logger, compactionGraceSeconds }) */
+    readonly store?: ClaimingStore;
+    /** The clock. @default systemClock */
+    readonly clock?: Clock;
+    /** Logs: ids and counts, never payloads. @default silentLogger */
+    readonly logger?: Logger;
+    /** Where the EMF metric line of each invocation goes. @default stdout */
+    readonly writeMetrics?: LineWriter;
+}
+
+/** What one invocation did, for tests and logs. */
+export interface PublishOutcome {
+    /** The handler's answer. */
+    readonly response: StreamBatchResponse;
+    /** Records ignored (not INSERTs of outbox items, or malformed). */
+    readonly ignored: number;
+}
+
+interface Candidate {
+    readonly sequenceNumber: string;
+    readonly record: OutboxRecord;
+}
+
+interface StreamRecordShape {
+    readonly eventName?: unknown;
+    readonly dynamodb?: { readonly Keys?: StreamImage; readonly NewImage?: StreamImage; readonly SequenceNumber?: unknown };
+}
+
+/** The outbox INSERTs of an event, in shard order, and how many records were ignored. */
+function candidatesOf(event: unknown, logger: Logger): { candidates: Candidate[]; ignored: number; undecodable: { sequenceNumber: string; error: unknown }[] } {
+    const records = (event as { Records?: unknown } | null)?.Records;
+    if (!Array.isArray(records)) {
+        logger.error("publisher: the event has no Records array; it is not a DynamoDB stream event", {});
+        return { candidates: [], ignored: 0, undecodable: [] };
+    }
+    const candidates: Candidate[] = [];
+    const undecodable: { sequenceNumber: string; error: unknown }[] = [];
+    let ignored = 0;
+    for (const raw of records as StreamRecordShape[]) {
+        const data = raw?.dynamodb;
+        const sk = data?.Keys?.SK?.S;
+        const sequenceNumber = data?.SequenceNumber;
+        if (raw?.eventName !== "INSERT" || typeof sk !== "string" || !sk.startsWith(RECORD_SK_PREFIX) || typeof sequenceNumber !== "string" || data?.NewImage === undefined) {
+            ignored += 1;
+            continue;
+        }
+        try {
+            candidates.push({ sequenceNumber, record: unmarshalRecord(data.NewImage) });
+        } catch (error) {
+            undecodable.push({ sequenceNumber, error });
+            ignored += 1;
+        }
+    }
+    return { candidates, ignored, undecodable };
+}
+
+/** Settings after defaults. */
+interface Resolved {
+    readonly ctx: DeliveryContext;
+    readonly store: ClaimingStore;
+    readonly claimLimit: number;
+    readonly claimVersion: bigint;
+}
+
+function integerIn(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+    const v = value ?? fallback;
+    if (!Number.isInteger(v) || v < min || v > max) {
+        throw new OutboxError("INVALID_CONFIG", `createPublisher: ${name} is ${String(v)}; expected an integer from ${min} to ${max}; omit it for the default ${fallback}`, { context: { [name]: String(v) } });
+    }
+    return v;
+}
+
+function requireText(name: string, value: unknown): void {
+    if (typeof value !== "string" || value.trim() === "") {
+        throw new OutboxError("INVALID_CONFIG", `${name} must be a non-empty string, got ${JSON.stringify(value)}`);
+    }
+}
+
+function requireClient(name: string, value: unknown): void {
+    if (typeof (value as ClientLike | undefined)?.send !== "function") {
+        throw new OutboxError("INVALID_CONFIG", `${name} must be an AWS SDK v3 client (an object with send), got ${value === undefined ? "undefined" : typeof value}`);
+    }
+}
+
+/** Validate a {@link PublisherConfig} and fill its defaults. Shared with the sweeper. */
+export function resolveDeliveryConfig(config: PublisherConfig, who: string): Omit<Resolved, "ctx"> & { readonly base: Omit<DeliveryContext, "metrics"> } {
+    if (config === null || typeof config !== "object") throw new OutboxError("INVALID_CONFIG", `${who}: config must be an object`);
+    requireClient(`${who}: dynamodb`, config.dynamodb);
+    requireClient(`${who}: sns`, config.sns);
+    requireClient(`${who}: sqs`, config.sqs);
+    requireText(`${who}: tableName`, config.tableName);
+    requireText(`${who}: topicArn`, config.topicArn);
+    requireText(`${who}: dlqUrl`, config.dlqUrl);
+    const clock = config.clock ?? systemClock;
+    const logger = config.logger ?? silentLogger;
+    const completionGraceSeconds = integerIn("completionGraceSeconds", config.completionGraceSeconds, 3600, 1, 365 * 24 * 3600);
+    const claimVersion = config.claimVersion ?? 1n;
+    if (typeof claimVersion !== "bigint" || claimVersion < 1n) throw new OutboxError("INVALID_CONFIG", `${who}: claimVersion must be a bigint ≥ 1n, got ${String(claimVersion)}`);
+    return {
+        base: {
+            dynamodb: config.dynamodb,
+            sns: config.sns,
+            sqs: config.sqs,
+            tableName: config.tableName,
+            topicArn: config.topicArn,
+            dlqUrl: config.dlqUrl,
+            fifo: config.fifo ?? false,
+            completionGraceSeconds,
+            maxPublishAttempts: integerIn("maxPublishAttempts", config.maxPublishAttempts, 3, 1, 100),
+            clock,
+            logger,
+        },
+        store: config.store ?? new OutboxStore({ client: config.dynamodb, tableName: config.tableName, clock, logger, compactionGraceSeconds: completionGraceSeconds }),
+        claimLimit: integerIn("claimLimit", config.claimLimit, 100, 1, 1000),
+        claimVersion,
+    };
+}
+
+function failureAt(sequenceNumber: string): StreamBatchResponse {
+    return { batchItemFailures: [{ itemIdentifier: sequenceNumber }] };
+}
+
+function errorCode(err: unknown): string {
+    return isOutboxError(err) ? err.code : err instanceof Error ? err.name : "UNKNOWN";
+}
+
+/**
+ * Process one stream event with injected clients: the whole publisher except the Lambda wiring.
+ *
+ * @param settings - From {@link resolveDeliveryConfig}, with this invocation's metrics.
+ * @param event - The Lambda DynamoDB stream event (checked defensively).
+ * @param invocationId - Makes the claim owner id unique per invocation.
+ */
+export async function processStreamEvent(settings: Resolved, event: unknown, invocationId: string): Promise<PublishOutcome> {
+    const { ctx, store } = settings;
+    const { candidates, ignored, undecodable } = candidatesOf(event, ctx.logger);
+    ctx.metrics.count(DELIVERY_METRICS.ignored, ignored);
+    for (const u of undecodable) {
+        // An item under OUTBOX# that is not a record this package can read: nothing to publish or dead-letter.
+        ctx.logger.error("publisher: an OUTBOX# item could not be decoded; skipped", { sequenceNumber: u.sequenceNumber, code: errorCode(u.error) });
+    }
+    if (candidates.length === 0) return { response: { batchItemFailures: [] }, ignored };
+
+    let states;
+    try {
+        states = await readRecordStates(ctx, candidates.map((c) => c.record));
+    } catch (err) {
+        ctx.logger.error("publisher: status read failed; retrying the batch", { code: errorCode(err) });
+        return { response: failureAt(candidates[0]!.sequenceNumber), ignored };
+    }
+
+    const token: FencingToken = { owner: `publisher/${invocationId}`, version: settings.claimVersion };
+    const drained = new Set<string>();
+    const handledByClaim = new Set<string>();
+    let batch: { candidate: Candidate; message: OutboundMessage }[] = [];
+
+    /** Publish the buffered keyless records; returns the failed record's SequenceNumber, if any. */
+    const flush = async (): Promise<string | undefined> => {
+        const pending = batch;
+        batch = [];
+        for (const group of publishBatches(pending, false)) {
+            const results = await publishBatch(ctx, group.map((g) => g.message));
+            let failedAt: string | undefined;
+            for (let j = 0; j < group.length; j += 1) {
+                const { candidate } = group[j]!;
+                const result = results[j]!;
+                try {
+                    if (result.ok) {
+                        notePublished(ctx, candidate.record);
+                        if (failedAt !== undefined) ctx.metrics.count(DELIVERY_METRICS.publishedAfterFailure);
+                        await completePending(ctx, candidate.record);
+                        continue;
+                    }
+                    if (failedAt !== undefined) continue;
+                    ctx.metrics.count(DELIVERY_METRICS.publishFailed);
+                    const attempts = result.permanent ? await countPermanentFailure(ctx, candidate.record) : undefined;
+                    if (result.permanent && attempts === undefined) continue; // already terminal: someone else handled it
+                    if (attempts !== undefined && attempts >= ctx.maxPublishAttempts) {
+                        await sendToDeadLetterQueue(ctx, candidate.record, "publish-rejected", { attempts, errorCode: result.code, errorMessage: result.message });
+                        await completePending(ctx, candidate.record);
+                        continue;
+                    }
+                    ctx.logger.warn("outbox publish failed", { recordId: candidate.record.recordId, partition: candidate.record.partition, code: result.code, permanent: result.permanent, attempts });
+                    failedAt = candidate.sequenceNumber;
+                } catch (err) {
+                    ctx.logger.error("publisher: a step after publishing failed", { recordId: candidate.record.recordId, code: errorCode(err) });
+                    if (failedAt === undefined) failedAt = candidate.sequenceNumber;
+                }
+            }
+            if (failedAt !== undefined) return failedAt;
+        }
+        return undefined;
+    };
+
+    for (let i = 0; i < candidates.length; i += 1) {
+        const candidate = candidates[i]!;
+        const { record } = candidate;
+        const state = states[i]!;
+        if (state.status === undefined || state.status === STATUS.completed || state.status === STATUS.expired) {
+            ctx.metrics.count(DELIVERY_METRICS.duplicatesAvoided);
+            continue;
+        }
+        if (record.orderingKey !== undefined) {
+            if (handledByClaim.has(record.recordId) || drained.has(record.partition)) continue;
+            const failed = await flush();
+            if (failed !== undefined) return { response: failureAt(failed), ignored };
+            const result = await drainPartition(ctx, store, record.partition, token, { limit: settings.claimLimit, maxRounds: 10, until: record.recordId });
+            for (const id of result.handled) handledByClaim.add(id);
+            if (result.failure !== undefined) {
+                ctx.logger.warn("publisher: keyed delivery failed; retrying from this record", { recordId: record.recordId, partition: record.partition, failedRecordId: result.failure.recordId, code: errorCode(result.failure.error) });
+                return { response: failureAt(candidate.sequenceNumber), ignored };
+            }
+            if (result.exhausted) drained.add(record.partition);
+            continue;
+        }
+        if (state.status === STATUS.claimed || handledByClaim.has(record.recordId)) continue; // a claimer holds it and delivers it
+        if (isExpired(record, ctx.clock.now())) {
+            const failed = await flush();
+            if (failed !== undefined) return { response: failureAt(failed), ignored };
+            try {
+                await sendToDeadLetterQueue(ctx, record, "expired", { attempts: state.publishAttempts });
+                ctx.metrics.count(DELIVERY_METRICS.expired);
+                await expirePending(ctx, record);
+            } catch (err) {
+                ctx.logger.error("publisher: dead-lettering an expired record failed", { recordId: record.recordId, code: errorCode(err) });
+                return { response: failureAt(candidate.sequenceNumber), ignored };
+            }
+            continue;
+        }
+        batch.push({ candidate, message: outboundMessage(record) });
+        if (batch.length === 10) {
+            const failed = await flush();
+            if (failed !== undefined) return { response: failureAt(failed), ignored };
+        }
+    }
+    const failed = await flush();
+    return { response: failed === undefined ? { batchItemFailures: [] } : failureAt(failed), ignored };
+}
+
+/**
+ * Create the stream publisher handler. Clients and the store are built by the caller once per cold start;
+ * each invocation gets its own metrics, flushed as one EMF line.
+ *
+ * @param config - Clients, names and limits.
+ * @returns `(event, context?) => Promise<{ batchItemFailures }>` for a Lambda function subscribed to the table's stream with `ReportBatchItemFailures`.
+ * @throws OutboxError `INVALID_CONFIG` when the config is incomplete.
+ * @example
+ * export const handler = createPublisher({
+ *   dynamodb: new DynamoDBClient({}), sns: new SNSClient({}), sqs: new SQSClient({}),
+ *   tableName: process.env.OUTBOX_TABLE_NAME!, topicArn: process.env.OUTBOX_TOPIC_ARN!, dlqUrl: process.env.OUTBOX_DLQ_URL!,
+ * });
+ */
+export function createPublisher(config: PublisherConfig): PublisherHandler {
+    const resolved = resolveDeliveryConfig(config, "createPublisher");
+    return async (event, context) => {
+        const metrics = createEmfMetrics({
+            dimensions: { Function: "publisher", Table: resolved.base.tableName },
+            now: () => resolved.base.clock.now(),
+            ...(config.writeMetrics !== undefined ? { write: config.writeMetrics } : {}),
+        });
+        try {
+            const outcome = await processStreamEvent({ ...resolved, ctx: { ...resolved.base, metrics } }, event, context?.awsRequestId ?? randomUUID());
+            return outcome.response;
+        } finally {
+            metrics.flush();
+        }
+    };
+}

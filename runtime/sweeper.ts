@@ -1,0 +1,202 @@
+/**
+ * The sweeper: a scheduled handler (every minute by default) and the outbox's safety net. It finds what the
+ * stream path missed (stream retention ran out, the mapping was disabled, a bug) and delivers it through the
+ * store's claim path; and it moves pending records past their expiry to the DLQ.
+ *
+ * Finding the work: ClaimIndex (hash `PK`, range `claim_sort`) is sparse: it holds exactly the non-terminal
+ * records, and `claim_sort` starts with the zero-padded `created_at`. A Scan of ClaimIndex filtered on
+ * `claim_sort < pad19(now − sweepAfter)` therefore lists the partitions that have a record older than
+ * `sweepAfter`. Its cost is the size of the working set, not of the table: in steady state the stream path
+ * completes records within seconds, so the index holds only in-flight records and the scan reads a few KB
+ * (0.5 RCU per 4 KB, eventually consistent). Completed and expired records, which wait for TTL, are not in it.
+ * Each partition found is then drained with `Claim` (ConsistentRead and head-of-line rule for keyed records),
+ * delivering only records older than the cutoff and releasing younger ones to the stream path.
+ *
+ * The expiry sweep queries ExpiryIndex (`has_expiry = "1" AND expires_at < now`, also sparse), reads each
+ * candidate consistently, dead-letters pending ones with reason `expired` and marks them expired.
+ *
+ * @packageDocumentation
+ */
+import { GetItemCommand, QueryCommand, ScanCommand, type AttributeValue, type GetItemCommandOutput, type QueryCommandOutput, type ScanCommandOutput } from "@aws-sdk/client-dynamodb";
+import { randomUUID } from "node:crypto";
+import { drainPartition } from "./claimed-delivery";
+import { DELIVERY_METRICS, expirePending, isExpired, sendToDeadLetterQueue } from "./delivery";
+import { createEmfMetrics } from "./emf";
+import { isOutboxError, OutboxError } from "./errors";
+import { resolveDeliveryConfig, type HandlerContext, type PublisherConfig } from "./publisher";
+import { unmarshalRecord } from "./record/codec";
+import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, HAS_EXPIRY_FLAG, STATUS } from "./schema";
+import { wrapAwsError } from "./store/aws-errors";
+import { expiringBefore, placeholders, type Expression } from "./store/expressions";
+import type { FencingToken } from "./store/transitions";
+
+/** Configuration of {@link createSweeper}: the publisher's, plus the sweep's own limits. */
+export interface SweeperConfig extends PublisherConfig {
+    /** A pending record older than this many seconds is the sweeper's to deliver (1–86400). @default 120 */
+    readonly sweepAfterSeconds?: number;
+    /** The most partitions drained per run (1–10000). @default 200 */
+    readonly maxPartitionsPerRun?: number;
+    /** The most expired records dead-lettered per run (1–100000). @default 1000 */
+    readonly maxExpiredPerRun?: number;
+    /** Stop starting new work when fewer than this many ms of the invocation remain. @default 10000 */
+    readonly reserveMs?: number;
+}
+
+/** What one sweep did. */
+export interface SweepResult {
+    /** Records published. */
+    readonly published: number;
+    /** Records dead-lettered as expired. */
+    readonly expired: number;
+    /** Records dead-lettered after permanent publish failures. */
+    readonly deadLettered: number;
+    /** Partitions with records older than the cutoff. */
+    readonly partitions: number;
+    /** Partitions whose delivery stopped at a failure (retried next run). */
+    readonly failedPartitions: number;
+}
+
+/** The sweeper's Lambda context: the remaining time tells it when to stop starting work. */
+export interface SweeperContext extends HandlerContext {
+    /** Milliseconds left in this invocation. */
+    getRemainingTimeInMillis?(): number;
+}
+
+/** A sweeper handler. */
+export type SweeperHandler = (event?: unknown, context?: SweeperContext) => Promise<SweepResult>;
+
+function integerIn(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+    const v = value ?? fallback;
+    if (!Number.isInteger(v) || v < min || v > max) {
+        throw new OutboxError("INVALID_CONFIG", `createSweeper: ${name} is ${String(v)}; expected an integer from ${min} to ${max}; omit it for the default ${fallback}`, { context: { [name]: String(v) } });
+    }
+    return v;
+}
+
+/** `claim_sort < pad19(cutoff)`: the record was created before the cutoff (claim_sort starts with pad19(created_at)). */
+function createdBeforeFilter(cutoffMs: number): Expression {
+    return {
+        text: `#${ATTR.claimSort} < :cutoff`,
+        names: { [`#${ATTR.claimSort}`]: ATTR.claimSort },
+        values: { ":cutoff": { S: String(Math.max(0, cutoffMs)).padStart(19, "0") } },
+    };
+}
+
+/**
+ * Create the sweeper handler.
+ *
+ * @param config - Clients, names and limits (the publisher's, plus the sweep's).
+ * @throws OutboxError `INVALID_CONFIG` when the config is incomplete.
+ */
+export function createSweeper(config: SweeperConfig): SweeperHandler {
+    const resolved = resolveDeliveryConfig(config, "createSweeper");
+    const sweepAfterMs = integerIn("sweepAfterSeconds", config.sweepAfterSeconds, 120, 1, 24 * 3600) * 1000;
+    const maxPartitions = integerIn("maxPartitionsPerRun", config.maxPartitionsPerRun, 200, 1, 10_000);
+    const maxExpired = integerIn("maxExpiredPerRun", config.maxExpiredPerRun, 1000, 1, 100_000);
+    const reserveMs = integerIn("reserveMs", config.reserveMs, 10_000, 0, 900_000);
+
+    return async (_event, context) => {
+        const base = resolved.base;
+        const metrics = createEmfMetrics({
+            dimensions: { Function: "sweeper", Table: base.tableName },
+            now: () => base.clock.now(),
+            ...(config.writeMetrics !== undefined ? { write: config.writeMetrics } : {}),
+        });
+        const ctx = { ...base, metrics };
+        const timeLeft = () => (context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY);
+        const token: FencingToken = { owner: `sweeper/${context?.awsRequestId ?? randomUUID()}`, version: resolved.claimVersion };
+        let partitions = 0;
+        let failedPartitions = 0;
+        try {
+            // 1. Expiry: pending records past expires_at → DLQ, marked expired.
+            const now = base.clock.now();
+            const expiring = expiringBefore(HAS_EXPIRY_FLAG, now + 1);
+            let expiredSeen = 0;
+            let startKey: Record<string, AttributeValue> | undefined;
+            do {
+                let page: QueryCommandOutput;
+                try {
+                    page = (await base.dynamodb.send(
+                        new QueryCommand({ TableName: base.tableName, IndexName: EXPIRY_INDEX.indexName, KeyConditionExpression: expiring.text, ...placeholders(expiring), ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
+                    )) as QueryCommandOutput;
+                } catch (err) {
+                    throw wrapAwsError(err, "sweeper: expiry index query failed", { table: base.tableName });
+                }
+                for (const key of page.Items ?? []) {
+                    if (expiredSeen >= maxExpired || timeLeft() < reserveMs) break;
+                    expiredSeen += 1;
+                    let got: GetItemCommandOutput;
+                    try {
+                        got = (await base.dynamodb.send(new GetItemCommand({ TableName: base.tableName, Key: { [ATTR.pk]: key[ATTR.pk]!, [ATTR.sk]: key[ATTR.sk]! }, ConsistentRead: true }))) as GetItemCommandOutput;
+                    } catch (err) {
+                        throw wrapAwsError(err, "sweeper: reading an expiring record failed", { partition: key[ATTR.pk]?.S });
+                    }
+                    if (got.Item === undefined) continue;
+                    const record = unmarshalRecord(got.Item);
+                    // Claimed records belong to their claimer, which dead-letters them (or loses the claim to a stale reclaim).
+                    if (record.status !== STATUS.pending || !isExpired(record, base.clock.now())) continue;
+                    await sendToDeadLetterQueue(ctx, record, "expired", { attempts: record.replayCount });
+                    metrics.count(DELIVERY_METRICS.expired);
+                    await expirePending(ctx, record);
+                }
+                startKey = page.LastEvaluatedKey;
+            } while (startKey !== undefined && expiredSeen < maxExpired && timeLeft() >= reserveMs);
+
+            // 2. Missed records: partitions with a non-terminal record older than the cutoff, from the sparse ClaimIndex.
+            const cutoff = base.clock.now() - sweepAfterMs;
+            const filter = createdBeforeFilter(cutoff);
+            const found: string[] = [];
+            const seen = new Set<string>();
+            startKey = undefined;
+            do {
+                let page: ScanCommandOutput;
+                try {
+                    page = (await base.dynamodb.send(
+                        new ScanCommand({
+                            TableName: base.tableName,
+                            IndexName: CLAIM_INDEX.indexName,
+                            FilterExpression: filter.text,
+                            ProjectionExpression: `#${ATTR.pk}`,
+                            ExpressionAttributeNames: { ...filter.names, [`#${ATTR.pk}`]: ATTR.pk },
+                            ExpressionAttributeValues: { ...filter.values },
+                            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+                        }),
+                    )) as ScanCommandOutput;
+                } catch (err) {
+                    throw wrapAwsError(err, "sweeper: claim index scan failed", { table: base.tableName });
+                }
+                for (const item of page.Items ?? []) {
+                    const pk = item[ATTR.pk]?.S;
+                    if (pk !== undefined && !seen.has(pk) && found.length < maxPartitions) {
+                        seen.add(pk);
+                        found.push(pk);
+                    }
+                }
+                startKey = page.LastEvaluatedKey;
+            } while (startKey !== undefined && found.length < maxPartitions);
+
+            for (const partition of found) {
+                if (timeLeft() < reserveMs) break;
+                partitions += 1;
+                const result = await drainPartition(ctx, resolved.store, partition, token, { limit: resolved.claimLimit, maxRounds: 100, createdBefore: cutoff });
+                if (result.failure !== undefined) {
+                    failedPartitions += 1;
+                    base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", {
+                        partition,
+                        recordId: result.failure.recordId,
+                        code: isOutboxError(result.failure.error) ? result.failure.error.code : "UNKNOWN",
+                    });
+                }
+            }
+            return {
+                published: metrics.value(DELIVERY_METRICS.published),
+                expired: metrics.value(DELIVERY_METRICS.expired),
+                deadLettered: metrics.value(DELIVERY_METRICS.deadLettered) - metrics.value(DELIVERY_METRICS.expired),
+                partitions,
+                failedPartitions,
+            };
+        } finally {
+            metrics.flush();
+        }
+    };
+}
