@@ -100,9 +100,10 @@ export function handlerEnvironment(s: OutboxSettings, t: HandlerTargets): Record
         [ENV.topicArn]: t.topicArn,
         [ENV.dlqUrl]: t.dlqUrl,
         [ENV.fifo]: String(s.fifo),
-        [ENV.completionGraceSeconds]: String(s.completionGraceSeconds),
-        [ENV.sweepAfterSeconds]: String(s.sweepAfterSeconds),
-        [ENV.maxPublishAttempts]: String(s.maxPublishAttempts),
+        // Numbers typed as plain may still arrive as Outputs from JavaScript callers.
+        [ENV.completionGraceSeconds]: pulumi.output(s.completionGraceSeconds).apply(String),
+        [ENV.sweepAfterSeconds]: pulumi.output(s.sweepAfterSeconds).apply(String),
+        [ENV.maxPublishAttempts]: pulumi.output(s.maxPublishAttempts).apply(String),
     };
 }
 

@@ -81,7 +81,7 @@ export class Outbox extends pulumi.ComponentResource {
 
         const environment = { variables: handlerEnvironment(s, { tableName: table.name, topicArn, dlqUrl: dlq.url }) };
         const grants = { tableArn: table.arn, topicArn, dlqArn: dlq.arn, kmsKeyArn: s.kmsKeyArn };
-        const codePathOptions = { extraExcludePackages: handlerExcludePackages() };
+        const excluded = handlerExcludePackages();
 
         const publisherLogs = new aws.cloudwatch.LogGroup(childName(name, "publisherLogs"), logGroupArgs(s, logGroupName(project, stack, name, "publisher")), parent);
         const publisherRole = this.role(name, "publisherRole", s, { ...grants, streamArn: table.streamArn, logGroupArn: publisherLogs.arn }, publisherPolicyDocument);
@@ -97,7 +97,8 @@ export class Outbox extends pulumi.ComponentResource {
                     timeout: s.timeout,
                     environment,
                     loggingConfig: { logFormat: "Text", logGroup: publisherLogs.name },
-                    codePathOptions,
+                    // A fresh object per function: CallbackFunction appends to the list it is given.
+                    codePathOptions: { extraExcludePackages: [...excluded] },
                     tags: withTags(s.tags),
                 },
                 t.publisher,
@@ -126,7 +127,7 @@ export class Outbox extends pulumi.ComponentResource {
                     timeout: s.timeout,
                     environment,
                     loggingConfig: { logFormat: "Text", logGroup: sweeperLogs.name },
-                    codePathOptions,
+                    codePathOptions: { extraExcludePackages: [...excluded] },
                     tags: withTags(s.tags),
                 },
                 t.sweeper,

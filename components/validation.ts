@@ -77,17 +77,32 @@ function checkLogRetention(args: OutboxArgs, problems: OutboxArgProblem[]): void
     }
 }
 
+/** Args that decide which resources and settings exist, so they must be known when the program runs. */
+const PLAIN_ONLY = ["billingMode", "fifo"] as const;
+
+function checkPlainOnly(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    for (const key of PLAIN_ONLY) {
+        if (!isUnknown(args[key])) continue;
+        problems.push({
+            path: `args.${key}`,
+            value: "an Output (not known until deployment)",
+            allowed: "a plain value: it decides which resources and settings the component declares",
+            fix: "pass a plain value, e.g. from config.getBoolean()/config.get(), not another resource's output",
+        });
+    }
+}
+
 function checkBooleans(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     for (const key of ["pointInTimeRecovery", "deletionProtection", "fifo"] as const) {
         const value: unknown = args[key];
-        if (value === undefined || typeof value === "boolean") continue;
+        if (value === undefined || typeof value === "boolean" || isUnknown(value)) continue;
         problems.push({ path: `args.${key}`, value: show(value), allowed: "true or false", fix: "pass a boolean (not a string)" });
     }
 }
 
 function checkBilling(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     const mode: unknown = args.billingMode;
-    if (mode !== undefined && !(BILLING_MODES as readonly unknown[]).includes(mode)) {
+    if (mode !== undefined && !isUnknown(mode) && !(BILLING_MODES as readonly unknown[]).includes(mode)) {
         problems.push({
             path: "args.billingMode",
             value: show(mode),
@@ -179,6 +194,7 @@ function checkTransform(args: OutboxArgs, problems: OutboxArgProblem[]): void {
 /** Every problem with the plain values of `args`, in arg order. Empty when the args are valid. */
 export function findOutboxArgProblems(args: OutboxArgs): OutboxArgProblem[] {
     const problems: OutboxArgProblem[] = [];
+    checkPlainOnly(args, problems);
     checkBilling(args, problems);
     checkBooleans(args, problems);
     checkKmsKey(args, problems);

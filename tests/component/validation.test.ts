@@ -107,7 +107,21 @@ describe("validateOutboxArgs", () => {
 
     it("never fails on values that are still unknown (Outputs, promises)", () => {
         const unknown = pulumi.output("not-an-arn-yet");
-        assert.deepEqual(findOutboxArgProblems({ topicArn: unknown, kmsKeyArn: Promise.resolve("x") as never, maximumRetryAttempts: pulumi.output(-1) as never }), []);
+        assert.deepEqual(
+            findOutboxArgProblems({
+                topicArn: unknown,
+                kmsKeyArn: Promise.resolve("x") as never,
+                maximumRetryAttempts: pulumi.output(-1) as never,
+                sweepSchedule: pulumi.output("often") as never,
+                deletionProtection: pulumi.output(true) as never,
+            }),
+            [],
+        );
+    });
+
+    it("asks for a plain value where the arg decides which resources exist (fifo, billingMode)", () => {
+        rejects({ fifo: pulumi.output(true) as never }, "args.fifo", "an Output (not known until deployment)", /allowed: a plain value/);
+        rejects({ billingMode: pulumi.output("PROVISIONED") as never }, "args.billingMode", "an Output (not known until deployment)", /allowed: a plain value/);
     });
 
     it("throws from the constructor before anything is declared, the component included", async () => {
