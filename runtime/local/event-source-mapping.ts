@@ -183,7 +183,7 @@ export interface LocalEventSourceMappingOptions {
 }
 
 /** Options of {@link LocalEventSourceMapping.drain}. */
-export interface DrainOptions {
+export interface LocalMappingDrainOptions {
     /** Give up after this many ms of the mapping's clock with an `OutboxError` `TIMEOUT`. @default 30000 */
     readonly timeoutMs?: number;
 }
@@ -199,9 +199,9 @@ export interface LocalEventSourceMapping {
      * accepted, or skipped after its retries ran out. Rejects with `TIMEOUT` after `timeoutMs`, or when the
      * mapping is stopped first.
      */
-    drain(options?: DrainOptions): Promise<void>;
+    drain(options?: LocalMappingDrainOptions): Promise<void>;
     /** The same as {@link LocalEventSourceMapping.drain}. */
-    waitIdle(options?: DrainOptions): Promise<void>;
+    waitIdle(options?: LocalMappingDrainOptions): Promise<void>;
     /** Stop polling and wait for the running invocation, if any, to end. Idempotent. */
     stop(): Promise<void>;
 }
@@ -679,7 +679,7 @@ export async function startLocalEventSourceMapping(options: LocalEventSourceMapp
     logger.info("local mapping: started", { streamArn, shards: shards.length, batchSize });
     const loop = run();
 
-    function drain(drainOptions: DrainOptions = {}): Promise<void> {
+    function drain(drainOptions: LocalMappingDrainOptions = {}): Promise<void> {
         const timeoutMs = integerOption("timeoutMs", drainOptions.timeoutMs, 30_000, 0, 86_400_000);
         if (stopped) return Promise.reject(new OutboxError("UNAVAILABLE", "local event source mapping: drain() after stop()", { context: { streamArn } }));
         return new Promise<void>((resolve, reject) => {
