@@ -142,4 +142,18 @@ describe("validateOutboxArgs", () => {
             assert.equal(documented.get(key), JSON.stringify(OUTBOX_DEFAULTS[key]), `${key} @default`);
         }
     });
+
+    it("documents every arg in the README's args table with the same default", () => {
+        const readme = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "readme", "component.md"), "utf8");
+        const source = fs.readFileSync(path.join(__dirname, "..", "..", "components", "args.ts"), "utf8");
+        const argsBody = source.slice(source.indexOf("export interface OutboxArgs"));
+        const args = [...argsBody.matchAll(/^ {4}(\w+)\?:/gm)].map((m) => m[1]);
+        const rows = new Map([...readme.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2].trim()]));
+        assert.equal(args.length, 21, "every OutboxArgs member found");
+        for (const arg of args) assert.ok(rows.has(arg), `README row for ${arg}`);
+        for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) assert.equal(rows.get(key), `\`${OUTBOX_RANGES[key].default}\``, key);
+        for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule"] as const) {
+            assert.equal(rows.get(key), `\`${JSON.stringify(OUTBOX_DEFAULTS[key])}\``, key);
+        }
+    });
 });
