@@ -1,0 +1,268 @@
+/**
+ * The stream publisher on DynamoDB Local (real stream records, read from the table's stream and filtered with
+ * the component's pattern) and the fault-injecting SNS test server (a fake, because no emulator can fail one
+ * PublishBatch entry on demand). What is not proven here: the serialized Lambda code (tests/e2e) and GSI lag
+ * (DynamoDB Local's indexes are synchronous).
+ */
+import assert from "node:assert/strict";
+import { GetItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { isOutboxError } from "../../runtime/errors";
+import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/stream-event";
+import { createPublisher } from "../../runtime/publisher";
+import { recordKey } from "../../runtime/record/codec";
+import { ATTR } from "../../runtime/schema";
+import { createHarness, type Harness } from "./support/harness";
+
+const GRACE = 3600;
+
+/** The event Lambda would deliver after rewinding to `sequenceNumber`. */
+function from(event: LambdaStreamEvent, sequenceNumber: string): LambdaStreamEvent {
+    const i = event.Records.findIndex((r) => r.dynamodb.SequenceNumber === sequenceNumber);
+    assert.ok(i >= 0, `sequence number ${sequenceNumber} is in the batch`);
+    return { Records: event.Records.slice(i) };
+}
+
+function idOf(r: LambdaStreamRecord): string {
+    const image = r.dynamodb.NewImage as Record<string, { S?: string }>;
+    return image[ATTR.recordId]!.S!;
+}
+
+function metric(h: Harness, name: string): number {
+    return h.metricLines.map((l) => JSON.parse(l) as Record<string, unknown>).reduce((sum, l) => sum + (typeof l[name] === "number" ? (l[name] as number) : 0), 0);
+}
+
+describe("createPublisher (DynamoDB Local + SNS test server)", function () {
+    let h: Harness;
+    afterEach(async function () {
+        await h?.close();
+    });
+
+    it("publishes keyless records in PublishBatch calls of up to 10, with id, type and headers as attributes, and completes each with a ttl", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({
+            messages: Array.from({ length: 15 }, (_, i) => ({ partition: `ORDER#${i % 3}`, type: "OrderCreated", payload: { n: i, text: "é<&>" }, headers: { tenant: "acme" } })),
+        });
+        const event = await h.streamEvent();
+        assert.equal(event.Records.length, 15);
+        const response = await h.publisher()(event);
+        assert.deepEqual(response, { batchItemFailures: [] });
+
+        const calls = h.server.calls().filter((c) => c.action === "PublishBatch");
+        assert.deepEqual(calls.map((c) => c.entries), [10, 5]);
+        const published = h.published();
+        assert.deepEqual(published.map((p) => p.id).sort(), [...messageIds].sort());
+        for (const p of published) {
+            assert.equal(p.attributes["outbox.type"], "OrderCreated");
+            assert.equal(p.attributes.tenant, "acme");
+            assert.equal((JSON.parse(p.body) as { text: string }).text, "é<&>");
+            assert.equal(p.groupId, undefined);
+        }
+        const now = h.clock.now();
+        for (const r of await h.records()) {
+            assert.equal(r.status, "completed");
+            assert.equal(r.completedAt, now);
+        }
+        for (const item of await h.items()) {
+            assert.equal(item[ATTR.ttl]?.N, String(Math.floor(now / 1000) + GRACE));
+            assert.equal(item[ATTR.claimSort], undefined);
+            assert.equal(item[ATTR.hasExpiry], undefined);
+        }
+        assert.deepEqual(await h.indexCounts(), { claim: 0, expiry: 0 });
+        assert.equal(metric(h, "Published"), 15);
+        const line = JSON.parse(h.metricLines[0]!) as { _aws: { CloudWatchMetrics: { Namespace: string }[] }; AgeAtPublish: number[] };
+        assert.equal(line._aws.CloudWatchMetrics[0]!.Namespace, "DynamoDBOutbox");
+        assert.equal(line.AgeAtPublish.length, 15);
+        assert.ok(!h.metricLines.join("").includes("é<&>"), "metric lines carry no payload");
+    });
+
+    it("stops at the first failed entry: reports its SequenceNumber, publishes nothing later, and the retry sends no duplicate", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: Array.from({ length: 14 }, (_, i) => ({ partition: "P", type: "T", payload: { n: i } })) });
+        const event = await h.streamEvent();
+        const fourth = event.Records[3]!;
+        // SNS fails entry 3 of the first call (transient) but accepts the entries after it, as a real PublishBatch may.
+        h.server.setFaults({ entries: [{ code: "InternalError", senderFault: false, times: 1, when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth) }] });
+        const publisher = h.publisher();
+
+        const first = await publisher(event);
+        assert.deepEqual(first, { batchItemFailures: [{ itemIdentifier: fourth.dynamodb.SequenceNumber }] });
+        assert.deepEqual(h.server.calls().filter((c) => c.action === "PublishBatch").map((c) => c.entries), [10], "no call after the failure");
+        const afterFirst = h.published().map((p) => p.id);
+        assert.deepEqual(afterFirst, event.Records.slice(0, 10).filter((_, i) => i !== 3).map(idOf), "entries 0-2 and 4-9 accepted, 10-13 never sent");
+        assert.equal(metric(h, "PublishedAfterFailure"), 6);
+
+        const retry = await publisher(from(event, fourth.dynamodb.SequenceNumber));
+        assert.deepEqual(retry, { batchItemFailures: [] });
+        const ids = h.published().map((p) => p.id);
+        assert.equal(ids.length, 14, "every record exactly once");
+        assert.deepEqual([...ids].sort(), event.Records.map(idOf).sort());
+        assert.equal(metric(h, "DuplicatesAvoided"), 6, "the consistent read skipped the 6 completed after the failure");
+        assert.ok((await h.records()).every((r) => r.status === "completed"));
+    });
+
+    it("a whole-call transient failure reports the first record and completes nothing", async function () {
+        h = await createHarness({ faults: { calls: [{ kind: "Throttled", actions: ["PublishBatch"], times: 1 }] } });
+        await h.writer.write({ messages: [1, 2, 3].map((n) => ({ partition: "P", type: "T", payload: n })) });
+        const event = await h.streamEvent();
+        const response = await h.publisher()(event);
+        assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] });
+        assert.ok((await h.records()).every((r) => r.status === "pending"));
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.equal(h.published().length, 3);
+    });
+
+    it("on a FIFO topic sets MessageGroupId to the ordering key or the partition and MessageDeduplicationId to the record id", async function () {
+        h = await createHarness({ fifo: true });
+        const { messageIds } = await h.writer.write({
+            messages: [
+                { partition: "ORDER#1", type: "T", payload: 1 },
+                { partition: "ORDER#1", type: "T", payload: 2, orderingKey: "customer-9" },
+            ],
+        });
+        assert.deepEqual(await h.publisher({ fifo: true })(await h.streamEvent()), { batchItemFailures: [] });
+        const byId = new Map(h.published().map((p) => [p.id, p]));
+        assert.equal(byId.get(messageIds[0]!)?.groupId, "ORDER#1");
+        assert.equal(byId.get(messageIds[0]!)?.dedupId, messageIds[0]);
+        assert.equal(byId.get(messageIds[1]!)?.groupId, "customer-9");
+        assert.equal(byId.get(messageIds[1]!)?.dedupId, messageIds[1]);
+    });
+
+    it("ignores what is not an INSERT of an outbox record, and a malformed event", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: [{ id: "r1", partition: "P", type: "T", payload: 1 }] });
+        const [record] = (await h.streamEvent()).Records;
+        const modify = { ...record!, eventName: "MODIFY" as const };
+        const remove = { ...record!, eventName: "REMOVE" as const, dynamodb: { ...record!.dynamodb, NewImage: undefined } };
+        const business = { ...record!, dynamodb: { ...record!.dynamodb, Keys: { PK: { S: "P" }, SK: { S: "META" } } } };
+        const publisher = h.publisher();
+        assert.deepEqual(await publisher({ Records: [modify, remove, business, null, 42] }), { batchItemFailures: [] });
+        assert.deepEqual(await publisher({ nothing: true }), { batchItemFailures: [] });
+        assert.deepEqual(await publisher(undefined), { batchItemFailures: [] });
+        assert.equal(h.server.calls().length, 0);
+        assert.equal(metric(h, "IgnoredRecords"), 5);
+        assert.equal((await h.records())[0]!.status, "pending");
+    });
+
+    it("counts a permanent publish error on the record and dead-letters it after maxPublishAttempts, then moves on", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({ messages: [1, 2, 3].map((n) => ({ partition: "P", type: "T", payload: n })) });
+        const poison = messageIds[1]!;
+        h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === poison }] });
+        const event = await h.streamEvent();
+        const poisonSeq = event.Records.find((r) => idOf(r) === poison)!.dynamodb.SequenceNumber;
+
+        const attempt1 = await h.publisher({ maxPublishAttempts: 2 })(event);
+        assert.deepEqual(attempt1, { batchItemFailures: [{ itemIdentifier: poisonSeq }] });
+        const item = await h.ddb.send(new GetItemCommand({ TableName: h.tableName, Key: recordKey("P", poison, "sns"), ConsistentRead: true }));
+        assert.equal(item.Item?.publish_attempts?.N, "1", "counted durably on the item, not in memory");
+        assert.equal(h.deadLetters().length, 0);
+
+        // A new cold start (a new handler) sees the durable count.
+        const attempt2 = await h.publisher({ maxPublishAttempts: 2 })(from(event, poisonSeq));
+        assert.deepEqual(attempt2, { batchItemFailures: [] });
+        const dl = h.deadLetters();
+        assert.equal(dl.length, 1);
+        assert.equal(dl[0]!.reason, "publish-rejected");
+        assert.equal(dl[0]!.recordId, poison);
+        assert.equal(dl[0]!.body.errorCode, "InvalidParameter");
+        assert.equal(dl[0]!.body.attempts, 2);
+        assert.deepEqual(dl[0]!.body.payload, 2, "the DLQ keeps the payload for a redrive");
+        assert.deepEqual(h.published().map((p) => p.id).sort(), [messageIds[0]!, messageIds[2]!].sort());
+        assert.ok((await h.records()).every((r) => r.status === "completed"));
+    });
+
+    it("sends expired records to the DLQ with reason expired, marks them expired, and never publishes them", async function () {
+        h = await createHarness();
+        const now = h.clock.now();
+        const { messageIds } = await h.writer.write({
+            messages: [
+                { partition: "P", type: "T", payload: "keep", expiresAt: new Date(now + 60_000) },
+                { partition: "P", type: "T", payload: "late", expiresAt: new Date(now + 1_000) },
+                { partition: "Q", type: "T", payload: "late-keyed", orderingKey: "k", expiresAt: new Date(now + 1_000) },
+            ],
+        });
+        h.clock.advance(5_000);
+        assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id), [messageIds[0]]);
+        assert.deepEqual(h.deadLetters().map((d) => [d.reason, d.recordId]).sort(), [["expired", messageIds[1]], ["expired", messageIds[2]]].sort());
+        const byId = new Map((await h.records()).map((r) => [r.recordId, r]));
+        assert.equal(byId.get(messageIds[0]!)?.status, "completed");
+        assert.equal(byId.get(messageIds[1]!)?.status, "expired");
+        assert.equal(byId.get(messageIds[2]!)?.status, "expired");
+        for (const item of await h.items()) if (item[ATTR.sk]!.S!.startsWith("OUTBOX#")) assert.ok(item[ATTR.ttl]?.N, "terminal records carry ttl");
+        assert.deepEqual(await h.indexCounts(), { claim: 0, expiry: 0 });
+    });
+
+    it("delivers keyed records through the claim path in (created_at, seq) order, whatever order their stream records come in", async function () {
+        h = await createHarness();
+        const ids: string[] = [];
+        for (let n = 0; n < 6; n += 1) {
+            ids.push(...(await h.writer.write({ messages: [{ partition: "ACCOUNT#1", type: "T", payload: { n }, orderingKey: "acct-1" }] })).messageIds);
+            h.clock.advance(n % 2 === 0 ? 0 : 1); // some share a millisecond: seq breaks the tie
+        }
+        const event = await h.streamEvent();
+        const reversed = { Records: [...event.Records].reverse() };
+        assert.deepEqual(await h.publisher()(reversed), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id), ids);
+        assert.equal(h.server.calls().filter((c) => c.action === "PublishBatch").length, 6, "one entry per key per call");
+        const records = await h.records();
+        assert.ok(records.every((r) => r.status === "completed" && r.replayCount === 1), "each was claimed once, then completed");
+        assert.deepEqual(await h.indexCounts(), { claim: 0, expiry: 0 });
+    });
+
+    it("on a keyed failure releases what it claimed and reports the doorbell record; the retry keeps per-key order", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({ messages: [0, 1, 2].map((n) => ({ partition: "A", type: "T", payload: n, orderingKey: "k" })) });
+        h.server.setFaults({ entries: [{ code: "InternalError", times: 1, when: (e) => e.attributes["outbox.id"]?.stringValue === messageIds[1] }] });
+        const event = await h.streamEvent();
+        const first = await h.publisher()(event);
+        assert.deepEqual(first, { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] });
+        assert.deepEqual(h.published().map((p) => p.id), [messageIds[0]]);
+        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual([states.get(messageIds[0]!), states.get(messageIds[1]!), states.get(messageIds[2]!)], ["completed", "pending", "pending"], "released, not stranded");
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id), messageIds);
+    });
+
+    it("skips a redelivered batch whose records are all completed", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })) });
+        const event = await h.streamEvent();
+        await h.publisher()(event);
+        await h.publisher()(event);
+        assert.equal(h.published().length, 2);
+        assert.equal(metric(h, "DuplicatesAvoided"), 2);
+    });
+
+    it("rejects an incomplete config with INVALID_CONFIG naming the setting", function () {
+        const base = { dynamodb: { send: async () => ({}) }, sns: { send: async () => ({}) }, sqs: { send: async () => ({}) }, tableName: "orders-outbox", topicArn: "arn:t", dlqUrl: "http://q" };
+        const cases: [Record<string, unknown>, RegExp][] = [
+            [{ tableName: "" }, /tableName must be a non-empty string/],
+            [{ sns: undefined }, /sns must be an AWS SDK v3 client/],
+            [{ maxPublishAttempts: 0 }, /maxPublishAttempts is 0; expected an integer from 1 to 100/],
+            [{ claimLimit: 5000 }, /claimLimit is 5000; expected an integer from 1 to 1000/],
+            [{ claimVersion: 0n }, /claimVersion must be a bigint ≥ 1n/],
+        ];
+        for (const [change, pattern] of cases) {
+            assert.throws(() => createPublisher({ ...base, ...change } as never), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && pattern.test(err.message));
+        }
+    });
+
+    it("measures the write units of a completion (pending → completed)", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: [{ partition: "P", type: "T", payload: { a: 1 } }, { partition: "P", type: "T", payload: { a: 2 }, expiresAt: new Date(h.clock.now() + 60_000) }] });
+        const units: number[] = [];
+        const metered = {
+            send: async (command: object) => {
+                if (command instanceof UpdateItemCommand) (command.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity = "INDEXES";
+                const out = (await h.ddb.send(command as never)) as { ConsumedCapacity?: { CapacityUnits?: number } };
+                if (command instanceof UpdateItemCommand) units.push(out.ConsumedCapacity?.CapacityUnits ?? -1);
+                return out;
+            },
+        };
+        await h.publisher({ dynamodb: metered })(await h.streamEvent());
+        // Table 1 + ClaimIndex removal 1; + ExpiryIndex removal 1 with an expiry. RecordIDIndex (KEYS_ONLY) is untouched.
+        assert.deepEqual([...units].sort(), [2, 3]);
+    });
+});
+

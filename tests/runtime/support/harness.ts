@@ -1,0 +1,192 @@
+/**
+ * One publisher test's world: a fresh outbox table on the shared DynamoDB Local (stream on), the
+ * fault-injecting SNS test server with a topic and a DLQ queue, real SDK clients on both, a writer, a
+ * hand-driven clock, and the table's real stream records in Lambda's event shape.
+ */
+import { DescribeTableCommand, QueryCommand, ScanCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
+import { SNSClient } from "@aws-sdk/client-sns";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../local/dynamodb-local";
+import { startSnsTestServer, type FaultPlan, type SnsTestServer } from "../../../local/sns-test-server";
+import { matchesFilterPattern, type FilterPattern } from "../../../runtime/local/filter-pattern";
+import { toLambdaStreamRecord, type LambdaStreamEvent, type LambdaStreamRecord } from "../../../runtime/local/stream-event";
+import type { Clock } from "../../../runtime/ports";
+import { createPublisher, type PublisherConfig, type PublisherHandler } from "../../../runtime/publisher";
+import { unmarshalRecord, type OutboxRecord } from "../../../runtime/record/codec";
+import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, HAS_EXPIRY_FLAG, RECORD_SK_PREFIX, STREAM_FILTER_PATTERN } from "../../../runtime/schema";
+import { OutboxWriter } from "../../../runtime/writer";
+import { dynamoClient } from "../../support/dynamodb";
+import { streamsClient } from "../../local/stream-table";
+import { createOutboxTable } from "./table";
+
+/** A clock the test moves by hand; `sleep` advances it instead of waiting. */
+export interface ManualClock extends Clock {
+    /** Move time forward. */
+    advance(ms: number): void;
+}
+
+/** A manual clock starting at `startMs`. */
+export function manualClock(startMs = Date.now()): ManualClock {
+    let now = startMs;
+    return {
+        now: () => now,
+        sleep: async (ms) => {
+            now += ms;
+        },
+        advance: (ms) => {
+            now += ms;
+        },
+    };
+}
+
+/** The world of one test. */
+export interface Harness {
+    readonly ddb: DynamoDBClient;
+    readonly streams: DynamoDBStreamsClient;
+    readonly tableName: string;
+    readonly server: SnsTestServer;
+    readonly sns: SNSClient;
+    readonly sqs: SQSClient;
+    readonly topicArn: string;
+    readonly dlqUrl: string;
+    readonly clock: ManualClock;
+    readonly writer: OutboxWriter;
+    /** EMF lines written by handlers made with {@link Harness.publisher}. */
+    readonly metricLines: string[];
+    /** A publisher on this world; `overrides` replace any setting. */
+    publisher(overrides?: Partial<PublisherConfig>): PublisherHandler;
+    /** The common config of handlers on this world. */
+    config(overrides?: Partial<PublisherConfig>): PublisherConfig;
+    /** Every stream record written so far that passes the component's filter, in shard order, in Lambda's shape. */
+    streamEvent(): Promise<LambdaStreamEvent>;
+    /** Every outbox record in the table, decoded (consistent scan). */
+    records(): Promise<OutboxRecord[]>;
+    /** Raw items (consistent scan). */
+    items(): Promise<Record<string, import("@aws-sdk/client-dynamodb").AttributeValue>[]>;
+    /** How many items ClaimIndex and ExpiryIndex hold. */
+    indexCounts(): Promise<{ claim: number; expiry: number }>;
+    /** Messages accepted on the topic, in order. */
+    published(): { id: string; body: string; attributes: Record<string, string>; groupId?: string; dedupId?: string }[];
+    /** Messages in the DLQ, with their bodies parsed. */
+    deadLetters(): { reason: string; recordId: string; body: Record<string, unknown> }[];
+    /** Stop the SNS server and clients. */
+    close(): Promise<void>;
+}
+
+/** Options of {@link createHarness}. */
+export interface HarnessOptions {
+    /** Make the topic FIFO. @default false */
+    readonly fifo?: boolean;
+    /** Faults from the start. @default none */
+    readonly faults?: FaultPlan;
+}
+
+/** Build a test world. */
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+    const ddb = await dynamoClient();
+    const streams = await streamsClient();
+    const tableName = await createOutboxTable(ddb, "pub");
+    const server = await startSnsTestServer({ seed: 11, ...(options.faults ? { faults: options.faults } : {}) });
+    const topicArn = server.createTopic(options.fifo ? "events.fifo" : "events");
+    const dlqUrl = server.createQueue("outbox-dlq");
+    const sns = new SNSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    const sqs = new SQSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    const clock = manualClock();
+    const writer = new OutboxWriter({ client: ddb, tableName, clock, address: topicArn });
+    const metricLines: string[] = [];
+    const streamArn = (await ddb.send(new DescribeTableCommand({ TableName: tableName }))).Table?.LatestStreamArn ?? "";
+
+    const config = (overrides: Partial<PublisherConfig> = {}): PublisherConfig => ({
+        dynamodb: ddb,
+        sns,
+        sqs,
+        tableName,
+        topicArn,
+        dlqUrl,
+        fifo: options.fifo ?? false,
+        clock,
+        writeMetrics: (line) => metricLines.push(line),
+        ...overrides,
+    });
+
+    const scanAll = async () => {
+        const out: Record<string, import("@aws-sdk/client-dynamodb").AttributeValue>[] = [];
+        let start: Record<string, import("@aws-sdk/client-dynamodb").AttributeValue> | undefined;
+        do {
+            const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
+            out.push(...(page.Items ?? []));
+            start = page.LastEvaluatedKey;
+        } while (start);
+        return out;
+    };
+
+    return {
+        ddb,
+        streams,
+        tableName,
+        server,
+        sns,
+        sqs,
+        topicArn,
+        dlqUrl,
+        clock,
+        writer,
+        metricLines,
+        config,
+        publisher: (overrides) => createPublisher(config(overrides)),
+        async streamEvent() {
+            const shards = (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? [];
+            const records: LambdaStreamRecord[] = [];
+            for (const shard of shards) {
+                let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: "TRIM_HORIZON" }))).ShardIterator;
+                for (let polls = 0; iterator && polls < 50; polls += 1) {
+                    const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+                    for (const r of page.Records ?? []) records.push(toLambdaStreamRecord(r, streamArn));
+                    if ((page.Records ?? []).length === 0) break;
+                    iterator = page.NextShardIterator;
+                }
+            }
+            records.sort((a, b) => (BigInt(a.dynamodb.SequenceNumber) < BigInt(b.dynamodb.SequenceNumber) ? -1 : 1));
+            return { Records: records.filter((r) => matchesFilterPattern(STREAM_FILTER_PATTERN as unknown as FilterPattern, r)) };
+        },
+        async records() {
+            return (await scanAll()).filter((i) => i[ATTR.sk]?.S?.startsWith(RECORD_SK_PREFIX)).map((i) => unmarshalRecord(i));
+        },
+        items: scanAll,
+        async indexCounts() {
+            const claim = await ddb.send(new ScanCommand({ TableName: tableName, IndexName: CLAIM_INDEX.indexName, Select: "COUNT" }));
+            const expiry = await ddb.send(
+                new QueryCommand({
+                    TableName: tableName,
+                    IndexName: EXPIRY_INDEX.indexName,
+                    KeyConditionExpression: "#h = :h",
+                    ExpressionAttributeNames: { "#h": ATTR.hasExpiry },
+                    ExpressionAttributeValues: { ":h": { S: HAS_EXPIRY_FLAG } },
+                    Select: "COUNT",
+                }),
+            );
+            return { claim: claim.Count ?? 0, expiry: expiry.Count ?? 0 };
+        },
+        published() {
+            return server.topicMessages(topicArn).map((m) => ({
+                id: m.attributes["outbox.id"]?.stringValue ?? "",
+                body: m.body,
+                attributes: Object.fromEntries(Object.entries(m.attributes).map(([k, v]) => [k, v.stringValue ?? ""])),
+                ...(m.messageGroupId !== undefined ? { groupId: m.messageGroupId } : {}),
+                ...(m.messageDeduplicationId !== undefined ? { dedupId: m.messageDeduplicationId } : {}),
+            }));
+        },
+        deadLetters() {
+            return server.queueMessages(dlqUrl).map((m) => {
+                const body = JSON.parse(m.body) as Record<string, unknown>;
+                return { reason: String(body.reason), recordId: String(body.recordId), body };
+            });
+        },
+        async close() {
+            sns.destroy();
+            sqs.destroy();
+            await server.stop();
+        },
+    };
+}
