@@ -436,19 +436,22 @@ export async function startLocalEventSourceMapping(options: LocalEventSourceMapp
                 return 0;
             }
             const out = await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: GET_RECORDS_LIMIT }));
+            const page = out.Records ?? [];
+            const after = shard.lastReadSequence === undefined ? undefined : BigInt(shard.lastReadSequence);
+            // Convert the whole page before touching the shard's position: a record that cannot be converted
+            // leaves the page to be read again (and counted as a poll error) instead of silently skipped.
+            const fresh = page
+                // After falling back to TRIM_HORIZON the shard is re-read from its start: skip what was seen.
+                .filter((raw) => after === undefined || raw.dynamodb?.SequenceNumber === undefined || BigInt(raw.dynamodb.SequenceNumber) > after)
+                .map((raw) => toLambdaStreamRecord(raw, streamArn));
             shard.iterator = out.NextShardIterator;
             shard.consecutiveResets = 0;
             if (shard.iterator === undefined) {
                 shard.ended = true;
                 describeWanted = true;
             }
-            const page = out.Records ?? [];
-            for (const raw of page) {
-                const sequence = raw.dynamodb?.SequenceNumber;
-                // After falling back to TRIM_HORIZON the shard is re-read from its start: skip what was seen.
-                if (sequence !== undefined && shard.lastReadSequence !== undefined && BigInt(sequence) <= BigInt(shard.lastReadSequence)) continue;
+            for (const record of fresh) {
                 counters.recordsRead += 1;
-                const record = toLambdaStreamRecord(raw, streamArn);
                 shard.lastReadSequence = record.dynamodb.SequenceNumber;
                 if (!matchesAnyFilterPattern(patterns, record)) {
                     counters.recordsFilteredOut += 1;

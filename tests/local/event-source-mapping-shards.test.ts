@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import type { DynamoDBStreamsClient, _Record } from "@aws-sdk/client-dynamodb-streams";
+import { isOutboxError } from "../../runtime/errors";
 import { startLocalEventSourceMapping, type LocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
 import type { LambdaStreamEvent } from "../../runtime/local/stream-event";
 
@@ -146,6 +147,23 @@ describe("local event source mapping: shard lineage and iterators (fake streams 
             iteratorRequests.map((r) => r.type),
             ["TRIM_HORIZON", "AFTER_SEQUENCE_NUMBER", "TRIM_HORIZON"],
         );
+    });
+
+    it("never skips past a record it cannot convert: the page is withheld, counted as a poll error, and drain() times out", async () => {
+        const bad: _Record = { eventID: "bad", eventName: "INSERT", dynamodb: { Keys: { PK: { S: "d" } } } };
+        const shard: FakeShard = { id: "shardId-d", closed: true, records: [streamRecord("d", 0, 10), bad, streamRecord("d", 2, 12)] };
+        const { client } = fakeStreams([shard]);
+        const delivered: string[] = [];
+        const mapping = await startLocalEventSourceMapping({
+            streamsClient: client,
+            streamArn: "arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/s",
+            handler: (event: LambdaStreamEvent) => void delivered.push(...event.Records.map((r) => r.eventID)),
+            pollIntervalMs: 5,
+        });
+        running.push(mapping);
+        await assert.rejects(mapping.drain({ timeoutMs: 200 }), (err: unknown) => isOutboxError(err, "TIMEOUT"));
+        assert.deepEqual(delivered, [], "the page holding the bad record is not consumed");
+        assert.ok(mapping.stats().pollErrors >= 1);
     });
 
     it("keeps polling through transient read errors and counts them", async () => {
