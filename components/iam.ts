@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import { OutboxError } from "../runtime/errors";
+import { CLAIM_INDEX } from "../runtime/schema";
 
 /** One IAM policy statement. */
 export interface PolicyStatement {
@@ -61,6 +62,9 @@ export const TABLE_DATA_ACTIONS = [
     "dynamodb:UpdateItem",
 ] as const;
 
+/** The sweeper finds stranded records across partitions by scanning the sparse ClaimIndex. */
+export const CLAIM_INDEX_SCAN_ACTION = "dynamodb:Scan";
+
 /** Stream read actions scoped to the table's own stream (what `AWSLambdaDynamoDBExecutionRole` grants, narrowed). */
 export const STREAM_READ_ACTIONS = ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"] as const;
 
@@ -106,7 +110,16 @@ export function publisherPolicyDocument(t: GrantTargets): PolicyDocument {
     };
 }
 
-/** The sweeper's policy: the table and its indexes, the topic, the DLQ, its log group and the key. No stream. */
+/**
+ * The sweeper's policy: the table and its indexes, the topic, the DLQ, its log group and the key, plus `Scan`
+ * on the sparse ClaimIndex only (the working set of non-terminal records across all partitions). No stream.
+ */
 export function sweeperPolicyDocument(t: GrantTargets): PolicyDocument {
-    return { Version: "2012-10-17", Statement: commonStatements(t) };
+    return {
+        Version: "2012-10-17",
+        Statement: [
+            ...commonStatements(t),
+            { Sid: "ScanClaimIndex", Effect: "Allow", Action: [CLAIM_INDEX_SCAN_ACTION], Resource: [`${t.tableArn}/index/${CLAIM_INDEX.indexName}`] },
+        ],
+    };
 }

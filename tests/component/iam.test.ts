@@ -72,9 +72,10 @@ describe("Outbox IAM", () => {
         assert.deepEqual(grants(inlineStatements(std, "iam-publisher-role")), expected);
     });
 
-    it("grants the sweeper the same minus stream read, on its own log group", () => {
+    it("grants the sweeper the same minus stream read, on its own log group, plus Scan on ClaimIndex only", () => {
         const table = [arns.table, `${arns.table}/index/*`].sort();
         const expected: Record<string, string[]> = {
+            "dynamodb:Scan": [`${arns.table}/index/ClaimIndex`],
             "sns:Publish": [arns.topic],
             "sqs:SendMessage": [arns.dlq],
             "logs:CreateLogStream": [`${arns.sweeperLogs}:*`],
@@ -127,6 +128,6 @@ describe("Outbox IAM", () => {
     it("refuses to build a publisher policy for a table without a stream, naming the table", () => {
         const targets = { tableArn: "arn:aws:dynamodb:eu-west-1:111111111111:table/t", topicArn: "t", dlqArn: "d", logGroupArn: "l" };
         assert.throws(() => publisherPolicyDocument(targets), (e: any) => e.code === "INVALID_CONFIG" && /table\/t has no stream/.test(e.message));
-        assert.equal(sweeperPolicyDocument(targets).Statement.length, 4);
+        assert.equal(sweeperPolicyDocument(targets).Statement.length, 5);
     });
 });
