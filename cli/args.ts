@@ -39,6 +39,7 @@ const FLAGS: readonly FlagSpec[] = [
     { name: "poll-interval", kind: "seconds", commands: BOTH, valueName: "seconds", help: "seconds between status polls (verify default 1, migrate default 5)" },
     { name: "expiry", kind: "seconds", commands: ["verify"], valueName: "seconds", help: "expiry of the verification record (default 2)" },
     { name: "dlq-url", kind: "string", commands: ["verify"], valueName: "url", help: "also send the expired verification record to this SQS DLQ" },
+    { name: "sqs-endpoint", kind: "string", commands: ["verify"], valueName: "url", help: "SQS endpoint for --dlq-url, e.g. a local emulator (default: the region's)" },
     { name: "apply", kind: "boolean", commands: ["migrate"], help: "carry the plan out (without it, print the plan and change nothing)" },
     {
         name: "recreate-claim-index",
@@ -75,6 +76,8 @@ export interface CliArgs {
     readonly expiryMs?: number;
     /** `--dlq-url`. @default undefined */
     readonly dlqUrl?: string;
+    /** `--sqs-endpoint`. @default undefined (the region's SQS endpoint) */
+    readonly sqsEndpoint?: string;
     /** `--apply`. @default false */
     readonly apply: boolean;
     /** `--recreate-claim-index`. @default false */
@@ -163,6 +166,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
                 throw usageError(`--${name} is not a flag of "${command}"; it belongs to ${spec.commands.join(", ")}`, name);
             }
         }
+        if (values.has("sqs-endpoint") && !values.has("dlq-url")) throw usageError("--sqs-endpoint only applies with --dlq-url; add --dlq-url <url> or drop it", "sqs-endpoint");
         if (!values.has("table")) throw usageError(`--table is required: the name of the outbox table, e.g. --table orders-outbox`, "table");
     }
     const get = <T>(name: string): T | undefined => values.get(name) as T | undefined;
@@ -177,6 +181,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         pollIntervalMs: get<number>("poll-interval"),
         expiryMs: get<number>("expiry"),
         dlqUrl: get<string>("dlq-url"),
+        sqsEndpoint: get<string>("sqs-endpoint"),
         apply: get<boolean>("apply") ?? false,
         recreateClaimIndex: get<boolean>("recreate-claim-index") ?? false,
         pageSize: get<number>("page-size"),

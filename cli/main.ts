@@ -43,6 +43,7 @@ async function run(args: CliArgs, io: CliIo): Promise<number> {
                 pollIntervalMs: args.pollIntervalMs,
                 expiryMs: args.expiryMs,
                 dlqUrl: args.dlqUrl,
+                sqsEndpoint: args.sqsEndpoint,
                 out,
             });
         }

@@ -14,12 +14,11 @@
 import { randomUUID } from "node:crypto";
 import { DeleteItemCommand, GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { isOutboxError } from "../runtime/errors";
+import { isOutboxError, OutboxError } from "../runtime/errors";
 import { deadLetterMessage, outboundMessage } from "../runtime/message";
 import type { NewOutboxRecord } from "../runtime/record/codec";
-import { unmarshalRecord } from "../runtime/record/codec";
+import { recordKey, unmarshalRecord, type AttributeMap } from "../runtime/record/codec";
 import { fenceKey } from "../runtime/record/fence";
-import { recordSortKey } from "../runtime/record/keys";
 import { ATTR, STATUS } from "../runtime/schema";
 import type { Checklist } from "./checklist";
 import { seconds, type Output } from "./io";
@@ -52,6 +51,8 @@ export interface ExpiryProbeOptions {
     readonly pollIntervalMs: number;
     /** `--dlq-url`: also send the expired record there. */
     readonly dlqUrl?: string;
+    /** `--sqs-endpoint`: the SQS endpoint for `dlqUrl`. @default undefined (the region's) */
+    readonly sqsEndpoint?: string;
     /** SQS credentials, as the DynamoDB client got them. */
     readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
     /** Where lines and progress go. */
@@ -100,9 +101,9 @@ async function pollUntil<T>(
     }
 }
 
-async function cleanUp(options: ExpiryProbeOptions, partition: string, sortKey: string, checks: Checklist): Promise<void> {
+async function cleanUp(options: ExpiryProbeOptions, partition: string, key: AttributeMap, checks: Checklist): Promise<void> {
     try {
-        await options.client.send(new DeleteItemCommand({ TableName: options.tableName, Key: { [ATTR.pk]: { S: partition }, [ATTR.sk]: { S: sortKey } } }));
+        await options.client.send(new DeleteItemCommand({ TableName: options.tableName, Key: key }));
         await options.client.send(new DeleteItemCommand({ TableName: options.tableName, Key: fenceKey(partition) }));
         checks.add("cleanup", `verification record and fence row removed`, "pass", "");
     } catch (err) {
@@ -110,11 +111,12 @@ async function cleanUp(options: ExpiryProbeOptions, partition: string, sortKey: 
     }
 }
 
-async function sendToDlq(options: ExpiryProbeOptions, dlqUrl: string, partition: string, sortKey: string): Promise<string | undefined> {
-    const item = (await options.client.send(new GetItemCommand({ TableName: options.tableName, Key: { [ATTR.pk]: { S: partition }, [ATTR.sk]: { S: sortKey } }, ConsistentRead: true }))).Item;
-    if (item === undefined) throw new Error("the verification record vanished before it could be sent to the DLQ");
-    const message = deadLetterMessage(outboundMessage(unmarshalRecord(item)), { reason: "expired", at: options.out.clock.now() });
-    const sqs = new SQSClient({ region: options.region, endpoint: new URL(dlqUrl).origin, credentials: options.credentials, maxAttempts: 5 });
+async function sendToDlq(options: ExpiryProbeOptions, dlqUrl: string, partition: string, key: AttributeMap): Promise<string | undefined> {
+    const item = (await options.client.send(new GetItemCommand({ TableName: options.tableName, Key: key, ConsistentRead: true }))).Item;
+    if (item === undefined) throw new OutboxError("NOT_FOUND", "the verification record vanished before it could be sent to the DLQ", { context: { partition } });
+    const record = unmarshalRecord(item);
+    const message = deadLetterMessage(outboundMessage(record), { reason: "expired", at: options.out.clock.now() });
+    const sqs = new SQSClient({ region: options.region, endpoint: options.sqsEndpoint, credentials: options.credentials, maxAttempts: 5 });
     try {
         const fifo = dlqUrl.endsWith(".fifo");
         const sent = await sqs.send(
@@ -122,7 +124,8 @@ async function sendToDlq(options: ExpiryProbeOptions, dlqUrl: string, partition:
                 QueueUrl: dlqUrl,
                 MessageBody: message.body,
                 MessageAttributes: message.attributes,
-                ...(fifo ? { MessageGroupId: partition, MessageDeduplicationId: partition } : {}),
+                // The same group and deduplication ids the publisher uses for a FIFO DLQ (runtime/delivery.ts).
+                ...(fifo ? { MessageGroupId: partition, MessageDeduplicationId: `${record.recordId}-expired` } : {}),
             }),
         );
         return sent.MessageId;
@@ -165,7 +168,7 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
         address: "dynamodb-outbox verify",
         envelope: { id: recordId, subject: "dynamodb-outbox.verify", payload: "{}", headers: { [VERIFY_HEADER]: "true" }, createdAt: persistedAt, expiresAt },
     };
-    const sortKey = recordSortKey(recordId, record.bindingId);
+    const key = recordKey(partition, recordId, record.bindingId);
     try {
         await store.persist([record]);
     } catch (err) {
@@ -199,7 +202,7 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
             return report;
         }
         report.movedAfterMs = out.clock.now() - persistedAt;
-        const item = (await options.client.send(new GetItemCommand({ TableName: options.tableName, Key: { [ATTR.pk]: { S: partition }, [ATTR.sk]: { S: sortKey } }, ConsistentRead: true }))).Item;
+        const item = (await options.client.send(new GetItemCommand({ TableName: options.tableName, Key: key, ConsistentRead: true }))).Item;
         const status = item?.[ATTR.status]?.S;
         const ttl = item?.[ATTR.ttl]?.N;
         const sparse = item?.[ATTR.claimSort] === undefined && item?.[ATTR.hasExpiry] === undefined;
@@ -210,10 +213,10 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
         checks.add("expiry", expiryTitle, "pass", `moved ${seconds(report.movedAfterMs)} after persist; status ${STATUS.expired}, ttl ${ttl}, out of ClaimIndex and ExpiryIndex`);
         if (options.dlqUrl !== undefined) {
             try {
-                report.dlqMessageId = await sendToDlq(options, options.dlqUrl, partition, sortKey);
+                report.dlqMessageId = await sendToDlq(options, options.dlqUrl, partition, key);
                 checks.add("dlq", `expired record sent to the DLQ`, "pass", `message ${report.dlqMessageId} on ${options.dlqUrl} (body headers carry ${VERIFY_HEADER}: true; consumers may discard it)`);
             } catch (err) {
-                checks.add("dlq", `expired record sent to the DLQ`, "fail", `${describeError(err)} (the tool needs sqs:SendMessage on the queue)`);
+                checks.add("dlq", `expired record sent to the DLQ`, "fail", `${describeError(err)} (check the queue URL and region; the tool needs sqs:SendMessage on the queue)`);
             }
         }
         if (seen.accepted) {
@@ -231,6 +234,6 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
         return report;
     } finally {
         if (!checks.results.some((r) => r.id === "depth")) checks.add("depth", depthTitle, "skip", "needs the expiry sweep to move the record");
-        await cleanUp(options, partition, sortKey, checks);
+        await cleanUp(options, partition, key, checks);
     }
 }

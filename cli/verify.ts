@@ -6,10 +6,10 @@
  * @packageDocumentation
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { OutboxStore } from "../runtime/store";
 import { Checklist } from "./checklist";
 import type { EnvCredentials } from "./client";
 import { seconds, type Output } from "./io";
-import { OutboxStore } from "../runtime/store";
 import { describeOutboxTable } from "./table-state";
 import { checkProvisioning } from "./verify-table";
 import { checkLive, type ExpiryProbeReport } from "./verify-expiry";
@@ -44,6 +44,8 @@ export interface VerifyOptions {
     readonly expiryMs?: number;
     /** `--dlq-url`. @default undefined */
     readonly dlqUrl?: string;
+    /** `--sqs-endpoint`. @default undefined (the region's) */
+    readonly sqsEndpoint?: string;
     /** Output. */
     readonly out: Output;
 }
@@ -72,6 +74,7 @@ export async function runVerify(options: VerifyOptions): Promise<number> {
             timeoutMs: options.timeoutMs ?? VERIFY_DEFAULTS.timeoutMs,
             pollIntervalMs: options.pollIntervalMs ?? VERIFY_DEFAULTS.pollIntervalMs,
             dlqUrl: options.dlqUrl,
+            sqsEndpoint: options.sqsEndpoint,
             credentials: options.credentials,
             out,
         });

@@ -28,6 +28,7 @@ describe("cli: argument parsing", () => {
             pollIntervalMs: 500,
             expiryMs: 3_000,
             dlqUrl: "https://sqs/q",
+            sqsEndpoint: undefined,
             apply: false,
             recreateClaimIndex: false,
             pageSize: undefined,
@@ -57,6 +58,7 @@ describe("cli: argument parsing", () => {
         ["a page size over the bound", ["migrate", "--table", "t", "--page-size", "5000"], /--page-size must be a whole number from 1 to 1000/],
         ["a value on a boolean flag", ["migrate", "--table", "t", "--apply=yes"], /--apply takes no value/],
         ["a flag given twice", ["verify", "--table", "a", "--table", "b"], /--table was given twice/],
+        ["--sqs-endpoint without --dlq-url", ["verify", "--table", "t", "--sqs-endpoint", "http://127.0.0.1:4566"], /--sqs-endpoint only applies with --dlq-url/],
         ["a stray positional argument", ["verify", "extra", "--table", "t"], /unexpected argument "extra" after the command "verify"/],
     ];
     for (const [what, argv, message] of bad) {

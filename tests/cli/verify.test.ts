@@ -1,6 +1,8 @@
 import * as assert from "node:assert/strict";
 import { ScanCommand, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
-import { VERIFY_PARTITION_PREFIX } from "../../cli/verify-expiry";
+import { VERIFY_HEADER, VERIFY_PARTITION_PREFIX } from "../../cli/verify-expiry";
+import { startFauxqs } from "../../local/fauxqs";
+import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
 import { CLAIM_INDEX, EXPIRY_INDEX, RECORD_ID_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../../runtime/schema";
 import { dynamoClient, uniqueTableName } from "../support/dynamodb";
 import { createOutboxTable, dropTable, fastClock, runCli, type Misprovision } from "./support";
@@ -119,6 +121,42 @@ describe("cli: verify on DynamoDB Local", function () {
         const run = await runCli(["verify", "--table", table]);
         assert.equal(run.code, 1);
         assert.match(run.stdout, /✗ TTL enabled on "ttl" — ENABLED on "expiresAt": completed and expired records are never deleted; migrate explains the fix/);
+    });
+
+    it("with --dlq-url, sends the expired verification record to the DLQ as the sweeper does, marked as a verification", async () => {
+        const fauxqs = await startFauxqs();
+        try {
+            const table = await createOutboxTable();
+            tables.push(table);
+            const { queueUrl } = await fauxqs.createQueue("orders-outbox-dlq");
+            const run = await runCli(["verify", "--table", table, "--dlq-url", queueUrl, "--sqs-endpoint", fauxqs.endpoint, "--expiry", "1"]);
+            assert.equal(run.code, 0, run.stdout + run.stderr);
+            assert.match(run.stdout, /✓ expired record sent to the DLQ — message \S+ on \S+\/orders-outbox-dlq \(body headers carry dynamodb-outbox-verify: true/);
+            const [message, ...more] = await fauxqs.receiveAll(queueUrl, { expected: 1 });
+            assert.deepEqual(more, []);
+            const body = JSON.parse(message?.body ?? "{}") as { reason: string; recordId: string; partition: string; headers: Record<string, string> };
+            assert.equal(body.reason, "expired");
+            assert.ok(body.partition.startsWith(VERIFY_PARTITION_PREFIX));
+            assert.deepEqual(body.headers, { [VERIFY_HEADER]: "true" });
+            assert.equal(message?.attributes[MESSAGE_ATTRIBUTE.reason], "expired");
+            assert.equal(message?.attributes[MESSAGE_ATTRIBUTE.recordId], body.recordId);
+        } finally {
+            await fauxqs.stop();
+        }
+    });
+
+    it("fails the DLQ line, naming the permission, when the queue does not exist", async () => {
+        const fauxqs = await startFauxqs();
+        try {
+            const table = await createOutboxTable();
+            tables.push(table);
+            const run = await runCli(["verify", "--table", table, "--dlq-url", `${fauxqs.endpoint}/000000000000/no-such-queue`, "--sqs-endpoint", fauxqs.endpoint, "--expiry", "1"]);
+            assert.equal(run.code, 1);
+            assert.match(run.stdout, /✗ expired record sent to the DLQ — .*\(check the queue URL and region; the tool needs sqs:SendMessage on the queue\)/);
+            assert.match(run.stdout, /✓ verification record and fence row removed/);
+        } finally {
+            await fauxqs.stop();
+        }
     });
 
     it("fails on a table that does not exist", async () => {
