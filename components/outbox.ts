@@ -81,30 +81,16 @@ export class Outbox extends pulumi.ComponentResource {
 
         const environment = { variables: handlerEnvironment(s, { tableName: table.name, topicArn, dlqUrl: dlq.url }) };
         const grants = { tableArn: table.arn, topicArn, dlqArn: dlq.arn, kmsKeyArn: s.kmsKeyArn };
-        const excluded = handlerExcludePackages();
 
         const publisherLogs = new aws.cloudwatch.LogGroup(childName(name, "publisherLogs"), logGroupArgs(s, logGroupName(project, stack, name, "publisher")), parent);
-        const publisherRole = this.role(name, "publisherRole", s, { ...grants, streamArn: table.streamArn, logGroupArn: publisherLogs.arn }, publisherPolicyDocument);
-        const publisher = new aws.lambda.CallbackFunction(
-            childName(name, "publisher"),
-            mergeArgs<aws.lambda.CallbackFunctionArgs<any, any>>(
-                {
-                    callbackFactory: publisherLambdaFactory,
-                    runtime: LAMBDA_RUNTIME,
-                    role: publisherRole,
-                    description: `Publishes the ${name} outbox's records from the table stream to SNS`,
-                    memorySize: s.memorySize,
-                    timeout: s.timeout,
-                    environment,
-                    loggingConfig: { logFormat: "Text", logGroup: publisherLogs.name },
-                    // A fresh object per function: CallbackFunction appends to the list it is given.
-                    codePathOptions: { extraExcludePackages: [...excluded] },
-                    tags: withTags(s.tags),
-                },
-                t.publisher,
-            ),
-            parent,
-        );
+        const publisher = this.handler(name, "publisher", s, {
+            callbackFactory: publisherLambdaFactory,
+            description: `Publishes the ${name} outbox's records from the table stream to SNS`,
+            role: this.role(name, "publisherRole", s, { ...grants, streamArn: table.streamArn, logGroupArn: publisherLogs.arn }, publisherPolicyDocument),
+            logs: publisherLogs,
+            environment,
+            override: t.publisher,
+        });
         new aws.lambda.EventSourceMapping(
             childName(name, "eventSourceMapping"),
             mergeArgs(eventSourceMappingArgs(s, { streamArn: table.streamArn, functionArn: publisher.arn, dlqArn: dlq.arn }), t.eventSourceMapping),
@@ -114,26 +100,14 @@ export class Outbox extends pulumi.ComponentResource {
         );
 
         const sweeperLogs = new aws.cloudwatch.LogGroup(childName(name, "sweeperLogs"), logGroupArgs(s, logGroupName(project, stack, name, "sweeper")), parent);
-        const sweeperRole = this.role(name, "sweeperRole", s, { ...grants, logGroupArn: sweeperLogs.arn }, sweeperPolicyDocument);
-        const sweeper = new aws.lambda.CallbackFunction(
-            childName(name, "sweeper"),
-            mergeArgs<aws.lambda.CallbackFunctionArgs<any, any>>(
-                {
-                    callbackFactory: sweeperLambdaFactory,
-                    runtime: LAMBDA_RUNTIME,
-                    role: sweeperRole,
-                    description: `Publishes the ${name} outbox's records the stream path missed, and expires old ones`,
-                    memorySize: s.memorySize,
-                    timeout: s.timeout,
-                    environment,
-                    loggingConfig: { logFormat: "Text", logGroup: sweeperLogs.name },
-                    codePathOptions: { extraExcludePackages: [...excluded] },
-                    tags: withTags(s.tags),
-                },
-                t.sweeper,
-            ),
-            parent,
-        );
+        const sweeper = this.handler(name, "sweeper", s, {
+            callbackFactory: sweeperLambdaFactory,
+            description: `Publishes the ${name} outbox's records the stream path missed, and expires old ones`,
+            role: this.role(name, "sweeperRole", s, { ...grants, logGroupArn: sweeperLogs.arn }, sweeperPolicyDocument),
+            logs: sweeperLogs,
+            environment,
+            override: t.sweeper,
+        });
         const schedule = new aws.cloudwatch.EventRule(
             childName(name, "schedule"),
             mergeArgs<aws.cloudwatch.EventRuleArgs>(
@@ -167,6 +141,36 @@ export class Outbox extends pulumi.ComponentResource {
             publisherFunctionName: this.publisherFunctionName,
             sweeperFunctionName: this.sweeperFunctionName,
         });
+    }
+
+    /** One of the two functions: the runtime's factory on nodejs22.x, its own role and log group, the handler environment. */
+    private handler(
+        name: string,
+        child: "publisher" | "sweeper",
+        s: OutboxSettings,
+        f: {
+            callbackFactory: aws.lambda.CallbackFunctionArgs<any, any>["callbackFactory"];
+            description: string;
+            role: aws.iam.Role;
+            logs: aws.cloudwatch.LogGroup;
+            environment: aws.lambda.CallbackFunctionArgs<any, any>["environment"];
+            override: Partial<aws.lambda.CallbackFunctionArgs<any, any>> | undefined;
+        },
+    ): aws.lambda.CallbackFunction<any, any> {
+        const computed: aws.lambda.CallbackFunctionArgs<any, any> = {
+            callbackFactory: f.callbackFactory,
+            runtime: LAMBDA_RUNTIME,
+            role: f.role,
+            description: f.description,
+            memorySize: s.memorySize,
+            timeout: s.timeout,
+            environment: f.environment,
+            loggingConfig: { logFormat: "Text", logGroup: f.logs.name },
+            // A fresh list per function: CallbackFunction appends to the one it is given.
+            codePathOptions: { extraExcludePackages: handlerExcludePackages() },
+            tags: withTags(s.tags),
+        };
+        return new aws.lambda.CallbackFunction(childName(name, child), mergeArgs(computed, f.override), { parent: this });
     }
 
     /** A function role whose only permissions are the inline policy `document` builds from the resolved targets. */
