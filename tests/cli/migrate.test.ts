@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { CreateTableCommand, UpdateTableCommand, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, DescribeTableCommand, UpdateTableCommand, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
 import { CLAIM_INDEX, EXPIRY_INDEX, GLOBAL_SECONDARY_INDEXES, RECORD_ID_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../../runtime/schema";
 import { dynamoClient, uniqueTableName } from "../support/dynamodb";
 import { createOutboxTable, createTestTable, dropTable, outboxTableInput, provisioning, runCli } from "./support";
@@ -68,6 +68,23 @@ describe("cli: migrate on DynamoDB Local", function () {
         assert.match(applied.stdout, /waiting for ClaimIndex to be gone: DELETING/);
         assert.match(applied.stdout, /2\. create ClaimIndex \[PK\(S,HASH\), claim_sort\(S,RANGE\)\] projected ALL/);
         assert.deepEqual((await provisioning(client, table)).indexes, ALL_ACTIVE);
+    });
+
+    it("creates a missing index on a provisioned-capacity table with the table's throughput", async () => {
+        const input = outboxTableInput(uniqueTableName("cli-prov"), { withoutIndexes: [CLAIM_INDEX.indexName] });
+        const table = await createTestTable({
+            ...input,
+            BillingMode: "PROVISIONED",
+            ProvisionedThroughput: { ReadCapacityUnits: 4, WriteCapacityUnits: 2 },
+            GlobalSecondaryIndexes: input.GlobalSecondaryIndexes?.map((g) => ({ ...g, ProvisionedThroughput: { ReadCapacityUnits: 4, WriteCapacityUnits: 2 } })),
+        });
+        tables.push(table);
+        const run = await runCli(["migrate", "--table", table, "--apply"]);
+        assert.equal(run.code, 0, run.stdout + run.stderr);
+        assert.match(run.stdout, /create ClaimIndex \[PK\(S,HASH\), claim_sort\(S,RANGE\)\] projected ALL with 4 RCU \/ 2 WCU \(the table's\)/);
+        const described = (await (await dynamoClient()).send(new DescribeTableCommand({ TableName: table }))).Table;
+        const claim = described?.GlobalSecondaryIndexes?.find((g) => g.IndexName === CLAIM_INDEX.indexName);
+        assert.deepEqual([claim?.IndexStatus, claim?.ProvisionedThroughput?.ReadCapacityUnits, claim?.ProvisionedThroughput?.WriteCapacityUnits], ["ACTIVE", 4, 2]);
     });
 
     it("refuses a table whose primary key is not PK/SK, and changes nothing", async () => {

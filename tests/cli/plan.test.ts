@@ -1,6 +1,9 @@
 import * as assert from "node:assert/strict";
 import type { TableDescription } from "@aws-sdk/client-dynamodb";
+import { Checklist } from "../../cli/checklist";
+import { createOutput } from "../../cli/io";
 import { planMigration } from "../../cli/migrate-plan";
+import { checkProvisioning } from "../../cli/verify-table";
 import { inspectTable, keysMatch, renderActualKeys, renderExpectedKeys } from "../../cli/table-shape";
 import { ATTRIBUTE_DEFINITIONS, CLAIM_INDEX, EXPIRY_INDEX, GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, RECORD_ID_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../../runtime/schema";
 
@@ -112,5 +115,48 @@ describe("cli: table comparison and the migration planner", () => {
         const plan = planMigration(inspectTable(table, TTL_ON), OPTIONS);
         assert.deepEqual(plan.steps.map((s) => s.kind), ["wait-idle", "create-index"]);
         assert.match(plan.steps[0]?.description ?? "", /RecordIDIndex DELETING/);
+    });
+});
+
+describe("cli: verify's provisioning lines for states DynamoDB Local never shows", () => {
+    function linesFor(table: TableDescription, ttl: Parameters<typeof inspectTable>[1]): { usable: boolean; lines: string[] } {
+        const printed: string[] = [];
+        const out = createOutput({ stdout: (t) => printed.push(t.trimEnd()), stderr: () => undefined, env: {} }, false);
+        const usable = checkProvisioning(new Checklist(out), "orders-outbox", inspectTable(table, ttl));
+        return { usable, lines: printed };
+    }
+
+    it("warns, without failing, on TTL still ENABLING, a NEW_AND_OLD_IMAGES stream and an over-projected ExpiryIndex", () => {
+        const table = describedTable();
+        table.StreamSpecification = { StreamEnabled: true, StreamViewType: "NEW_AND_OLD_IMAGES" };
+        const expiry = table.GlobalSecondaryIndexes?.find((g) => g.IndexName === EXPIRY_INDEX.indexName);
+        if (expiry) expiry.Projection = { ProjectionType: "ALL" };
+        const { usable, lines } = linesFor(table, { TimeToLiveStatus: "ENABLING", AttributeName: TTL_ATTRIBUTE });
+        assert.equal(usable, true);
+        assert.ok(lines.includes(`  ! ${EXPIRY_INDEX.indexName} [has_expiry(S,HASH), expires_at(N,RANGE)] KEYS_ONLY, ACTIVE — projected ALL: works, and costs more per write than KEYS_ONLY`));
+        assert.ok(lines.includes('  ! TTL enabled on "ttl" — ENABLING: AWS takes up to an hour; completed records pile up until then'));
+        assert.ok(lines.includes("  ✓ stream enabled with new images (NEW_IMAGE) — view type NEW_AND_OLD_IMAGES (carries the new image)"));
+    });
+
+    it("fails an index still CREATING and a stream without new images, and keeps the live checks off", () => {
+        const table = describedTable();
+        table.StreamSpecification = { StreamEnabled: true, StreamViewType: "KEYS_ONLY" };
+        const claim = table.GlobalSecondaryIndexes?.find((g) => g.IndexName === CLAIM_INDEX.indexName);
+        if (claim) claim.IndexStatus = "CREATING";
+        const { usable, lines } = linesFor(table, TTL_ON);
+        assert.equal(usable, false);
+        assert.ok(lines.includes(`  ✗ ${CLAIM_INDEX.indexName} [PK(S,HASH), claim_sort(S,RANGE)] ALL, ACTIVE — CREATING: wait until it is ACTIVE (a new index backfills first), then verify again`));
+        assert.ok(lines.includes("  ✗ stream enabled with new images (NEW_IMAGE) — view type KEYS_ONLY: the publisher needs the new image; change it with the IaC that owns the event source mapping"));
+    });
+
+    it("fails a wrong primary key and a mis-keyed index with the actual shapes", () => {
+        const table = describedTable();
+        table.KeySchema = [{ AttributeName: "PK", KeyType: "HASH" }];
+        const record = table.GlobalSecondaryIndexes?.find((g) => g.IndexName === RECORD_ID_INDEX.indexName);
+        if (record) record.KeySchema = [{ AttributeName: "SK", KeyType: "HASH" }];
+        const { usable, lines } = linesFor(table, TTL_ON);
+        assert.equal(usable, false);
+        assert.ok(lines.includes("  ✗ primary key [PK(S,HASH), SK(S,RANGE)] — actual [PK(S,HASH)]: not an outbox table (a primary key cannot be changed; create one with the Outbox component)"));
+        assert.ok(lines.includes(`  ✗ ${RECORD_ID_INDEX.indexName} [record_id(S,HASH)] KEYS_ONLY, ACTIVE — key schema is [SK(S,HASH)]; preflight rejects the table. migrate explains the manual fix`));
     });
 });
