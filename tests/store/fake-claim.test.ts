@@ -7,7 +7,7 @@ import * as assert from "node:assert/strict";
 import { isOutboxError } from "../../runtime/errors";
 import { pendingRecord } from "../../runtime/record/codec";
 import { OutboxStore, resetStoreWarnings, STORE_METRICS, STORE_WARNINGS } from "../../runtime/store";
-import { cancelled, conditionFailed, fenceAt, FakeDynamoDb, throttled } from "./fake-client";
+import { cancelled, fenceAt, FakeDynamoDb, throttled } from "./fake-client";
 import { FakeClock, ids, itemOf, pendingItem, RecordingLogger, RecordingMetrics, rec, rejectsWith, tok } from "./support";
 
 const t0 = Date.UTC(2026, 0, 1);
