@@ -3,7 +3,7 @@
  * The misprovisioned tables are real tables on DynamoDB Local; only the DescribeTable failures (which Local cannot
  * produce: it never denies access or throttles) use a fake client.
  */
-import { AccessDeniedException, CreateTableCommand, type CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, type CreateTableCommandInput } from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
 import { isOutboxError } from "../../runtime/errors";
 import { createTableInput, OutboxStore, PREFLIGHT_REFUSAL, resetStoreWarnings, schemaMismatch, STORE_WARNINGS } from "../../runtime/store";
@@ -133,7 +133,8 @@ describe("preflight", () => {
     describe("when DescribeTable fails (fake client: DynamoDB Local never denies or throttles)", () => {
         it("fails closed with the refusal message, keeping the classified code", async () => {
             const fake = new FakeDynamoDb().on("DescribeTable", () => {
-                throw new AccessDeniedException({ message: "User is not authorized to perform: dynamodb:DescribeTable", $metadata: {} });
+                // The shape the SDK gives a service error it has no class for: a name and a message.
+                throw Object.assign(new Error("User is not authorized to perform: dynamodb:DescribeTable"), { name: "AccessDeniedException", $fault: "client" });
             });
             await assert.rejects(new OutboxStore({ client: fake, tableName: "outbox" }).preflight(), (err: unknown) => {
                 assert.ok(isOutboxError(err, "NOT_AUTHORIZED"), String(err));
