@@ -19,12 +19,15 @@ export interface OutboxTransforms {
     topic?: Partial<aws.sns.TopicArgs>;
     /** Merged into the DLQ's `aws.sqs.Queue` args. @default undefined */
     queue?: Partial<aws.sqs.QueueArgs>;
-    /** Merged into the publisher's `aws.lambda.CallbackFunction` args. @default undefined */
-    publisher?: Partial<aws.lambda.CallbackFunctionArgs<any, any>>;
+    /**
+     * Merged into the publisher's `aws.lambda.CallbackFunction` args (its `FunctionArgs` part; the code, handler
+     * and code path options stay the component's). @default undefined
+     */
+    publisher?: Partial<aws.lambda.FunctionArgs>;
     /** Merged into the `aws.lambda.EventSourceMapping` args. @default undefined */
     eventSourceMapping?: Partial<aws.lambda.EventSourceMappingArgs>;
-    /** Merged into the sweeper's `aws.lambda.CallbackFunction` args. @default undefined */
-    sweeper?: Partial<aws.lambda.CallbackFunctionArgs<any, any>>;
+    /** Merged into the sweeper's `aws.lambda.CallbackFunction` args, like `publisher`. @default undefined */
+    sweeper?: Partial<aws.lambda.FunctionArgs>;
     /** Merged into the sweeper schedule's `aws.cloudwatch.EventRule` args. @default undefined */
     schedule?: Partial<aws.cloudwatch.EventRuleArgs>;
 }

@@ -154,7 +154,7 @@ export class Outbox extends pulumi.ComponentResource {
             role: aws.iam.Role;
             logs: aws.cloudwatch.LogGroup;
             environment: aws.lambda.CallbackFunctionArgs<any, any>["environment"];
-            override: Partial<aws.lambda.CallbackFunctionArgs<any, any>> | undefined;
+            override: Partial<aws.lambda.FunctionArgs> | undefined;
         },
     ): aws.lambda.CallbackFunction<any, any> {
         const computed: aws.lambda.CallbackFunctionArgs<any, any> = {
@@ -170,7 +170,7 @@ export class Outbox extends pulumi.ComponentResource {
             codePathOptions: { extraExcludePackages: handlerExcludePackages() },
             tags: withTags(s.tags),
         };
-        return new aws.lambda.CallbackFunction(childName(name, child), mergeArgs(computed, f.override), { parent: this });
+        return new aws.lambda.CallbackFunction(childName(name, child), mergeArgs(computed, f.override as Partial<aws.lambda.CallbackFunctionArgs<any, any>>), { parent: this });
     }
 
     /** A function role whose only permissions are the inline policy `document` builds from the resolved targets. */
