@@ -40,7 +40,7 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         h.clock.advance(100_000);
         const young = (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "young" }] })).messageIds[0];
         h.clock.advance(30_000);
-        const result = await createSweeper(h.config({}))();
+        const result = await createSweeper(h.config())();
         assert.equal(result.published, 1);
         assert.equal(h.published().length, 1);
         const youngRecord = (await h.records()).find((r) => r.recordId === young)!;
@@ -54,9 +54,9 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         const crashed = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
         assert.equal((await crashed.claim("P", { owner: "publisher/crashed", version: 1n }, 10)).length, 1);
         h.clock.advance(10_000);
-        assert.equal((await createSweeper(h.config({ sweepAfterSeconds: 5 }))()).published, 0, "a live claim is not stolen");
+        assert.equal((await createSweeper({ ...h.config(), sweepAfterSeconds: 5 })()).published, 0, "a live claim is not stolen");
         h.clock.advance(60_000);
-        assert.equal((await createSweeper(h.config({ sweepAfterSeconds: 5 }))()).published, 1);
+        assert.equal((await createSweeper({ ...h.config(), sweepAfterSeconds: 5 })()).published, 1);
         assert.deepEqual(h.published().map((p) => p.id), [id]);
         assert.equal((await h.records())[0]!.status, "completed");
     });
@@ -97,6 +97,6 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
 
     it("rejects an invalid sweep setting with INVALID_CONFIG", async function () {
         h = await createHarness();
-        assert.throws(() => createSweeper(h.config({ sweepAfterSeconds: 0 } as never)), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /sweepAfterSeconds is 0; expected an integer from 1 to 86400/.test(err.message));
+        assert.throws(() => createSweeper({ ...h.config(), sweepAfterSeconds: 0 }), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /sweepAfterSeconds is 0; expected an integer from 1 to 86400/.test(err.message));
     });
 });
