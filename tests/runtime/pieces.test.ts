@@ -1,0 +1,132 @@
+/**
+ * The small pure pieces the writer and the handlers are built from: ids, item sizes, message shapes and their
+ * limits, PublishBatch splitting, error classification, EMF lines, the JSON logger. No I/O.
+ */
+import assert from "node:assert/strict";
+import { isPermanentPublishError, publishBatches } from "../../runtime/delivery";
+import { createEmfMetrics } from "../../runtime/emf";
+import { createIdGenerator, idTimestamp } from "../../runtime/ids";
+import { attributeValueSize, itemSize } from "../../runtime/item-size";
+import { createJsonLogger, parseLogLevel } from "../../runtime/json-logger";
+import { deadLetterMessage, headerNameProblem, messageAttributes, publishEntry, snsMessageSize, worstCaseDeadLetterSize, type OutboundMessage } from "../../runtime/message";
+
+const message = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({ id: "id-1", type: "T", partition: "P", body: '{"a":1}', headers: {}, createdAt: 0, expiresAt: 0, ...over });
+
+describe("runtime pieces", function () {
+    describe("ids", function () {
+        it("are 26-character Crockford ULIDs, strictly increasing within one millisecond and across a clock step back", function () {
+            let now = Date.UTC(2026, 0, 1);
+            const next = createIdGenerator({ now: () => now, sleep: async () => undefined });
+            const ids = Array.from({ length: 1000 }, () => next());
+            now -= 5;
+            ids.push(next(), next());
+            now += 10;
+            ids.push(next());
+            for (const id of ids) assert.match(id, /^[0-9A-HJKMNP-TV-Z]{26}$/);
+            for (let i = 1; i < ids.length; i += 1) assert.ok(ids[i - 1]! < ids[i]!, `${ids[i - 1]} < ${ids[i]}`);
+            assert.equal(idTimestamp(ids[0]!), Date.UTC(2026, 0, 1));
+            assert.equal(idTimestamp("not-an-id"), undefined);
+        });
+    });
+
+    describe("item size", function () {
+        it("counts names and values the way DynamoDB bills them", function () {
+            assert.equal(itemSize({ PK: { S: "abc" } }), 5);
+            assert.equal(itemSize({ é: { S: "é" } }), 4, "UTF-8 bytes");
+            assert.equal(attributeValueSize({ N: "12345" }), 4, "ceil(5/2) + 1");
+            assert.equal(attributeValueSize({ N: "-0.00100" }), 2, "leading and trailing zeros do not count");
+            assert.equal(attributeValueSize({ BOOL: true }), 1);
+            assert.equal(attributeValueSize({ M: { a: { S: "x" } } }), 3 + 2 + 1);
+            assert.equal(attributeValueSize({ L: [{ S: "x" }, { S: "yz" }] }), 3 + 2 + 3);
+        });
+    });
+
+    describe("messages", function () {
+        it("carry the record id, the type and the headers as String attributes", function () {
+            assert.deepEqual(messageAttributes(message({ headers: { tenant: "acme" } })), {
+                "outbox.id": { DataType: "String", StringValue: "id-1" },
+                "outbox.type": { DataType: "String", StringValue: "T" },
+                tenant: { DataType: "String", StringValue: "acme" },
+            });
+            assert.equal(snsMessageSize(message()), 7 + ("outbox.id".length + 6 + 4) + ("outbox.type".length + 6 + 1));
+        });
+
+        it("set FIFO group and deduplication ids only on FIFO topics", function () {
+            assert.deepEqual(publishEntry(message({ orderingKey: "k" }), "0", true).MessageGroupId, "k");
+            assert.deepEqual(publishEntry(message(), "0", true).MessageGroupId, "P");
+            assert.deepEqual(publishEntry(message(), "0", true).MessageDeduplicationId, "id-1");
+            assert.equal(publishEntry(message(), "0", false).MessageGroupId, undefined);
+        });
+
+        it("dead-letter with the payload as JSON (no escaping overhead) and the raw text when it is not JSON", function () {
+            const dl = deadLetterMessage(message({ body: '{"big":"x"}' }), { reason: "expired", at: 0 });
+            assert.deepEqual((JSON.parse(dl.body) as { payload: unknown }).payload, { big: "x" });
+            const raw = deadLetterMessage(message({ body: "not json" }), { reason: "expired", at: 0 });
+            assert.equal((JSON.parse(raw.body) as { body: string }).body, "not json");
+            assert.ok(worstCaseDeadLetterSize(message()) > dl.body.length);
+        });
+
+        it("reject header names SNS would refuse, and reserved prefixes", function () {
+            assert.equal(headerNameProblem("tenant-id"), undefined);
+            assert.match(headerNameProblem("") ?? "", /1 to 256/);
+            assert.match(headerNameProblem("a b") ?? "", /only letters/);
+            assert.match(headerNameProblem(".a") ?? "", /start or end with '\.'/);
+            assert.match(headerNameProblem("a..b") ?? "", /'\.\.'/);
+            assert.match(headerNameProblem("AWS.x") ?? "", /reserved/);
+            assert.match(headerNameProblem("X-Bridge.tenant") ?? "", /reserved/);
+        });
+    });
+
+    describe("PublishBatch splitting", function () {
+        const items = (specs: Partial<OutboundMessage>[]) => specs.map((s, i) => ({ message: message({ id: `m${i}`, ...s }) }));
+        it("cuts at 10 entries and at 256 KB in total, in order", function () {
+            assert.deepEqual(publishBatches(items(Array.from({ length: 23 }, () => ({}))), false).map((b) => b.length), [10, 10, 3]);
+            const big = "x".repeat(100 * 1024);
+            assert.deepEqual(publishBatches(items([{ body: big }, { body: big }, { body: big }]), false).map((b) => b.length), [2, 1]);
+        });
+        it("never puts two entries of one ordering key in one call when asked", function () {
+            const batches = publishBatches(items([{ orderingKey: "a" }, { orderingKey: "b" }, {}, { orderingKey: "a" }, { orderingKey: "c" }]), true);
+            assert.deepEqual(batches.map((b) => b.map((i) => i.message.id)), [["m0", "m1", "m2"], ["m3", "m4"]]);
+        });
+    });
+
+    it("classifies SNS errors: bad input and missing topics are permanent, throttling and faults are not", function () {
+        for (const code of ["InvalidParameter", "InvalidParameterException", "InvalidParameterValue", "NotFoundException", "BatchRequestTooLongException"]) assert.ok(isPermanentPublishError(code), code);
+        for (const code of ["Throttled", "ThrottledException", "InternalError", "KMSThrottlingException", "AuthorizationError", "TimeoutError"]) assert.ok(!isPermanentPublishError(code), code);
+    });
+
+    it("writes one EMF line per flush, with counters, samples and dimensions, and nothing when empty", function () {
+        const lines: string[] = [];
+        const metrics = createEmfMetrics({ dimensions: { Function: "publisher" }, write: (l) => lines.push(l), now: () => 1234 });
+        metrics.flush();
+        assert.equal(lines.length, 0);
+        metrics.count("Published", 2);
+        metrics.count("Published");
+        metrics.sample("AgeAtPublish", 5, "Milliseconds");
+        metrics.sample("AgeAtPublish", 7, "Milliseconds");
+        assert.equal(metrics.value("Published"), 3);
+        metrics.flush();
+        assert.deepEqual(JSON.parse(lines[0]!), {
+            _aws: {
+                Timestamp: 1234,
+                CloudWatchMetrics: [{ Namespace: "DynamoDBOutbox", Dimensions: [["Function"]], Metrics: [{ Name: "Published", Unit: "Count" }, { Name: "AgeAtPublish", Unit: "Milliseconds" }] }],
+            },
+            Function: "publisher",
+            Published: 3,
+            AgeAtPublish: [5, 7],
+        });
+        metrics.flush();
+        assert.equal(lines.length, 1, "flushed state starts over");
+    });
+
+    it("logs JSON lines at or above the level, bigint-safe", function () {
+        const lines: string[] = [];
+        const logger = createJsonLogger({ level: "warn", write: (l) => lines.push(l), now: () => 0, fields: { function: "f" } });
+        logger.info("dropped");
+        logger.warn("kept", { recordId: "r", version: 3n });
+        assert.deepEqual(lines.map((l) => JSON.parse(l)), [{ time: "1970-01-01T00:00:00.000Z", level: "warn", message: "kept", function: "f", recordId: "r", version: "3" }]);
+        assert.equal(parseLogLevel("ERROR"), "error");
+        assert.equal(parseLogLevel("nonsense"), "info");
+        assert.equal(parseLogLevel(undefined, "warn"), "warn");
+    });
+});
