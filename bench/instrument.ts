@@ -16,11 +16,13 @@ export interface CallTally {
     writeUnits: number;
     /** Read capacity units reported by DynamoDB, tables and indexes. */
     readUnits: number;
+    /** Capacity units by where they were spent: `table`, or a GSI's name. */
+    readonly unitsBy: Record<string, number>;
 }
 
 /** A fresh, empty tally. */
 export function newTally(): CallTally {
-    return { calls: {}, writeUnits: 0, readUnits: 0 };
+    return { calls: {}, writeUnits: 0, readUnits: 0, unitsBy: {} };
 }
 
 /** All calls in a tally, or only those whose command name passes `filter`. */
@@ -31,6 +33,7 @@ export function totalCalls(tally: CallTally, filter: (command: string) => boolea
 /** Reset a tally in place (between a warm-up and the measured run). */
 export function resetTally(tally: CallTally): void {
     for (const key of Object.keys(tally.calls)) delete tally.calls[key];
+    for (const key of Object.keys(tally.unitsBy)) delete tally.unitsBy[key];
     tally.writeUnits = 0;
     tally.readUnits = 0;
 }
@@ -60,6 +63,8 @@ function addCapacity(tally: CallTally, command: string, consumed: ConsumedCapaci
         const write = c.WriteCapacityUnits ?? (WRITE_COMMANDS.includes(command) ? (c.CapacityUnits ?? 0) : 0);
         tally.readUnits += read;
         tally.writeUnits += write;
+        tally.unitsBy.table = (tally.unitsBy.table ?? 0) + (c.Table?.CapacityUnits ?? 0);
+        for (const [index, units] of Object.entries(c.GlobalSecondaryIndexes ?? {})) tally.unitsBy[index] = (tally.unitsBy[index] ?? 0) + (units.CapacityUnits ?? 0);
     }
 }
 

@@ -1,0 +1,215 @@
+/**
+ * One measured run of a relay, ours or the article's naive one, on the same DynamoDB Local and the same local
+ * SNS, with the same orders: write them, relay them through the local event source mapping (same filter, batch
+ * size and retry settings for both), and time each message from the start of its write to the moment SNS
+ * acknowledged its publish.
+ *
+ * Every figure comes from the clients, not from the code under test: calls are counted and capacity read by
+ * the middleware in bench/instrument.ts.
+ *
+ * @packageDocumentation
+ */
+import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
+import { SNSClient } from "@aws-sdk/client-sns";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from "../local/dynamodb-local";
+import type { SnsTestServer } from "../local/sns-test-server";
+import { startLocalEventSourceMapping } from "../runtime/local/event-source-mapping";
+import type { LambdaStreamEvent } from "../runtime/local/stream-event";
+import { MESSAGE_ATTRIBUTE } from "../runtime/message";
+import { silentLogger } from "../runtime/ports";
+import { createPublisher } from "../runtime/publisher";
+import { ATTR, STREAM_VIEW_TYPE } from "../runtime/schema";
+import { OutboxStore } from "../runtime/store";
+import { OutboxWriter } from "../runtime/writer";
+import { demoOrder, orderWriteRequest, type OrderPlan } from "../scripts/demo-orders";
+import { instrumentClient, newTally, totalCalls, type CallTally } from "./instrument";
+import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
+import { percentile, round } from "./stats";
+
+/** Which relay. */
+export type RelayKind = "ours" | "naive";
+
+/** What one run measured. */
+export interface RelayRunResult {
+    /** Messages written and delivered. */
+    readonly messages: number;
+    /** Messages SNS acknowledged (must equal `messages`). */
+    readonly delivered: number;
+    /** SNS calls (Publish or PublishBatch) per message. */
+    readonly snsCallsPerMessage: number;
+    /** DynamoDB calls per message, writer and relay (stream reads excluded: Lambda's poller makes those). */
+    readonly ddbCallsPerMessage: number;
+    /** Write capacity units per message, writer and relay, GSIs included (ReturnConsumedCapacity INDEXES). */
+    readonly wcuPerMessage: number;
+    /** Read capacity units per message, writer and relay. */
+    readonly rcuPerMessage: number;
+    /** Messages per second, first write started → last publish acknowledged. */
+    readonly msgsPerSec: number;
+    /** Write start → SNS acknowledgement, median, ms. */
+    readonly p50LatencyMs: number;
+    /** Write start → SNS acknowledgement, 99th percentile, ms. */
+    readonly p99LatencyMs: number;
+    /** The details behind the per-message figures. */
+    readonly detail: {
+        readonly writer: CallTally;
+        readonly relay: CallTally;
+        readonly sns: CallTally;
+    };
+}
+
+/** Options of {@link runRelay}. */
+export interface RelayRunOptions {
+    /** Which relay to run. */
+    readonly kind: RelayKind;
+    /** DynamoDB endpoint. */
+    readonly endpoint: string;
+    /** The local SNS (its latency is set by the caller). */
+    readonly sns: SnsTestServer;
+    /** Orders to write. */
+    readonly messages: number;
+    /** Writes in flight. @default 16 */
+    readonly concurrency?: number;
+    /** Table name suffix, unique per run. */
+    readonly runId: string;
+}
+
+/** The same settings for both relays: what the Outbox component provisions. */
+const MAPPING_SETTINGS = { batchSize: 100, maximumBatchingWindowMs: 0, pollIntervalMs: 50 } as const;
+const STALL_TIMEOUT_MS = 60_000;
+
+/** The article's table: the key and a NEW_IMAGE stream, nothing else (no GSIs: its relay needs none). */
+async function createNaiveTable(client: DynamoDBClient, tableName: string): Promise<void> {
+    await client.send(
+        new CreateTableCommand({
+            TableName: tableName,
+            BillingMode: "PAY_PER_REQUEST",
+            AttributeDefinitions: [
+                { AttributeName: ATTR.pk, AttributeType: "S" },
+                { AttributeName: ATTR.sk, AttributeType: "S" },
+            ],
+            KeySchema: [
+                { AttributeName: ATTR.pk, KeyType: "HASH" },
+                { AttributeName: ATTR.sk, KeyType: "RANGE" },
+            ],
+            StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE },
+        }),
+    );
+    for (;;) {
+        const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
+        if (out.Table?.TableStatus === "ACTIVE") return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+}
+
+/** Run one relay over `messages` orders and measure it. */
+export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult> {
+    const tableName = `bench-${options.kind}-${options.runId}`;
+    const setup = localDynamoDbClient(options.endpoint);
+    const writerClient = localDynamoDbClient(options.endpoint);
+    const relayClient = localDynamoDbClient(options.endpoint);
+    const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const sns = new SNSClient({ endpoint: options.sns.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const sqs = new SQSClient({ endpoint: options.sns.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    try {
+        if (options.kind === "ours") await new OutboxStore({ client: setup, tableName }).createTable();
+        else await createNaiveTable(setup, tableName);
+        const topicArn = options.sns.createTopic(`bench-${options.kind}-${options.runId}`);
+        const dlqUrl = options.sns.createQueue(`bench-dlq-${options.kind}-${options.runId}`);
+
+        const writerTally = newTally();
+        const relayTally = newTally();
+        const snsTally = newTally();
+        const writer = instrumentClient(writerClient, writerTally, { capacity: true });
+        instrumentClient(relayClient, relayTally, { capacity: true });
+        const startedAt = new Map<string, number>();
+        const deliveredAt = new Map<string, number>();
+        const acknowledge = (id: string | undefined): void => {
+            if (id !== undefined && !deliveredAt.has(id)) deliveredAt.set(id, Date.now());
+        };
+        instrumentClient(sns, snsTally, {
+            onSuccess: (command, input, output) => {
+                if (command === "PublishBatchCommand") {
+                    const ok = new Set(((output.Successful ?? []) as { Id?: string }[]).map((s) => s.Id));
+                    for (const entry of (input.PublishBatchRequestEntries ?? []) as { Id?: string; MessageAttributes?: Record<string, { StringValue?: string }> }[]) {
+                        if (ok.has(entry.Id)) acknowledge(entry.MessageAttributes?.[MESSAGE_ATTRIBUTE.recordId]?.StringValue);
+                    }
+                } else if (command === "PublishCommand") {
+                    const attribute = (input.MessageAttributes as Record<string, { StringValue?: string }> | undefined)?.[MESSAGE_ATTRIBUTE.recordId]?.StringValue;
+                    let id = attribute;
+                    if (id === undefined) {
+                        try {
+                            id = String((JSON.parse(String(input.Message)) as { id?: unknown }).id);
+                        } catch {
+                            id = undefined;
+                        }
+                    }
+                    acknowledge(id);
+                }
+            },
+        });
+
+        const naiveCounters: NaiveCounters = { ddbCalls: 0, snsCalls: 0, writeUnits: 0 };
+        const handler =
+            options.kind === "ours"
+                ? createPublisher({ dynamodb: relayClient, sns, sqs, tableName, topicArn, dlqUrl, logger: silentLogger, writeMetrics: () => undefined })
+                : createNaiveRelay({ dynamodb: relayClient, sns, tableName, topicArn, counters: naiveCounters });
+        const mapping = await startLocalEventSourceMapping({
+            streamsClient: streams,
+            dynamodbClient: setup,
+            tableName,
+            handler: (event: LambdaStreamEvent) => (handler as (e: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>)(event),
+            ...MAPPING_SETTINGS,
+        });
+        try {
+            const plan: OrderPlan = { tableName, runId: `${options.runId}-` };
+            const ourWriter = new OutboxWriter({ client: writer, tableName });
+            let next = 0;
+            const firstWrite = Date.now();
+            const worker = async (): Promise<void> => {
+                while (next < options.messages) {
+                    const order = demoOrder(next, plan);
+                    next += 1;
+                    const now = Date.now();
+                    startedAt.set(order.id, now);
+                    if (options.kind === "ours") await ourWriter.write(orderWriteRequest(order, plan, now));
+                    else await naiveWriteOrder(writer, tableName, { id: order.id, eventId: order.id, total: order.total, customer: order.customer, createdAtMs: now }, naiveCounters);
+                }
+            };
+            await Promise.all(Array.from({ length: options.concurrency ?? 16 }, () => worker()));
+            let lastCount = -1;
+            let lastMove = Date.now();
+            while (deliveredAt.size < options.messages) {
+                if (deliveredAt.size !== lastCount) {
+                    lastCount = deliveredAt.size;
+                    lastMove = Date.now();
+                } else if (Date.now() - lastMove > STALL_TIMEOUT_MS) {
+                    throw new Error(`bench ${options.kind}: ${deliveredAt.size}/${options.messages} delivered, nothing moved for ${STALL_TIMEOUT_MS / 1000} s`);
+                }
+                await new Promise((resolve) => setTimeout(resolve, 10));
+            }
+            const lastDelivery = Math.max(...deliveredAt.values());
+            // The relay's completion writes may still be running after the last publish: count them too.
+            await mapping.drain({ timeoutMs: 30_000 });
+            const latencies = [...deliveredAt.entries()].map(([id, at]) => at - (startedAt.get(id) ?? at));
+            const n = options.messages;
+            return {
+                messages: n,
+                delivered: deliveredAt.size,
+                snsCallsPerMessage: round(totalCalls(snsTally) / n, 3),
+                ddbCallsPerMessage: round((totalCalls(writerTally) + totalCalls(relayTally)) / n, 3),
+                wcuPerMessage: round((writerTally.writeUnits + relayTally.writeUnits) / n, 3),
+                rcuPerMessage: round((writerTally.readUnits + relayTally.readUnits) / n, 3),
+                msgsPerSec: round((n * 1000) / Math.max(1, lastDelivery - firstWrite), 1),
+                p50LatencyMs: round(percentile(latencies, 50), 1),
+                p99LatencyMs: round(percentile(latencies, 99), 1),
+                detail: { writer: writerTally, relay: relayTally, sns: snsTally },
+            };
+        } finally {
+            await mapping.stop();
+        }
+    } finally {
+        for (const client of [setup, writerClient, relayClient, streams, sns, sqs]) client.destroy();
+    }
+}

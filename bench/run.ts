@@ -1,0 +1,233 @@
+/**
+ * `npm run bench`: our relay against the Streams article's naive relay, side by side, in one run, on the same
+ * DynamoDB Local and the same local SNS (the fault-injecting test server, whose per-call latency can be set),
+ * with the same orders. Prints a table, or with `--json` one object:
+ * `{"ours":{...},"naive":{...},"claim":{...},"lambda":{...}}`.
+ *
+ * - `ours`/`naive`: calls, capacity units, throughput and write → SNS-acknowledgement latency per message, with
+ *   SNS answering at once, and under `withSnsLatency` with `--sns-latency-ms` added to every SNS call (local
+ *   latency understates AWS, and call counts matter more on a real network).
+ * - `claim`: read units and Query pages of one 100-record claim at backlogs of 1000 and 50000 (bench/claim-cost.ts).
+ * - `lambda`: the publisher archive as the component builds it, and its cold load time.
+ *
+ * Progress goes to stderr, so `--json` output can be piped.
+ *
+ * @packageDocumentation
+ */
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
+import { JAVA_MISSING_MESSAGE, javaAvailable, startDynamoDbLocal } from "../local/dynamodb-local";
+import { startSnsTestServer } from "../local/sns-test-server";
+import { measureLambdaCost, type LambdaCost } from "./lambda-cost";
+import { runRelay, type RelayKind, type RelayRunResult } from "./relay-run";
+import { round } from "./stats";
+
+/** The flags of the benchmark. */
+export interface BenchOptions {
+    /** Small sizes that finish in under a minute. @default false */
+    readonly quick: boolean;
+    /** Print one JSON object instead of the table. @default false */
+    readonly json: boolean;
+    /** Messages per measured run. @default 300 with --quick, else 2000 */
+    readonly messages: number;
+    /** Latency added to every SNS call in the second mode, ms. @default 5 */
+    readonly snsLatencyMs: number;
+}
+
+/** Per relay figures in the JSON. */
+export interface RelayFigures {
+    readonly snsCallsPerMessage: number;
+    readonly ddbCallsPerMessage: number;
+    readonly wcuPerMessage: number;
+    readonly rcuPerMessage: number;
+    readonly msgsPerSec: number;
+    readonly p50LatencyMs: number;
+    readonly p99LatencyMs: number;
+    /** The same run with `latencyMs` added to every SNS call. */
+    readonly withSnsLatency: { readonly latencyMs: number; readonly msgsPerSec: number; readonly p50LatencyMs: number; readonly p99LatencyMs: number };
+    /** Write units by where they were spent (`table` or a GSI), per message. */
+    readonly unitsByPerMessage: Record<string, number>;
+    /** Calls per message by command. */
+    readonly callsPerMessage: Record<string, number>;
+}
+
+/** The claim figures: per backlog size, one 100-record claim's read units and Query pages. */
+export type ClaimFigures = Record<string, { readonly rcu: number; readonly pages: number }>;
+
+const USAGE = `Usage: npm run bench -- [--quick] [--json] [--messages <n>] [--sns-latency-ms <n>]
+
+  --quick              300 messages per run (under a minute); the default is 2000
+  --json               print {"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} only
+  --messages <n>       messages per measured run, 50 to 100000
+  --sns-latency-ms <n> latency added to each SNS call in the second mode, 0 to 1000 (default 5)`;
+
+function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
+    let quick = false;
+    let json = false;
+    let messages: number | undefined;
+    let snsLatencyMs = 5;
+    const integer = (flag: string, raw: string | undefined, min: number, max: number): number => {
+        const value = Number(raw);
+        if (raw === undefined || raw.trim() === "" || !Number.isInteger(value) || value < min || value > max) {
+            throw new Error(`${flag} is ${raw === undefined ? "missing its value" : JSON.stringify(raw)}; expected an integer from ${min} to ${max}, e.g. ${flag} ${min * 2}`);
+        }
+        return value;
+    };
+    for (let i = 0; i < argv.length; i += 1) {
+        const arg = argv[i]!;
+        if (arg === "--help" || arg === "-h") return "help";
+        else if (arg === "--quick") quick = true;
+        else if (arg === "--json") json = true;
+        else if (arg === "--messages") messages = integer(arg, argv[(i += 1)], 50, 100_000);
+        else if (arg === "--sns-latency-ms") snsLatencyMs = integer(arg, argv[(i += 1)], 0, 1000);
+        else throw new Error(`unknown option ${JSON.stringify(arg)}; the options are --quick, --json, --messages, --sns-latency-ms (see --help)`);
+    }
+    return { quick, json, messages: messages ?? (quick ? 300 : 2000), snsLatencyMs };
+}
+
+function perMessage(record: Record<string, number>, n: number, digits = 3): Record<string, number> {
+    return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, round(v / n, digits)]));
+}
+
+function figures(plain: RelayRunResult, slow: RelayRunResult, latencyMs: number): RelayFigures {
+    const n = plain.messages;
+    const units: Record<string, number> = { ...plain.detail.writer.unitsBy };
+    for (const [k, v] of Object.entries(plain.detail.relay.unitsBy)) units[k] = (units[k] ?? 0) + v;
+    const calls: Record<string, number> = {};
+    for (const tally of [plain.detail.writer, plain.detail.relay, plain.detail.sns]) {
+        for (const [k, v] of Object.entries(tally.calls)) calls[k.replace(/Command$/, "")] = (calls[k.replace(/Command$/, "")] ?? 0) + v;
+    }
+    return {
+        snsCallsPerMessage: plain.snsCallsPerMessage,
+        ddbCallsPerMessage: plain.ddbCallsPerMessage,
+        wcuPerMessage: plain.wcuPerMessage,
+        rcuPerMessage: plain.rcuPerMessage,
+        msgsPerSec: plain.msgsPerSec,
+        p50LatencyMs: plain.p50LatencyMs,
+        p99LatencyMs: plain.p99LatencyMs,
+        withSnsLatency: { latencyMs, msgsPerSec: slow.msgsPerSec, p50LatencyMs: slow.p50LatencyMs, p99LatencyMs: slow.p99LatencyMs },
+        unitsByPerMessage: perMessage(units, n),
+        callsPerMessage: perMessage(calls, n),
+    };
+}
+
+type ClaimCostFn = (endpoint: string, sizes: readonly number[]) => Promise<ClaimFigures>;
+
+/** bench/claim-cost.ts (the store's claim measurement), when it is there. */
+function claimCost(): ClaimCostFn | undefined {
+    try {
+        // eslint-disable-next-line @typescript-eslint/no-var-requires
+        return (require("./claim-cost") as { measureClaimCost: ClaimCostFn }).measureClaimCost;
+    } catch (err) {
+        if ((err as { code?: string }).code === "MODULE_NOT_FOUND" && String((err as Error).message).includes("claim-cost")) return undefined;
+        throw err;
+    }
+}
+
+function ratio(a: number, b: number): string {
+    return b === 0 ? "-" : `${round(a / b, 2)}x`;
+}
+
+function table(ours: RelayFigures, naive: RelayFigures, claim: ClaimFigures | null, lambda: LambdaCost, options: BenchOptions): string {
+    const rows: [string, number, number][] = [
+        ["SNS calls / message", ours.snsCallsPerMessage, naive.snsCallsPerMessage],
+        ["DynamoDB calls / message", ours.ddbCallsPerMessage, naive.ddbCallsPerMessage],
+        ["WCU / message (GSIs incl.)", ours.wcuPerMessage, naive.wcuPerMessage],
+        ["RCU / message", ours.rcuPerMessage, naive.rcuPerMessage],
+        ["messages / s", ours.msgsPerSec, naive.msgsPerSec],
+        ["p50 write->publish ms", ours.p50LatencyMs, naive.p50LatencyMs],
+        ["p99 write->publish ms", ours.p99LatencyMs, naive.p99LatencyMs],
+        [`messages / s, SNS +${options.snsLatencyMs} ms`, ours.withSnsLatency.msgsPerSec, naive.withSnsLatency.msgsPerSec],
+        [`p50 ms, SNS +${options.snsLatencyMs} ms`, ours.withSnsLatency.p50LatencyMs, naive.withSnsLatency.p50LatencyMs],
+        [`p99 ms, SNS +${options.snsLatencyMs} ms`, ours.withSnsLatency.p99LatencyMs, naive.withSnsLatency.p99LatencyMs],
+    ];
+    const out = [
+        `${options.messages} messages per run, same DynamoDB Local and local SNS for both`,
+        "",
+        `| ${"figure".padEnd(30)} | ${"ours".padStart(9)} | ${"naive".padStart(9)} | ${"ours/naive".padStart(10)} |`,
+        `|${"-".repeat(32)}|${"-".repeat(10)}:|${"-".repeat(10)}:|${"-".repeat(11)}:|`,
+        ...rows.map(([name, a, b]) => `| ${name.padEnd(30)} | ${String(a).padStart(9)} | ${String(b).padStart(9)} | ${ratio(a, b).padStart(10)} |`),
+        "",
+        `ours, write units per message by place: ${Object.entries(ours.unitsByPerMessage).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+        `ours, calls per message: ${Object.entries(ours.callsPerMessage).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+        `naive, calls per message: ${Object.entries(naive.callsPerMessage).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+        claim === null ? "claim: bench/claim-cost.ts is not there yet" : `claim (one 100-record claim): ${Object.entries(claim).map(([size, c]) => `backlog ${size}: ${c.rcu} RCU, ${c.pages} pages`).join("; ")}`,
+        `lambda: publisher archive ${lambda.archiveBytes} bytes (${lambda.archiveDeflatedBytes} deflated), cold load ${lambda.initMs} ms (median of ${lambda.initRuns})`,
+    ];
+    return out.join("\n");
+}
+
+async function main(): Promise<void> {
+    let parsed: BenchOptions | "help";
+    try {
+        parsed = parseBenchArgs(process.argv.slice(2));
+    } catch (err) {
+        process.stderr.write(`npm run bench: ${(err as Error).message}\n`);
+        process.exit(2);
+    }
+    if (parsed === "help") {
+        process.stdout.write(`${USAGE}\n`);
+        return;
+    }
+    const options = parsed;
+    if (!javaAvailable()) {
+        process.stderr.write(`${JAVA_MISSING_MESSAGE}\n`);
+        process.exit(1);
+    }
+    const say = (line: string): void => {
+        process.stderr.write(`${line}\n`);
+    };
+    const dynamo = await startDynamoDbLocal();
+    const sns = await startSnsTestServer();
+    let stopped = false;
+    const stop = async (): Promise<void> => {
+        if (stopped) return;
+        stopped = true;
+        await Promise.allSettled([dynamo.stop(), sns.stop()]);
+    };
+    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+        process.on(signal, () => void stop().then(() => process.exit(130)));
+    }
+    try {
+        const started = Date.now();
+        say("lambda: building the component under mocks and loading its publisher…");
+        const lambda = await measureLambdaCost();
+        let run = 0;
+        const measure = async (kind: RelayKind, messages: number, latencyMs: number): Promise<RelayRunResult> => {
+            sns.setFaults({ latencyMs });
+            run += 1;
+            const result = await runRelay({ kind, endpoint: dynamo.endpoint, sns, messages, runId: `${Date.now().toString(36)}-${run}` });
+            say(`${kind.padEnd(5)} ${messages} messages, SNS +${latencyMs} ms: ${result.msgsPerSec} msg/s, p50 ${result.p50LatencyMs} ms, p99 ${result.p99LatencyMs} ms`);
+            return result;
+        };
+        say("warm-up (DynamoDB Local's JIT)…");
+        await measure("ours", 100, 0);
+        await measure("naive", 100, 0);
+        const oursPlain = await measure("ours", options.messages, 0);
+        const naivePlain = await measure("naive", options.messages, 0);
+        const oursSlow = await measure("ours", options.messages, options.snsLatencyMs);
+        const naiveSlow = await measure("naive", options.messages, options.snsLatencyMs);
+        const measureClaim = claimCost();
+        let claim: ClaimFigures | null = null;
+        if (measureClaim !== undefined) {
+            say("claim: seeding backlogs of 1000 and 50000…");
+            claim = await measureClaim(dynamo.endpoint, [1000, 50_000]);
+        }
+        const result = {
+            ours: figures(oursPlain, oursSlow, options.snsLatencyMs),
+            naive: figures(naivePlain, naiveSlow, options.snsLatencyMs),
+            claim,
+            lambda,
+        };
+        say(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+        if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
+        else process.stdout.write(`${table(result.ours, result.naive, claim, lambda, options)}\n`);
+    } finally {
+        await stop();
+    }
+    process.exit(0);
+}
+
+main().catch((err: unknown) => {
+    process.stderr.write(`npm run bench failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+});
