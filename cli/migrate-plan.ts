@@ -58,7 +58,7 @@ export interface PlanOptions {
 
 /** The consequence of recreating ClaimIndex, stated wherever the recreate is planned or refused. */
 export const CLAIM_INDEX_RECREATE_CONSEQUENCE =
-    `claims fail while ${CLAIM_INDEX.indexName} is absent (delivery stops), and nothing is lost: records stay pending, ` +
+    `claims fail while ${CLAIM_INDEX.indexName} is absent, so delivery stops; nothing is lost: records stay pending, ` +
     `and Persist keeps writing claim_sort, so the rebuilt index is complete once it reports ACTIVE`;
 
 function createDescription(shape: IndexShape, keys: string, provisioned: TableShape["provisionedThroughput"]): string {

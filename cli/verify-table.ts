@@ -37,7 +37,7 @@ function indexLine(checks: Checklist, tableName: string, index: IndexFinding): b
                 id,
                 title,
                 "fail",
-                `projected ${index.projectionType}: every claim fails with "does not project one or more filter attributes". ${migrateHint(tableName, " --recreate-claim-index")} (${CLAIM_INDEX_RECREATE_CONSEQUENCE})`,
+                `projected ${index.projectionType}: every claim fails with "does not project one or more filter attributes". ${migrateHint(tableName, " --recreate-claim-index")}. While it is rebuilt, ${CLAIM_INDEX_RECREATE_CONSEQUENCE}`,
             );
             return false;
         case "over-projected":

@@ -75,7 +75,7 @@ describe("cli: verify on DynamoDB Local", function () {
         [
             `with ${CLAIM_INDEX.indexName} KEYS_ONLY`,
             { claimIndexProjection: "KEYS_ONLY" },
-            /✗ ClaimIndex \[PK\(S,HASH\), claim_sort\(S,RANGE\)\] ALL, ACTIVE — projected KEYS_ONLY: every claim fails with "does not project one or more filter attributes"\. fix: dynamodb-outbox migrate --table \S+ --recreate-claim-index \(plan\), then add --apply \(claims fail while ClaimIndex is absent/,
+            /✗ ClaimIndex \[PK\(S,HASH\), claim_sort\(S,RANGE\)\] ALL, ACTIVE — projected KEYS_ONLY: every claim fails with "does not project one or more filter attributes"\. fix: dynamodb-outbox migrate --table \S+ --recreate-claim-index \(plan\), then add --apply\. While it is rebuilt, claims fail while ClaimIndex is absent, so delivery stops; nothing is lost/,
             ["--recreate-claim-index"],
         ],
         ["with TTL off", { ttlOff: true }, /✗ TTL enabled on "ttl" — DISABLED: completed and expired records are never deleted; fix: dynamodb-outbox migrate/, []],
