@@ -59,10 +59,7 @@ export function cancellationCodes(err: unknown): string[] {
     return Array.isArray(reasons) ? reasons.map((r) => (typeof r?.Code === "string" ? r.Code : "")) : [];
 }
 
-/** Cancellation codes that mean "lost a race", not "a fault": the write is skipped. */
-export const BENIGN_CANCELLATION_CODES: readonly string[] = ["", "None", "ConditionalCheckFailed", "TransactionConflict"];
-
-/** Whether a cancellation code is benign (see {@link BENIGN_CANCELLATION_CODES}). */
+/** Whether a cancellation code means "lost a race", not "a fault" (`""`, `None`, `ConditionalCheckFailed`, `TransactionConflict`). */
 export function isBenignCancellationCode(code: string): boolean {
     return code === "" || code === "None" || code === "ConditionalCheckFailed" || code === "TransactionConflict";
 }
