@@ -4,6 +4,9 @@
  * events. This module only exports the policies; constructing a `PolicyPack` starts a server, so only the
  * pack's entry file (`policy/index.ts`) does that.
  *
+ * A resource policy sees one resource at a time, so it recognises an outbox mapping by its filter; a stack
+ * policy catches mappings on an outbox stream that lack the filter, through the table's stream ARN.
+ *
  * Values still unknown during a preview arrive absent; the checks treat absence as a violation only where the
  * value is plain configuration (index shapes, TTL, stream, starting position), never where it is an output of
  * another resource (a DLQ's ARN).
@@ -11,7 +14,7 @@
  * @packageDocumentation
  */
 import * as aws from "@pulumi/aws";
-import { PolicyPackArgs, ResourceValidationPolicy, validateResourceOfType } from "@pulumi/policy";
+import { PolicyPackArgs, ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
 import {
     CLAIM_INDEX,
     GLOBAL_SECONDARY_INDEXES,
@@ -155,8 +158,26 @@ export function outboxMappingViolations(name: string, props: Props): string[] {
     return out;
 }
 
+/** The type tokens the stack policy correlates. */
+const TABLE_TYPE = "aws:dynamodb/table:Table";
+const MAPPING_TYPE = "aws:lambda/eventSourceMapping:EventSourceMapping";
+
+/**
+ * Violations of mappings that read an outbox table's stream but that {@link isOutboxMapping} cannot recognise
+ * from their own props (typically: no filter at all, so MODIFY and TTL REMOVE records reach the publisher).
+ * Needs the stack view: the tables' `streamArn` outputs, known once the tables exist.
+ */
+export function unfilteredOutboxMappingViolations(resources: readonly { type: string; name: string; urn: string; props: Props }[]): { urn: string; message: string }[] {
+    const outboxStreams = new Set(
+        resources.filter((r) => r.type === TABLE_TYPE && isOutboxTable(r.props) && typeof r.props.streamArn === "string").map((r) => r.props.streamArn as string),
+    );
+    return resources
+        .filter((r) => r.type === MAPPING_TYPE && outboxStreams.has(r.props.eventSourceArn) && !isOutboxMapping(r.props))
+        .flatMap((r) => outboxMappingViolations(r.name, r.props).map((message) => ({ urn: r.urn, message })));
+}
+
 /** The outbox policies: table shape and stream mapping settings. Mandatory. */
-export const outboxPolicies: ResourceValidationPolicy[] = [
+export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
     {
         name: "outbox-table-shape",
         description: "An outbox table has the schema's primary key, its three GSIs with their exact key schemas and projections, TTL on `ttl` and a stream with new images.",
@@ -174,6 +195,14 @@ export const outboxPolicies: ResourceValidationPolicy[] = [
             if (!isOutboxMapping(props)) return;
             for (const violation of outboxMappingViolations(args.name, props)) reportViolation(violation);
         }),
+    },
+    {
+        name: "outbox-stream-mapping-unfiltered",
+        description: "A Lambda mapping on an outbox table's stream that lacks the outbox filter meets the same rules (found through the table's stream ARN).",
+        enforcementLevel: "mandatory",
+        validateStack: (args, reportViolation) => {
+            for (const v of unfilteredOutboxMappingViolations(args.resources)) reportViolation(v.message, v.urn);
+        },
     },
 ];
 

@@ -5,7 +5,7 @@ import { outboxPolicies } from "../../components/policies";
 import { tableArgs } from "../../components/children";
 import { resolveOutboxSettings } from "../../components/settings";
 import { CLAIM_INDEX, streamFilterPatternJson } from "../../runtime/schema";
-import type { RecordedResource } from "../support/pulumi-mocks";
+import { RecordedResource, unwrap } from "../support/pulumi-mocks";
 import { TYPE, buildOutbox } from "../component/harness";
 import { violationsOf } from "./bridge";
 
@@ -17,23 +17,41 @@ function indexesWithClaim(change: (claim: Record<string, any>) => Record<string,
     return computed.flatMap((i) => (i.name === CLAIM_INDEX.indexName ? [change({ ...i })].filter((x) => x !== undefined) : [i]));
 }
 
+/** The recorded resources with the table's `streamArn` output added, as the engine shows them to stack policies. */
+async function withStreamArn(built: Awaited<ReturnType<typeof buildOutbox>>): Promise<RecordedResource[]> {
+    const streamArn = await unwrap(built.outbox.streamArn);
+    return built.resources.map((r) => (r.type === TYPE.table ? { ...r, inputs: { ...r.inputs, streamArn } } : r));
+}
+
 async function violationsOfOutbox(name: string, transform: Parameters<typeof buildOutbox>[1]): Promise<string[]> {
-    const built = await buildOutbox(name, transform);
-    return violationsOf(outboxPolicies, built.resources);
+    return violationsOf(outboxPolicies, await withStreamArn(await buildOutbox(name, transform)));
 }
 
 describe("outboxPolicies on resources recorded under the mocks", () => {
+    let resources: RecordedResource[];
+
+    before(async () => {
+        resources = await withStreamArn(await buildOutbox("pol", { fifo: true, kmsKeyArn: "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab" }));
+    });
+
+    /**
+     * The violations of the component's recorded resources with the child of `type` changed by `change`: the
+     * misprovisioned variants, without declaring a new outbox for each (the `transform` path is shown twice below).
+     */
+    function violationsOfVariant(type: string, change: (inputs: Record<string, any>) => Record<string, any>): Promise<string[]> {
+        return violationsOf(outboxPolicies, resources.map((r) => (r.type === type ? { ...r, inputs: change({ ...r.inputs }) } : r)));
+    }
+
     it("finds no violation in the component's own resources, and does apply to its table and mapping", async () => {
-        const built = await buildOutbox("pol", { fifo: true, kmsKeyArn: "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab" });
-        assert.deepEqual(await violationsOf(outboxPolicies, built.resources), []);
+        assert.deepEqual(await violationsOf(outboxPolicies, resources), []);
         // The same resources with the recognised shape broken must be flagged, so the empty list above means "checked".
-        const broken = built.resources.map((r) =>
+        const broken = resources.map((r: RecordedResource) =>
             r.type === TYPE.table ? { ...r, inputs: { ...r.inputs, ttl: undefined } } : r.type === TYPE.mapping ? { ...r, inputs: { ...r.inputs, startingPosition: "LATEST" } } : r,
         );
         assert.equal((await violationsOf(outboxPolicies, broken)).length, 2);
     });
 
-    it("flags a ClaimIndex projected KEYS_ONLY", async () => {
+    it("flags a ClaimIndex projected KEYS_ONLY, made through transform.table", async () => {
         const v = await violationsOfOutbox("polko", { transform: { table: { globalSecondaryIndexes: indexesWithClaim((c) => ({ ...c, projectionType: "KEYS_ONLY" })) } } });
         assert.deepEqual(v, [
             `outbox-table-shape: outbox table "polko-table": index ClaimIndex must be ${CLAIM}; it is {keys: PK (S) HASH, claim_sort (S) RANGE; projection: KEYS_ONLY}`,
@@ -41,20 +59,21 @@ describe("outboxPolicies on resources recorded under the mocks", () => {
     });
 
     it("flags a ClaimIndex projected INCLUDE, listing the included attributes", async () => {
-        const v = await violationsOfOutbox("polinc", {
-            transform: { table: { globalSecondaryIndexes: indexesWithClaim((c) => ({ ...c, projectionType: "INCLUDE", nonKeyAttributes: ["status", "claim_version"] })) } },
-        });
+        const v = await violationsOfVariant(TYPE.table, (t) => ({
+            ...t,
+            globalSecondaryIndexes: indexesWithClaim((c) => ({ ...c, projectionType: "INCLUDE", nonKeyAttributes: ["status", "claim_version"] })),
+        }));
         assert.deepEqual(v, [
-            `outbox-table-shape: outbox table "polinc-table": index ClaimIndex must be ${CLAIM}; it is {keys: PK (S) HASH, claim_sort (S) RANGE; projection: INCLUDE [status, claim_version]}`,
+            `outbox-table-shape: outbox table "pol-table": index ClaimIndex must be ${CLAIM}; it is {keys: PK (S) HASH, claim_sort (S) RANGE; projection: INCLUDE [status, claim_version]}`,
         ]);
     });
 
     it("flags a missing ClaimIndex on a table recognised by the outbox tag", async () => {
-        const v = await violationsOfOutbox("polmiss", { transform: { table: { globalSecondaryIndexes: indexesWithClaim(() => undefined) } } });
-        assert.deepEqual(v, [`outbox-table-shape: outbox table "polmiss-table": index ClaimIndex is missing; expected ${CLAIM}; indexes present: ExpiryIndex, RecordIDIndex`]);
+        const v = await violationsOfVariant(TYPE.table, (t) => ({ ...t, globalSecondaryIndexes: indexesWithClaim(() => undefined) }));
+        assert.deepEqual(v, [`outbox-table-shape: outbox table "pol-table": index ClaimIndex is missing; expected ${CLAIM}; indexes present: ExpiryIndex, RecordIDIndex`]);
     });
 
-    it("flags a mapping starting at LATEST", async () => {
+    it("flags a mapping starting at LATEST, made through transform.eventSourceMapping", async () => {
         const v = await violationsOfOutbox("pollatest", { transform: { eventSourceMapping: { startingPosition: "LATEST" } } });
         assert.deepEqual(v, [
             `outbox-stream-mapping: outbox stream mapping "pollatest-stream-mapping": startingPosition must be TRIM_HORIZON (LATEST skips records written before the mapping existed); it is "LATEST"`,
@@ -62,30 +81,35 @@ describe("outboxPolicies on resources recorded under the mocks", () => {
     });
 
     it("flags a mapping without an on-failure destination", async () => {
-        const v = await violationsOfOutbox("polnodlq", { transform: { eventSourceMapping: { destinationConfig: undefined } } });
+        const v = await violationsOfVariant(TYPE.mapping, (m) => ({ ...m, destinationConfig: undefined }));
         assert.deepEqual(v, [
-            `outbox-stream-mapping: outbox stream mapping "polnodlq-stream-mapping": destinationConfig.onFailure must name a DLQ (else a poison batch is dropped without a trace); it is absent`,
+            `outbox-stream-mapping: outbox stream mapping "pol-stream-mapping": destinationConfig.onFailure must name a DLQ (else a poison batch is dropped without a trace); it is absent`,
         ]);
     });
 
     it("flags a mapping that ignores batch item failures, retries forever and filters on the wrong key", async () => {
         const wrongFilter = streamFilterPatternJson().replace('"Keys"', '"NewImage"');
-        const v = await violationsOfOutbox("polloose", {
-            transform: { eventSourceMapping: { functionResponseTypes: [], maximumRetryAttempts: -1, filterCriteria: { filters: [{ pattern: wrongFilter }] } } },
-        });
+        const v = await violationsOfVariant(TYPE.mapping, (m) => ({ ...m, functionResponseTypes: [], maximumRetryAttempts: -1, filterCriteria: { filters: [{ pattern: wrongFilter }] } }));
         assert.deepEqual(v, [
-            `outbox-stream-mapping: outbox stream mapping "polloose-stream-mapping": functionResponseTypes must include ReportBatchItemFailures (else the publisher's batchItemFailures are ignored and the whole batch retries); it is []`,
-            `outbox-stream-mapping: outbox stream mapping "polloose-stream-mapping": maximumRetryAttempts must be a bound from 0 to 10000 (absent or -1 retries a poison batch for the stream's 24 h retention); it is -1`,
-            `outbox-stream-mapping: outbox stream mapping "polloose-stream-mapping": the filter must be exactly ${streamFilterPatternJson()} (a wrong filter silently drops events); it is [${wrongFilter}]`,
+            `outbox-stream-mapping: outbox stream mapping "pol-stream-mapping": functionResponseTypes must include ReportBatchItemFailures (else the publisher's batchItemFailures are ignored and the whole batch retries); it is []`,
+            `outbox-stream-mapping: outbox stream mapping "pol-stream-mapping": maximumRetryAttempts must be a bound from 0 to 10000 (absent or -1 retries a poison batch for the stream's 24 h retention); it is -1`,
+            `outbox-stream-mapping: outbox stream mapping "pol-stream-mapping": the filter must be exactly ${streamFilterPatternJson()} (a wrong filter silently drops events); it is [${wrongFilter}]`,
+        ]);
+    });
+
+    it("flags a mapping on the outbox stream that has no filter at all, through the table's stream ARN (stack policy)", async () => {
+        const v = await violationsOfVariant(TYPE.mapping, (m) => ({ ...m, filterCriteria: undefined }));
+        assert.deepEqual(v, [
+            `outbox-stream-mapping-unfiltered: outbox stream mapping "pol-stream-mapping": the filter must be exactly ${streamFilterPatternJson()} (a wrong filter silently drops events); it is []`,
         ]);
     });
 
     it("flags TTL off and a keys-only stream, and accepts the deprecated hashKey/rangeKey form of a correct index", async () => {
         const legacy = indexesWithClaim((c) => ({ name: c.name, hashKey: "PK", rangeKey: "claim_sort", projectionType: "ALL" }));
-        const v = await violationsOfOutbox("polttl", { transform: { table: { ttl: { attributeName: "expires", enabled: true }, streamViewType: "KEYS_ONLY", globalSecondaryIndexes: legacy } } });
+        const v = await violationsOfVariant(TYPE.table, (t) => ({ ...t, ttl: { attributeName: "expires", enabled: true }, streamViewType: "KEYS_ONLY", globalSecondaryIndexes: legacy }));
         assert.deepEqual(v, [
-            `outbox-table-shape: outbox table "polttl-table": TTL must be enabled on "ttl" (terminal records expire by it); it is {"attributeName":"expires","enabled":true}`,
-            `outbox-table-shape: outbox table "polttl-table": the stream must be enabled with new images (NEW_IMAGE) for the publisher; it is streamEnabled true, streamViewType "KEYS_ONLY"`,
+            `outbox-table-shape: outbox table "pol-table": TTL must be enabled on "ttl" (terminal records expire by it); it is {"attributeName":"expires","enabled":true}`,
+            `outbox-table-shape: outbox table "pol-table": the stream must be enabled with new images (NEW_IMAGE) for the publisher; it is streamEnabled true, streamViewType "KEYS_ONLY"`,
         ]);
     });
 
