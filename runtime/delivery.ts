@@ -10,7 +10,6 @@ import { BatchGetItemCommand, UpdateItemCommand, type AttributeValue, type Batch
 import { PublishBatchCommand, type PublishBatchCommandOutput } from "@aws-sdk/client-sns";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { EmfMetrics } from "./emf";
-import { OutboxError } from "./errors";
 import { deadLetterMessage, outboundMessage, publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type DeadLetterReason, type OutboundMessage } from "./message";
 import type { Clock, Logger } from "./ports";
 import { recordKey, ttlSeconds, type OutboxRecord } from "./record/codec";
@@ -341,9 +340,4 @@ export async function expireClaimed(ctx: DeliveryContext, record: OutboxRecord, 
 export function notePublished(ctx: DeliveryContext, record: OutboxRecord): void {
     ctx.metrics.count(DELIVERY_METRICS.published);
     ctx.metrics.sample(DELIVERY_METRICS.ageAtPublish, Math.max(0, ctx.clock.now() - record.createdAt), "Milliseconds");
-}
-
-/** Whether an error is an {@link OutboxError} that a later retry may fix. */
-export function isRetryable(err: unknown): boolean {
-    return !(err instanceof OutboxError) || err.transient;
 }
