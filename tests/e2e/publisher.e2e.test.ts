@@ -4,7 +4,8 @@
  * CallbackFunction, loaded in sloppy mode with the environment the component set (names pointed at the local
  * resources, SDK endpoints at the emulators), and driven by the local event source mapping with the filter and
  * batch size the component provisioned, on DynamoDB Local's real stream, publishing to fauxqs (real SNS → SQS
- * delivery). Nothing in between is a fake.
+ * delivery). Nothing in between is a fake. A third case swaps fauxqs for the fault-injecting SNS test server (a
+ * fake, for faults no emulator can produce) and shows that rewinds lose nothing and keep per-key order.
  *
  * Not proven here: IAM (component tests), real AWS limits and timings, GSI lag.
  */
@@ -12,6 +13,7 @@ import assert from "node:assert/strict";
 import { QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
 import { startFauxqs, type LocalFauxqs } from "../../local/fauxqs";
+import { startSnsTestServer } from "../../local/sns-test-server";
 import { ENV } from "../../runtime/config";
 import { startLocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
 import type { FilterPattern } from "../../runtime/local/filter-pattern";
@@ -27,7 +29,7 @@ import { createOutboxTable } from "../runtime/support/table";
 
 type Handler = (event: LambdaStreamEvent, context?: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
 
-const SDK_ENVIRONMENT = ["AWS_LAMBDA_LOG_LEVEL", "AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SNS", "AWS_ENDPOINT_URL_SQS"];
+const SDK_ENVIRONMENT = ["AWS_LAMBDA_LOG_LEVEL", "AWS_MAX_ATTEMPTS", "AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SNS", "AWS_ENDPOINT_URL_SQS"];
 
 interface Written {
     readonly id: string;
@@ -235,5 +237,62 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         assert.deepEqual(received.map((m) => m.attributes["outbox.id"]).filter((id) => ids.slice(0, 3).includes(id!)), ids.slice(0, 3), "per-key order");
         const records = (await scanTable(ddb, tableName)).filter((i) => i[ATTR.sk]!.S!.startsWith(RECORD_SK_PREFIX)).map((i) => unmarshalRecord(i));
         assert.ok(records.every((r) => r.status === "completed"));
+    });
+    it("under injected SNS faults (failed entries, throttled calls) the serialized publisher loses nothing and keeps per-key order", async function () {
+        const built = await buildOutbox("e2efault");
+        const fn = built.one(TYPE.fn, "e2efault-publisher");
+        const mapping = built.one(TYPE.mapping);
+        const ddb = await dynamoClient();
+        const tableName = await createOutboxTable(ddb, "e2efault");
+        // A fake, on purpose: no emulator fails one PublishBatch entry on demand. Seeded, so a failure replays.
+        const server = await startSnsTestServer({
+            seed: 2026,
+            faults: { entries: [{ code: "InternalError", senderFault: false, rate: 0.15 }], calls: [{ kind: "Throttled", actions: ["PublishBatch"], rate: 0.1 }] },
+        });
+        try {
+            const topicArn = server.createTopic("fault-events");
+            const dlqUrl = server.createQueue("fault-dlq");
+            Object.assign(process.env, fn.inputs.environment.variables as Record<string, string>, {
+                [ENV.tableName]: tableName,
+                [ENV.topicArn]: topicArn,
+                [ENV.dlqUrl]: dlqUrl,
+                AWS_LAMBDA_LOG_LEVEL: "ERROR",
+                AWS_MAX_ATTEMPTS: "1",
+                AWS_REGION: LOCAL_REGION,
+                AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+                AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+                AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
+                AWS_ENDPOINT_URL_SNS: server.endpoint,
+                AWS_ENDPOINT_URL_SQS: server.endpoint,
+            });
+            const handler = loadSerialized<Handler>(await entryText(fn));
+            const writer = new OutboxWriter({ client: ddb, tableName });
+            const written: { id: string; key?: string }[] = [];
+            for (let n = 0; n < 80; n += 1) {
+                const key = n % 4 === 0 ? `acct-${n % 3}` : undefined;
+                const { messageIds } = await writer.write({ messages: [{ partition: key ? "ACCOUNT#9" : `ORDER#${n % 7}`, type: "T", payload: { n }, ...(key ? { orderingKey: key } : {}) }] });
+                written.push({ id: messageIds[0]!, ...(key ? { key } : {}) });
+            }
+            const filterPattern = JSON.parse(mapping.inputs.filterCriteria.filters[0].pattern as string) as FilterPattern;
+            const esm = await startLocalEventSourceMapping({ streamsClient: await streamsClient(), dynamodbClient: ddb, tableName, handler, filterPattern, batchSize: 25, maximumRetryAttempts: -1, retryBackoffMs: 1 });
+            try {
+                await esm.drain({ timeoutMs: 60_000 });
+            } finally {
+                await esm.stop();
+            }
+            assert.ok(esm.stats().retries > 0, "faults forced rewinds");
+            const ids = server.topicMessages(topicArn).map((m) => m.attributes["outbox.id"]!.stringValue!);
+            assert.deepEqual([...new Set(ids)].sort(), written.map((w) => w.id).sort(), "every message published at least once");
+            for (const key of ["acct-0", "acct-1", "acct-2"]) {
+                const expected = written.filter((w) => w.key === key).map((w) => w.id);
+                const firsts = ids.filter((id, i) => ids.indexOf(id) === i && expected.includes(id));
+                assert.deepEqual(firsts, expected, `first deliveries of ${key} in order`);
+            }
+            const records = (await scanTable(ddb, tableName)).filter((i) => i[ATTR.sk]!.S!.startsWith(RECORD_SK_PREFIX)).map((i) => unmarshalRecord(i));
+            assert.ok(records.every((r) => r.status === "completed"), "every record completed");
+            assert.equal(server.queueMessages(dlqUrl).length, 0, "transient faults never dead-letter");
+        } finally {
+            await server.stop();
+        }
     });
 });
