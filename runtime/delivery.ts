@@ -38,14 +38,23 @@ const MAX_ERROR_TEXT = 1024;
 
 /** Metric names the handlers emit (EMF). */
 export const DELIVERY_METRICS = {
+    /** Records accepted by SNS. */
     published: "Published",
+    /** Entries or calls SNS refused (each failure once). */
     publishFailed: "PublishFailed",
+    /** Records sent to the DLQ, for any reason. */
     deadLettered: "DeadLettered",
+    /** Records sent to the DLQ because their expiry passed. */
     expired: "Expired",
+    /** Redelivered records skipped because the consistent status read found them terminal. */
     duplicatesAvoided: "DuplicatesAvoided",
+    /** Entries SNS accepted after a failed entry of the same call (completed, so never resent). */
     publishedAfterFailure: "PublishedAfterFailure",
+    /** Conditional completions/expiries that found the record already moved by someone else. */
     completionRaces: "CompletionRaces",
+    /** Stream records that were not INSERTs of readable outbox records. */
     ignored: "IgnoredRecords",
+    /** Milliseconds from a record's creation to its publication. */
     ageAtPublish: "AgeAtPublish",
 } as const;
 

@@ -24,7 +24,7 @@ export const MESSAGE_ATTRIBUTE = {
     recordId: "outbox.id",
     /** The message type. Present when the type is not empty. */
     type: "outbox.type",
-    /** On DLQ messages: why the record was dead-lettered (`expired`, `publish-rejected`, `undecodable`). */
+    /** On DLQ messages: why the record was dead-lettered (`expired` or `publish-rejected`). */
     reason: "outbox.reason",
 } as const;
 
@@ -54,8 +54,8 @@ export interface OutboundMessage {
     readonly expiresAt: number;
 }
 
-/** Why a record went to the DLQ. */
-export type DeadLetterReason = "expired" | "publish-rejected" | "undecodable";
+/** Why a record went to the DLQ: its expiry passed, or SNS refused it permanently `maxPublishAttempts` times. */
+export type DeadLetterReason = "expired" | "publish-rejected";
 
 function isReservedHeader(name: string): boolean {
     const lower = name.toLowerCase();

@@ -148,18 +148,28 @@ function candidatesOf(event: unknown, logger: Logger): { candidates: Candidate[]
     return { candidates, ignored, undecodable };
 }
 
-/** Settings after defaults. */
-interface Resolved {
+/** A handler's settings after defaults, with one invocation's delivery context. */
+export interface PublisherSettings {
+    /** Clients, names, limits and this invocation's metrics. */
     readonly ctx: DeliveryContext;
+    /** The store for the claim path. */
     readonly store: ClaimingStore;
+    /** Records per claim. */
     readonly claimLimit: number;
+    /** The fencing version of this function's claims. */
     readonly claimVersion: bigint;
 }
 
-function integerIn(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+/** {@link PublisherSettings} before an invocation: everything but the metrics. */
+export interface ResolvedDeliveryConfig extends Omit<PublisherSettings, "ctx"> {
+    /** The delivery context without metrics (each invocation adds its own). */
+    readonly base: Omit<DeliveryContext, "metrics">;
+}
+
+function integerIn(who: string, name: string, value: number | undefined, fallback: number, min: number, max: number): number {
     const v = value ?? fallback;
     if (!Number.isInteger(v) || v < min || v > max) {
-        throw new OutboxError("INVALID_CONFIG", `createPublisher: ${name} is ${String(v)}; expected an integer from ${min} to ${max}; omit it for the default ${fallback}`, { context: { [name]: String(v) } });
+        throw new OutboxError("INVALID_CONFIG", `${who}: ${name} is ${String(v)}; expected an integer from ${min} to ${max}; omit it for the default ${fallback}`, { context: { [name]: String(v) } });
     }
     return v;
 }
@@ -176,8 +186,14 @@ function requireClient(name: string, value: unknown): void {
     }
 }
 
-/** Validate a {@link PublisherConfig} and fill its defaults. Shared with the sweeper. */
-export function resolveDeliveryConfig(config: PublisherConfig, who: string): Omit<Resolved, "ctx"> & { readonly base: Omit<DeliveryContext, "metrics"> } {
+/**
+ * Validate a {@link PublisherConfig} and fill its defaults. Shared with the sweeper.
+ *
+ * @param config - The handler configuration.
+ * @param who - The factory's name, for error messages (`createPublisher`, `createSweeper`).
+ * @throws OutboxError `INVALID_CONFIG` naming the setting, the bad value and what is allowed.
+ */
+export function resolveDeliveryConfig(config: PublisherConfig, who: string): ResolvedDeliveryConfig {
     if (config === null || typeof config !== "object") throw new OutboxError("INVALID_CONFIG", `${who}: config must be an object`);
     requireClient(`${who}: dynamodb`, config.dynamodb);
     requireClient(`${who}: sns`, config.sns);
@@ -187,7 +203,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Omi
     requireText(`${who}: dlqUrl`, config.dlqUrl);
     const clock = config.clock ?? systemClock;
     const logger = config.logger ?? silentLogger;
-    const completionGraceSeconds = integerIn("completionGraceSeconds", config.completionGraceSeconds, 3600, 1, 365 * 24 * 3600);
+    const completionGraceSeconds = integerIn(who, "completionGraceSeconds", config.completionGraceSeconds, 3600, 1, 365 * 24 * 3600);
     const claimVersion = config.claimVersion ?? 1n;
     if (typeof claimVersion !== "bigint" || claimVersion < 1n) throw new OutboxError("INVALID_CONFIG", `${who}: claimVersion must be a bigint ≥ 1n, got ${String(claimVersion)}`);
     return {
@@ -200,12 +216,12 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Omi
             dlqUrl: config.dlqUrl,
             fifo: config.fifo ?? false,
             completionGraceSeconds,
-            maxPublishAttempts: integerIn("maxPublishAttempts", config.maxPublishAttempts, 3, 1, 100),
+            maxPublishAttempts: integerIn(who, "maxPublishAttempts", config.maxPublishAttempts, 3, 1, 100),
             clock,
             logger,
         },
         store: config.store ?? new OutboxStore({ client: config.dynamodb, tableName: config.tableName, clock, logger, compactionGraceSeconds: completionGraceSeconds }),
-        claimLimit: integerIn("claimLimit", config.claimLimit, 100, 1, 1000),
+        claimLimit: integerIn(who, "claimLimit", config.claimLimit, 100, 1, 1000),
         claimVersion,
     };
 }
@@ -225,7 +241,7 @@ function errorCode(err: unknown): string {
  * @param event - The Lambda DynamoDB stream event (checked defensively).
  * @param invocationId - Makes the claim owner id unique per invocation.
  */
-export async function processStreamEvent(settings: Resolved, event: unknown, invocationId: string): Promise<PublishOutcome> {
+export async function processStreamEvent(settings: PublisherSettings, event: unknown, invocationId: string): Promise<PublishOutcome> {
     const { ctx, store } = settings;
     const { candidates, ignored, undecodable } = candidatesOf(event, ctx.logger);
     ctx.metrics.count(DELIVERY_METRICS.ignored, ignored);
