@@ -95,6 +95,16 @@ export interface LocalStreamFailureInfo {
     };
 }
 
+/** A batch the mapping just delivered, as the {@link LocalEventSourceMappingOptions.redeliverSucceededBatch} hook sees it. */
+export interface LocalBatchInfo {
+    /** The shard. */
+    readonly shardId: string;
+    /** The records' SequenceNumbers, in order. */
+    readonly sequenceNumbers: readonly string[];
+    /** The 1-based number of this invocation over the mapping's life. */
+    readonly invocation: number;
+}
+
 /** Counters of a running mapping. Deliveries count every attempt, so redeliveries show up. */
 export interface LocalEventSourceMappingStats {
     /** Handler invocations, retries included. */
@@ -109,6 +119,8 @@ export interface LocalEventSourceMappingStats {
     readonly recordsSucceeded: number;
     /** Invocations that re-delivered records after a failure. */
     readonly retries: number;
+    /** Successful batches delivered again on purpose by `redeliverSucceededBatch`. */
+    readonly forcedRedeliveries: number;
     /** Invocations whose batch failed, wholly or partly. */
     readonly failedInvocations: number;
     /** Records skipped after retries ran out (their metadata went to `onFailure`). */
@@ -172,6 +184,14 @@ export interface LocalEventSourceMappingOptions {
      * @default undefined (the batch is skipped and an error is logged)
      */
     readonly onFailure?: (info: LocalStreamFailureInfo) => void | Promise<void>;
+    /**
+     * Fault injection for tests: called after every successful batch (redelivered ones included); returning true
+     * delivers the same records again
+     * (not counted as a retry against `maximumRetryAttempts`), as Lambda may after a timeout that followed the
+     * handler's success or a lost checkpoint. Handlers must be idempotent; this proves it.
+     * @default undefined (never redeliver a successful batch)
+     */
+    readonly redeliverSucceededBatch?: (batch: LocalBatchInfo) => boolean;
     /** The function name shown in the context and in failure metadata. @default "local-stream-handler" */
     readonly functionName?: string;
     /** The budget `context.getRemainingTimeInMillis()` counts down from, ms. @default 60000 */
@@ -358,6 +378,7 @@ export async function startLocalEventSourceMapping(options: LocalEventSourceMapp
         recordsDelivered: 0,
         recordsSucceeded: 0,
         retries: 0,
+        forcedRedeliveries: 0,
         failedInvocations: 0,
         recordsDiscarded: 0,
         pollErrors: 0,
@@ -542,6 +563,16 @@ export async function startLocalEventSourceMapping(options: LocalEventSourceMapp
             threw = true;
             failedAt = 0;
             logger.warn("local mapping: handler threw", { shardId: shard.shardId, requestId, batchSize: batch.length, error: errorName(err) });
+        }
+        const redeliver = options.redeliverSucceededBatch;
+        if (failedAt === undefined && redeliver !== undefined) {
+            const info: LocalBatchInfo = { shardId: shard.shardId, sequenceNumbers: batch.map((r) => r.dynamodb.SequenceNumber), invocation: counters.invocations };
+            if (redeliver(info)) {
+                counters.forcedRedeliveries += 1;
+                shard.batchLimit = batch.length;
+                logger.debug("local mapping: redelivering a successful batch (fault injection)", { shardId: shard.shardId, requestId, batchSize: batch.length });
+                return false;
+            }
         }
         if (failedAt === undefined) {
             shard.buffer.splice(0, batch.length);

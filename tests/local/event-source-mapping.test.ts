@@ -262,6 +262,20 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
         assert.ok(mapping.stats().iteratorResets >= 1, "the quirk was met and answered with a fresh iterator");
     });
 
+    it("redeliverSucceededBatch delivers a successful batch again, exactly, without touching the retry budget", async () => {
+        const table = await createStreamTable();
+        await putOutboxRecords(table, "P", 6);
+        const rec = recorder();
+        const mapping = await start(table, rec.handler, { batchSize: 4, maximumRetryAttempts: 0, redeliverSucceededBatch: (batch) => batch.invocation === 1 });
+        await mapping.drain();
+        assert.deepEqual(rec.calls, [ids("P", 0, 4), ids("P", 0, 4), ids("P", 4, 6)]);
+        const stats = mapping.stats();
+        assert.equal(stats.forcedRedeliveries, 1);
+        assert.equal(stats.retries, 0);
+        assert.equal(stats.recordsDiscarded, 0);
+        assert.equal(stats.recordsSucceeded, 6);
+    });
+
     it("waits for the batching window before invoking with fewer than batchSize records", async () => {
         const table = await createStreamTable();
         await putOutboxRecords(table, "P", 3);
