@@ -158,6 +158,8 @@ export interface DrainPartitionOptions {
     readonly until?: string;
     /** Only deliver records created before this time (epoch ms); younger ones are released at once. @default undefined (all) */
     readonly createdBefore?: number;
+    /** Checked before each claim: return false to stop (e.g. the invocation is running out of time). @default always true */
+    readonly keepGoing?: () => boolean;
 }
 
 /**
@@ -167,6 +169,7 @@ export interface DrainPartitionOptions {
 export async function drainPartition(ctx: DeliveryContext, store: ClaimingStore, partition: string, token: FencingToken, options: DrainPartitionOptions): Promise<DrainResult> {
     const handled: string[] = [];
     for (let round = 0; round < options.maxRounds; round += 1) {
+        if (options.keepGoing !== undefined && !options.keepGoing()) return { handled, exhausted: false };
         let claimed: OutboxRecord[];
         try {
             claimed = await store.claim(partition, token, options.limit);

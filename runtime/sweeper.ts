@@ -178,7 +178,7 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
             for (const partition of found) {
                 if (timeLeft() < reserveMs) break;
                 partitions += 1;
-                const result = await drainPartition(ctx, resolved.store, partition, token, { limit: resolved.claimLimit, maxRounds: 100, createdBefore: cutoff });
+                const result = await drainPartition(ctx, resolved.store, partition, token, { limit: resolved.claimLimit, maxRounds: 100, createdBefore: cutoff, keepGoing: () => timeLeft() >= reserveMs });
                 if (result.failure !== undefined) {
                     failedPartitions += 1;
                     base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", {

@@ -95,6 +95,19 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         assert.equal(byId.get(messageIds[1]!), "completed");
     });
 
+    it("starts no work when the invocation has less time left than reserveMs", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1, expiresAt: new Date(h.clock.now() + 1) }, { partition: "Q", type: "T", payload: 2 }] });
+        h.clock.advance(200_000);
+        let remaining = 9_000;
+        const result = await createSweeper({ ...h.config(), reserveMs: 10_000 })(undefined, { awsRequestId: "r-1", getRemainingTimeInMillis: () => remaining });
+        assert.deepEqual(result, { published: 0, expired: 0, deadLettered: 0, partitions: 0, failedPartitions: 0 });
+        assert.ok((await h.records()).every((r) => r.status === "pending"));
+        remaining = 60_000;
+        const next = await createSweeper({ ...h.config(), reserveMs: 10_000 })(undefined, { awsRequestId: "r-2", getRemainingTimeInMillis: () => remaining });
+        assert.deepEqual([next.expired, next.published], [1, 1]);
+    });
+
     it("rejects an invalid sweep setting with INVALID_CONFIG", async function () {
         h = await createHarness();
         assert.throws(() => createSweeper({ ...h.config(), sweepAfterSeconds: 0 }), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /sweepAfterSeconds is 0; expected an integer from 1 to 86400/.test(err.message));
