@@ -29,3 +29,16 @@ export {
 export { classifyAwsError, wrapAwsError, cancellationCodes, isConditionalCheckFailed, isTransactionCanceled } from "./aws-errors";
 export { STORE_METRICS, STORE_WARNINGS, resetStoreWarnings } from "./observability";
 export { KeyCache } from "./key-cache";
+export {
+    and,
+    claimable,
+    heldBy,
+    nonTerminal,
+    or,
+    partitionIs,
+    partitionRecords,
+    placeholders,
+    statusIs,
+    type Expression,
+    type ExpressionFields,
+} from "./expressions";
