@@ -71,6 +71,12 @@ export interface RelayRunOptions {
     readonly messages: number;
     /** Writes in flight. @default 16 */
     readonly concurrency?: number;
+    /**
+     * Orders written per second, paced; 0 writes them all as fast as DynamoDB takes them (a burst, which measures
+     * the relay's throughput, while a pace below it measures the latency of the pipeline rather than a queue).
+     * @default 0
+     */
+    readonly ratePerSec?: number;
     /** Table name suffix, unique per run. */
     readonly runId: string;
 }
@@ -167,10 +173,16 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
             const ourWriter = new OutboxWriter({ client: writer, tableName });
             let next = 0;
             const firstWrite = Date.now();
+            const rate = options.ratePerSec ?? 0;
             const worker = async (): Promise<void> => {
                 while (next < options.messages) {
-                    const order = demoOrder(next, plan);
+                    const index = next;
+                    const order = demoOrder(index, plan);
                     next += 1;
+                    if (rate > 0) {
+                        const wait = firstWrite + (index * 1000) / rate - Date.now();
+                        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+                    }
                     const now = Date.now();
                     startedAt.set(order.id, now);
                     if (options.kind === "ours") await ourWriter.write(orderWriteRequest(order, plan, now));

@@ -7,7 +7,8 @@
  * - `ours`/`naive`: calls, capacity units, throughput and write → SNS-acknowledgement latency per message, with
  *   SNS answering at once, and under `withSnsLatency` with `--sns-latency-ms` added to every SNS call (local
  *   latency understates AWS, and call counts matter more on a real network).
- * - `claim`: read units and Query pages of one 100-record claim at backlogs of 1000 and 50000 (bench/claim-cost.ts).
+ * - `claim`: read units and Query pages of one 100-record fast-path claim at backlogs of 1000 and 50000
+ *   (`measureClaimCost` from bench/claim-cost.ts).
  * - `lambda`: the publisher archive as the component builds it, and its cold load time.
  *
  * Progress goes to stderr, so `--json` output can be piped.
@@ -17,6 +18,7 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
 import { JAVA_MISSING_MESSAGE, javaAvailable, startDynamoDbLocal } from "../local/dynamodb-local";
 import { startSnsTestServer } from "../local/sns-test-server";
+import { measureClaimCost } from "./claim-cost";
 import { measureLambdaCost, type LambdaCost } from "./lambda-cost";
 import { runRelay, type RelayKind, type RelayRunResult } from "./relay-run";
 import { round } from "./stats";
@@ -31,6 +33,8 @@ export interface BenchOptions {
     readonly messages: number;
     /** Latency added to every SNS call in the second mode, ms. @default 5 */
     readonly snsLatencyMs: number;
+    /** The pace of the latency runs, orders per second (below both relays' throughput). @default 40 */
+    readonly latencyRate: number;
 }
 
 /** Per relay figures in the JSON. */
@@ -53,18 +57,23 @@ export interface RelayFigures {
 /** The claim figures: per backlog size, one 100-record claim's read units and Query pages. */
 export type ClaimFigures = Record<string, { readonly rcu: number; readonly pages: number }>;
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json] [--messages <n>] [--sns-latency-ms <n>]
+const USAGE = `Usage: npm run bench -- [--quick] [--json] [--messages <n>] [--sns-latency-ms <n>] [--latency-rate <n>]
 
-  --quick              300 messages per run (under a minute); the default is 2000
+For each relay and each SNS mode: a burst of <messages> orders written as fast as DynamoDB takes them
+(calls, capacity units, messages/s), then <messages>/4 orders paced at --latency-rate (latency percentiles).
+
+  --quick              300 messages per burst (under a minute); the default is 2000
   --json               print {"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} only
-  --messages <n>       messages per measured run, 50 to 100000
-  --sns-latency-ms <n> latency added to each SNS call in the second mode, 0 to 1000 (default 5)`;
+  --messages <n>       messages per burst, 50 to 100000
+  --sns-latency-ms <n> latency added to each SNS call in the second mode, 0 to 1000 (default 5)
+  --latency-rate <n>   orders per second in the latency runs, 1 to 1000 (default 40)`;
 
 function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
     let quick = false;
     let json = false;
     let messages: number | undefined;
     let snsLatencyMs = 5;
+    let latencyRate = 40;
     const integer = (flag: string, raw: string | undefined, min: number, max: number): number => {
         const value = Number(raw);
         if (raw === undefined || raw.trim() === "" || !Number.isInteger(value) || value < min || value > max) {
@@ -79,16 +88,24 @@ function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
         else if (arg === "--json") json = true;
         else if (arg === "--messages") messages = integer(arg, argv[(i += 1)], 50, 100_000);
         else if (arg === "--sns-latency-ms") snsLatencyMs = integer(arg, argv[(i += 1)], 0, 1000);
-        else throw new Error(`unknown option ${JSON.stringify(arg)}; the options are --quick, --json, --messages, --sns-latency-ms (see --help)`);
+        else if (arg === "--latency-rate") latencyRate = integer(arg, argv[(i += 1)], 1, 1000);
+        else throw new Error(`unknown option ${JSON.stringify(arg)}; the options are --quick, --json, --messages, --sns-latency-ms, --latency-rate (see --help)`);
     }
-    return { quick, json, messages: messages ?? (quick ? 300 : 2000), snsLatencyMs };
+    return { quick, json, messages: messages ?? (quick ? 300 : 2000), snsLatencyMs, latencyRate };
 }
 
 function perMessage(record: Record<string, number>, n: number, digits = 3): Record<string, number> {
     return Object.fromEntries(Object.entries(record).map(([k, v]) => [k, round(v / n, digits)]));
 }
 
-function figures(plain: RelayRunResult, slow: RelayRunResult, latencyMs: number): RelayFigures {
+/** A burst (throughput, calls, units) and a paced run (latency) of one relay in one SNS mode. */
+interface Measured {
+    readonly burst: RelayRunResult;
+    readonly paced: RelayRunResult;
+}
+
+function figures(plainPair: Measured, slowPair: Measured, latencyMs: number): RelayFigures {
+    const plain = plainPair.burst;
     const n = plain.messages;
     const units: Record<string, number> = { ...plain.detail.writer.unitsBy };
     for (const [k, v] of Object.entries(plain.detail.relay.unitsBy)) units[k] = (units[k] ?? 0) + v;
@@ -102,46 +119,33 @@ function figures(plain: RelayRunResult, slow: RelayRunResult, latencyMs: number)
         wcuPerMessage: plain.wcuPerMessage,
         rcuPerMessage: plain.rcuPerMessage,
         msgsPerSec: plain.msgsPerSec,
-        p50LatencyMs: plain.p50LatencyMs,
-        p99LatencyMs: plain.p99LatencyMs,
-        withSnsLatency: { latencyMs, msgsPerSec: slow.msgsPerSec, p50LatencyMs: slow.p50LatencyMs, p99LatencyMs: slow.p99LatencyMs },
+        p50LatencyMs: plainPair.paced.p50LatencyMs,
+        p99LatencyMs: plainPair.paced.p99LatencyMs,
+        withSnsLatency: { latencyMs, msgsPerSec: slowPair.burst.msgsPerSec, p50LatencyMs: slowPair.paced.p50LatencyMs, p99LatencyMs: slowPair.paced.p99LatencyMs },
         unitsByPerMessage: perMessage(units, n),
         callsPerMessage: perMessage(calls, n),
     };
-}
-
-type ClaimCostFn = (endpoint: string, sizes: readonly number[]) => Promise<ClaimFigures>;
-
-/** bench/claim-cost.ts (the store's claim measurement), when it is there. */
-function claimCost(): ClaimCostFn | undefined {
-    try {
-        // eslint-disable-next-line @typescript-eslint/no-var-requires
-        return (require("./claim-cost") as { measureClaimCost: ClaimCostFn }).measureClaimCost;
-    } catch (err) {
-        if ((err as { code?: string }).code === "MODULE_NOT_FOUND" && String((err as Error).message).includes("claim-cost")) return undefined;
-        throw err;
-    }
 }
 
 function ratio(a: number, b: number): string {
     return b === 0 ? "-" : `${round(a / b, 2)}x`;
 }
 
-function table(ours: RelayFigures, naive: RelayFigures, claim: ClaimFigures | null, lambda: LambdaCost, options: BenchOptions): string {
+function table(ours: RelayFigures, naive: RelayFigures, claim: ClaimFigures, lambda: LambdaCost, options: BenchOptions): string {
     const rows: [string, number, number][] = [
         ["SNS calls / message", ours.snsCallsPerMessage, naive.snsCallsPerMessage],
         ["DynamoDB calls / message", ours.ddbCallsPerMessage, naive.ddbCallsPerMessage],
         ["WCU / message (GSIs incl.)", ours.wcuPerMessage, naive.wcuPerMessage],
         ["RCU / message", ours.rcuPerMessage, naive.rcuPerMessage],
         ["messages / s", ours.msgsPerSec, naive.msgsPerSec],
-        ["p50 write->publish ms", ours.p50LatencyMs, naive.p50LatencyMs],
-        ["p99 write->publish ms", ours.p99LatencyMs, naive.p99LatencyMs],
+        ["p50 ms write->publish", ours.p50LatencyMs, naive.p50LatencyMs],
+        ["p99 ms write->publish", ours.p99LatencyMs, naive.p99LatencyMs],
         [`messages / s, SNS +${options.snsLatencyMs} ms`, ours.withSnsLatency.msgsPerSec, naive.withSnsLatency.msgsPerSec],
         [`p50 ms, SNS +${options.snsLatencyMs} ms`, ours.withSnsLatency.p50LatencyMs, naive.withSnsLatency.p50LatencyMs],
         [`p99 ms, SNS +${options.snsLatencyMs} ms`, ours.withSnsLatency.p99LatencyMs, naive.withSnsLatency.p99LatencyMs],
     ];
     const out = [
-        `${options.messages} messages per run, same DynamoDB Local and local SNS for both`,
+        `${options.messages} messages per burst (messages/s, calls, units); ${Math.max(50, Math.round(options.messages / 4))} paced at ${options.latencyRate}/s (latency); same DynamoDB Local and local SNS for both`,
         "",
         `| ${"figure".padEnd(30)} | ${"ours".padStart(9)} | ${"naive".padStart(9)} | ${"ours/naive".padStart(10)} |`,
         `|${"-".repeat(32)}|${"-".repeat(10)}:|${"-".repeat(10)}:|${"-".repeat(11)}:|`,
@@ -150,7 +154,7 @@ function table(ours: RelayFigures, naive: RelayFigures, claim: ClaimFigures | nu
         `ours, write units per message by place: ${Object.entries(ours.unitsByPerMessage).map(([k, v]) => `${k} ${v}`).join(", ")}`,
         `ours, calls per message: ${Object.entries(ours.callsPerMessage).map(([k, v]) => `${k} ${v}`).join(", ")}`,
         `naive, calls per message: ${Object.entries(naive.callsPerMessage).map(([k, v]) => `${k} ${v}`).join(", ")}`,
-        claim === null ? "claim: bench/claim-cost.ts is not there yet" : `claim (one 100-record claim): ${Object.entries(claim).map(([size, c]) => `backlog ${size}: ${c.rcu} RCU, ${c.pages} pages`).join("; ")}`,
+        `claim (one 100-record claim): ${Object.entries(claim).map(([size, c]) => `backlog ${size}: ${c.rcu} RCU, ${c.pages} pages`).join("; ")}`,
         `lambda: publisher archive ${lambda.archiveBytes} bytes (${lambda.archiveDeflatedBytes} deflated), cold load ${lambda.initMs} ms (median of ${lambda.initRuns})`,
     ];
     return out.join("\n");
@@ -184,34 +188,38 @@ async function main(): Promise<void> {
         stopped = true;
         await Promise.allSettled([dynamo.stop(), sns.stop()]);
     };
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-        process.on(signal, () => void stop().then(() => process.exit(130)));
+    for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+        process.on(signal, () => void stop().then(() => process.exit(code)));
     }
     try {
         const started = Date.now();
         say("lambda: building the component under mocks and loading its publisher…");
         const lambda = await measureLambdaCost();
         let run = 0;
-        const measure = async (kind: RelayKind, messages: number, latencyMs: number): Promise<RelayRunResult> => {
+        const once = async (kind: RelayKind, messages: number, latencyMs: number, ratePerSec: number): Promise<RelayRunResult> => {
             sns.setFaults({ latencyMs });
             run += 1;
-            const result = await runRelay({ kind, endpoint: dynamo.endpoint, sns, messages, runId: `${Date.now().toString(36)}-${run}` });
-            say(`${kind.padEnd(5)} ${messages} messages, SNS +${latencyMs} ms: ${result.msgsPerSec} msg/s, p50 ${result.p50LatencyMs} ms, p99 ${result.p99LatencyMs} ms`);
+            const result = await runRelay({ kind, endpoint: dynamo.endpoint, sns, messages, ratePerSec, runId: `${Date.now().toString(36)}-${run}` });
+            say(
+                `${kind.padEnd(5)} ${String(messages).padStart(5)} messages ${ratePerSec > 0 ? `at ${ratePerSec}/s` : "burst"}, SNS +${latencyMs} ms: ` +
+                    `${result.msgsPerSec} msg/s, p50 ${result.p50LatencyMs} ms, p99 ${result.p99LatencyMs} ms`,
+            );
             return result;
         };
+        const measure = async (kind: RelayKind, latencyMs: number): Promise<Measured> => ({
+            burst: await once(kind, options.messages, latencyMs, 0),
+            paced: await once(kind, Math.max(50, Math.round(options.messages / 4)), latencyMs, options.latencyRate),
+        });
         say("warm-up (DynamoDB Local's JIT)…");
-        await measure("ours", 100, 0);
-        await measure("naive", 100, 0);
-        const oursPlain = await measure("ours", options.messages, 0);
-        const naivePlain = await measure("naive", options.messages, 0);
-        const oursSlow = await measure("ours", options.messages, options.snsLatencyMs);
-        const naiveSlow = await measure("naive", options.messages, options.snsLatencyMs);
-        const measureClaim = claimCost();
-        let claim: ClaimFigures | null = null;
-        if (measureClaim !== undefined) {
-            say("claim: seeding backlogs of 1000 and 50000…");
-            claim = await measureClaim(dynamo.endpoint, [1000, 50_000]);
-        }
+        await once("ours", options.quick ? 50 : 200, 0, 0);
+        await once("naive", options.quick ? 50 : 200, 0, 0);
+        const oursPlain = await measure("ours", 0);
+        const naivePlain = await measure("naive", 0);
+        const oursSlow = await measure("ours", options.snsLatencyMs);
+        const naiveSlow = await measure("naive", options.snsLatencyMs);
+        say("claim: seeding backlogs of 1000 and 50000 and claiming 100 at a time…");
+        const claimed = await measureClaimCost(dynamo.endpoint, [1000, 50_000], { claims: options.quick ? 1 : 3, progress: (line) => say(`claim: ${line}`) });
+        const claim: ClaimFigures = Object.fromEntries(Object.entries(claimed).map(([size, c]) => [size, { rcu: c.rcu, pages: c.pages }]));
         const result = {
             ours: figures(oursPlain, oursSlow, options.snsLatencyMs),
             naive: figures(naivePlain, naiveSlow, options.snsLatencyMs),
