@@ -1,0 +1,121 @@
+/**
+ * A fault-injecting wrapper around a DynamoDB client, for what DynamoDB Local cannot do: it never throttles, never
+ * cancels a transaction for a conflict and never loses an answer. This is a FAKE for those faults only; every
+ * command that is not failed goes to the real DynamoDB Local underneath.
+ *
+ * Faults (each by rate from a seeded RNG, so a failing run replays):
+ * - `throttle`: `ProvisionedThroughputExceededException` before sending (nothing applied);
+ * - `conflict`: `TransactionCanceledException` with a `TransactionConflict` reason on TransactWriteItems,
+ *   before sending (nothing applied);
+ * - `lostAnswer`: the command IS applied, then the caller gets a 500 `InternalServerError` (an ambiguous outcome,
+ *   like a timeout after DynamoDB committed);
+ * - `kill`: on a completion write (a status → completed update), the call never answers and `onKill` fires: the
+ *   invocation dies between publishing and completing, as a Lambda crash or timeout would.
+ */
+import { seededRandom } from "./random";
+
+/** Anything with an AWS SDK v3 client's `send`. */
+export interface SendClient {
+    /** Send an SDK command. */
+    send(command: object): Promise<unknown>;
+}
+
+/** Rates of each fault, 0 to 1. */
+export interface DynamoFaultRates {
+    /** Throttling before the command is applied. @default 0 */
+    readonly throttle?: number;
+    /** TransactionConflict cancellations of TransactWriteItems, before anything is applied. @default 0 */
+    readonly conflict?: number;
+    /** Applied, then answered with a 500. @default 0 */
+    readonly lostAnswer?: number;
+    /** A completion write that never answers (the handler is killed). @default 0 */
+    readonly kill?: number;
+}
+
+/** What a faulty client injected so far. */
+export interface DynamoFaultCounts {
+    throttle: number;
+    conflict: number;
+    lostAnswer: number;
+    kill: number;
+}
+
+/** A wrapping client whose faults can be switched off for the recovery phase. */
+export interface FaultyDynamoClient extends SendClient {
+    /** Injected faults so far. */
+    readonly counts: DynamoFaultCounts;
+    /** Turn injection on or off. */
+    setEnabled(on: boolean): void;
+}
+
+interface CommandShape {
+    readonly constructor: { readonly name: string };
+    readonly input: {
+        readonly ExpressionAttributeValues?: Record<string, unknown>;
+        readonly TransactItems?: readonly { readonly Update?: { readonly ExpressionAttributeValues?: Record<string, unknown> } }[];
+    };
+}
+
+/** Whether a command moves a record to completed (UpdateItem, or a transaction holding such an update). */
+export function isCompletionWrite(command: object): boolean {
+    const c = command as CommandShape;
+    const completes = (values: Record<string, unknown> | undefined) => values !== undefined && ":status_completed" in values;
+    if (c.constructor.name === "UpdateItemCommand") return completes(c.input.ExpressionAttributeValues);
+    if (c.constructor.name === "TransactWriteItemsCommand") return (c.input.TransactItems ?? []).some((i) => completes(i.Update?.ExpressionAttributeValues));
+    return false;
+}
+
+function sdkError(name: string, status: number, extra: Record<string, unknown> = {}): Error {
+    return Object.assign(new Error(`${name} (injected by the fault test's fake DynamoDB client)`), {
+        name,
+        $fault: status >= 500 ? "server" : "client",
+        $metadata: { httpStatusCode: status, attempts: 1 },
+        ...extra,
+    });
+}
+
+const WRITES = new Set(["PutItemCommand", "UpdateItemCommand", "DeleteItemCommand", "TransactWriteItemsCommand", "BatchWriteItemCommand"]);
+
+/**
+ * Wrap `inner` with seeded faults.
+ *
+ * @param inner - The real client (DynamoDB Local).
+ * @param rates - Fault rates.
+ * @param seed - RNG seed.
+ * @param onKill - Called when a `kill` fault fires; the handler wrapper turns it into a dead invocation.
+ */
+export function faultyDynamoClient(inner: SendClient, rates: DynamoFaultRates, seed: number, onKill: () => void = () => undefined): FaultyDynamoClient {
+    const random = seededRandom(seed);
+    const counts: DynamoFaultCounts = { throttle: 0, conflict: 0, lostAnswer: 0, kill: 0 };
+    let enabled = true;
+    const fires = (rate: number | undefined) => enabled && rate !== undefined && rate > 0 && random() < rate;
+    return {
+        counts,
+        setEnabled(on) {
+            enabled = on;
+        },
+        async send(command) {
+            const name = (command as CommandShape).constructor.name;
+            if (isCompletionWrite(command) && fires(rates.kill)) {
+                counts.kill += 1;
+                onKill();
+                return new Promise<never>(() => undefined);
+            }
+            if (fires(rates.throttle)) {
+                counts.throttle += 1;
+                throw sdkError("ProvisionedThroughputExceededException", 400);
+            }
+            if (name === "TransactWriteItemsCommand" && fires(rates.conflict)) {
+                counts.conflict += 1;
+                const items = (command as CommandShape).input.TransactItems ?? [];
+                throw sdkError("TransactionCanceledException", 400, { CancellationReasons: items.map((_, i) => ({ Code: i === items.length - 1 ? "TransactionConflict" : "None" })) });
+            }
+            const out = await inner.send(command);
+            if (WRITES.has(name) && fires(rates.lostAnswer)) {
+                counts.lostAnswer += 1;
+                throw sdkError("InternalServerError", 500);
+            }
+            return out;
+        },
+    };
+}

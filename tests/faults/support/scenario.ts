@@ -1,0 +1,288 @@
+/**
+ * One fault scenario, end to end on real parts where they exist: a fresh outbox table on DynamoDB Local with its
+ * real stream, the local event source mapping (Lambda's batching, rewind and retries) driving the real
+ * `createPublisher` handler, the real `createSweeper`, and the fault-injecting SNS test server (a fake, because no
+ * emulator fails a PublishBatch entry or accepts a message and then loses the answer). DynamoDB faults go through
+ * the fake client of `faulty-dynamodb.ts`, because DynamoDB Local never throttles or conflicts.
+ *
+ * Phases: write the planned messages (sequential transactions of 1–10 messages, the mapping consuming as they
+ * land) under the scenario's faults; drain the mapping; then recovery, as after an outage: faults off (poison
+ * messages stay poison), the relay clock moved past the stale-claim window and `sweepAfter`, and the sweeper run
+ * until no record is pending or claimed. Then the invariants.
+ */
+import { ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
+import { SNSClient } from "@aws-sdk/client-sns";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../local/dynamodb-local";
+import { startSnsTestServer, type CallFaultRule, type EntryFaultRule, type SnsTestServer } from "../../../local/sns-test-server";
+import { startLocalEventSourceMapping, type LocalInvocationContext } from "../../../runtime/local/event-source-mapping";
+import type { LambdaStreamEvent, LambdaStreamHandlerResult } from "../../../runtime/local/stream-event";
+import type { Clock } from "../../../runtime/ports";
+import { createPublisher } from "../../../runtime/publisher";
+import { unmarshalRecord } from "../../../runtime/record/codec";
+import { ATTR, RECORD_SK_PREFIX, STATUS } from "../../../runtime/schema";
+import { createSweeper } from "../../../runtime/sweeper";
+import { OutboxWriter } from "../../../runtime/writer";
+import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
+import { createOutboxTable } from "../../runtime/support/table";
+import { faultyDynamoClient, type DynamoFaultRates, type FaultyDynamoClient } from "./faulty-dynamodb";
+import { checkInvariants, type InvariantReport } from "./invariants";
+import { seededRandom } from "./random";
+import { planMessages, transactions, type PlannedMessage } from "./workload";
+
+/** The faults of one scenario at injection rate `rate`. */
+export interface ScenarioFaults {
+    /** Whole-call SNS/SQS faults. @default [] */
+    readonly calls?: readonly CallFaultRule[];
+    /** PublishBatch entry faults. @default [] */
+    readonly entries?: readonly EntryFaultRule[];
+    /** DynamoDB faults on the publisher's and sweeper's client. @default none */
+    readonly dynamo?: DynamoFaultRates;
+    /** Probability that a successful invocation is answered as failed, so the mapping redelivers the whole batch. @default 0 */
+    readonly redeliver?: number;
+    /** Run the sweeper in a loop during the run, on the same records as the stream publisher. @default false */
+    readonly sweeperDuringRun?: boolean;
+}
+
+/** A named scenario. */
+export interface ScenarioSpec {
+    /** Short name, printed. */
+    readonly name: string;
+    /** What it injects. */
+    readonly description: string;
+    /** The faults at injection rate `rate`. */
+    faults(rate: number): ScenarioFaults;
+}
+
+/** The outcome of one scenario. */
+export interface ScenarioResult extends InvariantReport {
+    /** The scenario name. */
+    readonly name: string;
+    /** Records left pending or claimed after recovery. */
+    readonly leftOver: number;
+    /** Faults injected: SNS/SQS calls and entries, DynamoDB faults, killed invocations, forced redeliveries. */
+    readonly injected: number;
+    /** Handler invocations that re-delivered records. */
+    readonly mappingRetries: number;
+    /** Records the mapping gave up on after its retries (left to the sweeper). */
+    readonly mappingDiscarded: number;
+    /** Sweeper runs in the recovery phase. */
+    readonly recoverySweeps: number;
+}
+
+/** Options of {@link runScenario}. */
+export interface RunOptions {
+    /** Messages to write. */
+    readonly messages: number;
+    /** Fault injection rate, 0 to 1. */
+    readonly rate: number;
+    /** RNG seed. @default 7 */
+    readonly seed?: number;
+}
+
+/** A clock that can be moved forward: `now()` is the wall clock plus an offset; `sleep` really waits. */
+interface OffsetClock extends Clock {
+    advance(ms: number): void;
+}
+
+function offsetClock(offsetMs = 0): OffsetClock {
+    let offset = offsetMs;
+    return {
+        now: () => Date.now() + offset,
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 50))),
+        advance: (ms) => {
+            offset += ms;
+        },
+    };
+}
+
+const STALE_CLAIM_MS = 30_000;
+const RECOVERY_STEP_MS = STALE_CLAIM_MS + 5_000;
+const MAX_RECOVERY_SWEEPS = 40;
+const MAX_PUBLISH_ATTEMPTS = 3;
+
+async function scanRecords(ddb: DynamoDBClient, tableName: string): Promise<{ status: string }[]> {
+    const out: { status: string }[] = [];
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+        const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
+        for (const item of page.Items ?? []) if (item[ATTR.sk]?.S?.startsWith(RECORD_SK_PREFIX)) out.push({ status: unmarshalRecord(item).status });
+        start = page.LastEvaluatedKey;
+    } while (start);
+    return out;
+}
+
+function nonTerminal(records: readonly { status: string }[]): number {
+    return records.filter((r) => r.status !== STATUS.completed && r.status !== STATUS.expired).length;
+}
+
+/** Write every planned message, retrying a transient failure of the app's own write (the app's job, not the outbox's). */
+async function writeAll(writer: OutboxWriter, planned: readonly PlannedMessage[], random: () => number): Promise<void> {
+    for (const tx of transactions(planned, random)) {
+        await writer.write({ messages: tx.map((p) => p.message) });
+    }
+}
+
+/**
+ * Run one scenario and check its invariants.
+ *
+ * @param spec - The scenario.
+ * @param options - Scale, rate and seed.
+ */
+export async function runScenario(spec: ScenarioSpec, options: RunOptions): Promise<ScenarioResult> {
+    const seed = options.seed ?? 7;
+    const faults = spec.faults(options.rate);
+    const random = seededRandom(seed);
+    const ddb = await dynamoClient();
+    const streams = new DynamoDBStreamsClient({ endpoint: await dynamoEndpoint(), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const tableName = await createOutboxTable(ddb, `faults-${spec.name}`);
+    const server: SnsTestServer = await startSnsTestServer({ seed });
+    const topicArn = server.createTopic("events");
+    const dlqUrl = server.createQueue("outbox-dlq");
+    const sns = new SNSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    const sqs = new SQSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    // The relay's clock runs ahead of the writer's when the sweeper races the stream: every record is then already
+    // older than sweepAfter (1 s), so both paths go for the same records.
+    const relayClock = offsetClock(faults.sweeperDuringRun ? 2_000 : 0);
+    const writerClock = offsetClock(0);
+    const tag = spec.name.replace(/[^a-z0-9]/gi, "").slice(0, 12);
+    const planned = planMessages(tag, options.messages, writerClock.now());
+    const poisonIds = new Set(planned.filter((p) => p.poison).map((p) => p.message.id));
+    const poisonRule: EntryFaultRule = { code: "InvalidParameter", senderFault: true, message: "poison message (injected)", when: (e) => poisonIds.has(e.attributes["outbox.id"]?.stringValue ?? "") };
+    server.setFaults({ calls: faults.calls ?? [], entries: [poisonRule, ...(faults.entries ?? [])] });
+
+    let killCurrent: (() => void) | undefined;
+    let kills = 0;
+    const publisherDb: FaultyDynamoClient = faultyDynamoClient(ddb, faults.dynamo ?? {}, seed + 1, () => {
+        kills += 1;
+        killCurrent?.();
+    });
+    const sweeperDb: FaultyDynamoClient = faultyDynamoClient(ddb, { ...(faults.dynamo ?? {}), kill: 0 }, seed + 2);
+    const common = { sns, sqs, tableName, topicArn, dlqUrl, clock: relayClock, maxPublishAttempts: MAX_PUBLISH_ATTEMPTS, writeMetrics: () => undefined };
+    const publisher = createPublisher({ ...common, dynamodb: publisherDb });
+    const sweeper = createSweeper({ ...common, dynamodb: sweeperDb, sweepAfterSeconds: 1 });
+    let redeliveries = 0;
+
+    const handler = async (event: LambdaStreamEvent, context: LocalInvocationContext): Promise<LambdaStreamHandlerResult> => {
+        let kill: (reason: Error) => void = () => undefined;
+        const killed = new Promise<never>((_, reject) => {
+            kill = reject;
+        });
+        // The invocation dies with its completion write in flight: what it published stays published, what it
+        // had not completed stays pending or claimed.
+        killCurrent = () => kill(new Error("invocation killed between publishing and completing (injected)"));
+        try {
+            const out = await Promise.race([publisher(event, context), killed]);
+            if (out.batchItemFailures.length === 0 && faults.redeliver !== undefined && random() < faults.redeliver && event.Records.length > 0) {
+                redeliveries += 1;
+                return { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] };
+            }
+            return out;
+        } finally {
+            killCurrent = undefined;
+        }
+    };
+
+    const mapping = await startLocalEventSourceMapping({
+        streamsClient: streams,
+        dynamodbClient: ddb,
+        tableName,
+        handler,
+        batchSize: 100,
+        pollIntervalMs: 5,
+        retryBackoffMs: 5,
+        maximumRetryAttempts: 10,
+    });
+
+    let sweeping = faults.sweeperDuringRun === true;
+    const sweepLoop = (async () => {
+        while (sweeping) {
+            try {
+                await sweeper();
+            } catch {
+                // A sweep that fails under injected faults is retried by the next one, as the schedule would.
+            }
+            await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+    })();
+
+    let recoverySweeps = 0;
+    let leftOver = 0;
+    try {
+        const writer = new OutboxWriter({ client: ddb, tableName, clock: writerClock, address: topicArn });
+        await writeAll(writer, planned, random);
+        await mapping.drain({ timeoutMs: 300_000 });
+        sweeping = false;
+        await sweepLoop;
+        await mapping.stop();
+
+        // Recovery: the outage is over. Poison stays poison.
+        server.setFaults({ entries: [poisonRule] });
+        publisherDb.setEnabled(false);
+        sweeperDb.setEnabled(false);
+        for (; recoverySweeps < MAX_RECOVERY_SWEEPS; recoverySweeps += 1) {
+            leftOver = nonTerminal(await scanRecords(ddb, tableName));
+            if (leftOver === 0) break;
+            relayClock.advance(RECOVERY_STEP_MS);
+            await sweeper();
+        }
+        leftOver = nonTerminal(await scanRecords(ddb, tableName));
+    } finally {
+        sweeping = false;
+        await sweepLoop;
+        await mapping.stop();
+        streams.destroy();
+    }
+
+    const topic = server.topicMessages(topicArn).map((m) => ({ id: m.attributes["outbox.id"]?.stringValue ?? "" }));
+    const dlq = server.queueMessages(dlqUrl).map((m) => {
+        const body = JSON.parse(m.body) as { recordId?: string; reason?: string };
+        return { id: String(body.recordId), reason: String(body.reason) };
+    });
+    const report = checkInvariants(planned, topic, dlq);
+    const snsInjected = server.calls().filter((c) => c.outcome !== "ok" && c.outcome !== "partial").length;
+    const entryInjected = server.calls().filter((c) => c.outcome === "partial").length;
+    const stats = mapping.stats();
+    const dynamoInjected = [publisherDb, sweeperDb].reduce((sum, c) => sum + c.counts.throttle + c.counts.conflict + c.counts.lostAnswer, 0);
+    sns.destroy();
+    sqs.destroy();
+    await server.stop();
+    return {
+        ...report,
+        name: spec.name,
+        leftOver,
+        injected: snsInjected + entryInjected + dynamoInjected + kills + redeliveries,
+        mappingRetries: stats.retries,
+        mappingDiscarded: stats.recordsDiscarded,
+        recoverySweeps,
+    };
+}
+
+/** Whether a result meets every invariant. */
+export function holds(r: ScenarioResult): boolean {
+    return r.lost === 0 && r.inversions === 0 && r.leftOver === 0 && r.dlqUnexpected.length === 0 && r.dlqMissing.length === 0 && r.publishedButDeadLettered.length === 0 && r.wrongReason.length === 0;
+}
+
+/** One line per scenario. */
+export function scenarioLine(r: ScenarioResult): string {
+    const problems = [
+        r.lostIds.length > 0 ? `lost-ids ${r.lostIds.join(",")}` : "",
+        r.leftOver > 0 ? `left-over ${r.leftOver}` : "",
+        r.dlqUnexpected.length > 0 ? `dlq-unexpected ${r.dlqUnexpected.join(",")}` : "",
+        r.dlqMissing.length > 0 ? `dlq-missing ${r.dlqMissing.join(",")}` : "",
+        r.publishedButDeadLettered.length > 0 ? `published-and-dead-lettered ${r.publishedButDeadLettered.join(",")}` : "",
+        r.wrongReason.length > 0 ? `wrong-reason ${r.wrongReason.join(",")}` : "",
+    ].filter((p) => p !== "");
+    return (
+        `scenario ${r.name}: messages ${r.messages} lost ${r.lost} inversions ${r.inversions} duplicates ${r.duplicates} ` +
+        `injected ${r.injected} mapping-retries ${r.mappingRetries} mapping-discarded ${r.mappingDiscarded} recovery-sweeps ${r.recoverySweeps}` +
+        (problems.length > 0 ? ` PROBLEMS ${problems.join("; ")}` : "")
+    );
+}
+
+/** The summary line: exactly `scenarios <s> messages <n> lost <l> inversions <i> duplicates <d>`. */
+export function summaryLine(results: readonly ScenarioResult[]): string {
+    const sum = (f: (r: ScenarioResult) => number) => results.reduce((s, r) => s + f(r), 0);
+    return `scenarios ${results.length} messages ${sum((r) => r.messages)} lost ${sum((r) => r.lost)} inversions ${sum((r) => r.inversions)} duplicates ${sum((r) => r.duplicates)}`;
+}

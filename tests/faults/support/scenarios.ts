@@ -1,0 +1,70 @@
+/**
+ * The fault scenarios: the faults that lose events in the relays people run today (the Streams article's
+ * "Te va a morder", the GoBridge store's findings §12, the peers' issue threads), each at injection rate `rate`.
+ */
+import type { ScenarioSpec } from "./scenario";
+
+/** Every scenario, in the order they run. */
+export const SCENARIOS: readonly ScenarioSpec[] = [
+    {
+        name: "sns-5xx-throttling",
+        description: "PublishBatch and the DLQ's SendMessage answer 500 InternalError, Throttled or Throttling, or drop the connection",
+        faults: (rate) => ({
+            calls: [
+                { kind: "InternalError", actions: ["PublishBatch", "SendMessage"], rate: rate / 3 },
+                { kind: "Throttled", actions: ["PublishBatch"], rate: rate / 3 },
+                { kind: "Throttling", actions: ["PublishBatch", "SendMessage"], rate: rate / 6 },
+                { kind: "Reset", actions: ["PublishBatch"], rate: rate / 6 },
+            ],
+        }),
+    },
+    {
+        name: "partial-batch",
+        description: "single PublishBatch entries fail (InternalError, Throttled) while SNS accepts the entries after them",
+        faults: (rate) => ({ entries: [{ code: "InternalError", rate: rate / 2 }, { code: "Throttled", rate: rate / 2 }] }),
+    },
+    {
+        name: "accepted-then-timeout",
+        description: "SNS (and the DLQ) accept the messages, then the answer never comes: the connection times out or resets",
+        faults: (rate) => ({
+            calls: [
+                { kind: "AcceptThenTimeout", actions: ["PublishBatch", "SendMessage"], rate: rate / 2, holdMs: 30 },
+                { kind: "AcceptThenReset", actions: ["PublishBatch", "SendMessage"], rate: rate / 2 },
+            ],
+        }),
+    },
+    {
+        name: "killed-mid-batch",
+        description: "the handler dies after publishing and before completing: its completion write never answers",
+        faults: (rate) => ({ dynamo: { kill: rate } }),
+    },
+    {
+        name: "sweeper-and-stream",
+        description: "the sweeper runs in a loop on the same records as the stream publisher, with SNS entry faults",
+        faults: (rate) => ({ sweeperDuringRun: true, entries: [{ code: "InternalError", rate }] }),
+    },
+    {
+        name: "dynamodb-throttling",
+        description: "DynamoDB throttles, cancels transactions for conflicts, and loses answers after applying (fake client: DynamoDB Local cannot)",
+        faults: (rate) => ({ dynamo: { throttle: rate / 2, conflict: rate / 4, lostAnswer: rate / 4 } }),
+    },
+    {
+        name: "mapping-redelivery",
+        description: "the mapping redelivers whole batches the handler had fully processed",
+        faults: (rate) => ({ redeliver: rate }),
+    },
+    {
+        name: "everything-at-once",
+        description: "all of the above together, sharing the rate",
+        faults: (rate) => ({
+            sweeperDuringRun: true,
+            calls: [
+                { kind: "InternalError", actions: ["PublishBatch", "SendMessage"], rate: rate / 5 },
+                { kind: "AcceptThenTimeout", actions: ["PublishBatch"], rate: rate / 5, holdMs: 30 },
+            ],
+            entries: [{ code: "Throttled", rate: rate / 5 }],
+            dynamo: { kill: rate / 10, throttle: rate / 10, conflict: rate / 10, lostAnswer: rate / 10 },
+            redeliver: rate / 5,
+        }),
+    },
+];

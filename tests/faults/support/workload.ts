@@ -1,0 +1,71 @@
+/**
+ * The messages a fault scenario writes, decided by index alone so every run writes the same set: keyless
+ * messages spread over order partitions, keyed messages in account partitions (two ordering keys each), some
+ * already expired when written (they must reach the DLQ as `expired`), some poison (SNS refuses them every time:
+ * they must reach the DLQ as `publish-rejected`). Every 7th id and every 5th partition contain `#` and `%`, so
+ * the escaping of keys is exercised end to end.
+ */
+import type { OutboxMessage } from "../../../runtime/writer";
+
+/** One planned message and what the scenario expects of it. */
+export interface PlannedMessage {
+    /** Write order, 0-based. */
+    readonly index: number;
+    /** The message as written. */
+    readonly message: OutboxMessage & { readonly id: string };
+    /** Expired when written: must go to the DLQ with reason `expired`, never to the topic. */
+    readonly expired: boolean;
+    /** SNS refuses it permanently: must go to the DLQ with reason `publish-rejected`. */
+    readonly poison: boolean;
+}
+
+/** The id of message `index` of scenario `tag`. */
+export function messageId(tag: string, index: number): string {
+    return index % 7 === 3 ? `${tag}-${index}#x%23` : `${tag}-${index}`;
+}
+
+/**
+ * Plan `count` messages. `nowMs` is the write time, used for the expired ones.
+ *
+ * @param tag - Makes ids unique per scenario.
+ * @param count - How many messages.
+ * @param nowMs - The writer's clock at write time.
+ */
+export function planMessages(tag: string, count: number, nowMs: number): PlannedMessage[] {
+    const keylessPartitions = Math.max(4, Math.ceil(count / 20));
+    const keyedPartitions = Math.max(2, Math.ceil(count / 50));
+    const out: PlannedMessage[] = [];
+    for (let index = 0; index < count; index += 1) {
+        const keyed = index % 5 === 1 || index % 5 === 4;
+        const poison = index % 50 === 17;
+        const expired = !poison && index % 33 === 5;
+        const p = keyed ? index % keyedPartitions : index % keylessPartitions;
+        const partition = keyed ? `ACCOUNT#${p}` : p % 5 === 2 ? `T%25#ORDER#${p}` : `ORDER#${p}`;
+        out.push({
+            index,
+            expired,
+            poison,
+            message: {
+                id: messageId(tag, index),
+                partition,
+                type: keyed ? "BalanceChanged" : "OrderUpdated",
+                payload: { index, note: `payload ${index} é <&>` },
+                headers: { scenario: tag },
+                ...(keyed ? { orderingKey: `acct-${p}-${index % 2 === 0 ? "a" : "b"}` } : {}),
+                ...(expired ? { expiresAt: new Date(nowMs) } : {}),
+            },
+        });
+    }
+    return out;
+}
+
+/** Split messages into transactions of 1 to 10 messages, deterministically. */
+export function transactions(messages: readonly PlannedMessage[], random: () => number): PlannedMessage[][] {
+    const out: PlannedMessage[][] = [];
+    for (let i = 0; i < messages.length; ) {
+        const size = 1 + Math.floor(random() * 10);
+        out.push(messages.slice(i, i + size));
+        i += size;
+    }
+    return out;
+}
