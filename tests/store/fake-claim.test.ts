@@ -115,6 +115,7 @@ describe("claim on a fake client (§11.4)", () => {
     });
 
     it("a failed FENCE ConditionCheck is STALE after exactly one transaction, with no records", async () => {
+        // Fake: the cancellation reasons are chosen; counting transactions needs the call log.
         const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(3) })).on("TransactWriteItems", () => {
             throw cancelled("ConditionalCheckFailed", "None");
         });
@@ -143,6 +144,7 @@ describe("claim on a fake client (§11.4)", () => {
         [["None", "InternalServerError"], "UNAVAILABLE", true],
     ] as const) {
         it(`cancellation [${codes.join(", ")}] is ${code} (transient ${transient}) with no records`, async () => {
+            // Fake: DynamoDB Local cannot be made to cancel with a throughput or validation reason code.
             const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(2) })).on("TransactWriteItems", () => {
                 throw cancelled(...codes);
             });
@@ -188,6 +190,7 @@ describe("claim on a fake client (§11.4)", () => {
     });
 
     it("ordering key + lagging index (the index shows only younger B): reads the base table consistently and returns A then B", async () => {
+        // Fake: DynamoDB Local updates GSIs synchronously, so it can never show B in ClaimIndex before A.
         const a = pendingItem(rec("P", "A", { orderingKey: "K" }), 1, t0);
         const b = pendingItem(rec("P", "B", { orderingKey: "K" }), 2, t0 + 5);
         const fake = fakeWithFence(1).on("Query", (input) => (input.IndexName === "ClaimIndex" ? { Items: [b] } : { Items: [a, b] }));
@@ -232,6 +235,7 @@ describe("claim on a fake client (§11.4)", () => {
 
     describe("truncation rule (finding 10: short batches instead of stranded claims)", () => {
         it("a throttle after 59 successes (limit 100) returns the 59 records, no error, and counts Truncated once", async () => {
+            // Fake: DynamoDB Local never throttles, and only a fake can fail exactly the 60th write.
             const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(100) })).on("TransactWriteItems", (_i, call) => {
                 if (call.nth === 60) throw throttled();
                 return {};
@@ -294,6 +298,7 @@ describe("claim on a fake client (§11.4)", () => {
         }
 
         it("12 pages: reads them all, warns exactly once naming the partition, counts ScanPages = 12", async () => {
+            // Fake: 12 real 1 MB pages would take ~12 MB of records per test; the fake pages by hand.
             const fake = pagedScan(12);
             const { store, logger, metrics } = storeOn(fake);
             assert.equal((await store.claim("P", tok(1), 1)).length, 1);

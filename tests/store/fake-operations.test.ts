@@ -39,6 +39,7 @@ describe("complete / release on a fake client (§11.4)", () => {
     });
 
     it("retries a lagging RecordIDIndex: two misses then a hit is 3 index queries with 2 backoff pauses", async () => {
+        // Fake: DynamoDB Local's RecordIDIndex is updated synchronously, so it never misses a just-written record.
         const fake = new FakeDynamoDb().on("UpdateItem", () => ({})).on("Query", (_input, call) => ({ Items: call.nth <= 2 ? [] : [keyOf(1)] }));
         const { store, clock } = storeOn(fake);
         await store.complete(["P/rec-1"], tok(1));
@@ -180,6 +181,7 @@ describe("persist on a fake client (§11.4)", () => {
     });
 
     it("an SK held by a DIFFERENT record is a transient UNAVAILABLE, never a dropped duplicate (c13-sk-collision)", async () => {
+        // Fake: escaped keys cannot collide, so only a foreign writer (simulated here) can hold our sort key.
         for (const occupant of [{ envelope_id: { S: "env-2" }, binding_id: { S: "other" } }, undefined]) {
             const fake = persistFake(() => {
                 throw conditionFailed();
@@ -219,6 +221,7 @@ describe("expire on a fake client (§11.4)", () => {
     const page = (from: number, n: number, last?: boolean) => ({ Items: Array.from({ length: n }, (_, i) => keyOf(from + i)), ...(last ? {} : { LastEvaluatedKey: keyOf(from + n - 1) }) });
 
     it("a page-2 query failure still reports the page-1 count with the error (conservation law)", async () => {
+        // Fake: DynamoDB Local cannot fail the second page of a query on demand.
         const fake = expireFake((_input, nth) => {
             if (nth === 2) throw throttled();
             return page(0, 3);
