@@ -165,6 +165,12 @@ export interface DrainPartitionOptions {
 /**
  * Claim and deliver a partition's records, round after round, until a claim comes back short, `until` was
  * handled, or `maxRounds` ran out. A stale token (someone else drains the partition) ends the drain quietly.
+ *
+ * @param ctx - Clients, names and metrics.
+ * @param store - The store to claim from.
+ * @param partition - The partition key.
+ * @param token - The claim token.
+ * @param options - Limits and stop conditions.
  */
 export async function drainPartition(ctx: DeliveryContext, store: ClaimingStore, partition: string, token: FencingToken, options: DrainPartitionOptions): Promise<DrainResult> {
     const handled: string[] = [];

@@ -10,6 +10,7 @@ import { BatchGetItemCommand, UpdateItemCommand, type AttributeValue, type Batch
 import { PublishBatchCommand, type PublishBatchCommandOutput } from "@aws-sdk/client-sns";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { EmfMetrics } from "./emf";
+import type { OutboxError } from "./errors";
 import { deadLetterMessage, outboundMessage, publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type DeadLetterReason, type OutboundMessage } from "./message";
 import type { Clock, Logger } from "./ports";
 import { recordKey, ttlSeconds, type OutboxRecord } from "./record/codec";
@@ -95,6 +96,8 @@ export type PublishResult =
  * Whether an SNS error code means retrying the same message cannot succeed: bad parameters, a message too
  * large, a topic that does not exist. Throttling, internal errors, KMS and auth problems are transient (an
  * operator can fix them), so they block the shard instead of dead-lettering.
+ *
+ * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `Exception` suffix.
  */
 export function isPermanentPublishError(code: string): boolean {
     switch (code.replace(/Exception$/, "")) {
@@ -124,6 +127,9 @@ function errorText(err: unknown): string {
  * Split messages into PublishBatch calls, in order: at most 10 entries and 256 KB per call, and, when
  * `oneEntryPerKey` is set, never two entries with the same ordering key in one call (so a failed entry can never
  * be overtaken by a later entry of its key that SNS accepted in the same call).
+ *
+ * @param items - What to publish, in delivery order; each carries its published form.
+ * @param oneEntryPerKey - Keep entries of one ordering key in separate calls.
  */
 export function publishBatches<T extends { readonly message: OutboundMessage }>(items: readonly T[], oneEntryPerKey: boolean): T[][] {
     const batches: T[][] = [];
@@ -149,6 +155,9 @@ export function publishBatches<T extends { readonly message: OutboundMessage }>(
  * Publish up to 10 messages in one PublishBatch call and report each entry's outcome, in order. Every `Failed[]`
  * entry is checked. When the whole call fails with a permanent error and holds several entries, each is
  * published alone to find out which one SNS refuses.
+ *
+ * @param ctx - The SNS client, topic and FIFO setting.
+ * @param messages - At most 10 messages, 256 KB in total (see {@link publishBatches}).
  */
 export async function publishBatch(ctx: DeliveryContext, messages: readonly OutboundMessage[]): Promise<PublishResult[]> {
     let out: PublishBatchCommandOutput;
@@ -192,6 +201,9 @@ export interface RecordState {
  * One consistent batch read (BatchGetItem, ConsistentRead) of the status of each record, so a redelivered
  * stream batch skips what an earlier invocation already completed. Unprocessed keys are retried a few times;
  * records still unread are reported as pending (publishing again is safe: delivery is at least once).
+ *
+ * @param ctx - The DynamoDB client and table.
+ * @param records - The records, in any order; the result is aligned with them.
  */
 export async function readRecordStates(ctx: DeliveryContext, records: readonly OutboxRecord[]): Promise<RecordState[]> {
     const keyOf = (r: OutboxRecord) => recordKey(r.partition, r.envelopeId, r.bindingId);
@@ -241,6 +253,9 @@ function chunkedDifference(all: readonly Record<string, AttributeValue>[], unpro
  * Count one permanent publish failure on the record (`ADD publish_attempts 1`, only while it is pending or
  * claimed) and return the new count. Durable, so the bound holds across invocations and cold starts.
  * Returns `undefined` when the record is already terminal.
+ *
+ * @param ctx - The DynamoDB client and table.
+ * @param record - The record SNS refused.
  */
 export async function countPermanentFailure(ctx: DeliveryContext, record: OutboxRecord): Promise<number | undefined> {
     const change = updateExpression({ add: [{ attribute: PUBLISH_ATTEMPTS_ATTRIBUTE, value: ":one_attempt" }], values: { ":one_attempt": { N: "1" } } });
@@ -263,7 +278,14 @@ export async function countPermanentFailure(ctx: DeliveryContext, record: Outbox
     }
 }
 
-/** Send a record to the DLQ with its reason. Throws a transient-classified error when SQS refuses. */
+/**
+ * Send a record to the DLQ with its reason. Throws a classified {@link OutboxError} when SQS refuses.
+ *
+ * @param ctx - The SQS client and DLQ URL.
+ * @param record - The record.
+ * @param reason - Why it is dead-lettered.
+ * @param detail - Attempts so far and the last error. @default {}
+ */
 export async function sendToDeadLetterQueue(
     ctx: DeliveryContext,
     record: OutboxRecord,
@@ -287,7 +309,12 @@ export async function sendToDeadLetterQueue(
     ctx.logger.warn("outbox record dead-lettered", { recordId: record.recordId, partition: record.partition, reason, attempts: detail.attempts, errorCode: detail.errorCode });
 }
 
-/** Whether a record's expiry has passed. */
+/**
+ * Whether a record's expiry has passed.
+ *
+ * @param record - The record.
+ * @param nowMs - The current time, epoch ms.
+ */
 export function isExpired(record: OutboxRecord, nowMs: number): boolean {
     return record.expiresAt > 0 && record.expiresAt <= nowMs;
 }
@@ -310,13 +337,21 @@ async function conditionalUpdate(ctx: DeliveryContext, input: object, what: stri
  * Complete a record that was published straight from the stream (pending → completed, ttl = now + grace,
  * `claim_sort` and `has_expiry` removed). Returns false when the record had already moved (a claimer holds it
  * or completed it): that is a race, not an error.
+ *
+ * @param ctx - The DynamoDB client, table, clock and grace.
+ * @param record - The published record.
  */
 export async function completePending(ctx: DeliveryContext, record: OutboxRecord): Promise<boolean> {
     const now = ctx.clock.now();
     return conditionalUpdate(ctx, completePendingUpdate(ctx.tableName, recordKey(record.partition, record.envelopeId, record.bindingId), now, ttlSeconds(now, ctx.completionGraceSeconds)), "completion", record);
 }
 
-/** Mark a pending record past its expiry as expired (ttl = now + grace). False when it had already moved. */
+/**
+ * Mark a pending record past its expiry as expired (ttl = now + grace). False when it had already moved.
+ *
+ * @param ctx - The DynamoDB client, table, clock and grace.
+ * @param record - The expired record.
+ */
 export async function expirePending(ctx: DeliveryContext, record: OutboxRecord): Promise<boolean> {
     const now = ctx.clock.now();
     return conditionalUpdate(ctx, expirePendingUpdate(ctx.tableName, recordKey(record.partition, record.envelopeId, record.bindingId), now + 1, ttlSeconds(now, ctx.completionGraceSeconds)), "expiry", record);
@@ -325,6 +360,10 @@ export async function expirePending(ctx: DeliveryContext, record: OutboxRecord):
 /**
  * Mark a record this token holds as expired (claimed → expired): the claimed-record twin of the store's
  * pending-only expiry, fenced by owner + version like Complete.
+ *
+ * @param ctx - The DynamoDB client, table, clock and grace.
+ * @param record - The expired record.
+ * @param token - The token holding its claim.
  */
 export async function expireClaimed(ctx: DeliveryContext, record: OutboxRecord, token: FencingToken): Promise<boolean> {
     const now = ctx.clock.now();
@@ -345,7 +384,12 @@ export async function expireClaimed(ctx: DeliveryContext, record: OutboxRecord, 
     );
 }
 
-/** Record the metrics of a published record: count and age at publish. */
+/**
+ * Record the metrics of a published record: count and age at publish.
+ *
+ * @param ctx - The invocation's metrics and clock.
+ * @param record - The published record.
+ */
 export function notePublished(ctx: DeliveryContext, record: OutboxRecord): void {
     ctx.metrics.count(DELIVERY_METRICS.published);
     ctx.metrics.sample(DELIVERY_METRICS.ageAtPublish, Math.max(0, ctx.clock.now() - record.createdAt), "Milliseconds");

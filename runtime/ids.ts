@@ -74,7 +74,11 @@ export function createIdGenerator(clock: Clock = systemClock): IdGenerator {
     };
 }
 
-/** The millisecond timestamp encoded in a ULID produced by {@link createIdGenerator}, or `undefined` for other strings. */
+/**
+ * The millisecond timestamp encoded in a ULID produced by {@link createIdGenerator}, or `undefined` for other strings.
+ *
+ * @param id - A message id.
+ */
 export function idTimestamp(id: string): number | undefined {
     if (id.length !== TIME_CHARS + RANDOM_CHARS) return undefined;
     let ms = 0;

@@ -16,7 +16,11 @@ export const MAX_TRANSACTION_BYTES = 4 * 1024 * 1024;
 /** The most actions one TransactWriteItems call may hold. */
 export const MAX_TRANSACTION_ACTIONS = 100;
 
-/** UTF-8 byte length of a string. */
+/**
+ * UTF-8 byte length of a string.
+ *
+ * @param text - Any string.
+ */
 export function utf8Length(text: string): number {
     return Buffer.byteLength(text, "utf8");
 }
@@ -31,7 +35,11 @@ function binarySize(b: Uint8Array): number {
     return b.byteLength;
 }
 
-/** The size of one attribute value (without its name). */
+/**
+ * The size of one attribute value (without its name).
+ *
+ * @param value - An SDK attribute value.
+ */
 export function attributeValueSize(value: AttributeValue): number {
     if (value.S !== undefined) return utf8Length(value.S);
     if (value.N !== undefined) return numberSize(value.N);
@@ -45,7 +53,11 @@ export function attributeValueSize(value: AttributeValue): number {
     return 0;
 }
 
-/** The size of an item (or any attribute map): attribute names plus values, in bytes. */
+/**
+ * The size of an item (or any attribute map): attribute names plus values, in bytes.
+ *
+ * @param item - The item's attributes.
+ */
 export function itemSize(item: Readonly<Record<string, AttributeValue>>): number {
     let total = 0;
     for (const name of Object.keys(item)) total += utf8Length(name) + attributeValueSize(item[name]!);

@@ -41,7 +41,12 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
     return { debug: entry("debug"), info: entry("info"), warn: entry("warn"), error: entry("error") };
 }
 
-/** Parse a log level from text (e.g. an environment variable); `undefined` and "" give the fallback. */
+/**
+ * Parse a log level from text (e.g. an environment variable), case-insensitively.
+ *
+ * @param text - The text, e.g. `process.env.AWS_LAMBDA_LOG_LEVEL`.
+ * @param fallback - The level for `undefined`, `""` or an unknown value. @default "info"
+ */
 export function parseLogLevel(text: string | undefined, fallback: LogLevel = "info"): LogLevel {
     const t = (text ?? "").trim().toLowerCase();
     return t === "debug" || t === "info" || t === "warn" || t === "error" ? t : fallback;

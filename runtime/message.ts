@@ -99,7 +99,11 @@ function stringAttribute(value: string): MessageAttributeValue {
     return { DataType: "String", StringValue: value };
 }
 
-/** The message attributes of a published message: record id, type, then the user headers. */
+/**
+ * The message attributes of a published message: record id, type, then the user headers.
+ *
+ * @param message - The published form.
+ */
 export function messageAttributes(message: OutboundMessage): Record<string, MessageAttributeValue> {
     const attributes: Record<string, MessageAttributeValue> = { [MESSAGE_ATTRIBUTE.recordId]: stringAttribute(message.id) };
     if (message.type !== "") attributes[MESSAGE_ATTRIBUTE.type] = stringAttribute(message.type);

@@ -216,6 +216,10 @@ export class OutboxWriter {
     private lastMs: number;
     private inMs: bigint;
 
+    /**
+     * @param options - The client, the table and the optional seams.
+     * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing.
+     */
     constructor(options: OutboxWriterOptions) {
         if (typeof options?.tableName !== "string" || options.tableName === "") {
             throw new OutboxError("INVALID_CONFIG", `OutboxWriter: tableName must be the outbox table's name, got ${describeValue(options?.tableName)}`);
