@@ -10,8 +10,8 @@ import { SNSClient as Sns } from "@aws-sdk/client-sns";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
 import { startFauxqs } from "../../local/fauxqs";
 import { startSnsTestServer } from "../../local/sns-test-server";
-import { startLocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
-import type { LambdaStreamEvent, LambdaStreamHandlerResult } from "../../runtime/local/stream-event";
+// Through the runtime entry point, as users import it (`dynamodb-outbox/runtime`).
+import { startLocalEventSourceMapping, type LambdaStreamEvent, type LambdaStreamHandlerResult } from "../../runtime";
 import { createStreamTable, destroyStreamsClients, putOutboxRecords, recordIdOf } from "./stream-table";
 
 /** A user's relay: PublishBatch per 10 records, stop at the first failure and report it (Lambda rewinds there). */
