@@ -9,8 +9,8 @@ const ALL_ACTIVE = GLOBAL_SECONDARY_INDEXES.map((i) => `${i.indexName}:${i.proje
 describe("cli: migrate on DynamoDB Local", function () {
     this.timeout(120_000);
     const tables: string[] = [];
-    after(async () => {
-        for (const t of tables) await dropTable(t);
+    afterEach(async () => {
+        for (const t of tables.splice(0)) await dropTable(t);
     });
 
     it("finds nothing to do on a table provisioned from the schema, and exits 0", async () => {

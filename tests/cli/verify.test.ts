@@ -18,8 +18,8 @@ function lines(stdout: string): string[] {
 describe("cli: verify on DynamoDB Local", function () {
     this.timeout(120_000);
     const tables: string[] = [];
-    after(async () => {
-        for (const t of tables) await dropTable(t);
+    afterEach(async () => {
+        for (const t of tables.splice(0)) await dropTable(t);
     });
 
     it("passes every line on a table provisioned from the schema, proves the expiry path, and leaves nothing behind", async () => {
