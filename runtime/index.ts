@@ -26,3 +26,4 @@ export * from "./delivery";
 export * from "./claimed-delivery";
 export * from "./publisher";
 export * from "./sweeper";
+export * from "./redrive";

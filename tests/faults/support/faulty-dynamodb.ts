@@ -9,8 +9,9 @@
  *   before sending (nothing applied);
  * - `lostAnswer`: the command IS applied, then the caller gets a 500 `InternalServerError` (an ambiguous outcome,
  *   like a timeout after DynamoDB committed);
- * - `kill`: on a completion write (a status → completed update), the call never answers and `onKill` fires: the
- *   invocation dies between publishing and completing, as a Lambda crash or timeout would.
+ * - kill: once armed with {@link FaultyDynamoClient.armKill}, the n-th completion write (a status → completed
+ *   update) never answers and `onKill` fires: the invocation dies between publishing and completing, as a Lambda
+ *   crash or timeout would. The scenario arms it for a share of the invocations.
  */
 import { seededRandom } from "./random";
 
@@ -28,8 +29,6 @@ export interface DynamoFaultRates {
     readonly conflict?: number;
     /** Applied, then answered with a 500. @default 0 */
     readonly lostAnswer?: number;
-    /** A completion write that never answers (the handler is killed). @default 0 */
-    readonly kill?: number;
 }
 
 /** What a faulty client injected so far. */
@@ -46,6 +45,8 @@ export interface FaultyDynamoClient extends SendClient {
     readonly counts: DynamoFaultCounts;
     /** Turn injection on or off. */
     setEnabled(on: boolean): void;
+    /** Kill the invocation at its `n`-th completion write from now (1 = the next one); `undefined` disarms. */
+    armKill(n: number | undefined): void;
 }
 
 interface CommandShape {
@@ -88,15 +89,20 @@ export function faultyDynamoClient(inner: SendClient, rates: DynamoFaultRates, s
     const random = seededRandom(seed);
     const counts: DynamoFaultCounts = { throttle: 0, conflict: 0, lostAnswer: 0, kill: 0 };
     let enabled = true;
+    let killIn: number | undefined;
     const fires = (rate: number | undefined) => enabled && rate !== undefined && rate > 0 && random() < rate;
     return {
         counts,
         setEnabled(on) {
             enabled = on;
         },
+        armKill(n) {
+            killIn = n;
+        },
         async send(command) {
             const name = (command as CommandShape).constructor.name;
-            if (isCompletionWrite(command) && fires(rates.kill)) {
+            if (enabled && killIn !== undefined && isCompletionWrite(command) && --killIn === 0) {
+                killIn = undefined;
                 counts.kill += 1;
                 onKill();
                 return new Promise<never>(() => undefined);

@@ -39,6 +39,8 @@ export interface ScenarioFaults {
     readonly entries?: readonly EntryFaultRule[];
     /** DynamoDB faults on the publisher's and sweeper's client. @default none */
     readonly dynamo?: DynamoFaultRates;
+    /** Probability that a publisher invocation is killed at a random completion write (after publishing). @default 0 */
+    readonly kill?: number;
     /** Probability that a successful invocation is answered as failed, so the mapping redelivers the whole batch. @default 0 */
     readonly redeliver?: number;
     /** Run the sweeper in a loop during the run, on the same records as the stream publisher. @default false */
@@ -133,7 +135,8 @@ async function writeAll(writer: OutboxWriter, planned: readonly PlannedMessage[]
 export async function runScenario(spec: ScenarioSpec, options: RunOptions): Promise<ScenarioResult> {
     const seed = options.seed ?? 7;
     const faults = spec.faults(options.rate);
-    const random = seededRandom(seed);
+    const writeRandom = seededRandom(seed);
+    const random = seededRandom(seed + 3);
     const ddb = await dynamoClient();
     const streams = new DynamoDBStreamsClient({ endpoint: await dynamoEndpoint(), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     const tableName = await createOutboxTable(ddb, `faults-${spec.name}`);
@@ -158,7 +161,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         kills += 1;
         killCurrent?.();
     });
-    const sweeperDb: FaultyDynamoClient = faultyDynamoClient(ddb, { ...(faults.dynamo ?? {}), kill: 0 }, seed + 2);
+    const sweeperDb: FaultyDynamoClient = faultyDynamoClient(ddb, faults.dynamo ?? {}, seed + 2);
     const common = { sns, sqs, tableName, topicArn, dlqUrl, clock: relayClock, maxPublishAttempts: MAX_PUBLISH_ATTEMPTS, writeMetrics: () => undefined };
     const publisher = createPublisher({ ...common, dynamodb: publisherDb });
     const sweeper = createSweeper({ ...common, dynamodb: sweeperDb, sweepAfterSeconds: 1 });
@@ -172,6 +175,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         // The invocation dies with its completion write in flight: what it published stays published, what it
         // had not completed stays pending or claimed.
         killCurrent = () => kill(new Error("invocation killed between publishing and completing (injected)"));
+        publisherDb.armKill(faults.kill !== undefined && random() < faults.kill ? 1 + Math.floor(random() * Math.max(1, event.Records.length)) : undefined);
         try {
             const out = await Promise.race([publisher(event, context), killed]);
             if (out.batchItemFailures.length === 0 && faults.redeliver !== undefined && random() < faults.redeliver && event.Records.length > 0) {
@@ -181,6 +185,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
             return out;
         } finally {
             killCurrent = undefined;
+            publisherDb.armKill(undefined);
         }
     };
 
@@ -211,7 +216,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     let leftOver = 0;
     try {
         const writer = new OutboxWriter({ client: ddb, tableName, clock: writerClock, address: topicArn });
-        await writeAll(writer, planned, random);
+        await writeAll(writer, planned, writeRandom);
         await mapping.drain({ timeoutMs: 300_000 });
         sweeping = false;
         await sweepLoop;

@@ -35,8 +35,8 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     },
     {
         name: "killed-mid-batch",
-        description: "the handler dies after publishing and before completing: its completion write never answers",
-        faults: (rate) => ({ dynamo: { kill: rate } }),
+        description: "a share of the publisher's invocations die after publishing, at a random completion write that never answers",
+        faults: (rate) => ({ kill: rate }),
     },
     {
         name: "sweeper-and-stream",
@@ -63,7 +63,8 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
                 { kind: "AcceptThenTimeout", actions: ["PublishBatch"], rate: rate / 5, holdMs: 30 },
             ],
             entries: [{ code: "Throttled", rate: rate / 5 }],
-            dynamo: { kill: rate / 10, throttle: rate / 10, conflict: rate / 10, lostAnswer: rate / 10 },
+            kill: rate / 4,
+            dynamo: { throttle: rate / 10, conflict: rate / 10, lostAnswer: rate / 10 },
             redeliver: rate / 5,
         }),
     },

@@ -1,0 +1,238 @@
+/**
+ * DLQ redrive: move dead-lettered messages back into the outbox once their cause is fixed (a topic policy, a
+ * message SNS refused, an outage that outlasted the records' expiry). Each DLQ message is re-written as a FRESH
+ * outbox record through {@link OutboxWriter}, with the original partition, ordering key, type, headers and payload,
+ * and deleted from the DLQ only after that write committed. The stream publisher then delivers it like any other
+ * record.
+ *
+ * Idempotent on the original record id: the new record's id is derived from the original one
+ * ({@link redriveRecordId}), so a redrive repeated after a crash, a failed delete or a duplicate DLQ message finds
+ * the record already written (`DUPLICATE_RECORD`), writes nothing, and only deletes the DLQ message.
+ *
+ * What a redriven message keeps and what it does not:
+ * - its ordering key and partition: it is published in order with the messages of its key written after the
+ *   redrive (it goes to the END of its key's sequence: the messages written meanwhile were already published);
+ * - its type, headers and payload (the payload as JSON, exactly as the DLQ message holds it);
+ * - not its expiry: an expired message would expire again at once. Pass `expiresAt` to give redriven messages a
+ *   new one;
+ * - not its id: consumers see the derived id. The original was never published (it was expired or refused), so
+ *   no consumer has it to deduplicate against.
+ *
+ * Messages that are not outbox records (the event source mapping's on-failure metadata, foreign messages) or
+ * whose payload is not JSON are left in the DLQ and counted, never deleted.
+ *
+ * @packageDocumentation
+ */
+import { createHash } from "node:crypto";
+import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type ReceiveMessageCommandOutput } from "@aws-sdk/client-sqs";
+import { isOutboxError, OutboxError } from "./errors";
+import { silentLogger, type Logger } from "./ports";
+import { awsErrorName, wrapAwsError } from "./store/aws-errors";
+import type { OutboxMessage, OutboxWriter } from "./writer";
+
+/** Anything with an AWS SDK v3 SQS client's `send`. */
+export interface SqsClientLike {
+    /** Send an SQS command. */
+    send(command: object): Promise<unknown>;
+}
+
+/** The prefix of a redriven record's id. */
+export const REDRIVE_ID_PREFIX = "redrive.";
+
+/** The longest record id (the SNS FIFO deduplication id limit). */
+const MAX_ID_LENGTH = 128;
+
+/**
+ * The id of the record a DLQ message is redriven as: `redrive.<original id>`, or `redrive.<sha-256 of it, hex>`
+ * when that would exceed 128 characters. Deterministic, so a repeated redrive of the same message collides with
+ * the record it already wrote.
+ *
+ * @param originalId - The dead-lettered record's id.
+ */
+export function redriveRecordId(originalId: string): string {
+    const plain = `${REDRIVE_ID_PREFIX}${originalId}`;
+    return plain.length <= MAX_ID_LENGTH ? plain : `${REDRIVE_ID_PREFIX}${createHash("sha256").update(originalId, "utf8").digest("hex")}`;
+}
+
+/** Options of {@link redriveDeadLetters}. */
+export interface RedriveOptions {
+    /** The SQS client of the DLQ. */
+    readonly sqs: SqsClientLike;
+    /** The DLQ URL (the Outbox component's `dlqUrl` output). */
+    readonly queueUrl: string;
+    /** A writer on the outbox table. Its `fifo` setting checks group ids as the publisher will use them. */
+    readonly writer: OutboxWriter;
+    /** Stop after this many DLQ messages were received (1–1000000). @default 1000 */
+    readonly maxMessages?: number;
+    /** How long a received message stays hidden while it is redriven, seconds (1–43200). @default 60 */
+    readonly visibilityTimeoutSeconds?: number;
+    /** The expiry of every redriven message. @default undefined (redriven messages never expire) */
+    readonly expiresAt?: Date;
+    /** Decide and report, but write and delete nothing. @default false */
+    readonly dryRun?: boolean;
+    /** Logs: ids and counts, never payloads. @default silentLogger */
+    readonly logger?: Logger;
+}
+
+/** What one redrive did. */
+export interface RedriveResult {
+    /** DLQ messages received. */
+    readonly received: number;
+    /** Written as new outbox records (and deleted from the DLQ). */
+    readonly redriven: number;
+    /** Already redriven by an earlier run (the record existed): deleted from the DLQ, nothing written. */
+    readonly alreadyRedriven: number;
+    /** Not outbox records, or not redrivable (payload not JSON): left in the DLQ. */
+    readonly notRedrivable: number;
+    /** The write or the delete failed: left in the DLQ (visible again after the visibility timeout). */
+    readonly failed: number;
+    /** Ids of the redriven records: `[original, new]`. */
+    readonly records: readonly (readonly [string, string])[];
+}
+
+/** The outbox fields of a DLQ message body (see `deadLetterMessage` in message.ts). */
+interface DeadLetterBody {
+    readonly recordId: string;
+    readonly partition: string;
+    readonly type: string;
+    readonly orderingKey?: string;
+    readonly headers: Record<string, string>;
+    readonly payload: unknown;
+}
+
+/**
+ * Read a DLQ message body as an outbox dead letter, or explain why it is not one.
+ *
+ * @param body - The SQS message body.
+ * @returns the fields, or `{ problem }`.
+ */
+export function parseDeadLetter(body: string | undefined): DeadLetterBody | { readonly problem: string } {
+    let parsed: unknown;
+    try {
+        parsed = JSON.parse(body ?? "");
+    } catch {
+        return { problem: "the body is not JSON" };
+    }
+    const b = parsed as Record<string, unknown> | null;
+    if (b === null || typeof b !== "object" || Array.isArray(b)) return { problem: "the body is not a JSON object" };
+    if ("DDBStreamBatchInfo" in b) return { problem: "it is the event source mapping's on-failure metadata, not a record: read the records by sequence number from the stream" };
+    const text = (name: string) => (typeof b[name] === "string" && b[name] !== "" ? (b[name] as string) : undefined);
+    const recordId = text("recordId");
+    const partition = text("partition");
+    if (recordId === undefined || partition === undefined) return { problem: "it has no recordId and partition: not an outbox dead letter" };
+    if (!("payload" in b)) return { problem: "its payload is not JSON (kept as raw text under body); OutboxWriter writes JSON payloads only" };
+    const headers = b.headers ?? {};
+    if (typeof headers !== "object" || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== "string")) {
+        return { problem: "its headers are not an object of strings" };
+    }
+    const orderingKey = text("orderingKey");
+    return { recordId, partition, type: typeof b.type === "string" ? b.type : "", ...(orderingKey !== undefined ? { orderingKey } : {}), headers: headers as Record<string, string>, payload: b.payload };
+}
+
+function integerIn(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+    const v = value ?? fallback;
+    if (!Number.isInteger(v) || v < min || v > max) {
+        throw new OutboxError("INVALID_CONFIG", `redriveDeadLetters: ${name} is ${String(v)}; expected an integer from ${min} to ${max}; omit it for the default ${fallback}`, { context: { [name]: String(v) } });
+    }
+    return v;
+}
+
+/**
+ * Redrive DLQ messages into the outbox: receive, re-write each as a fresh record, delete it from the DLQ once the
+ * write committed. Runs until the queue answers empty or `maxMessages` were received.
+ *
+ * @param options - Clients, queue, writer and limits.
+ * @returns counts, and the `[original id, new id]` of every record written.
+ * @throws OutboxError `INVALID_CONFIG` for bad options; a classified error when SQS cannot be read.
+ * @example
+ * const result = await redriveDeadLetters({
+ *   sqs: new SQSClient({}), queueUrl: process.env.OUTBOX_DLQ_URL!,
+ *   writer: new OutboxWriter({ client: new DynamoDBClient({}), tableName: "orders-outbox" }),
+ * });
+ */
+export async function redriveDeadLetters(options: RedriveOptions): Promise<RedriveResult> {
+    if (typeof options?.sqs?.send !== "function") throw new OutboxError("INVALID_CONFIG", "redriveDeadLetters: sqs must be an SQSClient from @aws-sdk/client-sqs");
+    if (typeof options.queueUrl !== "string" || options.queueUrl === "") {
+        throw new OutboxError("INVALID_CONFIG", `redriveDeadLetters: queueUrl must be the DLQ URL (the Outbox component's dlqUrl output), got ${JSON.stringify(options.queueUrl)}`);
+    }
+    if (options.writer === undefined || typeof options.writer.write !== "function") throw new OutboxError("INVALID_CONFIG", "redriveDeadLetters: writer must be an OutboxWriter on the outbox table");
+    if (options.expiresAt !== undefined && !(options.expiresAt instanceof Date && Number.isFinite(options.expiresAt.getTime()))) {
+        throw new OutboxError("INVALID_CONFIG", `redriveDeadLetters: expiresAt must be a valid Date, got ${String(options.expiresAt)}`);
+    }
+    const maxMessages = integerIn("maxMessages", options.maxMessages, 1000, 1, 1_000_000);
+    const visibility = integerIn("visibilityTimeoutSeconds", options.visibilityTimeoutSeconds, 60, 1, 43_200);
+    const logger = options.logger ?? silentLogger;
+    const counts = { received: 0, redriven: 0, alreadyRedriven: 0, notRedrivable: 0, failed: 0 };
+    const records: [string, string][] = [];
+
+    const remove = async (m: Message, recordId: string): Promise<boolean> => {
+        try {
+            await options.sqs.send(new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: m.ReceiptHandle }));
+            return true;
+        } catch (err) {
+            // The record is written; the next run finds it (DUPLICATE_RECORD) and deletes the message then.
+            logger.warn("redrive: the record is written but the DLQ message could not be deleted; a later run deletes it", { recordId, sqsMessageId: m.MessageId, code: awsErrorName(err) || "UNKNOWN" });
+            return false;
+        }
+    };
+
+    while (counts.received < maxMessages) {
+        let out: ReceiveMessageCommandOutput;
+        try {
+            out = (await options.sqs.send(
+                new ReceiveMessageCommand({
+                    QueueUrl: options.queueUrl,
+                    MaxNumberOfMessages: Math.min(10, maxMessages - counts.received),
+                    VisibilityTimeout: visibility,
+                    WaitTimeSeconds: 0,
+                    MessageAttributeNames: ["All"],
+                }),
+            )) as ReceiveMessageCommandOutput;
+        } catch (err) {
+            throw wrapAwsError(err, "redrive: receiving from the DLQ failed", { queueUrl: options.queueUrl });
+        }
+        const messages = out.Messages ?? [];
+        if (messages.length === 0) break;
+        for (const m of messages) {
+            counts.received += 1;
+            const dead = parseDeadLetter(m.Body);
+            if ("problem" in dead) {
+                counts.notRedrivable += 1;
+                logger.warn("redrive: left in the DLQ", { sqsMessageId: m.MessageId, problem: dead.problem });
+                continue;
+            }
+            const newId = redriveRecordId(dead.recordId);
+            const message: OutboxMessage = {
+                id: newId,
+                partition: dead.partition,
+                type: dead.type,
+                payload: dead.payload,
+                headers: dead.headers,
+                ...(dead.orderingKey !== undefined ? { orderingKey: dead.orderingKey } : {}),
+                ...(options.expiresAt !== undefined ? { expiresAt: options.expiresAt } : {}),
+            };
+            if (options.dryRun) {
+                counts.redriven += 1;
+                records.push([dead.recordId, newId]);
+                continue;
+            }
+            try {
+                await options.writer.write({ messages: [message] });
+            } catch (err) {
+                if (isOutboxError(err, "DUPLICATE_RECORD")) {
+                    if (await remove(m, dead.recordId)) counts.alreadyRedriven += 1;
+                    else counts.failed += 1;
+                    continue;
+                }
+                counts.failed += 1;
+                logger.error("redrive: writing the record failed; the message stays in the DLQ", { recordId: dead.recordId, partition: dead.partition, code: isOutboxError(err) ? err.code : "UNKNOWN" });
+                continue;
+            }
+            records.push([dead.recordId, newId]);
+            logger.info("redrive: dead letter written back to the outbox", { recordId: dead.recordId, newRecordId: newId, partition: dead.partition });
+            if (await remove(m, dead.recordId)) counts.redriven += 1;
+            else counts.failed += 1;
+        }
+    }
+    return { ...counts, records };
+}

@@ -1,0 +1,107 @@
+/**
+ * Flags of `npm run redrive`, parsed into options or an `INVALID_CONFIG` {@link OutboxError} naming the flag, the
+ * bad value, what is allowed and the fix.
+ *
+ * @packageDocumentation
+ */
+import { ENV } from "../runtime/config";
+import { OutboxError } from "../runtime/errors";
+
+/** Parsed flags of `npm run redrive`. */
+export interface RedriveArgs {
+    /** `--table`, else `OUTBOX_TABLE_NAME`. */
+    readonly table: string;
+    /** `--dlq-url`, else `OUTBOX_DLQ_URL`. */
+    readonly dlqUrl: string;
+    /** `--region`. @default AWS_REGION, then AWS_DEFAULT_REGION, then the SDK's own resolution */
+    readonly region?: string;
+    /** `--endpoint`: the DynamoDB endpoint (e.g. DynamoDB Local). @default the AWS endpoint */
+    readonly endpoint?: string;
+    /** `--sqs-endpoint`: the SQS endpoint (e.g. a local SQS). @default the AWS endpoint */
+    readonly sqsEndpoint?: string;
+    /** `--max`: DLQ messages to receive at most. @default 1000 */
+    readonly max: number;
+    /** `--expires-in`: seconds from now after which redriven messages expire. @default never */
+    readonly expiresInSeconds?: number;
+    /** `--fifo`: the topic is FIFO (checks group ids as the publisher uses them). @default false */
+    readonly fifo: boolean;
+    /** `--dry-run`: report what would be redriven, change nothing. @default false */
+    readonly dryRun: boolean;
+    /** `--help`. */
+    readonly help: boolean;
+}
+
+/** The usage text. */
+export const REDRIVE_USAGE = `Usage: npm run redrive -- --table <name> --dlq-url <url> [options]
+
+Moves dead-lettered outbox messages back into the outbox: each becomes a fresh record (same partition, ordering
+key, type, headers and payload; id "redrive.<original id>") and is deleted from the DLQ once written. Safe to
+run again: a message already redriven is only deleted.
+
+  --table <name>          the outbox table (default: $${ENV.tableName})
+  --dlq-url <url>         the DLQ URL, the Outbox component's dlqUrl output (default: $${ENV.dlqUrl})
+  --region <region>       AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)
+  --endpoint <url>        DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local
+  --sqs-endpoint <url>    SQS endpoint, for a local SQS
+  --max <n>               receive at most n DLQ messages (1-1000000, default 1000)
+  --expires-in <seconds>  give redriven messages an expiry this far ahead (default: never expire)
+  --fifo                  the topic is FIFO: check ordering keys and partitions as MessageGroupIds
+  --dry-run               print what would be redriven; write and delete nothing
+  --help                  this text`;
+
+const VALUED = new Set(["table", "dlq-url", "region", "endpoint", "sqs-endpoint", "max", "expires-in"]);
+const BOOLEAN = new Set(["fifo", "dry-run", "help"]);
+
+function bad(flag: string, value: string, allowed: string, fix: string): OutboxError {
+    return new OutboxError("INVALID_CONFIG", `redrive: --${flag} is ${JSON.stringify(value)}; expected ${allowed}; ${fix}`, { context: { flag, value } });
+}
+
+/**
+ * Parse the flags.
+ *
+ * @param argv - The arguments after the script name.
+ * @param env - The environment, for the table and DLQ fallbacks.
+ * @throws OutboxError `INVALID_CONFIG` for an unknown flag, a missing value, a bad number, or a missing table or DLQ URL.
+ */
+export function parseRedriveArgs(argv: readonly string[], env: NodeJS.ProcessEnv): RedriveArgs {
+    const values: Record<string, string> = {};
+    const flags = new Set<string>();
+    for (let i = 0; i < argv.length; i += 1) {
+        const arg = argv[i]!;
+        if (!arg.startsWith("--")) throw bad("(positional)", arg, "only --flags", "run with --help for the flags");
+        const [name, inline] = arg.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+        if (BOOLEAN.has(name)) {
+            flags.add(name);
+            continue;
+        }
+        if (!VALUED.has(name)) throw bad(name, arg, `one of --${[...VALUED, ...BOOLEAN].join(", --")}`, "run with --help for the flags");
+        const value = inline ?? argv[i + 1];
+        if (value === undefined || (inline === undefined && value.startsWith("--"))) throw bad(name, "", "a value", `write --${name} <value>`);
+        if (inline === undefined) i += 1;
+        values[name] = value;
+    }
+    if (flags.has("help")) return { table: "", dlqUrl: "", max: 1000, fifo: false, dryRun: false, help: true };
+    const table = values.table ?? env[ENV.tableName] ?? "";
+    const dlqUrl = values["dlq-url"] ?? env[ENV.dlqUrl] ?? "";
+    if (table === "") throw bad("table", "", "the outbox table's name", `pass --table or set ${ENV.tableName}`);
+    if (dlqUrl === "") throw bad("dlq-url", "", "the DLQ URL (the Outbox component's dlqUrl output)", `pass --dlq-url or set ${ENV.dlqUrl}`);
+    const max = values.max === undefined ? 1000 : Number(values.max);
+    if (!Number.isInteger(max) || max < 1 || max > 1_000_000) throw bad("max", values.max ?? "", "an integer from 1 to 1000000", "omit it for 1000");
+    let expiresInSeconds: number | undefined;
+    if (values["expires-in"] !== undefined) {
+        expiresInSeconds = Number(values["expires-in"]);
+        if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1) throw bad("expires-in", values["expires-in"], "a whole number of seconds ≥ 1", "omit it for messages that never expire");
+    }
+    return {
+        table,
+        dlqUrl,
+        ...(values.region !== undefined ? { region: values.region } : {}),
+        ...(values.endpoint !== undefined ? { endpoint: values.endpoint } : {}),
+        ...(values["sqs-endpoint"] !== undefined ? { sqsEndpoint: values["sqs-endpoint"] } : {}),
+        max,
+        ...(expiresInSeconds !== undefined ? { expiresInSeconds } : {}),
+        fifo: flags.has("fifo"),
+        dryRun: flags.has("dry-run"),
+        help: false,
+    };
+}
