@@ -58,6 +58,8 @@ export interface StreamBatchResponse {
 export interface HandlerContext {
     /** The invocation's request id; part of the claim owner id. */
     readonly awsRequestId?: string;
+    /** Milliseconds left in this invocation; the handler stops starting work when fewer than `reserveMs` remain. */
+    getRemainingTimeInMillis?(): number;
 }
 
 /** A stream publisher handler. */
@@ -100,6 +102,12 @@ export interface PublisherConfig {
     readonly logger?: Logger;
     /** Where the EMF metric line of each invocation goes. @default stdout */
     readonly writeMetrics?: LineWriter;
+    /**
+     * Stop starting work when fewer than this many ms of the invocation remain: the publisher reports the next
+     * record as failed (Lambda retries from it) instead of being cut off mid-record.
+     * @default 5000 (the sweeper's default is 10000)
+     */
+    readonly reserveMs?: number;
 }
 
 /** What one invocation did, for tests and logs. */
@@ -158,6 +166,8 @@ export interface PublisherSettings {
     readonly claimLimit: number;
     /** The fencing version of this function's claims. */
     readonly claimVersion: bigint;
+    /** Stop starting work when fewer than this many ms remain. */
+    readonly reserveMs: number;
 }
 
 /** {@link PublisherSettings} before an invocation: everything but the metrics. */
@@ -222,6 +232,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
         },
         store: config.store ?? new OutboxStore({ client: config.dynamodb, tableName: config.tableName, clock, logger, compactionGraceSeconds: completionGraceSeconds }),
         claimLimit: integerIn(who, "claimLimit", config.claimLimit, 100, 1, 1000),
+        reserveMs: integerIn(who, "reserveMs", config.reserveMs, who === "createSweeper" ? 10_000 : 5_000, 0, 900_000),
         claimVersion,
     };
 }
@@ -240,8 +251,9 @@ function errorCode(err: unknown): string {
  * @param settings - From {@link resolveDeliveryConfig}, with this invocation's metrics.
  * @param event - The Lambda DynamoDB stream event (checked defensively).
  * @param invocationId - Makes the claim owner id unique per invocation.
+ * @param timeLeft - Milliseconds left in the invocation. @default unlimited
  */
-export async function processStreamEvent(settings: PublisherSettings, event: unknown, invocationId: string): Promise<PublishOutcome> {
+export async function processStreamEvent(settings: PublisherSettings, event: unknown, invocationId: string, timeLeft: () => number = () => Number.POSITIVE_INFINITY): Promise<PublishOutcome> {
     const { ctx, store } = settings;
     const { candidates, ignored, undecodable } = candidatesOf(event, ctx.logger);
     ctx.metrics.count(DELIVERY_METRICS.ignored, ignored);
@@ -304,6 +316,11 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
 
     for (let i = 0; i < candidates.length; i += 1) {
         const candidate = candidates[i]!;
+        if (timeLeft() < settings.reserveMs) {
+            const failed = await flush();
+            ctx.logger.warn("publisher: running out of time; Lambda retries the rest of the batch", { sequenceNumber: failed ?? candidate.sequenceNumber });
+            return { response: failureAt(failed ?? candidate.sequenceNumber), ignored };
+        }
         const { record } = candidate;
         const state = states[i]!;
         if (state.status === undefined || state.status === STATUS.completed || state.status === STATUS.expired) {
@@ -314,13 +331,17 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
             if (handledByClaim.has(record.recordId) || drained.has(record.partition)) continue;
             const failed = await flush();
             if (failed !== undefined) return { response: failureAt(failed), ignored };
-            const result = await drainPartition(ctx, store, record.partition, token, { limit: settings.claimLimit, maxRounds: 10, until: record.recordId });
+            const result = await drainPartition(ctx, store, record.partition, token, { limit: settings.claimLimit, maxRounds: 10, until: record.recordId, keepGoing: () => timeLeft() >= settings.reserveMs });
             for (const id of result.handled) handledByClaim.add(id);
             if (result.failure !== undefined) {
                 ctx.logger.warn("publisher: keyed delivery failed; retrying from this record", { recordId: record.recordId, partition: record.partition, failedRecordId: result.failure.recordId, code: errorCode(result.failure.error) });
                 return { response: failureAt(candidate.sequenceNumber), ignored };
             }
             if (result.exhausted) drained.add(record.partition);
+            else if (!handledByClaim.has(record.recordId)) {
+                // Out of rounds or time before reaching this record: Lambda retries from it and the drain goes on.
+                return { response: failureAt(candidate.sequenceNumber), ignored };
+            }
             continue;
         }
         if (state.status === STATUS.claimed || handledByClaim.has(record.recordId)) continue; // a claimer holds it and delivers it
@@ -369,7 +390,8 @@ export function createPublisher(config: PublisherConfig): PublisherHandler {
             ...(config.writeMetrics !== undefined ? { write: config.writeMetrics } : {}),
         });
         try {
-            const outcome = await processStreamEvent({ ...resolved, ctx: { ...resolved.base, metrics } }, event, context?.awsRequestId ?? randomUUID());
+            const timeLeft = () => (context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY);
+            const outcome = await processStreamEvent({ ...resolved, ctx: { ...resolved.base, metrics } }, event, context?.awsRequestId ?? randomUUID(), timeLeft);
             return outcome.response;
         } finally {
             metrics.flush();

@@ -38,8 +38,6 @@ export interface SweeperConfig extends PublisherConfig {
     readonly maxPartitionsPerRun?: number;
     /** The most expired records dead-lettered per run (1–100000). @default 1000 */
     readonly maxExpiredPerRun?: number;
-    /** Stop starting new work when fewer than this many ms of the invocation remain. @default 10000 */
-    readonly reserveMs?: number;
 }
 
 /** What one sweep did. */
@@ -57,10 +55,7 @@ export interface SweepResult {
 }
 
 /** The sweeper's Lambda context: the remaining time tells it when to stop starting work. */
-export interface SweeperContext extends HandlerContext {
-    /** Milliseconds left in this invocation. */
-    getRemainingTimeInMillis?(): number;
-}
+export type SweeperContext = HandlerContext;
 
 /** A sweeper handler. */
 export type SweeperHandler = (event?: unknown, context?: SweeperContext) => Promise<SweepResult>;
@@ -93,7 +88,7 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
     const sweepAfterMs = integerIn("sweepAfterSeconds", config.sweepAfterSeconds, 120, 1, 24 * 3600) * 1000;
     const maxPartitions = integerIn("maxPartitionsPerRun", config.maxPartitionsPerRun, 200, 1, 10_000);
     const maxExpired = integerIn("maxExpiredPerRun", config.maxExpiredPerRun, 1000, 1, 100_000);
-    const reserveMs = integerIn("reserveMs", config.reserveMs, 10_000, 0, 900_000);
+    const reserveMs = resolved.reserveMs;
 
     return async (_event, context) => {
         const base = resolved.base;

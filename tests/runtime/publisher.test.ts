@@ -224,6 +224,34 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.deepEqual(h.published().map((p) => p.id), messageIds);
     });
 
+    it("reports a keyed doorbell it could not reach within its claim rounds, and the retry finishes in order", async function () {
+        h = await createHarness();
+        const ids: string[] = [];
+        for (let n = 0; n < 12; n += 1) ids.push(...(await h.writer.write({ messages: [{ partition: "K", type: "T", payload: n, orderingKey: "k" }] })).messageIds);
+        const event = await h.streamEvent();
+        const newestFirst = { Records: [...event.Records].reverse() };
+        const publisher = h.publisher({ claimLimit: 1 });
+        assert.deepEqual(await publisher(newestFirst), { batchItemFailures: [{ itemIdentifier: newestFirst.Records[0]!.dynamodb.SequenceNumber }] }, "10 rounds of 1 did not reach the newest");
+        assert.deepEqual(h.published().map((p) => p.id), ids.slice(0, 10));
+        assert.deepEqual(await publisher(newestFirst), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id), ids);
+    });
+
+    it("stops starting work when the invocation runs short of time, reporting the next record", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1 }, { partition: "K", type: "T", payload: 2, orderingKey: "k" }] });
+        const event = await h.streamEvent();
+        let remaining = 60_000;
+        const publisher = h.publisher({ reserveMs: 5_000 });
+        const context = { awsRequestId: "req-1", getRemainingTimeInMillis: () => remaining };
+        remaining = 4_000;
+        assert.deepEqual(await publisher(event, context), { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] });
+        assert.equal(h.published().length, 0);
+        remaining = 60_000;
+        assert.deepEqual(await publisher(event, context), { batchItemFailures: [] });
+        assert.equal(h.published().length, 2);
+    });
+
     it("skips a redelivered batch whose records are all completed", async function () {
         h = await createHarness();
         await h.writer.write({ messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })) });
