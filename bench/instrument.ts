@@ -16,7 +16,7 @@ export interface CallTally {
     writeUnits: number;
     /** Read capacity units reported by DynamoDB, tables and indexes. */
     readUnits: number;
-    /** Capacity units by where they were spent: `table`, or a GSI's name. */
+    /** Capacity units by where they were spent: `table` or a GSI's name for writes, `read:table` or `read:<GSI>` for reads. */
     readonly unitsBy: Record<string, number>;
 }
 
@@ -63,8 +63,12 @@ function addCapacity(tally: CallTally, command: string, consumed: ConsumedCapaci
         const write = c.WriteCapacityUnits ?? (WRITE_COMMANDS.includes(command) ? (c.CapacityUnits ?? 0) : 0);
         tally.readUnits += read;
         tally.writeUnits += write;
-        tally.unitsBy.table = (tally.unitsBy.table ?? 0) + (c.Table?.CapacityUnits ?? 0);
-        for (const [index, units] of Object.entries(c.GlobalSecondaryIndexes ?? {})) tally.unitsBy[index] = (tally.unitsBy[index] ?? 0) + (units.CapacityUnits ?? 0);
+        const prefix = READ_COMMANDS.includes(command) ? "read:" : "";
+        const add = (where: string, units: number | undefined): void => {
+            if (units) tally.unitsBy[`${prefix}${where}`] = (tally.unitsBy[`${prefix}${where}`] ?? 0) + units;
+        };
+        add("table", c.Table?.CapacityUnits);
+        for (const [index, units] of Object.entries(c.GlobalSecondaryIndexes ?? {})) add(index, units.CapacityUnits);
     }
 }
 

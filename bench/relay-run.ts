@@ -37,6 +37,8 @@ export interface RelayRunResult {
     readonly messages: number;
     /** Messages SNS acknowledged (must equal `messages`). */
     readonly delivered: number;
+    /** The write pace, orders per second; 0 for a burst. */
+    readonly ratePerSec: number;
     /** SNS calls (Publish or PublishBatch) per message. */
     readonly snsCallsPerMessage: number;
     /** DynamoDB calls per message, writer and relay (stream reads excluded: Lambda's poller makes those). */
@@ -209,6 +211,7 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
             return {
                 messages: n,
                 delivered: deliveredAt.size,
+                ratePerSec: rate,
                 snsCallsPerMessage: round(totalCalls(snsTally) / n, 3),
                 ddbCallsPerMessage: round((totalCalls(writerTally) + totalCalls(relayTally)) / n, 3),
                 wcuPerMessage: round((writerTally.writeUnits + relayTally.writeUnits) / n, 3),

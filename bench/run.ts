@@ -33,8 +33,8 @@ export interface BenchOptions {
     readonly messages: number;
     /** Latency added to every SNS call in the second mode, ms. @default 5 */
     readonly snsLatencyMs: number;
-    /** The pace of the latency runs, orders per second (below both relays' throughput). @default 40 */
-    readonly latencyRate: number;
+    /** The pace of the latency runs, orders per second. @default half the slower relay's burst throughput in that mode */
+    readonly latencyRate?: number;
 }
 
 /** Per relay figures in the JSON. */
@@ -47,9 +47,11 @@ export interface RelayFigures {
     readonly p50LatencyMs: number;
     readonly p99LatencyMs: number;
     /** The same run with `latencyMs` added to every SNS call. */
-    readonly withSnsLatency: { readonly latencyMs: number; readonly msgsPerSec: number; readonly p50LatencyMs: number; readonly p99LatencyMs: number };
-    /** Write units by where they were spent (`table` or a GSI), per message. */
-    readonly unitsByPerMessage: Record<string, number>;
+    readonly withSnsLatency: { readonly latencyMs: number; readonly msgsPerSec: number; readonly p50LatencyMs: number; readonly p99LatencyMs: number; readonly paceMsgsPerSec: number };
+    /** The pace of the latency run, orders per second. */
+    readonly paceMsgsPerSec: number;
+    /** Capacity units per message by who spent them (the writer, the relay) and where (`table` or a GSI's name). */
+    readonly unitsByPerMessage: { readonly writer: Record<string, number>; readonly relay: Record<string, number> };
     /** Calls per message by command. */
     readonly callsPerMessage: Record<string, number>;
 }
@@ -60,20 +62,21 @@ export type ClaimFigures = Record<string, { readonly rcu: number; readonly pages
 const USAGE = `Usage: npm run bench -- [--quick] [--json] [--messages <n>] [--sns-latency-ms <n>] [--latency-rate <n>]
 
 For each relay and each SNS mode: a burst of <messages> orders written as fast as DynamoDB takes them
-(calls, capacity units, messages/s), then <messages>/4 orders paced at --latency-rate (latency percentiles).
+(calls, capacity units, messages/s), then <messages>/4 orders paced at half the slower relay's burst rate,
+the same pace for both (latency percentiles: the pipeline's, not a queue's).
 
   --quick              300 messages per burst (under a minute); the default is 2000
   --json               print {"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} only
   --messages <n>       messages per burst, 50 to 100000
   --sns-latency-ms <n> latency added to each SNS call in the second mode, 0 to 1000 (default 5)
-  --latency-rate <n>   orders per second in the latency runs, 1 to 1000 (default 40)`;
+  --latency-rate <n>   orders per second in the latency runs, 1 to 1000, instead of the measured pace`;
 
 function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
     let quick = false;
     let json = false;
     let messages: number | undefined;
     let snsLatencyMs = 5;
-    let latencyRate = 40;
+    let latencyRate: number | undefined;
     const integer = (flag: string, raw: string | undefined, min: number, max: number): number => {
         const value = Number(raw);
         if (raw === undefined || raw.trim() === "" || !Number.isInteger(value) || value < min || value > max) {
@@ -91,7 +94,7 @@ function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
         else if (arg === "--latency-rate") latencyRate = integer(arg, argv[(i += 1)], 1, 1000);
         else throw new Error(`unknown option ${JSON.stringify(arg)}; the options are --quick, --json, --messages, --sns-latency-ms, --latency-rate (see --help)`);
     }
-    return { quick, json, messages: messages ?? (quick ? 300 : 2000), snsLatencyMs, latencyRate };
+    return { quick, json, messages: messages ?? (quick ? 300 : 2000), snsLatencyMs, ...(latencyRate === undefined ? {} : { latencyRate }) };
 }
 
 function perMessage(record: Record<string, number>, n: number, digits = 3): Record<string, number> {
@@ -107,8 +110,6 @@ interface Measured {
 function figures(plainPair: Measured, slowPair: Measured, latencyMs: number): RelayFigures {
     const plain = plainPair.burst;
     const n = plain.messages;
-    const units: Record<string, number> = { ...plain.detail.writer.unitsBy };
-    for (const [k, v] of Object.entries(plain.detail.relay.unitsBy)) units[k] = (units[k] ?? 0) + v;
     const calls: Record<string, number> = {};
     for (const tally of [plain.detail.writer, plain.detail.relay, plain.detail.sns]) {
         for (const [k, v] of Object.entries(tally.calls)) calls[k.replace(/Command$/, "")] = (calls[k.replace(/Command$/, "")] ?? 0) + v;
@@ -121,8 +122,15 @@ function figures(plainPair: Measured, slowPair: Measured, latencyMs: number): Re
         msgsPerSec: plain.msgsPerSec,
         p50LatencyMs: plainPair.paced.p50LatencyMs,
         p99LatencyMs: plainPair.paced.p99LatencyMs,
-        withSnsLatency: { latencyMs, msgsPerSec: slowPair.burst.msgsPerSec, p50LatencyMs: slowPair.paced.p50LatencyMs, p99LatencyMs: slowPair.paced.p99LatencyMs },
-        unitsByPerMessage: perMessage(units, n),
+        paceMsgsPerSec: plainPair.paced.ratePerSec,
+        withSnsLatency: {
+            latencyMs,
+            msgsPerSec: slowPair.burst.msgsPerSec,
+            p50LatencyMs: slowPair.paced.p50LatencyMs,
+            p99LatencyMs: slowPair.paced.p99LatencyMs,
+            paceMsgsPerSec: slowPair.paced.ratePerSec,
+        },
+        unitsByPerMessage: { writer: perMessage(plain.detail.writer.unitsBy, n), relay: perMessage(plain.detail.relay.unitsBy, n) },
         callsPerMessage: perMessage(calls, n),
     };
 }
@@ -145,13 +153,17 @@ function table(ours: RelayFigures, naive: RelayFigures, claim: ClaimFigures, lam
         [`p99 ms, SNS +${options.snsLatencyMs} ms`, ours.withSnsLatency.p99LatencyMs, naive.withSnsLatency.p99LatencyMs],
     ];
     const out = [
-        `${options.messages} messages per burst (messages/s, calls, units); ${Math.max(50, Math.round(options.messages / 4))} paced at ${options.latencyRate}/s (latency); same DynamoDB Local and local SNS for both`,
+        `${options.messages} messages per burst (messages/s, calls, units); ${Math.max(50, Math.round(options.messages / 4))} paced at ${ours.paceMsgsPerSec}/s then ${ours.withSnsLatency.paceMsgsPerSec}/s (latency); same DynamoDB Local and local SNS for both`,
         "",
         `| ${"figure".padEnd(30)} | ${"ours".padStart(9)} | ${"naive".padStart(9)} | ${"ours/naive".padStart(10)} |`,
         `|${"-".repeat(32)}|${"-".repeat(10)}:|${"-".repeat(10)}:|${"-".repeat(11)}:|`,
         ...rows.map(([name, a, b]) => `| ${name.padEnd(30)} | ${String(a).padStart(9)} | ${String(b).padStart(9)} | ${ratio(a, b).padStart(10)} |`),
         "",
-        `ours, write units per message by place: ${Object.entries(ours.unitsByPerMessage).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+        ...(["ours", "naive"] as const).flatMap((who) => {
+            const by = (who === "ours" ? ours : naive).unitsByPerMessage;
+            const list = (r: Record<string, number>): string => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
+            return [`${who}, capacity units per message: writer ${list(by.writer)}; relay ${list(by.relay)}`];
+        }),
         `ours, calls per message: ${Object.entries(ours.callsPerMessage).map(([k, v]) => `${k} ${v}`).join(", ")}`,
         `naive, calls per message: ${Object.entries(naive.callsPerMessage).map(([k, v]) => `${k} ${v}`).join(", ")}`,
         `claim (one 100-record claim): ${Object.entries(claim).map(([size, c]) => `backlog ${size}: ${c.rcu} RCU, ${c.pages} pages`).join("; ")}`,
@@ -206,17 +218,27 @@ async function main(): Promise<void> {
             );
             return result;
         };
-        const measure = async (kind: RelayKind, latencyMs: number): Promise<Measured> => ({
-            burst: await once(kind, options.messages, latencyMs, 0),
-            paced: await once(kind, Math.max(50, Math.round(options.messages / 4)), latencyMs, options.latencyRate),
-        });
+        // Latency is measured at a pace both relays keep up with (half the slower one's burst throughput in that
+        // mode, unless --latency-rate is given), so it is the pipeline's latency, not a queue's.
+        const measureMode = async (latencyMs: number): Promise<{ ours: Measured; naive: Measured }> => {
+            const oursBurst = await once("ours", options.messages, latencyMs, 0);
+            const naiveBurst = await once("naive", options.messages, latencyMs, 0);
+            const pace = options.latencyRate ?? Math.max(1, Math.floor(Math.min(oursBurst.msgsPerSec, naiveBurst.msgsPerSec) / 2));
+            const paced = Math.max(50, Math.round(options.messages / 4));
+            return {
+                ours: { burst: oursBurst, paced: await once("ours", paced, latencyMs, pace) },
+                naive: { burst: naiveBurst, paced: await once("naive", paced, latencyMs, pace) },
+            };
+        };
         say("warm-up (DynamoDB Local's JIT)…");
         await once("ours", options.quick ? 50 : 200, 0, 0);
         await once("naive", options.quick ? 50 : 200, 0, 0);
-        const oursPlain = await measure("ours", 0);
-        const naivePlain = await measure("naive", 0);
-        const oursSlow = await measure("ours", options.snsLatencyMs);
-        const naiveSlow = await measure("naive", options.snsLatencyMs);
+        const plain = await measureMode(0);
+        const slow = await measureMode(options.snsLatencyMs);
+        const oursPlain = plain.ours;
+        const naivePlain = plain.naive;
+        const oursSlow = slow.ours;
+        const naiveSlow = slow.naive;
         say("claim: seeding backlogs of 1000 and 50000 and claiming 100 at a time…");
         const claimed = await measureClaimCost(dynamo.endpoint, [1000, 50_000], { claims: options.quick ? 1 : 3, progress: (line) => say(`claim: ${line}`) });
         const claim: ClaimFigures = Object.fromEntries(Object.entries(claimed).map(([size, c]) => [size, { rcu: c.rcu, pages: c.pages }]));

@@ -9,7 +9,7 @@
 export interface StartOptions {
     /** Orders (one event each) the demo producer writes. @default 1000 */
     readonly count: number;
-    /** Orders written per second; 0 writes as fast as DynamoDB takes them. @default 500 */
+    /** Orders written per second; 0 writes as fast as DynamoDB takes them. @default 100 */
     readonly rate: number;
     /**
      * Ordering keys (customers). 0: every order is keyless and takes the batched fast path. N > 0: order i belongs
@@ -32,7 +32,7 @@ export interface StartOptions {
 /** The defaults of {@link StartOptions}. */
 export const START_DEFAULTS: StartOptions = {
     count: 1000,
-    rate: 500,
+    rate: 100,
     keys: 0,
     expireRatio: 0,
     failRate: 0,

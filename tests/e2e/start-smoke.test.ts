@@ -15,6 +15,7 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { JAVA_MISSING_MESSAGE } from "../../local/dynamodb-local";
+import { createProgressLine } from "../../scripts/progress";
 import { parseStartArgs, START_DEFAULTS, UsageError } from "../../scripts/start-args";
 
 const REPO = path.join(__dirname, "..", "..");
@@ -259,4 +260,32 @@ describe("npm start flags", () => {
             assert.throws(() => parseStartArgs(argv), (err: unknown) => err instanceof UsageError && message.test(err.message));
         });
     }
+});
+
+describe("npm start progress line", () => {
+    function fakeStream(isTTY: boolean): { stream: NodeJS.WriteStream; written: string[] } {
+        const written: string[] = [];
+        const stream = { isTTY, columns: 40, write: (chunk: string) => written.push(chunk) } as unknown as NodeJS.WriteStream;
+        return { stream, written };
+    }
+
+    it("rewrites one line in place on a terminal, cut to its width, and clears it before a normal line", () => {
+        const { stream, written } = fakeStream(true);
+        const progress = createProgressLine({ stream });
+        progress.update("written 1/10");
+        progress.update("written 2/10 " + "x".repeat(100));
+        progress.print("summary");
+        assert.deepEqual(written, ["\r\x1b[2Kwritten 1/10", `\r\x1b[2K${("written 2/10 " + "x".repeat(100)).slice(0, 39)}`, "\r\x1b[2K", "summary\n"]);
+    });
+
+    it("writes plain lines, at most one per interval and none repeated, when stdout is not a terminal", () => {
+        const { stream, written } = fakeStream(false);
+        const progress = createProgressLine({ stream, plainIntervalMs: 60_000 });
+        progress.update("written 1/10");
+        progress.update("written 2/10");
+        progress.print("summary");
+        progress.done();
+        assert.deepEqual(written, ["written 1/10\n", "summary\n"]);
+        assert.ok(written.every((w) => !w.includes("\r")));
+    });
 });
