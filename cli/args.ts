@@ -94,10 +94,16 @@ function isCommand(word: string): word is CommandName {
     return Object.prototype.hasOwnProperty.call(COMMANDS, word);
 }
 
+/** DynamoDB's table name rule. */
+const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
+
 function parseValue(spec: FlagSpec, raw: string): string | number {
     const flag = `--${spec.name}`;
     if (spec.kind === "string") {
         if (raw.trim() === "") throw usageError(`${flag} needs a non-empty ${spec.valueName}, got ""`, spec.name);
+        if (spec.name === "table" && !TABLE_NAME.test(raw)) {
+            throw usageError(`--table "${raw}" is not a DynamoDB table name: 3 to 255 characters of a-z, A-Z, 0-9, "_", "-" and "."`, spec.name);
+        }
         return raw;
     }
     const n = Number(raw);

@@ -11,8 +11,8 @@ import {
     type TableDescription,
     type TimeToLiveDescription,
 } from "@aws-sdk/client-dynamodb";
-import { OutboxError } from "../runtime/errors";
-import { isResourceNotFound } from "../runtime/store/aws-errors";
+import { isOutboxError, OutboxError } from "../runtime/errors";
+import { isResourceNotFound, wrapAwsError } from "../runtime/store/aws-errors";
 import { seconds, type Output } from "./io";
 import { inspectTable, type TableShape } from "./table-shape";
 
@@ -26,11 +26,20 @@ export interface DescribedTable {
     readonly shape: TableShape;
 }
 
+/** The classified error of a failed describe call, naming the permission when access was denied. */
+function describeFailure(err: unknown, message: string, permission: string, tableName: string): unknown {
+    const wrapped = wrapAwsError(err, message, { table: tableName });
+    if (isOutboxError(wrapped, "NOT_AUTHORIZED")) {
+        return new OutboxError("NOT_AUTHORIZED", `${message}: the tool needs ${permission}`, { cause: err, context: { table: tableName } });
+    }
+    return wrapped;
+}
+
 /**
  * Describe the table, or return `undefined` when it does not exist.
  *
- * @throws OutboxError `UNAVAILABLE` (with the SDK error as cause) when DescribeTable or DescribeTimeToLive fails
- *   for another reason, e.g. missing `dynamodb:DescribeTable` permission.
+ * @throws OutboxError with the classified code (the SDK error as cause) when DescribeTable or DescribeTimeToLive
+ *   fails for another reason; `NOT_AUTHORIZED` names the missing permission.
  */
 export async function describeOutboxTable(client: DynamoDBClient, tableName: string): Promise<DescribedTable | undefined> {
     let table: TableDescription | undefined;
@@ -38,14 +47,14 @@ export async function describeOutboxTable(client: DynamoDBClient, tableName: str
         table = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
     } catch (err) {
         if (isResourceNotFound(err)) return undefined;
-        throw new OutboxError("UNAVAILABLE", `describe table "${tableName}" failed (the tool needs dynamodb:DescribeTable)`, { cause: err, context: { table: tableName } });
+        throw describeFailure(err, `describe table "${tableName}" failed`, "dynamodb:DescribeTable", tableName);
     }
     if (table === undefined) throw new OutboxError("UNAVAILABLE", `DescribeTable returned an empty table description for "${tableName}"`, { context: { table: tableName } });
     let ttl: TimeToLiveDescription | undefined;
     try {
         ttl = (await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }))).TimeToLiveDescription;
     } catch (err) {
-        throw new OutboxError("UNAVAILABLE", `describe time to live of "${tableName}" failed (the tool needs dynamodb:DescribeTimeToLive)`, { cause: err, context: { table: tableName } });
+        throw describeFailure(err, `describe time to live of "${tableName}" failed`, "dynamodb:DescribeTimeToLive", tableName);
     }
     return { table, ttl, shape: inspectTable(table, ttl) };
 }

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { OutboxError } from "../runtime/errors";
 import { OutboxStore } from "../runtime/store";
 import { Checklist } from "./checklist";
 import type { EnvCredentials } from "./client";
@@ -54,9 +55,17 @@ export interface VerifyOptions {
  * Run verify and print the checklist (or the JSON object).
  *
  * @returns The exit code: 0 when nothing failed, 1 otherwise.
+ * @throws OutboxError `INVALID_CONFIG` when `--expiry` is not shorter than `--timeout`.
  */
 export async function runVerify(options: VerifyOptions): Promise<number> {
     const { out, tableName } = options;
+    const expiryMs = options.expiryMs ?? VERIFY_DEFAULTS.expiryMs;
+    const timeoutMs = options.timeoutMs ?? VERIFY_DEFAULTS.timeoutMs;
+    if (expiryMs >= timeoutMs) {
+        throw new OutboxError("INVALID_CONFIG", `--expiry (${seconds(expiryMs)}) must be shorter than --timeout (${seconds(timeoutMs)}): the wait for the sweep would end before the record expires; lower --expiry or raise --timeout`, {
+            context: { flag: "expiry" },
+        });
+    }
     const started = out.clock.now();
     out.line(`dynamodb-outbox verify: table "${tableName}" (${options.region}${options.endpoint === undefined ? "" : `, ${options.endpoint}`})`);
     const checks = new Checklist(out);
@@ -70,8 +79,8 @@ export async function runVerify(options: VerifyOptions): Promise<number> {
             client: options.client,
             tableName,
             region: options.region,
-            expiryMs: options.expiryMs ?? VERIFY_DEFAULTS.expiryMs,
-            timeoutMs: options.timeoutMs ?? VERIFY_DEFAULTS.timeoutMs,
+            expiryMs,
+            timeoutMs,
             pollIntervalMs: options.pollIntervalMs ?? VERIFY_DEFAULTS.pollIntervalMs,
             dlqUrl: options.dlqUrl,
             sqsEndpoint: options.sqsEndpoint,

@@ -36,7 +36,7 @@ describe("cli: argument parsing", () => {
     });
 
     it("parses migrate's own flags", () => {
-        const args = parseArgs(["migrate", "--table", "t", "--apply", "--recreate-claim-index", "--page-size", "250"]);
+        const args = parseArgs(["migrate", "--table", "tbl", "--apply", "--recreate-claim-index", "--page-size", "250"]);
         assert.equal(args.command, "migrate");
         assert.equal(args.apply, true);
         assert.equal(args.recreateClaimIndex, true);
@@ -44,22 +44,23 @@ describe("cli: argument parsing", () => {
     });
 
     const bad: [string, string[], RegExp][] = [
-        ["no command", ["--table", "t"], /no command given; the commands are verify, migrate/],
-        ["an unknown command", ["deploy", "--table", "t"], /unknown command "deploy"; the commands are verify, migrate/],
-        ["an unknown flag", ["verify", "--table", "t", "--force"], /unknown flag "--force"/],
-        ["a flag of the other command", ["verify", "--table", "t", "--apply"], /--apply is not a flag of "verify"; it belongs to migrate/],
+        ["no command", ["--table", "tbl"], /no command given; the commands are verify, migrate/],
+        ["an unknown command", ["deploy", "--table", "tbl"], /unknown command "deploy"; the commands are verify, migrate/],
+        ["an unknown flag", ["verify", "--table", "tbl", "--force"], /unknown flag "--force"/],
+        ["a flag of the other command", ["verify", "--table", "tbl", "--apply"], /--apply is not a flag of "verify"; it belongs to migrate/],
         ["a missing --table", ["migrate"], /--table is required/],
         ["an empty --table", ["verify", "--table="], /--table needs a non-empty name, got ""/],
+        ["a table name DynamoDB would refuse", ["verify", "--table", "my table"], /--table "my table" is not a DynamoDB table name: 3 to 255 characters of a-z, A-Z, 0-9, "_", "-" and "\."/],
         ["a flag without its value", ["verify", "--table"], /--table needs a value: --table <name>/],
-        ["a flag followed by another flag", ["verify", "--region", "--table", "t"], /--region needs a value/],
-        ["a non-numeric timeout", ["verify", "--table", "t", "--timeout", "soon"], /--timeout must be a positive number of seconds, got "soon"/],
-        ["a zero poll interval", ["verify", "--table", "t", "--poll-interval", "0"], /--poll-interval must be a positive number of seconds, got "0"/],
-        ["a fractional page size", ["migrate", "--table", "t", "--page-size", "2.5"], /--page-size must be a whole number from 1 to 1000, got "2.5"/],
-        ["a page size over the bound", ["migrate", "--table", "t", "--page-size", "5000"], /--page-size must be a whole number from 1 to 1000/],
-        ["a value on a boolean flag", ["migrate", "--table", "t", "--apply=yes"], /--apply takes no value/],
-        ["a flag given twice", ["verify", "--table", "a", "--table", "b"], /--table was given twice/],
-        ["--sqs-endpoint without --dlq-url", ["verify", "--table", "t", "--sqs-endpoint", "http://127.0.0.1:4566"], /--sqs-endpoint only applies with --dlq-url/],
-        ["a stray positional argument", ["verify", "extra", "--table", "t"], /unexpected argument "extra" after the command "verify"/],
+        ["a flag followed by another flag", ["verify", "--region", "--table", "tbl"], /--region needs a value/],
+        ["a non-numeric timeout", ["verify", "--table", "tbl", "--timeout", "soon"], /--timeout must be a positive number of seconds, got "soon"/],
+        ["a zero poll interval", ["verify", "--table", "tbl", "--poll-interval", "0"], /--poll-interval must be a positive number of seconds, got "0"/],
+        ["a fractional page size", ["migrate", "--table", "tbl", "--page-size", "2.5"], /--page-size must be a whole number from 1 to 1000, got "2.5"/],
+        ["a page size over the bound", ["migrate", "--table", "tbl", "--page-size", "5000"], /--page-size must be a whole number from 1 to 1000/],
+        ["a value on a boolean flag", ["migrate", "--table", "tbl", "--apply=yes"], /--apply takes no value/],
+        ["a flag given twice", ["verify", "--table", "tbl", "--table", "tb2"], /--table was given twice/],
+        ["--sqs-endpoint without --dlq-url", ["verify", "--table", "tbl", "--sqs-endpoint", "http://127.0.0.1:4566"], /--sqs-endpoint only applies with --dlq-url/],
+        ["a stray positional argument", ["verify", "extra", "--table", "tbl"], /unexpected argument "extra" after the command "verify"/],
     ];
     for (const [what, argv, message] of bad) {
         it(`rejects ${what}`, () => {
@@ -69,7 +70,7 @@ describe("cli: argument parsing", () => {
 
     it("exits 2 with the message and the usage on stderr for a bad command line", async () => {
         const io = captureIo({});
-        const code = await main(["verify", "--table", "t", "--nope"], io);
+        const code = await main(["verify", "--table", "tbl", "--nope"], io);
         assert.equal(code, 2);
         assert.equal(io.output(), "");
         assert.match(io.errors(), /^dynamodb-outbox: unknown flag "--nope"/);
@@ -78,9 +79,16 @@ describe("cli: argument parsing", () => {
 
     it("exits 2 naming --region when no region is given or set", async () => {
         const io = captureIo({});
-        const code = await main(["verify", "--table", "t"], io);
+        const code = await main(["verify", "--table", "tbl"], io);
         assert.equal(code, 2);
         assert.match(io.errors(), /no AWS region: pass --region \(e\.g\. --region eu-west-1\) or set AWS_REGION/);
+    });
+
+    it("exits 2 when --expiry is not shorter than --timeout, before touching any table", async () => {
+        const io = captureIo({ AWS_REGION: "us-east-1" });
+        const code = await main(["verify", "--table", "tbl", "--endpoint", "http://127.0.0.1:1", "--expiry", "90"], io);
+        assert.equal(code, 2);
+        assert.match(io.errors(), /^dynamodb-outbox: --expiry \(90\.0 s\) must be shorter than --timeout \(60\.0 s\): the wait for the sweep would end before the record expires; lower --expiry or raise --timeout/);
     });
 
     it("prints the usage on --help and exits 0, limited to the command when one is given", async () => {

@@ -1,9 +1,11 @@
 import * as assert from "node:assert/strict";
-import type { TableDescription } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClient, TableDescription } from "@aws-sdk/client-dynamodb";
 import { Checklist } from "../../cli/checklist";
 import { createOutput } from "../../cli/io";
 import { planMigration } from "../../cli/migrate-plan";
+import { describeOutboxTable } from "../../cli/table-state";
 import { checkProvisioning } from "../../cli/verify-table";
+import { isOutboxError } from "../../runtime/errors";
 import { inspectTable, keysMatch, renderActualKeys, renderExpectedKeys } from "../../cli/table-shape";
 import { ATTRIBUTE_DEFINITIONS, CLAIM_INDEX, EXPIRY_INDEX, GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, RECORD_ID_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../../runtime/schema";
 
@@ -158,5 +160,24 @@ describe("cli: verify's provisioning lines for states DynamoDB Local never shows
         assert.equal(usable, false);
         assert.ok(lines.includes("  ✗ primary key [PK(S,HASH), SK(S,RANGE)] — actual [PK(S,HASH)]: not an outbox table (a primary key cannot be changed; create one with the Outbox component)"));
         assert.ok(lines.includes(`  ✗ ${RECORD_ID_INDEX.indexName} [record_id(S,HASH)] KEYS_ONLY, ACTIVE — key schema is [SK(S,HASH)]; preflight rejects the table. migrate explains the manual fix`));
+    });
+});
+
+describe("cli: reading the table", () => {
+    it("names the missing permission when DescribeTable is denied (a fake client: no emulator enforces IAM)", async () => {
+        const denied = Object.assign(new Error("User: arn:aws:iam::1:user/ops is not authorized to perform: dynamodb:DescribeTable"), { name: "AccessDeniedException" });
+        const client = { send: async () => Promise.reject(denied) } as unknown as DynamoDBClient;
+        await assert.rejects(describeOutboxTable(client, "orders-outbox"), (err: unknown) => {
+            assert.ok(isOutboxError(err, "NOT_AUTHORIZED"));
+            assert.equal(err.message, 'describe table "orders-outbox" failed: the tool needs dynamodb:DescribeTable');
+            assert.equal(err.cause, denied);
+            return true;
+        });
+    });
+
+    it("returns undefined for a table that does not exist", async () => {
+        const missing = Object.assign(new Error("Requested resource not found"), { name: "ResourceNotFoundException" });
+        const client = { send: async () => Promise.reject(missing) } as unknown as DynamoDBClient;
+        assert.equal(await describeOutboxTable(client, "orders-outbox"), undefined);
     });
 });
