@@ -28,6 +28,7 @@ import {
 } from "../runtime/schema";
 import { OUTBOX_DEFAULTS } from "./defaults";
 import { REPORT_BATCH_ITEM_FAILURES } from "./children";
+import { outboxSecurityPolicies } from "./security-policies";
 
 /** Stream view types that carry the new image the publisher reads. */
 export const STREAM_VIEWS_WITH_NEW_IMAGE: readonly string[] = [STREAM_VIEW_TYPE, "NEW_AND_OLD_IMAGES"];
@@ -176,7 +177,7 @@ export function unfilteredOutboxMappingViolations(resources: readonly { type: st
         .flatMap((r) => outboxMappingViolations(r.name, r.props).map((message) => ({ urn: r.urn, message })));
 }
 
-/** The outbox policies: table shape and stream mapping settings. Mandatory. */
+/** The outbox policies: table shape, stream mapping settings, least privilege and encryption at rest. Mandatory. */
 export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
     {
         name: "outbox-table-shape",
@@ -204,6 +205,7 @@ export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[
             for (const v of unfilteredOutboxMappingViolations(args.resources)) reportViolation(v.message, v.urn);
         },
     },
+    ...outboxSecurityPolicies({ isOutboxTable, isOutboxMapping }),
 ];
 
 /** The pack's args, for `policy/index.ts`. */
