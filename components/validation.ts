@@ -191,9 +191,43 @@ function checkTransform(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     }
 }
 
-/** Every problem with the plain values of `args`, in arg order. Empty when the args are valid. */
-export function findOutboxArgProblems(args: OutboxArgs): OutboxArgProblem[] {
+/**
+ * The longest component name: auto-named children append up to 22 characters (`-publisher-role-` and Pulumi's
+ * 7-character suffix), and AWS caps Lambda function and IAM role names at 64.
+ */
+export const OUTBOX_NAME_MAX_LENGTH = 40;
+
+const OUTBOX_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]*$/;
+
+function checkName(name: string | undefined, problems: OutboxArgProblem[]): void {
+    if (name === undefined) return;
+    if (!OUTBOX_NAME.test(name) || name.length > OUTBOX_NAME_MAX_LENGTH) {
+        problems.push({
+            path: "name",
+            value: show(name),
+            allowed: `1 to ${OUTBOX_NAME_MAX_LENGTH} letters, digits, "-" or "_", starting with a letter or digit (child names, log group names and AWS's 64-character function and role names derive from it)`,
+            fix: "rename the component, e.g. \"orders\"",
+        });
+    }
+}
+
+function checkTags(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const tags: unknown = args.tags;
+    if (tags === undefined || isUnknown(tags)) return;
+    const valid =
+        typeof tags === "object" && tags !== null && !Array.isArray(tags) && Object.values(tags).every((v) => typeof v === "string" || isUnknown(v));
+    if (!valid) {
+        problems.push({ path: "args.tags", value: show(tags), allowed: "an object of string values", fix: 'pass e.g. { team: "payments" }; convert numbers and booleans to strings' });
+    }
+}
+
+/**
+ * Every problem with the plain values of `args` (and with the component's `name`, when given), in arg order.
+ * Empty when they are valid.
+ */
+export function findOutboxArgProblems(args: OutboxArgs, name?: string): OutboxArgProblem[] {
     const problems: OutboxArgProblem[] = [];
+    checkName(name, problems);
     checkPlainOnly(args, problems);
     checkBilling(args, problems);
     checkBooleans(args, problems);
@@ -202,6 +236,7 @@ export function findOutboxArgProblems(args: OutboxArgs): OutboxArgProblem[] {
     checkRanges(args, problems);
     checkLogRetention(args, problems);
     checkSchedule(args, problems);
+    checkTags(args, problems);
     checkTransform(args, problems);
     return problems;
 }
@@ -214,7 +249,7 @@ export function findOutboxArgProblems(args: OutboxArgs): OutboxArgProblem[] {
  * @param name - the component's name, quoted in the message.
  */
 export function validateOutboxArgs(args: OutboxArgs, name = "outbox"): void {
-    const problems = findOutboxArgProblems(args);
+    const problems = findOutboxArgProblems(args, name);
     if (problems.length === 0) return;
     const lines = problems.map((p) => `  - ${p.path} is ${p.value}; allowed: ${p.allowed}; fix: ${p.fix}`);
     throw new OutboxError("INVALID_CONFIG", `Outbox "${name}" has ${problems.length} invalid arg${problems.length === 1 ? "" : "s"}:\n${lines.join("\n")}`, {

@@ -5,7 +5,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { OutboxArgs } from "../../components/args";
 import { LOG_RETENTION_DAYS, OUTBOX_DEFAULTS, OUTBOX_RANGES, RangedArg } from "../../components/defaults";
 import { Outbox } from "../../components/outbox";
-import { findOutboxArgProblems, validateOutboxArgs } from "../../components/validation";
+import { OUTBOX_NAME_MAX_LENGTH, findOutboxArgProblems, validateOutboxArgs } from "../../components/validation";
 import { recordedNamed } from "../support/pulumi-mocks";
 import { waitForRPCs } from "./harness";
 
@@ -96,6 +96,23 @@ describe("validateOutboxArgs", () => {
     it("rejects an unknown transform key, naming the keys it accepts", () => {
         rejects({ transform: { mapping: {} } as never }, "args.transform.mapping", "{}", /one of the keys table, topic, queue, publisher, eventSourceMapping, sweeper, schedule/);
         rejects({ transform: "x" as never }, "args.transform", '"x"', /allowed: an object/);
+    });
+
+    it("rejects tags that are not an object of strings", () => {
+        rejects({ tags: { team: "payments", tier: 1 } as never }, "args.tags", '{"team":"payments","tier":1}', /allowed: an object of string values/);
+        rejects({ tags: ["team"] as never }, "args.tags", '["team"]', /allowed: an object of string values/);
+        assert.deepEqual(findOutboxArgProblems({ tags: { team: pulumi.output("x") } }), []);
+    });
+
+    it("rejects a component name that children and AWS names cannot carry", () => {
+        for (const bad of ["my outbox", "-orders", "orders/eu", "o".repeat(OUTBOX_NAME_MAX_LENGTH + 1)]) {
+            assert.throws(
+                () => validateOutboxArgs({}, bad),
+                (e: any) => e.code === "INVALID_CONFIG" && e.message.includes(`name is ${JSON.stringify(bad)};`) && /allowed: 1 to 40 letters, digits/.test(e.message),
+                bad,
+            );
+        }
+        for (const good of ["orders", "Orders_2", "o".repeat(OUTBOX_NAME_MAX_LENGTH)]) assert.doesNotThrow(() => validateOutboxArgs({}, good), good);
     });
 
     it("lists every problem at once", () => {
