@@ -16,8 +16,8 @@ import type { Clock, Logger } from "./ports";
 import { recordKey, ttlSeconds, type OutboxRecord } from "./record/codec";
 import { ATTR, STATUS, type RecordStatus } from "./schema";
 import { awsErrorName, isConditionalCheckFailed, wrapAwsError } from "./store/aws-errors";
-import { and, expiresBefore, heldBy, nonTerminal, placeholders, updateExpression, type Expression } from "./store/expressions";
-import { completePendingUpdate, expirePendingUpdate, type FencingToken } from "./store/transitions";
+import { nonTerminal, placeholders, updateExpression, type Expression } from "./store/expressions";
+import { completePendingUpdate, expireClaimedUpdate, expirePendingUpdate, type FencingToken } from "./store/transitions";
 
 /** Anything with an AWS SDK v3 client's `send` (a real client, or a fault-injecting fake in tests). */
 export interface ClientLike {
@@ -29,7 +29,7 @@ export interface ClientLike {
  * The record attribute that counts publish attempts that failed permanently (InvalidParameter, NotFound…).
  * Not part of GoBridge's layout: GoBridge ignores it. Transient failures (throttling) are not counted.
  */
-export const PUBLISH_ATTEMPTS_ATTRIBUTE = "publish_attempts";
+export const PUBLISH_ATTEMPTS_ATTRIBUTE = ATTR.publishAttempts;
 
 /** SNS PublishBatch takes at most 10 entries. */
 export const MAX_BATCH_ENTRIES = 10;
@@ -367,21 +367,7 @@ export async function expirePending(ctx: DeliveryContext, record: OutboxRecord):
  */
 export async function expireClaimed(ctx: DeliveryContext, record: OutboxRecord, token: FencingToken): Promise<boolean> {
     const now = ctx.clock.now();
-    const change = updateExpression({
-        set: [
-            { attribute: ATTR.status, value: ":status_expired" },
-            { attribute: ATTR.ttl, value: ":ttl" },
-        ],
-        remove: [ATTR.hasExpiry, ATTR.claimSort],
-        values: { ":status_expired": { S: STATUS.expired }, ":ttl": { N: String(ttlSeconds(now, ctx.completionGraceSeconds)) } },
-    });
-    const condition = and(heldBy(token.owner, token.version), expiresBefore(now + 1));
-    return conditionalUpdate(
-        ctx,
-        { TableName: ctx.tableName, Key: recordKey(record.partition, record.envelopeId, record.bindingId), UpdateExpression: change.text, ConditionExpression: condition.text, ...placeholders(change, condition) },
-        "expiry",
-        record,
-    );
+    return conditionalUpdate(ctx, expireClaimedUpdate(ctx.tableName, recordKey(record.partition, record.envelopeId, record.bindingId), token, now + 1, ttlSeconds(now, ctx.completionGraceSeconds)), "expiry", record);
 }
 
 /**

@@ -82,6 +82,10 @@ export class OutboxError extends Error {
 
     constructor(code: OutboxErrorCode, message: string, options: OutboxErrorOptions = {}) {
         super(message, options.cause === undefined ? undefined : { cause: options.cause });
+        // Pulumi serializes this class by value and turns `super(...)` into `Error.call(this, ...)`, which sets
+        // nothing on `this`: assign message and cause explicitly so they survive in the shipped Lambda code.
+        this.message = message;
+        if (options.cause !== undefined) this.cause = options.cause;
         this.name = "OutboxError";
         this.code = code;
         this.transient = options.transient ?? isTransientCode(code);

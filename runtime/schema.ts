@@ -93,6 +93,8 @@ export const ATTR = {
     claimedAt: "claimed_at",
     /** DynamoDB TTL, epoch seconds (N); only on terminal records and FENCE rows. */
     ttl: "ttl",
+    /** Permanent publish failures counted on the record (N); this package's own, GoBridge ignores it. */
+    publishAttempts: "publish_attempts",
     /** FENCE row: the highest fencing version accepted for the partition (N). */
     maxClaimVersion: "max_claim_version",
     /** FENCE row: the partition's atomic sequence counter (N). */

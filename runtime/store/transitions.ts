@@ -192,6 +192,22 @@ export function expirePendingUpdate(tableName: string, key: ItemKey, beforeMs: n
 }
 
 /**
+ * Expire a record the token holds (claimed → expired): status `expired`, `ttl`, REMOVE `has_expiry` and
+ * `claim_sort`; conditional on the owner + version + status fence of Complete and on `expires_at` being
+ * past `beforeMs`. The claimed-record twin of {@link expirePendingUpdate}, used by the delivery paths when
+ * a claimed record turns out to be expired.
+ *
+ * @param tableName - The outbox table.
+ * @param key - The record's key.
+ * @param token - The token that holds the claim.
+ * @param beforeMs - Only a record with `0 < expires_at < beforeMs` is expired.
+ * @param ttl - The terminal record's TTL, epoch seconds.
+ */
+export function expireClaimedUpdate(tableName: string, key: ItemKey, token: FencingToken, beforeMs: number, ttl: number): Update {
+    return update(tableName, key, expiry(ttl), and(heldBy(token.owner, token.version), expiresBefore(beforeMs)));
+}
+
+/**
  * Release a claimed record back to pending (Release): status `pending`, REMOVE `claimed_by` and `claimed_at`;
  * conditional on the same owner + version + status fence as Complete. Counters and index keys are untouched.
  *

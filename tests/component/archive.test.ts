@@ -110,13 +110,7 @@ describe("Outbox Lambda code", () => {
             );
         });
 
-        // KNOWN BUG, outside this area: serialized by value, `class OutboxError extends Error` becomes a function
-        // whose `super(message)` is `Error.call(this, message)`, which returns a new Error and leaves `this`
-        // without a message or cause. Fix in runtime/errors.ts: after `super(...)`, assign
-        // `this.message = message;` and `if (options.cause !== undefined) this.cause = options.cause;`
-        // (verified: the serialized error then reads "OutboxError [INVALID_CONFIG]: <message>: <cause>").
-        // Un-skip once that lands.
-        it.skip("keeps the error message through serialization (needs the runtime/errors.ts fix above)", () => {
+        it("keeps the error message and code through serialization", () => {
             Object.assign(process.env, environment());
             delete process.env[ENV.tableName];
             assert.throws(() => loadSerialized(text), (e: any) => e.message.includes(ENV.tableName) && String(e).includes(ENV.tableName));
