@@ -18,7 +18,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../local/dynamodb-local";
 import { startSnsTestServer, type CallFaultRule, type EntryFaultRule, type SnsTestServer } from "../../../local/sns-test-server";
 import { startLocalEventSourceMapping, type LocalInvocationContext } from "../../../runtime/local/event-source-mapping";
 import type { LambdaStreamEvent, LambdaStreamHandlerResult } from "../../../runtime/local/stream-event";
-import type { Clock } from "../../../runtime/ports";
+import type { Clock, Logger } from "../../../runtime/ports";
 import { createPublisher } from "../../../runtime/publisher";
 import { unmarshalRecord } from "../../../runtime/record/codec";
 import { ATTR, RECORD_SK_PREFIX, STATUS } from "../../../runtime/schema";
@@ -81,6 +81,10 @@ export interface RunOptions {
     readonly rate: number;
     /** RNG seed. @default 7 */
     readonly seed?: number;
+    /** The logger of the publisher, the sweeper, their store and the mapping. @default silentLogger */
+    readonly logger?: Logger;
+    /** Where the handlers' EMF metric lines go. @default dropped */
+    readonly writeMetrics?: (line: string) => void;
 }
 
 /** A clock that can be moved forward: `now()` is the wall clock plus an offset; `sleep` really waits. */
@@ -162,7 +166,17 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         killCurrent?.();
     });
     const sweeperDb: FaultyDynamoClient = faultyDynamoClient(ddb, faults.dynamo ?? {}, seed + 2);
-    const common = { sns, sqs, tableName, topicArn, dlqUrl, clock: relayClock, maxPublishAttempts: MAX_PUBLISH_ATTEMPTS, writeMetrics: () => undefined };
+    const common = {
+        sns,
+        sqs,
+        tableName,
+        topicArn,
+        dlqUrl,
+        clock: relayClock,
+        maxPublishAttempts: MAX_PUBLISH_ATTEMPTS,
+        writeMetrics: options.writeMetrics ?? (() => undefined),
+        ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    };
     const publisher = createPublisher({ ...common, dynamodb: publisherDb });
     const sweeper = createSweeper({ ...common, dynamodb: sweeperDb, sweepAfterSeconds: 1 });
     let redeliveries = 0;
@@ -198,6 +212,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         pollIntervalMs: 5,
         retryBackoffMs: 5,
         maximumRetryAttempts: 10,
+        ...(options.logger !== undefined ? { logger: options.logger } : {}),
     });
 
     let sweeping = faults.sweeperDuringRun === true;

@@ -19,6 +19,9 @@ export interface PlannedMessage {
     readonly poison: boolean;
 }
 
+/** A text every payload carries, so a test can prove it never reaches a log line or a metric. */
+export const PAYLOAD_MARKER = "payload-marker-7f3a";
+
 /** The id of message `index` of scenario `tag`. */
 export function messageId(tag: string, index: number): string {
     return index % 7 === 3 ? `${tag}-${index}#x%23` : `${tag}-${index}`;
@@ -49,7 +52,7 @@ export function planMessages(tag: string, count: number, nowMs: number): Planned
                 id: messageId(tag, index),
                 partition,
                 type: keyed ? "BalanceChanged" : "OrderUpdated",
-                payload: { index, note: `payload ${index} é <&>` },
+                payload: { index, note: `${PAYLOAD_MARKER} ${index} é <&>` },
                 headers: { scenario: tag },
                 ...(keyed ? { orderingKey: `acct-${p}-${index % 2 === 0 ? "a" : "b"}` } : {}),
                 ...(expired ? { expiresAt: new Date(nowMs) } : {}),
