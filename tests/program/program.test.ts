@@ -8,6 +8,8 @@ import { validateOutboxArgs } from "../../components/validation";
 import { ENV } from "../../runtime/config";
 import { recordedNamed, unwrap } from "../support/pulumi-mocks";
 import { TYPE, waitForRPCs } from "../component/harness";
+import { outboxPolicies } from "../../components/policies";
+import { violationsOf } from "../policy/bridge";
 
 const ROOT = path.join(__dirname, "..", "..");
 const PROJECT = "dynamodb-outbox";
@@ -61,6 +63,7 @@ describe("the deployable program (Pulumi.yaml main)", () => {
         assert.equal(one(TYPE.rule)[0].inputs.scheduleExpression, "rate(5 minutes)");
         assert.equal(one(TYPE.fn).find((f) => f.name === "prog-sweeper")?.inputs.environment.variables[ENV.sweepAfterSeconds], "300");
         assert.equal(one(TYPE.table)[0].inputs.tags.team, "payments");
+        assert.deepEqual(await violationsOf(outboxPolicies, children), [], "the deployed outbox passes the policy pack");
 
         const account = "111111111111";
         assert.deepEqual(
