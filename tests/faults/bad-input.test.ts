@@ -1,0 +1,79 @@
+/**
+ * Bad input the other suites do not already cover (see docs/readme/bad-input.md for the whole table and where
+ * each case is tested): ids and partitions with `#` and `%` are valid, escaped and never aliased, end to end
+ * through the publisher and the DLQ; an OUTBOX# stream record the publisher cannot decode is skipped with an
+ * error naming its sequence number, without holding back the rest of the batch.
+ * Real DynamoDB Local stream records; SNS and the DLQ are the fault-injecting test server.
+ */
+import assert from "node:assert/strict";
+import { ScanCommand } from "@aws-sdk/client-dynamodb";
+import { isOutboxError } from "../../runtime/errors";
+import { createJsonLogger } from "../../runtime/json-logger";
+import { unmarshalRecord } from "../../runtime/record/codec";
+import { ATTR, RECORD_SK_PREFIX } from "../../runtime/schema";
+import { OutboxWriter } from "../../runtime/writer";
+import { createHarness, type Harness } from "../runtime/support/harness";
+
+describe("bad input", function () {
+    this.timeout(60_000);
+    let h: Harness;
+    afterEach(async function () {
+        await h?.close();
+    });
+
+    async function outboxItems() {
+        const out = await h.ddb.send(new ScanCommand({ TableName: h.tableName, ConsistentRead: true }));
+        return (out.Items ?? []).filter((i) => i[ATTR.sk]?.S?.startsWith(RECORD_SK_PREFIX));
+    }
+
+    it("ids and partitions with # and % are accepted, escaped, never aliased, and delivered and dead-lettered under their exact ids", async function () {
+        h = await createHarness();
+        const now = h.clock.now();
+        // Under raw concatenation "x#y" and "x%23y" (and "%" and "%25") would collide once one of them is decoded.
+        const ids = ["x#y", "x%23y", "%", "%25", "a#b%#"];
+        await h.writer.write({ messages: ids.map((id) => ({ id, partition: "TENANT%1#ORDER#2", type: "T", payload: id })) });
+        await h.writer.write({ messages: [{ id: "late#%", partition: "P#%", type: "T", payload: 0, expiresAt: new Date(now) }] });
+        const items = await outboxItems();
+        assert.equal(new Set(items.map((i) => i[ATTR.sk]!.S)).size, 6, "six distinct sort keys");
+        assert.deepEqual(items.map((i) => unmarshalRecord(i).recordId).sort(), [...ids, "late#%"].sort(), "every id round-trips exactly");
+        await assert.rejects(
+            h.writer.write({ messages: [{ id: "x#y", partition: "TENANT%1#ORDER#2", type: "T", payload: 1 }] }),
+            (e: unknown) => isOutboxError(e, "DUPLICATE_RECORD") && (e as Error).message.includes('id "x#y"') && !(e as Error).message.includes("x%23y\""),
+        );
+
+        assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id).sort(), [...ids].sort(), "published under the exact ids");
+        assert.deepEqual(h.published().map((p) => p.body).sort(), ids.map((id) => JSON.stringify(id)).sort(), "each id's own payload: no record answered for another");
+        assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.body.partition]), [["late#%", "P#%"]]);
+    });
+
+    it("a binding id with # never aliases another record's id (c13-sk-collision)", async function () {
+        h = await createHarness();
+        const other = new OutboxWriter({ client: h.ddb, tableName: h.tableName, clock: h.clock, bindingId: "b#sns" });
+        // Raw "OUTBOX#a#b#sns" for both; escaped, they differ.
+        await h.writer.write({ messages: [{ id: "a#b", partition: "P", type: "T", payload: 1 }] });
+        await other.write({ messages: [{ id: "a", partition: "P", type: "T", payload: 2 }] });
+        const records = (await outboxItems()).map((i) => unmarshalRecord(i));
+        assert.deepEqual(new Map(records.map((r) => [r.recordId, r.bindingId])), new Map([["a", "b#sns"], ["a#b", "sns"]]));
+    });
+
+    it("skips an OUTBOX# stream record it cannot decode, logs its sequence number and error code (no payload), and publishes the rest of the batch", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({ messages: [1, 2, 3].map((n) => ({ partition: "P", type: "T", payload: { secret: `payload-${n}` } })) });
+        const event = await h.streamEvent();
+        const broken = event.Records[1]!;
+        const image = { ...(broken.dynamodb.NewImage as Record<string, unknown>) };
+        delete image[ATTR.envelopeJson];
+        const lines: string[] = [];
+        const publisher = h.publisher({ logger: createJsonLogger({ level: "debug", write: (l) => lines.push(l) }) });
+        const response = await publisher({ Records: [event.Records[0], { ...broken, dynamodb: { ...broken.dynamodb, NewImage: image } }, event.Records[2]] });
+        assert.deepEqual(response, { batchItemFailures: [] }, "one bad record does not block the shard");
+        assert.deepEqual(h.published().map((p) => p.id).sort(), [messageIds[0]!, messageIds[2]!].sort());
+        const error = lines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => String(l.message).includes("could not be decoded"));
+        assert.ok(error, lines.join("\n"));
+        assert.equal(error.level, "error");
+        assert.equal(error.sequenceNumber, broken.dynamodb.SequenceNumber);
+        assert.equal(error.code, "INVALID_PAYLOAD");
+        assert.ok(!lines.join("\n").includes("payload-"), "no payload in the logs");
+    });
+});
