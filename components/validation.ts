@@ -179,6 +179,15 @@ function checkTransform(args: OutboxArgs, problems: OutboxArgProblem[]): void {
         problems.push({ path: "args.transform", value: show(transform), allowed: "an object", fix: `pass { ${TRANSFORM_KEYS.join(", ")} } with the keys you need` });
         return;
     }
+    const table = (transform as OutboxTransforms).table;
+    if (table !== undefined && table.streamEnabled !== undefined && !isUnknown(table.streamEnabled) && table.streamEnabled !== true) {
+        problems.push({
+            path: "args.transform.table.streamEnabled",
+            value: show(table.streamEnabled),
+            allowed: "true (the publisher and its mapping read the table's stream)",
+            fix: "remove streamEnabled from transform.table",
+        });
+    }
     for (const key of Object.keys(transform)) {
         if (!(TRANSFORM_KEYS as readonly string[]).includes(key)) {
             problems.push({

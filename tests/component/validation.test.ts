@@ -93,6 +93,11 @@ describe("validateOutboxArgs", () => {
         }
     });
 
+    it("rejects a transform that turns the table's stream off, which the publisher cannot work without", () => {
+        rejects({ transform: { table: { streamEnabled: false } } }, "args.transform.table.streamEnabled", "false", /allowed: true \(the publisher/);
+        assert.deepEqual(findOutboxArgProblems({ transform: { table: { streamEnabled: true } } }), []);
+    });
+
     it("rejects an unknown transform key, naming the keys it accepts", () => {
         rejects({ transform: { mapping: {} } as never }, "args.transform.mapping", "{}", /one of the keys table, topic, queue, publisher, eventSourceMapping, sweeper, schedule/);
         rejects({ transform: "x" as never }, "args.transform", '"x"', /allowed: an object/);
