@@ -195,7 +195,10 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
             (n) => n >= 1,
             (n) => (n < 0 ? `expires in ${seconds(expiresAt - out.clock.now())}` : `sweep moved ${n} (ExpiryIndex may lag)`),
             // The sweep takes records with expires_at < cutoff: poll right after the expiry rather than a poll later.
-            () => Math.min(options.pollIntervalMs, Math.max(1, expiresAt + 1 - out.clock.now())),
+            () => {
+                const untilExpired = expiresAt + 1 - out.clock.now();
+                return untilExpired > 0 ? Math.min(options.pollIntervalMs, untilExpired) : options.pollIntervalMs;
+            },
         );
         if (!moved.accepted) {
             checks.add("expiry", expiryTitle, "fail", `not moved ${seconds(moved.waitedMs)} after persist: the sweep reads ExpiryIndex (has_expiry, expires_at); check that index, or raise --timeout`);
