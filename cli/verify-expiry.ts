@@ -201,7 +201,7 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
             },
         );
         if (!moved.accepted) {
-            checks.add("expiry", expiryTitle, "fail", `not moved ${seconds(moved.waitedMs)} after persist: the sweep reads ExpiryIndex (has_expiry, expires_at); check that index, or raise --timeout`);
+            checks.add("expiry", expiryTitle, "fail", `not moved ${seconds(out.clock.now() - persistedAt)} after persist: the sweep reads ExpiryIndex (has_expiry, expires_at); check that index, or raise --timeout`);
             return report;
         }
         report.movedAfterMs = out.clock.now() - persistedAt;
@@ -233,7 +233,8 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
         }
         return report;
     } catch (err) {
-        checks.add("expiry", expiryTitle, "fail", describeError(err));
+        if (checks.results.some((r) => r.id === "expiry")) checks.add("depth", depthTitle, "fail", describeError(err));
+        else checks.add("expiry", expiryTitle, "fail", describeError(err));
         return report;
     } finally {
         if (!checks.results.some((r) => r.id === "depth")) checks.add("depth", depthTitle, "skip", "needs the expiry sweep to move the record");
