@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { isOutboxError } from "../runtime/errors";
 import type { Clock } from "../runtime/ports";
 import { systemClock } from "../runtime/ports";
 
@@ -56,4 +57,10 @@ export function createOutput(io: CliIo, json: boolean): Output {
 /** Seconds with one decimal, for progress and durations. */
 export function seconds(ms: number): string {
     return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** An error as one line: `OutboxError [CODE]: message: cause` for the package's errors, `Name: message` otherwise. */
+export function errorText(err: unknown): string {
+    if (isOutboxError(err)) return err.toString();
+    return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }

@@ -8,7 +8,7 @@
 import { isOutboxError } from "../runtime/errors";
 import { parseArgs, usage, type CliArgs } from "./args";
 import { createDynamoDbClient, credentialsFromEnv, resolveRegion } from "./client";
-import { createOutput, type CliIo } from "./io";
+import { createOutput, errorText, type CliIo } from "./io";
 import { runMigrate } from "./migrate";
 import { runVerify } from "./verify";
 
@@ -21,11 +21,6 @@ export const EXIT = {
     /** The command line was wrong. */
     usage: 2,
 } as const;
-
-function errorText(err: unknown): string {
-    if (isOutboxError(err)) return err.toString();
-    return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-}
 
 async function run(args: CliArgs, io: CliIo): Promise<number> {
     const out = createOutput(io, args.json);

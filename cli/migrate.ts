@@ -5,9 +5,8 @@
  * @packageDocumentation
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { isOutboxError } from "../runtime/errors";
 import { backfillIndexAttributes, type BackfillTotals } from "./backfill";
-import { seconds, type Output } from "./io";
+import { errorText, seconds, type Output } from "./io";
 import { applyPlan, type StepOutcome } from "./migrate-apply";
 import { planMigration, type MigrationPlan } from "./migrate-plan";
 import { describeOutboxTable } from "./table-state";
@@ -62,11 +61,6 @@ function stepJson(plan: MigrationPlan, outcomes: readonly StepOutcome[], failedA
     });
 }
 
-function describeFailure(err: unknown): string {
-    if (isOutboxError(err)) return err.toString();
-    return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-}
-
 /**
  * Run migrate.
  *
@@ -88,15 +82,18 @@ export async function runMigrate(options: MigrateOptions): Promise<number> {
         return 1;
     }
 
+    // Refusals do not depend on the backlog: decide them before reading the whole table to count it.
+    const planOptions = { recreateClaimIndex: options.recreateClaimIndex, pageSize };
+    let plan = planMigration(described.shape, { ...planOptions, backfillRecords: undefined });
     let counted: BackfillTotals | undefined;
-    if (described.shape.table.primaryKeyOk) {
+    if (plan.refusals.length === 0) {
         counted = await backfillIndexAttributes(client, tableName, {
             pageSize,
             apply: false,
             onPage: (t) => out.progress(`  … counting records to backfill: page ${t.pages}, scanned ${t.scanned}, found ${t.matched}`),
         });
+        plan = planMigration(described.shape, { ...planOptions, backfillRecords: counted.matched });
     }
-    const plan = planMigration(described.shape, { recreateClaimIndex: options.recreateClaimIndex, backfillRecords: counted?.matched, pageSize });
     for (const note of plan.notes) out.line(`note: ${note}`);
     if (plan.refusals.length > 0) {
         out.line("refused: nothing was changed.");
@@ -123,9 +120,9 @@ export async function runMigrate(options: MigrateOptions): Promise<number> {
         await applyPlan({ client, tableName, shape: described.shape, wait, pageSize, out }, plan.steps, (outcome) => outcomes.push(outcome));
     } catch (err) {
         const failedAt = outcomes.length;
-        out.line(`failed at step ${failedAt + 1}: ${describeFailure(err)}`);
+        out.line(`failed at step ${failedAt + 1}: ${errorText(err)}`);
         out.line("steps before it are done; run migrate --apply again to continue (every step is safe to repeat).");
-        out.result({ ...base, ok: false, refusals: [], notes: plan.notes, steps: stepJson(plan, outcomes, failedAt), error: describeFailure(err) });
+        out.result({ ...base, ok: false, refusals: [], notes: plan.notes, steps: stepJson(plan, outcomes, failedAt), error: errorText(err) });
         return 1;
     }
     out.line(`applied ${plan.steps.length} step(s) in ${seconds(out.clock.now() - started)}. Prove it: dynamodb-outbox verify --table ${tableName}`);

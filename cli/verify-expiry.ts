@@ -14,14 +14,14 @@
 import { randomUUID } from "node:crypto";
 import { DeleteItemCommand, GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { isOutboxError, OutboxError } from "../runtime/errors";
+import { OutboxError } from "../runtime/errors";
 import { deadLetterMessage, outboundMessage } from "../runtime/message";
 import type { NewOutboxRecord } from "../runtime/record/codec";
 import { recordKey, unmarshalRecord, type AttributeMap } from "../runtime/record/codec";
 import { fenceKey } from "../runtime/record/fence";
 import { ATTR, STATUS } from "../runtime/schema";
 import type { Checklist } from "./checklist";
-import { seconds, type Output } from "./io";
+import { errorText, seconds, type Output } from "./io";
 import type { OutboxStore } from "../runtime/store";
 
 /** The prefix of the verification partition: no application partition starts with two underscores and `verify#`. */
@@ -71,11 +71,6 @@ export interface ExpiryProbeReport {
     dlqMessageId?: string;
 }
 
-function describeError(err: unknown): string {
-    if (isOutboxError(err)) return err.toString();
-    return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
-}
-
 /**
  * Poll `probe` until it returns a value `accept` takes, or the bound runs out.
  *
@@ -107,7 +102,7 @@ async function cleanUp(options: ExpiryProbeOptions, partition: string, key: Attr
         await options.client.send(new DeleteItemCommand({ TableName: options.tableName, Key: fenceKey(partition) }));
         checks.add("cleanup", `verification record and fence row removed`, "pass", "");
     } catch (err) {
-        checks.add("cleanup", `verification record and fence row removed`, "fail", `${describeError(err)}; delete the items of partition "${partition}" by hand`);
+        checks.add("cleanup", `verification record and fence row removed`, "fail", `${errorText(err)}; delete the items of partition "${partition}" by hand`);
     }
 }
 
@@ -153,7 +148,7 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
         }
         checks.add("preflight", "store preflight passes", "pass", "");
     } catch (err) {
-        checks.add("preflight", "store preflight passes", "fail", describeError(err));
+        checks.add("preflight", "store preflight passes", "fail", errorText(err));
         return report;
     }
 
@@ -172,7 +167,7 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
     try {
         await store.persist([record]);
     } catch (err) {
-        checks.add("expiry", expiryTitle, "fail", `persist failed: ${describeError(err)}`);
+        checks.add("expiry", expiryTitle, "fail", `persist failed: ${errorText(err)}`);
         checks.add("depth", depthTitle, "skip", "needs the persisted record");
         return report;
     }
@@ -219,7 +214,7 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
                 report.dlqMessageId = await sendToDlq(options, options.dlqUrl, partition, key);
                 checks.add("dlq", `expired record sent to the DLQ`, "pass", `message ${report.dlqMessageId} on ${options.dlqUrl} (body headers carry ${VERIFY_HEADER}: true; consumers may discard it)`);
             } catch (err) {
-                checks.add("dlq", `expired record sent to the DLQ`, "fail", `${describeError(err)} (check the queue URL and region; the tool needs sqs:SendMessage on the queue)`);
+                checks.add("dlq", `expired record sent to the DLQ`, "fail", `${errorText(err)} (check the queue URL and region; the tool needs sqs:SendMessage on the queue)`);
             }
         }
         if (seen.accepted) {
@@ -233,8 +228,8 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
         }
         return report;
     } catch (err) {
-        if (checks.results.some((r) => r.id === "expiry")) checks.add("depth", depthTitle, "fail", describeError(err));
-        else checks.add("expiry", expiryTitle, "fail", describeError(err));
+        if (checks.results.some((r) => r.id === "expiry")) checks.add("depth", depthTitle, "fail", errorText(err));
+        else checks.add("expiry", expiryTitle, "fail", errorText(err));
         return report;
     } finally {
         if (!checks.results.some((r) => r.id === "depth")) checks.add("depth", depthTitle, "skip", "needs the expiry sweep to move the record");

@@ -58,6 +58,7 @@ describe("cli: migrate on DynamoDB Local", function () {
         const refused = await runCli(["migrate", "--table", table, "--apply"]);
         assert.equal(refused.code, 1);
         assert.match(refused.stdout, /refused: nothing was changed\./);
+        assert.doesNotMatch(refused.stdout, /counting records/, "a refusal must not read the whole table first");
         assert.match(refused.stdout, /ClaimIndex is projected KEYS_ONLY, and must be ALL/);
         assert.match(refused.stdout, /run again with --recreate-claim-index\. Consequence: claims fail while ClaimIndex is absent, so delivery stops; nothing is lost: records stay pending/);
         assert.ok((await provisioning(client, table)).indexes.includes(`${CLAIM_INDEX.indexName}:KEYS_ONLY:ACTIVE`));
