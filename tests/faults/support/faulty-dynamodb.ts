@@ -7,12 +7,15 @@
  * - `throttle`: `ProvisionedThroughputExceededException` before sending (nothing applied);
  * - `conflict`: `TransactionCanceledException` with a `TransactionConflict` reason on TransactWriteItems,
  *   before sending (nothing applied);
+ * - `unprocessed`: BatchGetItem reads only the first half of its keys and returns the rest as `UnprocessedKeys`, as
+ *   DynamoDB does under throttling;
  * - `lostAnswer`: the command IS applied, then the caller gets a 500 `InternalServerError` (an ambiguous outcome,
  *   like a timeout after DynamoDB committed);
  * - kill: once armed with {@link FaultyDynamoClient.armKill}, the n-th completion write (a status → completed
  *   update) never answers and `onKill` fires: the invocation dies between publishing and completing, as a Lambda
  *   crash or timeout would. The scenario arms it for a share of the invocations.
  */
+import { BatchGetItemCommand, type BatchGetItemCommandInput, type BatchGetItemCommandOutput } from "@aws-sdk/client-dynamodb";
 import { seededRandom } from "./random";
 
 /** Anything with an AWS SDK v3 client's `send`. */
@@ -29,6 +32,8 @@ export interface DynamoFaultRates {
     readonly conflict?: number;
     /** Applied, then answered with a 500. @default 0 */
     readonly lostAnswer?: number;
+    /** BatchGetItem answers half of its keys as UnprocessedKeys. @default 0 */
+    readonly unprocessed?: number;
 }
 
 /** What a faulty client injected so far. */
@@ -36,6 +41,7 @@ export interface DynamoFaultCounts {
     throttle: number;
     conflict: number;
     lostAnswer: number;
+    unprocessed: number;
     kill: number;
 }
 
@@ -87,7 +93,7 @@ const WRITES = new Set(["PutItemCommand", "UpdateItemCommand", "DeleteItemComman
  */
 export function faultyDynamoClient(inner: SendClient, rates: DynamoFaultRates, seed: number, onKill: () => void = () => undefined): FaultyDynamoClient {
     const random = seededRandom(seed);
-    const counts: DynamoFaultCounts = { throttle: 0, conflict: 0, lostAnswer: 0, kill: 0 };
+    const counts: DynamoFaultCounts = { throttle: 0, conflict: 0, lostAnswer: 0, unprocessed: 0, kill: 0 };
     let enabled = true;
     let killIn: number | undefined;
     const fires = (rate: number | undefined) => enabled && rate !== undefined && rate > 0 && random() < rate;
@@ -115,6 +121,17 @@ export function faultyDynamoClient(inner: SendClient, rates: DynamoFaultRates, s
                 counts.conflict += 1;
                 const items = (command as CommandShape).input.TransactItems ?? [];
                 throw sdkError("TransactionCanceledException", 400, { CancellationReasons: items.map((_, i) => ({ Code: i === items.length - 1 ? "TransactionConflict" : "None" })) });
+            }
+            if (name === "BatchGetItemCommand" && fires(rates.unprocessed)) {
+                const input = (command as unknown as { input: BatchGetItemCommandInput }).input;
+                const [table, request] = Object.entries(input.RequestItems ?? {})[0] ?? [];
+                const keys = request?.Keys ?? [];
+                if (table !== undefined && request !== undefined && keys.length > 1) {
+                    counts.unprocessed += 1;
+                    const half = Math.ceil(keys.length / 2);
+                    const out = (await inner.send(new BatchGetItemCommand({ ...input, RequestItems: { [table]: { ...request, Keys: keys.slice(0, half) } } }))) as BatchGetItemCommandOutput;
+                    return { ...out, UnprocessedKeys: { [table]: { ...request, Keys: keys.slice(half) } } };
+                }
             }
             const out = await inner.send(command);
             if (WRITES.has(name) && fires(rates.lostAnswer)) {

@@ -43,6 +43,8 @@ export interface ScenarioFaults {
     readonly kill?: number;
     /** Probability that a successful invocation is answered as failed, so the mapping redelivers the whole batch. @default 0 */
     readonly redeliver?: number;
+    /** Probability that a stream record never reaches the publisher (trimmed after 24 h, or the mapping was disabled). @default 0 */
+    readonly streamLoss?: number;
     /** Run the sweeper in a loop during the run, on the same records as the stream publisher. @default false */
     readonly sweeperDuringRun?: boolean;
 }
@@ -63,7 +65,7 @@ export interface ScenarioResult extends InvariantReport {
     readonly name: string;
     /** Records left pending or claimed after recovery. */
     readonly leftOver: number;
-    /** Faults injected: SNS/SQS calls and entries, DynamoDB faults, killed invocations, forced redeliveries. */
+    /** Faults injected: SNS/SQS calls and entries, DynamoDB faults, killed invocations, forced redeliveries, lost stream records. */
     readonly injected: number;
     /** Handler invocations that re-delivered records. */
     readonly mappingRetries: number;
@@ -180,6 +182,18 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     const publisher = createPublisher({ ...common, dynamodb: publisherDb });
     const sweeper = createSweeper({ ...common, dynamodb: sweeperDb, sweepAfterSeconds: 1 });
     let redeliveries = 0;
+    let streamLosses = 0;
+    // Decided once per stream record, so a record the stream "lost" stays lost on every redelivery.
+    const lostRecords = new Set<string>();
+    const keptRecords = new Set<string>();
+    const survives = (sequenceNumber: string): boolean => {
+        if (keptRecords.has(sequenceNumber)) return true;
+        if (lostRecords.has(sequenceNumber)) return false;
+        const lost = faults.streamLoss !== undefined && random() < faults.streamLoss;
+        (lost ? lostRecords : keptRecords).add(sequenceNumber);
+        if (lost) streamLosses += 1;
+        return !lost;
+    };
 
     const handler = async (event: LambdaStreamEvent, context: LocalInvocationContext): Promise<LambdaStreamHandlerResult> => {
         let kill: (reason: Error) => void = () => undefined;
@@ -191,7 +205,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         killCurrent = () => kill(new Error("invocation killed between publishing and completing (injected)"));
         publisherDb.armKill(faults.kill !== undefined && random() < faults.kill ? 1 + Math.floor(random() * Math.max(1, event.Records.length)) : undefined);
         try {
-            const out = await Promise.race([publisher(event, context), killed]);
+            const delivered = faults.streamLoss === undefined ? event : { Records: event.Records.filter((r) => survives(r.dynamodb.SequenceNumber)) };
+            const out = await Promise.race([publisher(delivered, context), killed]);
             if (out.batchItemFailures.length === 0 && faults.redeliver !== undefined && random() < faults.redeliver && event.Records.length > 0) {
                 redeliveries += 1;
                 return { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] };
@@ -264,7 +279,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     const snsInjected = server.calls().filter((c) => c.outcome !== "ok" && c.outcome !== "partial").length;
     const entryInjected = server.calls().filter((c) => c.outcome === "partial").length;
     const stats = mapping.stats();
-    const dynamoInjected = [publisherDb, sweeperDb].reduce((sum, c) => sum + c.counts.throttle + c.counts.conflict + c.counts.lostAnswer, 0);
+    const dynamoInjected = [publisherDb, sweeperDb].reduce((sum, c) => sum + c.counts.throttle + c.counts.conflict + c.counts.lostAnswer + c.counts.unprocessed, 0);
     sns.destroy();
     sqs.destroy();
     await server.stop();
@@ -272,7 +287,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         ...report,
         name: spec.name,
         leftOver,
-        injected: snsInjected + entryInjected + dynamoInjected + kills + redeliveries,
+        injected: snsInjected + entryInjected + dynamoInjected + kills + redeliveries + streamLosses,
         mappingRetries: stats.retries,
         mappingDiscarded: stats.recordsDiscarded,
         recoverySweeps,

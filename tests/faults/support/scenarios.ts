@@ -45,8 +45,13 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     },
     {
         name: "dynamodb-throttling",
-        description: "DynamoDB throttles, cancels transactions for conflicts, and loses answers after applying (fake client: DynamoDB Local cannot)",
-        faults: (rate) => ({ dynamo: { throttle: rate / 2, conflict: rate / 4, lostAnswer: rate / 4 } }),
+        description: "DynamoDB throttles, cancels transactions for conflicts, leaves batch reads unprocessed and loses answers after applying (fake client: DynamoDB Local cannot)",
+        faults: (rate) => ({ dynamo: { throttle: rate / 2, conflict: rate / 4, lostAnswer: rate / 4, unprocessed: rate } }),
+    },
+    {
+        name: "stream-records-lost",
+        description: "stream records expire before the relay reads them (24 h retention, a disabled mapping): only the sweeper can deliver them",
+        faults: (rate) => ({ streamLoss: rate }),
     },
     {
         name: "mapping-redelivery",
@@ -66,6 +71,7 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
             kill: rate / 4,
             dynamo: { throttle: rate / 10, conflict: rate / 10, lostAnswer: rate / 10 },
             redeliver: rate / 5,
+            streamLoss: rate / 5,
         }),
     },
 ];
