@@ -16,13 +16,15 @@ export interface CallTally {
     writeUnits: number;
     /** Read capacity units reported by DynamoDB, tables and indexes. */
     readUnits: number;
+    /** Milliseconds spent in calls, by command name (wall time from send to answer, SDK retries included). */
+    readonly ms: Record<string, number>;
     /** Capacity units by where they were spent: `table` or a GSI's name for writes, `read:table` or `read:<GSI>` for reads. */
     readonly unitsBy: Record<string, number>;
 }
 
 /** A fresh, empty tally. */
 export function newTally(): CallTally {
-    return { calls: {}, writeUnits: 0, readUnits: 0, unitsBy: {} };
+    return { calls: {}, writeUnits: 0, readUnits: 0, ms: {}, unitsBy: {} };
 }
 
 /** All calls in a tally, or only those whose command name passes `filter`. */
@@ -34,6 +36,7 @@ export function totalCalls(tally: CallTally, filter: (command: string) => boolea
 export function resetTally(tally: CallTally): void {
     for (const key of Object.keys(tally.calls)) delete tally.calls[key];
     for (const key of Object.keys(tally.unitsBy)) delete tally.unitsBy[key];
+    for (const key of Object.keys(tally.ms)) delete tally.ms[key];
     tally.writeUnits = 0;
     tally.readUnits = 0;
 }
@@ -86,7 +89,10 @@ export function instrumentClient<T extends object>(client: T, tally: CallTally, 
                 const measured = options.capacity === true && (WRITE_COMMANDS.includes(command) || READ_COMMANDS.includes(command));
                 // INDEXES only adds to the response, so overriding the caller's NONE/TOTAL changes nothing it relies on.
                 if (measured) args.input = { ...args.input, ReturnConsumedCapacity: "INDEXES" };
-                const result = await next(args);
+                const started = Date.now();
+                const result = await next(args).finally(() => {
+                    tally.ms[command] = (tally.ms[command] ?? 0) + (Date.now() - started);
+                });
                 if (measured) addCapacity(tally, command, result.output.ConsumedCapacity as ConsumedCapacity | ConsumedCapacity[] | undefined);
                 options.onSuccess?.(command, args.input, result.output);
                 return result;

@@ -9,7 +9,7 @@
  *
  * @packageDocumentation
  */
-import { CreateTableCommand, DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
@@ -225,6 +225,8 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
             await mapping.stop();
         }
     } finally {
+        // Leave the emulator as it was found (bench/run.ts still gives each run a fresh DynamoDB Local).
+        await setup.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
         for (const client of [setup, writerClient, relayClient, streams, sns, sqs]) client.destroy();
     }
 }

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: our relay against the Streams article's naive relay, side by side, in one run, on the same
- * DynamoDB Local and the same local SNS (the fault-injecting test server, whose per-call latency can be set),
- * with the same orders. Prints a table, or with `--json` one object:
+ * DynamoDB Local (a fresh instance of it per measured run, see below) and the same local SNS (the
+ * fault-injecting test server, whose per-call latency can be set), with the same orders. Prints a table, or with `--json` one object:
  * `{"ours":{...},"naive":{...},"claim":{...},"lambda":{...}}`.
  *
  * - `ours`/`naive`: calls, capacity units, throughput and write → SNS-acknowledgement latency per message, with
@@ -16,7 +16,7 @@
  * @packageDocumentation
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-import { JAVA_MISSING_MESSAGE, javaAvailable, startDynamoDbLocal } from "../local/dynamodb-local";
+import { JAVA_MISSING_MESSAGE, javaAvailable, startDynamoDbLocal, type DynamoDbLocal } from "../local/dynamodb-local";
 import { startSnsTestServer } from "../local/sns-test-server";
 import { measureClaimCost } from "./claim-cost";
 import { measureLambdaCost, type LambdaCost } from "./lambda-cost";
@@ -54,6 +54,8 @@ export interface RelayFigures {
     readonly unitsByPerMessage: { readonly writer: Record<string, number>; readonly relay: Record<string, number> };
     /** Calls per message by command. */
     readonly callsPerMessage: Record<string, number>;
+    /** Mean milliseconds per call by command, in the burst without added SNS latency. */
+    readonly msPerCall: Record<string, number>;
 }
 
 /** The claim figures: per backlog size, one 100-record claim's read units and Query pages. */
@@ -111,9 +113,12 @@ function figures(plainPair: Measured, slowPair: Measured, latencyMs: number): Re
     const plain = plainPair.burst;
     const n = plain.messages;
     const calls: Record<string, number> = {};
+    const ms: Record<string, number> = {};
     for (const tally of [plain.detail.writer, plain.detail.relay, plain.detail.sns]) {
         for (const [k, v] of Object.entries(tally.calls)) calls[k.replace(/Command$/, "")] = (calls[k.replace(/Command$/, "")] ?? 0) + v;
+        for (const [k, v] of Object.entries(tally.ms)) ms[k.replace(/Command$/, "")] = (ms[k.replace(/Command$/, "")] ?? 0) + v;
     }
+    const msPerCall = Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, round(v / Math.max(1, calls[k] ?? 1), 1)]));
     return {
         snsCallsPerMessage: plain.snsCallsPerMessage,
         ddbCallsPerMessage: plain.ddbCallsPerMessage,
@@ -132,6 +137,7 @@ function figures(plainPair: Measured, slowPair: Measured, latencyMs: number): Re
         },
         unitsByPerMessage: { writer: perMessage(plain.detail.writer.unitsBy, n), relay: perMessage(plain.detail.relay.unitsBy, n) },
         callsPerMessage: perMessage(calls, n),
+        msPerCall,
     };
 }
 
@@ -153,7 +159,7 @@ function table(ours: RelayFigures, naive: RelayFigures, claim: ClaimFigures, lam
         [`p99 ms, SNS +${options.snsLatencyMs} ms`, ours.withSnsLatency.p99LatencyMs, naive.withSnsLatency.p99LatencyMs],
     ];
     const out = [
-        `${options.messages} messages per burst (messages/s, calls, units); ${Math.max(50, Math.round(options.messages / 4))} paced at ${ours.paceMsgsPerSec}/s then ${ours.withSnsLatency.paceMsgsPerSec}/s (latency); same DynamoDB Local and local SNS for both`,
+        `${options.messages} messages per burst (messages/s, calls, units); ${Math.max(50, Math.round(options.messages / 4))} paced at ${ours.paceMsgsPerSec}/s, and ${ours.withSnsLatency.paceMsgsPerSec}/s with SNS latency (latency); same DynamoDB Local build (a fresh one per run) and the same local SNS for both`,
         "",
         `| ${"figure".padEnd(30)} | ${"ours".padStart(9)} | ${"naive".padStart(9)} | ${"ours/naive".padStart(10)} |`,
         `|${"-".repeat(32)}|${"-".repeat(10)}:|${"-".repeat(10)}:|${"-".repeat(11)}:|`,
@@ -164,8 +170,10 @@ function table(ours: RelayFigures, naive: RelayFigures, claim: ClaimFigures, lam
             const list = (r: Record<string, number>): string => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
             return [`${who}, capacity units per message: writer ${list(by.writer)}; relay ${list(by.relay)}`];
         }),
-        `ours, calls per message: ${Object.entries(ours.callsPerMessage).map(([k, v]) => `${k} ${v}`).join(", ")}`,
-        `naive, calls per message: ${Object.entries(naive.callsPerMessage).map(([k, v]) => `${k} ${v}`).join(", ")}`,
+        ...(["ours", "naive"] as const).map((who) => {
+            const f = who === "ours" ? ours : naive;
+            return `${who}, calls per message (mean ms per call): ${Object.entries(f.callsPerMessage).map(([k, v]) => `${k} ${v} (${f.msPerCall[k]} ms)`).join(", ")}`;
+        }),
         `claim (one 100-record claim): ${Object.entries(claim).map(([size, c]) => `backlog ${size}: ${c.rcu} RCU, ${c.pages} pages`).join("; ")}`,
         `lambda: publisher archive ${lambda.archiveBytes} bytes (${lambda.archiveDeflatedBytes} deflated), cold load ${lambda.initMs} ms (median of ${lambda.initRuns})`,
     ];
@@ -192,13 +200,26 @@ async function main(): Promise<void> {
     const say = (line: string): void => {
         process.stderr.write(`${line}\n`);
     };
-    const dynamo = await startDynamoDbLocal();
     const sns = await startSnsTestServer();
+    // One DynamoDB Local per measured run: it slows down as its in-memory database grows (DeleteItem went from
+    // 7 to 40 ms over six 1000-message runs on one instance, dropped tables or not), which would favour
+    // whichever relay runs first. Same jar, same settings, fresh state.
+    const running = new Set<DynamoDbLocal>();
+    const withDynamo = async <T>(work: (endpoint: string) => Promise<T>): Promise<T> => {
+        const dynamo = await startDynamoDbLocal();
+        running.add(dynamo);
+        try {
+            return await work(dynamo.endpoint);
+        } finally {
+            running.delete(dynamo);
+            await dynamo.stop();
+        }
+    };
     let stopped = false;
     const stop = async (): Promise<void> => {
         if (stopped) return;
         stopped = true;
-        await Promise.allSettled([dynamo.stop(), sns.stop()]);
+        await Promise.allSettled([...[...running].map((d) => d.stop()), sns.stop()]);
     };
     for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
         process.on(signal, () => void stop().then(() => process.exit(code)));
@@ -209,9 +230,10 @@ async function main(): Promise<void> {
         const lambda = await measureLambdaCost();
         let run = 0;
         const once = async (kind: RelayKind, messages: number, latencyMs: number, ratePerSec: number): Promise<RelayRunResult> => {
+            sns.reset();
             sns.setFaults({ latencyMs });
             run += 1;
-            const result = await runRelay({ kind, endpoint: dynamo.endpoint, sns, messages, ratePerSec, runId: `${Date.now().toString(36)}-${run}` });
+            const result = await withDynamo((endpoint) => runRelay({ kind, endpoint, sns, messages, ratePerSec, runId: `${Date.now().toString(36)}-${run}` }));
             say(
                 `${kind.padEnd(5)} ${String(messages).padStart(5)} messages ${ratePerSec > 0 ? `at ${ratePerSec}/s` : "burst"}, SNS +${latencyMs} ms: ` +
                     `${result.msgsPerSec} msg/s, p50 ${result.p50LatencyMs} ms, p99 ${result.p99LatencyMs} ms`,
@@ -230,9 +252,6 @@ async function main(): Promise<void> {
                 naive: { burst: naiveBurst, paced: await once("naive", paced, latencyMs, pace) },
             };
         };
-        say("warm-up (DynamoDB Local's JIT)…");
-        await once("ours", options.quick ? 50 : 200, 0, 0);
-        await once("naive", options.quick ? 50 : 200, 0, 0);
         const plain = await measureMode(0);
         const slow = await measureMode(options.snsLatencyMs);
         const oursPlain = plain.ours;
@@ -240,7 +259,7 @@ async function main(): Promise<void> {
         const oursSlow = slow.ours;
         const naiveSlow = slow.naive;
         say("claim: seeding backlogs of 1000 and 50000 and claiming 100 at a time…");
-        const claimed = await measureClaimCost(dynamo.endpoint, [1000, 50_000], { claims: options.quick ? 1 : 3, progress: (line) => say(`claim: ${line}`) });
+        const claimed = await withDynamo((endpoint) => measureClaimCost(endpoint, [1000, 50_000], { claims: options.quick ? 1 : 3, progress: (line) => say(`claim: ${line}`) }));
         const claim: ClaimFigures = Object.fromEntries(Object.entries(claimed).map(([size, c]) => [size, { rcu: c.rcu, pages: c.pages }]));
         const result = {
             ours: figures(oursPlain, oursSlow, options.snsLatencyMs),
