@@ -38,6 +38,13 @@ async function main(): Promise<number> {
     return results.every(holds) ? 0 : 1;
 }
 
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+        process.stderr.write(`test:faults: ${signal}, stopping DynamoDB Local\n`);
+        void stopDynamo().finally(() => process.exit(130));
+    });
+}
+
 main().then(
     (code) => process.exit(code),
     (err: unknown) => {
