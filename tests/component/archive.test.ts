@@ -97,7 +97,7 @@ describe("Outbox Lambda code", () => {
                 delete process.env[variable];
                 assert.throws(
                     () => loadSerialized(text),
-                    (e: any) => e.code === "INVALID_CONFIG" && e.context?.variable === variable,
+                    (e: any) => e.code === "INVALID_CONFIG" && e.context?.variable === variable && e.message.includes(variable),
                 );
             });
         }
@@ -106,7 +106,8 @@ describe("Outbox Lambda code", () => {
             Object.assign(process.env, environment(), { [ENV.maxPublishAttempts]: "many" });
             assert.throws(
                 () => loadSerialized(text),
-                (e: any) => e.code === "INVALID_CONFIG" && e.context?.variable === ENV.maxPublishAttempts && e.context?.value === "many",
+                (e: any) =>
+                    e.code === "INVALID_CONFIG" && e.context?.variable === ENV.maxPublishAttempts && e.context?.value === "many" && e.message.includes(ENV.maxPublishAttempts) && e.message.includes('"many"'),
             );
         });
 
