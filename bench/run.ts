@@ -29,7 +29,7 @@ export interface BenchOptions {
     readonly quick: boolean;
     /** Print one JSON object instead of the table. @default false */
     readonly json: boolean;
-    /** Messages per measured run. @default 300 with --quick, else 2000 */
+    /** Messages per burst. @default 200 with --quick, else 2000 */
     readonly messages: number;
     /** Latency added to every SNS call in the second mode, ms. @default 5 */
     readonly snsLatencyMs: number;
@@ -67,7 +67,7 @@ For each relay and each SNS mode: a burst of <messages> orders written as fast a
 (calls, capacity units, messages/s), then <messages>/4 orders paced at half the slower relay's burst rate,
 the same pace for both (latency percentiles: the pipeline's, not a queue's).
 
-  --quick              300 messages per burst (under a minute); the default is 2000
+  --quick              200 messages per burst (under a minute); the default is 2000
   --json               print {"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} only
   --messages <n>       messages per burst, 50 to 100000
   --sns-latency-ms <n> latency added to each SNS call in the second mode, 0 to 1000 (default 5)
@@ -96,7 +96,7 @@ function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
         else if (arg === "--latency-rate") latencyRate = integer(arg, argv[(i += 1)], 1, 1000);
         else throw new Error(`unknown option ${JSON.stringify(arg)}; the options are --quick, --json, --messages, --sns-latency-ms, --latency-rate (see --help)`);
     }
-    return { quick, json, messages: messages ?? (quick ? 300 : 2000), snsLatencyMs, ...(latencyRate === undefined ? {} : { latencyRate }) };
+    return { quick, json, messages: messages ?? (quick ? 200 : 2000), snsLatencyMs, ...(latencyRate === undefined ? {} : { latencyRate }) };
 }
 
 function perMessage(record: Record<string, number>, n: number, digits = 3): Record<string, number> {
@@ -201,18 +201,21 @@ async function main(): Promise<void> {
         process.stderr.write(`${line}\n`);
     };
     const sns = await startSnsTestServer();
-    // One DynamoDB Local per measured run: it slows down as its in-memory database grows (DeleteItem went from
-    // 7 to 40 ms over six 1000-message runs on one instance, dropped tables or not), which would favour
+    // Fresh DynamoDB Locals for each relay and mode: it slows down as its in-memory database grows (DeleteItem
+    // went from 7 to 40 ms over six 1000-message runs on one instance, dropped tables or not), which would favour
     // whichever relay runs first. Same jar, same settings, fresh state.
     const running = new Set<DynamoDbLocal>();
-    const withDynamo = async <T>(work: (endpoint: string) => Promise<T>): Promise<T> => {
-        const dynamo = await startDynamoDbLocal();
-        running.add(dynamo);
+    const withDynamos = async <T>(work: (endpoints: string[]) => Promise<T>, count = 2): Promise<T> => {
+        const started = await Promise.allSettled(Array.from({ length: count }, () => startDynamoDbLocal()));
+        const instances = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
+        for (const d of instances) running.add(d);
         try {
-            return await work(dynamo.endpoint);
+            const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
+            if (failed !== undefined) throw failed.reason;
+            return await work(instances.map((d) => d.endpoint));
         } finally {
-            running.delete(dynamo);
-            await dynamo.stop();
+            for (const d of instances) running.delete(d);
+            await Promise.allSettled(instances.map((d) => d.stop()));
         }
     };
     let stopped = false;
@@ -229,11 +232,11 @@ async function main(): Promise<void> {
         say("lambda: building the component under mocks and loading its publisher…");
         const lambda = await measureLambdaCost();
         let run = 0;
-        const once = async (kind: RelayKind, messages: number, latencyMs: number, ratePerSec: number): Promise<RelayRunResult> => {
+        const once = async (kind: RelayKind, endpoint: string, messages: number, latencyMs: number, ratePerSec: number): Promise<RelayRunResult> => {
             sns.reset();
             sns.setFaults({ latencyMs });
             run += 1;
-            const result = await withDynamo((endpoint) => runRelay({ kind, endpoint, sns, messages, ratePerSec, runId: `${Date.now().toString(36)}-${run}` }));
+            const result = await runRelay({ kind, endpoint, sns, messages, ratePerSec, runId: `${Date.now().toString(36)}-${run}` });
             say(
                 `${kind.padEnd(5)} ${String(messages).padStart(5)} messages ${ratePerSec > 0 ? `at ${ratePerSec}/s` : "burst"}, SNS +${latencyMs} ms: ` +
                     `${result.msgsPerSec} msg/s, p50 ${result.p50LatencyMs} ms, p99 ${result.p99LatencyMs} ms`,
@@ -242,16 +245,18 @@ async function main(): Promise<void> {
         };
         // Latency is measured at a pace both relays keep up with (half the slower one's burst throughput in that
         // mode, unless --latency-rate is given), so it is the pipeline's latency, not a queue's.
-        const measureMode = async (latencyMs: number): Promise<{ ours: Measured; naive: Measured }> => {
-            const oursBurst = await once("ours", options.messages, latencyMs, 0);
-            const naiveBurst = await once("naive", options.messages, latencyMs, 0);
-            const pace = options.latencyRate ?? Math.max(1, Math.floor(Math.min(oursBurst.msgsPerSec, naiveBurst.msgsPerSec) / 2));
-            const paced = Math.max(50, Math.round(options.messages / 4));
-            return {
-                ours: { burst: oursBurst, paced: await once("ours", paced, latencyMs, pace) },
-                naive: { burst: naiveBurst, paced: await once("naive", paced, latencyMs, pace) },
-            };
-        };
+        // Each relay gets its own fresh DynamoDB Local per mode (started side by side, used one after the other).
+        const measureMode = (latencyMs: number): Promise<{ ours: Measured; naive: Measured }> =>
+            withDynamos(async ([oursEndpoint, naiveEndpoint]) => {
+                const oursBurst = await once("ours", oursEndpoint, options.messages, latencyMs, 0);
+                const naiveBurst = await once("naive", naiveEndpoint, options.messages, latencyMs, 0);
+                const pace = options.latencyRate ?? Math.max(1, Math.floor(Math.min(oursBurst.msgsPerSec, naiveBurst.msgsPerSec) / 2));
+                const paced = Math.max(50, Math.round(options.messages / 4));
+                return {
+                    ours: { burst: oursBurst, paced: await once("ours", oursEndpoint, paced, latencyMs, pace) },
+                    naive: { burst: naiveBurst, paced: await once("naive", naiveEndpoint, paced, latencyMs, pace) },
+                };
+            });
         const plain = await measureMode(0);
         const slow = await measureMode(options.snsLatencyMs);
         const oursPlain = plain.ours;
@@ -259,7 +264,7 @@ async function main(): Promise<void> {
         const oursSlow = slow.ours;
         const naiveSlow = slow.naive;
         say("claim: seeding backlogs of 1000 and 50000 and claiming 100 at a time…");
-        const claimed = await withDynamo((endpoint) => measureClaimCost(endpoint, [1000, 50_000], { claims: options.quick ? 1 : 3, progress: (line) => say(`claim: ${line}`) }));
+        const claimed = await withDynamos(([endpoint]) => measureClaimCost(endpoint, [1000, 50_000], { claims: options.quick ? 1 : 3, progress: (line) => say(`claim: ${line}`) }), 1);
         const claim: ClaimFigures = Object.fromEntries(Object.entries(claimed).map(([size, c]) => [size, { rcu: c.rcu, pages: c.pages }]));
         const result = {
             ours: figures(oursPlain, oursSlow, options.snsLatencyMs),
