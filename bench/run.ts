@@ -68,7 +68,7 @@ For each relay and each SNS mode: a burst of <messages> orders written as fast a
 the same pace for both (latency percentiles: the pipeline's, not a queue's).
 
   --quick              200 messages per burst (under a minute); the default is 2000
-  --json               print {"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} only
+  --json               print {"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} on stdout (the table goes to stderr)
   --messages <n>       messages per burst, 50 to 100000
   --sns-latency-ms <n> latency added to each SNS call in the second mode, 0 to 1000 (default 5)
   --latency-rate <n>   orders per second in the latency runs, 1 to 1000, instead of the measured pace`;
@@ -273,8 +273,14 @@ async function main(): Promise<void> {
             lambda,
         };
         say(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-        if (options.json) process.stdout.write(`${JSON.stringify(result)}\n`);
-        else process.stdout.write(`${table(result.ours, result.naive, claim, lambda, options)}\n`);
+        const text = table(result.ours, result.naive, claim, lambda, options);
+        // With --json the table still goes to stderr (with the progress), so one run gives both.
+        if (options.json) {
+            say(text);
+            process.stdout.write(`${JSON.stringify(result)}\n`);
+        } else {
+            process.stdout.write(`${text}\n`);
+        }
     } finally {
         await stop();
     }
