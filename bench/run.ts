@@ -33,7 +33,7 @@ export interface BenchOptions {
     readonly messages: number;
     /** Latency added to every SNS call in the second mode, ms. @default 5 */
     readonly snsLatencyMs: number;
-    /** The pace of the latency runs, orders per second. @default half the slower relay's burst throughput in that mode */
+    /** The pace of the latency runs, orders per second. @default a third of the slower relay's burst throughput in that mode */
     readonly latencyRate?: number;
 }
 
@@ -64,7 +64,7 @@ export type ClaimFigures = Record<string, { readonly rcu: number; readonly pages
 const USAGE = `Usage: npm run bench -- [--quick] [--json] [--messages <n>] [--sns-latency-ms <n>] [--latency-rate <n>]
 
 For each relay and each SNS mode: a burst of <messages> orders written as fast as DynamoDB takes them
-(calls, capacity units, messages/s), then <messages>/4 orders paced at half the slower relay's burst rate,
+(calls, capacity units, messages/s), then <messages>/4 orders paced at a third of the slower relay's burst rate,
 the same pace for both (latency percentiles: the pipeline's, not a queue's).
 
   --quick              200 messages per burst (under a minute); the default is 2000
@@ -204,25 +204,27 @@ async function main(): Promise<void> {
     // Fresh DynamoDB Locals for each relay and mode: it slows down as its in-memory database grows (DeleteItem
     // went from 7 to 40 ms over six 1000-message runs on one instance, dropped tables or not), which would favour
     // whichever relay runs first. Same jar, same settings, fresh state.
-    const running = new Set<DynamoDbLocal>();
+    // Tracked from the moment they start, so a signal during a start still stops them.
+    const running = new Set<Promise<DynamoDbLocal>>();
     const withDynamos = async <T>(work: (endpoints: string[]) => Promise<T>, count = 2): Promise<T> => {
-        const started = await Promise.allSettled(Array.from({ length: count }, () => startDynamoDbLocal()));
+        const starting = Array.from({ length: count }, () => startDynamoDbLocal());
+        for (const s of starting) running.add(s);
+        const started = await Promise.allSettled(starting);
         const instances = started.flatMap((s) => (s.status === "fulfilled" ? [s.value] : []));
-        for (const d of instances) running.add(d);
         try {
             const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
             if (failed !== undefined) throw failed.reason;
             return await work(instances.map((d) => d.endpoint));
         } finally {
-            for (const d of instances) running.delete(d);
             await Promise.allSettled(instances.map((d) => d.stop()));
+            for (const s of starting) running.delete(s);
         }
     };
     let stopped = false;
     const stop = async (): Promise<void> => {
         if (stopped) return;
         stopped = true;
-        await Promise.allSettled([...[...running].map((d) => d.stop()), sns.stop()]);
+        await Promise.allSettled([...[...running].map((s) => s.then((d) => d.stop())), sns.stop()]);
     };
     for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
         process.on(signal, () => void stop().then(() => process.exit(code)));
@@ -243,20 +245,23 @@ async function main(): Promise<void> {
             );
             return result;
         };
-        // Latency is measured at a pace both relays keep up with (half the slower one's burst throughput in that
+        // Latency is measured at a pace both relays keep up with (a third of the slower one's burst throughput in that
         // mode, unless --latency-rate is given), so it is the pipeline's latency, not a queue's.
-        // Each relay gets its own fresh DynamoDB Local per mode (started side by side, used one after the other).
-        const measureMode = (latencyMs: number): Promise<{ ours: Measured; naive: Measured }> =>
-            withDynamos(async ([oursEndpoint, naiveEndpoint]) => {
-                const oursBurst = await once("ours", oursEndpoint, options.messages, latencyMs, 0);
-                const naiveBurst = await once("naive", naiveEndpoint, options.messages, latencyMs, 0);
-                const pace = options.latencyRate ?? Math.max(1, Math.floor(Math.min(oursBurst.msgsPerSec, naiveBurst.msgsPerSec) / 2));
-                const paced = Math.max(50, Math.round(options.messages / 4));
-                return {
-                    ours: { burst: oursBurst, paced: await once("ours", oursEndpoint, paced, latencyMs, pace) },
-                    naive: { burst: naiveBurst, paced: await once("naive", naiveEndpoint, paced, latencyMs, pace) },
-                };
-            });
+        // Every run gets its own fresh DynamoDB Local: the two bursts of a mode, then the two paced runs (each pair
+        // started side by side, used one after the other).
+        const measureMode = async (latencyMs: number): Promise<{ ours: Measured; naive: Measured }> => {
+            const [oursBurst, naiveBurst] = await withDynamos(async ([a, b]) => [
+                await once("ours", a!, options.messages, latencyMs, 0),
+                await once("naive", b!, options.messages, latencyMs, 0),
+            ]);
+            const pace = options.latencyRate ?? Math.max(1, Math.floor(Math.min(oursBurst!.msgsPerSec, naiveBurst!.msgsPerSec) / 3));
+            const paced = Math.max(50, Math.round(options.messages / 4));
+            const [oursPaced, naivePaced] = await withDynamos(async ([a, b]) => [
+                await once("ours", a!, paced, latencyMs, pace),
+                await once("naive", b!, paced, latencyMs, pace),
+            ]);
+            return { ours: { burst: oursBurst!, paced: oursPaced! }, naive: { burst: naiveBurst!, paced: naivePaced! } };
+        };
         const plain = await measureMode(0);
         const slow = await measureMode(options.snsLatencyMs);
         const oursPlain = plain.ours;

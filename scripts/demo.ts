@@ -74,14 +74,17 @@ function latencyText(ledger: Ledger): string {
 export async function runDemo(options: StartOptions, shutdown: Shutdown, progress: ProgressLine): Promise<DemoResult> {
     const startedAt = Date.now();
     // 1. The local parts.
+    // Each part is registered BEFORE its start is awaited: a SIGTERM during the start then waits for it and
+    // stops it, instead of leaving a Java process behind.
     let endpoint = options.endpoint;
     if (endpoint === undefined) {
-        const dynamo = await startDynamoDbLocal();
-        shutdown.add("DynamoDB Local", () => dynamo.stop());
-        endpoint = dynamo.endpoint;
+        const starting = startDynamoDbLocal();
+        shutdown.add("DynamoDB Local", () => starting.then((dynamo) => dynamo.stop(), () => undefined));
+        endpoint = (await starting).endpoint;
     }
-    const fauxqs = await startFauxqs();
-    shutdown.add("fauxqs", () => fauxqs.stop());
+    const fauxqsStarting = startFauxqs();
+    shutdown.add("fauxqs", () => fauxqsStarting.then((f) => f.stop(), () => undefined));
+    const fauxqs = await fauxqsStarting;
     const runId = Date.now().toString(36);
     const topicArn = await fauxqs.createTopic(`outbox-demo-events-${runId}`);
     const consumerQueue = await fauxqs.createQueue(`outbox-demo-consumer-${runId}`);
@@ -92,8 +95,9 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     let sns: SNSClient = fauxqs.sns;
     let faultServer: Awaited<ReturnType<typeof startSnsTestServer>> | undefined;
     if (options.failRate > 0) {
-        faultServer = await startSnsTestServer({ seed: 7, faults: { calls: [{ kind: "InternalError", rate: options.failRate }] } });
-        shutdown.add("fault-injecting SNS", () => faultServer!.stop());
+        const serverStarting = startSnsTestServer({ seed: 7, faults: { calls: [{ kind: "InternalError", rate: options.failRate }] } });
+        shutdown.add("fault-injecting SNS", () => serverStarting.then((server) => server.stop(), () => undefined));
+        faultServer = await serverStarting;
         publishTopicArn = faultServer.createTopic(`outbox-demo-events-${runId}`);
         sns = new SNSClient({ endpoint: faultServer.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
         shutdown.add("SNS client", () => sns.destroy());
