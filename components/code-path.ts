@@ -2,15 +2,21 @@
  * What goes into the publisher's and sweeper's Lambda archives besides the serialized handler.
  *
  * `CallbackFunction` zips every package reachable from the program's `package.json` `dependencies` (except
- * `@pulumi/*`), unless excluded. `codePathOptions.extraExcludePackages` matches exact package names (no globs,
- * no scopes) and stops the walk at the excluded package, so its own dependencies are skipped too, unless
- * another non-excluded package reaches them.
+ * `@pulumi/*`), plus `codePathOptions.extraIncludePackages`, minus `extraExcludePackages`. Exclusion matches
+ * exact package names (no globs, no scopes) and stops the walk at the excluded package, so its own dependencies
+ * are skipped too, unless another non-excluded package reaches them.
  *
- * The handlers need nothing from `node_modules`: the runtime code is captured by value, and its only imports
- * are AWS SDK v3 clients (`@aws-sdk/*`, `@smithy/*`), which the Lambda Node.js runtime ships. So the component
- * excludes every direct dependency of the program (the walk's roots, this package included when a consumer
- * installs it) and every installed `@aws-sdk/*` and `@smithy/*` package (in case something else reaches them).
- * The trade-off: the functions run the SDK version of the Lambda runtime, not the pinned one.
+ * Two cases, decided the way Pulumi's closure serializer decides (`captureModuleAsync`: a module is captured by
+ * value when its path relative to the program's working directory runs through no `node_modules` folder):
+ * - **Local runtime** (this repository's own program, or a linked checkout): the runtime modules are captured by
+ *   value into `__index.js`, and their only imports are AWS SDK v3 clients (`@aws-sdk/*`, `@smithy/*`), which
+ *   the Lambda Node.js runtime ships. The archive needs nothing from `node_modules`: every direct dependency of
+ *   the program and every installed `@aws-sdk/*` / `@smithy/*` package is excluded.
+ * - **Installed package** (`npm install dynamodb-outbox`): Pulumi emits `require("dynamodb-outbox/dist/runtime/…")`
+ *   for the runtime modules instead of their code. The package itself must then be in the archive: it is
+ *   included by name and not excluded, while its own dependencies (the SDK clients and `@pulumi/*`) stay out.
+ *
+ * The trade-off in both cases: the functions run the SDK version of the Lambda runtime, not the pinned one.
  *
  * @packageDocumentation
  */
@@ -19,6 +25,9 @@ import * as path from "node:path";
 
 /** Package scopes that the Lambda Node.js runtime provides (AWS SDK for JavaScript v3 and its Smithy core). */
 export const RUNTIME_PROVIDED_SCOPES = ["@aws-sdk", "@smithy"] as const;
+
+/** The folder holding the handlers' runtime modules, next to this file's folder both in the sources and in `dist/`. */
+const RUNTIME_DIR = path.join(__dirname, "..", "runtime");
 
 /** The directory holding the nearest `package.json` at or above `start`, as Pulumi's code-path walk finds it. */
 function nearestPackageDir(start: string): string | undefined {
@@ -31,9 +40,13 @@ function nearestPackageDir(start: string): string | undefined {
     }
 }
 
-function readDependencyNames(packageDir: string): string[] {
-    const manifest = JSON.parse(fs.readFileSync(path.join(packageDir, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
-    return Object.keys(manifest.dependencies ?? {});
+interface Manifest {
+    name?: string;
+    dependencies?: Record<string, string>;
+}
+
+function readManifest(packageDir: string): Manifest {
+    return JSON.parse(fs.readFileSync(path.join(packageDir, "package.json"), "utf8")) as Manifest;
 }
 
 function installedScopePackages(packageDir: string): string[] {
@@ -47,13 +60,53 @@ function installedScopePackages(packageDir: string): string[] {
 }
 
 /**
- * The package names to pass as `codePathOptions.extraExcludePackages` so that the archive holds only the
- * serialized handler. Reads the nearest `package.json` from `cwd` (Pulumi's own starting point).
+ * Whether Pulumi will capture the runtime modules by reference (`require(…)`) rather than by value: true when the
+ * runtime folder, seen from the program's working directory, lies under a `node_modules` folder.
+ *
+ * @param cwd - where the Pulumi program runs. @default process.cwd()
+ * @param runtimeDir - the folder of the runtime modules the factories close over. @default this package's runtime folder
+ */
+export function runtimeCapturedByReference(cwd: string = process.cwd(), runtimeDir: string = RUNTIME_DIR): boolean {
+    return path.relative(path.resolve(cwd), path.resolve(runtimeDir)).split(path.sep).includes("node_modules");
+}
+
+/** The `codePathOptions` fields the component sets on each function (a fresh object and fresh lists per call). */
+export interface HandlerCodePathOptions {
+    /** Packages left out of the archive. */
+    extraExcludePackages: string[];
+    /** Packages put in the archive although the program does not list them; empty when the runtime is captured by value. */
+    extraIncludePackages: string[];
+}
+
+/**
+ * The `codePathOptions` that keep each function's archive to what its handler needs (see the module notes):
+ * nothing but `__index.js` when the runtime is local, `__index.js` plus this package (without its dependencies)
+ * when it is installed under `node_modules`. Reads the nearest `package.json` from `cwd` (Pulumi's own starting point).
+ *
+ * @param cwd - where the Pulumi program runs. @default process.cwd()
+ * @param packageDir - this package's root (holding its `package.json`). @default found above this file
+ * @param runtimeDir - the folder of the runtime modules the factories close over. @default this package's runtime folder
+ */
+export function handlerCodePathOptions(cwd: string = process.cwd(), packageDir?: string, runtimeDir: string = RUNTIME_DIR): HandlerCodePathOptions {
+    const programDir = nearestPackageDir(cwd);
+    const programDependencies = programDir === undefined ? [] : Object.keys(readManifest(programDir).dependencies ?? {});
+    const installed = programDir === undefined ? [] : installedScopePackages(programDir);
+    if (!runtimeCapturedByReference(cwd, runtimeDir)) {
+        return { extraExcludePackages: [...new Set([...programDependencies, ...installed])].sort(), extraIncludePackages: [] };
+    }
+    const self = readManifest(packageDir ?? nearestPackageDir(__dirname) ?? path.join(__dirname, ".."));
+    const selfName = self.name ?? "dynamodb-outbox";
+    const excluded = new Set([...programDependencies, ...installed, ...Object.keys(self.dependencies ?? {})]);
+    excluded.delete(selfName);
+    return { extraExcludePackages: [...excluded].sort(), extraIncludePackages: [selfName] };
+}
+
+/**
+ * The package names to pass as `codePathOptions.extraExcludePackages` (see {@link handlerCodePathOptions}, which
+ * the component uses and which also says what to include).
  *
  * @param cwd - where the Pulumi program runs. @default process.cwd()
  */
 export function handlerExcludePackages(cwd: string = process.cwd()): string[] {
-    const packageDir = nearestPackageDir(cwd);
-    if (packageDir === undefined) return [];
-    return [...new Set([...readDependencyNames(packageDir), ...installedScopePackages(packageDir)])].sort();
+    return handlerCodePathOptions(cwd).extraExcludePackages;
 }

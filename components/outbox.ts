@@ -9,7 +9,7 @@ import * as aws from "@pulumi/aws";
 import { publisherLambdaFactory, sweeperLambdaFactory } from "../runtime/lambda";
 import type { OutboxArgs } from "./args";
 import { LAMBDA_RUNTIME, eventSourceMappingArgs, handlerEnvironment, logGroupArgs, queueArgs, tableArgs, topicArgs, withTags } from "./children";
-import { handlerExcludePackages } from "./code-path";
+import { handlerCodePathOptions } from "./code-path";
 import { GrantTargets, PolicyDocument, publisherPolicyDocument, sweeperPolicyDocument } from "./iam";
 import { childName, logGroupName } from "./naming";
 import { OutboxSettings, resolveOutboxSettings } from "./settings";
@@ -167,7 +167,7 @@ export class Outbox extends pulumi.ComponentResource {
             environment: f.environment,
             loggingConfig: { logFormat: "Text", logGroup: f.logs.name },
             // A fresh list per function: CallbackFunction appends to the one it is given.
-            codePathOptions: { extraExcludePackages: handlerExcludePackages() },
+            codePathOptions: handlerCodePathOptions(),
             tags: withTags(s.tags),
         };
         return new aws.lambda.CallbackFunction(childName(name, child), mergeArgs(computed, f.override as Partial<aws.lambda.CallbackFunctionArgs<any, any>>), { parent: this });
