@@ -19,7 +19,7 @@ import { parseDeadLetter, redriveDeadLetters, redriveRecordId, type SqsClientLik
 import { RECORD_SK_PREFIX } from "../../runtime/schema";
 import { OutboxWriter } from "../../runtime/writer";
 import { parseRedriveArgs } from "../../scripts/redrive-args";
-import { redriveSummary } from "../../scripts/redrive";
+import { redriveSummary, runRedrive } from "../../scripts/redrive";
 import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";
 import { createOutboxTable } from "../runtime/support/table";
 import { faultyDynamoClient } from "./support/faulty-dynamodb";
@@ -181,6 +181,27 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         assert.equal((await records(ddb, w.tableName)).length, 1, "a dry run writes nothing");
         await sleep(1_200);
         assert.equal((await fauxqs.receiveAll(w.dlq.queueUrl, { delete: false })).length, 1, "and deletes nothing");
+    });
+
+    it("npm run redrive: the script's clients reach the table and the DLQ through --endpoint and --sqs-endpoint", async function () {
+        const w = await world("script");
+        await w.writer.write({ messages: [{ id: "m-3", partition: "P", type: "T", payload: { x: 1 }, expiresAt: new Date() }] });
+        await w.relay();
+        const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+        Object.assign(process.env, { AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey });
+        const lines: string[] = [];
+        try {
+            const args = parseRedriveArgs(["--table", w.tableName, "--dlq-url", w.dlq.queueUrl, "--region", LOCAL_REGION, "--endpoint", await dynamoEndpoint(), "--sqs-endpoint", fauxqs.endpoint], {});
+            const result = await runRedrive(args, (line) => lines.push(line));
+            assert.equal(redriveSummary(result, false), "redrive received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0");
+        } finally {
+            for (const [name, value] of [["AWS_ACCESS_KEY_ID", saved.id], ["AWS_SECRET_ACCESS_KEY", saved.secret]] as const) {
+                if (value === undefined) delete process.env[name];
+                else process.env[name] = value;
+            }
+        }
+        assert.ok((await records(ddb, w.tableName)).some((r) => r.recordId === "redrive.m-3"));
+        assert.ok(lines.some((l) => l.includes('"recordId":"m-3"')), "JSON log lines with ids");
     });
 
     it("derives a deterministic id of at most 128 characters", function () {
