@@ -76,6 +76,25 @@ function dynamoProcessesOnPort(port: string): number[] {
         .map((line) => Number(line.trim().split(/\s+/)[0]));
 }
 
+/** The direct children of `pid`. */
+function childProcessesOf(pid: number): { pid: number; args: string }[] {
+    const out = execFileSync("ps", ["-eo", "pid=,ppid=,args="], { encoding: "utf8" });
+    return out.split("\n").flatMap((line) => {
+        const m = line.trim().match(/^(\d+)\s+(\d+)\s+(.*)$/);
+        return m !== null && Number(m[2]) === pid ? [{ pid: Number(m[1]), args: m[3]! }] : [];
+    });
+}
+
+/** Whether process `pid` is still running (a zombie counts as gone). */
+function alive(pid: number): boolean {
+    try {
+        const state = execFileSync("ps", ["-o", "stat=", "-p", String(pid)], { encoding: "utf8" }).trim();
+        return state !== "" && !state.startsWith("Z");
+    } catch {
+        return false;
+    }
+}
+
 /** Whether something accepts TCP connections on loopback `port`. */
 function listening(port: string): Promise<boolean> {
     return new Promise((resolve) => {
@@ -148,6 +167,23 @@ describe("npm start (end to end)", function () {
         assert.equal(code, 143);
         assert.equal(run.stderr, "");
         await assertNothingLeft(ports);
+    });
+
+    it("stops DynamoDB Local when SIGTERM arrives while it is still starting", async () => {
+        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "scripts/start.ts", "--count", "5"]);
+        started.push(run);
+        // The Java child exists well before it answers; signal as soon as it shows up.
+        let java: number[] = [];
+        for (let i = 0; i < 600 && java.length === 0; i += 1) {
+            java = childProcessesOf(run.child.pid!).filter((p) => p.args.includes("DynamoDBLocal.jar")).map((p) => p.pid);
+            if (java.length === 0) await new Promise((r) => setTimeout(r, 25));
+        }
+        assert.equal(java.length, 1, "DynamoDB Local was started");
+        run.child.kill("SIGTERM");
+        const { code } = await run.exited;
+        assert.equal(code, 143);
+        for (let i = 0; i < 50 && alive(java[0]!); i += 1) await new Promise((r) => setTimeout(r, 100));
+        assert.equal(alive(java[0]!), false, `DynamoDB Local (pid ${java[0]}) left running`);
     });
 
     it("stops everything on Ctrl-C (SIGINT to the whole foreground process group)", async () => {
