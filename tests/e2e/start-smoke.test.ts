@@ -31,7 +31,7 @@ interface Run {
 /** `npm start -- <args>` when package.json has the script, else the same script through ts-node. */
 function startCommand(args: readonly string[]): { command: string; argv: string[] } {
     const manifest = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { scripts?: Record<string, string> };
-    if (manifest.scripts?.start !== undefined) return { command: "npm", argv: ["start", "--silent", "--", ...args] };
+    if (manifest.scripts?.start !== undefined) return { command: "npm", argv: ["start", "--", ...args] };
     return { command: process.execPath, argv: ["-r", "ts-node/register/transpile-only", "scripts/start.ts", ...args] };
 }
 
