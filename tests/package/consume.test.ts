@@ -35,7 +35,6 @@ const CONSUMED_ARCHIVE_BUDGET_BYTES = 800 * 1024;
 /** Package folders in a consumer's node_modules that come from this repository's devDependencies (or npm's own files). */
 function devOnly(entry: string): boolean {
     if (entry.startsWith(".")) return true;
-    if (entry === "@types") return true;
     return Object.prototype.hasOwnProperty.call(MANIFEST.devDependencies, entry);
 }
 
@@ -215,6 +214,24 @@ describe("package: consumed as an installed dependency", function () {
             });
         });
     }
+
+    it("type-checks a TypeScript consumer importing both entry points through the exports' types conditions", () => {
+        fs.writeFileSync(
+            path.join(project, "consumer.ts"),
+            [
+                `import { Outbox, OutboxArgs } from "${MANIFEST.name}";`,
+                `import { ENV, OutboxError } from "${MANIFEST.name}/runtime";`,
+                `const args: OutboxArgs = {};`,
+                `export const make = (): Outbox => new Outbox("orders", args);`,
+                `export const fail = (): OutboxError => new OutboxError("INVALID_CONFIG", ENV.tableName);`,
+                "",
+            ].join("\n"),
+        );
+        // skipLibCheck: @pulumi/policy 1.21.0 ships an index.d.ts that re-exports names its proxy.d.ts lacks.
+        const options = ["--noEmit", "--strict", "--skipLibCheck", "--target", "es2021", "--module", "node16", "--moduleResolution", "node16", "--types", "node", "consumer.ts"];
+        const tsc = run(process.execPath, [path.join(REPO, "node_modules", "typescript", "bin", "tsc"), ...options], { cwd: project });
+        assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+    });
 
     it("runs the installed CLI from node_modules/.bin with no ts-node installed", () => {
         assert.ok(!fs.existsSync(path.join(project, "node_modules", "ts-node")), "the consumer has no ts-node");
