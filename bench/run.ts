@@ -249,17 +249,18 @@ async function main(): Promise<void> {
         // mode, unless --latency-rate is given), so it is the pipeline's latency, not a queue's.
         // Every run gets its own fresh DynamoDB Local: the two bursts of a mode, then the two paced runs (each pair
         // started side by side, used one after the other).
+        // (--quick reuses the burst's instances for the paced runs: 200 messages barely grow them.)
         const measureMode = async (latencyMs: number): Promise<{ ours: Measured; naive: Measured }> => {
-            const [oursBurst, naiveBurst] = await withDynamos(async ([a, b]) => [
-                await once("ours", a!, options.messages, latencyMs, 0),
-                await once("naive", b!, options.messages, latencyMs, 0),
-            ]);
-            const pace = options.latencyRate ?? Math.max(1, Math.floor(Math.min(oursBurst!.msgsPerSec, naiveBurst!.msgsPerSec) / 3));
             const paced = Math.max(50, Math.round(options.messages / 4));
-            const [oursPaced, naivePaced] = await withDynamos(async ([a, b]) => [
-                await once("ours", a!, paced, latencyMs, pace),
-                await once("naive", b!, paced, latencyMs, pace),
-            ]);
+            const pacedRuns = async ([a, b]: string[], oursBurst: RelayRunResult, naiveBurst: RelayRunResult): Promise<RelayRunResult[]> => {
+                const pace = options.latencyRate ?? Math.max(1, Math.floor(Math.min(oursBurst.msgsPerSec, naiveBurst.msgsPerSec) / 3));
+                return [await once("ours", a!, paced, latencyMs, pace), await once("naive", b!, paced, latencyMs, pace)];
+            };
+            const [oursBurst, naiveBurst, oursPaced, naivePaced] = await withDynamos(async (endpoints) => {
+                const bursts = [await once("ours", endpoints[0]!, options.messages, latencyMs, 0), await once("naive", endpoints[1]!, options.messages, latencyMs, 0)];
+                if (!options.quick) return bursts;
+                return [...bursts, ...(await pacedRuns(endpoints, bursts[0]!, bursts[1]!))];
+            }).then(async (runs) => (runs.length === 4 ? runs : [...runs, ...(await withDynamos((endpoints) => pacedRuns(endpoints, runs[0]!, runs[1]!)))]));
             return { ours: { burst: oursBurst!, paced: oursPaced! }, naive: { burst: naiveBurst!, paced: naivePaced! } };
         };
         const plain = await measureMode(0);
