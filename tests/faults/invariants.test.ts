@@ -3,7 +3,7 @@
  * every scenario pass.
  */
 import assert from "node:assert/strict";
-import { isCompletionWrite } from "./support/faulty-dynamodb";
+import { isTerminalWrite } from "./support/faulty-dynamodb";
 import { checkInvariants, countInversions } from "./support/invariants";
 import { faultScale, messagesFor } from "./support/scale";
 import { summaryLine } from "./support/scenario";
@@ -68,10 +68,11 @@ describe("fault scenario invariants", function () {
         );
     });
 
-    it("recognises completion writes, the seam where a killed handler dies", function () {
-        assert.ok(isCompletionWrite(new UpdateItemCommand({ TableName: "t", Key: {}, ExpressionAttributeValues: { ":status_completed": { S: "completed" } } })));
-        assert.ok(isCompletionWrite(new TransactWriteItemsCommand({ TransactItems: [{ Update: { TableName: "t", Key: {}, UpdateExpression: "SET a = :b", ExpressionAttributeValues: { ":status_completed": { S: "completed" } } } }] })));
-        assert.ok(!isCompletionWrite(new UpdateItemCommand({ TableName: "t", Key: {}, ExpressionAttributeValues: { ":status_claimed": { S: "claimed" } } })));
+    it("recognises terminal writes (completed, expired), the seam where a killed handler dies", function () {
+        assert.ok(isTerminalWrite(new UpdateItemCommand({ TableName: "t", Key: {}, ExpressionAttributeValues: { ":status_completed": { S: "completed" } } })));
+        assert.ok(isTerminalWrite(new TransactWriteItemsCommand({ TransactItems: [{ Update: { TableName: "t", Key: {}, UpdateExpression: "SET a = :b", ExpressionAttributeValues: { ":status_completed": { S: "completed" } } } }] })));
+        assert.ok(isTerminalWrite(new UpdateItemCommand({ TableName: "t", Key: {}, ExpressionAttributeValues: { ":status_expired": { S: "expired" } } })));
+        assert.ok(!isTerminalWrite(new UpdateItemCommand({ TableName: "t", Key: {}, ExpressionAttributeValues: { ":status_claimed": { S: "claimed" } } })));
     });
 
     it("reads the scale from the environment and rejects a bad value, naming the variable", function () {

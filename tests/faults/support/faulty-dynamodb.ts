@@ -3,7 +3,7 @@
  * cancels a transaction for a conflict and never loses an answer. This is a FAKE for those faults only; every
  * command that is not failed goes to the real DynamoDB Local underneath.
  *
- * Faults (each by rate from a seeded RNG, so a failing run replays):
+ * Faults (each by rate from a seeded RNG, so a failing run replays, and each at least once: see `faultDice`):
  * - `throttle`: `ProvisionedThroughputExceededException` before sending (nothing applied);
  * - `conflict`: `TransactionCanceledException` with a `TransactionConflict` reason on TransactWriteItems,
  *   before sending (nothing applied);
@@ -11,12 +11,12 @@
  *   DynamoDB does under throttling;
  * - `lostAnswer`: the command IS applied, then the caller gets a 500 `InternalServerError` (an ambiguous outcome,
  *   like a timeout after DynamoDB committed);
- * - kill: once armed with {@link FaultyDynamoClient.armKill}, the n-th completion write (a status → completed
- *   update) never answers and `onKill` fires: the invocation dies between publishing and completing, as a Lambda
+ * - kill: once armed with {@link FaultyDynamoClient.armKill}, the n-th terminal write (a status → completed or
+ *   expired update, the step after publishing or dead-lettering) never answers and `onKill` fires: the invocation dies between publishing and completing, as a Lambda
  *   crash or timeout would. The scenario arms it for a share of the invocations.
  */
 import { BatchGetItemCommand, type BatchGetItemCommandInput, type BatchGetItemCommandOutput } from "@aws-sdk/client-dynamodb";
-import { seededRandom } from "./random";
+import { faultDice, seededRandom } from "./random";
 
 /** Anything with an AWS SDK v3 client's `send`. */
 export interface SendClient {
@@ -51,7 +51,7 @@ export interface FaultyDynamoClient extends SendClient {
     readonly counts: DynamoFaultCounts;
     /** Turn injection on or off. */
     setEnabled(on: boolean): void;
-    /** Kill the invocation at its `n`-th completion write from now (1 = the next one); `undefined` disarms. */
+    /** Kill the invocation at its `n`-th terminal write from now (1 = the next one); `undefined` disarms. */
     armKill(n: number | undefined): void;
 }
 
@@ -63,10 +63,10 @@ interface CommandShape {
     };
 }
 
-/** Whether a command moves a record to completed (UpdateItem, or a transaction holding such an update). */
-export function isCompletionWrite(command: object): boolean {
+/** Whether a command moves a record to completed or expired (UpdateItem, or a transaction holding such an update). */
+export function isTerminalWrite(command: object): boolean {
     const c = command as CommandShape;
-    const completes = (values: Record<string, unknown> | undefined) => values !== undefined && ":status_completed" in values;
+    const completes = (values: Record<string, unknown> | undefined) => values !== undefined && (":status_completed" in values || ":status_expired" in values);
     if (c.constructor.name === "UpdateItemCommand") return completes(c.input.ExpressionAttributeValues);
     if (c.constructor.name === "TransactWriteItemsCommand") return (c.input.TransactItems ?? []).some((i) => completes(i.Update?.ExpressionAttributeValues));
     return false;
@@ -96,7 +96,13 @@ export function faultyDynamoClient(inner: SendClient, rates: DynamoFaultRates, s
     const counts: DynamoFaultCounts = { throttle: 0, conflict: 0, lostAnswer: 0, unprocessed: 0, kill: 0 };
     let enabled = true;
     let killIn: number | undefined;
-    const fires = (rate: number | undefined) => enabled && rate !== undefined && rate > 0 && random() < rate;
+    const dice = {
+        throttle: faultDice(rates.throttle ?? 0, random),
+        conflict: faultDice(rates.conflict ?? 0, random),
+        unprocessed: faultDice(rates.unprocessed ?? 0, random),
+        lostAnswer: faultDice(rates.lostAnswer ?? 0, random),
+    };
+    const fires = (kind: keyof typeof dice) => enabled && dice[kind]();
     return {
         counts,
         setEnabled(on) {
@@ -107,22 +113,22 @@ export function faultyDynamoClient(inner: SendClient, rates: DynamoFaultRates, s
         },
         async send(command) {
             const name = (command as CommandShape).constructor.name;
-            if (enabled && killIn !== undefined && isCompletionWrite(command) && --killIn === 0) {
+            if (enabled && killIn !== undefined && isTerminalWrite(command) && --killIn === 0) {
                 killIn = undefined;
                 counts.kill += 1;
                 onKill();
                 return new Promise<never>(() => undefined);
             }
-            if (fires(rates.throttle)) {
+            if (fires("throttle")) {
                 counts.throttle += 1;
                 throw sdkError("ProvisionedThroughputExceededException", 400);
             }
-            if (name === "TransactWriteItemsCommand" && fires(rates.conflict)) {
+            if (name === "TransactWriteItemsCommand" && fires("conflict")) {
                 counts.conflict += 1;
                 const items = (command as CommandShape).input.TransactItems ?? [];
                 throw sdkError("TransactionCanceledException", 400, { CancellationReasons: items.map((_, i) => ({ Code: i === items.length - 1 ? "TransactionConflict" : "None" })) });
             }
-            if (name === "BatchGetItemCommand" && fires(rates.unprocessed)) {
+            if (name === "BatchGetItemCommand" && fires("unprocessed")) {
                 const input = (command as unknown as { input: BatchGetItemCommandInput }).input;
                 const [table, request] = Object.entries(input.RequestItems ?? {})[0] ?? [];
                 const keys = request?.Keys ?? [];
@@ -134,7 +140,7 @@ export function faultyDynamoClient(inner: SendClient, rates: DynamoFaultRates, s
                 }
             }
             const out = await inner.send(command);
-            if (WRITES.has(name) && fires(rates.lostAnswer)) {
+            if (WRITES.has(name) && fires("lostAnswer")) {
                 counts.lostAnswer += 1;
                 throw sdkError("InternalServerError", 500);
             }

@@ -13,3 +13,20 @@ export function seededRandom(seed: number): () => number {
         return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
     };
 }
+
+/**
+ * A fault decision at `rate` that always fires at its first opportunity: every fault a scenario names is injected
+ * at least once even at CI scale, while a large run keeps the rate. A rate of 0 never fires.
+ *
+ * @param rate - Probability per opportunity, 0 to 1.
+ * @param random - The seeded source.
+ */
+export function faultDice(rate: number, random: () => number): () => boolean {
+    let first = true;
+    return () => {
+        if (rate <= 0) return false;
+        const fire = first || random() < rate;
+        first = false;
+        return fire;
+    };
+}

@@ -28,7 +28,7 @@ import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import { createOutboxTable } from "../../runtime/support/table";
 import { faultyDynamoClient, type DynamoFaultRates, type FaultyDynamoClient } from "./faulty-dynamodb";
 import { checkInvariants, type InvariantReport } from "./invariants";
-import { seededRandom } from "./random";
+import { faultDice, seededRandom } from "./random";
 import { planMessages, transactions, type PlannedMessage } from "./workload";
 
 /** The faults of one scenario at injection rate `rate`. */
@@ -39,7 +39,7 @@ export interface ScenarioFaults {
     readonly entries?: readonly EntryFaultRule[];
     /** DynamoDB faults on the publisher's and sweeper's client. @default none */
     readonly dynamo?: DynamoFaultRates;
-    /** Probability that a publisher invocation is killed at a random completion write (after publishing). @default 0 */
+    /** Probability that a publisher invocation (or a sweep, when the sweeper runs during the run) is killed at a random terminal write, after publishing or dead-lettering. @default 0 */
     readonly kill?: number;
     /** Probability that a successful invocation is answered as failed, so the mapping redelivers the whole batch. @default 0 */
     readonly redeliver?: number;
@@ -67,6 +67,8 @@ export interface ScenarioResult extends InvariantReport {
     readonly leftOver: number;
     /** Faults injected: SNS/SQS calls and entries, DynamoDB faults, killed invocations, forced redeliveries, lost stream records. */
     readonly injected: number;
+    /** Publisher invocations and sweeps killed between publishing and completing. */
+    readonly killed: number;
     /** Handler invocations that re-delivered records. */
     readonly mappingRetries: number;
     /** Records the mapping gave up on after its retries (left to the sweeper). */
@@ -159,7 +161,23 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     const planned = planMessages(tag, options.messages, writerClock.now());
     const poisonIds = new Set(planned.filter((p) => p.poison).map((p) => p.message.id));
     const poisonRule: EntryFaultRule = { code: "InvalidParameter", senderFault: true, message: "poison message (injected)", when: (e) => poisonIds.has(e.attributes["outbox.id"]?.stringValue ?? "") };
-    server.setFaults({ calls: faults.calls ?? [], entries: [poisonRule, ...(faults.entries ?? [])] });
+    // Each rule decides by its own rate in `when`, from the scenario's RNG, so the faults it injects are counted
+    // (poison refusals are not faults: they are the message's own property).
+    let snsFaults = 0;
+    const faultRandom = seededRandom(seed + 4);
+    const counted = <R extends { readonly rate?: number; readonly when?: (...a: never[]) => boolean }>(rule: R): R => {
+        const dice = faultDice(rule.rate ?? 1, faultRandom);
+        return {
+            ...rule,
+            rate: undefined,
+            when: (...a: never[]) => {
+                const fire = (rule.when === undefined || rule.when(...a)) && dice();
+                if (fire) snsFaults += 1;
+                return fire;
+            },
+        };
+    };
+    server.setFaults({ calls: (faults.calls ?? []).map(counted), entries: [poisonRule, ...(faults.entries ?? []).map(counted)] });
 
     let killCurrent: (() => void) | undefined;
     let kills = 0;
@@ -167,7 +185,11 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         kills += 1;
         killCurrent?.();
     });
-    const sweeperDb: FaultyDynamoClient = faultyDynamoClient(ddb, faults.dynamo ?? {}, seed + 2);
+    let killSweep: (() => void) | undefined;
+    const sweeperDb: FaultyDynamoClient = faultyDynamoClient(ddb, faults.dynamo ?? {}, seed + 2, () => {
+        kills += 1;
+        killSweep?.();
+    });
     const common = {
         sns,
         sqs,
@@ -182,6 +204,10 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     const publisher = createPublisher({ ...common, dynamodb: publisherDb });
     const sweeper = createSweeper({ ...common, dynamodb: sweeperDb, sweepAfterSeconds: 1 });
     let redeliveries = 0;
+    const killDice = faultDice(faults.kill ?? 0, random);
+    const sweepKillDice = faultDice(faults.kill ?? 0, random);
+    const redeliverDice = faultDice(faults.redeliver ?? 0, random);
+    const streamLossDice = faultDice(faults.streamLoss ?? 0, random);
     let streamLosses = 0;
     // Decided once per stream record, so a record the stream "lost" stays lost on every redelivery.
     const lostRecords = new Set<string>();
@@ -189,7 +215,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     const survives = (sequenceNumber: string): boolean => {
         if (keptRecords.has(sequenceNumber)) return true;
         if (lostRecords.has(sequenceNumber)) return false;
-        const lost = faults.streamLoss !== undefined && random() < faults.streamLoss;
+        const lost = streamLossDice();
         (lost ? lostRecords : keptRecords).add(sequenceNumber);
         if (lost) streamLosses += 1;
         return !lost;
@@ -203,11 +229,11 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         // The invocation dies with its completion write in flight: what it published stays published, what it
         // had not completed stays pending or claimed.
         killCurrent = () => kill(new Error("invocation killed between publishing and completing (injected)"));
-        publisherDb.armKill(faults.kill !== undefined && random() < faults.kill ? 1 + Math.floor(random() * Math.max(1, event.Records.length)) : undefined);
+        publisherDb.armKill(killDice() ? 1 + Math.floor(random() * Math.min(3, event.Records.length)) : undefined);
         try {
             const delivered = faults.streamLoss === undefined ? event : { Records: event.Records.filter((r) => survives(r.dynamodb.SequenceNumber)) };
             const out = await Promise.race([publisher(delivered, context), killed]);
-            if (out.batchItemFailures.length === 0 && faults.redeliver !== undefined && random() < faults.redeliver && event.Records.length > 0) {
+            if (out.batchItemFailures.length === 0 && event.Records.length > 0 && redeliverDice()) {
                 redeliveries += 1;
                 return { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] };
             }
@@ -233,10 +259,18 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     let sweeping = faults.sweeperDuringRun === true;
     const sweepLoop = (async () => {
         while (sweeping) {
+            const killed = new Promise<never>((_, reject) => {
+                killSweep = () => reject(new Error("sweeper killed between publishing and completing (injected)"));
+            });
+            // A killed sweep dies at a random terminal write; its claims come back after the stale-claim window.
+            sweeperDb.armKill(sweepKillDice() ? 1 + Math.floor(random() * 3) : undefined);
             try {
-                await sweeper();
+                await Promise.race([sweeper(), killed]);
             } catch {
                 // A sweep that fails under injected faults is retried by the next one, as the schedule would.
+            } finally {
+                killSweep = undefined;
+                sweeperDb.armKill(undefined);
             }
             await new Promise((resolve) => setTimeout(resolve, 20));
         }
@@ -276,8 +310,6 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         return { id: String(body.recordId), reason: String(body.reason) };
     });
     const report = checkInvariants(planned, topic, dlq);
-    const snsInjected = server.calls().filter((c) => c.outcome !== "ok" && c.outcome !== "partial").length;
-    const entryInjected = server.calls().filter((c) => c.outcome === "partial").length;
     const stats = mapping.stats();
     const dynamoInjected = [publisherDb, sweeperDb].reduce((sum, c) => sum + c.counts.throttle + c.counts.conflict + c.counts.lostAnswer + c.counts.unprocessed, 0);
     sns.destroy();
@@ -287,7 +319,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         ...report,
         name: spec.name,
         leftOver,
-        injected: snsInjected + entryInjected + dynamoInjected + kills + redeliveries + streamLosses,
+        injected: snsFaults + dynamoInjected + kills + redeliveries + streamLosses,
+        killed: kills,
         mappingRetries: stats.retries,
         mappingDiscarded: stats.recordsDiscarded,
         recoverySweeps,
@@ -311,7 +344,7 @@ export function scenarioLine(r: ScenarioResult): string {
     ].filter((p) => p !== "");
     return (
         `scenario ${r.name}: messages ${r.messages} lost ${r.lost} inversions ${r.inversions} duplicates ${r.duplicates} ` +
-        `injected ${r.injected} mapping-retries ${r.mappingRetries} mapping-discarded ${r.mappingDiscarded} recovery-sweeps ${r.recoverySweeps}` +
+        `injected ${r.injected} killed ${r.killed} mapping-retries ${r.mappingRetries} mapping-discarded ${r.mappingDiscarded} recovery-sweeps ${r.recoverySweeps}` +
         (problems.length > 0 ? ` PROBLEMS ${problems.join("; ")}` : "")
     );
 }

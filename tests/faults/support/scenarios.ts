@@ -35,7 +35,7 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     },
     {
         name: "killed-mid-batch",
-        description: "a share of the publisher's invocations die after publishing, at a random completion write that never answers",
+        description: "a share of the publisher's invocations die after publishing or dead-lettering, at a random completion or expiry write that never answers",
         faults: (rate) => ({ kill: rate }),
     },
     {
