@@ -11,7 +11,7 @@
  * through NODE_PATH, as the Lambda runtime provides them.
  */
 import * as assert from "node:assert/strict";
-import { spawnSync, SpawnSyncReturns } from "node:child_process";
+import { spawn, spawnSync, SpawnSyncReturns } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -131,7 +131,7 @@ describe("package: consumed as an installed dependency", function () {
     });
 
     it("packs compiled JavaScript with type declarations and the CLI launcher: no TypeScript sources, tests or dev tooling", () => {
-        for (const file of ["package.json", "bin/dynamodb-outbox.js", "dist/index.js", "dist/index.d.ts", "dist/runtime/index.js", "dist/runtime/index.d.ts", "dist/runtime/lambda.js", "dist/bin/dynamodb-outbox.js", "dist/policy/index.js", "dist/policy/PulumiPolicy.yaml"]) {
+        for (const file of ["package.json", "bin/dynamodb-outbox.js", "dist/index.js", "dist/index.d.ts", "dist/runtime/index.js", "dist/runtime/index.d.ts", "dist/runtime/lambda.js", "dist/bin/dynamodb-outbox.js", "dist/policy/index.js", "dist/policy/package.json", "dist/policy/PulumiPolicy.yaml"]) {
             assert.ok(packed.includes(file), `${file} is packed`);
         }
         const sources = packed.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
@@ -231,6 +231,33 @@ describe("package: consumed as an installed dependency", function () {
         const options = ["--noEmit", "--strict", "--skipLibCheck", "--target", "es2021", "--module", "node16", "--moduleResolution", "node16", "--types", "node", "consumer.ts"];
         const tsc = run(process.execPath, [path.join(REPO, "node_modules", "typescript", "bin", "tsc"), ...options], { cwd: project });
         assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
+    });
+
+    it("ships a runnable policy pack: the compiled entry constructs PolicyPack from its folder and serves (prints its port)", async () => {
+        const pack = path.join(installed, "dist", "policy");
+        const manifest = JSON.parse(fs.readFileSync(path.join(pack, "package.json"), "utf8"));
+        assert.equal(manifest.main, "index.js");
+        assert.match(manifest.version, /^\d+\.\d+\.\d+$/, "PolicyPack reads its version from <cwd>/package.json");
+        assert.match(fs.readFileSync(path.join(pack, "PulumiPolicy.yaml"), "utf8"), /^runtime: nodejs$/m);
+        // Pulumi runs a Node.js pack with the pack folder as cwd and requires the folder; the pack prints the
+        // analyzer's gRPC port on stdout once it serves, then keeps serving until stopped.
+        const child = spawn(process.execPath, ["--preserve-symlinks", "-e", "require(process.cwd())"], { cwd: pack, env: { PATH: process.env.PATH ?? "", HOME: work } });
+        try {
+            const first = await new Promise<string>((resolve, reject) => {
+                let stdout = "";
+                let stderr = "";
+                child.stdout.on("data", (c: Buffer) => {
+                    stdout += c.toString();
+                    if (stdout.includes("\n")) resolve(stdout);
+                });
+                child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+                child.on("error", reject);
+                child.on("exit", (code) => reject(new Error(`the policy pack exited ${code} before serving\nstdout: ${stdout}\nstderr: ${stderr}`)));
+            });
+            assert.match(first, /^\d+\n$/);
+        } finally {
+            child.kill();
+        }
     });
 
     it("runs the installed CLI from node_modules/.bin with no ts-node installed", () => {
