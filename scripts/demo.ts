@@ -12,6 +12,7 @@
  *
  * @packageDocumentation
  */
+import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient, startDynamoDbLocal } from "../local/dynamodb-local";
@@ -122,6 +123,10 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     const store = new OutboxStore({ client: ddb, tableName });
     await store.createTable();
     const preflight = await store.preflight();
+    if (options.endpoint !== undefined) {
+        // On someone else's DynamoDB, leave nothing behind: the demo table goes when the demo does.
+        shutdown.add("demo table", () => ddb.send(new DeleteTableCommand({ TableName: tableName })).then(() => undefined));
+    }
     if (preflight !== "verified") throw new Error(`preflight on ${tableName} returned ${preflight}; expected verified`);
     progress.print(`table ${tableName} created from runtime/schema.ts; preflight: ${preflight}`);
     progress.print(

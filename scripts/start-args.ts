@@ -21,7 +21,7 @@ export interface StartOptions {
     readonly expireRatio: number;
     /** Share of SNS calls that fail (HTTP 500), from 0 to 0.9; the fault-injecting SNS server replaces fauxqs's SNS. @default 0 */
     readonly failRate: number;
-    /** An existing DynamoDB endpoint to use instead of starting DynamoDB Local. @default undefined */
+    /** An existing DynamoDB endpoint to use instead of starting DynamoDB Local (the demo table is deleted on exit). @default undefined */
     readonly endpoint?: string;
     /** Stay up after the summary, until Ctrl-C, to poke at the table, topic and queues. @default false */
     readonly keep: boolean;
@@ -61,7 +61,7 @@ Options:
   --keys <n>           ordering keys (customers), 0 for keyless orders         (default ${START_DEFAULTS.keys})
   --expire-ratio <r>   share of orders written already expired (-> DLQ), 0..1  (default ${START_DEFAULTS.expireRatio})
   --fail-rate <r>      share of SNS calls that fail, 0..0.9                    (default ${START_DEFAULTS.failRate})
-  --endpoint <url>     use this DynamoDB endpoint instead of starting DynamoDB Local
+  --endpoint <url>     use this DynamoDB instead of starting DynamoDB Local (the demo table is deleted on exit)
   --keep               stay up after the summary until Ctrl-C
   --help               show this text
 

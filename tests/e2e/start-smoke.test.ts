@@ -14,9 +14,11 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
 import { JAVA_MISSING_MESSAGE } from "../../local/dynamodb-local";
 import { createProgressLine } from "../../scripts/progress";
 import { parseStartArgs, START_DEFAULTS, UsageError } from "../../scripts/start-args";
+import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";
 
 const REPO = path.join(__dirname, "..", "..");
 const SUMMARY = /^delivered (\d+)\/(\d+) lost (\d+) duplicates (\d+) dlq (\d+)$/;
@@ -167,6 +169,24 @@ describe("npm start (end to end)", function () {
         assert.equal(code, 143);
         assert.equal(run.stderr, "");
         await assertNothingLeft(ports);
+    });
+
+    it("--endpoint uses a running DynamoDB, starts no DynamoDB Local, and deletes its demo table on exit", async () => {
+        const endpoint = await dynamoEndpoint();
+        const client = await dynamoClient();
+        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "scripts/start.ts", "--count", "10", "--endpoint", endpoint]);
+        started.push(run);
+        let children: number[] = [];
+        const watch = setInterval(() => {
+            children = children.concat(childProcessesOf(run.child.pid!).filter((p) => p.args.includes("DynamoDBLocal.jar")).map((p) => p.pid));
+        }, 100);
+        const { code } = await run.exited.finally(() => clearInterval(watch));
+        assert.equal(code, 0, run.stderr);
+        assert.match(run.stdout, /^delivered 10\/10 lost 0 duplicates 0 dlq 0$/m);
+        assert.match(run.stdout, new RegExp(`DynamoDB at ${endpoint.replace(/[.]/g, "\\.")}`));
+        assert.deepEqual(children, [], "no DynamoDB Local started");
+        const table = run.stdout.match(/table (outbox-demo-\S+) created/)![1]!;
+        await assert.rejects(client.send(new DescribeTableCommand({ TableName: table })), (err: Error) => err.name === "ResourceNotFoundException", `${table} deleted`);
     });
 
     it("stops DynamoDB Local when SIGTERM arrives while it is still starting", async () => {
