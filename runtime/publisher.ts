@@ -282,6 +282,19 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
         batch = [];
         for (const group of publishBatches(pending, false)) {
             const results = await publishBatch(ctx, group.map((g) => g.message));
+            // Every accepted entry is already published, so its completion depends on nothing else: complete them
+            // concurrently, then do the failure bookkeeping in shard order below.
+            const completionErrors = await Promise.all(
+                group.map(async ({ candidate }, j): Promise<{ error: unknown } | undefined> => {
+                    if (!results[j]!.ok) return undefined;
+                    try {
+                        await completePending(ctx, candidate.record);
+                        return undefined;
+                    } catch (error) {
+                        return { error };
+                    }
+                }),
+            );
             let failedAt: string | undefined;
             for (let j = 0; j < group.length; j += 1) {
                 const { candidate } = group[j]!;
@@ -290,7 +303,8 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
                     if (result.ok) {
                         notePublished(ctx, candidate.record);
                         if (failedAt !== undefined) ctx.metrics.count(DELIVERY_METRICS.publishedAfterFailure);
-                        await completePending(ctx, candidate.record);
+                        const completion = completionErrors[j];
+                        if (completion !== undefined) throw completion.error;
                         continue;
                     }
                     if (failedAt !== undefined) continue;
