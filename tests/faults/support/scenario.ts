@@ -39,9 +39,12 @@ export interface ScenarioFaults {
     readonly entries?: readonly EntryFaultRule[];
     /** DynamoDB faults on the publisher's and sweeper's client. @default none */
     readonly dynamo?: DynamoFaultRates;
-    /** Probability that a publisher invocation (or a sweep, when the sweeper runs during the run) is killed at a random terminal write, after publishing or dead-lettering. @default 0 */
+    /**
+     * Probability, per 10 records an invocation carries (per sweep for the sweeper running during the run), that
+     * it is killed at a random terminal write, after publishing or dead-lettering. @default 0
+     */
     readonly kill?: number;
-    /** Probability that a successful invocation is answered as failed, so the mapping redelivers the whole batch. @default 0 */
+    /** Probability, per 10 records, that an invocation's answer rewinds to its first record, so the mapping redelivers the whole batch. @default 0 */
     readonly redeliver?: number;
     /** Probability that a stream record never reaches the publisher (trimmed after 24 h, or the mapping was disabled). @default 0 */
     readonly streamLoss?: number;
@@ -125,6 +128,11 @@ async function scanRecords(ddb: DynamoDBClient, tableName: string): Promise<{ st
 
 function nonTerminal(records: readonly { status: string }[]): number {
     return records.filter((r) => r.status !== STATUS.completed && r.status !== STATUS.expired).length;
+}
+
+/** An invocation's chances of a per-invocation fault: one per 10 records (a PublishBatch worth). */
+function perTenRecords(event: LambdaStreamEvent): number {
+    return Math.ceil(event.Records.length / 10);
 }
 
 /** Write every planned message, retrying a transient failure of the app's own write (the app's job, not the outbox's). */
@@ -229,11 +237,12 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         // The invocation dies with its completion write in flight: what it published stays published, what it
         // had not completed stays pending or claimed.
         killCurrent = () => kill(new Error("invocation killed between publishing and completing (injected)"));
-        publisherDb.armKill(killDice() ? 1 + Math.floor(random() * Math.min(3, event.Records.length)) : undefined);
+        publisherDb.armKill(killDice(perTenRecords(event)) ? 1 + Math.floor(random() * Math.min(10, event.Records.length)) : undefined);
         try {
             const delivered = faults.streamLoss === undefined ? event : { Records: event.Records.filter((r) => survives(r.dynamodb.SequenceNumber)) };
             const out = await Promise.race([publisher(delivered, context), killed]);
-            if (out.batchItemFailures.length === 0 && event.Records.length > 0 && redeliverDice()) {
+            // Whole-batch redelivery: rewinding to the first record is always allowed, whatever the handler reported.
+            if (event.Records.length > 0 && redeliverDice(perTenRecords(event))) {
                 redeliveries += 1;
                 return { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] };
             }

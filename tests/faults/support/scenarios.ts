@@ -55,7 +55,7 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     },
     {
         name: "mapping-redelivery",
-        description: "the mapping redelivers whole batches the handler had fully processed",
+        description: "the mapping redelivers whole batches the handler had processed (a timeout after the work, a lost answer)",
         faults: (rate) => ({ redeliver: rate }),
     },
     {
