@@ -168,18 +168,23 @@ export interface DeadLetterMessage {
     readonly attributes: Record<string, { DataType: "String"; StringValue: string }>;
 }
 
-/** The original body inside the DLQ JSON: as JSON (no escaping overhead) when it parses, else as a string. */
+/** The original body inside the DLQ JSON: as JSON (no escaping overhead) when it reads back identically, else as a string. */
 function payloadField(body: string): { payload: unknown } | { body: string } {
     try {
-        return { payload: JSON.parse(body) };
+        const payload: unknown = JSON.parse(body);
+        // Only JSON that reads back byte-identical: an integer beyond 2^53 (GoBridge writes int64 exactly) or a
+        // number written as 1.0 would change, and a redrive would publish the changed payload.
+        if (JSON.stringify(payload) === body) return { payload };
     } catch {
-        return { body };
+        // Not JSON: kept as text.
     }
+    return { body };
 }
 
 /**
  * The DLQ message of a record. The body is JSON: identity, reason, error, and the original payload under
- * `payload` (or the raw text under `body` when it is not JSON), so the message can be redriven.
+ * `payload` (or the raw text under `body` when it is not JSON, or is JSON that would not read back byte-identical,
+ * such as an integer beyond 2^53), so the message can be redriven without changing a digit.
  *
  * @param message - The published form of the record.
  * @param details - The reason and the error.

@@ -19,7 +19,8 @@
  *   no consumer has it to deduplicate against.
  *
  * Messages that are not outbox records (the event source mapping's on-failure metadata, foreign messages) or
- * whose payload is not JSON are left in the DLQ and counted, never deleted.
+ * whose payload the DLQ kept as raw text (not JSON, or JSON that would not read back identically) are left in the
+ * DLQ and counted, never deleted: re-writing them through OutboxWriter would change them.
  *
  * @packageDocumentation
  */
@@ -120,7 +121,7 @@ export function parseDeadLetter(body: string | undefined): DeadLetterBody | { re
     const recordId = text("recordId");
     const partition = text("partition");
     if (recordId === undefined || partition === undefined) return { problem: "it has no recordId and partition: not an outbox dead letter" };
-    if (!("payload" in b)) return { problem: "its payload is not JSON (kept as raw text under body); OutboxWriter writes JSON payloads only" };
+    if (!("payload" in b)) return { problem: "its payload is kept as raw text (not JSON, or JSON that would not read back identically, e.g. an integer beyond 2^53); OutboxWriter would change it: publish it by hand" };
     const headers = b.headers ?? {};
     if (typeof headers !== "object" || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== "string")) {
         return { problem: "its headers are not an object of strings" };

@@ -9,6 +9,8 @@ import assert from "node:assert/strict";
 import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../../runtime/errors";
 import { createJsonLogger } from "../../runtime/json-logger";
+import { deadLetterMessage } from "../../runtime/message";
+import { parseDeadLetter } from "../../runtime/redrive";
 import { unmarshalRecord } from "../../runtime/record/codec";
 import { ATTR, RECORD_SK_PREFIX } from "../../runtime/schema";
 import { OutboxWriter } from "../../runtime/writer";
@@ -75,5 +77,15 @@ describe("bad input", function () {
         assert.equal(error.sequenceNumber, broken.dynamodb.SequenceNumber);
         assert.equal(error.code, "INVALID_PAYLOAD");
         assert.ok(!lines.join("\n").includes("payload-"), "no payload in the logs");
+    });
+
+    it("a DLQ message keeps a payload that would not read back identically (an integer beyond 2^53) as raw text, and redrive refuses to rewrite it", function () {
+        const message = { id: "go-1", type: "T", partition: "P", headers: {}, createdAt: 1, expiresAt: 0 };
+        const exact = JSON.parse(deadLetterMessage({ ...message, body: '{"id":9007199254740993,"n":1.0}' }, { reason: "expired", at: 2 }).body) as Record<string, unknown>;
+        assert.equal(exact.body, '{"id":9007199254740993,"n":1.0}', "every digit kept");
+        assert.equal("payload" in exact, false);
+        assert.match((parseDeadLetter(JSON.stringify(exact)) as { problem: string }).problem, /raw text .* integer beyond 2\^53/);
+        const plain = JSON.parse(deadLetterMessage({ ...message, body: '{"id":42,"note":"é"}' }, { reason: "expired", at: 2 }).body) as Record<string, unknown>;
+        assert.deepEqual(plain.payload, { id: 42, note: "é" }, "JSON that reads back identically stays JSON");
     });
 });
