@@ -166,7 +166,11 @@ describe("validateOutboxArgs", () => {
     });
 
     it("documents every arg in the README's args table with the same default", () => {
-        const readme = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "readme", "component.md"), "utf8");
+        const whole = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
+        const section = whole.indexOf("## The `Outbox` Pulumi component");
+        const argsStart = whole.indexOf("### Args", section);
+        assert.ok(section >= 0 && argsStart > section, "the README has the component's Args section");
+        const readme = whole.slice(argsStart, whole.indexOf("\n### ", argsStart + 1));
         const source = fs.readFileSync(path.join(__dirname, "..", "..", "components", "args.ts"), "utf8");
         const argsBody = source.slice(source.indexOf("export interface OutboxArgs"));
         const args = [...argsBody.matchAll(/^ {4}(\w+)\?:/gm)].map((m) => m[1]);

@@ -1,5 +1,5 @@
 /**
- * The local pieces together, as docs/readme/local.md shows them: real stream records from DynamoDB Local,
+ * The local pieces together, as the README's "Testing stream handlers locally" section shows them: real stream records from DynamoDB Local,
  * through the local mapping, into a user's own stream handler that publishes to SNS and reports the first
  * failure; SNS is fauxqs (delivery to SQS) or the fault-injecting test server.
  * The handler here is a user's, not the package's publisher (that one has its own end-to-end test).

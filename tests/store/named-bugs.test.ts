@@ -1,6 +1,6 @@
 /**
  * GoBridge's named findings (reference §12) that need an interleaving or a legacy table shape, reproduced on
- * DynamoDB Local. The other findings are pinned where their rule lives (see docs/readme/store.md for the map).
+ * DynamoDB Local. The other findings are pinned where their rule lives (see the README's "The store" section for the map).
  */
 import { CreateTableCommand, PutItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
