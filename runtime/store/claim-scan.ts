@@ -9,12 +9,11 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { readBigInt, readNumber, readString, type OutboxRecord } from "../record/codec";
 import { ATTR, STATUS } from "../schema";
-import { wrapAwsError } from "./aws-errors";
 import { claimOne, type ClaimClock } from "./claim-one";
 import { and, nonTerminal, partitionRecords, placeholders } from "./expressions";
 import { DEEP_BACKLOG_PAGE_WARN, STORE_METRICS, STORE_WARNINGS } from "./observability";
 import { STORE_DEFAULTS, type StoreContext } from "./options";
-import { query } from "./send";
+import { queryPages } from "./send";
 import type { FencingToken } from "./transitions";
 import { truncatedClaim } from "./truncation";
 
@@ -86,40 +85,31 @@ export async function claimByScan(
     const blockers = new Map<string, AgePosition>();
     let pages = 0;
     let scanned = 0;
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-        options.signal?.throwIfAborted();
-        let page;
-        try {
-            page = await query(ctx, "claim.scan-query", {
-                TableName: ctx.tableName,
-                KeyConditionExpression: key.text,
-                FilterExpression: filter.text,
-                ConsistentRead: true,
-                ExclusiveStartKey: start,
-                ...placeholders(and(key, filter)),
-            });
-        } catch (err) {
-            throw wrapAwsError(err, "outbox claim query failed", { partition });
-        }
-        pages++;
-        scanned += page.Items?.length ?? 0;
-        if (pages === DEEP_BACKLOG_PAGE_WARN + 1) {
-            ctx.logger.warn(STORE_WARNINGS.deepBacklog, { partition_key: partition, pages, records_scanned: scanned });
-        }
-        for (const item of page.Items ?? []) {
-            const orderingKey = readString(item, ATTR.orderingKey) || undefined;
-            const position = agePosition(item);
-            if (isClaimableItem(item, token.version, at.staleMs)) {
-                candidates.push({ item, position, orderingKey });
-            } else if (orderingKey !== undefined) {
-                const prior = blockers.get(orderingKey);
-                if (prior === undefined || compareAge(position, prior) < 0) blockers.set(orderingKey, position);
+    await queryPages(
+        ctx,
+        "claim.scan-query",
+        { TableName: ctx.tableName, KeyConditionExpression: key.text, FilterExpression: filter.text, ConsistentRead: true, ...placeholders(and(key, filter)) },
+        { message: "outbox claim query failed", context: { partition } },
+        (page) => {
+            pages++;
+            scanned += page.Items?.length ?? 0;
+            if (pages === DEEP_BACKLOG_PAGE_WARN + 1) {
+                ctx.logger.warn(STORE_WARNINGS.deepBacklog, { partition_key: partition, pages, records_scanned: scanned });
             }
-        }
-        if (candidates.length > 2 * retain) candidates = candidates.sort(byAge).slice(0, retain);
-        start = page.LastEvaluatedKey;
-    } while (start !== undefined);
+            for (const item of page.Items ?? []) {
+                const orderingKey = readString(item, ATTR.orderingKey) || undefined;
+                const position = agePosition(item);
+                if (isClaimableItem(item, token.version, at.staleMs)) {
+                    candidates.push({ item, position, orderingKey });
+                } else if (orderingKey !== undefined) {
+                    const prior = blockers.get(orderingKey);
+                    if (prior === undefined || compareAge(position, prior) < 0) blockers.set(orderingKey, position);
+                }
+            }
+            if (candidates.length > 2 * retain) candidates = candidates.sort(byAge).slice(0, retain);
+        },
+        options.signal,
+    );
     if (pages > DEEP_BACKLOG_PAGE_WARN) ctx.metrics.count(STORE_METRICS.claimScanPages, pages, { partition });
 
     candidates = candidates.sort(byAge).slice(0, retain);

@@ -8,12 +8,11 @@ import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
 import { unmarshalRecord, type OutboxRecord } from "../record/codec";
 import { CLAIM_INDEX, STATUS, type RecordStatus } from "../schema";
-import { wrapAwsError } from "./aws-errors";
 import { agePosition, compareAge } from "./claim-scan";
 import { requirePartition } from "./claim";
 import { and, partitionIs, partitionRecords, placeholders, statusIs } from "./expressions";
 import type { StoreContext } from "./options";
-import { query } from "./send";
+import { queryPages } from "./send";
 
 /** Options of a depth call. */
 export interface DepthCallOptions {
@@ -32,24 +31,16 @@ export async function queryPending(ctx: StoreContext, partition: string, limit: 
     const key = partitionRecords(partition);
     const filter = statusIs(STATUS.pending);
     const items: Record<string, AttributeValue>[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-        let page;
-        try {
-            page = await query(ctx, "query-pending.query", {
-                TableName: ctx.tableName,
-                KeyConditionExpression: key.text,
-                FilterExpression: filter.text,
-                ConsistentRead: true,
-                ExclusiveStartKey: start,
-                ...placeholders(and(key, filter)),
-            });
-        } catch (err) {
-            throw wrapAwsError(err, "outbox query pending failed", { partition });
-        }
-        items.push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-    } while (start !== undefined && items.length < limit);
+    await queryPages(
+        ctx,
+        "query-pending.query",
+        { TableName: ctx.tableName, KeyConditionExpression: key.text, FilterExpression: filter.text, ConsistentRead: true, ...placeholders(and(key, filter)) },
+        { message: "outbox query pending failed", context: { partition } },
+        (page) => {
+            items.push(...(page.Items ?? []));
+            return items.length < limit;
+        },
+    );
     return items
         .sort((a, b) => compareAge(agePosition(a), agePosition(b)))
         .slice(0, limit)
@@ -69,25 +60,22 @@ export async function countByStatus(ctx: StoreContext, partition: string, status
     const key = partitionIs(partition);
     const filter = statusIs(status);
     let count = 0;
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-        options.signal?.throwIfAborted();
-        let page;
-        try {
-            page = await query(ctx, `count-${status}.index-query`, {
-                TableName: ctx.tableName,
-                IndexName: CLAIM_INDEX.indexName,
-                KeyConditionExpression: key.text,
-                FilterExpression: filter.text,
-                Select: "COUNT",
-                ExclusiveStartKey: start,
-                ...placeholders(and(key, filter)),
-            });
-        } catch (err) {
-            throw wrapAwsError(err, "outbox count by status query failed", { partition, status });
-        }
-        count += page.Count ?? 0;
-        start = page.LastEvaluatedKey;
-    } while (start !== undefined);
+    await queryPages(
+        ctx,
+        `count-${status}.index-query`,
+        {
+            TableName: ctx.tableName,
+            IndexName: CLAIM_INDEX.indexName,
+            KeyConditionExpression: key.text,
+            FilterExpression: filter.text,
+            Select: "COUNT",
+            ...placeholders(and(key, filter)),
+        },
+        { message: "outbox count by status query failed", context: { partition, status } },
+        (page) => {
+            count += page.Count ?? 0;
+        },
+        options.signal,
+    );
     return count;
 }

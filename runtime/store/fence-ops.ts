@@ -11,7 +11,7 @@ import { ATTR } from "../schema";
 import { isConditionalCheckFailed, wrapAwsError } from "./aws-errors";
 import { partitionRecords, placeholders, projection } from "./expressions";
 import type { StoreContext } from "./options";
-import { getItem, query, updateItem } from "./send";
+import { getItem, queryPages, updateItem } from "./send";
 import { fenceRaiseUpdate, type FencingToken } from "./transitions";
 
 /**
@@ -37,27 +37,18 @@ async function coldSeed(ctx: StoreContext, partition: string): Promise<bigint> {
     const key = partitionRecords(partition);
     const versionOnly = projection(ATTR.claimVersion);
     let max = 0n;
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-        let page;
-        try {
-            page = await query(ctx, "fence.cold-seed", {
-                TableName: ctx.tableName,
-                KeyConditionExpression: key.text,
-                ProjectionExpression: versionOnly.text,
-                ConsistentRead: true,
-                ExclusiveStartKey: start,
-                ...placeholders(key, versionOnly),
-            });
-        } catch (err) {
-            throw wrapAwsError(err, "outbox max claim version query failed", { partition });
-        }
-        for (const item of page.Items ?? []) {
-            const version = readBigInt(item, ATTR.claimVersion);
-            if (version > max) max = version;
-        }
-        start = page.LastEvaluatedKey;
-    } while (start !== undefined);
+    await queryPages(
+        ctx,
+        "fence.cold-seed",
+        { TableName: ctx.tableName, KeyConditionExpression: key.text, ProjectionExpression: versionOnly.text, ConsistentRead: true, ...placeholders(key, versionOnly) },
+        { message: "outbox max claim version query failed", context: { partition } },
+        (page) => {
+            for (const item of page.Items ?? []) {
+                const version = readBigInt(item, ATTR.claimVersion);
+                if (version > max) max = version;
+            }
+        },
+    );
     return max;
 }
 

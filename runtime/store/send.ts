@@ -21,7 +21,10 @@ import {
     type TransactWriteItemsCommandOutput,
     type UpdateItemCommandInput,
     type UpdateItemCommandOutput,
+    type AttributeValue,
 } from "@aws-sdk/client-dynamodb";
+import type { OutboxErrorContext } from "../errors";
+import { wrapAwsError } from "./aws-errors";
 import type { StoreContext } from "./options";
 
 function report(ctx: StoreContext, operation: string, command: string, capacity: ConsumedCapacity | ConsumedCapacity[] | undefined): void {
@@ -59,6 +62,42 @@ export async function query(ctx: StoreContext, operation: string, input: QueryCo
     const out = (await ctx.client.send(new QueryCommand(withCapacity(ctx, input)))) as QueryCommandOutput;
     report(ctx, operation, "Query", out?.ConsumedCapacity);
     return out;
+}
+
+/** Where {@link queryPages} reports a failed page: the message and context it is wrapped with. */
+export interface QueryFailure {
+    /** The error message, e.g. `outbox query pending failed`. */
+    readonly message: string;
+    /** Ids for the error's context. */
+    readonly context: OutboxErrorContext;
+}
+
+/**
+ * Query page after page from the start until the last page, or until `onPage` answers `false`. A failed page is
+ * thrown wrapped as `failure`; `signal` is checked before each page.
+ *
+ * @param onPage - Called with each page; `false` stops the paging.
+ */
+export async function queryPages(
+    ctx: StoreContext,
+    operation: string,
+    input: Omit<QueryCommandInput, "ExclusiveStartKey">,
+    failure: QueryFailure,
+    onPage: (page: QueryCommandOutput) => boolean | void,
+    signal?: AbortSignal,
+): Promise<void> {
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+        signal?.throwIfAborted();
+        let page;
+        try {
+            page = await query(ctx, operation, { ...input, ExclusiveStartKey: start });
+        } catch (err) {
+            throw wrapAwsError(err, failure.message, failure.context);
+        }
+        if (onPage(page) === false) return;
+        start = page.LastEvaluatedKey;
+    } while (start !== undefined);
 }
 
 /** TransactWriteItems. */
