@@ -12,41 +12,17 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { ENV, readHandlerEnvironment } from "./config";
+import { ENV, readHandlerEnvironment, type HandlerEnvironment } from "./config";
 import { createJsonLogger, parseLogLevel } from "./json-logger";
-import { createPublisher, type PublisherHandler, type StreamBatchResponse } from "./publisher";
+import { createPublisher, type PublisherConfig, type PublisherHandler, type StreamBatchResponse } from "./publisher";
 import { createSweeper, type SweeperHandler } from "./sweeper";
 
 /**
- * Builds the publisher handler from the environment. Used as the publisher function's `callbackFactory`.
- *
- * @throws OutboxError `INVALID_CONFIG` at cold start when a variable of {@link ENV} is missing or malformed.
+ * What both handlers are built from: SDK clients configured by the Lambda environment, the {@link ENV} values,
+ * and a JSON logger naming the function.
  */
-export function publisherLambdaFactory(): PublisherHandler {
-    const env = readHandlerEnvironment(process.env);
-    const dynamodb = new DynamoDBClient({});
-    return createPublisher({
-        dynamodb,
-        sns: new SNSClient({}),
-        sqs: new SQSClient({}),
-        tableName: env.tableName,
-        topicArn: env.topicArn,
-        dlqUrl: env.dlqUrl,
-        fifo: env.fifo,
-        completionGraceSeconds: env.completionGraceSeconds,
-        maxPublishAttempts: env.maxPublishAttempts,
-        logger: createJsonLogger({ level: parseLogLevel(process.env.AWS_LAMBDA_LOG_LEVEL), fields: { function: "outbox-publisher" } }),
-    });
-}
-
-/**
- * Builds the sweeper handler from the environment. Used as the sweeper function's `callbackFactory`.
- *
- * @throws OutboxError `INVALID_CONFIG` at cold start when a variable of {@link ENV} is missing or malformed.
- */
-export function sweeperLambdaFactory(): SweeperHandler {
-    const env = readHandlerEnvironment(process.env);
-    return createSweeper({
+function configFromEnvironment(env: HandlerEnvironment, functionName: string): PublisherConfig {
+    return {
         dynamodb: new DynamoDBClient({}),
         sns: new SNSClient({}),
         sqs: new SQSClient({}),
@@ -56,9 +32,27 @@ export function sweeperLambdaFactory(): SweeperHandler {
         fifo: env.fifo,
         completionGraceSeconds: env.completionGraceSeconds,
         maxPublishAttempts: env.maxPublishAttempts,
-        sweepAfterSeconds: env.sweepAfterSeconds,
-        logger: createJsonLogger({ level: parseLogLevel(process.env.AWS_LAMBDA_LOG_LEVEL), fields: { function: "outbox-sweeper" } }),
-    });
+        logger: createJsonLogger({ level: parseLogLevel(process.env.AWS_LAMBDA_LOG_LEVEL), fields: { function: functionName } }),
+    };
+}
+
+/**
+ * Builds the publisher handler from the environment. Used as the publisher function's `callbackFactory`.
+ *
+ * @throws OutboxError `INVALID_CONFIG` at cold start when a variable of {@link ENV} is missing or malformed.
+ */
+export function publisherLambdaFactory(): PublisherHandler {
+    return createPublisher(configFromEnvironment(readHandlerEnvironment(process.env), "outbox-publisher"));
+}
+
+/**
+ * Builds the sweeper handler from the environment. Used as the sweeper function's `callbackFactory`.
+ *
+ * @throws OutboxError `INVALID_CONFIG` at cold start when a variable of {@link ENV} is missing or malformed.
+ */
+export function sweeperLambdaFactory(): SweeperHandler {
+    const env = readHandlerEnvironment(process.env);
+    return createSweeper({ ...configFromEnvironment(env, "outbox-sweeper"), sweepAfterSeconds: env.sweepAfterSeconds });
 }
 
 /** The variable names, re-exported for the component. */
