@@ -20,6 +20,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import * as http from "node:http";
 import type { Socket } from "node:net";
+import { seededRandom } from "./seeded-random";
 
 /** A message attribute as recorded. */
 export interface RecordedAttribute {
@@ -219,18 +220,6 @@ const CALL_FAULTS: Readonly<Record<string, CallFaultDefinition>> = {
     InvalidParameter: { status: 400, type: "Sender", message: "Invalid parameter (injected)" },
     AuthorizationError: { status: 403, type: "Sender", message: "Not authorized (injected)" },
 };
-
-/** A small seeded PRNG (mulberry32), so rate-based faults replay exactly. */
-function seededRandom(seed: number): () => number {
-    let state = seed >>> 0;
-    return () => {
-        state = (state + 0x6d2b79f5) >>> 0;
-        let t = state;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
 
 function xmlEscape(value: string): string {
     return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");

@@ -1,18 +1,8 @@
 /**
- * A seeded PRNG (mulberry32) for the fault scenarios, so a failing run replays exactly.
+ * Seeded randomness for the fault scenarios, so a failing run replays exactly.
  */
 
-/** A function returning numbers in [0, 1), the same sequence for the same seed. */
-export function seededRandom(seed: number): () => number {
-    let state = seed >>> 0;
-    return () => {
-        state = (state + 0x6d2b79f5) >>> 0;
-        let t = state;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-    };
-}
+export { seededRandom } from "../../../local/seeded-random";
 
 /**
  * A fault decision at `rate` that always fires at its first opportunity: every fault a scenario names is injected
