@@ -22,8 +22,8 @@ import { randomUUID } from "node:crypto";
 import { drainPartition } from "./claimed-delivery";
 import { DELIVERY_METRICS, expirePending, isExpired, sendToDeadLetterQueue } from "./delivery";
 import { createEmfMetrics } from "./emf";
-import { isOutboxError, OutboxError } from "./errors";
-import { resolveDeliveryConfig, type HandlerContext, type PublisherConfig } from "./publisher";
+import { isOutboxError } from "./errors";
+import { integerIn, resolveDeliveryConfig, type HandlerContext, type PublisherConfig } from "./publisher";
 import { unmarshalRecord } from "./record/codec";
 import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, HAS_EXPIRY_FLAG, STATUS } from "./schema";
 import { wrapAwsError } from "./store/aws-errors";
@@ -60,14 +60,6 @@ export type SweeperContext = HandlerContext;
 /** A sweeper handler. */
 export type SweeperHandler = (event?: unknown, context?: SweeperContext) => Promise<SweepResult>;
 
-function integerIn(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
-    const v = value ?? fallback;
-    if (!Number.isInteger(v) || v < min || v > max) {
-        throw new OutboxError("INVALID_CONFIG", `createSweeper: ${name} is ${String(v)}; expected an integer from ${min} to ${max}; omit it for the default ${fallback}`, { context: { [name]: String(v) } });
-    }
-    return v;
-}
-
 /** `claim_sort < pad19(cutoff)`: the record was created before the cutoff (claim_sort starts with pad19(created_at)). */
 function createdBeforeFilter(cutoffMs: number): Expression {
     return {
@@ -85,9 +77,9 @@ function createdBeforeFilter(cutoffMs: number): Expression {
  */
 export function createSweeper(config: SweeperConfig): SweeperHandler {
     const resolved = resolveDeliveryConfig(config, "createSweeper");
-    const sweepAfterMs = integerIn("sweepAfterSeconds", config.sweepAfterSeconds, 120, 1, 24 * 3600) * 1000;
-    const maxPartitions = integerIn("maxPartitionsPerRun", config.maxPartitionsPerRun, 200, 1, 10_000);
-    const maxExpired = integerIn("maxExpiredPerRun", config.maxExpiredPerRun, 1000, 1, 100_000);
+    const sweepAfterMs = integerIn("createSweeper", "sweepAfterSeconds", config.sweepAfterSeconds, 120, 1, 24 * 3600) * 1000;
+    const maxPartitions = integerIn("createSweeper", "maxPartitionsPerRun", config.maxPartitionsPerRun, 200, 1, 10_000);
+    const maxExpired = integerIn("createSweeper", "maxExpiredPerRun", config.maxExpiredPerRun, 1000, 1, 100_000);
     const reserveMs = resolved.reserveMs;
 
     return async (_event, context) => {
