@@ -10,7 +10,6 @@
  * Not proven here: IAM (component tests), real AWS limits and timings, GSI lag.
  */
 import assert from "node:assert/strict";
-import { QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
 import { startFauxqs, type LocalFauxqs } from "../../local/fauxqs";
 import { startSnsTestServer } from "../../local/sns-test-server";
@@ -19,13 +18,13 @@ import { startLocalEventSourceMapping } from "../../runtime/local/event-source-m
 import type { FilterPattern } from "../../runtime/local/filter-pattern";
 import type { LambdaStreamEvent } from "../../runtime/local/stream-event";
 import { unmarshalRecord } from "../../runtime/record/codec";
-import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, HAS_EXPIRY_FLAG, RECORD_SK_PREFIX } from "../../runtime/schema";
+import { ATTR } from "../../runtime/schema";
 import { OutboxWriter, type OutboxMessage } from "../../runtime/writer";
 import { TYPE, buildOutbox } from "../component/harness";
 import { destroyStreamsClients, streamsClient } from "../local/stream-table";
 import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";
 import { entryText, loadSerialized } from "../support/serialized";
-import { createOutboxTable } from "../runtime/support/table";
+import { createOutboxTable, scanRecordItems, scanRecords, sparseIndexCounts } from "../runtime/support/table";
 
 type Handler = (event: LambdaStreamEvent, context?: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
 
@@ -35,17 +34,6 @@ interface Written {
     readonly id: string;
     readonly message: OutboxMessage;
     readonly expired: boolean;
-}
-
-async function scanTable(ddb: DynamoDBClient, tableName: string): Promise<Record<string, AttributeValue>[]> {
-    const items: Record<string, AttributeValue>[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-        const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
-        items.push(...(page.Items ?? []));
-        start = page.LastEvaluatedKey;
-    } while (start);
-    return items;
 }
 
 describe("end to end: the serialized publisher on DynamoDB Local's stream, the local mapping and fauxqs", function () {
@@ -167,7 +155,7 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         }
 
         // Every record terminal with a ttl; both sparse indexes empty.
-        const records = (await scanTable(ddb, tableName)).filter((i) => i[ATTR.sk]!.S!.startsWith(RECORD_SK_PREFIX));
+        const records = await scanRecordItems(ddb, tableName);
         assert.equal(records.length, written.length);
         const expiredIds = new Set(expired.map((w) => w.id));
         for (const item of records) {
@@ -175,19 +163,9 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
             assert.equal(r.status, expiredIds.has(r.recordId) ? "expired" : "completed", r.recordId);
             assert.ok(Number(item[ATTR.ttl]?.N) > Date.now() / 1000, `${r.recordId} has a ttl in the future`);
         }
-        const claimIndex = await ddb.send(new ScanCommand({ TableName: tableName, IndexName: CLAIM_INDEX.indexName, Select: "COUNT" }));
-        const expiryIndex = await ddb.send(
-            new QueryCommand({
-                TableName: tableName,
-                IndexName: EXPIRY_INDEX.indexName,
-                KeyConditionExpression: "#h = :h",
-                ExpressionAttributeNames: { "#h": ATTR.hasExpiry },
-                ExpressionAttributeValues: { ":h": { S: HAS_EXPIRY_FLAG } },
-                Select: "COUNT",
-            }),
-        );
-        assert.equal(claimIndex.Count, 0, "ClaimIndex is empty");
-        assert.equal(expiryIndex.Count, 0, "ExpiryIndex is empty");
+        const indexes = await sparseIndexCounts(ddb, tableName);
+        assert.equal(indexes.claim, 0, "ClaimIndex is empty");
+        assert.equal(indexes.expiry, 0, "ExpiryIndex is empty");
 
         // The expired ones are in the DLQ, with reason "expired" and their payload.
         const dead = await fauxqs.receiveAll(dlq.queueUrl, { expected: expired.length, timeoutMs: 10_000 });
@@ -235,7 +213,7 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         const received = await fauxqs.receiveAll(subscriber.queueUrl, { expected: 5, timeoutMs: 10_000 });
         assert.deepEqual(received.map((m) => m.attributes["outbox.id"]).sort(), [...ids].sort());
         assert.deepEqual(received.map((m) => m.attributes["outbox.id"]).filter((id) => ids.slice(0, 3).includes(id!)), ids.slice(0, 3), "per-key order");
-        const records = (await scanTable(ddb, tableName)).filter((i) => i[ATTR.sk]!.S!.startsWith(RECORD_SK_PREFIX)).map((i) => unmarshalRecord(i));
+        const records = await scanRecords(ddb, tableName);
         assert.ok(records.every((r) => r.status === "completed"));
     });
     it("under injected SNS faults (failed entries, throttled calls) the serialized publisher loses nothing and keeps per-key order", async function () {
@@ -288,7 +266,7 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
                 const firsts = ids.filter((id, i) => ids.indexOf(id) === i && expected.includes(id));
                 assert.deepEqual(firsts, expected, `first deliveries of ${key} in order`);
             }
-            const records = (await scanTable(ddb, tableName)).filter((i) => i[ATTR.sk]!.S!.startsWith(RECORD_SK_PREFIX)).map((i) => unmarshalRecord(i));
+            const records = await scanRecords(ddb, tableName);
             assert.ok(records.every((r) => r.status === "completed"), "every record completed");
             assert.equal(server.queueMessages(dlqUrl).length, 0, "transient faults never dead-letter");
         } finally {

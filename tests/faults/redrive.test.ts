@@ -5,7 +5,7 @@
  * The failing DynamoDB and SQS clients are fakes wrapping the real ones (neither emulator fails on demand).
  */
 import assert from "node:assert/strict";
-import { ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
@@ -14,26 +14,13 @@ import { isOutboxError } from "../../runtime/errors";
 import { startLocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
 import { deadLetterMessage, outboundMessage } from "../../runtime/message";
 import { createPublisher } from "../../runtime/publisher";
-import { unmarshalRecord, type OutboxRecord } from "../../runtime/record/codec";
 import { parseDeadLetter, redriveDeadLetters, redriveRecordId, type SqsClientLike } from "../../runtime/redrive";
-import { RECORD_SK_PREFIX } from "../../runtime/schema";
 import { OutboxWriter } from "../../runtime/writer";
 import { parseRedriveArgs } from "../../scripts/redrive-args";
 import { redriveSummary, runRedrive } from "../../scripts/redrive";
 import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";
-import { createOutboxTable } from "../runtime/support/table";
+import { createOutboxTable, scanRecords } from "../runtime/support/table";
 import { faultyDynamoClient } from "./support/faulty-dynamodb";
-
-async function records(ddb: DynamoDBClient, tableName: string): Promise<OutboxRecord[]> {
-    const out: OutboxRecord[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-        const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
-        for (const item of page.Items ?? []) if (item.SK?.S?.startsWith(RECORD_SK_PREFIX)) out.push(unmarshalRecord(item));
-        start = page.LastEvaluatedKey;
-    } while (start);
-    return out;
-}
 
 /** An SQS client whose first `failDeletes` DeleteMessage calls fail. A fake: fauxqs never fails a delete. */
 function failingDeletes(inner: SqsClientLike, failDeletes: number): SqsClientLike {
@@ -97,7 +84,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
             ],
         });
         await w.relay();
-        const before = await records(ddb, w.tableName);
+        const before = await scanRecords(ddb, w.tableName);
         assert.deepEqual(before.map((r) => r.status), ["expired", "expired"], "the publisher dead-lettered both");
         // Two DLQ messages that are not outbox records: the mapping's on-failure metadata, and a stray text.
         await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: w.dlq.queueUrl, MessageBody: JSON.stringify({ version: "1.0", DDBStreamBatchInfo: { shardId: "s", batchSize: 3 } }) }));
@@ -116,7 +103,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         });
         assert.ok(!lines.join("\n").includes("é <&>"), "redrive logs carry ids, never payloads");
 
-        const byId = new Map((await records(ddb, w.tableName)).map((r) => [r.recordId, r]));
+        const byId = new Map((await scanRecords(ddb, w.tableName)).map((r) => [r.recordId, r]));
         const first = byId.get("redrive.acct#1%23-late")!;
         assert.equal(first.status, "pending");
         assert.equal(first.partition, "ACCOUNT#1");
@@ -147,7 +134,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         const w = await world("idem");
         await w.writer.write({ messages: [{ id: "m-1", partition: "P", orderingKey: "k", type: "T", payload: { a: 1 }, expiresAt: new Date() }] });
         await w.relay();
-        const [original] = await records(ddb, w.tableName);
+        const [original] = await scanRecords(ddb, w.tableName);
         // The same record dead-lettered twice (e.g. by the publisher and the sweeper).
         const again = deadLetterMessage(outboundMessage(original!), { reason: "expired", at: Date.now() });
         await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: w.dlq.queueUrl, MessageBody: again.body }));
@@ -157,12 +144,12 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         assert.equal(first.received, 2);
         assert.equal(first.redriven + first.alreadyRedriven, 1, "one write, the duplicate found it");
         assert.equal(first.failed, 1, "the failed delete is reported");
-        assert.equal((await records(ddb, w.tableName)).filter((r) => r.recordId === "redrive.m-1").length, 1);
+        assert.equal((await scanRecords(ddb, w.tableName)).filter((r) => r.recordId === "redrive.m-1").length, 1);
 
         await sleep(1_200);
         const second = await redriveDeadLetters({ sqs: fauxqs.sqs, queueUrl: w.dlq.queueUrl, writer: w.writer, visibilityTimeoutSeconds: 1 });
         assert.deepEqual([second.received, second.redriven, second.alreadyRedriven, second.failed], [1, 0, 1, 0]);
-        assert.equal((await records(ddb, w.tableName)).length, 2, "the original and one redriven record, nothing more");
+        assert.equal((await scanRecords(ddb, w.tableName)).length, 2, "the original and one redriven record, nothing more");
         await sleep(1_200);
         assert.deepEqual(await fauxqs.receiveAll(w.dlq.queueUrl, { delete: false }), [], "the DLQ is empty");
     });
@@ -174,11 +161,11 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         const throttled = new OutboxWriter({ client: faultyDynamoClient(ddb, { throttle: 1 }, 1) as unknown as DynamoDBClient, tableName: w.tableName });
         const result = await redriveDeadLetters({ sqs: fauxqs.sqs, queueUrl: w.dlq.queueUrl, writer: throttled, visibilityTimeoutSeconds: 1 });
         assert.deepEqual([result.received, result.redriven, result.failed], [1, 0, 1]);
-        assert.equal((await records(ddb, w.tableName)).length, 1, "only the original");
+        assert.equal((await scanRecords(ddb, w.tableName)).length, 1, "only the original");
         await sleep(1_200);
         const dry = await redriveDeadLetters({ sqs: fauxqs.sqs, queueUrl: w.dlq.queueUrl, writer: w.writer, visibilityTimeoutSeconds: 1, dryRun: true });
         assert.deepEqual([dry.received, dry.redriven, dry.records], [1, 1, [["m-2", "redrive.m-2"]]]);
-        assert.equal((await records(ddb, w.tableName)).length, 1, "a dry run writes nothing");
+        assert.equal((await scanRecords(ddb, w.tableName)).length, 1, "a dry run writes nothing");
         await sleep(1_200);
         assert.equal((await fauxqs.receiveAll(w.dlq.queueUrl, { delete: false })).length, 1, "and deletes nothing");
     });
@@ -200,7 +187,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
                 else process.env[name] = value;
             }
         }
-        assert.ok((await records(ddb, w.tableName)).some((r) => r.recordId === "redrive.m-3"));
+        assert.ok((await scanRecords(ddb, w.tableName)).some((r) => r.recordId === "redrive.m-3"));
         assert.ok(lines.some((l) => l.includes('"recordId":"m-3"')), "JSON log lines with ids");
     });
 

@@ -10,7 +10,6 @@
  * messages stay poison), the relay clock moved past the stale-claim window and `sweepAfter`, and the sweeper run
  * until no record is pending or claimed. Then the invariants.
  */
-import { ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
@@ -20,12 +19,11 @@ import { startLocalEventSourceMapping, type LocalInvocationContext } from "../..
 import type { LambdaStreamEvent, LambdaStreamHandlerResult } from "../../../runtime/local/stream-event";
 import type { Clock, Logger } from "../../../runtime/ports";
 import { createPublisher } from "../../../runtime/publisher";
-import { unmarshalRecord } from "../../../runtime/record/codec";
-import { ATTR, RECORD_SK_PREFIX, STATUS } from "../../../runtime/schema";
+import { STATUS } from "../../../runtime/schema";
 import { createSweeper } from "../../../runtime/sweeper";
 import { OutboxWriter } from "../../../runtime/writer";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
-import { createOutboxTable } from "../../runtime/support/table";
+import { createOutboxTable, scanRecords } from "../../runtime/support/table";
 import { faultyDynamoClient, type DynamoFaultRates, type FaultyDynamoClient } from "./faulty-dynamodb";
 import { checkInvariants, type InvariantReport } from "./invariants";
 import { faultDice, seededRandom } from "./random";
@@ -114,17 +112,6 @@ const STALE_CLAIM_MS = 30_000;
 const RECOVERY_STEP_MS = STALE_CLAIM_MS + 5_000;
 const MAX_RECOVERY_SWEEPS = 40;
 const MAX_PUBLISH_ATTEMPTS = 3;
-
-async function scanRecords(ddb: DynamoDBClient, tableName: string): Promise<{ status: string }[]> {
-    const out: { status: string }[] = [];
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-        const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
-        for (const item of page.Items ?? []) if (item[ATTR.sk]?.S?.startsWith(RECORD_SK_PREFIX)) out.push({ status: unmarshalRecord(item).status });
-        start = page.LastEvaluatedKey;
-    } while (start);
-    return out;
-}
 
 function nonTerminal(records: readonly { status: string }[]): number {
     return records.filter((r) => r.status !== STATUS.completed && r.status !== STATUS.expired).length;

@@ -3,7 +3,7 @@
  * fault-injecting SNS test server with a topic and a DLQ queue, real SDK clients on both, a writer, a
  * hand-driven clock, and the table's real stream records in Lambda's event shape.
  */
-import { DescribeTableCommand, QueryCommand, ScanCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
@@ -13,12 +13,12 @@ import { matchesFilterPattern, type FilterPattern } from "../../../runtime/local
 import { toLambdaStreamRecord, type LambdaStreamEvent, type LambdaStreamRecord } from "../../../runtime/local/stream-event";
 import type { Clock } from "../../../runtime/ports";
 import { createPublisher, type PublisherConfig, type PublisherHandler } from "../../../runtime/publisher";
-import { unmarshalRecord, type OutboxRecord } from "../../../runtime/record/codec";
-import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, HAS_EXPIRY_FLAG, RECORD_SK_PREFIX, STREAM_FILTER_PATTERN } from "../../../runtime/schema";
+import type { OutboxRecord } from "../../../runtime/record/codec";
+import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
 import { OutboxWriter } from "../../../runtime/writer";
 import { dynamoClient } from "../../support/dynamodb";
 import { streamsClient } from "../../local/stream-table";
-import { createOutboxTable } from "./table";
+import { createOutboxTable, scanItems, scanRecords, sparseIndexCounts } from "./table";
 
 /** A clock the test moves by hand; `sleep` advances it instead of waiting. */
 export interface ManualClock extends Clock {
@@ -110,17 +110,6 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         ...overrides,
     });
 
-    const scanAll = async () => {
-        const out: Record<string, import("@aws-sdk/client-dynamodb").AttributeValue>[] = [];
-        let start: Record<string, import("@aws-sdk/client-dynamodb").AttributeValue> | undefined;
-        do {
-            const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
-            out.push(...(page.Items ?? []));
-            start = page.LastEvaluatedKey;
-        } while (start);
-        return out;
-    };
-
     return {
         ddb,
         streams,
@@ -150,24 +139,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
             records.sort((a, b) => (BigInt(a.dynamodb.SequenceNumber) < BigInt(b.dynamodb.SequenceNumber) ? -1 : 1));
             return { Records: records.filter((r) => matchesFilterPattern(STREAM_FILTER_PATTERN as unknown as FilterPattern, r)) };
         },
-        async records() {
-            return (await scanAll()).filter((i) => i[ATTR.sk]?.S?.startsWith(RECORD_SK_PREFIX)).map((i) => unmarshalRecord(i));
-        },
-        items: scanAll,
-        async indexCounts() {
-            const claim = await ddb.send(new ScanCommand({ TableName: tableName, IndexName: CLAIM_INDEX.indexName, Select: "COUNT" }));
-            const expiry = await ddb.send(
-                new QueryCommand({
-                    TableName: tableName,
-                    IndexName: EXPIRY_INDEX.indexName,
-                    KeyConditionExpression: "#h = :h",
-                    ExpressionAttributeNames: { "#h": ATTR.hasExpiry },
-                    ExpressionAttributeValues: { ":h": { S: HAS_EXPIRY_FLAG } },
-                    Select: "COUNT",
-                }),
-            );
-            return { claim: claim.Count ?? 0, expiry: expiry.Count ?? 0 };
-        },
+        records: () => scanRecords(ddb, tableName),
+        items: () => scanItems(ddb, tableName),
+        indexCounts: () => sparseIndexCounts(ddb, tableName),
         published() {
             return server.topicMessages(topicArn).map((m) => ({
                 id: m.attributes["outbox.id"]?.stringValue ?? "",

@@ -1,8 +1,10 @@
 /**
  * A fresh outbox table on the shared DynamoDB Local for one test, created by the store (schema from
- * runtime/schema.ts, NEW_IMAGE stream on).
+ * runtime/schema.ts, NEW_IMAGE stream on), and the reads the tests check it with.
  */
-import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { QueryCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { unmarshalRecord, type OutboxRecord } from "../../../runtime/record/codec";
+import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, HAS_EXPIRY_FLAG, RECORD_SK_PREFIX } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
 import { uniqueTableName } from "../../support/dynamodb";
 
@@ -11,4 +13,42 @@ export async function createOutboxTable(client: DynamoDBClient, prefix = "outbox
     const tableName = uniqueTableName(prefix);
     await new OutboxStore({ client, tableName }).createTable();
     return tableName;
+}
+
+/** Every item of the table (records, fence rows, business items), read consistently page by page. */
+export async function scanItems(ddb: DynamoDBClient, tableName: string): Promise<Record<string, AttributeValue>[]> {
+    const items: Record<string, AttributeValue>[] = [];
+    let start: Record<string, AttributeValue> | undefined;
+    do {
+        const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
+        items.push(...(page.Items ?? []));
+        start = page.LastEvaluatedKey;
+    } while (start);
+    return items;
+}
+
+/** The outbox record items of the table (SK starts with RECORD_SK_PREFIX). */
+export async function scanRecordItems(ddb: DynamoDBClient, tableName: string): Promise<Record<string, AttributeValue>[]> {
+    return (await scanItems(ddb, tableName)).filter((item) => item[ATTR.sk]?.S?.startsWith(RECORD_SK_PREFIX));
+}
+
+/** The outbox records of the table, decoded. */
+export async function scanRecords(ddb: DynamoDBClient, tableName: string): Promise<OutboxRecord[]> {
+    return (await scanRecordItems(ddb, tableName)).map((item) => unmarshalRecord(item));
+}
+
+/** How many items each sparse index holds: both are empty once every record is terminal. */
+export async function sparseIndexCounts(ddb: DynamoDBClient, tableName: string): Promise<{ claim: number; expiry: number }> {
+    const claim = await ddb.send(new ScanCommand({ TableName: tableName, IndexName: CLAIM_INDEX.indexName, Select: "COUNT" }));
+    const expiry = await ddb.send(
+        new QueryCommand({
+            TableName: tableName,
+            IndexName: EXPIRY_INDEX.indexName,
+            KeyConditionExpression: "#h = :h",
+            ExpressionAttributeNames: { "#h": ATTR.hasExpiry },
+            ExpressionAttributeValues: { ":h": { S: HAS_EXPIRY_FLAG } },
+            Select: "COUNT",
+        }),
+    );
+    return { claim: claim.Count ?? 0, expiry: expiry.Count ?? 0 };
 }
