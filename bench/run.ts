@@ -37,15 +37,9 @@ export interface BenchOptions {
     readonly latencyRate?: number;
 }
 
-/** Per relay figures in the JSON. */
-export interface RelayFigures {
-    readonly snsCallsPerMessage: number;
-    readonly ddbCallsPerMessage: number;
-    readonly wcuPerMessage: number;
-    readonly rcuPerMessage: number;
-    readonly msgsPerSec: number;
-    readonly p50LatencyMs: number;
-    readonly p99LatencyMs: number;
+/** Per relay figures in the JSON, named and documented as in {@link RelayRunResult}: the burst run's, but the latencies are the paced run's. */
+export interface RelayFigures
+    extends Pick<RelayRunResult, "snsCallsPerMessage" | "ddbCallsPerMessage" | "wcuPerMessage" | "rcuPerMessage" | "msgsPerSec" | "p50LatencyMs" | "p99LatencyMs"> {
     /** The same run with `latencyMs` added to every SNS call. */
     readonly withSnsLatency: { readonly latencyMs: number; readonly msgsPerSec: number; readonly p50LatencyMs: number; readonly p99LatencyMs: number; readonly paceMsgsPerSec: number };
     /** The pace of the latency run, orders per second. */
