@@ -36,6 +36,31 @@ interface Written {
     readonly expired: boolean;
 }
 
+/**
+ * Point the serialized handler at the local world: the component's environment with its names replaced by the
+ * local resources, and the SDK's own variables aiming its clients at DynamoDB Local and `endpoint` (SNS and SQS).
+ */
+async function setLambdaEnvironment(
+    componentEnvironment: Record<string, string>,
+    names: { readonly tableName: string; readonly topicArn: string; readonly dlqUrl: string },
+    endpoint: string,
+    extra: Record<string, string> = {},
+): Promise<void> {
+    Object.assign(process.env, componentEnvironment, {
+        [ENV.tableName]: names.tableName,
+        [ENV.topicArn]: names.topicArn,
+        [ENV.dlqUrl]: names.dlqUrl,
+        AWS_LAMBDA_LOG_LEVEL: "ERROR",
+        AWS_REGION: LOCAL_REGION,
+        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
+        AWS_ENDPOINT_URL_SNS: endpoint,
+        AWS_ENDPOINT_URL_SQS: endpoint,
+        ...extra,
+    });
+}
+
 describe("end to end: the serialized publisher on DynamoDB Local's stream, the local mapping and fauxqs", function () {
     this.timeout(120_000);
     const saved: Record<string, string | undefined> = {};
@@ -78,18 +103,7 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
 
         // The component's environment, with its names pointed at the local resources; the SDK's own variables
         // point the handler's clients at the emulators.
-        Object.assign(process.env, componentEnvironment, {
-            [ENV.tableName]: tableName,
-            [ENV.topicArn]: topicArn,
-            [ENV.dlqUrl]: dlqUrl,
-            AWS_LAMBDA_LOG_LEVEL: "ERROR",
-            AWS_REGION: LOCAL_REGION,
-            AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-            AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-            AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-            AWS_ENDPOINT_URL_SNS: fauxqs.endpoint,
-            AWS_ENDPOINT_URL_SQS: fauxqs.endpoint,
-        });
+        await setLambdaEnvironment(componentEnvironment, { tableName, topicArn, dlqUrl }, fauxqs.endpoint);
         const handler = loadSerialized<Handler>(text);
         assert.equal(typeof handler, "function");
 
@@ -186,18 +200,8 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         const subscriber = await fauxqs.createQueue("sweep-subscriber");
         await fauxqs.subscribe(topicArn, subscriber.queueArn, { rawMessageDelivery: true });
         const dlq = await fauxqs.createQueue("sweep-dlq");
-        Object.assign(process.env, fn.inputs.environment.variables as Record<string, string>, {
-            [ENV.tableName]: tableName,
-            [ENV.topicArn]: topicArn,
-            [ENV.dlqUrl]: dlq.queueUrl,
+        await setLambdaEnvironment(fn.inputs.environment.variables as Record<string, string>, { tableName, topicArn, dlqUrl: dlq.queueUrl }, fauxqs.endpoint, {
             [ENV.sweepAfterSeconds]: "1",
-            AWS_LAMBDA_LOG_LEVEL: "ERROR",
-            AWS_REGION: LOCAL_REGION,
-            AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-            AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-            AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-            AWS_ENDPOINT_URL_SNS: fauxqs.endpoint,
-            AWS_ENDPOINT_URL_SQS: fauxqs.endpoint,
         });
         const sweeper = loadSerialized<(event?: unknown) => Promise<{ published: number }>>(await entryText(fn));
 
@@ -230,19 +234,7 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         try {
             const topicArn = server.createTopic("fault-events");
             const dlqUrl = server.createQueue("fault-dlq");
-            Object.assign(process.env, fn.inputs.environment.variables as Record<string, string>, {
-                [ENV.tableName]: tableName,
-                [ENV.topicArn]: topicArn,
-                [ENV.dlqUrl]: dlqUrl,
-                AWS_LAMBDA_LOG_LEVEL: "ERROR",
-                AWS_MAX_ATTEMPTS: "1",
-                AWS_REGION: LOCAL_REGION,
-                AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-                AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-                AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-                AWS_ENDPOINT_URL_SNS: server.endpoint,
-                AWS_ENDPOINT_URL_SQS: server.endpoint,
-            });
+            await setLambdaEnvironment(fn.inputs.environment.variables as Record<string, string>, { tableName, topicArn, dlqUrl }, server.endpoint, { AWS_MAX_ATTEMPTS: "1" });
             const handler = loadSerialized<Handler>(await entryText(fn));
             const writer = new OutboxWriter({ client: ddb, tableName });
             const written: { id: string; key?: string }[] = [];
