@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import type { AttributeValue, UpdateItemCommandInput } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
 import { ttlSeconds } from "../record/codec";
 import { ATTR, RECORD_ID_INDEX } from "../schema";
@@ -59,6 +59,25 @@ function requireIds(verb: string, recordIds: unknown): asserts recordIds is read
 }
 
 /**
+ * One claim-scoped conditional update of `recordId`: a failed condition means the token does not hold the claim.
+ *
+ * @param mismatch - The STALE message for a failed condition.
+ */
+async function updateHeldClaim(ctx: StoreContext, verb: "complete" | "release", recordId: string, token: FencingToken, input: UpdateItemCommandInput, mismatch: string): Promise<void> {
+    try {
+        await updateItem(ctx, `${verb}.update`, input);
+    } catch (err) {
+        if (isConditionalCheckFailed(err)) {
+            throw new OutboxError("STALE_FENCING_TOKEN", mismatch, {
+                cause: err,
+                context: { recordId, givenVersion: token.version.toString(), owner: token.owner },
+            });
+        }
+        throw wrapAwsError(err, `outbox ${verb} update failed`, { recordId, ownerId: token.owner });
+    }
+}
+
+/**
  * Complete claimed records, one conditional update each, in order; stops at the first failure (earlier ones stay
  * completed). Does not read the FENCE row: a preempted owner may still complete a record nobody reclaimed.
  *
@@ -74,17 +93,7 @@ export async function complete(ctx: StoreContext, recordIds: readonly string[], 
     const ttl = ttlSeconds(nowMs, ctx.compactionGraceSeconds);
     for (const recordId of recordIds) {
         const key = await resolveRecordKey(ctx, recordId);
-        try {
-            await updateItem(ctx, "complete.update", completeClaimedUpdate(ctx.tableName, key, token, nowMs, ttl));
-        } catch (err) {
-            if (isConditionalCheckFailed(err)) {
-                throw new OutboxError("STALE_FENCING_TOKEN", "claim version mismatch on complete", {
-                    cause: err,
-                    context: { recordId, givenVersion: token.version.toString(), owner: token.owner },
-                });
-            }
-            throw wrapAwsError(err, "outbox complete update failed", { recordId, ownerId: token.owner });
-        }
+        await updateHeldClaim(ctx, "complete", recordId, token, completeClaimedUpdate(ctx.tableName, key, token, nowMs, ttl), "claim version mismatch on complete");
         ctx.keyCache.delete(recordId);
     }
 }
@@ -102,16 +111,6 @@ export async function release(ctx: StoreContext, recordIds: readonly string[], t
     ctx.logger.debug("dynamodboutbox: release", { count: recordIds.length });
     for (const recordId of recordIds) {
         const key = await resolveRecordKey(ctx, recordId);
-        try {
-            await updateItem(ctx, "release.update", releaseUpdate(ctx.tableName, key, token));
-        } catch (err) {
-            if (isConditionalCheckFailed(err)) {
-                throw new OutboxError("STALE_FENCING_TOKEN", "claim mismatch on release", {
-                    cause: err,
-                    context: { recordId, givenVersion: token.version.toString(), owner: token.owner },
-                });
-            }
-            throw wrapAwsError(err, "outbox release update failed", { recordId, ownerId: token.owner });
-        }
+        await updateHeldClaim(ctx, "release", recordId, token, releaseUpdate(ctx.tableName, key, token), "claim mismatch on release");
     }
 }
