@@ -33,7 +33,7 @@ function code(file: string): string {
 }
 
 function importsOf(file: string): string[] {
-    return [...code(file).matchAll(/(?:from\s+|require\(\s*|import\(\s*)["']([^"']+)["']/g)].map((m) => m[1]!);
+    return [...code(file).matchAll(/(?:from\s+|require\(\s*|import\(\s*|^import\s+)["']([^"']+)["']/gm)].map((m) => m[1]!);
 }
 
 /** Whether a runtime file may not import `spec`: Pulumi, the layers above it, dev-only folders and packages. */
