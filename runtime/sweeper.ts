@@ -132,8 +132,8 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
             // 2. Missed records: partitions with a non-terminal record older than the cutoff, from the sparse ClaimIndex.
             const cutoff = base.clock.now() - sweepAfterMs;
             const filter = createdBeforeFilter(cutoff);
-            const found: string[] = [];
-            const seen = new Set<string>();
+            // Insertion-ordered: partitions are drained in the order the scan found them.
+            const found = new Set<string>();
             startKey = undefined;
             do {
                 let page: ScanCommandOutput;
@@ -154,13 +154,10 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
                 }
                 for (const item of page.Items ?? []) {
                     const pk = item[ATTR.pk]?.S;
-                    if (pk !== undefined && !seen.has(pk) && found.length < maxPartitions) {
-                        seen.add(pk);
-                        found.push(pk);
-                    }
+                    if (pk !== undefined && found.size < maxPartitions) found.add(pk);
                 }
                 startKey = page.LastEvaluatedKey;
-            } while (startKey !== undefined && found.length < maxPartitions);
+            } while (startKey !== undefined && found.size < maxPartitions);
 
             for (const partition of found) {
                 if (timeLeft() < reserveMs) break;
