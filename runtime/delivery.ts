@@ -16,7 +16,7 @@ import type { Clock, Logger } from "./ports";
 import { recordKey, ttlSeconds, type OutboxRecord } from "./record/codec";
 import { ATTR, STATUS, type RecordStatus } from "./schema";
 import { awsErrorName, isConditionalCheckFailed, wrapAwsError } from "./store/aws-errors";
-import { nonTerminal, placeholders, updateExpression, type Expression } from "./store/expressions";
+import { nonTerminal, placeholders, projection, updateExpression } from "./store/expressions";
 import { completePendingUpdate, expireClaimedUpdate, expirePendingUpdate, type FencingToken } from "./store/transitions";
 
 /** Anything with an AWS SDK v3 client's `send` (a real client, or a fault-injecting fake in tests). */
@@ -216,7 +216,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
         if (!seen.has(idOf(key))) unread.push(key);
         seen.add(idOf(key));
     }
-    const projection: Expression = { text: `#${ATTR.pk}, #${ATTR.sk}, #${ATTR.status}, #${PUBLISH_ATTEMPTS_ATTRIBUTE}`, names: { [`#${ATTR.pk}`]: ATTR.pk, [`#${ATTR.sk}`]: ATTR.sk, [`#${ATTR.status}`]: ATTR.status, [`#${PUBLISH_ATTEMPTS_ATTRIBUTE}`]: PUBLISH_ATTEMPTS_ATTRIBUTE }, values: {} };
+    const projected = projection(ATTR.pk, ATTR.sk, ATTR.status, PUBLISH_ATTEMPTS_ATTRIBUTE);
     let pending = unread;
     for (let attempt = 0; pending.length > 0 && attempt < 5; attempt += 1) {
         const next: Record<string, AttributeValue>[] = [];
@@ -226,7 +226,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
             try {
                 out = (await ctx.dynamodb.send(
                     new BatchGetItemCommand({
-                        RequestItems: { [ctx.tableName]: { Keys: chunk, ConsistentRead: true, ProjectionExpression: projection.text, ExpressionAttributeNames: { ...projection.names } } },
+                        RequestItems: { [ctx.tableName]: { Keys: chunk, ConsistentRead: true, ProjectionExpression: projected.text, ExpressionAttributeNames: { ...projected.names } } },
                     }),
                 )) as BatchGetItemCommandOutput;
             } catch (err) {
@@ -237,16 +237,13 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
             }
             next.push(...(out.UnprocessedKeys?.[ctx.tableName]?.Keys ?? []));
         }
-        for (const key of chunkedDifference(pending, next)) if (!found.has(idOf(key))) found.set(idOf(key), { status: undefined, publishAttempts: 0 });
+        // Read and not returned: the item no longer exists.
+        const unprocessed = new Set(next.map(idOf));
+        for (const key of pending) if (!unprocessed.has(idOf(key)) && !found.has(idOf(key))) found.set(idOf(key), { status: undefined, publishAttempts: 0 });
         pending = next;
         if (pending.length > 0) await ctx.clock.sleep(20 * 2 ** attempt);
     }
     return records.map((r) => found.get(idOf(keyOf(r))) ?? { status: STATUS.pending, publishAttempts: 0 });
-}
-
-function chunkedDifference(all: readonly Record<string, AttributeValue>[], unprocessed: readonly Record<string, AttributeValue>[]): Record<string, AttributeValue>[] {
-    const left = new Set(unprocessed.map((k) => `${k[ATTR.pk]?.S}\u0000${k[ATTR.sk]?.S}`));
-    return all.filter((k) => !left.has(`${k[ATTR.pk]?.S}\u0000${k[ATTR.sk]?.S}`));
 }
 
 /**
