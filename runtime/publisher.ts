@@ -39,7 +39,7 @@ import {
     type ClientLike,
     type DeliveryContext,
 } from "./delivery";
-import { createEmfMetrics, type LineWriter } from "./emf";
+import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
 import { isOutboxError, OutboxError } from "./errors";
 import { outboundMessage, type OutboundMessage } from "./message";
 import { silentLogger, systemClock, type Clock, type Logger } from "./ports";
@@ -394,6 +394,30 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
 }
 
 /**
+ * What each invocation of a handler starts with: its own metrics (the caller flushes them as one EMF line) and
+ * the milliseconds it has left. Shared with the sweeper.
+ *
+ * @param resolved - The handler's settings, for the table name and the clock.
+ * @param writeMetrics - Where the EMF line goes. @default stdout
+ * @param fn - The `Function` dimension.
+ * @param context - The Lambda context; without one, time is unlimited.
+ */
+export function startInvocation(
+    resolved: ResolvedDeliveryConfig,
+    writeMetrics: LineWriter | undefined,
+    fn: "publisher" | "sweeper",
+    context: HandlerContext | undefined,
+): { metrics: EmfMetrics; timeLeft: () => number } {
+    const metrics = createEmfMetrics({
+        dimensions: { Function: fn, Table: resolved.base.tableName },
+        now: () => resolved.base.clock.now(),
+        ...(writeMetrics !== undefined ? { write: writeMetrics } : {}),
+    });
+    const timeLeft = () => (context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY);
+    return { metrics, timeLeft };
+}
+
+/**
  * Create the stream publisher handler. Clients and the store are built by the caller once per cold start;
  * each invocation gets its own metrics, flushed as one EMF line.
  *
@@ -409,13 +433,8 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
 export function createPublisher(config: PublisherConfig): PublisherHandler {
     const resolved = resolveDeliveryConfig(config, "createPublisher");
     return async (event, context) => {
-        const metrics = createEmfMetrics({
-            dimensions: { Function: "publisher", Table: resolved.base.tableName },
-            now: () => resolved.base.clock.now(),
-            ...(config.writeMetrics !== undefined ? { write: config.writeMetrics } : {}),
-        });
+        const { metrics, timeLeft } = startInvocation(resolved, config.writeMetrics, "publisher", context);
         try {
-            const timeLeft = () => (context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY);
             const outcome = await processStreamEvent({ ...resolved, ctx: { ...resolved.base, metrics } }, event, context?.awsRequestId ?? randomUUID(), timeLeft);
             return outcome.response;
         } finally {

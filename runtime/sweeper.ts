@@ -21,9 +21,8 @@ import { GetItemCommand, QueryCommand, ScanCommand, type AttributeValue, type Ge
 import { randomUUID } from "node:crypto";
 import { drainPartition } from "./claimed-delivery";
 import { DELIVERY_METRICS, expirePending, isExpired, sendToDeadLetterQueue } from "./delivery";
-import { createEmfMetrics } from "./emf";
 import { isOutboxError } from "./errors";
-import { integerIn, resolveDeliveryConfig, type HandlerContext, type PublisherConfig } from "./publisher";
+import { integerIn, resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig } from "./publisher";
 import { unmarshalRecord } from "./record/codec";
 import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, HAS_EXPIRY_FLAG, STATUS } from "./schema";
 import { wrapAwsError } from "./store/aws-errors";
@@ -84,13 +83,8 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
 
     return async (_event, context) => {
         const base = resolved.base;
-        const metrics = createEmfMetrics({
-            dimensions: { Function: "sweeper", Table: base.tableName },
-            now: () => base.clock.now(),
-            ...(config.writeMetrics !== undefined ? { write: config.writeMetrics } : {}),
-        });
+        const { metrics, timeLeft } = startInvocation(resolved, config.writeMetrics, "sweeper", context);
         const ctx = { ...base, metrics };
-        const timeLeft = () => (context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY);
         const token: FencingToken = { owner: `sweeper/${context?.awsRequestId ?? randomUUID()}`, version: resolved.claimVersion };
         let partitions = 0;
         let failedPartitions = 0;
