@@ -89,12 +89,8 @@ describe("local event source mapping: shard lineage and iterators (fake streams 
     afterEach(async () => {
         for (const m of running.splice(0)) await m.stop();
     });
-
-    it("reads a closed parent to its end before its child, even when the child is listed first; unrelated shards flow alongside", async () => {
-        const parent: FakeShard = { id: "shardId-parent", closed: true, records: [0, 1, 2, 3, 4].map((n) => streamRecord("parent", n, 100 + n)) };
-        const child: FakeShard = { id: "shardId-child", parent: "shardId-parent", closed: false, records: [0, 1, 2].map((n) => streamRecord("child", n, 200 + n)) };
-        const other: FakeShard = { id: "shardId-other", closed: false, records: [0, 1].map((n) => streamRecord("other", n, 300 + n)) };
-        const { client } = fakeStreams([child, parent, other]);
+    /** A mapping over the fake stream whose handler records the event ids it is given, stopped after the test. */
+    async function startRecording(client: ReturnType<typeof fakeStreams>["client"]): Promise<{ mapping: LocalEventSourceMapping; delivered: string[] }> {
         const delivered: string[] = [];
         const mapping = await startLocalEventSourceMapping({
             streamsClient: client,
@@ -103,6 +99,15 @@ describe("local event source mapping: shard lineage and iterators (fake streams 
             pollIntervalMs: 5,
         });
         running.push(mapping);
+        return { mapping, delivered };
+    }
+
+    it("reads a closed parent to its end before its child, even when the child is listed first; unrelated shards flow alongside", async () => {
+        const parent: FakeShard = { id: "shardId-parent", closed: true, records: [0, 1, 2, 3, 4].map((n) => streamRecord("parent", n, 100 + n)) };
+        const child: FakeShard = { id: "shardId-child", parent: "shardId-parent", closed: false, records: [0, 1, 2].map((n) => streamRecord("child", n, 200 + n)) };
+        const other: FakeShard = { id: "shardId-other", closed: false, records: [0, 1].map((n) => streamRecord("other", n, 300 + n)) };
+        const { client } = fakeStreams([child, parent, other]);
+        const { mapping, delivered } = await startRecording(client);
         await mapping.drain();
         const lineage = delivered.filter((id) => !id.startsWith("other"));
         assert.deepEqual(lineage, ["parent-0", "parent-1", "parent-2", "parent-3", "parent-4", "child-0", "child-1", "child-2"]);
@@ -113,14 +118,7 @@ describe("local event source mapping: shard lineage and iterators (fake streams 
     it("answers an expired iterator with AFTER_SEQUENCE_NUMBER of the last record read: nothing lost, nothing repeated", async () => {
         const shard: FakeShard = { id: "shardId-a", closed: true, records: [0, 1, 2, 3, 4, 5].map((n) => streamRecord("a", n, 10 + n)) };
         const { client, iteratorRequests } = fakeStreams([shard], { getRecords: (call) => (call === 2 ? "ExpiredIteratorException" : undefined) });
-        const delivered: string[] = [];
-        const mapping = await startLocalEventSourceMapping({
-            streamsClient: client,
-            streamArn: "arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/s",
-            handler: (event: LambdaStreamEvent) => void delivered.push(...event.Records.map((r) => r.eventID)),
-            pollIntervalMs: 5,
-        });
-        running.push(mapping);
+        const { mapping, delivered } = await startRecording(client);
         await mapping.drain();
         assert.deepEqual(delivered, ["a-0", "a-1", "a-2", "a-3", "a-4", "a-5"]);
         assert.deepEqual(iteratorRequests, [
@@ -133,14 +131,7 @@ describe("local event source mapping: shard lineage and iterators (fake streams 
     it("falls back to TRIM_HORIZON after repeated trims and skips what it already read", async () => {
         const shard: FakeShard = { id: "shardId-b", closed: true, records: [0, 1, 2, 3].map((n) => streamRecord("b", n, 10 + n)) };
         const { client, iteratorRequests } = fakeStreams([shard], { getRecords: (call) => (call === 2 || call === 3 ? "TrimmedDataAccessException" : undefined) });
-        const delivered: string[] = [];
-        const mapping = await startLocalEventSourceMapping({
-            streamsClient: client,
-            streamArn: "arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/s",
-            handler: (event: LambdaStreamEvent) => void delivered.push(...event.Records.map((r) => r.eventID)),
-            pollIntervalMs: 5,
-        });
-        running.push(mapping);
+        const { mapping, delivered } = await startRecording(client);
         await mapping.drain();
         assert.deepEqual(delivered, ["b-0", "b-1", "b-2", "b-3"]);
         assert.deepEqual(
@@ -153,14 +144,7 @@ describe("local event source mapping: shard lineage and iterators (fake streams 
         const bad: _Record = { eventID: "bad", eventName: "INSERT", dynamodb: { Keys: { PK: { S: "d" } } } };
         const shard: FakeShard = { id: "shardId-d", closed: true, records: [streamRecord("d", 0, 10), bad, streamRecord("d", 2, 12)] };
         const { client } = fakeStreams([shard]);
-        const delivered: string[] = [];
-        const mapping = await startLocalEventSourceMapping({
-            streamsClient: client,
-            streamArn: "arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/s",
-            handler: (event: LambdaStreamEvent) => void delivered.push(...event.Records.map((r) => r.eventID)),
-            pollIntervalMs: 5,
-        });
-        running.push(mapping);
+        const { mapping, delivered } = await startRecording(client);
         await assert.rejects(mapping.drain({ timeoutMs: 200 }), (err: unknown) => isOutboxError(err, "TIMEOUT"));
         assert.deepEqual(delivered, [], "the page holding the bad record is not consumed");
         assert.ok(mapping.stats().pollErrors >= 1);
@@ -169,14 +153,7 @@ describe("local event source mapping: shard lineage and iterators (fake streams 
     it("keeps polling through transient read errors and counts them", async () => {
         const shard: FakeShard = { id: "shardId-c", closed: true, records: [0, 1, 2].map((n) => streamRecord("c", n, 10 + n)) };
         const { client } = fakeStreams([shard], { getRecords: (call) => (call <= 2 ? "InternalServerError" : undefined) });
-        const delivered: string[] = [];
-        const mapping = await startLocalEventSourceMapping({
-            streamsClient: client,
-            streamArn: "arn:aws:dynamodb:us-east-1:000000000000:table/t/stream/s",
-            handler: (event: LambdaStreamEvent) => void delivered.push(...event.Records.map((r) => r.eventID)),
-            pollIntervalMs: 5,
-        });
-        running.push(mapping);
+        const { mapping, delivered } = await startRecording(client);
         await mapping.drain();
         assert.deepEqual(delivered, ["c-0", "c-1", "c-2"]);
         assert.equal(mapping.stats().pollErrors, 2);
