@@ -41,6 +41,7 @@ import {
 } from "./delivery";
 import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
 import { isOutboxError, OutboxError } from "./errors";
+import { integerIn } from "./integer-setting";
 import { outboundMessage, type OutboundMessage } from "./message";
 import { silentLogger, systemClock, type Clock, type Logger } from "./ports";
 import { unmarshalRecord, type OutboxRecord, type StreamImage } from "./record/codec";
@@ -174,25 +175,6 @@ export interface PublisherSettings {
 export interface ResolvedDeliveryConfig extends Omit<PublisherSettings, "ctx"> {
     /** The delivery context without metrics (each invocation adds its own). */
     readonly base: Omit<DeliveryContext, "metrics">;
-}
-
-/**
- * An integer setting after its default, checked against its range. Shared with the sweeper.
- *
- * @param who - The factory's name, for the error message (`createPublisher`, `createSweeper`).
- * @param name - The setting's name.
- * @param value - The configured value; `undefined` takes `fallback`.
- * @param fallback - The default.
- * @param min - The smallest allowed value.
- * @param max - The largest allowed value.
- * @throws OutboxError `INVALID_CONFIG` naming the setting, the bad value, the range and the default.
- */
-export function integerIn(who: string, name: string, value: number | undefined, fallback: number, min: number, max: number): number {
-    const v = value ?? fallback;
-    if (!Number.isInteger(v) || v < min || v > max) {
-        throw new OutboxError("INVALID_CONFIG", `${who}: ${name} is ${String(v)}; expected an integer from ${min} to ${max}; omit it for the default ${fallback}`, { context: { [name]: String(v) } });
-    }
-    return v;
 }
 
 function requireText(name: string, value: unknown): void {

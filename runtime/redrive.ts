@@ -27,6 +27,7 @@
 import { createHash } from "node:crypto";
 import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type ReceiveMessageCommandOutput } from "@aws-sdk/client-sqs";
 import { isOutboxError, OutboxError } from "./errors";
+import { integerIn } from "./integer-setting";
 import { silentLogger, type Logger } from "./ports";
 import { awsErrorName, wrapAwsError } from "./store/aws-errors";
 import type { OutboxMessage, OutboxWriter } from "./writer";
@@ -130,14 +131,6 @@ export function parseDeadLetter(body: string | undefined): DeadLetterBody | { re
     return { recordId, partition, type: typeof b.type === "string" ? b.type : "", ...(orderingKey !== undefined ? { orderingKey } : {}), headers: headers as Record<string, string>, payload: b.payload };
 }
 
-function integerIn(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
-    const v = value ?? fallback;
-    if (!Number.isInteger(v) || v < min || v > max) {
-        throw new OutboxError("INVALID_CONFIG", `redriveDeadLetters: ${name} is ${String(v)}; expected an integer from ${min} to ${max}; omit it for the default ${fallback}`, { context: { [name]: String(v) } });
-    }
-    return v;
-}
-
 /**
  * Redrive DLQ messages into the outbox: receive, re-write each as a fresh record, delete it from the DLQ once the
  * write committed. Runs until the queue answers empty or `maxMessages` were received.
@@ -160,8 +153,8 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
     if (options.expiresAt !== undefined && !(options.expiresAt instanceof Date && Number.isFinite(options.expiresAt.getTime()))) {
         throw new OutboxError("INVALID_CONFIG", `redriveDeadLetters: expiresAt must be a valid Date, got ${String(options.expiresAt)}`);
     }
-    const maxMessages = integerIn("maxMessages", options.maxMessages, 1000, 1, 1_000_000);
-    const visibility = integerIn("visibilityTimeoutSeconds", options.visibilityTimeoutSeconds, 60, 1, 43_200);
+    const maxMessages = integerIn("redriveDeadLetters", "maxMessages", options.maxMessages, 1000, 1, 1_000_000);
+    const visibility = integerIn("redriveDeadLetters", "visibilityTimeoutSeconds", options.visibilityTimeoutSeconds, 60, 1, 43_200);
     const logger = options.logger ?? silentLogger;
     const counts = { received: 0, redriven: 0, alreadyRedriven: 0, notRedrivable: 0, failed: 0 };
     const records: [string, string][] = [];
