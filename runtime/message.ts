@@ -111,6 +111,7 @@ export function messageAttributes(message: OutboundMessage): Record<string, Mess
     return attributes;
 }
 
+/** Attribute names, data types and values, in UTF-8 bytes. */
 function attributesSize(attributes: Readonly<Record<string, MessageAttributeValue>>): number {
     let total = 0;
     for (const name of Object.keys(attributes)) {
@@ -228,9 +229,8 @@ export function worstCaseDeadLetterSize(message: OutboundMessage): number {
         errorMessage: "x".repeat(1024),
         at: Math.max(message.createdAt, Date.UTC(9999, 0)),
     });
-    let attributes = 0;
-    for (const name of Object.keys(dl.attributes)) attributes += utf8Length(name) + 6 + utf8Length(dl.attributes[name]!.StringValue);
-    return utf8Length(dl.body) + attributes;
+    // SQS counts attributes as SNS does: name, data type and value.
+    return utf8Length(dl.body) + attributesSize(dl.attributes);
 }
 
 /**
