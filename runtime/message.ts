@@ -151,7 +151,12 @@ export function publishEntry(message: OutboundMessage, entryId: string, fifo: bo
 export interface DeadLetterDetails {
     /** Why. */
     readonly reason: DeadLetterReason;
-    /** Publish attempts so far. @default 0 */
+    /**
+     * Delivery attempts so far: on the stream path the permanent publish failures counted on the record
+     * (`publish_attempts`); on the claim path (keyed records, the sweeper) the record's claims (`replay_count`),
+     * which is what GoBridge reports as attempts when it dead-letters an expired record.
+     * @default 0
+     */
     readonly attempts?: number;
     /** The last error's code, e.g. `InvalidParameter`. @default undefined */
     readonly errorCode?: string;
