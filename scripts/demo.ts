@@ -180,9 +180,11 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     // 5. The consumer and the DLQ reader.
     const ledger = newLedger();
     const lastSequence = new Map<string, number>();
+    // Parallel receivers on a standard SQS queue hand messages over out of publish order, which would count as
+    // inversions the publisher never made: with ordering keys, one receiver checks the order SNS delivered in.
     const consumer: Poller =
         faultServer === undefined
-            ? pollQueue(fauxqs.sqs, consumerQueue.queueUrl, (id, body) => recordDelivery(ledger, lastSequence, id, body, Date.now()), 3)
+            ? pollQueue(fauxqs.sqs, consumerQueue.queueUrl, (id, body) => recordDelivery(ledger, lastSequence, id, body, Date.now()), options.keys > 0 ? 1 : 3)
             : followRecording(() => faultServer!.topicMessages(publishTopicArn), (id, body) => recordDelivery(ledger, lastSequence, id, body, Date.now()));
     shutdown.add("consumer", () => consumer.stop());
     const dlqReader = pollQueue(
@@ -217,6 +219,9 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     const ticker = setInterval(show, 200);
     shutdown.add("progress", () => clearInterval(ticker));
     let next = 0;
+    // A customer's orders are written one after another, as an application writes them: the outbox orders a key
+    // by (created_at, seq), and two writes of one key in flight at once have no order to keep.
+    const customerWrites = new Map<string, Promise<unknown>>();
     const worker = async (): Promise<void> => {
         for (;;) {
             const index = next;
@@ -229,9 +234,15 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
             }
             const order = demoOrder(index, plan);
             if (order.expired) expectedExpired += 1;
-            const now = Date.now();
-            ledger.writtenAt.set(order.id, now);
-            await writer.write(orderWriteRequest(order, plan, now));
+            const previous = options.keys > 0 ? customerWrites.get(order.customer) : undefined;
+            const write = (async () => {
+                if (previous !== undefined) await previous.catch(() => undefined);
+                const now = Date.now();
+                ledger.writtenAt.set(order.id, now);
+                await writer.write(orderWriteRequest(order, plan, now));
+            })();
+            if (options.keys > 0) customerWrites.set(order.customer, write);
+            await write;
             written += 1;
         }
     };
