@@ -25,12 +25,6 @@ export interface ClientLike {
     send(command: object): Promise<unknown>;
 }
 
-/**
- * The record attribute that counts publish attempts that failed permanently (InvalidParameter, NotFound…).
- * Not part of GoBridge's layout: GoBridge ignores it. Transient failures (throttling) are not counted.
- */
-export const PUBLISH_ATTEMPTS_ATTRIBUTE = ATTR.publishAttempts;
-
 /** SNS PublishBatch takes at most 10 entries. */
 export const MAX_BATCH_ENTRIES = 10;
 
@@ -216,7 +210,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
         if (!seen.has(idOf(key))) unread.push(key);
         seen.add(idOf(key));
     }
-    const projected = projection(ATTR.pk, ATTR.sk, ATTR.status, PUBLISH_ATTEMPTS_ATTRIBUTE);
+    const projected = projection(ATTR.pk, ATTR.sk, ATTR.status, ATTR.publishAttempts);
     let pending = unread;
     for (let attempt = 0; pending.length > 0 && attempt < 5; attempt += 1) {
         const next: Record<string, AttributeValue>[] = [];
@@ -233,7 +227,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
                 throw wrapAwsError(err, "publisher: consistent status read failed", { table: ctx.tableName });
             }
             for (const item of out.Responses?.[ctx.tableName] ?? []) {
-                found.set(idOf(item), { status: (item[ATTR.status]?.S ?? STATUS.pending) as RecordStatus, publishAttempts: Number(item[PUBLISH_ATTEMPTS_ATTRIBUTE]?.N ?? "0") });
+                found.set(idOf(item), { status: (item[ATTR.status]?.S ?? STATUS.pending) as RecordStatus, publishAttempts: Number(item[ATTR.publishAttempts]?.N ?? "0") });
             }
             next.push(...(out.UnprocessedKeys?.[ctx.tableName]?.Keys ?? []));
         }
@@ -255,7 +249,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
  * @param record - The record SNS refused.
  */
 export async function countPermanentFailure(ctx: DeliveryContext, record: OutboxRecord): Promise<number | undefined> {
-    const change = updateExpression({ add: [{ attribute: PUBLISH_ATTEMPTS_ATTRIBUTE, value: ":one_attempt" }], values: { ":one_attempt": { N: "1" } } });
+    const change = updateExpression({ add: [{ attribute: ATTR.publishAttempts, value: ":one_attempt" }], values: { ":one_attempt": { N: "1" } } });
     const condition = nonTerminal();
     try {
         const out = (await ctx.dynamodb.send(
@@ -268,7 +262,7 @@ export async function countPermanentFailure(ctx: DeliveryContext, record: Outbox
                 ReturnValues: "UPDATED_NEW",
             }),
         )) as UpdateItemCommandOutput;
-        return Number(out.Attributes?.[PUBLISH_ATTEMPTS_ATTRIBUTE]?.N ?? "1");
+        return Number(out.Attributes?.[ATTR.publishAttempts]?.N ?? "1");
     } catch (err) {
         if (isConditionalCheckFailed(err)) return undefined;
         throw wrapAwsError(err, "publisher: counting a publish failure failed", { recordId: record.recordId, partition: record.partition });
