@@ -12,7 +12,10 @@
  */
 import { OutboxError } from "../errors";
 
-/** The envelope header that carries a message's ordering key (matched case-insensitively, like all `x-bridge.` headers). */
+/**
+ * The envelope header that carries a message's ordering key. It is looked up by this exact key, as GoBridge's
+ * `OrderingKey()` does: a record that a Go drainer sharing the table reads as keyless must be keyless here too.
+ */
 export const ORDERING_KEY_HEADER = "x-bridge.ordering-key";
 
 /** Go's zero `time.Time`, written for an unset time. */
@@ -63,16 +66,16 @@ export function toEnvelope(input: EnvelopeInput): Envelope {
 }
 
 /**
- * The envelope's ordering key: the `x-bridge.ordering-key` header (any case) when it is a non-empty string,
- * else `undefined`. Any other type is ignored, as in GoBridge.
+ * The envelope's ordering key: the header keyed exactly `x-bridge.ordering-key` when it is a non-empty string,
+ * else `undefined`. Another spelling of the name (`X-Bridge.Ordering-Key`) and any other type are ignored, as in
+ * GoBridge.
  *
  * @param headers - The envelope header map.
  */
 export function envelopeOrderingKey(headers: Readonly<Record<string, unknown>>): string | undefined {
-    for (const [name, value] of Object.entries(headers)) {
-        if (name.toLowerCase() === ORDERING_KEY_HEADER && typeof value === "string" && value !== "") return value;
-    }
-    return undefined;
+    if (!Object.prototype.hasOwnProperty.call(headers, ORDERING_KEY_HEADER)) return undefined;
+    const value = headers[ORDERING_KEY_HEADER];
+    return typeof value === "string" && value !== "" ? value : undefined;
 }
 
 function pad(n: number, width: number): string {

@@ -52,10 +52,21 @@ describe("record codec (§2.2 marshal vectors)", () => {
         const item = marshalRecord(pendingRecord({ ...input, orderingKey: "K1" }, 1n, 0));
         assert.deepEqual(item.ordering_key, { S: "K1" });
         assert.match(item.envelope_json.S ?? "", /"Headers":\{"x-bridge.ordering-key":"K1"\}/);
-        const fromHeader = marshalRecord(pendingRecord({ ...input, envelope: { ...input.envelope, headers: { "X-Bridge.Ordering-Key": "K2" } } }, 1n, 0));
+        const fromHeader = marshalRecord(pendingRecord({ ...input, envelope: { ...input.envelope, headers: { "x-bridge.ordering-key": "K2" } } }, 1n, 0));
         assert.deepEqual(fromHeader.ordering_key, { S: "K2" });
         const emptyHeader = marshalRecord(pendingRecord({ ...input, envelope: { ...input.envelope, headers: { "x-bridge.ordering-key": "" } } }, 1n, 0));
         assert.equal(emptyHeader.ordering_key, undefined);
+    });
+
+    it("reads the ordering-key header by its exact key, as GoBridge's OrderingKey() does: another spelling is an ordinary header", () => {
+        // A Go drainer sharing the table reads this record as keyless, so it must be keyless here too.
+        const mixedCase = marshalRecord(pendingRecord({ ...input, envelope: { ...input.envelope, headers: { "X-Bridge.Ordering-Key": "K2" } } }, 1n, 0));
+        assert.equal(mixedCase.ordering_key, undefined);
+        assert.match(mixedCase.envelope_json.S ?? "", /"Headers":\{"X-Bridge.Ordering-Key":"K2"\}/);
+        // With the option, the exact header is added beside the other spelling, which is kept as it was.
+        const withOption = marshalRecord(pendingRecord({ ...input, orderingKey: "K1", envelope: { ...input.envelope, headers: { "X-Bridge.Ordering-Key": "K2" } } }, 1n, 0));
+        assert.deepEqual(withOption.ordering_key, { S: "K1" });
+        assert.match(withOption.envelope_json.S ?? "", /"Headers":\{"X-Bridge.Ordering-Key":"K2","x-bridge.ordering-key":"K1"\}/);
     });
 
     it("writes headers_json only when dispatch headers are given, sorted like Go", () => {
