@@ -42,7 +42,11 @@ export interface OutboxStoreOptions {
     readonly client: DynamoDbClientLike;
     /** The outbox table's name. */
     readonly tableName: string;
-    /** The clock for timestamps, the stale-claim threshold and the resolve backoff. @default systemClock */
+    /**
+     * The clock for timestamps, the stale-claim threshold and the resolve backoff. The store reads it in whole
+     * milliseconds (a fractional reading is floored, as Go's `UnixMilli()` does), so every time it writes is an
+     * integer. @default systemClock
+     */
     readonly clock?: Clock;
     /** Where the store logs (ids and counts, never payloads). @default silentLogger */
     readonly logger?: Logger;
@@ -124,6 +128,24 @@ function nonNegative(name: string, value: number | undefined, fallback: number):
 }
 
 /**
+ * The store's view of a clock: whole epoch milliseconds. A clock that reads `performance.timeOrigin +
+ * performance.now()` returns fractions; written as `claimed_at` they would be refused by the codec on the next
+ * read and wedge the partition.
+ */
+function wholeMillisecondClock(clock: Clock): Clock {
+    return {
+        now: () => {
+            const ms = clock.now();
+            if (typeof ms !== "number" || !Number.isFinite(ms)) {
+                throw configError(`OutboxStore option clock.now() returned ${String(ms)}; it must return epoch milliseconds as a finite number, e.g. Date.now()`);
+            }
+            return Math.floor(ms);
+        },
+        sleep: (ms) => clock.sleep(ms),
+    };
+}
+
+/**
  * Validate the options and build the store context.
  *
  * @throws OutboxError `INVALID_CONFIG` naming the option, the bad value and what is allowed.
@@ -138,8 +160,13 @@ export function resolveStoreContext(options: OutboxStoreOptions): StoreContext {
             `OutboxStore option tableName must be a DynamoDB table name (3-255 characters of a-z, A-Z, 0-9, '_', '-', '.'), got ${JSON.stringify(options.tableName)}`,
         );
     }
+    if (options.clock !== undefined && (options.clock === null || typeof options.clock.now !== "function" || typeof options.clock.sleep !== "function")) {
+        throw configError("OutboxStore option clock must be an object with now() (epoch ms) and sleep(ms); omit it for the system clock");
+    }
     const grace = nonNegative("compactionGraceSeconds", options.compactionGraceSeconds, STORE_DEFAULTS.compactionGraceSeconds);
-    if (grace < 0) throw configError(`OutboxStore option compactionGraceSeconds must be ≥ 0, got ${grace}`);
+    if (!Number.isSafeInteger(grace) || grace < 0) {
+        throw configError(`OutboxStore option compactionGraceSeconds must be whole seconds ≥ 0 (GoBridge adds it to a time and keeps whole seconds), got ${grace}; e.g. 3600`);
+    }
     const keyCacheSize = nonNegative("keyCacheSize", options.keyCacheSize, STORE_DEFAULTS.keyCacheSize);
     if (!Number.isInteger(keyCacheSize) || keyCacheSize < 1) {
         throw configError(`OutboxStore option keyCacheSize must be a whole number ≥ 1, got ${keyCacheSize}`);
@@ -152,7 +179,7 @@ export function resolveStoreContext(options: OutboxStoreOptions): StoreContext {
     return {
         client: options.client,
         tableName: options.tableName,
-        clock: options.clock ?? systemClock,
+        clock: wholeMillisecondClock(options.clock ?? systemClock),
         logger: options.logger ?? silentLogger,
         metrics: options.metrics ?? noopMetrics,
         compactionGraceSeconds: grace,

@@ -9,7 +9,7 @@ import { marshalRecord, pendingRecord, recordKey, unmarshalRecord } from "../../
 import { fenceKey } from "../../runtime/record/fence";
 import { OutboxStore } from "../../runtime/store";
 import { dynamoClient, uniqueTableName } from "../support/dynamodb";
-import { ids, localStore, rec, rejectsWith, tok } from "./support";
+import { FakeClock, ids, localStore, rec, rejectsWith, tok } from "./support";
 
 async function rawItem(tableName: string, key: ReturnType<typeof recordKey>) {
     const client = await dynamoClient();
@@ -22,6 +22,31 @@ function adversarialId(i: number, n: number): string {
 }
 
 describe("store on DynamoDB Local (§11.3)", () => {
+    it("a clock that reads fractional milliseconds is floored: persist, claim, release and claim again, with whole ms stored", async () => {
+        // performance.timeOrigin + performance.now() reads like this; a stored "1767225600000.5" would fail the next decode.
+        const clock = new FakeClock(Date.UTC(2026, 0, 1) + 0.5);
+        const { store, tableName } = await localStore({ clock });
+        await store.persist([rec("P", 1)]);
+        const [first] = await store.claim("P", tok(1), 1);
+        assert.equal(first.claimedAt, Date.UTC(2026, 0, 1));
+        await store.release([first.recordId], tok(1));
+        clock.advance(1000.25);
+        const [again] = await store.claim("P", tok(1), 1);
+        assert.deepEqual([again.recordId, again.replayCount], [first.recordId, 2]);
+        const item = (await rawItem(tableName, recordKey("P", "env-1", "topic")))!;
+        assert.deepEqual([item.created_at, item.first_attempted_at, item.claimed_at], [{ N: "1767225600000" }, { N: "1767225600000" }, { N: "1767225601000" }]);
+        await store.complete([again.recordId], tok(1));
+        const done = (await rawItem(tableName, recordKey("P", "env-1", "topic")))!;
+        assert.deepEqual([done.completed_at, done.ttl], [{ N: "1767225601000" }, { N: String(1767225601 + 3600) }]);
+    });
+
+    it("a clock that reads NaN fails the operation with INVALID_CONFIG naming clock.now(), and writes nothing", async () => {
+        const { store, tableName } = await localStore();
+        const broken = new OutboxStore({ client: await dynamoClient(), tableName, clock: new FakeClock(Number.NaN), staleClaimMs: 0 });
+        await rejectsWith(broken.persist([rec("P", 1)]), "INVALID_CONFIG", /clock.now\(\) returned NaN; it must return epoch milliseconds as a finite number/);
+        assert.deepEqual(await store.queryPending("P", 10), []);
+    });
+
     it("a redelivered duplicate keeps the ORIGINAL payload", async () => {
         const { store, tableName } = await localStore();
         await store.persist([rec("P", 1, {}, { payload: '{"v":"original"}' })]);

@@ -49,7 +49,10 @@ describe("OutboxStore options", () => {
         const bad: [Record<string, unknown>, RegExp][] = [
             [{ client: {}, tableName: "outbox" }, /option client must be a DynamoDB client/],
             [{ client, tableName: "x" }, /option tableName must be a DynamoDB table name .* got "x"/],
-            [{ client, tableName: "outbox", compactionGraceSeconds: -1 }, /compactionGraceSeconds must be ≥ 0, got -1/],
+            [{ client, tableName: "outbox", compactionGraceSeconds: -1 }, /compactionGraceSeconds must be whole seconds ≥ 0 .*, got -1/],
+            [{ client, tableName: "outbox", compactionGraceSeconds: 0.5 }, /compactionGraceSeconds must be whole seconds ≥ 0 .*, got 0.5; e.g. 3600/],
+            [{ client, tableName: "outbox", clock: {} }, /option clock must be an object with now\(\) \(epoch ms\) and sleep\(ms\)/],
+            [{ client, tableName: "outbox", clock: null }, /option clock must be an object/],
             [{ client, tableName: "outbox", keyCacheSize: 0 }, /keyCacheSize must be a whole number ≥ 1, got 0/],
             [{ client, tableName: "outbox", staleClaimMs: Number.NaN }, /staleClaimMs must be a finite number/],
             [{ client, tableName: "outbox", onConsumedCapacity: 3 }, /onConsumedCapacity must be a function/],
