@@ -212,7 +212,7 @@ export function marshalRecord(record: OutboxRecord): AttributeMap {
         [ATTR.completedAt]: n(record.completedAt),
         [ATTR.seq]: n(record.seq),
     };
-    if (record.dispatchHeaders !== undefined) item[ATTR.headersJson] = s(goJsonStringify(record.dispatchHeaders));
+    if (record.dispatchHeaders !== undefined) item[ATTR.headersJson] = s(goJsonStringify(record.dispatchHeaders, `outbox record "${record.recordId}" dispatch headers`));
     if (isNonTerminal(record.status)) {
         item[ATTR.claimSort] = s(claimSort(record.createdAt, record.seq));
         if (record.expiresAt !== 0) item[ATTR.hasExpiry] = s(HAS_EXPIRY_FLAG);
@@ -242,10 +242,22 @@ function readNumberText(item: AnyItem, name: string, recordId: string): string |
     return value;
 }
 
-/** Read a numeric attribute as a JS number; missing → 0. */
+/**
+ * Read a numeric attribute as a JS number; missing → 0. A value beyond 2^53 − 1 is refused rather than rounded:
+ * as epoch ms that is past the year 287 000, which no envelope time can carry (Go's RFC 3339 stops at 9999).
+ */
 export function readNumber(item: AnyItem, name: string, recordId = ""): number {
     const text = readNumberText(item, name, recordId);
-    return text === undefined ? 0 : Number(text);
+    if (text === undefined) return 0;
+    const value = Number(text);
+    if (!Number.isSafeInteger(value)) {
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `outbox item attribute ${name} is ${text}, beyond ±(2^53 − 1), which this package cannot hold without rounding; a time that large is past year 287000, so the item was written wrong`,
+            { context: { recordId } },
+        );
+    }
+    return value;
 }
 
 /** Read a numeric attribute as a bigint; missing → 0n. */
@@ -309,7 +321,7 @@ export function unmarshalRecord(item: AttributeMap | StreamImage): OutboxRecord 
     const envelope = decodeEnvelope(envelopeJson);
     const fromKey = parseRecordSortKey(sk);
     const firstAttemptedAt = readNumber(any, ATTR.firstAttemptedAt, recordId);
-    const claimedAt = readNumberText(any, ATTR.claimedAt, recordId);
+    const claimedAt = any[ATTR.claimedAt] === undefined ? undefined : readNumber(any, ATTR.claimedAt, recordId);
     const claimedBy = readString(any, ATTR.claimedBy);
     const orderingKey = readString(any, ATTR.orderingKey);
     const record: OutboxRecord = {
@@ -336,7 +348,7 @@ export function unmarshalRecord(item: AttributeMap | StreamImage): OutboxRecord 
         ...(orderingKey ? { orderingKey } : {}),
         ...(firstAttemptedAt !== 0 ? { firstAttemptedAt } : {}),
         ...(claimedBy !== undefined ? { claimedBy } : {}),
-        ...(claimedAt !== undefined ? { claimedAt: Number(claimedAt) } : {}),
+        ...(claimedAt !== undefined ? { claimedAt } : {}),
     };
 }
 

@@ -139,23 +139,57 @@ function goJsonEscape(json: string): string {
     return json.replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
-/** Sort object keys at every level, as Go writes maps. Arrays keep their order. */
-function sortKeysDeep(value: unknown): unknown {
-    if (Array.isArray(value)) return value.map(sortKeysDeep);
-    if (typeof value !== "object" || value === null) return value;
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value).sort()) out[key] = sortKeysDeep((value as Record<string, unknown>)[key]);
-    return out;
+/** Go sorts map keys by their UTF-8 bytes; `Array.prototype.sort` compares UTF-16 code units, which differs above U+FFFF. */
+function compareUtf8(a: string, b: string): number {
+    return Buffer.compare(Buffer.from(a, "utf8"), Buffer.from(b, "utf8"));
 }
 
 /**
- * `JSON.stringify` as Go's `json.Marshal` writes a map: keys sorted at every level, and `<`, `>`, `&`, U+2028,
- * U+2029 escaped. Used for `Headers` inside `envelope_json` and for `headers_json`.
+ * One JSON value as Go's `json.Marshal` writes it (before {@link goJsonEscape}): map keys sorted at every level,
+ * `-0` kept as `-0`, and NaN or ±Infinity refused as Go refuses them. Values JSON cannot hold (`undefined`, a
+ * function) are left out of objects and written `null` in arrays, as `JSON.stringify` does.
+ */
+function goJsonValue(value: unknown, where: string): string | undefined {
+    if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+        value = (value as { toJSON(): unknown }).toJSON();
+    }
+    switch (typeof value) {
+        case "string":
+            return JSON.stringify(value);
+        case "boolean":
+            return value ? "true" : "false";
+        case "number":
+            if (!Number.isFinite(value)) {
+                throw new OutboxError("INVALID_PAYLOAD", `${where} is ${value}; JSON has no NaN or Infinity (Go's encoding/json refuses it too); send null or a string instead`);
+            }
+            return Object.is(value, -0) ? "-0" : JSON.stringify(value);
+        case "bigint":
+            throw new OutboxError("INVALID_PAYLOAD", `${where} is a bigint (${value}n), which JSON cannot hold; send it as a string`);
+        case "object": {
+            if (value === null) return "null";
+            if (Array.isArray(value)) return `[${value.map((v, i) => goJsonValue(v, `${where}[${i}]`) ?? "null").join(",")}]`;
+            const parts: string[] = [];
+            for (const key of Object.keys(value).sort(compareUtf8)) {
+                const text = goJsonValue((value as Record<string, unknown>)[key], `${where}.${key}`);
+                if (text !== undefined) parts.push(`${JSON.stringify(key)}:${text}`);
+            }
+            return `{${parts.join(",")}}`;
+        }
+        default:
+            return undefined;
+    }
+}
+
+/**
+ * `JSON.stringify` as Go's `json.Marshal` writes a map: keys sorted at every level (by UTF-8 bytes), `<`, `>`,
+ * `&`, U+2028, U+2029 escaped, `-0` kept. Used for `Headers` inside `envelope_json` and for `headers_json`.
  *
  * @param value - A JSON value.
+ * @param where - What the value is, for the error message. @default "value"
+ * @throws OutboxError `INVALID_PAYLOAD` for NaN, ±Infinity or a bigint anywhere in the value.
  */
-export function goJsonStringify(value: unknown): string {
-    return goJsonEscape(JSON.stringify(sortKeysDeep(value)));
+export function goJsonStringify(value: unknown, where = "value"): string {
+    return goJsonEscape(goJsonValue(value, where) ?? "null");
 }
 
 /**
@@ -163,19 +197,21 @@ export function goJsonStringify(value: unknown): string {
  * `CreatedAt` and `ExpiresAt` are always written.
  *
  * @param envelope - The envelope; `id` must not be empty.
- * @throws OutboxError `INVALID_PAYLOAD` when the id is empty or a time is out of range.
+ * @throws OutboxError `INVALID_PAYLOAD` when the id is empty, a time is out of range, or a header value is not JSON.
  */
 export function encodeEnvelope(envelope: EnvelopeInput): string {
     if (envelope.id === "") {
         throw new OutboxError("INVALID_PAYLOAD", "envelope id is empty; every envelope needs a non-empty id (it is the record's identity)");
     }
-    const wire: Record<string, unknown> = { ID: envelope.id };
-    if (envelope.subject) wire.Subject = envelope.subject;
-    if (envelope.payload) wire.Payload = Buffer.from(envelope.payload, "utf8").toString("base64");
-    if (envelope.headers !== undefined && Object.keys(envelope.headers).length > 0) wire.Headers = sortKeysDeep(envelope.headers);
-    wire.CreatedAt = formatGoTime(envelope.createdAt ?? 0);
-    wire.ExpiresAt = formatGoTime(envelope.expiresAt ?? 0);
-    return goJsonEscape(JSON.stringify(wire));
+    // Go writes the struct's fields in declaration order, so the keys are laid out by hand, not sorted.
+    const fields = [`"ID":${JSON.stringify(envelope.id)}`];
+    if (envelope.subject) fields.push(`"Subject":${JSON.stringify(envelope.subject)}`);
+    if (envelope.payload) fields.push(`"Payload":"${Buffer.from(envelope.payload, "utf8").toString("base64")}"`);
+    if (envelope.headers !== undefined && Object.keys(envelope.headers).length > 0) {
+        fields.push(`"Headers":${goJsonValue(envelope.headers, `envelope "${envelope.id}" header`)}`);
+    }
+    fields.push(`"CreatedAt":"${formatGoTime(envelope.createdAt ?? 0)}"`, `"ExpiresAt":"${formatGoTime(envelope.expiresAt ?? 0)}"`);
+    return goJsonEscape(`{${fields.join(",")}}`);
 }
 
 function optionalString(wire: Record<string, unknown>, key: string): string {

@@ -69,6 +69,17 @@ describe("record codec (§2.2 marshal vectors)", () => {
         assert.match(withOption.envelope_json.S ?? "", /"Headers":\{"X-Bridge.Ordering-Key":"K2","x-bridge.ordering-key":"K1"\}/);
     });
 
+    it("refuses a stored time beyond 2^53 - 1 ms instead of rounding it (a conscious difference: Go holds int64)", () => {
+        const item = marshalRecord(pendingRecord(input, 1n, 0));
+        for (const [name, text] of [["created_at", "9007199254740993"], ["expires_at", "-9007199254740993"], ["claimed_at", "99999999999999999999"]] as const) {
+            assert.throws(
+                () => unmarshalRecord({ ...item, [name]: { N: text } }),
+                (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD") && e.message.includes(`attribute ${name} is ${text}, beyond ±(2^53 − 1)`),
+            );
+        }
+        assert.equal(unmarshalRecord({ ...item, created_at: { N: "9007199254740991" } }).createdAt, Number.MAX_SAFE_INTEGER);
+    });
+
     it("writes headers_json only when dispatch headers are given, sorted like Go", () => {
         assert.equal(marshalRecord(pendingRecord(input, 1n, 0)).headers_json, undefined);
         assert.deepEqual(marshalRecord(pendingRecord({ ...input, dispatchHeaders: { z: "1", a: "<" } }, 1n, 0)).headers_json, { S: '{"a":"\\u003c","z":"1"}' });
