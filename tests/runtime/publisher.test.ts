@@ -11,6 +11,7 @@ import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/
 import { createPublisher } from "../../runtime/publisher";
 import { recordKey } from "../../runtime/record/codec";
 import { ATTR } from "../../runtime/schema";
+import { RecordingLogger } from "../store/support";
 import { createHarness, type Harness } from "./support/harness";
 
 const GRACE = 3600;
@@ -29,6 +30,25 @@ function idOf(r: LambdaStreamRecord): string {
 
 function metric(h: Harness, name: string): number {
     return h.metricLines.map((l) => JSON.parse(l) as Record<string, unknown>).reduce((sum, l) => sum + (typeof l[name] === "number" ? (l[name] as number) : 0), 0);
+}
+
+function skOf(r: LambdaStreamRecord): string {
+    return (r.dynamodb.Keys as Record<string, { S?: string }>)[ATTR.sk]!.S!;
+}
+
+/** The harness's DynamoDB client, except that the completion (UpdateItem to `completed`) of the given sort keys is throttled. */
+function failingCompletions(h: Harness, sortKeys: readonly string[]): Harness["ddb"] {
+    const send = (command: object): Promise<unknown> => {
+        if (command instanceof UpdateItemCommand) {
+            const input = command.input;
+            const values = JSON.stringify(input.ExpressionAttributeValues ?? {});
+            if (sortKeys.includes(input.Key?.[ATTR.sk]?.S ?? "") && values.includes('"completed"')) {
+                return Promise.reject(Object.assign(new Error("Rate of requests exceeds the allowed throughput."), { name: "ThrottlingException", $fault: "client" }));
+            }
+        }
+        return h.ddb.send(command as never);
+    };
+    return { send } as unknown as Harness["ddb"];
 }
 
 describe("createPublisher (DynamoDB Local + SNS test server)", function () {
@@ -97,6 +117,40 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.equal(ids.length, 14, "every record exactly once");
         assert.deepEqual([...ids].sort(), event.Records.map(idOf).sort());
         assert.equal(metric(h, "DuplicatesAvoided"), 6, "the consistent read skipped the 6 completed after the failure");
+        assert.ok((await h.records()).every((r) => r.status === "completed"));
+    });
+
+    it("keeps the lowest failure reported when a completion fails on an entry after a failed one (Lambda must not rewind past it)", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: Array.from({ length: 10 }, (_, i) => ({ partition: "P", type: "T", payload: { n: i } })) });
+        const event = await h.streamEvent();
+        const [fourth, seventh] = [event.Records[3]!, event.Records[6]!];
+        h.server.setFaults({ entries: [{ code: "InternalError", senderFault: false, times: 1, when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth) }] });
+        // A fake DynamoDB in front of the local one: no emulator throttles one chosen UpdateItem.
+        const dynamodb = failingCompletions(h, [skOf(seventh)]);
+        const response = await h.publisher({ dynamodb })(event);
+        assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: fourth.dynamodb.SequenceNumber }] });
+        const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual(event.Records.map((r) => status.get(idOf(r))), ["completed", "completed", "completed", "pending", "completed", "completed", "pending", "completed", "completed", "completed"]);
+    });
+
+    it("reports a record whose completion failed after SNS accepted it: it stays pending, the retry publishes it again (at least once) and completes it", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: Array.from({ length: 5 }, (_, i) => ({ partition: "P", type: "T", payload: { n: i } })) });
+        const event = await h.streamEvent();
+        const third = event.Records[2]!;
+        const logger = new RecordingLogger();
+        const response = await h.publisher({ dynamodb: failingCompletions(h, [skOf(third)]), logger })(event);
+        assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: third.dynamodb.SequenceNumber }] });
+        assert.deepEqual(
+            logger.lines.filter((l) => l.level === "error").map((l) => [l.message, l.attributes?.recordId, l.attributes?.code]),
+            [["publisher: a step after publishing failed", idOf(third), "THROTTLED"]],
+        );
+        const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual(event.Records.map((r) => status.get(idOf(r))), ["completed", "completed", "pending", "completed", "completed"]);
+
+        assert.deepEqual(await h.publisher()(from(event, third.dynamodb.SequenceNumber)), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id), [...event.Records.map(idOf), idOf(third)], "the third is sent twice, nothing else");
         assert.ok((await h.records()).every((r) => r.status === "completed"));
     });
 
