@@ -371,6 +371,16 @@ describe("store conformance: release (RunOutboxReleaseTests)", () => {
         assert.equal((await stored(tableName, "P", "env-1")).claimedBy, "a");
     });
 
+    it("releasing a completed record with the token that completed it is STALE and it stays completed (owner and version alone still match)", async () => {
+        const { store, tableName } = await localStore();
+        await store.persist([rec("P", 1)]);
+        const [r] = await store.claim("P", tok(1), 1);
+        await store.complete([r.recordId], tok(1));
+        await rejectsWith(store.release([r.recordId], tok(1)), "STALE_FENCING_TOKEN", /claim mismatch on release/);
+        const after = await stored(tableName, "P", "env-1");
+        assert.deepEqual([after.status, after.claimedBy, after.claimVersion], ["completed", "owner-a", 1n]);
+    });
+
     it("releasing a record that is not claimed is STALE (release is claim-scoped, not idempotent)", async () => {
         const { store } = await localStore();
         await store.persist([rec("P", 1)]);

@@ -158,15 +158,23 @@ describe("store on DynamoDB Local (§11.3)", () => {
         assert.equal(await store.preflight(), "verified");
     });
 
-    it("the FENCE row: persist allocates seq_counter with a ≥30-day ttl; claim adds max_claim_version", async () => {
+    it("the FENCE row: persist allocates seq_counter with a ≥30-day ttl; a claim at a higher version adds max_claim_version and refreshes the ttl", async () => {
         const { store, clock, tableName } = await localStore();
         await store.persist([rec("P", 1), rec("P", 2), rec("Q", 1)]);
         const fence = (await rawItem(tableName, fenceKey("P")))!;
         assert.deepEqual(fence.seq_counter, { N: "2" });
         assert.equal(fence.max_claim_version, undefined);
         assert.deepEqual(fence.ttl, { N: String(Math.floor(clock.now() / 1000) + 30 * 86400) });
+        clock.advance(86_400_000);
         await store.claim("P", tok(9), 1);
-        assert.deepEqual((await rawItem(tableName, fenceKey("P")))!.max_claim_version, { N: "9" });
+        const raised = (await rawItem(tableName, fenceKey("P")))!;
+        assert.deepEqual(raised.max_claim_version, { N: "9" });
+        assert.deepEqual(raised.ttl, { N: String(Math.floor(clock.now() / 1000) + 30 * 86400) }, "a fence raise refreshes the ttl");
+        const raisedTtl = raised.ttl;
+        // Same version again: the raise's condition (strictly greater) fails, so the ttl is not refreshed (as in GoBridge).
+        clock.advance(86_400_000);
+        await store.claim("P", tok(9), 0);
+        assert.deepEqual((await rawItem(tableName, fenceKey("P")))!.ttl, raisedTtl);
         const seqs = (await store.queryPending("P", 10)).map((r) => r.seq);
         assert.deepEqual(seqs, [2n]);
     });
@@ -216,6 +224,20 @@ describe("store on DynamoDB Local (§11.3)", () => {
         assert.equal(all.length, 25, "every record was claimed");
         assert.deepEqual((await rawItem(tableName, fenceKey("P")))!.max_claim_version, { N: "3" });
         await rejectsWith(store.claim("P", tok(2), 1), "STALE_FENCING_TOKEN", /token version is stale/);
+    });
+
+    it("the scan path (ordering keys) reads only OUTBOX# rows: the aggregate's own item with status pending is never claimed, a legacy raw-SK keyed row is", async () => {
+        const { store, tableName } = await localStore();
+        const client = await dynamoClient();
+        // The application's order item shares the partition and has its own `status` attribute.
+        await client.send(new PutItemCommand({ TableName: tableName, Item: { PK: { S: "P" }, SK: { S: "ORDER" }, status: { S: "pending" }, record_id: { S: "order-row" }, created_at: { N: "1" } } }));
+        const legacy = marshalRecord(pendingRecord(rec("P", "legacy", { bindingId: "eu#prod", orderingKey: "K", createdAt: Date.UTC(2025, 11, 31) }), 1n, 0));
+        legacy.SK = { S: "OUTBOX#env-legacy#eu#prod" };
+        await client.send(new PutItemCommand({ TableName: tableName, Item: legacy }));
+        await store.persist([rec("P", 2, { orderingKey: "K" })]);
+        const claimed = await store.claim("P", tok(1), 10);
+        assert.deepEqual(claimed.map((r) => [r.envelopeId, r.bindingId]), [["env-legacy", "eu#prod"], ["env-2", "topic"]]);
+        assert.deepEqual((await rawItem(tableName, { PK: { S: "P" }, SK: { S: "ORDER" } }))!.status, { S: "pending" });
     });
 
     it("legacy raw-SK rows still match begins_with(SK, OUTBOX#): claimed and completed with identity from attributes", async () => {

@@ -309,6 +309,17 @@ describe("claim on a fake client (§11.4)", () => {
             assert.deepEqual(metrics.named(STORE_METRICS.claimScanPages), [{ name: "DynamoDBOutboxClaimScanPages", value: 12, tags: { partition: "P" } }]);
         });
 
+        it("the boundary is GoBridge's pages > 8: 8 pages stay quiet, 9 pages warn once and count 9", async () => {
+            for (const [pages, warns] of [[8, 0], [9, 1]] as const) {
+                const fake = pagedScan(pages);
+                const { store, logger, metrics } = storeOn(fake);
+                await store.claim("P", tok(1), 1);
+                assert.equal(fake.count("Query", ""), pages);
+                assert.equal(logger.warnings(STORE_WARNINGS.deepBacklog).length, warns, `${pages} pages`);
+                assert.deepEqual(metrics.named(STORE_METRICS.claimScanPages), warns ? [{ name: "DynamoDBOutboxClaimScanPages", value: pages, tags: { partition: "P" } }] : []);
+            }
+        });
+
         it("3 pages: no deep-backlog warning and no counter", async () => {
             const fake = pagedScan(3);
             const { store, logger, metrics } = storeOn(fake);

@@ -281,6 +281,39 @@ describe("expire on a fake client (§11.4)", () => {
         assert.equal(fake.of("Query")[3].input.ExclusiveStartKey, undefined, "the failed resume point was dropped");
     });
 
+    it("keeps at most 1024 resume cursors: a 1025th partition resets the map, so the first partition starts over at page 1", async () => {
+        // Fake: 1025 partitions whose sweeps each fail on page 2 (a cursor saved for each) cannot be staged on DynamoDB Local.
+        const pagesOf = (partition: string) => (from: number) => ({
+            Items: [{ ...keyOf(from), PK: { S: partition } }],
+            LastEvaluatedKey: { ...keyOf(from), PK: { S: partition } },
+        });
+        let failing = true;
+        const fake = new FakeDynamoDb()
+            .on("GetItem", () => fenceAt(1))
+            .on("UpdateItem", () => ({}))
+            .on("TransactWriteItems", () => ({}))
+            .on("Query", (input) => {
+                const partition = input.ExpressionAttributeValues[":pk"].S as string;
+                if (input.ExclusiveStartKey !== undefined && failing) throw throttled();
+                return input.ExclusiveStartKey === undefined ? pagesOf(partition)(0) : { Items: [] };
+            });
+        const { store } = storeOn(fake);
+        // Each sweep reads page 1 and fails on page 2, so it saves a cursor at page 2.
+        for (let p = 0; p < 1024; p++) await rejectsWith(store.expire(t0, `P${p}`, tok(1)), "THROTTLED");
+        const resumesFromCursor = async (partition: string): Promise<boolean> => {
+            const before = fake.of("Query").length;
+            failing = false;
+            await store.expire(t0, partition, tok(1));
+            failing = true;
+            return fake.of("Query")[before].input.ExclusiveStartKey !== undefined;
+        };
+        assert.equal(await resumesFromCursor("P1"), true, "with 1024 partitions the map still holds P1's cursor");
+        await rejectsWith(store.expire(t0, "P1", tok(1)), "THROTTLED"); // P1 saves a cursor again
+        await rejectsWith(store.expire(t0, "P-new", tok(1)), "THROTTLED"); // the 1025th partition: the map is reset first
+        assert.equal(await resumesFromCursor("P1"), false, "after the reset P1 starts at page 1");
+        assert.equal(await resumesFromCursor("P-new"), true, "the new partition's cursor was kept");
+    });
+
     it("rejects an invalid token with no I/O, and a stale one after a single fence read", async () => {
         const fake = expireFake(() => page(0, 1, true));
         const { store } = storeOn(fake);
@@ -313,6 +346,16 @@ describe("depth on a fake client (§11.4)", () => {
             throw new ResourceNotFoundException({ message: "Requested resource not found", $metadata: {} });
         });
         await rejectsWith(storeOn(fake).store.countPending("P"), "NOT_FOUND", /^outbox count by status query failed$/);
+    });
+
+    it("queryPending reads the base table with ConsistentRead, records only (begins_with OUTBOX#), pending only", async () => {
+        // Fake: DynamoDB Local answers a read the same with or without ConsistentRead, so only the request shows it.
+        const fake = new FakeDynamoDb().on("Query", () => ({ Items: [pendingItem(rec("P", 1), 1, t0)] }));
+        assert.equal((await storeOn(fake).store.queryPending("P", 10)).length, 1);
+        const q = fake.of("Query")[0].input;
+        assert.deepEqual([q.IndexName, q.ConsistentRead], [undefined, true]);
+        assert.match(q.KeyConditionExpression, /begins_with\(/);
+        assert.equal(q.ExpressionAttributeValues[":status_pending"]?.S, "pending");
     });
 
     it("counts ClaimIndex pages with Select COUNT and sums them", async () => {

@@ -6,7 +6,7 @@ import { CreateTableCommand, PutItemCommand, UpdateItemCommand } from "@aws-sdk/
 import * as assert from "node:assert/strict";
 import { marshalRecord, pendingRecord, recordKey } from "../../runtime/record/codec";
 import { claimSort } from "../../runtime/record/keys";
-import { ATTR } from "../../runtime/schema";
+import { ATTR, HAS_EXPIRY_FLAG } from "../../runtime/schema";
 import { createTableInput, OutboxStore } from "../../runtime/store";
 import { dynamoClient, uniqueTableName } from "../support/dynamodb";
 import { FakeDynamoDb, PASS } from "./fake-client";
@@ -63,5 +63,25 @@ describe("GoBridge named findings on DynamoDB Local (§12)", () => {
             }),
         );
         assert.deepEqual(ids(await store.claim("P", tok(1), 10)), ["env-old"]);
+    });
+
+    it("finding 18, the has_expiry half: an old-build record with an expiry but no has_expiry is never expired until backfilled", async () => {
+        const client = await dynamoClient();
+        const { store, tableName, clock } = await localStore({ client });
+        const old = marshalRecord(pendingRecord(rec("P", "old", {}, { expiresAt: clock.now() - 1000 }), 1n, clock.now() - 5000));
+        delete old.has_expiry;
+        await client.send(new PutItemCommand({ TableName: tableName, Item: old }));
+        assert.equal(await store.expire(clock.now(), "P", tok(1)), 0, "ExpiryIndex does not hold it");
+        assert.equal((await store.queryPending("P", 10)).length, 1, "still pending in the base table");
+        await client.send(
+            new UpdateItemCommand({
+                TableName: tableName,
+                Key: recordKey("P", "env-old", "topic"),
+                UpdateExpression: "SET #he = :he",
+                ExpressionAttributeNames: { "#he": ATTR.hasExpiry },
+                ExpressionAttributeValues: { ":he": { S: HAS_EXPIRY_FLAG } },
+            }),
+        );
+        assert.equal(await store.expire(clock.now(), "P", tok(1)), 1);
     });
 });
