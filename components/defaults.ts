@@ -5,50 +5,42 @@
  *
  * @packageDocumentation
  */
-import { ENV_DEFAULTS } from "../runtime/config";
+import { HANDLER_LIMITS, MAPPING_LIMITS, type IntegerLimit } from "../runtime/limits";
 
-/** An inclusive integer range with the value used when the arg is omitted. */
-export interface IntegerRange {
-    /** The smallest allowed value. */
-    readonly min: number;
-    /** The largest allowed value. */
-    readonly max: number;
-    /** The value used when the arg is omitted. */
-    readonly default: number;
-    /** What the value means, in the unit it is given in, for error messages. */
-    readonly unit: string;
-}
+/** An inclusive integer range with the value used when the arg is omitted (`fallback`), as the runtime's limits. */
+export type IntegerRange = IntegerLimit;
 
 /**
- * Integer args: default and allowed range. The event source mapping bounds are tighter than AWS's on purpose:
- * `-1` (retry forever) would block the shard for the stream's 24 h retention, and a record older than the
- * retention no longer exists to retry.
+ * Integer args: default and allowed range. The handler settings and the mapping's batch size and window are the
+ * runtime's own limits (`runtime/limits.ts`). The mapping's retry and age bounds are tighter than AWS's on
+ * purpose: `-1` (retry forever) would block the shard for the stream's 24 h retention, and a record older than
+ * the retention no longer exists to retry.
  */
 export const OUTBOX_RANGES = {
     /** Event source mapping: retries of a failed batch before it goes to the DLQ. AWS allows -1..10000. */
-    maximumRetryAttempts: { min: 0, max: 10000, default: 10, unit: "retries" },
+    maximumRetryAttempts: { ...MAPPING_LIMITS.maximumRetryAttempts, min: 0 },
     /** Event source mapping: oldest record Lambda still sends, in seconds. AWS allows -1 or 60..604800. */
-    maximumRecordAgeInSeconds: { min: 60, max: 86400, default: 3600, unit: "seconds" },
+    maximumRecordAgeInSeconds: { min: 60, max: 86400, fallback: 3600, unit: "seconds" },
     /** Event source mapping: records per invocation. */
-    batchSize: { min: 1, max: 10000, default: 100, unit: "records" },
+    batchSize: MAPPING_LIMITS.batchSize,
     /** Event source mapping: how long Lambda gathers records before invoking, in seconds. */
-    maximumBatchingWindowInSeconds: { min: 0, max: 300, default: 0, unit: "seconds" },
+    maximumBatchingWindowInSeconds: MAPPING_LIMITS.maximumBatchingWindowInSeconds,
     /** Event source mapping: concurrent batches per shard. */
-    parallelizationFactor: { min: 1, max: 10, default: 1, unit: "batches per shard" },
+    parallelizationFactor: { min: 1, max: 10, fallback: 1, unit: "batches per shard" },
     /** Publisher and sweeper memory, in MB. */
-    memorySize: { min: 128, max: 10240, default: 256, unit: "MB" },
+    memorySize: { min: 128, max: 10240, fallback: 256, unit: "MB" },
     /** Publisher and sweeper timeout, in seconds. */
-    timeout: { min: 1, max: 900, default: 60, unit: "seconds" },
+    timeout: { min: 1, max: 900, fallback: 60, unit: "seconds" },
     /** Log retention of both functions' log groups, in days. */
-    logRetentionInDays: { min: 1, max: 3653, default: 30, unit: "days" },
+    logRetentionInDays: { min: 1, max: 3653, fallback: 30, unit: "days" },
     /** Seconds a terminal record stays before TTL deletes it (the handlers' `OUTBOX_COMPLETION_GRACE_SECONDS`). */
-    completionGraceSeconds: { min: 1, max: 365 * 24 * 3600, default: ENV_DEFAULTS.completionGraceSeconds, unit: "seconds" },
+    completionGraceSeconds: HANDLER_LIMITS.completionGraceSeconds,
     /** Seconds a pending record waits before the sweeper publishes it (`OUTBOX_SWEEP_AFTER_SECONDS`). */
-    sweepAfterSeconds: { min: 1, max: 24 * 3600, default: ENV_DEFAULTS.sweepAfterSeconds, unit: "seconds" },
+    sweepAfterSeconds: HANDLER_LIMITS.sweepAfterSeconds,
     /** Publish attempts before a permanent error sends a record to the DLQ (`OUTBOX_MAX_PUBLISH_ATTEMPTS`). */
-    maxPublishAttempts: { min: 1, max: 100, default: ENV_DEFAULTS.maxPublishAttempts, unit: "attempts" },
+    maxPublishAttempts: HANDLER_LIMITS.maxPublishAttempts,
     /** Read and write capacity units of the table and of each GSI when `billingMode` is `PROVISIONED`. */
-    provisionedCapacity: { min: 1, max: 40000, default: 5, unit: "capacity units" },
+    provisionedCapacity: { min: 1, max: 40000, fallback: 5, unit: "capacity units" },
 } as const satisfies Record<string, IntegerRange>;
 
 /** The integer args that {@link OUTBOX_RANGES} bounds. */

@@ -23,7 +23,7 @@ export type OutboxSettings = { readonly [K in RangedArg]: number } & {
 export function resolveOutboxSettings(args: OutboxArgs): OutboxSettings {
     const ranged = {} as { [K in RangedArg]: number };
     for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) {
-        ranged[key] = args[key] ?? OUTBOX_RANGES[key].default;
+        ranged[key] = args[key] ?? OUTBOX_RANGES[key].fallback;
     }
     return {
         ...ranged,

@@ -57,7 +57,7 @@ function checkRanges(args: OutboxArgs, problems: OutboxArgProblem[]): void {
                 path: `args.${key}`,
                 value: show(value),
                 allowed: `an integer from ${range.min} to ${range.max} (${range.unit})`,
-                fix: `set it within that range, or omit it for the default ${range.default}`,
+                fix: `set it within that range, or omit it for the default ${range.fallback}`,
             });
         }
     }

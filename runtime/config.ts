@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import { OutboxError } from "./errors";
+import { HANDLER_LIMITS, type IntegerLimit } from "./limits";
 
 /** Environment variable names, shared by the component (writer) and the handlers (reader). */
 export const ENV = {
@@ -26,12 +27,12 @@ export const ENV = {
     maxPublishAttempts: "OUTBOX_MAX_PUBLISH_ATTEMPTS",
 } as const;
 
-/** Defaults for the optional variables in {@link ENV}. */
+/** Defaults for the optional variables in {@link ENV}; the numeric ones are {@link HANDLER_LIMITS}' fallbacks. */
 export const ENV_DEFAULTS = {
     fifo: false,
-    completionGraceSeconds: 3600,
-    sweepAfterSeconds: 120,
-    maxPublishAttempts: 3,
+    completionGraceSeconds: HANDLER_LIMITS.completionGraceSeconds.fallback,
+    sweepAfterSeconds: HANDLER_LIMITS.sweepAfterSeconds.fallback,
+    maxPublishAttempts: HANDLER_LIMITS.maxPublishAttempts.fallback,
 } as const;
 
 /** The handler configuration read from the environment. */
@@ -62,7 +63,8 @@ function required(env: Readonly<Record<string, string | undefined>>, name: strin
     return value.trim();
 }
 
-function positiveInteger(env: Readonly<Record<string, string | undefined>>, name: string, fallback: number, min: number, max: number): number {
+function positiveInteger(env: Readonly<Record<string, string | undefined>>, name: string, limit: IntegerLimit): number {
+    const { min, max, fallback } = limit;
     const raw = env[name];
     if (raw === undefined || raw.trim() === "") return fallback;
     const value = Number(raw);
@@ -91,8 +93,8 @@ export function readHandlerEnvironment(env: Readonly<Record<string, string | und
         topicArn: required(env, ENV.topicArn, "the SNS topic ARN"),
         dlqUrl: required(env, ENV.dlqUrl, "the SQS dead-letter queue URL"),
         fifo: flag(env, ENV.fifo, ENV_DEFAULTS.fifo),
-        completionGraceSeconds: positiveInteger(env, ENV.completionGraceSeconds, ENV_DEFAULTS.completionGraceSeconds, 1, 365 * 24 * 3600),
-        sweepAfterSeconds: positiveInteger(env, ENV.sweepAfterSeconds, ENV_DEFAULTS.sweepAfterSeconds, 1, 24 * 3600),
-        maxPublishAttempts: positiveInteger(env, ENV.maxPublishAttempts, ENV_DEFAULTS.maxPublishAttempts, 1, 100),
+        completionGraceSeconds: positiveInteger(env, ENV.completionGraceSeconds, HANDLER_LIMITS.completionGraceSeconds),
+        sweepAfterSeconds: positiveInteger(env, ENV.sweepAfterSeconds, HANDLER_LIMITS.sweepAfterSeconds),
+        maxPublishAttempts: positiveInteger(env, ENV.maxPublishAttempts, HANDLER_LIMITS.maxPublishAttempts),
     };
 }

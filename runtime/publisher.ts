@@ -42,6 +42,7 @@ import {
 import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
 import { isOutboxError, OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
+import { HANDLER_LIMITS } from "./limits";
 import { outboundMessage, type OutboundMessage } from "./message";
 import { silentLogger, systemClock, type Clock, type Logger } from "./ports";
 import { unmarshalRecord, type OutboxRecord, type StreamImage } from "./record/codec";
@@ -206,7 +207,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
     requireText(`${who}: dlqUrl`, config.dlqUrl);
     const clock = config.clock ?? systemClock;
     const logger = config.logger ?? silentLogger;
-    const completionGraceSeconds = integerIn(who, "completionGraceSeconds", config.completionGraceSeconds, 3600, 1, 365 * 24 * 3600);
+    const completionGraceSeconds = integerIn(who, "completionGraceSeconds", config.completionGraceSeconds, HANDLER_LIMITS.completionGraceSeconds);
     const claimVersion = config.claimVersion ?? 1n;
     if (typeof claimVersion !== "bigint" || claimVersion < 1n) throw new OutboxError("INVALID_CONFIG", `${who}: claimVersion must be a bigint ≥ 1n, got ${String(claimVersion)}`);
     return {
@@ -219,13 +220,13 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
             dlqUrl: config.dlqUrl,
             fifo: config.fifo ?? false,
             completionGraceSeconds,
-            maxPublishAttempts: integerIn(who, "maxPublishAttempts", config.maxPublishAttempts, 3, 1, 100),
+            maxPublishAttempts: integerIn(who, "maxPublishAttempts", config.maxPublishAttempts, HANDLER_LIMITS.maxPublishAttempts),
             clock,
             logger,
         },
         store: config.store ?? new OutboxStore({ client: config.dynamodb, tableName: config.tableName, clock, logger, compactionGraceSeconds: completionGraceSeconds }),
-        claimLimit: integerIn(who, "claimLimit", config.claimLimit, 100, 1, 1000),
-        reserveMs: integerIn(who, "reserveMs", config.reserveMs, who === "createSweeper" ? 10_000 : 5_000, 0, 900_000),
+        claimLimit: integerIn(who, "claimLimit", config.claimLimit, HANDLER_LIMITS.claimLimit),
+        reserveMs: integerIn(who, "reserveMs", config.reserveMs, who === "createSweeper" ? HANDLER_LIMITS.sweeperReserveMs : HANDLER_LIMITS.publisherReserveMs),
         claimVersion,
     };
 }

@@ -28,6 +28,7 @@ import { createHash } from "node:crypto";
 import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type ReceiveMessageCommandOutput } from "@aws-sdk/client-sqs";
 import { isOutboxError, OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
+import { REDRIVE_LIMITS } from "./limits";
 import { silentLogger, type Logger } from "./ports";
 import { awsErrorName, wrapAwsError } from "./store/aws-errors";
 import type { OutboxMessage, OutboxWriter } from "./writer";
@@ -153,8 +154,8 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
     if (options.expiresAt !== undefined && !(options.expiresAt instanceof Date && Number.isFinite(options.expiresAt.getTime()))) {
         throw new OutboxError("INVALID_CONFIG", `redriveDeadLetters: expiresAt must be a valid Date, got ${String(options.expiresAt)}`);
     }
-    const maxMessages = integerIn("redriveDeadLetters", "maxMessages", options.maxMessages, 1000, 1, 1_000_000);
-    const visibility = integerIn("redriveDeadLetters", "visibilityTimeoutSeconds", options.visibilityTimeoutSeconds, 60, 1, 43_200);
+    const maxMessages = integerIn("redriveDeadLetters", "maxMessages", options.maxMessages, REDRIVE_LIMITS.maxMessages);
+    const visibility = integerIn("redriveDeadLetters", "visibilityTimeoutSeconds", options.visibilityTimeoutSeconds, REDRIVE_LIMITS.visibilityTimeoutSeconds);
     const logger = options.logger ?? silentLogger;
     const counts = { received: 0, redriven: 0, alreadyRedriven: 0, notRedrivable: 0, failed: 0 };
     const records: [string, string][] = [];

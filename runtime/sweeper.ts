@@ -23,6 +23,7 @@ import { drainPartition } from "./claimed-delivery";
 import { DELIVERY_METRICS, expirePending, isExpired, sendToDeadLetterQueue } from "./delivery";
 import { isOutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
+import { HANDLER_LIMITS } from "./limits";
 import { resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig } from "./publisher";
 import { unmarshalRecord } from "./record/codec";
 import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, HAS_EXPIRY_FLAG, STATUS } from "./schema";
@@ -77,9 +78,9 @@ function createdBeforeFilter(cutoffMs: number): Expression {
  */
 export function createSweeper(config: SweeperConfig): SweeperHandler {
     const resolved = resolveDeliveryConfig(config, "createSweeper");
-    const sweepAfterMs = integerIn("createSweeper", "sweepAfterSeconds", config.sweepAfterSeconds, 120, 1, 24 * 3600) * 1000;
-    const maxPartitions = integerIn("createSweeper", "maxPartitionsPerRun", config.maxPartitionsPerRun, 200, 1, 10_000);
-    const maxExpired = integerIn("createSweeper", "maxExpiredPerRun", config.maxExpiredPerRun, 1000, 1, 100_000);
+    const sweepAfterMs = integerIn("createSweeper", "sweepAfterSeconds", config.sweepAfterSeconds, HANDLER_LIMITS.sweepAfterSeconds) * 1000;
+    const maxPartitions = integerIn("createSweeper", "maxPartitionsPerRun", config.maxPartitionsPerRun, HANDLER_LIMITS.maxPartitionsPerRun);
+    const maxExpired = integerIn("createSweeper", "maxExpiredPerRun", config.maxExpiredPerRun, HANDLER_LIMITS.maxExpiredPerRun);
     const reserveMs = resolved.reserveMs;
 
     return async (_event, context) => {

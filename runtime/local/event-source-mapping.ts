@@ -30,6 +30,8 @@ import {
     type Shard,
 } from "@aws-sdk/client-dynamodb-streams";
 import { OutboxError } from "../errors";
+import { integerIn } from "../integer-setting";
+import { MAPPING_LIMITS, type IntegerLimit } from "../limits";
 import { silentLogger, systemClock, type Clock, type Logger } from "../ports";
 import { STREAM_FILTER_PATTERN } from "../schema";
 import { matchesAnyFilterPattern, validateFilterPattern, type FilterPattern } from "./filter-pattern";
@@ -260,14 +262,9 @@ const MAX_BACKOFF_MS = 1000;
 const DESCRIBE_INTERVAL_MS = 1000;
 const GET_RECORDS_LIMIT = 1000;
 
-function integerOption(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
-    if (value === undefined) return fallback;
-    if (!Number.isInteger(value) || value < min || value > max) {
-        throw new OutboxError("INVALID_CONFIG", `local event source mapping: ${name} is ${String(value)}; expected an integer from ${min} to ${max}; omit it to use the default ${fallback}`, {
-            context: { option: name },
-        });
-    }
-    return value;
+/** The local mapping's range checks: {@link integerIn} under its own name. */
+function integerOption(name: string, value: number | undefined, limit: IntegerLimit): number {
+    return integerIn("local event source mapping", name, value, limit);
 }
 
 function errorName(err: unknown): string {
@@ -330,12 +327,13 @@ async function lookUpStreamArn(client: DynamoDBClient, tableName: string): Promi
  * table or stream.
  */
 export async function startLocalEventSourceMapping(options: LocalEventSourceMappingOptions): Promise<LocalEventSourceMapping> {
-    const batchSize = integerOption("batchSize", options.batchSize, 100, 1, 10_000);
-    const windowMs = integerOption("maximumBatchingWindowMs", options.maximumBatchingWindowMs, 0, 0, 300_000);
-    const pollIntervalMs = integerOption("pollIntervalMs", options.pollIntervalMs, 50, 1, 60_000);
-    const maxRetries = integerOption("maximumRetryAttempts", options.maximumRetryAttempts, 10, -1, 10_000);
-    const retryBackoffMs = integerOption("retryBackoffMs", options.retryBackoffMs, 20, 0, 60_000);
-    const invocationTimeoutMs = integerOption("invocationTimeoutMs", options.invocationTimeoutMs, 60_000, 1, 900_000);
+    const batchSize = integerOption("batchSize", options.batchSize, MAPPING_LIMITS.batchSize);
+    const window = MAPPING_LIMITS.maximumBatchingWindowInSeconds;
+    const windowMs = integerOption("maximumBatchingWindowMs", options.maximumBatchingWindowMs, { min: window.min * 1000, max: window.max * 1000, fallback: window.fallback * 1000, unit: "ms" });
+    const pollIntervalMs = integerOption("pollIntervalMs", options.pollIntervalMs, { min: 1, max: 60_000, fallback: 50, unit: "ms" });
+    const maxRetries = integerOption("maximumRetryAttempts", options.maximumRetryAttempts, MAPPING_LIMITS.maximumRetryAttempts);
+    const retryBackoffMs = integerOption("retryBackoffMs", options.retryBackoffMs, { min: 0, max: 60_000, fallback: 20, unit: "ms" });
+    const invocationTimeoutMs = integerOption("invocationTimeoutMs", options.invocationTimeoutMs, { min: 1, max: 900_000, fallback: 60_000, unit: "ms" });
     const startingPosition = options.startingPosition ?? "TRIM_HORIZON";
     if (startingPosition !== "TRIM_HORIZON" && startingPosition !== "LATEST") {
         throw new OutboxError("INVALID_CONFIG", `local event source mapping: startingPosition is ${JSON.stringify(startingPosition)}; expected "TRIM_HORIZON" or "LATEST"`, {
@@ -714,7 +712,7 @@ export async function startLocalEventSourceMapping(options: LocalEventSourceMapp
     const loop = run();
 
     function drain(drainOptions: LocalMappingDrainOptions = {}): Promise<void> {
-        const timeoutMs = integerOption("timeoutMs", drainOptions.timeoutMs, 30_000, 0, 86_400_000);
+        const timeoutMs = integerOption("timeoutMs", drainOptions.timeoutMs, { min: 0, max: 86_400_000, fallback: 30_000, unit: "ms" });
         if (stopped) return Promise.reject(new OutboxError("UNAVAILABLE", "local event source mapping: drain() after stop()", { context: { streamArn } }));
         return new Promise<void>((resolve, reject) => {
             waiters.push({ fromCycle: cycle + 1, deadline: clock.now() + timeoutMs, resolve, reject });

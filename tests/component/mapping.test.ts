@@ -32,9 +32,9 @@ describe("Outbox stream mapping", () => {
     });
 
     it("bounds retries and record age with the documented defaults", () => {
-        assert.equal(mapping.maximumRetryAttempts, OUTBOX_RANGES.maximumRetryAttempts.default);
+        assert.equal(mapping.maximumRetryAttempts, OUTBOX_RANGES.maximumRetryAttempts.fallback);
         assert.equal(mapping.maximumRetryAttempts, 10);
-        assert.equal(mapping.maximumRecordAgeInSeconds, OUTBOX_RANGES.maximumRecordAgeInSeconds.default);
+        assert.equal(mapping.maximumRecordAgeInSeconds, OUTBOX_RANGES.maximumRecordAgeInSeconds.fallback);
         assert.equal(mapping.maximumRecordAgeInSeconds, 3600);
         assert.equal(mapping.batchSize, 100);
         assert.equal(mapping.maximumBatchingWindowInSeconds, 0);

@@ -157,7 +157,7 @@ describe("validateOutboxArgs", () => {
         const documented = new Map<string, string>();
         for (const m of source.matchAll(/@default ([^\n]+)\n\s*\*\/\n\s*(\w+)\?:/g)) documented.set(m[2], m[1].trim());
         for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) {
-            assert.equal(documented.get(key), String(OUTBOX_RANGES[key].default), `${key} @default`);
+            assert.equal(documented.get(key), String(OUTBOX_RANGES[key].fallback), `${key} @default`);
             assert.ok(source.includes(`From ${OUTBOX_RANGES[key].min} to ${OUTBOX_RANGES[key].max}`), `${key} range in TSDoc`);
         }
         for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule"] as const) {
@@ -177,7 +177,7 @@ describe("validateOutboxArgs", () => {
         const rows = new Map([...readme.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2].trim()]));
         assert.equal(args.length, 21, "every OutboxArgs member found");
         for (const arg of args) assert.ok(rows.has(arg), `README row for ${arg}`);
-        for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) assert.equal(rows.get(key), `\`${OUTBOX_RANGES[key].default}\``, key);
+        for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) assert.equal(rows.get(key), `\`${OUTBOX_RANGES[key].fallback}\``, key);
         for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule"] as const) {
             assert.equal(rows.get(key), `\`${JSON.stringify(OUTBOX_DEFAULTS[key])}\``, key);
         }

@@ -327,7 +327,7 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
         it("fails on out-of-range options, no stream, both stream sources, and a bad filter, before any call", async () => {
             const table = await createStreamTable();
             const cases: [Partial<LocalEventSourceMappingOptions>, RegExp][] = [
-                [{ batchSize: 0 }, /batchSize is 0; expected an integer from 1 to 10000; omit it to use the default 100/],
+                [{ batchSize: 0 }, /batchSize is 0; expected an integer from 1 to 10000; omit it for the default 100/],
                 [{ batchSize: 1.5 }, /batchSize is 1.5/],
                 [{ maximumRetryAttempts: -2 }, /maximumRetryAttempts is -2; expected an integer from -1 to 10000/],
                 [{ pollIntervalMs: 0 }, /pollIntervalMs is 0/],

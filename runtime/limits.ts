@@ -1,0 +1,64 @@
+/**
+ * The one home of the handler settings' ranges and defaults: the publisher, the sweeper, the environment the
+ * component sets for them, the redrive tool, and the event source mapping (the component's and the local one).
+ * The runtime's validators and the component's args read these figures; nothing else writes them out.
+ *
+ * Plain data only: the handler factories reach this module, and Pulumi serializes what they reach by value.
+ * No object here may hold a primitive under a `default` key, which makes Pulumi's closure serializer throw
+ * (`../shared/reference/test-infra.md` §7); the default is named `fallback`.
+ *
+ * @packageDocumentation
+ */
+
+/** An inclusive integer range and the value used when the setting is omitted. */
+export interface IntegerLimit {
+    /** The smallest allowed value. */
+    readonly min: number;
+    /** The largest allowed value. */
+    readonly max: number;
+    /** The value used when the setting is omitted. */
+    readonly fallback: number;
+    /** What the value counts, for error messages. */
+    readonly unit: string;
+}
+
+/** The publisher's and sweeper's settings (`createPublisher`, `createSweeper`, and the `OUTBOX_*` environment). */
+export const HANDLER_LIMITS = {
+    /** Seconds a terminal record stays before TTL deletes it. */
+    completionGraceSeconds: { min: 1, max: 365 * 24 * 3600, fallback: 3600, unit: "seconds" },
+    /** Seconds a pending record waits before the sweeper publishes it. */
+    sweepAfterSeconds: { min: 1, max: 24 * 3600, fallback: 120, unit: "seconds" },
+    /** Permanent publish failures of one record before it goes to the DLQ. */
+    maxPublishAttempts: { min: 1, max: 100, fallback: 3, unit: "attempts" },
+    /** Records per claim on the keyed path. */
+    claimLimit: { min: 1, max: 1000, fallback: 100, unit: "records" },
+    /** The publisher stops starting work when fewer ms than this remain in the invocation. */
+    publisherReserveMs: { min: 0, max: 900_000, fallback: 5_000, unit: "ms" },
+    /** The sweeper stops starting work when fewer ms than this remain in the invocation. */
+    sweeperReserveMs: { min: 0, max: 900_000, fallback: 10_000, unit: "ms" },
+    /** Partitions the sweeper drains in one run. */
+    maxPartitionsPerRun: { min: 1, max: 10_000, fallback: 200, unit: "partitions" },
+    /** Expired records the sweeper dead-letters in one run. */
+    maxExpiredPerRun: { min: 1, max: 100_000, fallback: 1000, unit: "records" },
+} as const satisfies Record<string, IntegerLimit>;
+
+/** The DLQ redrive's settings (`redriveDeadLetters`). */
+export const REDRIVE_LIMITS = {
+    /** Messages read from the DLQ in one run. */
+    maxMessages: { min: 1, max: 1_000_000, fallback: 1000, unit: "messages" },
+    /** How long a received message stays invisible while it is written back, in seconds (SQS allows up to 12 h). */
+    visibilityTimeoutSeconds: { min: 1, max: 43_200, fallback: 60, unit: "seconds" },
+} as const satisfies Record<string, IntegerLimit>;
+
+/**
+ * The event source mapping's settings. `min`/`max` are what Lambda accepts; `fallback` is this package's
+ * default (Lambda's own retry default, -1, would block a shard for the stream's 24 h retention).
+ */
+export const MAPPING_LIMITS = {
+    /** Records per invocation. */
+    batchSize: { min: 1, max: 10_000, fallback: 100, unit: "records" },
+    /** How long Lambda gathers records before invoking with fewer than `batchSize`, in seconds. */
+    maximumBatchingWindowInSeconds: { min: 0, max: 300, fallback: 0, unit: "seconds" },
+    /** Retries of a failed batch before its metadata goes to the on-failure destination; -1 retries forever. */
+    maximumRetryAttempts: { min: -1, max: 10_000, fallback: 10, unit: "retries" },
+} as const satisfies Record<string, IntegerLimit>;
