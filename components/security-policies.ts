@@ -32,8 +32,8 @@ export interface OutboxRecognisers {
  */
 export const WILDCARD_RESOURCE_ACTIONS: readonly string[] = [LIST_STREAMS_ACTION, "xray:PutTraceSegments", "xray:PutTelemetryRecords", "cloudwatch:PutMetricData"];
 
-/** Managed policies too broad for an outbox function: administrator access and any `*FullAccess`. */
-const BROAD_MANAGED_POLICY = /:policy\/(AdministratorAccess|PowerUserAccess|[A-Za-z0-9]*FullAccess)$/;
+/** Managed policies too broad for an outbox function: administrator access and any `*FullAccess` (`AWSLambda_FullAccess` has an underscore). */
+const BROAD_MANAGED_POLICY = /:policy\/(AdministratorAccess|PowerUserAccess|[A-Za-z0-9_]*FullAccess)$/;
 
 function list(value: unknown): unknown[] {
     return value === undefined ? [] : Array.isArray(value) ? value : [value];
