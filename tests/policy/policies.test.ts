@@ -104,13 +104,47 @@ describe("outboxPolicies on resources recorded under the mocks", () => {
         ]);
     });
 
-    it("flags TTL off and a keys-only stream, and accepts the deprecated hashKey/rangeKey form of a correct index", async () => {
+    it("flags TTL on the wrong attribute and a keys-only stream, and accepts the deprecated hashKey/rangeKey form of a correct index", async () => {
         const legacy = indexesWithClaim((c) => ({ name: c.name, hashKey: "PK", rangeKey: "claim_sort", projectionType: "ALL" }));
         const v = await violationsOfVariant(TYPE.table, (t) => ({ ...t, ttl: { attributeName: "expires", enabled: true }, streamViewType: "KEYS_ONLY", globalSecondaryIndexes: legacy }));
         assert.deepEqual(v, [
             `outbox-table-shape: outbox table "pol-table": TTL must be enabled on "ttl" (terminal records expire by it); it is {"attributeName":"expires","enabled":true}`,
             `outbox-table-shape: outbox table "pol-table": the stream must be enabled with new images (NEW_IMAGE) for the publisher; it is streamEnabled true, streamViewType "KEYS_ONLY"`,
         ]);
+    });
+
+    it("flags TTL disabled on the right attribute, made through transform.table", async () => {
+        const v = await violationsOfOutbox("polttloff", { transform: { table: { ttl: { attributeName: "ttl", enabled: false } } } });
+        assert.deepEqual(v, [
+            `outbox-table-shape: outbox table "polttloff-table": TTL must be enabled on "ttl" (terminal records expire by it); it is {"attributeName":"ttl","enabled":false}`,
+        ]);
+    });
+
+    it("flags a disabled stream that still names NEW_IMAGE (transform.table refuses streamEnabled: false, so on recorded inputs)", async () => {
+        const v = await violationsOfVariant(TYPE.table, (t) => ({ ...t, streamEnabled: false }));
+        assert.deepEqual(v, [
+            `outbox-table-shape: outbox table "pol-table": the stream must be enabled with new images (NEW_IMAGE) for the publisher; it is streamEnabled false, streamViewType "NEW_IMAGE"`,
+        ]);
+    });
+
+    it("flags a wrong primary key: another hash key (through transform.table), PK and SK swapped, the range key missing", async () => {
+        const rule = `outbox-table-shape: outbox table`;
+        const expected = `primary key must be PK HASH, SK RANGE; it is`;
+        assert.deepEqual(await violationsOfOutbox("polpk", { transform: { table: { hashKey: "id" } } }), [`${rule} "polpk-table": ${expected} "id" HASH, "SK" RANGE`]);
+        assert.deepEqual(await violationsOfVariant(TYPE.table, (t) => ({ ...t, hashKey: "SK", rangeKey: "PK" })), [`${rule} "pol-table": ${expected} "SK" HASH, "PK" RANGE`]);
+        assert.deepEqual(await violationsOfVariant(TYPE.table, ({ rangeKey, ...t }) => t), [`${rule} "pol-table": ${expected} "PK" HASH, absent RANGE`]);
+    });
+
+    it("flags a *FullAccess managed policy attached to an outbox role, and not a read-only one", async () => {
+        const role = resources.find((r) => r.type === TYPE.role && r.name === "pol-publisher-role");
+        assert.ok(role, "the outbox's publisher role is recorded");
+        const attach = (policyArn: string): RecordedResource => ({ type: TYPE.policyAttachment, name: "pol-publisher-extra", inputs: { role: "pol-publisher-role-abc", policyArn } });
+        const flagged = (policyArn: string) =>
+            `outbox-least-privilege: role policy attachment "pol-publisher-extra" attaches ${policyArn}, far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox's ARNs`;
+        for (const arn of ["arn:aws:iam::aws:policy/AmazonDynamoDBFullAccess", "arn:aws:iam::aws:policy/AWSLambda_FullAccess"]) {
+            assert.deepEqual(await violationsOf(outboxPolicies, [...resources, attach(arn)]), [flagged(arn)], arn);
+        }
+        assert.deepEqual(await violationsOf(outboxPolicies, [...resources, attach("arn:aws:iam::aws:policy/AmazonDynamoDBReadOnlyAccess")]), []);
     });
 
     it("recognises an outbox table by its ClaimIndex alone, and leaves other tables and mappings alone", async () => {
