@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { STREAM_FILTER_PATTERN, streamFilterPatternJson } from "../../runtime/schema";
 import { isOutboxError } from "../../runtime/errors";
+import { TYPE, buildOutbox } from "../component/harness";
 import { matchesAnyFilterPattern, matchesFilterPattern, validateFilterPattern, type FilterPattern } from "../../runtime/local/filter-pattern";
 
 /** A Lambda-shaped stream record (wire attribute values), as the local mapping produces them. */
@@ -43,9 +44,14 @@ describe("local filter pattern matcher", () => {
         it("does not match the FENCE row", () => {
             assert.equal(matchesFilterPattern(outboxPattern, record("INSERT", "FENCE", true)), false);
         });
-        it("is the same object the component serializes", () => {
-            assert.deepEqual(JSON.parse(streamFilterPatternJson()), STREAM_FILTER_PATTERN);
-            assert.doesNotThrow(() => validateFilterPattern(JSON.parse(streamFilterPatternJson())));
+        it("is the pattern the component serializes on its stream mapping (built under the mocks)", async () => {
+            const mapping = (await buildOutbox("filterpattern")).one(TYPE.mapping);
+            assert.deepEqual(mapping.inputs.filterCriteria, { filters: [{ pattern: streamFilterPatternJson() }] });
+            const serialized: unknown = JSON.parse(mapping.inputs.filterCriteria.filters[0].pattern);
+            assert.deepEqual(serialized, outboxPattern);
+            validateFilterPattern(serialized); // the local mapping accepts it (and narrows it for the matcher)
+            assert.equal(matchesFilterPattern(serialized, record("INSERT", "OUTBOX#1", true)), true);
+            assert.equal(matchesFilterPattern(serialized, record("MODIFY", "OUTBOX#1", true)), false);
         });
     });
 
