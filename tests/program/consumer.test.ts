@@ -1,48 +1,52 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import * as vm from "node:vm";
+import * as ts from "typescript";
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "@pulumi/aws";
 import { STACK_REFERENCE_OUTPUTS, recordedNamed, recordedOfType, unwrap } from "../support/pulumi-mocks";
 import { waitForRPCs } from "../component/harness";
 
-/**
- * A second stack that reads the outbox stack's outputs: the README's StackReference example, verbatim.
- * It subscribes its own SQS queue to the outbox topic and hands the table name to its own code.
- */
-function consumerStack() {
-    const outbox = new pulumi.StackReference("acme/outbox/prod");
-    const topicArn = outbox.requireOutput("topicArn").apply(String);
-    const tableName = outbox.requireOutput("tableName").apply(String);
+const ROOT = path.join(__dirname, "..", "..");
+const EXAMPLE_HEADING = "### A second stack reading the outputs";
 
-    const queue = new aws.sqs.Queue("billing-order-events", { sqsManagedSseEnabled: true });
-    new aws.sqs.QueuePolicy("billing-order-events", {
-        queueUrl: queue.url,
-        policy: pulumi.all([queue.arn, topicArn]).apply(([queueArn, sourceArn]) =>
-            JSON.stringify({
-                Version: "2012-10-17",
-                Statement: [
-                    {
-                        Effect: "Allow",
-                        Principal: { Service: "sns.amazonaws.com" },
-                        Action: "sqs:SendMessage",
-                        Resource: queueArn,
-                        Condition: { ArnEquals: { "aws:SourceArn": sourceArn } },
-                    },
-                ],
-            }),
-        ),
-    });
-    new aws.sns.TopicSubscription("billing-order-events", { topic: topicArn, protocol: "sqs", endpoint: queue.arn, rawMessageDelivery: true });
-    return { ordersTableName: tableName, ordersTopicArn: topicArn };
+/** The one fenced `ts` block of the README section under `heading` (up to the next `##`/`###` heading). */
+function readmeTsBlock(heading: string): string {
+    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const start = readme.indexOf(`\n${heading}\n`);
+    assert.ok(start >= 0, `the README has the section "${heading}"`);
+    const next = readme.slice(start + 1).search(/\n#{2,3} /);
+    const section = next < 0 ? readme.slice(start) : readme.slice(start, start + 1 + next);
+    const blocks = [...section.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+    assert.equal(blocks.length, 1, `one ts block under "${heading}"`);
+    return blocks[0];
+}
+
+/**
+ * Runs TypeScript module source as CommonJS under the shared mocks and returns its exports. Its imports resolve
+ * to this process's `@pulumi/pulumi` and `@pulumi/aws` (the instances the mocks are installed on); any other
+ * import fails, so the example cannot quietly depend on something a reader does not have.
+ */
+function runModule(source: string, filename: string): Record<string, unknown> {
+    const out = ts.transpileModule(source, { fileName: filename, reportDiagnostics: true, compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } });
+    assert.deepEqual((out.diagnostics ?? []).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")), [], "the example parses");
+    const provided: Record<string, unknown> = { "@pulumi/pulumi": pulumi, "@pulumi/aws": aws };
+    const shimRequire = (id: string): unknown => {
+        if (!(id in provided)) throw new Error(`${filename} imports ${id}; the test provides only ${Object.keys(provided).join(", ")}`);
+        return provided[id];
+    };
+    const module = { exports: {} as Record<string, unknown> };
+    const run = vm.runInThisContext(`(function (exports, require, module) {\n${out.outputText}\n})`, { filename }) as (e: unknown, r: unknown, m: unknown) => void;
+    run(module.exports, shimRequire, module);
+    return module.exports;
 }
 
 describe("a consumer stack reading the outbox outputs through a StackReference", () => {
-    it("resolves the outputs the outbox program exports and wires them into its own resources", async () => {
-        const exported = consumerStack();
+    it("runs the README's StackReference example: it resolves the outbox program's outputs and wires them into its own resources", async () => {
+        const exported = runModule(readmeTsBlock(EXAMPLE_HEADING), "README.md (A second stack reading the outputs).ts");
         await waitForRPCs();
-        assert.equal(await unwrap(exported.ordersTableName), STACK_REFERENCE_OUTPUTS.tableName);
-        assert.equal(await unwrap(exported.ordersTopicArn), STACK_REFERENCE_OUTPUTS.topicArn);
+        assert.equal(await unwrap(exported.ordersTableName as pulumi.Output<string>), STACK_REFERENCE_OUTPUTS.tableName);
 
         assert.deepEqual(recordedOfType("pulumi:pulumi:StackReference").map((r) => r.inputs.name), ["acme/outbox/prod"]);
         const subscription = recordedNamed("billing-order-events").find((r) => r.type === "aws:sns/topicSubscription:TopicSubscription");
@@ -53,7 +57,7 @@ describe("a consumer stack reading the outbox outputs through a StackReference",
 
     it("mocks every output the outbox program exports (the sweeper's name aside)", () => {
         // Read from the source: importing the program here would declare its outbox before its own test sets the config.
-        const source = fs.readFileSync(path.join(__dirname, "..", "..", "program", "index.ts"), "utf8");
+        const source = fs.readFileSync(path.join(ROOT, "program", "index.ts"), "utf8");
         const exported = [...source.matchAll(/^export const (\w+)/gm)].map((m) => m[1]).filter((k) => k !== "sweeperFunctionName");
         assert.deepEqual(Object.keys(STACK_REFERENCE_OUTPUTS).sort(), exported.sort());
     });
