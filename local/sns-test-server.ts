@@ -229,6 +229,17 @@ function md5(text: string): string {
     return createHash("md5").update(text, "utf8").digest("hex");
 }
 
+/** What SQS accepts in a body or a String attribute: #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF. */
+const SQS_INVALID_CHARACTER = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+/** SQS refuses a message holding any other character, whole, with InvalidMessageContents (a sender fault). */
+function refuseInvalidSqsCharacters(entry: EntryInfo): void {
+    const values = [entry.body, ...Object.values(entry.attributes).map((a) => a.stringValue ?? "")];
+    if (values.some((v) => SQS_INVALID_CHARACTER.test(v))) {
+        throw new ApiError("InvalidMessageContents", 400, "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF");
+    }
+}
+
 class ApiError extends Error {
     constructor(
         readonly code: string,
@@ -522,6 +533,7 @@ export async function startSnsTestServer(options: SnsTestServerOptions = {}): Pr
             case "SendMessage": {
                 const queue = queueOf(call);
                 const entry = info.entries[0] as EntryInfo;
+                refuseInvalidSqsCharacters(entry);
                 const message = record("sqs", queue.url, queue.name, entry, info, acknowledged);
                 queue.messages.push({ record: message, receiptHandle: undefined, invisibleUntil: 0, deleted: false });
                 return { body: { MessageId: message.messageId, MD5OfMessageBody: md5(entry.body) }, outcome: "ok" };

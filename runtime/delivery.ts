@@ -10,7 +10,7 @@ import { BatchGetItemCommand, UpdateItemCommand, type AttributeValue, type Batch
 import { PublishBatchCommand, type PublishBatchCommandOutput } from "@aws-sdk/client-sns";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { EmfMetrics } from "./emf";
-import type { OutboxError } from "./errors";
+import { OutboxError } from "./errors";
 import { deadLetterMessage, outboundMessage, publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type DeadLetterReason, type OutboundMessage } from "./message";
 import type { Clock, Logger } from "./ports";
 import { recordKey, ttlSeconds, type OutboxRecord } from "./record/codec";
@@ -51,6 +51,8 @@ export const DELIVERY_METRICS = {
     ignored: "IgnoredRecords",
     /** Milliseconds from a record's creation to its publication. */
     ageAtPublish: "AgeAtPublish",
+    /** Expired records a sweep could not handle (unreadable, undecodable, refused by the DLQ); retried next run. */
+    sweepFailures: "SweepFailures",
 } as const;
 
 /** What delivery needs: clients, names, limits, and where to report. */
@@ -106,6 +108,24 @@ export function isPermanentPublishError(code: string): boolean {
         case "BatchRequestTooLong":
         case "TooManyEntriesInBatchRequest":
         case "EmptyBatchRequest":
+            return true;
+        default:
+            return false;
+    }
+}
+
+/**
+ * Whether an SQS error code refuses the message itself, so that sending it again cannot succeed: characters SQS
+ * does not accept, a bad attribute, a message over the queue's size limit.
+ *
+ * @param code - The SDK error name, with or without the `AWS.SimpleQueueService.` prefix.
+ */
+export function isPermanentSqsRefusal(code: string): boolean {
+    switch (code.replace(/^AWS\.SimpleQueueService\./, "")) {
+        case "InvalidMessageContents":
+        case "InvalidAttributeName":
+        case "InvalidAttributeValue":
+        case "MessageTooLong":
             return true;
         default:
             return false;
@@ -294,7 +314,12 @@ export async function sendToDeadLetterQueue(
             }),
         );
     } catch (err) {
-        throw wrapAwsError(err, `publisher: sending record to the DLQ failed (${reason})`, { recordId: record.recordId, partition: record.partition });
+        const context = { recordId: record.recordId, partition: record.partition };
+        if (isPermanentSqsRefusal(awsErrorName(err))) {
+            // Retrying the same message cannot succeed; say so instead of calling it a transient outage.
+            throw new OutboxError("INVALID_PAYLOAD", `publisher: the DLQ refused record ${record.recordId} (${reason}) for its content: ${awsErrorName(err)}`, { transient: false, cause: err, context });
+        }
+        throw wrapAwsError(err, `publisher: sending record to the DLQ failed (${reason})`, context);
     }
     ctx.metrics.count(DELIVERY_METRICS.deadLettered);
     ctx.logger.warn("outbox record dead-lettered", { recordId: record.recordId, partition: record.partition, reason, attempts: detail.attempts, errorCode: detail.errorCode });

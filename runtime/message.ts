@@ -188,9 +188,24 @@ function payloadField(body: string): { payload: unknown } | { body: string } {
 }
 
 /**
+ * Text with every character SQS refuses (anything outside #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD |
+ * #x10000-#x10FFFF: U+FFFE, U+FFFF, C0 controls, lone surrogates) written as a `\uXXXX` escape. In JSON text those
+ * characters only occur inside strings, so the escaped JSON reads back to the same value; SQS refuses a whole
+ * message for one such character (InvalidMessageContents), which would keep a record out of the DLQ forever.
+ *
+ * @param text - A DLQ body (JSON) or attribute value.
+ */
+export function sqsSafeText(text: string): string {
+    return text.replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, (c) =>
+        Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
+    );
+}
+
+/**
  * The DLQ message of a record. The body is JSON: identity, reason, error, and the original payload under
  * `payload` (or the raw text under `body` when it is not JSON, or is JSON that would not read back byte-identical,
- * such as an integer beyond 2^53), so the message can be redriven without changing a digit.
+ * such as an integer beyond 2^53), so the message can be redriven without changing a digit. Characters SQS refuses
+ * are escaped ({@link sqsSafeText}), so no record's content can keep it out of the DLQ.
  *
  * @param message - The published form of the record.
  * @param details - The reason and the error.
@@ -212,9 +227,10 @@ export function deadLetterMessage(message: OutboundMessage, details: DeadLetterD
         ...payloadField(message.body),
     };
     return {
-        body: JSON.stringify(body),
+        body: sqsSafeText(JSON.stringify(body)),
         attributes: {
-            [MESSAGE_ATTRIBUTE.recordId]: { DataType: "String", StringValue: message.id },
+            // The body holds the id exactly; the attribute is for filtering, so a character SQS refuses is escaped.
+            [MESSAGE_ATTRIBUTE.recordId]: { DataType: "String", StringValue: sqsSafeText(message.id) },
             [MESSAGE_ATTRIBUTE.reason]: { DataType: "String", StringValue: details.reason },
         },
     };

@@ -20,7 +20,7 @@
 import { GetItemCommand, QueryCommand, ScanCommand, type AttributeValue, type GetItemCommandOutput, type QueryCommandOutput, type ScanCommandOutput } from "@aws-sdk/client-dynamodb";
 import { randomUUID } from "node:crypto";
 import { drainPartition } from "./claimed-delivery";
-import { DELIVERY_METRICS, expirePending, isExpired, sendToDeadLetterQueue } from "./delivery";
+import { DELIVERY_METRICS, expirePending, isExpired, sendToDeadLetterQueue, type DeliveryContext } from "./delivery";
 import { isOutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
@@ -53,6 +53,11 @@ export interface SweepResult {
     readonly partitions: number;
     /** Partitions whose delivery stopped at a failure (retried next run). */
     readonly failedPartitions: number;
+    /**
+     * Expired records the sweep could not handle (unreadable, undecodable, or the DLQ refused them); each is
+     * counted as `SweepFailures`, logged, and retried next run, and the sweep goes on without it.
+     */
+    readonly failedRecords: number;
 }
 
 /** The sweeper's Lambda context: the remaining time tells it when to stop starting work. */
@@ -68,6 +73,31 @@ function createdBeforeFilter(cutoffMs: number): Expression {
         names: { [`#${ATTR.claimSort}`]: ATTR.claimSort },
         values: { ":cutoff": { S: String(Math.max(0, cutoffMs)).padStart(19, "0") } },
     };
+}
+
+function errorCode(err: unknown): string {
+    return isOutboxError(err) ? err.code : err instanceof Error ? err.name : "UNKNOWN";
+}
+
+/**
+ * Dead-letter one ExpiryIndex candidate if it is still pending and expired: read it consistently, send it to the
+ * DLQ with reason `expired`, mark it expired. A record that cannot be read or decoded throws, and the caller
+ * counts it and moves on.
+ */
+async function expireOne(ctx: DeliveryContext, key: Record<string, AttributeValue>): Promise<void> {
+    let got: GetItemCommandOutput;
+    try {
+        got = (await ctx.dynamodb.send(new GetItemCommand({ TableName: ctx.tableName, Key: { [ATTR.pk]: key[ATTR.pk]!, [ATTR.sk]: key[ATTR.sk]! }, ConsistentRead: true }))) as GetItemCommandOutput;
+    } catch (err) {
+        throw wrapAwsError(err, "sweeper: reading an expiring record failed", { partition: key[ATTR.pk]?.S });
+    }
+    if (got.Item === undefined) return;
+    const record = unmarshalRecord(got.Item);
+    // Claimed records belong to their claimer, which dead-letters them (or loses the claim to a stale reclaim).
+    if (record.status !== STATUS.pending || !isExpired(record, ctx.clock.now())) return;
+    await sendToDeadLetterQueue(ctx, record, "expired", { attempts: record.replayCount });
+    ctx.metrics.count(DELIVERY_METRICS.expired);
+    await expirePending(ctx, record);
 }
 
 /**
@@ -90,40 +120,46 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
         const token: FencingToken = { owner: `sweeper/${context?.awsRequestId ?? randomUUID()}`, version: resolved.claimVersion };
         let partitions = 0;
         let failedPartitions = 0;
+        let failedRecords = 0;
+        // A step that could not run at all (its index query or scan failed): the other step still runs, then the
+        // first such error is thrown so the invocation counts as an error. One record's failure is never a step's.
+        let stepFailure: unknown;
+        const recordFailed = (what: string, err: unknown, attributes: Record<string, unknown>): void => {
+            failedRecords += 1;
+            metrics.count(DELIVERY_METRICS.sweepFailures);
+            base.logger.warn(`sweeper: ${what}; the sweep goes on and the next run retries it`, { ...attributes, code: errorCode(err) });
+        };
         try {
             // 1. Expiry: pending records past expires_at → DLQ, marked expired.
             const now = base.clock.now();
             const expiring = expiringBefore(HAS_EXPIRY_FLAG, now + 1);
             let expiredSeen = 0;
             let startKey: Record<string, AttributeValue> | undefined;
-            do {
-                let page: QueryCommandOutput;
-                try {
-                    page = (await base.dynamodb.send(
-                        new QueryCommand({ TableName: base.tableName, IndexName: EXPIRY_INDEX.indexName, KeyConditionExpression: expiring.text, ...placeholders(expiring), ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
-                    )) as QueryCommandOutput;
-                } catch (err) {
-                    throw wrapAwsError(err, "sweeper: expiry index query failed", { table: base.tableName });
-                }
-                for (const key of page.Items ?? []) {
-                    if (expiredSeen >= maxExpired || timeLeft() < reserveMs) break;
-                    expiredSeen += 1;
-                    let got: GetItemCommandOutput;
+            try {
+                do {
+                    let page: QueryCommandOutput;
                     try {
-                        got = (await base.dynamodb.send(new GetItemCommand({ TableName: base.tableName, Key: { [ATTR.pk]: key[ATTR.pk]!, [ATTR.sk]: key[ATTR.sk]! }, ConsistentRead: true }))) as GetItemCommandOutput;
+                        page = (await base.dynamodb.send(
+                            new QueryCommand({ TableName: base.tableName, IndexName: EXPIRY_INDEX.indexName, KeyConditionExpression: expiring.text, ...placeholders(expiring), ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
+                        )) as QueryCommandOutput;
                     } catch (err) {
-                        throw wrapAwsError(err, "sweeper: reading an expiring record failed", { partition: key[ATTR.pk]?.S });
+                        throw wrapAwsError(err, "sweeper: expiry index query failed", { table: base.tableName });
                     }
-                    if (got.Item === undefined) continue;
-                    const record = unmarshalRecord(got.Item);
-                    // Claimed records belong to their claimer, which dead-letters them (or loses the claim to a stale reclaim).
-                    if (record.status !== STATUS.pending || !isExpired(record, base.clock.now())) continue;
-                    await sendToDeadLetterQueue(ctx, record, "expired", { attempts: record.replayCount });
-                    metrics.count(DELIVERY_METRICS.expired);
-                    await expirePending(ctx, record);
-                }
-                startKey = page.LastEvaluatedKey;
-            } while (startKey !== undefined && expiredSeen < maxExpired && timeLeft() >= reserveMs);
+                    for (const key of page.Items ?? []) {
+                        if (expiredSeen >= maxExpired || timeLeft() < reserveMs) break;
+                        expiredSeen += 1;
+                        try {
+                            await expireOne(ctx, key);
+                        } catch (err) {
+                            recordFailed("an expired record could not be dead-lettered", err, { partition: key[ATTR.pk]?.S, sk: key[ATTR.sk]?.S });
+                        }
+                    }
+                    startKey = page.LastEvaluatedKey;
+                } while (startKey !== undefined && expiredSeen < maxExpired && timeLeft() >= reserveMs);
+            } catch (err) {
+                stepFailure = err;
+                base.logger.error("sweeper: the expiry step failed; sweeping missed records anyway", { code: errorCode(err) });
+            }
 
             // 2. Missed records: partitions with a non-terminal record older than the cutoff, from the sparse ClaimIndex.
             const cutoff = base.clock.now() - sweepAfterMs;
@@ -131,49 +167,57 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
             // Insertion-ordered: partitions are drained in the order the scan found them.
             const found = new Set<string>();
             startKey = undefined;
-            do {
-                let page: ScanCommandOutput;
-                try {
-                    page = (await base.dynamodb.send(
-                        new ScanCommand({
-                            TableName: base.tableName,
-                            IndexName: CLAIM_INDEX.indexName,
-                            FilterExpression: filter.text,
-                            ProjectionExpression: `#${ATTR.pk}`,
-                            ExpressionAttributeNames: { ...filter.names, [`#${ATTR.pk}`]: ATTR.pk },
-                            ExpressionAttributeValues: { ...filter.values },
-                            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-                        }),
-                    )) as ScanCommandOutput;
-                } catch (err) {
-                    throw wrapAwsError(err, "sweeper: claim index scan failed", { table: base.tableName });
-                }
-                for (const item of page.Items ?? []) {
-                    const pk = item[ATTR.pk]?.S;
-                    if (pk !== undefined && found.size < maxPartitions) found.add(pk);
-                }
-                startKey = page.LastEvaluatedKey;
-            } while (startKey !== undefined && found.size < maxPartitions);
+            try {
+                do {
+                    let page: ScanCommandOutput;
+                    try {
+                        page = (await base.dynamodb.send(
+                            new ScanCommand({
+                                TableName: base.tableName,
+                                IndexName: CLAIM_INDEX.indexName,
+                                FilterExpression: filter.text,
+                                ProjectionExpression: `#${ATTR.pk}`,
+                                ExpressionAttributeNames: { ...filter.names, [`#${ATTR.pk}`]: ATTR.pk },
+                                ExpressionAttributeValues: { ...filter.values },
+                                ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+                            }),
+                        )) as ScanCommandOutput;
+                    } catch (err) {
+                        throw wrapAwsError(err, "sweeper: claim index scan failed", { table: base.tableName });
+                    }
+                    for (const item of page.Items ?? []) {
+                        const pk = item[ATTR.pk]?.S;
+                        if (pk !== undefined && found.size < maxPartitions) found.add(pk);
+                    }
+                    startKey = page.LastEvaluatedKey;
+                } while (startKey !== undefined && found.size < maxPartitions);
+            } catch (err) {
+                stepFailure ??= err;
+                base.logger.error("sweeper: the claim index scan failed; draining the partitions found so far", { code: errorCode(err), partitions: found.size });
+            }
 
             for (const partition of found) {
                 if (timeLeft() < reserveMs) break;
                 partitions += 1;
-                const result = await drainPartition(ctx, resolved.store, partition, token, { limit: resolved.claimLimit, maxRounds: 100, createdBefore: cutoff, keepGoing: () => timeLeft() >= reserveMs });
-                if (result.failure !== undefined) {
+                let failure: { recordId: string; error: unknown } | undefined;
+                try {
+                    failure = (await drainPartition(ctx, resolved.store, partition, token, { limit: resolved.claimLimit, maxRounds: 100, createdBefore: cutoff, keepGoing: () => timeLeft() >= reserveMs })).failure;
+                } catch (error) {
+                    failure = { recordId: "", error };
+                }
+                if (failure !== undefined) {
                     failedPartitions += 1;
-                    base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", {
-                        partition,
-                        recordId: result.failure.recordId,
-                        code: isOutboxError(result.failure.error) ? result.failure.error.code : "UNKNOWN",
-                    });
+                    base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", { partition, recordId: failure.recordId, code: errorCode(failure.error) });
                 }
             }
+            if (stepFailure !== undefined) throw stepFailure;
             return {
                 published: metrics.value(DELIVERY_METRICS.published),
                 expired: metrics.value(DELIVERY_METRICS.expired),
                 deadLettered: metrics.value(DELIVERY_METRICS.deadLettered) - metrics.value(DELIVERY_METRICS.expired),
                 partitions,
                 failedPartitions,
+                failedRecords,
             };
         } finally {
             metrics.flush();

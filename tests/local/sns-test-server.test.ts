@@ -236,6 +236,12 @@ describe("SNS test server through the real AWS SDK", () => {
             await assert.rejects(sqs.send(new SendMessageCommand({ QueueUrl: `${server.endpoint}/000000000000/nope`, MessageBody: "x" })), (err: unknown) => /QueueDoesNotExist|NonExistentQueue/.test((err as Error).name));
             server.setFaults({ calls: [{ kind: "InternalError", actions: ["SendMessage"], times: 1 }] });
             await assert.rejects(sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: "x" })), (err: unknown) => (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 500);
+            // SQS's character rule, as AWS documents it: U+FFFF in the body or an attribute refuses the whole message.
+            server.setFaults({});
+            for (const bad of [{ MessageBody: "a\uFFFFb" }, { MessageBody: "x", MessageAttributes: { h: { DataType: "String", StringValue: "\u0001" } } }]) {
+                await assert.rejects(sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, ...bad })), (err: unknown) => (err as Error).name === "InvalidMessageContents");
+            }
+            await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: "tab\t é \u{1F600} \uFFFD" }));
         } finally {
             sqs.destroy();
         }

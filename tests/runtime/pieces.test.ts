@@ -3,12 +3,12 @@
  * limits, PublishBatch splitting, error classification, EMF lines, the JSON logger. No I/O.
  */
 import assert from "node:assert/strict";
-import { isPermanentPublishError, publishBatches } from "../../runtime/delivery";
+import { isPermanentPublishError, isPermanentSqsRefusal, publishBatches } from "../../runtime/delivery";
 import { createEmfMetrics } from "../../runtime/emf";
 import { createIdGenerator, idTimestamp } from "../../runtime/ids";
 import { attributeValueSize, itemSize } from "../../runtime/item-size";
 import { createJsonLogger, parseLogLevel } from "../../runtime/json-logger";
-import { deadLetterMessage, headerNameProblem, messageAttributes, publishEntry, snsMessageSize, worstCaseDeadLetterSize, type OutboundMessage } from "../../runtime/message";
+import { deadLetterMessage, headerNameProblem, messageAttributes, publishEntry, snsMessageSize, sqsSafeText, worstCaseDeadLetterSize, type OutboundMessage } from "../../runtime/message";
 
 const message = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({ id: "id-1", type: "T", partition: "P", body: '{"a":1}', headers: {}, createdAt: 0, expiresAt: 0, ...over });
 
@@ -74,6 +74,23 @@ describe("runtime pieces", function () {
             assert.match(headerNameProblem("a..b") ?? "", /'\.\.'/);
             assert.match(headerNameProblem("AWS.x") ?? "", /reserved/);
             assert.match(headerNameProblem("X-Bridge.tenant") ?? "", /reserved/);
+        });
+    });
+
+    describe("what SQS accepts in a DLQ message", function () {
+        it("escapes exactly the characters SQS refuses, so the body parses back to the same value", function () {
+            const text = "ok é \u{1F600} \uFFFD | \uFFFE \uFFFF \u0001 \uD800 end";
+            assert.equal(sqsSafeText(text), "ok é \u{1F600} \uFFFD | \\ufffe \\uffff \\u0001 \\ud800 end");
+            const dl = deadLetterMessage(message({ id: "id-\uFFFF", body: JSON.stringify({ s: "a\uFFFF\uFFFE" }) }), { reason: "expired", at: 0 });
+            assert.doesNotMatch(dl.body, /[\uFFFE\uFFFF]/);
+            assert.deepEqual((JSON.parse(dl.body) as { payload: unknown; recordId: string }).payload, { s: "a\uFFFF\uFFFE" });
+            assert.equal((JSON.parse(dl.body) as { recordId: string }).recordId, "id-\uFFFF", "the body keeps the exact id");
+            assert.equal(dl.attributes["outbox.id"]!.StringValue, "id-\\uffff");
+        });
+
+        it("classifies SQS's content refusals as permanent, and outages as not", function () {
+            for (const code of ["InvalidMessageContents", "AWS.SimpleQueueService.InvalidMessageContents", "InvalidAttributeValue", "InvalidAttributeName", "MessageTooLong"]) assert.equal(isPermanentSqsRefusal(code), true, code);
+            for (const code of ["ThrottlingException", "InternalError", "KmsThrottled", "QueueDoesNotExist", ""]) assert.equal(isPermanentSqsRefusal(code), false, code);
         });
     });
 

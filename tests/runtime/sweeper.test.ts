@@ -4,6 +4,8 @@
  * Not proven here: the schedule (component tests) and GSI lag (DynamoDB Local's indexes are synchronous).
  */
 import assert from "node:assert/strict";
+import { PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { EXPIRY_INDEX } from "../../runtime/schema";
 import { isOutboxError } from "../../runtime/errors";
 import { OutboxStore } from "../../runtime/store";
 import { createSweeper } from "../../runtime/sweeper";
@@ -25,13 +27,13 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         }
         h.clock.advance(121_000);
         const result = await createSweeper(h.config())();
-        assert.deepEqual(result, { published: 7, expired: 0, deadLettered: 0, partitions: 4, failedPartitions: 0 });
+        assert.deepEqual(result, { published: 7, expired: 0, deadLettered: 0, partitions: 4, failedPartitions: 0, failedRecords: 0 });
         const published = h.published().map((p) => p.id);
         assert.deepEqual([...published].sort(), [...keyless, ...keyed].sort());
         assert.deepEqual(published.filter((id) => keyed.includes(id)), keyed, "per-key order");
         assert.ok((await h.records()).every((r) => r.status === "completed"));
         assert.deepEqual(await h.indexCounts(), { claim: 0, expiry: 0 });
-        assert.deepEqual(await createSweeper(h.config())(), { published: 0, expired: 0, deadLettered: 0, partitions: 0, failedPartitions: 0 }, "a second sweep finds nothing");
+        assert.deepEqual(await createSweeper(h.config())(), { published: 0, expired: 0, deadLettered: 0, partitions: 0, failedPartitions: 0, failedRecords: 0 }, "a second sweep finds nothing");
     });
 
     it("leaves records younger than sweepAfter to the stream path, unclaimed", async function () {
@@ -101,11 +103,85 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         h.clock.advance(200_000);
         let remaining = 9_000;
         const result = await createSweeper({ ...h.config(), reserveMs: 10_000 })(undefined, { awsRequestId: "r-1", getRemainingTimeInMillis: () => remaining });
-        assert.deepEqual(result, { published: 0, expired: 0, deadLettered: 0, partitions: 0, failedPartitions: 0 });
+        assert.deepEqual(result, { published: 0, expired: 0, deadLettered: 0, partitions: 0, failedPartitions: 0, failedRecords: 0 });
         assert.ok((await h.records()).every((r) => r.status === "pending"));
         remaining = 60_000;
         const next = await createSweeper({ ...h.config(), reserveMs: 10_000 })(undefined, { awsRequestId: "r-2", getRemainingTimeInMillis: () => remaining });
         assert.deepEqual([next.expired, next.published], [1, 1]);
+    });
+
+    describe("one bad record never stops the safety net", function () {
+        /** A pending record with an expiry written past the writer's checks (an older writer, or a Go drainer sharing the table). */
+        async function persistRaw(partition: string, payload: string, expiresAt: number): Promise<string> {
+            const store = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
+            const recordId = `${partition}/raw`;
+            await store.persist([{ partition, recordId, bindingId: "topic", address: h.topicArn, envelope: { id: `env-${partition}`, subject: "T", payload, expiresAt } }]);
+            return recordId;
+        }
+
+        it("an expired record holding U+FFFF (which SQS refuses) reaches the DLQ escaped, byte-identical once parsed, and the sweep goes on", async function () {
+            h = await createHarness();
+            const poison = await persistRaw("POISON", JSON.stringify({ text: "a\uFFFFb" }), h.clock.now() + 1_000);
+            const [healthy] = (await h.writer.write({ messages: [{ partition: "OK", type: "T", payload: { n: 1 } }] })).messageIds;
+            h.clock.advance(200_000);
+            const result = await createSweeper(h.config())();
+            assert.deepEqual([result.expired, result.published, result.failedRecords], [1, 1, 0]);
+            const [dead] = h.deadLetters();
+            assert.equal(dead!.recordId, poison);
+            assert.deepEqual(dead!.body.payload, { text: "a\uFFFFb" });
+            assert.ok(h.server.queueMessages(h.dlqUrl)[0]!.body.includes("\\uffff"), "the DLQ body carries the character as a JSON escape");
+            assert.deepEqual(h.published().map((p) => p.id), [healthy]);
+            assert.equal((await h.records()).find((r) => r.recordId === poison)!.status, "expired");
+        });
+
+        it("a DLQ outage fails only the expired records (counted as SweepFailures, left pending); missed records of other partitions are still published", async function () {
+            h = await createHarness({ faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] } });
+            const now = h.clock.now();
+            const expiring = (await h.writer.write({ messages: ["E1", "E2"].map((p) => ({ partition: p, type: "T", payload: p, expiresAt: new Date(now + 1_000) })) })).messageIds;
+            const [missed] = (await h.writer.write({ messages: [{ partition: "M", type: "T", payload: "m" }] })).messageIds;
+            h.clock.advance(200_000);
+            const result = await createSweeper(h.config())();
+            assert.deepEqual([result.expired, result.failedRecords, result.published], [0, 2, 1]);
+            assert.deepEqual(h.published().map((p) => p.id), [missed]);
+            const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+            assert.deepEqual(expiring.map((id) => byId.get(id)), ["pending", "pending"]);
+            const line = h.metricLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => "SweepFailures" in l);
+            assert.equal(line?.SweepFailures, 2);
+
+            h.server.setFaults({});
+            assert.equal((await createSweeper(h.config())()).expired, 2, "the next run dead-letters them");
+        });
+
+        it("an undecodable item with has_expiry is counted and skipped; the other expired records are dead-lettered", async function () {
+            h = await createHarness();
+            const now = h.clock.now();
+            await h.ddb.send(
+                new PutItemCommand({
+                    TableName: h.tableName,
+                    Item: { PK: { S: "BROKEN" }, SK: { S: "OUTBOX#x#topic" }, record_id: { S: "broken" }, envelope_json: { S: "not json" }, status: { S: "pending" }, has_expiry: { S: "1" }, expires_at: { N: String(now - 5_000) } },
+                }),
+            );
+            const [fine] = (await h.writer.write({ messages: [{ partition: "FINE", type: "T", payload: 1, expiresAt: new Date(now + 1_000) }] })).messageIds;
+            h.clock.advance(2_000);
+            const result = await createSweeper(h.config())();
+            assert.deepEqual([result.expired, result.failedRecords], [1, 1]);
+            assert.deepEqual(h.deadLetters().map((d) => d.recordId), [fine]);
+        });
+
+        it("a failed expiry query does not stop the missed-record step; the invocation then fails with the query's error", async function () {
+            h = await createHarness();
+            const [missed] = (await h.writer.write({ messages: [{ partition: "M", type: "T", payload: "m" }] })).messageIds;
+            h.clock.advance(200_000);
+            // A fake in front of DynamoDB Local: no emulator fails one index query on demand.
+            const dynamodb = {
+                send: (command: object) =>
+                    command instanceof QueryCommand && command.input.IndexName === EXPIRY_INDEX.indexName
+                        ? Promise.reject(Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException" }))
+                        : h.ddb.send(command as never),
+            };
+            await assert.rejects(createSweeper({ ...h.config(), dynamodb })(), (err: unknown) => isOutboxError(err, "THROTTLED") && /expiry index query failed/.test(err.message));
+            assert.deepEqual(h.published().map((p) => p.id), [missed]);
+        });
     });
 
     it("rejects an invalid sweep setting with INVALID_CONFIG", async function () {
