@@ -89,18 +89,42 @@ export type PublishResult =
     | { readonly ok: false; readonly code: string; readonly message: string; readonly permanent: boolean };
 
 /**
- * Whether an SNS error code means retrying the same message cannot succeed: bad parameters, a message too
- * large, a topic that does not exist. Throttling, internal errors, KMS and auth problems are transient (an
- * operator can fix them), so they block the shard instead of dead-lettering.
+ * What an SNS failure is a fault of:
+ * - `message`: this message can never be published (bad parameters, too large, or any entry SNS marks
+ *   `SenderFault` that is not one of the kinds below). It is counted on the record and dead-lettered at
+ *   `maxPublishAttempts`.
+ * - `deployment`: the topic, its KMS key or the function's permissions are wrong (the topic does not exist,
+ *   AuthorizationError, a KMS key disabled or not usable). Every message would fail the same way, so the record
+ *   is never counted or dead-lettered: the shard holds, Lambda retries, and the operator's alarm fires.
+ * - `transient`: throttling, internal errors, timeouts: retried as they are.
+ */
+export type PublishFailureKind = "message" | "deployment" | "transient";
+
+/**
+ * Classify an SNS error (a whole call's exception, or one `Failed[]` entry).
  *
  * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `Exception` suffix.
+ * @param senderFault - A `Failed[]` entry's `SenderFault`. @default false (a call's exception: throttling is a sender fault there too)
  */
-export function isPermanentPublishError(code: string): boolean {
-    switch (code.replace(/Exception$/, "")) {
+export function classifyPublishFailure(code: string, senderFault = false): PublishFailureKind {
+    const bare = code.replace(/Exception$/, "");
+    switch (bare) {
+        case "NotFound":
+        case "AuthorizationError":
+        case "AccessDenied":
+        case "InvalidSecurity":
+        case "InvalidClientTokenId":
+        case "ExpiredToken":
+        case "KMSDisabled":
+        case "KMSInvalidState":
+        case "KMSNotFound":
+        case "KMSOptInRequired":
+        case "KMSAccessDenied":
+        case "EndpointDisabled":
+            return "deployment";
         case "InvalidParameter":
         case "InvalidParameterValue":
         case "ParameterValueInvalid":
-        case "NotFound":
         case "Validation":
         case "ValidationError":
         case "InvalidBatchEntryId":
@@ -108,10 +132,22 @@ export function isPermanentPublishError(code: string): boolean {
         case "BatchRequestTooLong":
         case "TooManyEntriesInBatchRequest":
         case "EmptyBatchRequest":
-            return true;
+            return "message";
         default:
-            return false;
+            if (/throttl|internal|unavailable|timeout|KMSThrottling/i.test(bare)) return "transient";
+            return senderFault ? "message" : "transient";
     }
+}
+
+/**
+ * Whether an SNS error code means retrying the same message cannot succeed (a `message` fault of
+ * {@link classifyPublishFailure}).
+ *
+ * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `Exception` suffix.
+ * @param senderFault - A `Failed[]` entry's `SenderFault`. @default false
+ */
+export function isPermanentPublishError(code: string, senderFault = false): boolean {
+    return classifyPublishFailure(code, senderFault) === "message";
 }
 
 /**
@@ -198,7 +234,7 @@ export async function publishBatch(ctx: DeliveryContext, messages: readonly Outb
         const i = Number(f.Id);
         if (!Number.isInteger(i) || i < 0 || i >= messages.length) continue;
         const code = f.Code ?? "UnknownError";
-        results[i] = { ok: false, code, message: errorText(f.Message ?? ""), permanent: isPermanentPublishError(code) };
+        results[i] = { ok: false, code, message: errorText(f.Message ?? ""), permanent: isPermanentPublishError(code, f.SenderFault === true) };
     }
     return results;
 }

@@ -205,6 +205,16 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
     requireText(`${who}: tableName`, config.tableName);
     requireText(`${who}: topicArn`, config.topicArn);
     requireText(`${who}: dlqUrl`, config.dlqUrl);
+    const fifo = config.fifo ?? false;
+    if (typeof fifo !== "boolean") throw new OutboxError("INVALID_CONFIG", `${who}: fifo must be true or false, got ${JSON.stringify(fifo)}`);
+    if (fifo !== config.topicArn.endsWith(".fifo")) {
+        // A mismatch fails every message the same way (SNS refuses the group id, or requires one), so it is a fault
+        // of the deployment: refuse it at cold start instead of dead-lettering the whole stream.
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: fifo is ${fifo} but topicArn ${config.topicArn} ${fifo ? "is not" : "is"} a FIFO topic (a name ending in .fifo); set fifo to ${!fifo}, or point topicArn at the matching topic`,
+        );
+    }
     const clock = config.clock ?? systemClock;
     const logger = config.logger ?? silentLogger;
     const completionGraceSeconds = integerIn(who, "completionGraceSeconds", config.completionGraceSeconds, HANDLER_LIMITS.completionGraceSeconds);
@@ -218,7 +228,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
             tableName: config.tableName,
             topicArn: config.topicArn,
             dlqUrl: config.dlqUrl,
-            fifo: config.fifo ?? false,
+            fifo,
             completionGraceSeconds,
             maxPublishAttempts: integerIn(who, "maxPublishAttempts", config.maxPublishAttempts, HANDLER_LIMITS.maxPublishAttempts),
             clock,

@@ -3,7 +3,7 @@
  * limits, PublishBatch splitting, error classification, EMF lines, the JSON logger. No I/O.
  */
 import assert from "node:assert/strict";
-import { isPermanentPublishError, isPermanentSqsRefusal, publishBatches } from "../../runtime/delivery";
+import { classifyPublishFailure, isPermanentPublishError, isPermanentSqsRefusal, publishBatches } from "../../runtime/delivery";
 import { createEmfMetrics } from "../../runtime/emf";
 import { createIdGenerator, idTimestamp } from "../../runtime/ids";
 import { attributeValueSize, itemSize } from "../../runtime/item-size";
@@ -107,9 +107,17 @@ describe("runtime pieces", function () {
         });
     });
 
-    it("classifies SNS errors: bad input and missing topics are permanent, throttling and faults are not", function () {
-        for (const code of ["InvalidParameter", "InvalidParameterException", "InvalidParameterValue", "NotFoundException", "BatchRequestTooLongException"]) assert.ok(isPermanentPublishError(code), code);
-        for (const code of ["Throttled", "ThrottledException", "InternalError", "KMSThrottlingException", "AuthorizationError", "TimeoutError"]) assert.ok(!isPermanentPublishError(code), code);
+    it("classifies SNS errors: a message's own fault, the deployment's (never dead-lettered), or transient", function () {
+        const kinds = (codes: string[], senderFault?: boolean) => codes.map((c) => classifyPublishFailure(c, senderFault));
+        const message = ["InvalidParameter", "InvalidParameterException", "InvalidParameterValue", "BatchRequestTooLongException"];
+        assert.deepEqual(kinds(message), message.map(() => "message"));
+        const deployment = ["NotFoundException", "NotFound", "AuthorizationError", "KMSDisabledException", "KMSInvalidState", "KMSNotFoundException", "KMSAccessDeniedException", "KMSOptInRequired", "InvalidSecurity"];
+        assert.deepEqual(kinds(deployment, true), deployment.map(() => "deployment"), "even when SNS says the sender is at fault");
+        const transient = ["Throttled", "ThrottledException", "InternalError", "KMSThrottlingException", "TimeoutError", "ServiceUnavailable"];
+        assert.deepEqual(kinds(transient, true), transient.map(() => "transient"));
+        // A code this package does not know: SNS's SenderFault decides.
+        assert.deepEqual([classifyPublishFailure("SomethingNew", true), classifyPublishFailure("SomethingNew", false), classifyPublishFailure("SomethingNew")], ["message", "transient", "transient"]);
+        assert.deepEqual([isPermanentPublishError("SomethingNew", true), isPermanentPublishError("NotFound", true), isPermanentPublishError("InvalidParameter")], [true, false, true]);
     });
 
     it("writes one EMF line per flush, with counters, samples and dimensions, and nothing when empty", function () {

@@ -173,7 +173,7 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
                 { partition: "ORDER#1", type: "T", payload: 2, orderingKey: "customer-9" },
             ],
         });
-        assert.deepEqual(await h.publisher({ fifo: true })(await h.streamEvent()), { batchItemFailures: [] });
+        assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] });
         const byId = new Map(h.published().map((p) => [p.id, p]));
         assert.equal(byId.get(messageIds[0]!)?.groupId, "ORDER#1");
         assert.equal(byId.get(messageIds[0]!)?.dedupId, messageIds[0]);
@@ -223,6 +223,44 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.deepEqual(dl[0]!.body.payload, 2, "the DLQ keeps the payload for a redrive");
         assert.deepEqual(h.published().map((p) => p.id).sort(), [messageIds[0]!, messageIds[2]!].sort());
         assert.ok((await h.records()).every((r) => r.status === "completed"));
+    });
+
+    it("an entry SNS refuses with an unknown code and SenderFault reaches the DLQ after maxPublishAttempts; the others are published", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({ messages: [1, 2, 3].map((n) => ({ partition: "P", type: "T", payload: n })) });
+        const poison = messageIds[1]!;
+        h.server.setFaults({ entries: [{ code: "SomethingSnsAddsLater", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === poison }] });
+        const event = await h.streamEvent();
+        const poisonSeq = event.Records.find((r) => idOf(r) === poison)!.dynamodb.SequenceNumber;
+        assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(event), { batchItemFailures: [{ itemIdentifier: poisonSeq }] });
+        assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(from(event, poisonSeq)), { batchItemFailures: [] });
+        assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.reason, d.body.errorCode]), [[poison, "publish-rejected", "SomethingSnsAddsLater"]]);
+        assert.deepEqual(h.published().map((p) => p.id).sort(), [messageIds[0]!, messageIds[2]!].sort());
+    });
+
+    it("holds the shard on a fault of the deployment (the topic does not exist, a KMS key it cannot use): nothing counted, nothing dead-lettered", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })) });
+        const event = await h.streamEvent();
+        const first = { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] };
+        const missingTopic = h.publisher({ topicArn: `${h.topicArn}-deleted`, maxPublishAttempts: 1 });
+        for (let i = 0; i < 3; i += 1) assert.deepEqual(await missingTopic(event), first);
+        h.server.setFaults({ entries: [{ code: "KMSInvalidState", senderFault: true }] });
+        for (let i = 0; i < 3; i += 1) assert.deepEqual(await h.publisher({ maxPublishAttempts: 1 })(event), first);
+        assert.equal(h.deadLetters().length, 0);
+        assert.ok((await h.items()).filter((i) => i.SK?.S?.startsWith("OUTBOX#")).every((i) => i.status?.S === "pending" && i.publish_attempts === undefined));
+
+        h.server.setFaults({});
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] }, "once the deployment is fixed, everything goes out");
+        assert.equal(h.published().length, 2);
+    });
+
+    it("refuses at construction a fifo setting that does not match the topic, instead of dead-lettering every message", async function () {
+        h = await createHarness();
+        assert.throws(() => h.publisher({ fifo: true }), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /fifo is true but topicArn .*:events is not a FIFO topic .*set fifo to false/.test(err.message));
+        const fifoTopic = h.server.createTopic("orders.fifo");
+        assert.throws(() => h.publisher({ topicArn: fifoTopic }), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /fifo is false but topicArn .*orders\.fifo is a FIFO topic/.test(err.message));
+        assert.throws(() => h.publisher({ fifo: "yes" as never }), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /fifo must be true or false, got "yes"/.test(err.message));
     });
 
     it("sends expired records to the DLQ with reason expired, marks them expired, and never publishes them", async function () {
