@@ -10,7 +10,7 @@ import { unmarshalRecord, type OutboxRecord } from "../record/codec";
 import { CLAIM_INDEX, STATUS, type RecordStatus } from "../schema";
 import { agePosition, compareAge } from "./claim-scan";
 import { requirePartition } from "./claim";
-import { and, partitionIs, partitionRecords, placeholders, statusIs } from "./expressions";
+import { and, isPending, partitionIs, partitionRecords, placeholders, statusIs } from "./expressions";
 import type { StoreContext } from "./options";
 import { queryPages } from "./send";
 
@@ -29,7 +29,7 @@ export async function queryPending(ctx: StoreContext, partition: string, limit: 
     ctx.logger.debug("dynamodboutbox: query_pending", { partition_key: partition, limit });
     if (!(limit > 0)) return [];
     const key = partitionRecords(partition);
-    const filter = statusIs(STATUS.pending);
+    const filter = isPending();
     const items: Record<string, AttributeValue>[] = [];
     await queryPages(
         ctx,
@@ -58,7 +58,7 @@ export async function countByStatus(ctx: StoreContext, partition: string, status
     requirePartition(`count ${status}`, partition);
     ctx.logger.debug(`dynamodboutbox: count_${status}`, { partition_key: partition });
     const key = partitionIs(partition);
-    const filter = statusIs(status);
+    const filter = status === STATUS.pending ? isPending() : statusIs(status);
     let count = 0;
     await queryPages(
         ctx,

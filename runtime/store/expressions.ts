@@ -66,6 +66,16 @@ export function statusIs(status: RecordStatus): Expression {
     return { text: `${nameRef(ATTR.status)} = :status_${status}`, names: names(ATTR.status), values: { [`:status_${status}`]: { S: status } } };
 }
 
+/**
+ * `status = pending OR attribute_not_exists(status)`: a pending record, including a row written without a
+ * `status` (an older GoBridge build), which the codec reads as pending too. Every store filter and condition on
+ * "pending" uses this, so such a row is claimed, counted, completed and expired like any pending record instead
+ * of being republished on every redelivery and never swept.
+ */
+export function isPending(): Expression {
+    return or(statusIs(STATUS.pending), { text: `attribute_not_exists(${nameRef(ATTR.status)})`, names: names(ATTR.status), values: {} });
+}
+
 /** `claim_version < token version`: the record was claimed by an older lease. */
 export function claimVersionBelow(version: bigint): Expression {
     return { text: `${nameRef(ATTR.claimVersion)} < :token_version`, names: names(ATTR.claimVersion), values: { ":token_version": { N: version.toString() } } };
@@ -88,15 +98,16 @@ export function claimedBefore(staleMs: number): Expression {
 
 /**
  * The claimability predicate (reference §4.4 step 6):
- * `status = pending OR (status = claimed AND (claim_version < version OR claimed_at < staleMs))`.
+ * `status = pending OR (status = claimed AND (claim_version < version OR claimed_at < staleMs))`, where a row
+ * without `status` counts as pending ({@link isPending}).
  */
 export function claimable(version: bigint, staleMs: number): Expression {
-    return or(statusIs(STATUS.pending), and(statusIs(STATUS.claimed), or(claimVersionBelow(version), claimedBefore(staleMs))));
+    return or(isPending(), and(statusIs(STATUS.claimed), or(claimVersionBelow(version), claimedBefore(staleMs))));
 }
 
-/** `status = pending OR status = claimed`: every non-terminal record. */
+/** `status = pending (or absent) OR status = claimed`: every non-terminal record. */
 export function nonTerminal(): Expression {
-    return or(statusIs(STATUS.pending), statusIs(STATUS.claimed));
+    return or(isPending(), statusIs(STATUS.claimed));
 }
 
 /** The Complete/Release fence: `status = claimed AND claimed_by = owner AND claim_version = version`. */

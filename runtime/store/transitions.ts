@@ -11,7 +11,7 @@
 import type { AttributeValue, ConditionCheck, Update } from "@aws-sdk/client-dynamodb";
 import { fenceKey } from "../record/fence";
 import { ATTR, STATUS } from "../schema";
-import { and, claimable, expiresBefore, fenceAllows, fenceBelow, heldBy, placeholders, statusIs, updateExpression, type Expression } from "./expressions";
+import { and, isPending, claimable, expiresBefore, fenceAllows, fenceBelow, heldBy, placeholders, updateExpression, type Expression } from "./expressions";
 
 /** A fencing token: the lease owner and its monotonic version. Valid only with a non-empty owner and version > 0. */
 export interface FencingToken {
@@ -175,7 +175,7 @@ export function completeClaimedUpdate(tableName: string, key: ItemKey, token: Fe
  * @param ttl - The terminal ttl, epoch seconds (now + compaction grace).
  */
 export function completePendingUpdate(tableName: string, key: ItemKey, nowMs: number, ttl: number): Update {
-    return update(tableName, key, completion(nowMs, ttl), statusIs(STATUS.pending));
+    return update(tableName, key, completion(nowMs, ttl), isPending());
 }
 
 /**
@@ -188,7 +188,7 @@ export function completePendingUpdate(tableName: string, key: ItemKey, nowMs: nu
  * @param ttl - The terminal ttl, epoch seconds (cutoff + compaction grace).
  */
 export function expirePendingUpdate(tableName: string, key: ItemKey, beforeMs: number, ttl: number): Update {
-    return update(tableName, key, expiry(ttl), and(statusIs(STATUS.pending), expiresBefore(beforeMs)));
+    return update(tableName, key, expiry(ttl), and(isPending(), expiresBefore(beforeMs)));
 }
 
 /**

@@ -5,11 +5,11 @@
  * (DynamoDB Local's indexes are synchronous).
  */
 import assert from "node:assert/strict";
-import { GetItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, PutItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../../runtime/errors";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/stream-event";
 import { createPublisher } from "../../runtime/publisher";
-import { recordKey } from "../../runtime/record/codec";
+import { marshalRecord, pendingRecord, recordKey } from "../../runtime/record/codec";
 import { ATTR } from "../../runtime/schema";
 import { RecordingLogger } from "../store/support";
 import { createHarness, type Harness } from "./support/harness";
@@ -342,6 +342,18 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         remaining = 60_000;
         assert.deepEqual(await publisher(event, context), { batchItemFailures: [] });
         assert.equal(h.published().length, 2);
+    });
+
+    it("publishes a row written without status (an older GoBridge build) once: it is completed, and a redelivery skips it", async function () {
+        h = await createHarness();
+        const item = marshalRecord(pendingRecord({ partition: "P", recordId: "old-1", bindingId: "sns", address: h.topicArn, envelope: { id: "old-1", subject: "T", payload: "1" } }, 1n, h.clock.now()));
+        delete item.status;
+        await h.ddb.send(new PutItemCommand({ TableName: h.tableName, Item: item }));
+        const event = await h.streamEvent();
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id), ["old-1"]);
+        assert.equal((await h.records())[0]!.status, "completed");
     });
 
     it("skips a redelivered batch whose records are all completed", async function () {

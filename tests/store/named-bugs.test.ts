@@ -65,6 +65,25 @@ describe("GoBridge named findings on DynamoDB Local (§12)", () => {
         assert.deepEqual(ids(await store.claim("P", tok(1), 10)), ["env-old"]);
     });
 
+    it("a row written without status (an older GoBridge build) is pending everywhere: counted, claimed, completed, and expired", async () => {
+        const client = await dynamoClient();
+        const { store, tableName, clock } = await localStore({ client });
+        const statusless = (n: string, expiresAt = 0) => {
+            const item = marshalRecord(pendingRecord(rec("P", n, {}, { expiresAt }), BigInt(n.length), clock.now() - 1000));
+            delete item.status;
+            return item;
+        };
+        await client.send(new PutItemCommand({ TableName: tableName, Item: statusless("a") }));
+        await client.send(new PutItemCommand({ TableName: tableName, Item: statusless("bb", clock.now() - 1) }));
+        assert.equal(await store.countPending("P"), 2);
+        assert.equal((await store.queryPending("P", 10)).length, 2);
+        assert.equal(await store.expire(clock.now(), "P", tok(1)), 1, "the expired one");
+        const [claimed] = await store.claim("P", tok(1), 10);
+        assert.deepEqual([claimed?.envelopeId, claimed?.status], ["env-a", "claimed"]);
+        await store.complete([claimed!.recordId], tok(1));
+        assert.equal(await store.countPending("P"), 0);
+    });
+
     it("finding 18, the has_expiry half: an old-build record with an expiry but no has_expiry is never expired until backfilled", async () => {
         const client = await dynamoClient();
         const { store, tableName, clock } = await localStore({ client });
