@@ -44,6 +44,17 @@ export function isResourceInUse(err: unknown): boolean {
     return awsErrorName(err) === "ResourceInUseException";
 }
 
+/**
+ * Whether `err` is DynamoDB refusing a read of an index that is still backfilling (`ValidationException: Cannot
+ * read from backfilling global secondary index`). It fixes itself once the index is ACTIVE, so it is transient,
+ * unlike every other ValidationException. A write's `Schema violation against backfilling index` is not this: it
+ * is a bad key value and stays `INVALID_PAYLOAD`.
+ */
+export function isBackfillingIndexRead(err: unknown): boolean {
+    const message = shape(err).message;
+    return typeof message === "string" && message.toLowerCase().includes("cannot read from backfilling");
+}
+
 /** Whether `err` is an AbortSignal's reason: the caller cancelled, so it is returned unchanged (never reclassified). */
 export function isAbort(err: unknown): boolean {
     const name = awsErrorName(err);
@@ -112,7 +123,8 @@ const TEXT_RULES: readonly (readonly [readonly string[], OutboxErrorCode])[] = [
 
 /**
  * Classify an SDK error into an error code, in the reference's order: cancellation reason codes first, then the
- * error name, then a case-insensitive match on the error text, else `UNAVAILABLE`.
+ * error name, then a case-insensitive match on the error text, else `UNAVAILABLE`. One rule of this port comes
+ * before the name: a read of a backfilling index is `UNAVAILABLE` (see {@link isBackfillingIndexRead}).
  *
  * @param err - The error the SDK threw.
  */
@@ -121,6 +133,8 @@ export function classifyAwsError(err: unknown): OutboxErrorCode {
         const mapped = codeForCancellationReason(code);
         if (mapped !== undefined) return mapped;
     }
+    // Before the name rule, which makes every ValidationException permanent (§6.3): this one fixes itself.
+    if (isBackfillingIndexRead(err)) return "UNAVAILABLE";
     const byName = codeForErrorName(awsErrorName(err));
     if (byName !== undefined) return byName;
     const text = `${awsErrorName(err)} ${shape(err).message ?? String(err)}`.toLowerCase();

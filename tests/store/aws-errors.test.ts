@@ -29,6 +29,16 @@ describe("AWS error mapping (§6.3)", () => {
         assert.equal(classifyAwsError(named("ValidationException", "Item size has exceeded the maximum allowed size")), "INVALID_PAYLOAD");
     });
 
+    it("a read of a backfilling index is transient UNAVAILABLE, not the permanent ValidationException class (this port's rule)", () => {
+        // The text DynamoDB sends when a Query names a GSI that is still backfilling; it passes once the index is ACTIVE.
+        const backfilling = named("ValidationException", "Cannot read from backfilling global secondary index");
+        assert.equal(classifyAwsError(backfilling), "UNAVAILABLE");
+        const wrapped = wrapAwsError(backfilling, "outbox claim query failed", { partition: "P" }) as OutboxError;
+        assert.deepEqual([wrapped.code, wrapped.transient, wrapped.cause], ["UNAVAILABLE", true, backfilling]);
+        // A write whose index key has the wrong type while the index backfills is a bad value: it stays permanent.
+        assert.equal(classifyAwsError(named("ValidationException", "One or more parameter values were invalid: Schema violation against backfilling index")), "INVALID_PAYLOAD");
+    });
+
     it("then the error text, case-insensitively", () => {
         assert.equal(classifyAwsError(named("ThrottlingException")), "THROTTLED");
         assert.equal(classifyAwsError(new Error("Rate exceeded")), "THROTTLED");
