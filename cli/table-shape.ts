@@ -14,10 +14,7 @@ import type {
     TableDescription,
     TimeToLiveDescription,
 } from "@aws-sdk/client-dynamodb";
-import { GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, STREAM_VIEW_TYPE, TTL_ATTRIBUTE, type IndexShape, type KeyElement } from "../runtime/schema";
-
-/** Stream view types that carry the new image the publisher needs. */
-const VIEWS_WITH_NEW_IMAGE: readonly string[] = [STREAM_VIEW_TYPE, "NEW_AND_OLD_IMAGES"];
+import { GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, STREAM_VIEW_TYPES_WITH_NEW_IMAGE, TTL_ATTRIBUTE, type IndexShape, type KeyElement } from "../runtime/schema";
 
 /** Render an expected key schema: `[name(TYPE,KEYTYPE), …]` in schema order. */
 export function renderExpectedKeys(keys: readonly KeyElement[]): string {
@@ -195,7 +192,7 @@ export function inspectTable(table: TableDescription, ttl: TimeToLiveDescription
             attributeName: ttl?.AttributeName,
             onSchemaAttribute: ttl?.AttributeName === TTL_ATTRIBUTE && (ttlStatus === "ENABLED" || ttlStatus === "ENABLING"),
         },
-        stream: { enabled: viewType !== undefined, viewType, hasNewImage: viewType !== undefined && VIEWS_WITH_NEW_IMAGE.includes(viewType) },
+        stream: { enabled: viewType !== undefined, viewType, hasNewImage: viewType !== undefined && STREAM_VIEW_TYPES_WITH_NEW_IMAGE.includes(viewType) },
         typeConflicts: typeConflicts(table, indexes),
         payPerRequest: billing === "PAY_PER_REQUEST",
         provisionedThroughput:

@@ -181,6 +181,12 @@ export const TTL_ATTRIBUTE = ATTR.ttl;
 export const STREAM_VIEW_TYPE = "NEW_IMAGE";
 
 /**
+ * The stream view types that carry the new image, so the publisher can read a record from its INSERT: the
+ * schema's {@link STREAM_VIEW_TYPE}, and `NEW_AND_OLD_IMAGES`, which carries it too at a higher cost.
+ */
+export const STREAM_VIEW_TYPES_WITH_NEW_IMAGE: readonly string[] = [STREAM_VIEW_TYPE, "NEW_AND_OLD_IMAGES"];
+
+/**
  * The Lambda event source mapping filter, as data: only INSERTs of outbox records. Filtering on `Keys` works
  * for every stream view type; MODIFY (claims, completions) and TTL REMOVEs stay out.
  * Serialize it with {@link streamFilterPatternJson}.

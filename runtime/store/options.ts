@@ -69,6 +69,13 @@ export interface OutboxStoreOptions {
      */
     readonly schemaPreflightAdvisory?: boolean;
     /**
+     * Make `preflight` refuse a table without a stream (`INVALID_CONFIG`). Off by default because GoBridge's exact
+     * table has no stream and the store works without one (a polling relay drains it); set it where the
+     * stream-triggered publisher is the delivery path. A stream without the new image is refused either way.
+     * @default false
+     */
+    readonly requireStream?: boolean;
+    /**
      * Receives the consumed capacity of every read and write; setting it makes the store send
      * `ReturnConsumedCapacity: "INDEXES"`. For benchmarks and cost dashboards. @default undefined (not requested)
      */
@@ -107,6 +114,7 @@ export interface StoreContext {
     readonly resolveAttempts: number;
     readonly resolveBackoffMs: number;
     readonly schemaPreflightAdvisory: boolean;
+    readonly requireStream: boolean;
     readonly onConsumedCapacity: ((event: ConsumedCapacityEvent) => void) | undefined;
     readonly keyCache: KeyCache;
     /** Expire resume cursors by partition (in memory, per instance). */
@@ -188,6 +196,7 @@ export function resolveStoreContext(options: OutboxStoreOptions): StoreContext {
         resolveAttempts: attempts > 0 ? Math.floor(attempts) : STORE_DEFAULTS.resolveAttempts,
         resolveBackoffMs: backoff > 0 ? backoff : STORE_DEFAULTS.resolveBackoffMs,
         schemaPreflightAdvisory: options.schemaPreflightAdvisory === true,
+        requireStream: options.requireStream === true,
         onConsumedCapacity: options.onConsumedCapacity,
         keyCache: new KeyCache(keyCacheSize),
         expiryCursors: new Map(),

@@ -58,11 +58,15 @@ export class OutboxStore {
     }
 
     /**
-     * Refuse a misprovisioned table: wrong primary key, a missing or mis-keyed GSI, ClaimIndex not projected ALL.
+     * Refuse a misprovisioned table: wrong primary key, a missing or mis-keyed GSI, ClaimIndex not projected ALL;
+     * then a table or index that is not ready, and a stream without the new image (or none, under
+     * `requireStream`). TTL is not checked here: `dynamodb-outbox verify` checks it.
      *
      * @returns `verified`, `table-missing` (not created yet), or `unverified` (DescribeTable failed under
      * `schemaPreflightAdvisory`).
-     * @throws OutboxError `INVALID_CONFIG` with the exact GoBridge message; or the classified DescribeTable error.
+     * @throws OutboxError `INVALID_CONFIG` with the exact GoBridge message on a schema mismatch, or on an unusable
+     * status or stream; `UNAVAILABLE` (transient) while the table or an index is being created or backfilled; or
+     * the classified DescribeTable error.
      */
     preflight(): Promise<PreflightOutcome> {
         return preflight(this.ctx);

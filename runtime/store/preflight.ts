@@ -4,18 +4,24 @@
  * shredder", H3); an under-projected ClaimIndex would fail every claim. Every expected key and projection is
  * read from `runtime/schema.ts`.
  *
+ * Beyond GoBridge's §7.1 key and projection checks, which run first and keep their messages, preflight refuses a
+ * table that is not ready (a table or index still being created, an index backfilling: transient `UNAVAILABLE`)
+ * and a stream that cannot carry the new image (`INVALID_CONFIG`). TTL is left to `dynamodb-outbox verify`:
+ * checking it would need `dynamodb:DescribeTimeToLive` on every runtime role, and without TTL the store still
+ * works (terminal records are only not deleted).
+ *
  * @packageDocumentation
  */
 import { DescribeTableCommand, type DescribeTableCommandOutput, type TableDescription } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, type IndexShape, type KeyElement, type KeyType } from "../schema";
+import { GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, STREAM_VIEW_TYPE, STREAM_VIEW_TYPES_WITH_NEW_IMAGE, type IndexShape, type KeyElement, type KeyType } from "../schema";
 import { isResourceNotFound, wrapAwsError } from "./aws-errors";
 import { warnOncePerProcess } from "./observability";
 import type { StoreContext } from "./options";
 
 /** What preflight concluded. */
 export type PreflightOutcome =
-    /** The table exists and matches the schema. */
+    /** The table exists, matches the schema, the table and its indexes are ready, and its stream (if any) carries the new image. */
     | "verified"
     /** The table does not exist yet (build-then-create flows stay valid; first use fails loudly). */
     | "table-missing"
@@ -110,10 +116,13 @@ export function schemaMismatchError(tableName: string, detail: string): OutboxEr
 }
 
 /**
- * Describe the table and refuse a misprovisioned one. A missing table passes (`table-missing`). When
- * DescribeTable fails for another reason the store fails closed, unless `schemaPreflightAdvisory` is set.
+ * Describe the table and refuse a misprovisioned one: the §7.2 schema checks first, then readiness, then the
+ * stream. A missing table passes (`table-missing`). When DescribeTable fails for another reason the store fails
+ * closed, unless `schemaPreflightAdvisory` is set.
  *
- * @throws OutboxError `INVALID_CONFIG` on a schema mismatch; the classified describe error (wrapped in
+ * @throws OutboxError `INVALID_CONFIG` on a schema mismatch, an unusable table or index status, or a stream
+ * without the new image (or none, under `requireStream`); `UNAVAILABLE` (transient) while the table or a
+ * required index is being created or backfilled; the classified describe error (wrapped in
  * {@link PREFLIGHT_REFUSAL}) when the table cannot be described.
  */
 export async function preflight(ctx: StoreContext): Promise<PreflightOutcome> {
@@ -132,5 +141,100 @@ export async function preflight(ctx: StoreContext): Promise<PreflightOutcome> {
     }
     const detail = schemaMismatch(out?.Table);
     if (detail !== undefined) throw schemaMismatchError(ctx.tableName, detail);
+    // schemaMismatch returned undefined, so the description is present.
+    const table = out.Table as TableDescription;
+    const unready = readinessError(ctx.tableName, table);
+    if (unready !== undefined) throw unready;
+    const stream = streamError(ctx.tableName, table, ctx.requireStream);
+    if (stream !== undefined) throw stream;
     return "verified";
+}
+
+/**
+ * Table statuses under which reads and writes work. `UPDATING` covers throughput, stream, TTL and index changes
+ * on a live table; an index being added shows in its own status, checked next.
+ */
+const USABLE_TABLE_STATUSES: readonly string[] = ["ACTIVE", "UPDATING"];
+
+/**
+ * Index statuses under which the index serves queries. `UPDATING` is a throughput change on a live index; a new
+ * index is `CREATING` (and `Backfilling` while it reads the table), and queries on it fail until it is `ACTIVE`.
+ */
+const USABLE_INDEX_STATUSES: readonly string[] = ["ACTIVE", "UPDATING"];
+
+/**
+ * Whether the table and every required index can serve the store now. A table or index being created is
+ * transient (`UNAVAILABLE`: wait and run preflight again); any other unusable status (`DELETING`, `ARCHIVED`,
+ * `INACCESSIBLE_ENCRYPTION_CREDENTIALS`, …) does not fix itself and is `INVALID_CONFIG`. Run after
+ * {@link schemaMismatch}, so every required index is present.
+ *
+ * @param tableName - For the message.
+ * @param table - `DescribeTable`'s `Table`.
+ * @returns The error, or `undefined` when the table is ready.
+ */
+export function readinessError(tableName: string, table: TableDescription): OutboxError | undefined {
+    const tableStatus = table.TableStatus ?? "<none>";
+    if (!USABLE_TABLE_STATUSES.includes(tableStatus)) {
+        const context = { table: tableName, tableStatus };
+        if (tableStatus === "CREATING") {
+            return new OutboxError("UNAVAILABLE", `dynamodb-outbox: table "${tableName}" is not ready: its status is CREATING, expected ACTIVE; wait until DescribeTable shows it ACTIVE, then run preflight again`, {
+                context,
+            });
+        }
+        return new OutboxError(
+            "INVALID_CONFIG",
+            `dynamodb-outbox: table "${tableName}" is unusable: its status is ${tableStatus}, expected ACTIVE or UPDATING; this does not fix itself: restore the table (or its KMS key access), or point the store at another table`,
+            { context },
+        );
+    }
+    for (const shape of GLOBAL_SECONDARY_INDEXES) {
+        const index = (table.GlobalSecondaryIndexes ?? []).find((g) => g.IndexName === shape.indexName);
+        if (index === undefined) continue;
+        const indexStatus = index.IndexStatus ?? "<none>";
+        const backfilling = index.Backfilling === true;
+        if (!backfilling && USABLE_INDEX_STATUSES.includes(indexStatus)) continue;
+        const context = { table: tableName, index: shape.indexName, indexStatus, backfilling };
+        if (backfilling || indexStatus === "CREATING") {
+            return new OutboxError(
+                "UNAVAILABLE",
+                `dynamodb-outbox: table "${tableName}" is not ready: GSI "${shape.indexName}" is ${indexStatus}${backfilling ? " and backfilling" : ""}, expected ACTIVE; ${shape.purpose} only once it is ACTIVE. Wait (a backfill takes minutes to hours, \`dynamodb-outbox verify\` shows the status), then run preflight again`,
+                { context },
+            );
+        }
+        return new OutboxError(
+            "INVALID_CONFIG",
+            `dynamodb-outbox: table "${tableName}" is unusable: GSI "${shape.indexName}" is ${indexStatus}, expected ACTIVE; once it is gone preflight refuses the table as missing the index: recreate it with \`dynamodb-outbox migrate --table ${tableName} --apply\``,
+            { context },
+        );
+    }
+    return undefined;
+}
+
+/**
+ * The stream check. A stream that does not carry the new image is always refused: the publisher cannot read a
+ * record from it, and a table cannot have a second stream. No stream at all is GoBridge's exact table, where a
+ * polling relay drains the store; it passes unless `requireStream` is set.
+ *
+ * @param tableName - For the message.
+ * @param table - `DescribeTable`'s `Table`.
+ * @param requireStream - Refuse a table without a stream.
+ * @returns The `INVALID_CONFIG` error, or `undefined` when the stream is fit.
+ */
+export function streamError(tableName: string, table: TableDescription, requireStream: boolean): OutboxError | undefined {
+    const spec = table.StreamSpecification;
+    const viewType = spec?.StreamEnabled === true ? (spec.StreamViewType ?? "<none>") : undefined;
+    if (viewType === undefined) {
+        if (!requireStream) return undefined;
+        return new OutboxError(
+            "INVALID_CONFIG",
+            `dynamodb-outbox: table "${tableName}" has no stream, and requireStream is set: the publisher needs a ${STREAM_VIEW_TYPE} stream; enable it with \`dynamodb-outbox migrate --table ${tableName} --apply\` (or the Outbox component), or unset requireStream when a polling relay drains the table`,
+            { context: { table: tableName } },
+        );
+    }
+    if (STREAM_VIEW_TYPES_WITH_NEW_IMAGE.includes(viewType)) return undefined;
+    return new OutboxError(
+        "INVALID_CONFIG",
+        `dynamodb-outbox: table "${tableName}" stream view type is ${viewType}, expected ${STREAM_VIEW_TYPES_WITH_NEW_IMAGE.join(" or ")}: the publisher reads each record from the new image; change the stream to ${STREAM_VIEW_TYPE} in the IaC that owns the table and its event source mapping, together (re-enabling a stream gives it a new ARN)`,
+        { context: { table: tableName, streamViewType: viewType } },
+    );
 }
