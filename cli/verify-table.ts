@@ -59,7 +59,8 @@ function indexLine(checks: Checklist, tableName: string, index: IndexFinding): b
 /**
  * Add the provisioning checks for a described table.
  *
- * @returns Whether the table can take the live checks (primary key and every index usable and ACTIVE).
+ * @returns Whether the table can take the live checks (primary key and every index usable and ACTIVE, and no
+ *   stream without the new image: preflight refuses one).
  */
 export function checkProvisioning(checks: Checklist, tableName: string, shape: TableShape): boolean {
     const active = shape.table.status === "ACTIVE";
@@ -91,6 +92,8 @@ export function checkProvisioning(checks: Checklist, tableName: string, shape: T
     if (!stream.enabled) {
         checks.add("stream", streamTitle, "fail", `no stream: the publisher gets nothing and only the sweeper delivers; ${migrateHint(tableName)}`);
     } else if (!stream.hasNewImage) {
+        // The store's preflight refuses such a table too, so the live half could only repeat this line.
+        usable = false;
         checks.add("stream", streamTitle, "fail", `view type ${stream.viewType}: the publisher needs the new image; change it with the IaC that owns the event source mapping`);
     } else {
         checks.add("stream", streamTitle, "pass", stream.viewType === STREAM_VIEW_TYPE ? "" : `view type ${stream.viewType} (carries the new image)`);

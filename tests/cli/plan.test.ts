@@ -151,6 +151,14 @@ describe("cli: verify's provisioning lines for states DynamoDB Local never shows
         assert.ok(lines.includes("  ✗ stream enabled with new images (NEW_IMAGE) — view type KEYS_ONLY: the publisher needs the new image; change it with the IaC that owns the event source mapping"));
     });
 
+    it("keeps the live checks off for a stream without new images alone: the store's preflight refuses it", () => {
+        const table = describedTable();
+        table.StreamSpecification = { StreamEnabled: true, StreamViewType: "KEYS_ONLY" };
+        const { usable, lines } = linesFor(table, TTL_ON);
+        assert.equal(usable, false);
+        assert.deepEqual(lines.filter((l) => l.startsWith("  ✗")), ["  ✗ stream enabled with new images (NEW_IMAGE) — view type KEYS_ONLY: the publisher needs the new image; change it with the IaC that owns the event source mapping"]);
+    });
+
     it("fails a wrong primary key and a mis-keyed index with the actual shapes", () => {
         const table = describedTable();
         table.KeySchema = [{ AttributeName: "PK", KeyType: "HASH" }];
