@@ -120,7 +120,8 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
 
     // 2. The table, from the schema, and preflight.
     const tableName = `outbox-demo-${runId}`;
-    const store = new OutboxStore({ client: ddb, tableName });
+    // The demo delivers through the stream-triggered publisher, so preflight must refuse a table without one.
+    const store = new OutboxStore({ client: ddb, tableName, requireStream: true });
     await store.createTable();
     const preflight = await store.preflight();
     if (options.endpoint !== undefined) {
