@@ -256,7 +256,7 @@ export function worstCaseDeadLetterSize(message: OutboundMessage): number {
 
 /**
  * SNS message attribute name rules: 1–256 characters of letters, digits, `_`, `-` and `.`; no leading or
- * trailing `.`, no `..`. Returns why a name is invalid, or `undefined`.
+ * trailing `.`, no `..`; and not `__proto__`. Returns why a name is invalid, or `undefined`.
  *
  * @param name - A header name.
  */
@@ -265,5 +265,30 @@ export function headerNameProblem(name: string): string | undefined {
     if (!/^[A-Za-z0-9_.-]+$/.test(name)) return "may hold only letters, digits, '_', '-' and '.'";
     if (name.startsWith(".") || name.endsWith(".") || name.includes("..")) return "may not start or end with '.' or contain '..'";
     if (isReservedHeader(name)) return `is reserved (prefixes ${RESERVED_HEADER_PREFIXES.join(", ")})`;
+    // SNS would take it, but assigning it to a plain object sets the prototype instead: the header would vanish.
+    if (name === "__proto__") return "is not allowed: a JavaScript object cannot carry it as a header (it would be dropped); use another name";
     return undefined;
+}
+
+/** A character SQS and SNS refuse in a message body or attribute value, and where it is. */
+export interface UnsendableCharacter {
+    /** The code point as `U+XXXX` (at least four hex digits). */
+    readonly codePoint: string;
+    /** Its index in the string (UTF-16 code units, as JavaScript counts). */
+    readonly index: number;
+}
+
+/**
+ * The first character SQS refuses in a message body or attribute value (InvalidMessageContents), or `undefined`.
+ * SQS accepts only `#x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF`: so U+FFFE, U+FFFF, the
+ * other C0 controls (NUL among them) and lone surrogates are refused. SNS refuses the same in message bodies and
+ * String attributes, so one check covers both: a record whose fields pass always reaches the topic and the DLQ.
+ *
+ * @param text - A string that travels as (part of) a message body or an attribute value.
+ */
+export function unsendableCharacter(text: string): UnsendableCharacter | undefined {
+    const match = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.exec(text);
+    if (match === null) return undefined;
+    const codePoint = match[0].codePointAt(0)!;
+    return { codePoint: `U+${codePoint.toString(16).toUpperCase().padStart(4, "0")}`, index: match.index };
 }

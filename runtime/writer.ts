@@ -26,6 +26,7 @@ import {
     MAX_HEADERS,
     SNS_MAX_MESSAGE_BYTES,
     snsMessageSize,
+    unsendableCharacter,
     worstCaseDeadLetterSize,
     type OutboundMessage,
 } from "./message";
@@ -168,7 +169,118 @@ function describeValue(value: unknown): string {
     return String(value);
 }
 
-function serializePayload(payload: unknown, where: string, id: string): string {
+const ALLOWED_CHARACTERS = "tab, LF, CR, U+0020-U+D7FF, U+E000-U+FFFD and U+10000-U+10FFFF: no other control characters (NUL among them), no U+FFFE or U+FFFF, no lone surrogates";
+
+interface CharacterProblem {
+    readonly message: string;
+    readonly codePoint: string;
+    readonly position: number;
+}
+
+function characterAt(field: string, codePoint: string, position: number): CharacterProblem {
+    return {
+        message: `${field} holds ${codePoint} at index ${position}, which SQS (the DLQ) and SNS refuse in a message body or attribute (they accept only ${ALLOWED_CHARACTERS}); remove or replace it (e.g. with U+FFFD), or send the data base64-encoded`,
+        codePoint,
+        position,
+    };
+}
+
+/** Why `text` cannot travel to SNS and the DLQ (the character, its index, and the fix), or `undefined`. */
+function characterProblem(text: string, field: string): CharacterProblem | undefined {
+    const bad = unsendableCharacter(text);
+    return bad === undefined ? undefined : characterAt(field, bad.codePoint, bad.index);
+}
+
+/** A key for an error message: JSON-quoted, with U+FFFE and U+FFFF (which JSON leaves raw) escaped too. */
+function printable(key: string): string {
+    return JSON.stringify(key).replace(/[\uFFFE\uFFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
+}
+
+const IDENTIFIER = /^[A-Za-z_$][\w$]*$/;
+
+function childPath(path: string, key: string): string {
+    return IDENTIFIER.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}
+
+/** Built-in objects `JSON.stringify` writes as `{}` (or an object of indexes), losing their contents silently. */
+function lossyObjectProblem(value: object): string | undefined {
+    if (value instanceof Map) return "a Map, which JSON writes as {} (its entries are lost); convert it, e.g. Object.fromEntries(map)";
+    if (value instanceof Set) return "a Set, which JSON writes as {} (its values are lost); convert it, e.g. [...set]";
+    if (value instanceof WeakMap || value instanceof WeakSet) return "a WeakMap or WeakSet, which JSON writes as {}; pass plain data";
+    if (value instanceof Promise) return "a Promise, which JSON writes as {}; await it first";
+    if (value instanceof RegExp) return "a RegExp, which JSON writes as {}; send its source as a string";
+    if (value instanceof Error) return "an Error, which JSON writes as {} (message and stack are not enumerable); send { name, message } instead";
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return "binary data (ArrayBuffer or a typed array), which JSON writes as {} or an object of indexes; send it base64-encoded or as Array.from(...)";
+    return undefined;
+}
+
+/**
+ * The first part of a payload that `JSON.stringify` would change or drop silently, or whose JSON text SQS and SNS
+ * refuse, as `"<path> is …; fix"`; `undefined` when the payload survives intact. A key whose value is `undefined`
+ * is allowed and left out, as JSON does (TypeScript's optional properties are routinely `undefined`). Cycles
+ * are left to `JSON.stringify`, which names them.
+ */
+function payloadProblem(value: unknown, path: string, key: string, ancestors: object[]): { message: string; codePoint?: string; position?: number } | undefined {
+    if (value instanceof Date && Number.isNaN(value.getTime())) return { message: `${path} is an Invalid Date, which JSON writes as null; pass a valid Date or null` };
+    if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+        value = (value as { toJSON(key: string): unknown }).toJSON(key);
+    }
+    if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
+    switch (typeof value) {
+        case "string": {
+            // Judged on its JSON form: JSON escapes control characters and lone surrogates, but not U+FFFE/U+FFFF.
+            const bad = unsendableCharacter(JSON.stringify(value));
+            if (bad === undefined) return undefined;
+            return characterAt(path, bad.codePoint, value.indexOf(String.fromCodePoint(Number.parseInt(bad.codePoint.slice(2), 16))));
+        }
+        case "number":
+            return Number.isFinite(value) ? undefined : { message: `${path} is ${value}, which JSON writes as null; send null or a string instead` };
+        case "bigint":
+            return { message: `${path} is a BigInt (${value}n), which JSON cannot hold; convert it to a string` };
+        case "function":
+        case "symbol":
+        case "undefined":
+            return { message: `${path} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON drops from an object and writes as null in an array; pass data only (null for "no value")` };
+        case "object": {
+            if (value === null || ancestors.includes(value)) return undefined;
+            const lossy = lossyObjectProblem(value);
+            if (lossy !== undefined) return { message: `${path} is ${lossy}` };
+            ancestors.push(value);
+            try {
+                if (Array.isArray(value)) {
+                    for (let i = 0; i < value.length; i++) {
+                        if (!(i in value)) return { message: `${path}[${i}] is a hole in a sparse array, which JSON writes as null; fill it (e.g. with null)` };
+                        const problem = payloadProblem(value[i], `${path}[${i}]`, String(i), ancestors);
+                        if (problem !== undefined) return problem;
+                    }
+                    return undefined;
+                }
+                const record = value as Record<string, unknown>;
+                for (const name of Object.keys(record)) {
+                    const badKey = unsendableCharacter(JSON.stringify(name));
+                    if (badKey !== undefined) return characterAt(`${path} key ${printable(name)}`, badKey.codePoint, name.indexOf(String.fromCodePoint(Number.parseInt(badKey.codePoint.slice(2), 16))));
+                    const child = record[name];
+                    if (child === undefined) continue;
+                    const problem = payloadProblem(child, childPath(path, name), name, ancestors);
+                    if (problem !== undefined) return problem;
+                }
+                return undefined;
+            } finally {
+                ancestors.pop();
+            }
+        }
+        default:
+            return undefined;
+    }
+}
+
+function serializePayload(payload: unknown, where: string, id: string, index: number): string {
+    if (payload !== undefined && typeof payload !== "function" && typeof payload !== "symbol") {
+        const problem = payloadProblem(payload, `${where}.payload`, "", []);
+        if (problem !== undefined) {
+            throw invalid(`${where}.payload (message id "${id}") would not reach consumers intact: ${problem.message}`, { messageId: id, messageIndex: index, character: problem.codePoint, position: problem.position });
+        }
+    }
     let text: string | undefined;
     try {
         text = JSON.stringify(payload);
@@ -181,6 +293,9 @@ function serializePayload(payload: unknown, where: string, id: string): string {
     if (text === undefined) {
         throw invalid(`${where}.payload is ${typeof payload}, which JSON cannot represent; pass a JSON value (object, array, string, number, boolean or null)`, { messageId: id });
     }
+    // Defence in depth: the walk above names the path; this holds even for a toJSON that answers differently twice.
+    const bad = characterProblem(text, `${where}.payload's JSON text`);
+    if (bad !== undefined) throw invalid(bad.message, { messageId: id, messageIndex: index, character: bad.codePoint, position: bad.position });
     return text;
 }
 
@@ -273,6 +388,9 @@ export class OutboxWriter {
             throw invalid(`write: ${items.length} items + ${messages.length} messages = ${actions} actions; a DynamoDB transaction holds at most ${MAX_TRANSACTION_ACTIONS}; split the write`, { actions });
         }
 
+        for (let i = 0; i < messages.length; i++) {
+            if (!(i in messages)) throw invalid(`write: messages[${i}] is a hole in a sparse array (e.g. [a, , b]); pass a dense array of messages`, { messageIndex: i });
+        }
         const nowMs = Math.floor(this.clock.now());
         const prepared = messages.map((m, i) => this.prepareMessage(m, i));
         const seen = new Set<string>();
@@ -376,6 +494,11 @@ export class OutboxWriter {
         if (message.orderingKey !== undefined && (typeof message.orderingKey !== "string" || message.orderingKey === "")) {
             throw invalid(`${where}.orderingKey is ${describeValue(message.orderingKey)}; it must be a non-empty string, or omitted for a keyless message`, { messageId: id });
         }
+        // These travel: type as the outbox.type attribute, partition and ordering key in the DLQ body and as a FIFO group id.
+        for (const [field, value] of [["partition", message.partition], ["type", message.type], ["orderingKey", message.orderingKey]] as const) {
+            const bad = value === undefined ? undefined : characterProblem(value, `${where}.${field}`);
+            if (bad !== undefined) throw invalid(`${bad.message} (message id "${id}")`, { messageId: id, messageIndex: index, character: bad.codePoint, position: bad.position });
+        }
         if (this.fifo) {
             const group = message.orderingKey ?? message.partition;
             if (!FIFO_ID.test(group)) {
@@ -394,6 +517,14 @@ export class OutboxWriter {
         if (headers === null || typeof headers !== "object" || Array.isArray(headers)) {
             throw invalid(`${where}.headers must be an object of string values, got ${describeValue(headers)}`, { messageId: id });
         }
+        if (headers instanceof Map) {
+            throw invalid(`${where}.headers is a Map; its entries would be dropped; pass a plain object of string values, e.g. Object.fromEntries(map)`, { messageId: id });
+        }
+        const proto: unknown = Object.getPrototypeOf(headers);
+        if (proto !== Object.prototype && proto !== null) {
+            const kind = (proto as { constructor?: { name?: string } }).constructor?.name ?? "object";
+            throw invalid(`${where}.headers is a ${kind}, not a plain object; only its own enumerable properties would be sent; pass a plain object of string values, e.g. { tenant: "acme" }`, { messageId: id });
+        }
         const names = Object.keys(headers);
         if (names.length > MAX_HEADERS) {
             throw invalid(`${where}.headers has ${names.length} entries; at most ${MAX_HEADERS} fit (SNS carries 10 message attributes, 2 are the outbox's); move the rest into the payload`, { messageId: id });
@@ -403,8 +534,11 @@ export class OutboxWriter {
             if (problem !== undefined) throw invalid(`${where}.headers name ${describeValue(name)} ${problem}`, { messageId: id });
             const value = headers[name];
             if (typeof value !== "string") throw invalid(`${where}.headers["${name}"] is ${describeValue(value)}; header values must be strings`, { messageId: id });
+            if (value === "") throw invalid(`${where}.headers["${name}"] is ""; SNS refuses an empty String attribute value; omit the header or give it a value`, { messageId: id, messageIndex: index });
+            const bad = characterProblem(value, `${where}.headers["${name}"]`);
+            if (bad !== undefined) throw invalid(`${bad.message} (message id "${id}")`, { messageId: id, messageIndex: index, character: bad.codePoint, position: bad.position });
         }
-        const body = serializePayload(message.payload, where, id);
+        const body = serializePayload(message.payload, where, id, index);
         const outbound: OutboundMessage = {
             id,
             type: message.type,

@@ -170,7 +170,7 @@ describe("OutboxWriter (DynamoDB Local)", function () {
             { name: "an empty partition", request: () => ({ messages: [message({ partition: "" })] }), pattern: /messages\[0\]\.partition is ""; it must be a non-empty string/ },
             { name: "an empty type", request: () => ({ messages: [message({ type: "" })] }), pattern: /messages\[0\]\.type is ""/ },
             { name: "a payload with a cycle", request: () => { const a: Record<string, unknown> = {}; a.self = a; return { messages: [message({ payload: a })] }; }, pattern: /messages\[0\]\.payload is not JSON-serializable \(.*circular.*\)/is },
-            { name: "a BigInt payload", request: () => ({ messages: [message({ payload: { n: 1n } })] }), pattern: /payload is not JSON-serializable .*BigInt/ },
+            { name: "a BigInt payload, naming its path", request: () => ({ messages: [message({ payload: { n: 1n } })] }), pattern: /messages\[0\]\.payload\.n is a BigInt \(1n\), which JSON cannot hold; convert it to a string/ },
             { name: "an undefined payload", request: () => ({ messages: [message({ payload: undefined })] }), pattern: /payload is undefined, which JSON cannot represent/ },
             { name: "an invalid expiresAt", request: () => ({ messages: [message({ expiresAt: new Date("nope") })] }), pattern: /expiresAt is Date\(Invalid Date\); it must be a valid Date/ },
             { name: "an expiresAt that is not a Date", request: () => ({ messages: [message({ expiresAt: 12345 as unknown as Date })] }), pattern: /expiresAt is 12345; it must be a valid Date/ },
@@ -181,6 +181,39 @@ describe("OutboxWriter (DynamoDB Local)", function () {
             { name: "an empty orderingKey", request: () => ({ messages: [message({ orderingKey: "" })] }), pattern: /orderingKey is ""; it must be a non-empty string/ },
             { name: "two messages with one id in one partition", request: () => ({ messages: [message({ id: "same" }), message({ id: "same" })] }), pattern: /messages share id "same" in partition "P"/ },
             { name: "nothing at all", request: () => ({ messages: [] }), pattern: /nothing to write/ },
+            // What SQS (the DLQ) and SNS can never carry: refused up front, naming the field, the character and its index.
+            { name: "U+FFFF in a payload string", request: () => ({ messages: [message({ payload: { note: "ab\uFFFF" } })] }), pattern: /messages\[0\]\.payload \(message id "[^"]+"\) would not reach consumers intact: messages\[0\]\.payload\.note holds U\+FFFF at index 2, which SQS \(the DLQ\) and SNS refuse .*remove or replace it/ },
+            { name: "U+FFFE in a payload key", request: () => ({ messages: [message({ payload: { ["k\uFFFE"]: 1 } })] }), pattern: /messages\[0\]\.payload key "k\\ufffe" holds U\+FFFE at index 1/ },
+            {
+                name: "U+FFFF that only the written JSON text shows (a toJSON that answers differently the second time)",
+                request: () => {
+                    let calls = 0;
+                    return { messages: [message({ payload: { toJSON: () => (calls++ === 0 ? "ok" : "\uFFFF") } })] };
+                },
+                pattern: /messages\[0\]\.payload's JSON text holds U\+FFFF at index 1/,
+            },
+            { name: "a lone surrogate in the type", request: () => ({ messages: [message({ type: "Order\uD800" })] }), pattern: /messages\[0\]\.type holds U\+D800 at index 5, which SQS \(the DLQ\) and SNS refuse .*\(message id "[^"]+"\)/ },
+            { name: "NUL in the type", request: () => ({ messages: [message({ type: "T\u0000" })] }), pattern: /messages\[0\]\.type holds U\+0000 at index 1/ },
+            { name: "U+FFFF in the partition", request: () => ({ messages: [message({ partition: "P\uFFFF" })] }), pattern: /messages\[0\]\.partition holds U\+FFFF at index 1/ },
+            { name: "a control character in the orderingKey", request: () => ({ messages: [message({ orderingKey: "k\u0001" })] }), pattern: /messages\[0\]\.orderingKey holds U\+0001 at index 1/ },
+            { name: "NUL in a header value", request: () => ({ messages: [message({ headers: { tenant: "ac\u0000me" } })] }), pattern: /messages\[0\]\.headers\["tenant"\] holds U\+0000 at index 2/ },
+            { name: "a lone surrogate in a header value", request: () => ({ messages: [message({ headers: { tenant: "\uDC00" } })] }), pattern: /messages\[0\]\.headers\["tenant"\] holds U\+DC00 at index 0/ },
+            { name: "an empty header value", request: () => ({ messages: [message({ headers: { tenant: "" } })] }), pattern: /messages\[0\]\.headers\["tenant"\] is ""; SNS refuses an empty String attribute value/ },
+            // What JSON or a JavaScript object would change or drop silently.
+            { name: "Map headers", request: () => ({ messages: [message({ headers: new Map([["tenant", "acme"]]) as unknown as Record<string, string> })] }), pattern: /messages\[0\]\.headers is a Map; its entries would be dropped; pass a plain object/ },
+            { name: "a class instance as headers", request: () => ({ messages: [message({ headers: new (class Headers { tenant = "acme"; })() as unknown as Record<string, string> })] }), pattern: /messages\[0\]\.headers is a Headers, not a plain object/ },
+            { name: "a __proto__ header", request: () => ({ messages: [message({ headers: JSON.parse('{"__proto__":"acme"}') as Record<string, string> })] }), pattern: /messages\[0\]\.headers name "__proto__" is not allowed/ },
+            { name: "NaN deep in the third message's payload", request: () => ({ messages: [message(), message(), message({ payload: { items: [{ at: Number.NaN }] } })] }), pattern: /messages\[2\]\.payload\.items\[0\]\.at is NaN, which JSON writes as null/ },
+            { name: "Infinity in a payload", request: () => ({ messages: [message({ payload: { total: Number.POSITIVE_INFINITY } })] }), pattern: /messages\[0\]\.payload\.total is Infinity, which JSON writes as null/ },
+            { name: "a Map in a payload", request: () => ({ messages: [message({ payload: { byId: new Map([[1, "a"]]) } })] }), pattern: /messages\[0\]\.payload\.byId is a Map, which JSON writes as \{\}.*Object\.fromEntries/ },
+            { name: "a Set in a payload", request: () => ({ messages: [message({ payload: { tags: new Set(["a"]) } })] }), pattern: /messages\[0\]\.payload\.tags is a Set, which JSON writes as \{\}/ },
+            { name: "a function in a payload", request: () => ({ messages: [message({ payload: { total: 1, calc: () => 1 } })] }), pattern: /messages\[0\]\.payload\.calc is a function, which JSON drops/ },
+            { name: "undefined in a payload array", request: () => ({ messages: [message({ payload: { list: [1, undefined] } })] }), pattern: /messages\[0\]\.payload\.list\[1\] is undefined, which JSON .* writes as null in an array/ },
+            // eslint-disable-next-line no-sparse-arrays
+            { name: "a hole in a payload array", request: () => ({ messages: [message({ payload: [1, , 3] })] }), pattern: /messages\[0\]\.payload\[1\] is a hole in a sparse array, which JSON writes as null/ },
+            { name: "an Invalid Date in a payload", request: () => ({ messages: [message({ payload: { at: new Date("nope") } })] }), pattern: /messages\[0\]\.payload\.at is an Invalid Date, which JSON writes as null/ },
+            // eslint-disable-next-line no-sparse-arrays
+            { name: "a sparse messages array", request: () => ({ messages: [message(), , message()] as OutboxMessage[] }), pattern: /write: messages\[1\] is a hole in a sparse array/ },
         ];
         for (const c of cases) {
             it(`rejects ${c.name}`, async function () {
@@ -188,6 +221,36 @@ describe("OutboxWriter (DynamoDB Local)", function () {
                 assert.equal((await scanAll(client, table)).length, 0);
             });
         }
+
+        it("names the bad character and its position in the error's context", async function () {
+            const err = await writer.write({ messages: [message(), message({ id: "m-1", headers: { tenant: "a\uFFFFb" } })] }).then(() => undefined, (e: unknown) => e);
+            assert.ok(isOutboxError(err, "INVALID_PAYLOAD"), String(err));
+            assert.deepEqual(
+                { messageId: err.context.messageId, messageIndex: err.context.messageIndex, character: err.context.character, position: err.context.position },
+                { messageId: "m-1", messageIndex: 1, character: "U+FFFF", position: 1 },
+            );
+            assert.equal((await scanAll(client, table)).length, 0);
+        });
+
+        it("checks every case before any I/O: a recording client sees zero calls, even with a keyed message to allocate for", async function () {
+            const calls: string[] = [];
+            const recording = {
+                send: async (command: { constructor: { name: string } }) => {
+                    calls.push(command.constructor.name);
+                    return { Attributes: { [ATTR.seqCounter]: { N: "1" } } };
+                },
+            } as unknown as DynamoDBClient;
+            const offline = new OutboxWriter({ client: recording, tableName: table, clock: fixedClock() });
+            const keyed = message({ partition: "FENCE-ME", orderingKey: "k" });
+            for (const c of cases) {
+                const request = c.request();
+                const messages = request.messages.length > 0 && request.messages.length < 100 ? [keyed].concat(request.messages) : request.messages;
+                await assert.rejects(offline.write({ ...request, messages }), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD"), c.name);
+                assert.deepEqual(calls, [], `${c.name}: no call may precede validation`);
+            }
+            await offline.write({ messages: [keyed] });
+            assert.deepEqual(calls, ["UpdateItemCommand", "TransactWriteItemsCommand"], "the control: a valid keyed write does reach the client");
+        });
 
         it("rejects a FIFO group id that SNS would refuse when fifo is on", async function () {
             const fifoWriter = new OutboxWriter({ client, tableName: table, fifo: true });
@@ -199,6 +262,33 @@ describe("OutboxWriter (DynamoDB Local)", function () {
             await rejects(writer.write({ messages: [message({ orderingKey: "k" }), message({ payload: "x".repeat(300 * 1024) })] }), "INVALID_PAYLOAD", /messages\[1\]/);
             assert.equal((await scanAll(client, table)).length, 0, "no FENCE row either");
         });
+    });
+
+    it("accepts the valid edges and round-trips them: U+FFFD, an astral emoji, escaped controls, a Date; a key whose value is undefined is left out", async function () {
+        const payload = { text: "\uFFFD😀", escaped: "\u0001\uD800", at: new Date(T0), optional: undefined, top: "\u{10FFFD}" };
+        const { messageIds } = await writer.write({ messages: [{ partition: "P😀", type: "Order😀", orderingKey: "k\uFFFD", payload, headers: { tenant: "😀\uFFFD\t" } }] });
+        const got = await client.send(new GetItemCommand({ TableName: table, Key: recordKey("P😀", messageIds[0]!, "sns"), ConsistentRead: true }));
+        assert.ok(got.Item);
+        const record = unmarshalRecord(got.Item);
+        assert.deepEqual(JSON.parse(record.envelope.payload), { text: "\uFFFD😀", escaped: "\u0001\uD800", at: new Date(T0).toISOString(), top: "\u{10FFFD}" });
+        assert.equal("optional" in (JSON.parse(record.envelope.payload) as object), false, "{ optional: undefined } is accepted and the key is left out, as JSON does");
+        assert.equal(record.envelope.subject, "Order😀");
+        assert.equal(record.orderingKey, "k\uFFFD");
+        assert.equal(record.envelope.headers.tenant, "😀\uFFFD\t");
+    });
+
+    it("leaves only a FENCE row, reaped by its ttl (>= 30 days), when the transaction fails on the caller's own condition after the seq allocation", async function () {
+        await rejects(
+            writer.write({
+                items: [{ ConditionCheck: { TableName: table, Key: { PK: { S: "ORDER#9" }, SK: { S: "MISSING" } }, ConditionExpression: "attribute_exists(PK)" } }],
+                messages: [{ partition: "ORDER#9", type: "T", payload: 1, orderingKey: "k" }],
+            }),
+            "CONDITION_FAILED",
+            /items\[0\]/,
+        );
+        const items = await scanAll(client, table);
+        assert.deepEqual(items.map((i) => i[ATTR.sk]?.S), [fenceKey("ORDER#9")[ATTR.sk]!.S], "no record, only the partition's FENCE row");
+        assert.ok(Number(items[0]![ATTR.ttl]?.N) >= Math.floor(T0 / 1000) + 30 * 24 * 3600, "DynamoDB TTL reaps it after at least 30 days");
     });
 
     it("rejects bad options with INVALID_CONFIG", function () {
