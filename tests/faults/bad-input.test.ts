@@ -1,7 +1,8 @@
 /**
  * Bad input the other suites do not already cover (see the README's "Bad input" section for the whole table and where
  * each case is tested): ids and partitions with `#` and `%` are valid, escaped and never aliased, end to end
- * through the publisher and the DLQ; an OUTBOX# stream record the publisher cannot decode is skipped with an
+ * through the publisher and the DLQ; the valid edges of the SQS/SNS character set reach the topic and the DLQ
+ * unchanged (the writer's refusals are in `tests/runtime/writer.test.ts`); an OUTBOX# stream record the publisher cannot decode is skipped with an
  * error naming its sequence number, without holding back the rest of the batch.
  * Real DynamoDB Local stream records; SNS and the DLQ are the fault-injecting test server.
  */
@@ -47,6 +48,26 @@ describe("bad input", function () {
         assert.deepEqual(h.published().map((p) => p.id).sort(), [...ids].sort(), "published under the exact ids");
         assert.deepEqual(h.published().map((p) => p.body).sort(), ids.map((id) => JSON.stringify(id)).sort(), "each id's own payload: no record answered for another");
         assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.body.partition]), [["late#%", "P#%"]]);
+    });
+
+    it("the valid character edges (U+FFFD, astral emoji, tab, JSON-escaped controls and lone surrogates) reach the topic and the DLQ unchanged", async function () {
+        h = await createHarness();
+        const now = h.clock.now();
+        const payload = { text: "\uFFFD😀\t", escaped: "\u0001\uD800", top: "\u{10FFFD}" };
+        const headers = { tenant: "😀\uFFFD" };
+        const [live] = (await h.writer.write({ messages: [{ id: "edge-live", partition: "P😀", type: "Edge😀", payload, headers }] })).messageIds;
+        await h.writer.write({ messages: [{ id: "edge-late", partition: "P😀", type: "Edge😀", payload, headers, expiresAt: new Date(now) }] });
+        assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] });
+        const published = h.published();
+        assert.deepEqual(published.map((p) => p.id), [live]);
+        assert.equal(published[0]!.body, JSON.stringify(payload), "the body is the payload's JSON text, byte for byte");
+        assert.equal(published[0]!.attributes["outbox.type"], "Edge😀");
+        assert.equal(published[0]!.attributes.tenant, "😀\uFFFD");
+        const dead = h.deadLetters();
+        assert.deepEqual(dead.map((d) => d.recordId), ["edge-late"]);
+        assert.deepEqual(dead[0]!.body.payload, payload);
+        assert.deepEqual(dead[0]!.body.headers, headers);
+        assert.equal(dead[0]!.body.partition, "P😀");
     });
 
     it("a binding id with # never aliases another record's id (c13-sk-collision)", async function () {
