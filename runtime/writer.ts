@@ -295,7 +295,7 @@ function serializePayload(payload: unknown, where: string, id: string, index: nu
     }
     // Defence in depth: the walk above names the path; this holds even for a toJSON that answers differently twice.
     const bad = characterProblem(text, `${where}.payload's JSON text`);
-    if (bad !== undefined) throw invalid(bad.message, { messageId: id, messageIndex: index, character: bad.codePoint, position: bad.position });
+    if (bad !== undefined) throw invalid(`${bad.message} (message id "${id}")`, { messageId: id, messageIndex: index, character: bad.codePoint, position: bad.position });
     return text;
 }
 
