@@ -40,16 +40,23 @@ import { ATTR } from "./schema";
 export interface OutboxMessage {
     /**
      * The partition (`PK`) the record lives in: normally the aggregate's key, e.g. `ORDER#1001`, so the record
-     * sits in the aggregate's item collection. Not empty; `#` and `%` are fine.
+     * sits in the aggregate's item collection. Not empty; `#` and `%` are fine; no character SQS or SNS refuse
+     * (see {@link unsendableCharacter}).
      */
     readonly partition: string;
-    /** The message type, e.g. `OrderCreated`; sent as the `outbox.type` attribute. Not empty. */
+    /** The message type, e.g. `OrderCreated`; sent as the `outbox.type` attribute. Not empty; no character SQS or SNS refuse. */
     readonly type: string;
-    /** The payload: any JSON-serializable value (no cycles, no BigInt, not `undefined`). Sent as the message body. */
+    /**
+     * The payload: plain JSON data, sent as the message body (its `JSON.stringify` text). Refused, with the path
+     * named: cycles, BigInt, NaN, ±Infinity, Map, Set and other built-ins JSON writes as `{}`, functions, symbols,
+     * `undefined` or holes in arrays, an Invalid Date, and U+FFFE/U+FFFF in strings or keys. A key whose value is
+     * `undefined` is left out, as JSON does; a `Date` is written by its `toJSON`.
+     */
     readonly payload: unknown;
     /**
-     * Headers sent as String message attributes, e.g. `{ tenant: "acme" }`. At most {@link MAX_HEADERS};
-     * names follow SNS attribute rules and may not start with `x-bridge.`, `outbox.`, `AWS.` or `Amazon.`.
+     * Headers sent as String message attributes, e.g. `{ tenant: "acme" }`: a plain object (not a Map) of
+     * non-empty string values without characters SQS or SNS refuse. At most {@link MAX_HEADERS}; names follow SNS
+     * attribute rules, are not `__proto__`, and may not start with `x-bridge.`, `outbox.`, `AWS.` or `Amazon.`.
      * @default {}
      */
     readonly headers?: Readonly<Record<string, string>>;

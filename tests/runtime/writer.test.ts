@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { GetItemCommand, ScanCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { OutboxWriter, type OutboxMessage } from "../../runtime/writer";
 import { isOutboxError } from "../../runtime/errors";
+import { unsendableCharacter } from "../../runtime/message";
 import { unmarshalRecord } from "../../runtime/record/codec";
 import { recordKey } from "../../runtime/record/codec";
 import { fenceKey } from "../../runtime/record/fence";
@@ -289,6 +290,16 @@ describe("OutboxWriter (DynamoDB Local)", function () {
         const items = await scanAll(client, table);
         assert.deepEqual(items.map((i) => i[ATTR.sk]?.S), [fenceKey("ORDER#9")[ATTR.sk]!.S], "no record, only the partition's FENCE row");
         assert.ok(Number(items[0]![ATTR.ttl]?.N) >= Math.floor(T0 / 1000) + 30 * 24 * 3600, "DynamoDB TTL reaps it after at least 30 days");
+    });
+
+    it("draws the SQS/SNS character line exactly at the edges of the allowed ranges", function () {
+        const allowed = ["\t", "\n", "\r", " ", "\uD7FF", "\uE000", "\uFFFD", "\u{10000}", "\u{10FFFF}", "😀"];
+        const refused = ["\u0000", "\u0008", "\u000B", "\u000C", "\u001F", "\uD800", "\uDBFF", "\uDC00", "\uDFFF", "\uFFFE", "\uFFFF"];
+        assert.deepEqual(allowed.filter((c) => unsendableCharacter(`a${c}`) !== undefined), []);
+        assert.deepEqual(
+            refused.map((c) => unsendableCharacter(`a${c}`)),
+            refused.map((c) => ({ codePoint: `U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")}`, index: 1 })),
+        );
     });
 
     it("rejects bad options with INVALID_CONFIG", function () {
