@@ -198,6 +198,11 @@ function characterProblem(text: string, field: string): CharacterProblem | undef
     return bad === undefined ? undefined : characterAt(field, bad.codePoint, bad.index);
 }
 
+/** Where a character found in a string's JSON form sits in the string itself (JSON leaves U+FFFE/U+FFFF raw). */
+function rawIndex(text: string, codePoint: string): number {
+    return text.indexOf(String.fromCodePoint(Number.parseInt(codePoint.slice(2), 16)));
+}
+
 /** A key for an error message: JSON-quoted, with U+FFFE and U+FFFF (which JSON leaves raw) escaped too. */
 function printable(key: string): string {
     return JSON.stringify(key).replace(/[\uFFFE\uFFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
@@ -238,7 +243,7 @@ function payloadProblem(value: unknown, path: string, key: string, ancestors: ob
             // Judged on its JSON form: JSON escapes control characters and lone surrogates, but not U+FFFE/U+FFFF.
             const bad = unsendableCharacter(JSON.stringify(value));
             if (bad === undefined) return undefined;
-            return characterAt(path, bad.codePoint, value.indexOf(String.fromCodePoint(Number.parseInt(bad.codePoint.slice(2), 16))));
+            return characterAt(path, bad.codePoint, rawIndex(value, bad.codePoint));
         }
         case "number":
             return Number.isFinite(value) ? undefined : { message: `${path} is ${value}, which JSON writes as null; send null or a string instead` };
@@ -265,7 +270,7 @@ function payloadProblem(value: unknown, path: string, key: string, ancestors: ob
                 const record = value as Record<string, unknown>;
                 for (const name of Object.keys(record)) {
                     const badKey = unsendableCharacter(JSON.stringify(name));
-                    if (badKey !== undefined) return characterAt(`${path} key ${printable(name)}`, badKey.codePoint, name.indexOf(String.fromCodePoint(Number.parseInt(badKey.codePoint.slice(2), 16))));
+                    if (badKey !== undefined) return characterAt(`${path} key ${printable(name)}`, badKey.codePoint, rawIndex(name, badKey.codePoint));
                     const child = record[name];
                     if (child === undefined) continue;
                     const problem = payloadProblem(child, childPath(path, name), name, ancestors);
