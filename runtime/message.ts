@@ -188,6 +188,13 @@ function payloadField(body: string): { payload: unknown } | { body: string } {
 }
 
 /**
+ * One character SQS refuses in a body or a String attribute (it accepts #x9 | #xA | #xD | #x20-#xD7FF |
+ * #xE000-#xFFFD | #x10000-#x10FFFF; SNS the same), as RegExp source for the `u` flag. A string, not a RegExp
+ * object, so no `lastIndex` state is shared between calls.
+ */
+const SQS_REFUSED_CHARACTER = "[^\\t\\n\\r\\u0020-\\uD7FF\\uE000-\\uFFFD\\u{10000}-\\u{10FFFF}]";
+
+/**
  * Text with every character SQS refuses (anything outside #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD |
  * #x10000-#x10FFFF: U+FFFE, U+FFFF, C0 controls, lone surrogates) written as a `\uXXXX` escape. In JSON text those
  * characters only occur inside strings, so the escaped JSON reads back to the same value; SQS refuses a whole
@@ -196,7 +203,7 @@ function payloadField(body: string): { payload: unknown } | { body: string } {
  * @param text - A DLQ body (JSON) or attribute value.
  */
 export function sqsSafeText(text: string): string {
-    return text.replace(/[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, (c) =>
+    return text.replace(new RegExp(SQS_REFUSED_CHARACTER, "gu"), (c) =>
         Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, "0")}`).join(""),
     );
 }
@@ -287,7 +294,7 @@ export interface UnsendableCharacter {
  * @param text - A string that travels as (part of) a message body or an attribute value.
  */
 export function unsendableCharacter(text: string): UnsendableCharacter | undefined {
-    const match = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u.exec(text);
+    const match = new RegExp(SQS_REFUSED_CHARACTER, "u").exec(text);
     if (match === null) return undefined;
     const codePoint = match[0].codePointAt(0)!;
     return { codePoint: `U+${codePoint.toString(16).toUpperCase().padStart(4, "0")}`, index: match.index };
