@@ -1,6 +1,8 @@
 /**
- * The Pulumi side of the package: the `Outbox` component, its args, defaults and validation, the IAM policy
- * builders and the CrossGuard policies. Importing it declares no resource and starts no policy server.
+ * The Pulumi side of the package: the `Outbox` component, its args, defaults and validation, and the IAM policy
+ * builders. Importing it declares no resource. The CrossGuard policies are not re-exported here: they are the
+ * `dynamodb-outbox/policy` entry (`policy/policies.ts`), so that `@pulumi/policy`'s types stay out of the
+ * component's type graph.
  *
  * @packageDocumentation
  */
@@ -8,4 +10,3 @@ export * from "./outbox";
 export * from "./defaults";
 export * from "./validation";
 export * from "./iam";
-export * from "./policies";

@@ -107,15 +107,18 @@ describe("the deployable program (Pulumi.yaml main)", () => {
     });
 });
 
-describe("the package barrel (index.ts)", () => {
-    it("exports the component, the policies and the runtime, and declares nothing when imported", () => {
+describe("the package barrel (index.ts) and the policy entry (policy/policies.ts)", () => {
+    it("exports the component and the runtime, not the policies, loads no @pulumi/policy, and declares nothing when imported", () => {
         // A fresh process with the mocks installed: the import must register no resource and start no policy
-        // server (a PolicyPack would print its port and keep the process alive).
+        // server (a PolicyPack would print its port and keep the process alive). The policies are the separate
+        // entry dynamodb-outbox/policy, so @pulumi/policy stays out of the root entry's graph.
         const script = [
             "const barrel = require('./index');",
+            "const policyLoaded = Object.keys(require.cache).filter((m) => m.includes('@pulumi/policy'));",
+            "const policy = require('./policy/policies');",
             "const mocks = require('./tests/support/pulumi-mocks');",
             "require('@pulumi/pulumi/runtime/settings').waitForRPCs().then(() => {",
-            "  console.log(JSON.stringify({ recorded: mocks.recorded.length, exports: Object.keys(barrel) }));",
+            "  console.log(JSON.stringify({ recorded: mocks.recorded.length, exports: Object.keys(barrel), policyLoaded, policy: Object.keys(policy) }));",
             "});",
         ].join("\n");
         const out = execFileSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", script], {
@@ -126,8 +129,13 @@ describe("the package barrel (index.ts)", () => {
         });
         const result = JSON.parse(out.trim().split("\n").pop() ?? "{}");
         assert.equal(result.recorded, 0);
-        for (const name of ["Outbox", "OUTBOX_TYPE", "outboxPolicies", "validateOutboxArgs", "OUTBOX_RANGES", "publisherPolicyDocument", "OutboxError", "GLOBAL_SECONDARY_INDEXES"]) {
+        for (const name of ["Outbox", "OUTBOX_TYPE", "validateOutboxArgs", "OUTBOX_RANGES", "publisherPolicyDocument", "OutboxError", "GLOBAL_SECONDARY_INDEXES"]) {
             assert.ok(result.exports.includes(name), `index.ts exports ${name}`);
         }
+        for (const name of ["outboxPolicies", "outboxPolicyPackArgs", "isOutboxTable"]) {
+            assert.ok(!result.exports.includes(name), `index.ts does not export ${name}: it is the dynamodb-outbox/policy entry's`);
+            assert.ok(result.policy.includes(name), `policy/policies.ts exports ${name}`);
+        }
+        assert.deepEqual(result.policyLoaded, [], "requiring index.ts loads no @pulumi/policy module");
     });
 });
