@@ -327,6 +327,7 @@ describe("package: consumed as an installed dependency", function () {
     });
 
     it(`keeps each consumed archive within ${CONSUMED_ARCHIVE_BUDGET_BYTES / 1024} KB`, () => {
+        consumerArchives();
         for (const child of ["publisher", "sweeper"] as const) {
             const size = measure(path.join(lambdaRoot, child));
             const index = fs.statSync(path.join(lambdaRoot, child, "__index.js")).size;
