@@ -105,3 +105,12 @@ export class OutboxError extends Error {
 export function isOutboxError(err: unknown, code?: OutboxErrorCode): err is OutboxError {
     return err instanceof OutboxError && (code === undefined || err.code === code);
 }
+
+/**
+ * The code to log for any error: an {@link OutboxError}'s `code`, else the error's `name`, else `"UNKNOWN"`.
+ *
+ * @param err - Whatever was thrown.
+ */
+export function errorCodeOf(err: unknown): string {
+    return isOutboxError(err) ? err.code : err instanceof Error ? err.name : "UNKNOWN";
+}

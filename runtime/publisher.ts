@@ -40,7 +40,7 @@ import {
     type DeliveryContext,
 } from "./delivery";
 import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
-import { isOutboxError, OutboxError } from "./errors";
+import { errorCodeOf, OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
 import { outboundMessage, type OutboundMessage } from "./message";
@@ -245,10 +245,6 @@ function failureAt(sequenceNumber: string): StreamBatchResponse {
     return { batchItemFailures: [{ itemIdentifier: sequenceNumber }] };
 }
 
-function errorCode(err: unknown): string {
-    return isOutboxError(err) ? err.code : err instanceof Error ? err.name : "UNKNOWN";
-}
-
 /**
  * Process one stream event with injected clients: the whole publisher except the Lambda wiring.
  *
@@ -263,7 +259,7 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
     ctx.metrics.count(DELIVERY_METRICS.ignored, ignored);
     for (const u of undecodable) {
         // An item under OUTBOX# that is not a record this package can read: nothing to publish or dead-letter.
-        ctx.logger.error("publisher: an OUTBOX# item could not be decoded; skipped", { sequenceNumber: u.sequenceNumber, code: errorCode(u.error) });
+        ctx.logger.error("publisher: an OUTBOX# item could not be decoded; skipped", { sequenceNumber: u.sequenceNumber, code: errorCodeOf(u.error) });
     }
     if (candidates.length === 0) return { response: { batchItemFailures: [] }, ignored };
 
@@ -271,7 +267,7 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
     try {
         states = await readRecordStates(ctx, candidates.map((c) => c.record));
     } catch (err) {
-        ctx.logger.error("publisher: status read failed; retrying the batch", { code: errorCode(err) });
+        ctx.logger.error("publisher: status read failed; retrying the batch", { code: errorCodeOf(err) });
         return { response: failureAt(candidates[0]!.sequenceNumber), ignored };
     }
 
@@ -323,7 +319,7 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
                     ctx.logger.warn("outbox publish failed", { recordId: candidate.record.recordId, partition: candidate.record.partition, code: result.code, permanent: result.permanent, attempts });
                     failedAt = candidate.sequenceNumber;
                 } catch (err) {
-                    ctx.logger.error("publisher: a step after publishing failed", { recordId: candidate.record.recordId, code: errorCode(err) });
+                    ctx.logger.error("publisher: a step after publishing failed", { recordId: candidate.record.recordId, code: errorCodeOf(err) });
                     if (failedAt === undefined) failedAt = candidate.sequenceNumber;
                 }
             }
@@ -352,7 +348,7 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
             const result = await drainPartition(ctx, store, record.partition, token, { limit: settings.claimLimit, maxRounds: 10, until: record.recordId, keepGoing: () => timeLeft() >= settings.reserveMs });
             for (const id of result.handled) handledByClaim.add(id);
             if (result.failure !== undefined) {
-                ctx.logger.warn("publisher: keyed delivery failed; retrying from this record", { recordId: record.recordId, partition: record.partition, failedRecordId: result.failure.recordId, code: errorCode(result.failure.error) });
+                ctx.logger.warn("publisher: keyed delivery failed; retrying from this record", { recordId: record.recordId, partition: record.partition, failedRecordId: result.failure.recordId, code: errorCodeOf(result.failure.error) });
                 return { response: failureAt(candidate.sequenceNumber), ignored };
             }
             if (result.exhausted) drained.add(record.partition);
@@ -371,7 +367,7 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
                 ctx.metrics.count(DELIVERY_METRICS.expired);
                 await expirePending(ctx, record);
             } catch (err) {
-                ctx.logger.error("publisher: dead-lettering an expired record failed", { recordId: record.recordId, code: errorCode(err) });
+                ctx.logger.error("publisher: dead-lettering an expired record failed", { recordId: record.recordId, code: errorCodeOf(err) });
                 return { response: failureAt(candidate.sequenceNumber), ignored };
             }
             continue;

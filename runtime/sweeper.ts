@@ -21,7 +21,7 @@ import { GetItemCommand, QueryCommand, ScanCommand, type AttributeValue, type Ge
 import { randomUUID } from "node:crypto";
 import { drainPartition } from "./claimed-delivery";
 import { DELIVERY_METRICS, expirePending, isExpired, sendToDeadLetterQueue, type DeliveryContext } from "./delivery";
-import { isOutboxError } from "./errors";
+import { errorCodeOf } from "./errors";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
 import { resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig } from "./publisher";
@@ -75,10 +75,6 @@ function createdBeforeFilter(cutoffMs: number): Expression {
     };
 }
 
-function errorCode(err: unknown): string {
-    return isOutboxError(err) ? err.code : err instanceof Error ? err.name : "UNKNOWN";
-}
-
 /**
  * Dead-letter one ExpiryIndex candidate if it is still pending and expired: read it consistently, send it to the
  * DLQ with reason `expired`, mark it expired. A record that cannot be read or decoded throws, and the caller
@@ -127,7 +123,7 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
         const recordFailed = (what: string, err: unknown, attributes: Record<string, unknown>): void => {
             failedRecords += 1;
             metrics.count(DELIVERY_METRICS.sweepFailures);
-            base.logger.warn(`sweeper: ${what}; the sweep goes on and the next run retries it`, { ...attributes, code: errorCode(err) });
+            base.logger.warn(`sweeper: ${what}; the sweep goes on and the next run retries it`, { ...attributes, code: errorCodeOf(err) });
         };
         try {
             // 1. Expiry: pending records past expires_at → DLQ, marked expired.
@@ -158,7 +154,7 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
                 } while (startKey !== undefined && expiredSeen < maxExpired && timeLeft() >= reserveMs);
             } catch (err) {
                 stepFailure = err;
-                base.logger.error("sweeper: the expiry step failed; sweeping missed records anyway", { code: errorCode(err) });
+                base.logger.error("sweeper: the expiry step failed; sweeping missed records anyway", { code: errorCodeOf(err) });
             }
 
             // 2. Missed records: partitions with a non-terminal record older than the cutoff, from the sparse ClaimIndex.
@@ -193,7 +189,7 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
                 } while (startKey !== undefined && found.size < maxPartitions);
             } catch (err) {
                 stepFailure ??= err;
-                base.logger.error("sweeper: the claim index scan failed; draining the partitions found so far", { code: errorCode(err), partitions: found.size });
+                base.logger.error("sweeper: the claim index scan failed; draining the partitions found so far", { code: errorCodeOf(err), partitions: found.size });
             }
 
             for (const partition of found) {
@@ -207,7 +203,7 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
                 }
                 if (failure !== undefined) {
                     failedPartitions += 1;
-                    base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", { partition, recordId: failure.recordId, code: errorCode(failure.error) });
+                    base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", { partition, recordId: failure.recordId, code: errorCodeOf(failure.error) });
                 }
             }
             if (stepFailure !== undefined) throw stepFailure;
