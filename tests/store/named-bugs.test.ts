@@ -12,6 +12,13 @@ import { dynamoClient, uniqueTableName } from "../support/dynamodb";
 import { FakeDynamoDb, PASS } from "./fake-client";
 import { ids, localStore, rec, rejectsWith, tok } from "./support";
 
+/** Backfill one string attribute of one record by hand, as the migration would. */
+async function backfillOne(tableName: string, key: ReturnType<typeof recordKey>, attribute: string, value: string): Promise<void> {
+    await (await dynamoClient()).send(
+        new UpdateItemCommand({ TableName: tableName, Key: key, UpdateExpression: "SET #a = :v", ExpressionAttributeNames: { "#a": attribute }, ExpressionAttributeValues: { ":v": { S: value } } }),
+    );
+}
+
 describe("GoBridge named findings on DynamoDB Local (§12)", () => {
     it("finding 5, fence TOCTOU split-brain: B raises the fence between A's fence read and A's claim write; A gets STALE and claims nothing", async () => {
         const client = await dynamoClient();
@@ -53,15 +60,7 @@ describe("GoBridge named findings on DynamoDB Local (§12)", () => {
         assert.deepEqual(await store.claim("P", tok(1), 10), []);
         assert.equal(await store.countPending("P"), 0);
         assert.equal((await store.queryPending("P", 10)).length, 1, "the base table still has it");
-        await client.send(
-            new UpdateItemCommand({
-                TableName: tableName,
-                Key: recordKey("P", "env-old", "topic"),
-                UpdateExpression: "SET #cs = :cs",
-                ExpressionAttributeNames: { "#cs": ATTR.claimSort },
-                ExpressionAttributeValues: { ":cs": { S: claimSort(Date.UTC(2025, 0, 1), 0n) } },
-            }),
-        );
+        await backfillOne(tableName, recordKey("P", "env-old", "topic"), ATTR.claimSort, claimSort(Date.UTC(2025, 0, 1), 0n));
         assert.deepEqual(ids(await store.claim("P", tok(1), 10)), ["env-old"]);
     });
 
@@ -92,15 +91,7 @@ describe("GoBridge named findings on DynamoDB Local (§12)", () => {
         await client.send(new PutItemCommand({ TableName: tableName, Item: old }));
         assert.equal(await store.expire(clock.now(), "P", tok(1)), 0, "ExpiryIndex does not hold it");
         assert.equal((await store.queryPending("P", 10)).length, 1, "still pending in the base table");
-        await client.send(
-            new UpdateItemCommand({
-                TableName: tableName,
-                Key: recordKey("P", "env-old", "topic"),
-                UpdateExpression: "SET #he = :he",
-                ExpressionAttributeNames: { "#he": ATTR.hasExpiry },
-                ExpressionAttributeValues: { ":he": { S: HAS_EXPIRY_FLAG } },
-            }),
-        );
+        await backfillOne(tableName, recordKey("P", "env-old", "topic"), ATTR.hasExpiry, HAS_EXPIRY_FLAG);
         assert.equal(await store.expire(clock.now(), "P", tok(1)), 1);
     });
 });
