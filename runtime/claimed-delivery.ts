@@ -30,8 +30,16 @@ export interface ClaimingStore {
 export interface ClaimedDeliveryResult {
     /** Ids published and completed, or dead-lettered, in this call. */
     readonly handled: readonly string[];
-    /** The first record that could not be delivered, and why; the records from it on were released. */
+    /**
+     * What went wrong: the fault that stopped the batch when {@link ClaimedDeliveryResult.stopped} (every record
+     * not handled was released), else the first record that could not be delivered (it and the later records of
+     * its ordering key were released; the other keys went on).
+     */
     readonly failure?: { readonly recordId: string; readonly error: unknown };
+    /** The ordering keys a failed record holds back: their records were released, not tried. */
+    readonly heldKeys: readonly string[];
+    /** Whether a fault that is not one record's (SNS or DynamoDB failing) stopped the batch; `failure` is that fault. */
+    readonly stopped: boolean;
     /** Another claimer took over (the token went stale); it delivers the rest. */
     readonly preempted?: boolean;
 }
@@ -54,8 +62,12 @@ async function releaseQuietly(ctx: DeliveryContext, store: ClaimingStore, ids: r
 /**
  * Publish claimed records in order and complete them with the token. Keyed records are never batched with a
  * later record of the same key. Expired records go to the DLQ (reason `expired`) and are marked expired; a
- * record SNS refuses permanently goes to the DLQ after `maxPublishAttempts` and is completed. At the first
- * record that cannot be delivered, everything not yet handled is released and the failure is returned.
+ * record SNS refuses permanently goes to the DLQ after `maxPublishAttempts` and is completed.
+ *
+ * One record's failure holds only its own ordering key: a refusal SNS blames on the message, or a DLQ that
+ * refuses or cannot take the record, releases that record and the later records of its key, and the other keys
+ * (and keyless records) of the batch go on. A fault that is not the record's (SNS throttling or down, a
+ * deployment fault, a failed DynamoDB write) stops the batch: everything not yet handled is released.
  *
  * @param ctx - Clients, names and metrics.
  * @param store - The store that issued the claim.
@@ -64,10 +76,18 @@ async function releaseQuietly(ctx: DeliveryContext, store: ClaimingStore, ids: r
  */
 export async function deliverClaimed(ctx: DeliveryContext, store: ClaimingStore, claimed: readonly OutboxRecord[], token: FencingToken): Promise<ClaimedDeliveryResult> {
     const handled: string[] = [];
+    const heldKeys: string[] = [];
+    let failure: { recordId: string; error: unknown } | undefined;
+    const isHeld = (r: OutboxRecord): boolean => r.orderingKey !== undefined && heldKeys.includes(r.orderingKey);
+    const hold = (r: OutboxRecord, error: unknown): void => {
+        failure ??= { recordId: r.recordId, error };
+        if (r.orderingKey !== undefined && !heldKeys.includes(r.orderingKey)) heldKeys.push(r.orderingKey);
+    };
     const unhandled = (): string[] => claimed.map((r) => r.recordId).filter((id) => !handled.includes(id));
-    const stop = async (result: { failure?: { recordId: string; error: unknown }; preempted?: boolean }): Promise<ClaimedDeliveryResult> => {
+    const finish = async (result: { failure?: { recordId: string; error: unknown }; preempted?: boolean } = {}): Promise<ClaimedDeliveryResult> => {
         await releaseQuietly(ctx, store, unhandled(), token);
-        return { handled, ...result };
+        const first = result.failure ?? failure;
+        return { handled, heldKeys, stopped: result.failure !== undefined, ...(first !== undefined ? { failure: first } : {}), ...(result.preempted ? { preempted: true } : {}) };
     };
     const complete = async (ids: string[]): Promise<"ok" | "preempted" | { error: unknown }> => {
         if (ids.length === 0) return "ok";
@@ -81,61 +101,86 @@ export async function deliverClaimed(ctx: DeliveryContext, store: ClaimingStore,
         }
     };
 
-    let index = 0;
-    while (index < claimed.length) {
+    // Records not yet tried, oldest first; a held key's records stay here and are released at the end.
+    let rest = claimed.filter((r) => !isHeld(r));
+    while (rest.length > 0) {
         const now = ctx.clock.now();
-        const record = claimed[index]!;
-        if (isExpired(record, now)) {
+        const head = rest[0]!;
+        if (isExpired(head, now)) {
+            rest = rest.slice(1);
             try {
-                await sendToDeadLetterQueue(ctx, record, "expired", { attempts: record.replayCount });
+                await sendToDeadLetterQueue(ctx, head, "expired", { attempts: head.replayCount });
                 ctx.metrics.count(DELIVERY_METRICS.expired);
-                if (await expireClaimed(ctx, record, token)) handled.push(record.recordId);
-                else return stop({ preempted: true });
             } catch (error) {
-                return stop({ failure: { recordId: record.recordId, error } });
+                hold(head, error);
+                rest = rest.filter((r) => !isHeld(r));
+                continue;
             }
-            index += 1;
+            try {
+                if (!(await expireClaimed(ctx, head, token))) return finish({ preempted: true });
+            } catch (error) {
+                return finish({ failure: { recordId: head.recordId, error } });
+            }
+            handled.push(head.recordId);
             continue;
         }
-        let end = index;
-        while (end < claimed.length && !isExpired(claimed[end]!, now)) end += 1;
-        const run: Item[] = claimed.slice(index, end).map((r) => ({ record: r, message: outboundMessage(r) }));
+        const run: Item[] = [];
+        for (const r of rest) {
+            if (isExpired(r, now)) break;
+            run.push({ record: r, message: outboundMessage(r) });
+        }
         const [batch] = publishBatches(run, true);
         const items = batch!;
+        const sent = items.map((i) => i.record.recordId);
+        rest = rest.filter((r) => !sent.includes(r.recordId));
         const results = await publishBatch(ctx, items.map((i) => i.message));
         const toComplete: string[] = [];
-        let failure: { recordId: string; error: unknown } | undefined;
+        let stop: { recordId: string; error: unknown } | undefined;
+        let failedInCall = false;
         for (let j = 0; j < items.length; j += 1) {
             const { record: r } = items[j]!;
             const result = results[j]!;
             if (result.ok) {
                 notePublished(ctx, r);
-                if (failure !== undefined) ctx.metrics.count(DELIVERY_METRICS.publishedAfterFailure);
+                if (failedInCall) ctx.metrics.count(DELIVERY_METRICS.publishedAfterFailure);
                 toComplete.push(r.recordId);
                 continue;
             }
-            if (failure !== undefined) continue;
+            failedInCall = true;
             ctx.metrics.count(DELIVERY_METRICS.publishFailed);
+            const error = new OutboxError(result.permanent ? "INVALID_PAYLOAD" : "UNAVAILABLE", `SNS refused record ${r.recordId}: ${result.code}`, { context: { recordId: r.recordId, code: result.code } });
+            if (!result.permanent) {
+                // Not this record's fault: every later record would meet the same SNS.
+                ctx.logger.warn("outbox publish failed", { recordId: r.recordId, partition: r.partition, code: result.code, permanent: false });
+                stop ??= { recordId: r.recordId, error };
+                continue;
+            }
+            let attempts: number | undefined;
             try {
-                const attempts = result.permanent ? await countPermanentFailure(ctx, r) : undefined;
-                if (attempts !== undefined && attempts >= ctx.maxPublishAttempts) {
+                attempts = await countPermanentFailure(ctx, r);
+            } catch (err) {
+                stop ??= { recordId: r.recordId, error: err };
+                continue;
+            }
+            if (attempts !== undefined && attempts >= ctx.maxPublishAttempts) {
+                try {
                     await sendToDeadLetterQueue(ctx, r, "publish-rejected", { attempts, errorCode: result.code, errorMessage: result.message });
                     toComplete.push(r.recordId);
-                    continue;
+                } catch (err) {
+                    hold(r, err);
                 }
-                ctx.logger.warn("outbox publish failed", { recordId: r.recordId, partition: r.partition, code: result.code, permanent: result.permanent, attempts });
-                failure = { recordId: r.recordId, error: new OutboxError(result.permanent ? "INVALID_PAYLOAD" : "UNAVAILABLE", `SNS refused record ${r.recordId}: ${result.code}`, { context: { recordId: r.recordId, code: result.code } }) };
-            } catch (error) {
-                failure = { recordId: r.recordId, error };
+                continue;
             }
+            ctx.logger.warn("outbox publish failed", { recordId: r.recordId, partition: r.partition, code: result.code, permanent: true, attempts });
+            hold(r, error);
         }
         const completed = await complete(toComplete);
-        if (completed === "preempted") return stop({ preempted: true });
-        if (completed !== "ok") return stop({ failure: { recordId: toComplete[0]!, error: completed.error } });
-        if (failure !== undefined) return stop({ failure });
-        index += items.length;
+        if (completed === "preempted") return finish({ preempted: true });
+        if (completed !== "ok") return finish({ failure: { recordId: toComplete[0]!, error: completed.error } });
+        if (stop !== undefined) return finish({ failure: stop });
+        rest = rest.filter((r) => !isHeld(r));
     }
-    return { handled };
+    return finish();
 }
 
 /** The outcome of draining one partition through the claim path. */
@@ -146,6 +191,10 @@ export interface DrainResult {
     readonly exhausted: boolean;
     /** The first failure, if any. */
     readonly failure?: { readonly recordId: string; readonly error: unknown };
+    /** The ordering keys a failed record holds back (see {@link ClaimedDeliveryResult.heldKeys}). */
+    readonly heldKeys: readonly string[];
+    /** Whether the drain ended at a fault that is not one record's (see {@link ClaimedDeliveryResult.stopped}). @default false */
+    readonly stopped?: boolean;
 }
 
 /** Options of {@link drainPartition}. */
@@ -175,13 +224,13 @@ export interface DrainPartitionOptions {
 export async function drainPartition(ctx: DeliveryContext, store: ClaimingStore, partition: string, token: FencingToken, options: DrainPartitionOptions): Promise<DrainResult> {
     const handled: string[] = [];
     for (let round = 0; round < options.maxRounds; round += 1) {
-        if (options.keepGoing !== undefined && !options.keepGoing()) return { handled, exhausted: false };
+        if (options.keepGoing !== undefined && !options.keepGoing()) return { handled, exhausted: false, heldKeys: [] };
         let claimed: OutboxRecord[];
         try {
             claimed = await store.claim(partition, token, options.limit);
         } catch (error) {
-            if (isOutboxError(error, "STALE_FENCING_TOKEN")) return { handled, exhausted: true };
-            return { handled, exhausted: false, failure: { recordId: options.until ?? "", error } };
+            if (isOutboxError(error, "STALE_FENCING_TOKEN")) return { handled, exhausted: true, heldKeys: [] };
+            return { handled, exhausted: false, heldKeys: [], stopped: true, failure: { recordId: options.until ?? "", error } };
         }
         let deliverable = claimed;
         if (options.createdBefore !== undefined) {
@@ -192,10 +241,11 @@ export async function drainPartition(ctx: DeliveryContext, store: ClaimingStore,
         }
         const result = await deliverClaimed(ctx, store, deliverable, token);
         handled.push(...result.handled);
-        if (result.failure !== undefined) return { handled, exhausted: false, failure: result.failure };
-        if (result.preempted) return { handled, exhausted: true };
+        // A failure ends the drain: another round would claim the held key's records and try its head again.
+        if (result.failure !== undefined) return { handled, exhausted: false, heldKeys: result.heldKeys, stopped: result.stopped, failure: result.failure };
+        if (result.preempted) return { handled, exhausted: true, heldKeys: [] };
         const short = claimed.length < options.limit || deliverable.length < claimed.length;
-        if (short || (options.until !== undefined && handled.includes(options.until))) return { handled, exhausted: short };
+        if (short || (options.until !== undefined && handled.includes(options.until))) return { handled, exhausted: short, heldKeys: [] };
     }
-    return { handled, exhausted: false };
+    return { handled, exhausted: false, heldKeys: [] };
 }

@@ -130,6 +130,11 @@ interface StreamRecordShape {
     readonly dynamodb?: { readonly Keys?: StreamImage; readonly NewImage?: StreamImage; readonly SequenceNumber?: unknown };
 }
 
+/** One ordering key of one partition, as a set member. */
+function heldKey(partition: string, orderingKey: string): string {
+    return `${partition}\u0000${orderingKey}`;
+}
+
 /** The outbox INSERTs of an event, in shard order, and how many records were ignored. */
 function candidatesOf(event: unknown, logger: Logger): { candidates: Candidate[]; ignored: number; undecodable: { sequenceNumber: string; error: unknown }[] } {
     const records = (event as { Records?: unknown } | null)?.Records;
@@ -274,6 +279,8 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
     const token: FencingToken = { owner: `publisher/${invocationId}`, version: settings.claimVersion };
     const drained = new Set<string>();
     const handledByClaim = new Set<string>();
+    // Ordering keys (partition + key) whose head failed in this invocation.
+    const heldKeys = new Set<string>();
     let batch: { candidate: Candidate; message: OutboundMessage }[] = [];
 
     /** Publish the buffered keyless records; returns the failed record's SequenceNumber, if any. */
@@ -345,11 +352,22 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
             if (handledByClaim.has(record.recordId) || drained.has(record.partition)) continue;
             const failed = await flush();
             if (failed !== undefined) return { response: failureAt(failed), ignored };
+            if (heldKeys.has(heldKey(record.partition, record.orderingKey))) {
+                // Its key's head failed earlier in this invocation: trying again now would count the same refusal twice.
+                return { response: failureAt(candidate.sequenceNumber), ignored };
+            }
             const result = await drainPartition(ctx, store, record.partition, token, { limit: settings.claimLimit, maxRounds: 10, until: record.recordId, keepGoing: () => timeLeft() >= settings.reserveMs });
             for (const id of result.handled) handledByClaim.add(id);
+            for (const key of result.heldKeys) heldKeys.add(heldKey(record.partition, key));
             if (result.failure !== undefined) {
-                ctx.logger.warn("publisher: keyed delivery failed; retrying from this record", { recordId: record.recordId, partition: record.partition, failedRecordId: result.failure.recordId, code: errorCodeOf(result.failure.error) });
-                return { response: failureAt(candidate.sequenceNumber), ignored };
+                const attributes = { recordId: record.recordId, partition: record.partition, failedRecordId: result.failure.recordId, code: errorCodeOf(result.failure.error) };
+                if (result.stopped === true || !handledByClaim.has(record.recordId)) {
+                    ctx.logger.warn("publisher: keyed delivery failed; retrying from this record", attributes);
+                    return { response: failureAt(candidate.sequenceNumber), ignored };
+                }
+                // Another key of the partition failed and is held; this record's key went on and it was delivered.
+                ctx.logger.warn("publisher: a record of another ordering key failed and holds its key; this record was delivered", attributes);
+                continue;
             }
             if (result.exhausted) drained.add(record.partition);
             else if (!handledByClaim.has(record.recordId)) {

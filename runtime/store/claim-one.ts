@@ -11,7 +11,7 @@ import { OutboxError } from "../errors";
 import { unmarshalRecord, type OutboxRecord } from "../record/codec";
 import { ATTR, STATUS } from "../schema";
 import { cancellationCodes, isBenignCancellationCode, isTransactionCanceled, wrapAwsError } from "./aws-errors";
-import { STORE_METRICS } from "./observability";
+import { noteUndecodable, STORE_METRICS } from "./observability";
 import type { StoreContext } from "./options";
 import { transactWrite } from "./send";
 import { claimUpdate, fenceConditionCheck, type FencingToken } from "./transitions";
@@ -59,7 +59,8 @@ export function fencedCancellationError(
 
 /**
  * Claim one record found by a query. Returns the claimed record as written (synthesised from the queried item and
- * the values written), or `undefined` when it lost a race (someone else claimed, completed or released it).
+ * the values written), or `undefined` when it lost a race (someone else claimed, completed or released it) or the
+ * item cannot be decoded (counted as `DynamoDBOutboxUndecodableRecords` and logged with its key; nothing written).
  *
  * @throws OutboxError `STALE_FENCING_TOKEN` when the fence moved past the token; the classified error for faults.
  */
@@ -70,7 +71,14 @@ export async function claimOne(
     token: FencingToken,
     at: ClaimClock,
 ): Promise<OutboxRecord | undefined> {
-    const queried = unmarshalRecord(item);
+    let queried: OutboxRecord;
+    try {
+        queried = unmarshalRecord(item);
+    } catch (err) {
+        // Skipped like a lost race: the scan path then holds the item's ordering key behind it.
+        noteUndecodable(ctx, partition, item[ATTR.sk]?.S, err);
+        return undefined;
+    }
     // The key from the item itself, not re-derived: a legacy raw-SK row must be addressed by the SK it has.
     const key = { [ATTR.pk]: item[ATTR.pk], [ATTR.sk]: item[ATTR.sk] };
     try {

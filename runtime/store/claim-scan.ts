@@ -11,7 +11,7 @@ import { readBigInt, readNumber, readString, type OutboxRecord } from "../record
 import { ATTR, STATUS } from "../schema";
 import { claimOne, type ClaimClock } from "./claim-one";
 import { and, nonTerminal, partitionRecords, placeholders } from "./expressions";
-import { DEEP_BACKLOG_PAGE_WARN, STORE_METRICS, STORE_WARNINGS } from "./observability";
+import { DEEP_BACKLOG_PAGE_WARN, noteUndecodable, STORE_METRICS, STORE_WARNINGS } from "./observability";
 import { STORE_DEFAULTS, type StoreContext } from "./options";
 import { queryPages } from "./send";
 import type { FencingToken } from "./transitions";
@@ -83,6 +83,8 @@ export async function claimByScan(
     let candidates: Candidate[] = [];
     // Per ordering key, the oldest record held by a live owner: younger same-key records must wait behind it.
     const blockers = new Map<string, AgePosition>();
+    // Ordering keys with an item whose age or claim state cannot be read.
+    const unreadableKeys = new Set<string>();
     let pages = 0;
     let scanned = 0;
     await queryPages(
@@ -98,8 +100,18 @@ export async function claimByScan(
             }
             for (const item of page.Items ?? []) {
                 const orderingKey = readString(item, ATTR.orderingKey) || undefined;
-                const position = agePosition(item);
-                if (isClaimableItem(item, token.version, at.staleMs)) {
+                let position: AgePosition;
+                let claimable: boolean;
+                try {
+                    position = agePosition(item);
+                    claimable = isClaimableItem(item, token.version, at.staleMs);
+                } catch (err) {
+                    // Its place in the order is unknown, so its whole key waits; the other keys go on.
+                    noteUndecodable(ctx, partition, item[ATTR.sk]?.S, err);
+                    if (orderingKey !== undefined) unreadableKeys.add(orderingKey);
+                    continue;
+                }
+                if (claimable) {
                     candidates.push({ item, position, orderingKey });
                 } else if (orderingKey !== undefined) {
                     const prior = blockers.get(orderingKey);
@@ -116,6 +128,7 @@ export async function claimByScan(
     // The stranded-head rule runs before the cut to `limit`, so a group whose head is held loses its whole tail.
     const eligible = candidates.filter((c) => {
         if (c.orderingKey === undefined) return true;
+        if (unreadableKeys.has(c.orderingKey)) return false;
         const blocker = blockers.get(c.orderingKey);
         return blocker === undefined || compareAge(blocker, c.position) > 0;
     });

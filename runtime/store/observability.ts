@@ -3,7 +3,8 @@
  *
  * @packageDocumentation
  */
-import type { Logger, LogAttributes } from "../ports";
+import { errorCodeOf } from "../errors";
+import type { Logger, LogAttributes, MetricsSink } from "../ports";
 
 /** Counter names the store emits, each tagged with `partition`. */
 export const STORE_METRICS = {
@@ -13,12 +14,14 @@ export const STORE_METRICS = {
     claimScanPages: "DynamoDBOutboxClaimScanPages",
     /** Claim returned a short batch after a mid-batch transient failure. +1. */
     claimTruncated: "DynamoDBOutboxClaimTruncated",
+    /** Claim skipped an `OUTBOX#` item it cannot decode (and held its ordering key). +1 per item per claim. */
+    undecodable: "DynamoDBOutboxUndecodableRecords",
 } as const;
 
 /** The scan path warns and counts pages once it reads more than this many pages in one Claim. */
 export const DEEP_BACKLOG_PAGE_WARN = 8;
 
-/** The store's WARN messages, verbatim from GoBridge so runbooks and alerts match. */
+/** The store's log messages; those starting `dynamodboutbox:` are verbatim from GoBridge so runbooks and alerts match. */
 export const STORE_WARNINGS = {
     orderingBypass:
         "dynamodboutbox: partition carries ordering keys, so Claim reads the base table with ConsistentRead instead of the eventually-consistent ClaimIndex GSI — a lagging index can surface a younger same-key record first. Claim cost is O(partition backlog) for this partition; see ADR 0005",
@@ -27,9 +30,25 @@ export const STORE_WARNINGS = {
     truncated:
         "dynamodboutbox: claim truncated by a mid-batch failure; returning the records already claimed so they are drained instead of stranded until the stale-claim window",
     ttlEnableFailed: "dynamodboutbox: enabling DynamoDB TTL failed; completed records not compacted",
+    undecodable:
+        "dynamodb-outbox: an OUTBOX# item cannot be decoded as an outbox record; Claim skips it, and holds the later records of its ordering key behind it; repair or delete the item (its key is logged)",
     preflightAdvisory:
         "dynamodb-outbox: DynamoDB schema preflight skipped (DescribeTable failed) under schemaPreflightAdvisory; production must grant dynamodb:DescribeTable so preflight can enforce the schema",
 } as const;
+
+/**
+ * Count and log an item Claim cannot decode. Never throws: one unreadable item must not stop the partition.
+ *
+ * @param ctx - Where to log and count.
+ * @param partition - The partition being claimed.
+ * @param sk - The item's sort key, logged so an operator can find it (never its payload).
+ * @param err - Why it could not be decoded.
+ */
+export function noteUndecodable(ctx: { readonly logger: Logger; readonly metrics: MetricsSink }, partition: string, sk: string | undefined, err: unknown): void {
+    ctx.metrics.count(STORE_METRICS.undecodable, 1, { partition });
+    // The code only: a decoder's message can quote the item's text, and logs never carry payloads.
+    ctx.logger.error(STORE_WARNINGS.undecodable, { partition_key: partition, sort_key: sk ?? "", code: errorCodeOf(err) });
+}
 
 /** The deployment warnings that are logged at most once per process. */
 export type OnceWarning = "orderingBypass" | "ttlEnableFailed" | "preflightAdvisory";

@@ -316,6 +316,30 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.deepEqual(h.published().map((p) => p.id), messageIds);
     });
 
+    it("a keyed head SNS refuses holds only its own key: the partition's other keys are delivered in the same invocation, and the head reaches the DLQ after maxPublishAttempts", async function () {
+        h = await createHarness();
+        const write = async (orderingKey: string, payload: string) => (await h.writer.write({ messages: [{ partition: "P", type: "T", payload, orderingKey }] })).messageIds[0]!;
+        const b1 = await write("b", "b1");
+        const a1 = await write("a", "a1");
+        const a2 = await write("a", "a2");
+        const b2 = await write("b", "b2");
+        h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === a1 }] });
+        const event = await h.streamEvent();
+        const publisher = h.publisher({ maxPublishAttempts: 2 });
+
+        // b1's doorbell drains the partition; a1 fails there, b1 is delivered, so the invocation goes on to a1's doorbell.
+        assert.deepEqual(await publisher(event), { batchItemFailures: [{ itemIdentifier: event.Records[1]!.dynamodb.SequenceNumber }] }, "the poisoned head's doorbell is retried");
+        assert.deepEqual(h.published().map((p) => p.id), [b1, b2], "key b went on past key a's refused head");
+        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual([a1, a2].map((id) => states.get(id)), ["pending", "pending"], "key a held and released, in order");
+        const head = await h.ddb.send(new GetItemCommand({ TableName: h.tableName, Key: recordKey("P", a1, "sns"), ConsistentRead: true }));
+        assert.equal(head.Item?.publish_attempts?.N, "1", "the head is tried once per invocation, although two stream records of its key are in the batch");
+
+        assert.deepEqual(await publisher(from(event, event.Records[1]!.dynamodb.SequenceNumber)), { batchItemFailures: [] });
+        assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.reason]), [[a1, "publish-rejected"]]);
+        assert.deepEqual(h.published().map((p) => p.id), [b1, b2, a2], "key a follows once its head is dead-lettered");
+    });
+
     it("reports a keyed doorbell it could not reach within its claim rounds, and the retry finishes in order", async function () {
         h = await createHarness();
         const ids: string[] = [];

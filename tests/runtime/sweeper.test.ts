@@ -152,6 +152,26 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
             assert.equal((await createSweeper(h.config())()).expired, 2, "the next run dead-letters them");
         });
 
+        it("a keyed head the DLQ cannot take (an outage) holds only its own key: the partition's other keys are published in the same sweep", async function () {
+            h = await createHarness({ faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] } });
+            const write = async (orderingKey: string, expiresAt?: Date) => (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: orderingKey, orderingKey, ...(expiresAt ? { expiresAt } : {}) }] })).messageIds[0]!;
+            const a1 = await write("a", new Date(h.clock.now() + 1_000));
+            const b1 = await write("b");
+            const a2 = await write("a");
+            const b2 = await write("b");
+            h.clock.advance(200_000);
+            const result = await createSweeper(h.config())();
+            assert.deepEqual([result.published, result.failedPartitions], [2, 1]);
+            assert.deepEqual(h.published().map((p) => p.id), [b1, b2], "key b went on past key a's head");
+            const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+            assert.deepEqual([a1, a2].map((id) => byId.get(id)), ["pending", "pending"], "key a waits, released in order");
+
+            h.server.setFaults({});
+            await createSweeper(h.config())();
+            assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.reason]), [[a1, "expired"]]);
+            assert.deepEqual(h.published().map((p) => p.id), [b1, b2, a2]);
+        });
+
         it("an undecodable item with has_expiry is counted and skipped; the other expired records are dead-lettered", async function () {
             h = await createHarness();
             const now = h.clock.now();
