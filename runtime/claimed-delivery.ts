@@ -10,7 +10,7 @@
  *
  * @packageDocumentation
  */
-import { DELIVERY_METRICS, countPermanentFailure, expireClaimed, isExpired, notePublished, publishBatch, publishBatches, sendToDeadLetterQueue, type DeliveryContext } from "./delivery";
+import { afterSend, DELIVERY_METRICS, countPermanentFailure, expireClaimed, isExpired, notePublished, publishBatch, publishBatches, sendToDeadLetterQueue, type DeliveryContext } from "./delivery";
 import { isOutboxError, OutboxError } from "./errors";
 import { outboundMessage, type OutboundMessage } from "./message";
 import type { OutboxRecord } from "./record/codec";
@@ -117,7 +117,11 @@ export async function deliverClaimed(ctx: DeliveryContext, store: ClaimingStore,
                 continue;
             }
             try {
-                if (!(await expireClaimed(ctx, head, token))) return finish({ preempted: true });
+                if (!(await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => expireClaimed(ctx, head, token)))) {
+                    // Another claimer holds it now and sends it to the DLQ again.
+                    ctx.metrics.count(DELIVERY_METRICS.deadLetteredNotMarked);
+                    return finish({ preempted: true });
+                }
             } catch (error) {
                 return finish({ failure: { recordId: head.recordId, error } });
             }
@@ -135,6 +139,7 @@ export async function deliverClaimed(ctx: DeliveryContext, store: ClaimingStore,
         rest = rest.filter((r) => !sent.includes(r.recordId));
         const results = await publishBatch(ctx, items.map((i) => i.message));
         const toComplete: string[] = [];
+        const deadLetteredIds: string[] = [];
         let stop: { recordId: string; error: unknown } | undefined;
         let failedInCall = false;
         for (let j = 0; j < items.length; j += 1) {
@@ -166,6 +171,7 @@ export async function deliverClaimed(ctx: DeliveryContext, store: ClaimingStore,
                 try {
                     await sendToDeadLetterQueue(ctx, r, "publish-rejected", { attempts, errorCode: result.code, errorMessage: result.message });
                     toComplete.push(r.recordId);
+                    deadLetteredIds.push(r.recordId);
                 } catch (err) {
                     hold(r, err);
                 }
@@ -175,8 +181,13 @@ export async function deliverClaimed(ctx: DeliveryContext, store: ClaimingStore,
             hold(r, error);
         }
         const completed = await complete(toComplete);
-        if (completed === "preempted") return finish({ preempted: true });
-        if (completed !== "ok") return finish({ failure: { recordId: toComplete[0]!, error: completed.error } });
+        if (completed !== "ok") {
+            // Sent but not completed: whoever delivers these next sends them again.
+            const deadLettered = toComplete.filter((id) => deadLetteredIds.includes(id)).length;
+            if (toComplete.length > deadLettered) ctx.metrics.count(DELIVERY_METRICS.publishedNotCompleted, toComplete.length - deadLettered);
+            if (deadLettered > 0) ctx.metrics.count(DELIVERY_METRICS.deadLetteredNotMarked, deadLettered);
+            return completed === "preempted" ? finish({ preempted: true }) : finish({ failure: { recordId: toComplete[0]!, error: completed.error } });
+        }
         if (stop !== undefined) return finish({ failure: stop });
         rest = rest.filter((r) => !isHeld(r));
     }

@@ -53,7 +53,34 @@ export const DELIVERY_METRICS = {
     ageAtPublish: "AgeAtPublish",
     /** Expired records a sweep could not handle (unreadable, undecodable, refused by the DLQ); retried next run. */
     sweepFailures: "SweepFailures",
+    /**
+     * Records SNS accepted whose completion then failed (throttled, or another claimer took over): they stay
+     * pending and are published again. Each is one duplicate a subscriber will see.
+     */
+    publishedNotCompleted: "PublishedNotCompleted",
+    /**
+     * Records the DLQ took whose `expired`/`completed` write then failed: the next attempt sends them to the DLQ
+     * again. Each is one duplicate DLQ message.
+     */
+    deadLetteredNotMarked: "DeadLetteredNotMarked",
 } as const;
+
+/**
+ * Run the state write that follows a send (SNS or the DLQ). When it throws, the record keeps its state and the
+ * send will be repeated: count that duplicate under `metric`, then rethrow.
+ *
+ * @param ctx - Where to count.
+ * @param metric - {@link DELIVERY_METRICS.publishedNotCompleted} or {@link DELIVERY_METRICS.deadLetteredNotMarked}.
+ * @param write - The completion or expiry write.
+ */
+export async function afterSend<T>(ctx: DeliveryContext, metric: string, write: () => Promise<T>): Promise<T> {
+    try {
+        return await write();
+    } catch (err) {
+        ctx.metrics.count(metric);
+        throw err;
+    }
+}
 
 /** What delivery needs: clients, names, limits, and where to report. */
 export interface DeliveryContext {

@@ -26,6 +26,7 @@
 import { randomUUID } from "node:crypto";
 import { drainPartition, type ClaimingStore } from "./claimed-delivery";
 import {
+    afterSend,
     DELIVERY_METRICS,
     completePending,
     countPermanentFailure,
@@ -281,6 +282,8 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
     const handledByClaim = new Set<string>();
     // Ordering keys (partition + key) whose head failed in this invocation.
     const heldKeys = new Set<string>();
+    // Records (partition, envelope, binding) already taken from this event.
+    const seen = new Set<string>();
     let batch: { candidate: Candidate; message: OutboundMessage }[] = [];
 
     /** Publish the buffered keyless records; returns the failed record's SequenceNumber, if any. */
@@ -295,7 +298,7 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
                 group.map(async ({ candidate }, j): Promise<{ error: unknown } | undefined> => {
                     if (!results[j]!.ok) return undefined;
                     try {
-                        await completePending(ctx, candidate.record);
+                        await afterSend(ctx, DELIVERY_METRICS.publishedNotCompleted, () => completePending(ctx, candidate.record));
                         return undefined;
                     } catch (error) {
                         return { error };
@@ -320,7 +323,7 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
                     if (result.permanent && attempts === undefined) continue; // already terminal: someone else handled it
                     if (attempts !== undefined && attempts >= ctx.maxPublishAttempts) {
                         await sendToDeadLetterQueue(ctx, candidate.record, "publish-rejected", { attempts, errorCode: result.code, errorMessage: result.message });
-                        await completePending(ctx, candidate.record);
+                        await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => completePending(ctx, candidate.record));
                         continue;
                     }
                     ctx.logger.warn("outbox publish failed", { recordId: candidate.record.recordId, partition: candidate.record.partition, code: result.code, permanent: result.permanent, attempts });
@@ -344,6 +347,13 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
         }
         const { record } = candidate;
         const state = states[i]!;
+        const identity = `${record.partition}\u0000${record.envelopeId}\u0000${record.bindingId}`;
+        if (seen.has(identity)) {
+            // The same INSERT twice in one event: publishing it twice would send a duplicate.
+            ctx.metrics.count(DELIVERY_METRICS.duplicatesAvoided);
+            continue;
+        }
+        seen.add(identity);
         if (state.status === undefined || state.status === STATUS.completed || state.status === STATUS.expired) {
             ctx.metrics.count(DELIVERY_METRICS.duplicatesAvoided);
             continue;
@@ -383,7 +393,7 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
             try {
                 await sendToDeadLetterQueue(ctx, record, "expired", { attempts: state.publishAttempts });
                 ctx.metrics.count(DELIVERY_METRICS.expired);
-                await expirePending(ctx, record);
+                await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => expirePending(ctx, record));
             } catch (err) {
                 ctx.logger.error("publisher: dead-lettering an expired record failed", { recordId: record.recordId, code: errorCodeOf(err) });
                 return { response: failureAt(candidate.sequenceNumber), ignored };

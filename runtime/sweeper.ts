@@ -20,7 +20,7 @@
 import { GetItemCommand, QueryCommand, ScanCommand, type AttributeValue, type GetItemCommandOutput, type QueryCommandOutput, type ScanCommandOutput } from "@aws-sdk/client-dynamodb";
 import { randomUUID } from "node:crypto";
 import { drainPartition } from "./claimed-delivery";
-import { DELIVERY_METRICS, expirePending, isExpired, sendToDeadLetterQueue, type DeliveryContext } from "./delivery";
+import { afterSend, DELIVERY_METRICS, expirePending, isExpired, sendToDeadLetterQueue, type DeliveryContext } from "./delivery";
 import { errorCodeOf } from "./errors";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
@@ -93,7 +93,7 @@ async function expireOne(ctx: DeliveryContext, key: Record<string, AttributeValu
     if (record.status !== STATUS.pending || !isExpired(record, ctx.clock.now())) return;
     await sendToDeadLetterQueue(ctx, record, "expired", { attempts: record.replayCount });
     ctx.metrics.count(DELIVERY_METRICS.expired);
-    await expirePending(ctx, record);
+    await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => expirePending(ctx, record));
 }
 
 /**

@@ -36,13 +36,16 @@ function skOf(r: LambdaStreamRecord): string {
     return (r.dynamodb.Keys as Record<string, { S?: string }>)[ATTR.sk]!.S!;
 }
 
-/** The harness's DynamoDB client, except that the completion (UpdateItem to `completed`) of the given sort keys is throttled. */
-function failingCompletions(h: Harness, sortKeys: readonly string[]): Harness["ddb"] {
+/**
+ * The harness's DynamoDB client, except that the UpdateItem moving the given sort keys to `status` (`completed`
+ * by default) is throttled: a fake, because DynamoDB Local cannot throttle one write on demand.
+ */
+function failingCompletions(h: Harness, sortKeys: readonly string[], status: "completed" | "expired" = "completed"): Harness["ddb"] {
     const send = (command: object): Promise<unknown> => {
         if (command instanceof UpdateItemCommand) {
             const input = command.input;
             const values = JSON.stringify(input.ExpressionAttributeValues ?? {});
-            if (sortKeys.includes(input.Key?.[ATTR.sk]?.S ?? "") && values.includes('"completed"')) {
+            if (sortKeys.includes(input.Key?.[ATTR.sk]?.S ?? "") && values.includes(`"${status}"`)) {
                 return Promise.reject(Object.assign(new Error("Rate of requests exceeds the allowed throughput."), { name: "ThrottlingException", $fault: "client" }));
             }
         }
@@ -148,10 +151,45 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         );
         const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.deepEqual(event.Records.map((r) => status.get(idOf(r))), ["completed", "completed", "pending", "completed", "completed"]);
+        assert.equal(metric(h, "PublishedNotCompleted"), 1, "the duplicate to come is counted");
 
         assert.deepEqual(await h.publisher()(from(event, third.dynamodb.SequenceNumber)), { batchItemFailures: [] });
         assert.deepEqual(h.published().map((p) => p.id), [...event.Records.map(idOf), idOf(third)], "the third is sent twice, nothing else");
         assert.ok((await h.records()).every((r) => r.status === "completed"));
+    });
+
+    it("counts a keyed record SNS accepted whose completion was throttled as PublishedNotCompleted: the retry publishes it once more", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1, orderingKey: "k" }] });
+        const event = await h.streamEvent();
+        const response = await h.publisher({ dynamodb: failingCompletions(h, [skOf(event.Records[0]!)]) })(event);
+        assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] });
+        assert.equal(metric(h, "PublishedNotCompleted"), 1);
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id), [messageIds[0], messageIds[0]], "exactly the counted duplicate");
+    });
+
+    it("counts an expired record whose expired write was throttled as DeadLetteredNotMarked: the retry sends it to the DLQ once more", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1, expiresAt: new Date(h.clock.now() + 1_000) }] });
+        h.clock.advance(5_000);
+        const event = await h.streamEvent();
+        const response = await h.publisher({ dynamodb: failingCompletions(h, [skOf(event.Records[0]!)], "expired") })(event);
+        assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] });
+        assert.equal(metric(h, "DeadLetteredNotMarked"), 1);
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.deepEqual(h.deadLetters().map((d) => d.recordId), [messageIds[0], messageIds[0]], "exactly the counted duplicate");
+        assert.deepEqual(h.published(), []);
+    });
+
+    it("publishes the same INSERT once when an event carries it twice, counting the second as DuplicatesAvoided", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })) });
+        const event = await h.streamEvent();
+        const twice = { Records: [event.Records[0]!, event.Records[1]!, event.Records[0]!] };
+        assert.deepEqual(await h.publisher()(twice), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id), event.Records.map(idOf));
+        assert.equal(metric(h, "DuplicatesAvoided"), 1);
     });
 
     it("a whole-call transient failure reports the first record and completes nothing", async function () {
