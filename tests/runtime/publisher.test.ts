@@ -11,6 +11,7 @@ import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/
 import { createPublisher } from "../../runtime/publisher";
 import { marshalRecord, pendingRecord, recordKey } from "../../runtime/record/codec";
 import { ATTR } from "../../runtime/schema";
+import { OutboxStore } from "../../runtime/store";
 import { RecordingLogger } from "../store/support";
 import { createHarness, type Harness } from "./support/harness";
 
@@ -180,6 +181,24 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
         assert.deepEqual(h.deadLetters().map((d) => d.recordId), [messageIds[0], messageIds[0]], "exactly the counted duplicate");
         assert.deepEqual(h.published(), []);
+    });
+
+    it("counts a record a claimer took between its publish and its completion as CompletionRaces: the claimer publishes it again", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1 }] });
+        const event = await h.streamEvent();
+        const sweeper = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
+        // A fake around DynamoDB Local: the claim lands exactly between the publish and the completion, a window no emulator opens on demand.
+        const send = async (command: object): Promise<unknown> => {
+            if (command instanceof UpdateItemCommand && JSON.stringify(command.input.ExpressionAttributeValues ?? {}).includes('"completed"')) {
+                assert.equal((await sweeper.claim("P", { owner: "sweeper/race", version: 1n }, 10)).length, 1);
+            }
+            return h.ddb.send(command as never);
+        };
+        assert.deepEqual(await h.publisher({ dynamodb: { send } as unknown as Harness["ddb"] })(event), { batchItemFailures: [] });
+        assert.equal(metric(h, "CompletionRaces"), 1);
+        assert.equal((await h.records())[0]!.status, "claimed", "the claimer owns it now, and publishes it once more");
+        assert.deepEqual(h.published().map((p) => p.id), messageIds);
     });
 
     it("publishes the same INSERT once when an event carries it twice, counting the second as DuplicatesAvoided", async function () {
