@@ -32,6 +32,7 @@ describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)
             assert.deepEqual(r.dlqMissing, [], `every expired and poison message in the DLQ: ${line}`);
             assert.deepEqual(r.publishedButDeadLettered, [], `expired and poison messages never published: ${line}`);
             assert.deepEqual(r.wrongReason, [], `DLQ reasons: ${line}`);
+            assert.equal(r.reuseAccepted, 0, `every write reusing an id in another partition refused: ${line}`);
         });
     });
 });

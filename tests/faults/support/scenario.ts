@@ -22,6 +22,9 @@ import { createPublisher } from "../../../runtime/publisher";
 import { STATUS } from "../../../runtime/schema";
 import { createSweeper } from "../../../runtime/sweeper";
 import { OutboxWriter } from "../../../runtime/writer";
+import { isOutboxError } from "../../../runtime/errors";
+import type { NewOutboxRecord } from "../../../runtime/record/codec";
+import { OutboxStore } from "../../../runtime/store";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import { createOutboxTable, scanRecords } from "../../runtime/support/table";
 import { faultyDynamoClient, type DynamoFaultRates, type FaultyDynamoClient } from "./faulty-dynamodb";
@@ -48,6 +51,16 @@ export interface ScenarioFaults {
     readonly streamLoss?: number;
     /** Run the sweeper in a loop during the run, on the same records as the stream publisher. @default false */
     readonly sweeperDuringRun?: boolean;
+    /** The `poison` scenario's writers and messages (see {@link PoisonMix}). @default undefined */
+    readonly poisonMix?: PoisonMix;
+}
+
+/** What the `poison` scenario adds on the writing side. */
+export interface PoisonMix {
+    /** A second writer, whose clock runs this many ms ahead, writes every other transaction. */
+    readonly writerSkewMs: number;
+    /** Probability, per transaction, that the app also tries to write a message reusing an id already written in another partition; every such write must be refused. */
+    readonly reuseRate: number;
 }
 
 /** A named scenario. */
@@ -76,6 +89,10 @@ export interface ScenarioResult extends InvariantReport {
     readonly mappingDiscarded: number;
     /** Sweeper runs in the recovery phase. */
     readonly recoverySweeps: number;
+    /** Writes that reused an id already held in another partition. */
+    readonly reuseAttempts: number;
+    /** Of those, writes the writer accepted (each one can be dropped by a FIFO topic or a consumer deduplicating on the id). */
+    readonly reuseAccepted: number;
 }
 
 /** Options of {@link runScenario}. */
@@ -122,11 +139,71 @@ function perTenRecords(event: LambdaStreamEvent): number {
     return Math.ceil(event.Records.length / 10);
 }
 
-/** Write every planned message, retrying a transient failure of the app's own write (the app's job, not the outbox's). */
-async function writeAll(writer: OutboxWriter, planned: readonly PlannedMessage[], random: () => number): Promise<void> {
-    for (const tx of transactions(planned, random)) {
-        await writer.write({ messages: tx.map((p) => p.message) });
+/** Where the planned messages are written from. */
+interface Writers {
+    /** The application's writer. */
+    readonly writer: OutboxWriter;
+    /** With a poison mix: the second writer, its clock ahead, taking every other transaction. */
+    readonly skewed?: OutboxWriter;
+    /** With a poison mix: the store, for foreign rows (written as an older or a Go writer would). */
+    readonly store?: OutboxStore;
+    /** The topic, the foreign rows' address. */
+    readonly address: string;
+}
+
+/** A planned message as the store's Persist takes it: the row a Go writer leaves, characters unchecked. */
+function foreignRecord(p: PlannedMessage, address: string): NewOutboxRecord {
+    const m = p.message;
+    return {
+        partition: m.partition,
+        recordId: m.id,
+        bindingId: "sns",
+        address,
+        envelope: { id: m.id, subject: m.type, payload: JSON.stringify(m.payload), headers: { ...(m.headers ?? {}) }, expiresAt: m.expiresAt?.getTime() ?? 0 },
+        ...(m.orderingKey !== undefined ? { orderingKey: m.orderingKey } : {}),
+    };
+}
+
+/** Consecutive runs of one kind (foreign or not), in order. */
+function runsOf(tx: readonly PlannedMessage[]): PlannedMessage[][] {
+    const runs: PlannedMessage[][] = [];
+    for (const p of tx) {
+        const last = runs[runs.length - 1];
+        if (last !== undefined && (last[0]!.foreign === true) === (p.foreign === true)) last.push(p);
+        else runs.push([p]);
     }
+    return runs;
+}
+
+/**
+ * Write every planned message in transactions, in plan order. With a poison mix: foreign rows go through the
+ * store, every other transaction through the skewed writer, and some transactions are followed by a write that
+ * reuses an earlier id in another partition, which must be refused.
+ */
+async function writeAll(writers: Writers, planned: readonly PlannedMessage[], random: () => number, mix: PoisonMix | undefined): Promise<{ attempts: number; accepted: number }> {
+    let attempts = 0;
+    let accepted = 0;
+    const written: PlannedMessage[] = [];
+    let n = 0;
+    for (const tx of transactions(planned, random)) {
+        const writer = writers.skewed !== undefined && n % 2 === 1 ? writers.skewed : writers.writer;
+        n += 1;
+        for (const run of runsOf(tx)) {
+            if (run[0]!.foreign === true && writers.store !== undefined) await writers.store.persist(run.map((p) => foreignRecord(p, writers.address)));
+            else await writer.write({ messages: run.map((p) => p.message) });
+        }
+        written.push(...tx);
+        if (mix === undefined || random() >= mix.reuseRate) continue;
+        const earlier = written[Math.floor(random() * written.length)]!;
+        attempts += 1;
+        try {
+            await writer.write({ messages: [{ id: earlier.message.id, partition: `REUSE#${attempts}`, type: "Reused", payload: { reuses: earlier.index } }] });
+            accepted += 1;
+        } catch (err) {
+            if (!isOutboxError(err, "INVALID_PAYLOAD")) throw err;
+        }
+    }
+    return { attempts, accepted };
 }
 
 /**
@@ -153,7 +230,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     const relayClock = offsetClock(faults.sweeperDuringRun ? 2_000 : 0);
     const writerClock = offsetClock(0);
     const tag = spec.name.replace(/[^a-z0-9]/gi, "").slice(0, 12);
-    const planned = planMessages(tag, options.messages, writerClock.now());
+    const planned = planMessages(tag, options.messages, writerClock.now(), { poisonMix: faults.poisonMix !== undefined });
     const poisonIds = new Set(planned.filter((p) => p.poison).map((p) => p.message.id));
     const poisonRule: EntryFaultRule = { code: "InvalidParameter", senderFault: true, message: "poison message (injected)", when: (e) => poisonIds.has(e.attributes["outbox.id"]?.stringValue ?? "") };
     // Each rule decides by its own rate in `when`, from the scenario's RNG, so the faults it injects are counted
@@ -274,9 +351,21 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
 
     let recoverySweeps = 0;
     let leftOver = 0;
+    let reuse = { attempts: 0, accepted: 0 };
     try {
         const writer = new OutboxWriter({ client: ddb, tableName, clock: writerClock, address: topicArn });
-        await writeAll(writer, planned, writeRandom);
+        const mix = faults.poisonMix;
+        const writers: Writers = {
+            writer,
+            address: topicArn,
+            ...(mix !== undefined
+                ? {
+                      skewed: new OutboxWriter({ client: ddb, tableName, clock: offsetClock(mix.writerSkewMs), address: topicArn }),
+                      store: new OutboxStore({ client: ddb, tableName, clock: writerClock }),
+                  }
+                : {}),
+        };
+        reuse = await writeAll(writers, planned, writeRandom, mix);
         await mapping.drain({ timeoutMs: 300_000 });
         sweeping = false;
         await sweepLoop;
@@ -320,12 +409,14 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         mappingRetries: stats.retries,
         mappingDiscarded: stats.recordsDiscarded,
         recoverySweeps,
+        reuseAttempts: reuse.attempts,
+        reuseAccepted: reuse.accepted,
     };
 }
 
 /** Whether a result meets every invariant. */
 export function holds(r: ScenarioResult): boolean {
-    return r.lost === 0 && r.inversions === 0 && r.leftOver === 0 && r.dlqUnexpected.length === 0 && r.dlqMissing.length === 0 && r.publishedButDeadLettered.length === 0 && r.wrongReason.length === 0;
+    return r.lost === 0 && r.inversions === 0 && r.leftOver === 0 && r.reuseAccepted === 0 && r.dlqUnexpected.length === 0 && r.dlqMissing.length === 0 && r.publishedButDeadLettered.length === 0 && r.wrongReason.length === 0;
 }
 
 /** One line per scenario. */
@@ -337,10 +428,12 @@ export function scenarioLine(r: ScenarioResult): string {
         r.dlqMissing.length > 0 ? `dlq-missing ${r.dlqMissing.join(",")}` : "",
         r.publishedButDeadLettered.length > 0 ? `published-and-dead-lettered ${r.publishedButDeadLettered.join(",")}` : "",
         r.wrongReason.length > 0 ? `wrong-reason ${r.wrongReason.join(",")}` : "",
+        r.reuseAccepted > 0 ? `reused-ids-accepted ${r.reuseAccepted}` : "",
     ].filter((p) => p !== "");
     return (
         `scenario ${r.name}: messages ${r.messages} lost ${r.lost} inversions ${r.inversions} duplicates ${r.duplicates} ` +
         `injected ${r.injected} killed ${r.killed} mapping-retries ${r.mappingRetries} mapping-discarded ${r.mappingDiscarded} recovery-sweeps ${r.recoverySweeps}` +
+        (r.reuseAttempts > 0 ? ` reused-ids ${r.reuseAttempts - r.reuseAccepted}/${r.reuseAttempts}-refused` : "") +
         (problems.length > 0 ? ` PROBLEMS ${problems.join("; ")}` : "")
     );
 }

@@ -59,6 +59,16 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
         faults: (rate) => ({ redeliver: rate }),
     },
     {
+        name: "poison",
+        description:
+            "one bad record or setting among healthy ones: poisoned key heads and foreign rows holding U+FFFF (only the DLQ can take them, escaped), ids reused across partitions, a second writer whose clock runs 2 s ahead, and a DLQ that fails most sends",
+        faults: (rate) => ({
+            calls: [{ kind: "InternalError", actions: ["SendMessage"], rate: Math.min(0.9, rate * 6) }],
+            entries: [{ code: "InternalError", rate: rate / 2 }],
+            poisonMix: { writerSkewMs: 2_000, reuseRate: rate },
+        }),
+    },
+    {
         name: "everything-at-once",
         description: "all of the above together, sharing the rate",
         faults: (rate) => ({

@@ -17,6 +17,21 @@ export interface PlannedMessage {
     readonly expired: boolean;
     /** SNS refuses it permanently: must go to the DLQ with reason `publish-rejected`. */
     readonly poison: boolean;
+    /**
+     * Written straight through the store, as an older or a Go writer would, with U+FFFF in its payload (a
+     * character SQS refuses): only expired or poison messages are, so the DLQ must carry it. @default false
+     */
+    readonly foreign?: boolean;
+}
+
+/** Options of {@link planMessages}. */
+export interface PlanOptions {
+    /**
+     * The `poison` scenario's mix: some poison messages are the heads of ordering keys (keyed, with younger
+     * records of the same key and other keys in their partition behind them), and some expired or poison
+     * messages are foreign rows holding U+FFFF. @default false
+     */
+    readonly poisonMix?: boolean;
 }
 
 /** A text every payload carries, so a test can prove it never reaches a log line or a metric. */
@@ -33,26 +48,30 @@ export function messageId(tag: string, index: number): string {
  * @param tag - Makes ids unique per scenario.
  * @param count - How many messages.
  * @param nowMs - The writer's clock at write time.
+ * @param options - The scenario's mix. @default {}
  */
-export function planMessages(tag: string, count: number, nowMs: number): PlannedMessage[] {
+export function planMessages(tag: string, count: number, nowMs: number, options: PlanOptions = {}): PlannedMessage[] {
     const keylessPartitions = Math.max(4, Math.ceil(count / 20));
     const keyedPartitions = Math.max(2, Math.ceil(count / 50));
     const out: PlannedMessage[] = [];
     for (let index = 0; index < count; index += 1) {
         const keyed = index % 5 === 1 || index % 5 === 4;
-        const poison = index % 50 === 17;
+        // 21 is keyed (21 % 5 === 1): a poisoned head, with its key's younger records behind it.
+        const poison = index % 50 === 17 || (options.poisonMix === true && index % 50 === 21);
         const expired = !poison && index % 33 === 5;
+        const foreign = options.poisonMix === true && (poison || expired) && index % 2 === 1;
         const p = keyed ? index % keyedPartitions : index % keylessPartitions;
         const partition = keyed ? `ACCOUNT#${p}` : p % 5 === 2 ? `T%25#ORDER#${p}` : `ORDER#${p}`;
         out.push({
             index,
             expired,
             poison,
+            ...(foreign ? { foreign } : {}),
             message: {
                 id: messageId(tag, index),
                 partition,
                 type: keyed ? "BalanceChanged" : "OrderUpdated",
-                payload: { index, note: `${PAYLOAD_MARKER} ${index} é <&>` },
+                payload: { index, note: `${PAYLOAD_MARKER} ${index} é <&>${foreign ? " \uFFFF" : ""}` },
                 headers: { scenario: tag },
                 ...(keyed ? { orderingKey: `acct-${p}-${index % 2 === 0 ? "a" : "b"}` } : {}),
                 ...(expired ? { expiresAt: new Date(nowMs) } : {}),
