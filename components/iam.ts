@@ -123,3 +123,31 @@ export function sweeperPolicyDocument(t: GrantTargets): PolicyDocument {
         ],
     };
 }
+
+/**
+ * The DynamoDB actions `OutboxWriter.write` needs on the outbox table: `PutItem` for each record (and each id
+ * guard) inside its TransactWriteItems, `UpdateItem` for the FENCE row's `seq_counter` when a message has an
+ * ordering key. TransactWriteItems has no IAM action of its own. The writer reads no index, so none is granted.
+ */
+export const WRITER_TABLE_ACTIONS = ["dynamodb:PutItem", "dynamodb:UpdateItem"] as const;
+
+/** What the writer's policy is scoped to. */
+export interface WriterGrantTargets {
+    /** The outbox table ARN. */
+    readonly tableArn: string;
+    /** The customer managed KMS key of the table, when one is given. */
+    readonly kmsKeyArn?: string;
+}
+
+/**
+ * The policy an application role needs to call `OutboxWriter.write` on this outbox: {@link WRITER_TABLE_ACTIONS}
+ * on the table's ARN only, plus {@link KMS_ACTIONS} on the key when the table uses a customer managed key. The
+ * application's own items in the same transaction are on its own tables: grant those yourself.
+ */
+export function writerPolicyDocument(t: WriterGrantTargets): PolicyDocument {
+    const statements: PolicyStatement[] = [{ Sid: "WriteOutboxRecords", Effect: "Allow", Action: [...WRITER_TABLE_ACTIONS], Resource: [t.tableArn] }];
+    if (t.kmsKeyArn !== undefined) {
+        statements.push({ Sid: "UseOutboxKey", Effect: "Allow", Action: [...KMS_ACTIONS], Resource: [t.kmsKeyArn] });
+    }
+    return { Version: "2012-10-17", Statement: statements };
+}

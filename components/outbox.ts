@@ -10,7 +10,7 @@ import { publisherLambdaFactory, sweeperLambdaFactory } from "../runtime/lambda"
 import type { OutboxArgs } from "./args";
 import { LAMBDA_RUNTIME, eventSourceMappingArgs, handlerEnvironment, logGroupArgs, queueArgs, tableArgs, topicArgs, withTags } from "./children";
 import { handlerCodePathOptions } from "./code-path";
-import { GrantTargets, PolicyDocument, publisherPolicyDocument, sweeperPolicyDocument } from "./iam";
+import { GrantTargets, PolicyDocument, publisherPolicyDocument, sweeperPolicyDocument, writerPolicyDocument } from "./iam";
 import { childName, logGroupName } from "./naming";
 import { OutboxSettings, resolveOutboxSettings } from "./settings";
 import { mergeArgs } from "./transform";
@@ -54,6 +54,11 @@ export class Outbox extends pulumi.ComponentResource {
     public readonly publisherFunctionName: pulumi.Output<string>;
     /** The sweeper function's name. */
     public readonly sweeperFunctionName: pulumi.Output<string>;
+    /**
+     * The least-privilege IAM policy (JSON) an application role needs to call `OutboxWriter.write` on this table:
+     * attach it to the writing function's role, in this stack or another one reading it through a StackReference.
+     */
+    public readonly writerPolicy: pulumi.Output<string>;
 
     /**
      * @param name - the component's name; every child's name starts with it.
@@ -131,6 +136,9 @@ export class Outbox extends pulumi.ComponentResource {
         this.dlqArn = dlq.arn;
         this.publisherFunctionName = publisher.name;
         this.sweeperFunctionName = sweeper.name;
+        this.writerPolicy = pulumi
+            .all([table.arn, s.kmsKeyArn])
+            .apply(([tableArn, kmsKeyArn]) => JSON.stringify(writerPolicyDocument({ tableArn, ...(kmsKeyArn !== undefined ? { kmsKeyArn } : {}) })));
         this.registerOutputs({
             tableName: this.tableName,
             tableArn: this.tableArn,
@@ -140,6 +148,7 @@ export class Outbox extends pulumi.ComponentResource {
             dlqArn: this.dlqArn,
             publisherFunctionName: this.publisherFunctionName,
             sweeperFunctionName: this.sweeperFunctionName,
+            writerPolicy: this.writerPolicy,
         });
     }
 

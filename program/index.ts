@@ -28,3 +28,5 @@ export const dlqArn = outbox.dlqArn;
 export const publisherFunctionName = outbox.publisherFunctionName;
 /** The sweeper function's name. */
 export const sweeperFunctionName = outbox.sweeperFunctionName;
+/** The IAM policy (JSON) a role needs to write events with `OutboxWriter`; attach it in the application's stack. */
+export const writerPolicy = outbox.writerPolicy;

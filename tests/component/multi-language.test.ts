@@ -27,6 +27,7 @@ describe("Outbox as a multi-language component", () => {
             "tableArn",
             "tableName",
             "topicArn",
+            "writerPolicy",
         ]);
         assert.ok(Object.keys(outbox.inputs).includes("transform"));
         assert.equal(outbox.inputs.maximumRetryAttempts.type, "number");

@@ -1,3 +1,4 @@
+import { writerPolicyDocument } from "../../components/iam";
 import * as assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
@@ -76,6 +77,7 @@ describe("the deployable program (Pulumi.yaml main)", () => {
                 dlqArn: await unwrap(program.dlqArn),
                 publisherFunctionName: await unwrap(program.publisherFunctionName),
                 sweeperFunctionName: await unwrap(program.sweeperFunctionName),
+                writerPolicy: JSON.parse(await unwrap(program.writerPolicy)),
             },
             {
                 tableName: "prog-table-abc",
@@ -86,6 +88,7 @@ describe("the deployable program (Pulumi.yaml main)", () => {
                 dlqArn: `arn:aws:sqs:eu-west-1:${account}:prog-dlq-abc`,
                 publisherFunctionName: "prog-publisher-abc",
                 sweeperFunctionName: "prog-sweeper-abc",
+                writerPolicy: writerPolicyDocument({ tableArn: `arn:aws:dynamodb:eu-west-1:${account}:table/prog-table-abc` }),
             },
         );
     });

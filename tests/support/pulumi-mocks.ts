@@ -7,6 +7,7 @@
  * fields the component reads (`arn`, `name`, `streamArn`, `url`).
  */
 import * as pulumi from "@pulumi/pulumi";
+import { writerPolicyDocument } from "../../components/iam";
 
 /** One resource registration seen by the mocks. */
 export interface RecordedResource {
@@ -30,6 +31,7 @@ export const STACK_REFERENCE_OUTPUTS: Record<string, string> = {
     dlqUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/orders-dlq-abc`,
     dlqArn: `arn:aws:sqs:${REGION}:${ACCOUNT}:orders-dlq-abc`,
     publisherFunctionName: "orders-publisher-abc",
+    writerPolicy: JSON.stringify(writerPolicyDocument({ tableArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/orders-table-abc` })),
 };
 
 function computed(type: string, name: string, inputs: Record<string, any>): Record<string, unknown> {
