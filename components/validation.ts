@@ -38,9 +38,13 @@ const CRON_EXPRESSION = /^cron\(\S+( \S+){5}\)$/;
 const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,251}(\.fifo)?$/;
 const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
 
-/** Whether a value is not known yet (an Output or a promise) and so cannot be checked now. */
+/**
+ * Whether a value is not known yet (an Output, a promise, or the engine's unknown) and so cannot be checked now.
+ * The engine's unknown reaches the component as `pulumi.unknown` when the package runs as a provider plugin and
+ * a preview passes an input that another resource has not produced yet.
+ */
 function isUnknown(value: unknown): boolean {
-    return pulumi.Output.isInstance(value) || value instanceof Promise;
+    return pulumi.Output.isInstance(value) || value instanceof Promise || pulumi.isUnknown(value);
 }
 
 function show(value: unknown): string {
