@@ -18,6 +18,14 @@
  *
  * The trade-off in both cases: the functions run the SDK version of the Lambda runtime, not the pinned one.
  *
+ * Both decisions, Pulumi's and this module's, start from `process.cwd()`: Pulumi names captured modules relative
+ * to it, and its code-path walk reads the first `package.json` at or above it (and fails when there is none). In a
+ * Pulumi program that is the project. In Pulumi's provider host (`pulumi package add`, then a YAML or Python
+ * program using the component) it is not: `pulumi-language-nodejs` starts `@pulumi/pulumi/cmd/run-plugin` with the
+ * engine's working directory, the consumer's project, which holds no `package.json` at all for a Python or YAML
+ * program. There the component first makes this package's root the working directory ({@link enterSerializationRoot}):
+ * the runtime is then local (captured by value) and the walk reads this package's own `package.json`.
+ *
  * @packageDocumentation
  */
 import * as fs from "node:fs";
@@ -38,6 +46,46 @@ function nearestPackageDir(start: string): string | undefined {
         if (parent === dir) return undefined;
         dir = parent;
     }
+}
+
+/** This package's root, holding its `package.json`: found above this module, in the sources and in `dist/` alike. */
+export const PACKAGE_DIR: string = nearestPackageDir(path.join(__dirname, "..")) ?? path.join(__dirname, "..");
+
+/** The entry module `pulumi-language-nodejs` runs a Node.js provider plugin with. */
+const PROVIDER_HOST_ENTRY = /[\\/]@pulumi[\\/]pulumi[\\/]cmd[\\/]run-plugin(?:[\\/]index\.js)?$/;
+
+/**
+ * Whether this process is Pulumi's provider host for a component package (`@pulumi/pulumi/cmd/run-plugin`), as
+ * opposed to a Pulumi program (`@pulumi/pulumi/cmd/run`), a test runner or a plain script.
+ *
+ * @param main - the process's entry module. @default require.main?.filename
+ */
+export function isProviderHost(main: string | undefined = require.main?.filename): boolean {
+    return main !== undefined && PROVIDER_HOST_ENTRY.test(main);
+}
+
+/**
+ * The directory Pulumi's closure serializer and code-path walk must start from for the handlers' archives: the
+ * working directory of a Pulumi program (its project), this package's root in the provider host.
+ *
+ * @param cwd - the process's working directory. @default process.cwd()
+ * @param main - the process's entry module. @default require.main?.filename
+ */
+export function serializationRoot(cwd: string = process.cwd(), main: string | undefined = require.main?.filename): string {
+    return isProviderHost(main) ? PACKAGE_DIR : cwd;
+}
+
+/**
+ * Makes {@link serializationRoot} the working directory, because Pulumi's serializer reads nothing else. Changes
+ * it only in the provider host, a process that runs nothing but this package's components; a Pulumi program's
+ * working directory is never touched.
+ *
+ * @returns the working directory the handlers' archives are computed from.
+ */
+export function enterSerializationRoot(): string {
+    const root = serializationRoot();
+    if (path.resolve(root) !== process.cwd()) process.chdir(root);
+    return process.cwd();
 }
 
 interface Manifest {
@@ -94,7 +142,7 @@ export function handlerCodePathOptions(cwd: string = process.cwd(), packageDir?:
     if (!runtimeCapturedByReference(cwd, runtimeDir)) {
         return { extraExcludePackages: [...new Set([...programDependencies, ...installed])].sort(), extraIncludePackages: [] };
     }
-    const self = readManifest(packageDir ?? nearestPackageDir(__dirname) ?? path.join(__dirname, ".."));
+    const self = readManifest(packageDir ?? PACKAGE_DIR);
     const selfName = self.name ?? "dynamodb-outbox";
     const excluded = new Set([...programDependencies, ...installed, ...Object.keys(self.dependencies ?? {})]);
     excluded.delete(selfName);

@@ -9,7 +9,7 @@ import * as aws from "@pulumi/aws";
 import { publisherLambdaFactory, sweeperLambdaFactory } from "../runtime/lambda";
 import type { OutboxArgs } from "./args";
 import { LAMBDA_RUNTIME, eventSourceMappingArgs, handlerEnvironment, logGroupArgs, queueArgs, tableArgs, topicArgs, withTags } from "./children";
-import { handlerCodePathOptions } from "./code-path";
+import { enterSerializationRoot, handlerCodePathOptions } from "./code-path";
 import { GrantTargets, PolicyDocument, publisherPolicyDocument, sweeperPolicyDocument, writerPolicyDocument } from "./iam";
 import { childName, logGroupName } from "./naming";
 import { OutboxSettings, resolveOutboxSettings } from "./settings";
@@ -69,6 +69,9 @@ export class Outbox extends pulumi.ComponentResource {
     constructor(name: string, args: OutboxArgs = {}, opts?: pulumi.ComponentResourceOptions) {
         // Before super(): invalid args must not leave even the component registered.
         validateOutboxArgs(args, name);
+        // Pulumi serializes the handlers from the working directory, which the provider host inherits from the
+        // consumer's project (see components/code-path.ts).
+        enterSerializationRoot();
         // `{}` rather than `args`: since @pulumi/pulumi 3.202 component inputs are sent to the engine, and
         // args holding Outputs (a topic ARN from a StackReference, a key ARN) can crash the program with
         // "promises were still active" (pulumi/pulumi#23953, open). The children carry every setting anyway.

@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { handlerCodePathOptions, runtimeCapturedByReference } from "../../components/code-path";
+import { PACKAGE_DIR, enterSerializationRoot, handlerCodePathOptions, isProviderHost, runtimeCapturedByReference, serializationRoot } from "../../components/code-path";
 
 describe("package: the archive's code-path options in each layout", () => {
     let dir: string;
@@ -38,6 +38,46 @@ describe("package: the archive's code-path options in each layout", () => {
             extraIncludePackages: [],
             extraExcludePackages: ["dynamodb-outbox", "express"],
         });
+    });
+
+    it("finds this package's root above the module, holding its package.json", () => {
+        assert.equal(PACKAGE_DIR, path.resolve(__dirname, "..", ".."));
+        assert.equal(JSON.parse(fs.readFileSync(path.join(PACKAGE_DIR, "package.json"), "utf8")).name, "dynamodb-outbox");
+    });
+
+    it("tells Pulumi's provider host (cmd/run-plugin) from a Pulumi program (cmd/run), a test runner and a script", () => {
+        assert.equal(isProviderHost("/home/u/.pulumi/plugins/resource-dynamodb-outbox-v0.1.0/node_modules/@pulumi/pulumi/cmd/run-plugin/index.js"), true);
+        assert.equal(isProviderHost("/src/outbox/node_modules/@pulumi/pulumi/cmd/run-plugin"), true);
+        assert.equal(isProviderHost("C:\\src\\outbox\\node_modules\\@pulumi\\pulumi\\cmd\\run-plugin\\index.js"), true);
+        assert.equal(isProviderHost("/app/node_modules/@pulumi/pulumi/cmd/run/index.js"), false);
+        assert.equal(isProviderHost("/app/node_modules/@pulumi/pulumi/cmd/run-policy-pack/index.js"), false);
+        assert.equal(isProviderHost(path.join(PACKAGE_DIR, "node_modules", "mocha", "bin", "mocha.js")), false);
+        assert.equal(isProviderHost(undefined), false);
+        assert.equal(isProviderHost(), false, "this test process");
+    });
+
+    it("serializes from the program's working directory in a program, from this package's root in the provider host", () => {
+        const runPlugin = path.join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "run-plugin", "index.js");
+        assert.equal(serializationRoot(dir, path.join(dir, "node_modules", "@pulumi", "pulumi", "cmd", "run", "index.js")), dir);
+        assert.equal(serializationRoot(dir, runPlugin), PACKAGE_DIR);
+        // A Python consumer's project: no package.json anywhere, so Pulumi's own walk would fail from it.
+        assert.deepEqual(handlerCodePathOptions(dir, undefined, path.join(PACKAGE_DIR, "runtime")), { extraIncludePackages: [], extraExcludePackages: [] });
+        // From the package root the runtime is local and every dependency of the package stays out.
+        const fromRoot = handlerCodePathOptions(serializationRoot(dir, runPlugin));
+        assert.deepEqual(fromRoot.extraIncludePackages, []);
+        const manifest = JSON.parse(fs.readFileSync(path.join(PACKAGE_DIR, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+        for (const dependency of Object.keys(manifest.dependencies)) assert.ok(fromRoot.extraExcludePackages.includes(dependency), `${dependency} excluded`);
+    });
+
+    it("leaves a program's working directory alone", () => {
+        const before = process.cwd();
+        process.chdir(dir);
+        try {
+            assert.equal(enterSerializationRoot(), process.cwd());
+            assert.equal(fs.realpathSync(process.cwd()), fs.realpathSync(dir));
+        } finally {
+            process.chdir(before);
+        }
     });
 
     it("returns fresh lists on every call (CallbackFunction appends to the one it is given)", () => {
