@@ -243,7 +243,7 @@ describe("package: consumed as an installed dependency", function () {
     before(() => {
         work = fs.mkdtempSync(path.join(os.tmpdir(), "dynamodb-outbox-consume-"));
         ok(run("npm", ["run", "--silent", "build"], { cwd: REPO }), "npm run build");
-        // --ignore-scripts: prepack would build a second time.
+        // --ignore-scripts: prepare would build a second time.
         const pack = JSON.parse(ok(run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], { cwd: REPO }), "npm pack")) as { filename: string; files: { path: string }[] }[];
         packed = pack[0].files.map((f) => f.path).sort();
         const tarball = path.join(work, pack[0].filename);
