@@ -99,6 +99,12 @@ export const ATTR = {
     maxClaimVersion: "max_claim_version",
     /** FENCE row: the partition's atomic sequence counter (N). */
     seqCounter: "seq_counter",
+    /**
+     * FENCE row: the latest `created_at` a seq allocation of this package handed out for the partition, epoch ms
+     * (N). No later allocation hands out an earlier one, so per-key order does not depend on the writers' clocks.
+     * This package's own; GoBridge writers neither read nor set it.
+     */
+    lastCreatedAt: "last_created_at",
 } as const;
 
 /** The record states. `pending → claimed → completed | expired`, and `claimed → pending` on release. */

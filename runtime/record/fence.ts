@@ -1,6 +1,7 @@
 /**
  * The per-partition FENCE row (`SK = "FENCE"`, reference §2.3): the fencing high-water mark
- * `max_claim_version`, the atomic `seq_counter` and a `ttl` that lets an idle partition's row expire.
+ * `max_claim_version`, the atomic `seq_counter`, this package's `last_created_at` (the floor of the next seq
+ * allocation's `created_at`) and a `ttl` that lets an idle partition's row expire.
  *
  * @packageDocumentation
  */
@@ -17,6 +18,11 @@ export interface FenceRow {
     readonly maxClaimVersion: bigint | undefined;
     /** The partition's sequence counter; `0n` when absent. */
     readonly seqCounter: bigint;
+    /**
+     * The latest `created_at` a seq allocation handed out, epoch ms; `0` when absent (no allocation by this
+     * package yet, or a partition only GoBridge writes).
+     */
+    readonly lastCreatedAt: number;
     /** The row's TTL, epoch seconds; `0` when absent. */
     readonly ttl: number;
 }
@@ -46,10 +52,11 @@ export function fenceTtlSeconds(nowMs: number, graceSeconds: number): number {
  * @param item - The item, or `undefined` when GetItem found nothing.
  */
 export function unmarshalFence(item: Record<string, AttributeValue> | undefined): FenceRow {
-    if (item === undefined) return { maxClaimVersion: undefined, seqCounter: 0n, ttl: 0 };
+    if (item === undefined) return { maxClaimVersion: undefined, seqCounter: 0n, lastCreatedAt: 0, ttl: 0 };
     return {
         maxClaimVersion: item[ATTR.maxClaimVersion] === undefined ? undefined : readBigInt(item, ATTR.maxClaimVersion),
         seqCounter: readBigInt(item, ATTR.seqCounter),
+        lastCreatedAt: readNumber(item, ATTR.lastCreatedAt),
         ttl: readNumber(item, ATTR.ttl),
     };
 }

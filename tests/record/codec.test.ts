@@ -172,10 +172,19 @@ describe("record codec (§2.2 marshal vectors)", () => {
     });
 
     it("reads the FENCE row: absent max_claim_version is cold, ttl floor 30 days", () => {
-        assert.deepEqual(unmarshalFence(undefined), { maxClaimVersion: undefined, seqCounter: 0n, ttl: 0 });
-        assert.deepEqual(unmarshalFence({ PK: { S: "P" }, SK: { S: "FENCE" }, seq_counter: { N: "4" }, ttl: { N: "9" } }), { maxClaimVersion: undefined, seqCounter: 4n, ttl: 9 });
+        assert.deepEqual(unmarshalFence(undefined), { maxClaimVersion: undefined, seqCounter: 0n, lastCreatedAt: 0, ttl: 0 });
+        assert.deepEqual(unmarshalFence({ PK: { S: "P" }, SK: { S: "FENCE" }, seq_counter: { N: "4" }, ttl: { N: "9" } }), { maxClaimVersion: undefined, seqCounter: 4n, lastCreatedAt: 0, ttl: 9 });
         assert.equal(unmarshalFence({ max_claim_version: { N: "18446744073709551615" } }).maxClaimVersion, 18446744073709551615n);
         assert.equal(fenceTtlSeconds(1_000_500, 3600), 1000 + 30 * 86400);
+    });
+
+    it("reads the FENCE row's last_created_at: absent (a GoBridge-only or fresh partition) is 0, present is its epoch ms, malformed or beyond 2^53 - 1 is refused", () => {
+        const row = { PK: { S: "P" }, SK: { S: "FENCE" }, seq_counter: { N: "7" }, max_claim_version: { N: "3" }, ttl: { N: "9" } };
+        assert.equal(unmarshalFence(row).lastCreatedAt, 0);
+        assert.deepEqual(unmarshalFence({ ...row, last_created_at: { N: "1767225602000" } }), { maxClaimVersion: 3n, seqCounter: 7n, lastCreatedAt: 1767225602000, ttl: 9 });
+        assert.equal(unmarshalFence({ last_created_at: { N: "1767225602000" } }).lastCreatedAt, 1767225602000, "an UpdateItem's returned attributes, without keys, read too");
+        assert.throws(() => unmarshalFence({ ...row, last_created_at: { N: "9007199254740993" } }), /last_created_at is 9007199254740993, beyond/);
+        assert.throws(() => unmarshalFence({ ...row, last_created_at: { N: "1.5" } }), /last_created_at must be an integer N/);
         assert.equal(fenceTtlSeconds(1_000_500, 40 * 86400), 1000 + 40 * 86400);
     });
 });
