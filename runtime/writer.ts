@@ -13,11 +13,12 @@ import {
     type TransactWriteItem,
     type TransactWriteItemsCommandInput,
     type AttributeValue,
+    type UpdateItemCommandInput,
 } from "@aws-sdk/client-dynamodb";
 import { OutboxError, type OutboxErrorCode } from "./errors";
 import { awsErrorName, cancellationCodes, classifyAwsError, isTransactionCanceled, wrapAwsError } from "./store/aws-errors";
 import { placeholders, skAbsent } from "./store/expressions";
-import { seqAllocationUpdate } from "./store/transitions";
+import { allocateSeqRange } from "./store/seq-allocation";
 import { createIdGenerator, type IdGenerator } from "./ids";
 import { itemSize, MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES } from "./item-size";
 import {
@@ -30,11 +31,9 @@ import {
     worstCaseDeadLetterSize,
     type OutboundMessage,
 } from "./message";
-import { systemClock, type Clock } from "./ports";
+import { silentLogger, systemClock, type Clock, type Logger } from "./ports";
 import { marshalRecord, pendingRecord, type AttributeMap } from "./record/codec";
 import { fenceTtlSeconds } from "./record/fence";
-import { claimSort } from "./record/keys";
-import { ATTR } from "./schema";
 
 /** One event to publish, written in the same transaction as the caller's items. */
 export interface OutboxMessage {
@@ -134,8 +133,13 @@ export interface OutboxWriterOptions {
     readonly client: DynamoDBClient;
     /** The outbox table's name. */
     readonly tableName: string;
-    /** The clock for `created_at` and the FENCE row's ttl. @default systemClock */
+    /**
+     * The clock for `created_at` and the FENCE row's ttl. A keyed message's `created_at` is never earlier than
+     * the latest one already handed out in its partition (see {@link OutboxWriter}). @default systemClock
+     */
     readonly clock?: Clock;
+    /** Where the writer warns that its clock is behind a partition's last `created_at` (ids and counts only). @default silentLogger */
+    readonly logger?: Logger;
     /** Generates message ids when a message has none. @default a ULID generator on `clock` */
     readonly idGenerator?: IdGenerator;
     /** The record's binding id (the destination's name; part of the sort key). @default "sns" */
@@ -324,6 +328,12 @@ function serializePayload(payload: unknown, where: string, id: string, index: nu
  * none; (3) nothing compares a record's seq with `seq_counter`. Keyless records stay oldest-first, best effort,
  * as they are with GoBridge under index lag.
  *
+ * Creation time (`created_at`): this writer's clock, except that a keyed message never gets an earlier one than
+ * its partition's FENCE row says was last handed out (`last_created_at`). When this clock is behind that (another
+ * writer's clock runs ahead), the allocation takes a second UpdateItem and the records carry the fence's time,
+ * with a warning on `logger` past one second. So `(created_at, seq)` order is allocation order whatever the
+ * clocks say: a write that starts after another committed is published after it.
+ *
  * @example
  * const writer = new OutboxWriter({ client, tableName: "orders-outbox" });
  * await writer.write({
@@ -335,6 +345,7 @@ export class OutboxWriter {
     private readonly client: DynamoDBClient;
     private readonly tableName: string;
     private readonly clock: Clock;
+    private readonly logger: Logger;
     private readonly nextId: IdGenerator;
     private readonly bindingId: string;
     private readonly address: string;
@@ -357,6 +368,7 @@ export class OutboxWriter {
         this.client = options.client;
         this.tableName = options.tableName;
         this.clock = options.clock ?? systemClock;
+        this.logger = options.logger ?? silentLogger;
         this.nextId = options.idGenerator ?? createIdGenerator(this.clock);
         this.bindingId = options.bindingId ?? "sns";
         this.address = options.address ?? "";
@@ -413,50 +425,16 @@ export class OutboxWriter {
         }
 
         const keylessSeqs = prepared.map(() => this.nextKeylessSeq(nowMs));
-        const records = prepared.map((p, i) => {
-            const record = pendingRecord(
-                {
-                    partition: p.message.partition,
-                    recordId: p.id,
-                    bindingId: this.bindingId,
-                    address: this.address,
-                    envelope: {
-                        id: p.id,
-                        subject: p.message.type,
-                        payload: p.body,
-                        headers: { ...(p.message.headers ?? {}) },
-                        createdAt: nowMs,
-                        expiresAt: p.expiresAtMs,
-                    },
-                    createdAt: nowMs,
-                    ...(p.message.orderingKey !== undefined ? { orderingKey: p.message.orderingKey } : {}),
-                },
-                keylessSeqs[i]!,
-                nowMs,
-            );
-            return marshalRecord(record);
-        });
-
-        let total = 0;
-        records.forEach((item, i) => {
-            const size = itemSize(item);
-            if (size > MAX_ITEM_BYTES) {
-                throw invalid(`write: messages[${i}] (id "${prepared[i]!.id}") makes an outbox record of ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes (the payload is stored base64, 4/3 its size); shrink the payload or store it elsewhere and send a reference`, { messageId: prepared[i]!.id, size });
-            }
-            total += size;
-        });
-        items.forEach((action, i) => {
-            const size = actionSize(action, i);
-            if (size > MAX_ITEM_BYTES) throw invalid(`write: items[${i}] is ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes`, { item: i, size });
-            total += size;
-        });
-        if (total > MAX_TRANSACTION_BYTES) {
-            throw invalid(`write: the transaction's items add up to ${total} bytes; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write`, { size: total });
-        }
+        const records = prepared.map((p, i) => this.recordItem(p, keylessSeqs[i]!, nowMs));
+        checkSizes(records, items, prepared);
 
         const consumed: ConsumedCapacity[] = [];
         const returnCapacity = request.returnConsumedCapacity ?? "NONE";
-        await this.allocateKeyedSeqs(prepared, records, nowMs, returnCapacity, consumed);
+        const stamps = await this.allocateKeyedSeqs(prepared, nowMs, returnCapacity, consumed);
+        for (const [i, stamp] of stamps) records[i] = this.recordItem(prepared[i]!, stamp.seq, stamp.createdAt);
+        // A created_at carried forward can lengthen the envelope's time text by a few bytes; a record that then
+        // breaks a limit leaves only its partition's FENCE allocation behind, as a failed transaction does.
+        if (stamps.size > 0) checkSizes(records, items, prepared);
 
         const recordAbsent = skAbsent();
         return {
@@ -582,8 +560,39 @@ export class OutboxWriter {
         return BigInt(this.lastMs) * SEQ_PER_MS + this.inMs;
     }
 
-    /** One `ADD seq_counter` per partition that has keyed messages; their records get `top-n+1 … top` in request order. */
-    private async allocateKeyedSeqs(prepared: PreparedMessage[], records: AttributeMap[], nowMs: number, returnCapacity: ReturnConsumedCapacity, consumed: ConsumedCapacity[]): Promise<void> {
+    /**
+     * The marshalled record of a message. Every attribute derived from the creation time (`created_at`, the
+     * envelope's `CreatedAt`, `claim_sort`) comes from this one call, so moving the time moves them all.
+     */
+    private recordItem(p: PreparedMessage, seq: bigint, createdAtMs: number): AttributeMap {
+        const record = pendingRecord(
+            {
+                partition: p.message.partition,
+                recordId: p.id,
+                bindingId: this.bindingId,
+                address: this.address,
+                envelope: {
+                    id: p.id,
+                    subject: p.message.type,
+                    payload: p.body,
+                    headers: { ...(p.message.headers ?? {}) },
+                    createdAt: createdAtMs,
+                    expiresAt: p.expiresAtMs,
+                },
+                createdAt: createdAtMs,
+                ...(p.message.orderingKey !== undefined ? { orderingKey: p.message.orderingKey } : {}),
+            },
+            seq,
+            createdAtMs,
+        );
+        return marshalRecord(record);
+    }
+
+    /**
+     * One seq allocation per partition that has keyed messages ({@link allocateSeqRange}): their records get
+     * `first … first+n-1` in request order, all with the allocation's `created_at`. Keyed by message index.
+     */
+    private async allocateKeyedSeqs(prepared: PreparedMessage[], nowMs: number, returnCapacity: ReturnConsumedCapacity, consumed: ConsumedCapacity[]): Promise<Map<number, KeyedStamp>> {
         const byPartition = new Map<string, number[]>();
         prepared.forEach((p, i) => {
             if (p.message.orderingKey === undefined) return;
@@ -591,32 +600,53 @@ export class OutboxWriter {
             list.push(i);
             byPartition.set(p.message.partition, list);
         });
+        const send = async (input: UpdateItemCommandInput) => {
+            const out = await this.client.send(new UpdateItemCommand({ ...input, ReturnConsumedCapacity: returnCapacity }));
+            if (out.ConsumedCapacity) consumed.push(out.ConsumedCapacity);
+            return out;
+        };
+        const fenceTtl = fenceTtlSeconds(nowMs, this.graceSeconds);
+        const stamps = new Map<number, KeyedStamp>();
         for (const [partition, indexes] of byPartition) {
-            const n = BigInt(indexes.length);
-            let top: bigint;
+            let range;
             try {
-                const out = await this.client.send(
-                    new UpdateItemCommand({
-                        ...seqAllocationUpdate(this.tableName, partition, indexes.length, fenceTtlSeconds(nowMs, this.graceSeconds)),
-                        ReturnValues: "UPDATED_NEW",
-                        ReturnConsumedCapacity: returnCapacity,
-                    }),
-                );
-                if (out.ConsumedCapacity) consumed.push(out.ConsumedCapacity);
-                const text = out.Attributes?.[ATTR.seqCounter]?.N;
-                top = text === undefined ? n : BigInt(text);
-                if (top < n) top = n;
+                range = await allocateSeqRange(send, { tableName: this.tableName, partition, count: indexes.length, nowMs, fenceTtl }, this.logger);
             } catch (err) {
                 throw wrapAwsError(err, `write: outbox seq allocation failed for partition "${partition}"; nothing was written`, { partition });
             }
-            indexes.forEach((recordIndex, k) => {
-                const seq = top - n + 1n + BigInt(k);
-                const item = records[recordIndex]!;
-                const createdAt = Number(item[ATTR.createdAt]!.N);
-                item[ATTR.seq] = { N: seq.toString() };
-                item[ATTR.claimSort] = { S: claimSort(createdAt, seq) };
-            });
+            indexes.forEach((i, k) => stamps.set(i, { seq: range.firstSeq + BigInt(k), createdAt: range.createdAt }));
         }
+        return stamps;
+    }
+}
+
+/** A keyed message's allocated seq and the creation time its record carries. */
+interface KeyedStamp {
+    readonly seq: bigint;
+    readonly createdAt: number;
+}
+
+/**
+ * Check every outbox record against the item limit and the whole transaction against its limit.
+ *
+ * @throws OutboxError `INVALID_PAYLOAD` naming the message or item and its size.
+ */
+function checkSizes(records: readonly AttributeMap[], items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[]): void {
+    let total = 0;
+    records.forEach((item, i) => {
+        const size = itemSize(item);
+        if (size > MAX_ITEM_BYTES) {
+            throw invalid(`write: messages[${i}] (id "${prepared[i]!.id}") makes an outbox record of ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes (the payload is stored base64, 4/3 its size); shrink the payload or store it elsewhere and send a reference`, { messageId: prepared[i]!.id, size });
+        }
+        total += size;
+    });
+    items.forEach((action, i) => {
+        const size = actionSize(action, i);
+        if (size > MAX_ITEM_BYTES) throw invalid(`write: items[${i}] is ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes`, { item: i, size });
+        total += size;
+    });
+    if (total > MAX_TRANSACTION_BYTES) {
+        throw invalid(`write: the transaction's items add up to ${total} bytes; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write`, { size: total });
     }
 }
 

@@ -127,6 +127,15 @@ export function fenceBelow(version: bigint): Expression {
     return { text: `attribute_not_exists(${attr}) OR ${attr} < :token_version`, names: names(ATTR.maxClaimVersion), values: { ":token_version": { N: version.toString() } } };
 }
 
+/**
+ * The seq-allocation clock check: `attribute_not_exists(last_created_at) OR last_created_at <= now`. It holds
+ * when no allocation of the partition handed out a `created_at` later than this writer's now.
+ */
+export function lastCreatedAtNotAfter(nowMs: number): Expression {
+    const attr = nameRef(ATTR.lastCreatedAt);
+    return { text: `attribute_not_exists(${attr}) OR ${attr} <= :now_ms`, names: names(ATTR.lastCreatedAt), values: { ":now_ms": { N: String(nowMs) } } };
+}
+
 /** `attribute_not_exists(SK)`: the Persist put never overwrites. */
 export function skAbsent(): Expression {
     return { text: `attribute_not_exists(${nameRef(ATTR.sk)})`, names: names(ATTR.sk), values: {} };

@@ -22,9 +22,10 @@ export {
     fenceRaiseUpdate,
     isValidToken,
     releaseUpdate,
-    seqAllocationUpdate,
+    seqAllocationUpdates,
     type FencingToken,
     type ItemKey,
+    type SeqAllocationUpdates,
 } from "./transitions";
 export { classifyAwsError, wrapAwsError, cancellationCodes, isConditionalCheckFailed, isTransactionCanceled } from "./aws-errors";
 export { STORE_METRICS, STORE_WARNINGS, resetStoreWarnings } from "./observability";

@@ -21,6 +21,12 @@ export const STORE_METRICS = {
 /** The scan path warns and counts pages once it reads more than this many pages in one Claim. */
 export const DEEP_BACKLOG_PAGE_WARN = 8;
 
+/**
+ * A seq allocation that carries `created_at` forward by more than this many ms logs
+ * {@link STORE_WARNINGS}.clockBehind: a writer's clock is that far behind another's.
+ */
+export const CLOCK_BEHIND_WARN_MS = 1000;
+
 /** The store's log messages; those starting `dynamodboutbox:` are verbatim from GoBridge so runbooks and alerts match. */
 export const STORE_WARNINGS = {
     orderingBypass:
@@ -32,6 +38,8 @@ export const STORE_WARNINGS = {
     ttlEnableFailed: "dynamodboutbox: enabling DynamoDB TTL failed; completed records not compacted",
     undecodable:
         "dynamodb-outbox: an OUTBOX# item cannot be decoded as an outbox record; Claim skips it, and holds the later records of its ordering key behind it; repair or delete the item (its key is logged)",
+    clockBehind:
+        "dynamodb-outbox: this writer's clock is behind the partition's last created_at, so its records were stamped with that later time to keep per-key order; a writer clock is skewed — check the fleet's time sync",
     preflightAdvisory:
         "dynamodb-outbox: DynamoDB schema preflight skipped (DescribeTable failed) under schemaPreflightAdvisory; production must grant dynamodb:DescribeTable so preflight can enforce the schema",
 } as const;

@@ -1,19 +1,22 @@
 /**
  * Persist (reference §4.2): per-record idempotent conditional puts, with `seq` allocated from the FENCE row first.
+ * A record without its own creation time takes the store clock's now, carried forward to the partition's
+ * `last_created_at` when the clock is behind it, so `(created_at, seq)` order is persist order across stores.
  * No transaction and no 100-item limit: a re-persisted fan-out batch writes its new legs and skips the rest
  * (finding C1), and an SK held by a different record is a transient error, never a silent drop (c13-sk-collision).
  *
  * @packageDocumentation
  */
+import type { UpdateItemCommandInput } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { marshalRecord, pendingRecord, readBigInt, readString, recordKey, validateNewRecord, type NewOutboxRecord, type OutboxRecord } from "../record/codec";
+import { marshalRecord, pendingRecord, readString, recordKey, validateNewRecord, type NewOutboxRecord, type OutboxRecord } from "../record/codec";
 import { fenceTtlSeconds } from "../record/fence";
 import { ATTR } from "../schema";
 import { isConditionalCheckFailed, wrapAwsError } from "./aws-errors";
 import { placeholders, projection, skAbsent } from "./expressions";
 import type { StoreContext } from "./options";
 import { getItem, putItem, updateItem } from "./send";
-import { seqAllocationUpdate } from "./transitions";
+import { allocateSeqRange } from "./seq-allocation";
 
 /** What a Persist call did. */
 export interface PersistResult {
@@ -23,32 +26,34 @@ export interface PersistResult {
     readonly duplicates: number;
 }
 
+/** A record's allocation: its seq, and the now its `created_at` defaults to. */
+interface Stamp {
+    readonly seq: bigint;
+    readonly nowMs: number;
+}
+
 /**
- * Allocate one seq range per distinct partition, in first-appearance order; returns the seqs in batch order.
+ * Allocate one seq range per distinct partition, in first-appearance order; returns the stamps in batch order.
+ * A partition's now is carried forward to its fence's `last_created_at` when the clock is behind it.
  */
-async function allocateSeqs(ctx: StoreContext, records: readonly NewOutboxRecord[], nowMs: number): Promise<bigint[]> {
+async function allocateSeqs(ctx: StoreContext, records: readonly NewOutboxRecord[], nowMs: number): Promise<Stamp[]> {
     const counts = new Map<string, number>();
     for (const r of records) counts.set(r.partition, (counts.get(r.partition) ?? 0) + 1);
-    const next = new Map<string, bigint>();
+    const next = new Map<string, Stamp>();
+    const fenceTtl = fenceTtlSeconds(nowMs, ctx.compactionGraceSeconds);
+    const send = (input: UpdateItemCommandInput) => updateItem(ctx, "persist.seq", input);
     for (const [partition, count] of counts) {
-        let top: bigint;
         try {
-            const out = await updateItem(ctx, "persist.seq", {
-                ...seqAllocationUpdate(ctx.tableName, partition, count, fenceTtlSeconds(nowMs, ctx.compactionGraceSeconds)),
-                ReturnValues: "UPDATED_NEW",
-            });
-            top = readBigInt(out.Attributes ?? {}, ATTR.seqCounter);
+            const range = await allocateSeqRange(send, { tableName: ctx.tableName, partition, count, nowMs, fenceTtl }, ctx.logger);
+            next.set(partition, { seq: range.firstSeq, nowMs: range.createdAt });
         } catch (err) {
             throw wrapAwsError(err, "outbox seq allocation failed", { partition });
         }
-        // Defensive, as in GoBridge: a counter below the range we just added cannot be right; start at 1.
-        if (top < BigInt(count)) top = BigInt(count);
-        next.set(partition, top - BigInt(count) + 1n);
     }
     return records.map((r) => {
-        const seq = next.get(r.partition) as bigint;
-        next.set(r.partition, seq + 1n);
-        return seq;
+        const stamp = next.get(r.partition) as Stamp;
+        next.set(r.partition, { ...stamp, seq: stamp.seq + 1n });
+        return stamp;
     });
 }
 
@@ -78,11 +83,11 @@ export async function persist(ctx: StoreContext, records: readonly NewOutboxReco
     for (const r of records) validateNewRecord(r);
     ctx.logger.debug("dynamodboutbox: persist", { count: records.length });
     const nowMs = ctx.clock.now();
-    const seqs = await allocateSeqs(ctx, records, nowMs);
+    const stamps = await allocateSeqs(ctx, records, nowMs);
     const condition = skAbsent();
     let duplicates = 0;
     for (let i = 0; i < records.length; i++) {
-        const record = pendingRecord(records[i], seqs[i], nowMs);
+        const record = pendingRecord(records[i], stamps[i].seq, stamps[i].nowMs);
         const item = marshalRecord(record);
         const context = { recordId: record.recordId, envelopeId: record.envelopeId, bindingId: record.bindingId, partition: record.partition };
         try {

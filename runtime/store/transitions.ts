@@ -5,13 +5,15 @@
  * {@link completePendingUpdate}).
  *
  * Each builder returns the `Update` shape of a TransactWriteItems item; it is also a valid `UpdateItem` input.
+ * The exception is {@link seqAllocationUpdates}: its two requests are only ever sent alone, so they are
+ * `UpdateItem` inputs with their `ReturnValues`.
  *
  * @packageDocumentation
  */
-import type { AttributeValue, ConditionCheck, Update } from "@aws-sdk/client-dynamodb";
+import type { AttributeValue, ConditionCheck, Update, UpdateItemCommandInput } from "@aws-sdk/client-dynamodb";
 import { fenceKey } from "../record/fence";
 import { ATTR, STATUS } from "../schema";
-import { and, isPending, claimable, expiresBefore, fenceAllows, fenceBelow, heldBy, placeholders, updateExpression, type Expression } from "./expressions";
+import { and, isPending, claimable, expiresBefore, fenceAllows, fenceBelow, heldBy, lastCreatedAtNotAfter, nameRef, placeholders, updateExpression, type Expression } from "./expressions";
 
 /** A fencing token: the lease owner and its monotonic version. Valid only with a non-empty owner and version > 0. */
 export interface FencingToken {
@@ -109,22 +111,45 @@ export function fenceRaiseUpdate(tableName: string, partition: string, version: 
     return update(tableName, fenceKey(partition), change, fenceBelow(version));
 }
 
+/** The two FENCE updates of one seq allocation, as `UpdateItem` inputs: see {@link seqAllocationUpdates}. */
+export interface SeqAllocationUpdates {
+    /** The normal case: allocate and record this writer's now as the partition's `last_created_at`. */
+    readonly atNow: UpdateItemCommandInput;
+    /** Sent only when `atNow`'s condition failed: allocate and read the fence's `last_created_at` back. */
+    readonly atFence: UpdateItemCommandInput;
+}
+
 /**
- * Allocate `count` sequence numbers from the partition's FENCE row (`ADD seq_counter count`, refresh ttl). Send it
- * with `ReturnValues: "UPDATED_NEW"`; the new `seq_counter` is the top of the allocated range.
+ * Allocate `count` sequence numbers from the partition's FENCE row, so that `(created_at, seq)` order is the
+ * order of the allocations whatever the writers' clocks say.
+ *
+ * - `atNow`: `ADD seq_counter count`, `SET ttl, last_created_at = now`, on condition
+ *   `attribute_not_exists(last_created_at) OR last_created_at <= now`, returning `UPDATED_NEW`. The records then
+ *   carry `created_at = now`.
+ * - `atFence`, when that condition failed (an earlier allocation handed out a later time than this writer's
+ *   clock reads): `ADD seq_counter count`, `SET ttl, last_created_at = if_not_exists(last_created_at, now)`,
+ *   unconditional, returning `ALL_NEW`. The records then carry the returned `last_created_at`.
+ *
+ * Either way the new `seq_counter` is the top of the allocated range.
  *
  * @param tableName - The outbox table.
  * @param partition - The partition key.
  * @param count - How many numbers to allocate (≥ 1).
+ * @param nowMs - The writer's now, epoch ms (whole).
  * @param fenceTtl - The FENCE row ttl, epoch seconds.
  */
-export function seqAllocationUpdate(tableName: string, partition: string, count: number, fenceTtl: number): Omit<Update, "ConditionExpression"> {
-    const change = updateExpression({
-        set: [{ attribute: ATTR.ttl, value: ":fence_ttl" }],
-        add: [{ attribute: ATTR.seqCounter, value: ":count" }],
-        values: { ":fence_ttl": { N: String(fenceTtl) }, ":count": { N: String(count) } },
-    });
-    return { TableName: tableName, Key: fenceKey(partition), UpdateExpression: change.text, ...placeholders(change) };
+export function seqAllocationUpdates(tableName: string, partition: string, count: number, nowMs: number, fenceTtl: number): SeqAllocationUpdates {
+    const values = { ":fence_ttl": { N: String(fenceTtl) }, ":count": { N: String(count) }, ":now_ms": { N: String(nowMs) } };
+    const add = [{ attribute: ATTR.seqCounter, value: ":count" }];
+    const ttl = { attribute: ATTR.ttl, value: ":fence_ttl" };
+    const atNow = updateExpression({ set: [ttl, { attribute: ATTR.lastCreatedAt, value: ":now_ms" }], add, values });
+    const atFence = updateExpression({ set: [ttl, { attribute: ATTR.lastCreatedAt, value: `if_not_exists(${nameRef(ATTR.lastCreatedAt)}, :now_ms)` }], add, values });
+    const key = fenceKey(partition);
+    return {
+        atNow: { ...update(tableName, key, atNow, lastCreatedAtNotAfter(nowMs)), ReturnValues: "UPDATED_NEW" },
+        // ALL_NEW, not UPDATED_NEW: the value is needed even when if_not_exists leaves it as it was.
+        atFence: { TableName: tableName, Key: key, UpdateExpression: atFence.text, ...placeholders(atFence), ReturnValues: "ALL_NEW" },
+    };
 }
 
 function completion(nowMs: number, ttl: number): Expression {
