@@ -5,10 +5,11 @@
  */
 import assert from "node:assert/strict";
 import { PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
-import { EXPIRY_INDEX } from "../../runtime/schema";
+import { ATTR, EXPIRY_INDEX } from "../../runtime/schema";
 import { isOutboxError } from "../../runtime/errors";
 import { OutboxStore } from "../../runtime/store";
 import { createSweeper } from "../../runtime/sweeper";
+import { OutboxWriter } from "../../runtime/writer";
 import { createHarness, type Harness } from "./support/harness";
 
 describe("createSweeper (DynamoDB Local + SNS test server)", function () {
@@ -48,6 +49,24 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         const youngRecord = (await h.records()).find((r) => r.recordId === young)!;
         assert.equal(youngRecord.status, "pending", "released back: the stream path still owns it");
         assert.equal(youngRecord.claimedBy, undefined);
+    });
+
+    it("leaves a record whose created_at is ahead of the sweeper's clock for a later run", async function () {
+        h = await createHarness();
+        const ahead = new OutboxWriter({ client: h.ddb, tableName: h.tableName, clock: { now: () => h.clock.now() + 60_000, sleep: async () => undefined } });
+        for (const partition of ["SWEPT", "STREAMED"]) {
+            await ahead.write({ messages: [{ partition, type: "T", payload: "first", orderingKey: "k" }] });
+            await h.writer.write({ messages: [{ partition, type: "T", payload: "second", orderingKey: "k" }] });
+        }
+        h.clock.advance(121_000);
+        assert.equal((await createSweeper(h.config())()).published, 0, "sweepAfter has passed on the sweeper's clock, but not since the records' created_at (60 s ahead)");
+        const event = await h.streamEvent();
+        const streamed = event.Records.filter((r) => (r.dynamodb.Keys as Record<string, { S?: string }>)[ATTR.pk]!.S === "STREAMED");
+        await h.publisher()({ Records: streamed });
+        assert.deepEqual(h.published().map((p) => JSON.parse(p.body) as string), ["first", "second"], "the stream path does not wait for created_at");
+        h.clock.advance(60_000);
+        assert.equal((await createSweeper(h.config())()).published, 2);
+        assert.deepEqual(h.published().map((p) => JSON.parse(p.body) as string), ["first", "second", "first", "second"]);
     });
 
     it("reclaims and delivers a record a crashed publisher left claimed, once its claim is stale", async function () {

@@ -3,9 +3,9 @@
  * DynamoDB Local: two stores whose clocks disagree, the FENCE row's `last_created_at`, and what each path costs.
  * The writer's side is in tests/runtime/clock-skew-order.test.ts; both go through `allocateSeqRange`.
  */
-import { DeleteItemCommand, GetItemCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
-import { recordKey } from "../../runtime/record/codec";
+import { marshalRecord, pendingRecord, recordKey } from "../../runtime/record/codec";
 import { fenceKey, unmarshalFence } from "../../runtime/record/fence";
 import { claimSort } from "../../runtime/record/keys";
 import { OutboxStore, seqAllocationUpdates, STORE_WARNINGS } from "../../runtime/store";
@@ -113,6 +113,28 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
         await slow.store.persist([rec("P", 2, { orderingKey: "K" })]);
         assert.deepEqual((await slow.store.queryPending("P", 10)).map((r) => r.createdAt), [T0 + 1000, T0 + 1000]);
         assert.deepEqual(slow.logger.warnings(), []);
+    });
+
+    it("a GoBridge writer sharing the table neither reads nor sets last_created_at: its allocation keeps ours, and its record keeps its own clock's created_at", async () => {
+        const client = await dynamoClient();
+        const { tableName } = await localStore({ client });
+        const fast = storeBeside(client, tableName, T0 + 2000);
+        await fast.store.persist([rec("P", "ours", { orderingKey: "K" })]);
+        // GoBridge's Persist (reference §4.2): ADD seq_counter n, SET ttl; created_at from its own clock (here 3 s behind).
+        const goBridge = await client.send(
+            new UpdateItemCommand({
+                TableName: tableName,
+                Key: fenceKey("P"),
+                UpdateExpression: "SET #ttl = :ttl ADD #seq_counter :n",
+                ExpressionAttributeNames: { "#ttl": "ttl", "#seq_counter": "seq_counter" },
+                ExpressionAttributeValues: { ":ttl": { N: "99999999999" }, ":n": { N: "1" } },
+                ReturnValues: "UPDATED_NEW",
+            }),
+        );
+        const seq = BigInt(goBridge.Attributes!.seq_counter!.N!);
+        await client.send(new PutItemCommand({ TableName: tableName, Item: marshalRecord(pendingRecord(rec("P", "gobridge", { orderingKey: "K" }), seq, T0 - 1000)) }));
+        assert.equal(unmarshalFence(await rawItem(client, tableName, fenceKey("P"))).lastCreatedAt, T0 + 2000);
+        assert.deepEqual(ids(await fast.store.claim("P", tok(1), 10)), ["env-gobridge", "env-ours"], "the GoBridge record sorts by its own, earlier, clock");
     });
 
     it("a fence row that vanishes between the two UpdateItems (TTL) gets this store's now back, so the next allocation still cannot go below it", async () => {
