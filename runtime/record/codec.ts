@@ -91,7 +91,11 @@ export interface NewOutboxRecord {
     readonly envelope: EnvelopeInput;
     /** Per-message dispatch headers. @default undefined (no `headers_json`) */
     readonly dispatchHeaders?: Readonly<Record<string, string>>;
-    /** Creation time, epoch ms. @default the envelope's `createdAt`, or the store clock's now when that is 0 */
+    /**
+     * Creation time, epoch ms. Given, it is kept as is: the caller chose the record's place in the order.
+     * @default the envelope's `createdAt`, or when that is 0 the store clock's now, carried forward to the
+     * partition's last `created_at` when the clock is behind it
+     */
     readonly createdAt?: number;
     /**
      * The ordering key. When set, the envelope header `x-bridge.ordering-key` is set to it too; when unset, the
@@ -148,7 +152,8 @@ export function validateNewRecord(input: NewOutboxRecord): void {
  *
  * @param input - The record to persist (validated with {@link validateNewRecord}).
  * @param seq - The sequence number allocated from the partition's FENCE row.
- * @param nowMs - The store clock's now, used when neither the input nor the envelope has a creation time.
+ * @param nowMs - The creation time used when neither the input nor the envelope has one: the store clock's now,
+ *   as the seq allocation carried it forward.
  */
 export function pendingRecord(input: NewOutboxRecord, seq: bigint, nowMs: number): OutboxRecord {
     validateNewRecord(input);
