@@ -8,6 +8,13 @@
  * @packageDocumentation
  */
 
+/**
+ * The component's type token (`<package>:index:<Class>`, as multi-language component hosting requires). Here
+ * rather than in `outbox.ts` so the policy pack can recognise an Outbox's children without loading the component
+ * and the runtime it serializes.
+ */
+export const OUTBOX_TYPE = "dynamodb-outbox:index:Outbox";
+
 /** The suffix of each child's Pulumi name. The keys are also the `transform` keys where one exists. */
 export const CHILD_SUFFIX = {
     table: "table",

@@ -11,15 +11,14 @@ import type { OutboxArgs } from "./args";
 import { LAMBDA_RUNTIME, eventSourceMappingArgs, handlerEnvironment, logGroupArgs, queueArgs, tableArgs, topicArgs, withTags } from "./children";
 import { enterSerializationRoot, handlerCodePathOptions } from "./code-path";
 import { GrantTargets, PolicyDocument, publisherPolicyDocument, sweeperPolicyDocument, writerPolicyDocument } from "./iam";
-import { childName, logGroupName } from "./naming";
+import { OUTBOX_TYPE, childName, logGroupName } from "./naming";
 import { OutboxSettings, resolveOutboxSettings } from "./settings";
 import { mergeArgs } from "./transform";
 import { validateOutboxArgs } from "./validation";
 
 export type { OutboxArgs, OutboxTransforms } from "./args";
 
-/** The component's type token (`<package>:index:<Class>`, as multi-language component hosting requires). */
-export const OUTBOX_TYPE = "dynamodb-outbox:index:Outbox";
+export { OUTBOX_TYPE } from "./naming";
 
 /** The EventBridge service principal allowed to invoke the sweeper. */
 const EVENTS_PRINCIPAL = "events.amazonaws.com";
