@@ -1,9 +1,17 @@
 /**
- * Runs CrossGuard resource policies in-process on resources recorded under the Pulumi mocks, the way the
- * policy analyzer would call them (`pulumi preview --policy-pack` needs the CLI and its plugins).
+ * Runs CrossGuard policies in-process on resources recorded under the Pulumi mocks, the way the policy analyzer
+ * calls them: a resource policy with the resource's inputs, URN and parent's URN; a stack policy with every
+ * resource's outputs, parent and property dependencies. `pulumi preview --policy-pack` needs the CLI and its
+ * plugins; `analyzer.ts` runs the pack's own analyzer server instead, for what only the server does (enforcement
+ * levels, config).
  */
 import type { PolicyResource, ResourceValidationArgs, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
 import type { RecordedResource } from "../support/pulumi-mocks";
+
+/** The URN of a recorded resource: the one the mocks gave it, or a root-level one for a resource a test made up. */
+export function urnOf(r: RecordedResource): string {
+    return r.urn ?? `urn:pulumi:test::dynamodb-outbox::${r.type}::${r.name}`;
+}
 
 /** The analyzer's arguments for one recorded resource. `isType` mimics the engine's `__pulumiType` check. */
 export function validationArgs(r: RecordedResource): ResourceValidationArgs {
@@ -12,13 +20,14 @@ export function validationArgs(r: RecordedResource): ResourceValidationArgs {
         type: r.type,
         props: r.inputs,
         name: r.name,
-        urn: `urn:pulumi:test::dynamodb-outbox::${r.type}::${r.name}`,
+        urn: urnOf(r),
         opts: {
             protect: false,
             ignoreChanges: [],
             aliases: [],
             additionalSecretOutputs: [],
             customTimeouts: { createSeconds: 0, updateSeconds: 0, deleteSeconds: 0 },
+            ...(r.parent === undefined ? {} : { parent: r.parent }),
         } as any,
         stackTags: new Map(),
         isType,
@@ -31,12 +40,27 @@ export function validationArgs(r: RecordedResource): ResourceValidationArgs {
 }
 
 /**
- * The stack view of a recorded resource. The engine gives stack policies the resources' outputs; the mocks
- * record inputs, so a test adds the outputs a policy reads (e.g. a table's `streamArn`) to `inputs`.
+ * The stack view of recorded resources, as the engine gives it to stack policies: each resource's outputs (its
+ * inputs, which a test may have changed, and what the mocks computed) with its parent and property dependencies
+ * linked to the other resources.
  */
-export function policyResource(r: RecordedResource): PolicyResource {
-    const args = validationArgs(r);
-    return { type: r.type, props: r.inputs, urn: args.urn, name: r.name, opts: args.opts, dependencies: [], propertyDependencies: {}, isType: args.isType, asType: args.asType } as PolicyResource;
+export function policyResources(resources: readonly RecordedResource[]): PolicyResource[] {
+    const views = resources.map((r) => {
+        const args = validationArgs(r);
+        const props = { ...r.inputs, ...(r.computed ?? {}) };
+        return { type: r.type, props, urn: args.urn, name: r.name, opts: args.opts, dependencies: [], propertyDependencies: {}, isType: args.isType, asType: args.asType } as PolicyResource;
+    });
+    const byUrn = new Map(views.map((v) => [v.urn, v]));
+    resources.forEach((r, i) => {
+        const view = views[i]!;
+        const parent = r.parent === undefined ? undefined : byUrn.get(r.parent);
+        if (parent !== undefined) view.parent = parent;
+        for (const [property, urns] of Object.entries(r.propertyDependencies ?? {})) {
+            view.propertyDependencies[property] = urns.flatMap((u) => byUrn.get(u) ?? []);
+        }
+        view.dependencies = [...new Set(Object.values(view.propertyDependencies).flat())];
+    });
+    return views;
 }
 
 /** Every violation `policies` report for `resources` (resource and stack policies), as `policy-name: message`. */
@@ -49,7 +73,7 @@ export async function violationsOf(policies: readonly (ResourceValidationPolicy 
             };
             try {
                 await policy.validateStack(
-                    { resources: resources.map(policyResource), stackTags: new Map(), getConfig: (<T>() => ({}) as T) as any, notApplicable },
+                    { resources: policyResources(resources), stackTags: new Map(), getConfig: (<T>() => ({}) as T) as any, notApplicable },
                     (message) => out.push(`${policy.name}: ${message}`),
                 );
             } catch (e: any) {

@@ -14,6 +14,14 @@ export interface RecordedResource {
     readonly type: string;
     readonly name: string;
     readonly inputs: Record<string, any>;
+    /** The URN the mocks gave it (`<parent type>$<type>` when it has a parent); absent on one a test makes up. */
+    readonly urn?: string;
+    /** The parent's URN, when it was declared with a parent. */
+    readonly parent?: string;
+    /** The outputs the mocks computed besides echoing the inputs (`arn`, `name`, `streamArn`, `url`). */
+    readonly computed?: Record<string, any>;
+    /** The URNs each input property depends on (a property given a resource's Output), as the engine tracks them. */
+    readonly propertyDependencies?: Record<string, string[]>;
 }
 
 /** Every resource registered in this process, in registration order. */
@@ -69,14 +77,25 @@ function computed(type: string, name: string, inputs: Record<string, any>): Reco
 void pulumi.runtime.setMocks(
     {
         newResource(args: pulumi.runtime.MockResourceArgs): { id: string; state: Record<string, any> } {
-            recorded.push({ type: args.type, name: args.name, inputs: args.inputs });
+            const request = registering;
+            registering = undefined;
             if (args.type === "pulumi:pulumi:StackReference") {
+                recorded.push({ type: args.type, name: args.name, inputs: args.inputs });
                 return {
                     id: args.id ?? args.inputs.name,
                     state: { name: args.inputs.name, outputs: STACK_REFERENCE_OUTPUTS, secretOutputNames: [] },
                 };
             }
-            return { id: `${args.name}-id`, state: { ...args.inputs, ...computed(args.type, args.name, args.inputs) } };
+            const outputs = computed(args.type, args.name, args.inputs);
+            const parent = request?.getParent() || undefined;
+            const propertyDependencies: Record<string, string[]> = {};
+            for (const [property, dependencies] of request?.getPropertydependenciesMap().entries() ?? []) {
+                const urns = (dependencies as { getUrnsList(): string[] }).getUrnsList();
+                if (urns.length > 0) propertyDependencies[property as string] = urns;
+            }
+            const urn = monitor.newUrn(parent, args.type, args.name);
+            recorded.push({ type: args.type, name: args.name, inputs: args.inputs, urn, parent, computed: outputs, propertyDependencies });
+            return { id: `${args.name}-id`, state: { ...args.inputs, ...outputs } };
         },
         call(args: pulumi.runtime.MockCallArgs): Record<string, any> {
             switch (args.token) {
@@ -95,6 +114,32 @@ void pulumi.runtime.setMocks(
     "test",
     false,
 );
+
+interface RegisterResourceRequest {
+    getParent(): string;
+    getPropertydependenciesMap(): { entries(): Iterable<[string, unknown]> };
+}
+
+/**
+ * The mock monitor (internal to @pulumi/pulumi). Its `newResource` call is not told the parent or the property
+ * dependencies; the registration request carries them, and the monitor calls `newResource` synchronously at the
+ * start of `registerResource`, so the request is kept at hand for it.
+ */
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const monitor = (require("@pulumi/pulumi/runtime/settings") as { getMonitor(): any }).getMonitor() as {
+    registerResource(request: RegisterResourceRequest, callback: unknown): unknown;
+    newUrn(parent: string | undefined, type: string, name: string): string;
+};
+let registering: RegisterResourceRequest | undefined;
+const registerResource = monitor.registerResource.bind(monitor);
+monitor.registerResource = (request, callback) => {
+    registering = request;
+    try {
+        return registerResource(request, callback);
+    } finally {
+        registering = undefined;
+    }
+};
 
 /** The resources of `type` recorded so far, optionally only those whose name starts with `prefix`. */
 export function recordedOfType(type: string, prefix?: string): RecordedResource[] {
