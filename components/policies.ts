@@ -4,8 +4,11 @@
  * events. This module only exports the policies; constructing a `PolicyPack` starts a server, so only the
  * pack's entry file (`policy/index.ts`) does that.
  *
- * A resource policy sees one resource at a time, so it recognises an outbox mapping by its filter; a stack
- * policy catches mappings on an outbox stream that lack the filter, through the table's stream ARN.
+ * The policies judge outbox resources only (`policy-scope.ts`): what an Outbox declares, a table tagged as an
+ * outbox table, and what reads or grants to those. Every other resource of the stack gets no violation, so a
+ * whole stack can turn the pack on. A resource policy sees one resource at a time, so it judges what the
+ * Outbox declares and tagged tables; a stack policy catches a mapping declared elsewhere on an outbox table's
+ * stream, through the table's stream ARN.
  *
  * Values still unknown during a preview arrive absent; the checks treat absence as a violation only where the
  * value is plain configuration (index shapes, TTL, stream, starting position), never where it is an output of
@@ -15,20 +18,14 @@
  */
 import * as aws from "@pulumi/aws";
 import { PolicyPackArgs, ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
-import {
-    CLAIM_INDEX,
-    GLOBAL_SECONDARY_INDEXES,
-    IndexShape,
-    OUTBOX_TABLE_TAG,
-    PRIMARY_KEY,
-    RECORD_SK_PREFIX,
-    STREAM_FILTER_PATTERN,
-    STREAM_VIEW_TYPE,
-    TTL_ATTRIBUTE,
-} from "../runtime/schema";
+import { GLOBAL_SECONDARY_INDEXES, IndexShape, PRIMARY_KEY, STREAM_FILTER_PATTERN, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../runtime/schema";
 import { OUTBOX_DEFAULTS } from "./defaults";
 import { REPORT_BATCH_ITEM_FAILURES } from "./children";
+import { StackResourceView, declaredInsideOutbox, isOutboxTable, outboxScope } from "./policy-scope";
 import { outboxSecurityPolicies } from "./security-policies";
+
+export { declaredInsideOutbox, hasOutboxTableTag, insideOutbox, isOutboxTable, known, outboxScope, urnTypes } from "./policy-scope";
+export type { OutboxScope, StackResourceView } from "./policy-scope";
 
 /** Stream view types that carry the new image the publisher reads. */
 export const STREAM_VIEWS_WITH_NEW_IMAGE: readonly string[] = [STREAM_VIEW_TYPE, "NEW_AND_OLD_IMAGES"];
@@ -37,13 +34,6 @@ type Props = Record<string, any>;
 
 function show(value: unknown): string {
     return value === undefined ? "absent" : JSON.stringify(value);
-}
-
-/** Whether table props belong to an outbox table: the component's tag, or a ClaimIndex. */
-export function isOutboxTable(props: Props): boolean {
-    const tagged = props.tags?.[OUTBOX_TABLE_TAG.key] === OUTBOX_TABLE_TAG.value;
-    const indexes: Props[] = Array.isArray(props.globalSecondaryIndexes) ? props.globalSecondaryIndexes : [];
-    return tagged || indexes.some((i) => i?.name === CLAIM_INDEX.indexName);
 }
 
 function attributeType(props: Props, attributeName: string): string {
@@ -117,13 +107,6 @@ function filterPatterns(props: Props): unknown[] {
     });
 }
 
-/** Whether mapping props read an outbox stream: a DynamoDB stream source filtered on the outbox SK prefix. */
-export function isOutboxMapping(props: Props): boolean {
-    const source = props.eventSourceArn;
-    const fromDynamoStream = source === undefined || (typeof source === "string" && /:dynamodb:.*\/stream\//.test(source));
-    return fromDynamoStream && filterPatterns(props).some((p) => JSON.stringify(p ?? null).includes(RECORD_SK_PREFIX));
-}
-
 function sameJson(a: unknown, b: unknown): boolean {
     const canonical = (v: unknown): unknown =>
         Array.isArray(v)
@@ -159,53 +142,49 @@ export function outboxMappingViolations(name: string, props: Props): string[] {
     return out;
 }
 
-/** The type tokens the stack policy correlates. */
-const TABLE_TYPE = "aws:dynamodb/table:Table";
-const MAPPING_TYPE = "aws:lambda/eventSourceMapping:EventSourceMapping";
-
 /**
- * Violations of mappings that read an outbox table's stream but that {@link isOutboxMapping} cannot recognise
- * from their own props (typically: no filter at all, so MODIFY and TTL REMOVE records reach the publisher).
- * Needs the stack view: the tables' `streamArn` outputs, known once the tables exist.
+ * Violations of the mappings declared outside an Outbox that read an outbox table's stream (found through the
+ * tables' `streamArn` outputs, known once the tables exist): they meet the same rules as the Outbox's own.
+ *
+ * @param resources - The stack's resources, as a stack policy gets them.
  */
-export function unfilteredOutboxMappingViolations(resources: readonly { type: string; name: string; urn: string; props: Props }[]): { urn: string; message: string }[] {
-    const outboxStreams = new Set(
-        resources.filter((r) => r.type === TABLE_TYPE && isOutboxTable(r.props) && typeof r.props.streamArn === "string").map((r) => r.props.streamArn as string),
-    );
-    return resources
-        .filter((r) => r.type === MAPPING_TYPE && outboxStreams.has(r.props.eventSourceArn) && !isOutboxMapping(r.props))
-        .flatMap((r) => outboxMappingViolations(r.name, r.props).map((message) => ({ urn: r.urn, message })));
+export function externalOutboxMappingViolations(resources: readonly StackResourceView[]): { urn: string; message: string }[] {
+    return outboxScope(resources).externalMappings.flatMap((r) => outboxMappingViolations(r.name, r.props).map((message) => ({ urn: r.urn, message })));
 }
 
-/** The outbox policies: table shape, stream mapping settings, least privilege and encryption at rest. Mandatory. */
+/**
+ * The outbox policies: table shape, stream mappings (the Outbox's own and those on an outbox stream declared
+ * elsewhere), least privilege (the Outbox's IAM and grants on its roles declared elsewhere) and encryption at
+ * rest. Mandatory.
+ */
 export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
     {
         name: "outbox-table-shape",
-        description: "An outbox table has the schema's primary key, its three GSIs with their exact key schemas and projections, TTL on `ttl` and a stream with new images.",
+        description: "An outbox table (declared by an Outbox, or tagged as one) has the schema's primary key, its three GSIs with their exact key schemas and projections, TTL on `ttl` and a stream with new images.",
         enforcementLevel: "mandatory",
         validateResource: validateResourceOfType(aws.dynamodb.Table, (props, args, reportViolation) => {
-            if (!isOutboxTable(props)) return;
+            if (!isOutboxTable(args.urn, props)) return;
             for (const violation of outboxTableViolations(args.name, props)) reportViolation(violation);
         }),
     },
     {
         name: "outbox-stream-mapping",
-        description: "A Lambda mapping on an outbox stream starts at TRIM_HORIZON, reports batch item failures, retries a bounded number of times, has an on-failure destination and the schema's filter.",
+        description: "An Outbox's stream mapping starts at TRIM_HORIZON, reports batch item failures, retries a bounded number of times, has an on-failure destination and the schema's filter.",
         enforcementLevel: "mandatory",
         validateResource: validateResourceOfType(aws.lambda.EventSourceMapping, (props, args, reportViolation) => {
-            if (!isOutboxMapping(props)) return;
+            if (!declaredInsideOutbox(args.urn)) return;
             for (const violation of outboxMappingViolations(args.name, props)) reportViolation(violation);
         }),
     },
     {
-        name: "outbox-stream-mapping-unfiltered",
-        description: "A Lambda mapping on an outbox table's stream that lacks the outbox filter meets the same rules (found through the table's stream ARN).",
+        name: "outbox-stream-mapping-external",
+        description: "A Lambda mapping declared outside an Outbox that reads an outbox table's stream meets the same rules (found through the table's stream ARN).",
         enforcementLevel: "mandatory",
         validateStack: (args, reportViolation) => {
-            for (const v of unfilteredOutboxMappingViolations(args.resources)) reportViolation(v.message, v.urn);
+            for (const v of externalOutboxMappingViolations(args.resources)) reportViolation(v.message, v.urn);
         },
     },
-    ...outboxSecurityPolicies({ isOutboxTable, isOutboxMapping }),
+    ...outboxSecurityPolicies("mandatory"),
 ];
 
 /** The pack's args, for `policy/index.ts`. */

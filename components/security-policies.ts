@@ -1,7 +1,8 @@
 /**
- * The outbox's security policies for the CrossGuard pack: least privilege for every IAM document in the stack,
- * and encryption at rest for the outbox's DLQ and topic. Like `policies.ts`, this module only exports policies;
- * `outboxPolicies` includes them.
+ * The outbox's security policies for the CrossGuard pack: least privilege for the outbox's IAM (what an Outbox
+ * declares, and grants declared elsewhere on the roles its functions run as), and encryption at rest for the
+ * outbox's DLQ and topic. Like `policies.ts`, this module only exports policies; `outboxPolicies` includes them.
+ * IAM that belongs to no outbox is left alone (`policy-scope.ts`).
  *
  * Values still unknown during a preview (a policy document built from Outputs) arrive absent or unparseable
  * and are skipped, never reported.
@@ -9,22 +10,12 @@
  * @packageDocumentation
  */
 import * as aws from "@pulumi/aws";
-import { ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
+import { EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
 import { ENV } from "../runtime/config";
 import { LIST_STREAMS_ACTION } from "./iam";
+import { RESOURCE_TYPES, StackResourceView, declaredInsideOutbox, insideOutbox, known, outboxScope } from "./policy-scope";
 
 type Props = Record<string, any>;
-
-/**
- * How to tell an outbox table and an outbox stream mapping from their props: `isOutboxTable` and
- * `isOutboxMapping` of `policies.ts`, passed in so the two modules do not import each other.
- */
-export interface OutboxRecognisers {
-    /** Whether table props belong to an outbox table. */
-    isOutboxTable(props: Props): boolean;
-    /** Whether mapping props read an outbox stream. */
-    isOutboxMapping(props: Props): boolean;
-}
 
 /**
  * Actions AWS authorizes only on resource `*` (they take no resource ARN). A statement may use `*` as its
@@ -32,8 +23,11 @@ export interface OutboxRecognisers {
  */
 export const WILDCARD_RESOURCE_ACTIONS: readonly string[] = [LIST_STREAMS_ACTION, "xray:PutTraceSegments", "xray:PutTelemetryRecords", "cloudwatch:PutMetricData"];
 
-/** Managed policies too broad for an outbox function: administrator access and any `*FullAccess` (`AWSLambda_FullAccess` has an underscore). */
-const BROAD_MANAGED_POLICY = /:policy\/(AdministratorAccess|PowerUserAccess|[A-Za-z0-9_]*FullAccess)$/;
+/**
+ * Managed policies too broad for an outbox function: administrator access and any `*FullAccess`
+ * (`AWSLambda_FullAccess` has an underscore, `CloudWatchFullAccessV2` a version).
+ */
+const BROAD_MANAGED_POLICY = /:policy\/(AdministratorAccess|PowerUserAccess|[A-Za-z0-9_]*FullAccess(V\d+)?)$/;
 
 function list(value: unknown): unknown[] {
     return value === undefined ? [] : Array.isArray(value) ? value : [value];
@@ -80,46 +74,25 @@ function queueEncryption(props: Props): "kms" | "sqs" | "none" {
     return props.sqsManagedSseEnabled === false ? "none" : "sqs";
 }
 
-/** One resource as a stack policy sees it. */
-export interface StackResourceView {
-    /** The type token. */
-    readonly type: string;
-    /** The logical name. */
-    readonly name: string;
-    /** The URN. */
-    readonly urn: string;
-    /** The resource's properties (outputs, for a stack policy). */
-    readonly props: Props;
-}
-
-const TYPES = {
-    table: "aws:dynamodb/table:Table",
-    mapping: "aws:lambda/eventSourceMapping:EventSourceMapping",
-    queue: "aws:sqs/queue:Queue",
-    topic: "aws:sns/topic:Topic",
-    fn: "aws:lambda/function:Function",
-} as const;
-
 /**
- * Encryption-at-rest violations of each outbox in the stack, found from its stream mapping: the DLQ (the mapping's
- * on-failure destination) must be encrypted (SSE-SQS or KMS); and when the outbox table uses a customer managed
- * KMS key, the DLQ and the publisher's topic must use a KMS key too, or payloads the table keeps under that key
- * sit in the DLQ, or pass through the topic, without it.
+ * Encryption-at-rest violations of each outbox in the stack, found from its stream mappings (the Outbox's own
+ * and those on an outbox table's stream): the DLQ (the mapping's on-failure destination) must be encrypted
+ * (SSE-SQS or KMS); and when the outbox table uses a customer managed KMS key, the DLQ and the publisher's topic
+ * must use a KMS key too, or payloads the table keeps under that key sit in the DLQ, or pass through the topic,
+ * without it.
  *
  * @param resources - The stack's resources with their outputs (`streamArn`, `arn`, `name`).
- * @param recognise - `isOutboxTable` and `isOutboxMapping` of `policies.ts`.
  */
-export function encryptionAtRestViolations(resources: readonly StackResourceView[], recognise: OutboxRecognisers): { urn: string; message: string }[] {
+export function encryptionAtRestViolations(resources: readonly StackResourceView[]): { urn: string; message: string }[] {
     const out: { urn: string; message: string }[] = [];
     const of = (type: string) => resources.filter((r) => r.type === type);
-    const tables = of(TYPES.table).filter((t) => recognise.isOutboxTable(t.props));
-    for (const mapping of of(TYPES.mapping)) {
-        const table = tables.find((t) => typeof t.props.streamArn === "string" && t.props.streamArn === mapping.props.eventSourceArn);
-        if (table === undefined && !recognise.isOutboxMapping(mapping.props)) continue;
+    const scope = outboxScope(resources);
+    for (const mapping of [...scope.ownMappings, ...scope.externalMappings]) {
+        const table = scope.tableOf(mapping);
         const customerKey: unknown = table?.props.serverSideEncryption?.enabled === true ? table.props.serverSideEncryption.kmsKeyArn : undefined;
         const tableText = table === undefined ? "the outbox table" : `outbox table "${table.name}"`;
-        const dlqArn: unknown = mapping.props.destinationConfig?.onFailure?.destinationArn;
-        const queue = of(TYPES.queue).find((q) => q.props.arn !== undefined && q.props.arn === dlqArn);
+        const dlqArn: unknown = known(() => mapping.props.destinationConfig?.onFailure?.destinationArn);
+        const queue = of(RESOURCE_TYPES.queue).find((q) => dlqArn !== undefined && known(() => q.props.arn) === dlqArn);
         if (queue !== undefined) {
             const sse = queueEncryption(queue.props);
             if (sse === "none") {
@@ -129,12 +102,62 @@ export function encryptionAtRestViolations(resources: readonly StackResourceView
             }
         }
         if (typeof customerKey !== "string") continue;
-        const fn = of(TYPES.fn).find((f) => f.props.arn === mapping.props.functionName || f.props.name === mapping.props.functionName);
-        const topicArn: unknown = fn?.props.environment?.variables?.[ENV.topicArn];
-        const topic = of(TYPES.topic).find((t) => t.props.arn !== undefined && t.props.arn === topicArn);
+        const functionName: unknown = known(() => mapping.props.functionName);
+        const fn = of(RESOURCE_TYPES.fn).find((f) => functionName !== undefined && (known(() => f.props.arn) === functionName || known(() => f.props.name) === functionName));
+        const topicArn: unknown = fn === undefined ? undefined : known(() => fn.props.environment?.variables?.[ENV.topicArn]);
+        const topic = of(RESOURCE_TYPES.topic).find((t) => topicArn !== undefined && known(() => t.props.arn) === topicArn);
         if (topic !== undefined && !(typeof topic.props.kmsMasterKeyId === "string" && topic.props.kmsMasterKeyId !== "")) {
             out.push({ urn: topic.urn, message: `outbox topic "${topic.name}" has no kmsMasterKeyId while ${tableText} is encrypted with the customer managed key ${customerKey}; set kmsMasterKeyId to that key (the Outbox component does when kmsKeyArn is given)` });
         }
+    }
+    return out;
+}
+
+/** Whether a managed policy ARN is too broad for an outbox function. */
+export function isBroadManagedPolicy(policyArn: unknown): boolean {
+    return typeof policyArn === "string" && BROAD_MANAGED_POLICY.test(policyArn);
+}
+
+/**
+ * Least-privilege violations of the grants declared outside an Outbox on an outbox role (a role declared inside
+ * an Outbox, or one a function declared inside an Outbox runs as): a role policy attachment or policy attachment
+ * of a broad managed policy, or of a customer managed policy whose document is too broad; a role policy whose
+ * document is too broad; the inline policies of such a role declared outside the Outbox.
+ *
+ * @param resources - The stack's resources with their outputs (roles' `name` and `arn`, policies' `arn`).
+ */
+export function outboxRoleGrantViolations(resources: readonly StackResourceView[]): { urn: string; message: string }[] {
+    const scope = outboxScope(resources);
+    const of = (type: string) => resources.filter((r) => r.type === type && !insideOutbox(r));
+    const out: { urn: string; message: string }[] = [];
+    const push = (r: StackResourceView, messages: string[]) => out.push(...messages.map((message) => ({ urn: r.urn, message })));
+    const customerPolicy = (attachment: StackResourceView): StackResourceView | undefined => {
+        const arn: unknown = known(() => attachment.props.policyArn);
+        return resources.find(
+            (p) => p.type === RESOURCE_TYPES.policy && ((attachment.propertyDependencies?.policyArn ?? []).some((d) => d.urn === p.urn) || (arn !== undefined && known(() => p.props.arn) === arn)),
+        );
+    };
+    const attachments = [
+        ...of(RESOURCE_TYPES.rolePolicyAttachment).map((a) => ({ a, kind: "role policy attachment", role: scope.roleReferencedBy(a, "role") })),
+        ...of(RESOURCE_TYPES.policyAttachment).map((a) => ({ a, kind: "policy attachment", role: scope.roleReferencedBy(a, "roles") })),
+    ];
+    for (const { a, kind, role } of attachments) {
+        if (role === undefined) continue;
+        const policyArn: unknown = known(() => a.props.policyArn);
+        if (isBroadManagedPolicy(policyArn)) {
+            push(a, [`${kind} "${a.name}" attaches ${String(policyArn)} to outbox role "${role.name}", far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox's ARNs`]);
+            continue;
+        }
+        const policy = customerPolicy(a);
+        if (policy !== undefined) push(a, leastPrivilegeViolations(`policy "${policy.name}" attached to outbox role "${role.name}" by ${kind} "${a.name}"`, known(() => policy.props.policy)));
+    }
+    for (const rp of of(RESOURCE_TYPES.rolePolicy)) {
+        const role = scope.roleReferencedBy(rp, "role");
+        if (role !== undefined) push(rp, leastPrivilegeViolations(`role policy "${rp.name}" on outbox role "${role.name}"`, known(() => rp.props.policy)));
+    }
+    for (const role of scope.roles.filter((r) => !insideOutbox(r))) {
+        const documents = known(() => list(role.props.inlinePolicies).map((p) => (p as Props)?.policy)) ?? [];
+        documents.forEach((d, i) => push(role, leastPrivilegeViolations(`outbox role "${role.name}" inline policy${documents.length > 1 ? ` ${i}` : ""}`, d)));
     }
     return out;
 }
@@ -146,38 +169,55 @@ function validateDocuments(subject: string, documents: unknown[], reportViolatio
 }
 
 /**
- * The security policies: least privilege (resource policy) and encryption at rest (stack policy). Mandatory.
+ * The security policies: least privilege in an Outbox (resource policy), least privilege of the grants on its
+ * roles declared elsewhere and encryption at rest (stack policies).
  *
- * @param recognise - `isOutboxTable` and `isOutboxMapping` of `policies.ts`.
+ * @param enforcementLevel - Their level when the pack's config sets none.
  */
-export function outboxSecurityPolicies(recognise: OutboxRecognisers): (ResourceValidationPolicy | StackValidationPolicy)[] {
+export function outboxSecurityPolicies(enforcementLevel: EnforcementLevel): (ResourceValidationPolicy | StackValidationPolicy)[] {
+    // Only what an Outbox declares; grants made elsewhere are outbox-least-privilege-attached's.
+    const inOutbox = (args: { urn: string }) => declaredInsideOutbox(args.urn);
     return [
-    {
-        name: "outbox-least-privilege",
-        description:
-            "No IAM document in an outbox stack allows `*` or `service:*` actions, NotAction or NotResource, or a `*` resource on an action that takes ARNs; no role gets AdministratorAccess, PowerUserAccess or a *FullAccess managed policy.",
-        enforcementLevel: "mandatory",
-        validateResource: [
-            validateResourceOfType(aws.iam.Role, (props, args, reportViolation) => {
-                validateDocuments(`role "${args.name}" inline policy`, list(props.inlinePolicies).map((p) => (p as Props)?.policy), reportViolation);
-            }),
-            validateResourceOfType(aws.iam.RolePolicy, (props, args, reportViolation) => validateDocuments(`role policy "${args.name}"`, [props.policy], reportViolation)),
-            validateResourceOfType(aws.iam.Policy, (props, args, reportViolation) => validateDocuments(`policy "${args.name}"`, [props.policy], reportViolation)),
-            validateResourceOfType(aws.iam.RolePolicyAttachment, (props, args, reportViolation) => {
-                if (typeof props.policyArn === "string" && BROAD_MANAGED_POLICY.test(props.policyArn)) {
-                    reportViolation(`role policy attachment "${args.name}" attaches ${props.policyArn}, far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox's ARNs`);
-                }
-            }),
-        ],
-    },
-    {
-        name: "outbox-encryption-at-rest",
-        description:
-            "An outbox's DLQ is encrypted at rest; when the outbox table uses a customer managed KMS key, the DLQ and the publisher's topic use a KMS key too.",
-        enforcementLevel: "mandatory",
-        validateStack: (args, reportViolation) => {
-            for (const v of encryptionAtRestViolations(args.resources, recognise)) reportViolation(v.message, v.urn);
+        {
+            name: "outbox-least-privilege",
+            description:
+                "No IAM document an Outbox declares allows `*` or `service:*` actions, NotAction or NotResource, or a `*` resource on an action that takes ARNs; no role of an Outbox gets AdministratorAccess, PowerUserAccess or a *FullAccess managed policy.",
+            enforcementLevel,
+            validateResource: [
+                validateResourceOfType(aws.iam.Role, (props, args, reportViolation) => {
+                    if (!inOutbox(args)) return;
+                    validateDocuments(`role "${args.name}" inline policy`, list(props.inlinePolicies).map((p) => (p as Props)?.policy), reportViolation);
+                }),
+                validateResourceOfType(aws.iam.RolePolicy, (props, args, reportViolation) => {
+                    if (inOutbox(args)) validateDocuments(`role policy "${args.name}"`, [props.policy], reportViolation);
+                }),
+                validateResourceOfType(aws.iam.Policy, (props, args, reportViolation) => {
+                    if (inOutbox(args)) validateDocuments(`policy "${args.name}"`, [props.policy], reportViolation);
+                }),
+                validateResourceOfType(aws.iam.RolePolicyAttachment, (props, args, reportViolation) => {
+                    if (inOutbox(args) && isBroadManagedPolicy(props.policyArn)) {
+                        reportViolation(`role policy attachment "${args.name}" attaches ${props.policyArn}, far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox's ARNs`);
+                    }
+                }),
+            ],
         },
-    },
+        {
+            name: "outbox-least-privilege-attached",
+            description:
+                "A grant declared outside an Outbox on one of its roles (a policy attachment, a role policy, the inline policies of a role its function runs as) meets outbox-least-privilege's rules.",
+            enforcementLevel,
+            validateStack: (args, reportViolation) => {
+                for (const v of outboxRoleGrantViolations(args.resources)) reportViolation(v.message, v.urn);
+            },
+        },
+        {
+            name: "outbox-encryption-at-rest",
+            description:
+                "An outbox's DLQ is encrypted at rest; when the outbox table uses a customer managed KMS key, the DLQ and the publisher's topic use a KMS key too.",
+            enforcementLevel,
+            validateStack: (args, reportViolation) => {
+                for (const v of encryptionAtRestViolations(args.resources)) reportViolation(v.message, v.urn);
+            },
+        },
     ];
 }

@@ -6,14 +6,13 @@
  */
 import * as assert from "node:assert/strict";
 import { KMS_ACTIONS, publisherPolicyDocument, sweeperPolicyDocument } from "../../components/iam";
-import { isOutboxMapping, isOutboxTable, outboxPolicies } from "../../components/policies";
+import { outboxPolicies } from "../../components/policies";
 import { encryptionAtRestViolations, leastPrivilegeViolations, WILDCARD_RESOURCE_ACTIONS } from "../../components/security-policies";
 import { RecordedResource, unwrap } from "../support/pulumi-mocks";
 import { TYPE, buildOutbox, type BuiltOutbox } from "../component/harness";
-import { violationsOf } from "../policy/bridge";
+import { policyResources, violationsOf } from "../policy/bridge";
 
 const KMS_KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
-const recognise = { isOutboxTable, isOutboxMapping };
 
 /** The recorded resources with the outputs the engine shows stack policies: table streamArn, queue/topic/function arn. */
 async function withOutputs(built: BuiltOutbox, name: string): Promise<RecordedResource[]> {
@@ -34,7 +33,6 @@ function change(resources: RecordedResource[], type: string, f: (inputs: Record<
     return resources.map((r) => (r.type === type ? { ...r, inputs: f({ ...r.inputs }) } : r));
 }
 
-const stackView = (resources: RecordedResource[]) => resources.map((r) => ({ type: r.type, name: r.name, urn: `urn:${r.name}`, props: r.inputs }));
 const security = (v: string[]) => v.filter((x) => x.startsWith("outbox-least-privilege") || x.startsWith("outbox-encryption-at-rest"));
 
 describe("security posture", function () {
@@ -100,12 +98,19 @@ describe("security posture", function () {
             const v = security(await violationsOf(outboxPolicies, widened));
             assert.equal(v.length, 4, "two roles × (service:* action, * resource)");
             assert.ok(v.every((x) => x.startsWith('outbox-least-privilege: role "secplain-')), v.join("\n"));
-            const attached = [...plain, { type: TYPE.policyAttachment, name: "secplain-admin", inputs: { role: "r", policyArn: "arn:aws:iam::aws:policy/AdministratorAccess" } }];
+            // Declared outside the Outbox, on its publisher role by the role's name.
+            const role = plain.find((r) => r.type === TYPE.role && r.name === "secplain-publisher-role")!.computed!.name as string;
+            const attached = [...plain, { type: TYPE.policyAttachment, name: "secplain-admin", inputs: { role, policyArn: "arn:aws:iam::aws:policy/AdministratorAccess" } }];
             assert.deepEqual(security(await violationsOf(outboxPolicies, attached)), [
-                'outbox-least-privilege: role policy attachment "secplain-admin" attaches arn:aws:iam::aws:policy/AdministratorAccess, far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox\'s ARNs',
+                'outbox-least-privilege-attached: role policy attachment "secplain-admin" attaches arn:aws:iam::aws:policy/AdministratorAccess to outbox role "secplain-publisher-role", far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox\'s ARNs',
             ]);
-            const rolePolicy = { type: "aws:iam/rolePolicy:RolePolicy", name: "secplain-extra", inputs: { role: "r", policy: JSON.stringify({ Statement: [{ Effect: "Allow", Action: "s3:GetObject", Resource: "*" }] }) } };
-            assert.equal(security(await violationsOf(outboxPolicies, [...plain, rolePolicy])).length, 1);
+            const rolePolicy = { type: "aws:iam/rolePolicy:RolePolicy", name: "secplain-extra", inputs: { role, policy: JSON.stringify({ Statement: [{ Effect: "Allow", Action: "s3:GetObject", Resource: "*" }] }) } };
+            assert.deepEqual(security(await violationsOf(outboxPolicies, [...plain, rolePolicy])), [
+                `outbox-least-privilege-attached: role policy "secplain-extra" on outbox role "secplain-publisher-role" statement 0: resource "*" on "s3:GetObject"; scope them to the outbox's ARNs (only ${WILDCARD_RESOURCE_ACTIONS.join(", ")} require "*")`,
+            ]);
+            // The same grants on a role that belongs to no outbox are not the pack's business.
+            const elsewhere = { role: "reports-role" };
+            assert.deepEqual(security(await violationsOf(outboxPolicies, [...plain, { ...attached.at(-1)!, inputs: { ...attached.at(-1)!.inputs, ...elsewhere } }, { ...rolePolicy, inputs: { ...rolePolicy.inputs, ...elsewhere } }])), []);
         });
     });
 
@@ -131,10 +136,24 @@ describe("security posture", function () {
 
         it("flags an unencrypted DLQ", function () {
             const unencrypted = change(plain, TYPE.queue, (inputs) => ({ ...inputs, sqsManagedSseEnabled: false }));
-            assert.deepEqual(encryptionAtRestViolations(stackView(unencrypted), recognise).map((v) => v.message), [
+            assert.deepEqual(encryptionAtRestViolations(policyResources(unencrypted)).map((v) => v.message), [
                 'outbox DLQ "secplain-dlq" is not encrypted at rest (sqsManagedSseEnabled: false, no kmsMasterKeyId); it holds whole payloads: remove sqsManagedSseEnabled: false or set kmsMasterKeyId',
             ]);
-            assert.deepEqual(encryptionAtRestViolations(stackView(plain.filter((r) => r.type !== TYPE.mapping)), recognise), [], "no mapping, no outbox DLQ to check");
+            assert.deepEqual(encryptionAtRestViolations(policyResources(plain.filter((r) => r.type !== TYPE.mapping))), [], "no mapping, no outbox DLQ to check");
+        });
+
+        it("flags an unencrypted DLQ of a mapping declared outside the Outbox on its stream, and not of a mapping on another stream", function () {
+            const streamArn = plain.find((r) => r.type === TYPE.table)!.computed!.streamArn as string;
+            const dlq: RecordedResource = { type: TYPE.queue, name: "audit-dlq", inputs: { sqsManagedSseEnabled: false }, computed: { arn: "arn:aws:sqs:eu-west-1:111111111111:audit-dlq" } };
+            const reader = (eventSourceArn: string): RecordedResource => ({
+                type: TYPE.mapping,
+                name: "audit-reader",
+                inputs: { eventSourceArn, functionName: "audit", destinationConfig: { onFailure: { destinationArn: "arn:aws:sqs:eu-west-1:111111111111:audit-dlq" } } },
+            });
+            assert.deepEqual(encryptionAtRestViolations(policyResources([...plain, dlq, reader(streamArn)])).map((v) => v.message), [
+                'outbox DLQ "audit-dlq" is not encrypted at rest (sqsManagedSseEnabled: false, no kmsMasterKeyId); it holds whole payloads: remove sqsManagedSseEnabled: false or set kmsMasterKeyId',
+            ]);
+            assert.deepEqual(encryptionAtRestViolations(policyResources([...plain, dlq, reader("arn:aws:kinesis:eu-west-1:111111111111:stream/clicks")])), []);
         });
     });
 });

@@ -1,12 +1,13 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { outboxPolicies } from "../../components/policies";
+import * as aws from "@pulumi/aws";
+import { declaredInsideOutbox, outboxPolicies, urnTypes } from "../../components/policies";
 import { tableArgs } from "../../components/children";
 import { resolveOutboxSettings } from "../../components/settings";
-import { CLAIM_INDEX, streamFilterPatternJson } from "../../runtime/schema";
-import { RecordedResource, unwrap } from "../support/pulumi-mocks";
-import { TYPE, buildOutbox } from "../component/harness";
+import { CLAIM_INDEX, OUTBOX_TABLE_TAG, streamFilterPatternJson } from "../../runtime/schema";
+import { RecordedResource, recordedNamed, unwrap } from "../support/pulumi-mocks";
+import { TYPE, buildOutbox, waitForRPCs } from "../component/harness";
 import { violationsOf } from "./bridge";
 
 const CLAIM = `{keys: PK (S) HASH, claim_sort (S) RANGE; projection: ALL} (the claim query filters on the non-key status attribute)`;
@@ -97,11 +98,25 @@ describe("outboxPolicies on resources recorded under the mocks", () => {
         ]);
     });
 
-    it("flags a mapping on the outbox stream that has no filter at all, through the table's stream ARN (stack policy)", async () => {
+    it("flags the Outbox's mapping with no filter at all", async () => {
         const v = await violationsOfVariant(TYPE.mapping, (m) => ({ ...m, filterCriteria: undefined }));
         assert.deepEqual(v, [
-            `outbox-stream-mapping-unfiltered: outbox stream mapping "pol-stream-mapping": the filter must be exactly ${streamFilterPatternJson()} (a wrong filter silently drops events); it is []`,
+            `outbox-stream-mapping: outbox stream mapping "pol-stream-mapping": the filter must be exactly ${streamFilterPatternJson()} (a wrong filter silently drops events); it is []`,
         ]);
+    });
+
+    it("flags a mapping declared outside the Outbox on its table's stream, through the stream ARN (stack policy), and not one on another stream", async () => {
+        const streamArn = resources.find((r) => r.type === TYPE.table)!.computed!.streamArn as string;
+        const reader = (eventSourceArn: string): RecordedResource => ({ type: TYPE.mapping, name: "audit-reader", inputs: { eventSourceArn, functionName: "audit", startingPosition: "LATEST" } });
+        const at = (field: string) => `outbox-stream-mapping-external: outbox stream mapping "audit-reader": ${field}`;
+        assert.deepEqual(await violationsOf(outboxPolicies, [...resources, reader(streamArn)]), [
+            at(`startingPosition must be TRIM_HORIZON (LATEST skips records written before the mapping existed); it is "LATEST"`),
+            at(`functionResponseTypes must include ReportBatchItemFailures (else the publisher's batchItemFailures are ignored and the whole batch retries); it is absent`),
+            at(`destinationConfig.onFailure must name a DLQ (else a poison batch is dropped without a trace); it is absent`),
+            at(`maximumRetryAttempts must be a bound from 0 to 10000 (absent or -1 retries a poison batch for the stream's 24 h retention); it is absent`),
+            at(`the filter must be exactly ${streamFilterPatternJson()} (a wrong filter silently drops events); it is []`),
+        ]);
+        assert.deepEqual(await violationsOf(outboxPolicies, [...resources, reader(streamArn.replace("pol-table", "users"))]), []);
     });
 
     it("flags TTL on the wrong attribute and a keys-only stream, and accepts the deprecated hashKey/rangeKey form of a correct index", async () => {
@@ -135,37 +150,87 @@ describe("outboxPolicies on resources recorded under the mocks", () => {
         assert.deepEqual(await violationsOfVariant(TYPE.table, ({ rangeKey, ...t }) => t), [`${rule} "pol-table": ${expected} "PK" HASH, absent RANGE`]);
     });
 
-    it("flags a *FullAccess managed policy attached to an outbox role, and not a read-only one", async () => {
-        const role = resources.find((r) => r.type === TYPE.role && r.name === "pol-publisher-role");
-        assert.ok(role, "the outbox's publisher role is recorded");
-        const attach = (policyArn: string): RecordedResource => ({ type: TYPE.policyAttachment, name: "pol-publisher-extra", inputs: { role: "pol-publisher-role-abc", policyArn } });
+    it("flags a *FullAccess managed policy attached to an outbox role, and not a read-only one or one on another role", async () => {
+        const role = resources.find((r) => r.type === TYPE.role && r.name === "pol-publisher-role")?.computed?.name;
+        assert.equal(role, "pol-publisher-role-abc", "the outbox's publisher role is recorded with its physical name");
+        const attach = (policyArn: string, to = role): RecordedResource => ({ type: TYPE.policyAttachment, name: "pol-publisher-extra", inputs: { role: to, policyArn } });
         const flagged = (policyArn: string) =>
-            `outbox-least-privilege: role policy attachment "pol-publisher-extra" attaches ${policyArn}, far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox's ARNs`;
-        for (const arn of ["arn:aws:iam::aws:policy/AmazonDynamoDBFullAccess", "arn:aws:iam::aws:policy/AWSLambda_FullAccess"]) {
+            `outbox-least-privilege-attached: role policy attachment "pol-publisher-extra" attaches ${policyArn} to outbox role "pol-publisher-role", far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox's ARNs`;
+        for (const arn of ["arn:aws:iam::aws:policy/AmazonDynamoDBFullAccess", "arn:aws:iam::aws:policy/AWSLambda_FullAccess", "arn:aws:iam::aws:policy/CloudWatchFullAccessV2"]) {
             assert.deepEqual(await violationsOf(outboxPolicies, [...resources, attach(arn)]), [flagged(arn)], arn);
         }
         assert.deepEqual(await violationsOf(outboxPolicies, [...resources, attach("arn:aws:iam::aws:policy/AmazonDynamoDBReadOnlyAccess")]), []);
+        assert.deepEqual(await violationsOf(outboxPolicies, [...resources, attach("arn:aws:iam::aws:policy/AmazonDynamoDBFullAccess", "reports-role")]), []);
     });
 
-    it("recognises an outbox table by its ClaimIndex alone, and leaves other tables and mappings alone", async () => {
-        const untaggedOutbox: RecordedResource = {
+    it("flags a too-broad customer managed policy attached to an outbox role", async () => {
+        const policy: RecordedResource = {
+            type: "aws:iam/policy:Policy",
+            name: "pol-wide",
+            inputs: { policy: JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Action: "sqs:*", Resource: "arn:aws:sqs:eu-west-1:111111111111:q" }] }) },
+            computed: { arn: "arn:aws:iam::111111111111:policy/pol-wide" },
+        };
+        const attachment: RecordedResource = { type: TYPE.policyAttachment, name: "pol-wide-attach", inputs: { role: "pol-sweeper-role-abc", policyArn: "arn:aws:iam::111111111111:policy/pol-wide" } };
+        assert.deepEqual(await violationsOf(outboxPolicies, [...resources, policy, attachment]), [
+            `outbox-least-privilege-attached: policy "pol-wide" attached to outbox role "pol-sweeper-role" by role policy attachment "pol-wide-attach" statement 0: action "sqs:*" grants every action of the service; name the actions the function calls`,
+        ]);
+    });
+
+    it("judges a table by the outbox tag or an Outbox parent, never by its shape; leaves other tables and mappings alone", async () => {
+        const handmade = (tags?: Record<string, string>): RecordedResource => ({
             type: TYPE.table,
             name: "handmade",
-            inputs: { hashKey: "PK", rangeKey: "SK", attributes: [{ name: "PK", type: "S" }, { name: "claim_sort", type: "S" }], globalSecondaryIndexes: indexesWithClaim((c) => c).slice(2) },
-        };
+            inputs: { hashKey: "PK", rangeKey: "SK", attributes: [{ name: "PK", type: "S" }, { name: "claim_sort", type: "S" }], globalSecondaryIndexes: indexesWithClaim((c) => c).slice(2), tags },
+        });
         const plainTable: RecordedResource = { type: TYPE.table, name: "users", inputs: { hashKey: "id", attributes: [{ name: "id", type: "S" }] } };
         const sqsMapping: RecordedResource = {
             type: TYPE.mapping,
             name: "jobs",
             inputs: { eventSourceArn: "arn:aws:sqs:eu-west-1:111111111111:jobs", functionName: "f", filterCriteria: { filters: [{ pattern: streamFilterPatternJson() }] } },
         };
-        const v = await violationsOf(outboxPolicies, [untaggedOutbox, plainTable, sqsMapping]);
-        assert.deepEqual(v, [
+        assert.deepEqual(await violationsOf(outboxPolicies, [handmade(), plainTable, sqsMapping]), [], "a ClaimIndex alone does not make an outbox table");
+        assert.deepEqual(await violationsOf(outboxPolicies, [handmade({ [OUTBOX_TABLE_TAG.key]: OUTBOX_TABLE_TAG.value }), plainTable, sqsMapping]), [
             `outbox-table-shape: outbox table "handmade": index ExpiryIndex is missing; expected {keys: has_expiry (S) HASH, expires_at (N) RANGE; projection: KEYS_ONLY} (the expiry sweep finds pending records past expires_at); indexes present: ClaimIndex`,
             `outbox-table-shape: outbox table "handmade": index RecordIDIndex is missing; expected {keys: record_id (S) HASH; projection: KEYS_ONLY} (complete and release resolve a record id to its keys); indexes present: ClaimIndex`,
             `outbox-table-shape: outbox table "handmade": TTL must be enabled on "ttl" (terminal records expire by it); it is absent`,
             `outbox-table-shape: outbox table "handmade": the stream must be enabled with new images (NEW_IMAGE) for the publisher; it is streamEnabled absent, streamViewType absent`,
         ]);
+        // The Outbox's own table without its tag is still the Outbox's: its parent says so.
+        const untagged = resources.map((r) => (r.type === TYPE.table ? { ...r, inputs: { ...r.inputs, tags: {}, ttl: undefined } } : r));
+        assert.deepEqual(await violationsOf(outboxPolicies, untagged), [`outbox-table-shape: outbox table "pol-table": TTL must be enabled on "ttl" (terminal records expire by it); it is absent`]);
+    });
+
+    it("flags grants on a role declared outside the Outbox that its publisher runs as (transform.publisher.role)", async () => {
+        const role = new aws.iam.Role("polrole-own", {
+            assumeRolePolicy: aws.iam.assumeRolePolicyForPrincipal(aws.iam.Principals.LambdaPrincipal),
+            inlinePolicies: [{ name: "wide", policy: JSON.stringify({ Version: "2012-10-17", Statement: [{ Sid: "Tables", Effect: "Allow", Action: "dynamodb:*", Resource: "*" }] }) }],
+        });
+        new aws.iam.RolePolicyAttachment("polrole-own-dynamodb", { role: role.name, policyArn: aws.iam.ManagedPolicy.AmazonDynamoDBFullAccess });
+        await buildOutbox("polrole", { transform: { publisher: { role: role.arn } } });
+        await waitForRPCs();
+        const stack = recordedNamed("polrole");
+        assert.deepEqual(stack.find((r) => r.name === "polrole-own-dynamodb")?.propertyDependencies, { role: [stack.find((r) => r.name === "polrole-own")!.urn!] }, "the attachment names the role by an Output");
+        const expected = [
+            `outbox-least-privilege-attached: role policy attachment "polrole-own-dynamodb" attaches arn:aws:iam::aws:policy/AmazonDynamoDBFullAccess to outbox role "polrole-own", far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox's ARNs`,
+            `outbox-least-privilege-attached: outbox role "polrole-own" inline policy statement "Tables": action "dynamodb:*" grants every action of the service; name the actions the function calls`,
+            `outbox-least-privilege-attached: outbox role "polrole-own" inline policy statement "Tables": resource "*" on "dynamodb:*"; scope them to the outbox's ARNs (only dynamodb:ListStreams, xray:PutTraceSegments, xray:PutTelemetryRecords, cloudwatch:PutMetricData require "*")`,
+        ];
+        assert.deepEqual(await violationsOf(outboxPolicies, stack), expected);
+        // The role's name and ARN unknown (a preview of a new role): the property dependencies still tie it in.
+        const previewed = stack.map((r) => (r.name === "polrole-own" ? { ...r, computed: {} } : r.name === "polrole-own-dynamodb" || r.name === "polrole-publisher" ? { ...r, inputs: { ...r.inputs, role: undefined } } : r));
+        assert.deepEqual(await violationsOf(outboxPolicies, previewed), expected);
+    });
+
+    it("tells what an Outbox declares by the types its URN spells before the resource's own", () => {
+        const outbox = "dynamodb-outbox:index:Outbox";
+        const table = "aws:dynamodb/table:Table";
+        assert.deepEqual(urnTypes(`urn:pulumi:dev::shop::acme:index:Shop$${outbox}$${table}::orders-table`), ["acme:index:Shop", outbox, table]);
+        assert.equal(declaredInsideOutbox(`urn:pulumi:dev::shop::acme:index:Shop$${outbox}$${table}::orders-table`), true, "an Outbox inside a component of one's own");
+        assert.equal(declaredInsideOutbox(`urn:pulumi:dev::shop::${outbox}$aws:lambda/function:Function$aws:iam/role:Role::orders-publisher`), true, "a grandchild");
+        assert.equal(declaredInsideOutbox(`urn:pulumi:dev::shop::${outbox}::orders`), false, "the Outbox itself");
+        assert.equal(declaredInsideOutbox(`urn:pulumi:dev::shop::${table}::users`), false);
+        assert.equal(declaredInsideOutbox(`urn:pulumi:dev::shop::acme:index:Shop$${table}::users`), false, "inside another component");
+        assert.equal(declaredInsideOutbox(`urn:pulumi:dev::shop::${table}::orders::Outbox$x`), false, "a name holding the type's text");
     });
 });
 
