@@ -10,6 +10,9 @@
  * Outbox declares and tagged tables; a stack policy catches a mapping declared elsewhere on an outbox table's
  * stream, through the table's stream ARN.
  *
+ * Each policy's enforcement level is `mandatory` unless the pack's config sets another
+ * ({@link outboxPolicyPackConfig} checks such a config).
+ *
  * Values still unknown during a preview arrive absent; the checks treat absence as a violation only where the
  * value is plain configuration (index shapes, TTL, stream, starting position), never where it is an output of
  * another resource (a DLQ's ARN).
@@ -17,8 +20,9 @@
  * @packageDocumentation
  */
 import * as aws from "@pulumi/aws";
-import { PolicyPackArgs, ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
+import { PolicyPackArgs, PolicyPackConfig, ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
 import { GLOBAL_SECONDARY_INDEXES, IndexShape, PRIMARY_KEY, STREAM_FILTER_PATTERN, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../runtime/schema";
+import { OutboxError } from "../runtime/errors";
 import { OUTBOX_DEFAULTS } from "./defaults";
 import { REPORT_BATCH_ITEM_FAILURES } from "./children";
 import { StackResourceView, declaredInsideOutbox, isOutboxTable, outboxScope } from "./policy-scope";
@@ -152,16 +156,25 @@ export function externalOutboxMappingViolations(resources: readonly StackResourc
     return outboxScope(resources).externalMappings.flatMap((r) => outboxMappingViolations(r.name, r.props).map((message) => ({ urn: r.urn, message })));
 }
 
+/** The enforcement levels the pack's config may give an outbox policy. */
+export const OUTBOX_POLICY_LEVELS = ["advisory", "mandatory", "disabled"] as const;
+
+/** An enforcement level the pack's config may give an outbox policy. */
+export type OutboxPolicyLevel = (typeof OUTBOX_POLICY_LEVELS)[number];
+
+/** The enforcement level of every outbox policy the pack's config leaves alone. @default "mandatory" */
+export const OUTBOX_POLICY_DEFAULT_LEVEL: OutboxPolicyLevel = "mandatory";
+
 /**
  * The outbox policies: table shape, stream mappings (the Outbox's own and those on an outbox stream declared
  * elsewhere), least privilege (the Outbox's IAM and grants on its roles declared elsewhere) and encryption at
- * rest. Mandatory.
+ * rest. Each is {@link OUTBOX_POLICY_DEFAULT_LEVEL} unless the pack's config says otherwise.
  */
 export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
     {
         name: "outbox-table-shape",
         description: "An outbox table (declared by an Outbox, or tagged as one) has the schema's primary key, its three GSIs with their exact key schemas and projections, TTL on `ttl` and a stream with new images.",
-        enforcementLevel: "mandatory",
+        enforcementLevel: OUTBOX_POLICY_DEFAULT_LEVEL,
         validateResource: validateResourceOfType(aws.dynamodb.Table, (props, args, reportViolation) => {
             if (!isOutboxTable(args.urn, props)) return;
             for (const violation of outboxTableViolations(args.name, props)) reportViolation(violation);
@@ -170,7 +183,7 @@ export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[
     {
         name: "outbox-stream-mapping",
         description: "An Outbox's stream mapping starts at TRIM_HORIZON, reports batch item failures, retries a bounded number of times, has an on-failure destination and the schema's filter.",
-        enforcementLevel: "mandatory",
+        enforcementLevel: OUTBOX_POLICY_DEFAULT_LEVEL,
         validateResource: validateResourceOfType(aws.lambda.EventSourceMapping, (props, args, reportViolation) => {
             if (!declaredInsideOutbox(args.urn)) return;
             for (const violation of outboxMappingViolations(args.name, props)) reportViolation(violation);
@@ -179,13 +192,49 @@ export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[
     {
         name: "outbox-stream-mapping-external",
         description: "A Lambda mapping declared outside an Outbox that reads an outbox table's stream meets the same rules (found through the table's stream ARN).",
-        enforcementLevel: "mandatory",
+        enforcementLevel: OUTBOX_POLICY_DEFAULT_LEVEL,
         validateStack: (args, reportViolation) => {
             for (const v of externalOutboxMappingViolations(args.resources)) reportViolation(v.message, v.urn);
         },
     },
-    ...outboxSecurityPolicies("mandatory"),
+    ...outboxSecurityPolicies(OUTBOX_POLICY_DEFAULT_LEVEL),
 ];
+
+/** The names of the outbox policies, the keys of the pack's config. */
+export const OUTBOX_POLICY_NAMES: readonly string[] = outboxPolicies.map((p) => p.name);
+
+/**
+ * Checks a policy pack config for the outbox pack (the JSON of `pulumi preview --policy-pack-config <file>`, or
+ * a `PolicyPack`'s `initialConfig`) and returns it with each entry as an enforcement level. Each key is an outbox
+ * policy's name, or `all`; each value is a level, or `{ "enforcementLevel": level }`.
+ *
+ * @param config - The parsed config.
+ * @throws OutboxError `INVALID_CONFIG` naming the key: not an object, an unknown policy name, a level other than
+ *   {@link OUTBOX_POLICY_LEVELS}, or a property other than `enforcementLevel` (the outbox policies have none).
+ */
+export function outboxPolicyPackConfig(config: unknown): PolicyPackConfig {
+    const levels = OUTBOX_POLICY_LEVELS.join(", ");
+    if (config === null || typeof config !== "object" || Array.isArray(config)) {
+        throw new OutboxError("INVALID_CONFIG", `the outbox policy pack config must be an object of policy name to enforcement level; it is ${JSON.stringify(config)}`);
+    }
+    const out: PolicyPackConfig = {};
+    for (const [key, value] of Object.entries(config)) {
+        if (key !== "all" && !OUTBOX_POLICY_NAMES.includes(key)) {
+            throw new OutboxError("INVALID_CONFIG", `the outbox policy pack has no policy "${key}"; its policies are ${OUTBOX_POLICY_NAMES.join(", ")} (or "all")`, { context: { key } });
+        }
+        const entry: unknown = value !== null && typeof value === "object" && !Array.isArray(value) ? value : { enforcementLevel: value };
+        const { enforcementLevel, ...rest } = entry as Record<string, unknown>;
+        const extra = Object.keys(rest);
+        if (extra.length > 0) {
+            throw new OutboxError("INVALID_CONFIG", `"${key}" takes only enforcementLevel; it has ${extra.map((k) => `"${k}"`).join(", ")}`, { context: { key } });
+        }
+        if (!(OUTBOX_POLICY_LEVELS as readonly unknown[]).includes(enforcementLevel)) {
+            throw new OutboxError("INVALID_CONFIG", `"${key}" has enforcement level ${JSON.stringify(enforcementLevel)}; it must be one of ${levels}`, { context: { key } });
+        }
+        out[key] = enforcementLevel as OutboxPolicyLevel;
+    }
+    return out;
+}
 
 /** The pack's args, for `policy/index.ts`. */
 export const outboxPolicyPackArgs: PolicyPackArgs = { policies: outboxPolicies };

@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as aws from "@pulumi/aws";
-import { declaredInsideOutbox, outboxPolicies, urnTypes } from "../../components/policies";
+import { OUTBOX_POLICY_LEVELS, OUTBOX_POLICY_NAMES, declaredInsideOutbox, outboxPolicies, outboxPolicyPackConfig, urnTypes } from "../../components/policies";
 import { tableArgs } from "../../components/children";
 import { resolveOutboxSettings } from "../../components/settings";
 import { CLAIM_INDEX, OUTBOX_TABLE_TAG, streamFilterPatternJson } from "../../runtime/schema";
@@ -231,6 +231,31 @@ describe("outboxPolicies on resources recorded under the mocks", () => {
         assert.equal(declaredInsideOutbox(`urn:pulumi:dev::shop::${table}::users`), false);
         assert.equal(declaredInsideOutbox(`urn:pulumi:dev::shop::acme:index:Shop$${table}::users`), false, "inside another component");
         assert.equal(declaredInsideOutbox(`urn:pulumi:dev::shop::${table}::orders::Outbox$x`), false, "a name holding the type's text");
+    });
+});
+
+describe("outboxPolicyPackConfig", () => {
+    it("accepts each policy and all, as a level or { enforcementLevel }, and returns levels", () => {
+        assert.deepEqual(outboxPolicyPackConfig({ all: "advisory", "outbox-table-shape": { enforcementLevel: "mandatory" }, "outbox-encryption-at-rest": "disabled" }), {
+            all: "advisory",
+            "outbox-table-shape": "mandatory",
+            "outbox-encryption-at-rest": "disabled",
+        });
+        for (const level of OUTBOX_POLICY_LEVELS) assert.deepEqual(outboxPolicyPackConfig(Object.fromEntries(OUTBOX_POLICY_NAMES.map((n) => [n, level]))), Object.fromEntries(OUTBOX_POLICY_NAMES.map((n) => [n, level])));
+        assert.deepEqual(outboxPolicyPackConfig({}), {});
+    });
+
+    it("fails with INVALID_CONFIG naming the key on a bad level, an unknown policy, an extra property or a non-object", () => {
+        const fails = (config: unknown, text: string) =>
+            assert.throws(() => outboxPolicyPackConfig(config), (e: any) => e.code === "INVALID_CONFIG" && e.message.includes(text), `${JSON.stringify(config)} → ${text}`);
+        fails({ "outbox-table-shape": "warn" }, `"outbox-table-shape" has enforcement level "warn"; it must be one of advisory, mandatory, disabled`);
+        fails({ "outbox-table-shape": "remediate" }, `"outbox-table-shape" has enforcement level "remediate"`);
+        fails({ "outbox-least-privilege": { enforcementLevel: "Mandatory" } }, `"outbox-least-privilege" has enforcement level "Mandatory"`);
+        fails({ all: 1 }, `"all" has enforcement level 1`);
+        fails({ "outbox-least-privilege": {} }, `"outbox-least-privilege" has enforcement level undefined`);
+        fails({ "outbox-table-shap": "advisory" }, `the outbox policy pack has no policy "outbox-table-shap"; its policies are ${OUTBOX_POLICY_NAMES.join(", ")} (or "all")`);
+        fails({ "outbox-stream-mapping": { enforcementLevel: "advisory", exempt: ["x"] } }, `"outbox-stream-mapping" takes only enforcementLevel; it has "exempt"`);
+        for (const bad of [null, [], "advisory"]) fails(bad, "the outbox policy pack config must be an object of policy name to enforcement level");
     });
 });
 
