@@ -270,7 +270,12 @@ describe("the policy pack folder", () => {
         });
     }
 
-    it("is runnable with `pulumi preview --policy-pack policy`: PulumiPolicy.yaml, a versioned package.json, the entry file", () => {
+    it("is runnable with `pulumi preview --policy-pack policy`: PulumiPolicy.yaml, a versioned package.json, the entry file, a tsconfig.json", () => {
+        // Pulumi's ts-node type-checks the pack with this folder's tsconfig.json; without one it uses ES2020
+        // libraries, in which runtime/errors.ts's Error cause does not compile (stack.test.ts starts the pack so).
+        const tsconfig = JSON.parse(fs.readFileSync(path.join(root, "policy", "tsconfig.json"), "utf8"));
+        assert.deepEqual(tsconfig.compilerOptions.lib, ["ES2022"]);
+        assert.equal(tsconfig.compilerOptions.skipLibCheck, true);
         const yaml = fs.readFileSync(path.join(root, "policy", "PulumiPolicy.yaml"), "utf8");
         assert.match(yaml, /^runtime: nodejs$/m);
         const manifest = JSON.parse(fs.readFileSync(path.join(root, "policy", "package.json"), "utf8"));
