@@ -32,6 +32,12 @@ import * as path from "node:path";
 import * as zlib from "node:zlib";
 import { builtinModules } from "node:module";
 import { ENV } from "../../runtime/config";
+import { OUTBOX_TYPE } from "../../components/naming";
+import { tableArgs } from "../../components/children";
+import { resolveOutboxSettings } from "../../components/settings";
+import { OUTBOX_TABLE_TAG } from "../../runtime/schema";
+import { OUTBOX_POLICY_NAMES } from "../../components/policies";
+import { RunningPack } from "../policy/analyzer";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const FIXTURES = path.join(__dirname, "fixtures");
@@ -450,30 +456,33 @@ describe("package: consumed as an installed dependency", function () {
         });
     });
 
-    it("ships a runnable policy pack: the compiled entry constructs PolicyPack from its folder and serves (prints its port)", async () => {
+    it("ships a policy pack that the CLI's runner starts from the installed package and that judges a resource over gRPC", async () => {
         const pack = path.join(installed, "dist", "policy");
         const manifest = JSON.parse(fs.readFileSync(path.join(pack, "package.json"), "utf8"));
         assert.equal(manifest.main, "index.js");
         assert.match(manifest.version, /^\d+\.\d+\.\d+$/, "PolicyPack reads its version from <cwd>/package.json");
         assert.match(fs.readFileSync(path.join(pack, "PulumiPolicy.yaml"), "utf8"), /^runtime: nodejs$/m);
-        // Pulumi runs a Node.js pack with the pack folder as cwd and requires the folder; the pack prints the
-        // analyzer's gRPC port on stdout once it serves, then keeps serving until stopped.
-        const child = spawn(process.execPath, ["-e", "require(process.cwd())"], { cwd: pack, env: { PATH: process.env.PATH ?? "", HOME: work } });
+        // As `pulumi preview --policy-pack node_modules/dynamodb-outbox/dist/policy` runs it: the consumer's
+        // @pulumi/pulumi/cmd/run-policy-pack in the pack's folder, then the analyzer protocol.
+        const running = await RunningPack.start(pack, plainEnv());
         try {
-            const first = await new Promise<string>((resolve, reject) => {
-                let stdout = "";
-                let stderr = "";
-                child.stdout.on("data", (c: Buffer) => {
-                    stdout += c.toString();
-                    if (stdout.includes("\n")) resolve(stdout);
-                });
-                child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-                child.on("error", reject);
-                child.on("exit", (code) => reject(new Error(`the policy pack exited ${code} before serving\nstdout: ${stdout}\nstderr: ${stderr}`)));
-            });
-            assert.match(first, /^\d+\n$/);
+            assert.deepEqual((await running.info()).policies.map((p) => p.name), OUTBOX_POLICY_NAMES);
+            // A default Outbox's table (its tags are an Output; the analyzer gets them resolved), with TTL off.
+            const { tags: _tags, ...computed } = tableArgs(resolveOutboxSettings({}));
+            const bent = { ...computed, ttl: { attributeName: "ttl", enabled: false } };
+            const table = {
+                type: "aws:dynamodb/table:Table",
+                name: "orders-table",
+                urn: `urn:pulumi:dev::shop::${OUTBOX_TYPE}$aws:dynamodb/table:Table::orders-table`,
+                parent: `urn:pulumi:dev::shop::${OUTBOX_TYPE}::orders`,
+                props: { ...bent, tags: { [OUTBOX_TABLE_TAG.key]: OUTBOX_TABLE_TAG.value } },
+            };
+            const ttl = `outbox table "orders-table": TTL must be enabled on "ttl" (terminal records expire by it); it is {"attributeName":"ttl","enabled":false}`;
+            assert.deepEqual(await running.analyze(table), [{ policyName: "outbox-table-shape", enforcementLevel: "mandatory", message: ttl, urn: table.urn }]);
+            const elsewhere = { ...table, props: bent, urn: "urn:pulumi:dev::shop::aws:dynamodb/table:Table::users", parent: undefined };
+            assert.deepEqual(await running.analyze(elsewhere), [], "the same table at the stack's root, untagged, is no outbox table");
         } finally {
-            child.kill();
+            running.stop();
         }
     });
 
