@@ -45,6 +45,8 @@ export interface Diagnostic {
 /** What `GetAnalyzerInfo` reports of one policy. */
 export interface PolicyInfo {
     readonly name: string;
+    /** `resource` or `stack`. */
+    readonly kind: string;
     readonly enforcementLevel: string;
     readonly hasConfigSchema: boolean;
 }
@@ -129,7 +131,12 @@ export class RunningPack {
         const info: any = await call(this.client, "getAnalyzerInfo", new emptyproto.Empty());
         return {
             name: info.getName(),
-            policies: info.getPoliciesList().map((p: any) => ({ name: p.getName(), enforcementLevel: levelName(p.getEnforcementlevel()), hasConfigSchema: p.hasConfigschema() })),
+            policies: info.getPoliciesList().map((p: any) => ({
+                name: p.getName(),
+                kind: p.getPolicyType() === analyzerproto.PolicyType.POLICY_TYPE_STACK ? "stack" : p.getPolicyType() === analyzerproto.PolicyType.POLICY_TYPE_RESOURCE ? "resource" : "unknown",
+                enforcementLevel: levelName(p.getEnforcementlevel()),
+                hasConfigSchema: p.hasConfigschema(),
+            })),
         };
     }
 

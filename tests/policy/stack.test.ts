@@ -7,14 +7,16 @@
  * AmazonS3FullAccess attached.
  */
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
 import * as path from "node:path";
 import * as aws from "@pulumi/aws";
-import { OUTBOX_POLICY_DEFAULT_LEVEL, OUTBOX_POLICY_NAMES } from "../../components/policies";
+import { OUTBOX_POLICY_DEFAULT_LEVEL, OUTBOX_POLICY_NAMES, outboxPolicyPackConfig } from "../../components/policies";
 import { RecordedResource, recordedNamed } from "../support/pulumi-mocks";
 import { TYPE, buildOutbox, waitForRPCs } from "../component/harness";
 import { Diagnostic, RunningPack, UNKNOWN } from "./analyzer";
 
 const ROOT = path.join(__dirname, "..", "..");
+const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
 
 /** A stack's resources that belong to no outbox, named `<prefix>-…`. */
 function declareUnrelated(prefix: string): void {
@@ -91,6 +93,12 @@ describe("the policy pack on a whole stack, through its analyzer server", functi
         assert.deepEqual(info.policies.filter((p) => p.hasConfigSchema), []);
     });
 
+    it("is what the README's policy table says: each policy's name, kind and default level", async () => {
+        const section = readme.slice(readme.indexOf("### Policy pack"), readme.indexOf("### Tests (component, policy, program)"));
+        const rows = [...section.matchAll(/^\| `(outbox-[a-z-]+)` \| (resource|stack) \| [^|]+ \| `([a-z]+)` \|$/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
+        assert.deepEqual(rows, (await pack!.info()).policies.map((p) => `${p.name} ${p.kind} ${p.enforcementLevel}`));
+    });
+
     it("gives no violation to the stack's other resources next to a default Outbox", async () => {
         assert.deepEqual(shown(await pack!.preview(mixed)), []);
     });
@@ -129,6 +137,19 @@ describe("the policy pack on a whole stack, through its analyzer server", functi
             await pack!.configure({ ...Object.fromEntries(OUTBOX_POLICY_NAMES.map((n) => [n, OUTBOX_POLICY_DEFAULT_LEVEL])), "outbox-table-shape": "advisory", "outbox-least-privilege-attached": "disabled" });
             const levels = shown(await pack!.preview(bent)).map((d) => d.split(":")[0]);
             assert.deepEqual(levels, ["advisory outbox-table-shape", "advisory outbox-table-shape", "advisory outbox-table-shape"]);
+        });
+
+        it("applies the README's example config, which outboxPolicyPackConfig accepts", async () => {
+            const example = /```json\n(\{[^`]*"outbox-[^`]*\})\n```/.exec(readme.slice(readme.indexOf("### Policy pack")));
+            assert.ok(example, "the Policy pack section has a ```json config example");
+            const config = outboxPolicyPackConfig(JSON.parse(example[1]!));
+            // What the CLI sends after reconciling the file with the pack's defaults.
+            const reconciled = Object.fromEntries(OUTBOX_POLICY_NAMES.map((n) => [n, String(config[n] ?? config.all ?? OUTBOX_POLICY_DEFAULT_LEVEL)]));
+            await pack!.configure(reconciled);
+            const diagnostics = await pack!.preview(bent);
+            for (const d of diagnostics) assert.equal(d.enforcementLevel, reconciled[d.policyName], `${d.policyName} reported at its configured level`);
+            assert.ok(!diagnostics.some((d) => reconciled[d.policyName] === "disabled"), "a disabled policy reports nothing");
+            assert.ok(diagnostics.length > 0, "the bent stack is still judged");
         });
     });
 });
