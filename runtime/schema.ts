@@ -43,11 +43,14 @@ export interface IndexShape {
     readonly purpose: string;
 }
 
-/** Item attribute names of an outbox record and of the per-partition FENCE row. */
+/** Item attribute names of an outbox record, of the per-partition FENCE row and of the id guard row. */
 export const ATTR = {
     /** Partition key: the aggregate's partition, e.g. `ORDER#1001`. */
     pk: "PK",
-    /** Sort key: `OUTBOX#<esc(envelopeId)>#<esc(bindingId)>` for records, `FENCE` for the fence row. */
+    /**
+     * Sort key: `OUTBOX#<esc(envelopeId)>#<esc(bindingId)>` for records, `FENCE` for the fence row, `ID` for an
+     * id guard row.
+     */
     sk: "SK",
     /** Application record id (RecordIDIndex hash key; never empty). */
     recordId: "record_id",
@@ -55,7 +58,7 @@ export const ATTR = {
     routeId: "route_id",
     /** Envelope id: the authoritative identity the SK is derived from. */
     envelopeId: "envelope_id",
-    /** Binding id: the authoritative identity the SK is derived from. */
+    /** Binding id: the authoritative identity the SK is derived from; on an id guard row, the holder's binding id. */
     bindingId: "binding_id",
     /** Session id (may be empty). */
     sessionId: "session_id",
@@ -71,7 +74,7 @@ export const ATTR = {
     claimVersion: "claim_version",
     /** How many times the record was claimed (N). */
     replayCount: "replay_count",
-    /** Creation time, epoch ms (N). */
+    /** Creation time, epoch ms (N); on an id guard row, the creation time of the record that holds the id. */
     createdAt: "created_at",
     /** Expiry time, epoch ms (N); `0` when the record never expires. */
     expiresAt: "expires_at",
@@ -91,7 +94,7 @@ export const ATTR = {
     claimedBy: "claimed_by",
     /** Time of the current claim, epoch ms (N); absent when not claimed. */
     claimedAt: "claimed_at",
-    /** DynamoDB TTL, epoch seconds (N); only on terminal records and FENCE rows. */
+    /** DynamoDB TTL, epoch seconds (N); only on terminal records, FENCE rows and id guard rows. */
     ttl: "ttl",
     /** Permanent publish failures counted on the record (N); this package's own, GoBridge ignores it. */
     publishAttempts: "publish_attempts",
@@ -105,6 +108,8 @@ export const ATTR = {
      * This package's own; GoBridge writers neither read nor set it.
      */
     lastCreatedAt: "last_created_at",
+    /** Id guard row: the partition (`PK`) of the record that holds the id. */
+    idOwnerPartition: "owner_partition",
 } as const;
 
 /** The record states. `pending → claimed → completed | expired`, and `claimed → pending` on release. */
@@ -127,6 +132,21 @@ export const RECORD_SK_PREFIX = "OUTBOX#";
 
 /** The sort key of the per-partition metadata row holding the fence and the sequence counter. */
 export const FENCE_SK = "FENCE";
+
+/**
+ * The partition-key prefix of an id guard row, `OUTBOX_ID#<record id>` (the id raw: it is the whole rest of the
+ * key, so no escaping is needed). The writer puts one in the same transaction as a record whose id it did not
+ * generate, conditioned on its absence, so a record id is held by one record table-wide (RecordIDIndex resolves
+ * an id with `Limit 1`, and the id is the SNS FIFO deduplication id and the id consumers deduplicate on).
+ */
+export const ID_GUARD_PK_PREFIX = "OUTBOX_ID#";
+
+/**
+ * The sort key of an id guard row. It does not start with {@link RECORD_SK_PREFIX}, so the stream filter drops
+ * the row's INSERT and no `begins_with(SK, "OUTBOX#")` record query sees it; like the FENCE row it has no GSI key
+ * attribute (`record_id`, `claim_sort`, `has_expiry`), so no index holds it.
+ */
+export const ID_GUARD_SK = "ID";
 
 /** The value of `has_expiry` on records that have an expiry. */
 export const HAS_EXPIRY_FLAG = "1";
@@ -180,7 +200,7 @@ export const ATTRIBUTE_DEFINITIONS: readonly { readonly attributeName: string; r
         .filter((e, i, all) => all.findIndex((o) => o.attributeName === e.attributeName) === i)
         .map((e) => ({ attributeName: e.attributeName, attributeType: e.attributeType }));
 
-/** The attribute DynamoDB TTL deletes terminal records and FENCE rows by (epoch seconds). */
+/** The attribute DynamoDB TTL deletes terminal records, FENCE rows and id guard rows by (epoch seconds). */
 export const TTL_ATTRIBUTE = ATTR.ttl;
 
 /** The stream view the publisher needs: the new image carries the whole record. */

@@ -141,6 +141,20 @@ export function skAbsent(): Expression {
     return { text: `attribute_not_exists(${nameRef(ATTR.sk)})`, names: names(ATTR.sk), values: {} };
 }
 
+/** `ttl < nowSeconds`: the row's DynamoDB TTL has passed (TTL deletes such a row, but only within days). */
+export function ttlPassed(nowSeconds: number): Expression {
+    return { text: `${nameRef(ATTR.ttl)} < :now_seconds`, names: names(ATTR.ttl), values: { ":now_seconds": { N: String(Math.floor(nowSeconds)) } } };
+}
+
+/**
+ * The id guard Put's condition: `attribute_not_exists(SK) OR ttl < nowSeconds`. The id is free when no guard
+ * holds it, or when the guard's ttl has passed and only DynamoDB's lazy TTL deletion keeps it around, so the
+ * guard's window ends exactly at its ttl rather than up to days later.
+ */
+export function idGuardFree(nowSeconds: number): Expression {
+    return or(skAbsent(), ttlPassed(nowSeconds));
+}
+
 /** `expires_at > 0 AND expires_at < beforeMs`. */
 export function expiresBefore(beforeMs: number): Expression {
     const attr = nameRef(ATTR.expiresAt);

@@ -2,13 +2,14 @@
  * The house rules that keep the layers apart, checked on the source text:
  * - runtime/ never imports @pulumi, components/, local/ or a dev-only package (the Lambda code and the
  *   `dynamodb-outbox/runtime` entry must load without them);
- * - no file but runtime/schema.ts spells out an index name, a projection, the stream view, the record prefix or
- *   the index key attributes (comments may name them; code must read them from the schema).
+ * - no file but runtime/schema.ts spells out an index name, a projection, the stream view, the record prefix, the
+ *   index key attributes or the id guard's key prefix and holder attribute (comments may name them; code must
+ *   read them from the schema).
  */
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { CLAIM_INDEX, EXPIRY_INDEX, RECORD_ID_INDEX, RECORD_SK_PREFIX, STREAM_VIEW_TYPE, ATTR } from "../../runtime/schema";
+import { CLAIM_INDEX, EXPIRY_INDEX, ID_GUARD_PK_PREFIX, RECORD_ID_INDEX, RECORD_SK_PREFIX, STREAM_VIEW_TYPE, ATTR } from "../../runtime/schema";
 
 const ROOT = path.join(__dirname, "..", "..");
 
@@ -52,6 +53,8 @@ const SCHEMA_LITERALS = [
     RECORD_SK_PREFIX,
     ATTR.claimSort,
     ATTR.hasExpiry,
+    ID_GUARD_PK_PREFIX,
+    ATTR.idOwnerPartition,
 ];
 
 /** The schema literals `text` spells out as string literals. */
