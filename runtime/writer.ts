@@ -17,7 +17,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { OutboxError, type OutboxErrorCode } from "./errors";
 import { awsErrorName, cancellationCodes, classifyAwsError, isTransactionCanceled, wrapAwsError } from "./store/aws-errors";
-import { placeholders, skAbsent } from "./store/expressions";
+import { idGuardFree, placeholders, skAbsent } from "./store/expressions";
 import { allocateSeqRange } from "./store/seq-allocation";
 import { createIdGenerator, type IdGenerator } from "./ids";
 import { itemSize, MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES } from "./item-size";
@@ -34,6 +34,7 @@ import {
 import { silentLogger, systemClock, type Clock, type Logger } from "./ports";
 import { marshalRecord, pendingRecord, type AttributeMap } from "./record/codec";
 import { fenceTtlSeconds } from "./record/fence";
+import { idGuardItem, readIdGuard } from "./record/id-guard";
 
 /** One event to publish, written in the same transaction as the caller's items. */
 export interface OutboxMessage {
@@ -68,9 +69,12 @@ export interface OutboxMessage {
     /** After this instant the message is not published: it goes to the DLQ with reason `expired`. @default never */
     readonly expiresAt?: Date;
     /**
-     * The message id: the record id, the envelope id in the sort key, and the id consumers deduplicate on.
-     * 1–128 printable ASCII characters without spaces (the SNS FIFO deduplication id alphabet).
-     * @default a new ULID (sortable, unique)
+     * The message id: the record id, the envelope id in the sort key, the SNS FIFO `MessageDeduplicationId` and
+     * the id consumers deduplicate on. 1–128 printable ASCII characters without spaces (the SNS FIFO
+     * deduplication id alphabet). Unique across the table: the transaction also puts an id guard row that claims
+     * it (one more transaction action, 2 WCU), so a write reusing an id held by a record in another partition is
+     * refused (`INVALID_PAYLOAD`), and one repeating a write in the same partition is `DUPLICATE_RECORD`.
+     * @default a new ULID (sortable, unique; needs no guard)
      */
     readonly id?: string;
 }
@@ -107,7 +111,10 @@ export interface WriteResult {
 export interface PreparedWrite {
     /** The message ids, in request order. */
     readonly messageIds: readonly string[];
-    /** The exact TransactWriteItems input: your items first, then one conditional Put per message. */
+    /**
+     * The exact TransactWriteItems input: your items first, then one conditional Put per message, then one
+     * conditional id guard Put per message whose id the writer did not generate.
+     */
     readonly input: TransactWriteItemsCommandInput;
     /** Capacity consumed by the keyed messages' sequence allocations, when requested. */
     readonly allocationCapacity: readonly ConsumedCapacity[];
@@ -123,6 +130,8 @@ export interface FailedAction {
     readonly index: number;
     /** The message id, for a message. */
     readonly messageId?: string;
+    /** `true` when the action is the message's id guard rather than its record. */
+    readonly idGuard?: boolean;
     /** A short description with ids only, e.g. `items[1] (ConditionCheck on table "orders" PK=ORDER#1)`. */
     readonly text: string;
 }
@@ -140,13 +149,21 @@ export interface OutboxWriterOptions {
     readonly clock?: Clock;
     /** Where the writer warns that its clock is behind a partition's last `created_at` (ids and counts only). @default silentLogger */
     readonly logger?: Logger;
-    /** Generates message ids when a message has none. @default a ULID generator on `clock` */
+    /**
+     * Generates message ids when a message has none. The writer cannot know that an injected generator's ids are
+     * unique, so each of its ids gets an id guard, as a caller-supplied id does.
+     * @default a ULID generator on `clock` (80 random bits per millisecond; its ids need no guard)
+     */
     readonly idGenerator?: IdGenerator;
     /** The record's binding id (the destination's name; part of the sort key). @default "sns" */
     readonly bindingId?: string;
     /** The record's egress address, e.g. the topic ARN. Informational: the publisher uses its own topic. @default "" */
     readonly address?: string;
-    /** Grace the FENCE row's ttl is at least as long as (it is max(grace, 30 days)). @default 3600 */
+    /**
+     * Grace the FENCE row's ttl is at least as long as (it is max(grace, 30 days)); an id guard holds its id for
+     * as long after the later of the record's creation and expiry.
+     * @default 3600
+     */
     readonly compactionGraceSeconds?: number;
     /**
      * Check partitions and ordering keys against the SNS FIFO `MessageGroupId` rules (1–128 printable ASCII
@@ -168,6 +185,8 @@ function invalid(message: string, context: Record<string, string | number | unde
 interface PreparedMessage {
     readonly index: number;
     readonly id: string;
+    /** The id did not come from the writer's own ULID generator, so the transaction claims it with a guard row. */
+    readonly guarded: boolean;
     readonly message: OutboxMessage;
     readonly body: string;
     readonly expiresAtMs: number;
@@ -347,6 +366,7 @@ export class OutboxWriter {
     private readonly clock: Clock;
     private readonly logger: Logger;
     private readonly nextId: IdGenerator;
+    private readonly generatedIdsNeedGuard: boolean;
     private readonly bindingId: string;
     private readonly address: string;
     private readonly graceSeconds: number;
@@ -370,6 +390,7 @@ export class OutboxWriter {
         this.clock = options.clock ?? systemClock;
         this.logger = options.logger ?? silentLogger;
         this.nextId = options.idGenerator ?? createIdGenerator(this.clock);
+        this.generatedIdsNeedGuard = options.idGenerator !== undefined;
         this.bindingId = options.bindingId ?? "sns";
         this.address = options.address ?? "";
         this.graceSeconds = options.compactionGraceSeconds ?? 3600;
@@ -384,10 +405,10 @@ export class OutboxWriter {
      *
      * @param request - The messages, your items, and options.
      * @returns the message ids (generated where not given) and, when asked, the capacity consumed.
-     * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit (nothing written);
-     *   `CONDITION_FAILED` when one of your items' conditions failed (the message names the item and the reason);
-     *   `DUPLICATE_RECORD` when a message id already exists in its partition; `THROTTLED` or `UNAVAILABLE`
-     *   (transient) when a retry can succeed.
+     * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit, or a message id already
+     *   held by a record in another partition (nothing written); `CONDITION_FAILED` when one of your items'
+     *   conditions failed (the message names the item and the reason); `DUPLICATE_RECORD` when a message id was
+     *   already written to its partition; `THROTTLED` or `UNAVAILABLE` (transient) when a retry can succeed.
      */
     async write(request: WriteRequest): Promise<WriteResult> {
         return this.commit(await this.prepare(request));
@@ -406,10 +427,16 @@ export class OutboxWriter {
         const messages = request?.messages;
         if (!Array.isArray(messages)) throw invalid(`write: messages must be an array, got ${describeValue(messages)}`);
         if (!Array.isArray(items)) throw invalid(`write: items must be an array of TransactWriteItem, got ${describeValue(items)}`);
-        const actions = items.length + messages.length;
+        const guards = messages.filter((m: unknown) => this.needsGuard((m as { id?: unknown } | null)?.id)).length;
+        const actions = items.length + messages.length + guards;
         if (actions === 0) throw invalid("write: nothing to write; pass at least one message or item");
         if (actions > MAX_TRANSACTION_ACTIONS) {
-            throw invalid(`write: ${items.length} items + ${messages.length} messages = ${actions} actions; a DynamoDB transaction holds at most ${MAX_TRANSACTION_ACTIONS}; split the write`, { actions });
+            const guardText = guards === 0 ? "" : ` + ${guards} id guards`;
+            const why =
+                guards === 0
+                    ? "split the write"
+                    : "each message whose id the writer did not generate (a caller-supplied id, or one from an injected idGenerator) adds one id guard Put, which keeps the id unique across the table; split the write, or omit the ids (the writer's own ULIDs need no guard)";
+            throw invalid(`write: ${items.length} items + ${messages.length} messages${guardText} = ${actions} actions; a DynamoDB transaction holds at most ${MAX_TRANSACTION_ACTIONS}; ${why}`, { actions, idGuards: guards });
         }
 
         for (let i = 0; i < messages.length; i++) {
@@ -417,16 +444,28 @@ export class OutboxWriter {
         }
         const nowMs = Math.floor(this.clock.now());
         const prepared = messages.map((m, i) => this.prepareMessage(m, i));
-        const seen = new Set<string>();
+        const firstWithId = new Map<string, PreparedMessage>();
         for (const p of prepared) {
-            const key = `${p.message.partition}\u0000${p.id}`;
-            if (seen.has(key)) throw invalid(`write: messages share id "${p.id}" in partition "${p.message.partition}"; ids must be unique`, { messageId: p.id });
-            seen.add(key);
+            const prior = firstWithId.get(p.id);
+            if (prior === undefined) {
+                firstWithId.set(p.id, p);
+            } else if (prior.message.partition === p.message.partition) {
+                throw invalid(`write: messages share id "${p.id}" in partition "${p.message.partition}"; ids must be unique`, { messageId: p.id });
+            } else {
+                throw invalid(
+                    `write: messages[${prior.index}] and messages[${p.index}] share id "${p.id}", in partitions "${prior.message.partition}" and "${p.message.partition}"; ids are unique across the table (one record per id, in one partition); use a new id, or omit it and the writer generates one`,
+                    { messageId: p.id, messageIndex: p.index },
+                );
+            }
         }
 
         const keylessSeqs = prepared.map(() => this.nextKeylessSeq(nowMs));
         const records = prepared.map((p, i) => this.recordItem(p, keylessSeqs[i]!, nowMs));
-        checkSizes(records, items, prepared);
+        const guarded = prepared.filter((p) => p.guarded);
+        const guardItems = guarded.map((p) =>
+            idGuardItem({ recordId: p.id, partition: p.message.partition, bindingId: this.bindingId, createdAt: nowMs, expiresAt: p.expiresAtMs, graceSeconds: this.graceSeconds }),
+        );
+        checkSizes(records, items, prepared, guardItems);
 
         const consumed: ConsumedCapacity[] = [];
         const returnCapacity = request.returnConsumedCapacity ?? "NONE";
@@ -434,21 +473,26 @@ export class OutboxWriter {
         for (const [i, stamp] of stamps) records[i] = this.recordItem(prepared[i]!, stamp.seq, stamp.createdAt);
         // A created_at carried forward can lengthen the envelope's time text by a few bytes; a record that then
         // breaks a limit leaves only its partition's FENCE allocation behind, as a failed transaction does.
-        if (stamps.size > 0) checkSizes(records, items, prepared);
+        if (stamps.size > 0) checkSizes(records, items, prepared, guardItems);
 
         const recordAbsent = skAbsent();
+        const guardFree = idGuardFree(Math.floor(nowMs / 1000));
         return {
             messageIds: prepared.map((p) => p.id),
             input: {
                 TransactItems: [
                     ...items,
                     ...records.map((Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: recordAbsent.text, ...placeholders(recordAbsent) } })),
+                    // ALL_OLD: a refused guard names the partition that holds the id, which tells a retry from a reuse.
+                    ...guardItems.map((Item) => ({
+                        Put: { TableName: this.tableName, Item, ConditionExpression: guardFree.text, ...placeholders(guardFree), ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const },
+                    })),
                 ],
                 ReturnConsumedCapacity: returnCapacity,
                 ...(request.clientRequestToken !== undefined ? { ClientRequestToken: request.clientRequestToken } : {}),
             },
             allocationCapacity: consumed,
-            describe: (index) => describeFailedAction(index, items, prepared),
+            describe: (index) => describeFailedAction(index, items, prepared, guarded),
         };
     }
 
@@ -471,6 +515,7 @@ export class OutboxWriter {
     private prepareMessage(message: OutboxMessage, index: number): PreparedMessage {
         const where = `messages[${index}]`;
         if (message === null || typeof message !== "object") throw invalid(`${where} must be an object with partition, type and payload, got ${describeValue(message)}`);
+        const guarded = this.needsGuard(message.id);
         const id = message.id ?? this.nextId();
         if (typeof id !== "string" || !FIFO_ID.test(id)) {
             throw invalid(`${where}.id is ${describeValue(id)}; an id is 1-128 printable ASCII characters without spaces (letters, digits, punctuation); omit it to get a ULID`, { index });
@@ -547,7 +592,12 @@ export class OutboxWriter {
         if (dlqSize > DLQ_MAX_MESSAGE_BYTES) {
             throw invalid(`${where} (id "${id}") would be ${dlqSize} bytes as a DLQ message; the DLQ accepts at most ${DLQ_MAX_MESSAGE_BYTES}; shrink the payload by ~${dlqSize - DLQ_MAX_MESSAGE_BYTES} bytes`, { messageId: id, size: dlqSize });
         }
-        return { index, id, message, body, expiresAtMs };
+        return { index, id, guarded, message, body, expiresAtMs };
+    }
+
+    /** Whether a message with this `id` (possibly `undefined`) gets an id guard: only the writer's own ULIDs go without. */
+    private needsGuard(id: unknown): boolean {
+        return id !== undefined || this.generatedIdsNeedGuard;
     }
 
     private nextKeylessSeq(nowMs: number): bigint {
@@ -631,8 +681,9 @@ interface KeyedStamp {
  *
  * @throws OutboxError `INVALID_PAYLOAD` naming the message or item and its size.
  */
-function checkSizes(records: readonly AttributeMap[], items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[]): void {
+function checkSizes(records: readonly AttributeMap[], items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[], guardItems: readonly AttributeMap[]): void {
     let total = 0;
+    for (const guard of guardItems) total += itemSize(guard);
     records.forEach((item, i) => {
         const size = itemSize(item);
         if (size > MAX_ITEM_BYTES) {
@@ -646,7 +697,8 @@ function checkSizes(records: readonly AttributeMap[], items: readonly TransactWr
         total += size;
     });
     if (total > MAX_TRANSACTION_BYTES) {
-        throw invalid(`write: the transaction's items add up to ${total} bytes; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write`, { size: total });
+        const guardText = guardItems.length === 0 ? "" : ` (${guardItems.length} id guard${guardItems.length === 1 ? "" : "s"} included)`;
+        throw invalid(`write: the transaction's items add up to ${total} bytes${guardText}; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write`, { size: total });
     }
 }
 
@@ -692,11 +744,61 @@ function reasonCode(code: string): OutboxErrorCode {
     return code === "ConditionalCheckFailed" ? "CONDITION_FAILED" : classifyAwsError({ CancellationReasons: [{ Code: code }] });
 }
 
-function describeFailedAction(actionIndex: number, items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[]): FailedAction {
+function describeFailedAction(actionIndex: number, items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[], guarded: readonly PreparedMessage[]): FailedAction {
     if (actionIndex < items.length) return { kind: "item", index: actionIndex, text: describeAction(items[actionIndex]!, actionIndex) };
+    const describeMessage = (p: PreparedMessage): string => `messages[${p.index}] (id "${p.id}", partition "${p.message.partition}")`;
     const p = prepared[actionIndex - items.length];
-    if (p === undefined) return { kind: "item", index: actionIndex, text: `action ${actionIndex}` };
-    return { kind: "message", index: p.index, messageId: p.id, text: `messages[${p.index}] (id "${p.id}", partition "${p.message.partition}")` };
+    if (p !== undefined) return { kind: "message", index: p.index, messageId: p.id, text: describeMessage(p) };
+    const g = guarded[actionIndex - items.length - prepared.length];
+    if (g !== undefined) return { kind: "message", index: g.index, messageId: g.id, idGuard: true, text: describeMessage(g) };
+    return { kind: "item", index: actionIndex, text: `action ${actionIndex}` };
+}
+
+/** One cancelled action, explained: whose it is, the code it maps to and the text that says why. */
+interface ExplainedFailure {
+    readonly i: number;
+    readonly reason: string;
+    readonly who: FailedAction;
+    readonly code: OutboxErrorCode;
+    /** `undefined` when another failure of the same message already says it. */
+    readonly text: string | undefined;
+    /** The partition that holds the id, for a refused id guard whose holder DynamoDB returned. */
+    readonly heldBy?: string;
+}
+
+function utcSeconds(seconds: number): string {
+    return new Date(seconds * 1000).toISOString().replace(".000Z", "Z");
+}
+
+/**
+ * Why a message's id guard was refused. Its record's own Put failing too means the record is still there: a
+ * repeated write (`DUPLICATE_RECORD`, said once, by the record). Otherwise the guard's old image (ALL_OLD) tells
+ * a repeat of this message's write (same partition and binding: the record may have been delivered and deleted
+ * since, `DUPLICATE_RECORD`) from a reuse of an id another record holds (`INVALID_PAYLOAD`).
+ */
+function explainGuardRefusal(who: FailedAction, i: number, reason: { Item?: Record<string, AttributeValue> } | undefined, prepared: PreparedWrite, recordAlsoFailed: boolean): ExplainedFailure {
+    const base = { i, reason: "ConditionalCheckFailed", who };
+    if (recordAlsoFailed) return { ...base, code: "DUPLICATE_RECORD", text: undefined };
+    const holder = readIdGuard(reason?.Item);
+    const mine = readIdGuard(prepared.input.TransactItems?.[i]?.Put?.Item);
+    if (holder !== undefined && mine !== undefined && holder.partition === mine.partition && holder.bindingId === mine.bindingId) {
+        return {
+            ...base,
+            code: "DUPLICATE_RECORD",
+            text: `${who.text}: a record with this id was already written to the partition (it may have been delivered and deleted since; the id stays taken until ${utcSeconds(holder.ttl)})`,
+            heldBy: holder.partition,
+        };
+    }
+    const where =
+        holder === undefined
+            ? "a record in another partition"
+            : `a record in partition "${holder.partition}"${mine !== undefined && holder.bindingId !== mine.bindingId ? ` (binding "${holder.bindingId}")` : ""}, until ${utcSeconds(holder.ttl)}`;
+    return {
+        ...base,
+        code: "INVALID_PAYLOAD",
+        text: `${who.text}: id "${who.messageId}" is already taken by ${where}; ids are unique across the table (the id is the SNS FIFO deduplication id and the outbox.id consumers deduplicate on, so a second record with it would be dropped), and reusing one is allowed only to repeat the same write in the same partition; use a new id, or omit it and the writer generates one`,
+        ...(holder !== undefined ? { heldBy: holder.partition } : {}),
+    };
 }
 
 /** Map a failed transaction to an error naming the item or message that failed, and why. */
@@ -707,31 +809,40 @@ function cancellationError(err: unknown, prepared: PreparedWrite): OutboxError {
         const hint = mismatch ? " (the clientRequestToken was already used for a different request; commit the same prepared write, or use a new token)" : "";
         return new OutboxError(code, `write: the outbox transaction failed${hint}; nothing was written`, { cause: err });
     }
-    const messages = ((err as { CancellationReasons?: { Message?: string }[] }).CancellationReasons ?? []).map((r) => r?.Message ?? "");
-    const failed = cancellationCodes(err)
-        .map((code, i) => ({ i, code, message: messages[i] ?? "" }))
+    const reasons = (err as { CancellationReasons?: ({ Message?: string; Item?: Record<string, AttributeValue> } | undefined)[] }).CancellationReasons ?? [];
+    const cancelled = cancellationCodes(err)
+        .map((code, i) => ({ i, code, message: reasons[i]?.Message ?? "", who: prepared.describe(i) }))
         .filter((r) => r.code !== "" && r.code !== "None");
-    if (failed.length === 0) {
+    if (cancelled.length === 0) {
         return new OutboxError("UNAVAILABLE", "write: the outbox transaction was cancelled with no reasons; nothing was written; retry", { cause: err });
     }
-    const describe = (r: { i: number; code: string; message: string }): string => {
-        const who = prepared.describe(r.i);
-        if (who.kind === "message" && r.code === "ConditionalCheckFailed") return `${who.text}: a record with this id already exists in the partition`;
-        return `${who.text}: ${r.code}${r.message ? ` (${r.message})` : ""}`;
-    };
-    const first = failed[0]!;
-    const who = prepared.describe(first.i);
-    const code: OutboxErrorCode = who.kind === "message" && first.code === "ConditionalCheckFailed" ? "DUPLICATE_RECORD" : reasonCode(first.code);
-    const conflict = failed.every((r) => r.code === "TransactionConflict");
-    const text = `write: transaction cancelled, nothing was written: ${failed.map(describe).join("; ")}${conflict ? "; another transaction touched the same items, retry" : ""}`;
-    return new OutboxError(code, text, {
+    const recordFailed = (messageIndex: number): boolean =>
+        cancelled.some((r) => r.who.kind === "message" && r.who.idGuard !== true && r.who.index === messageIndex && r.code === "ConditionalCheckFailed");
+    const failed: ExplainedFailure[] = cancelled.map((r) => {
+        const base = { i: r.i, reason: r.code, who: r.who };
+        if (r.who.kind === "message" && r.code === "ConditionalCheckFailed") {
+            if (r.who.idGuard === true) return explainGuardRefusal(r.who, r.i, reasons[r.i], prepared, recordFailed(r.who.index));
+            return { ...base, code: "DUPLICATE_RECORD", text: `${r.who.text}: a record with this id already exists in the partition` };
+        }
+        const what = r.who.idGuard === true ? `${r.who.text}'s id guard` : r.who.text;
+        return { ...base, code: reasonCode(r.code), text: `${what}: ${r.code}${r.message ? ` (${r.message})` : ""}` };
+    });
+    // A reused id outranks the rest: DUPLICATE_RECORD may be read as "already written", and this message was not.
+    const first = failed.find((f) => f.who.idGuard === true && f.code === "INVALID_PAYLOAD") ?? failed[0]!;
+    const who = first.who;
+    const conflict = failed.every((r) => r.reason === "TransactionConflict");
+    const texts = failed.map((f) => f.text).filter((t): t is string => t !== undefined);
+    const text = `write: transaction cancelled, nothing was written: ${texts.join("; ")}${conflict ? "; another transaction touched the same items, retry" : ""}`;
+    return new OutboxError(first.code, text, {
         cause: err,
         ...(conflict ? { transient: true } : {}),
         context: {
             failedAction: first.i,
             failedKind: who.kind,
             ...(who.kind === "message" ? { messageIndex: who.index, messageId: who.messageId } : { itemIndex: who.index }),
-            reason: first.code,
+            ...(who.idGuard === true ? { idGuard: true } : {}),
+            ...(first.heldBy !== undefined ? { heldByPartition: first.heldBy } : {}),
+            reason: first.reason,
         },
     });
 }

@@ -4,16 +4,19 @@
  * Not proven here: publishing (publisher tests) and GSI lag (DynamoDB Local's GSIs are synchronous).
  */
 import assert from "node:assert/strict";
-import { GetItemCommand, ScanCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DeleteItemCommand, GetItemCommand, QueryCommand, ScanCommand, TransactWriteItemsCommand, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { OutboxWriter, type OutboxMessage } from "../../runtime/writer";
 import { isOutboxError } from "../../runtime/errors";
+import { OutboxStore } from "../../runtime/store";
 import { unsendableCharacter } from "../../runtime/message";
 import { unmarshalRecord } from "../../runtime/record/codec";
 import { recordKey } from "../../runtime/record/codec";
 import { fenceKey } from "../../runtime/record/fence";
+import { idGuardKey } from "../../runtime/record/id-guard";
+import { itemSize, MAX_TRANSACTION_BYTES } from "../../runtime/item-size";
 import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, RECORD_ID_INDEX } from "../../runtime/schema";
 import { dynamoClient } from "../support/dynamodb";
-import { createOutboxTable } from "./support/table";
+import { createOutboxTable, sparseIndexCounts } from "./support/table";
 
 const T0 = Date.UTC(2026, 10, 30, 5, 0, 0);
 const fixedClock = (ms = T0) => ({ now: () => ms, sleep: async () => undefined });
@@ -30,6 +33,23 @@ async function rejects(promise: Promise<unknown>, code: string, pattern: RegExp)
         assert.match(err.message, pattern);
         return true;
     });
+}
+
+const message = (over: Partial<OutboxMessage> = {}): OutboxMessage => ({ partition: "P", type: "T", payload: { a: 1 }, ...over });
+
+/** Put actions on a business table whose sizes add up to exactly `bytes`. */
+function fill(bytes: number): TransactWriteItem[] {
+    const items: TransactWriteItem[] = [];
+    for (let left = bytes, i = 0; left > 0; i += 1) {
+        const key = { PK: { S: `X${String(i).padStart(3, "0")}` }, SK: { S: "Y" } };
+        const overhead = itemSize({ ...key, big: { S: "" } });
+        const size = Math.min(left, 380 * 1024);
+        assert.ok(size > overhead, "the last filler item can hold its key");
+        items.push({ Put: { TableName: "business", Item: { ...key, big: { S: "x".repeat(size - overhead) } } } });
+        left -= size;
+    }
+    assert.equal(items.reduce((sum, a) => sum + itemSize(a.Put!.Item!), 0), bytes);
+    return items;
 }
 
 describe("OutboxWriter (DynamoDB Local)", function () {
@@ -75,7 +95,9 @@ describe("OutboxWriter (DynamoDB Local)", function () {
     it("round-trips ids and partitions containing # and %", async function () {
         const { messageIds } = await writer.write({ messages: [{ id: "a#b%23c%", partition: "TENANT#x%y#1", type: "T", payload: 1 }] });
         assert.deepEqual(messageIds, ["a#b%23c%"]);
-        const items = await scanAll(client, table);
+        const all = await scanAll(client, table);
+        assert.deepEqual(all.map((i) => i[ATTR.pk]?.S).sort(), ["OUTBOX_ID#a#b%23c%", "TENANT#x%y#1"], "the record and its id guard, whose key holds the id raw");
+        const items = all.filter((i) => i[ATTR.sk]!.S!.startsWith("OUTBOX#"));
         assert.equal(items.length, 1);
         assert.equal(items[0]![ATTR.sk]?.S, "OUTBOX#a%23b%2523c%25#sns");
         const record = unmarshalRecord(items[0]!);
@@ -133,7 +155,9 @@ describe("OutboxWriter (DynamoDB Local)", function () {
         assert.match(err.message, /messages\[1\] \(id "dup-1", partition "P"\): a record with this id already exists/);
         assert.equal(err.context.messageId, "dup-1");
         assert.equal(err.context.failedAction, 2);
-        assert.equal((await scanAll(client, table)).length, 1, "only the first write's record");
+        assert.equal(err.context.idGuard, undefined, "the record's own failure names it, not its id guard's");
+        assert.doesNotMatch(err.message, /already taken/, "a repeat in the same partition is not a reuse");
+        assert.equal((await scanAll(client, table)).length, 2, "only the first write's record and its id guard");
     });
 
     it("makes committing the same prepared write twice with a ClientRequestToken a no-op", async function () {
@@ -151,7 +175,6 @@ describe("OutboxWriter (DynamoDB Local)", function () {
     });
 
     describe("limits: rejected before sending, nothing written", function () {
-        const message = (over: Partial<OutboxMessage> = {}): OutboxMessage => ({ partition: "P", type: "T", payload: { a: 1 }, ...over });
         const cases: { name: string; request: () => Parameters<OutboxWriter["write"]>[0]; pattern: RegExp }[] = [
             { name: "more than 100 actions", request: () => ({ messages: Array.from({ length: 101 }, () => message()) }), pattern: /101 actions; a DynamoDB transaction holds at most 100/ },
             {
@@ -181,6 +204,16 @@ describe("OutboxWriter (DynamoDB Local)", function () {
             { name: "a header value that is not a string", request: () => ({ messages: [message({ headers: { n: 1 as unknown as string } })] }), pattern: /headers\["n"\] is 1; header values must be strings/ },
             { name: "an empty orderingKey", request: () => ({ messages: [message({ orderingKey: "" })] }), pattern: /orderingKey is ""; it must be a non-empty string/ },
             { name: "two messages with one id in one partition", request: () => ({ messages: [message({ id: "same" }), message({ id: "same" })] }), pattern: /messages share id "same" in partition "P"/ },
+            {
+                name: "two messages with one id in two partitions",
+                request: () => ({ messages: [message({ id: "same" }), message({ id: "other" }), message({ id: "same", partition: "Q" })] }),
+                pattern: /^write: messages\[0\] and messages\[2\] share id "same", in partitions "P" and "Q"; ids are unique across the table \(one record per id, in one partition\); use a new id, or omit it and the writer generates one$/,
+            },
+            {
+                name: "more than 100 actions once the id guards are counted",
+                request: () => ({ messages: Array.from({ length: 51 }, (_, i) => message({ id: `m-${i}` })) }),
+                pattern: /^write: 0 items \+ 51 messages \+ 51 id guards = 102 actions; a DynamoDB transaction holds at most 100; each message whose id the writer did not generate \(a caller-supplied id, or one from an injected idGenerator\) adds one id guard Put, which keeps the id unique across the table; split the write, or omit the ids \(the writer's own ULIDs need no guard\)$/,
+            },
             { name: "nothing at all", request: () => ({ messages: [] }), pattern: /nothing to write/ },
             // What SQS (the DLQ) and SNS can never carry: refused up front, naming the field, the character and its index.
             { name: "U+FFFF in a payload string", request: () => ({ messages: [message({ payload: { note: "ab\uFFFF" } })] }), pattern: /messages\[0\]\.payload \(message id "[^"]+"\) would not reach consumers intact: messages\[0\]\.payload\.note holds U\+FFFF at index 2, which SQS \(the DLQ\) and SNS refuse .*remove or replace it/ },
@@ -262,6 +295,167 @@ describe("OutboxWriter (DynamoDB Local)", function () {
         it("rejects a keyed message's limit breach before allocating any seq", async function () {
             await rejects(writer.write({ messages: [message({ orderingKey: "k" }), message({ payload: "x".repeat(300 * 1024) })] }), "INVALID_PAYLOAD", /messages\[1\]/);
             assert.equal((await scanAll(client, table)).length, 0, "no FENCE row either");
+        });
+    });
+
+    describe("record ids are unique across the table: an id guard row per id the writer did not generate", function () {
+        const HOUR = 3600;
+        const DAYS_30 = 30 * 24 * HOUR;
+        const guardOf = async (id: string) => (await client.send(new GetItemCommand({ TableName: table, Key: idGuardKey(id), ConsistentRead: true }))).Item;
+        const recordsWithId = async (id: string) =>
+            (await client.send(new QueryCommand({ TableName: table, IndexName: RECORD_ID_INDEX.indexName, KeyConditionExpression: "#id = :id", ExpressionAttributeNames: { "#id": ATTR.recordId }, ExpressionAttributeValues: { ":id": { S: id } } }))).Items ?? [];
+
+        it("refuses an id a record in another partition holds: INVALID_PAYLOAD naming the id, the holder's partition, the rule and the fix; nothing written, the business item neither", async function () {
+            await writer.write({ messages: [{ id: "evt-1", partition: "ORDER#1", type: "OrderCreated", payload: 1 }] });
+            const before = await scanAll(client, table);
+            const err = await writer
+                .write({
+                    items: [{ Put: { TableName: table, Item: { PK: { S: "ORDER#2" }, SK: { S: "META" } } } }],
+                    messages: [
+                        { partition: "ORDER#2", type: "OrderCreated", payload: 2 },
+                        { id: "evt-1", partition: "ORDER#2", type: "OrderCreated", payload: 3 },
+                    ],
+                })
+                .then(() => undefined, (e: unknown) => e);
+            assert.ok(isOutboxError(err, "INVALID_PAYLOAD"), String(err));
+            assert.equal(
+                err.message,
+                `write: transaction cancelled, nothing was written: messages[1] (id "evt-1", partition "ORDER#2"): id "evt-1" is already taken by a record in partition "ORDER#1", until ${new Date((Math.floor(T0 / 1000) + DAYS_30) * 1000).toISOString().replace(".000Z", "Z")}; ids are unique across the table (the id is the SNS FIFO deduplication id and the outbox.id consumers deduplicate on, so a second record with it would be dropped), and reusing one is allowed only to repeat the same write in the same partition; use a new id, or omit it and the writer generates one`,
+            );
+            assert.deepEqual(
+                { failedAction: err.context.failedAction, messageIndex: err.context.messageIndex, messageId: err.context.messageId, idGuard: err.context.idGuard, heldByPartition: err.context.heldByPartition, reason: err.context.reason },
+                { failedAction: 3, messageIndex: 1, messageId: "evt-1", idGuard: true, heldByPartition: "ORDER#1", reason: "ConditionalCheckFailed" },
+                "actions: the business item, two records, then the id guard",
+            );
+            assert.deepEqual(await scanAll(client, table), before, "no business item, no record, the guard unchanged");
+            assert.deepEqual((await recordsWithId("evt-1")).map((i) => i[ATTR.pk]?.S), ["ORDER#1"], "RecordIDIndex resolves the id to one record");
+        });
+
+        it("outranks another message's DUPLICATE_RECORD: the caller must not read the write as already done", async function () {
+            await writer.write({ messages: [{ id: "a", partition: "P", type: "T", payload: 1 }, { id: "b", partition: "Q", type: "T", payload: 1 }] });
+            const err = await writer
+                .write({ messages: [{ id: "a", partition: "P", type: "T", payload: 1 }, { id: "b", partition: "R", type: "T", payload: 1 }] })
+                .then(() => undefined, (e: unknown) => e);
+            assert.ok(isOutboxError(err, "INVALID_PAYLOAD"), String(err));
+            assert.match(err.message, /messages\[0\] \(id "a", partition "P"\): a record with this id already exists in the partition; messages\[1\] \(id "b", partition "R"\): id "b" is already taken by a record in partition "Q"/);
+            assert.equal(err.context.messageIndex, 1);
+        });
+
+        it("keeps a repeat of the same write (same id, same partition) DUPLICATE_RECORD, also after the record was delivered and deleted", async function () {
+            const write = () => writer.write({ messages: [{ id: "evt-2", partition: "ORDER#1", type: "T", payload: 1 }] });
+            await write();
+            await rejects(write(), "DUPLICATE_RECORD", /^write: transaction cancelled, nothing was written: messages\[0\] \(id "evt-2", partition "ORDER#1"\): a record with this id already exists in the partition$/);
+            // DynamoDB TTL reaps a completed record after the grace; the guard lives on.
+            await client.send(new DeleteItemCommand({ TableName: table, Key: recordKey("ORDER#1", "evt-2", "sns") }));
+            await rejects(
+                write(),
+                "DUPLICATE_RECORD",
+                /^write: transaction cancelled, nothing was written: messages\[0\] \(id "evt-2", partition "ORDER#1"\): a record with this id was already written to the partition \(it may have been delivered and deleted since; the id stays taken until 2026-12-30T05:00:00Z\)$/,
+            );
+            assert.deepEqual((await scanAll(client, table)).map((i) => i[ATTR.pk]?.S), ["OUTBOX_ID#evt-2"], "nothing written again");
+        });
+
+        it("refuses the id from a writer with another binding in the same partition, naming the binding", async function () {
+            await writer.write({ messages: [{ id: "evt-3", partition: "P", type: "T", payload: 1 }] });
+            const other = new OutboxWriter({ client, tableName: table, clock: fixedClock(), bindingId: "audit" });
+            await rejects(other.write({ messages: [{ id: "evt-3", partition: "P", type: "T", payload: 1 }] }), "INVALID_PAYLOAD", /id "evt-3" is already taken by a record in partition "P" \(binding "sns"\), until /);
+            assert.equal((await recordsWithId("evt-3")).length, 1);
+        });
+
+        it("writes the guard: PK OUTBOX_ID#<id>, SK ID, the holder's partition, binding and created_at, and a ttl of max(grace, 30 days) after the later of creation and expiry; nothing that puts it in an index or makes it a record", async function () {
+            const graceful = new OutboxWriter({ client, tableName: table, clock: fixedClock(), compactionGraceSeconds: 40 * 24 * HOUR });
+            await writer.write({
+                messages: [
+                    { id: "plain", partition: "P", type: "T", payload: 1 },
+                    { id: "short", partition: "P", type: "T", payload: 1, expiresAt: new Date(T0 + 60_000) },
+                    { id: "far", partition: "P", type: "T", payload: 1, expiresAt: new Date(T0 + 90 * 24 * HOUR * 1000) },
+                ],
+            });
+            await graceful.write({ messages: [{ id: "graceful", partition: "P", type: "T", payload: 1 }] });
+            const t0 = Math.floor(T0 / 1000);
+            assert.deepEqual(await guardOf("plain"), {
+                [ATTR.pk]: { S: "OUTBOX_ID#plain" },
+                [ATTR.sk]: { S: "ID" },
+                [ATTR.idOwnerPartition]: { S: "P" },
+                [ATTR.bindingId]: { S: "sns" },
+                [ATTR.createdAt]: { N: String(T0) },
+                [ATTR.ttl]: { N: String(t0 + DAYS_30) },
+            });
+            assert.equal((await guardOf("short"))?.[ATTR.ttl]?.N, String(t0 + 60 + DAYS_30), "an expiry pushes the window out");
+            assert.equal((await guardOf("far"))?.[ATTR.ttl]?.N, String(t0 + 90 * 24 * HOUR + DAYS_30));
+            assert.equal((await guardOf("graceful"))?.[ATTR.ttl]?.N, String(t0 + 40 * 24 * HOUR), "a grace longer than 30 days wins");
+            const counts = await sparseIndexCounts(client, table);
+            assert.deepEqual(counts, { claim: 4, expiry: 2 }, "ClaimIndex and ExpiryIndex hold the records only");
+            assert.equal((await recordsWithId("plain")).length, 1, "RecordIDIndex holds the record only");
+        });
+
+        it("holds the id until the guard's ttl, not until DynamoDB's lazy TTL deletion: a second later the id is free", async function () {
+            await writer.write({ messages: [{ id: "evt-4", partition: "P", type: "T", payload: 1 }] });
+            const ttl = Number((await guardOf("evt-4"))?.[ATTR.ttl]?.N);
+            const at = (seconds: number) => new OutboxWriter({ client, tableName: table, clock: fixedClock(seconds * 1000) });
+            await rejects(at(ttl).write({ messages: [{ id: "evt-4", partition: "Q", type: "T", payload: 1 }] }), "INVALID_PAYLOAD", /already taken by a record in partition "P"/);
+            await at(ttl + 1).write({ messages: [{ id: "evt-4", partition: "Q", type: "T", payload: 1 }] });
+            assert.equal((await guardOf("evt-4"))?.[ATTR.idOwnerPartition]?.S, "Q");
+        });
+
+        it("generated ids write no guard (one Put per message); ids from an injected idGenerator get one each, as caller ids do", async function () {
+            const messages = [1, 2, 3].map((n) => ({ partition: `P${n}`, type: "T", payload: n }));
+            const prepared = await writer.prepare({ messages });
+            assert.equal(prepared.input.TransactItems?.length, 3);
+            await writer.commit(prepared);
+            assert.equal((await scanAll(client, table)).length, 3, "three records and nothing else");
+            let n = 0;
+            const injected = new OutboxWriter({ client, tableName: table, clock: fixedClock(), idGenerator: () => `custom-${++n}` });
+            const guardedPrepared = await injected.prepare({ messages });
+            assert.equal(guardedPrepared.input.TransactItems?.length, 6, "three records and three guards");
+            await injected.commit(guardedPrepared);
+            assert.ok(await guardOf("custom-1"));
+            assert.equal((await scanAll(client, table)).length, 9);
+        });
+
+        it("counts the id guards in the transaction's 4 MB: a write that fits with a generated id does not with a caller id of the same length", async function () {
+            const recording = { send: async () => ({}) } as unknown as DynamoDBClient;
+            const id = "01KB0000000000000000000000";
+            const offline = () => new OutboxWriter({ client: recording, tableName: table, clock: fixedClock() });
+            const probe = (await offline().prepare({ messages: [message({ id })] })).input.TransactItems!;
+            const [recordBytes, guardBytes] = probe.map((a) => itemSize(a.Put!.Item!));
+            assert.equal(probe.length, 2);
+            const filler = fill(MAX_TRANSACTION_BYTES - recordBytes! - guardBytes! + 1);
+            await offline().prepare({ items: filler, messages: [message()] });
+            await rejects(
+                offline().prepare({ items: filler, messages: [message({ id })] }),
+                "INVALID_PAYLOAD",
+                new RegExp(`^write: the transaction's items add up to ${MAX_TRANSACTION_BYTES + 1} bytes \\(1 id guard included\\); a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write$`),
+            );
+        });
+
+        it("costs one transactional write of an item under 1 KB (any id, a partition up to 800 bytes) in no index: 2 WCU", async function () {
+            const prepared = await writer.prepare({ messages: [message({ id: "x".repeat(128), partition: "P".repeat(800) })] });
+            const guardPut = prepared.input.TransactItems![1]!;
+            assert.equal(guardPut.Put?.Item?.[ATTR.pk]?.S, `OUTBOX_ID#${"x".repeat(128)}`);
+            assert.ok(itemSize(guardPut.Put!.Item!) < 1024, "the longest id and an 800-byte partition still make an item under 1 KB");
+            // DynamoDB Local reports one item's worth for a multi-item transaction, so the guard is measured alone.
+            const out = await client.send(new TransactWriteItemsCommand({ TransactItems: [guardPut], ReturnConsumedCapacity: "INDEXES" }));
+            assert.deepEqual(
+                out.ConsumedCapacity?.map((c) => [c.CapacityUnits, c.Table?.CapacityUnits, Object.keys(c.GlobalSecondaryIndexes ?? {})]),
+                [[2, 2, []]],
+            );
+        });
+
+        it("does not see an id written without a guard: store.persist (GoBridge's Persist) writes none", async function () {
+            const store = new OutboxStore({ client, tableName: table, clock: fixedClock() });
+            await store.persist([{ partition: "P", recordId: "persisted", bindingId: "sns", address: "", envelope: { id: "persisted", payload: "1" } }]);
+            assert.deepEqual((await scanAll(client, table)).map((i) => i[ATTR.sk]?.S).sort(), ["FENCE", "OUTBOX#persisted#sns"], "the record and its FENCE row, no guard");
+            await writer.write({ messages: [message({ id: "persisted", partition: "Q" })] });
+            assert.equal((await recordsWithId("persisted")).length, 2, "the caller of persist keeps ids unique across the table");
+        });
+
+        it("lets 50 caller ids through (100 actions) and counts 51 as 102", async function () {
+            const recording = { send: async () => ({}) } as unknown as DynamoDBClient;
+            const offline = new OutboxWriter({ client: recording, tableName: table, clock: fixedClock() });
+            assert.equal((await offline.prepare({ messages: Array.from({ length: 50 }, (_, i) => message({ id: `m-${i}` })) })).input.TransactItems?.length, 100);
+            assert.equal((await offline.prepare({ messages: Array.from({ length: 100 }, () => message()) })).input.TransactItems?.length, 100, "generated ids: 100 messages fit");
+            await rejects(offline.prepare({ messages: Array.from({ length: 51 }, (_, i) => message({ id: `m-${i}` })) }), "INVALID_PAYLOAD", /51 id guards = 102 actions/);
         });
     });
 
