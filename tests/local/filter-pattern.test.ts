@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { STREAM_FILTER_PATTERN, streamFilterPatternJson } from "../../runtime/schema";
+import { ATTR, STREAM_FILTER_PATTERN, streamFilterPatternJson } from "../../runtime/schema";
+import { idGuardItem, idGuardKey } from "../../runtime/record/id-guard";
 import { isOutboxError } from "../../runtime/errors";
 import { TYPE, buildOutbox } from "../component/harness";
 import { matchesAnyFilterPattern, matchesFilterPattern, validateFilterPattern, type FilterPattern } from "../../runtime/local/filter-pattern";
@@ -43,6 +44,13 @@ describe("local filter pattern matcher", () => {
         });
         it("does not match the FENCE row", () => {
             assert.equal(matchesFilterPattern(outboxPattern, record("INSERT", "FENCE", true)), false);
+        });
+        it("does not match the INSERT of an id guard row (PK OUTBOX_ID#<id>, SK ID), whose id may itself look like a record key", () => {
+            const guard = record("INSERT", idGuardKey("OUTBOX#evt-1#sns")[ATTR.sk]!.S!, true);
+            const dynamodb = guard.dynamodb as { Keys: Record<string, unknown>; NewImage: Record<string, unknown> };
+            dynamodb.Keys = idGuardKey("OUTBOX#evt-1#sns");
+            dynamodb.NewImage = { ...idGuardItem({ recordId: "OUTBOX#evt-1#sns", partition: "ORDER#1", bindingId: "sns", createdAt: 1, expiresAt: 0, graceSeconds: 3600 }) };
+            assert.equal(matchesFilterPattern(outboxPattern, guard), false);
         });
         it("is the pattern the component serializes on its stream mapping (built under the mocks)", async () => {
             const mapping = (await buildOutbox("filterpattern")).one(TYPE.mapping);

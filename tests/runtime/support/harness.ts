@@ -60,6 +60,8 @@ export interface Harness {
     config(overrides?: Partial<PublisherConfig>): PublisherConfig;
     /** Every stream record written so far that passes the component's filter, in shard order, in Lambda's shape. */
     streamEvent(): Promise<LambdaStreamEvent>;
+    /** Every stream record written so far, unfiltered, in shard order, in Lambda's shape. */
+    streamRecords(): Promise<LambdaStreamRecord[]>;
     /** Every outbox record in the table, decoded (consistent scan). */
     records(): Promise<OutboxRecord[]>;
     /** Raw items (consistent scan). */
@@ -110,6 +112,23 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         ...overrides,
     });
 
+    /** Every stream record of the table so far, unfiltered, in shard order. */
+    async function streamRecords(): Promise<LambdaStreamRecord[]> {
+        const shards = (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? [];
+        const records: LambdaStreamRecord[] = [];
+        for (const shard of shards) {
+            let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: "TRIM_HORIZON" }))).ShardIterator;
+            for (let polls = 0; iterator && polls < 50; polls += 1) {
+                const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+                for (const r of page.Records ?? []) records.push(toLambdaStreamRecord(r, streamArn));
+                if ((page.Records ?? []).length === 0) break;
+                iterator = page.NextShardIterator;
+            }
+        }
+        records.sort((a, b) => (BigInt(a.dynamodb.SequenceNumber) < BigInt(b.dynamodb.SequenceNumber) ? -1 : 1));
+        return records;
+    }
+
     return {
         ddb,
         streams,
@@ -125,20 +144,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         config,
         publisher: (overrides) => createPublisher(config(overrides)),
         async streamEvent() {
-            const shards = (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? [];
-            const records: LambdaStreamRecord[] = [];
-            for (const shard of shards) {
-                let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: "TRIM_HORIZON" }))).ShardIterator;
-                for (let polls = 0; iterator && polls < 50; polls += 1) {
-                    const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
-                    for (const r of page.Records ?? []) records.push(toLambdaStreamRecord(r, streamArn));
-                    if ((page.Records ?? []).length === 0) break;
-                    iterator = page.NextShardIterator;
-                }
-            }
-            records.sort((a, b) => (BigInt(a.dynamodb.SequenceNumber) < BigInt(b.dynamodb.SequenceNumber) ? -1 : 1));
-            return { Records: records.filter((r) => matchesFilterPattern(STREAM_FILTER_PATTERN as unknown as FilterPattern, r)) };
+            return { Records: (await streamRecords()).filter((r) => matchesFilterPattern(STREAM_FILTER_PATTERN as unknown as FilterPattern, r)) };
         },
+        streamRecords,
         records: () => scanRecords(ddb, tableName),
         items: () => scanItems(ddb, tableName),
         indexCounts: () => sparseIndexCounts(ddb, tableName),
