@@ -75,7 +75,12 @@ export class OutboxStore {
     /**
      * Persist records, idempotently per (partition, envelope id, binding id).
      *
-     * @param records - The records to write.
+     * Record ids must be unique across the table (RecordIDIndex resolves an id to one record, and the id is the
+     * SNS FIFO deduplication id and the `outbox.id` consumers deduplicate on). As in GoBridge, persist writes no
+     * id guard and cannot tell an id reused in another partition; `OutboxWriter` guards the ids it did not
+     * generate.
+     *
+     * @param records - The records to write; each `recordId` unique across the table.
      * @throws OutboxError `DUPLICATE_RECORD` when every record already existed; `UNAVAILABLE` (transient) when a
      * different record holds the sort key.
      */

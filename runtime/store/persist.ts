@@ -73,6 +73,12 @@ async function sameOccupant(ctx: StoreContext, record: OutboxRecord): Promise<bo
 /**
  * Persist records. Every record is validated before anything is written.
  *
+ * Record ids must be unique across the table, not only within their partition: RecordIDIndex resolves an id to
+ * one record (`Limit 1`) for Complete and Release, and the publisher sends the id as the SNS FIFO deduplication
+ * id and the `outbox.id` consumers deduplicate on. Like GoBridge's Persist, this writes no id guard, so it does
+ * not detect an id reused in another partition; the caller must not reuse one (`OutboxWriter` guards the ids it
+ * did not generate).
+ *
  * @throws OutboxError `DUPLICATE_RECORD` when every record already existed; `UNAVAILABLE` (transient) when a sort
  * key is held by a different record; the classified SDK error otherwise (records already written stay written;
  * re-persisting is safe).
