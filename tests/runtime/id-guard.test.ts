@@ -3,9 +3,10 @@
  * read as an outbox record, wherever a record is looked for: the stream (the mapping's filter, and the
  * publisher's own check), the store's claim (ClaimIndex path and ConsistentRead scan path), depth counts and
  * previews, expiry, the sweeper's ClaimIndex scan and ExpiryIndex query, and migrate's backfill Scan (which reads
- * the base table, where a row without `status` is pending to `isPending()`). And end to end on a FIFO topic: two
- * records that would share a MessageDeduplicationId (one of them silently dropped by SNS, both marked completed)
- * can no longer be written.
+ * the base table, where a row without `status` is pending to `isPending()`). Why ids must be unique, shown with
+ * two records `store.persist` wrote (it writes no guard): SNS FIFO drops one while both are marked completed, and
+ * on a standard topic two different messages carry one `outbox.id`. And end to end on a FIFO topic: the writer
+ * refuses the second record, so every completed record reaches the topic.
  * DynamoDB Local with its real stream; SNS and the DLQ are the SNS test server.
  */
 import assert from "node:assert/strict";
@@ -118,6 +119,25 @@ describe("id guard rows are never read as records (DynamoDB Local + SNS test ser
         const totals = await backfillIndexAttributes(h.ddb, h.tableName, { pageSize: 100, apply: true, onPage: () => undefined });
         assert.deepEqual({ scanned: totals.scanned, matched: totals.matched, claimSortSet: totals.claimSortSet, hasExpirySet: totals.hasExpirySet }, { scanned: 2, matched: 0, claimSortSet: 0, hasExpirySet: 0 });
         assert.deepEqual(await guards(["evt-5"]), before, "no claim_sort, so never in ClaimIndex");
+    });
+
+    it("why ids must be unique: two records with one id (store.persist writes no guard) lose a message, silently on a FIFO topic, to consumers' deduplication on a standard one", async function () {
+        const persistTwo = async (world: Harness) => {
+            const store = new OutboxStore({ client: world.ddb, tableName: world.tableName, clock: world.clock });
+            for (const partition of ["ORDER#8", "ORDER#9"]) {
+                await store.persist([{ partition, recordId: "evt-8", bindingId: "sns", address: world.topicArn, envelope: { id: "evt-8", subject: "T", payload: JSON.stringify({ partition }) } }]);
+            }
+            assert.deepEqual(await world.publisher()(await world.streamEvent()), { batchItemFailures: [] });
+            assert.deepEqual((await world.records()).map((r) => [r.partition, r.status]).sort(), [["ORDER#8", "completed"], ["ORDER#9", "completed"]], "both records marked completed");
+        };
+        h = await createHarness({ fifo: true });
+        await persistTwo(h);
+        assert.equal(h.published().length, 1, "SNS FIFO dropped the second as a duplicate");
+        await h.close();
+        h = await createHarness();
+        await persistTwo(h);
+        assert.deepEqual(h.published().map((p) => p.id), ["evt-8", "evt-8"], "two different messages under one outbox.id: a consumer deduplicating on it drops one");
+        assert.equal(new Set(h.published().map((p) => p.body)).size, 2);
     });
 
     it("on a FIFO topic no two records share a MessageDeduplicationId any more: the reuse is refused at write, and every completed record was published", async function () {
