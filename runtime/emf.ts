@@ -21,7 +21,7 @@ export const stdoutLineWriter: LineWriter = (line) => {
     process.stdout.write(line + "\n");
 };
 
-/** One invocation's metrics. Counters add up; samples keep every value (EMF accepts an array per metric). */
+/** One invocation's metrics. Counters add up; samples keep every value (EMF accepts up to 100 values per metric per line). */
 export interface EmfMetrics {
     /** Add `value` to counter `name`. */
     count(name: string, value?: number): void;
@@ -29,7 +29,11 @@ export interface EmfMetrics {
     sample(name: string, value: number, unit: EmfUnit): void;
     /** The counter's value so far (0 when never counted). */
     value(name: string): number;
-    /** Write one EMF line with everything collected, then start over. Writes nothing when nothing was collected. */
+    /**
+     * Write everything collected as EMF lines, then start over. One line when it fits; more when a metric has more
+     * than {@link EMF_MAX_VALUES} values or there are more than {@link EMF_MAX_METRICS} metrics, so no value is
+     * ever dropped. Writes nothing when nothing was collected.
+     */
     flush(): void;
 }
 
@@ -45,8 +49,11 @@ export interface EmfMetricsOptions {
     readonly now?: () => number;
 }
 
-/** EMF allows at most 100 values per metric per line. */
-const MAX_SAMPLES = 100;
+/** EMF allows at most 100 values per metric per document (line). */
+export const EMF_MAX_VALUES = 100;
+
+/** EMF allows at most 100 metric definitions per `CloudWatchMetrics` directive. */
+export const EMF_MAX_METRICS = 100;
 
 /**
  * Create a per-invocation metrics collector that writes EMF lines.
@@ -69,32 +76,33 @@ export function createEmfMetrics(options: EmfMetricsOptions): EmfMetrics {
         sample(name, value, unit) {
             const found = samples.find((s) => s.name === name);
             if (!found) samples.push({ name, unit, values: [value] });
-            else if (found.values.length < MAX_SAMPLES) found.values.push(value);
+            else found.values.push(value);
         },
         value(name) {
             return counters.find((c) => c.name === name)?.value ?? 0;
         },
         flush() {
-            if (counters.length === 0 && samples.length === 0) return;
-            const line: Record<string, unknown> = {
-                _aws: {
-                    Timestamp: now(),
-                    CloudWatchMetrics: [
-                        {
-                            Namespace: namespace,
-                            Dimensions: [Object.keys(options.dimensions)],
-                            Metrics: [
-                                ...counters.map((c) => ({ Name: c.name, Unit: "Count" })),
-                                ...samples.map((s) => ({ Name: s.name, Unit: s.unit })),
-                            ],
-                        },
-                    ],
-                },
-                ...options.dimensions,
-            };
-            for (const c of counters) line[c.name] = c.value;
-            for (const s of samples) line[s.name] = s.values.length === 1 ? s.values[0] : s.values;
-            write(JSON.stringify(line));
+            // Every value is written: past 100 values of one metric, or 100 metrics, the rest goes in further lines.
+            const pending = [
+                ...counters.map((c) => ({ name: c.name, unit: "Count" as EmfUnit, values: [c.value] })),
+                ...samples.map((s) => ({ name: s.name, unit: s.unit, values: s.values.slice() })),
+            ];
+            while (pending.length > 0) {
+                const batch = pending.slice(0, EMF_MAX_METRICS);
+                const line: Record<string, unknown> = {
+                    _aws: {
+                        Timestamp: now(),
+                        CloudWatchMetrics: [{ Namespace: namespace, Dimensions: [Object.keys(options.dimensions)], Metrics: batch.map((m) => ({ Name: m.name, Unit: m.unit })) }],
+                    },
+                    ...options.dimensions,
+                };
+                for (const m of batch) {
+                    const values = m.values.splice(0, EMF_MAX_VALUES);
+                    line[m.name] = values.length === 1 ? values[0] : values;
+                }
+                write(JSON.stringify(line));
+                for (let i = pending.length - 1; i >= 0; i--) if (pending[i]!.values.length === 0) pending.splice(i, 1);
+            }
             counters = [];
             samples = [];
         },

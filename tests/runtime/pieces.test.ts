@@ -144,6 +144,51 @@ describe("runtime pieces", function () {
         assert.equal(lines.length, 1, "flushed state starts over");
     });
 
+    it("never drops an EMF value: more than 100 samples of a metric or 100 metrics flush as several valid documents", function () {
+        const lines: string[] = [];
+        const metrics = createEmfMetrics({ dimensions: { Function: "publisher", Table: "t" }, write: (l) => lines.push(l), now: () => 1234 });
+        for (let i = 0; i < 250; i++) metrics.sample("AgeAtPublish", i, "Milliseconds");
+        for (let i = 0; i < 150; i++) metrics.count(`Counter${i}`, i + 1);
+        metrics.count("Published", 7);
+        metrics.flush();
+        assert.ok(lines.length >= 3, `several documents, got ${lines.length}`);
+        const ages: number[] = [];
+        const counts: Record<string, number> = {};
+        for (const text of lines) {
+            const doc = JSON.parse(text) as Record<string, unknown> & { _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] } };
+            // The EMF specification's shape: one directive, namespace, dimension sets that name root members, ≤ 100 metrics.
+            assert.equal(doc._aws.Timestamp, 1234);
+            assert.equal(doc._aws.CloudWatchMetrics.length, 1);
+            const directive = doc._aws.CloudWatchMetrics[0]!;
+            assert.equal(directive.Namespace, "DynamoDBOutbox");
+            assert.deepEqual(directive.Dimensions, [["Function", "Table"]]);
+            assert.equal(doc.Function, "publisher");
+            assert.equal(doc.Table, "t");
+            assert.ok(directive.Metrics.length >= 1 && directive.Metrics.length <= 100, `≤ 100 metrics per directive, got ${directive.Metrics.length}`);
+            assert.equal(new Set(directive.Metrics.map((m) => m.Name)).size, directive.Metrics.length, "a metric once per document");
+            for (const m of directive.Metrics) {
+                const value = doc[m.Name];
+                const values = Array.isArray(value) ? (value as number[]) : [value as number];
+                assert.ok(values.length >= 1 && values.length <= 100, `≤ 100 values of ${m.Name}, got ${values.length}`);
+                for (const v of values) assert.equal(typeof v, "number");
+                if (m.Name === "AgeAtPublish") {
+                    assert.equal(m.Unit, "Milliseconds");
+                    ages.push(...values);
+                } else {
+                    assert.equal(m.Unit, "Count");
+                    counts[m.Name] = (counts[m.Name] ?? 0) + values.reduce((a, b) => a + b, 0);
+                }
+            }
+        }
+        assert.deepEqual(ages, Array.from({ length: 250 }, (_, i) => i), "every sample, once, in order");
+        assert.equal(Object.keys(counts).length, 151);
+        for (let i = 0; i < 150; i++) assert.equal(counts[`Counter${i}`], i + 1);
+        assert.equal(counts.Published, 7);
+        lines.length = 0;
+        metrics.flush();
+        assert.equal(lines.length, 0, "flushed state starts over");
+    });
+
     it("logs JSON lines at or above the level, bigint-safe", function () {
         const lines: string[] = [];
         const logger = createJsonLogger({ level: "warn", write: (l) => lines.push(l), now: () => 0, fields: { function: "f" } });
