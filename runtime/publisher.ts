@@ -45,7 +45,7 @@ import { errorCodeOf, OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
 import { outboundMessage, type OutboundMessage } from "./message";
-import { silentLogger, systemClock, type Clock, type Logger } from "./ports";
+import { silentLogger, systemClock, type Clock, type Logger, type MetricsSink } from "./ports";
 import { unmarshalRecord, type OutboxRecord, type StreamImage } from "./record/codec";
 import { RECORD_SK_PREFIX, STATUS } from "./schema";
 import { OutboxStore } from "./store";
@@ -97,7 +97,11 @@ export interface PublisherConfig {
      * @default 1n
      */
     readonly claimVersion?: bigint;
-    /** The store for the claim path. @default new OutboxStore({ client: dynamodb, tableName, clock, logger, compactionGraceSeconds }) */
+    /**
+     * The store for the claim path. The default store's counters (`STORE_METRICS`) go into each invocation's EMF
+     * line, without their `partition` tag (see {@link StoreMetricsRelay}); an injected store counts into its own sink.
+     * @default new OutboxStore({ client: dynamodb, tableName, clock, logger, metrics: the invocation's, compactionGraceSeconds })
+     */
     readonly store?: ClaimingStore;
     /** The clock. @default systemClock */
     readonly clock?: Clock;
@@ -182,6 +186,35 @@ export interface PublisherSettings {
 export interface ResolvedDeliveryConfig extends Omit<PublisherSettings, "ctx"> {
     /** The delivery context without metrics (each invocation adds its own). */
     readonly base: Omit<DeliveryContext, "metrics">;
+    /** What the default store counts into; {@link startInvocation} points it at the invocation's metrics. */
+    readonly storeMetrics: StoreMetricsRelay;
+}
+
+/**
+ * The store's {@link MetricsSink} for a handler: the store is built once per cold start, metrics once per
+ * invocation, so the store counts into this relay and the relay adds each count to the invocation that is running
+ * (Lambda runs one invocation at a time per instance). Counts made while no invocation is attached are dropped.
+ *
+ * The store tags its counters with `partition`; the relay drops the tag, so the EMF metric carries only the
+ * handler's dimensions (`Function`, `Table`): a dimension per partition would be a custom metric per aggregate,
+ * a CloudWatch cost trap. The store logs the partition (`partition_key`) on the line of each such event instead.
+ */
+export interface StoreMetricsRelay extends MetricsSink {
+    /** Send later counts to `metrics` (an invocation's), or drop them (`undefined`). */
+    attach(metrics: EmfMetrics | undefined): void;
+}
+
+/** Create a {@link StoreMetricsRelay} with nothing attached. */
+export function createStoreMetricsRelay(): StoreMetricsRelay {
+    let current: EmfMetrics | undefined;
+    return {
+        attach(metrics) {
+            current = metrics;
+        },
+        count(name, value) {
+            current?.count(name, value);
+        },
+    };
 }
 
 function requireText(name: string, value: unknown): void {
@@ -225,6 +258,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
     const logger = config.logger ?? silentLogger;
     const completionGraceSeconds = integerIn(who, "completionGraceSeconds", config.completionGraceSeconds, HANDLER_LIMITS.completionGraceSeconds);
     const claimVersion = config.claimVersion ?? 1n;
+    const storeMetrics = createStoreMetricsRelay();
     if (typeof claimVersion !== "bigint" || claimVersion < 1n) throw new OutboxError("INVALID_CONFIG", `${who}: claimVersion must be a bigint ≥ 1n, got ${String(claimVersion)}`);
     return {
         base: {
@@ -240,7 +274,8 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
             clock,
             logger,
         },
-        store: config.store ?? new OutboxStore({ client: config.dynamodb, tableName: config.tableName, clock, logger, compactionGraceSeconds: completionGraceSeconds }),
+        store: config.store ?? new OutboxStore({ client: config.dynamodb, tableName: config.tableName, clock, logger, metrics: storeMetrics, compactionGraceSeconds: completionGraceSeconds }),
+        storeMetrics,
         claimLimit: integerIn(who, "claimLimit", config.claimLimit, HANDLER_LIMITS.claimLimit),
         reserveMs: integerIn(who, "reserveMs", config.reserveMs, who === "createSweeper" ? HANDLER_LIMITS.sweeperReserveMs : HANDLER_LIMITS.publisherReserveMs),
         claimVersion,
@@ -411,8 +446,8 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
 }
 
 /**
- * What each invocation of a handler starts with: its own metrics (the caller flushes them as one EMF line) and
- * the milliseconds it has left. Shared with the sweeper.
+ * What each invocation of a handler starts with: its own metrics (the caller flushes them as EMF lines; the
+ * default store's counters are attached to them too) and the milliseconds it has left. Shared with the sweeper.
  *
  * @param resolved - The handler's settings, for the table name and the clock.
  * @param writeMetrics - Where the EMF line goes. @default stdout
@@ -430,6 +465,7 @@ export function startInvocation(
         now: () => resolved.base.clock.now(),
         ...(writeMetrics !== undefined ? { write: writeMetrics } : {}),
     });
+    resolved.storeMetrics.attach(metrics);
     const timeLeft = () => (context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY);
     return { metrics, timeLeft };
 }

@@ -11,7 +11,7 @@ import { OutboxError } from "../errors";
 import { unmarshalRecord, type OutboxRecord } from "../record/codec";
 import { ATTR, STATUS } from "../schema";
 import { cancellationCodes, isBenignCancellationCode, isTransactionCanceled, wrapAwsError } from "./aws-errors";
-import { noteUndecodable, STORE_METRICS } from "./observability";
+import { noteUndecodable, STORE_METRICS, STORE_WARNINGS } from "./observability";
 import type { StoreContext } from "./options";
 import { transactWrite } from "./send";
 import { claimUpdate, fenceConditionCheck, type FencingToken } from "./transitions";
@@ -53,7 +53,11 @@ export function fencedCancellationError(
         });
     }
     if (codes.some((c) => !isBenignCancellationCode(c))) return wrapAwsError(err, `outbox ${verb} transaction canceled`, context);
-    if (verb === "claim" && codes.includes("TransactionConflict")) ctx.metrics.count(STORE_METRICS.claimConflicts, 1, { partition });
+    if (verb === "claim" && codes.includes("TransactionConflict")) {
+        ctx.metrics.count(STORE_METRICS.claimConflicts, 1, { partition });
+        // The partition goes in the log, not in a metric dimension (one per aggregate would be a cost trap).
+        ctx.logger.info(STORE_WARNINGS.claimConflict, { partition_key: partition });
+    }
     return undefined;
 }
 

@@ -35,6 +35,7 @@ export const STORE_WARNINGS = {
         "dynamodboutbox: deep outbox backlog; Claim is reading the whole partition (O(backlog)) because this partition carries ordering keys, which no eventually-consistent index can serve — see doc.go / ADR 0005 / docs/runbooks",
     truncated:
         "dynamodboutbox: claim truncated by a mid-batch failure; returning the records already claimed so they are drained instead of stranded until the stale-claim window",
+    claimConflict: "dynamodb-outbox: a claim transaction lost to a concurrent transaction (OutboxClaimConflicts); the records stay for the next claim",
     ttlEnableFailed: "dynamodboutbox: enabling DynamoDB TTL failed; completed records not compacted",
     undecodable:
         "dynamodb-outbox: an OUTBOX# item cannot be decoded as an outbox record; Claim skips it, and holds the later records of its ordering key behind it; repair or delete the item (its key is logged)",

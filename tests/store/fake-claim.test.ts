@@ -131,9 +131,14 @@ describe("claim on a fake client (§11.4)", () => {
                 if (call.nth === 2) throw cancelled("None", "TransactionConflict");
                 return {};
             });
-        const { store, metrics } = storeOn(fake);
+        const { store, metrics, logger } = storeOn(fake);
         assert.deepEqual(ids(await store.claim("P", tok(1), 3)), ["env-2"]);
         assert.deepEqual(metrics.named(STORE_METRICS.claimConflicts), [{ name: "OutboxClaimConflicts", value: 1, tags: { partition: "P" } }]);
+        // The partition is logged with each conflict, since the handlers count it without a partition dimension.
+        assert.deepEqual(
+            logger.lines.filter((l) => l.message === STORE_WARNINGS.claimConflict).map((l) => [l.level, l.attributes]),
+            [["info", { partition_key: "P" }]],
+        );
         assert.equal(metrics.named(STORE_METRICS.claimTruncated).length, 0);
     });
 
