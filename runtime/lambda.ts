@@ -13,7 +13,7 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { ENV, readHandlerEnvironment, type HandlerEnvironment } from "./config";
-import { createJsonLogger, parseLogLevel } from "./json-logger";
+import { createLambdaLogger } from "./json-logger";
 import { createPublisher, type PublisherConfig, type PublisherHandler, type StreamBatchResponse } from "./publisher";
 import { createSweeper, type SweeperHandler } from "./sweeper";
 
@@ -32,7 +32,7 @@ function configFromEnvironment(env: HandlerEnvironment, functionName: string): P
         fifo: env.fifo,
         completionGraceSeconds: env.completionGraceSeconds,
         maxPublishAttempts: env.maxPublishAttempts,
-        logger: createJsonLogger({ level: parseLogLevel(process.env.AWS_LAMBDA_LOG_LEVEL), fields: { function: functionName } }),
+        logger: createLambdaLogger(functionName),
     };
 }
 

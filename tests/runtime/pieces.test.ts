@@ -7,7 +7,7 @@ import { classifyPublishFailure, isPermanentPublishError, isPermanentSqsRefusal,
 import { createEmfMetrics } from "../../runtime/emf";
 import { createIdGenerator, idTimestamp } from "../../runtime/ids";
 import { attributeValueSize, itemSize } from "../../runtime/item-size";
-import { createJsonLogger, parseLogLevel } from "../../runtime/json-logger";
+import { createJsonLogger, createLambdaLogger, parseLogLevel } from "../../runtime/json-logger";
 import { deadLetterMessage, headerNameProblem, messageAttributes, publishEntry, snsMessageSize, sqsSafeText, worstCaseDeadLetterSize, type OutboundMessage } from "../../runtime/message";
 
 const message = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({ id: "id-1", type: "T", partition: "P", body: '{"a":1}', headers: {}, createdAt: 0, expiresAt: 0, ...over });
@@ -198,5 +198,29 @@ describe("runtime pieces", function () {
         assert.equal(parseLogLevel("ERROR"), "error");
         assert.equal(parseLogLevel("nonsense"), "info");
         assert.equal(parseLogLevel(undefined, "warn"), "warn");
+    });
+
+    it("the handlers' logger honours AWS_LAMBDA_LOG_LEVEL, the level Lambda sets from applicationLogLevel", function () {
+        const levelsWritten = (env: Record<string, string | undefined>): string[] => {
+            const lines: string[] = [];
+            const logger = createLambdaLogger("outbox-publisher", env, (l) => lines.push(l));
+            logger.debug("d", { recordId: "r" });
+            logger.info("i", { recordId: "r" });
+            logger.warn("w", { recordId: "r" });
+            logger.error("e", { recordId: "r" });
+            return lines.map((l) => {
+                const entry = JSON.parse(l) as Record<string, unknown>;
+                assert.equal(entry.function, "outbox-publisher");
+                assert.equal(entry.recordId, "r", "ids are kept");
+                return entry.level as string;
+            });
+        };
+        assert.deepEqual(levelsWritten({ AWS_LAMBDA_LOG_LEVEL: "DEBUG" }), ["debug", "info", "warn", "error"], "DEBUG shows debug");
+        assert.deepEqual(levelsWritten({ AWS_LAMBDA_LOG_LEVEL: "TRACE" }), ["debug", "info", "warn", "error"]);
+        assert.deepEqual(levelsWritten({ AWS_LAMBDA_LOG_LEVEL: "INFO" }), ["info", "warn", "error"]);
+        assert.deepEqual(levelsWritten({ AWS_LAMBDA_LOG_LEVEL: "WARN" }), ["warn", "error"], "WARN hides info");
+        assert.deepEqual(levelsWritten({ AWS_LAMBDA_LOG_LEVEL: "ERROR" }), ["error"]);
+        assert.deepEqual(levelsWritten({ AWS_LAMBDA_LOG_LEVEL: "FATAL" }), []);
+        assert.deepEqual(levelsWritten({}), ["info", "warn", "error"], "unset (Text log format): info");
     });
 });
