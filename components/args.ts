@@ -143,6 +143,14 @@ export interface OutboxArgs {
      */
     sweepSchedule?: string;
     /**
+     * The application log level of both functions (`loggingConfig.applicationLogLevel`; the logs are JSON): one of
+     * `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR`, `FATAL`. Lambda passes it to the handlers as `AWS_LAMBDA_LOG_LEVEL`
+     * and they drop lines below it (`TRACE` logs what `DEBUG` does; `FATAL` drops every line). Metrics are not logs:
+     * the EMF lines are written at every level.
+     * @default "INFO"
+     */
+    logLevel?: string;
+    /**
      * Tags added to every child resource that takes tags. The table also gets the outbox tag the policy pack
      * recognises it by.
      * @default {}

@@ -52,6 +52,15 @@ export const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 36
 /** The billing modes the table accepts. */
 export const BILLING_MODES = ["PAY_PER_REQUEST", "PROVISIONED"] as const;
 
+/** The application log levels Lambda accepts (`loggingConfig.applicationLogLevel`), lowest first. */
+export const LOG_LEVELS = ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"] as const;
+
+/**
+ * The functions' system (platform) log level: `INFO` keeps Lambda's START, END and REPORT lines (duration,
+ * memory, init time), which cost one line each per invocation.
+ */
+export const SYSTEM_LOG_LEVEL = "INFO";
+
 /** Defaults of the non-numeric args. */
 export const OUTBOX_DEFAULTS = {
     /** On-demand capacity: an outbox's write rate follows the application's. */
@@ -68,4 +77,6 @@ export const OUTBOX_DEFAULTS = {
     dlqMessageRetentionSeconds: 14 * 24 * 3600,
     /** The mapping reads from the oldest record: LATEST would skip records written before it existed. */
     startingPosition: "TRIM_HORIZON",
+    /** The handlers log at info and above: one line per failure or warning, never per delivered record. */
+    logLevel: "INFO",
 } as const;

@@ -15,6 +15,7 @@ import { OUTBOX_TYPE, childName, logGroupName } from "./naming";
 import { OutboxSettings, resolveOutboxSettings } from "./settings";
 import { mergeArgs } from "./transform";
 import { validateOutboxArgs } from "./validation";
+import { SYSTEM_LOG_LEVEL } from "./defaults";
 
 export type { OutboxArgs, OutboxTransforms } from "./args";
 
@@ -176,7 +177,8 @@ export class Outbox extends pulumi.ComponentResource {
             memorySize: s.memorySize,
             timeout: s.timeout,
             environment: f.environment,
-            loggingConfig: { logFormat: "Text", logGroup: f.logs.name },
+            // JSON, so that Lambda sets AWS_LAMBDA_LOG_LEVEL from applicationLogLevel and the handlers honour it.
+            loggingConfig: { logFormat: "JSON", applicationLogLevel: s.logLevel, systemLogLevel: SYSTEM_LOG_LEVEL, logGroup: f.logs.name },
             // A fresh list per function: CallbackFunction appends to the one it is given.
             codePathOptions: handlerCodePathOptions(),
             tags: withTags(s.tags),

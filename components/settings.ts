@@ -14,6 +14,7 @@ export type OutboxSettings = { readonly [K in RangedArg]: number } & {
     readonly deletionProtection: boolean;
     readonly fifo: boolean;
     readonly sweepSchedule: string;
+    readonly logLevel: string;
     readonly kmsKeyArn?: pulumi.Input<string>;
     readonly topicArn?: pulumi.Input<string>;
     readonly tags: pulumi.Input<Record<string, pulumi.Input<string>>>;
@@ -32,6 +33,7 @@ export function resolveOutboxSettings(args: OutboxArgs): OutboxSettings {
         deletionProtection: args.deletionProtection ?? OUTBOX_DEFAULTS.deletionProtection,
         fifo: args.fifo ?? OUTBOX_DEFAULTS.fifo,
         sweepSchedule: args.sweepSchedule ?? OUTBOX_DEFAULTS.sweepSchedule,
+        logLevel: args.logLevel ?? OUTBOX_DEFAULTS.logLevel,
         kmsKeyArn: args.kmsKeyArn,
         topicArn: args.topicArn,
         tags: args.tags ?? {},

@@ -8,7 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { OutboxError } from "../runtime/errors";
 import type { OutboxArgs, OutboxTransforms } from "./args";
-import { BILLING_MODES, LOG_RETENTION_DAYS, OUTBOX_RANGES, RangedArg } from "./defaults";
+import { BILLING_MODES, LOG_LEVELS, LOG_RETENTION_DAYS, OUTBOX_RANGES, RangedArg } from "./defaults";
 
 /** One invalid arg value. */
 export interface OutboxArgProblem {
@@ -122,6 +122,17 @@ function checkBilling(args: OutboxArgs, problems: OutboxArgProblem[]): void {
             fix: `remove provisionedCapacity, or set billingMode: "PROVISIONED"`,
         });
     }
+}
+
+function checkLogLevel(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const level: unknown = args.logLevel;
+    if (level === undefined || isUnknown(level) || (LOG_LEVELS as readonly unknown[]).includes(level)) return;
+    problems.push({
+        path: "args.logLevel",
+        value: show(level),
+        allowed: LOG_LEVELS.map((l) => `"${l}"`).join(", "),
+        fix: `use one of those (upper case, as Lambda's applicationLogLevel), or omit it for "INFO"`,
+    });
 }
 
 function checkSchedule(args: OutboxArgs, problems: OutboxArgProblem[]): void {
@@ -249,6 +260,7 @@ export function findOutboxArgProblems(args: OutboxArgs, name?: string): OutboxAr
     checkRanges(args, problems);
     checkLogRetention(args, problems);
     checkSchedule(args, problems);
+    checkLogLevel(args, problems);
     checkTags(args, problems);
     checkTransform(args, problems);
     return problems;

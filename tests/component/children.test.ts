@@ -1,4 +1,5 @@
 import * as assert from "node:assert/strict";
+import { LOG_LEVELS } from "../../components/defaults";
 import { ENV } from "../../runtime/config";
 import { unwrap } from "../support/pulumi-mocks";
 import { BuiltOutbox, TYPE, buildOutbox } from "./harness";
@@ -100,7 +101,8 @@ describe("Outbox children and outputs", () => {
             assert.equal(inputs.memorySize, 256);
             assert.equal(inputs.timeout, 60);
             const logGroup = `/aws/lambda/dynamodb-outbox-test-kids-${fn}`;
-            assert.deepEqual(inputs.loggingConfig, { logFormat: "Text", logGroup });
+            // JSON, so that Lambda sets AWS_LAMBDA_LOG_LEVEL for the handlers; INFO by default.
+            assert.deepEqual(inputs.loggingConfig, { logFormat: "JSON", applicationLogLevel: "INFO", systemLogLevel: "INFO", logGroup });
             assert.deepEqual(std.one(TYPE.logGroup, `kids-${fn}-logs`).inputs, { name: logGroup, retentionInDays: 30, tags: { team: "payments" } });
         }
     });
@@ -130,6 +132,21 @@ describe("Outbox children and outputs", () => {
             principal: "events.amazonaws.com",
             sourceArn: "arn:aws:events:eu-west-1:111111111111:rule/kids-sweep-schedule-abc",
         });
+    });
+
+    it("sets both functions' application log level from logLevel, for each level Lambda accepts", async () => {
+        for (const level of LOG_LEVELS) {
+            const built = await buildOutbox(`kidslog${level.toLowerCase()}`, { logLevel: level });
+            for (const fn of ["publisher", "sweeper"]) {
+                const inputs = built.one(TYPE.fn, `kidslog${level.toLowerCase()}-${fn}`).inputs;
+                assert.deepEqual(inputs.loggingConfig, {
+                    logFormat: "JSON",
+                    applicationLogLevel: level,
+                    systemLogLevel: "INFO",
+                    logGroup: `/aws/lambda/dynamodb-outbox-test-kidslog${level.toLowerCase()}-${fn}`,
+                });
+            }
+        }
     });
 
     it("passes the handler settings and schedule args through to the functions and the rule", async () => {

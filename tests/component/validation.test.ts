@@ -62,6 +62,8 @@ describe("validateOutboxArgs", () => {
 
     it("rejects an unknown billing mode, and provisionedCapacity without PROVISIONED", () => {
         rejects({ billingMode: "on-demand" }, "args.billingMode", '"on-demand"', /allowed: "PAY_PER_REQUEST" or "PROVISIONED"/);
+        rejects({ logLevel: "info" }, "args.logLevel", '"info"', /allowed: "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL".*fix: use one of those \(upper case/s);
+        rejects({ logLevel: "VERBOSE" }, "args.logLevel", '"VERBOSE"', /allowed: "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"/);
         rejects({ provisionedCapacity: 5 }, "args.provisionedCapacity", "5", /only with billingMode "PROVISIONED" \(billingMode is "PAY_PER_REQUEST"\)/);
     });
 
@@ -167,7 +169,7 @@ describe("validateOutboxArgs", () => {
             assert.equal(documented.get(key), String(OUTBOX_RANGES[key].fallback), `${key} @default`);
             assert.ok(source.includes(`From ${OUTBOX_RANGES[key].min} to ${OUTBOX_RANGES[key].max}`), `${key} range in TSDoc`);
         }
-        for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule"] as const) {
+        for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule", "logLevel"] as const) {
             assert.equal(documented.get(key), JSON.stringify(OUTBOX_DEFAULTS[key]), `${key} @default`);
         }
     });
@@ -182,10 +184,10 @@ describe("validateOutboxArgs", () => {
         const argsBody = source.slice(source.indexOf("export interface OutboxArgs"));
         const args = [...argsBody.matchAll(/^ {4}(\w+)\?:/gm)].map((m) => m[1]);
         const rows = new Map([...readme.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2].trim()]));
-        assert.equal(args.length, 21, "every OutboxArgs member found");
+        assert.equal(args.length, 22, "every OutboxArgs member found");
         for (const arg of args) assert.ok(rows.has(arg), `README row for ${arg}`);
         for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) assert.equal(rows.get(key), `\`${OUTBOX_RANGES[key].fallback}\``, key);
-        for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule"] as const) {
+        for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule", "logLevel"] as const) {
             assert.equal(rows.get(key), `\`${JSON.stringify(OUTBOX_DEFAULTS[key])}\``, key);
         }
     });
