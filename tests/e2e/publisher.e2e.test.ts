@@ -135,14 +135,29 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         const sdkWarnings: unknown[] = [];
         const warn = console.warn;
         console.warn = (...args: unknown[]) => void sdkWarnings.push(args[0]);
+        // The handler's JSON lines (logs and EMF) go to stdout; keep them to check the level and the metrics.
+        const jsonLines: string[] = [];
+        const stdoutWrite = process.stdout.write;
+        process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
+            const text = String(chunk);
+            if (text.startsWith("{")) {
+                jsonLines.push(...text.split("\n").filter((l) => l.trim() !== ""));
+                return true;
+            }
+            return (stdoutWrite as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest);
+        }) as typeof process.stdout.write;
         try {
             await esm.drain({ timeoutMs: 60_000 });
         } finally {
+            process.stdout.write = stdoutWrite;
             await esm.stop();
             console.warn = warn;
         }
         for (const w of sdkWarnings) assert.match(String(w), /Invalid URL/, "the only SDK warnings are the fauxqs queue-URL quirk");
         assert.equal(esm.stats().recordsDiscarded, 0, "no batch ran out of retries");
+        const parsed = jsonLines.map((l) => JSON.parse(l) as Record<string, unknown>);
+        const logs = parsed.filter((l) => !("_aws" in l));
+        assert.deepEqual(logs.filter((l) => l.level !== "error"), [], "AWS_LAMBDA_LOG_LEVEL=ERROR: the serialized handler writes no log line below error");
 
         const live = written.filter((w) => !w.expired);
         const expired = written.filter((w) => w.expired);
@@ -160,6 +175,9 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
             assert.equal(m.attributes.tenant, w.message.headers!.tenant);
         }
         for (const w of expired) assert.ok(!byId.has(w.id), `expired ${w.id} was never published`);
+        const emf = parsed.filter((l) => "_aws" in l);
+        const publishedCount = emf.reduce((sum, l) => sum + (typeof l.Published === "number" ? l.Published : 0), 0);
+        assert.equal(publishedCount, live.length, "the serialized handler's EMF lines count every publish");
 
         // Per-key order, as the subscriber received them.
         for (const key of ["acct-0", "acct-1"]) {
