@@ -16,6 +16,15 @@ export const COMMANDS: Readonly<Record<CommandName, string>> = {
     migrate: "plan (default) or --apply the changes that make a table match the schema: indexes, TTL, stream, backfill",
 };
 
+/**
+ * The command with a parser of its own (cli/redrive-args.ts): `main` hands it everything after it, so it must come
+ * first. Listed in the usage with {@link REDRIVE_SUMMARY}.
+ */
+export const REDRIVE_COMMAND = "redrive";
+
+/** The usage line of {@link REDRIVE_COMMAND}. */
+export const REDRIVE_SUMMARY = "move dead-lettered messages from the DLQ back into the outbox (flags: dynamodb-outbox redrive --help)";
+
 type FlagKind = "boolean" | "string" | "seconds" | "count";
 
 /** One flag: its name without dashes, its value kind, the commands that accept it and its help text. */
@@ -137,8 +146,9 @@ export function parseArgs(argv: readonly string[]): CliArgs {
             continue;
         }
         if (!word.startsWith("--")) {
+            if (word === REDRIVE_COMMAND) throw usageError(`"${REDRIVE_COMMAND}" must come first, before any flag: dynamodb-outbox redrive --table <name> --dlq-url <url>`);
             if (command !== undefined) throw usageError(`unexpected argument "${word}" after the command "${command}"; flags start with --`);
-            if (!isCommand(word)) throw usageError(`unknown command "${word}"; the commands are ${Object.keys(COMMANDS).join(", ")}`);
+            if (!isCommand(word)) throw usageError(`unknown command "${word}"; the commands are ${[...Object.keys(COMMANDS), REDRIVE_COMMAND].join(", ")}`);
             command = word;
             continue;
         }
@@ -165,7 +175,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
     }
     const help = values.get("help") === true;
     if (!help) {
-        if (command === undefined) throw usageError(`no command given; the commands are ${Object.keys(COMMANDS).join(", ")}`);
+        if (command === undefined) throw usageError(`no command given; the commands are ${[...Object.keys(COMMANDS), REDRIVE_COMMAND].join(", ")}`);
         for (const name of values.keys()) {
             const spec = FLAGS.find((f) => f.name === name) as FlagSpec;
             if (!spec.commands.includes(command)) {
@@ -208,9 +218,11 @@ export function usage(command?: CommandName): string {
     const commands = command === undefined ? (Object.keys(COMMANDS) as CommandName[]) : [command];
     const lines = [
         `usage: dynamodb-outbox <${commands.join("|")}> --table <name> [flags]`,
+        ...(command === undefined ? [`       dynamodb-outbox ${REDRIVE_COMMAND} --table <name> --dlq-url <url> [flags]`] : []),
         "",
         "commands:",
         ...commands.map((c) => `  ${c.padEnd(28)} ${COMMANDS[c]}`),
+        ...(command === undefined ? [`  ${REDRIVE_COMMAND.padEnd(28)} ${REDRIVE_SUMMARY}`] : []),
     ];
     for (const c of commands) {
         lines.push("", `${c} flags:`, ...FLAGS.filter((f) => f.commands.includes(c)).map(flagLine));

@@ -6,10 +6,11 @@
  * @packageDocumentation
  */
 import { isOutboxError } from "../runtime/errors";
-import { parseArgs, usage, type CliArgs } from "./args";
+import { parseArgs, REDRIVE_COMMAND, usage, type CliArgs } from "./args";
 import { createDynamoDbClient, credentialsFromEnv, resolveRegion } from "./client";
 import { createOutput, errorText, type CliIo } from "./io";
 import { runMigrate } from "./migrate";
+import { redriveCommand } from "./redrive";
 import { runVerify } from "./verify";
 
 /** Exit codes. */
@@ -62,11 +63,13 @@ async function run(args: CliArgs, io: CliIo): Promise<number> {
 /**
  * Run the command line.
  *
- * @param argv - The arguments after the executable, e.g. `["verify", "--table", "orders-outbox"]`.
+ * @param argv - The arguments after the executable, e.g. `["verify", "--table", "orders-outbox"]`. `redrive` must
+ *   come first: its flags are its own (cli/redrive-args.ts).
  * @param io - Output writers, environment and clock.
  * @returns The exit code ({@link EXIT}).
  */
 export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+    if (argv[0] === REDRIVE_COMMAND) return redriveCommand(argv.slice(1), io);
     let args: CliArgs;
     try {
         args = parseArgs(argv);

@@ -44,8 +44,8 @@ describe("cli: argument parsing", () => {
     });
 
     const bad: [string, string[], RegExp][] = [
-        ["no command", ["--table", "tbl"], /no command given; the commands are verify, migrate/],
-        ["an unknown command", ["deploy", "--table", "tbl"], /unknown command "deploy"; the commands are verify, migrate/],
+        ["no command", ["--table", "tbl"], /no command given; the commands are verify, migrate, redrive/],
+        ["an unknown command", ["deploy", "--table", "tbl"], /unknown command "deploy"; the commands are verify, migrate, redrive/],
         ["an unknown flag", ["verify", "--table", "tbl", "--force"], /unknown flag "--force"/],
         ["a flag of the other command", ["verify", "--table", "tbl", "--apply"], /--apply is not a flag of "verify"; it belongs to migrate/],
         ["a missing --table", ["migrate"], /--table is required/],

@@ -16,8 +16,8 @@ import { deadLetterMessage, outboundMessage } from "../../runtime/message";
 import { createPublisher } from "../../runtime/publisher";
 import { parseDeadLetter, redriveDeadLetters, redriveRecordId, type SqsClientLike } from "../../runtime/redrive";
 import { OutboxWriter } from "../../runtime/writer";
-import { parseRedriveArgs } from "../../scripts/redrive-args";
-import { redriveSummary, runRedrive } from "../../scripts/redrive";
+import { parseRedriveArgs } from "../../cli/redrive-args";
+import { redriveSummary, runRedrive } from "../../cli/redrive";
 import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";
 import { createOutboxTable, scanRecords } from "../runtime/support/table";
 import { faultyDynamoClient } from "./support/faulty-dynamodb";
@@ -170,23 +170,15 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         assert.equal((await fauxqs.receiveAll(w.dlq.queueUrl, { delete: false })).length, 1, "and deletes nothing");
     });
 
-    it("npm run redrive: the script's clients reach the table and the DLQ through --endpoint and --sqs-endpoint", async function () {
+    it("dynamodb-outbox redrive: its clients reach the table and the DLQ through --endpoint and --sqs-endpoint", async function () {
         const w = await world("script");
         await w.writer.write({ messages: [{ id: "m-3", partition: "P", type: "T", payload: { x: 1 }, expiresAt: new Date() }] });
         await w.relay();
-        const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
-        Object.assign(process.env, { AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey });
         const lines: string[] = [];
-        try {
-            const args = parseRedriveArgs(["--table", w.tableName, "--dlq-url", w.dlq.queueUrl, "--region", LOCAL_REGION, "--endpoint", await dynamoEndpoint(), "--sqs-endpoint", fauxqs.endpoint], {});
-            const result = await runRedrive(args, (line) => lines.push(line));
-            assert.equal(redriveSummary(result, false), "redrive received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0");
-        } finally {
-            for (const [name, value] of [["AWS_ACCESS_KEY_ID", saved.id], ["AWS_SECRET_ACCESS_KEY", saved.secret]] as const) {
-                if (value === undefined) delete process.env[name];
-                else process.env[name] = value;
-            }
-        }
+        const env = { AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId, AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey };
+        const args = parseRedriveArgs(["--table", w.tableName, "--dlq-url", w.dlq.queueUrl, "--region", LOCAL_REGION, "--endpoint", await dynamoEndpoint(), "--sqs-endpoint", fauxqs.endpoint], {});
+        const result = await runRedrive(args, { env, stderr: (text) => lines.push(text) });
+        assert.equal(redriveSummary(result, false), "redrive received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0");
         assert.ok((await scanRecords(ddb, w.tableName)).some((r) => r.recordId === "redrive.m-3"));
         assert.ok(lines.some((l) => l.includes('"recordId":"m-3"')), "JSON log lines with ids");
     });

@@ -1,5 +1,5 @@
 /**
- * Flags of `npm run redrive`, parsed into options or an `INVALID_CONFIG` {@link OutboxError} naming the flag, the
+ * Flags of `dynamodb-outbox redrive`, parsed into options or an `INVALID_CONFIG` {@link OutboxError} naming the flag, the
  * bad value, what is allowed and the fix.
  *
  * @packageDocumentation
@@ -7,7 +7,7 @@
 import { ENV } from "../runtime/config";
 import { OutboxError } from "../runtime/errors";
 
-/** Parsed flags of `npm run redrive`. */
+/** Parsed flags of `dynamodb-outbox redrive`. */
 export interface RedriveArgs {
     /** `--table`, else `OUTBOX_TABLE_NAME`. */
     readonly table: string;
@@ -32,7 +32,7 @@ export interface RedriveArgs {
 }
 
 /** The usage text. */
-export const REDRIVE_USAGE = `Usage: npm run redrive -- --table <name> --dlq-url <url> [options]
+export const REDRIVE_USAGE = `Usage: dynamodb-outbox redrive --table <name> --dlq-url <url> [options]
 
 Moves dead-lettered outbox messages back into the outbox: each becomes a fresh record (same partition, ordering
 key, type, headers and payload; id "redrive.<original id>") and is deleted from the DLQ once written. Safe to
@@ -47,7 +47,9 @@ run again: a message already redriven is only deleted.
   --expires-in <seconds>  give redriven messages an expiry this far ahead (default: never expire)
   --fifo                  the topic is FIFO: check ordering keys and partitions as MessageGroupIds
   --dry-run               print what would be redriven; write and delete nothing
-  --help                  this text`;
+  --help                  this text
+
+exit codes: 0 every message received was handled, 1 a message failed or the redrive failed, 2 bad command line`;
 
 const VALUED = new Set(["table", "dlq-url", "region", "endpoint", "sqs-endpoint", "max", "expires-in"]);
 const BOOLEAN = new Set(["fifo", "dry-run", "help"]);
@@ -59,11 +61,11 @@ function bad(flag: string, value: string, allowed: string, fix: string): OutboxE
 /**
  * Parse the flags.
  *
- * @param argv - The arguments after the script name.
+ * @param argv - The arguments after `redrive`.
  * @param env - The environment, for the table and DLQ fallbacks.
  * @throws OutboxError `INVALID_CONFIG` for an unknown flag, a missing value, a bad number, or a missing table or DLQ URL.
  */
-export function parseRedriveArgs(argv: readonly string[], env: NodeJS.ProcessEnv): RedriveArgs {
+export function parseRedriveArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): RedriveArgs {
     const values: Record<string, string> = {};
     const flags = new Set<string>();
     for (let i = 0; i < argv.length; i += 1) {

@@ -1,0 +1,105 @@
+/**
+ * `dynamodb-outbox redrive`, in-process through `main`: its flags (the failing ones exit 2 with the message and the
+ * usage), its help, and a run against DynamoDB Local and fauxqs (a local SNS + SQS) that writes a dead letter back
+ * as a fresh record and prints the summary line. The redrive itself is covered in tests/faults/redrive.test.ts.
+ */
+import * as assert from "node:assert/strict";
+import { SendMessageCommand } from "@aws-sdk/client-sqs";
+import { main } from "../../cli/main";
+import { startFauxqs, type LocalFauxqs } from "../../local/fauxqs";
+import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";
+import { createOutboxTable, scanRecords } from "../runtime/support/table";
+import { captureIo, LOCAL_ENV } from "./support";
+
+async function redrive(argv: string[], env: Record<string, string> = { ...LOCAL_ENV }) {
+    const io = captureIo(env);
+    const code = await main(["redrive", ...argv], io);
+    return { code, stdout: io.output(), stderr: io.errors() };
+}
+
+describe("cli: redrive", function () {
+    this.timeout(120_000);
+
+    it("prints its usage on --help and exits 0", async () => {
+        const run = await redrive(["--help"]);
+        assert.equal(run.code, 0);
+        assert.match(run.stdout, /^Usage: dynamodb-outbox redrive --table <name> --dlq-url <url> \[options\]/);
+        assert.match(run.stdout, /--dry-run/);
+        assert.match(run.stdout, /exit codes: 0 every message received was handled, 1 a message failed or the redrive failed, 2 bad command line/);
+        assert.equal(run.stderr, "");
+    });
+
+    it("is listed in the top-level usage", async () => {
+        const io = captureIo({});
+        assert.equal(await main(["--help"], io), 0);
+        assert.match(io.output(), /^usage: dynamodb-outbox <verify\|migrate> --table <name> \[flags\]\n {7}dynamodb-outbox redrive --table <name> --dlq-url <url> \[flags\]/);
+        assert.match(io.output(), /\n {2}redrive +move dead-lettered messages from the DLQ back into the outbox/);
+    });
+
+    const failing: [string, string[], Record<string, string>, RegExp][] = [
+        ["no table", ["--dlq-url", "u"], {}, /^redrive: --table is ""; expected the outbox table's name; pass --table or set OUTBOX_TABLE_NAME\n\nUsage: dynamodb-outbox redrive/],
+        ["no DLQ URL", ["--table", "t"], {}, /^redrive: --dlq-url is ""; expected the DLQ URL \(the Outbox component's dlqUrl output\); pass --dlq-url or set OUTBOX_DLQ_URL/],
+        ["a bad --max", ["--table", "t", "--dlq-url", "u", "--max", "lots"], {}, /--max is "lots"; expected an integer from 1 to 1000000; omit it for 1000/],
+        ["a bad --expires-in", ["--table", "t", "--dlq-url", "u", "--expires-in", "0"], {}, /--expires-in is "0"; expected a whole number of seconds ≥ 1/],
+        ["an unknown flag", ["--tabel", "t"], {}, /--tabel is "--tabel"; expected one of --table/],
+        ["a positional argument", ["now"], {}, /--\(positional\) is "now"; expected only --flags/],
+        ["a flag without its value", ["--table"], {}, /--table is ""; expected a value; write --table <value>/],
+    ];
+    for (const [name, argv, env, pattern] of failing) {
+        it(`exits 2 with the message and the usage on ${name}`, async () => {
+            const run = await redrive(argv, env);
+            assert.equal(run.code, 2);
+            assert.equal(run.stdout, "");
+            assert.match(run.stderr, pattern);
+            assert.match(run.stderr, /\n\nUsage: dynamodb-outbox redrive/);
+        });
+    }
+
+    it("exits 2 when redrive does not come first, saying so", async () => {
+        const io = captureIo({});
+        assert.equal(await main(["--table", "orders", "redrive"], io), 2);
+        assert.match(io.errors(), /^dynamodb-outbox: "redrive" must come first, before any flag: dynamodb-outbox redrive --table <name> --dlq-url <url>/);
+    });
+
+    describe("against DynamoDB Local and fauxqs", () => {
+        let fauxqs: LocalFauxqs;
+        before(async () => {
+            fauxqs = await startFauxqs();
+        });
+        after(async () => {
+            await fauxqs?.stop();
+        });
+
+        it("reads the table and DLQ from the environment, writes the dead letter back, prints the summary, exits 0; and a dry run writes nothing", async () => {
+            const ddb = await dynamoClient();
+            const tableName = await createOutboxTable(ddb, "cli-redrive");
+            const dlq = await fauxqs.createQueue(`cli-redrive-${Date.now()}`);
+            const body = JSON.stringify({ reason: "expired", recordId: "m-1", partition: "P", type: "T", headers: {}, payload: { x: 1 } });
+            await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dlq.queueUrl, MessageBody: body }));
+            const env = { ...LOCAL_ENV, OUTBOX_TABLE_NAME: tableName, OUTBOX_DLQ_URL: dlq.queueUrl };
+            const endpoints = ["--endpoint", await dynamoEndpoint(), "--sqs-endpoint", fauxqs.endpoint];
+
+            // The dry run gets a queue of its own: its receive hides the message for the visibility timeout (60 s).
+            const dryDlq = await fauxqs.createQueue(`cli-redrive-dry-${Date.now()}`);
+            await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dryDlq.queueUrl, MessageBody: body }));
+            const dry = await redrive([...endpoints, "--dry-run", "--dlq-url", dryDlq.queueUrl], env);
+            assert.equal(dry.stdout, "redrive (dry run) received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0\n", dry.stderr);
+            assert.equal(dry.code, 0);
+            assert.deepEqual(await scanRecords(ddb, tableName), [], "a dry run writes nothing");
+
+            const run = await redrive(endpoints, env);
+            assert.equal(run.stdout, "redrive received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0\n", run.stderr);
+            assert.equal(run.code, 0);
+            assert.ok(run.stderr.split("\n").some((l) => l.includes('"tool":"redrive"') && l.includes('"recordId":"m-1"')), `JSON log lines with ids on stderr: ${run.stderr}`);
+            assert.deepEqual((await scanRecords(ddb, tableName)).map((r) => r.recordId), ["redrive.m-1"]);
+            assert.equal((await fauxqs.receiveAll(dlq.queueUrl, { delete: false })).length, 0, "deleted from the DLQ");
+        });
+
+        it("exits 1 with 'redrive failed' when the DLQ cannot be read", async () => {
+            const run = await redrive(["--table", "t-missing", "--dlq-url", `${fauxqs.endpoint}/000000000000/no-such-queue`, "--sqs-endpoint", fauxqs.endpoint, "--endpoint", await dynamoEndpoint()]);
+            assert.equal(run.code, 1, run.stderr);
+            assert.equal(run.stdout, "");
+            assert.match(run.stderr, /^redrive failed: /m);
+        });
+    });
+});
