@@ -496,12 +496,15 @@ describe("package: consumed as an installed dependency", function () {
             assert.ok(fs.existsSync(bin), `npm linked no working node_modules/.bin/dynamodb-outbox from the packed package.json "bin": ${JSON.stringify(packedManifest.bin)}; it must name a file in the package's "files"`);
         });
 
-        it("prints its usage on --help and exits 0, with no ts-node installed", () => {
+        it("prints its usage on --help, and redrive's on redrive --help, and exits 0, with no ts-node installed", () => {
             assert.ok(!fs.existsSync(path.join(project, "node_modules", "ts-node")), "the consumer has no ts-node");
             // Executed as the shell would: the link, its shebang and its mode.
             const help = run(bin, ["--help"], { cwd: project, env: plainEnv() });
             assert.equal(help.status, 0, `node_modules/.bin/dynamodb-outbox --help exited ${help.status}\nstdout: ${help.stdout}\nstderr: ${help.stderr}`);
             assert.match(help.stdout, /^usage: dynamodb-outbox <verify\|migrate>/);
+            const redrive = run(bin, ["redrive", "--help"], { cwd: project, env: plainEnv() });
+            assert.equal(redrive.status, 0, `node_modules/.bin/dynamodb-outbox redrive --help exited ${redrive.status}\nstdout: ${redrive.stdout}\nstderr: ${redrive.stderr}`);
+            assert.match(redrive.stdout, /^Usage: dynamodb-outbox redrive --table <name> --dlq-url <url>/);
         });
 
         it("exits 2 with the message and the usage on a bad flag", () => {
