@@ -8,12 +8,13 @@
 import { OutboxError } from "../runtime/errors";
 
 /** The commands the tool knows. */
-export type CommandName = "verify" | "migrate";
+export type CommandName = "verify" | "migrate" | "doctor";
 
 /** The commands, with the one-line summary the usage prints. */
 export const COMMANDS: Readonly<Record<CommandName, string>> = {
     verify: "check a table against the runbook and prove the expiry path end to end (changes nothing but a test record it removes)",
     migrate: "plan (default) or --apply the changes that make a table match the schema: indexes, TTL, stream, backfill",
+    doctor: "check a live outbox end to end: table, publisher mapping, sweeper schedule, DLQ depth, oldest pending record, publisher metrics (changes nothing)",
 };
 
 /**
@@ -37,18 +38,21 @@ interface FlagSpec {
 }
 
 const BOTH: readonly CommandName[] = ["verify", "migrate"];
+const ALL: readonly CommandName[] = ["verify", "migrate", "doctor"];
 
 /** Every flag, in the order the usage lists them. */
 const FLAGS: readonly FlagSpec[] = [
-    { name: "table", kind: "string", commands: BOTH, valueName: "name", help: "the outbox table (required)" },
-    { name: "region", kind: "string", commands: BOTH, valueName: "region", help: "AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)" },
-    { name: "endpoint", kind: "string", commands: BOTH, valueName: "url", help: "DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local" },
-    { name: "json", kind: "boolean", commands: BOTH, help: "print one JSON object on stdout (progress goes to stderr)" },
+    { name: "table", kind: "string", commands: ALL, valueName: "name", help: "the outbox table (required, but for doctor with --outputs)" },
+    { name: "outputs", kind: "string", commands: ["doctor"], valueName: "file", help: "the stack outputs, as pulumi stack output --json writes them (instead of --table)" },
+    { name: "region", kind: "string", commands: ALL, valueName: "region", help: "AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)" },
+    { name: "endpoint", kind: "string", commands: ALL, valueName: "url", help: "DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local" },
+    { name: "json", kind: "boolean", commands: ALL, help: "print one JSON object on stdout (progress goes to stderr)" },
     { name: "timeout", kind: "seconds", commands: BOTH, valueName: "seconds", help: "bound on each wait (verify default 60, migrate default 3600)" },
     { name: "poll-interval", kind: "seconds", commands: BOTH, valueName: "seconds", help: "seconds between status polls (verify default 1, migrate default 5)" },
     { name: "expiry", kind: "seconds", commands: ["verify"], valueName: "seconds", help: "expiry of the verification record (default 2)" },
     { name: "dlq-url", kind: "string", commands: ["verify"], valueName: "url", help: "also send the expired verification record to this SQS DLQ" },
-    { name: "sqs-endpoint", kind: "string", commands: ["verify"], valueName: "url", help: "SQS endpoint for --dlq-url, e.g. a local emulator (default: the region's)" },
+    { name: "sqs-endpoint", kind: "string", commands: ["verify", "doctor"], valueName: "url", help: "SQS endpoint for the DLQ, e.g. a local emulator (default: the region's)" },
+    { name: "max-pending-age", kind: "seconds", commands: ["doctor"], valueName: "seconds", help: "oldest pending record allowed (doctor default 300)" },
     { name: "apply", kind: "boolean", commands: ["migrate"], help: "carry the plan out (without it, print the plan and change nothing)" },
     {
         name: "recreate-claim-index",
@@ -57,7 +61,7 @@ const FLAGS: readonly FlagSpec[] = [
         help: "allow deleting and recreating a ClaimIndex that is not projected ALL (claims fail while it is absent; nothing is lost)",
     },
     { name: "page-size", kind: "count", commands: ["migrate"], valueName: "n", help: "items per backfill Scan page (default 100, at most 1000)" },
-    { name: "help", kind: "boolean", commands: BOTH, help: "show this help" },
+    { name: "help", kind: "boolean", commands: ALL, help: "show this help" },
 ];
 
 /** The largest backfill page: a page is read and written before the next, so it bounds the work in flight. */
@@ -93,6 +97,10 @@ export interface CliArgs {
     readonly recreateClaimIndex: boolean;
     /** `--page-size`. @default undefined (migrate's default) */
     readonly pageSize?: number;
+    /** `--outputs` (doctor). @default undefined */
+    readonly outputsFile?: string;
+    /** `--max-pending-age`, in ms (doctor). @default undefined (doctor's default) */
+    readonly maxPendingAgeMs?: number;
 }
 
 function usageError(message: string, flag?: string): OutboxError {
@@ -182,8 +190,14 @@ export function parseArgs(argv: readonly string[]): CliArgs {
                 throw usageError(`--${name} is not a flag of "${command}"; it belongs to ${spec.commands.join(", ")}`, name);
             }
         }
-        if (values.has("sqs-endpoint") && !values.has("dlq-url")) throw usageError("--sqs-endpoint only applies with --dlq-url; add --dlq-url <url> or drop it", "sqs-endpoint");
-        if (!values.has("table")) throw usageError(`--table is required: the name of the outbox table, e.g. --table orders-outbox`, "table");
+        if (command === "verify" && values.has("sqs-endpoint") && !values.has("dlq-url")) throw usageError("--sqs-endpoint only applies with --dlq-url; add --dlq-url <url> or drop it", "sqs-endpoint");
+        if (command === "doctor" && values.has("table") && values.has("outputs")) {
+            throw usageError("--table and --outputs were both given; give one: --outputs names the table by its tableName", "outputs");
+        }
+        if (command === "doctor" && !values.has("table") && !values.has("outputs")) {
+            throw usageError("doctor needs --table <name> or --outputs <file> (pulumi stack output --json > outputs.json)", "table");
+        }
+        if (command !== "doctor" && !values.has("table")) throw usageError(`--table is required: the name of the outbox table, e.g. --table orders-outbox`, "table");
     }
     const get = <T>(name: string): T | undefined => values.get(name) as T | undefined;
     return {
@@ -201,6 +215,8 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         apply: get<boolean>("apply") ?? false,
         recreateClaimIndex: get<boolean>("recreate-claim-index") ?? false,
         pageSize: get<number>("page-size"),
+        ...(values.has("outputs") ? { outputsFile: get<string>("outputs") } : {}),
+        ...(values.has("max-pending-age") ? { maxPendingAgeMs: get<number>("max-pending-age") } : {}),
     };
 }
 

@@ -7,6 +7,8 @@
 import { isOutboxError } from "../runtime/errors";
 import type { Clock } from "../runtime/ports";
 import { systemClock } from "../runtime/ports";
+import type { EnvCredentials } from "./client";
+import type { DoctorAws } from "./doctor-aws";
 
 /** The process surface `main` runs against. */
 export interface CliIo {
@@ -18,6 +20,8 @@ export interface CliIo {
     readonly env: Readonly<Record<string, string | undefined>>;
     /** The clock every wait and timestamp uses. @default systemClock */
     readonly clock?: Clock;
+    /** How doctor gets its Lambda, EventBridge and CloudWatch ports (tests pass fakes). @default loadDoctorAws */
+    readonly doctorAws?: (config: { region: string; credentials?: EnvCredentials }) => DoctorAws;
 }
 
 /** Where a command writes: result lines, progress lines, and whether the result is JSON. */

@@ -9,6 +9,10 @@ import { isOutboxError } from "../runtime/errors";
 import { parseArgs, REDRIVE_COMMAND, usage, type CliArgs } from "./args";
 import { createDynamoDbClient, credentialsFromEnv, resolveRegion } from "./client";
 import { createOutput, errorText, type CliIo } from "./io";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { runDoctor } from "./doctor";
+import { loadDoctorAws } from "./doctor-aws";
+import { readStackOutputs } from "./doctor-outputs";
 import { runMigrate } from "./migrate";
 import { redriveCommand } from "./redrive";
 import { runVerify } from "./verify";
@@ -28,6 +32,18 @@ async function run(args: CliArgs, io: CliIo): Promise<number> {
     const region = resolveRegion(args, io.env);
     const client = createDynamoDbClient({ region, endpoint: args.endpoint }, io.env);
     try {
+        if (args.command === "doctor") {
+            const target = args.outputsFile !== undefined ? readStackOutputs(args.outputsFile) : { tableName: args.table };
+            const credentials = credentialsFromEnv(io.env);
+            const sqs = new SQSClient({ region, ...(args.sqsEndpoint !== undefined ? { endpoint: args.sqsEndpoint } : {}), ...(credentials !== undefined ? { credentials } : {}), maxAttempts: 5 });
+            const aws = (io.doctorAws ?? loadDoctorAws)({ region, credentials });
+            try {
+                return await runDoctor({ client, sqs, aws, target, region, maxPendingAgeMs: args.maxPendingAgeMs, out });
+            } finally {
+                sqs.destroy();
+                aws.destroy();
+            }
+        }
         if (args.command === "verify") {
             return await runVerify({
                 client,

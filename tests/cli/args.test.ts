@@ -44,8 +44,8 @@ describe("cli: argument parsing", () => {
     });
 
     const bad: [string, string[], RegExp][] = [
-        ["no command", ["--table", "tbl"], /no command given; the commands are verify, migrate, redrive/],
-        ["an unknown command", ["deploy", "--table", "tbl"], /unknown command "deploy"; the commands are verify, migrate, redrive/],
+        ["no command", ["--table", "tbl"], /no command given; the commands are verify, migrate, doctor, redrive/],
+        ["an unknown command", ["deploy", "--table", "tbl"], /unknown command "deploy"; the commands are verify, migrate, doctor, redrive/],
         ["an unknown flag", ["verify", "--table", "tbl", "--force"], /unknown flag "--force"/],
         ["a flag of the other command", ["verify", "--table", "tbl", "--apply"], /--apply is not a flag of "verify"; it belongs to migrate/],
         ["a missing --table", ["migrate"], /--table is required/],
@@ -74,7 +74,7 @@ describe("cli: argument parsing", () => {
         assert.equal(code, 2);
         assert.equal(io.output(), "");
         assert.match(io.errors(), /^dynamodb-outbox: unknown flag "--nope"/);
-        assert.match(io.errors(), /usage: dynamodb-outbox <verify\|migrate> --table <name>/);
+        assert.match(io.errors(), /usage: dynamodb-outbox <verify\|migrate\|doctor> --table <name>/);
     });
 
     it("exits 2 naming --region when no region is given or set", async () => {

@@ -501,7 +501,7 @@ describe("package: consumed as an installed dependency", function () {
             // Executed as the shell would: the link, its shebang and its mode.
             const help = run(bin, ["--help"], { cwd: project, env: plainEnv() });
             assert.equal(help.status, 0, `node_modules/.bin/dynamodb-outbox --help exited ${help.status}\nstdout: ${help.stdout}\nstderr: ${help.stderr}`);
-            assert.match(help.stdout, /^usage: dynamodb-outbox <verify\|migrate>/);
+            assert.match(help.stdout, /^usage: dynamodb-outbox <verify\|migrate\|doctor>/);
             const redrive = run(bin, ["redrive", "--help"], { cwd: project, env: plainEnv() });
             assert.equal(redrive.status, 0, `node_modules/.bin/dynamodb-outbox redrive --help exited ${redrive.status}\nstdout: ${redrive.stdout}\nstderr: ${redrive.stderr}`);
             assert.match(redrive.stdout, /^Usage: dynamodb-outbox redrive --table <name> --dlq-url <url>/);
