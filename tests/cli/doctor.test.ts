@@ -254,6 +254,32 @@ describe("cli: doctor", function () {
         assert.equal(code, 1);
     });
 
+    it("builds a port from an SDK package that resolves: its client sends the named command with the input", async () => {
+        // A fake SDK module: the real @aws-sdk/client-lambda is not installed here.
+        const sent: unknown[] = [];
+        class LambdaClient {
+            constructor(readonly config: object) {}
+            async send(command: { input: object; name: string }) {
+                sent.push([this.config, command.name, command.input]);
+                return { EventSourceMappings: [] };
+            }
+            destroy() {}
+        }
+        class ListEventSourceMappingsCommand {
+            readonly name = "ListEventSourceMappings";
+            constructor(readonly input: object) {}
+        }
+        const aws = loadDoctorAws({ region: "eu-west-1" }, (name) => {
+            if (name === "@aws-sdk/client-lambda") return { LambdaClient, ListEventSourceMappingsCommand };
+            throw Object.assign(new Error(`Cannot find module '${name}'`), { code: "MODULE_NOT_FOUND" });
+        });
+        assert.ok("port" in aws.lambda);
+        assert.deepEqual(await aws.lambda.port.listEventSourceMappings({ FunctionName: "f" }), { EventSourceMappings: [] });
+        assert.deepEqual(sent, [[{ region: "eu-west-1", maxAttempts: 5 }, "ListEventSourceMappings", { FunctionName: "f" }]]);
+        assert.deepEqual(aws.cloudWatch, { missing: "@aws-sdk/client-cloudwatch" });
+        aws.destroy();
+    });
+
     const badArgs: [string, string[], RegExp][] = [
         ["neither --table nor --outputs", ["doctor"], /doctor needs --table <name> or --outputs <file>/],
         ["both --table and --outputs", ["doctor", "--table", "orders", "--outputs", "o.json"], /--table and --outputs were both given; give one/],
