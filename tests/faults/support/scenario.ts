@@ -178,7 +178,7 @@ function runsOf(tx: readonly PlannedMessage[]): PlannedMessage[][] {
 /**
  * Write every planned message in transactions, in plan order. With a poison mix: foreign rows go through the
  * store, every other transaction through the skewed writer, and some transactions are followed by a write that
- * reuses an earlier id in another partition, which must be refused.
+ * reuses an earlier id (one this writer wrote, so guarded) in another partition, which must be refused.
  */
 async function writeAll(writers: Writers, planned: readonly PlannedMessage[], random: () => number, mix: PoisonMix | undefined): Promise<{ attempts: number; accepted: number }> {
     let attempts = 0;
@@ -192,8 +192,9 @@ async function writeAll(writers: Writers, planned: readonly PlannedMessage[], ra
             if (run[0]!.foreign === true && writers.store !== undefined) await writers.store.persist(run.map((p) => foreignRecord(p, writers.address)));
             else await writer.write({ messages: run.map((p) => p.message) });
         }
-        written.push(...tx);
-        if (mix === undefined || random() >= mix.reuseRate) continue;
+        // Only ids the writer wrote can be guarded: a foreign row (no guard, as GoBridge writes) is invisible to it.
+        written.push(...tx.filter((p) => p.foreign !== true));
+        if (mix === undefined || random() >= mix.reuseRate || written.length === 0) continue;
         const earlier = written[Math.floor(random() * written.length)]!;
         attempts += 1;
         try {
