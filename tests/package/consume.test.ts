@@ -25,7 +25,7 @@
  * provides them; the application and the CLI get them only from the installed closure.
  */
 import * as assert from "node:assert/strict";
-import { spawn, spawnSync, SpawnSyncReturns } from "node:child_process";
+import { spawnSync, SpawnSyncReturns } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -38,6 +38,7 @@ import { resolveOutboxSettings } from "../../components/settings";
 import { OUTBOX_TABLE_TAG } from "../../runtime/schema";
 import { OUTBOX_POLICY_NAMES } from "../../components/policies";
 import { RunningPack } from "../policy/analyzer";
+import { runAsync, type Ran } from "../support/run-async";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const FIXTURES = path.join(__dirname, "fixtures");
@@ -163,25 +164,6 @@ function run(command: string, args: string[], options: { cwd: string; env?: Node
     const result = spawnSync(command, args, { cwd: options.cwd, env: options.env ?? process.env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
     if (result.error) throw result.error;
     return result;
-}
-
-interface Ran {
-    status: number | null;
-    stdout: string;
-    stderr: string;
-}
-
-/** `run`, without blocking: the tsc checks run while the rest of the test does. */
-function runAsync(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Ran> {
-    return new Promise((resolve, reject) => {
-        const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-        child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-        child.on("error", reject);
-        child.on("close", (status) => resolve({ status, stdout, stderr }));
-    });
 }
 
 function ok(result: Ran, what: string): string {

@@ -34,6 +34,7 @@ import { BuiltOutbox, buildOutbox } from "../component/harness";
 import { ComponentShape, componentShape } from "../support/component-shape";
 import { ARCHIVE_SIG, ASSET_SIG, FakeEngine, PluginClient, Registration, SIG_KEY, UNKNOWN, isSecret, secret } from "./fake-engine";
 import { ProgramUse, ValueKind, pythonModule, pythonName, readPythonProgram, readYamlProgram } from "./examples";
+import { runAsync, type Ran } from "../support/run-async";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const MANIFEST = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { name: string; version: string };
@@ -45,23 +46,6 @@ const OUTPUT_VALUE_SIG = "d0e6a833031e9bbcd3f4e8bde6ca49a4";
 /** The plain args of the update, given the same in-process for comparison. */
 const UPDATE_ARGS = { maximumRetryAttempts: 7, memorySize: 512, tags: { team: "payments" } } satisfies OutboxArgs;
 
-interface Ran {
-    status: number | null;
-    stdout: string;
-    stderr: string;
-}
-
-function runAsync(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Ran> {
-    return new Promise((resolve, reject) => {
-        const child = spawn(command, args, options);
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-        child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-        child.on("error", reject);
-        child.on("close", (status) => resolve({ status, stdout, stderr }));
-    });
-}
 
 /** The environment for npm: this process's, without the `npm_*` variables an enclosing `npm test` sets. */
 function npmEnvironment(): NodeJS.ProcessEnv {

@@ -5,33 +5,16 @@
  */
 import assert from "node:assert/strict";
 import { PutItemCommand } from "@aws-sdk/client-dynamodb";
-import { claimSort } from "../../runtime/record/keys";
 import { STORE_METRICS, STORE_WARNINGS } from "../../runtime/store/observability";
 import { createSweeper } from "../../runtime/sweeper";
-import { RecordingLogger } from "../store/support";
+import { brokenRow, RecordingLogger } from "../store/support";
 import { createHarness, type Harness } from "./support/harness";
 
 type EmfDoc = Record<string, unknown> & { _aws: { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] } };
 
 /** A pending OUTBOX# row of ordering key `a`, older than the records the test writes, whose envelope is not JSON. */
 async function putBrokenKeyedRow(h: Harness, partition: string): Promise<void> {
-    const createdAt = h.clock.now() - 1_000;
-    await h.ddb.send(
-        new PutItemCommand({
-            TableName: h.tableName,
-            Item: {
-                PK: { S: partition },
-                SK: { S: "OUTBOX#broken#topic" },
-                record_id: { S: `${partition}/broken` },
-                envelope_json: { S: "{not json: secret-payload" },
-                status: { S: "pending" },
-                created_at: { N: String(createdAt) },
-                seq: { N: "1" },
-                claim_sort: { S: claimSort(createdAt, 1n) },
-                ordering_key: { S: "a" },
-            },
-        }),
-    );
+    await h.ddb.send(new PutItemCommand({ TableName: h.tableName, Item: brokenRow(partition, h.clock.now() - 1_000, { ordering_key: { S: "a" } }) }));
 }
 
 /** The EMF documents among `lines` that define `name`, with the value each carries. */

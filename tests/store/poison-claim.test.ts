@@ -4,25 +4,9 @@
  */
 import { PutItemCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
-import { claimSort } from "../../runtime/record/keys";
 import { STORE_METRICS, STORE_WARNINGS } from "../../runtime/store/observability";
 import { dynamoClient } from "../support/dynamodb";
-import { ids, localStore, rec, tok } from "./support";
-
-/** A pending OUTBOX# row older than every record the test persists, whose envelope is not JSON. */
-function brokenRow(partition: string, createdAt: number, extra: Record<string, AttributeValue> = {}): Record<string, AttributeValue> {
-    return {
-        PK: { S: partition },
-        SK: { S: "OUTBOX#broken#topic" },
-        record_id: { S: `${partition}/broken` },
-        envelope_json: { S: "{not json: secret-payload" },
-        status: { S: "pending" },
-        created_at: { N: String(createdAt) },
-        seq: { N: "1" },
-        claim_sort: { S: claimSort(createdAt, 1n) },
-        ...extra,
-    };
-}
+import { brokenRow, ids, localStore, rec, tok } from "./support";
 
 async function put(tableName: string, item: Record<string, AttributeValue>): Promise<void> {
     await (await dynamoClient()).send(new PutItemCommand({ TableName: tableName, Item: item }));

@@ -6,6 +6,7 @@ import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
 import { isOutboxError, type OutboxErrorCode } from "../../runtime/errors";
 import type { Clock, LogAttributes, Logger, MetricsSink } from "../../runtime/ports";
+import { claimSort } from "../../runtime/record/keys";
 import { marshalRecord, pendingRecord, type NewOutboxRecord, type OutboxRecord } from "../../runtime/record/codec";
 import { OutboxStore, type OutboxStoreOptions } from "../../runtime/store";
 import { dynamoClient, uniqueTableName } from "../support/dynamodb";
@@ -117,4 +118,19 @@ export async function rejectsWith(promise: Promise<unknown>, code: OutboxErrorCo
 /** The ids of records, in order. */
 export function ids(records: readonly OutboxRecord[]): string[] {
     return records.map((r) => r.envelopeId);
+}
+
+/** A pending OUTBOX# row created at `createdAt` whose envelope is not JSON (its text holds `secret-payload`), as a foreign writer or a hand edit leaves it. */
+export function brokenRow(partition: string, createdAt: number, extra: Record<string, AttributeValue> = {}): Record<string, AttributeValue> {
+    return {
+        PK: { S: partition },
+        SK: { S: "OUTBOX#broken#topic" },
+        record_id: { S: `${partition}/broken` },
+        envelope_json: { S: "{not json: secret-payload" },
+        status: { S: "pending" },
+        created_at: { N: String(createdAt) },
+        seq: { N: "1" },
+        claim_sort: { S: claimSort(createdAt, 1n) },
+        ...extra,
+    };
 }
