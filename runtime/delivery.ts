@@ -63,6 +63,11 @@ export const DELIVERY_METRICS = {
      * again. Each is one duplicate DLQ message.
      */
     deadLetteredNotMarked: "DeadLetteredNotMarked",
+    /**
+     * Records the stream path left pending because the DLQ could not take them (or the head of their ordering key):
+     * the sweeper retries them on its next run, so a DLQ outage never holds a shard.
+     */
+    leftForSweeper: "LeftForSweeper",
 } as const;
 
 /**

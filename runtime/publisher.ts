@@ -21,10 +21,15 @@
  * `batchItemFailures` entry, and nothing after it is published in this call. Entries after it that SNS accepted
  * in the same PublishBatch call are completed, so the retry skips them (step 2) instead of sending them twice.
  *
+ * The exception is a record the DLQ cannot take (down, or refusing it): an expired record, or one at
+ * `maxPublishAttempts`, and the later records of its ordering key. Retrying the batch would hold every record
+ * behind it for a fault that is not theirs, so they stay pending, count as `LeftForSweeper`, and the sweeper
+ * retries them on its next run while the batch goes on.
+ *
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
-import { drainPartition, type ClaimingStore } from "./claimed-delivery";
+import { drainPartition, type ClaimedDeliveryResult, type ClaimingStore } from "./claimed-delivery";
 import {
     afterSend,
     DELIVERY_METRICS,
@@ -44,7 +49,7 @@ import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
 import { errorCodeOf, OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
-import { outboundMessage, type OutboundMessage } from "./message";
+import { outboundMessage, type DeadLetterReason, type OutboundMessage } from "./message";
 import { silentLogger, systemClock, type Clock, type Logger, type MetricsSink } from "./ports";
 import { unmarshalRecord, type OutboxRecord, type StreamImage } from "./record/codec";
 import { RECORD_SK_PREFIX, STATUS } from "./schema";
@@ -317,9 +322,32 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
     const handledByClaim = new Set<string>();
     // Ordering keys (partition + key) whose head failed in this invocation.
     const heldKeys = new Set<string>();
+    // The held keys whose head the DLQ could not take: left to the sweeper, never retried through the shard.
+    const deadLetterHeldKeys = new Set<string>();
     // Records (partition, envelope, binding) already taken from this event.
     const seen = new Set<string>();
     let batch: { candidate: Candidate; message: OutboundMessage }[] = [];
+
+    /**
+     * Send a keyless record to the DLQ. When the DLQ cannot take it (down, or refusing it), retrying the stream
+     * batch would hold every record behind it for a fault that is not theirs: the record stays pending, and the
+     * sweeper retries it on its next run. Returns whether it was sent.
+     */
+    const deadLetterOrLeave = async (record: OutboxRecord, reason: DeadLetterReason, detail: { attempts?: number; errorCode?: string; errorMessage?: string }): Promise<boolean> => {
+        try {
+            await sendToDeadLetterQueue(ctx, record, reason, detail);
+            return true;
+        } catch (err) {
+            ctx.metrics.count(DELIVERY_METRICS.leftForSweeper);
+            ctx.logger.error("publisher: the DLQ could not take a record; it stays pending for the sweeper", { recordId: record.recordId, partition: record.partition, reason, code: errorCodeOf(err) });
+            return false;
+        }
+    };
+    /** Leave a keyed record whose key waits for the DLQ to the sweeper (see {@link ClaimedDeliveryResult.deadLetterHeldKeys}). */
+    const leaveKeyed = (record: OutboxRecord): void => {
+        ctx.metrics.count(DELIVERY_METRICS.leftForSweeper);
+        ctx.logger.warn("publisher: the head of this record's ordering key waits for the DLQ; the record stays pending for the sweeper", { recordId: record.recordId, partition: record.partition });
+    };
 
     /** Publish the buffered keyless records; returns the failed record's SequenceNumber, if any. */
     const flush = async (): Promise<string | undefined> => {
@@ -357,7 +385,7 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
                     const attempts = result.permanent ? await countPermanentFailure(ctx, candidate.record) : undefined;
                     if (result.permanent && attempts === undefined) continue; // already terminal: someone else handled it
                     if (attempts !== undefined && attempts >= ctx.maxPublishAttempts) {
-                        await sendToDeadLetterQueue(ctx, candidate.record, "publish-rejected", { attempts, errorCode: result.code, errorMessage: result.message });
+                        if (!(await deadLetterOrLeave(candidate.record, "publish-rejected", { attempts, errorCode: result.code, errorMessage: result.message }))) continue;
                         await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => completePending(ctx, candidate.record));
                         continue;
                     }
@@ -397,6 +425,10 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
             if (handledByClaim.has(record.recordId) || drained.has(record.partition)) continue;
             const failed = await flush();
             if (failed !== undefined) return { response: failureAt(failed), ignored };
+            if (deadLetterHeldKeys.has(heldKey(record.partition, record.orderingKey))) {
+                leaveKeyed(record);
+                continue;
+            }
             if (heldKeys.has(heldKey(record.partition, record.orderingKey))) {
                 // Its key's head failed earlier in this invocation: trying again now would count the same refusal twice.
                 return { response: failureAt(candidate.sequenceNumber), ignored };
@@ -404,8 +436,13 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
             const result = await drainPartition(ctx, store, record.partition, token, { limit: settings.claimLimit, maxRounds: 10, until: record.recordId, keepGoing: () => timeLeft() >= settings.reserveMs });
             for (const id of result.handled) handledByClaim.add(id);
             for (const key of result.heldKeys) heldKeys.add(heldKey(record.partition, key));
+            for (const key of result.deadLetterHeldKeys ?? []) deadLetterHeldKeys.add(heldKey(record.partition, key));
             if (result.failure !== undefined) {
                 const attributes = { recordId: record.recordId, partition: record.partition, failedRecordId: result.failure.recordId, code: errorCodeOf(result.failure.error) };
+                if (result.stopped !== true && !handledByClaim.has(record.recordId) && deadLetterHeldKeys.has(heldKey(record.partition, record.orderingKey))) {
+                    leaveKeyed(record);
+                    continue;
+                }
                 if (result.stopped === true || !handledByClaim.has(record.recordId)) {
                     ctx.logger.warn("publisher: keyed delivery failed; retrying from this record", attributes);
                     return { response: failureAt(candidate.sequenceNumber), ignored };
@@ -425,12 +462,13 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
         if (isExpired(record, ctx.clock.now())) {
             const failed = await flush();
             if (failed !== undefined) return { response: failureAt(failed), ignored };
+            // An expired record is never published, so nothing waits behind it: if the DLQ cannot take it, the sweeper's expiry pass will.
+            if (!(await deadLetterOrLeave(record, "expired", { attempts: state.publishAttempts }))) continue;
+            ctx.metrics.count(DELIVERY_METRICS.expired);
             try {
-                await sendToDeadLetterQueue(ctx, record, "expired", { attempts: state.publishAttempts });
-                ctx.metrics.count(DELIVERY_METRICS.expired);
                 await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => expirePending(ctx, record));
             } catch (err) {
-                ctx.logger.error("publisher: dead-lettering an expired record failed", { recordId: record.recordId, code: errorCodeOf(err) });
+                ctx.logger.error("publisher: marking a dead-lettered expired record failed", { recordId: record.recordId, code: errorCodeOf(err) });
                 return { response: failureAt(candidate.sequenceNumber), ignored };
             }
             continue;

@@ -9,6 +9,7 @@ import { GetItemCommand, PutItemCommand, UpdateItemCommand } from "@aws-sdk/clie
 import { isOutboxError } from "../../runtime/errors";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/stream-event";
 import { createPublisher } from "../../runtime/publisher";
+import { createSweeper } from "../../runtime/sweeper";
 import { marshalRecord, pendingRecord, recordKey } from "../../runtime/record/codec";
 import { ATTR } from "../../runtime/schema";
 import { OutboxStore } from "../../runtime/store";
@@ -340,6 +341,67 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.equal(byId.get(messageIds[2]!)?.status, "expired");
         for (const item of await h.items()) if (item[ATTR.sk]!.S!.startsWith("OUTBOX#")) assert.ok(item[ATTR.ttl]?.N, "terminal records carry ttl");
         assert.deepEqual(await h.indexCounts(), { claim: 0, expiry: 0 });
+    });
+
+    describe("a DLQ that cannot take a record never holds the shard", function () {
+        it("an expired keyless record stays pending for the sweeper (LeftForSweeper) while the records behind it are published; the sweeper dead-letters it after the outage", async function () {
+            h = await createHarness({ faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] } });
+            const now = h.clock.now();
+            const { messageIds } = await h.writer.write({
+                messages: [
+                    { partition: "P", type: "T", payload: "late", expiresAt: new Date(now + 1_000) },
+                    { partition: "P", type: "T", payload: "fine" },
+                    { partition: "Q", type: "T", payload: "fine" },
+                ],
+            });
+            h.clock.advance(5_000);
+            assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] }, "no retry of the shard");
+            assert.deepEqual(h.published().map((p) => p.id), messageIds.slice(1));
+            const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+            assert.equal(byId.get(messageIds[0]!), "pending", "not lost: left for the sweeper");
+            assert.equal(metric(h, "LeftForSweeper"), 1);
+            assert.equal(metric(h, "Expired"), 0);
+
+            h.server.setFaults({});
+            h.clock.advance(200_000);
+            assert.equal((await createSweeper(h.config())()).expired, 1);
+            assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.reason]), [[messageIds[0], "expired"]]);
+        });
+
+        it("a keyless record at maxPublishAttempts stays pending when the DLQ is down; the batch goes on", async function () {
+            h = await createHarness();
+            const { messageIds } = await h.writer.write({ messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })) });
+            const poison = messageIds[0]!;
+            h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === poison }], calls: [{ kind: "InternalError", actions: ["SendMessage"], times: 100 }] });
+            assert.deepEqual(await h.publisher({ maxPublishAttempts: 1 })(await h.streamEvent()), { batchItemFailures: [] });
+            assert.deepEqual(h.published().map((p) => p.id), [messageIds[1]]);
+            assert.equal(new Map((await h.records()).map((r) => [r.recordId, r.status])).get(poison), "pending");
+            assert.equal(metric(h, "LeftForSweeper"), 1);
+            assert.equal(h.deadLetters().length, 0);
+        });
+
+        it("an expired keyed head the DLQ cannot take holds only its key: its later records stay pending for the sweeper, the shard goes on, and the sweeper delivers the key in order", async function () {
+            h = await createHarness({ faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] } });
+            const write = async (partition: string, orderingKey?: string, expiresAt?: Date) =>
+                (await h.writer.write({ messages: [{ partition, type: "T", payload: orderingKey ?? partition, ...(orderingKey ? { orderingKey } : {}), ...(expiresAt ? { expiresAt } : {}) }] })).messageIds[0]!;
+            const a1 = await write("K", "a", new Date(h.clock.now() + 1_000));
+            const a2 = await write("K", "a");
+            const b1 = await write("K", "b");
+            const free = await write("F");
+            h.clock.advance(5_000);
+            const event = await h.streamEvent();
+            assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] }, "no retry of the shard");
+            assert.deepEqual(h.published().map((p) => p.id), [b1, free], "key b and the keyless record went on");
+            const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+            assert.deepEqual([a1, a2].map((id) => byId.get(id)), ["pending", "pending"]);
+            assert.equal(metric(h, "LeftForSweeper"), 2, "the head and the record behind it, each once");
+
+            h.server.setFaults({});
+            h.clock.advance(200_000);
+            await createSweeper(h.config())();
+            assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.reason]), [[a1, "expired"]]);
+            assert.deepEqual(h.published().map((p) => p.id), [b1, free, a2], "key a follows its dead-lettered head");
+        });
     });
 
     it("delivers keyed records through the claim path in (created_at, seq) order, whatever order their stream records come in", async function () {
