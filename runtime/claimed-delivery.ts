@@ -38,12 +38,6 @@ export interface ClaimedDeliveryResult {
     readonly failure?: { readonly recordId: string; readonly error: unknown };
     /** The ordering keys a failed record holds back: their records were released, not tried. */
     readonly heldKeys: readonly string[];
-    /**
-     * The held keys whose head the DLQ could not take (down, or refusing it): a subset of
-     * {@link ClaimedDeliveryResult.heldKeys}. Retrying the stream batch cannot help them, so the stream path
-     * leaves them to the sweeper.
-     */
-    readonly deadLetterHeldKeys: readonly string[];
     /** Whether a fault that is not one record's (SNS or DynamoDB failing) stopped the batch; `failure` is that fault. */
     readonly stopped: boolean;
     /** Another claimer took over (the token went stale); it delivers the rest. */
@@ -83,22 +77,17 @@ async function releaseQuietly(ctx: DeliveryContext, store: ClaimingStore, ids: r
 export async function deliverClaimed(ctx: DeliveryContext, store: ClaimingStore, claimed: readonly OutboxRecord[], token: FencingToken): Promise<ClaimedDeliveryResult> {
     const handled: string[] = [];
     const heldKeys: string[] = [];
-    const deadLetterHeldKeys: string[] = [];
     let failure: { recordId: string; error: unknown } | undefined;
     const isHeld = (r: OutboxRecord): boolean => r.orderingKey !== undefined && heldKeys.includes(r.orderingKey);
     const hold = (r: OutboxRecord, error: unknown): void => {
         failure ??= { recordId: r.recordId, error };
         if (r.orderingKey !== undefined && !heldKeys.includes(r.orderingKey)) heldKeys.push(r.orderingKey);
     };
-    const holdForDeadLetterQueue = (r: OutboxRecord, error: unknown): void => {
-        hold(r, error);
-        if (r.orderingKey !== undefined && !deadLetterHeldKeys.includes(r.orderingKey)) deadLetterHeldKeys.push(r.orderingKey);
-    };
     const unhandled = (): string[] => claimed.map((r) => r.recordId).filter((id) => !handled.includes(id));
     const finish = async (result: { failure?: { recordId: string; error: unknown }; preempted?: boolean } = {}): Promise<ClaimedDeliveryResult> => {
         await releaseQuietly(ctx, store, unhandled(), token);
         const first = result.failure ?? failure;
-        return { handled, heldKeys, deadLetterHeldKeys, stopped: result.failure !== undefined, ...(first !== undefined ? { failure: first } : {}), ...(result.preempted ? { preempted: true } : {}) };
+        return { handled, heldKeys, stopped: result.failure !== undefined, ...(first !== undefined ? { failure: first } : {}), ...(result.preempted ? { preempted: true } : {}) };
     };
     const complete = async (ids: string[]): Promise<"ok" | "preempted" | { error: unknown }> => {
         if (ids.length === 0) return "ok";
@@ -123,7 +112,7 @@ export async function deliverClaimed(ctx: DeliveryContext, store: ClaimingStore,
                 await sendToDeadLetterQueue(ctx, head, "expired", { attempts: head.replayCount });
                 ctx.metrics.count(DELIVERY_METRICS.expired);
             } catch (error) {
-                holdForDeadLetterQueue(head, error);
+                hold(head, error);
                 rest = rest.filter((r) => !isHeld(r));
                 continue;
             }
@@ -184,7 +173,7 @@ export async function deliverClaimed(ctx: DeliveryContext, store: ClaimingStore,
                     toComplete.push(r.recordId);
                     deadLetteredIds.push(r.recordId);
                 } catch (err) {
-                    holdForDeadLetterQueue(r, err);
+                    hold(r, err);
                 }
                 continue;
             }
@@ -215,8 +204,6 @@ export interface DrainResult {
     readonly failure?: { readonly recordId: string; readonly error: unknown };
     /** The ordering keys a failed record holds back (see {@link ClaimedDeliveryResult.heldKeys}). */
     readonly heldKeys: readonly string[];
-    /** The held keys waiting for the DLQ (see {@link ClaimedDeliveryResult.deadLetterHeldKeys}). @default [] */
-    readonly deadLetterHeldKeys?: readonly string[];
     /** Whether the drain ended at a fault that is not one record's (see {@link ClaimedDeliveryResult.stopped}). @default false */
     readonly stopped?: boolean;
 }
@@ -266,7 +253,7 @@ export async function drainPartition(ctx: DeliveryContext, store: ClaimingStore,
         const result = await deliverClaimed(ctx, store, deliverable, token);
         handled.push(...result.handled);
         // A failure ends the drain: another round would claim the held key's records and try its head again.
-        if (result.failure !== undefined) return { handled, exhausted: false, heldKeys: result.heldKeys, deadLetterHeldKeys: result.deadLetterHeldKeys, stopped: result.stopped, failure: result.failure };
+        if (result.failure !== undefined) return { handled, exhausted: false, heldKeys: result.heldKeys, stopped: result.stopped, failure: result.failure };
         if (result.preempted) return { handled, exhausted: true, heldKeys: [] };
         const short = claimed.length < options.limit || deliverable.length < claimed.length;
         if (short || (options.until !== undefined && handled.includes(options.until))) return { handled, exhausted: short, heldKeys: [] };

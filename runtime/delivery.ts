@@ -64,8 +64,9 @@ export const DELIVERY_METRICS = {
      */
     deadLetteredNotMarked: "DeadLetteredNotMarked",
     /**
-     * Records the stream path left pending because the DLQ could not take them (or the head of their ordering key):
-     * the sweeper retries them on its next run, so a DLQ outage never holds a shard.
+     * Records the stream path left pending for the sweeper because their delivery failed for a reason of their
+     * own: SNS refused them (below `maxPublishAttempts`), the DLQ could not take them, or the head of their
+     * ordering key failed. The sweeper retries them on its runs, so one bad record never holds a shard.
      */
     leftForSweeper: "LeftForSweeper",
 } as const;

@@ -21,10 +21,13 @@
  * `batchItemFailures` entry, and nothing after it is published in this call. Entries after it that SNS accepted
  * in the same PublishBatch call are completed, so the retry skips them (step 2) instead of sending them twice.
  *
- * The exception is a record the DLQ cannot take (down, or refusing it): an expired record, or one at
- * `maxPublishAttempts`, and the later records of its ordering key. Retrying the batch would hold every record
- * behind it for a fault that is not theirs, so they stay pending, count as `LeftForSweeper`, and the sweeper
- * retries them on its next run while the batch goes on.
+ * A record whose failure is its own never fails the batch: SNS refused it for its content (below
+ * `maxPublishAttempts`), or the DLQ could not take it (expired, or at `maxPublishAttempts`; the DLQ is down or
+ * refuses it). Retrying the batch would hold every record behind it in the shard for a fault that is not theirs.
+ * So it stays pending, with the later records of its ordering key, counts as `LeftForSweeper`, and the sweeper
+ * retries it on its runs (counting attempts, dead-lettering at `maxPublishAttempts`) while the batch goes on.
+ * What fails the batch is a fault that every later record would meet: SNS throttled or down, a deployment fault
+ * (no such topic, an unusable KMS key), a failed DynamoDB read or write, or the invocation running out of time.
  *
  * @packageDocumentation
  */
@@ -322,8 +325,6 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
     const handledByClaim = new Set<string>();
     // Ordering keys (partition + key) whose head failed in this invocation.
     const heldKeys = new Set<string>();
-    // The held keys whose head the DLQ could not take: left to the sweeper, never retried through the shard.
-    const deadLetterHeldKeys = new Set<string>();
     // Records (partition, envelope, binding) already taken from this event.
     const seen = new Set<string>();
     let batch: { candidate: Candidate; message: OutboundMessage }[] = [];
@@ -343,10 +344,10 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
             return false;
         }
     };
-    /** Leave a keyed record whose key waits for the DLQ to the sweeper (see {@link ClaimedDeliveryResult.deadLetterHeldKeys}). */
+    /** Leave to the sweeper a keyed record whose key is held by a failed head (see {@link ClaimedDeliveryResult.heldKeys}). */
     const leaveKeyed = (record: OutboxRecord): void => {
         ctx.metrics.count(DELIVERY_METRICS.leftForSweeper);
-        ctx.logger.warn("publisher: the head of this record's ordering key waits for the DLQ; the record stays pending for the sweeper", { recordId: record.recordId, partition: record.partition });
+        ctx.logger.warn("publisher: the head of this record's ordering key failed; the record stays pending for the sweeper", { recordId: record.recordId, partition: record.partition });
     };
 
     /** Publish the buffered keyless records; returns the failed record's SequenceNumber, if any. */
@@ -389,7 +390,14 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
                         await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => completePending(ctx, candidate.record));
                         continue;
                     }
-                    ctx.logger.warn("outbox publish failed", { recordId: candidate.record.recordId, partition: candidate.record.partition, code: result.code, permanent: result.permanent, attempts });
+                    if (result.permanent) {
+                        // The refusal is this record's own: retrying the shard would hold every record behind it. The
+                        // sweeper retries it on its runs until maxPublishAttempts, then dead-letters it.
+                        ctx.metrics.count(DELIVERY_METRICS.leftForSweeper);
+                        ctx.logger.warn("outbox publish refused; the record stays pending for the sweeper", { recordId: candidate.record.recordId, partition: candidate.record.partition, code: result.code, permanent: true, attempts });
+                        continue;
+                    }
+                    ctx.logger.warn("outbox publish failed", { recordId: candidate.record.recordId, partition: candidate.record.partition, code: result.code, permanent: false });
                     failedAt = candidate.sequenceNumber;
                 } catch (err) {
                     ctx.logger.error("publisher: a step after publishing failed", { recordId: candidate.record.recordId, code: errorCodeOf(err) });
@@ -425,21 +433,17 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
             if (handledByClaim.has(record.recordId) || drained.has(record.partition)) continue;
             const failed = await flush();
             if (failed !== undefined) return { response: failureAt(failed), ignored };
-            if (deadLetterHeldKeys.has(heldKey(record.partition, record.orderingKey))) {
-                leaveKeyed(record);
-                continue;
-            }
             if (heldKeys.has(heldKey(record.partition, record.orderingKey))) {
                 // Its key's head failed earlier in this invocation: trying again now would count the same refusal twice.
-                return { response: failureAt(candidate.sequenceNumber), ignored };
+                leaveKeyed(record);
+                continue;
             }
             const result = await drainPartition(ctx, store, record.partition, token, { limit: settings.claimLimit, maxRounds: 10, until: record.recordId, keepGoing: () => timeLeft() >= settings.reserveMs });
             for (const id of result.handled) handledByClaim.add(id);
             for (const key of result.heldKeys) heldKeys.add(heldKey(record.partition, key));
-            for (const key of result.deadLetterHeldKeys ?? []) deadLetterHeldKeys.add(heldKey(record.partition, key));
             if (result.failure !== undefined) {
                 const attributes = { recordId: record.recordId, partition: record.partition, failedRecordId: result.failure.recordId, code: errorCodeOf(result.failure.error) };
-                if (result.stopped !== true && !handledByClaim.has(record.recordId) && deadLetterHeldKeys.has(heldKey(record.partition, record.orderingKey))) {
+                if (result.stopped !== true && !handledByClaim.has(record.recordId) && heldKeys.has(heldKey(record.partition, record.orderingKey))) {
                     leaveKeyed(record);
                     continue;
                 }

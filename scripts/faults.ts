@@ -2,7 +2,8 @@
  * `npm run test:faults`: every fault scenario on DynamoDB Local and the fault-injecting SNS server, one line per
  * scenario, and as the LAST line exactly `scenarios <s> messages <n> lost <l> inversions <i> duplicates <d>`.
  * Scale from the environment: OUTBOX_FAULT_MESSAGES (total over all scenarios, default 320), OUTBOX_FAULT_RATE
- * (default 0.1), OUTBOX_FAULT_SEED (default 7). Exits 1 when any invariant fails.
+ * (default 0.1), OUTBOX_FAULT_SEED (default 7). Exits 1 when any invariant fails. OUTBOX_FAULT_LOG_TALLY=1 prints,
+ * per scenario, how often each warning and error was logged (with its `code`), to find what slows a drain.
  *
  * @packageDocumentation
  */
@@ -11,6 +12,21 @@ import { stopDynamo } from "../tests/support/dynamodb";
 import { faultScale, messagesFor } from "../tests/faults/support/scale";
 import { holds, runScenario, scenarioLine, summaryLine, type ScenarioResult } from "../tests/faults/support/scenario";
 import { SCENARIOS } from "../tests/faults/support/scenarios";
+import type { LogAttributes, Logger } from "../runtime/ports";
+
+/** A logger that counts warnings and errors by level, message and code, for OUTBOX_FAULT_LOG_TALLY. */
+function tallyLogger(): { logger: Logger; report(): string } {
+    const counts = new Map<string, number>();
+    const note = (level: string) => (message: string, attributes?: LogAttributes) => {
+        const code = attributes?.["code"];
+        const key = `${level} ${message}${code !== undefined ? ` [${String(code)}]` : ""}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+    };
+    return {
+        logger: { debug: () => undefined, info: () => undefined, warn: note("warn"), error: note("error") },
+        report: () => [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([k, n]) => `  ${String(n).padStart(6)} ${k}`).join("\n"),
+    };
+}
 
 async function main(): Promise<number> {
     const scale = faultScale();
@@ -26,8 +42,13 @@ async function main(): Promise<number> {
         for (let i = 0; i < chosen.length; i += 1) {
             const spec = chosen[i]!;
             const t0 = Date.now();
-            const result = await runScenario(spec, { messages: messagesFor(scale, i, chosen.length), rate: scale.rate, seed: scale.seed + i });
-            results.push(result);
+            const tally = process.env.OUTBOX_FAULT_LOG_TALLY === "1" ? tallyLogger() : undefined;
+            try {
+                results.push(await runScenario(spec, { messages: messagesFor(scale, i, chosen.length), rate: scale.rate, seed: scale.seed + i, ...(tally ? { logger: tally.logger } : {}) }));
+            } finally {
+                if (tally) process.stdout.write(`log tally of ${spec.name}:\n${tally.report()}\n`);
+            }
+            const result = results[results.length - 1]!;
             process.stdout.write(`${scenarioLine(result)} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
         }
     } finally {

@@ -255,32 +255,43 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.equal((await h.records())[0]!.status, "pending");
     });
 
-    it("counts a permanent publish error on the record and dead-letters it after maxPublishAttempts, then moves on", async function () {
+    it("a record SNS refuses never holds the shard: its attempt is counted durably, it stays pending for the sweeper, and the sweeper dead-letters it at maxPublishAttempts", async function () {
         h = await createHarness();
         const { messageIds } = await h.writer.write({ messages: [1, 2, 3].map((n) => ({ partition: "P", type: "T", payload: n })) });
         const poison = messageIds[1]!;
         h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === poison }] });
-        const event = await h.streamEvent();
-        const poisonSeq = event.Records.find((r) => idOf(r) === poison)!.dynamodb.SequenceNumber;
 
-        const attempt1 = await h.publisher({ maxPublishAttempts: 2 })(event);
-        assert.deepEqual(attempt1, { batchItemFailures: [{ itemIdentifier: poisonSeq }] });
+        assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(await h.streamEvent()), { batchItemFailures: [] }, "the batch goes on");
+        assert.deepEqual(h.published().map((p) => p.id).sort(), [messageIds[0]!, messageIds[2]!].sort());
         const item = await h.ddb.send(new GetItemCommand({ TableName: h.tableName, Key: recordKey("P", poison, "sns"), ConsistentRead: true }));
         assert.equal(item.Item?.publish_attempts?.N, "1", "counted durably on the item, not in memory");
+        assert.equal(item.Item?.status?.S, "pending");
+        assert.equal(metric(h, "LeftForSweeper"), 1);
         assert.equal(h.deadLetters().length, 0);
 
-        // A new cold start (a new handler) sees the durable count.
-        const attempt2 = await h.publisher({ maxPublishAttempts: 2 })(from(event, poisonSeq));
-        assert.deepEqual(attempt2, { batchItemFailures: [] });
+        h.clock.advance(200_000);
+        await createSweeper(h.config({ maxPublishAttempts: 2 }))();
         const dl = h.deadLetters();
         assert.equal(dl.length, 1);
         assert.equal(dl[0]!.reason, "publish-rejected");
         assert.equal(dl[0]!.recordId, poison);
         assert.equal(dl[0]!.body.errorCode, "InvalidParameter");
-        assert.equal(dl[0]!.body.attempts, 2);
+        assert.equal(dl[0]!.body.attempts, 2, "the stream's attempt and the sweeper's");
         assert.deepEqual(dl[0]!.body.payload, 2, "the DLQ keeps the payload for a redrive");
-        assert.deepEqual(h.published().map((p) => p.id).sort(), [messageIds[0]!, messageIds[2]!].sort());
         assert.ok((await h.records()).every((r) => r.status === "completed"));
+    });
+
+    it("a record refused twice by the stream path (a redelivered batch) reaches the DLQ at maxPublishAttempts without the sweeper", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({ messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })) });
+        const poison = messageIds[0]!;
+        h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === poison }] });
+        const event = await h.streamEvent();
+        assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(event), { batchItemFailures: [] });
+        // A new cold start (a new handler) sees the durable count.
+        assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(event), { batchItemFailures: [] });
+        assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.reason, d.body.attempts]), [[poison, "publish-rejected", 2]]);
+        assert.deepEqual(h.published().map((p) => p.id), [messageIds[1]]);
     });
 
     it("an entry SNS refuses with an unknown code and SenderFault reaches the DLQ after maxPublishAttempts; the others are published", async function () {
@@ -289,9 +300,9 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         const poison = messageIds[1]!;
         h.server.setFaults({ entries: [{ code: "SomethingSnsAddsLater", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === poison }] });
         const event = await h.streamEvent();
-        const poisonSeq = event.Records.find((r) => idOf(r) === poison)!.dynamodb.SequenceNumber;
-        assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(event), { batchItemFailures: [{ itemIdentifier: poisonSeq }] });
-        assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(from(event, poisonSeq)), { batchItemFailures: [] });
+        assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(event), { batchItemFailures: [] });
+        assert.equal(h.deadLetters().length, 0);
+        assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(event), { batchItemFailures: [] });
         assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.reason, d.body.errorCode]), [[poison, "publish-rejected", "SomethingSnsAddsLater"]]);
         assert.deepEqual(h.published().map((p) => p.id).sort(), [messageIds[0]!, messageIds[2]!].sort());
     });
@@ -435,7 +446,7 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.deepEqual(h.published().map((p) => p.id), messageIds);
     });
 
-    it("a keyed head SNS refuses holds only its own key: the partition's other keys are delivered in the same invocation, and the head reaches the DLQ after maxPublishAttempts", async function () {
+    it("a keyed head SNS refuses holds only its own key: the partition's other keys are delivered in the same invocation, the shard goes on, and the head reaches the DLQ after maxPublishAttempts", async function () {
         h = await createHarness();
         const write = async (orderingKey: string, payload: string) => (await h.writer.write({ messages: [{ partition: "P", type: "T", payload, orderingKey }] })).messageIds[0]!;
         const b1 = await write("b", "b1");
@@ -446,15 +457,16 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         const event = await h.streamEvent();
         const publisher = h.publisher({ maxPublishAttempts: 2 });
 
-        // b1's doorbell drains the partition; a1 fails there, b1 is delivered, so the invocation goes on to a1's doorbell.
-        assert.deepEqual(await publisher(event), { batchItemFailures: [{ itemIdentifier: event.Records[1]!.dynamodb.SequenceNumber }] }, "the poisoned head's doorbell is retried");
+        assert.deepEqual(await publisher(event), { batchItemFailures: [] }, "no retry of the shard");
         assert.deepEqual(h.published().map((p) => p.id), [b1, b2], "key b went on past key a's refused head");
         const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.deepEqual([a1, a2].map((id) => states.get(id)), ["pending", "pending"], "key a held and released, in order");
         const head = await h.ddb.send(new GetItemCommand({ TableName: h.tableName, Key: recordKey("P", a1, "sns"), ConsistentRead: true }));
         assert.equal(head.Item?.publish_attempts?.N, "1", "the head is tried once per invocation, although two stream records of its key are in the batch");
+        assert.equal(metric(h, "LeftForSweeper"), 2, "a1 and a2, each once");
 
-        assert.deepEqual(await publisher(from(event, event.Records[1]!.dynamodb.SequenceNumber)), { batchItemFailures: [] });
+        h.clock.advance(200_000);
+        await createSweeper(h.config({ maxPublishAttempts: 2 }))();
         assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.reason]), [[a1, "publish-rejected"]]);
         assert.deepEqual(h.published().map((p) => p.id), [b1, b2, a2], "key a follows once its head is dead-lettered");
     });
