@@ -129,6 +129,15 @@ const STALE_CLAIM_MS = 30_000;
 const RECOVERY_STEP_MS = STALE_CLAIM_MS + 5_000;
 const MAX_RECOVERY_SWEEPS = 40;
 const MAX_PUBLISH_ATTEMPTS = 3;
+/**
+ * How long the run waits for the local mapping to drain the stream: a guard against a hung run, not a figure of
+ * the relay (that is `npm run bench`). It grows with the scenario's size, because DynamoDB Local's CPU, not the
+ * relay, sets the pace here, and a machine shared with other jobs slows it further: 60 ms per message, never
+ * under 600 s.
+ */
+function drainTimeoutMs(messages: number): number {
+    return Math.max(600_000, messages * 60);
+}
 
 function nonTerminal(records: readonly { status: string }[]): number {
     return records.filter((r) => r.status !== STATUS.completed && r.status !== STATUS.expired).length;
@@ -367,7 +376,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
                 : {}),
         };
         reuse = await writeAll(writers, planned, writeRandom, mix);
-        await mapping.drain({ timeoutMs: 300_000 });
+        await mapping.drain({ timeoutMs: drainTimeoutMs(planned.length) });
         sweeping = false;
         await sweepLoop;
         await mapping.stop();
