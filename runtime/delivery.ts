@@ -10,6 +10,7 @@ import { BatchGetItemCommand, UpdateItemCommand, type AttributeValue, type Batch
 import { PublishBatchCommand, type PublishBatchCommandOutput } from "@aws-sdk/client-sns";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { EmfMetrics } from "./emf";
+import { DELIVERY_METRICS } from "./metric-catalog";
 import { OutboxError } from "./errors";
 import { deadLetterMessage, outboundMessage, publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type DeadLetterReason, type OutboundMessage } from "./message";
 import type { Clock, Logger } from "./ports";
@@ -31,45 +32,8 @@ export const MAX_BATCH_ENTRIES = 10;
 /** The most characters of an AWS error message kept in a DLQ message or a log line. */
 const MAX_ERROR_TEXT = 1024;
 
-/** Metric names the handlers emit (EMF). */
-export const DELIVERY_METRICS = {
-    /** Records accepted by SNS. */
-    published: "Published",
-    /** Entries or calls SNS refused (each failure once). */
-    publishFailed: "PublishFailed",
-    /** Records sent to the DLQ, for any reason. */
-    deadLettered: "DeadLettered",
-    /** Records sent to the DLQ because their expiry passed. */
-    expired: "Expired",
-    /** Redelivered records skipped because the consistent status read found them terminal. */
-    duplicatesAvoided: "DuplicatesAvoided",
-    /** Entries SNS accepted after a failed entry of the same call (completed, so never resent). */
-    publishedAfterFailure: "PublishedAfterFailure",
-    /** Conditional completions/expiries that found the record already moved by someone else. */
-    completionRaces: "CompletionRaces",
-    /** Stream records that were not INSERTs of readable outbox records. */
-    ignored: "IgnoredRecords",
-    /** Milliseconds from a record's creation to its publication. */
-    ageAtPublish: "AgeAtPublish",
-    /** Expired records a sweep could not handle (unreadable, undecodable, refused by the DLQ); retried next run. */
-    sweepFailures: "SweepFailures",
-    /**
-     * Records SNS accepted whose completion then failed (throttled, or another claimer took over): they stay
-     * pending and are published again. Each is one duplicate a subscriber will see.
-     */
-    publishedNotCompleted: "PublishedNotCompleted",
-    /**
-     * Records the DLQ took whose `expired`/`completed` write then failed: the next attempt sends them to the DLQ
-     * again. Each is one duplicate DLQ message.
-     */
-    deadLetteredNotMarked: "DeadLetteredNotMarked",
-    /**
-     * Records the stream path left pending for the sweeper because their delivery failed for a reason of their
-     * own: SNS refused them (below `maxPublishAttempts`), the DLQ could not take them, or the head of their
-     * ordering key failed. The sweeper retries them on its runs, so one bad record never holds a shard.
-     */
-    leftForSweeper: "LeftForSweeper",
-} as const;
+/** Metric names the handlers emit (EMF); they live in `metric-catalog.ts`, re-exported here for existing imports. */
+export { DELIVERY_METRICS };
 
 /**
  * Run the state write that follows a send (SNS or the DLQ). When it throws, the record keeps its state and the

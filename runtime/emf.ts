@@ -7,8 +7,10 @@
  * @packageDocumentation
  */
 
-/** The metric namespace every outbox handler writes to. */
-export const EMF_NAMESPACE = "DynamoDBOutbox";
+import { METRIC_NAMESPACE } from "./metric-catalog";
+
+/** The metric namespace every outbox handler writes to ({@link METRIC_NAMESPACE}). */
+export const EMF_NAMESPACE = METRIC_NAMESPACE;
 
 /** The units the handlers use. */
 export type EmfUnit = "Count" | "Milliseconds";

@@ -19,6 +19,7 @@ export * from "./store";
 export * from "./ids";
 export * from "./item-size";
 export * from "./message";
+export * from "./metric-catalog";
 export * from "./emf";
 export * from "./json-logger";
 export * from "./writer";

@@ -52,6 +52,7 @@ import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
 import { errorCodeOf, OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
+import { HANDLER_FUNCTIONS, handlerDimensions, type HandlerFunction } from "./metric-catalog";
 import { outboundMessage, type DeadLetterReason, type OutboundMessage } from "./message";
 import { silentLogger, systemClock, type Clock, type Logger, type MetricsSink } from "./ports";
 import { unmarshalRecord, type OutboxRecord, type StreamImage } from "./record/codec";
@@ -499,11 +500,11 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
 export function startInvocation(
     resolved: ResolvedDeliveryConfig,
     writeMetrics: LineWriter | undefined,
-    fn: "publisher" | "sweeper",
+    fn: HandlerFunction,
     context: HandlerContext | undefined,
 ): { metrics: EmfMetrics; timeLeft: () => number } {
     const metrics = createEmfMetrics({
-        dimensions: { Function: fn, Table: resolved.base.tableName },
+        dimensions: handlerDimensions(fn, resolved.base.tableName),
         now: () => resolved.base.clock.now(),
         ...(writeMetrics !== undefined ? { write: writeMetrics } : {}),
     });
@@ -528,7 +529,7 @@ export function startInvocation(
 export function createPublisher(config: PublisherConfig): PublisherHandler {
     const resolved = resolveDeliveryConfig(config, "createPublisher");
     return async (event, context) => {
-        const { metrics, timeLeft } = startInvocation(resolved, config.writeMetrics, "publisher", context);
+        const { metrics, timeLeft } = startInvocation(resolved, config.writeMetrics, HANDLER_FUNCTIONS.publisher, context);
         try {
             const outcome = await processStreamEvent({ ...resolved, ctx: { ...resolved.base, metrics } }, event, context?.awsRequestId ?? randomUUID(), timeLeft);
             return outcome.response;

@@ -4,19 +4,11 @@
  * @packageDocumentation
  */
 import { errorCodeOf } from "../errors";
+import { STORE_METRICS } from "../metric-catalog";
 import type { Logger, LogAttributes, MetricsSink } from "../ports";
 
-/** Counter names the store emits, each tagged with `partition`. */
-export const STORE_METRICS = {
-    /** A claim transaction lost to a concurrent transaction (TransactionConflict). +1. */
-    claimConflicts: "OutboxClaimConflicts",
-    /** The ordering-key scan path read more than 8 pages; the value is the page count. */
-    claimScanPages: "DynamoDBOutboxClaimScanPages",
-    /** Claim returned a short batch after a mid-batch transient failure. +1. */
-    claimTruncated: "DynamoDBOutboxClaimTruncated",
-    /** Claim skipped an `OUTBOX#` item it cannot decode (and held its ordering key). +1 per item per claim. */
-    undecodable: "DynamoDBOutboxUndecodableRecords",
-} as const;
+/** Counter names the store emits, each tagged with `partition`; they live in `metric-catalog.ts`. */
+export { STORE_METRICS };
 
 /** The scan path warns and counts pages once it reads more than this many pages in one Claim. */
 export const DEEP_BACKLOG_PAGE_WARN = 8;
