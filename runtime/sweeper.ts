@@ -4,13 +4,21 @@
  * store's claim path; and it moves pending records past their expiry to the DLQ.
  *
  * Finding the work: ClaimIndex (hash `PK`, range `claim_sort`) is sparse: it holds exactly the non-terminal
- * records, and `claim_sort` starts with the zero-padded `created_at`. A Scan of ClaimIndex filtered on
- * `claim_sort < pad19(now − sweepAfter)` therefore lists the partitions that have a record older than
- * `sweepAfter`. Its cost is the size of the working set, not of the table: in steady state the stream path
- * completes records within seconds, so the index holds only in-flight records and the scan reads a few KB
- * (0.5 RCU per 4 KB, eventually consistent). Completed and expired records, which wait for TTL, are not in it.
- * Each partition found is then drained with `Claim` (ConsistentRead and head-of-line rule for keyed records),
- * delivering only records older than the cutoff and releasing younger ones to the stream path.
+ * records, and `claim_sort` starts with the zero-padded `created_at`. A Scan of ClaimIndex, projected to `PK` and
+ * `claim_sort`, lists the partitions that have a record older than `sweepAfter`
+ * (`claim_sort < pad19(now − sweepAfter)`, compared here rather than in a FilterExpression, which would not read
+ * less). Its cost is the size of the working set, not of the table: in steady state the stream path completes
+ * records within seconds, so the index holds only in-flight records and the scan reads a few KB (0.5 RCU per 4 KB
+ * of items read, eventually consistent; the projection shrinks the response, not the read). Completed and
+ * expired records, which wait for TTL, are not in it. Each partition found is then drained with `Claim`
+ * (ConsistentRead and head-of-line rule for keyed records), delivering only records older than the cutoff and
+ * releasing younger ones to the stream path.
+ *
+ * The same scan gives `OldestPendingAge` ({@link SWEEPER_METRICS}), emitted once per run: now minus the smallest
+ * `created_at` among the `claim_sort` values it read, or 0 when the index is empty. It costs no extra read. It is
+ * exact when the scan reads the whole index, which it does unless `maxPartitionsPerRun` partitions past
+ * `sweepAfter` were found first: then it is the oldest of what was read, a lower bound (already past
+ * `sweepAfter`, and the sweeper's `Published` shows the backlog). When the scan fails, no value is emitted.
  *
  * The expiry sweep queries ExpiryIndex (`has_expiry = "1" AND expires_at < now`, also sparse), reads each
  * candidate consistently, dead-letters pending ones with reason `expired` and marks them expired.
@@ -20,15 +28,16 @@
 import { GetItemCommand, QueryCommand, ScanCommand, type AttributeValue, type GetItemCommandOutput, type QueryCommandOutput, type ScanCommandOutput } from "@aws-sdk/client-dynamodb";
 import { randomUUID } from "node:crypto";
 import { drainPartition } from "./claimed-delivery";
-import { afterSend, DELIVERY_METRICS, expirePending, isExpired, sendToDeadLetterQueue, type DeliveryContext } from "./delivery";
+import { afterSend, expirePending, isExpired, sendToDeadLetterQueue, type DeliveryContext } from "./delivery";
 import { errorCodeOf } from "./errors";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
+import { DELIVERY_METRICS, HANDLER_FUNCTIONS, SWEEPER_METRICS } from "./metric-catalog";
 import { resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig } from "./publisher";
 import { unmarshalRecord } from "./record/codec";
 import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, HAS_EXPIRY_FLAG, STATUS } from "./schema";
 import { wrapAwsError } from "./store/aws-errors";
-import { expiringBefore, placeholders, type Expression } from "./store/expressions";
+import { expiringBefore, placeholders } from "./store/expressions";
 import type { FencingToken } from "./store/transitions";
 
 /** Configuration of {@link createSweeper}: the publisher's, plus the sweep's own limits. */
@@ -66,13 +75,9 @@ export type SweeperContext = HandlerContext;
 /** A sweeper handler. */
 export type SweeperHandler = (event?: unknown, context?: SweeperContext) => Promise<SweepResult>;
 
-/** `claim_sort < pad19(cutoff)`: the record was created before the cutoff (claim_sort starts with pad19(created_at)). */
-function createdBeforeFilter(cutoffMs: number): Expression {
-    return {
-        text: `#${ATTR.claimSort} < :cutoff`,
-        names: { [`#${ATTR.claimSort}`]: ATTR.claimSort },
-        values: { ":cutoff": { S: String(Math.max(0, cutoffMs)).padStart(19, "0") } },
-    };
+/** `pad19(ms)`: the `created_at` prefix of `claim_sort` (see `claimSort` in `record/keys.ts`). */
+function createdAtPrefix(ms: number): string {
+    return String(Math.max(0, ms)).padStart(19, "0");
 }
 
 /**
@@ -111,7 +116,7 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
 
     return async (_event, context) => {
         const base = resolved.base;
-        const { metrics, timeLeft } = startInvocation(resolved, config.writeMetrics, "sweeper", context);
+        const { metrics, timeLeft } = startInvocation(resolved, config.writeMetrics, HANDLER_FUNCTIONS.sweeper, context);
         const ctx = { ...base, metrics };
         const token: FencingToken = { owner: `sweeper/${context?.awsRequestId ?? randomUUID()}`, version: resolved.claimVersion };
         let partitions = 0;
@@ -158,10 +163,13 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
             }
 
             // 2. Missed records: partitions with a non-terminal record older than the cutoff, from the sparse ClaimIndex.
-            const cutoff = base.clock.now() - sweepAfterMs;
-            const filter = createdBeforeFilter(cutoff);
+            const scannedAt = base.clock.now();
+            const cutoff = scannedAt - sweepAfterMs;
+            const cutoffPrefix = createdAtPrefix(cutoff);
             // Insertion-ordered: partitions are drained in the order the scan found them.
             const found = new Set<string>();
+            // The smallest claim_sort read: its first 19 digits are the oldest created_at in the index.
+            let oldest: string | undefined;
             startKey = undefined;
             try {
                 do {
@@ -171,10 +179,8 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
                             new ScanCommand({
                                 TableName: base.tableName,
                                 IndexName: CLAIM_INDEX.indexName,
-                                FilterExpression: filter.text,
-                                ProjectionExpression: `#${ATTR.pk}`,
-                                ExpressionAttributeNames: { ...filter.names, [`#${ATTR.pk}`]: ATTR.pk },
-                                ExpressionAttributeValues: { ...filter.values },
+                                ProjectionExpression: `#${ATTR.pk}, #${ATTR.claimSort}`,
+                                ExpressionAttributeNames: { [`#${ATTR.pk}`]: ATTR.pk, [`#${ATTR.claimSort}`]: ATTR.claimSort },
                                 ...(startKey ? { ExclusiveStartKey: startKey } : {}),
                             }),
                         )) as ScanCommandOutput;
@@ -183,10 +189,16 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
                     }
                     for (const item of page.Items ?? []) {
                         const pk = item[ATTR.pk]?.S;
-                        if (pk !== undefined && found.size < maxPartitions) found.add(pk);
+                        const sort = item[ATTR.claimSort]?.S;
+                        if (sort === undefined) continue;
+                        if (oldest === undefined || sort < oldest) oldest = sort;
+                        // Same-width zero-padded digits: string order is time order.
+                        if (pk !== undefined && sort.slice(0, cutoffPrefix.length) < cutoffPrefix && found.size < maxPartitions) found.add(pk);
                     }
                     startKey = page.LastEvaluatedKey;
                 } while (startKey !== undefined && found.size < maxPartitions);
+                const oldestCreatedAt = oldest === undefined ? scannedAt : Number(oldest.slice(0, cutoffPrefix.length));
+                metrics.sample(SWEEPER_METRICS.oldestPendingAge, Math.max(0, scannedAt - oldestCreatedAt), "Milliseconds");
             } catch (err) {
                 stepFailure ??= err;
                 base.logger.error("sweeper: the claim index scan failed; draining the partitions found so far", { code: errorCodeOf(err), partitions: found.size });

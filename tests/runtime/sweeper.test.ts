@@ -4,7 +4,8 @@
  * Not proven here: the schedule (component tests) and GSI lag (DynamoDB Local's indexes are synchronous).
  */
 import assert from "node:assert/strict";
-import { PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { PutItemCommand, QueryCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
+import { SWEEPER_METRICS } from "../../runtime/metric-catalog";
 import { ATTR, EXPIRY_INDEX } from "../../runtime/schema";
 import { isOutboxError } from "../../runtime/errors";
 import { OutboxStore } from "../../runtime/store";
@@ -220,6 +221,53 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
             };
             await assert.rejects(createSweeper({ ...h.config(), dynamodb })(), (err: unknown) => isOutboxError(err, "THROTTLED") && /expiry index query failed/.test(err.message));
             assert.deepEqual(h.published().map((p) => p.id), [missed]);
+        });
+    });
+
+    describe("OldestPendingAge", function () {
+        /** The OldestPendingAge values of the lines written so far, one per run, and empties the lines. */
+        function oldestAges(): number[] {
+            const values = h.metricLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((d) => SWEEPER_METRICS.oldestPendingAge in d).map((d) => d[SWEEPER_METRICS.oldestPendingAge] as number);
+            h.metricLines.length = 0;
+            return values;
+        }
+
+        it("is emitted every run: the age of the oldest record in ClaimIndex, before the run delivers it, and 0 when none is", async function () {
+            h = await createHarness();
+            const sweep = createSweeper(h.config());
+            await sweep();
+            assert.deepEqual(oldestAges(), [0], "an empty index");
+            await h.writer.write({ messages: [{ partition: "A", type: "T", payload: "a" }] });
+            h.clock.advance(30_000);
+            assert.equal((await sweep()).published, 0);
+            assert.deepEqual(oldestAges(), [30_000], "younger than sweepAfter, left to the stream path, still counted");
+            await h.writer.write({ messages: [{ partition: "B", type: "T", payload: "b" }] });
+            h.clock.advance(100_000);
+            assert.equal((await sweep()).published, 1, "A is 130 s old and delivered");
+            assert.deepEqual(oldestAges(), [130_000], "A, read before it was delivered");
+            await sweep();
+            assert.deepEqual(oldestAges(), [100_000], "B is the oldest left");
+            await sweep();
+            const line = JSON.parse(h.metricLines.find((l) => l.includes(SWEEPER_METRICS.oldestPendingAge))!) as { _aws: { CloudWatchMetrics: { Metrics: { Name: string; Unit: string }[] }[] } };
+            assert.deepEqual(line._aws.CloudWatchMetrics[0]!.Metrics.find((m) => m.Name === SWEEPER_METRICS.oldestPendingAge), { Name: SWEEPER_METRICS.oldestPendingAge, Unit: "Milliseconds" });
+        });
+
+        it("counts a claimed record too, and is not emitted when the ClaimIndex scan fails", async function () {
+            h = await createHarness();
+            await h.writer.write({ messages: [{ partition: "C", type: "T", payload: "c" }] });
+            h.clock.advance(10_000);
+            const claimed = await new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock }).claim("C", { owner: "other", version: 1n }, 10);
+            assert.equal(claimed.length, 1);
+            h.clock.advance(5_000);
+            await createSweeper(h.config())();
+            assert.deepEqual(oldestAges(), [15_000]);
+            // A fake in front of DynamoDB Local: no emulator fails one index scan on demand.
+            const dynamodb = {
+                send: (command: object) =>
+                    command instanceof ScanCommand ? Promise.reject(Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException" })) : h.ddb.send(command as never),
+            };
+            await assert.rejects(createSweeper({ ...h.config(), dynamodb })(), (err: unknown) => isOutboxError(err, "THROTTLED") && /claim index scan failed/.test(err.message));
+            assert.deepEqual(oldestAges(), [], "no value rather than a wrong one");
         });
     });
 
