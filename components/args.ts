@@ -32,6 +32,52 @@ export interface OutboxTransforms {
     schedule?: Partial<aws.cloudwatch.EventRuleArgs>;
 }
 
+/**
+ * The thresholds of the outbox's alarms. Each alarm fires when its statistic is greater than its threshold; the
+ * defaults and ranges are `ALARM_THRESHOLD_RANGES` in `components/defaults.ts`, which also says why.
+ */
+export interface OutboxAlarmThresholds {
+    /**
+     * The publisher's stream lag: `IteratorAge` (AWS/Lambda, Maximum per minute, 3 minutes in a row), in ms.
+     * From 1000 to 86400000.
+     * @default 60000
+     */
+    iteratorAgeMs?: number;
+    /**
+     * The oldest record not yet delivered: the sweeper's `OldestPendingAge` (Maximum per 5 minutes, 2 in a row), in
+     * ms. From 60000 to 1209600000.
+     * @default 600000
+     */
+    oldestPendingAgeMs?: number;
+    /**
+     * The publisher's write→publish age: `AgeAtPublish` p99 (per 5 minutes, 2 in a row), in ms. From 100 to 86400000.
+     * @default 30000
+     */
+    ageAtPublishP99Ms?: number;
+    /**
+     * Messages in the DLQ: `ApproximateNumberOfMessagesVisible` (AWS/SQS, Maximum per 5 minutes). From 0 to 1000000.
+     * @default 0
+     */
+    dlqDepth?: number;
+    /**
+     * Records the sweeper had to publish because the stream path missed them: the sweeper's `Published` (Sum per
+     * 5 minutes). From 0 to 1000000.
+     * @default 0
+     */
+    sweeperPublished?: number;
+    /**
+     * Failed invocations of the publisher, and of the sweeper: `Errors` (AWS/Lambda, Sum per 5 minutes, one alarm
+     * per function). From 0 to 1000000.
+     * @default 0
+     */
+    errors?: number;
+    /**
+     * Throttled invocations of the publisher: `Throttles` (AWS/Lambda, Sum per 5 minutes). From 0 to 1000000.
+     * @default 0
+     */
+    throttles?: number;
+}
+
 /** The arguments of `new Outbox(name, args)`. Every one is optional: `new Outbox("orders")` is a working outbox. */
 export interface OutboxArgs {
     /**
@@ -150,6 +196,29 @@ export interface OutboxArgs {
      * @default "INFO"
      */
     logLevel?: string;
+    /**
+     * Whether to declare the outbox's CloudWatch alarms (stream lag, oldest pending record, write→publish p99, DLQ
+     * depth, records the sweeper had to publish, errors and throttles; see `alarmThresholds`). `false` declares none.
+     * @default true
+     */
+    alarms?: boolean;
+    /**
+     * The alarms' thresholds; each one omitted keeps its production default.
+     * @default {}
+     */
+    alarmThresholds?: OutboxAlarmThresholds;
+    /**
+     * SNS topic ARNs notified when an alarm fires and when it recovers (its `alarmActions` and `okActions`): pass
+     * your on-call topic. With none, the alarms still change state, but only the CloudWatch console shows it.
+     * @default []
+     */
+    alarmActions?: pulumi.Input<string>[];
+    /**
+     * Whether to declare a CloudWatch dashboard of the outbox's metrics (stream lag, oldest pending record, age at
+     * publish, published and dead-lettered records, DLQ depth, errors, capacity units per published record).
+     * @default true
+     */
+    dashboard?: boolean;
     /**
      * Tags added to every child resource that takes tags. The table also gets the outbox tag the policy pack
      * recognises it by.

@@ -79,4 +79,39 @@ export const OUTBOX_DEFAULTS = {
     startingPosition: "TRIM_HORIZON",
     /** The handlers log at info and above: one line per failure or warning, never per delivered record. */
     logLevel: "INFO",
+    /** The alarms are declared: an outbox fails quietly, and these are what make it loud. */
+    alarms: true,
+    /** The dashboard is declared, one per outbox (CloudWatch bills dashboards past its free tier by the month). */
+    dashboard: true,
 } as const;
+
+/**
+ * The alarm thresholds ({@link OutboxAlarmThresholds}): default and allowed range of each. Each alarm fires when its
+ * statistic is *greater than* the threshold. The defaults are for production: a healthy outbox never crosses them.
+ * - The stream path publishes a record within a second or two of its write, so its lag (`iteratorAgeMs`) and the
+ *   p99 write→publish age (`ageAtPublishP99Ms`) stay far below a minute; past one the stream path is falling
+ *   behind (a poison batch retrying, throttling, a slow topic), long before the 24 h stream retention is at risk.
+ * - A record stays in ClaimIndex only while in flight. Ten minutes (`oldestPendingAgeMs`) is five times the
+ *   sweeper's default `sweepAfterSeconds` of 120 s: past it, neither path is delivering that record.
+ * - The counts are 0: one dead-lettered message, one record the sweeper had to publish (the stream path missed
+ *   it), one failed or throttled invocation is already worth a look.
+ */
+export const ALARM_THRESHOLD_RANGES = {
+    /** The publisher's `IteratorAge` (Maximum over a minute), in ms. */
+    iteratorAgeMs: { min: 1000, max: 86_400_000, fallback: 60_000, unit: "milliseconds" },
+    /** The sweeper's `OldestPendingAge` (Maximum over five minutes), in ms. */
+    oldestPendingAgeMs: { min: 60_000, max: 1_209_600_000, fallback: 600_000, unit: "milliseconds" },
+    /** The publisher's `AgeAtPublish` p99 over five minutes, in ms. */
+    ageAtPublishP99Ms: { min: 100, max: 86_400_000, fallback: 30_000, unit: "milliseconds" },
+    /** The DLQ's `ApproximateNumberOfMessagesVisible` (Maximum over five minutes). */
+    dlqDepth: { min: 0, max: 1_000_000, fallback: 0, unit: "messages" },
+    /** The sweeper's `Published` (Sum over five minutes). */
+    sweeperPublished: { min: 0, max: 1_000_000, fallback: 0, unit: "records" },
+    /** `Errors` of the publisher, and of the sweeper (Sum over five minutes each). */
+    errors: { min: 0, max: 1_000_000, fallback: 0, unit: "invocations" },
+    /** The publisher's `Throttles` (Sum over five minutes). */
+    throttles: { min: 0, max: 1_000_000, fallback: 0, unit: "invocations" },
+} as const satisfies Record<string, IntegerRange>;
+
+/** The thresholds {@link ALARM_THRESHOLD_RANGES} bounds. */
+export type AlarmThreshold = keyof typeof ALARM_THRESHOLD_RANGES;

@@ -30,6 +30,15 @@ export const CHILD_SUFFIX = {
     schedule: "sweep-schedule",
     scheduleTarget: "sweep-target",
     schedulePermission: "sweep-permission",
+    iteratorAgeAlarm: "iterator-age-alarm",
+    oldestPendingAlarm: "oldest-pending-alarm",
+    ageAtPublishAlarm: "age-at-publish-alarm",
+    dlqDepthAlarm: "dlq-depth-alarm",
+    sweeperPublishedAlarm: "sweeper-published-alarm",
+    publisherErrorsAlarm: "publisher-errors-alarm",
+    publisherThrottlesAlarm: "publisher-throttles-alarm",
+    sweeperErrorsAlarm: "sweeper-errors-alarm",
+    dashboard: "dashboard",
 } as const;
 
 /** A child of the component. */
@@ -46,4 +55,13 @@ export function childName(outboxName: string, child: OutboxChild): string {
  */
 export function logGroupName(project: string, stack: string, outboxName: string, child: "publisher" | "sweeper"): string {
     return `/aws/lambda/${project}-${stack}-${childName(outboxName, child)}`;
+}
+
+/**
+ * The physical name of the outbox's dashboard: `<project>-<stack>-<outbox name>`, unique per account and region
+ * like the log groups (CloudWatch requires a name), with any character a dashboard name cannot hold (only letters,
+ * digits, `-` and `_`) replaced by `-`.
+ */
+export function dashboardName(project: string, stack: string, outboxName: string): string {
+    return `${project}-${stack}-${outboxName}`.replace(/[^A-Za-z0-9_-]/g, "-");
 }

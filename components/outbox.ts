@@ -11,7 +11,9 @@ import type { OutboxArgs } from "./args";
 import { LAMBDA_RUNTIME, eventSourceMappingArgs, handlerEnvironment, logGroupArgs, queueArgs, tableArgs, topicArgs, withTags } from "./children";
 import { enterSerializationRoot, handlerCodePathOptions } from "./code-path";
 import { GrantTargets, PolicyDocument, publisherPolicyDocument, sweeperPolicyDocument, writerPolicyDocument } from "./iam";
-import { OUTBOX_TYPE, childName, logGroupName } from "./naming";
+import { declareOutboxAlarms } from "./alarms";
+import { dashboardBody } from "./dashboard";
+import { OUTBOX_TYPE, childName, dashboardName, logGroupName } from "./naming";
 import { OutboxSettings, resolveOutboxSettings } from "./settings";
 import { mergeArgs } from "./transform";
 import { validateOutboxArgs } from "./validation";
@@ -29,7 +31,8 @@ const EVENTS_PRINCIPAL = "events.amazonaws.com";
  *
  * Children (named `<name>-<suffix>`, see `components/naming.ts`): the table, the SNS topic (unless `topicArn`
  * is given), the SQS DLQ, the publisher function with its role and log group, the stream mapping, and the
- * sweeper function with its role, log group, schedule, target and invoke permission.
+ * sweeper function with its role, log group, schedule, target and invoke permission; unless turned off, the
+ * CloudWatch alarms (`components/alarms.ts`) and the dashboard (`components/dashboard.ts`).
  *
  * @example
  * ```ts
@@ -59,6 +62,8 @@ export class Outbox extends pulumi.ComponentResource {
      * attach it to the writing function's role, in this stack or another one reading it through a StackReference.
      */
     public readonly writerPolicy: pulumi.Output<string>;
+    /** The ARNs of the outbox's CloudWatch alarms (empty with `alarms: false`). */
+    public readonly alarmArns: pulumi.Output<string[]>;
 
     /**
      * @param name - the component's name; every child's name starts with it.
@@ -131,6 +136,25 @@ export class Outbox extends pulumi.ComponentResource {
         );
         new aws.cloudwatch.EventTarget(childName(name, "scheduleTarget"), { rule: schedule.name, arn: sweeper.arn }, parent);
 
+        const monitored = { tableName: table.name, publisherFunctionName: publisher.name, sweeperFunctionName: sweeper.name, dlqName: dlq.name };
+        const alarms = declareOutboxAlarms(this, name, s, monitored);
+        if (s.dashboard) {
+            // The table's region, from its ARN: the metrics are there, and no data source call is needed.
+            const region = table.arn.apply((arn) => arn.split(":")[3] ?? "");
+            new aws.cloudwatch.Dashboard(
+                childName(name, "dashboard"),
+                {
+                    dashboardName: dashboardName(project, stack, name),
+                    dashboardBody: pulumi
+                        .all([region, table.name, publisher.name, sweeper.name, dlq.name])
+                        .apply(([r, tableName, publisherFunctionName, sweeperFunctionName, dlqName]) =>
+                            JSON.stringify(dashboardBody({ region: r, tableName, publisherFunctionName, sweeperFunctionName, dlqName })),
+                        ),
+                },
+                parent,
+            );
+        }
+
         this.tableName = table.name;
         this.tableArn = table.arn;
         this.streamArn = table.streamArn;
@@ -139,6 +163,7 @@ export class Outbox extends pulumi.ComponentResource {
         this.dlqArn = dlq.arn;
         this.publisherFunctionName = publisher.name;
         this.sweeperFunctionName = sweeper.name;
+        this.alarmArns = pulumi.all(alarms.map((a) => a.arn));
         this.writerPolicy = pulumi
             .all([table.arn, s.kmsKeyArn])
             .apply(([tableArn, kmsKeyArn]) => JSON.stringify(writerPolicyDocument({ tableArn, ...(kmsKeyArn !== undefined ? { kmsKeyArn } : {}) })));
@@ -152,6 +177,7 @@ export class Outbox extends pulumi.ComponentResource {
             publisherFunctionName: this.publisherFunctionName,
             sweeperFunctionName: this.sweeperFunctionName,
             writerPolicy: this.writerPolicy,
+            alarmArns: this.alarmArns,
         });
     }
 

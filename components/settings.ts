@@ -5,7 +5,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import type { OutboxArgs } from "./args";
-import { OUTBOX_DEFAULTS, OUTBOX_RANGES, RangedArg } from "./defaults";
+import { ALARM_THRESHOLD_RANGES, AlarmThreshold, OUTBOX_DEFAULTS, OUTBOX_RANGES, RangedArg } from "./defaults";
 
 /** The component's effective settings: the args, defaults filled in. */
 export type OutboxSettings = { readonly [K in RangedArg]: number } & {
@@ -15,6 +15,10 @@ export type OutboxSettings = { readonly [K in RangedArg]: number } & {
     readonly fifo: boolean;
     readonly sweepSchedule: string;
     readonly logLevel: string;
+    readonly alarms: boolean;
+    readonly alarmThresholds: { readonly [K in AlarmThreshold]: number };
+    readonly alarmActions: pulumi.Input<string>[];
+    readonly dashboard: boolean;
     readonly kmsKeyArn?: pulumi.Input<string>;
     readonly topicArn?: pulumi.Input<string>;
     readonly tags: pulumi.Input<Record<string, pulumi.Input<string>>>;
@@ -26,6 +30,10 @@ export function resolveOutboxSettings(args: OutboxArgs): OutboxSettings {
     for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) {
         ranged[key] = args[key] ?? OUTBOX_RANGES[key].fallback;
     }
+    const thresholds = {} as { [K in AlarmThreshold]: number };
+    for (const key of Object.keys(ALARM_THRESHOLD_RANGES) as AlarmThreshold[]) {
+        thresholds[key] = args.alarmThresholds?.[key] ?? ALARM_THRESHOLD_RANGES[key].fallback;
+    }
     return {
         ...ranged,
         billingMode: args.billingMode ?? OUTBOX_DEFAULTS.billingMode,
@@ -34,6 +42,10 @@ export function resolveOutboxSettings(args: OutboxArgs): OutboxSettings {
         fifo: args.fifo ?? OUTBOX_DEFAULTS.fifo,
         sweepSchedule: args.sweepSchedule ?? OUTBOX_DEFAULTS.sweepSchedule,
         logLevel: args.logLevel ?? OUTBOX_DEFAULTS.logLevel,
+        alarms: args.alarms ?? OUTBOX_DEFAULTS.alarms,
+        alarmThresholds: thresholds,
+        alarmActions: args.alarmActions ?? [],
+        dashboard: args.dashboard ?? OUTBOX_DEFAULTS.dashboard,
         kmsKeyArn: args.kmsKeyArn,
         topicArn: args.topicArn,
         tags: args.tags ?? {},

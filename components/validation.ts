@@ -8,7 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { OutboxError } from "../runtime/errors";
 import type { OutboxArgs, OutboxTransforms } from "./args";
-import { BILLING_MODES, LOG_LEVELS, LOG_RETENTION_DAYS, OUTBOX_RANGES, RangedArg } from "./defaults";
+import { ALARM_THRESHOLD_RANGES, AlarmThreshold, BILLING_MODES, LOG_LEVELS, LOG_RETENTION_DAYS, OUTBOX_RANGES, RangedArg } from "./defaults";
 
 /** One invalid arg value. */
 export interface OutboxArgProblem {
@@ -82,7 +82,7 @@ function checkLogRetention(args: OutboxArgs, problems: OutboxArgProblem[]): void
 }
 
 /** Args that decide which resources and settings exist, so they must be known when the program runs. */
-const PLAIN_ONLY = ["billingMode", "fifo"] as const;
+const PLAIN_ONLY = ["billingMode", "fifo", "alarms", "dashboard"] as const;
 
 function checkPlainOnly(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     for (const key of PLAIN_ONLY) {
@@ -97,7 +97,7 @@ function checkPlainOnly(args: OutboxArgs, problems: OutboxArgProblem[]): void {
 }
 
 function checkBooleans(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    for (const key of ["pointInTimeRecovery", "deletionProtection", "fifo"] as const) {
+    for (const key of ["pointInTimeRecovery", "deletionProtection", "fifo", "alarms", "dashboard"] as const) {
         const value: unknown = args[key];
         if (value === undefined || typeof value === "boolean" || isUnknown(value)) continue;
         problems.push({ path: `args.${key}`, value: show(value), allowed: "true or false", fix: "pass a boolean (not a string)" });
@@ -187,6 +187,51 @@ function checkKmsKey(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     }
 }
 
+function checkAlarmThresholds(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const thresholds: unknown = args.alarmThresholds;
+    if (thresholds === undefined || isUnknown(thresholds)) return;
+    const keys = Object.keys(ALARM_THRESHOLD_RANGES) as AlarmThreshold[];
+    if (typeof thresholds !== "object" || thresholds === null || Array.isArray(thresholds)) {
+        problems.push({ path: "args.alarmThresholds", value: show(thresholds), allowed: "an object", fix: `pass { ${keys.join(", ")} } with the thresholds you change` });
+        return;
+    }
+    for (const key of Object.keys(thresholds)) {
+        const value = (thresholds as Record<string, unknown>)[key];
+        if (!(keys as string[]).includes(key)) {
+            problems.push({ path: `args.alarmThresholds.${key}`, value: show(value), allowed: `one of the keys ${keys.join(", ")}`, fix: "rename it to the threshold you mean, or remove it" });
+            continue;
+        }
+        const range = ALARM_THRESHOLD_RANGES[key as AlarmThreshold];
+        if (value === undefined || isUnknown(value)) continue;
+        if (typeof value !== "number" || !Number.isInteger(value) || value < range.min || value > range.max) {
+            problems.push({
+                path: `args.alarmThresholds.${key}`,
+                value: show(value),
+                allowed: `an integer from ${range.min} to ${range.max} (${range.unit})`,
+                fix: `set it within that range, or omit it for the default ${range.fallback}`,
+            });
+        }
+    }
+}
+
+function checkAlarmActions(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const actions: unknown = args.alarmActions;
+    if (actions === undefined || isUnknown(actions)) return;
+    if (!Array.isArray(actions)) {
+        problems.push({ path: "args.alarmActions", value: show(actions), allowed: "a list of SNS topic ARNs", fix: "pass e.g. [oncall.arn], or omit it" });
+        return;
+    }
+    actions.forEach((arn: unknown, i) => {
+        if (isUnknown(arn) || (typeof arn === "string" && SNS_TOPIC_ARN.test(arn))) return;
+        problems.push({
+            path: `args.alarmActions[${i}]`,
+            value: show(arn),
+            allowed: "an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>",
+            fix: "pass the on-call topic's `arn` output (not its name or URL)",
+        });
+    });
+}
+
 function checkTransform(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     const transform: unknown = args.transform;
     if (transform === undefined) return;
@@ -261,6 +306,8 @@ export function findOutboxArgProblems(args: OutboxArgs, name?: string): OutboxAr
     checkLogRetention(args, problems);
     checkSchedule(args, problems);
     checkLogLevel(args, problems);
+    checkAlarmThresholds(args, problems);
+    checkAlarmActions(args, problems);
     checkTags(args, problems);
     checkTransform(args, problems);
     return problems;

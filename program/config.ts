@@ -19,11 +19,11 @@ export const DEFAULT_OUTBOX_NAME = "outbox";
 export const STRING_KEYS = ["billingMode", "kmsKeyArn", "topicArn", "sweepSchedule", "logLevel"] as const;
 
 /** Boolean config keys, each the arg of the same name. */
-export const BOOLEAN_KEYS = ["pointInTimeRecovery", "deletionProtection", "fifo"] as const;
+export const BOOLEAN_KEYS = ["pointInTimeRecovery", "deletionProtection", "fifo", "alarms", "dashboard"] as const;
 
 /** Every config key the program reads. */
 export function configKeys(): string[] {
-    return [OUTBOX_NAME_KEY, ...STRING_KEYS, ...BOOLEAN_KEYS, ...Object.keys(OUTBOX_RANGES), "tags"];
+    return [OUTBOX_NAME_KEY, ...STRING_KEYS, ...BOOLEAN_KEYS, ...Object.keys(OUTBOX_RANGES), "alarmActions", "tags"];
 }
 
 /** The outbox args from `config`; only the keys that are set. */
@@ -32,6 +32,7 @@ export function outboxArgsFromConfig(config: pulumi.Config): OutboxArgs {
     for (const key of STRING_KEYS) args[key] = config.get(key);
     for (const key of BOOLEAN_KEYS) args[key] = config.getBoolean(key);
     for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) args[key] = config.getNumber(key);
+    args.alarmActions = config.getObject<string[]>("alarmActions");
     args.tags = config.getObject<Record<string, string>>("tags");
     return Object.fromEntries(Object.entries(args).filter(([, v]) => v !== undefined)) as OutboxArgs;
 }

@@ -35,7 +35,8 @@ describe("Outbox stays analyzer-clean (type checker walk of the args and the cla
         assert.deepEqual(clean.problems, []);
         assert.ok(clean.inputs.includes("transform") && clean.inputs.includes("maximumRetryAttempts"), clean.inputs.join(", "));
         assert.ok(clean.outputs.includes("tableName"), clean.outputs.join(", "));
-        assert.deepEqual(walked.own, ["OutboxArgs", "OutboxTransforms"]);
+        assert.deepEqual(walked.own, ["OutboxArgs", "OutboxAlarmThresholds", "OutboxTransforms"]);
+        assert.ok(clean.inputs.includes("alarmThresholds") && clean.inputs.includes("alarmActions") && clean.outputs.includes("alarmArns"), "the alarm args and output are walked");
         // The AWS args `transform` takes, which the analyzer copies into the package schema.
         assert.ok(walked.installed.includes("TableArgs") && walked.installed.includes("FunctionArgs") && walked.installed.length > 40, walked.installed.join(", "));
     });

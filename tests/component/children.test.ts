@@ -16,10 +16,12 @@ describe("Outbox children and outputs", () => {
 
     it("declares exactly these children, each named from the component", () => {
         assert.deepEqual(std.resources.map((r) => `${r.type} ${r.name}`).sort(), [
+            "aws:cloudwatch/dashboard:Dashboard kids-dashboard",
             "aws:cloudwatch/eventRule:EventRule kids-sweep-schedule",
             "aws:cloudwatch/eventTarget:EventTarget kids-sweep-target",
             "aws:cloudwatch/logGroup:LogGroup kids-publisher-logs",
             "aws:cloudwatch/logGroup:LogGroup kids-sweeper-logs",
+            ...["age-at-publish", "dlq-depth", "iterator-age", "oldest-pending", "publisher-errors", "publisher-throttles", "sweeper-errors", "sweeper-published"].map((a) => `aws:cloudwatch/metricAlarm:MetricAlarm kids-${a}-alarm`),
             "aws:dynamodb/table:Table kids-table",
             "aws:iam/role:Role kids-publisher-role",
             "aws:iam/role:Role kids-sweeper-role",
@@ -134,7 +136,9 @@ describe("Outbox children and outputs", () => {
         });
     });
 
-    it("sets both functions' application log level from logLevel, for each level Lambda accepts", async () => {
+    it("sets both functions' application log level from logLevel, for each level Lambda accepts", async function () {
+        // Six outboxes, each serializing two functions: seconds apiece on a loaded machine.
+        this.timeout(240_000);
         for (const level of LOG_LEVELS) {
             const built = await buildOutbox(`kidslog${level.toLowerCase()}`, { logLevel: level });
             for (const fn of ["publisher", "sweeper"]) {

@@ -68,4 +68,6 @@ export const TYPE = {
     target: "aws:cloudwatch/eventTarget:EventTarget",
     permission: "aws:lambda/permission:Permission",
     policyAttachment: "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+    alarm: "aws:cloudwatch/metricAlarm:MetricAlarm",
+    dashboard: "aws:cloudwatch/dashboard:Dashboard",
 } as const;

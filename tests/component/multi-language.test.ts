@@ -19,6 +19,7 @@ describe("Outbox as a multi-language component", () => {
         const outbox = components.Outbox;
         assert.ok(outbox, "the analyzer found the Outbox component");
         assert.deepEqual(Object.keys(outbox.outputs).sort(), [
+            "alarmArns",
             "dlqArn",
             "dlqUrl",
             "publisherFunctionName",
@@ -31,5 +32,8 @@ describe("Outbox as a multi-language component", () => {
         ]);
         assert.ok(Object.keys(outbox.inputs).includes("transform"));
         assert.equal(outbox.inputs.maximumRetryAttempts.type, "number");
+        assert.equal(outbox.inputs.alarms.type, "boolean");
+        assert.ok(outbox.inputs.alarmThresholds, "alarmThresholds is an input");
+        assert.ok(outbox.inputs.alarmActions, "alarmActions is an input");
     });
 });

@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import type { OutboxArgs } from "../../components/args";
-import { LOG_RETENTION_DAYS, OUTBOX_DEFAULTS, OUTBOX_RANGES, RangedArg } from "../../components/defaults";
+import { ALARM_THRESHOLD_RANGES, AlarmThreshold, LOG_RETENTION_DAYS, OUTBOX_DEFAULTS, OUTBOX_RANGES, RangedArg } from "../../components/defaults";
 import { Outbox } from "../../components/outbox";
 import { OUTBOX_NAME_MAX_LENGTH, findOutboxArgProblems, validateOutboxArgs } from "../../components/validation";
 import { recordedNamed } from "../support/pulumi-mocks";
@@ -111,6 +111,35 @@ describe("validateOutboxArgs", () => {
         assert.deepEqual(findOutboxArgProblems({ tags: { team: pulumi.output("x") } }), []);
     });
 
+    for (const key of Object.keys(ALARM_THRESHOLD_RANGES) as AlarmThreshold[]) {
+        const range = ALARM_THRESHOLD_RANGES[key];
+        const allowed = new RegExp(`allowed: an integer from ${range.min} to ${range.max} `);
+        it(`rejects alarmThresholds.${key} below ${range.min}, above ${range.max}, fractional or not a number`, () => {
+            for (const bad of [range.min - 1, range.max + 1, range.min + 0.5]) rejects({ alarmThresholds: { [key]: bad } }, `args.alarmThresholds.${key}`, String(bad), allowed);
+            rejects({ alarmThresholds: { [key]: "10" as unknown as number } }, `args.alarmThresholds.${key}`, '"10"', allowed);
+            assert.deepEqual(findOutboxArgProblems({ alarmThresholds: { [key]: range.min } }), []);
+            assert.deepEqual(findOutboxArgProblems({ alarmThresholds: { [key]: range.max } }), []);
+        });
+    }
+
+    it("rejects alarmThresholds that is not an object, or has a key that is no threshold", () => {
+        rejects({ alarmThresholds: 5 as never }, "args.alarmThresholds", "5", /allowed: an object/);
+        rejects({ alarmThresholds: { iteratorAge: 5000 } as never }, "args.alarmThresholds.iteratorAge", "5000", /allowed: one of the keys iteratorAgeMs, oldestPendingAgeMs, ageAtPublishP99Ms, dlqDepth, sweeperPublished, errors, throttles/);
+    });
+
+    it("rejects alarmActions that are not SNS topic ARNs, naming the bad entry", () => {
+        rejects({ alarmActions: "arn:aws:sns:eu-west-1:111111111111:oncall" as never }, "args.alarmActions", '"arn:aws:sns:eu-west-1:111111111111:oncall"', /allowed: a list of SNS topic ARNs/);
+        rejects({ alarmActions: ["arn:aws:sns:eu-west-1:111111111111:oncall", "oncall"] }, "args.alarmActions[1]", '"oncall"', /allowed: an SNS topic ARN/);
+        assert.deepEqual(findOutboxArgProblems({ alarmActions: ["arn:aws:sns:eu-west-1:111111111111:oncall", pulumi.output("x")] }), []);
+    });
+
+    it("rejects alarms and dashboard that are not plain booleans", () => {
+        for (const key of ["alarms", "dashboard"] as const) {
+            rejects({ [key]: "false" as unknown as boolean }, `args.${key}`, '"false"', /allowed: true or false/);
+            rejects({ [key]: pulumi.output(false) as never }, `args.${key}`, "an Output (not known until deployment)", /allowed: a plain value/);
+        }
+    });
+
     it("rejects a component name that children and AWS names cannot carry", () => {
         for (const bad of ["my outbox", "-orders", "orders/eu", "o".repeat(OUTBOX_NAME_MAX_LENGTH + 1)]) {
             assert.throws(
@@ -169,8 +198,12 @@ describe("validateOutboxArgs", () => {
             assert.equal(documented.get(key), String(OUTBOX_RANGES[key].fallback), `${key} @default`);
             assert.ok(source.includes(`From ${OUTBOX_RANGES[key].min} to ${OUTBOX_RANGES[key].max}`), `${key} range in TSDoc`);
         }
-        for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule", "logLevel"] as const) {
+        for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule", "logLevel", "alarms", "dashboard"] as const) {
             assert.equal(documented.get(key), JSON.stringify(OUTBOX_DEFAULTS[key]), `${key} @default`);
+        }
+        for (const key of Object.keys(ALARM_THRESHOLD_RANGES) as AlarmThreshold[]) {
+            assert.equal(documented.get(key), String(ALARM_THRESHOLD_RANGES[key].fallback), `alarmThresholds.${key} @default`);
+            assert.ok(source.includes(`From ${ALARM_THRESHOLD_RANGES[key].min} to ${ALARM_THRESHOLD_RANGES[key].max}.`), `alarmThresholds.${key} range in TSDoc`);
         }
     });
 
@@ -184,11 +217,14 @@ describe("validateOutboxArgs", () => {
         const argsBody = source.slice(source.indexOf("export interface OutboxArgs"));
         const args = [...argsBody.matchAll(/^ {4}(\w+)\?:/gm)].map((m) => m[1]);
         const rows = new Map([...readme.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2].trim()]));
-        assert.equal(args.length, 22, "every OutboxArgs member found");
+        assert.equal(args.length, 26, "every OutboxArgs member found");
         for (const arg of args) assert.ok(rows.has(arg), `README row for ${arg}`);
         for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) assert.equal(rows.get(key), `\`${OUTBOX_RANGES[key].fallback}\``, key);
-        for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule", "logLevel"] as const) {
+        for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule", "logLevel", "alarms", "dashboard"] as const) {
             assert.equal(rows.get(key), `\`${JSON.stringify(OUTBOX_DEFAULTS[key])}\``, key);
+        }
+        for (const key of Object.keys(ALARM_THRESHOLD_RANGES) as AlarmThreshold[]) {
+            assert.ok(readme.includes(`\`${key}\` \`${ALARM_THRESHOLD_RANGES[key].fallback}\``), `alarmThresholds.${key} default in the alarmThresholds row`);
         }
     });
 });
