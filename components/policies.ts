@@ -11,7 +11,7 @@
  * stream, through the table's stream ARN.
  *
  * Each policy's enforcement level is `mandatory` unless the pack's config sets another
- * ({@link outboxPolicyPackConfig} checks such a config).
+ * ({@link outboxPolicyPackConfig} checks such a config), but for `outbox-alarms`, which is `advisory`.
  *
  * Values still unknown during a preview arrive absent; the checks treat absence as a violation only where the
  * value is plain configuration (index shapes, TTL, stream, starting position), never where it is an output of
@@ -27,6 +27,9 @@ import { OUTBOX_DEFAULTS } from "./defaults";
 import { REPORT_BATCH_ITEM_FAILURES } from "./children";
 import { StackResourceView, declaredInsideOutbox, isOutboxTable, outboxScope } from "./policy-scope";
 import { outboxSecurityPolicies } from "./security-policies";
+import { outboxAlarmsPolicy } from "./alarm-policy";
+
+export { OUTBOX_ALARMS_DEFAULT_LEVEL, outboxAlarmViolations } from "./alarm-policy";
 
 export { declaredInsideOutbox, hasOutboxTableTag, insideOutbox, isOutboxTable, known, outboxScope, urnTypes } from "./policy-scope";
 export type { OutboxScope, StackResourceView } from "./policy-scope";
@@ -168,7 +171,8 @@ export const OUTBOX_POLICY_DEFAULT_LEVEL: OutboxPolicyLevel = "mandatory";
 /**
  * The outbox policies: table shape, stream mappings (the Outbox's own and those on an outbox stream declared
  * elsewhere), least privilege (the Outbox's IAM and grants on its roles declared elsewhere) and encryption at
- * rest. Each is {@link OUTBOX_POLICY_DEFAULT_LEVEL} unless the pack's config says otherwise.
+ * rest, and, as advice, alarms. Each is {@link OUTBOX_POLICY_DEFAULT_LEVEL} (`outbox-alarms` `advisory`) unless the
+ * pack's config says otherwise.
  */
 export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
     {
@@ -198,6 +202,7 @@ export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[
         },
     },
     ...outboxSecurityPolicies(OUTBOX_POLICY_DEFAULT_LEVEL),
+    outboxAlarmsPolicy(),
 ];
 
 /** The names of the outbox policies, the keys of the pack's config. */

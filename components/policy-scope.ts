@@ -35,6 +35,7 @@ export const RESOURCE_TYPES = {
     policy: "aws:iam/policy:Policy",
     rolePolicyAttachment: "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
     policyAttachment: "aws:iam/policyAttachment:PolicyAttachment",
+    metricAlarm: "aws:cloudwatch/metricAlarm:MetricAlarm",
 } as const;
 
 /** One resource as a stack policy sees it (a structural subset of `@pulumi/policy`'s `PolicyResource`). */
@@ -49,6 +50,8 @@ export interface StackResourceView {
     readonly props: Props;
     /** The resources each input property depends on, by property name. @default undefined */
     readonly propertyDependencies?: Record<string, readonly StackResourceView[]>;
+    /** The resource's parent, when it was declared with one. @default undefined */
+    readonly parent?: StackResourceView;
 }
 
 /** Whether `e` is the analyzer's error for reading a value that is unknown during a preview. */

@@ -194,6 +194,8 @@ describe("outboxPolicies on resources recorded under the mocks", () => {
             `outbox-table-shape: outbox table "handmade": index RecordIDIndex is missing; expected {keys: record_id (S) HASH; projection: KEYS_ONLY} (complete and release resolve a record id to its keys); indexes present: ClaimIndex`,
             `outbox-table-shape: outbox table "handmade": TTL must be enabled on "ttl" (terminal records expire by it); it is absent`,
             `outbox-table-shape: outbox table "handmade": the stream must be enabled with new images (NEW_IMAGE) for the publisher; it is streamEnabled absent, streamViewType absent`,
+            // The stack declares no alarm at all: the advice applies to a tagged table as to an Outbox's.
+            `outbox-alarms: outbox table "handmade" has no CloudWatch alarm: none declared in its Outbox, none on the table, its publisher or its DLQ; an outbox fails quietly, so keep the Outbox's alarms on (alarms: true, the default) or declare your own`,
         ]);
         // The Outbox's own table without its tag is still the Outbox's: its parent says so.
         const untagged = resources.map((r) => (r.type === TYPE.table ? { ...r, inputs: { ...r.inputs, tags: {}, ttl: undefined } } : r));
@@ -231,6 +233,35 @@ describe("outboxPolicies on resources recorded under the mocks", () => {
         assert.equal(declaredInsideOutbox(`urn:pulumi:dev::shop::${table}::users`), false);
         assert.equal(declaredInsideOutbox(`urn:pulumi:dev::shop::acme:index:Shop$${table}::users`), false, "inside another component");
         assert.equal(declaredInsideOutbox(`urn:pulumi:dev::shop::${table}::orders::Outbox$x`), false, "a name holding the type's text");
+    });
+});
+
+describe("outbox-alarms (advisory): an outbox without alarms", () => {
+    const policy = () => outboxPolicies.find((p) => p.name === "outbox-alarms")!;
+    const alarmViolations = async (resources: RecordedResource[]) => (await violationsOf(outboxPolicies, resources)).filter((v) => v.startsWith("outbox-alarms:"));
+
+    it("is advisory", () => {
+        assert.equal(policy().enforcementLevel, "advisory");
+    });
+
+    it("reports an Outbox declared with alarms: false, on its table, and stays silent on the default", async () => {
+        const quiet = await withStreamArn(await buildOutbox("polquiet", { alarms: false }));
+        assert.deepEqual(await alarmViolations(quiet), [
+            `outbox-alarms: outbox table "polquiet-table" has no CloudWatch alarm: none declared in its Outbox, none on the table, its publisher or its DLQ; an outbox fails quietly, so keep the Outbox's alarms on (alarms: true, the default) or declare your own`,
+        ]);
+        const loud = await withStreamArn(await buildOutbox("polloud"));
+        assert.deepEqual(await alarmViolations(loud), []);
+        assert.ok(loud.some((r) => r.type === TYPE.alarm), "the default declares alarms");
+    });
+
+    it("stays silent when an alarm declared elsewhere watches the outbox's publisher, DLQ or table, and not for an alarm on something else", async () => {
+        const quiet = await withStreamArn(await buildOutbox("polown", { alarms: false }));
+        const named = (type: string, child: string) => quiet.find((r) => r.type === type && r.name === child)!.computed!.name as string;
+        const alarm = (dimensions: Record<string, string>): RecordedResource => ({ type: TYPE.alarm, name: "team-alarm", inputs: { metricName: "Errors", namespace: "AWS/Lambda", dimensions } });
+        assert.deepEqual(await alarmViolations([...quiet, alarm({ FunctionName: named(TYPE.fn, "polown-publisher") })]), []);
+        assert.deepEqual(await alarmViolations([...quiet, alarm({ QueueName: named(TYPE.queue, "polown-dlq") })]), []);
+        assert.deepEqual(await alarmViolations([...quiet, alarm({ TableName: named(TYPE.table, "polown-table") })]), []);
+        assert.equal((await alarmViolations([...quiet, alarm({ FunctionName: "billing-handler" })])).length, 1);
     });
 });
 

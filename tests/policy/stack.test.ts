@@ -10,7 +10,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as aws from "@pulumi/aws";
-import { OUTBOX_POLICY_DEFAULT_LEVEL, OUTBOX_POLICY_NAMES, outboxPolicyPackConfig } from "../../components/policies";
+import { OUTBOX_ALARMS_DEFAULT_LEVEL, OUTBOX_POLICY_DEFAULT_LEVEL, OUTBOX_POLICY_NAMES, outboxPolicyPackConfig } from "../../components/policies";
 import { RecordedResource, recordedNamed } from "../support/pulumi-mocks";
 import { TYPE, buildOutbox, waitForRPCs } from "../component/harness";
 import { Diagnostic, RunningPack, UNKNOWN } from "./analyzer";
@@ -85,11 +85,15 @@ describe("the policy pack on a whole stack, through its analyzer server", functi
         assert.equal(mixed.filter((r) => r.type === TYPE.table && r.parent === undefined).length, 1, "the plain table is at the stack's root");
     });
 
-    it("reports each policy's documented default level (mandatory) and no config schema: the level is the one setting", async () => {
+    it("reports each policy's documented default level (mandatory, advisory for outbox-alarms) and no config schema: the level is the one setting", async () => {
         const info = await pack!.info();
         assert.equal(info.name, "dynamodb-outbox");
         assert.deepEqual(info.policies.map((p) => p.name), OUTBOX_POLICY_NAMES);
-        assert.deepEqual(new Set(info.policies.map((p) => p.enforcementLevel)), new Set([OUTBOX_POLICY_DEFAULT_LEVEL]));
+        assert.deepEqual(
+            info.policies.filter((p) => p.enforcementLevel !== OUTBOX_POLICY_DEFAULT_LEVEL).map((p) => `${p.name} ${p.enforcementLevel}`),
+            [`outbox-alarms ${OUTBOX_ALARMS_DEFAULT_LEVEL}`],
+            "every policy is mandatory but the alarms advice",
+        );
         assert.deepEqual(info.policies.filter((p) => p.hasConfigSchema), []);
     });
 
