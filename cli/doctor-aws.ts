@@ -1,9 +1,11 @@
 /**
  * The AWS services `doctor` reads besides DynamoDB and SQS, as minimal ports: Lambda (event source mappings),
- * EventBridge (the sweeper's schedule rule) and CloudWatch (the publisher's metrics). This package does not
- * depend on their SDK clients (`@aws-sdk/client-lambda`, `@aws-sdk/client-eventbridge`, `@aws-sdk/client-cloudwatch`),
- * so {@link loadDoctorAws} builds each real client only when its package resolves at run time, and otherwise
- * records which package to install. Tests pass fakes of the ports.
+ * EventBridge (the sweeper's schedule rule) and CloudWatch (the publisher's metrics). Their SDK clients
+ * (`@aws-sdk/client-lambda`, `@aws-sdk/client-eventbridge`, `@aws-sdk/client-cloudwatch`) are dependencies of this
+ * package, like the DynamoDB, SNS and SQS ones; the Lambda archives leave them out, as every `@aws-sdk/*` package.
+ * {@link loadDoctorAws} still loads each one lazily, so a check whose package was pruned from an install names the
+ * package to install instead of crashing the other checks. Tests pass fakes of the ports, and one test drives the
+ * real clients against a local HTTP endpoint.
  *
  * @packageDocumentation
  */
@@ -91,19 +93,34 @@ function optionalRequire(name: string, load: (name: string) => unknown): Sdk | u
     }
 }
 
+/** Options of {@link loadDoctorAws}. */
+export interface DoctorAwsConfig {
+    /** The region of every client. */
+    readonly region: string;
+    /** Credentials for every client. @default the SDK's default provider chain */
+    readonly credentials?: EnvCredentials;
+    /** One endpoint URL for all three clients (a local stand-in). @default each service's regional endpoint */
+    readonly endpoint?: string;
+}
+
 /**
  * Build the real ports from the SDK packages that resolve.
  *
- * @param config - Region and credentials for every client.
+ * @param config - Region, credentials and endpoint for every client.
  * @param load - How a package is loaded. @default require
  */
-export function loadDoctorAws(config: { region: string; credentials?: EnvCredentials }, load: (name: string) => unknown = require): DoctorAws {
+export function loadDoctorAws(config: DoctorAwsConfig, load: (name: string) => unknown = require): DoctorAws {
     const clients: { destroy(): void }[] = [];
     function build<T>(pkg: string, clientName: string, make: (send: (commandName: string, input: object) => Promise<unknown>) => T): Port<T> {
         const sdk = optionalRequire(pkg, load);
         const Client = sdk?.[clientName];
         if (sdk === undefined || Client === undefined) return { missing: pkg };
-        const client = new Client({ region: config.region, ...(config.credentials !== undefined ? { credentials: config.credentials } : {}), maxAttempts: 5 });
+        const client = new Client({
+            region: config.region,
+            ...(config.credentials !== undefined ? { credentials: config.credentials } : {}),
+            ...(config.endpoint !== undefined ? { endpoint: config.endpoint } : {}),
+            maxAttempts: 5,
+        });
         clients.push(client);
         return {
             port: make((commandName, input) => {

@@ -1,8 +1,8 @@
 /**
  * `dynamodb-outbox doctor`, in-process through `main`. The table half runs against DynamoDB Local and the DLQ depth
  * against fauxqs (a local SQS). Lambda (event source mappings), EventBridge (rules) and CloudWatch (metrics) are
- * SDK-level fakes of the ports in cli/doctor-aws.ts: no emulator here serves them, and their SDK clients are not
- * dependencies of this package.
+ * SDK-level fakes of the ports in cli/doctor-aws.ts: no emulator here serves them (tests/cli/doctor-sdk.test.ts
+ * drives the real SDK clients against a local HTTP stand-in).
  */
 import * as assert from "node:assert/strict";
 import { DescribeTableCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
@@ -255,7 +255,7 @@ describe("cli: doctor", function () {
     });
 
     it("builds a port from an SDK package that resolves: its client sends the named command with the input", async () => {
-        // A fake SDK module: the real @aws-sdk/client-lambda is not installed here.
+        // A fake SDK module, to see exactly what the port hands the client.
         const sent: unknown[] = [];
         class LambdaClient {
             constructor(readonly config: object) {}
