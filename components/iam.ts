@@ -127,7 +127,7 @@ export function sweeperPolicyDocument(t: GrantTargets): PolicyDocument {
 /**
  * The DynamoDB actions `OutboxWriter.write` needs on the outbox table: `PutItem` for each record (and each id
  * guard) inside its TransactWriteItems, `UpdateItem` for the FENCE row's `seq_counter` when a message has an
- * ordering key. TransactWriteItems has no IAM action of its own. The writer reads no index, so none is granted.
+ * ordering key, and for the expiry shards mark when `expiryShards` > 1. TransactWriteItems has no IAM action of its own. The writer reads no index, so none is granted.
  */
 export const WRITER_TABLE_ACTIONS = ["dynamodb:PutItem", "dynamodb:UpdateItem"] as const;
 

@@ -12,6 +12,7 @@ export * from "./record/keys";
 export * from "./record/envelope";
 export * from "./record/codec";
 export * from "./record/fence";
+export * from "./record/expiry-shard";
 export * from "./local/stream-event";
 export * from "./local/filter-pattern";
 export * from "./local/event-source-mapping";

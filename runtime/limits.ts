@@ -40,6 +40,12 @@ export const HANDLER_LIMITS = {
     maxPartitionsPerRun: { min: 1, max: 10_000, fallback: 200, unit: "partitions" },
     /** Expired records the sweeper dead-letters in one run. */
     maxExpiredPerRun: { min: 1, max: 100_000, fallback: 1000, unit: "records" },
+    /**
+     * ExpiryIndex partition key values expiring records are spread over (`OutboxStore`, `OutboxWriter`, the sweeper
+     * and the component). 1 writes `"1"`, as GoBridge does. 64 shards carry 64 times one key's write ceiling, and an
+     * expiry sweep queries one more value than the shard count, so more would cost queries for no need.
+     */
+    expiryShards: { min: 1, max: 64, fallback: 1, unit: "shards" },
 } as const satisfies Record<string, IntegerLimit>;
 
 /** The DLQ redrive's settings (`redriveDeadLetters`). */

@@ -84,7 +84,10 @@ export const ATTR = {
     seq: "seq",
     /** `pad19(created_at)#pad20(seq)`: ClaimIndex range key, only on non-terminal records. */
     claimSort: "claim_sort",
-    /** `"1"` on non-terminal records with an expiry: ExpiryIndex hash key. */
+    /**
+     * On non-terminal records with an expiry: ExpiryIndex hash key. `"1"` ({@link HAS_EXPIRY_FLAG}), or one of the
+     * shard values {@link expiryShardValue} gives when the writer has `expiryShards` > 1.
+     */
     hasExpiry: "has_expiry",
     /** The ordering key, denormalised from the envelope header; only present when non-empty. */
     orderingKey: "ordering_key",
@@ -110,6 +113,11 @@ export const ATTR = {
     lastCreatedAt: "last_created_at",
     /** Id guard row: the partition (`PK`) of the record that holds the id. */
     idOwnerPartition: "owner_partition",
+    /**
+     * Expiry shards row: the most ExpiryIndex shards any writer of this package has used on the table (N, raise-only).
+     * This package's own; GoBridge neither reads nor writes the row.
+     */
+    maxExpiryShards: "max_expiry_shards",
 } as const;
 
 /** The record states. `pending → claimed → completed | expired`, and `claimed → pending` on release. */
@@ -148,8 +156,33 @@ export const ID_GUARD_PK_PREFIX = "OUTBOX_ID#";
  */
 export const ID_GUARD_SK = "ID";
 
-/** The value of `has_expiry` on records that have an expiry. */
+/**
+ * The value of `has_expiry` on records that have an expiry, as GoBridge writes it and as this package writes it
+ * with `expiryShards` 1 (the default). The expiry readers always query it, whatever their own setting.
+ */
 export const HAS_EXPIRY_FLAG = "1";
+
+/**
+ * The `has_expiry` value of ExpiryIndex shard `shard` (0-based), in GoBridge's planned form `1#<n>`: written
+ * instead of {@link HAS_EXPIRY_FLAG} when `expiryShards` is more than 1, so expiring writes spread over that many
+ * ExpiryIndex partition key values instead of one.
+ *
+ * @param shard - The shard, from 0 to `expiryShards - 1`.
+ */
+export function expiryShardValue(shard: number): string {
+    return `${HAS_EXPIRY_FLAG}#${shard}`;
+}
+
+/**
+ * The partition key of the expiry shards row, which holds {@link ATTR}.maxExpiryShards: the high-water mark of the
+ * shard counts writers have used, so an expiry reader whose own `expiryShards` is lower (an old deployment, or a
+ * lowered setting) still queries every shard that may hold a record. Like the FENCE and id guard rows it has no
+ * GSI key attribute and no `OUTBOX#` sort key: no index holds it and the stream filter drops it.
+ */
+export const EXPIRY_SHARDS_PK = "OUTBOX_META#expiry-shards";
+
+/** The sort key of the expiry shards row. */
+export const EXPIRY_SHARDS_SK = "META";
 
 /** The table's primary key: PK (S, HASH), SK (S, RANGE). */
 export const PRIMARY_KEY: readonly KeyElement[] = [

@@ -18,7 +18,10 @@ import {
 import { OutboxError, type OutboxErrorCode } from "./errors";
 import { awsErrorName, cancellationCodes, classifyAwsError, isTransactionCanceled, wrapAwsError } from "./store/aws-errors";
 import { idGuardFree, placeholders, skAbsent } from "./store/expressions";
+import { raiseExpiryShards } from "./store/expiry-shards-row";
 import { allocateSeqRange } from "./store/seq-allocation";
+import { integerIn } from "./integer-setting";
+import { HANDLER_LIMITS } from "./limits";
 import { createIdGenerator, type IdGenerator } from "./ids";
 import { itemSize, MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES } from "./item-size";
 import {
@@ -171,6 +174,15 @@ export interface OutboxWriterOptions {
      * @default false
      */
     readonly fifo?: boolean;
+    /**
+     * ExpiryIndex partition key values expiring messages are spread over, 1 to 64. 1 writes `has_expiry = "1"`, as
+     * GoBridge does, and caps the table near 500 expiring messages per second (one key value's write ceiling, two
+     * writes per message). N > 1 writes `"1#0"` … `"1#<N-1>"`, chosen from the message id; the writer first raises
+     * the table's expiry shards mark (one conditional UpdateItem per writer instance) so the sweeper reads every
+     * shard. A GoBridge drainer's Expire queries `"1"` only: see the README's scale section.
+     * @default 1
+     */
+    readonly expiryShards?: number;
 }
 
 /** A keyless record's seq is `created_at * SEQ_PER_MS + n`: see {@link OutboxWriter}. */
@@ -371,12 +383,14 @@ export class OutboxWriter {
     private readonly address: string;
     private readonly graceSeconds: number;
     private readonly fifo: boolean;
+    private readonly expiryShards: number;
+    private expiryShardsRaised: boolean;
     private lastMs: number;
     private inMs: bigint;
 
     /**
      * @param options - The client, the table and the optional seams.
-     * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing.
+     * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing, or `expiryShards` is not an integer from 1 to 64.
      */
     constructor(options: OutboxWriterOptions) {
         if (typeof options?.tableName !== "string" || options.tableName === "") {
@@ -395,6 +409,8 @@ export class OutboxWriter {
         this.address = options.address ?? "";
         this.graceSeconds = options.compactionGraceSeconds ?? 3600;
         this.fifo = options.fifo ?? false;
+        this.expiryShards = integerIn("OutboxWriter", "expiryShards", options.expiryShards, HANDLER_LIMITS.expiryShards);
+        this.expiryShardsRaised = false;
         this.lastMs = -1;
         this.inMs = 0n;
     }
@@ -474,6 +490,10 @@ export class OutboxWriter {
         // A created_at carried forward can lengthen the envelope's time text by a few bytes; a record that then
         // breaks a limit leaves only its partition's FENCE allocation behind, as a failed transaction does.
         if (stamps.size > 0) checkSizes(records, items, prepared, guardItems);
+        if (!this.expiryShardsRaised && this.expiryShards > 1 && prepared.some((p) => p.expiresAtMs !== 0)) {
+            await raiseExpiryShards((input) => this.client.send(new UpdateItemCommand(input)), this.tableName, this.expiryShards);
+            this.expiryShardsRaised = true;
+        }
 
         const recordAbsent = skAbsent();
         const guardFree = idGuardFree(Math.floor(nowMs / 1000));
@@ -635,7 +655,7 @@ export class OutboxWriter {
             seq,
             createdAtMs,
         );
-        return marshalRecord(record);
+        return marshalRecord(record, this.expiryShards);
     }
 
     /**

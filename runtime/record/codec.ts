@@ -6,7 +6,8 @@
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { ATTR, HAS_EXPIRY_FLAG, STATUS, type RecordStatus } from "../schema";
+import { ATTR, STATUS, type RecordStatus } from "../schema";
+import { hasExpiryValue } from "./expiry-shard";
 import { decodeEnvelope, encodeEnvelope, envelopeOrderingKey, goJsonStringify, ORDERING_KEY_HEADER, toEnvelope, type Envelope, type EnvelopeInput } from "./envelope";
 import { claimSort, parseRecordSortKey, recordSortKey } from "./keys";
 
@@ -193,12 +194,14 @@ const n = (value: number | bigint): AttributeValue => ({ N: value.toString() });
 
 /**
  * Marshal a record into the item Persist writes (reference §2.2): every attribute, `claim_sort` on
- * non-terminal records, `has_expiry` = `"1"` only with an expiry, `first_attempted_at`, `claimed_by` and
- * `claimed_at` only when set, and never `ttl` (only terminal transitions add it).
+ * non-terminal records, `has_expiry` only with an expiry (`"1"`, or its shard's value when `expiryShards` > 1),
+ * `first_attempted_at`, `claimed_by` and `claimed_at` only when set, and never `ttl` (only terminal transitions
+ * add it).
  *
  * @param record - The record; normally a fresh one from {@link pendingRecord}.
+ * @param expiryShards - The writer's ExpiryIndex shard count (see `runtime/record/expiry-shard.ts`). @default 1
  */
-export function marshalRecord(record: OutboxRecord): AttributeMap {
+export function marshalRecord(record: OutboxRecord, expiryShards = 1): AttributeMap {
     const item: AttributeMap = {
         [ATTR.pk]: s(record.partition),
         [ATTR.sk]: s(recordSortKey(record.envelopeId, record.bindingId)),
@@ -220,7 +223,7 @@ export function marshalRecord(record: OutboxRecord): AttributeMap {
     if (record.dispatchHeaders !== undefined) item[ATTR.headersJson] = s(goJsonStringify(record.dispatchHeaders, `outbox record "${record.recordId}" dispatch headers`));
     if (isNonTerminal(record.status)) {
         item[ATTR.claimSort] = s(claimSort(record.createdAt, record.seq));
-        if (record.expiresAt !== 0) item[ATTR.hasExpiry] = s(HAS_EXPIRY_FLAG);
+        if (record.expiresAt !== 0) item[ATTR.hasExpiry] = s(hasExpiryValue(record.recordId, expiryShards));
     }
     if (record.orderingKey) item[ATTR.orderingKey] = s(record.orderingKey);
     if (record.firstAttemptedAt) item[ATTR.firstAttemptedAt] = n(record.firstAttemptedAt);

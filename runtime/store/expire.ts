@@ -3,19 +3,26 @@
  * in-memory resume cursor per partition (finding 14) and the partial count reported with any error (finding 15,
  * the conservation law).
  *
+ * GoBridge queries `has_expiry = "1"` only. This sweep queries `"1"`, then each shard value `"1#0"` … below the
+ * larger of the store's `expiryShards` and the table's expiry shards mark, one after the other, each from its own
+ * resume cursor (keyed by partition and value). The cost is that many query pages at least per call, plus one
+ * consistent GetItem of the mark. The first error still stops the call: a later value waits for the next call.
+ *
  * @packageDocumentation
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError, isOutboxError } from "../errors";
 import { ttlSeconds } from "../record/codec";
-import { ATTR, EXPIRY_INDEX, HAS_EXPIRY_FLAG } from "../schema";
+import { expiryReadValues } from "../record/expiry-shard";
+import { ATTR, EXPIRY_INDEX } from "../schema";
 import { isTransactionCanceled, wrapAwsError } from "./aws-errors";
 import { fencedCancellationError } from "./claim-one";
 import { requirePartition } from "./claim";
 import { and, expiringBefore, partitionIs, placeholders } from "./expressions";
 import { acceptToken, invalidTokenError } from "./fence-ops";
 import { STORE_DEFAULTS, type StoreContext } from "./options";
-import { query, transactWrite } from "./send";
+import { readExpiryShards } from "./expiry-shards-row";
+import { getItem, query, transactWrite } from "./send";
 import { expirePendingUpdate, fenceConditionCheck, isValidToken, type FencingToken } from "./transitions";
 
 /** Options of one Expire call. */
@@ -43,9 +50,9 @@ function withCount(err: unknown, expired: number, partition: string): OutboxErro
     return new OutboxError("TIMEOUT", "outbox expire sweep aborted", { transient: true, cause: err, context: { partition, expired } });
 }
 
-function saveCursor(ctx: StoreContext, partition: string, cursor: Record<string, AttributeValue>): void {
-    if (ctx.expiryCursors.size >= STORE_DEFAULTS.maxExpiryCursors && !ctx.expiryCursors.has(partition)) ctx.expiryCursors.clear();
-    ctx.expiryCursors.set(partition, cursor);
+function saveCursor(ctx: StoreContext, cursorKey: string, cursor: Record<string, AttributeValue>): void {
+    if (ctx.expiryCursors.size >= STORE_DEFAULTS.maxExpiryCursors && !ctx.expiryCursors.has(cursorKey)) ctx.expiryCursors.clear();
+    ctx.expiryCursors.set(cursorKey, cursor);
 }
 
 async function expireOne(ctx: StoreContext, partition: string, key: Record<string, AttributeValue>, token: FencingToken, beforeMs: number, ttl: number): Promise<boolean> {
@@ -86,47 +93,57 @@ export async function expire(ctx: StoreContext, beforeMs: number, partition: str
     }
     await acceptToken(ctx, partition, token, "expire");
     const ttl = ttlSeconds(beforeMs, ctx.compactionGraceSeconds);
-    const key = expiringBefore(HAS_EXPIRY_FLAG, beforeMs);
     const filter = partitionIs(partition);
-    let start = ctx.expiryCursors.get(partition) as Record<string, AttributeValue> | undefined;
-    let pagesAdvanced = 0;
     let expired = 0;
-    const fail = (err: unknown, pageStart: Record<string, AttributeValue> | undefined): OutboxError => {
-        // Resume from the failing page only if this sweep got past where it started; a resume point that itself
-        // fails must not pin the sweep forever.
-        if (pagesAdvanced > 0 && pageStart !== undefined) saveCursor(ctx, partition, pageStart);
-        else ctx.expiryCursors.delete(partition);
-        return withCount(err, expired, partition);
-    };
-    for (;;) {
-        const pageStart = start;
-        let page;
-        try {
-            options.signal?.throwIfAborted();
-            page = await query(ctx, "expire.index-query", {
-                TableName: ctx.tableName,
-                IndexName: EXPIRY_INDEX.indexName,
-                KeyConditionExpression: key.text,
-                FilterExpression: filter.text,
-                ExclusiveStartKey: pageStart,
-                ...placeholders(and(key, filter)),
-            });
-        } catch (err) {
-            throw fail(wrapAwsError(err, "outbox expire query failed", { partition, status: "pending" }), pageStart);
-        }
-        for (const item of page.Items ?? []) {
+    let values: string[];
+    try {
+        values = expiryReadValues(Math.max(ctx.expiryShards, await readExpiryShards((input) => getItem(ctx, "expire.shards-mark", input), ctx.tableName)));
+    } catch (err) {
+        throw withCount(err, expired, partition);
+    }
+    for (const value of values) {
+        const key = expiringBefore(value, beforeMs);
+        const cursorKey = `${partition}\u0000${value}`;
+        let start = ctx.expiryCursors.get(cursorKey) as Record<string, AttributeValue> | undefined;
+        let pagesAdvanced = 0;
+        const fail = (err: unknown, pageStart: Record<string, AttributeValue> | undefined): OutboxError => {
+            // Resume from the failing page only if this sweep got past where it started; a resume point that itself
+            // fails must not pin the sweep forever.
+            if (pagesAdvanced > 0 && pageStart !== undefined) saveCursor(ctx, cursorKey, pageStart);
+            else ctx.expiryCursors.delete(cursorKey);
+            return withCount(err, expired, partition);
+        };
+        for (;;) {
+            const pageStart = start;
+            let page;
             try {
                 options.signal?.throwIfAborted();
-                if (await expireOne(ctx, partition, { [ATTR.pk]: item[ATTR.pk], [ATTR.sk]: item[ATTR.sk] }, token, beforeMs, ttl)) expired++;
+                page = await query(ctx, "expire.index-query", {
+                    TableName: ctx.tableName,
+                    IndexName: EXPIRY_INDEX.indexName,
+                    KeyConditionExpression: key.text,
+                    FilterExpression: filter.text,
+                    ExclusiveStartKey: pageStart,
+                    ...placeholders(and(key, filter)),
+                });
             } catch (err) {
-                throw fail(err, pageStart);
+                throw fail(wrapAwsError(err, "outbox expire query failed", { partition, status: "pending", expiryShard: value }), pageStart);
             }
+            for (const item of page.Items ?? []) {
+                try {
+                    options.signal?.throwIfAborted();
+                    if (await expireOne(ctx, partition, { [ATTR.pk]: item[ATTR.pk], [ATTR.sk]: item[ATTR.sk] }, token, beforeMs, ttl)) expired++;
+                } catch (err) {
+                    throw fail(err, pageStart);
+                }
+            }
+            if (page.LastEvaluatedKey === undefined) {
+                ctx.expiryCursors.delete(cursorKey);
+                break;
+            }
+            start = page.LastEvaluatedKey;
+            pagesAdvanced++;
         }
-        if (page.LastEvaluatedKey === undefined) {
-            ctx.expiryCursors.delete(partition);
-            return expired;
-        }
-        start = page.LastEvaluatedKey;
-        pagesAdvanced++;
     }
+    return expired;
 }

@@ -10,6 +10,7 @@ export type { ClaimCallOptions, AgePosition } from "./claim-scan";
 export { compareAge, agePosition, isClaimableItem } from "./claim-scan";
 export type { ExpireCallOptions } from "./expire";
 export { expiredCountOf } from "./expire";
+export { expiryShardsRowKey, raiseExpiryShards, readExpiryShards, type SendGetItem, type SendUpdateItem } from "./expiry-shards-row";
 export type { DepthCallOptions } from "./depth";
 export { createTableInput, type CreateTableOptions } from "./create-table";
 export { PREFLIGHT_REFUSAL, schemaMismatch, schemaMismatchError, type PreflightOutcome } from "./preflight";

@@ -6,6 +6,8 @@
  */
 import type { ConsumedCapacity } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
+import { integerIn } from "../integer-setting";
+import { HANDLER_LIMITS } from "../limits";
 import { noopMetrics, silentLogger, systemClock, type Clock, type Logger, type MetricsSink } from "../ports";
 import { KeyCache } from "./key-cache";
 
@@ -80,6 +82,14 @@ export interface OutboxStoreOptions {
      * `ReturnConsumedCapacity: "INDEXES"`. For benchmarks and cost dashboards. @default undefined (not requested)
      */
     readonly onConsumedCapacity?: (event: ConsumedCapacityEvent) => void;
+    /**
+     * ExpiryIndex partition key values this store's `persist` spreads expiring records over, 1 to 64. 1 writes
+     * `has_expiry = "1"`, as GoBridge does; N > 1 writes `"1#0"` … `"1#<N-1>"`, chosen from the record id, and first
+     * raises the table's expiry shards mark. `expire` queries `"1"` and every shard below the larger of this and the
+     * table's mark, so changing it never strands a record. A GoBridge drainer's Expire queries `"1"` only.
+     * @default 1
+     */
+    readonly expiryShards?: number;
 }
 
 /** The defaults of {@link OutboxStoreOptions} (reference §1). */
@@ -117,8 +127,12 @@ export interface StoreContext {
     readonly requireStream: boolean;
     readonly onConsumedCapacity: ((event: ConsumedCapacityEvent) => void) | undefined;
     readonly keyCache: KeyCache;
-    /** Expire resume cursors by partition (in memory, per instance). */
+    /** Expire resume cursors by partition and ExpiryIndex value (in memory, per instance). */
     readonly expiryCursors: Map<string, Record<string, unknown>>;
+    /** ExpiryIndex shards `persist` writes over. */
+    readonly expiryShards: number;
+    /** Whether this instance has raised the table's expiry shards mark to {@link StoreContext.expiryShards}. */
+    readonly expiryShardsMark: { raised: boolean };
 }
 
 const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
@@ -200,5 +214,7 @@ export function resolveStoreContext(options: OutboxStoreOptions): StoreContext {
         onConsumedCapacity: options.onConsumedCapacity,
         keyCache: new KeyCache(keyCacheSize),
         expiryCursors: new Map(),
+        expiryShards: integerIn("OutboxStore", "expiryShards", options.expiryShards, HANDLER_LIMITS.expiryShards),
+        expiryShardsMark: { raised: false },
     };
 }

@@ -60,7 +60,8 @@ export class OutboxStore {
     /**
      * Refuse a misprovisioned table: wrong primary key, a missing or mis-keyed GSI, ClaimIndex not projected ALL;
      * then a table or index that is not ready, and a stream without the new image (or none, under
-     * `requireStream`). TTL is not checked here: `dynamodb-outbox verify` checks it.
+     * `requireStream`). With `expiryShards` > 1, also a malformed expiry shards mark. TTL is not checked here:
+     * `dynamodb-outbox verify` checks it.
      *
      * @returns `verified`, `table-missing` (not created yet), or `unverified` (DescribeTable failed under
      * `schemaPreflightAdvisory`).
@@ -124,7 +125,9 @@ export class OutboxStore {
     }
 
     /**
-     * Expire the partition's pending records whose expiry is before `beforeMs`.
+     * Expire the partition's pending records whose expiry is before `beforeMs`. Queries ExpiryIndex for `"1"` and
+     * for each shard value below the larger of `expiryShards` and the table's expiry shards mark, each value from
+     * its own resume cursor.
      *
      * @param beforeMs - The cutoff, epoch ms (`ttl` of expired records = cutoff + compaction grace).
      * @param partition - The partition key (required).

@@ -16,6 +16,7 @@ import { isConditionalCheckFailed, wrapAwsError } from "./aws-errors";
 import { placeholders, projection, skAbsent } from "./expressions";
 import type { StoreContext } from "./options";
 import { getItem, putItem, updateItem } from "./send";
+import { raiseExpiryShards } from "./expiry-shards-row";
 import { allocateSeqRange } from "./seq-allocation";
 
 /** What a Persist call did. */
@@ -90,11 +91,15 @@ export async function persist(ctx: StoreContext, records: readonly NewOutboxReco
     ctx.logger.debug("dynamodboutbox: persist", { count: records.length });
     const nowMs = ctx.clock.now();
     const stamps = await allocateSeqs(ctx, records, nowMs);
+    if (!ctx.expiryShardsMark.raised && ctx.expiryShards > 1 && records.some((r) => (r.envelope.expiresAt ?? 0) !== 0)) {
+        await raiseExpiryShards((input) => updateItem(ctx, "persist.expiry-shards", input), ctx.tableName, ctx.expiryShards);
+        ctx.expiryShardsMark.raised = true;
+    }
     const condition = skAbsent();
     let duplicates = 0;
     for (let i = 0; i < records.length; i++) {
         const record = pendingRecord(records[i], stamps[i].seq, stamps[i].nowMs);
-        const item = marshalRecord(record);
+        const item = marshalRecord(record, ctx.expiryShards);
         const context = { recordId: record.recordId, envelopeId: record.envelopeId, bindingId: record.bindingId, partition: record.partition };
         try {
             await putItem(ctx, "persist.put", { TableName: ctx.tableName, Item: item, ConditionExpression: condition.text, ...placeholders(condition) });

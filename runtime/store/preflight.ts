@@ -6,7 +6,9 @@
  *
  * Beyond GoBridge's §7.1 key and projection checks, which run first and keep their messages, preflight refuses a
  * table that is not ready (a table or index still being created, an index backfilling: transient `UNAVAILABLE`)
- * and a stream that cannot carry the new image (`INVALID_CONFIG`). TTL is left to `dynamodb-outbox verify`:
+ * and a stream that cannot carry the new image (`INVALID_CONFIG`). With `expiryShards` > 1 it also reads the
+ * table's expiry shards mark and refuses a malformed one (`INVALID_CONFIG`), which would fail every expiry sweep.
+ * TTL is left to `dynamodb-outbox verify`:
  * checking it would need `dynamodb:DescribeTimeToLive` on every runtime role, and without TTL the store still
  * works (terminal records are only not deleted).
  *
@@ -17,7 +19,9 @@ import { OutboxError } from "../errors";
 import { GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, STREAM_VIEW_TYPE, STREAM_VIEW_TYPES_WITH_NEW_IMAGE, type IndexShape, type KeyElement, type KeyType } from "../schema";
 import { isResourceNotFound, wrapAwsError } from "./aws-errors";
 import { warnOncePerProcess } from "./observability";
+import { readExpiryShards } from "./expiry-shards-row";
 import type { StoreContext } from "./options";
+import { getItem } from "./send";
 
 /** What preflight concluded. */
 export type PreflightOutcome =
@@ -147,6 +151,13 @@ export async function preflight(ctx: StoreContext): Promise<PreflightOutcome> {
     if (unready !== undefined) throw unready;
     const stream = streamError(ctx.tableName, table, ctx.requireStream);
     if (stream !== undefined) throw stream;
+    if (ctx.expiryShards > 1) {
+        // Every expiry sweep reads the mark; a malformed one would fail each of them, so refuse it here first.
+        const mark = await readExpiryShards((input) => getItem(ctx, "preflight.expiry-shards", input), ctx.tableName);
+        if (mark > ctx.expiryShards) {
+            ctx.logger.info("dynamodboutbox: the table's expiry shards mark is above this store's expiryShards; expire queries the mark's shards", { table: ctx.tableName, expiryShards: ctx.expiryShards, mark });
+        }
+    }
     return "verified";
 }
 

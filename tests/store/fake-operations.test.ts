@@ -281,6 +281,31 @@ describe("expire on a fake client (§11.4)", () => {
         assert.equal(fake.of("Query")[3].input.ExclusiveStartKey, undefined, "the failed resume point was dropped");
     });
 
+    it("keeps one resume cursor per ExpiryIndex value: a shard that failed on page 2 resumes there, the others start over", async () => {
+        // Fake: DynamoDB Local cannot fail the second page of one shard's query on demand.
+        let failing = true;
+        const fake = expireFake((input) => {
+            const value = input.ExpressionAttributeValues[":has_expiry"].S as string;
+            if (value !== "1#0") return page(0, 1, true);
+            if (input.ExclusiveStartKey === undefined) return page(0, 2);
+            if (failing) throw throttled();
+            return page(2, 1, true);
+        });
+        const { store } = storeOn(fake, { expiryShards: 2 });
+        await rejectsWith(store.expire(t0, "P", tok(1)), "THROTTLED");
+        const firstCall = fake.of("Query").map((c) => c.input.ExpressionAttributeValues[":has_expiry"].S);
+        assert.deepEqual(firstCall, ["1", "1#0", "1#0"], "the failure stops the call before 1#1");
+        failing = false;
+        const before = fake.of("Query").length;
+        await store.expire(t0, "P", tok(1));
+        const second = fake.of("Query").slice(before).map((c) => [c.input.ExpressionAttributeValues[":has_expiry"].S, c.input.ExclusiveStartKey]);
+        assert.deepEqual(second, [
+            ["1", undefined],
+            ["1#0", keyOf(1)],
+            ["1#1", undefined],
+        ]);
+    });
+
     it("keeps at most 1024 resume cursors: a 1025th partition resets the map, so the first partition starts over at page 1", async () => {
         // Fake: 1025 partitions whose sweeps each fail on page 2 (a cursor saved for each) cannot be staged on DynamoDB Local.
         const pagesOf = (partition: string) => (from: number) => ({

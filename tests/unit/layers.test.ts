@@ -9,7 +9,7 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { CLAIM_INDEX, EXPIRY_INDEX, ID_GUARD_PK_PREFIX, RECORD_ID_INDEX, RECORD_SK_PREFIX, STREAM_VIEW_TYPE, ATTR } from "../../runtime/schema";
+import { CLAIM_INDEX, EXPIRY_INDEX, EXPIRY_SHARDS_PK, ID_GUARD_PK_PREFIX, RECORD_ID_INDEX, RECORD_SK_PREFIX, STREAM_VIEW_TYPE, ATTR } from "../../runtime/schema";
 
 const ROOT = path.join(__dirname, "..", "..");
 
@@ -55,6 +55,8 @@ const SCHEMA_LITERALS = [
     ATTR.hasExpiry,
     ID_GUARD_PK_PREFIX,
     ATTR.idOwnerPartition,
+    EXPIRY_SHARDS_PK,
+    ATTR.maxExpiryShards,
 ];
 
 /** The schema literals `text` spells out as string literals. */
