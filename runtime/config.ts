@@ -25,6 +25,8 @@ export const ENV = {
     sweepAfterSeconds: "OUTBOX_SWEEP_AFTER_SECONDS",
     /** Publish attempts before a permanent error sends the record to the DLQ. Optional, default 3. */
     maxPublishAttempts: "OUTBOX_MAX_PUBLISH_ATTEMPTS",
+    /** ExpiryIndex shards the writers use; the sweeper's expiry step reads at least that many. Optional, default 1. */
+    expiryShards: "OUTBOX_EXPIRY_SHARDS",
 } as const;
 
 /** Defaults for the optional variables in {@link ENV}; the numeric ones are {@link HANDLER_LIMITS}' fallbacks. */
@@ -33,6 +35,7 @@ export const ENV_DEFAULTS = {
     completionGraceSeconds: HANDLER_LIMITS.completionGraceSeconds.fallback,
     sweepAfterSeconds: HANDLER_LIMITS.sweepAfterSeconds.fallback,
     maxPublishAttempts: HANDLER_LIMITS.maxPublishAttempts.fallback,
+    expiryShards: HANDLER_LIMITS.expiryShards.fallback,
 } as const;
 
 /** The handler configuration read from the environment. */
@@ -51,6 +54,8 @@ export interface HandlerEnvironment {
     readonly sweepAfterSeconds: number;
     /** Publish attempts before a permanent error sends the record to the DLQ. */
     readonly maxPublishAttempts: number;
+    /** ExpiryIndex shards the writers use. */
+    readonly expiryShards: number;
 }
 
 function required(env: Readonly<Record<string, string | undefined>>, name: string, what: string): string {
@@ -96,5 +101,6 @@ export function readHandlerEnvironment(env: Readonly<Record<string, string | und
         completionGraceSeconds: positiveInteger(env, ENV.completionGraceSeconds, HANDLER_LIMITS.completionGraceSeconds),
         sweepAfterSeconds: positiveInteger(env, ENV.sweepAfterSeconds, HANDLER_LIMITS.sweepAfterSeconds),
         maxPublishAttempts: positiveInteger(env, ENV.maxPublishAttempts, HANDLER_LIMITS.maxPublishAttempts),
+        expiryShards: positiveInteger(env, ENV.expiryShards, HANDLER_LIMITS.expiryShards),
     };
 }

@@ -20,24 +20,23 @@
  * `sweepAfter` were found first: then it is the oldest of what was read, a lower bound (already past
  * `sweepAfter`, and the sweeper's `Published` shows the backlog). When the scan fails, no value is emitted.
  *
- * The expiry sweep queries ExpiryIndex (`has_expiry = "1" AND expires_at < now`, also sparse), reads each
- * candidate consistently, dead-letters pending ones with reason `expired` and marks them expired.
+ * The expiry sweep (`runtime/expiry-sweep.ts`) queries ExpiryIndex (`has_expiry = <value> AND expires_at < now`,
+ * also sparse) for `"1"` and each expiry shard, reads each candidate consistently, dead-letters pending ones with
+ * reason `expired` and marks them expired.
  *
  * @packageDocumentation
  */
-import { GetItemCommand, QueryCommand, ScanCommand, type AttributeValue, type GetItemCommandOutput, type QueryCommandOutput, type ScanCommandOutput } from "@aws-sdk/client-dynamodb";
+import { ScanCommand, type AttributeValue, type ScanCommandOutput } from "@aws-sdk/client-dynamodb";
 import { randomUUID } from "node:crypto";
 import { drainPartition } from "./claimed-delivery";
-import { afterSend, expirePending, isExpired, sendToDeadLetterQueue, type DeliveryContext } from "./delivery";
 import { errorCodeOf } from "./errors";
+import { sweepExpired } from "./expiry-sweep";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
 import { DELIVERY_METRICS, HANDLER_FUNCTIONS, SWEEPER_METRICS } from "./metric-catalog";
 import { resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig } from "./publisher";
-import { unmarshalRecord } from "./record/codec";
-import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, HAS_EXPIRY_FLAG, STATUS } from "./schema";
+import { ATTR, CLAIM_INDEX } from "./schema";
 import { wrapAwsError } from "./store/aws-errors";
-import { expiringBefore, placeholders } from "./store/expressions";
 import type { FencingToken } from "./store/transitions";
 
 /** Configuration of {@link createSweeper}: the publisher's, plus the sweep's own limits. */
@@ -48,6 +47,11 @@ export interface SweeperConfig extends PublisherConfig {
     readonly maxPartitionsPerRun?: number;
     /** The most expired records dead-lettered per run (1–100000). @default 1000 */
     readonly maxExpiredPerRun?: number;
+    /**
+     * The writers' ExpiryIndex shard count (1–64). The expiry step queries `"1"` and every shard below the larger
+     * of this and the table's expiry shards mark, so a lower value here still finds every record. @default 1
+     */
+    readonly expiryShards?: number;
 }
 
 /** What one sweep did. */
@@ -81,27 +85,6 @@ function createdAtPrefix(ms: number): string {
 }
 
 /**
- * Dead-letter one ExpiryIndex candidate if it is still pending and expired: read it consistently, send it to the
- * DLQ with reason `expired`, mark it expired. A record that cannot be read or decoded throws, and the caller
- * counts it and moves on.
- */
-async function expireOne(ctx: DeliveryContext, key: Record<string, AttributeValue>): Promise<void> {
-    let got: GetItemCommandOutput;
-    try {
-        got = (await ctx.dynamodb.send(new GetItemCommand({ TableName: ctx.tableName, Key: { [ATTR.pk]: key[ATTR.pk]!, [ATTR.sk]: key[ATTR.sk]! }, ConsistentRead: true }))) as GetItemCommandOutput;
-    } catch (err) {
-        throw wrapAwsError(err, "sweeper: reading an expiring record failed", { partition: key[ATTR.pk]?.S });
-    }
-    if (got.Item === undefined) return;
-    const record = unmarshalRecord(got.Item);
-    // Claimed records belong to their claimer, which dead-letters them (or loses the claim to a stale reclaim).
-    if (record.status !== STATUS.pending || !isExpired(record, ctx.clock.now())) return;
-    await sendToDeadLetterQueue(ctx, record, "expired", { attempts: record.replayCount });
-    ctx.metrics.count(DELIVERY_METRICS.expired);
-    await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => expirePending(ctx, record));
-}
-
-/**
  * Create the sweeper handler.
  *
  * @param config - Clients, names and limits (the publisher's, plus the sweep's).
@@ -112,6 +95,7 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
     const sweepAfterMs = integerIn("createSweeper", "sweepAfterSeconds", config.sweepAfterSeconds, HANDLER_LIMITS.sweepAfterSeconds) * 1000;
     const maxPartitions = integerIn("createSweeper", "maxPartitionsPerRun", config.maxPartitionsPerRun, HANDLER_LIMITS.maxPartitionsPerRun);
     const maxExpired = integerIn("createSweeper", "maxExpiredPerRun", config.maxExpiredPerRun, HANDLER_LIMITS.maxExpiredPerRun);
+    const expiryShards = integerIn("createSweeper", "expiryShards", config.expiryShards, HANDLER_LIMITS.expiryShards);
     const reserveMs = resolved.reserveMs;
 
     return async (_event, context) => {
@@ -131,36 +115,13 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
             base.logger.warn(`sweeper: ${what}; the sweep goes on and the next run retries it`, { ...attributes, code: errorCodeOf(err) });
         };
         try {
-            // 1. Expiry: pending records past expires_at → DLQ, marked expired.
-            const now = base.clock.now();
-            const expiring = expiringBefore(HAS_EXPIRY_FLAG, now + 1);
-            let expiredSeen = 0;
-            let startKey: Record<string, AttributeValue> | undefined;
-            try {
-                do {
-                    let page: QueryCommandOutput;
-                    try {
-                        page = (await base.dynamodb.send(
-                            new QueryCommand({ TableName: base.tableName, IndexName: EXPIRY_INDEX.indexName, KeyConditionExpression: expiring.text, ...placeholders(expiring), ...(startKey ? { ExclusiveStartKey: startKey } : {}) }),
-                        )) as QueryCommandOutput;
-                    } catch (err) {
-                        throw wrapAwsError(err, "sweeper: expiry index query failed", { table: base.tableName });
-                    }
-                    for (const key of page.Items ?? []) {
-                        if (expiredSeen >= maxExpired || timeLeft() < reserveMs) break;
-                        expiredSeen += 1;
-                        try {
-                            await expireOne(ctx, key);
-                        } catch (err) {
-                            recordFailed("an expired record could not be dead-lettered", err, { partition: key[ATTR.pk]?.S, sk: key[ATTR.sk]?.S });
-                        }
-                    }
-                    startKey = page.LastEvaluatedKey;
-                } while (startKey !== undefined && expiredSeen < maxExpired && timeLeft() >= reserveMs);
-            } catch (err) {
-                stepFailure = err;
-                base.logger.error("sweeper: the expiry step failed; sweeping missed records anyway", { code: errorCodeOf(err) });
+            // 1. Expiry: pending records past expires_at → DLQ, marked expired, from every ExpiryIndex value.
+            const expiry = await sweepExpired(ctx, { expiryShards, maxExpired, keepGoing: () => timeLeft() >= reserveMs, recordFailed });
+            if (expiry.failure !== undefined) {
+                stepFailure = expiry.failure;
+                base.logger.error("sweeper: the expiry step failed; sweeping missed records anyway", { code: errorCodeOf(expiry.failure) });
             }
+            let startKey: Record<string, AttributeValue> | undefined;
 
             // 2. Missed records: partitions with a non-terminal record older than the cutoff, from the sparse ClaimIndex.
             const scannedAt = base.clock.now();
