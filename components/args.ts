@@ -184,6 +184,14 @@ export interface OutboxArgs {
      */
     maxPublishAttempts?: number;
     /**
+     * ExpiryIndex partition key values expiring records are spread over (`OUTBOX_EXPIRY_SHARDS`). From 1 to 64.
+     * 1 writes `has_expiry = "1"`, as GoBridge does, and caps the table near 500 expiring messages per second.
+     * N > 1 spreads them over `"1#0"` … `"1#<N-1>"`; each sweep then queries N + 1 values. Give the application's
+     * `OutboxWriter` the same `expiryShards`. A GoBridge drainer sharing the table sees only `"1"`: see the README.
+     * @default 1
+     */
+    expiryShards?: number;
+    /**
      * The sweeper's EventBridge schedule, `rate(...)` or `cron(...)`.
      * @default "rate(1 minute)"
      */

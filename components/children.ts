@@ -104,6 +104,7 @@ export function handlerEnvironment(s: OutboxSettings, t: HandlerTargets): Record
         [ENV.completionGraceSeconds]: pulumi.output(s.completionGraceSeconds).apply(String),
         [ENV.sweepAfterSeconds]: pulumi.output(s.sweepAfterSeconds).apply(String),
         [ENV.maxPublishAttempts]: pulumi.output(s.maxPublishAttempts).apply(String),
+        [ENV.expiryShards]: pulumi.output(s.expiryShards).apply(String),
     };
 }
 

@@ -39,6 +39,8 @@ export const OUTBOX_RANGES = {
     sweepAfterSeconds: HANDLER_LIMITS.sweepAfterSeconds,
     /** Publish attempts before a permanent error sends a record to the DLQ (`OUTBOX_MAX_PUBLISH_ATTEMPTS`). */
     maxPublishAttempts: HANDLER_LIMITS.maxPublishAttempts,
+    /** ExpiryIndex shards expiring records are spread over (the sweeper's `OUTBOX_EXPIRY_SHARDS`). */
+    expiryShards: HANDLER_LIMITS.expiryShards,
     /** Read and write capacity units of the table and of each GSI when `billingMode` is `PROVISIONED`. */
     provisionedCapacity: { min: 1, max: 40000, fallback: 5, unit: "capacity units" },
 } as const satisfies Record<string, IntegerRange>;

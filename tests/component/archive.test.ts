@@ -117,6 +117,17 @@ describe("Outbox Lambda code", () => {
             assert.throws(() => loadSerialized(text), (e: any) => e.message.includes(ENV.tableName) && String(e).includes(ENV.tableName));
         });
 
+        it("fails the sweeper's cold start naming OUTBOX_EXPIRY_SHARDS when it is 0, 1.5 or 1000", async () => {
+            const sweeperText = await entryText(sweeper);
+            for (const bad of ["0", "1.5", "1000"]) {
+                Object.assign(process.env, environment(), { [ENV.expiryShards]: bad });
+                assert.throws(
+                    () => loadSerialized(sweeperText),
+                    (e: any) => e.code === "INVALID_CONFIG" && e.context?.variable === ENV.expiryShards && e.message.includes(`"${bad}"`) && e.message.includes("from 1 to 64"),
+                );
+            }
+        });
+
         it("loads the sweeper the same way", async () => {
             Object.assign(process.env, environment());
             const handler = loadSerialized<(event: unknown) => Promise<unknown>>(await entryText(sweeper));

@@ -118,6 +118,7 @@ describe("Outbox children and outputs", () => {
             [ENV.completionGraceSeconds]: "3600",
             [ENV.sweepAfterSeconds]: "120",
             [ENV.maxPublishAttempts]: "3",
+            [ENV.expiryShards]: "1",
         };
         assert.deepEqual(Object.keys(expected).sort(), Object.values(ENV).sort(), "the test covers every ENV name");
         for (const fn of ["kids-publisher", "kids-sweeper"]) assert.deepEqual(std.one(TYPE.fn, fn).inputs.environment.variables, expected);
@@ -158,13 +159,14 @@ describe("Outbox children and outputs", () => {
             completionGraceSeconds: 60,
             sweepAfterSeconds: 300,
             maxPublishAttempts: 5,
+            expiryShards: 8,
             memorySize: 512,
             timeout: 30,
             logRetentionInDays: 7,
             sweepSchedule: "rate(5 minutes)",
         });
         const env = custom.one(TYPE.fn, "kidsargs-sweeper").inputs.environment.variables;
-        assert.deepEqual([env[ENV.completionGraceSeconds], env[ENV.sweepAfterSeconds], env[ENV.maxPublishAttempts]], ["60", "300", "5"]);
+        assert.deepEqual([env[ENV.completionGraceSeconds], env[ENV.sweepAfterSeconds], env[ENV.maxPublishAttempts], env[ENV.expiryShards]], ["60", "300", "5", "8"]);
         const fn = custom.one(TYPE.fn, "kidsargs-publisher").inputs;
         assert.deepEqual([fn.memorySize, fn.timeout], [512, 30]);
         assert.equal(custom.one(TYPE.logGroup, "kidsargs-sweeper-logs").inputs.retentionInDays, 7);

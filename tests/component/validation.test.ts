@@ -51,6 +51,10 @@ describe("validateOutboxArgs", () => {
         });
     }
 
+    it("rejects expiryShards 0, 1.5 and 1000, naming the range 1 to 64 and the default", () => {
+        for (const bad of [0, 1.5, 1000]) rejects({ expiryShards: bad }, "args.expiryShards", String(bad), /allowed: an integer from 1 to 64 \(shards\).*fix: .*default 1/);
+    });
+
     it("rejects maximumRetryAttempts -1 (retry forever), which AWS would accept", () => {
         rejects({ maximumRetryAttempts: -1 }, "args.maximumRetryAttempts", "-1", /from 0 to 10000/);
     });
@@ -217,7 +221,7 @@ describe("validateOutboxArgs", () => {
         const argsBody = source.slice(source.indexOf("export interface OutboxArgs"));
         const args = [...argsBody.matchAll(/^ {4}(\w+)\?:/gm)].map((m) => m[1]);
         const rows = new Map([...readme.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2].trim()]));
-        assert.equal(args.length, 26, "every OutboxArgs member found");
+        assert.equal(args.length, 27, "every OutboxArgs member found");
         for (const arg of args) assert.ok(rows.has(arg), `README row for ${arg}`);
         for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) assert.equal(rows.get(key), `\`${OUTBOX_RANGES[key].fallback}\``, key);
         for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule", "logLevel", "alarms", "dashboard"] as const) {
