@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import { OutboxError } from "../runtime/errors";
+import { HANDLER_LIMITS } from "../runtime/limits";
 
 /** The commands the tool knows. */
 export type CommandName = "verify" | "migrate" | "doctor";
@@ -35,6 +36,8 @@ interface FlagSpec {
     readonly commands: readonly CommandName[];
     readonly valueName?: string;
     readonly help: string;
+    /** The largest value of a `count` flag. @default MAX_PAGE_SIZE */
+    readonly max?: number;
 }
 
 const BOTH: readonly CommandName[] = ["verify", "migrate"];
@@ -61,6 +64,14 @@ const FLAGS: readonly FlagSpec[] = [
         help: "allow deleting and recreating a ClaimIndex that is not projected ALL (claims fail while it is absent; nothing is lost)",
     },
     { name: "page-size", kind: "count", commands: ["migrate"], valueName: "n", help: "items per backfill Scan page (default 100, at most 1000)" },
+    {
+        name: "expiry-shards",
+        kind: "count",
+        commands: BOTH,
+        valueName: "n",
+        max: HANDLER_LIMITS.expiryShards.max,
+        help: `the writers' expiryShards: verify's record and migrate's has_expiry backfill use it (default 1, at most ${HANDLER_LIMITS.expiryShards.max})`,
+    },
     { name: "help", kind: "boolean", commands: ALL, help: "show this help" },
 ];
 
@@ -97,6 +108,8 @@ export interface CliArgs {
     readonly recreateClaimIndex: boolean;
     /** `--page-size`. @default undefined (migrate's default) */
     readonly pageSize?: number;
+    /** `--expiry-shards` (verify, migrate). @default undefined (1) */
+    readonly expiryShards?: number;
     /** `--outputs` (doctor). @default undefined */
     readonly outputsFile?: string;
     /** `--max-pending-age`, in ms (doctor). @default undefined (doctor's default) */
@@ -130,8 +143,9 @@ function parseValue(spec: FlagSpec, raw: string): string | number {
         }
         return Math.round(n * 1000);
     }
-    if (!Number.isInteger(n) || n < 1 || n > MAX_PAGE_SIZE) {
-        throw usageError(`${flag} must be a whole number from 1 to ${MAX_PAGE_SIZE}, got "${raw}"; e.g. ${flag} 100`, spec.name);
+    const max = spec.max ?? MAX_PAGE_SIZE;
+    if (!Number.isInteger(n) || n < 1 || n > max) {
+        throw usageError(`${flag} must be a whole number from 1 to ${max}, got "${raw}"; e.g. ${flag} ${Math.min(100, max)}`, spec.name);
     }
     return n;
 }
@@ -215,6 +229,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         apply: get<boolean>("apply") ?? false,
         recreateClaimIndex: get<boolean>("recreate-claim-index") ?? false,
         pageSize: get<number>("page-size"),
+        ...(values.has("expiry-shards") ? { expiryShards: get<number>("expiry-shards") } : {}),
         ...(values.has("outputs") ? { outputsFile: get<string>("outputs") } : {}),
         ...(values.has("max-pending-age") ? { maxPendingAgeMs: get<number>("max-pending-age") } : {}),
     };

@@ -16,7 +16,9 @@ import { ScanCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClien
 import { OutboxError } from "../runtime/errors";
 import { readBigInt, readNumber } from "../runtime/record/codec";
 import { claimSort } from "../runtime/record/keys";
-import { ATTR, HAS_EXPIRY_FLAG, RECORD_SK_PREFIX } from "../runtime/schema";
+import { hasExpiryValue } from "../runtime/record/expiry-shard";
+import { raiseExpiryShards } from "../runtime/store/expiry-shards-row";
+import { ATTR, RECORD_SK_PREFIX } from "../runtime/schema";
 import { isConditionalCheckFailed } from "../runtime/store/aws-errors";
 import { and, nameRef, nonTerminal, or, placeholders, updateExpression, type Expression, type SetClause } from "../runtime/store/expressions";
 
@@ -41,7 +43,7 @@ function needsBackfill(): Expression {
 }
 
 /** What the Scan reads of each record: its key and what the backfill computes from. */
-const SCANNED_ATTRIBUTES = [ATTR.pk, ATTR.sk, ATTR.status, ATTR.createdAt, ATTR.seq, ATTR.expiresAt, ATTR.claimSort, ATTR.hasExpiry];
+const SCANNED_ATTRIBUTES = [ATTR.pk, ATTR.sk, ATTR.recordId, ATTR.status, ATTR.createdAt, ATTR.seq, ATTR.expiresAt, ATTR.claimSort, ATTR.hasExpiry];
 
 /** Records updated concurrently in one page: bounds the write burst a page causes. */
 const UPDATE_CONCURRENCY = 8;
@@ -70,10 +72,20 @@ export interface BackfillOptions {
     readonly apply: boolean;
     /** Called after each page with the running totals. */
     readonly onPage: (totals: Readonly<BackfillTotals>) => void;
+    /**
+     * The writers' `expiryShards`: a record given `has_expiry` gets the value such a writer would have written for
+     * its id (`"1"` at 1). Above 1, an applying pass first raises the table's expiry shards mark. @default 1
+     */
+    readonly expiryShards?: number;
 }
 
-/** The update and its condition for one scanned record, or `undefined` when it lacks nothing. */
-export function backfillUpdate(item: Record<string, AttributeValue>): { update: Expression; condition: Expression; setsClaimSort: boolean; setsHasExpiry: boolean } | undefined {
+/**
+ * The update and its condition for one scanned record, or `undefined` when it lacks nothing.
+ *
+ * @param item - The scanned record.
+ * @param expiryShards - The writers' `expiryShards`. @default 1
+ */
+export function backfillUpdate(item: Record<string, AttributeValue>, expiryShards = 1): { update: Expression; condition: Expression; setsClaimSort: boolean; setsHasExpiry: boolean } | undefined {
     const set: SetClause[] = [];
     const values: Record<string, AttributeValue> = {};
     const conditions = [nonTerminal()];
@@ -86,15 +98,15 @@ export function backfillUpdate(item: Record<string, AttributeValue>): { update: 
     }
     if (setsHasExpiry) {
         set.push({ attribute: ATTR.hasExpiry, value: ":has_expiry" });
-        values[":has_expiry"] = { S: HAS_EXPIRY_FLAG };
+        values[":has_expiry"] = { S: hasExpiryValue(item[ATTR.recordId]?.S ?? "", expiryShards) };
         conditions.push(lacks(ATTR.hasExpiry));
     }
     if (set.length === 0) return undefined;
     return { update: updateExpression({ set, values }), condition: and(...conditions), setsClaimSort, setsHasExpiry };
 }
 
-async function updateOne(client: DynamoDBClient, tableName: string, item: Record<string, AttributeValue>, totals: BackfillTotals): Promise<void> {
-    const update = backfillUpdate(item);
+async function updateOne(client: DynamoDBClient, tableName: string, item: Record<string, AttributeValue>, totals: BackfillTotals, expiryShards: number): Promise<void> {
+    const update = backfillUpdate(item, expiryShards);
     if (update === undefined) return;
     try {
         await client.send(
@@ -135,6 +147,8 @@ export async function backfillIndexAttributes(client: DynamoDBClient, tableName:
         names: Object.fromEntries(SCANNED_ATTRIBUTES.map((a) => [nameRef(a), a])),
         values: {},
     };
+    const expiryShards = options.expiryShards ?? 1;
+    if (options.apply) await raiseExpiryShards((input) => client.send(new UpdateItemCommand(input)), tableName, expiryShards);
     let startKey: Record<string, AttributeValue> | undefined;
     do {
         let page;
@@ -159,7 +173,7 @@ export async function backfillIndexAttributes(client: DynamoDBClient, tableName:
         totals.matched += items.length;
         if (options.apply) {
             for (let i = 0; i < items.length; i += UPDATE_CONCURRENCY) {
-                await Promise.all(items.slice(i, i + UPDATE_CONCURRENCY).map((item) => updateOne(client, tableName, item, totals)));
+                await Promise.all(items.slice(i, i + UPDATE_CONCURRENCY).map((item) => updateOne(client, tableName, item, totals, expiryShards)));
             }
         }
         options.onPage(totals);

@@ -56,6 +56,7 @@ async function run(args: CliArgs, io: CliIo): Promise<number> {
                 expiryMs: args.expiryMs,
                 dlqUrl: args.dlqUrl,
                 sqsEndpoint: args.sqsEndpoint,
+                expiryShards: args.expiryShards,
                 out,
             });
         }
@@ -69,6 +70,7 @@ async function run(args: CliArgs, io: CliIo): Promise<number> {
             timeoutMs: args.timeoutMs,
             pollIntervalMs: args.pollIntervalMs,
             pageSize: args.pageSize,
+            expiryShards: args.expiryShards,
             out,
         });
     } finally {

@@ -25,6 +25,8 @@ export interface ApplyContext {
     readonly wait: WaitOptions;
     /** Items per backfill Scan page. */
     readonly pageSize: number;
+    /** The writers' `expiryShards`, for the `has_expiry` values the backfill writes. @default 1 */
+    readonly expiryShards?: number;
     /** Where progress goes. */
     readonly out: Output;
 }
@@ -112,6 +114,7 @@ async function runStep(ctx: ApplyContext, step: MigrationStep): Promise<Backfill
             return backfillIndexAttributes(ctx.client, ctx.tableName, {
                 pageSize: ctx.pageSize,
                 apply: true,
+                expiryShards: ctx.expiryShards,
                 onPage: (t) =>
                     ctx.out.progress(`    … backfill page ${t.pages}: scanned ${t.scanned}, matched ${t.matched}, claim_sort set ${t.claimSortSet}, has_expiry set ${t.hasExpirySet}, skipped ${t.skipped}`),
             });

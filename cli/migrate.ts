@@ -41,6 +41,11 @@ export interface MigrateOptions {
     readonly pollIntervalMs?: number;
     /** `--page-size`. @default 100 */
     readonly pageSize?: number;
+    /**
+     * `--expiry-shards`: the writers' `expiryShards`. The backfill gives a record without `has_expiry` the value
+     * those writers would have written (and first raises the table's expiry shards mark). @default 1
+     */
+    readonly expiryShards?: number;
     /** Output. */
     readonly out: Output;
 }
@@ -117,7 +122,7 @@ export async function runMigrate(options: MigrateOptions): Promise<number> {
     const started = out.clock.now();
     const outcomes: StepOutcome[] = [];
     try {
-        await applyPlan({ client, tableName, shape: described.shape, wait, pageSize, out }, plan.steps, (outcome) => outcomes.push(outcome));
+        await applyPlan({ client, tableName, shape: described.shape, wait, pageSize, expiryShards: options.expiryShards, out }, plan.steps, (outcome) => outcomes.push(outcome));
     } catch (err) {
         const failedAt = outcomes.length;
         out.line(`failed at step ${failedAt + 1}: ${errorText(err)}`);

@@ -47,6 +47,11 @@ export interface VerifyOptions {
     readonly dlqUrl?: string;
     /** `--sqs-endpoint`. @default undefined (the region's) */
     readonly sqsEndpoint?: string;
+    /**
+     * `--expiry-shards`: the writers' `expiryShards`. The verification record is persisted with it, so the expiry
+     * round trip goes through the shard a record of those writers takes. @default 1
+     */
+    readonly expiryShards?: number;
     /** Output. */
     readonly out: Output;
 }
@@ -75,7 +80,7 @@ export async function runVerify(options: VerifyOptions): Promise<number> {
         checks.add("table", `table "${tableName}" exists and is ACTIVE`, "fail", `not found in ${options.region}: check --table and --region, or create it with the Outbox component`);
     } else if (checkProvisioning(checks, tableName, described.shape)) {
         probe = await checkLive(checks, {
-            store: new OutboxStore({ client: options.client, tableName, clock: out.clock }),
+            store: new OutboxStore({ client: options.client, tableName, clock: out.clock, expiryShards: options.expiryShards }),
             client: options.client,
             tableName,
             region: options.region,

@@ -4,7 +4,8 @@ import { backfillIndexAttributes } from "../../cli/backfill";
 import { marshalRecord, pendingRecord, type NewOutboxRecord, type OutboxRecord } from "../../runtime/record/codec";
 import { fenceKey } from "../../runtime/record/fence";
 import { ATTR, STATUS } from "../../runtime/schema";
-import { OutboxStore } from "../../runtime/store";
+import { hasExpiryValue } from "../../runtime/record/expiry-shard";
+import { expiryShardsRowKey, OutboxStore } from "../../runtime/store";
 import { dynamoClient } from "../support/dynamodb";
 import { createOutboxTable, dropTable, runCli } from "./support";
 
@@ -95,6 +96,23 @@ describe("cli: migrate backfills an old-build backlog (reference §12 item 18)",
             claimed.map((r) => r.recordId),
             ["rec-1", "rec-3", "rec-5"],
         );
+    });
+
+    it("--apply --expiry-shards 8 gives has_expiry the shard the writers would have chosen and raises the table's mark, so a store left at 1 expires it", async () => {
+        const other = await createOutboxTable({}, "cli-shards");
+        try {
+            await put(client, other, oldBuildItem(pendingRecord(newRecord(9, T0 + 60_000), 1n, T0)));
+            const run = await runCli(["migrate", "--table", other, "--apply", "--expiry-shards", "8"]);
+            assert.equal(run.code, 0, run.stdout + run.stderr);
+            assert.equal((await attributes(client, other, "rec-9"))[ATTR.hasExpiry]?.S, hasExpiryValue("rec-9", 8));
+            assert.notEqual(hasExpiryValue("rec-9", 8), "1");
+            const mark = await client.send(new GetItemCommand({ TableName: other, Key: expiryShardsRowKey(), ConsistentRead: true }));
+            assert.equal(mark.Item?.[ATTR.maxExpiryShards]?.N, "8");
+            const unsharded = new OutboxStore({ client, tableName: other, clock: { now: () => now.ms, sleep: async () => undefined } });
+            assert.equal(await unsharded.expire(T0 + 120_000, PARTITION, { owner: "sweeper", version: 1n }), 1);
+        } finally {
+            await dropTable(other);
+        }
     });
 
     it("skips a record that turned terminal between the Scan and its update (the condition holds the line)", async () => {

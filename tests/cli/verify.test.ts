@@ -3,7 +3,8 @@ import { ScanCommand, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
 import { VERIFY_HEADER, VERIFY_PARTITION_PREFIX } from "../../cli/verify-expiry";
 import { startFauxqs } from "../../local/fauxqs";
 import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
-import { CLAIM_INDEX, EXPIRY_INDEX, RECORD_ID_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../../runtime/schema";
+import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, RECORD_ID_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../../runtime/schema";
+import { expiryShardsRowKey } from "../../runtime/store";
 import { dynamoClient, uniqueTableName } from "../support/dynamodb";
 import { createOutboxTable, dropTable, fastClock, runCli, type Misprovision } from "./support";
 
@@ -48,6 +49,16 @@ describe("cli: verify on DynamoDB Local", function () {
         assert.match(run.stdout, /\nverified: 11 passed/);
         const scan = await (await dynamoClient()).send(new ScanCommand({ TableName: table }));
         assert.deepEqual(scan.Items, [], "verify left items behind");
+    });
+
+    it("with --expiry-shards 4 proves the expiry path through a shard, and leaves only the table's expiry shards mark, at 4", async () => {
+        const table = await createOutboxTable();
+        tables.push(table);
+        const run = await runCli(["verify", "--table", table, "--expiry", "1", "--expiry-shards", "4"]);
+        assert.equal(run.code, 0, run.stdout + run.stderr);
+        assert.match(run.stdout, /\nverified: 11 passed/);
+        const scan = await (await dynamoClient()).send(new ScanCommand({ TableName: table }));
+        assert.deepEqual(scan.Items, [{ ...expiryShardsRowKey(), [ATTR.maxExpiryShards]: { N: "4" } }]);
     });
 
     it("gives the same as one JSON object with --json, progress on stderr", async () => {
