@@ -16,7 +16,7 @@ import { SQSClient } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from "../local/dynamodb-local";
 import type { SnsTestServer } from "../local/sns-test-server";
 import { startLocalEventSourceMapping } from "../runtime/local/event-source-mapping";
-import type { LambdaStreamEvent } from "../runtime/local/stream-event";
+import type { LambdaStreamEvent, LambdaStreamRecord } from "../runtime/local/stream-event";
 import { MESSAGE_ATTRIBUTE } from "../runtime/message";
 import { silentLogger } from "../runtime/ports";
 import { createPublisher } from "../runtime/publisher";
@@ -53,6 +53,12 @@ export interface RelayRunResult {
     readonly p50LatencyMs: number;
     /** Write start → SNS acknowledgement, 99th percentile, ms. */
     readonly p99LatencyMs: number;
+    /**
+     * Where the latency goes, each part's 99th percentile over the messages (they do not add up): the write
+     * (start → the writer's answer), the wait for the relay (the answer → the first invocation holding the record),
+     * and the relay (that invocation's start → SNS acknowledgement).
+     */
+    readonly p99PartsMs: { readonly write: number; readonly waitForRelay: number; readonly relay: number };
     /** The details behind the per-message figures. */
     readonly detail: {
         readonly writer: CallTally;
@@ -84,11 +90,11 @@ export interface RelayRunOptions {
 }
 
 /** The same settings for both relays: what the Outbox component provisions. */
-const MAPPING_SETTINGS = { batchSize: 100, maximumBatchingWindowMs: 0, pollIntervalMs: 50 } as const;
+export const MAPPING_SETTINGS = { batchSize: 100, maximumBatchingWindowMs: 0, pollIntervalMs: 50 } as const;
 const STALL_TIMEOUT_MS = 60_000;
 
-/** The article's table: the key and a NEW_IMAGE stream, nothing else (no GSIs: its relay needs none). */
-async function createNaiveTable(client: DynamoDBClient, tableName: string): Promise<void> {
+/** The article's table: the key and a NEW_IMAGE stream, nothing else (no GSIs: its relay needs none). Resolves once it is ACTIVE. */
+export async function createNaiveTable(client: DynamoDBClient, tableName: string): Promise<void> {
     await client.send(
         new CreateTableCommand({
             TableName: tableName,
@@ -109,6 +115,43 @@ async function createNaiveTable(client: DynamoDBClient, tableName: string): Prom
         if (out.Table?.TableStatus === "ACTIVE") return;
         await new Promise((resolve) => setTimeout(resolve, 100));
     }
+}
+
+/** The order id of a stream record: ours carries it as the record id, the naive relay in its sort key (`OUTBOX#<id>`). */
+function orderIdOf(record: LambdaStreamRecord): string | undefined {
+    const image = record.dynamodb.NewImage as Record<string, { S?: string }> | undefined;
+    return image?.[ATTR.recordId]?.S ?? image?.[ATTR.sk]?.S?.replace(/^OUTBOX#/, "");
+}
+
+/**
+ * The order ids SNS acknowledged in one successful call: ours carries the record id (the order id) as a message
+ * attribute, the naive relay inside its JSON body. An entry whose id cannot be read is left out.
+ *
+ * @param command - The SDK command name (`PublishBatchCommand` or `PublishCommand`; others acknowledge nothing).
+ * @param input - The call's input.
+ * @param output - Its answer.
+ */
+export function acknowledgedIds(command: string, input: Record<string, unknown>, output: Record<string, unknown>): string[] {
+    const ids: string[] = [];
+    if (command === "PublishBatchCommand") {
+        const ok = new Set(((output.Successful ?? []) as { Id?: string }[]).map((s) => s.Id));
+        for (const entry of (input.PublishBatchRequestEntries ?? []) as { Id?: string; MessageAttributes?: Record<string, { StringValue?: string }> }[]) {
+            const id = entry.MessageAttributes?.[MESSAGE_ATTRIBUTE.recordId]?.StringValue;
+            if (ok.has(entry.Id) && id !== undefined) ids.push(id);
+        }
+    } else if (command === "PublishCommand") {
+        let id = (input.MessageAttributes as Record<string, { StringValue?: string }> | undefined)?.[MESSAGE_ATTRIBUTE.recordId]?.StringValue;
+        if (id === undefined) {
+            try {
+                id = String((JSON.parse(String(input.Message)) as { id?: unknown }).id);
+            } catch {
+                // The naive relay's body is its own JSON; a body that is not leaves this message unacknowledged, and the run reports it stalled.
+                id = undefined;
+            }
+        }
+        if (id !== undefined) ids.push(id);
+    }
+    return ids;
 }
 
 /** Run one relay over `messages` orders and measure it. */
@@ -132,29 +175,15 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
         const writer = instrumentClient(writerClient, writerTally, { capacity: true });
         instrumentClient(relayClient, relayTally, { capacity: true });
         const startedAt = new Map<string, number>();
+        const writtenAt = new Map<string, number>();
+        const invokedAt = new Map<string, number>();
         const deliveredAt = new Map<string, number>();
         const acknowledge = (id: string | undefined): void => {
             if (id !== undefined && !deliveredAt.has(id)) deliveredAt.set(id, Date.now());
         };
         instrumentClient(sns, snsTally, {
             onSuccess: (command, input, output) => {
-                if (command === "PublishBatchCommand") {
-                    const ok = new Set(((output.Successful ?? []) as { Id?: string }[]).map((s) => s.Id));
-                    for (const entry of (input.PublishBatchRequestEntries ?? []) as { Id?: string; MessageAttributes?: Record<string, { StringValue?: string }> }[]) {
-                        if (ok.has(entry.Id)) acknowledge(entry.MessageAttributes?.[MESSAGE_ATTRIBUTE.recordId]?.StringValue);
-                    }
-                } else if (command === "PublishCommand") {
-                    const attribute = (input.MessageAttributes as Record<string, { StringValue?: string }> | undefined)?.[MESSAGE_ATTRIBUTE.recordId]?.StringValue;
-                    let id = attribute;
-                    if (id === undefined) {
-                        try {
-                            id = String((JSON.parse(String(input.Message)) as { id?: unknown }).id);
-                        } catch {
-                            id = undefined;
-                        }
-                    }
-                    acknowledge(id);
-                }
+                for (const id of acknowledgedIds(command, input, output)) acknowledge(id);
             },
         });
 
@@ -167,7 +196,14 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
             streamsClient: streams,
             dynamodbClient: setup,
             tableName,
-            handler: (event: LambdaStreamEvent) => (handler as (e: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>)(event),
+            handler: (event: LambdaStreamEvent) => {
+                const now = Date.now();
+                for (const r of event.Records) {
+                    const id = orderIdOf(r);
+                    if (id !== undefined && !invokedAt.has(id)) invokedAt.set(id, now);
+                }
+                return (handler as (e: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>)(event);
+            },
             ...MAPPING_SETTINGS,
         });
         try {
@@ -189,6 +225,7 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
                     startedAt.set(order.id, now);
                     if (options.kind === "ours") await ourWriter.write(orderWriteRequest(order, plan, now));
                     else await naiveWriteOrder(writer, tableName, { id: order.id, eventId: order.id, total: order.total, customer: order.customer, createdAtMs: now }, naiveCounters);
+                    writtenAt.set(order.id, Date.now());
                 }
             };
             await Promise.all(Array.from({ length: options.concurrency ?? 16 }, () => worker()));
@@ -207,6 +244,8 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
             // The relay's completion writes may still be running after the last publish: count them too.
             await mapping.drain({ timeoutMs: 30_000 });
             const latencies = [...deliveredAt.entries()].map(([id, at]) => at - (startedAt.get(id) ?? at));
+            const part = (from: Map<string, number>, to: Map<string, number>): number =>
+                round(percentile([...deliveredAt.keys()].map((id) => (to.get(id) ?? 0) - (from.get(id) ?? 0)), 99), 1);
             const n = options.messages;
             return {
                 messages: n,
@@ -219,6 +258,7 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
                 msgsPerSec: round((n * 1000) / Math.max(1, lastDelivery - firstWrite), 1),
                 p50LatencyMs: round(percentile(latencies, 50), 1),
                 p99LatencyMs: round(percentile(latencies, 99), 1),
+                p99PartsMs: { write: part(startedAt, writtenAt), waitForRelay: part(writtenAt, invokedAt), relay: part(invokedAt, deliveredAt) },
                 detail: { writer: writerTally, relay: relayTally, sns: snsTally },
             };
         } finally {

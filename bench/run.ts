@@ -1,8 +1,12 @@
 /**
  * `npm run bench`: our relay against the Streams article's naive relay, side by side, in one run, on the same
  * DynamoDB Local (a fresh instance of it per measured run, see below) and the same local SNS (the
- * fault-injecting test server, whose per-call latency can be set), with the same orders. Prints a table, or with `--json` one object:
- * `{"ours":{...},"naive":{...},"claim":{...},"lambda":{...}}`.
+ * fault-injecting test server, whose per-call latency can be set), with the same orders. Prints two tables, or with `--json` one object:
+ * `{"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}}`.
+ *
+ * - `drain`: one shard draining a backlog written beforehand, with a latency added to every DynamoDB and SNS call
+ *   of the relay (bench/drain-run.ts): msgs/s, sequential round trips per 100-record batch, calls per message;
+ *   ours and the naive relay on the same orders, then ours on a FIFO topic and with ordering keys.
  *
  * - `ours`/`naive`: calls, capacity units, throughput and write → SNS-acknowledgement latency per message, with
  *   SNS answering at once, and under `withSnsLatency` with `--sns-latency-ms` added to every SNS call (local
@@ -20,6 +24,7 @@ import { JAVA_MISSING_MESSAGE, javaAvailable, startDynamoDbLocal, type DynamoDbL
 import { startSnsTestServer } from "../local/sns-test-server";
 import { measureClaimCost } from "./claim-cost";
 import { measureLambdaCost, type LambdaCost } from "./lambda-cost";
+import { runDrain, type DrainRunResult, type DrainVariant } from "./drain-run";
 import { runRelay, type RelayKind, type RelayRunResult } from "./relay-run";
 import { round } from "./stats";
 
@@ -35,13 +40,47 @@ export interface BenchOptions {
     readonly snsLatencyMs: number;
     /** The pace of the latency runs, orders per second. @default a third of the slower relay's burst throughput in that mode */
     readonly latencyRate?: number;
+    /** Records in each drain run's backlog. @default 300 with --quick, else 1000 */
+    readonly drainMessages: number;
+    /** Latency added to every DynamoDB call of the relay in the drain runs, ms. @default 5 */
+    readonly drainDynamoDbLatencyMs: number;
+    /** Latency added to every SNS call of the relay in the drain runs, ms. @default 15 */
+    readonly drainSnsLatencyMs: number;
+    /** Run the drain only (no end-to-end runs, no claim or archive figures). @default false */
+    readonly drainOnly: boolean;
+}
+
+/** One relay's drain figures in the JSON (see {@link DrainRunResult}). */
+export type DrainFigures = Pick<DrainRunResult, "msgsPerSec" | "roundTripsPerBatch" | "snsCallsPerMessage" | "ddbCallsPerMessage">;
+
+/** The `drain` object of the JSON. */
+export interface DrainReport {
+    /** Ours, keyless records on a standard topic. */
+    readonly ours: DrainFigures;
+    /** The naive relay on the same orders. */
+    readonly naive: DrainFigures;
+    /** Ours, keyless records on a FIFO topic (each order its own message group). */
+    readonly fifo: DrainFigures;
+    /** Ours, records with ordering keys (the claim path), on a standard topic. */
+    readonly keyed: DrainFigures & { readonly keys: number };
+    /** The latency added to every relay call. */
+    readonly latencyMs: { readonly dynamodb: number; readonly sns: number };
+    /** Records per backlog. */
+    readonly messages: number;
 }
 
 /** Per relay figures in the JSON, named and documented as in {@link RelayRunResult}: the burst run's, but the latencies are the paced run's. */
 export interface RelayFigures
-    extends Pick<RelayRunResult, "snsCallsPerMessage" | "ddbCallsPerMessage" | "wcuPerMessage" | "rcuPerMessage" | "msgsPerSec" | "p50LatencyMs" | "p99LatencyMs"> {
+    extends Pick<RelayRunResult, "snsCallsPerMessage" | "ddbCallsPerMessage" | "wcuPerMessage" | "rcuPerMessage" | "msgsPerSec" | "p50LatencyMs" | "p99LatencyMs" | "p99PartsMs"> {
     /** The same run with `latencyMs` added to every SNS call. */
-    readonly withSnsLatency: { readonly latencyMs: number; readonly msgsPerSec: number; readonly p50LatencyMs: number; readonly p99LatencyMs: number; readonly paceMsgsPerSec: number };
+    readonly withSnsLatency: {
+        readonly latencyMs: number;
+        readonly msgsPerSec: number;
+        readonly p50LatencyMs: number;
+        readonly p99LatencyMs: number;
+        readonly p99PartsMs: RelayRunResult["p99PartsMs"];
+        readonly paceMsgsPerSec: number;
+    };
     /** The pace of the latency run, orders per second. */
     readonly paceMsgsPerSec: number;
     /** Capacity units per message by who spent them (the writer, the relay) and where (`table` or a GSI's name). */
@@ -56,16 +95,25 @@ export interface RelayFigures
 export type ClaimFigures = Record<string, { readonly rcu: number; readonly pages: number }>;
 
 const USAGE = `Usage: npm run bench -- [--quick] [--json] [--messages <n>] [--sns-latency-ms <n>] [--latency-rate <n>]
+                          [--drain-messages <n>] [--drain-dynamodb-ms <n>] [--drain-sns-ms <n>] [--drain-only]
 
-For each relay and each SNS mode: a burst of <messages> orders written as fast as DynamoDB takes them
+Drain: a backlog of <drain-messages> orders written first, then drained through the local event source mapping
+(one shard, batch size 100) with a latency added to every DynamoDB and SNS call of the relay; ours and the naive
+relay, then ours on a FIFO topic and with ordering keys.
+
+End to end: for each relay and each SNS mode, a burst of <messages> orders written as fast as DynamoDB takes them
 (calls, capacity units, messages/s), then <messages>/4 orders paced at a third of the slower relay's burst rate,
 the same pace for both (latency percentiles: the pipeline's, not a queue's).
 
   --quick              200 messages per burst (under a minute); the default is 2000
-  --json               print {"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} on stdout (the table goes to stderr)
+  --json               print {"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} on stdout (the tables go to stderr)
   --messages <n>       messages per burst, 50 to 100000
   --sns-latency-ms <n> latency added to each SNS call in the second mode, 0 to 1000 (default 5)
-  --latency-rate <n>   orders per second in the latency runs, 1 to 1000, instead of the measured pace`;
+  --latency-rate <n>   orders per second in the latency runs, 1 to 1000, instead of the measured pace
+  --drain-messages <n> records per drain backlog, 100 to 100000 (default 1000, 300 with --quick)
+  --drain-dynamodb-ms <n> latency added to each DynamoDB call in the drain, 0 to 1000 (default 5)
+  --drain-sns-ms <n>   latency added to each SNS call in the drain, 0 to 1000 (default 15)
+  --drain-only         the drain table only`;
 
 function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
     let quick = false;
@@ -73,6 +121,10 @@ function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
     let messages: number | undefined;
     let snsLatencyMs = 5;
     let latencyRate: number | undefined;
+    let drainMessages: number | undefined;
+    let drainDynamoDbLatencyMs = 5;
+    let drainSnsLatencyMs = 15;
+    let drainOnly = false;
     const integer = (flag: string, raw: string | undefined, min: number, max: number): number => {
         const value = Number(raw);
         if (raw === undefined || raw.trim() === "" || !Number.isInteger(value) || value < min || value > max) {
@@ -88,9 +140,27 @@ function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
         else if (arg === "--messages") messages = integer(arg, argv[(i += 1)], 50, 100_000);
         else if (arg === "--sns-latency-ms") snsLatencyMs = integer(arg, argv[(i += 1)], 0, 1000);
         else if (arg === "--latency-rate") latencyRate = integer(arg, argv[(i += 1)], 1, 1000);
-        else throw new Error(`unknown option ${JSON.stringify(arg)}; the options are --quick, --json, --messages, --sns-latency-ms, --latency-rate (see --help)`);
+        else if (arg === "--drain-messages") drainMessages = integer(arg, argv[(i += 1)], 100, 100_000);
+        else if (arg === "--drain-dynamodb-ms") drainDynamoDbLatencyMs = integer(arg, argv[(i += 1)], 0, 1000);
+        else if (arg === "--drain-sns-ms") drainSnsLatencyMs = integer(arg, argv[(i += 1)], 0, 1000);
+        else if (arg === "--drain-only") drainOnly = true;
+        else {
+            throw new Error(
+                `unknown option ${JSON.stringify(arg)}; the options are --quick, --json, --messages, --sns-latency-ms, --latency-rate, --drain-messages, --drain-dynamodb-ms, --drain-sns-ms, --drain-only (see --help)`,
+            );
+        }
     }
-    return { quick, json, messages: messages ?? (quick ? 200 : 2000), snsLatencyMs, ...(latencyRate === undefined ? {} : { latencyRate }) };
+    return {
+        quick,
+        json,
+        messages: messages ?? (quick ? 200 : 2000),
+        snsLatencyMs,
+        ...(latencyRate === undefined ? {} : { latencyRate }),
+        drainMessages: drainMessages ?? (quick ? 300 : 1000),
+        drainDynamoDbLatencyMs,
+        drainSnsLatencyMs,
+        drainOnly,
+    };
 }
 
 function perMessage(record: Record<string, number>, n: number, digits = 3): Record<string, number> {
@@ -121,12 +191,14 @@ function figures(plainPair: Measured, slowPair: Measured, latencyMs: number): Re
         msgsPerSec: plain.msgsPerSec,
         p50LatencyMs: plainPair.paced.p50LatencyMs,
         p99LatencyMs: plainPair.paced.p99LatencyMs,
+        p99PartsMs: plainPair.paced.p99PartsMs,
         paceMsgsPerSec: plainPair.paced.ratePerSec,
         withSnsLatency: {
             latencyMs,
             msgsPerSec: slowPair.burst.msgsPerSec,
             p50LatencyMs: slowPair.paced.p50LatencyMs,
             p99LatencyMs: slowPair.paced.p99LatencyMs,
+            p99PartsMs: slowPair.paced.p99PartsMs,
             paceMsgsPerSec: slowPair.paced.ratePerSec,
         },
         unitsByPerMessage: { writer: perMessage(plain.detail.writer.unitsBy, n), relay: perMessage(plain.detail.relay.unitsBy, n) },
@@ -137,6 +209,31 @@ function figures(plainPair: Measured, slowPair: Measured, latencyMs: number): Re
 
 function ratio(a: number, b: number): string {
     return b === 0 ? "-" : `${round(a / b, 2)}x`;
+}
+
+function drainFigures(r: DrainRunResult): DrainFigures {
+    return { msgsPerSec: r.msgsPerSec, roundTripsPerBatch: r.roundTripsPerBatch, snsCallsPerMessage: r.snsCallsPerMessage, ddbCallsPerMessage: r.ddbCallsPerMessage };
+}
+
+function drainTable(drain: DrainReport, shards: number): string {
+    const rows: [string, number, number][] = [
+        ["messages / s, one shard", drain.ours.msgsPerSec, drain.naive.msgsPerSec],
+        ["round trips / 100-record batch", drain.ours.roundTripsPerBatch, drain.naive.roundTripsPerBatch],
+        ["SNS calls / message", drain.ours.snsCallsPerMessage, drain.naive.snsCallsPerMessage],
+        ["DynamoDB calls / message", drain.ours.ddbCallsPerMessage, drain.naive.ddbCallsPerMessage],
+    ];
+    const variant = (name: string, f: DrainFigures): string =>
+        `${name}: ${f.msgsPerSec} messages/s (${ratio(f.msgsPerSec, drain.naive.msgsPerSec)} the naive relay), ${f.roundTripsPerBatch} round trips per batch, ${f.snsCallsPerMessage} SNS and ${f.ddbCallsPerMessage} DynamoDB calls per message`;
+    return [
+        `drain: ${drain.messages} records written first, then drained through one shard (batch size 100${shards > 1 ? `; DynamoDB Local split the stream into ${shards} shards, served one after the other` : ""}), +${drain.latencyMs.dynamodb} ms per DynamoDB call and +${drain.latencyMs.sns} ms per SNS call of the relay`,
+        "",
+        `| ${"figure".padEnd(30)} | ${"ours".padStart(9)} | ${"naive".padStart(9)} | ${"ours/naive".padStart(10)} |`,
+        `|${"-".repeat(32)}|${"-".repeat(10)}:|${"-".repeat(10)}:|${"-".repeat(11)}:|`,
+        ...rows.map(([name, a, b]) => `| ${name.padEnd(30)} | ${String(a).padStart(9)} | ${String(b).padStart(9)} | ${ratio(a, b).padStart(10)} |`),
+        "",
+        variant("ours, FIFO topic (one message group per order)", drain.fifo),
+        variant(`ours, ordering keys (${drain.keyed.keys} keys, the claim path)`, drain.keyed),
+    ].join("\n");
 }
 
 function table(ours: RelayFigures, naive: RelayFigures, claim: ClaimFigures, lambda: LambdaCost, options: BenchOptions): string {
@@ -225,9 +322,45 @@ async function main(): Promise<void> {
     }
     try {
         const started = Date.now();
+        let run = 0;
+        const latencyMs = { dynamodb: options.drainDynamoDbLatencyMs, sns: options.drainSnsLatencyMs };
+        const drainOnce = async (kind: RelayKind, variant: DrainVariant, endpoint: string): Promise<DrainRunResult> => {
+            sns.reset();
+            sns.clearFaults();
+            run += 1;
+            say(`drain: writing ${options.drainMessages} records for ${kind} (${variant})…`);
+            const result = await runDrain({ kind, variant, endpoint, sns, messages: options.drainMessages, latencyMs, runId: `${Date.now().toString(36)}-${run}` });
+            say(
+                `drain: ${kind.padEnd(5)} ${variant.padEnd(8)} ${result.msgsPerSec} msg/s, ${result.roundTripsPerBatch} round trips per batch, ` +
+                    `${result.invocations} invocations (${result.failedInvocations} failed), ${result.shards} shard(s)`,
+            );
+            return result;
+        };
+        // A fresh DynamoDB Local per drain, as for the end-to-end runs below; two at a time.
+        const [oursDrain, naiveDrain] = await withDynamos(async ([a, b]) => [await drainOnce("ours", "standard", a!), await drainOnce("naive", "standard", b!)]);
+        const [fifoDrain, keyedDrain] = await withDynamos(async ([a, b]) => [await drainOnce("ours", "fifo", a!), await drainOnce("ours", "keyed", b!)]);
+        const drain: DrainReport = {
+            ours: drainFigures(oursDrain!),
+            naive: drainFigures(naiveDrain!),
+            fifo: drainFigures(fifoDrain!),
+            keyed: { ...drainFigures(keyedDrain!), keys: 10 },
+            latencyMs,
+            messages: options.drainMessages,
+        };
+        const drainText = drainTable(drain, Math.max(oursDrain!.shards, naiveDrain!.shards));
+        if (options.drainOnly) {
+            say(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+            if (options.json) {
+                say(drainText);
+                process.stdout.write(`${JSON.stringify({ drain })}\n`);
+            } else {
+                process.stdout.write(`${drainText}\n`);
+            }
+            await stop();
+            process.exit(0);
+        }
         say("lambda: building the component under mocks and loading its publisher…");
         const lambda = await measureLambdaCost();
-        let run = 0;
         const once = async (kind: RelayKind, endpoint: string, messages: number, latencyMs: number, ratePerSec: number): Promise<RelayRunResult> => {
             sns.reset();
             sns.setFaults({ latencyMs });
@@ -235,7 +368,8 @@ async function main(): Promise<void> {
             const result = await runRelay({ kind, endpoint, sns, messages, ratePerSec, runId: `${Date.now().toString(36)}-${run}` });
             say(
                 `${kind.padEnd(5)} ${String(messages).padStart(5)} messages ${ratePerSec > 0 ? `at ${ratePerSec}/s` : "burst"}, SNS +${latencyMs} ms: ` +
-                    `${result.msgsPerSec} msg/s, p50 ${result.p50LatencyMs} ms, p99 ${result.p99LatencyMs} ms`,
+                    `${result.msgsPerSec} msg/s, p50 ${result.p50LatencyMs} ms, p99 ${result.p99LatencyMs} ms ` +
+                    `(p99 of the write ${result.p99PartsMs.write} ms, of the wait for the relay ${result.p99PartsMs.waitForRelay} ms, of the relay ${result.p99PartsMs.relay} ms)`,
             );
             return result;
         };
@@ -267,13 +401,14 @@ async function main(): Promise<void> {
         const claimed = await withDynamos(([endpoint]) => measureClaimCost(endpoint, [1000, 50_000], { claims: options.quick ? 1 : 3, progress: (line) => say(`claim: ${line}`) }), 1);
         const claim: ClaimFigures = Object.fromEntries(Object.entries(claimed).map(([size, c]) => [size, { rcu: c.rcu, pages: c.pages }]));
         const result = {
+            drain,
             ours: figures(oursPlain, oursSlow, options.snsLatencyMs),
             naive: figures(naivePlain, naiveSlow, options.snsLatencyMs),
             claim,
             lambda,
         };
         say(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-        const text = table(result.ours, result.naive, claim, lambda, options);
+        const text = `${drainText}\n\nend to end:\n${table(result.ours, result.naive, claim, lambda, options)}`;
         // With --json the table still goes to stderr (with the progress), so one run gives both.
         if (options.json) {
             say(text);

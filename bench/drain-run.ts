@@ -1,0 +1,193 @@
+/**
+ * One drain run: how fast one shard of a relay empties a backlog. On AWS this is the figure that bounds a relay:
+ * Lambda runs one batch per shard at a time (times `parallelizationFactor`), so the sequential round trips of a
+ * batch set the ceiling, not the CPU of an emulator.
+ *
+ * - The backlog of `messages` orders is written first, untimed, with no added latency.
+ * - Then the local event source mapping (one loop, so one shard at a time, batch size 100) drains it through the
+ *   relay, whose DynamoDB and SNS clients wait a fixed latency before every call, modelling a same-region network.
+ * - The clock runs from the mapping's first GetRecords to the relay's last call (its last completion).
+ *
+ * Every figure comes from the clients: calls are counted by the middleware of bench/instrument.ts, and the
+ * sequential round trips of each invocation by bench/critical-path.ts.
+ *
+ * @packageDocumentation
+ */
+import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
+import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
+import { SNSClient } from "@aws-sdk/client-sns";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from "../local/dynamodb-local";
+import type { SnsTestServer } from "../local/sns-test-server";
+import { startLocalEventSourceMapping } from "../runtime/local/event-source-mapping";
+import type { LambdaStreamEvent } from "../runtime/local/stream-event";
+import { silentLogger } from "../runtime/ports";
+import { createPublisher } from "../runtime/publisher";
+import { OutboxStore } from "../runtime/store";
+import { OutboxWriter } from "../runtime/writer";
+import { demoOrder, orderWriteRequest, type OrderPlan } from "../scripts/demo-orders";
+import { createCriticalPathCounter } from "./critical-path";
+import { instrumentClient, newTally, totalCalls } from "./instrument";
+import { injectLatency } from "./latency";
+import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
+import { acknowledgedIds, createNaiveTable, MAPPING_SETTINGS, type RelayKind } from "./relay-run";
+import { round } from "./stats";
+
+/** What the records and the topic look like: keyless on a standard topic, keyless on a FIFO topic, or keyed. */
+export type DrainVariant = "standard" | "fifo" | "keyed";
+
+/** Options of {@link runDrain}. */
+export interface DrainRunOptions {
+    /** Which relay. The naive relay runs the `standard` variant only (it sets no message group and no key). */
+    readonly kind: RelayKind;
+    /** The records and topic. @default "standard" */
+    readonly variant?: DrainVariant;
+    /** DynamoDB endpoint (a fresh DynamoDB Local). */
+    readonly endpoint: string;
+    /** The local SNS. */
+    readonly sns: SnsTestServer;
+    /** Records in the backlog. */
+    readonly messages: number;
+    /** Latency added to every relay call, ms. */
+    readonly latencyMs: { readonly dynamodb: number; readonly sns: number };
+    /** Ordering keys (customers) of the `keyed` variant. @default 10 */
+    readonly keys?: number;
+    /** Table and topic name suffix, unique per run. */
+    readonly runId: string;
+}
+
+/** What one drain measured. */
+export interface DrainRunResult {
+    /** Records drained (SNS acknowledged each; must equal the backlog). */
+    readonly messages: number;
+    /** Records per second through one shard: first poll to last completion. */
+    readonly msgsPerSec: number;
+    /** The mean of the invocations' critical paths (sequential round trips), over the full 100-record batches. */
+    readonly roundTripsPerBatch: number;
+    /** The relay's SNS calls per record. */
+    readonly snsCallsPerMessage: number;
+    /** The relay's DynamoDB calls per record (the backlog's writes excluded). */
+    readonly ddbCallsPerMessage: number;
+    /** Handler invocations, retries included. */
+    readonly invocations: number;
+    /** Invocations that failed, wholly or partly (0 in a healthy run). */
+    readonly failedInvocations: number;
+    /** Stream shards the mapping saw (it serves them one after the other). */
+    readonly shards: number;
+    /** First poll to last completion, ms. */
+    readonly elapsedMs: number;
+}
+
+const STALL_TIMEOUT_MS = 60_000;
+const WRITERS = 16;
+
+/** Write the backlog, drain it through one relay, and measure the drain. */
+export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult> {
+    const variant = options.variant ?? "standard";
+    if (options.kind === "naive" && variant !== "standard") throw new Error(`bench: the naive relay has no ${variant} variant`);
+    const tableName = `drain-${options.kind}-${variant}-${options.runId}`;
+    const setup = localDynamoDbClient(options.endpoint);
+    const relayDynamoDb = localDynamoDbClient(options.endpoint);
+    const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const sns = new SNSClient({ endpoint: options.sns.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const sqs = new SQSClient({ endpoint: options.sns.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    try {
+        if (options.kind === "ours") await new OutboxStore({ client: setup, tableName }).createTable();
+        else await createNaiveTable(setup, tableName);
+        const topicArn = options.sns.createTopic(`drain-${options.kind}-${options.runId}${variant === "fifo" ? ".fifo" : ""}`);
+        const dlqUrl = options.sns.createQueue(`drain-dlq-${options.kind}-${options.runId}`);
+
+        const plan: OrderPlan = { tableName, runId: `${options.runId}-`, ...(variant === "keyed" ? { keys: options.keys ?? 10 } : {}) };
+        const backlogCounters: NaiveCounters = { ddbCalls: 0, snsCalls: 0, writeUnits: 0 };
+        const writer = new OutboxWriter({ client: setup, tableName });
+        let next = 0;
+        const write = async (): Promise<void> => {
+            while (next < options.messages) {
+                const order = demoOrder(next, plan);
+                next += 1;
+                const now = Date.now();
+                if (options.kind === "ours") await writer.write(orderWriteRequest(order, plan, now));
+                else await naiveWriteOrder(setup, tableName, { id: order.id, eventId: order.id, total: order.total, customer: order.customer, createdAtMs: now }, backlogCounters);
+            }
+        };
+        await Promise.all(Array.from({ length: WRITERS }, () => write()));
+
+        const relayTally = newTally();
+        const snsTally = newTally();
+        const path = createCriticalPathCounter();
+        let lastRelayCallAt = 0;
+        const acknowledged = new Set<string>();
+        const noteCall = (): void => {
+            lastRelayCallAt = Date.now();
+        };
+        path.instrument(instrumentClient(injectLatency(relayDynamoDb, options.latencyMs.dynamodb), relayTally, { onSuccess: noteCall }));
+        path.instrument(
+            instrumentClient(injectLatency(sns, options.latencyMs.sns), snsTally, {
+                onSuccess: (command, input, output) => {
+                    noteCall();
+                    for (const id of acknowledgedIds(command, input, output)) acknowledged.add(id);
+                },
+            }),
+        );
+        let firstPollAt: number | undefined;
+        instrumentClient(streams, newTally(), {
+            onSuccess: (command) => {
+                if (command === "GetRecordsCommand") firstPollAt ??= Date.now();
+            },
+        });
+        const pollStartedAt = Date.now();
+
+        const relay =
+            options.kind === "ours"
+                ? createPublisher({ dynamodb: relayDynamoDb, sns, sqs, tableName, topicArn, dlqUrl, fifo: variant === "fifo", logger: silentLogger, writeMetrics: () => undefined })
+                : createNaiveRelay({ dynamodb: relayDynamoDb, sns, tableName, topicArn, counters: { ddbCalls: 0, snsCalls: 0, writeUnits: 0 } });
+        const batches: { records: number; depth: number }[] = [];
+        const mapping = await startLocalEventSourceMapping({
+            streamsClient: streams,
+            dynamodbClient: setup,
+            tableName,
+            ...MAPPING_SETTINGS,
+            handler: async (event: LambdaStreamEvent) => {
+                path.begin();
+                const result = await (relay as (e: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>)(event);
+                batches.push({ records: event.Records.length, depth: path.depth() });
+                return result;
+            },
+        });
+        try {
+            let lastCount = -1;
+            let lastMove = Date.now();
+            while (acknowledged.size < options.messages) {
+                if (acknowledged.size !== lastCount) {
+                    lastCount = acknowledged.size;
+                    lastMove = Date.now();
+                } else if (Date.now() - lastMove > STALL_TIMEOUT_MS) {
+                    throw new Error(`bench drain ${options.kind} ${variant}: ${acknowledged.size}/${options.messages} published, nothing moved for ${STALL_TIMEOUT_MS / 1000} s`);
+                }
+                await new Promise((resolve) => setTimeout(resolve, 10));
+            }
+            await mapping.drain({ timeoutMs: STALL_TIMEOUT_MS });
+            const stats = mapping.stats();
+            const elapsedMs = Math.max(1, lastRelayCallAt - (firstPollAt ?? pollStartedAt));
+            const full = batches.filter((b) => b.records === MAPPING_SETTINGS.batchSize);
+            const counted = full.length > 0 ? full : batches;
+            const n = options.messages;
+            return {
+                messages: acknowledged.size,
+                msgsPerSec: round((n * 1000) / elapsedMs, 1),
+                roundTripsPerBatch: round(counted.reduce((sum, b) => sum + b.depth, 0) / Math.max(1, counted.length), 1),
+                snsCallsPerMessage: round(totalCalls(snsTally) / n, 3),
+                ddbCallsPerMessage: round(totalCalls(relayTally) / n, 3),
+                invocations: stats.invocations,
+                failedInvocations: stats.failedInvocations,
+                shards: stats.shards,
+                elapsedMs,
+            };
+        } finally {
+            await mapping.stop();
+        }
+    } finally {
+        await setup.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
+        for (const client of [setup, relayDynamoDb, streams, sns, sqs]) client.destroy();
+    }
+}
