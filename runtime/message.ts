@@ -131,8 +131,17 @@ export function snsMessageSize(message: OutboundMessage): number {
 }
 
 /**
- * One PublishBatch entry. On a FIFO topic `MessageGroupId` is the ordering key, else the partition, and
- * `MessageDeduplicationId` is the record id.
+ * The FIFO message group of a message: its ordering key, else its partition.
+ *
+ * @param message - The published form.
+ */
+export function fifoMessageGroupId(message: OutboundMessage): string {
+    return message.orderingKey ?? message.partition;
+}
+
+/**
+ * One PublishBatch entry. On a FIFO topic `MessageGroupId` is {@link fifoMessageGroupId} (the ordering key, else
+ * the partition), and `MessageDeduplicationId` is the record id.
  *
  * @param message - The published form.
  * @param entryId - The entry's id inside its batch (unique per call).
@@ -143,7 +152,7 @@ export function publishEntry(message: OutboundMessage, entryId: string, fifo: bo
         Id: entryId,
         Message: message.body,
         MessageAttributes: messageAttributes(message),
-        ...(fifo ? { MessageGroupId: message.orderingKey ?? message.partition, MessageDeduplicationId: message.id } : {}),
+        ...(fifo ? { MessageGroupId: fifoMessageGroupId(message), MessageDeduplicationId: message.id } : {}),
     };
 }
 

@@ -55,7 +55,7 @@ export const DELIVERY_METRICS = {
     expired: "Expired",
     /** Redelivered records skipped because the consistent status read found them terminal. */
     duplicatesAvoided: "DuplicatesAvoided",
-    /** Entries SNS accepted after a failed entry of the same call (completed, so never resent). */
+    /** Entries SNS accepted after a failed entry, in its call or a concurrent one (completed, so never resent). */
     publishedAfterFailure: "PublishedAfterFailure",
     /** Conditional completions/expiries that found the record already moved by someone else. */
     completionRaces: "CompletionRaces",

@@ -11,15 +11,19 @@
  *    `DuplicatesAvoided`.
  * 3. Expired records go to the DLQ with reason `expired` and are marked expired; they are never published.
  * 4. Keyless records are published with PublishBatch, up to 10 per call, then completed conditionally
- *    (pending → completed, `ttl` = now + grace, `claim_sort` and `has_expiry` removed).
+ *    (pending → completed, `ttl` = now + grace, `claim_sort` and `has_expiry` removed). Up to 100 of them at a
+ *    time, their calls run concurrently and each call's completions start when it returns
+ *    (`runtime/keyless-publish.ts`); on a FIFO topic one message group's calls still go one after the other.
  * 5. A record with an ordering key is a doorbell: its partition is drained through the store's claim path
  *    (ConsistentRead, head-of-line rule), published and completed in order with the claim's token.
  * 6. A record SNS refuses permanently (InvalidParameter, NotFound…) has the failure counted on the item
  *    (`publish_attempts`); at `maxPublishAttempts` it goes to the DLQ with reason `publish-rejected`.
  *
- * At the first record that cannot be delivered, processing stops: its SequenceNumber is the one
- * `batchItemFailures` entry, and nothing after it is published in this call. Entries after it that SNS accepted
- * in the same PublishBatch call are completed, so the retry skips them (step 2) instead of sending them twice.
+ * At the first record that cannot be delivered, processing stops: its SequenceNumber (the lowest that failed,
+ * whatever order concurrent calls ended in) is the one `batchItemFailures` entry, and no call starts after the
+ * failure is known. Records after it that SNS accepted, in the same call or in calls that ran concurrently, are
+ * completed (and counted as `PublishedAfterFailure`), so the retry skips them (step 2) instead of sending them
+ * twice.
  *
  * A record whose failure is its own never fails the batch: SNS refused it for its content (below
  * `maxPublishAttempts`), or the DLQ could not take it (expired, or at `maxPublishAttempts`; the DLQ is down or
@@ -41,7 +45,6 @@ import {
     expirePending,
     isExpired,
     notePublished,
-    publishBatch,
     publishBatches,
     readRecordStates,
     sendToDeadLetterQueue,
@@ -51,9 +54,10 @@ import {
 import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
 import { errorCodeOf, OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
+import { KEYLESS_RECORDS_PER_FLUSH, publishAndComplete, type KeylessItem } from "./keyless-publish";
 import { HANDLER_LIMITS } from "./limits";
 import { HANDLER_FUNCTIONS, handlerDimensions, type HandlerFunction } from "./metric-catalog";
-import { outboundMessage, type DeadLetterReason, type OutboundMessage } from "./message";
+import { outboundMessage, type DeadLetterReason } from "./message";
 import { silentLogger, systemClock, type Clock, type Logger, type MetricsSink } from "./ports";
 import { unmarshalRecord, type OutboxRecord, type StreamImage } from "./record/codec";
 import { RECORD_SK_PREFIX, STATUS } from "./schema";
@@ -328,7 +332,7 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
     const heldKeys = new Set<string>();
     // Records (partition, envelope, binding) already taken from this event.
     const seen = new Set<string>();
-    let batch: { candidate: Candidate; message: OutboundMessage }[] = [];
+    let batch: (KeylessItem & { readonly candidate: Candidate })[] = [];
 
     /**
      * Send a keyless record to the DLQ. When the DLQ cannot take it (down, or refusing it), retrying the stream
@@ -351,34 +355,36 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
         ctx.logger.warn("publisher: the head of this record's ordering key failed; the record stays pending for the sweeper", { recordId: record.recordId, partition: record.partition });
     };
 
-    /** Publish the buffered keyless records; returns the failed record's SequenceNumber, if any. */
+    /**
+     * Publish the buffered keyless records (their calls run concurrently, see `runtime/keyless-publish.ts`);
+     * returns the SequenceNumber of the lowest record that failed, if any.
+     */
     const flush = async (): Promise<string | undefined> => {
         const pending = batch;
         batch = [];
-        for (const group of publishBatches(pending, false)) {
-            const results = await publishBatch(ctx, group.map((g) => g.message));
-            // Every accepted entry is already published, so its completion depends on nothing else: complete them
-            // concurrently, then do the failure bookkeeping in shard order below.
-            const completionErrors = await Promise.all(
-                group.map(async ({ candidate }, j): Promise<{ error: unknown } | undefined> => {
-                    if (!results[j]!.ok) return undefined;
-                    try {
-                        await afterSend(ctx, DELIVERY_METRICS.publishedNotCompleted, () => completePending(ctx, candidate.record));
-                        return undefined;
-                    } catch (error) {
-                        return { error };
-                    }
-                }),
-            );
-            let failedAt: string | undefined;
-            for (let j = 0; j < group.length; j += 1) {
-                const { candidate } = group[j]!;
-                const result = results[j]!;
+        if (pending.length === 0) return undefined;
+        const calls = publishBatches(pending, false);
+        const outcomes = await publishAndComplete(ctx, calls);
+        // The bookkeeping reads every entry in shard order, whatever order the calls ended in, and only the first
+        // failure sets failedAt: a later failure (a refused entry, a failed completion, a call not sent) never
+        // replaces it, or Lambda would rewind past a record that was not delivered.
+        let failedAt: string | undefined;
+        for (let c = 0; c < calls.length; c += 1) {
+            const call = calls[c]!;
+            const outcome = outcomes[c]!;
+            for (let j = 0; j < call.length; j += 1) {
+                const { candidate } = call[j]!;
+                if (!outcome.sent) {
+                    // Due to start after an entry was refused, so never sent: it stays pending.
+                    failedAt ??= candidate.sequenceNumber;
+                    continue;
+                }
+                const result = outcome.results[j]!;
                 try {
                     if (result.ok) {
                         notePublished(ctx, candidate.record);
                         if (failedAt !== undefined) ctx.metrics.count(DELIVERY_METRICS.publishedAfterFailure);
-                        const completion = completionErrors[j];
+                        const completion = outcome.completionErrors[j];
                         if (completion !== undefined) throw completion.error;
                         continue;
                     }
@@ -402,12 +408,11 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
                     failedAt = candidate.sequenceNumber;
                 } catch (err) {
                     ctx.logger.error("publisher: a step after publishing failed", { recordId: candidate.record.recordId, code: errorCodeOf(err) });
-                    if (failedAt === undefined) failedAt = candidate.sequenceNumber;
+                    failedAt ??= candidate.sequenceNumber;
                 }
             }
-            if (failedAt !== undefined) return failedAt;
         }
-        return undefined;
+        return failedAt;
     };
 
     for (let i = 0; i < candidates.length; i += 1) {
@@ -478,8 +483,8 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
             }
             continue;
         }
-        batch.push({ candidate, message: outboundMessage(record) });
-        if (batch.length === 10) {
+        batch.push({ candidate, record, message: outboundMessage(record) });
+        if (batch.length === KEYLESS_RECORDS_PER_FLUSH) {
             const failed = await flush();
             if (failed !== undefined) return { response: failureAt(failed), ignored };
         }
