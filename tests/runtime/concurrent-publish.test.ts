@@ -189,6 +189,43 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + SNS test
         const groupA = h.published().filter((p) => p.groupId === "A").map((p) => order.get(p.id)!);
         assert.deepEqual(groupA.slice(-11), [3, ...Array.from({ length: 10 }, (_, i) => 10 + i)], "the refused entry, then the held call, in order");
     });
+
+    it("on a FIFO topic a call that was held behind its group and then not sent, because another call's entry was refused meanwhile, is the lowest failure reported", async function () {
+        h = await createHarness({ fifo: true });
+        // Calls in shard order: [A0..A9] [A10..A19] (waits for the first) [B0..B9] (B3 refused).
+        await writeKeyless(h, [...Array.from({ length: 20 }, () => "A"), ...Array.from({ length: 10 }, (_, i) => `B${i}`)]);
+        const event = await h.streamEvent();
+        const [a0, a10, b3] = [event.Records[0]!, event.Records[10]!, event.Records[23]!];
+        h.server.setFaults({ entries: [{ code: "InternalError", senderFault: false, times: 1, when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(b3) }] });
+        // A fake in front of the SNS server: group A's first call is held until the call with the refusal has
+        // returned, an ordering of answers no emulator gives on demand.
+        let refusedCallReturned: () => void = () => undefined;
+        const refusal = new Promise<void>((resolve) => {
+            refusedCallReturned = resolve;
+        });
+        const sns = {
+            send: async (command: object) => {
+                const ids = entryIds(command);
+                if (ids.includes(idOf(a0))) await Promise.race([refusal, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+                try {
+                    return await h.sns.send(command as never);
+                } finally {
+                    if (ids.includes(idOf(b3))) refusedCallReturned();
+                }
+            },
+        };
+        const publisher = h.publisher({ sns: sns as unknown as Harness["sns"] });
+        assert.deepEqual(await publisher(event), { batchItemFailures: [{ itemIdentifier: a10.dynamodb.SequenceNumber }] }, "A10 comes before B3 in the shard");
+        const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual(
+            event.Records.map((r) => status.get(idOf(r))),
+            event.Records.map((_, i) => (i >= 10 && i < 20) || i === 23 ? "pending" : "completed"),
+        );
+
+        assert.deepEqual(await publisher(from(event, a10.dynamodb.SequenceNumber)), { batchItemFailures: [] });
+        assert.ok((await h.records()).every((r) => r.status === "completed"));
+    });
+
     it("a permanent refusal is the record's own: the other calls of the batch are still sent, the refused record stays pending for the sweeper, and nothing is retried", async function () {
         h = await createHarness({ fifo: true });
         await writeKeyless(h, [...Array.from({ length: 20 }, () => "A"), ...Array.from({ length: 10 }, (_, i) => `B${i}`)]);
