@@ -76,6 +76,8 @@ export interface DrainRunResult {
     readonly shards: number;
     /** First poll to last completion, ms. */
     readonly elapsedMs: number;
+    /** Mean ms per relay call by command, the added latency included: where a batch's time goes. */
+    readonly msPerCall: Record<string, number>;
 }
 
 const STALL_TIMEOUT_MS = 60_000;
@@ -182,6 +184,9 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                 failedInvocations: stats.failedInvocations,
                 shards: stats.shards,
                 elapsedMs,
+                msPerCall: Object.fromEntries(
+                    [relayTally, snsTally].flatMap((t) => Object.entries(t.ms).map(([command, ms]) => [command.replace(/Command$/, ""), round(ms / Math.max(1, t.calls[command] ?? 1), 1)])),
+                ),
             };
         } finally {
             await mapping.stop();

@@ -8,7 +8,7 @@
 
 interface MiddlewareClient {
     readonly middlewareStack: {
-        add(middleware: unknown, options: { step: "initialize"; name: string; override?: boolean }): void;
+        add(middleware: unknown, options: { step: "finalizeRequest"; name: string; override?: boolean }): void;
     };
 }
 
@@ -25,7 +25,8 @@ export function injectLatency<T extends object>(client: T, latencyMs: number): T
             await new Promise((resolve) => setTimeout(resolve, latencyMs));
             return next(args);
         },
-        { step: "initialize", name: "benchLatency", override: true },
+        // The last step before the wire: every counter (added at "initialize") sees the call start before the wait.
+        { step: "finalizeRequest", name: "benchLatency", override: true },
     );
     return client;
 }

@@ -332,7 +332,7 @@ async function main(): Promise<void> {
             const result = await runDrain({ kind, variant, endpoint, sns, messages: options.drainMessages, latencyMs, runId: `${Date.now().toString(36)}-${run}` });
             say(
                 `drain: ${kind.padEnd(5)} ${variant.padEnd(8)} ${result.msgsPerSec} msg/s, ${result.roundTripsPerBatch} round trips per batch, ` +
-                    `${result.invocations} invocations (${result.failedInvocations} failed), ${result.shards} shard(s)`,
+                    `${result.invocations} invocations (${result.failedInvocations} failed), ${result.shards} shard(s); mean ms per call ${JSON.stringify(result.msPerCall)}`,
             );
             return result;
         };
