@@ -48,10 +48,11 @@ const TSC = require.resolve("typescript/bin/tsc");
 /**
  * The budget for each function's archive when the package is installed: `__index.js` plus the package itself
  * (its compiled JS and .d.ts, and the README npm always packs), none of its dependencies. Raised from 800 KB to
- * 880 KB when the writer's input checks, the handler limits and the policy entry took the archive to 838 KB; the
+ * 880 KB when the writer's input checks, the handler limits and the policy entry took the archive to 838 KB, and to
+ * 960 KB when the alarms, the expiry shards and the concurrent publisher took it to 946,388 bytes; the
  * archive that ships only `dist/runtime` (≤ 200 KB deflated) is issue 11's.
  */
-const CONSUMED_ARCHIVE_BUDGET_BYTES = 880 * 1024;
+const CONSUMED_ARCHIVE_BUDGET_BYTES = 960 * 1024;
 
 /** The `tsconfig.json` of Pulumi's TypeScript template (`pulumi new typescript`): strict, no `skipLibCheck`. */
 const PULUMI_TEMPLATE_TSCONFIG = {
