@@ -127,8 +127,15 @@ function offsetClock(offsetMs = 0): OffsetClock {
 
 const STALE_CLAIM_MS = 30_000;
 const RECOVERY_STEP_MS = STALE_CLAIM_MS + 5_000;
-const MAX_RECOVERY_SWEEPS = 40;
 const MAX_PUBLISH_ATTEMPTS = 3;
+/**
+ * Recovery sweeps until nothing is left, or until this many sweeps in a row change nothing. A poisoned head holds
+ * its key for `maxPublishAttempts` sweeps before the DLQ takes it (one attempt per run), so a key holding several
+ * poison messages needs that many sweeps per message: the budget follows progress instead of a fixed count.
+ */
+const RECOVERY_SWEEPS_WITHOUT_PROGRESS = MAX_PUBLISH_ATTEMPTS + 2;
+/** A hard stop for the recovery loop, whatever the progress. */
+const MAX_RECOVERY_SWEEPS = 1_000;
 /**
  * How long the run waits for the local mapping to drain the stream: a guard against a hung run, not a figure of
  * the relay (that is `npm run bench`). It grows with the scenario's size, because DynamoDB Local's CPU, not the
@@ -385,9 +392,13 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         server.setFaults({ entries: [poisonRule] });
         publisherDb.setEnabled(false);
         sweeperDb.setEnabled(false);
-        for (; recoverySweeps < MAX_RECOVERY_SWEEPS; recoverySweeps += 1) {
+        let stalled = 0;
+        for (let before = Number.POSITIVE_INFINITY; recoverySweeps < MAX_RECOVERY_SWEEPS; recoverySweeps += 1) {
             leftOver = nonTerminal(await scanRecords(ddb, tableName));
             if (leftOver === 0) break;
+            stalled = leftOver < before ? 0 : stalled + 1;
+            if (stalled >= RECOVERY_SWEEPS_WITHOUT_PROGRESS) break;
+            before = Math.min(before, leftOver);
             relayClock.advance(RECOVERY_STEP_MS);
             await sweeper();
         }
