@@ -18,7 +18,7 @@
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../runtime/errors";
 import { MESSAGE_ATTRIBUTE } from "../runtime/message";
-import { silentLogger, type Clock } from "../runtime/ports";
+import { silentLogger } from "../runtime/ports";
 import { createPublisher } from "../runtime/publisher";
 import { ATTR, CLAIM_INDEX, GLOBAL_SECONDARY_INDEXES } from "../runtime/schema";
 import { OutboxStore } from "../runtime/store";
@@ -26,6 +26,7 @@ import { createSweeper } from "../runtime/sweeper";
 import { OutboxWriter, type OutboxMessage } from "../runtime/writer";
 import { createCapacityModel, type BackendClient, type KeyUnits } from "./capacity-model";
 import { percentile, round } from "./stats";
+import { manualClock } from "../tests/runtime/support/harness";
 
 /** The message mixes. */
 export type ScaleMix = "keyless" | "keyed" | "expiring";
@@ -105,19 +106,6 @@ function backoff(attempt: number): number {
     return Math.min(MAX_BACKOFF_MS, TICK_MS * 2 ** Math.max(0, attempt - 1));
 }
 
-function simulatedClock(start: number): Clock & { advance(ms: number): void } {
-    let now = start;
-    return {
-        now: () => now,
-        sleep: async (ms) => {
-            now += ms;
-        },
-        advance: (ms) => {
-            now += ms;
-        },
-    };
-}
-
 function unitsReport(totals: readonly KeyUnits[]): UnitsReport {
     const total = totals.reduce((n, t) => n + t.units, 0);
     const hottest = totals.reduce((a, b) => (b.units > a.units ? b : a), { index: "", key: "", units: 0 });
@@ -142,7 +130,7 @@ export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleS
     const tableName = `scale-${scenario.name.replace(/[^a-zA-Z0-9]/g, "-")}-${Date.now().toString(36)}`;
     await new OutboxStore({ client: backend, tableName }).createTable({ stream: false });
     const start = Date.UTC(2026, 0, 1);
-    const clock = simulatedClock(start);
+    const clock = manualClock(start);
     let actor = "";
     const stream: { seq: string; item: Record<string, AttributeValue> }[] = [];
     let streamSeq = 0;
