@@ -19,7 +19,7 @@ import { mergeArgs } from "./transform";
 import { validateOutboxArgs } from "./validation";
 import { SYSTEM_LOG_LEVEL } from "./defaults";
 
-export type { OutboxArgs, OutboxTransforms } from "./args";
+export type { OutboxArgs, OutboxAlarmThresholds, OutboxTransforms } from "./args";
 
 export { OUTBOX_TYPE } from "./naming";
 

@@ -25,19 +25,18 @@ import { GLOBAL_SECONDARY_INDEXES, IndexShape, PRIMARY_KEY, STREAM_FILTER_PATTER
 import { OutboxError } from "../runtime/errors";
 import { OUTBOX_DEFAULTS } from "./defaults";
 import { REPORT_BATCH_ITEM_FAILURES } from "./children";
-import { StackResourceView, declaredInsideOutbox, isOutboxTable, outboxScope } from "./policy-scope";
+import { ResourceProps as Props, StackResourceView, declaredInsideOutbox, isOutboxTable, outboxScope } from "./policy-scope";
 import { outboxSecurityPolicies } from "./security-policies";
 import { outboxAlarmsPolicy } from "./alarm-policy";
 
 export { OUTBOX_ALARMS_DEFAULT_LEVEL, outboxAlarmViolations } from "./alarm-policy";
 
 export { declaredInsideOutbox, hasOutboxTableTag, insideOutbox, isOutboxTable, known, outboxScope, urnTypes } from "./policy-scope";
-export type { OutboxScope, StackResourceView } from "./policy-scope";
+export type { OutboxScope, ResourceProps, StackResourceView } from "./policy-scope";
 
 /** Stream view types that carry the new image the publisher reads. */
 export const STREAM_VIEWS_WITH_NEW_IMAGE: readonly string[] = [STREAM_VIEW_TYPE, "NEW_AND_OLD_IMAGES"];
 
-type Props = Record<string, any>;
 
 function show(value: unknown): string {
     return value === undefined ? "absent" : JSON.stringify(value);

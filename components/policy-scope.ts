@@ -21,7 +21,9 @@
 import { OUTBOX_TABLE_TAG } from "../runtime/schema";
 import { OUTBOX_TYPE } from "./naming";
 
-type Props = Record<string, any>;
+/** A resource's properties as a policy sees them: plain values, keyed by the provider's property names. */
+export type ResourceProps = Record<string, any>;
+
 
 /** The type tokens the policies look at. */
 export const RESOURCE_TYPES = {
@@ -47,7 +49,7 @@ export interface StackResourceView {
     /** The URN. */
     readonly urn: string;
     /** The resource's properties (outputs, for a stack policy). */
-    readonly props: Props;
+    readonly props: ResourceProps;
     /** The resources each input property depends on, by property name. @default undefined */
     readonly propertyDependencies?: Record<string, readonly StackResourceView[]>;
     /** The resource's parent, when it was declared with one. @default undefined */
@@ -97,7 +99,7 @@ export function insideOutbox(r: StackResourceView): boolean {
 }
 
 /** Whether table props carry the component's outbox tag (an unknown tag value counts as absent). */
-export function hasOutboxTableTag(props: Props): boolean {
+export function hasOutboxTableTag(props: ResourceProps): boolean {
     return known(() => props.tags?.[OUTBOX_TABLE_TAG.key]) === OUTBOX_TABLE_TAG.value;
 }
 
@@ -107,7 +109,7 @@ export function hasOutboxTableTag(props: Props): boolean {
  * @param urn - The table's URN.
  * @param props - The table's properties.
  */
-export function isOutboxTable(urn: string, props: Props): boolean {
+export function isOutboxTable(urn: string, props: ResourceProps): boolean {
     return declaredInsideOutbox(urn) || hasOutboxTableTag(props);
 }
 

@@ -13,9 +13,7 @@ import * as aws from "@pulumi/aws";
 import { EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
 import { ENV } from "../runtime/config";
 import { LIST_STREAMS_ACTION } from "./iam";
-import { RESOURCE_TYPES, StackResourceView, declaredInsideOutbox, insideOutbox, known, outboxScope } from "./policy-scope";
-
-type Props = Record<string, any>;
+import { RESOURCE_TYPES, ResourceProps as Props, StackResourceView, declaredInsideOutbox, insideOutbox, known, outboxScope } from "./policy-scope";
 
 /**
  * Actions AWS authorizes only on resource `*` (they take no resource ARN). A statement may use `*` as its

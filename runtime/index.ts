@@ -8,6 +8,7 @@ export * from "./schema";
 export * from "./errors";
 export * from "./ports";
 export * from "./config";
+export * from "./limits";
 export * from "./record/keys";
 export * from "./record/envelope";
 export * from "./record/codec";

@@ -94,7 +94,7 @@ export interface RedriveResult {
 }
 
 /** The outbox fields of a DLQ message body (see `deadLetterMessage` in message.ts). */
-interface DeadLetterBody {
+export interface DeadLetterBody {
     readonly recordId: string;
     readonly partition: string;
     readonly type: string;

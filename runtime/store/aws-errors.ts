@@ -124,7 +124,7 @@ const TEXT_RULES: readonly (readonly [readonly string[], OutboxErrorCode])[] = [
 /**
  * Classify an SDK error into an error code, in the reference's order: cancellation reason codes first, then the
  * error name, then a case-insensitive match on the error text, else `UNAVAILABLE`. One rule of this port comes
- * before the name: a read of a backfilling index is `UNAVAILABLE` (see {@link isBackfillingIndexRead}).
+ * before the name: a read of a backfilling index is `UNAVAILABLE` (see `isBackfillingIndexRead`).
  *
  * @param err - The error the SDK threw.
  */

@@ -99,7 +99,7 @@ export function claimedBefore(staleMs: number): Expression {
 /**
  * The claimability predicate (reference §4.4 step 6):
  * `status = pending OR (status = claimed AND (claim_version < version OR claimed_at < staleMs))`, where a row
- * without `status` counts as pending ({@link isPending}).
+ * without `status` counts as pending (`isPending`).
  */
 export function claimable(version: bigint, staleMs: number): Expression {
     return or(isPending(), and(statusIs(STATUS.claimed), or(claimVersionBelow(version), claimedBefore(staleMs))));
