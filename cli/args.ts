@@ -13,7 +13,7 @@ export type CommandName = "verify" | "migrate" | "doctor";
 
 /** The commands, with the one-line summary the usage prints. */
 export const COMMANDS: Readonly<Record<CommandName, string>> = {
-    verify: "check a table against the runbook and prove the expiry path end to end (changes nothing but a test record it removes)",
+    verify: "check a table against the outbox schema and prove the expiry path end to end (changes nothing but a test record it removes)",
     migrate: "plan (default) or --apply the changes that make a table match the schema: indexes, TTL, stream, backfill",
     doctor: "check a live outbox end to end: table, publisher mapping, sweeper schedule, DLQ depth, oldest pending record, publisher metrics (changes nothing)",
 };

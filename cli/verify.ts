@@ -101,7 +101,7 @@ export async function runVerify(options: VerifyOptions): Promise<number> {
     out.line(
         ok
             ? `verified: ${counts.pass} passed${counts.warn > 0 ? `, ${counts.warn} warning(s)` : ""} (${seconds(elapsed)})`
-            : `NOT verified: ${counts.fail} failed, ${counts.skip} skipped, ${counts.pass} passed (${seconds(elapsed)}); the Operations section of the README maps each line to its fix`,
+            : `NOT verified: ${counts.fail} failed, ${counts.skip} skipped, ${counts.pass} passed (${seconds(elapsed)}); docs/operations.md maps each line to its fix`,
     );
     out.result({
         command: "verify",

@@ -70,7 +70,7 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
         okActions: s.alarmActions,
         tags: withTags(s.tags),
     };
-    const about = (what: string, action: string): string => `dynamodb-outbox "${name}": ${what}. ${action} (README: Operations, Alarms).`;
+    const about = (what: string, action: string): string => `dynamodb-outbox "${name}": ${what}. ${action} (docs/operations.md, Alarms).`;
     // The sweeper emits OldestPendingAge on every run, so a five-minute period with no value means the safety net
     // did not run (rule disabled, scan failing, function broken): breaching, when the schedule runs at least that
     // often. With a slower or cron schedule an empty period is normal, so it is not.

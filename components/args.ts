@@ -187,7 +187,7 @@ export interface OutboxArgs {
      * ExpiryIndex partition key values expiring records are spread over (`OUTBOX_EXPIRY_SHARDS`). From 1 to 64.
      * 1 writes `has_expiry = "1"`, as GoBridge does, and caps the table near 500 expiring messages per second.
      * N > 1 spreads them over `"1#0"` … `"1#<N-1>"`; each sweep then queries N + 1 values. Give the application's
-     * `OutboxWriter` the same `expiryShards`. A GoBridge drainer sharing the table sees only `"1"`: see the README.
+     * `OutboxWriter` the same `expiryShards`. A GoBridge drainer sharing the table sees only `"1"`: see docs/scale.md.
      * @default 1
      */
     expiryShards?: number;

@@ -179,7 +179,7 @@ export interface OutboxWriterOptions {
      * GoBridge does, and caps the table near 500 expiring messages per second (one key value's write ceiling, two
      * writes per message). N > 1 writes `"1#0"` … `"1#<N-1>"`, chosen from the message id; the writer first raises
      * the table's expiry shards mark (one conditional UpdateItem per writer instance) so the sweeper reads every
-     * shard. A GoBridge drainer's Expire queries `"1"` only: see the README's scale section.
+     * shard. A GoBridge drainer's Expire queries `"1"` only: see docs/scale.md.
      * @default 1
      */
     readonly expiryShards?: number;

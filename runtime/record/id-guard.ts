@@ -51,7 +51,7 @@ export function idGuardKey(recordId: string): Record<string, AttributeValue> {
  * Why that long: the guard must outlive the record it stands for, or a second record could take the id while
  * the first still sits in RecordIDIndex. A record is normally delivered within seconds, then lives `grace` more
  * as a completed row; an undeliverable record with an expiry is pending until `expires_at`, then expired for
- * `grace`. The 30-day floor also covers consumers' deduplication windows (the README suggests 48 hours), so a
+ * `grace`. The 30-day floor also covers consumers' deduplication windows (docs/runtime.md suggests 48 hours), so a
  * reused id cannot reach them as a "duplicate" of an unrelated message. A record still pending 30 days after
  * that means the outbox has been down for a month; then the guard can lapse first.
  *

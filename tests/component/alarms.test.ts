@@ -58,7 +58,7 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
         for (const range of Object.values(ALARM_THRESHOLD_RANGES)) assert.ok(thresholds.has(range.fallback), `default ${range.fallback} used`);
         for (const a of alarms) {
             assert.equal(a.parent, built.one(TYPE.outbox).urn, `${a.name} is the component's child`);
-            assert.match(a.inputs.alarmDescription, /^dynamodb-outbox "alm": .+\. .+ \(README: Operations, Alarms\)\.$/, a.name);
+            assert.match(a.inputs.alarmDescription, /^dynamodb-outbox "alm": .+\. .+ \(docs\/operations\.md, Alarms\)\.$/, a.name);
         }
     });
 

@@ -210,25 +210,4 @@ describe("validateOutboxArgs", () => {
             assert.ok(source.includes(`From ${ALARM_THRESHOLD_RANGES[key].min} to ${ALARM_THRESHOLD_RANGES[key].max}.`), `alarmThresholds.${key} range in TSDoc`);
         }
     });
-
-    it("documents every arg in the README's args table with the same default", () => {
-        const whole = fs.readFileSync(path.join(__dirname, "..", "..", "README.md"), "utf8");
-        const section = whole.indexOf("## The `Outbox` Pulumi component");
-        const argsStart = whole.indexOf("### Args", section);
-        assert.ok(section >= 0 && argsStart > section, "the README has the component's Args section");
-        const readme = whole.slice(argsStart, whole.indexOf("\n### ", argsStart + 1));
-        const source = fs.readFileSync(path.join(__dirname, "..", "..", "components", "args.ts"), "utf8");
-        const argsBody = source.slice(source.indexOf("export interface OutboxArgs"));
-        const args = [...argsBody.matchAll(/^ {4}(\w+)\?:/gm)].map((m) => m[1]);
-        const rows = new Map([...readme.matchAll(/^\| `(\w+)` \| ([^|]+) \|/gm)].map((m) => [m[1], m[2].trim()]));
-        assert.equal(args.length, 27, "every OutboxArgs member found");
-        for (const arg of args) assert.ok(rows.has(arg), `README row for ${arg}`);
-        for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) assert.equal(rows.get(key), `\`${OUTBOX_RANGES[key].fallback}\``, key);
-        for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule", "logLevel", "alarms", "dashboard"] as const) {
-            assert.equal(rows.get(key), `\`${JSON.stringify(OUTBOX_DEFAULTS[key])}\``, key);
-        }
-        for (const key of Object.keys(ALARM_THRESHOLD_RANGES) as AlarmThreshold[]) {
-            assert.ok(readme.includes(`\`${key}\` \`${ALARM_THRESHOLD_RANGES[key].fallback}\``), `alarmThresholds.${key} default in the alarmThresholds row`);
-        }
-    });
 });

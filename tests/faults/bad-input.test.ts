@@ -1,5 +1,5 @@
 /**
- * Bad input the other suites do not already cover (see the README's "Bad input" section for the whole table and where
+ * Bad input the other suites do not already cover (see docs/reliability.md's "Bad input" section for the whole table and where
  * each case is tested): ids and partitions with `#` and `%` are valid, escaped and never aliased, end to end
  * through the publisher and the DLQ; the valid edges of the SQS/SNS character set reach the topic and the DLQ
  * unchanged (the writer's refusals are in `tests/runtime/writer.test.ts`); an OUTBOX# stream record the publisher cannot decode is skipped with an

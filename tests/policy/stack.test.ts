@@ -16,7 +16,7 @@ import { TYPE, buildOutbox, waitForRPCs } from "../component/harness";
 import { Diagnostic, RunningPack, UNKNOWN } from "./analyzer";
 
 const ROOT = path.join(__dirname, "..", "..");
-const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+const readme = fs.readFileSync(path.join(ROOT, "docs", "policy.md"), "utf8");
 
 /** A stack's resources that belong to no outbox, named `<prefix>-…`. */
 function declareUnrelated(prefix: string): void {
@@ -97,8 +97,8 @@ describe("the policy pack on a whole stack, through its analyzer server", functi
         assert.deepEqual(info.policies.filter((p) => p.hasConfigSchema), []);
     });
 
-    it("is what the README's policy table says: each policy's name, kind and default level", async () => {
-        const section = readme.slice(readme.indexOf("### Policy pack"), readme.indexOf("### Tests (component, policy, program)"));
+    it("is what the policy page's table says: each policy's name, kind and default level", async () => {
+        const section = readme;
         const rows = [...section.matchAll(/^\| `(outbox-[a-z-]+)` \| (resource|stack) \| [^|]+ \| `([a-z]+)` \|$/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
         assert.deepEqual(rows, (await pack!.info()).policies.map((p) => `${p.name} ${p.kind} ${p.enforcementLevel}`));
     });
@@ -143,8 +143,8 @@ describe("the policy pack on a whole stack, through its analyzer server", functi
             assert.deepEqual(levels, ["advisory outbox-table-shape", "advisory outbox-table-shape", "advisory outbox-table-shape"]);
         });
 
-        it("applies the README's example config, which outboxPolicyPackConfig accepts", async () => {
-            const example = /```json\n(\{[^`]*"outbox-[^`]*\})\n```/.exec(readme.slice(readme.indexOf("### Policy pack")));
+        it("applies the policy page's example config, which outboxPolicyPackConfig accepts", async () => {
+            const example = /```json\n(\{[^`]*"outbox-[^`]*\})\n```/.exec(readme);
             assert.ok(example, "the Policy pack section has a ```json config example");
             const config = outboxPolicyPackConfig(JSON.parse(example[1]!));
             // What the CLI sends after reconciling the file with the pack's defaults.

@@ -9,11 +9,11 @@ import { runModule } from "../support/run-module";
 const ROOT = path.join(__dirname, "..", "..");
 const EXAMPLE_HEADING = "### A second stack reading the outputs";
 
-/** The one fenced `ts` block of the README section under `heading` (up to the next `##`/`###` heading). */
+/** The one fenced `ts` block of the component page's section under `heading` (up to the next `##`/`###` heading). */
 function readmeTsBlock(heading: string): string {
-    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
+    const readme = fs.readFileSync(path.join(ROOT, "docs", "component.md"), "utf8");
     const start = readme.indexOf(`\n${heading}\n`);
-    assert.ok(start >= 0, `the README has the section "${heading}"`);
+    assert.ok(start >= 0, `docs/component.md has the section "${heading}"`);
     const next = readme.slice(start + 1).search(/\n#{2,3} /);
     const section = next < 0 ? readme.slice(start) : readme.slice(start, start + 1 + next);
     const blocks = [...section.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
@@ -22,9 +22,9 @@ function readmeTsBlock(heading: string): string {
 }
 
 describe("a consumer stack reading the outbox outputs through a StackReference", () => {
-    it("runs the README's StackReference example: it resolves the outbox program's outputs and wires them into its own resources", async () => {
+    it("runs the component page's StackReference example: it resolves the outbox program's outputs and wires them into its own resources", async () => {
         const before = recordedOfType("pulumi:pulumi:StackReference").length;
-        const exported = runModule(readmeTsBlock(EXAMPLE_HEADING), "README.md (A second stack reading the outputs).ts");
+        const exported = runModule(readmeTsBlock(EXAMPLE_HEADING), "docs/component.md (A second stack reading the outputs).ts");
         await waitForRPCs();
         assert.equal(await unwrap(exported.ordersTableName as pulumi.Output<string>), STACK_REFERENCE_OUTPUTS.tableName);
 

@@ -38,7 +38,7 @@ describe("the deployable program (Pulumi.yaml main)", () => {
         const yaml = fs.readFileSync(path.join(ROOT, "Pulumi.yaml"), "utf8");
         const configSection = yaml.slice(yaml.indexOf("\nconfig:\n"));
         const declared = [...configSection.matchAll(/^ {2}(\w+):$/gm)].map((m) => m[1]).sort();
-        // `tags` is an object, a type project config cannot declare; the README shows `pulumi config set --path`.
+        // `tags` is an object, a type project config cannot declare; docs/component.md shows `pulumi config set --path`.
         assert.deepEqual(declared, configKeys().filter((k) => k !== "tags").sort());
     });
 

@@ -1,6 +1,6 @@
 /**
  * The bench's per-key capacity model (bench/capacity-model.ts). It is a model of AWS's per-partition write limit,
- * which no emulator enforces: DynamoDB Local never throttles. These tests pin its accounting against the README's
+ * which no emulator enforces: DynamoDB Local never throttles. These tests pin its accounting against docs/scale.md's
  * cost model and show that a throttled write leaves DynamoDB Local as it was.
  */
 import * as assert from "node:assert/strict";
