@@ -43,6 +43,21 @@ export function codeBlocks(page: string, text: string): CodeBlock[] {
     return blocks;
 }
 
+/**
+ * The one `ts` block of a page's section under `heading` (a whole heading line, e.g. `## A stack`), up to the next
+ * heading of level 2 or 3. Fails when the section is missing or holds other than one `ts` block.
+ */
+export function tsBlockUnder(page: string, heading: string): string {
+    const text = fs.readFileSync(path.join(ROOT, page), "utf8");
+    const start = text.indexOf(`\n${heading}\n`);
+    if (start < 0) throw new Error(`${page} has no section "${heading}"`);
+    const next = text.slice(start + 1).search(/\n#{2,3} /);
+    const section = next < 0 ? text.slice(start) : text.slice(start, start + 1 + next);
+    const blocks = codeBlocks(page, section).filter((b) => b.lang === "ts");
+    if (blocks.length !== 1) throw new Error(`${page} "${heading}" holds ${blocks.length} ts blocks, not one`);
+    return blocks[0].text;
+}
+
 /** A command a page shows, where it shows it. */
 export interface ShownCommand {
     readonly page: string;

@@ -5,26 +5,15 @@ import * as pulumi from "@pulumi/pulumi";
 import { STACK_REFERENCE_OUTPUTS, recordedNamed, recordedOfType, unwrap } from "../support/pulumi-mocks";
 import { waitForRPCs } from "../component/harness";
 import { runModule } from "../support/run-module";
+import { tsBlockUnder } from "../docs/markdown";
 
 const ROOT = path.join(__dirname, "..", "..");
-const EXAMPLE_HEADING = "### A second stack reading the outputs";
-
-/** The one fenced `ts` block of the component page's section under `heading` (up to the next `##`/`###` heading). */
-function readmeTsBlock(heading: string): string {
-    const readme = fs.readFileSync(path.join(ROOT, "docs", "component.md"), "utf8");
-    const start = readme.indexOf(`\n${heading}\n`);
-    assert.ok(start >= 0, `docs/component.md has the section "${heading}"`);
-    const next = readme.slice(start + 1).search(/\n#{2,3} /);
-    const section = next < 0 ? readme.slice(start) : readme.slice(start, start + 1 + next);
-    const blocks = [...section.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
-    assert.equal(blocks.length, 1, `one ts block under "${heading}"`);
-    return blocks[0];
-}
+const EXAMPLE_HEADING = "## A second stack reading the outputs";
 
 describe("a consumer stack reading the outbox outputs through a StackReference", () => {
     it("runs the component page's StackReference example: it resolves the outbox program's outputs and wires them into its own resources", async () => {
         const before = recordedOfType("pulumi:pulumi:StackReference").length;
-        const exported = runModule(readmeTsBlock(EXAMPLE_HEADING), "docs/component.md (A second stack reading the outputs).ts");
+        const exported = runModule(tsBlockUnder(path.join("docs", "component.md"), EXAMPLE_HEADING), "docs/component.md (A second stack reading the outputs).ts");
         await waitForRPCs();
         assert.equal(await unwrap(exported.ordersTableName as pulumi.Output<string>), STACK_REFERENCE_OUTPUTS.tableName);
 
