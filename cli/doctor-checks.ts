@@ -204,7 +204,8 @@ export async function checkPublisherMetrics(checks: Checklist, cw: Port<CloudWat
         );
         const errors = (await cw.port.getMetricStatistics(input("Errors", "Sum"))).Datapoints ?? [];
         const sum = errors.reduce((n, d) => n + (d.Sum ?? 0), 0);
-        checks.add(ids[1][0], ids[1][1], sum === 0 ? "pass" : "fail", sum === 0 ? "0" : `${sum} error(s): fix: aws logs tail /aws/lambda/${functionName} --since 15m`);
+        // The Outbox component names its log groups /aws/lambda/<project>-<stack>-<child>, not after the function: ask Lambda.
+        checks.add(ids[1][0], ids[1][1], sum === 0 ? "pass" : "fail", sum === 0 ? "0" : `${sum} error(s): fix: aws logs tail "$(aws lambda get-function-configuration --function-name ${functionName} --query LoggingConfig.LogGroup --output text)" --since 15m`);
     } catch (err) {
         for (const [id, title] of ids) checks.add(id, title, "fail", `GetMetricStatistics failed: ${errorText(err)}; the tool needs cloudwatch:GetMetricStatistics`);
     }

@@ -171,7 +171,7 @@ describe("cli: doctor", function () {
         ["a disabled rule", { ruleState: "DISABLED" }, /✗ sweeper schedule rule is enabled — orders-sweep DISABLED: .*fix: aws events enable-rule --name orders-sweep/],
         ["no rule", { rules: [] }, /✗ sweeper schedule rule is enabled — no EventBridge rule targets arn:aws:lambda:us-east-1:123456789012:function:orders-sweeper/],
         ["a high IteratorAge", { iteratorAgeMs: 120_000 }, /✗ publisher IteratorAge under 60.0 s \(last 15 min\) — max 120.0 s: the publisher falls behind/],
-        ["publisher errors", { errors: 3 }, /✗ publisher has no Errors \(last 15 min\) — 3 error\(s\): fix: aws logs tail \/aws\/lambda\/orders-publisher/],
+        ["publisher errors", { errors: 3 }, /✗ publisher has no Errors \(last 15 min\) — 3 error\(s\): fix: aws logs tail "\$\(aws lambda get-function-configuration --function-name orders-publisher --query LoggingConfig\.LogGroup --output text\)" --since 15m/],
     ];
     for (const [name, world, pattern] of failing) {
         it(`fails on ${name}, with the fix, exit 1`, async () => {
