@@ -13,8 +13,15 @@
  *   the Lambda Node.js runtime ships. The archive needs nothing from `node_modules`: every direct dependency of
  *   the program and every installed `@aws-sdk/*` / `@smithy/*` package is excluded.
  * - **Installed package** (`npm install dynamodb-outbox`): Pulumi emits `require("dynamodb-outbox/dist/runtime/…")`
- *   for the runtime modules instead of their code. The package itself must then be in the archive: it is
- *   included by name and not excluded, while its own dependencies (the SDK clients and `@pulumi/*`) stay out.
+ *   for the runtime modules instead of their code, so those files must be in the archive. When the package sits
+ *   at `node_modules/dynamodb-outbox` under the program (npm's usual layout), the archive holds only what those
+ *   requires load: the package's `package.json` (its `exports["./dist/runtime/*"]` is what lets Node resolve
+ *   them) and every `.js` file under `dist/runtime`, listed as `extraIncludePaths`; the package is excluded by
+ *   name, so the components, CLI, policy pack, README and declarations stay out. Anywhere else (hoisted above
+ *   the program in a workspace, nested under another package) the paths would not be `node_modules/<name>/…`
+ *   in the archive, which is where `require` looks from the archive's root: there the package is included by
+ *   name, whole, and Pulumi's own walk places it. Its own dependencies (the SDK clients and `@pulumi/*`) stay
+ *   out in both forms.
  *
  * The trade-off in both cases: the functions run the SDK version of the Lambda runtime, not the pinned one.
  *
@@ -30,6 +37,7 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { OutboxError } from "../runtime/errors";
 
 /** Package scopes that the Lambda Node.js runtime provides (AWS SDK for JavaScript v3 and its Smithy core). */
 export const RUNTIME_PROVIDED_SCOPES = ["@aws-sdk", "@smithy"] as const;
@@ -91,10 +99,16 @@ export function enterSerializationRoot(): string {
 interface Manifest {
     name?: string;
     dependencies?: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
 }
 
 function readManifest(packageDir: string): Manifest {
     return JSON.parse(fs.readFileSync(path.join(packageDir, "package.json"), "utf8")) as Manifest;
+}
+
+/** The names Pulumi's walk starts from: it normalizes the manifest (`normalize-package-data`), which merges `optionalDependencies` into `dependencies`. */
+function declaredDependencies(manifest: Manifest): string[] {
+    return [...Object.keys(manifest.dependencies ?? {}), ...Object.keys(manifest.optionalDependencies ?? {})];
 }
 
 function installedScopePackages(packageDir: string): string[] {
@@ -122,14 +136,75 @@ export function runtimeCapturedByReference(cwd: string = process.cwd(), runtimeD
 export interface HandlerCodePathOptions {
     /** Packages left out of the archive. */
     extraExcludePackages: string[];
-    /** Packages put in the archive although the program does not list them; empty when the runtime is captured by value. */
+    /**
+     * Packages put in the archive although the program does not list them: this package, whole, only when it is
+     * installed somewhere other than `node_modules/<name>` under the program; otherwise empty.
+     */
     extraIncludePackages: string[];
+    /**
+     * Files put in the archive under the same path, relative to the program's working directory: this package's
+     * `package.json` and its runtime's `.js` files when it is installed at `node_modules/<name>`; otherwise empty.
+     */
+    extraIncludePaths: string[];
+}
+
+/**
+ * Where the archive can hold this package file by file: its folder relative to `cwd`, with `/` separators, when
+ * that is exactly `node_modules/<name>` (real paths, so a symlinked working directory does not matter). From
+ * the archive's root, that is the folder `require("<name>/dist/runtime/…")` searches. Undefined anywhere else.
+ *
+ * @param cwd - where the Pulumi program runs.
+ * @param packageDir - this package's root (holding its `package.json`).
+ * @param name - this package's name, as Pulumi writes it in the `require` calls it emits.
+ */
+export function archivedPackageFolder(cwd: string, packageDir: string, name: string): string | undefined {
+    const relative = path.relative(fs.realpathSync(cwd), fs.realpathSync(packageDir)).split(path.sep).join("/");
+    return relative === `node_modules/${name}` ? relative : undefined;
+}
+
+function jsFilesUnder(dir: string): string[] {
+    return fs
+        .readdirSync(dir, { withFileTypes: true })
+        .flatMap((entry) => (entry.isDirectory() ? jsFilesUnder(path.join(dir, entry.name)) : entry.name.endsWith(".js") ? [path.join(dir, entry.name)] : []));
+}
+
+/**
+ * The archive paths of an installed package's runtime, for `extraIncludePaths`: `<folder>/package.json` and
+ * every `.js` file under `runtimeDir` (its subfolders included), sorted. The runtime modules require only each
+ * other, `node:*` built-ins and `@aws-sdk/*` clients (which the Lambda runtime provides), and
+ * `require("<name>/runtime")` loads `dist/runtime/index.js`, so nothing else of the package is needed; the
+ * declarations (`.d.ts`) are left out.
+ *
+ * @param folder - the package's folder relative to the program, from {@link archivedPackageFolder}.
+ * @param packageDir - this package's root.
+ * @param runtimeDir - the folder of the runtime modules, inside `packageDir`.
+ * @throws OutboxError INVALID_CONFIG when `runtimeDir` is not inside `packageDir` or holds no `.js` file: the
+ *   archive would load nothing.
+ */
+export function runtimeArchivePaths(folder: string, packageDir: string, runtimeDir: string): string[] {
+    const root = fs.realpathSync(packageDir);
+    const runtime = fs.realpathSync(runtimeDir);
+    const inside = path.relative(root, runtime);
+    if (inside === "" || inside.startsWith("..") || path.isAbsolute(inside)) {
+        throw new OutboxError("INVALID_CONFIG", `the runtime folder ${runtime} is not inside the package folder ${root}, so the Lambda archive cannot name it under ${folder}`, {
+            context: { runtimeDir: runtime, packageDir: root },
+        });
+    }
+    const files = jsFilesUnder(runtime).map((file) => `${folder}/${path.relative(root, file).split(path.sep).join("/")}`);
+    if (files.length === 0) {
+        throw new OutboxError("INVALID_CONFIG", `the runtime folder ${runtime} holds no .js file: build the package (npm run build) before deploying from it`, {
+            context: { runtimeDir: runtime },
+        });
+    }
+    return [`${folder}/package.json`, ...files.sort()];
 }
 
 /**
  * The `codePathOptions` that keep each function's archive to what its handler needs (see the module notes):
- * nothing but `__index.js` when the runtime is local, `__index.js` plus this package (without its dependencies)
- * when it is installed under `node_modules`. Reads the nearest `package.json` from `cwd` (Pulumi's own starting point).
+ * nothing but `__index.js` when the runtime is local; `__index.js`, this package's `package.json` and its
+ * runtime's `.js` files when it is installed at `node_modules/<name>` under `cwd`; `__index.js` plus this whole
+ * package (without its dependencies) when it is installed anywhere else. Reads the nearest `package.json` from
+ * `cwd` (Pulumi's own starting point).
  *
  * @param cwd - where the Pulumi program runs. @default process.cwd()
  * @param packageDir - this package's root (holding its `package.json`). @default found above this file
@@ -137,16 +212,25 @@ export interface HandlerCodePathOptions {
  */
 export function handlerCodePathOptions(cwd: string = process.cwd(), packageDir?: string, runtimeDir: string = RUNTIME_DIR): HandlerCodePathOptions {
     const programDir = nearestPackageDir(cwd);
-    const programDependencies = programDir === undefined ? [] : Object.keys(readManifest(programDir).dependencies ?? {});
+    const programDependencies = programDir === undefined ? [] : declaredDependencies(readManifest(programDir));
     const installed = programDir === undefined ? [] : installedScopePackages(programDir);
     if (!runtimeCapturedByReference(cwd, runtimeDir)) {
-        return { extraExcludePackages: [...new Set([...programDependencies, ...installed])].sort(), extraIncludePackages: [] };
+        return { extraExcludePackages: [...new Set([...programDependencies, ...installed])].sort(), extraIncludePackages: [], extraIncludePaths: [] };
     }
-    const self = readManifest(packageDir ?? PACKAGE_DIR);
+    const selfDir = packageDir ?? PACKAGE_DIR;
+    const self = readManifest(selfDir);
     const selfName = self.name ?? "dynamodb-outbox";
-    const excluded = new Set([...programDependencies, ...installed, ...Object.keys(self.dependencies ?? {})]);
+    const excluded = new Set([...programDependencies, ...installed, ...declaredDependencies(self)]);
+    const folder = archivedPackageFolder(cwd, selfDir, selfName);
+    if (folder !== undefined) {
+        excluded.add(selfName);
+        return { extraExcludePackages: [...excluded].sort(), extraIncludePackages: [], extraIncludePaths: runtimeArchivePaths(folder, selfDir, runtimeDir) };
+    }
+    // Not at node_modules/<name> under the program: listed paths would land elsewhere in the archive than where
+    // require() looks, so leave the placing to Pulumi's walk (it resolves the package as Node would, workspaces
+    // included) at the cost of the whole package.
     excluded.delete(selfName);
-    return { extraExcludePackages: [...excluded].sort(), extraIncludePackages: [selfName] };
+    return { extraExcludePackages: [...excluded].sort(), extraIncludePackages: [selfName], extraIncludePaths: [] };
 }
 
 /**

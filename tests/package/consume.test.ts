@@ -46,13 +46,12 @@ const MANIFEST = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "ut
 const TSC = require.resolve("typescript/bin/tsc");
 
 /**
- * The budget for each function's archive when the package is installed: `__index.js` plus the package itself
- * (its compiled JS and .d.ts, and the README npm always packs), none of its dependencies. Raised from 800 KB to
- * 880 KB when the writer's input checks, the handler limits and the policy entry took the archive to 838 KB, and to
- * 960 KB when the alarms, the expiry shards and the concurrent publisher took it to 946,388 bytes; the
- * archive that ships only `dist/runtime` (≤ 200 KB deflated) is issue 11's.
+ * The budgets for each function's archive when the package is installed: `__index.js`, the package's
+ * package.json and the `.js` files of its `dist/runtime`, nothing else. The whole package (compiled JS, .d.ts,
+ * README) made it 951,998 bytes raw, 319,705 deflated, under a 960 KB budget; listing only the runtime's files
+ * took it to 272,880 bytes raw, 79,659 deflated (the sweeper, 55 files), so these leave about a fifth of headroom.
  */
-const CONSUMED_ARCHIVE_BUDGET_BYTES = 960 * 1024;
+const CONSUMED_ARCHIVE_BUDGET = { raw: 320 * 1024, deflated: 96 * 1024 } as const;
 
 /** The `tsconfig.json` of Pulumi's TypeScript template (`pulumi new typescript`): strict, no `skipLibCheck`. */
 const PULUMI_TEMPLATE_TSCONFIG = {
@@ -304,26 +303,30 @@ describe("package: consumed as an installed dependency", function () {
         assert.deepEqual(packed.filter((f) => f.endsWith(".map")), [], "no source maps (they would point at sources that are not shipped)");
     });
 
-    it("is required by name from a plain JavaScript program, which declares an Outbox whose archives hold __index.js and the package, nothing else", () => {
+    it("is required by name from a plain JavaScript program, which declares an Outbox whose archives hold __index.js, the package's package.json and its runtime's .js files, nothing else", () => {
         const archives = consumerArchives();
+        const runtime = path.join(installed, "dist", "runtime");
+        const runtimeFiles = filesUnder(runtime)
+            .filter((f) => f.endsWith(".js"))
+            .map((f) => `node_modules/${MANIFEST.name}/dist/runtime/${path.relative(runtime, f).split(path.sep).join("/")}`);
+        assert.ok(runtimeFiles.includes(`node_modules/${MANIFEST.name}/dist/runtime/lambda.js`), runtimeFiles.join(", "));
+        const expected = Object.fromEntries([["__index.js", "text"], [`node_modules/${MANIFEST.name}/package.json`, "path"], ...runtimeFiles.map((f) => [f, "path"])]);
         for (const child of ["publisher", "sweeper"] as const) {
-            assert.deepEqual(archives[child].entries, { "__index.js": "text", [`node_modules/${MANIFEST.name}`]: "path" }, `${child}: no @aws-sdk/*, @smithy/* or @pulumi/* in the archive`);
+            assert.deepEqual(archives[child].entries, expected, `${child}: no declarations, components, CLI or README, and no @aws-sdk/*, @smithy/* or @pulumi/* in the archive`);
         }
         // The case this fix exists for: from node_modules, Pulumi captures the runtime modules by reference.
         const index = fs.readFileSync(path.join(lambdaRoot, "publisher", "__index.js"), "utf8");
         assert.match(index, new RegExp(`require\\("${MANIFEST.name}/dist/runtime/[a-z-/]+\\.js"\\)`));
-        const shipped = path.join(lambdaRoot, "publisher", "node_modules", MANIFEST.name);
-        assert.ok(fs.existsSync(path.join(shipped, "dist", "runtime", "lambda.js")));
-        assert.ok(!fs.existsSync(path.join(shipped, "node_modules")), "none of the package's dependencies nested in it");
     });
 
-    it(`keeps each consumed archive within ${CONSUMED_ARCHIVE_BUDGET_BYTES / 1024} KB`, () => {
+    it(`keeps each consumed archive within ${CONSUMED_ARCHIVE_BUDGET.raw / 1024} KB raw and ${CONSUMED_ARCHIVE_BUDGET.deflated / 1024} KB deflated`, () => {
         consumerArchives();
         for (const child of ["publisher", "sweeper"] as const) {
             const size = measure(path.join(lambdaRoot, child));
             const index = fs.statSync(path.join(lambdaRoot, child, "__index.js")).size;
             console.log(`      ${child} archive (installed package): ${size.files} files, ${size.raw} bytes raw (__index.js ${index}), ${size.deflated} bytes deflated`);
-            assert.ok(size.raw <= CONSUMED_ARCHIVE_BUDGET_BYTES, `${child} archive is ${size.raw} bytes, budget ${CONSUMED_ARCHIVE_BUDGET_BYTES}`);
+            assert.ok(size.raw <= CONSUMED_ARCHIVE_BUDGET.raw, `${child} archive is ${size.raw} bytes raw, budget ${CONSUMED_ARCHIVE_BUDGET.raw}`);
+            assert.ok(size.deflated <= CONSUMED_ARCHIVE_BUDGET.deflated, `${child} archive is ${size.deflated} bytes deflated, budget ${CONSUMED_ARCHIVE_BUDGET.deflated}`);
         }
     });
 
