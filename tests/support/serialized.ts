@@ -32,7 +32,12 @@ export async function entryText(fn: RecordedResource): Promise<string> {
     return await entry.text;
 }
 
-function filesUnder(p: string): string[] {
+/**
+ * Every file at or under `p`: `p` itself when it is a file, else the files in it and its subfolders.
+ *
+ * @param p - a file or folder.
+ */
+export function filesUnder(p: string): string[] {
     const stat = fs.statSync(p);
     if (!stat.isDirectory()) return [p];
     return fs.readdirSync(p).flatMap((entry) => filesUnder(path.join(p, entry)));
@@ -62,6 +67,24 @@ export async function archiveSize(fn: RecordedResource): Promise<{ files: number
         raw: contents.reduce((n, c) => n + c.bytes.length, 0),
         deflated: contents.reduce((n, c) => n + zlib.deflateRawSync(c.bytes).length, 0),
     };
+}
+
+/**
+ * The size of an archive written out as a folder: its `files`, their `raw` bytes and `deflated` (what the zip's
+ * compressed entries weigh).
+ *
+ * @param dir - the folder (`__index.js` at its root).
+ */
+export function folderSize(dir: string): { files: number; raw: number; deflated: number } {
+    const files = filesUnder(dir);
+    let raw = 0;
+    let deflated = 0;
+    for (const file of files) {
+        const bytes = fs.readFileSync(file);
+        raw += bytes.length;
+        deflated += zlib.deflateRawSync(bytes).length;
+    }
+    return { files: files.length, raw, deflated };
 }
 
 /**
