@@ -29,6 +29,7 @@ import { demoOrder, orderWriteRequest, type OrderPlan } from "../scripts/demo-or
 import { createCriticalPathCounter } from "./critical-path";
 import { instrumentClient, newTally, totalCalls } from "./instrument";
 import { injectLatency } from "./latency";
+import { processCpuMs } from "./process-cpu";
 import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
 import { acknowledgedIds, createNaiveTable, MAPPING_SETTINGS, type RelayKind } from "./relay-run";
 import { round } from "./stats";
@@ -54,6 +55,8 @@ export interface DrainRunOptions {
     readonly keys?: number;
     /** Table and topic name suffix, unique per run. */
     readonly runId: string;
+    /** DynamoDB Local's process id, to read the CPU time it spends during the drain. @default not measured */
+    readonly emulatorPid?: number;
 }
 
 /** What one drain measured. */
@@ -78,6 +81,16 @@ export interface DrainRunResult {
     readonly elapsedMs: number;
     /** Mean ms per relay call by command, the added latency included: where a batch's time goes. */
     readonly msPerCall: Record<string, number>;
+    /** Mean ms from a full batch's invocation to its handler's answer. */
+    readonly msPerBatch: number;
+    /** Each full batch's ms from invocation to answer, in order: the first shows a cold emulator. */
+    readonly batchMs: readonly number[];
+    /** Mean ms between one handler's answer and the next invocation (the mapping's GetRecords and bookkeeping). */
+    readonly msBetweenBatches: number;
+    /** CPU ms DynamoDB Local spent during the drain, per record; `undefined` when not measured. */
+    readonly emulatorCpuMsPerMessage: number | undefined;
+    /** CPU ms this bench process (relay, mapping, local SNS) spent during the drain, per record. */
+    readonly benchCpuMsPerMessage: number;
 }
 
 const STALL_TIMEOUT_MS = 60_000;
@@ -138,12 +151,14 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
             },
         });
         const pollStartedAt = Date.now();
+        const emulatorCpuAtStart = processCpuMs(options.emulatorPid);
+        const benchCpuAtStart = process.cpuUsage();
 
         const relay =
             options.kind === "ours"
                 ? createPublisher({ dynamodb: relayDynamoDb, sns, sqs, tableName, topicArn, dlqUrl, fifo: variant === "fifo", logger: silentLogger, writeMetrics: () => undefined })
                 : createNaiveRelay({ dynamodb: relayDynamoDb, sns, tableName, topicArn, counters: { ddbCalls: 0, snsCalls: 0, writeUnits: 0 } });
-        const batches: { records: number; depth: number }[] = [];
+        const batches: { records: number; depth: number; startedAt: number; endedAt: number }[] = [];
         const mapping = await startLocalEventSourceMapping({
             streamsClient: streams,
             dynamodbClient: setup,
@@ -151,8 +166,9 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
             ...MAPPING_SETTINGS,
             handler: async (event: LambdaStreamEvent) => {
                 path.begin();
+                const startedAt = Date.now();
                 const result = await (relay as (e: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>)(event);
-                batches.push({ records: event.Records.length, depth: path.depth() });
+                batches.push({ records: event.Records.length, depth: path.depth(), startedAt, endedAt: Date.now() });
                 return result;
             },
         });
@@ -169,11 +185,14 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                 await new Promise((resolve) => setTimeout(resolve, 10));
             }
             await mapping.drain({ timeoutMs: STALL_TIMEOUT_MS });
+            const emulatorCpuAtEnd = processCpuMs(options.emulatorPid);
+            const benchCpu = process.cpuUsage(benchCpuAtStart);
             const stats = mapping.stats();
             const elapsedMs = Math.max(1, lastRelayCallAt - (firstPollAt ?? pollStartedAt));
             const full = batches.filter((b) => b.records === MAPPING_SETTINGS.batchSize);
             const counted = full.length > 0 ? full : batches;
             const n = options.messages;
+            const gaps = batches.slice(1).map((b, i) => b.startedAt - batches[i]!.endedAt);
             return {
                 messages: acknowledged.size,
                 msgsPerSec: round((n * 1000) / elapsedMs, 1),
@@ -187,6 +206,11 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                 msPerCall: Object.fromEntries(
                     [relayTally, snsTally].flatMap((t) => Object.entries(t.ms).map(([command, ms]) => [command.replace(/Command$/, ""), round(ms / Math.max(1, t.calls[command] ?? 1), 1)])),
                 ),
+                msPerBatch: round(counted.reduce((sum, b) => sum + (b.endedAt - b.startedAt), 0) / Math.max(1, counted.length), 1),
+                batchMs: counted.map((b) => b.endedAt - b.startedAt),
+                msBetweenBatches: round(gaps.reduce((sum, g) => sum + g, 0) / Math.max(1, gaps.length), 1),
+                emulatorCpuMsPerMessage: emulatorCpuAtStart === undefined || emulatorCpuAtEnd === undefined ? undefined : round((emulatorCpuAtEnd - emulatorCpuAtStart) / n, 3),
+                benchCpuMsPerMessage: round((benchCpu.user + benchCpu.system) / 1000 / n, 3),
             };
         } finally {
             await mapping.stop();

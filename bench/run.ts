@@ -52,7 +52,7 @@ export interface BenchOptions {
 }
 
 /** One relay's drain figures in the JSON (see {@link DrainRunResult}). */
-export type DrainFigures = Pick<DrainRunResult, "msgsPerSec" | "roundTripsPerBatch" | "snsCallsPerMessage" | "ddbCallsPerMessage">;
+export type DrainFigures = Pick<DrainRunResult, "msgsPerSec" | "roundTripsPerBatch" | "snsCallsPerMessage" | "ddbCallsPerMessage" | "msPerBatch" | "emulatorCpuMsPerMessage">;
 
 /** The `drain` object of the JSON. */
 export interface DrainReport {
@@ -213,13 +213,22 @@ function ratio(a: number, b: number): string {
 }
 
 function drainFigures(r: DrainRunResult): DrainFigures {
-    return { msgsPerSec: r.msgsPerSec, roundTripsPerBatch: r.roundTripsPerBatch, snsCallsPerMessage: r.snsCallsPerMessage, ddbCallsPerMessage: r.ddbCallsPerMessage };
+    return {
+        msgsPerSec: r.msgsPerSec,
+        roundTripsPerBatch: r.roundTripsPerBatch,
+        snsCallsPerMessage: r.snsCallsPerMessage,
+        ddbCallsPerMessage: r.ddbCallsPerMessage,
+        msPerBatch: r.msPerBatch,
+        emulatorCpuMsPerMessage: r.emulatorCpuMsPerMessage,
+    };
 }
 
 function drainTable(drain: DrainReport, shards: number): string {
     const rows: [string, number, number][] = [
         ["messages / s, one shard", drain.ours.msgsPerSec, drain.naive.msgsPerSec],
         ["round trips / 100-record batch", drain.ours.roundTripsPerBatch, drain.naive.roundTripsPerBatch],
+        ["ms / 100-record batch", drain.ours.msPerBatch, drain.naive.msPerBatch],
+        ["DynamoDB Local CPU ms / message", drain.ours.emulatorCpuMsPerMessage ?? Number.NaN, drain.naive.emulatorCpuMsPerMessage ?? Number.NaN],
         ["SNS calls / message", drain.ours.snsCallsPerMessage, drain.naive.snsCallsPerMessage],
         ["DynamoDB calls / message", drain.ours.ddbCallsPerMessage, drain.naive.ddbCallsPerMessage],
     ];
@@ -298,7 +307,7 @@ async function main(): Promise<void> {
     // whichever relay runs first. Same jar, same settings, fresh state.
     // Tracked from the moment they start, so a signal during a start still stops them.
     const running = new Set<Promise<DynamoDbLocal>>();
-    const withDynamos = async <T>(work: (endpoints: string[]) => Promise<T>, count = 2): Promise<T> => {
+    const withDynamos = async <T>(work: (endpoints: string[], pids: (number | undefined)[]) => Promise<T>, count = 2): Promise<T> => {
         const starting = Array.from({ length: count }, () => startDynamoDbLocal());
         for (const s of starting) running.add(s);
         const started = await Promise.allSettled(starting);
@@ -306,7 +315,10 @@ async function main(): Promise<void> {
         try {
             const failed = started.find((s): s is PromiseRejectedResult => s.status === "rejected");
             if (failed !== undefined) throw failed.reason;
-            return await work(instances.map((d) => d.endpoint));
+            return await work(
+                instances.map((d) => d.endpoint),
+                instances.map((d) => d.pid),
+            );
         } finally {
             await Promise.allSettled(instances.map((d) => d.stop()));
             for (const s of starting) running.delete(s);
@@ -325,21 +337,22 @@ async function main(): Promise<void> {
         const started = Date.now();
         let run = 0;
         const latencyMs = { dynamodb: options.drainDynamoDbLatencyMs, sns: options.drainSnsLatencyMs };
-        const drainOnce = async (kind: RelayKind, variant: DrainVariant, endpoint: string): Promise<DrainRunResult> => {
+        const drainOnce = async (kind: RelayKind, variant: DrainVariant, endpoint: string, emulatorPid: number | undefined): Promise<DrainRunResult> => {
             sns.reset();
             sns.clearFaults();
             run += 1;
             say(`drain: writing ${options.drainMessages} records for ${kind} (${variant})…`);
-            const result = await runDrain({ kind, variant, endpoint, sns, messages: options.drainMessages, latencyMs, runId: `${Date.now().toString(36)}-${run}` });
+            const result = await runDrain({ kind, variant, endpoint, emulatorPid, sns, messages: options.drainMessages, latencyMs, runId: `${Date.now().toString(36)}-${run}` });
             say(
                 `drain: ${kind.padEnd(5)} ${variant.padEnd(8)} ${result.msgsPerSec} msg/s, ${result.roundTripsPerBatch} round trips per batch, ` +
-                    `${result.invocations} invocations (${result.failedInvocations} failed), ${result.shards} shard(s); mean ms per call ${JSON.stringify(result.msPerCall)}`,
+                    `${result.invocations} invocations (${result.failedInvocations} failed), ${result.shards} shard(s); mean ms per call ${JSON.stringify(result.msPerCall)}; ` +
+                    `${result.msPerBatch} ms per batch, ${result.msBetweenBatches} ms between batches; CPU ms per message: DynamoDB Local ${result.emulatorCpuMsPerMessage ?? "-"}, bench process ${result.benchCpuMsPerMessage}`,
             );
             return result;
         };
         // A fresh DynamoDB Local per drain, as for the end-to-end runs below; two at a time.
-        const [oursDrain, naiveDrain] = await withDynamos(async ([a, b]) => [await drainOnce("ours", "standard", a!), await drainOnce("naive", "standard", b!)]);
-        const [fifoDrain, keyedDrain] = await withDynamos(async ([a, b]) => [await drainOnce("ours", "fifo", a!), await drainOnce("ours", "keyed", b!)]);
+        const [oursDrain, naiveDrain] = await withDynamos(async ([a, b], [pa, pb]) => [await drainOnce("ours", "standard", a!, pa), await drainOnce("naive", "standard", b!, pb)]);
+        const [fifoDrain, keyedDrain] = await withDynamos(async ([a, b], [pa, pb]) => [await drainOnce("ours", "fifo", a!, pa), await drainOnce("ours", "keyed", b!, pb)]);
         const drain: DrainReport = {
             ours: drainFigures(oursDrain!),
             naive: drainFigures(naiveDrain!),

@@ -24,6 +24,8 @@ export const LOCAL_REGION = "us-east-1";
 export interface DynamoDbLocal {
     /** `http://127.0.0.1:<port>`. */
     readonly endpoint: string;
+    /** The Java process id (for the bench's CPU figures); `undefined` when the spawn gave none. */
+    readonly pid: number | undefined;
     /** Stop the process and wait for it to exit. Idempotent. */
     stop(): Promise<void>;
 }
@@ -121,5 +123,5 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
         await stop();
         throw new Error(`${(err as Error).message}\n${stderr.replace(/Picked up JAVA_TOOL_OPTIONS.*\n?/g, "")}`.trim(), { cause: err });
     }
-    return { endpoint, stop };
+    return { endpoint, pid: child.pid, stop };
 }
