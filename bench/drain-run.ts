@@ -13,17 +13,11 @@
  *
  * @packageDocumentation
  */
-import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
-import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
-import { SNSClient } from "@aws-sdk/client-sns";
-import { SQSClient } from "@aws-sdk/client-sqs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from "../local/dynamodb-local";
 import type { SnsTestServer } from "../local/sns-test-server";
 import { startLocalEventSourceMapping } from "../runtime/local/event-source-mapping";
 import type { LambdaStreamEvent } from "../runtime/local/stream-event";
 import { silentLogger } from "../runtime/ports";
 import { createPublisher } from "../runtime/publisher";
-import { OutboxStore } from "../runtime/store";
 import { OutboxWriter } from "../runtime/writer";
 import { demoOrder, orderWriteRequest, type OrderPlan } from "../scripts/demo-orders";
 import { createCriticalPathCounter } from "./critical-path";
@@ -31,7 +25,8 @@ import { instrumentClient, newTally, totalCalls } from "./instrument";
 import { injectLatency } from "./latency";
 import { processCpuMs } from "./process-cpu";
 import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
-import { acknowledgedIds, createNaiveTable, MAPPING_SETTINGS, type RelayKind } from "./relay-run";
+import { localRelayClients, type RelayKind } from "./relay-clients";
+import { acknowledgedIds, MAPPING_SETTINGS } from "./relay-run";
 import { round } from "./stats";
 
 /** What the records and the topic look like: keyless on a standard topic, keyless on a FIFO topic, or keyed. */
@@ -101,20 +96,20 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
     const variant = options.variant ?? "standard";
     if (options.kind === "naive" && variant !== "standard") throw new Error(`bench: the naive relay has no ${variant} variant`);
     const tableName = `drain-${options.kind}-${variant}-${options.runId}`;
-    const setup = localDynamoDbClient(options.endpoint);
-    const relayDynamoDb = localDynamoDbClient(options.endpoint);
-    const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-    const sns = new SNSClient({ endpoint: options.sns.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-    const sqs = new SQSClient({ endpoint: options.sns.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const clients = await localRelayClients({
+        kind: options.kind,
+        endpoint: options.endpoint,
+        sns: options.sns,
+        tableName,
+        topicName: `drain-${options.kind}-${options.runId}${variant === "fifo" ? ".fifo" : ""}`,
+        queueName: `drain-dlq-${options.kind}-${options.runId}`,
+    });
+    const { setup, writer: writerClient, relay: relayDynamoDb, streams, sns, sqs, topicArn, dlqUrl } = clients;
     try {
-        if (options.kind === "ours") await new OutboxStore({ client: setup, tableName }).createTable();
-        else await createNaiveTable(setup, tableName);
-        const topicArn = options.sns.createTopic(`drain-${options.kind}-${options.runId}${variant === "fifo" ? ".fifo" : ""}`);
-        const dlqUrl = options.sns.createQueue(`drain-dlq-${options.kind}-${options.runId}`);
 
         const plan: OrderPlan = { tableName, runId: `${options.runId}-`, ...(variant === "keyed" ? { keys: options.keys ?? 10 } : {}) };
         const backlogCounters: NaiveCounters = { ddbCalls: 0, snsCalls: 0, writeUnits: 0 };
-        const writer = new OutboxWriter({ client: setup, tableName });
+        const writer = new OutboxWriter({ client: writerClient, tableName });
         let next = 0;
         const write = async (): Promise<void> => {
             while (next < options.messages) {
@@ -122,7 +117,7 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                 next += 1;
                 const now = Date.now();
                 if (options.kind === "ours") await writer.write(orderWriteRequest(order, plan, now));
-                else await naiveWriteOrder(setup, tableName, { id: order.id, eventId: order.id, total: order.total, customer: order.customer, createdAtMs: now }, backlogCounters);
+                else await naiveWriteOrder(writerClient, tableName, { id: order.id, eventId: order.id, total: order.total, customer: order.customer, createdAtMs: now }, backlogCounters);
             }
         };
         await Promise.all(Array.from({ length: WRITERS }, () => write()));
@@ -216,7 +211,6 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
             await mapping.stop();
         }
     } finally {
-        await setup.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
-        for (const client of [setup, relayDynamoDb, streams, sns, sqs]) client.destroy();
+        await clients.close();
     }
 }

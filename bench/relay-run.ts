@@ -9,27 +9,21 @@
  *
  * @packageDocumentation
  */
-import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
-import { SNSClient } from "@aws-sdk/client-sns";
-import { SQSClient } from "@aws-sdk/client-sqs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from "../local/dynamodb-local";
 import type { SnsTestServer } from "../local/sns-test-server";
 import { startLocalEventSourceMapping } from "../runtime/local/event-source-mapping";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../runtime/local/stream-event";
 import { MESSAGE_ATTRIBUTE } from "../runtime/message";
 import { silentLogger } from "../runtime/ports";
 import { createPublisher } from "../runtime/publisher";
-import { ATTR, STREAM_VIEW_TYPE } from "../runtime/schema";
-import { OutboxStore } from "../runtime/store";
+import { ATTR } from "../runtime/schema";
 import { OutboxWriter } from "../runtime/writer";
 import { demoOrder, orderWriteRequest, type OrderPlan } from "../scripts/demo-orders";
 import { instrumentClient, newTally, totalCalls, type CallTally } from "./instrument";
 import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
+import { localRelayClients, type RelayKind } from "./relay-clients";
 import { percentile, round } from "./stats";
 
-/** Which relay. */
-export type RelayKind = "ours" | "naive";
+export type { RelayKind } from "./relay-clients";
 
 /** What one run measured. */
 export interface RelayRunResult {
@@ -93,30 +87,6 @@ export interface RelayRunOptions {
 export const MAPPING_SETTINGS = { batchSize: 100, maximumBatchingWindowMs: 0, pollIntervalMs: 50 } as const;
 const STALL_TIMEOUT_MS = 60_000;
 
-/** The article's table: the key and a NEW_IMAGE stream, nothing else (no GSIs: its relay needs none). Resolves once it is ACTIVE. */
-export async function createNaiveTable(client: DynamoDBClient, tableName: string): Promise<void> {
-    await client.send(
-        new CreateTableCommand({
-            TableName: tableName,
-            BillingMode: "PAY_PER_REQUEST",
-            AttributeDefinitions: [
-                { AttributeName: ATTR.pk, AttributeType: "S" },
-                { AttributeName: ATTR.sk, AttributeType: "S" },
-            ],
-            KeySchema: [
-                { AttributeName: ATTR.pk, KeyType: "HASH" },
-                { AttributeName: ATTR.sk, KeyType: "RANGE" },
-            ],
-            StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE },
-        }),
-    );
-    for (;;) {
-        const out = await client.send(new DescribeTableCommand({ TableName: tableName }));
-        if (out.Table?.TableStatus === "ACTIVE") return;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-}
-
 /** The order id of a stream record: ours carries it as the record id, the naive relay in its sort key (`OUTBOX#<id>`). */
 function orderIdOf(record: LambdaStreamRecord): string | undefined {
     const image = record.dynamodb.NewImage as Record<string, { S?: string }> | undefined;
@@ -157,17 +127,16 @@ export function acknowledgedIds(command: string, input: Record<string, unknown>,
 /** Run one relay over `messages` orders and measure it. */
 export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult> {
     const tableName = `bench-${options.kind}-${options.runId}`;
-    const setup = localDynamoDbClient(options.endpoint);
-    const writerClient = localDynamoDbClient(options.endpoint);
-    const relayClient = localDynamoDbClient(options.endpoint);
-    const streams = new DynamoDBStreamsClient({ endpoint: options.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-    const sns = new SNSClient({ endpoint: options.sns.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-    const sqs = new SQSClient({ endpoint: options.sns.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const clients = await localRelayClients({
+        kind: options.kind,
+        endpoint: options.endpoint,
+        sns: options.sns,
+        tableName,
+        topicName: `bench-${options.kind}-${options.runId}`,
+        queueName: `bench-dlq-${options.kind}-${options.runId}`,
+    });
+    const { setup, writer: writerClient, relay: relayClient, streams, sns, sqs, topicArn, dlqUrl } = clients;
     try {
-        if (options.kind === "ours") await new OutboxStore({ client: setup, tableName }).createTable();
-        else await createNaiveTable(setup, tableName);
-        const topicArn = options.sns.createTopic(`bench-${options.kind}-${options.runId}`);
-        const dlqUrl = options.sns.createQueue(`bench-dlq-${options.kind}-${options.runId}`);
 
         const writerTally = newTally();
         const relayTally = newTally();
@@ -266,7 +235,6 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
         }
     } finally {
         // Leave the emulator as it was found (bench/run.ts still gives each run a fresh DynamoDB Local).
-        await setup.send(new DeleteTableCommand({ TableName: tableName })).catch(() => undefined);
-        for (const client of [setup, writerClient, relayClient, streams, sns, sqs]) client.destroy();
+        await clients.close();
     }
 }
