@@ -231,10 +231,11 @@ function drainTable(drain: DrainReport, shards: number): string {
         ["messages / s, one shard", drain.ours.msgsPerSec, drain.naive.msgsPerSec],
         ["round trips / 100-record batch", drain.ours.roundTripsPerBatch, drain.naive.roundTripsPerBatch],
         ["ms / 100-record batch", drain.ours.msPerBatch, drain.naive.msPerBatch],
-        ["DynamoDB Local CPU ms / message", drain.ours.emulatorCpuMsPerMessage ?? Number.NaN, drain.naive.emulatorCpuMsPerMessage ?? Number.NaN],
+        ["DynamoDB Local CPU ms / msg", drain.ours.emulatorCpuMsPerMessage ?? Number.NaN, drain.naive.emulatorCpuMsPerMessage ?? Number.NaN],
         ["SNS calls / message", drain.ours.snsCallsPerMessage, drain.naive.snsCallsPerMessage],
         ["DynamoDB calls / message", drain.ours.ddbCallsPerMessage, drain.naive.ddbCallsPerMessage],
-    ];
+        // The CPU row is absent where /proc cannot be read.
+    ].filter(([, a, b]) => Number.isFinite(a) && Number.isFinite(b)) as [string, number, number][];
     const variant = (name: string, f: DrainFigures): string =>
         `${name}: ${f.msgsPerSec} messages/s (${ratio(f.msgsPerSec, drain.naive.msgsPerSec)} the naive relay), ${f.roundTripsPerBatch} round trips per batch, ${f.snsCallsPerMessage} SNS and ${f.ddbCallsPerMessage} DynamoDB calls per message`;
     return [
