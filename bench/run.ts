@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: our relay against the Streams article's naive relay, side by side, in one run, on the same
- * DynamoDB Local (a fresh instance of it per measured run, see below) and the same local SNS (the
+ * DynamoDB Local (a fresh instance of it per measured run, warmed by an untimed run of the same relay, see below) and the same local SNS (the
  * fault-injecting test server, whose per-call latency can be set), with the same orders. Prints two tables, or with `--json` one object:
  * `{"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}}`.
  *
@@ -105,6 +105,9 @@ relay, then ours on a FIFO topic and with ordering keys.
 End to end: for each relay and each SNS mode, a burst of <messages> orders written as fast as DynamoDB takes them
 (calls, capacity units, messages/s), then <messages>/4 orders paced at a third of the slower relay's burst rate,
 the same pace for both (latency percentiles: the pipeline's, not a queue's).
+
+Every measured run gets a fresh DynamoDB Local, first warmed by an untimed run of the same relay (200 records
+drained, or a 100-order burst), so no relay is timed on a cold JVM.
 
   --quick              200 messages per burst (under a minute); the default is 2000
   --json               print {"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} on stdout (the tables go to stderr)
