@@ -11,6 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { COMMANDS, REDRIVE_COMMAND } from "../../cli/args";
 import { ALARM_THRESHOLD_RANGES, OUTBOX_DEFAULTS, OUTBOX_RANGES } from "../../components/defaults";
+import { filesUnder } from "../support/serialized";
 import { ROOT, codeBlocks, handWrittenPages, shownCommands, typeCheckBlocks, unknownCommands } from "./markdown";
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
@@ -26,16 +27,7 @@ function remark(paths: readonly string[], cwd = ROOT) {
 
 /** Every file under `dir`, relative to it, with its text. */
 function tree(dir: string): Map<string, string> {
-    const files = new Map<string, string>();
-    const walk = (rel: string) => {
-        for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
-            const child = path.join(rel, entry.name);
-            if (entry.isDirectory()) walk(child);
-            else files.set(child, fs.readFileSync(path.join(dir, child), "utf8"));
-        }
-    };
-    walk("");
-    return files;
+    return new Map(filesUnder(dir).map((file) => [path.relative(dir, file), fs.readFileSync(file, "utf8")]));
 }
 
 /** The files that differ between two trees: missing on one side, or with other text. */

@@ -11,7 +11,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as packageEntry from "../../index";
 import * as runtimeEntry from "../../runtime";
 import { OutboxStore } from "../../runtime";
-import { localDynamoDbClient } from "../../local/dynamodb-local";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
 import { waitForRPCs } from "../component/harness";
 import { dynamoClient, dynamoEndpoint, uniqueTableName } from "../support/dynamodb";
 import { recorded, unwrap } from "../support/pulumi-mocks";
@@ -20,12 +20,10 @@ import { tsBlockUnder } from "./markdown";
 
 /** `@aws-sdk/client-dynamodb` as the examples import it, with clients that reach DynamoDB Local. */
 async function localDynamoDbModule(): Promise<Record<string, unknown>> {
-    const local = localDynamoDbClient(await dynamoEndpoint());
-    const { endpoint, region, credentials } = local.config;
-    local.destroy();
+    const endpoint = await dynamoEndpoint();
     class DynamoDBClient extends dynamodbSdk.DynamoDBClient {
         constructor(config: DynamoDBClientConfig = {}) {
-            super({ ...config, endpoint, region, credentials });
+            super({ ...config, endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
         }
     }
     return { ...dynamodbSdk, DynamoDBClient };
