@@ -11,9 +11,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
 import { startFauxqs, type LocalFauxqs } from "../../local/fauxqs";
-import { ENV } from "../../runtime/config";
 import { startLocalEventSourceMapping, type LocalInvocationContext } from "../../runtime/local/event-source-mapping";
 import type { FilterPattern } from "../../runtime/local/filter-pattern";
 import type { LambdaStreamEvent } from "../../runtime/local/stream-event";
@@ -22,10 +20,11 @@ import { OutboxWriter } from "../../runtime/writer";
 import { TYPE, buildOutbox } from "../component/harness";
 import { destroyStreamsClients, streamsClient } from "../local/stream-table";
 import { createOutboxTable, scanRecordItems } from "../runtime/support/table";
-import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";
+import { dynamoClient } from "../support/dynamodb";
 import { lambdaRuntimeModules } from "../support/lambda-host";
 import { lambdaNode } from "../support/lambda-node";
 import { entryText } from "../support/serialized";
+import { localLambdaEnvironment } from "./local-environment";
 
 const INVOKE_HOST = path.join(__dirname, "fixtures", "invoke-host.js");
 
@@ -94,20 +93,9 @@ describe("end to end on Lambda's Node: the serialized publisher archive in a pro
         await fauxqs.subscribe(topicArn, subscriber.queueArn, { rawMessageDelivery: true });
         const dlq = await fauxqs.createQueue("node22-dlq");
 
-        const environment: Record<string, string> = {
-            ...(fn.inputs.environment.variables as Record<string, string>),
-            [ENV.tableName]: tableName,
-            [ENV.topicArn]: topicArn,
-            [ENV.dlqUrl]: dlq.queueUrl,
-            AWS_LAMBDA_LOG_LEVEL: "ERROR",
-            AWS_REGION: LOCAL_REGION,
-            AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-            AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-            AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-            AWS_ENDPOINT_URL_SNS: fauxqs.endpoint,
-            AWS_ENDPOINT_URL_SQS: fauxqs.endpoint,
+        const environment = await localLambdaEnvironment(fn.inputs.environment.variables as Record<string, string>, { tableName, topicArn, dlqUrl: dlq.queueUrl }, fauxqs.endpoint, {
             AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-        };
+        });
 
         const writer = new OutboxWriter({ client: ddb, tableName, address: topicArn });
         const ids: { id: string; key?: string }[] = [];

@@ -10,7 +10,6 @@
  * Not proven here: IAM (component tests), real AWS limits and timings, GSI lag.
  */
 import assert from "node:assert/strict";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
 import { startFauxqs, type LocalFauxqs } from "../../local/fauxqs";
 import { startSnsTestServer } from "../../local/sns-test-server";
 import { ENV } from "../../runtime/config";
@@ -22,8 +21,9 @@ import { ATTR } from "../../runtime/schema";
 import { OutboxWriter, type OutboxMessage } from "../../runtime/writer";
 import { TYPE, buildOutbox } from "../component/harness";
 import { destroyStreamsClients, streamsClient } from "../local/stream-table";
-import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";
+import { dynamoClient } from "../support/dynamodb";
 import { entryText, loadSerialized } from "../support/serialized";
+import { localLambdaEnvironment } from "./local-environment";
 import { createOutboxTable, scanRecordItems, scanRecords, sparseIndexCounts } from "../runtime/support/table";
 
 type Handler = (event: LambdaStreamEvent, context?: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
@@ -46,19 +46,7 @@ async function setLambdaEnvironment(
     endpoint: string,
     extra: Record<string, string> = {},
 ): Promise<void> {
-    Object.assign(process.env, componentEnvironment, {
-        [ENV.tableName]: names.tableName,
-        [ENV.topicArn]: names.topicArn,
-        [ENV.dlqUrl]: names.dlqUrl,
-        AWS_LAMBDA_LOG_LEVEL: "ERROR",
-        AWS_REGION: LOCAL_REGION,
-        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-        AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-        AWS_ENDPOINT_URL_SNS: endpoint,
-        AWS_ENDPOINT_URL_SQS: endpoint,
-        ...extra,
-    });
+    Object.assign(process.env, await localLambdaEnvironment(componentEnvironment, names, endpoint, extra));
 }
 
 describe("end to end: the serialized publisher on DynamoDB Local's stream, the local mapping and fauxqs", function () {
