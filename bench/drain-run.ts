@@ -28,6 +28,7 @@ import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-r
 import { localRelayClients, type RelayKind } from "./relay-clients";
 import { acknowledgedIds, MAPPING_SETTINGS } from "./relay-run";
 import { round } from "./stats";
+import { STALL_TIMEOUT_MS, waitForCount } from "./wait-for-count";
 
 /** What the records and the topic look like: keyless on a standard topic, keyless on a FIFO topic, or keyed. */
 export type DrainVariant = "standard" | "fifo" | "keyed";
@@ -88,7 +89,6 @@ export interface DrainRunResult {
     readonly benchCpuMsPerMessage: number;
 }
 
-const STALL_TIMEOUT_MS = 60_000;
 const WRITERS = 16;
 
 /** Write the backlog, drain it through one relay, and measure the drain. */
@@ -168,17 +168,7 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
             },
         });
         try {
-            let lastCount = -1;
-            let lastMove = Date.now();
-            while (acknowledged.size < options.messages) {
-                if (acknowledged.size !== lastCount) {
-                    lastCount = acknowledged.size;
-                    lastMove = Date.now();
-                } else if (Date.now() - lastMove > STALL_TIMEOUT_MS) {
-                    throw new Error(`bench drain ${options.kind} ${variant}: ${acknowledged.size}/${options.messages} published, nothing moved for ${STALL_TIMEOUT_MS / 1000} s`);
-                }
-                await new Promise((resolve) => setTimeout(resolve, 10));
-            }
+            await waitForCount(() => acknowledged.size, options.messages, `bench drain ${options.kind} ${variant}: published`);
             await mapping.drain({ timeoutMs: STALL_TIMEOUT_MS });
             const emulatorCpuAtEnd = processCpuMs(options.emulatorPid);
             const benchCpu = process.cpuUsage(benchCpuAtStart);

@@ -22,6 +22,7 @@ import { instrumentClient, newTally, totalCalls, type CallTally } from "./instru
 import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
 import { localRelayClients, type RelayKind } from "./relay-clients";
 import { percentile, round } from "./stats";
+import { waitForCount } from "./wait-for-count";
 
 export type { RelayKind } from "./relay-clients";
 
@@ -85,7 +86,6 @@ export interface RelayRunOptions {
 
 /** The same settings for both relays: what the Outbox component provisions. */
 export const MAPPING_SETTINGS = { batchSize: 100, maximumBatchingWindowMs: 0, pollIntervalMs: 50 } as const;
-const STALL_TIMEOUT_MS = 60_000;
 
 /** The order id of a stream record: ours carries it as the record id, the naive relay in its sort key (`OUTBOX#<id>`). */
 function orderIdOf(record: LambdaStreamRecord): string | undefined {
@@ -198,17 +198,7 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
                 }
             };
             await Promise.all(Array.from({ length: options.concurrency ?? 16 }, () => worker()));
-            let lastCount = -1;
-            let lastMove = Date.now();
-            while (deliveredAt.size < options.messages) {
-                if (deliveredAt.size !== lastCount) {
-                    lastCount = deliveredAt.size;
-                    lastMove = Date.now();
-                } else if (Date.now() - lastMove > STALL_TIMEOUT_MS) {
-                    throw new Error(`bench ${options.kind}: ${deliveredAt.size}/${options.messages} delivered, nothing moved for ${STALL_TIMEOUT_MS / 1000} s`);
-                }
-                await new Promise((resolve) => setTimeout(resolve, 10));
-            }
+            await waitForCount(() => deliveredAt.size, options.messages, `bench ${options.kind}: delivered`);
             const lastDelivery = Math.max(...deliveredAt.values());
             // The relay's completion writes may still be running after the last publish: count them too.
             await mapping.drain({ timeoutMs: 30_000 });
