@@ -7,6 +7,12 @@
 import { ENV } from "../runtime/config";
 import { OutboxError } from "../runtime/errors";
 
+/** redrive's defaults. */
+export const REDRIVE_DEFAULTS = {
+    /** `--timeout`: the bound on the whole command, ms (a run stopped by it is resumed by running it again). */
+    timeoutMs: 3_600_000,
+} as const;
+
 /** Parsed flags of `dynamodb-outbox redrive`. */
 export interface RedriveArgs {
     /** `--table`, else `OUTBOX_TABLE_NAME`. */
@@ -27,6 +33,10 @@ export interface RedriveArgs {
     readonly fifo: boolean;
     /** `--dry-run`: report what would be redriven, change nothing. @default false */
     readonly dryRun: boolean;
+    /** `--timeout`, ms: the bound on the whole command. @default REDRIVE_DEFAULTS.timeoutMs */
+    readonly timeoutMs: number;
+    /** `--json`: print one JSON object on stdout instead of the summary line. @default false */
+    readonly json: boolean;
     /** `--help`. */
     readonly help: boolean;
 }
@@ -47,12 +57,14 @@ run again: a message already redriven is only deleted.
   --expires-in <seconds>  give redriven messages an expiry this far ahead (default: never expire)
   --fifo                  the topic is FIFO: check ordering keys and partitions as MessageGroupIds
   --dry-run               print what would be redriven; write and delete nothing
+  --timeout <seconds>     bound on the whole command, start-up to exit, every AWS call in it (default ${REDRIVE_DEFAULTS.timeoutMs / 1000}; run again to resume)
+  --json                  print one JSON object on stdout instead of the summary line (logs stay on stderr)
   --help                  this text
 
 exit codes: 0 every message received was handled, 1 a message failed or the redrive failed, 2 bad command line`;
 
-const VALUED = new Set(["table", "dlq-url", "region", "endpoint", "sqs-endpoint", "max", "expires-in"]);
-const BOOLEAN = new Set(["fifo", "dry-run", "help"]);
+const VALUED = new Set(["table", "dlq-url", "region", "endpoint", "sqs-endpoint", "max", "expires-in", "timeout"]);
+const BOOLEAN = new Set(["fifo", "dry-run", "json", "help"]);
 
 function bad(flag: string, value: string, allowed: string, fix: string): OutboxError {
     return new OutboxError("INVALID_CONFIG", `redrive: --${flag} is ${JSON.stringify(value)}; expected ${allowed}; ${fix}`, { context: { flag, value } });
@@ -82,7 +94,7 @@ export function parseRedriveArgs(argv: readonly string[], env: Readonly<Record<s
         if (inline === undefined) i += 1;
         values[name] = value;
     }
-    if (flags.has("help")) return { table: "", dlqUrl: "", max: 1000, fifo: false, dryRun: false, help: true };
+    if (flags.has("help")) return { table: "", dlqUrl: "", max: 1000, fifo: false, dryRun: false, timeoutMs: REDRIVE_DEFAULTS.timeoutMs, json: false, help: true };
     const table = values.table ?? env[ENV.tableName] ?? "";
     const dlqUrl = values["dlq-url"] ?? env[ENV.dlqUrl] ?? "";
     if (table === "") throw bad("table", "", "the outbox table's name", `pass --table or set ${ENV.tableName}`);
@@ -94,6 +106,8 @@ export function parseRedriveArgs(argv: readonly string[], env: Readonly<Record<s
         expiresInSeconds = Number(values["expires-in"]);
         if (!Number.isInteger(expiresInSeconds) || expiresInSeconds < 1) throw bad("expires-in", values["expires-in"], "a whole number of seconds ≥ 1", "omit it for messages that never expire");
     }
+    const timeoutMs = values.timeout === undefined ? REDRIVE_DEFAULTS.timeoutMs : Math.round(Number(values.timeout) * 1000);
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) throw bad("timeout", values.timeout ?? "", "a positive number of seconds", `e.g. --timeout 600, or omit it for ${REDRIVE_DEFAULTS.timeoutMs / 1000}`);
     return {
         table,
         dlqUrl,
@@ -104,6 +118,8 @@ export function parseRedriveArgs(argv: readonly string[], env: Readonly<Record<s
         ...(expiresInSeconds !== undefined ? { expiresInSeconds } : {}),
         fifo: flags.has("fifo"),
         dryRun: flags.has("dry-run"),
+        timeoutMs,
+        json: flags.has("json"),
         help: false,
     };
 }

@@ -95,11 +95,48 @@ describe("cli: redrive", function () {
             assert.equal((await fauxqs.receiveAll(dlq.queueUrl, { delete: false })).length, 0, "deleted from the DLQ");
         });
 
-        it("exits 1 with 'redrive failed' when the DLQ cannot be read", async () => {
+        it("--json prints one object on stdout (counts, records, endpoints), keeps the log lines on stderr, and exits 0", async () => {
+            const ddb = await dynamoClient();
+            const tableName = await createOutboxTable(ddb, "cli-redrive-json");
+            const dlq = await fauxqs.createQueue(`cli-redrive-json-${Date.now()}`);
+            const body = JSON.stringify({ reason: "expired", recordId: "m-2", partition: "P", type: "T", headers: {}, payload: { x: 2 } });
+            await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dlq.queueUrl, MessageBody: body }));
+            const endpoint = await dynamoEndpoint();
+            const run = await redrive(["--table", tableName, "--dlq-url", dlq.queueUrl, "--endpoint", endpoint, "--sqs-endpoint", fauxqs.endpoint, "--json"]);
+            assert.equal(run.code, 0, run.stderr);
+            const json = JSON.parse(run.stdout) as Record<string, unknown>;
+            assert.equal(typeof json.durationMs, "number");
+            assert.deepEqual(
+                { ...json, durationMs: 0 },
+                {
+                    command: "redrive",
+                    table: tableName,
+                    dlqUrl: dlq.queueUrl,
+                    endpoint,
+                    sqsEndpoint: fauxqs.endpoint,
+                    dryRun: false,
+                    ok: true,
+                    counts: { received: 1, redriven: 1, alreadyRedriven: 0, notRedrivable: 0, failed: 0 },
+                    records: [{ originalId: "m-2", recordId: "redrive.m-2" }],
+                    durationMs: 0,
+                },
+            );
+            assert.doesNotMatch(run.stdout, /^redrive received/m, "the summary line is the object's, not a second output");
+            assert.ok(run.stderr.split("\n").some((l) => l.includes('"tool":"redrive"') && l.includes('"recordId":"m-2"')), `JSON log lines on stderr: ${run.stderr}`);
+            assert.deepEqual((await scanRecords(ddb, tableName)).map((r) => r.recordId), ["redrive.m-2"]);
+        });
+
+        it("exits 1 with 'redrive failed' and the cause when the DLQ does not exist", async () => {
             const run = await redrive(["--table", "t-missing", "--dlq-url", `${fauxqs.endpoint}/000000000000/no-such-queue`, "--sqs-endpoint", fauxqs.endpoint, "--endpoint", await dynamoEndpoint()]);
             assert.equal(run.code, 1, run.stderr);
             assert.equal(run.stdout, "");
-            assert.match(run.stderr, /^redrive failed: /m);
+            assert.match(
+                run.stderr,
+                new RegExp(
+                    `^redrive failed: redrive: receiving from the DLQ failed: the queue does not exist at SQS at ${fauxqs.endpoint.replace(/\./g, "\\.")} \\((QueueDoesNotExist|AWS\\.SimpleQueueService\\.NonExistentQueue): [^)]+\\): check the DLQ URL \\(the Outbox component's dlqUrl output\\) and that it is in the region used\n$`,
+                    "m",
+                ),
+            );
         });
     });
 });

@@ -220,6 +220,8 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
             expiresInSeconds: 60,
             fifo: false,
             dryRun: true,
+            timeoutMs: 3_600_000,
+            json: false,
             help: false,
         });
         assert.equal(parseRedriveArgs([], { OUTBOX_TABLE_NAME: "t", OUTBOX_DLQ_URL: "u" }).table, "t");
