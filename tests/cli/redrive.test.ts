@@ -36,11 +36,28 @@ describe("cli: redrive", function () {
         assert.match(io.output(), /\n {2}redrive +move dead-lettered messages from the DLQ back into the outbox/);
     });
 
+    const dlq = "https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq";
     const failing: [string, string[], Record<string, string>, RegExp][] = [
-        ["no table", ["--dlq-url", "u"], {}, /^redrive: --table is ""; expected the outbox table's name; pass --table or set OUTBOX_TABLE_NAME\n\nUsage: dynamodb-outbox redrive/],
+        ["no table", ["--dlq-url", dlq], {}, /^redrive: --table is ""; expected the outbox table's name; pass --table or set OUTBOX_TABLE_NAME\n\nUsage: dynamodb-outbox redrive/],
         ["no DLQ URL", ["--table", "t"], {}, /^redrive: --dlq-url is ""; expected the DLQ URL \(the Outbox component's dlqUrl output\); pass --dlq-url or set OUTBOX_DLQ_URL/],
-        ["a bad --max", ["--table", "t", "--dlq-url", "u", "--max", "lots"], {}, /--max is "lots"; expected an integer from 1 to 1000000; omit it for 1000/],
-        ["a bad --expires-in", ["--table", "t", "--dlq-url", "u", "--expires-in", "0"], {}, /--expires-in is "0"; expected a whole number of seconds ≥ 1/],
+        ["a bad --max", ["--table", "t", "--dlq-url", dlq, "--max", "lots"], {}, /--max is "lots"; expected an integer from 1 to 1000000; omit it for 1000/],
+        ["a hex --max", ["--table", "t", "--dlq-url", dlq, "--max", "0x10"], {}, /^redrive: --max is "0x10"; expected an integer from 1 to 1000000; omit it for 1000\n/],
+        ["a bad --expires-in", ["--table", "t", "--dlq-url", dlq, "--expires-in", "0"], {}, /--expires-in is "0"; expected a whole number of seconds ≥ 1/],
+        [
+            "an --expires-in past any Date",
+            ["--table", "t", "--dlq-url", dlq, "--expires-in", "1e15"],
+            {},
+            /^redrive: --expires-in is "1e15"; expected a whole number of seconds ≥ 1 and ≤ 31536000 \(365 days\); omit it for messages that never expire\n/,
+        ],
+        [
+            "a --dlq-url that is not a URL",
+            ["--table", "t", "--dlq-url", "not-a-url"],
+            {},
+            /^redrive: --dlq-url is "not-a-url"; expected the DLQ's URL \(the Outbox component's dlqUrl output\), but it is not an SQS queue URL; fix --dlq-url, e\.g\. https:\/\/sqs\.eu-west-1\.amazonaws\.com\/123456789012\/orders-dlq\n/,
+        ],
+        ["an OUTBOX_DLQ_URL that is not a URL", ["--table", "t"], { OUTBOX_DLQ_URL: "orders-dlq" }, /^redrive: --dlq-url is "orders-dlq"; expected the DLQ's URL .*, but it is not an SQS queue URL; fix OUTBOX_DLQ_URL, e\.g\./],
+        ["an --endpoint that is not a URL", ["--table", "t", "--dlq-url", dlq, "--endpoint", "127.0.0.1:8000"], {}, /^redrive: --endpoint is "127\.0\.0\.1:8000"; expected an http:\/\/ or https:\/\/ URL, but it is (not a URL|a 127\.0\.0\.1 URL, not http or https); e\.g\. --endpoint http:\/\/127\.0\.0\.1:8000\n/],
+        ["a --timeout of 1e308", ["--table", "t", "--dlq-url", dlq, "--timeout", "1e308"], {}, /^redrive: --timeout is "1e308"; expected a positive number of seconds in plain digits, from 0\.001 to 86400; e\.g\. --timeout 600, or omit it for 3600\n/],
         ["an unknown flag", ["--tabel", "t"], {}, /--tabel is "--tabel"; expected one of --table/],
         ["a positional argument", ["now"], {}, /--\(positional\) is "now"; expected only --flags/],
         ["a flag without its value", ["--table"], {}, /--table is ""; expected a value; write --table <value>/],
