@@ -27,7 +27,7 @@ export const REDRIVE_COMMAND = "redrive";
 /** The usage line of {@link REDRIVE_COMMAND}. */
 export const REDRIVE_SUMMARY = "move dead-lettered messages from the DLQ back into the outbox (flags: dynamodb-outbox redrive --help)";
 
-type FlagKind = "boolean" | "string" | "seconds" | "count";
+type FlagKind = "boolean" | "string" | "url" | "queue-url" | "seconds" | "count";
 
 /** One flag: its name without dashes, its value kind, the commands that accept it and its help text. */
 interface FlagSpec {
@@ -38,6 +38,8 @@ interface FlagSpec {
     readonly help: string;
     /** The largest value of a `count` flag. @default MAX_PAGE_SIZE */
     readonly max?: number;
+    /** A value to show in the message of a bad `url` or `queue-url` flag. */
+    readonly example?: string;
 }
 
 const BOTH: readonly CommandName[] = ["verify", "migrate"];
@@ -48,13 +50,33 @@ const FLAGS: readonly FlagSpec[] = [
     { name: "table", kind: "string", commands: ALL, valueName: "name", help: "the outbox table (required, but for doctor with --outputs)" },
     { name: "outputs", kind: "string", commands: ["doctor"], valueName: "file", help: "the stack outputs, as pulumi stack output --json writes them (instead of --table)" },
     { name: "region", kind: "string", commands: ALL, valueName: "region", help: "AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)" },
-    { name: "endpoint", kind: "string", commands: ALL, valueName: "url", help: "DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local" },
+    { name: "endpoint", kind: "url", commands: ALL, valueName: "url", example: "http://127.0.0.1:8000", help: "DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local" },
     { name: "json", kind: "boolean", commands: ALL, help: "print one JSON object on stdout (progress goes to stderr)" },
-    { name: "timeout", kind: "seconds", commands: BOTH, valueName: "seconds", help: "bound on each wait (verify default 60, migrate default 3600)" },
+    {
+        name: "timeout",
+        kind: "seconds",
+        commands: ALL,
+        valueName: "seconds",
+        help: "bound on the whole command, start-up to exit, every wait and AWS call in it (verify default 60, migrate default 3600, doctor default 60)",
+    },
     { name: "poll-interval", kind: "seconds", commands: BOTH, valueName: "seconds", help: "seconds between status polls (verify default 1, migrate default 5)" },
     { name: "expiry", kind: "seconds", commands: ["verify"], valueName: "seconds", help: "expiry of the verification record (default 2)" },
-    { name: "dlq-url", kind: "string", commands: ["verify"], valueName: "url", help: "also send the expired verification record to this SQS DLQ" },
-    { name: "sqs-endpoint", kind: "string", commands: ["verify", "doctor"], valueName: "url", help: "SQS endpoint for the DLQ, e.g. a local emulator (default: the region's)" },
+    {
+        name: "dlq-url",
+        kind: "queue-url",
+        commands: ["verify"],
+        valueName: "url",
+        example: "https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq",
+        help: "also send the expired verification record to this SQS DLQ",
+    },
+    {
+        name: "sqs-endpoint",
+        kind: "url",
+        commands: ["verify", "doctor"],
+        valueName: "url",
+        example: "http://127.0.0.1:4566",
+        help: "SQS endpoint for the DLQ, e.g. a local emulator (default: the region's)",
+    },
     { name: "max-pending-age", kind: "seconds", commands: ["doctor"], valueName: "seconds", help: "oldest pending record allowed (doctor default 300)" },
     { name: "apply", kind: "boolean", commands: ["migrate"], help: "carry the plan out (without it, print the plan and change nothing)" },
     {
@@ -77,6 +99,61 @@ const FLAGS: readonly FlagSpec[] = [
 
 /** The largest backfill page: a page is read and written before the next, so it bounds the work in flight. */
 export const MAX_PAGE_SIZE = 1000;
+
+/** The range of every seconds flag: a millisecond, to a day (longer waits belong to a rerun: every command resumes). */
+export const SECONDS_RANGE = { min: 0.001, max: 86_400 } as const;
+
+/**
+ * A number of seconds as an operator types it, in ms: digits with an optional fraction (no sign, exponent, hex or
+ * spaces), within {@link SECONDS_RANGE}.
+ *
+ * @returns The milliseconds, or `undefined` for anything else.
+ */
+export function plainSeconds(raw: string): number | undefined {
+    const n = Number(raw);
+    return /^\d+(\.\d+)?$/.test(raw) && n >= SECONDS_RANGE.min && n <= SECONDS_RANGE.max ? Math.round(n * 1000) : undefined;
+}
+
+/**
+ * A whole number as an operator types it: digits only (no sign, exponent, hex or fraction), from `min` to `max`.
+ *
+ * @returns The number, or `undefined` for anything else.
+ */
+export function plainInteger(raw: string, min: number, max: number): number | undefined {
+    const n = Number(raw);
+    return /^\d+$/.test(raw) && n >= min && n <= max ? n : undefined;
+}
+
+/**
+ * Check that `raw` is an http(s) URL, as an endpoint or queue URL must be.
+ *
+ * @returns The reason it is not, or `undefined` when it is.
+ */
+export function urlProblem(raw: string): string | undefined {
+    let url: URL;
+    try {
+        url = new URL(raw);
+    } catch {
+        return "is not a URL";
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") return `is a ${url.protocol.replace(/:$/, "")} URL, not http or https`;
+    return undefined;
+}
+
+/**
+ * Check that `raw` is an SQS queue URL: http(s), a host and the queue's path. Without an SQS endpoint the SDK sends
+ * to the queue URL's host, so the URL must also parse as one; with `--sqs-endpoint` a local emulator's queue URLs
+ * (`http://sqs.us-east-1.127.0.0.1:4566/000000000000/q`, which the URL standard refuses) are taken as given.
+ *
+ * @param raw - The queue URL.
+ * @param sqsEndpoint - `--sqs-endpoint`, when given.
+ * @returns The reason it is not one, or `undefined` when it is.
+ */
+export function queueUrlProblem(raw: string, sqsEndpoint: string | undefined): string | undefined {
+    if (!/^https?:\/\/[^\s/]+\/\S+$/.test(raw)) return "is not an SQS queue URL";
+    if (sqsEndpoint === undefined && urlProblem(raw) !== undefined) return "has a host the SDK cannot send to: pass --sqs-endpoint with it";
+    return undefined;
+}
 
 /** The parsed command line. Durations are milliseconds; absent optional flags are `undefined`. */
 export interface CliArgs {
@@ -129,24 +206,27 @@ const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
 
 function parseValue(spec: FlagSpec, raw: string): string | number {
     const flag = `--${spec.name}`;
-    if (spec.kind === "string") {
+    if (spec.kind === "string" || spec.kind === "url" || spec.kind === "queue-url") {
         if (raw.trim() === "") throw usageError(`${flag} needs a non-empty ${spec.valueName}, got ""`, spec.name);
         if (spec.name === "table" && !TABLE_NAME.test(raw)) {
             throw usageError(`--table "${raw}" is not a DynamoDB table name: 3 to 255 characters of a-z, A-Z, 0-9, "_", "-" and "."`, spec.name);
         }
+    }
+    if (spec.kind === "string") return raw;
+    if (spec.kind === "url" || spec.kind === "queue-url") {
+        // The queue URL's host is checked with --sqs-endpoint known, after every flag is read.
+        const problem = spec.kind === "url" ? urlProblem(raw) : queueUrlProblem(raw, "");
+        if (problem !== undefined) throw usageError(`${flag} "${raw}" ${problem}: give ${spec.kind === "queue-url" ? "the queue's" : "an"} http:// or https:// URL, e.g. ${flag} ${spec.example ?? "https://…"}`, spec.name);
         return raw;
     }
-    const n = Number(raw);
     if (spec.kind === "seconds") {
-        if (raw.trim() === "" || !Number.isFinite(n) || n <= 0) {
-            throw usageError(`${flag} must be a positive number of seconds, got "${raw}"; e.g. ${flag} 30`, spec.name);
-        }
-        return Math.round(n * 1000);
+        const ms = plainSeconds(raw);
+        if (ms === undefined) throw usageError(`${flag} must be a positive number of seconds, got "${raw}"; write plain digits from ${SECONDS_RANGE.min} to ${SECONDS_RANGE.max}, e.g. ${flag} 30`, spec.name);
+        return ms;
     }
     const max = spec.max ?? MAX_PAGE_SIZE;
-    if (!Number.isInteger(n) || n < 1 || n > max) {
-        throw usageError(`${flag} must be a whole number from 1 to ${max}, got "${raw}"; e.g. ${flag} ${Math.min(100, max)}`, spec.name);
-    }
+    const n = plainInteger(raw, 1, max);
+    if (n === undefined) throw usageError(`${flag} must be a whole number from 1 to ${max}, got "${raw}"; e.g. ${flag} ${Math.min(100, max)}`, spec.name);
     return n;
 }
 
@@ -205,6 +285,11 @@ export function parseArgs(argv: readonly string[]): CliArgs {
             }
         }
         if (command === "verify" && values.has("sqs-endpoint") && !values.has("dlq-url")) throw usageError("--sqs-endpoint only applies with --dlq-url; add --dlq-url <url> or drop it", "sqs-endpoint");
+        const dlqUrl = values.get("dlq-url");
+        if (typeof dlqUrl === "string") {
+            const problem = queueUrlProblem(dlqUrl, values.get("sqs-endpoint") as string | undefined);
+            if (problem !== undefined) throw usageError(`--dlq-url "${dlqUrl}" ${problem}`, "dlq-url");
+        }
         if (command === "doctor" && values.has("table") && values.has("outputs")) {
             throw usageError("--table and --outputs were both given; give one: --outputs names the table by its tableName", "outputs");
         }

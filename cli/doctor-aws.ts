@@ -10,6 +10,7 @@
  * @packageDocumentation
  */
 import type { EnvCredentials } from "./client";
+import { bindToDeadline, requestBounds, type CommandDeadline } from "./deadline";
 
 /** An event source mapping, as Lambda's ListEventSourceMappings returns it (the fields doctor reads). */
 export interface EventSourceMappingInfo {
@@ -101,6 +102,8 @@ export interface DoctorAwsConfig {
     readonly credentials?: EnvCredentials;
     /** One endpoint URL for all three clients (a local stand-in). @default each service's regional endpoint */
     readonly endpoint?: string;
+    /** The command's deadline: every call carries its signal and each request is bounded. @default unbounded */
+    readonly deadline?: CommandDeadline;
 }
 
 /**
@@ -111,7 +114,7 @@ export interface DoctorAwsConfig {
  */
 export function loadDoctorAws(config: DoctorAwsConfig, load: (name: string) => unknown = require): DoctorAws {
     const clients: { destroy(): void }[] = [];
-    function build<T>(pkg: string, clientName: string, make: (send: (commandName: string, input: object) => Promise<unknown>) => T): Port<T> {
+    function build<T>(pkg: string, clientName: string, service: string, make: (send: (commandName: string, input: object) => Promise<unknown>) => T): Port<T> {
         const sdk = optionalRequire(pkg, load);
         const Client = sdk?.[clientName];
         if (sdk === undefined || Client === undefined) return { missing: pkg };
@@ -120,8 +123,12 @@ export function loadDoctorAws(config: DoctorAwsConfig, load: (name: string) => u
             ...(config.credentials !== undefined ? { credentials: config.credentials } : {}),
             ...(config.endpoint !== undefined ? { endpoint: config.endpoint } : {}),
             maxAttempts: 5,
+            ...(config.deadline !== undefined ? requestBounds(config.deadline.timeoutMs) : {}),
         });
         clients.push(client);
+        if (config.deadline !== undefined) {
+            bindToDeadline(client, config.deadline, { service, endpoint: config.endpoint ?? `the ${config.region} endpoint`, settings: "--region" });
+        }
         return {
             port: make((commandName, input) => {
                 const Command = sdk[commandName];
@@ -131,14 +138,14 @@ export function loadDoctorAws(config: DoctorAwsConfig, load: (name: string) => u
         };
     }
     return {
-        lambda: build<LambdaPort>(DOCTOR_PACKAGES.lambda, "LambdaClient", (send) => ({
+        lambda: build<LambdaPort>(DOCTOR_PACKAGES.lambda, "LambdaClient", "Lambda", (send) => ({
             listEventSourceMappings: async (input) => (await send("ListEventSourceMappingsCommand", input)) as never,
         })),
-        eventBridge: build<EventBridgePort>(DOCTOR_PACKAGES.eventBridge, "EventBridgeClient", (send) => ({
+        eventBridge: build<EventBridgePort>(DOCTOR_PACKAGES.eventBridge, "EventBridgeClient", "EventBridge", (send) => ({
             listRuleNamesByTarget: async (input) => (await send("ListRuleNamesByTargetCommand", input)) as never,
             describeRule: async (input) => (await send("DescribeRuleCommand", input)) as never,
         })),
-        cloudWatch: build<CloudWatchPort>(DOCTOR_PACKAGES.cloudWatch, "CloudWatchClient", (send) => ({
+        cloudWatch: build<CloudWatchPort>(DOCTOR_PACKAGES.cloudWatch, "CloudWatchClient", "CloudWatch", (send) => ({
             getMetricStatistics: async (input) => (await send("GetMetricStatisticsCommand", input)) as never,
         })),
         destroy: () => {

@@ -15,6 +15,12 @@ import { seconds, type Output } from "./io";
 import { describeOutboxTable } from "./table-state";
 import { checkProvisioning } from "./verify-table";
 
+/** doctor's defaults. */
+export const DOCTOR_DEFAULTS = {
+    /** `--timeout`: the bound on the whole command, ms. */
+    timeoutMs: 60_000,
+} as const;
+
 /** What doctor needs. */
 export interface DoctorOptions {
     /** The DynamoDB client. */

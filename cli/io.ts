@@ -7,8 +7,8 @@
 import { isOutboxError } from "../runtime/errors";
 import type { Clock } from "../runtime/ports";
 import { systemClock } from "../runtime/ports";
-import type { EnvCredentials } from "./client";
-import type { DoctorAws } from "./doctor-aws";
+import type { DoctorAws, DoctorAwsConfig } from "./doctor-aws";
+import { explainFailure } from "./failure";
 
 /** The process surface `main` runs against. */
 export interface CliIo {
@@ -20,8 +20,13 @@ export interface CliIo {
     readonly env: Readonly<Record<string, string | undefined>>;
     /** The clock every wait and timestamp uses. @default systemClock */
     readonly clock?: Clock;
+    /**
+     * When the command started, epoch ms of real time: `--timeout` counts from it. The bin passes the process's
+     * start, so the tool's own start-up is inside the bound. @default when `main` is called
+     */
+    readonly startedAt?: number;
     /** How doctor gets its Lambda, EventBridge and CloudWatch ports (tests pass fakes). @default loadDoctorAws */
-    readonly doctorAws?: (config: { region: string; credentials?: EnvCredentials }) => DoctorAws;
+    readonly doctorAws?: (config: DoctorAwsConfig) => DoctorAws;
 }
 
 /** Where a command writes: result lines, progress lines, and whether the result is JSON. */
@@ -58,13 +63,38 @@ export function createOutput(io: CliIo, json: boolean): Output {
     };
 }
 
-/** Seconds with one decimal, for progress and durations. */
-export function seconds(ms: number): string {
-    return `${(ms / 1000).toFixed(1)} s`;
+/**
+ * An io whose stdout and stderr can be closed: a command given up on at its deadline may still be running, and
+ * must not write after the result.
+ */
+export function closableIo(io: CliIo): { readonly io: CliIo; close(): void } {
+    let open = true;
+    return {
+        io: {
+            ...io,
+            stdout: (text) => {
+                if (open) io.stdout(text);
+            },
+            stderr: (text) => {
+                if (open) io.stderr(text);
+            },
+        },
+        close: () => {
+            open = false;
+        },
+    };
 }
 
-/** An error as one line: `OutboxError [CODE]: message: cause` for the package's errors, `Name: message` otherwise. */
+export { seconds } from "./format";
+
+/**
+ * An error as one line. A failure cli/failure.ts explains (a timeout, missing credentials, an unreachable endpoint,
+ * a DLQ that does not exist…) reads as what failed and what to do; otherwise `OutboxError [CODE]: message: cause`
+ * for the package's errors, `Name: message` for others.
+ */
 export function errorText(err: unknown): string {
+    const explained = explainFailure(err);
+    if (explained !== undefined) return explained;
     if (isOutboxError(err)) return err.toString();
     return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }

@@ -6,37 +6,44 @@
  * @packageDocumentation
  */
 import { isOutboxError } from "../runtime/errors";
-import { parseArgs, REDRIVE_COMMAND, usage, type CliArgs } from "./args";
-import { createDynamoDbClient, credentialsFromEnv, resolveRegion } from "./client";
-import { createOutput, errorText, type CliIo } from "./io";
-import { SQSClient } from "@aws-sdk/client-sqs";
-import { runDoctor } from "./doctor";
+import { parseArgs, REDRIVE_COMMAND, usage, type CliArgs, type CommandName } from "./args";
+import { createDynamoDbClient, createSqsClient, credentialsFromEnv, resolveRegion } from "./client";
+import { startDeadline, type CommandDeadline } from "./deadline";
+import { DOCTOR_DEFAULTS, runDoctor } from "./doctor";
 import { loadDoctorAws } from "./doctor-aws";
 import { readStackOutputs } from "./doctor-outputs";
-import { runMigrate } from "./migrate";
+import { explainDeadline } from "./failure";
+import { closableIo, createOutput, errorText, type CliIo } from "./io";
+import { MIGRATE_DEFAULTS, runMigrate } from "./migrate";
 import { redriveCommand } from "./redrive";
-import { runVerify } from "./verify";
+import { runVerify, VERIFY_DEFAULTS } from "./verify";
 
 /** Exit codes. */
 export const EXIT = {
     /** Everything passed, or the plan was printed or applied. */
     ok: 0,
-    /** A check failed, the migration was refused, or a step failed. */
+    /** A check failed, the migration was refused, a step failed, or `--timeout` ran out. */
     failed: 1,
     /** The command line was wrong. */
     usage: 2,
 } as const;
 
-async function run(args: CliArgs, io: CliIo): Promise<number> {
+/** `--timeout`, or the command's default: the bound on the whole command, ms. */
+function timeoutOf(command: CommandName, timeoutMs: number | undefined): number {
+    if (timeoutMs !== undefined) return timeoutMs;
+    return command === "migrate" ? MIGRATE_DEFAULTS.timeoutMs : command === "doctor" ? DOCTOR_DEFAULTS.timeoutMs : VERIFY_DEFAULTS.timeoutMs;
+}
+
+async function run(args: CliArgs & { command: CommandName }, io: CliIo, deadline: CommandDeadline): Promise<number> {
     const out = createOutput(io, args.json);
     const region = resolveRegion(args, io.env);
-    const client = createDynamoDbClient({ region, endpoint: args.endpoint }, io.env);
+    const client = createDynamoDbClient({ region, endpoint: args.endpoint }, io.env, deadline);
     try {
         if (args.command === "doctor") {
             const target = args.outputsFile !== undefined ? readStackOutputs(args.outputsFile) : { tableName: args.table };
             const credentials = credentialsFromEnv(io.env);
-            const sqs = new SQSClient({ region, ...(args.sqsEndpoint !== undefined ? { endpoint: args.sqsEndpoint } : {}), ...(credentials !== undefined ? { credentials } : {}), maxAttempts: 5 });
-            const aws = (io.doctorAws ?? loadDoctorAws)({ region, credentials });
+            const sqs = createSqsClient({ region, endpoint: args.sqsEndpoint, queueUrl: target.dlqUrl, credentials, settings: "the outputs' dlqUrl, --sqs-endpoint and --region" }, deadline);
+            const aws = (io.doctorAws ?? loadDoctorAws)({ region, credentials, deadline });
             try {
                 return await runDoctor({ client, sqs, aws, target, region, maxPendingAgeMs: args.maxPendingAgeMs, out });
             } finally {
@@ -45,20 +52,27 @@ async function run(args: CliArgs, io: CliIo): Promise<number> {
             }
         }
         if (args.command === "verify") {
-            return await runVerify({
-                client,
-                tableName: args.table,
-                region,
-                endpoint: args.endpoint,
-                credentials: credentialsFromEnv(io.env),
-                timeoutMs: args.timeoutMs,
-                pollIntervalMs: args.pollIntervalMs,
-                expiryMs: args.expiryMs,
-                dlqUrl: args.dlqUrl,
-                sqsEndpoint: args.sqsEndpoint,
-                expiryShards: args.expiryShards,
-                out,
-            });
+            const cleanupClient = createDynamoDbClient({ region, endpoint: args.endpoint }, io.env, deadline, deadline.cleanupSignal);
+            try {
+                return await runVerify({
+                    client,
+                    cleanupClient,
+                    deadline,
+                    tableName: args.table,
+                    region,
+                    endpoint: args.endpoint,
+                    credentials: credentialsFromEnv(io.env),
+                    timeoutMs: deadline.timeoutMs,
+                    pollIntervalMs: args.pollIntervalMs,
+                    expiryMs: args.expiryMs,
+                    dlqUrl: args.dlqUrl,
+                    sqsEndpoint: args.sqsEndpoint,
+                    expiryShards: args.expiryShards,
+                    out,
+                });
+            } finally {
+                cleanupClient.destroy();
+            }
         }
         return await runMigrate({
             client,
@@ -67,7 +81,7 @@ async function run(args: CliArgs, io: CliIo): Promise<number> {
             endpoint: args.endpoint,
             apply: args.apply,
             recreateClaimIndex: args.recreateClaimIndex,
-            timeoutMs: args.timeoutMs,
+            timeoutMs: deadline.timeoutMs,
             pollIntervalMs: args.pollIntervalMs,
             pageSize: args.pageSize,
             expiryShards: args.expiryShards,
@@ -79,7 +93,28 @@ async function run(args: CliArgs, io: CliIo): Promise<number> {
 }
 
 /**
- * Run the command line.
+ * Run a command within its `--timeout`. A command still running a little after it (CLEANUP_GRACE_MS) is given up
+ * on: the message names the call in flight, and whatever the command writes later is dropped.
+ */
+async function runWithin(args: CliArgs & { command: CommandName }, io: CliIo): Promise<number> {
+    const deadline = startDeadline(args.command, timeoutOf(args.command, args.timeoutMs), io.startedAt);
+    const gate = closableIo(io);
+    try {
+        const settled = await deadline.settle(run(args, gate.io, deadline));
+        if (settled !== undefined && !settled.late) return settled.value;
+        const text = explainDeadline(deadline);
+        io.stderr(`dynamodb-outbox ${args.command}: ${text}\n`);
+        if (settled === undefined && args.json) io.stdout(`${JSON.stringify({ command: args.command, table: args.table, ok: false, error: text }, null, 2)}\n`);
+        return EXIT.failed;
+    } finally {
+        gate.close();
+        deadline.dispose();
+    }
+}
+
+/**
+ * Run the command line. `--timeout` bounds the whole command (cli/deadline.ts): it resolves within a few seconds of
+ * it, whatever the endpoints do.
  *
  * @param argv - The arguments after the executable, e.g. `["verify", "--table", "orders-outbox"]`. `redrive` must
  *   come first: its flags are its own (cli/redrive-args.ts).
@@ -100,7 +135,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
         return EXIT.ok;
     }
     try {
-        return await run(args, io);
+        return await runWithin(args as CliArgs & { command: CommandName }, io);
     } catch (err) {
         if (isOutboxError(err, "INVALID_CONFIG")) {
             io.stderr(`dynamodb-outbox: ${err.message}\n\n${usage(args.command)}\n`);

@@ -13,7 +13,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { DeleteItemCommand, GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
+import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { OutboxError } from "../runtime/errors";
 import { deadLetterMessage, outboundMessage } from "../runtime/message";
 import type { NewOutboxRecord } from "../runtime/record/codec";
@@ -21,6 +21,8 @@ import { recordKey, unmarshalRecord, type AttributeMap } from "../runtime/record
 import { fenceKey } from "../runtime/record/fence";
 import { ATTR, STATUS } from "../runtime/schema";
 import type { Checklist } from "./checklist";
+import { createSqsClient } from "./client";
+import type { CommandDeadline } from "./deadline";
 import { errorText, seconds, type Output } from "./io";
 import type { OutboxStore } from "../runtime/store";
 
@@ -57,6 +59,14 @@ export interface ExpiryProbeOptions {
     readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
     /** Where lines and progress go. */
     readonly out: Output;
+    /** The command's deadline, for the SQS client of `dlqUrl`. @default unbounded */
+    readonly deadline?: CommandDeadline;
+    /**
+     * The client that removes the verification record and its fence row: the command's client, but with a few more
+     * seconds after `--timeout` ({@link CommandDeadline.cleanupSignal}), so a timed-out run still cleans up.
+     * @default client
+     */
+    readonly cleanupClient?: DynamoDBClient;
 }
 
 /** What the live checks did, for `--json`. */
@@ -97,9 +107,10 @@ async function pollUntil<T>(
 }
 
 async function cleanUp(options: ExpiryProbeOptions, partition: string, key: AttributeMap, checks: Checklist): Promise<void> {
+    const client = options.cleanupClient ?? options.client;
     try {
-        await options.client.send(new DeleteItemCommand({ TableName: options.tableName, Key: key }));
-        await options.client.send(new DeleteItemCommand({ TableName: options.tableName, Key: fenceKey(partition) }));
+        await client.send(new DeleteItemCommand({ TableName: options.tableName, Key: key }));
+        await client.send(new DeleteItemCommand({ TableName: options.tableName, Key: fenceKey(partition) }));
         checks.add("cleanup", `verification record and fence row removed`, "pass", "");
     } catch (err) {
         checks.add("cleanup", `verification record and fence row removed`, "fail", `${errorText(err)}; delete the items of partition "${partition}" by hand`);
@@ -111,7 +122,7 @@ async function sendToDlq(options: ExpiryProbeOptions, dlqUrl: string, partition:
     if (item === undefined) throw new OutboxError("NOT_FOUND", "the verification record vanished before it could be sent to the DLQ", { context: { partition } });
     const record = unmarshalRecord(item);
     const message = deadLetterMessage(outboundMessage(record), { reason: "expired", at: options.out.clock.now() });
-    const sqs = new SQSClient({ region: options.region, endpoint: options.sqsEndpoint, credentials: options.credentials, maxAttempts: 5 });
+    const sqs = createSqsClient({ region: options.region, endpoint: options.sqsEndpoint, queueUrl: dlqUrl, credentials: options.credentials, settings: "--dlq-url, --sqs-endpoint and --region" }, options.deadline);
     try {
         const fifo = dlqUrl.endsWith(".fifo");
         const sent = await sqs.send(

@@ -10,6 +10,7 @@ import { OutboxError } from "../runtime/errors";
 import { OutboxStore } from "../runtime/store";
 import { Checklist } from "./checklist";
 import type { EnvCredentials } from "./client";
+import type { CommandDeadline } from "./deadline";
 import { seconds, type Output } from "./io";
 import { describeOutboxTable } from "./table-state";
 import { checkProvisioning } from "./verify-table";
@@ -37,7 +38,7 @@ export interface VerifyOptions {
     readonly endpoint?: string;
     /** Credentials given through the environment, for the SQS client. */
     readonly credentials?: EnvCredentials;
-    /** `--timeout`, ms. @default 60000 */
+    /** `--timeout`, ms: the bound on each wait (the CLI also ends the whole command then). @default 60000 */
     readonly timeoutMs?: number;
     /** `--poll-interval`, ms. @default 1000 */
     readonly pollIntervalMs?: number;
@@ -54,6 +55,10 @@ export interface VerifyOptions {
     readonly expiryShards?: number;
     /** Output. */
     readonly out: Output;
+    /** The command's deadline, for the DLQ's SQS client. @default unbounded */
+    readonly deadline?: CommandDeadline;
+    /** The client that removes the verification record, with a little time after `--timeout`. @default client */
+    readonly cleanupClient?: DynamoDBClient;
 }
 
 /**
@@ -91,6 +96,8 @@ export async function runVerify(options: VerifyOptions): Promise<number> {
             sqsEndpoint: options.sqsEndpoint,
             credentials: options.credentials,
             out,
+            deadline: options.deadline,
+            cleanupClient: options.cleanupClient,
         });
     } else {
         checks.add("live", "store preflight and expiry round trip", "skip", "fix the lines marked ✗ above first");

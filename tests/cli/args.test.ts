@@ -35,6 +35,15 @@ describe("cli: argument parsing", () => {
         });
     });
 
+    it("takes --timeout on every command, in plain digits from 0.001 to 86400 seconds, and URLs as they are", () => {
+        assert.equal(parseArgs(["doctor", "--table", "tbl", "--timeout", "5"]).timeoutMs, 5_000);
+        assert.equal(parseArgs(["migrate", "--table", "tbl", "--timeout", "86400"]).timeoutMs, 86_400_000);
+        assert.equal(parseArgs(["verify", "--table", "tbl", "--timeout", "0.001"]).timeoutMs, 1);
+        assert.equal(parseArgs(["verify", "--table", "tbl", "--endpoint", "https://dynamodb.eu-west-1.amazonaws.com"]).endpoint, "https://dynamodb.eu-west-1.amazonaws.com");
+        const emulatorQueue = "http://sqs.us-east-1.127.0.0.1:4566/000000000000/q";
+        assert.equal(parseArgs(["verify", "--table", "tbl", "--dlq-url", emulatorQueue, "--sqs-endpoint", "http://127.0.0.1:4566"]).dlqUrl, emulatorQueue);
+    });
+
     it("parses migrate's own flags", () => {
         const args = parseArgs(["migrate", "--table", "tbl", "--apply", "--recreate-claim-index", "--page-size", "250"]);
         assert.equal(args.command, "migrate");
@@ -64,6 +73,23 @@ describe("cli: argument parsing", () => {
         ["a flag given twice", ["verify", "--table", "tbl", "--table", "tb2"], /--table was given twice/],
         ["--sqs-endpoint without --dlq-url", ["verify", "--table", "tbl", "--sqs-endpoint", "http://127.0.0.1:4566"], /--sqs-endpoint only applies with --dlq-url/],
         ["a stray positional argument", ["verify", "extra", "--table", "tbl"], /unexpected argument "extra" after the command "verify"/],
+        ["a timeout of 1e308 (Infinity once in ms)", ["verify", "--table", "tbl", "--timeout", "1e308"], /^--timeout must be a positive number of seconds, got "1e308"; write plain digits from 0\.001 to 86400, e\.g\. --timeout 30$/],
+        ["a hex timeout", ["doctor", "--table", "tbl", "--timeout", "0x10"], /^--timeout must be a positive number of seconds, got "0x10"; write plain digits/],
+        ["a timeout over a day", ["migrate", "--table", "tbl", "--timeout", "86401"], /^--timeout must be a positive number of seconds, got "86401"/],
+        ["a timeout with a sign", ["migrate", "--table", "tbl", "--timeout", "+5"], /^--timeout must be a positive number of seconds, got "\+5"/],
+        ["a max pending age under a millisecond", ["doctor", "--table", "tbl", "--max-pending-age", "1e-7"], /^--max-pending-age must be a positive number of seconds, got "1e-7"; write plain digits from 0\.001 to 86400, e\.g\. --max-pending-age 30$/],
+        ["a poll interval under a millisecond in digits", ["verify", "--table", "tbl", "--poll-interval", "0.0001"], /^--poll-interval must be a positive number of seconds, got "0\.0001"/],
+        ["a hex page size", ["migrate", "--table", "tbl", "--page-size", "0x10"], /^--page-size must be a whole number from 1 to 1000, got "0x10"; e\.g\. --page-size 100$/],
+        ["expiry shards as an exponent", ["verify", "--table", "tbl", "--expiry-shards", "1e1"], /^--expiry-shards must be a whole number from 1 to 64, got "1e1"/],
+        ["an endpoint that is not a URL", ["verify", "--table", "tbl", "--endpoint", "localhost:8000"], /^--endpoint "localhost:8000" is a localhost URL, not http or https: give an http:\/\/ or https:\/\/ URL, e\.g\. --endpoint http:\/\/127\.0\.0\.1:8000$/],
+        ["a --dlq-url that is not a URL", ["verify", "--table", "tbl", "--dlq-url", "not-a-url"], /^--dlq-url "not-a-url" is not an SQS queue URL: give the queue's http:\/\/ or https:\/\/ URL, e\.g\. --dlq-url https:\/\/sqs\.eu-west-1\.amazonaws\.com\/123456789012\/orders-dlq$/],
+        [
+            "an emulator's queue URL without --sqs-endpoint (the SDK cannot send to its host)",
+            ["verify", "--table", "tbl", "--dlq-url", "http://sqs.us-east-1.127.0.0.1:4566/000000000000/q"],
+            /^--dlq-url "http:\/\/sqs\.us-east-1\.127\.0\.0\.1:4566\/000000000000\/q" has a host the SDK cannot send to: pass --sqs-endpoint with it$/,
+        ],
+        ["an --sqs-endpoint of another scheme", ["doctor", "--table", "tbl", "--sqs-endpoint", "ftp://127.0.0.1:4566"], /^--sqs-endpoint "ftp:\/\/127\.0\.0\.1:4566" is a ftp URL, not http or https/],
+        ["an empty --endpoint", ["verify", "--table", "tbl", "--endpoint="], /^--endpoint needs a non-empty url, got ""$/],
     ];
     for (const [what, argv, message] of bad) {
         it(`rejects ${what}`, () => {

@@ -36,11 +36,28 @@ describe("cli: redrive", function () {
         assert.match(io.output(), /\n {2}redrive +move dead-lettered messages from the DLQ back into the outbox/);
     });
 
+    const dlq = "https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq";
     const failing: [string, string[], Record<string, string>, RegExp][] = [
-        ["no table", ["--dlq-url", "u"], {}, /^redrive: --table is ""; expected the outbox table's name; pass --table or set OUTBOX_TABLE_NAME\n\nUsage: dynamodb-outbox redrive/],
+        ["no table", ["--dlq-url", dlq], {}, /^redrive: --table is ""; expected the outbox table's name; pass --table or set OUTBOX_TABLE_NAME\n\nUsage: dynamodb-outbox redrive/],
         ["no DLQ URL", ["--table", "t"], {}, /^redrive: --dlq-url is ""; expected the DLQ URL \(the Outbox component's dlqUrl output\); pass --dlq-url or set OUTBOX_DLQ_URL/],
-        ["a bad --max", ["--table", "t", "--dlq-url", "u", "--max", "lots"], {}, /--max is "lots"; expected an integer from 1 to 1000000; omit it for 1000/],
-        ["a bad --expires-in", ["--table", "t", "--dlq-url", "u", "--expires-in", "0"], {}, /--expires-in is "0"; expected a whole number of seconds ≥ 1/],
+        ["a bad --max", ["--table", "t", "--dlq-url", dlq, "--max", "lots"], {}, /--max is "lots"; expected an integer from 1 to 1000000; omit it for 1000/],
+        ["a hex --max", ["--table", "t", "--dlq-url", dlq, "--max", "0x10"], {}, /^redrive: --max is "0x10"; expected an integer from 1 to 1000000; omit it for 1000\n/],
+        ["a bad --expires-in", ["--table", "t", "--dlq-url", dlq, "--expires-in", "0"], {}, /--expires-in is "0"; expected a whole number of seconds ≥ 1/],
+        [
+            "an --expires-in past any Date",
+            ["--table", "t", "--dlq-url", dlq, "--expires-in", "1e15"],
+            {},
+            /^redrive: --expires-in is "1e15"; expected a whole number of seconds ≥ 1 and ≤ 31536000 \(365 days\); omit it for messages that never expire\n/,
+        ],
+        [
+            "a --dlq-url that is not a URL",
+            ["--table", "t", "--dlq-url", "not-a-url"],
+            {},
+            /^redrive: --dlq-url is "not-a-url"; expected the DLQ's URL \(the Outbox component's dlqUrl output\), but it is not an SQS queue URL; fix --dlq-url, e\.g\. https:\/\/sqs\.eu-west-1\.amazonaws\.com\/123456789012\/orders-dlq\n/,
+        ],
+        ["an OUTBOX_DLQ_URL that is not a URL", ["--table", "t"], { OUTBOX_DLQ_URL: "orders-dlq" }, /^redrive: --dlq-url is "orders-dlq"; expected the DLQ's URL .*, but it is not an SQS queue URL; fix OUTBOX_DLQ_URL, e\.g\./],
+        ["an --endpoint that is not a URL", ["--table", "t", "--dlq-url", dlq, "--endpoint", "127.0.0.1:8000"], {}, /^redrive: --endpoint is "127\.0\.0\.1:8000"; expected an http:\/\/ or https:\/\/ URL, but it is (not a URL|a 127\.0\.0\.1 URL, not http or https); e\.g\. --endpoint http:\/\/127\.0\.0\.1:8000\n/],
+        ["a --timeout of 1e308", ["--table", "t", "--dlq-url", dlq, "--timeout", "1e308"], {}, /^redrive: --timeout is "1e308"; expected a positive number of seconds in plain digits, from 0\.001 to 86400; e\.g\. --timeout 600, or omit it for 3600\n/],
         ["an unknown flag", ["--tabel", "t"], {}, /--tabel is "--tabel"; expected one of --table/],
         ["a positional argument", ["now"], {}, /--\(positional\) is "now"; expected only --flags/],
         ["a flag without its value", ["--table"], {}, /--table is ""; expected a value; write --table <value>/],
@@ -95,11 +112,48 @@ describe("cli: redrive", function () {
             assert.equal((await fauxqs.receiveAll(dlq.queueUrl, { delete: false })).length, 0, "deleted from the DLQ");
         });
 
-        it("exits 1 with 'redrive failed' when the DLQ cannot be read", async () => {
+        it("--json prints one object on stdout (counts, records, endpoints), keeps the log lines on stderr, and exits 0", async () => {
+            const ddb = await dynamoClient();
+            const tableName = await createOutboxTable(ddb, "cli-redrive-json");
+            const dlq = await fauxqs.createQueue(`cli-redrive-json-${Date.now()}`);
+            const body = JSON.stringify({ reason: "expired", recordId: "m-2", partition: "P", type: "T", headers: {}, payload: { x: 2 } });
+            await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dlq.queueUrl, MessageBody: body }));
+            const endpoint = await dynamoEndpoint();
+            const run = await redrive(["--table", tableName, "--dlq-url", dlq.queueUrl, "--endpoint", endpoint, "--sqs-endpoint", fauxqs.endpoint, "--json"]);
+            assert.equal(run.code, 0, run.stderr);
+            const json = JSON.parse(run.stdout) as Record<string, unknown>;
+            assert.equal(typeof json.durationMs, "number");
+            assert.deepEqual(
+                { ...json, durationMs: 0 },
+                {
+                    command: "redrive",
+                    table: tableName,
+                    dlqUrl: dlq.queueUrl,
+                    endpoint,
+                    sqsEndpoint: fauxqs.endpoint,
+                    dryRun: false,
+                    ok: true,
+                    counts: { received: 1, redriven: 1, alreadyRedriven: 0, notRedrivable: 0, failed: 0 },
+                    records: [{ originalId: "m-2", recordId: "redrive.m-2" }],
+                    durationMs: 0,
+                },
+            );
+            assert.doesNotMatch(run.stdout, /^redrive received/m, "the summary line is the object's, not a second output");
+            assert.ok(run.stderr.split("\n").some((l) => l.includes('"tool":"redrive"') && l.includes('"recordId":"m-2"')), `JSON log lines on stderr: ${run.stderr}`);
+            assert.deepEqual((await scanRecords(ddb, tableName)).map((r) => r.recordId), ["redrive.m-2"]);
+        });
+
+        it("exits 1 with 'redrive failed' and the cause when the DLQ does not exist", async () => {
             const run = await redrive(["--table", "t-missing", "--dlq-url", `${fauxqs.endpoint}/000000000000/no-such-queue`, "--sqs-endpoint", fauxqs.endpoint, "--endpoint", await dynamoEndpoint()]);
             assert.equal(run.code, 1, run.stderr);
             assert.equal(run.stdout, "");
-            assert.match(run.stderr, /^redrive failed: /m);
+            assert.match(
+                run.stderr,
+                new RegExp(
+                    `^redrive failed: redrive: receiving from the DLQ failed: the queue does not exist at SQS at ${fauxqs.endpoint.replace(/\./g, "\\.")} \\((QueueDoesNotExist|AWS\\.SimpleQueueService\\.NonExistentQueue): [^)]+\\): check the DLQ URL \\(the Outbox component's dlqUrl output\\) and that it is in the region used\n$`,
+                    "m",
+                ),
+            );
         });
     });
 });

@@ -213,18 +213,21 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         for (const [options, pattern] of cases) {
             await assert.rejects(redriveDeadLetters(options as never), (e: unknown) => isOutboxError(e, "INVALID_CONFIG") && pattern.test((e as Error).message));
         }
-        assert.deepEqual(parseRedriveArgs(["--table", "t", "--dlq-url=u", "--max", "5", "--dry-run", "--expires-in", "60"], {}), {
+        const u = "https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq";
+        assert.deepEqual(parseRedriveArgs(["--table", "t", `--dlq-url=${u}`, "--max", "5", "--dry-run", "--expires-in", "60"], {}), {
             table: "t",
-            dlqUrl: "u",
+            dlqUrl: u,
             max: 5,
             expiresInSeconds: 60,
             fifo: false,
             dryRun: true,
+            timeoutMs: 3_600_000,
+            json: false,
             help: false,
         });
-        assert.equal(parseRedriveArgs([], { OUTBOX_TABLE_NAME: "t", OUTBOX_DLQ_URL: "u" }).table, "t");
-        assert.throws(() => parseRedriveArgs(["--dlq-url", "u"], {}), /--table is ""; expected the outbox table's name; pass --table or set OUTBOX_TABLE_NAME/);
-        assert.throws(() => parseRedriveArgs(["--table", "t", "--dlq-url", "u", "--max", "lots"], {}), /--max is "lots"; expected an integer from 1 to 1000000/);
+        assert.equal(parseRedriveArgs([], { OUTBOX_TABLE_NAME: "t", OUTBOX_DLQ_URL: u }).table, "t");
+        assert.throws(() => parseRedriveArgs(["--dlq-url", u], {}), /--table is ""; expected the outbox table's name; pass --table or set OUTBOX_TABLE_NAME/);
+        assert.throws(() => parseRedriveArgs(["--table", "t", "--dlq-url", u, "--max", "lots"], {}), /--max is "lots"; expected an integer from 1 to 1000000/);
         assert.throws(() => parseRedriveArgs(["--tabel", "t"], {}), (e: unknown) => isOutboxError(e, "INVALID_CONFIG") && /--tabel is "--tabel"/.test((e as Error).message));
         assert.equal(redriveSummary({ received: 3, redriven: 1, alreadyRedriven: 1, notRedrivable: 1, failed: 0, records: [] }, false), "redrive received 3 redriven 1 already-redriven 1 not-redrivable 1 failed 0");
     });
