@@ -20,6 +20,7 @@ import { validateOutboxArgs } from "./validation";
 import { SYSTEM_LOG_LEVEL } from "./defaults";
 
 export type { OutboxArgs, OutboxAlarmThresholds, OutboxTransforms } from "./args";
+export { OutboxBillingMode, OutboxLogLevel } from "./args";
 
 export { OUTBOX_TYPE } from "./naming";
 

@@ -1,7 +1,8 @@
 /**
  * Validation of the plain values in {@link OutboxArgs}, before any resource is declared, in the user's terms:
  * the arg path, the bad value, what is allowed and the fix. Values that are still unknown (Outputs, promises)
- * are skipped: they are checked by AWS at deployment, never guessed at here.
+ * are skipped where the arg takes an `Input`: they are checked by AWS at deployment, never guessed at here. Where
+ * the arg must be plain, an unknown value is refused.
  *
  * @packageDocumentation
  */
@@ -81,17 +82,27 @@ function checkLogRetention(args: OutboxArgs, problems: OutboxArgProblem[]): void
     }
 }
 
-/** Args that decide which resources and settings exist, so they must be known when the program runs. */
-const PLAIN_ONLY = ["billingMode", "fifo", "alarms", "dashboard"] as const;
+/**
+ * Args needed while the program runs: each decides which children exist or how they are shaped, so an Output
+ * there cannot be used. What each one allows instead.
+ */
+const PLAIN_ONLY = {
+    billingMode: "a plain value: it decides whether the table and its indexes declare capacity",
+    fifo: "a plain value: it shapes the topic and the publisher",
+    alarms: "a plain value: it decides which resources the component declares",
+    dashboard: "a plain value: it decides which resources the component declares",
+    alarmThresholds: "a plain object (each threshold in it may be an Output)",
+    transform: "a plain object (the values in each override may be Outputs)",
+} as const satisfies Partial<Record<keyof OutboxArgs, string>>;
 
 function checkPlainOnly(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    for (const key of PLAIN_ONLY) {
+    for (const key of Object.keys(PLAIN_ONLY) as (keyof typeof PLAIN_ONLY)[]) {
         if (!isUnknown(args[key])) continue;
         problems.push({
             path: `args.${key}`,
             value: "an Output (not known until deployment)",
-            allowed: "a plain value: it decides which resources and settings the component declares",
-            fix: "pass a plain value, e.g. from config.getBoolean()/config.get(), not another resource's output",
+            allowed: PLAIN_ONLY[key],
+            fix: "pass a plain value, e.g. from config.get()/config.getBoolean()/config.getObject(), not another resource's output",
         });
     }
 }
@@ -234,7 +245,7 @@ function checkAlarmActions(args: OutboxArgs, problems: OutboxArgProblem[]): void
 
 function checkTransform(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     const transform: unknown = args.transform;
-    if (transform === undefined) return;
+    if (transform === undefined || isUnknown(transform)) return;
     if (typeof transform !== "object" || transform === null || Array.isArray(transform)) {
         problems.push({ path: "args.transform", value: show(transform), allowed: "an object", fix: `pass { ${TRANSFORM_KEYS.join(", ")} } with the keys you need` });
         return;

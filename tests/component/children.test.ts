@@ -1,7 +1,9 @@
 import * as assert from "node:assert/strict";
+import * as pulumi from "@pulumi/pulumi";
 import { LOG_LEVELS } from "../../components/defaults";
+import { OutboxBillingMode, OutboxLogLevel } from "../../components/outbox";
 import { ENV } from "../../runtime/config";
-import { unwrap } from "../support/pulumi-mocks";
+import { STACK_REFERENCE_OUTPUTS, unwrap } from "../support/pulumi-mocks";
 import { BuiltOutbox, TYPE, buildOutbox } from "./harness";
 
 const KMS_KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
@@ -171,6 +173,39 @@ describe("Outbox children and outputs", () => {
         assert.deepEqual([fn.memorySize, fn.timeout], [512, 30]);
         assert.equal(custom.one(TYPE.logGroup, "kidsargs-sweeper-logs").inputs.retentionInDays, 7);
         assert.equal(custom.one(TYPE.rule).inputs.scheduleExpression, "rate(5 minutes)");
+    });
+
+    it("takes an Output for every Input arg (a StackReference's list for alarmActions) and hands it to the children", async () => {
+        const ref = new pulumi.StackReference("acme/outbox/prod");
+        // Typed as a program would hold it: one Output of a list, which `Input<string>[]` did not accept.
+        const oncall: pulumi.Output<string[]> = ref.requireOutput("topicArn").apply((arn) => [String(arn)]);
+        const out = await buildOutbox("kidsout", {
+            billingMode: OutboxBillingMode.Provisioned,
+            provisionedCapacity: pulumi.output(8),
+            pointInTimeRecovery: pulumi.output(false),
+            deletionProtection: pulumi.output(true),
+            memorySize: pulumi.output(512),
+            timeout: pulumi.output(30),
+            logRetentionInDays: pulumi.output(14),
+            logLevel: pulumi.output(OutboxLogLevel.Warn),
+            batchSize: pulumi.output(50),
+            completionGraceSeconds: pulumi.output(60),
+            sweepSchedule: pulumi.output("rate(1 hour)"),
+            alarmActions: oncall,
+            alarmThresholds: { errors: pulumi.output(4) },
+        });
+        const table = out.one(TYPE.table).inputs;
+        assert.deepEqual([table.readCapacity, table.pointInTimeRecovery, table.deletionProtectionEnabled], [8, { enabled: false }, true]);
+        const fn = out.one(TYPE.fn, "kidsout-publisher").inputs;
+        assert.deepEqual([fn.memorySize, fn.timeout, fn.loggingConfig.applicationLogLevel, fn.environment.variables[ENV.completionGraceSeconds]], [512, 30, "WARN", "60"]);
+        assert.equal(out.one(TYPE.logGroup, "kidsout-publisher-logs").inputs.retentionInDays, 14);
+        assert.equal(out.one(TYPE.mapping).inputs.batchSize, 50);
+        assert.equal(out.one(TYPE.rule).inputs.scheduleExpression, "rate(1 hour)");
+        const errors = out.one(TYPE.alarm, "kidsout-publisher-errors-alarm").inputs;
+        assert.deepEqual([errors.alarmActions, errors.okActions, errors.threshold], [[STACK_REFERENCE_OUTPUTS.topicArn], [STACK_REFERENCE_OUTPUTS.topicArn], 4]);
+        assert.match(errors.alarmDescription, /the publisher failed more than 4 invocations/);
+        // An hourly sweeper is silent for whole five-minute periods: not a breach, also when the schedule is an Output.
+        assert.equal(out.one(TYPE.alarm, "kidsout-oldest-pending-alarm").inputs.treatMissingData, "notBreaching");
     });
 
     it("merges transform.topic, queue, publisher, sweeper and schedule over the computed args", async () => {
