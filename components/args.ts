@@ -122,7 +122,7 @@ export interface OutboxAlarmThresholds {
  *
  * An arg typed `Input<…>` also takes an Output (of another resource, or of a `StackReference`) and goes to the
  * child resource as it is: the validator checks a plain value, and leaves an Output alone. The args typed plain
- * (`billingMode`, `fifo`, `alarms`, `dashboard`, `alarmThresholds` as a whole and `transform`)
+ * (`billingMode`, `fifo`, `importTableName`, `alarms`, `dashboard`, `alarmThresholds` as a whole and `transform`)
  * decide which children exist or how they are shaped while the program runs, so an Output there is refused with
  * `INVALID_CONFIG`.
  */
@@ -149,6 +149,15 @@ export interface OutboxArgs {
      * @default false
      */
     deletionProtection?: pulumi.Input<boolean>;
+    /**
+     * The name of an existing DynamoDB table to adopt instead of creating one: the table child gets this name and
+     * Pulumi's `import` resource option with it, so the first `pulumi up` takes the table over. The table must
+     * already have the outbox's shape (`dynamodb-outbox verify`, then `migrate`: see docs/component.md). Keep it set
+     * afterwards: it is the table's name, and removing it would rename the table, which replaces it. 3 to 255
+     * letters, digits, `_`, `-` or `.`. Plain: it is a resource option.
+     * @default undefined (a table is created, autonamed)
+     */
+    importTableName?: string;
     /**
      * A customer managed KMS key ARN. When given it encrypts the table, the DLQ and the created topic, and
      * both functions get `kms:Decrypt` and `kms:GenerateDataKey*` on it (and on nothing else).

@@ -30,7 +30,8 @@ const EVENTS_PRINCIPAL = "events.amazonaws.com";
 /**
  * A transactional outbox on DynamoDB, provisioned right the first time.
  *
- * Children (named `<name>-<suffix>`, see `components/naming.ts`): the table, the SNS topic (unless `topicArn`
+ * Children (named `<name>-<suffix>`, see `components/naming.ts`): the table (or an existing one it adopts, see
+ * `importTableName`), the SNS topic (unless `topicArn`
  * is given), the SQS DLQ, the publisher function with its role and log group, the stream mapping, and the
  * sweeper function with its role, log group, schedule, target and invoke permission; unless turned off, the
  * CloudWatch alarms (`components/alarms.ts`) and the dashboard (`components/dashboard.ts`).
@@ -87,7 +88,12 @@ export class Outbox extends pulumi.ComponentResource {
         const parent = { parent: this };
         const [project, stack] = [pulumi.getProject(), pulumi.getStack()];
 
-        const table = new aws.dynamodb.Table(childName(name, "table"), mergeArgs(tableArgs(s), t.table), parent);
+        // An adopted table keeps its name: autonamed, the import would plan a replacement of the table it takes over.
+        const table = new aws.dynamodb.Table(
+            childName(name, "table"),
+            mergeArgs(s.importTableName === undefined ? tableArgs(s) : { ...tableArgs(s), name: s.importTableName }, t.table),
+            s.importTableName === undefined ? parent : { parent: this, import: s.importTableName },
+        );
         const topicArn = s.topicArn !== undefined
             ? pulumi.output(s.topicArn)
             : new aws.sns.Topic(childName(name, "topic"), mergeArgs(topicArgs(s), t.topic), parent).arn;

@@ -15,6 +15,7 @@ export type OutboxSettings = { readonly [K in RangedArg]: pulumi.Input<number> }
     readonly billingMode: OutboxBillingMode;
     readonly pointInTimeRecovery: pulumi.Input<boolean>;
     readonly deletionProtection: pulumi.Input<boolean>;
+    readonly importTableName?: string;
     readonly fifo: boolean;
     readonly sweepSchedule: pulumi.Input<string>;
     readonly logLevel: pulumi.Input<OutboxLogLevel>;
@@ -42,6 +43,7 @@ export function resolveOutboxSettings(args: OutboxArgs): OutboxSettings {
         billingMode: args.billingMode ?? OUTBOX_DEFAULTS.billingMode,
         pointInTimeRecovery: args.pointInTimeRecovery ?? OUTBOX_DEFAULTS.pointInTimeRecovery,
         deletionProtection: args.deletionProtection ?? OUTBOX_DEFAULTS.deletionProtection,
+        importTableName: args.importTableName,
         fifo: args.fifo ?? OUTBOX_DEFAULTS.fifo,
         sweepSchedule: args.sweepSchedule ?? OUTBOX_DEFAULTS.sweepSchedule,
         logLevel: args.logLevel ?? OUTBOX_DEFAULTS.logLevel,

@@ -89,6 +89,7 @@ function checkLogRetention(args: OutboxArgs, problems: OutboxArgProblem[]): void
 const PLAIN_ONLY = {
     billingMode: "a plain value: it decides whether the table and its indexes declare capacity",
     fifo: "a plain value: it shapes the topic and the publisher",
+    importTableName: "a plain table name: it is the table's import resource option",
     alarms: "a plain value: it decides which resources the component declares",
     dashboard: "a plain value: it decides which resources the component declares",
     alarmThresholds: "a plain object (each threshold in it may be an Output)",
@@ -103,6 +104,33 @@ function checkPlainOnly(args: OutboxArgs, problems: OutboxArgProblem[]): void {
             value: "an Output (not known until deployment)",
             allowed: PLAIN_ONLY[key],
             fix: "pass a plain value, e.g. from config.get()/config.getBoolean()/config.getObject(), not another resource's output",
+        });
+    }
+}
+
+/** DynamoDB's table name rule. */
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+
+function checkImport(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const name: unknown = args.importTableName;
+    if (name === undefined || isUnknown(name)) return;
+    if (typeof name !== "string" || !TABLE_NAME.test(name)) {
+        problems.push({
+            path: "args.importTableName",
+            value: show(name),
+            allowed: 'an existing DynamoDB table\'s name: 3 to 255 letters, digits, "_", "-" or "."',
+            fix: "pass the table's name (not its ARN), or omit importTableName to create a table",
+        });
+        return;
+    }
+    const transform: unknown = args.transform;
+    const override: unknown = typeof transform === "object" && transform !== null && !isUnknown(transform) ? (transform as OutboxTransforms).table?.name : undefined;
+    if (override !== undefined && !isUnknown(override) && override !== name) {
+        problems.push({
+            path: "args.transform.table.name",
+            value: show(override),
+            allowed: `nothing, or the imported table's name ${show(name)} (importTableName names the table)`,
+            fix: "remove name from transform.table",
         });
     }
 }
@@ -310,6 +338,7 @@ export function findOutboxArgProblems(args: OutboxArgs, name?: string): OutboxAr
     checkName(name, problems);
     checkPlainOnly(args, problems);
     checkBilling(args, problems);
+    checkImport(args, problems);
     checkBooleans(args, problems);
     checkKmsKey(args, problems);
     checkTopic(args, problems);

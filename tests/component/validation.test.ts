@@ -72,6 +72,15 @@ describe("validateOutboxArgs", () => {
         rejects({ provisionedCapacity: 5 }, "args.provisionedCapacity", "5", /only with billingMode "PROVISIONED" \(billingMode is "PAY_PER_REQUEST"\)/);
     });
 
+    it("rejects an importTableName that is no DynamoDB table name, and a transform.table.name that contradicts it", () => {
+        const allowed = /allowed: an existing DynamoDB table's name: 3 to 255 letters, digits, "_", "-" or "\."; fix: pass the table's name \(not its ARN\)/;
+        for (const bad of ["ab", "legacy outbox", "arn:aws:dynamodb:eu-west-1:111111111111:table/legacy", "t".repeat(256)]) rejects({ importTableName: bad }, "args.importTableName", JSON.stringify(bad), allowed);
+        rejects({ importTableName: 42 as never }, "args.importTableName", "42", allowed);
+        rejects({ importTableName: "legacy-outbox", transform: { table: { name: "other" } } }, "args.transform.table.name", '"other"', /allowed: nothing, or the imported table's name "legacy-outbox"/);
+        for (const good of ["legacy-outbox", "Orders.Outbox_v2", "abc", "t".repeat(255)]) assert.deepEqual(findOutboxArgProblems({ importTableName: good }), [], good);
+        assert.deepEqual(findOutboxArgProblems({ importTableName: "legacy-outbox", transform: { table: { name: "legacy-outbox" } } }), []);
+    });
+
     it("rejects non-boolean flags", () => {
         for (const key of ["pointInTimeRecovery", "deletionProtection", "fifo"] as const) {
             rejects({ [key]: "true" as unknown as boolean }, `args.${key}`, '"true"', /allowed: true or false/);
@@ -188,6 +197,7 @@ describe("validateOutboxArgs", () => {
         const output = "an Output (not known until deployment)";
         rejects({ fifo: pulumi.output(true) as never }, "args.fifo", output, /allowed: a plain value: it shapes the topic/);
         rejects({ billingMode: pulumi.output("PROVISIONED") as never }, "args.billingMode", output, /allowed: a plain value: it decides whether the table/);
+        rejects({ importTableName: pulumi.output("legacy-outbox") as never }, "args.importTableName", output, /allowed: a plain table name: it is the table's import resource option/);
         // Forced into a plain object, an Output would otherwise be read as "no thresholds" and "no overrides".
         rejects({ alarmThresholds: pulumi.output({ errors: 5 }) as never }, "args.alarmThresholds", output, /allowed: a plain object \(each threshold in it may be an Output\)/);
         rejects({ transform: pulumi.output({ table: {} }) as never }, "args.transform", output, /allowed: a plain object \(the values in each override may be Outputs\)/);
