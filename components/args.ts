@@ -67,6 +67,18 @@ export interface OutboxTransforms {
     sweeper?: Partial<aws.lambda.FunctionArgs>;
     /** Merged into the sweeper schedule's `aws.cloudwatch.EventRule` args. @default undefined */
     schedule?: Partial<aws.cloudwatch.EventRuleArgs>;
+    /**
+     * Merged into the publisher log group's `aws.cloudwatch.LogGroup` args, e.g. `{ name: "/aws/lambda/…" }` for a
+     * fixed name instead of Pulumi's autonaming. @default undefined
+     */
+    publisherLogs?: Partial<aws.cloudwatch.LogGroupArgs>;
+    /** Merged into the sweeper log group's `aws.cloudwatch.LogGroup` args, like `publisherLogs`. @default undefined */
+    sweeperLogs?: Partial<aws.cloudwatch.LogGroupArgs>;
+    /**
+     * Merged into the `aws.cloudwatch.Dashboard` args (ignored with `dashboard: false`), e.g. `{ dashboardName }` for
+     * a name of your own. @default undefined
+     */
+    dashboard?: Partial<aws.cloudwatch.DashboardArgs>;
 }
 
 /**

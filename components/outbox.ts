@@ -13,7 +13,7 @@ import { enterSerializationRoot, handlerCodePathOptions } from "./code-path";
 import { GrantTargets, PolicyDocument, publisherPolicyDocument, sweeperPolicyDocument, writerPolicyDocument } from "./iam";
 import { declareOutboxAlarms } from "./alarms";
 import { dashboardBody } from "./dashboard";
-import { OUTBOX_TYPE, childName, dashboardName, logGroupName } from "./naming";
+import { OUTBOX_TYPE, childName, dashboardName } from "./naming";
 import { OutboxSettings, resolveOutboxSettings } from "./settings";
 import { mergeArgs } from "./transform";
 import { validateOutboxArgs } from "./validation";
@@ -86,7 +86,6 @@ export class Outbox extends pulumi.ComponentResource {
         const s = resolveOutboxSettings(args);
         const t = args.transform ?? {};
         const parent = { parent: this };
-        const [project, stack] = [pulumi.getProject(), pulumi.getStack()];
 
         // An adopted table keeps its name: autonamed, the import would plan a replacement of the table it takes over.
         const table = new aws.dynamodb.Table(
@@ -102,7 +101,7 @@ export class Outbox extends pulumi.ComponentResource {
         const environment = { variables: handlerEnvironment(s, { tableName: table.name, topicArn, dlqUrl: dlq.url }) };
         const grants = { tableArn: table.arn, topicArn, dlqArn: dlq.arn, kmsKeyArn: s.kmsKeyArn };
 
-        const publisherLogs = new aws.cloudwatch.LogGroup(childName(name, "publisherLogs"), logGroupArgs(s, logGroupName(project, stack, name, "publisher")), parent);
+        const publisherLogs = new aws.cloudwatch.LogGroup(childName(name, "publisherLogs"), mergeArgs(logGroupArgs(s), t.publisherLogs), parent);
         const publisher = this.handler(name, "publisher", s, {
             callbackFactory: publisherLambdaFactory,
             description: `Publishes the ${name} outbox's records from the table stream to SNS`,
@@ -119,7 +118,7 @@ export class Outbox extends pulumi.ComponentResource {
             { parent: this, deleteBeforeReplace: true },
         );
 
-        const sweeperLogs = new aws.cloudwatch.LogGroup(childName(name, "sweeperLogs"), logGroupArgs(s, logGroupName(project, stack, name, "sweeper")), parent);
+        const sweeperLogs = new aws.cloudwatch.LogGroup(childName(name, "sweeperLogs"), mergeArgs(logGroupArgs(s), t.sweeperLogs), parent);
         const sweeper = this.handler(name, "sweeper", s, {
             callbackFactory: sweeperLambdaFactory,
             description: `Publishes the ${name} outbox's records the stream path missed, and expires old ones`,
@@ -150,14 +149,17 @@ export class Outbox extends pulumi.ComponentResource {
             const region = table.arn.apply((arn) => arn.split(":")[3] ?? "");
             new aws.cloudwatch.Dashboard(
                 childName(name, "dashboard"),
-                {
-                    dashboardName: dashboardName(project, stack, name),
-                    dashboardBody: pulumi
-                        .all([region, table.name, publisher.name, sweeper.name, dlq.name])
-                        .apply(([r, tableName, publisherFunctionName, sweeperFunctionName, dlqName]) =>
-                            JSON.stringify(dashboardBody({ region: r, tableName, publisherFunctionName, sweeperFunctionName, dlqName })),
-                        ),
-                },
+                mergeArgs<aws.cloudwatch.DashboardArgs>(
+                    {
+                        dashboardName: dashboardName(name, pulumi.getProject(), pulumi.getStack()),
+                        dashboardBody: pulumi
+                            .all([region, table.name, publisher.name, sweeper.name, dlq.name])
+                            .apply(([r, tableName, publisherFunctionName, sweeperFunctionName, dlqName]) =>
+                                JSON.stringify(dashboardBody({ region: r, tableName, publisherFunctionName, sweeperFunctionName, dlqName })),
+                            ),
+                    },
+                    t.dashboard,
+                ),
                 parent,
             );
         }

@@ -32,6 +32,9 @@ export const TRANSFORM_KEYS: readonly (keyof OutboxTransforms)[] = [
     "eventSourceMapping",
     "sweeper",
     "schedule",
+    "publisherLogs",
+    "sweeperLogs",
+    "dashboard",
 ];
 
 const RATE_EXPRESSION = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;

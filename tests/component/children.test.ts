@@ -104,10 +104,12 @@ describe("Outbox children and outputs", () => {
             assert.equal(inputs.handler, "__index.handler");
             assert.equal(inputs.memorySize, 256);
             assert.equal(inputs.timeout, 60);
-            const logGroup = `/aws/lambda/dynamodb-outbox-test-kids-${fn}`;
+            // Autonamed (no name given, so the mocks name it `<Pulumi name>-abc`), and the function logs there.
+            const logs = std.one(TYPE.logGroup, `kids-${fn}-logs`);
+            assert.deepEqual(logs.inputs, { retentionInDays: 30, tags: { team: "payments" } });
             // JSON, so that Lambda sets AWS_LAMBDA_LOG_LEVEL for the handlers; INFO by default.
-            assert.deepEqual(inputs.loggingConfig, { logFormat: "JSON", applicationLogLevel: "INFO", systemLogLevel: "INFO", logGroup });
-            assert.deepEqual(std.one(TYPE.logGroup, `kids-${fn}-logs`).inputs, { name: logGroup, retentionInDays: 30, tags: { team: "payments" } });
+            assert.deepEqual(inputs.loggingConfig, { logFormat: "JSON", applicationLogLevel: "INFO", systemLogLevel: "INFO", logGroup: `kids-${fn}-logs-abc` });
+            assert.equal(logs.computed?.name, `kids-${fn}-logs-abc`);
         }
     });
 
@@ -150,7 +152,7 @@ describe("Outbox children and outputs", () => {
                     logFormat: "JSON",
                     applicationLogLevel: level,
                     systemLogLevel: "INFO",
-                    logGroup: `/aws/lambda/dynamodb-outbox-test-kidslog${level.toLowerCase()}-${fn}`,
+                    logGroup: `kidslog${level.toLowerCase()}-${fn}-logs-abc`,
                 });
             }
         }
@@ -173,6 +175,20 @@ describe("Outbox children and outputs", () => {
         assert.deepEqual([fn.memorySize, fn.timeout], [512, 30]);
         assert.equal(custom.one(TYPE.logGroup, "kidsargs-sweeper-logs").inputs.retentionInDays, 7);
         assert.equal(custom.one(TYPE.rule).inputs.scheduleExpression, "rate(5 minutes)");
+    });
+
+    it("takes fixed log group names through transform.publisherLogs and sweeperLogs, and logs and grants there", async () => {
+        // The names 0.1.0 gave, which an upgraded stack can keep.
+        const fixed = await buildOutbox("kidsfixed", {
+            transform: { publisherLogs: { name: "/aws/lambda/shop-prod-kidsfixed-publisher" }, sweeperLogs: { name: "/aws/lambda/shop-prod-kidsfixed-sweeper" } },
+        });
+        for (const fn of ["publisher", "sweeper"]) {
+            const group = `/aws/lambda/shop-prod-kidsfixed-${fn}`;
+            assert.deepEqual(fixed.one(TYPE.logGroup, `kidsfixed-${fn}-logs`).inputs, { name: group, retentionInDays: 30, tags: {} });
+            assert.equal(fixed.one(TYPE.fn, `kidsfixed-${fn}`).inputs.loggingConfig.logGroup, group);
+            const policy = JSON.parse(fixed.one(TYPE.role, `kidsfixed-${fn}-role`).inputs.inlinePolicies[0].policy) as { Statement: { Sid: string; Resource: string[] }[] };
+            assert.deepEqual(policy.Statement.find((st) => st.Sid === "WriteOwnLogs")?.Resource, [`arn:aws:logs:eu-west-1:111111111111:log-group:${group}:*`]);
+        }
     });
 
     it("takes an Output for every Input arg (a StackReference's list for alarmActions) and hands it to the children", async () => {

@@ -115,7 +115,7 @@ describe("validateOutboxArgs", () => {
     });
 
     it("rejects an unknown transform key, naming the keys it accepts", () => {
-        rejects({ transform: { mapping: {} } as never }, "args.transform.mapping", "{}", /one of the keys table, topic, queue, publisher, eventSourceMapping, sweeper, schedule/);
+        rejects({ transform: { mapping: {} } as never }, "args.transform.mapping", "{}", /one of the keys table, topic, queue, publisher, eventSourceMapping, sweeper, schedule, publisherLogs, sweeperLogs, dashboard;/);
         rejects({ transform: "x" as never }, "args.transform", '"x"', /allowed: an object/);
     });
 

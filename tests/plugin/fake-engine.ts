@@ -89,6 +89,8 @@ function computed(type: string, name: string, inputs: Record<string, any>): Reco
             return { name: physical, arn: `arn:aws:iam::${ACCOUNT}:role/${physical}` };
         case "aws:cloudwatch/eventRule:EventRule":
             return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${physical}` };
+        case "aws:cloudwatch/logGroup:LogGroup":
+            return { name: physical, arn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${physical}` };
         default:
             return { arn: `arn:aws:mock:${REGION}:${ACCOUNT}:${type}/${name}` };
     }

@@ -4,7 +4,7 @@
  * calls `setMocks` itself.
  *
  * Every registered resource is recorded with its inputs. Mocked state echoes the inputs and adds the computed
- * fields the component reads (`arn`, `name`, `streamArn`, `url`).
+ * fields the component reads (`arn`, `name`, `streamArn`, `url`); a `name` left unset is autonamed `<Pulumi name>-abc`.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { writerPolicyDocument } from "../../components/iam";
@@ -74,6 +74,8 @@ function computed(type: string, name: string, inputs: Record<string, any>): Reco
             return { arn: `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name}`, keyId: `${name}-key-id` };
         case "aws:cloudwatch/eventRule:EventRule":
             return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${physical}` };
+        case "aws:cloudwatch/logGroup:LogGroup":
+            return { name: physical, arn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${physical}` };
         default:
             return { arn: `arn:aws:mock:${REGION}:${ACCOUNT}:${type}/${name}` };
     }
