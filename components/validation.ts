@@ -55,6 +55,19 @@ function show(value: unknown): string {
     return JSON.stringify(value) ?? String(value);
 }
 
+/**
+ * Checks a plain string arg against `pattern`, adding the problem when it does not match.
+ *
+ * @returns the string when it is plain and matches; `undefined` when it is absent, unknown or invalid.
+ */
+function checkPattern(args: OutboxArgs, key: "importTableName" | "kmsKeyArn" | "topicArn", pattern: RegExp, problem: Pick<OutboxArgProblem, "allowed" | "fix">, problems: OutboxArgProblem[]): string | undefined {
+    const value: unknown = args[key];
+    if (value === undefined || isUnknown(value)) return undefined;
+    if (typeof value === "string" && pattern.test(value)) return value;
+    problems.push({ path: `args.${key}`, value: show(value), ...problem });
+    return undefined;
+}
+
 function checkRanges(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) {
         const value = (args as Record<RangedArg, unknown>)[key];
@@ -115,17 +128,11 @@ function checkPlainOnly(args: OutboxArgs, problems: OutboxArgProblem[]): void {
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
 function checkImport(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    const name: unknown = args.importTableName;
-    if (name === undefined || isUnknown(name)) return;
-    if (typeof name !== "string" || !TABLE_NAME.test(name)) {
-        problems.push({
-            path: "args.importTableName",
-            value: show(name),
-            allowed: 'an existing DynamoDB table\'s name: 3 to 255 letters, digits, "_", "-" or "."',
-            fix: "pass the table's name (not its ARN), or omit importTableName to create a table",
-        });
-        return;
-    }
+    const name = checkPattern(args, "importTableName", TABLE_NAME, {
+        allowed: 'an existing DynamoDB table\'s name: 3 to 255 letters, digits, "_", "-" or "."',
+        fix: "pass the table's name (not its ARN), or omit importTableName to create a table",
+    }, problems);
+    if (name === undefined) return;
     const transform: unknown = args.transform;
     const override: unknown = typeof transform === "object" && transform !== null && !isUnknown(transform) ? (transform as OutboxTransforms).table?.name : undefined;
     if (override !== undefined && !isUnknown(override) && override !== name) {
@@ -194,17 +201,11 @@ function checkSchedule(args: OutboxArgs, problems: OutboxArgProblem[]): void {
 }
 
 function checkTopic(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    const arn: unknown = args.topicArn;
-    if (arn === undefined || isUnknown(arn)) return;
-    if (typeof arn !== "string" || !SNS_TOPIC_ARN.test(arn)) {
-        problems.push({
-            path: "args.topicArn",
-            value: show(arn),
-            allowed: "an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>",
-            fix: "pass the topic's `arn` output (not its name or URL), or omit topicArn to create a topic",
-        });
-        return;
-    }
+    const arn = checkPattern(args, "topicArn", SNS_TOPIC_ARN, {
+        allowed: "an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>",
+        fix: "pass the topic's `arn` output (not its name or URL), or omit topicArn to create a topic",
+    }, problems);
+    if (arn === undefined) return;
     const isFifoTopic = arn.endsWith(".fifo");
     if (isFifoTopic !== (args.fifo === true)) {
         problems.push({
@@ -217,16 +218,10 @@ function checkTopic(args: OutboxArgs, problems: OutboxArgProblem[]): void {
 }
 
 function checkKmsKey(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    const arn: unknown = args.kmsKeyArn;
-    if (arn === undefined || isUnknown(arn)) return;
-    if (typeof arn !== "string" || !KMS_KEY_ARN.test(arn)) {
-        problems.push({
-            path: "args.kmsKeyArn",
-            value: show(arn),
-            allowed: "a KMS key ARN, arn:aws:kms:<region>:<account>:key/<key-id>",
-            fix: "pass the key's `arn` output; DynamoDB needs the key ARN, not a key id or an alias",
-        });
-    }
+    checkPattern(args, "kmsKeyArn", KMS_KEY_ARN, {
+        allowed: "a KMS key ARN, arn:aws:kms:<region>:<account>:key/<key-id>",
+        fix: "pass the key's `arn` output; DynamoDB needs the key ARN, not a key id or an alias",
+    }, problems);
 }
 
 function checkAlarmThresholds(args: OutboxArgs, problems: OutboxArgProblem[]): void {
