@@ -70,18 +70,22 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
         okActions: s.alarmActions,
         tags: withTags(s.tags),
     };
-    const about = (what: string, action: string): string => `dynamodb-outbox "${name}": ${what}. ${action} (docs/operations.md, Alarms).`;
+    // A threshold may be an Output (a StackReference's, say): the description quotes it once it resolves.
+    const about = (what: (threshold: number) => string, threshold: pulumi.Input<number>, action: string): pulumi.Output<string> =>
+        pulumi.output(threshold).apply((t) => `dynamodb-outbox "${name}": ${what(t)}. ${action} (docs/operations.md, Alarms).`);
     // The sweeper emits OldestPendingAge on every run, so a five-minute period with no value means the safety net
     // did not run (rule disabled, scan failing, function broken): breaching, when the schedule runs at least that
     // often. With a slower or cron schedule an empty period is normal, so it is not.
-    const sweepInterval = scheduleIntervalSeconds(s.sweepSchedule);
-    const sweeperSilence = sweepInterval !== undefined && sweepInterval <= FIVE_MINUTES ? "breaching" : "notBreaching";
+    const sweeperSilence = pulumi.output(s.sweepSchedule).apply((schedule) => {
+        const interval = scheduleIntervalSeconds(schedule);
+        return interval !== undefined && interval <= FIVE_MINUTES ? "breaching" : "notBreaching";
+    });
     return [
         {
             child: "iteratorAgeAlarm",
             args: {
                 ...common,
-                alarmDescription: about(`the publisher's stream lag (IteratorAge) is above ${th.iteratorAgeMs} ms`, "Look for a failing batch in the publisher's logs and the DLQ; records past maximumRecordAgeInSeconds fall to the sweeper"),
+                alarmDescription: about((t) => `the publisher's stream lag (IteratorAge) is above ${t} ms`, th.iteratorAgeMs, "Look for a failing batch in the publisher's logs and the DLQ; records past maximumRecordAgeInSeconds fall to the sweeper"),
                 namespace: AWS_NAMESPACES.lambda,
                 metricName: "IteratorAge",
                 dimensions: { FunctionName: t.publisherFunctionName },
@@ -98,7 +102,7 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
             child: "oldestPendingAlarm",
             args: {
                 ...common,
-                alarmDescription: about(`a record has waited more than ${th.oldestPendingAgeMs} ms undelivered, or the sweeper reported nothing`, "Run dynamodb-outbox doctor: check the mapping is enabled, the sweeper's schedule and its errors"),
+                alarmDescription: about((t) => `a record has waited more than ${t} ms undelivered, or the sweeper reported nothing`, th.oldestPendingAgeMs, "Run dynamodb-outbox doctor: check the mapping is enabled, the sweeper's schedule and its errors"),
                 namespace: METRIC_NAMESPACE,
                 metricName: SWEEPER_METRICS.oldestPendingAge,
                 dimensions: customDimensions(HANDLER_FUNCTIONS.sweeper, t.tableName),
@@ -114,7 +118,7 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
             child: "ageAtPublishAlarm",
             args: {
                 ...common,
-                alarmDescription: about(`the p99 write-to-publish age of the publisher's records is above ${th.ageAtPublishP99Ms} ms`, "Check the publisher's IteratorAge, throttles and SNS errors"),
+                alarmDescription: about((t) => `the p99 write-to-publish age of the publisher's records is above ${t} ms`, th.ageAtPublishP99Ms, "Check the publisher's IteratorAge, throttles and SNS errors"),
                 namespace: METRIC_NAMESPACE,
                 metricName: DELIVERY_METRICS.ageAtPublish,
                 dimensions: customDimensions(HANDLER_FUNCTIONS.publisher, t.tableName),
@@ -131,7 +135,7 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
             child: "dlqDepthAlarm",
             args: {
                 ...common,
-                alarmDescription: about(`the dead-letter queue holds more than ${th.dlqDepth} messages`, "Read the messages' reason, fix the cause, then dynamodb-outbox redrive"),
+                alarmDescription: about((t) => `the dead-letter queue holds more than ${t} messages`, th.dlqDepth, "Read the messages' reason, fix the cause, then dynamodb-outbox redrive"),
                 namespace: AWS_NAMESPACES.sqs,
                 metricName: "ApproximateNumberOfMessagesVisible",
                 dimensions: { QueueName: t.dlqName },
@@ -147,7 +151,7 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
             child: "sweeperPublishedAlarm",
             args: {
                 ...common,
-                alarmDescription: about(`the sweeper published more than ${th.sweeperPublished} records the stream path missed`, "Check the stream mapping (enabled, its filter, its last processing result) with dynamodb-outbox doctor"),
+                alarmDescription: about((t) => `the sweeper published more than ${t} records the stream path missed`, th.sweeperPublished, "Check the stream mapping (enabled, its filter, its last processing result) with dynamodb-outbox doctor"),
                 namespace: METRIC_NAMESPACE,
                 metricName: DELIVERY_METRICS.published,
                 dimensions: customDimensions(HANDLER_FUNCTIONS.sweeper, t.tableName),
@@ -163,7 +167,7 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
             child: fn === "publisher" ? "publisherErrorsAlarm" : "sweeperErrorsAlarm",
             args: {
                 ...common,
-                alarmDescription: about(`the ${fn} failed more than ${th.errors} invocations`, `Read the ${fn}'s log group for the error`),
+                alarmDescription: about((t) => `the ${fn} failed more than ${t} invocations`, th.errors, `Read the ${fn}'s log group for the error`),
                 namespace: AWS_NAMESPACES.lambda,
                 metricName: "Errors",
                 dimensions: { FunctionName: fn === "publisher" ? t.publisherFunctionName : t.sweeperFunctionName },
@@ -179,7 +183,7 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
             child: "publisherThrottlesAlarm",
             args: {
                 ...common,
-                alarmDescription: about(`more than ${th.throttles} publisher invocations were throttled`, "Raise the account's or the function's concurrency; a throttled shard waits"),
+                alarmDescription: about((t) => `more than ${t} publisher invocations were throttled`, th.throttles, "Raise the account's or the function's concurrency; a throttled shard waits"),
                 namespace: AWS_NAMESPACES.lambda,
                 metricName: "Throttles",
                 dimensions: { FunctionName: t.publisherFunctionName },

@@ -8,6 +8,43 @@ import * as pulumi from "@pulumi/pulumi";
 import * as aws from "@pulumi/aws";
 
 /**
+ * The table's capacity modes (`OutboxArgs.billingMode`). An as-const object, so that other languages get an
+ * enum (Pulumi's schema analyzer takes no union of string literals); a plain string from JavaScript or YAML works
+ * too, and the validator refuses any other.
+ */
+export const OutboxBillingMode = {
+    /** On-demand capacity: pay per read and write. */
+    PayPerRequest: "PAY_PER_REQUEST",
+    /** Provisioned read and write capacity units (`provisionedCapacity`). */
+    Provisioned: "PROVISIONED",
+} as const;
+
+/** One of `OutboxBillingMode`'s values. */
+export type OutboxBillingMode = (typeof OutboxBillingMode)[keyof typeof OutboxBillingMode];
+
+/**
+ * The application log levels of the functions (`OutboxArgs.logLevel`), lowest first: those Lambda accepts as
+ * `loggingConfig.applicationLogLevel`. An as-const object for the same reason as `OutboxBillingMode`.
+ */
+export const OutboxLogLevel = {
+    /** Every line, `TRACE` and up (the handlers log at `TRACE` what they log at `DEBUG`). */
+    Trace: "TRACE",
+    /** `DEBUG` and up. */
+    Debug: "DEBUG",
+    /** `INFO` and up: one line per failure or warning, never per delivered record. */
+    Info: "INFO",
+    /** `WARN` and up. */
+    Warn: "WARN",
+    /** `ERROR` and up. */
+    Error: "ERROR",
+    /** `FATAL` only, which the handlers never write: no line at all. */
+    Fatal: "FATAL",
+} as const;
+
+/** One of `OutboxLogLevel`'s values. */
+export type OutboxLogLevel = (typeof OutboxLogLevel)[keyof typeof OutboxLogLevel];
+
+/**
  * Partial overrides of a child resource's args, merged over what the component computed (top-level keys
  * replace the component's). The escape hatch for settings the component does not expose; overriding a setting
  * the outbox depends on (keys, indexes, stream, filter) is caught by the policy pack.
@@ -30,11 +67,25 @@ export interface OutboxTransforms {
     sweeper?: Partial<aws.lambda.FunctionArgs>;
     /** Merged into the sweeper schedule's `aws.cloudwatch.EventRule` args. @default undefined */
     schedule?: Partial<aws.cloudwatch.EventRuleArgs>;
+    /**
+     * Merged into the publisher log group's `aws.cloudwatch.LogGroup` args, e.g. `{ name: "/aws/lambda/…" }` for a
+     * fixed name instead of Pulumi's autonaming. @default undefined
+     */
+    publisherLogs?: Partial<aws.cloudwatch.LogGroupArgs>;
+    /** Merged into the sweeper log group's `aws.cloudwatch.LogGroup` args, like `publisherLogs`. @default undefined */
+    sweeperLogs?: Partial<aws.cloudwatch.LogGroupArgs>;
+    /**
+     * Merged into the `aws.cloudwatch.Dashboard` args (ignored with `dashboard: false`), e.g. `{ dashboardName }` for
+     * a name of your own. @default undefined
+     */
+    dashboard?: Partial<aws.cloudwatch.DashboardArgs>;
 }
 
 /**
  * The thresholds of the outbox's alarms. Each alarm fires when its statistic is greater than its threshold; the
- * defaults and ranges are `ALARM_THRESHOLD_RANGES` in `components/defaults.ts`, which also says why.
+ * defaults and ranges are `ALARM_THRESHOLD_RANGES` in `components/defaults.ts`, which also says why. Each threshold
+ * takes an `Input` (a `StackReference` output, say); the validator checks the plain ones, an Output is used as it
+ * resolves.
  */
 export interface OutboxAlarmThresholds {
     /**
@@ -42,65 +93,83 @@ export interface OutboxAlarmThresholds {
      * From 1000 to 86400000.
      * @default 60000
      */
-    iteratorAgeMs?: number;
+    iteratorAgeMs?: pulumi.Input<number>;
     /**
      * The oldest record not yet delivered: the sweeper's `OldestPendingAge` (Maximum per 5 minutes, 2 in a row), in
      * ms. From 60000 to 1209600000.
      * @default 600000
      */
-    oldestPendingAgeMs?: number;
+    oldestPendingAgeMs?: pulumi.Input<number>;
     /**
      * The publisher's write→publish age: `AgeAtPublish` p99 (per 5 minutes, 2 in a row), in ms. From 100 to 86400000.
      * @default 30000
      */
-    ageAtPublishP99Ms?: number;
+    ageAtPublishP99Ms?: pulumi.Input<number>;
     /**
      * Messages in the DLQ: `ApproximateNumberOfMessagesVisible` (AWS/SQS, Maximum per 5 minutes). From 0 to 1000000.
      * @default 0
      */
-    dlqDepth?: number;
+    dlqDepth?: pulumi.Input<number>;
     /**
      * Records the sweeper had to publish because the stream path missed them: the sweeper's `Published` (Sum per
      * 5 minutes). From 0 to 1000000.
      * @default 0
      */
-    sweeperPublished?: number;
+    sweeperPublished?: pulumi.Input<number>;
     /**
      * Failed invocations of the publisher, and of the sweeper: `Errors` (AWS/Lambda, Sum per 5 minutes, one alarm
      * per function). From 0 to 1000000.
      * @default 0
      */
-    errors?: number;
+    errors?: pulumi.Input<number>;
     /**
      * Throttled invocations of the publisher: `Throttles` (AWS/Lambda, Sum per 5 minutes). From 0 to 1000000.
      * @default 0
      */
-    throttles?: number;
+    throttles?: pulumi.Input<number>;
 }
 
-/** The arguments of `new Outbox(name, args)`. Every one is optional: `new Outbox("orders")` is a working outbox. */
+/**
+ * The arguments of `new Outbox(name, args)`. Every one is optional: `new Outbox("orders")` is a working outbox.
+ *
+ * An arg typed `Input<…>` also takes an Output (of another resource, or of a `StackReference`) and goes to the
+ * child resource as it is: the validator checks a plain value, and leaves an Output alone. The args typed plain
+ * (`billingMode`, `fifo`, `importTableName`, `alarms`, `dashboard`, `alarmThresholds` as a whole and `transform`)
+ * decide which children exist or how they are shaped while the program runs, so an Output there is refused with
+ * `INVALID_CONFIG`.
+ */
 export interface OutboxArgs {
     /**
-     * Table capacity mode: `PAY_PER_REQUEST` or `PROVISIONED`.
+     * Table capacity mode: `OutboxBillingMode` (`PAY_PER_REQUEST` or `PROVISIONED`). Plain: it decides whether
+     * the table and its indexes declare capacity.
      * @default "PAY_PER_REQUEST"
      */
-    billingMode?: string;
+    billingMode?: OutboxBillingMode;
     /**
      * Read and write capacity units of the table and of each GSI, used only when `billingMode` is
      * `PROVISIONED`. From 1 to 40000.
      * @default 5
      */
-    provisionedCapacity?: number;
+    provisionedCapacity?: pulumi.Input<number>;
     /**
      * Point-in-time recovery of the table (it holds undelivered events).
      * @default true
      */
-    pointInTimeRecovery?: boolean;
+    pointInTimeRecovery?: pulumi.Input<boolean>;
     /**
      * Deletion protection of the table. Turn it on in production.
      * @default false
      */
-    deletionProtection?: boolean;
+    deletionProtection?: pulumi.Input<boolean>;
+    /**
+     * The name of an existing DynamoDB table to adopt instead of creating one: the table child gets this name and
+     * Pulumi's `import` resource option with it, so the first `pulumi up` takes the table over. The table must
+     * already have the outbox's shape (`dynamodb-outbox verify`, then `migrate`: see docs/component.md). Keep it set
+     * afterwards: it is the table's name, and removing it would rename the table, which replaces it. 3 to 255
+     * letters, digits, `_`, `-` or `.`. Plain: it is a resource option.
+     * @default undefined (a table is created, autonamed)
+     */
+    importTableName?: string;
     /**
      * A customer managed KMS key ARN. When given it encrypts the table, the DLQ and the created topic, and
      * both functions get `kms:Decrypt` and `kms:GenerateDataKey*` on it (and on nothing else).
@@ -116,7 +185,8 @@ export interface OutboxArgs {
     topicArn?: pulumi.Input<string>;
     /**
      * Whether the topic is FIFO. A created FIFO topic gets a name ending in `.fifo` and content-based
-     * deduplication off, because the publisher sends the record id as `MessageDeduplicationId`.
+     * deduplication off, because the publisher sends the record id as `MessageDeduplicationId`. Plain: it shapes
+     * the topic and the publisher.
      * @default false
      */
     fifo?: boolean;
@@ -125,64 +195,64 @@ export interface OutboxArgs {
      * DLQ. From 0 to 10000; `-1` (forever) is refused because it blocks the shard for 24 h.
      * @default 10
      */
-    maximumRetryAttempts?: number;
+    maximumRetryAttempts?: pulumi.Input<number>;
     /**
      * Event source mapping: the age in seconds past which Lambda stops retrying a record and sends it to the DLQ.
      * From 60 to 86400 (the stream's retention). The sweeper still publishes such records from the table.
      * @default 3600
      */
-    maximumRecordAgeInSeconds?: number;
+    maximumRecordAgeInSeconds?: pulumi.Input<number>;
     /**
      * Event source mapping: the most records per invocation. From 1 to 10000.
      * @default 100
      */
-    batchSize?: number;
+    batchSize?: pulumi.Input<number>;
     /**
      * Event source mapping: seconds Lambda gathers records before invoking. From 0 to 300.
      * @default 0
      */
-    maximumBatchingWindowInSeconds?: number;
+    maximumBatchingWindowInSeconds?: pulumi.Input<number>;
     /**
      * Event source mapping: concurrent batches per shard. From 1 to 10. Records of one item stay in order at
      * any value; keyed records are ordered by the store's claim path, not by the stream.
      * @default 1
      */
-    parallelizationFactor?: number;
+    parallelizationFactor?: pulumi.Input<number>;
     /**
      * Memory of the publisher and the sweeper, in MB. From 128 to 10240.
      * @default 256
      */
-    memorySize?: number;
+    memorySize?: pulumi.Input<number>;
     /**
      * Timeout of the publisher and the sweeper, in seconds. From 1 to 900.
      * @default 60
      */
-    timeout?: number;
+    timeout?: pulumi.Input<number>;
     /**
      * Retention of both functions' log groups, in days. From 1 to 3653 (CloudWatch accepts only its listed
      * values: 1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922,
      * 3288, 3653).
      * @default 30
      */
-    logRetentionInDays?: number;
+    logRetentionInDays?: pulumi.Input<number>;
     /**
      * Seconds a completed or expired record stays before TTL deletes it (`OUTBOX_COMPLETION_GRACE_SECONDS`).
      * From 1 to 31536000.
      * @default 3600
      */
-    completionGraceSeconds?: number;
+    completionGraceSeconds?: pulumi.Input<number>;
     /**
      * Seconds a pending record waits before the sweeper publishes it (`OUTBOX_SWEEP_AFTER_SECONDS`).
      * From 1 to 86400.
      * @default 120
      */
-    sweepAfterSeconds?: number;
+    sweepAfterSeconds?: pulumi.Input<number>;
     /**
      * Publish attempts before a permanent error sends a record to the DLQ (`OUTBOX_MAX_PUBLISH_ATTEMPTS`).
      * From 1 to 100.
      * @default 3
      */
-    maxPublishAttempts?: number;
+    maxPublishAttempts?: pulumi.Input<number>;
     /**
      * ExpiryIndex partition key values expiring records are spread over (`OUTBOX_EXPIRY_SHARDS`). From 1 to 64.
      * 1 writes `has_expiry = "1"`, as GoBridge does, and caps the table near 500 expiring messages per second.
@@ -190,40 +260,45 @@ export interface OutboxArgs {
      * `OutboxWriter` the same `expiryShards`. A GoBridge drainer sharing the table sees only `"1"`: see docs/scale.md.
      * @default 1
      */
-    expiryShards?: number;
+    expiryShards?: pulumi.Input<number>;
     /**
-     * The sweeper's EventBridge schedule, `rate(...)` or `cron(...)`.
+     * The sweeper's EventBridge schedule, `rate(...)` or `cron(...)`. Its interval also decides whether a silent
+     * sweeper breaches the oldest-pending alarm (see docs/operations.md).
      * @default "rate(1 minute)"
      */
-    sweepSchedule?: string;
+    sweepSchedule?: pulumi.Input<string>;
     /**
      * The application log level of both functions (`loggingConfig.applicationLogLevel`; the logs are JSON): one of
-     * `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR`, `FATAL`. Lambda passes it to the handlers as `AWS_LAMBDA_LOG_LEVEL`
-     * and they drop lines below it (`TRACE` logs what `DEBUG` does; `FATAL` drops every line). Metrics are not logs:
-     * the EMF lines are written at every level.
+     * `OutboxLogLevel`, `TRACE`, `DEBUG`, `INFO`, `WARN`, `ERROR`, `FATAL`. Lambda passes it to the handlers as
+     * `AWS_LAMBDA_LOG_LEVEL` and they drop lines below it (`TRACE` logs what `DEBUG` does; `FATAL` drops every line).
+     * Metrics are not logs: the EMF lines are written at every level.
      * @default "INFO"
      */
-    logLevel?: string;
+    logLevel?: pulumi.Input<OutboxLogLevel>;
     /**
      * Whether to declare the outbox's CloudWatch alarms (stream lag, oldest pending record, write→publish p99, DLQ
      * depth, records the sweeper had to publish, errors and throttles; see `alarmThresholds`). `false` declares none.
+     * Plain: it decides which children exist.
      * @default true
      */
     alarms?: boolean;
     /**
-     * The alarms' thresholds; each one omitted keeps its production default.
+     * The alarms' thresholds; each one omitted keeps its production default. The object itself is plain, each
+     * threshold an `Input`.
      * @default {}
      */
     alarmThresholds?: OutboxAlarmThresholds;
     /**
      * SNS topic ARNs notified when an alarm fires and when it recovers (its `alarmActions` and `okActions`): pass
-     * your on-call topic. With none, the alarms still change state, but only the CloudWatch console shows it.
+     * your on-call topic. A list of Inputs, or one Output of a list (a `StackReference` output, say). With none, the
+     * alarms still change state, but only the CloudWatch console shows it.
      * @default []
      */
-    alarmActions?: pulumi.Input<string>[];
+    alarmActions?: pulumi.Input<pulumi.Input<string>[]>;
     /**
      * Whether to declare a CloudWatch dashboard of the outbox's metrics (stream lag, oldest pending record, age at
      * publish, published and dead-lettered records, DLQ depth, errors, capacity units per published record).
+     * Plain: it decides whether the child exists.
      * @default true
      */
     dashboard?: boolean;
@@ -234,7 +309,7 @@ export interface OutboxArgs {
      */
     tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
     /**
-     * Partial overrides of each child's args.
+     * Partial overrides of each child's args. Plain (each override's values may be Inputs).
      * @default {}
      */
     transform?: OutboxTransforms;

@@ -76,11 +76,11 @@ export function queueArgs(s: OutboxSettings): aws.sqs.QueueArgs {
 }
 
 /**
- * A function's log group, so the role can be scoped to it and retention is bounded. Its name is explicit
- * (see {@link logGroupName}) so operators find it where Lambda's own groups live.
+ * A function's log group, so the role can be scoped to it and retention is bounded. Its name is left to Pulumi's
+ * autonaming; the function's `loggingConfig.logGroup` points at it.
  */
-export function logGroupArgs(s: OutboxSettings, name: string): aws.cloudwatch.LogGroupArgs {
-    return { name, retentionInDays: s.logRetentionInDays, tags: withTags(s.tags) };
+export function logGroupArgs(s: OutboxSettings): aws.cloudwatch.LogGroupArgs {
+    return { retentionInDays: s.logRetentionInDays, tags: withTags(s.tags) };
 }
 
 /** The outputs the handlers' environment is built from. */

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import { HANDLER_LIMITS, MAPPING_LIMITS, type IntegerLimit } from "../runtime/limits";
+import { OutboxBillingMode, OutboxLogLevel } from "./args";
 
 /** An inclusive integer range with the value used when the arg is omitted (`fallback`), as the runtime's limits. */
 export type IntegerRange = IntegerLimit;
@@ -51,11 +52,11 @@ export type RangedArg = keyof typeof OUTBOX_RANGES;
 /** The retention periods CloudWatch Logs accepts, in days. */
 export const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
 
-/** The billing modes the table accepts. */
-export const BILLING_MODES = ["PAY_PER_REQUEST", "PROVISIONED"] as const;
+/** The billing modes the table accepts: the values of {@link OutboxBillingMode}. */
+export const BILLING_MODES: readonly OutboxBillingMode[] = Object.values(OutboxBillingMode);
 
-/** The application log levels Lambda accepts (`loggingConfig.applicationLogLevel`), lowest first. */
-export const LOG_LEVELS = ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"] as const;
+/** The application log levels Lambda accepts (`loggingConfig.applicationLogLevel`), lowest first: {@link OutboxLogLevel}'s. */
+export const LOG_LEVELS: readonly OutboxLogLevel[] = Object.values(OutboxLogLevel);
 
 /**
  * The functions' system (platform) log level: `INFO` keeps Lambda's START, END and REPORT lines (duration,
@@ -66,7 +67,7 @@ export const SYSTEM_LOG_LEVEL = "INFO";
 /** Defaults of the non-numeric args. */
 export const OUTBOX_DEFAULTS = {
     /** On-demand capacity: an outbox's write rate follows the application's. */
-    billingMode: "PAY_PER_REQUEST",
+    billingMode: OutboxBillingMode.PayPerRequest,
     /** Point-in-time recovery on: the table holds undelivered events. */
     pointInTimeRecovery: true,
     /** Deletion protection off, so that a stack can be torn down; turn it on in production. */
@@ -80,7 +81,7 @@ export const OUTBOX_DEFAULTS = {
     /** The mapping reads from the oldest record: LATEST would skip records written before it existed. */
     startingPosition: "TRIM_HORIZON",
     /** The handlers log at info and above: one line per failure or warning, never per delivered record. */
-    logLevel: "INFO",
+    logLevel: OutboxLogLevel.Info,
     /** The alarms are declared: an outbox fails quietly, and these are what make it loud. */
     alarms: true,
     /** The dashboard is declared, one per outbox (CloudWatch bills dashboards past its free tier by the month). */

@@ -1,12 +1,13 @@
 /**
  * The Pulumi names of the {@link Outbox} component's children, derived from the component's name so that two
  * outboxes in one stack never collide and a rename of the component renames every child. Physical AWS names
- * are left to Pulumi's auto-naming (a random suffix); for a FIFO topic the AWS provider's auto-naming appends the
- * `.fifo` suffix AWS requires (pulumi-aws `aws_sns_topic` name PostTransform). The log groups are the exception:
- * see {@link logGroupName}.
+ * are left to Pulumi's autonaming (a random suffix, or the stack's `pulumi:autonaming` config); for a FIFO topic
+ * the AWS provider's autonaming appends the `.fifo` suffix AWS requires (pulumi-aws `aws_sns_topic` name
+ * PostTransform). The dashboard is the exception, as the provider does not autoname it: see {@link dashboardName}.
  *
  * @packageDocumentation
  */
+import { createHash } from "node:crypto";
 
 /**
  * The component's type token (`<package>:index:<Class>`, as multi-language component hosting requires). Here
@@ -49,19 +50,23 @@ export function childName(outboxName: string, child: OutboxChild): string {
     return `${outboxName}-${CHILD_SUFFIX[child]}`;
 }
 
-/**
- * The physical name of a function's log group: `/aws/lambda/<project>-<stack>-<child name>`, under the prefix
- * Lambda uses for its own groups. Project and stack keep it unique per account and region.
- */
-export function logGroupName(project: string, stack: string, outboxName: string, child: "publisher" | "sweeper"): string {
-    return `/aws/lambda/${project}-${stack}-${childName(outboxName, child)}`;
-}
+/** The length of {@link dashboardName}'s suffix, as long as the random suffix of Pulumi's default autonaming. */
+export const DASHBOARD_SUFFIX_LENGTH = 7;
 
 /**
- * The physical name of the outbox's dashboard: `<project>-<stack>-<outbox name>`, unique per account and region
- * like the log groups (CloudWatch requires a name), with any character a dashboard name cannot hold (only letters,
- * digits, `-` and `_`) replaced by `-`.
+ * The physical name of the outbox's dashboard. `aws.cloudwatch.Dashboard` requires `dashboardName` and the AWS
+ * provider does not autoname it, so the component names it the way Pulumi's default autonaming names the other
+ * children: the child's Pulumi name and a 7-character hex suffix, `<outbox name>-dashboard-<suffix>`. Autonaming's
+ * suffix is random and kept in the state; this one is the start of the SHA-256 of the project, the stack and the
+ * component's name, so each stack's dashboard has a name of its own (dashboard names are unique per account) and
+ * keeps it from one update to the next. The component's name holds only characters a dashboard name may (letters,
+ * digits, `-` and `_`).
+ *
+ * @param outboxName - the component's name.
+ * @param project - the Pulumi project.
+ * @param stack - the Pulumi stack.
  */
-export function dashboardName(project: string, stack: string, outboxName: string): string {
-    return `${project}-${stack}-${outboxName}`.replace(/[^A-Za-z0-9_-]/g, "-");
+export function dashboardName(outboxName: string, project: string, stack: string): string {
+    const suffix = createHash("sha256").update(JSON.stringify([project, stack, outboxName])).digest("hex").slice(0, DASHBOARD_SUFFIX_LENGTH);
+    return `${childName(outboxName, "dashboard")}-${suffix}`;
 }

@@ -13,13 +13,14 @@ import { enterSerializationRoot, handlerCodePathOptions } from "./code-path";
 import { GrantTargets, PolicyDocument, publisherPolicyDocument, sweeperPolicyDocument, writerPolicyDocument } from "./iam";
 import { declareOutboxAlarms } from "./alarms";
 import { dashboardBody } from "./dashboard";
-import { OUTBOX_TYPE, childName, dashboardName, logGroupName } from "./naming";
+import { OUTBOX_TYPE, childName, dashboardName } from "./naming";
 import { OutboxSettings, resolveOutboxSettings } from "./settings";
 import { mergeArgs } from "./transform";
 import { validateOutboxArgs } from "./validation";
 import { SYSTEM_LOG_LEVEL } from "./defaults";
 
 export type { OutboxArgs, OutboxAlarmThresholds, OutboxTransforms } from "./args";
+export { OutboxBillingMode, OutboxLogLevel } from "./args";
 
 export { OUTBOX_TYPE } from "./naming";
 
@@ -29,7 +30,8 @@ const EVENTS_PRINCIPAL = "events.amazonaws.com";
 /**
  * A transactional outbox on DynamoDB, provisioned right the first time.
  *
- * Children (named `<name>-<suffix>`, see `components/naming.ts`): the table, the SNS topic (unless `topicArn`
+ * Children (named `<name>-<suffix>`, see `components/naming.ts`): the table (or an existing one it adopts, see
+ * `importTableName`), the SNS topic (unless `topicArn`
  * is given), the SQS DLQ, the publisher function with its role and log group, the stream mapping, and the
  * sweeper function with its role, log group, schedule, target and invoke permission; unless turned off, the
  * CloudWatch alarms (`components/alarms.ts`) and the dashboard (`components/dashboard.ts`).
@@ -84,9 +86,13 @@ export class Outbox extends pulumi.ComponentResource {
         const s = resolveOutboxSettings(args);
         const t = args.transform ?? {};
         const parent = { parent: this };
-        const [project, stack] = [pulumi.getProject(), pulumi.getStack()];
 
-        const table = new aws.dynamodb.Table(childName(name, "table"), mergeArgs(tableArgs(s), t.table), parent);
+        // An adopted table keeps its name: autonamed, the import would plan a replacement of the table it takes over.
+        const table = new aws.dynamodb.Table(
+            childName(name, "table"),
+            mergeArgs(s.importTableName === undefined ? tableArgs(s) : { ...tableArgs(s), name: s.importTableName }, t.table),
+            s.importTableName === undefined ? parent : { parent: this, import: s.importTableName },
+        );
         const topicArn = s.topicArn !== undefined
             ? pulumi.output(s.topicArn)
             : new aws.sns.Topic(childName(name, "topic"), mergeArgs(topicArgs(s), t.topic), parent).arn;
@@ -95,7 +101,7 @@ export class Outbox extends pulumi.ComponentResource {
         const environment = { variables: handlerEnvironment(s, { tableName: table.name, topicArn, dlqUrl: dlq.url }) };
         const grants = { tableArn: table.arn, topicArn, dlqArn: dlq.arn, kmsKeyArn: s.kmsKeyArn };
 
-        const publisherLogs = new aws.cloudwatch.LogGroup(childName(name, "publisherLogs"), logGroupArgs(s, logGroupName(project, stack, name, "publisher")), parent);
+        const publisherLogs = new aws.cloudwatch.LogGroup(childName(name, "publisherLogs"), mergeArgs(logGroupArgs(s), t.publisherLogs), parent);
         const publisher = this.handler(name, "publisher", s, {
             callbackFactory: publisherLambdaFactory,
             description: `Publishes the ${name} outbox's records from the table stream to SNS`,
@@ -112,7 +118,7 @@ export class Outbox extends pulumi.ComponentResource {
             { parent: this, deleteBeforeReplace: true },
         );
 
-        const sweeperLogs = new aws.cloudwatch.LogGroup(childName(name, "sweeperLogs"), logGroupArgs(s, logGroupName(project, stack, name, "sweeper")), parent);
+        const sweeperLogs = new aws.cloudwatch.LogGroup(childName(name, "sweeperLogs"), mergeArgs(logGroupArgs(s), t.sweeperLogs), parent);
         const sweeper = this.handler(name, "sweeper", s, {
             callbackFactory: sweeperLambdaFactory,
             description: `Publishes the ${name} outbox's records the stream path missed, and expires old ones`,
@@ -143,14 +149,17 @@ export class Outbox extends pulumi.ComponentResource {
             const region = table.arn.apply((arn) => arn.split(":")[3] ?? "");
             new aws.cloudwatch.Dashboard(
                 childName(name, "dashboard"),
-                {
-                    dashboardName: dashboardName(project, stack, name),
-                    dashboardBody: pulumi
-                        .all([region, table.name, publisher.name, sweeper.name, dlq.name])
-                        .apply(([r, tableName, publisherFunctionName, sweeperFunctionName, dlqName]) =>
-                            JSON.stringify(dashboardBody({ region: r, tableName, publisherFunctionName, sweeperFunctionName, dlqName })),
-                        ),
-                },
+                mergeArgs<aws.cloudwatch.DashboardArgs>(
+                    {
+                        dashboardName: dashboardName(name, pulumi.getProject(), pulumi.getStack()),
+                        dashboardBody: pulumi
+                            .all([region, table.name, publisher.name, sweeper.name, dlq.name])
+                            .apply(([r, tableName, publisherFunctionName, sweeperFunctionName, dlqName]) =>
+                                JSON.stringify(dashboardBody({ region: r, tableName, publisherFunctionName, sweeperFunctionName, dlqName })),
+                            ),
+                    },
+                    t.dashboard,
+                ),
                 parent,
             );
         }

@@ -4,20 +4,24 @@
  * @packageDocumentation
  */
 import type * as pulumi from "@pulumi/pulumi";
-import type { OutboxArgs } from "./args";
+import type { OutboxArgs, OutboxBillingMode, OutboxLogLevel } from "./args";
 import { ALARM_THRESHOLD_RANGES, AlarmThreshold, OUTBOX_DEFAULTS, OUTBOX_RANGES, RangedArg } from "./defaults";
 
-/** The component's effective settings: the args, defaults filled in. */
-export type OutboxSettings = { readonly [K in RangedArg]: number } & {
-    readonly billingMode: string;
-    readonly pointInTimeRecovery: boolean;
-    readonly deletionProtection: boolean;
+/**
+ * The component's effective settings: the args, defaults filled in. The Inputs stay Inputs (the children take them
+ * as they are); the plain args are the ones the component's shape depends on.
+ */
+export type OutboxSettings = { readonly [K in RangedArg]: pulumi.Input<number> } & {
+    readonly billingMode: OutboxBillingMode;
+    readonly pointInTimeRecovery: pulumi.Input<boolean>;
+    readonly deletionProtection: pulumi.Input<boolean>;
+    readonly importTableName?: string;
     readonly fifo: boolean;
-    readonly sweepSchedule: string;
-    readonly logLevel: string;
+    readonly sweepSchedule: pulumi.Input<string>;
+    readonly logLevel: pulumi.Input<OutboxLogLevel>;
     readonly alarms: boolean;
-    readonly alarmThresholds: { readonly [K in AlarmThreshold]: number };
-    readonly alarmActions: pulumi.Input<string>[];
+    readonly alarmThresholds: { readonly [K in AlarmThreshold]: pulumi.Input<number> };
+    readonly alarmActions: pulumi.Input<pulumi.Input<string>[]>;
     readonly dashboard: boolean;
     readonly kmsKeyArn?: pulumi.Input<string>;
     readonly topicArn?: pulumi.Input<string>;
@@ -26,11 +30,11 @@ export type OutboxSettings = { readonly [K in RangedArg]: number } & {
 
 /** `args` with defaults from {@link OUTBOX_DEFAULTS} and {@link OUTBOX_RANGES}. Call after validation. */
 export function resolveOutboxSettings(args: OutboxArgs): OutboxSettings {
-    const ranged = {} as { [K in RangedArg]: number };
+    const ranged = {} as { [K in RangedArg]: pulumi.Input<number> };
     for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) {
         ranged[key] = args[key] ?? OUTBOX_RANGES[key].fallback;
     }
-    const thresholds = {} as { [K in AlarmThreshold]: number };
+    const thresholds = {} as { [K in AlarmThreshold]: pulumi.Input<number> };
     for (const key of Object.keys(ALARM_THRESHOLD_RANGES) as AlarmThreshold[]) {
         thresholds[key] = args.alarmThresholds?.[key] ?? ALARM_THRESHOLD_RANGES[key].fallback;
     }
@@ -39,6 +43,7 @@ export function resolveOutboxSettings(args: OutboxArgs): OutboxSettings {
         billingMode: args.billingMode ?? OUTBOX_DEFAULTS.billingMode,
         pointInTimeRecovery: args.pointInTimeRecovery ?? OUTBOX_DEFAULTS.pointInTimeRecovery,
         deletionProtection: args.deletionProtection ?? OUTBOX_DEFAULTS.deletionProtection,
+        importTableName: args.importTableName,
         fifo: args.fifo ?? OUTBOX_DEFAULTS.fifo,
         sweepSchedule: args.sweepSchedule ?? OUTBOX_DEFAULTS.sweepSchedule,
         logLevel: args.logLevel ?? OUTBOX_DEFAULTS.logLevel,

@@ -1,7 +1,8 @@
 /**
  * Validation of the plain values in {@link OutboxArgs}, before any resource is declared, in the user's terms:
  * the arg path, the bad value, what is allowed and the fix. Values that are still unknown (Outputs, promises)
- * are skipped: they are checked by AWS at deployment, never guessed at here.
+ * are skipped where the arg takes an `Input`: they are checked by AWS at deployment, never guessed at here. Where
+ * the arg must be plain, an unknown value is refused.
  *
  * @packageDocumentation
  */
@@ -31,6 +32,9 @@ export const TRANSFORM_KEYS: readonly (keyof OutboxTransforms)[] = [
     "eventSourceMapping",
     "sweeper",
     "schedule",
+    "publisherLogs",
+    "sweeperLogs",
+    "dashboard",
 ];
 
 const RATE_EXPRESSION = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
@@ -49,6 +53,19 @@ function isUnknown(value: unknown): boolean {
 
 function show(value: unknown): string {
     return JSON.stringify(value) ?? String(value);
+}
+
+/**
+ * Checks a plain string arg against `pattern`, adding the problem when it does not match.
+ *
+ * @returns the string when it is plain and matches; `undefined` when it is absent, unknown or invalid.
+ */
+function checkPattern(args: OutboxArgs, key: "importTableName" | "kmsKeyArn" | "topicArn", pattern: RegExp, problem: Pick<OutboxArgProblem, "allowed" | "fix">, problems: OutboxArgProblem[]): string | undefined {
+    const value: unknown = args[key];
+    if (value === undefined || isUnknown(value)) return undefined;
+    if (typeof value === "string" && pattern.test(value)) return value;
+    problems.push({ path: `args.${key}`, value: show(value), ...problem });
+    return undefined;
 }
 
 function checkRanges(args: OutboxArgs, problems: OutboxArgProblem[]): void {
@@ -81,17 +98,49 @@ function checkLogRetention(args: OutboxArgs, problems: OutboxArgProblem[]): void
     }
 }
 
-/** Args that decide which resources and settings exist, so they must be known when the program runs. */
-const PLAIN_ONLY = ["billingMode", "fifo", "alarms", "dashboard"] as const;
+/**
+ * Args needed while the program runs: each decides which children exist or how they are shaped, so an Output
+ * there cannot be used. What each one allows instead.
+ */
+const PLAIN_ONLY = {
+    billingMode: "a plain value: it decides whether the table and its indexes declare capacity",
+    fifo: "a plain value: it shapes the topic and the publisher",
+    importTableName: "a plain table name: it is the table's import resource option",
+    alarms: "a plain value: it decides which resources the component declares",
+    dashboard: "a plain value: it decides which resources the component declares",
+    alarmThresholds: "a plain object (each threshold in it may be an Output)",
+    transform: "a plain object (the values in each override may be Outputs)",
+} as const satisfies Partial<Record<keyof OutboxArgs, string>>;
 
 function checkPlainOnly(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    for (const key of PLAIN_ONLY) {
+    for (const key of Object.keys(PLAIN_ONLY) as (keyof typeof PLAIN_ONLY)[]) {
         if (!isUnknown(args[key])) continue;
         problems.push({
             path: `args.${key}`,
             value: "an Output (not known until deployment)",
-            allowed: "a plain value: it decides which resources and settings the component declares",
-            fix: "pass a plain value, e.g. from config.getBoolean()/config.get(), not another resource's output",
+            allowed: PLAIN_ONLY[key],
+            fix: "pass a plain value, e.g. from config.get()/config.getBoolean()/config.getObject(), not another resource's output",
+        });
+    }
+}
+
+/** DynamoDB's table name rule. */
+const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
+
+function checkImport(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const name = checkPattern(args, "importTableName", TABLE_NAME, {
+        allowed: 'an existing DynamoDB table\'s name: 3 to 255 letters, digits, "_", "-" or "."',
+        fix: "pass the table's name (not its ARN), or omit importTableName to create a table",
+    }, problems);
+    if (name === undefined) return;
+    const transform: unknown = args.transform;
+    const override: unknown = typeof transform === "object" && transform !== null && !isUnknown(transform) ? (transform as OutboxTransforms).table?.name : undefined;
+    if (override !== undefined && !isUnknown(override) && override !== name) {
+        problems.push({
+            path: "args.transform.table.name",
+            value: show(override),
+            allowed: `nothing, or the imported table's name ${show(name)} (importTableName names the table)`,
+            fix: "remove name from transform.table",
         });
     }
 }
@@ -152,17 +201,11 @@ function checkSchedule(args: OutboxArgs, problems: OutboxArgProblem[]): void {
 }
 
 function checkTopic(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    const arn: unknown = args.topicArn;
-    if (arn === undefined || isUnknown(arn)) return;
-    if (typeof arn !== "string" || !SNS_TOPIC_ARN.test(arn)) {
-        problems.push({
-            path: "args.topicArn",
-            value: show(arn),
-            allowed: "an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>",
-            fix: "pass the topic's `arn` output (not its name or URL), or omit topicArn to create a topic",
-        });
-        return;
-    }
+    const arn = checkPattern(args, "topicArn", SNS_TOPIC_ARN, {
+        allowed: "an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>",
+        fix: "pass the topic's `arn` output (not its name or URL), or omit topicArn to create a topic",
+    }, problems);
+    if (arn === undefined) return;
     const isFifoTopic = arn.endsWith(".fifo");
     if (isFifoTopic !== (args.fifo === true)) {
         problems.push({
@@ -175,16 +218,10 @@ function checkTopic(args: OutboxArgs, problems: OutboxArgProblem[]): void {
 }
 
 function checkKmsKey(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    const arn: unknown = args.kmsKeyArn;
-    if (arn === undefined || isUnknown(arn)) return;
-    if (typeof arn !== "string" || !KMS_KEY_ARN.test(arn)) {
-        problems.push({
-            path: "args.kmsKeyArn",
-            value: show(arn),
-            allowed: "a KMS key ARN, arn:aws:kms:<region>:<account>:key/<key-id>",
-            fix: "pass the key's `arn` output; DynamoDB needs the key ARN, not a key id or an alias",
-        });
-    }
+    checkPattern(args, "kmsKeyArn", KMS_KEY_ARN, {
+        allowed: "a KMS key ARN, arn:aws:kms:<region>:<account>:key/<key-id>",
+        fix: "pass the key's `arn` output; DynamoDB needs the key ARN, not a key id or an alias",
+    }, problems);
 }
 
 function checkAlarmThresholds(args: OutboxArgs, problems: OutboxArgProblem[]): void {
@@ -234,7 +271,7 @@ function checkAlarmActions(args: OutboxArgs, problems: OutboxArgProblem[]): void
 
 function checkTransform(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     const transform: unknown = args.transform;
-    if (transform === undefined) return;
+    if (transform === undefined || isUnknown(transform)) return;
     if (typeof transform !== "object" || transform === null || Array.isArray(transform)) {
         problems.push({ path: "args.transform", value: show(transform), allowed: "an object", fix: `pass { ${TRANSFORM_KEYS.join(", ")} } with the keys you need` });
         return;
@@ -299,6 +336,7 @@ export function findOutboxArgProblems(args: OutboxArgs, name?: string): OutboxAr
     checkName(name, problems);
     checkPlainOnly(args, problems);
     checkBilling(args, problems);
+    checkImport(args, problems);
     checkBooleans(args, problems);
     checkKmsKey(args, problems);
     checkTopic(args, problems);

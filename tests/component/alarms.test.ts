@@ -6,6 +6,7 @@
 import * as assert from "node:assert/strict";
 import { ALARM_THRESHOLD_RANGES } from "../../components/defaults";
 import { scheduleIntervalSeconds } from "../../components/alarms";
+import { dashboardName } from "../../components/naming";
 import { unwrap } from "../support/pulumi-mocks";
 import { BuiltOutbox, TYPE, buildOutbox } from "./harness";
 
@@ -95,9 +96,11 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
         assert.ok(quiet.resources.some((r) => r.type === TYPE.fn), "the rest of the outbox is declared");
     });
 
-    it("declares one dashboard named after project, stack and outbox, whose widgets read this outbox's names", () => {
+    it("declares one dashboard, named as autonaming would name it, whose widgets read this outbox's names", () => {
         const dashboard = built.one(TYPE.dashboard);
-        assert.equal(dashboard.inputs.dashboardName, "dynamodb-outbox-test-alm");
+        // The mocks' project and stack are "dynamodb-outbox" and "test".
+        assert.match(dashboard.inputs.dashboardName, /^alm-dashboard-[0-9a-f]{7}$/);
+        assert.equal(dashboard.inputs.dashboardName, dashboardName("alm", "dynamodb-outbox", "test"));
         assert.equal(dashboard.parent, built.one(TYPE.outbox).urn);
         const body = JSON.parse(dashboard.inputs.dashboardBody) as { widgets: { properties: { title: string; region: string; metrics: unknown[][] } }[] };
         assert.equal(body.widgets.length, 7);
@@ -108,5 +111,20 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
         for (const metric of ["AWS/Lambda IteratorAge", "AWS/Lambda Errors", "AWS/Lambda Throttles", "AWS/SQS ApproximateNumberOfMessagesVisible", "DynamoDBOutbox OldestPendingAge", "DynamoDBOutbox AgeAtPublish", "DynamoDBOutbox Published", "DynamoDBOutbox DeadLettered", "AWS/DynamoDB ConsumedWriteCapacityUnits", "AWS/DynamoDB ConsumedReadCapacityUnits"]) {
             assert.ok(named.includes(metric), `a widget shows ${metric}`);
         }
+    });
+
+    it("names each stack's dashboard apart, the same from one update to the next, without spelling out project or stack", () => {
+        const names = [dashboardName("orders", "shop", "dev"), dashboardName("orders", "shop", "prod"), dashboardName("orders", "billing", "prod"), dashboardName("refunds", "shop", "prod")];
+        assert.equal(new Set(names).size, names.length, names.join(", "));
+        assert.equal(dashboardName("orders", "shop", "prod"), names[1]);
+        for (const n of names) assert.match(n, /^(orders|refunds)-dashboard-[0-9a-f]{7}$/);
+        // A suffix from the joined parts alone would let ("a-b", "c") and ("a", "b-c") collide.
+        assert.notEqual(dashboardName("orders", "a-b", "c"), dashboardName("orders", "a", "b-c"));
+    });
+
+    it("takes the name given through transform.dashboard", async () => {
+        const named = await buildOutbox("almnamed", { transform: { dashboard: { dashboardName: "shop-prod-orders" } } });
+        assert.equal(named.one(TYPE.dashboard).inputs.dashboardName, "shop-prod-orders");
+        assert.ok(named.one(TYPE.dashboard).inputs.dashboardBody.includes("almnamed-table-abc"), "the rest of the args stay the component's");
     });
 });

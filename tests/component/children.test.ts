@@ -1,7 +1,9 @@
 import * as assert from "node:assert/strict";
+import * as pulumi from "@pulumi/pulumi";
 import { LOG_LEVELS } from "../../components/defaults";
+import { OutboxBillingMode, OutboxLogLevel } from "../../components/outbox";
 import { ENV } from "../../runtime/config";
-import { unwrap } from "../support/pulumi-mocks";
+import { STACK_REFERENCE_OUTPUTS, unwrap } from "../support/pulumi-mocks";
 import { BuiltOutbox, TYPE, buildOutbox } from "./harness";
 
 const KMS_KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
@@ -102,10 +104,12 @@ describe("Outbox children and outputs", () => {
             assert.equal(inputs.handler, "__index.handler");
             assert.equal(inputs.memorySize, 256);
             assert.equal(inputs.timeout, 60);
-            const logGroup = `/aws/lambda/dynamodb-outbox-test-kids-${fn}`;
+            // Autonamed (no name given, so the mocks name it `<Pulumi name>-abc`), and the function logs there.
+            const logs = std.one(TYPE.logGroup, `kids-${fn}-logs`);
+            assert.deepEqual(logs.inputs, { retentionInDays: 30, tags: { team: "payments" } });
             // JSON, so that Lambda sets AWS_LAMBDA_LOG_LEVEL for the handlers; INFO by default.
-            assert.deepEqual(inputs.loggingConfig, { logFormat: "JSON", applicationLogLevel: "INFO", systemLogLevel: "INFO", logGroup });
-            assert.deepEqual(std.one(TYPE.logGroup, `kids-${fn}-logs`).inputs, { name: logGroup, retentionInDays: 30, tags: { team: "payments" } });
+            assert.deepEqual(inputs.loggingConfig, { logFormat: "JSON", applicationLogLevel: "INFO", systemLogLevel: "INFO", logGroup: `kids-${fn}-logs-abc` });
+            assert.equal(logs.computed?.name, `kids-${fn}-logs-abc`);
         }
     });
 
@@ -148,7 +152,7 @@ describe("Outbox children and outputs", () => {
                     logFormat: "JSON",
                     applicationLogLevel: level,
                     systemLogLevel: "INFO",
-                    logGroup: `/aws/lambda/dynamodb-outbox-test-kidslog${level.toLowerCase()}-${fn}`,
+                    logGroup: `kidslog${level.toLowerCase()}-${fn}-logs-abc`,
                 });
             }
         }
@@ -171,6 +175,53 @@ describe("Outbox children and outputs", () => {
         assert.deepEqual([fn.memorySize, fn.timeout], [512, 30]);
         assert.equal(custom.one(TYPE.logGroup, "kidsargs-sweeper-logs").inputs.retentionInDays, 7);
         assert.equal(custom.one(TYPE.rule).inputs.scheduleExpression, "rate(5 minutes)");
+    });
+
+    it("takes fixed log group names through transform.publisherLogs and sweeperLogs, and logs and grants there", async () => {
+        // The names 0.1.0 gave, which an upgraded stack can keep.
+        const fixed = await buildOutbox("kidsfixed", {
+            transform: { publisherLogs: { name: "/aws/lambda/shop-prod-kidsfixed-publisher" }, sweeperLogs: { name: "/aws/lambda/shop-prod-kidsfixed-sweeper" } },
+        });
+        for (const fn of ["publisher", "sweeper"]) {
+            const group = `/aws/lambda/shop-prod-kidsfixed-${fn}`;
+            assert.deepEqual(fixed.one(TYPE.logGroup, `kidsfixed-${fn}-logs`).inputs, { name: group, retentionInDays: 30, tags: {} });
+            assert.equal(fixed.one(TYPE.fn, `kidsfixed-${fn}`).inputs.loggingConfig.logGroup, group);
+            const policy = JSON.parse(fixed.one(TYPE.role, `kidsfixed-${fn}-role`).inputs.inlinePolicies[0].policy) as { Statement: { Sid: string; Resource: string[] }[] };
+            assert.deepEqual(policy.Statement.find((st) => st.Sid === "WriteOwnLogs")?.Resource, [`arn:aws:logs:eu-west-1:111111111111:log-group:${group}:*`]);
+        }
+    });
+
+    it("takes an Output for every Input arg (a StackReference's list for alarmActions) and hands it to the children", async () => {
+        const ref = new pulumi.StackReference("acme/outbox/prod");
+        // Typed as a program would hold it: one Output of a list, which `Input<string>[]` did not accept.
+        const oncall: pulumi.Output<string[]> = ref.requireOutput("topicArn").apply((arn) => [String(arn)]);
+        const out = await buildOutbox("kidsout", {
+            billingMode: OutboxBillingMode.Provisioned,
+            provisionedCapacity: pulumi.output(8),
+            pointInTimeRecovery: pulumi.output(false),
+            deletionProtection: pulumi.output(true),
+            memorySize: pulumi.output(512),
+            timeout: pulumi.output(30),
+            logRetentionInDays: pulumi.output(14),
+            logLevel: pulumi.output(OutboxLogLevel.Warn),
+            batchSize: pulumi.output(50),
+            completionGraceSeconds: pulumi.output(60),
+            sweepSchedule: pulumi.output("rate(1 hour)"),
+            alarmActions: oncall,
+            alarmThresholds: { errors: pulumi.output(4) },
+        });
+        const table = out.one(TYPE.table).inputs;
+        assert.deepEqual([table.readCapacity, table.pointInTimeRecovery, table.deletionProtectionEnabled], [8, { enabled: false }, true]);
+        const fn = out.one(TYPE.fn, "kidsout-publisher").inputs;
+        assert.deepEqual([fn.memorySize, fn.timeout, fn.loggingConfig.applicationLogLevel, fn.environment.variables[ENV.completionGraceSeconds]], [512, 30, "WARN", "60"]);
+        assert.equal(out.one(TYPE.logGroup, "kidsout-publisher-logs").inputs.retentionInDays, 14);
+        assert.equal(out.one(TYPE.mapping).inputs.batchSize, 50);
+        assert.equal(out.one(TYPE.rule).inputs.scheduleExpression, "rate(1 hour)");
+        const errors = out.one(TYPE.alarm, "kidsout-publisher-errors-alarm").inputs;
+        assert.deepEqual([errors.alarmActions, errors.okActions, errors.threshold], [[STACK_REFERENCE_OUTPUTS.topicArn], [STACK_REFERENCE_OUTPUTS.topicArn], 4]);
+        assert.match(errors.alarmDescription, /the publisher failed more than 4 invocations/);
+        // An hourly sweeper is silent for whole five-minute periods: not a breach, also when the schedule is an Output.
+        assert.equal(out.one(TYPE.alarm, "kidsout-oldest-pending-alarm").inputs.treatMissingData, "notBreaching");
     });
 
     it("merges transform.topic, queue, publisher, sweeper and schedule over the computed args", async () => {

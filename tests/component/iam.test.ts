@@ -44,7 +44,7 @@ describe("Outbox IAM", () => {
 
     before(async () => {
         std = await buildOutbox("iam");
-        const logArn = (name: string) => `arn:aws:mock:eu-west-1:111111111111:aws:cloudwatch/logGroup:LogGroup/${name}`;
+        const logArn = (name: string) => `arn:aws:logs:eu-west-1:111111111111:log-group:${name}-abc`;
         arns = {
             table: await unwrap(std.outbox.tableArn),
             stream: await unwrap(std.outbox.streamArn),

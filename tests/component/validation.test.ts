@@ -4,7 +4,7 @@ import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import type { OutboxArgs } from "../../components/args";
 import { ALARM_THRESHOLD_RANGES, AlarmThreshold, LOG_RETENTION_DAYS, OUTBOX_DEFAULTS, OUTBOX_RANGES, RangedArg } from "../../components/defaults";
-import { Outbox } from "../../components/outbox";
+import { Outbox, OutboxBillingMode, OutboxLogLevel } from "../../components/outbox";
 import { OUTBOX_NAME_MAX_LENGTH, findOutboxArgProblems, validateOutboxArgs } from "../../components/validation";
 import { recordedNamed } from "../support/pulumi-mocks";
 import { waitForRPCs } from "./harness";
@@ -64,11 +64,21 @@ describe("validateOutboxArgs", () => {
         assert.match(findOutboxArgProblems({ logRetentionInDays: 10 })[0].fix, /use 14/);
     });
 
-    it("rejects an unknown billing mode, and provisionedCapacity without PROVISIONED", () => {
-        rejects({ billingMode: "on-demand" }, "args.billingMode", '"on-demand"', /allowed: "PAY_PER_REQUEST" or "PROVISIONED"/);
-        rejects({ logLevel: "info" }, "args.logLevel", '"info"', /allowed: "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL".*fix: use one of those \(upper case/s);
-        rejects({ logLevel: "VERBOSE" }, "args.logLevel", '"VERBOSE"', /allowed: "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"/);
+    it("rejects an unknown billing mode or log level (a plain string from JavaScript or YAML), and provisionedCapacity without PROVISIONED", () => {
+        // The types refuse these; a JavaScript or YAML caller's string reaches the validator unchecked.
+        rejects({ billingMode: "on-demand" as never }, "args.billingMode", '"on-demand"', /allowed: "PAY_PER_REQUEST" or "PROVISIONED"/);
+        rejects({ logLevel: "info" as never }, "args.logLevel", '"info"', /allowed: "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL".*fix: use one of those \(upper case/s);
+        rejects({ logLevel: "VERBOSE" as never }, "args.logLevel", '"VERBOSE"', /allowed: "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"/);
         rejects({ provisionedCapacity: 5 }, "args.provisionedCapacity", "5", /only with billingMode "PROVISIONED" \(billingMode is "PAY_PER_REQUEST"\)/);
+    });
+
+    it("rejects an importTableName that is no DynamoDB table name, and a transform.table.name that contradicts it", () => {
+        const allowed = /allowed: an existing DynamoDB table's name: 3 to 255 letters, digits, "_", "-" or "\."; fix: pass the table's name \(not its ARN\)/;
+        for (const bad of ["ab", "legacy outbox", "arn:aws:dynamodb:eu-west-1:111111111111:table/legacy", "t".repeat(256)]) rejects({ importTableName: bad }, "args.importTableName", JSON.stringify(bad), allowed);
+        rejects({ importTableName: 42 as never }, "args.importTableName", "42", allowed);
+        rejects({ importTableName: "legacy-outbox", transform: { table: { name: "other" } } }, "args.transform.table.name", '"other"', /allowed: nothing, or the imported table's name "legacy-outbox"/);
+        for (const good of ["legacy-outbox", "Orders.Outbox_v2", "abc", "t".repeat(255)]) assert.deepEqual(findOutboxArgProblems({ importTableName: good }), [], good);
+        assert.deepEqual(findOutboxArgProblems({ importTableName: "legacy-outbox", transform: { table: { name: "legacy-outbox" } } }), []);
     });
 
     it("rejects non-boolean flags", () => {
@@ -105,7 +115,7 @@ describe("validateOutboxArgs", () => {
     });
 
     it("rejects an unknown transform key, naming the keys it accepts", () => {
-        rejects({ transform: { mapping: {} } as never }, "args.transform.mapping", "{}", /one of the keys table, topic, queue, publisher, eventSourceMapping, sweeper, schedule/);
+        rejects({ transform: { mapping: {} } as never }, "args.transform.mapping", "{}", /one of the keys table, topic, queue, publisher, eventSourceMapping, sweeper, schedule, publisherLogs, sweeperLogs, dashboard;/);
         rejects({ transform: "x" as never }, "args.transform", '"x"', /allowed: an object/);
     });
 
@@ -157,7 +167,7 @@ describe("validateOutboxArgs", () => {
 
     it("lists every problem at once", () => {
         assert.throws(
-            () => validateOutboxArgs({ batchSize: 0, sweepSchedule: "often", billingMode: "x" }, "orders"),
+            () => validateOutboxArgs({ batchSize: 0, sweepSchedule: "often", billingMode: "x" as never }, "orders"),
             (e: any) => /has 3 invalid args/.test(e.message) && e.context.paths === "args.billingMode,args.batchSize,args.sweepSchedule",
         );
     });
@@ -183,9 +193,45 @@ describe("validateOutboxArgs", () => {
         assert.deepEqual(findOutboxArgProblems({ tags: { team: unknown } }), []);
     });
 
-    it("asks for a plain value where the arg decides which resources exist (fifo, billingMode)", () => {
-        rejects({ fifo: pulumi.output(true) as never }, "args.fifo", "an Output (not known until deployment)", /allowed: a plain value/);
-        rejects({ billingMode: pulumi.output("PROVISIONED") as never }, "args.billingMode", "an Output (not known until deployment)", /allowed: a plain value/);
+    it("asks for a plain value where the arg decides which resources exist or how they are shaped", () => {
+        const output = "an Output (not known until deployment)";
+        rejects({ fifo: pulumi.output(true) as never }, "args.fifo", output, /allowed: a plain value: it shapes the topic/);
+        rejects({ billingMode: pulumi.output("PROVISIONED") as never }, "args.billingMode", output, /allowed: a plain value: it decides whether the table/);
+        rejects({ importTableName: pulumi.output("legacy-outbox") as never }, "args.importTableName", output, /allowed: a plain table name: it is the table's import resource option/);
+        // Forced into a plain object, an Output would otherwise be read as "no thresholds" and "no overrides".
+        rejects({ alarmThresholds: pulumi.output({ errors: 5 }) as never }, "args.alarmThresholds", output, /allowed: a plain object \(each threshold in it may be an Output\)/);
+        rejects({ transform: pulumi.output({ table: {} }) as never }, "args.transform", output, /allowed: a plain object \(the values in each override may be Outputs\)/);
+        rejects({ transform: Promise.resolve({}) as never }, "args.transform", output, /allowed: a plain object/);
+    });
+
+    it("takes an Output wherever the child takes an Input, and checks only the plain values", () => {
+        const fromStack = pulumi.output(["arn:aws:sns:eu-west-1:111111111111:oncall"]);
+        assert.deepEqual(
+            findOutboxArgProblems({
+                memorySize: pulumi.output(512),
+                timeout: pulumi.output(30),
+                batchSize: pulumi.output(10),
+                logRetentionInDays: pulumi.output(14),
+                provisionedCapacity: pulumi.output(8),
+                billingMode: OutboxBillingMode.Provisioned,
+                pointInTimeRecovery: pulumi.output(false),
+                logLevel: pulumi.output(OutboxLogLevel.Warn),
+                sweepSchedule: pulumi.output("rate(5 minutes)"),
+                alarmActions: fromStack,
+                alarmThresholds: { errors: pulumi.output(3) },
+            }),
+            [],
+        );
+        // Beside an Output, a plain value of the same kind is still checked.
+        rejects({ memorySize: pulumi.output(512), timeout: 0 }, "args.timeout", "0", /allowed: an integer from 1 to 900/);
+        rejects({ alarmThresholds: { errors: pulumi.output(3), throttles: -1 } }, "args.alarmThresholds.throttles", "-1", /allowed: an integer from 0 to 1000000/);
+    });
+
+    it("accepts the choices' values, typed or as plain strings", () => {
+        for (const mode of Object.values(OutboxBillingMode)) assert.deepEqual(findOutboxArgProblems({ billingMode: mode }), [], mode);
+        for (const level of Object.values(OutboxLogLevel)) assert.deepEqual(findOutboxArgProblems({ logLevel: level }), [], level);
+        const fromYaml: Record<string, unknown> = { billingMode: "PROVISIONED", provisionedCapacity: 8, logLevel: "DEBUG" };
+        assert.deepEqual(findOutboxArgProblems(fromYaml as OutboxArgs), []);
     });
 
     it("throws from the constructor before anything is declared, the component included", async () => {

@@ -57,6 +57,8 @@ export interface Registration {
     /** The inputs, as sent (secrets, archives and unknowns keep their wire form). */
     readonly inputs: Record<string, any>;
     readonly additionalSecretOutputs: string[];
+    /** The ID of its `import` resource option, `""` when it is created. */
+    readonly importId: string;
     /** The construct request's name this registration arrived under (set by the test before each Construct). */
     readonly session: string;
 }
@@ -87,6 +89,8 @@ function computed(type: string, name: string, inputs: Record<string, any>): Reco
             return { name: physical, arn: `arn:aws:iam::${ACCOUNT}:role/${physical}` };
         case "aws:cloudwatch/eventRule:EventRule":
             return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${physical}` };
+        case "aws:cloudwatch/logGroup:LogGroup":
+            return { name: physical, arn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${physical}` };
         default:
             return { arn: `arn:aws:mock:${REGION}:${ACCOUNT}:${type}/${name}` };
     }
@@ -173,13 +177,14 @@ export class FakeEngine {
                     custom: req.getCustom(),
                     inputs,
                     additionalSecretOutputs: req.getAdditionalsecretoutputsList(),
+                    importId: req.getImportid(),
                     session: this.session,
                 });
                 const response = new resproto.RegisterResourceResponse().setUrn(urn);
                 if (!req.getCustom()) return response;
                 const attributes = computed(req.getType(), req.getName(), inputs);
                 const state = this.dryRun ? Object.fromEntries(Object.keys(attributes).map((k) => [k, UNKNOWN])) : attributes;
-                return response.setId(this.dryRun ? "" : `${req.getName()}-id`).setObject(Struct.fromJavaScript({ ...inputs, ...state }));
+                return response.setId(this.dryRun ? "" : req.getImportid() || `${req.getName()}-id`).setObject(Struct.fromJavaScript({ ...inputs, ...state }));
             }),
             registerResourceOutputs: unary((req: resproto.RegisterResourceOutputsRequest) => {
                 this.outputs.set(req.getUrn(), (req.getOutputs()?.toJavaScript() ?? {}) as Record<string, any>);

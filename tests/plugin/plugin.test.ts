@@ -335,6 +335,31 @@ describe("plugin: the package as a provider plugin, driven over gRPC as the engi
         });
     });
 
+    describe("Construct, adopting a table, with the choices as the plain strings a YAML program sends", () => {
+        let result: { urn: string; state: Record<string, any> };
+        let registered: Registration[];
+
+        before(async () => {
+            result = await timed("Construct (adopt)", () =>
+                construct("adopted", false, { importTableName: "legacy-outbox", billingMode: "PROVISIONED", provisionedCapacity: 8, logLevel: "WARN" }),
+            );
+            registered = engine.of("adopted");
+        });
+
+        it("imports the table by its name under that name, and nothing else", () => {
+            const table = registered.find((r) => r.type === "aws:dynamodb/table:Table");
+            assert.deepEqual([table?.importId, table?.inputs.name, table?.inputs.billingMode, table?.inputs.readCapacity], ["legacy-outbox", "legacy-outbox", "PROVISIONED", 8]);
+            assert.deepEqual(registered.filter((r) => r.importId !== "").map((r) => r.name), ["adopted-table"]);
+            assert.equal(result.state.tableName, "legacy-outbox");
+        });
+
+        it("sets the functions' log level from the string", () => {
+            const functions = registered.filter((r) => r.type === "aws:lambda/function:Function");
+            assert.equal(functions.length, 2);
+            for (const fn of functions) assert.equal(fn.inputs.loggingConfig.applicationLogLevel, "WARN", fn.name);
+        });
+    });
+
     describe("Construct, an invalid arg", () => {
         let refused: ServiceError | undefined;
 

@@ -98,6 +98,7 @@ describe("the deployable program (Pulumi.yaml main)", () => {
         await withStackConfig({ billingMode: "PROVISIONED", provisionedCapacity: "8", deletionProtection: "true" }, () =>
             assert.deepEqual(outboxArgsFromConfig(new pulumi.Config()), { billingMode: "PROVISIONED", provisionedCapacity: 8, deletionProtection: true }),
         );
+        await withStackConfig({ importTableName: "legacy-outbox" }, () => assert.deepEqual(outboxArgsFromConfig(new pulumi.Config()), { importTableName: "legacy-outbox" }));
     });
 
     it("fails on a config value of the wrong type naming the key, and on one out of range naming the arg", async () => {

@@ -4,7 +4,7 @@
  * calls `setMocks` itself.
  *
  * Every registered resource is recorded with its inputs. Mocked state echoes the inputs and adds the computed
- * fields the component reads (`arn`, `name`, `streamArn`, `url`).
+ * fields the component reads (`arn`, `name`, `streamArn`, `url`); a `name` left unset is autonamed `<Pulumi name>-abc`.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { writerPolicyDocument } from "../../components/iam";
@@ -22,6 +22,11 @@ export interface RecordedResource {
     readonly computed?: Record<string, any>;
     /** The URNs each input property depends on (a property given a resource's Output), as the engine tracks them. */
     readonly propertyDependencies?: Record<string, string[]>;
+    /**
+     * The ID it was declared to import (its `import` resource option), which the mocks receive as
+     * `MockResourceArgs.id`; absent when it is created.
+     */
+    readonly importId?: string;
 }
 
 /** Every resource registered in this process, in registration order. */
@@ -69,6 +74,8 @@ function computed(type: string, name: string, inputs: Record<string, any>): Reco
             return { arn: `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name}`, keyId: `${name}-key-id` };
         case "aws:cloudwatch/eventRule:EventRule":
             return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${physical}` };
+        case "aws:cloudwatch/logGroup:LogGroup":
+            return { name: physical, arn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${physical}` };
         default:
             return { arn: `arn:aws:mock:${REGION}:${ACCOUNT}:${type}/${name}` };
     }
@@ -94,8 +101,10 @@ void pulumi.runtime.setMocks(
                 if (urns.length > 0) propertyDependencies[property as string] = urns;
             }
             const urn = monitor.newUrn(parent, args.type, args.name);
-            recorded.push({ type: args.type, name: args.name, inputs: args.inputs, urn, parent, computed: outputs, propertyDependencies });
-            return { id: `${args.name}-id`, state: { ...args.inputs, ...outputs } };
+            // The request's import ID ("" when none) is the `id` the mocks are given.
+            const importId = args.id || undefined;
+            recorded.push({ type: args.type, name: args.name, inputs: args.inputs, urn, parent, computed: outputs, propertyDependencies, ...(importId === undefined ? {} : { importId }) });
+            return { id: importId ?? `${args.name}-id`, state: { ...args.inputs, ...outputs } };
         },
         call(args: pulumi.runtime.MockCallArgs): Record<string, any> {
             switch (args.token) {
