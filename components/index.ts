@@ -6,6 +6,10 @@
  *
  * @packageDocumentation
  */
+// First: a missing @pulumi/pulumi or @pulumi/aws (optional peers) is named before anything requires it.
+import { COMPONENT_PEERS, assertPeers } from "./peers";
+assertPeers("dynamodb-outbox", COMPONENT_PEERS);
+
 export * from "./outbox";
 export * from "./defaults";
 export * from "./validation";

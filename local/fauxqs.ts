@@ -1,11 +1,13 @@
 /**
- * A local SNS + SQS for `npm start` and the end-to-end tests: fauxqs 1.9.2 (the last fauxqs that runs on
- * Node 20), in process, on loopback, driven through the real `@aws-sdk/client-sns` and `client-sqs`.
+ * A local SNS + SQS (+ S3) for `npm start` and the end-to-end tests: fauxqs 2 (SNS, SQS and S3 in one emulator;
+ * Node >=22.5), in process, on loopback, driven through the real `@aws-sdk/client-sns`, `client-sqs` and
+ * `client-s3` (path-style: the SDK's default virtual-hosted bucket names would need `*.localhost` in DNS).
  *
  * fauxqs is ESM-only and this package compiles to CommonJS, where TypeScript turns `import()` into
  * `require()`; loading it through `new Function` keeps a real dynamic import.
  *
- * For injected faults use `startSnsTestServer` (local/sns-test-server.ts) instead.
+ * For injected faults use `startSnsTestServer` (local/sns-test-server.ts) instead: fauxqs has none
+ * (docs/local-testing.md says why both stay).
  *
  * @packageDocumentation
  */
@@ -21,6 +23,7 @@ import {
     ReceiveMessageCommand,
     SQSClient,
 } from "@aws-sdk/client-sqs";
+import { S3Client } from "@aws-sdk/client-s3";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "./dynamodb-local";
 
 /** The part of fauxqs's `FauxqsServer` this wrapper uses (typed here: its own .d.ts files import `.ts` paths). */
@@ -63,12 +66,14 @@ export interface SubscribeOptions {
 
 /** A running fauxqs and clients on it. */
 export interface LocalFauxqs {
-    /** `http://127.0.0.1:<port>`: the endpoint of the SNS and SQS clients. */
+    /** `http://127.0.0.1:<port>`: the endpoint of the SNS, SQS and S3 clients. */
     readonly endpoint: string;
     /** An SNS client on it (local credentials and region). */
     readonly sns: SNSClient;
     /** An SQS client on it (local credentials and region). */
     readonly sqs: SQSClient;
+    /** An S3 client on it (local credentials and region, path-style bucket addressing). */
+    readonly s3: S3Client;
     /** Create a topic (a `.fifo` name makes a FIFO topic). Returns its ARN. */
     createTopic(name: string): Promise<string>;
     /** Create a queue (a `.fifo` name makes a FIFO queue). Returns its URL and ARN. */
@@ -89,18 +94,36 @@ export interface StartFauxqsOptions {
 
 const dynamicImport = new Function("specifier", "return import(specifier)") as (specifier: string) => Promise<unknown>;
 
+/** The one warning Node 22 prints when fauxqs loads `node:sqlite` (its store), which says nothing about this code. */
+const SQLITE_EXPERIMENTAL = "SQLite is an experimental feature";
+
+/** fauxqs, loaded with Node's SQLite ExperimentalWarning left unsaid; every other warning passes through. */
+async function importFauxqs(): Promise<FauxqsModule> {
+    const emitWarning = process.emitWarning;
+    process.emitWarning = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]): void {
+        if (String(typeof warning === "string" ? warning : warning.message).startsWith(SQLITE_EXPERIMENTAL)) return;
+        (emitWarning as (...args: unknown[]) => void).call(this, warning, ...rest);
+    } as typeof process.emitWarning;
+    try {
+        return (await dynamicImport("fauxqs")) as FauxqsModule;
+    } finally {
+        process.emitWarning = emitWarning;
+    }
+}
+
 /**
- * Start fauxqs on loopback and build SNS and SQS clients on it.
+ * Start fauxqs on loopback and build SNS, SQS and S3 clients on it.
  *
  * @param options - See {@link StartFauxqsOptions}.
  */
 export async function startFauxqs(options: StartFauxqsOptions = {}): Promise<LocalFauxqs> {
-    const fauxqs = (await dynamicImport("fauxqs")) as FauxqsModule;
+    const fauxqs = await importFauxqs();
     const server = await fauxqs.startFauxqs({ port: options.port ?? 0, host: "127.0.0.1", logger: false, defaultRegion: LOCAL_REGION });
     const endpoint = server.address.replace("0.0.0.0", "127.0.0.1").replace("localhost", "127.0.0.1");
     const clientConfig = { endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
     const sns = new SNSClient(clientConfig);
     const sqs = new SQSClient(clientConfig);
+    const s3 = new S3Client({ ...clientConfig, forcePathStyle: true });
     let stopping: Promise<void> | undefined;
 
     async function receiveAll(queueUrl: string, receiveOptions: ReceiveAllOptions = {}): Promise<ReceivedMessage[]> {
@@ -137,6 +160,7 @@ export async function startFauxqs(options: StartFauxqsOptions = {}): Promise<Loc
         endpoint,
         sns,
         sqs,
+        s3,
         async createTopic(name: string): Promise<string> {
             const fifo = name.endsWith(".fifo");
             const out = await sns.send(new CreateTopicCommand({ Name: name, ...(fifo ? { Attributes: { FifoTopic: "true" } } : {}) }));
@@ -161,6 +185,7 @@ export async function startFauxqs(options: StartFauxqsOptions = {}): Promise<Loc
             stopping ??= (async () => {
                 sns.destroy();
                 sqs.destroy();
+                s3.destroy();
                 await server.stop();
             })();
             return stopping;

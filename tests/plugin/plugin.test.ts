@@ -3,9 +3,9 @@
  * program): a provider plugin, started by `pulumi-language-nodejs` and driven over gRPC.
  *
  * 1. A clean checkout: this repository's tracked (and new, not ignored) files copied to a temporary folder, no
- *    `dist/`, `node_modules` linked to this repository's. npm runs the package's `prepare` script there, as
- *    `npm install` does in a checkout (the CLI installs a git source that way; a local path is the user's own
- *    checkout, installed by them).
+ *    `dist/`, `node_modules` linked to this repository's. npm runs the `prepare` script of the private workspace
+ *    `tools/toolchain` there, as `npm install` does in a checkout (the CLI installs a git source that way; a local
+ *    path is the user's own checkout, installed by them). The package itself declares no install-time script.
  * 2. The plugin, started the way `pulumi-language-nodejs` starts it: `node <root>/node_modules/@pulumi/pulumi/cmd/run-plugin
  *    <root> <engine address>`, with the working directory the engine's, a consumer's project that has no
  *    `package.json` above it (a Python or YAML project). It prints its port.
@@ -38,6 +38,9 @@ import { runAsync, type Ran } from "../support/run-async";
 
 const REPO = path.resolve(__dirname, "..", "..");
 const MANIFEST = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { name: string; version: string };
+/** The private workspace that installs the toolchain's Node and builds the package after an install. */
+const TOOLCHAIN_DIR = "tools/toolchain";
+const TOOLCHAIN = JSON.parse(fs.readFileSync(path.join(REPO, TOOLCHAIN_DIR, "package.json"), "utf8")) as { name: string; scripts: Record<string, string> };
 const PROJECT = "consumer";
 const STACK = "dev";
 const KMS_KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
@@ -144,11 +147,11 @@ describe("plugin: the package as a provider plugin, driven over gRPC as the engi
         const copied = copyCheckout(root);
         assert.ok(copied > 100 && !fs.existsSync(path.join(root, "dist")), `a clean checkout: ${copied} files, no dist/`);
         // The build runs in its own process while this one reads the component's shape and builds it in-process.
-        const building = timed("npm run prepare", () => runAsync("npm", ["run", "prepare"], { cwd: root, env: npmEnvironment() }));
+        const building = timed("npm run prepare (toolchain workspace)", () => runAsync("npm", ["run", "prepare", "--workspace", TOOLCHAIN.name], { cwd: root, env: npmEnvironment() }));
         shape = componentShape().shape;
         inProcess = await buildOutbox("plugged", { ...UPDATE_ARGS, kmsKeyArn: KMS_KEY });
         build = await building;
-        assert.equal(build.status, 0, `npm run prepare in the clean checkout exited ${build.status}\n${build.stdout}\n${build.stderr}`);
+        assert.equal(build.status, 0, `npm run prepare --workspace ${TOOLCHAIN.name} in the clean checkout exited ${build.status}\n${build.stdout}\n${build.stderr}`);
 
         // A Python consumer's project: what the engine's working directory is when it starts the plugin.
         consumer = path.join(work, "consumer");
@@ -189,9 +192,14 @@ describe("plugin: the package as a provider plugin, driven over gRPC as the engi
     });
 
     describe("the install step and the start", () => {
-        it("builds dist/ in a clean checkout through npm's prepare script, which npm install runs", () => {
-            const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { main: string; scripts: Record<string, string> };
-            assert.match(manifest.scripts.prepare ?? "", /npm run build/);
+        it("builds dist/ in a clean checkout through the toolchain workspace's prepare script, which npm install runs, while the package declares no install-time script", () => {
+            const manifest = JSON.parse(fs.readFileSync(path.join(root, "package.json"), "utf8")) as { main: string; workspaces: string[]; scripts: Record<string, string> };
+            assert.deepEqual(manifest.workspaces, [TOOLCHAIN_DIR]);
+            assert.match(TOOLCHAIN.scripts.prepare, /npm run --prefix \.\.\/\.\. build/);
+            // npm 11 lists a dependency's preinstall, install and postinstall, and its prepare from a git, file or
+            // tarball source, among the install scripts each consumer must approve; prepack runs only on npm pack.
+            for (const script of ["preinstall", "install", "postinstall", "prepare"]) assert.equal(manifest.scripts[script], undefined, `the package's own ${script} script`);
+            assert.match(manifest.scripts.prepack ?? "", /^npm run build$/);
             assert.ok(fs.existsSync(path.join(root, manifest.main)), `${manifest.main} exists after prepare`);
             assert.match(fs.readFileSync(path.join(root, "PulumiPlugin.yaml"), "utf8"), /^runtime: nodejs$/m);
         });

@@ -87,18 +87,21 @@ export function lockClosure(lock: Record<string, LockEntry>, roots: readonly str
 
 /**
  * The consumer's package-lock.json before the install: this repository's locked versions of the tarball's
- * production closure (its `dependencies` and `optionalDependencies`, as npm installs both for a consumer), and of
- * the consumer's own devDependencies (flagged dev when only they need them). The package itself is not in it:
- * npm adds it from the tarball.
+ * production closure (its `dependencies` and `optionalDependencies`, as npm installs both for a consumer; its
+ * peers are optional, so npm installs none of them), of the consumer's own `dependencies` (the Pulumi packages of
+ * a Pulumi project) and of its devDependencies (flagged dev when only they need them). The package itself is not
+ * in it: npm adds it from the tarball.
  *
  * @param packedDependencies - the tarball's `dependencies` and `optionalDependencies`, merged.
  * @param devDependencies - the consumer's own devDependencies.
+ * @param dependencies - the consumer's own dependencies. @default none
  */
-export function consumerLock(packedDependencies: Record<string, string>, devDependencies: Record<string, string>): object {
+export function consumerLock(packedDependencies: Record<string, string>, devDependencies: Record<string, string>, dependencies: Record<string, string> = {}): object {
     const lock = repositoryLock();
-    const production = lockClosure(lock, Object.keys(packedDependencies));
+    const production = lockClosure(lock, [...Object.keys(packedDependencies), ...Object.keys(dependencies)]);
     const dev = lockClosure(lock, Object.keys(devDependencies));
-    const packages: Record<string, object> = { "": { name: "consumer", version: "1.0.0", devDependencies } };
+    const root = { name: "consumer", version: "1.0.0", ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}), ...(Object.keys(devDependencies).length > 0 ? { devDependencies } : {}) };
+    const packages: Record<string, object> = { "": root };
     for (const location of [...new Set([...production, ...dev])].sort()) {
         const { dev: _dev, devOptional: _devOptional, peer: _peer, ...entry } = lock[location]!;
         packages[location] = production.has(location) ? entry : { ...entry, dev: true };
@@ -150,44 +153,132 @@ export function consumerEnvironment(home: string): NodeJS.ProcessEnv {
     return { PATH: process.env.PATH ?? "", HOME: home, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" };
 }
 
+/** The package.json inside the tarball: the fields the tests read. */
+export interface PackedManifest {
+    dependencies?: Record<string, string>;
+    optionalDependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
+    peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+    scripts?: Record<string, string>;
+    engines?: Record<string, string>;
+    bin?: unknown;
+}
+
+/** The package built and packed, as `npm pack` leaves it. */
+export interface PackedPackage {
+    /** The tarball's path. */
+    readonly tarball: string;
+    /** The tarball's file name. */
+    readonly tarballName: string;
+    /** The packed files, sorted, as `npm pack --json` lists them. */
+    readonly packed: string[];
+    /** The package.json inside the tarball. */
+    readonly packedManifest: PackedManifest;
+}
+
 /** The consumer's project after the install. */
-export interface ConsumerProject {
+export interface ConsumerProject extends PackedPackage {
     /** The project's folder (the consumer's `package.json`, `node_modules`). */
     readonly project: string;
     /** Where npm installed this package: `<project>/node_modules/<name>`. */
     readonly installed: string;
-    /** The packed files, sorted, as `npm pack --json` lists them. */
-    readonly packed: string[];
-    /** The tarball's file name, in `work`. */
-    readonly tarballName: string;
-    /** The package.json inside the tarball. */
-    readonly packedManifest: { dependencies?: Record<string, string>; optionalDependencies?: Record<string, string>; bin?: unknown };
+    /** What `npm install` printed on stderr (its warnings). */
+    readonly installLog: string;
 }
 
 /**
- * Build, pack and install this package into `<work>/project`, a project as `pulumi new typescript` leaves it
- * (with `@types/node` as its devDependency). Fails (assertion) with npm's output when a step fails.
- *
- * @param work - an empty folder that receives the tarball and the project.
+ * The Pulumi packages of a Pulumi project as `pulumi new aws-typescript` makes it, at this repository's locked
+ * versions (its devDependencies, pinned at the latest releases), plus `@pulumi/policy` for the policy entry.
  */
-export function installConsumerProject(work: string): ConsumerProject {
+export function pulumiConsumerDependencies(): Record<string, string> {
+    const lock = repositoryLock();
+    return Object.fromEntries(["@pulumi/aws", "@pulumi/policy", "@pulumi/pulumi"].map((name) => [name, lock[`node_modules/${name}`]!.version!]));
+}
+
+/**
+ * Build this package and pack it into `work`. Fails (assertion) with npm's output when a step fails.
+ *
+ * @param work - the folder that receives the tarball.
+ */
+export function packPackage(work: string): PackedPackage {
     ok(run("npm", ["run", "--silent", "build"], { cwd: REPO }), "npm run build");
-    // --ignore-scripts: prepare would build a second time.
+    // --ignore-scripts: prepack would build a second time.
     const pack = JSON.parse(ok(run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], { cwd: REPO }), "npm pack")) as { filename: string; files: { path: string }[] }[];
     const packed = pack[0]!.files.map((f) => f.path).sort();
     const tarballName = pack[0]!.filename;
     const tarball = path.join(work, tarballName);
-    const packedManifest = JSON.parse(ok(run("tar", ["-xOzf", tarball, "package/package.json"], { cwd: work }), "tar (package.json)")) as ConsumerProject["packedManifest"];
+    const packedManifest = JSON.parse(ok(run("tar", ["-xOzf", tarball, "package/package.json"], { cwd: work }), "tar (package.json)")) as PackedManifest;
+    return { tarball, tarballName, packed, packedManifest };
+}
 
-    const project = path.join(work, "project");
+/**
+ * Install the packed package into `<work>/<name>`, a fresh project with `dependencies` and `devDependencies` of
+ * its own, offline (see the module notes). Fails (assertion) with npm's output when the install fails.
+ */
+function installInto(work: string, name: string, pack: PackedPackage, dependencies: Record<string, string>, devDependencies: Record<string, string>): ConsumerProject {
+    const project = path.join(work, name);
     fs.mkdirSync(project);
-    const lock = repositoryLock();
-    const devDependencies = { "@types/node": lock["node_modules/@types/node"]!.version! };
-    fs.writeFileSync(path.join(project, "package.json"), JSON.stringify({ name: "consumer", version: "1.0.0", private: true, main: "index.js", devDependencies }, null, 2));
-    const shipped = { ...(packedManifest.dependencies ?? {}), ...(packedManifest.optionalDependencies ?? {}) };
-    fs.writeFileSync(path.join(project, "package-lock.json"), JSON.stringify(consumerLock(shipped, devDependencies), null, 2));
-    ok(run("npm", ["install", "--offline", "--no-audit", "--no-fund", tarball], { cwd: project, env: npmEnvironment() }), `npm install --offline ${tarballName} in the consumer`);
-    return { project, installed: path.join(project, "node_modules", MANIFEST.name), packed, tarballName, packedManifest };
+    const manifest = { name: "consumer", version: "1.0.0", private: true, main: "index.js", ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}), ...(Object.keys(devDependencies).length > 0 ? { devDependencies } : {}) };
+    fs.writeFileSync(path.join(project, "package.json"), JSON.stringify(manifest, null, 2));
+    const shipped = { ...(pack.packedManifest.dependencies ?? {}), ...(pack.packedManifest.optionalDependencies ?? {}) };
+    fs.writeFileSync(path.join(project, "package-lock.json"), JSON.stringify(consumerLock(shipped, devDependencies, dependencies), null, 2));
+    const installed = run("npm", ["install", "--offline", "--no-audit", "--no-fund", pack.tarball], { cwd: project, env: npmEnvironment() });
+    ok(installed, `npm install --offline ${pack.tarballName} in ${name}`);
+    return { ...pack, project, installed: path.join(project, "node_modules", MANIFEST.name), installLog: installed.stderr };
+}
+
+/**
+ * Build, pack and install this package into `<work>/project`, a Pulumi project as `pulumi new aws-typescript`
+ * leaves it: `@pulumi/pulumi` and `@pulumi/aws` (and `@pulumi/policy`) at the latest releases as its own
+ * dependencies, `@types/node` as its devDependency. Fails (assertion) with npm's output when a step fails.
+ *
+ * @param work - an empty folder that receives the tarball and the project.
+ * @param pack - the packed package. @default built and packed into `work`
+ */
+export function installConsumerProject(work: string, pack: PackedPackage = packPackage(work)): ConsumerProject {
+    const devDependencies = { "@types/node": repositoryLock()["node_modules/@types/node"]!.version! };
+    return installInto(work, "project", pack, pulumiConsumerDependencies(), devDependencies);
+}
+
+/**
+ * Install the packed package into `<work>/app`, a plain Node application with no dependency of its own (one that
+ * only writes events with `dynamodb-outbox/runtime`). Fails (assertion) with npm's output when the install fails.
+ *
+ * @param work - the folder of the tarball.
+ * @param pack - the packed package, from {@link packPackage}.
+ */
+export function installRuntimeApp(work: string, pack: PackedPackage): ConsumerProject {
+    return installInto(work, "app", pack, {}, {});
+}
+
+/** Every installed package folder under `modules` (a `node_modules`), at any depth: `@scope/name` or `name`. */
+export function installedPackages(modules: string): string[] {
+    const found: string[] = [];
+    const walk = (dir: string): void => {
+        if (!fs.existsSync(dir)) return;
+        for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+            if (entry.name.startsWith(".")) continue;
+            const folders = entry.name.startsWith("@") && entry.isDirectory() ? fs.readdirSync(path.join(dir, entry.name)).map((n) => path.join(dir, entry.name, n)) : [path.join(dir, entry.name)];
+            for (const folder of folders) {
+                if (!fs.existsSync(path.join(folder, "package.json"))) continue;
+                found.push(folder);
+                walk(path.join(folder, "node_modules"));
+            }
+        }
+    };
+    walk(modules);
+    return found.sort();
+}
+
+/** The bytes of every file under `dir` (links not followed). */
+export function bytesUnder(dir: string): number {
+    let total = 0;
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) total += bytesUnder(full);
+        else if (entry.isFile()) total += fs.statSync(full).size;
+    }
+    return total;
 }
 
 /**
@@ -213,8 +304,17 @@ export interface ArchiveReport {
     environment: Record<string, string>;
 }
 
-/** The publisher's and sweeper's archives, as the consumer program describes them. */
-export type ConsumerArchives = { publisher: ArchiveReport; sweeper: ArchiveReport };
+/** What the consumer program saw of the component it declared. */
+export interface ComponentReport {
+    /** `outbox instanceof pulumi.ComponentResource`, with the program's own `@pulumi/pulumi`. */
+    instanceOfComponentResource: boolean;
+    /** Where `@pulumi/pulumi` resolves from the program, and from the installed package's `dist/`. */
+    pulumiFromProgram: string;
+    pulumiFromPackage: string;
+}
+
+/** The publisher's and sweeper's archives, as the consumer program describes them, and the component. */
+export type ConsumerArchives = { publisher: ArchiveReport; sweeper: ArchiveReport; component: ComponentReport };
 
 /**
  * The archives the consumer program recorded, from its last line of output; fails (assertion) with the
