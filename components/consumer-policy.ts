@@ -66,9 +66,9 @@ export function consumerPolicyDocument(t: ConsumerGrantTargets): PolicyDocument 
 }
 
 /**
- * The least-privilege IAM policy an inbox consumer's function role needs, as JSON for `aws.iam.RolePolicy` or a
- * role's `inlinePolicies`: receive and delete on the queue (what Lambda's event source mapping does with the
- * role), and `dynamodb:PutItem` on the inbox table (the marker).
+ * The least-privilege IAM policy an inbox consumer's function role needs, as JSON for `aws.iam.RolePolicy`: receive
+ * and delete on the queue (what Lambda's event source mapping does with the role), and `dynamodb:PutItem` on the
+ * inbox table (the marker).
  *
  * Not included, grant them yourself:
  * - the consumer's own writes, on its own tables (when the markers share the consumer's table, the actions its
@@ -82,10 +82,8 @@ export function consumerPolicyDocument(t: ConsumerGrantTargets): PolicyDocument 
  * @returns the policy document, as JSON.
  *
  * @example
- * const role = new aws.iam.Role("billing", {
- *     assumeRolePolicy: aws.iam.assumeRolePolicyForPrincipal({ Service: "lambda.amazonaws.com" }),
- *     inlinePolicies: [{ name: "inbox-consumer", policy: consumerPolicy(queue.arn, table.arn) }],
- * });
+ * const role = new aws.iam.Role("billing", { assumeRolePolicy: aws.iam.assumeRolePolicyForPrincipal({ Service: "lambda.amazonaws.com" }) });
+ * new aws.iam.RolePolicy("billing-inbox", { role: role.id, policy: consumerPolicy(queue.arn, table.arn) });
  */
 export function consumerPolicy(queueArn: pulumi.Input<string>, inboxTableArn: pulumi.Input<string>): pulumi.Output<string> {
     return pulumi.all([queueArn, inboxTableArn]).apply(([q, t]) => JSON.stringify(consumerPolicyDocument({ queueArn: q, inboxTableArn: t })));
