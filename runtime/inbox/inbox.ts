@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { TransactWriteItemsCommand, type DynamoDBClient, type TransactWriteItem, type TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
+import { TransactWriteItemsCommand, type AttributeValue, type DynamoDBClient, type TransactWriteItem, type TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
 import { integerIn } from "../integer-setting";
 import { itemSize, MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, utf8Length } from "../item-size";
@@ -139,7 +139,7 @@ export class Inbox {
      * @param outboxId - The message's outbox id (`outbox.id`).
      * @throws OutboxError `INVALID_PAYLOAD` when the id is not a non-empty string, or too long for a key.
      */
-    markerKey(outboxId: string): Record<string, import("@aws-sdk/client-dynamodb").AttributeValue> {
+    markerKey(outboxId: string): Record<string, AttributeValue> {
         this.checkOutboxId(outboxId);
         return inboxMarkerKey(this.layout, this.consumer, outboxId);
     }
