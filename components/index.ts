@@ -14,3 +14,4 @@ export * from "./outbox";
 export * from "./defaults";
 export * from "./validation";
 export * from "./iam";
+export * from "./consumer-policy";

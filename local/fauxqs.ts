@@ -76,8 +76,11 @@ export interface LocalFauxqs {
     readonly s3: S3Client;
     /** Create a topic (a `.fifo` name makes a FIFO topic). Returns its ARN. */
     createTopic(name: string): Promise<string>;
-    /** Create a queue (a `.fifo` name makes a FIFO queue). Returns its URL and ARN. */
-    createQueue(name: string): Promise<{ readonly queueUrl: string; readonly queueArn: string }>;
+    /**
+     * Create a queue (a `.fifo` name makes a FIFO queue), with optional queue attributes (e.g. `RedrivePolicy`,
+     * which fauxqs honours on receive). Returns its URL and ARN.
+     */
+    createQueue(name: string, attributes?: Readonly<Record<string, string>>): Promise<{ readonly queueUrl: string; readonly queueArn: string }>;
     /** Subscribe a queue to a topic. Returns the subscription ARN. */
     subscribe(topicArn: string, queueArn: string, options?: SubscribeOptions): Promise<string>;
     /** Receive messages from a queue until it is empty or `expected` arrived. */
@@ -166,9 +169,10 @@ export async function startFauxqs(options: StartFauxqsOptions = {}): Promise<Loc
             const out = await sns.send(new CreateTopicCommand({ Name: name, ...(fifo ? { Attributes: { FifoTopic: "true" } } : {}) }));
             return out.TopicArn as string;
         },
-        async createQueue(name: string) {
+        async createQueue(name: string, queueAttributes: Readonly<Record<string, string>> = {}) {
             const fifo = name.endsWith(".fifo");
-            const created = await sqs.send(new CreateQueueCommand({ QueueName: name, ...(fifo ? { Attributes: { FifoQueue: "true" } } : {}) }));
+            const given: Record<string, string> = { ...(fifo ? { FifoQueue: "true" } : {}), ...queueAttributes };
+            const created = await sqs.send(new CreateQueueCommand({ QueueName: name, ...(Object.keys(given).length > 0 ? { Attributes: given } : {}) }));
             const queueUrl = created.QueueUrl as string;
             const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn"] }));
             return { queueUrl, queueArn: attributes.Attributes?.QueueArn as string };

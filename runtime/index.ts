@@ -30,3 +30,8 @@ export * from "./claimed-delivery";
 export * from "./publisher";
 export * from "./sweeper";
 export * from "./redrive";
+export * from "./inbox/sqs-event";
+export * from "./inbox/marker";
+export * from "./inbox/inbox";
+export * from "./inbox/delivery-formats";
+export * from "./inbox/handler";

@@ -68,3 +68,16 @@ export const MAPPING_LIMITS = {
     /** Retries of a failed batch before its metadata goes to the on-failure destination; -1 retries forever. */
     maximumRetryAttempts: { min: -1, max: 10_000, fallback: 10, unit: "retries" },
 } as const satisfies Record<string, IntegerLimit>;
+
+/**
+ * The inbox's settings (`Inbox`). A marker must outlive every delivery of its outbox id, or a late one applies the
+ * consumer's writes again. SQS keeps a message at most 14 days (`MessageRetentionPeriod` 1,209,600 s). The relay
+ * can also publish an id again after the first publish (a record whose completion failed after SNS took it is
+ * published again by the sweeper, minutes later unless the outbox is down), and that copy has 14 days of its own.
+ * So the default is 14 days plus a margin of one day for that repeat and for clocks that disagree. 60 s is SQS's
+ * shortest retention; a year is a ceiling for the setting, not a recommendation.
+ */
+export const INBOX_LIMITS = {
+    /** Seconds an inbox marker stays before TTL may delete it. */
+    markerTtlSeconds: { min: 60, max: 365 * 24 * 3600, fallback: 15 * 24 * 3600, unit: "seconds" },
+} as const satisfies Record<string, IntegerLimit>;

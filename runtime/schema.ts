@@ -184,6 +184,27 @@ export const EXPIRY_SHARDS_PK = "OUTBOX_META#expiry-shards";
 /** The sort key of the expiry shards row. */
 export const EXPIRY_SHARDS_SK = "META";
 
+/**
+ * The inbox marker (`Inbox`): the row a consumer writes in the same transaction as its own writes, conditioned on
+ * its absence, so a redelivered message changes nothing. Its key is derived from the consumer's name and the
+ * outbox id: `PK = INBOX#<consumer>`, `SK = <outbox id>` (on a table without a sort key, `PK =
+ * INBOX#<consumer>#<outbox id>`). The key attribute names are the inbox's settings; these are their defaults.
+ * Outbox tables never hold it unless a consumer puts its inbox there: the prefix matches no outbox row, and its
+ * sort key does not start with {@link RECORD_SK_PREFIX}, so the stream filter drops it.
+ */
+export const INBOX_MARKER = {
+    /** The partition-key prefix, followed by the consumer's name. */
+    partitionPrefix: "INBOX#",
+    /** The default partition key attribute. */
+    partitionKey: ATTR.pk,
+    /** The default sort key attribute. */
+    sortKey: ATTR.sk,
+    /** The default TTL attribute (epoch seconds): the table's TTL attribute, so DynamoDB deletes old markers. */
+    ttl: ATTR.ttl,
+    /** When the consumer's writes were applied, epoch ms (N). */
+    appliedAt: "applied_at",
+} as const;
+
 /** The table's primary key: PK (S, HASH), SK (S, RANGE). */
 export const PRIMARY_KEY: readonly KeyElement[] = [
     { attributeName: ATTR.pk, keyType: "HASH", attributeType: "S" },

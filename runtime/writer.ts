@@ -21,6 +21,7 @@ import { idGuardFree, placeholders, skAbsent } from "./store/expressions";
 import { raiseExpiryShards } from "./store/expiry-shards-row";
 import { allocateSeqRange } from "./store/seq-allocation";
 import { integerIn } from "./integer-setting";
+import { actionSize, cancellationReasonCode, describeAction, describeValue } from "./transact-items";
 import { HANDLER_LIMITS } from "./limits";
 import { createIdGenerator, type IdGenerator } from "./ids";
 import { itemSize, MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES } from "./item-size";
@@ -202,13 +203,6 @@ interface PreparedMessage {
     readonly message: OutboxMessage;
     readonly body: string;
     readonly expiresAtMs: number;
-}
-
-function describeValue(value: unknown): string {
-    if (typeof value === "string") return JSON.stringify(value.length > 60 ? `${value.slice(0, 60)}…` : value);
-    if (value instanceof Date) return `Date(${Number.isNaN(value.getTime()) ? "Invalid Date" : value.toISOString()})`;
-    if (typeof value === "bigint") return `${value}n`;
-    return String(value);
 }
 
 const ALLOWED_CHARACTERS = "tab, LF, CR, U+0020-U+D7FF, U+E000-U+FFFD and U+10000-U+10FFFF: no other control characters (NUL among them), no U+FFFE or U+FFFF, no lone surrogates";
@@ -712,7 +706,7 @@ function checkSizes(records: readonly AttributeMap[], items: readonly TransactWr
         total += size;
     });
     items.forEach((action, i) => {
-        const size = actionSize(action, i);
+        const size = actionSize(action, i, `write: items[${i}]`);
         if (size > MAX_ITEM_BYTES) throw invalid(`write: items[${i}] is ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes`, { item: i, size });
         total += size;
     });
@@ -720,48 +714,6 @@ function checkSizes(records: readonly AttributeMap[], items: readonly TransactWr
         const guardText = guardItems.length === 0 ? "" : ` (${guardItems.length} id guard${guardItems.length === 1 ? "" : "s"} included)`;
         throw invalid(`write: the transaction's items add up to ${total} bytes${guardText}; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write`, { size: total });
     }
-}
-
-function keySize(key: Record<string, AttributeValue> | undefined): number {
-    return key === undefined ? 0 : itemSize(key);
-}
-
-/**
- * What an action adds to the transaction's size: a Put's whole item; for Update, Delete and ConditionCheck the
- * key plus the expression values (the final item of an Update is unknown before DynamoDB applies it).
- */
-function actionSize(action: TransactWriteItem, index: number): number {
-    if (action === null || typeof action !== "object") throw invalid(`write: items[${index}] must be a TransactWriteItem ({ Put | Update | Delete | ConditionCheck }), got ${describeValue(action)}`, { item: index });
-    if (action.Put) return itemSize(action.Put.Item ?? {});
-    if (action.Update) return keySize(action.Update.Key) + keySize(action.Update.ExpressionAttributeValues);
-    if (action.Delete) return keySize(action.Delete.Key) + keySize(action.Delete.ExpressionAttributeValues);
-    if (action.ConditionCheck) return keySize(action.ConditionCheck.Key) + keySize(action.ConditionCheck.ExpressionAttributeValues);
-    throw invalid(`write: items[${index}] has none of Put, Update, Delete, ConditionCheck`, { item: index });
-}
-
-function describeAction(action: TransactWriteItem, index: number): string {
-    const [kind, body] = action.Put
-        ? ["Put", action.Put]
-        : action.Update
-          ? ["Update", action.Update]
-          : action.Delete
-            ? ["Delete", action.Delete]
-            : ["ConditionCheck", action.ConditionCheck];
-    const key = (body as { Key?: Record<string, AttributeValue>; Item?: Record<string, AttributeValue> } | undefined)?.Key ?? (body as { Item?: Record<string, AttributeValue> } | undefined)?.Item;
-    const keyText = key === undefined ? "" : ` ${keyPreview(key)}`;
-    return `items[${index}] (${kind} on table "${(body as { TableName?: string } | undefined)?.TableName ?? "?"}"${keyText})`;
-}
-
-/** At most the first two scalar attributes of a key, for an error message; never a whole item. */
-function keyPreview(key: Record<string, AttributeValue>): string {
-    const parts = Object.keys(key)
-        .slice(0, 2)
-        .map((name) => `${name}=${key[name]?.S ?? key[name]?.N ?? "…"}`);
-    return parts.join(", ");
-}
-
-function reasonCode(code: string): OutboxErrorCode {
-    return code === "ConditionalCheckFailed" ? "CONDITION_FAILED" : classifyAwsError({ CancellationReasons: [{ Code: code }] });
 }
 
 function describeFailedAction(actionIndex: number, items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[], guarded: readonly PreparedMessage[]): FailedAction {
@@ -845,7 +797,7 @@ function cancellationError(err: unknown, prepared: PreparedWrite): OutboxError {
             return { ...base, code: "DUPLICATE_RECORD", text: `${r.who.text}: a record with this id already exists in the partition` };
         }
         const what = r.who.idGuard === true ? `${r.who.text}'s id guard` : r.who.text;
-        return { ...base, code: reasonCode(r.code), text: `${what}: ${r.code}${r.message ? ` (${r.message})` : ""}` };
+        return { ...base, code: cancellationReasonCode(r.code), text: `${what}: ${r.code}${r.message ? ` (${r.message})` : ""}` };
     });
     // A reused id outranks the rest: DUPLICATE_RECORD may be read as "already written", and this message was not.
     const first = failed.find((f) => f.who.idGuard === true && f.code === "INVALID_PAYLOAD") ?? failed[0]!;

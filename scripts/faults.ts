@@ -1,6 +1,8 @@
 /**
  * `npm run test:faults`: every fault scenario on DynamoDB Local and the fault-injecting SNS server, one line per
- * scenario, and as the LAST line exactly `scenarios <s> messages <n> lost <l> inversions <i> duplicates <d>`.
+ * scenario (its relay figures, then its inbox consumer's), the inbox consumer's summary
+ * (`inbox effects <n> applied-once <n> …`), and as the LAST line exactly
+ * `scenarios <s> messages <n> lost <l> inversions <i> duplicates <d>`.
  * Scale from the environment: OUTBOX_FAULT_MESSAGES (total over all scenarios, default 320), OUTBOX_FAULT_RATE
  * (default 0.1), OUTBOX_FAULT_SEED (default 7). Exits 1 when any invariant fails. OUTBOX_FAULT_LOG_TALLY=1 prints,
  * per scenario, how often each warning and error was logged (with its `code`), to find what slows a drain.
@@ -10,7 +12,7 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
 import { stopDynamo } from "../tests/support/dynamodb";
 import { faultScale, messagesFor } from "../tests/faults/support/scale";
-import { holds, runScenario, scenarioLine, summaryLine, type ScenarioResult } from "../tests/faults/support/scenario";
+import { holds, inboxSummaryLine, runScenario, scenarioLine, summaryLine, type ScenarioResult } from "../tests/faults/support/scenario";
 import { SCENARIOS } from "../tests/faults/support/scenarios";
 import type { LogAttributes, Logger } from "../runtime/ports";
 
@@ -55,6 +57,7 @@ async function main(): Promise<number> {
         await stopDynamo();
     }
     process.stdout.write(`rate ${scale.rate} seed ${scale.seed} elapsed ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(`${inboxSummaryLine(results)}\n`);
     process.stdout.write(`${summaryLine(results)}\n`);
     return results.every(holds) ? 0 : 1;
 }

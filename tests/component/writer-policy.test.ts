@@ -4,47 +4,15 @@
  * Local are recorded and turned into the IAM actions AWS authorizes them with; the policy must allow exactly
  * those, on the outbox table's ARN only. The component's output is checked under Pulumi's mocks.
  */
-import { CreateTableCommand, TransactWriteItemsCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
 import { WRITER_TABLE_ACTIONS, writerPolicyDocument } from "../../components/iam";
 import { OutboxWriter } from "../../runtime/writer";
 import { dynamoClient, uniqueTableName } from "../support/dynamodb";
+import { recordingClient, type Authorization } from "../support/iam-recording";
 import { unwrap } from "../support/pulumi-mocks";
 import { createOutboxTable } from "../runtime/support/table";
 import { buildOutbox } from "./harness";
-
-/** One IAM authorization a command needs: the action and the table it is on. */
-interface Authorization {
-    readonly action: string;
-    readonly table: string;
-}
-
-const TRANSACT_ITEM_ACTIONS: Record<string, string> = { Put: "dynamodb:PutItem", Update: "dynamodb:UpdateItem", Delete: "dynamodb:DeleteItem", ConditionCheck: "dynamodb:ConditionCheckItem" };
-
-/**
- * The authorizations of one SDK command, as AWS checks them: TransactWriteItems has no IAM action of its own,
- * each item is authorized as its own PutItem/UpdateItem/DeleteItem/ConditionCheckItem on its table.
- */
-function authorizationsOf(command: { constructor: { name: string }; input: Record<string, any> }): Authorization[] {
-    if (command instanceof TransactWriteItemsCommand) {
-        return (command.input.TransactItems ?? []).flatMap((item) =>
-            Object.entries(item)
-                .filter(([, body]) => body !== undefined)
-                .map(([kind, body]) => ({ action: TRANSACT_ITEM_ACTIONS[kind]!, table: (body as { TableName: string }).TableName })),
-        );
-    }
-    return [{ action: `dynamodb:${command.constructor.name.replace(/Command$/, "")}`, table: command.input.TableName ?? command.input.IndexName ?? "" }];
-}
-
-/** A client that records every command it forwards to DynamoDB Local. */
-function recordingClient(client: DynamoDBClient, sent: Authorization[]): DynamoDBClient {
-    return {
-        send: (command: never) => {
-            sent.push(...authorizationsOf(command));
-            return client.send(command);
-        },
-    } as unknown as DynamoDBClient;
-}
 
 describe("writerPolicy: what an application role needs to write events", () => {
     it("allows exactly the IAM actions real writes need (keyless, keyed, expiring, caller ids, with the app's own item), on the outbox table only", async function () {

@@ -1,12 +1,12 @@
 /**
  * The README's three examples, run as a reader would run them: the stack under the shared Pulumi mocks, the write
- * and the idempotent consumer against DynamoDB Local. The only change the test makes to them is where their
+ * and the inbox consumer against DynamoDB Local. The only change the test makes to them is where their
  * `DynamoDBClient` points: it gives them a client class that adds the local endpoint to whatever config they pass.
  */
 import * as assert from "node:assert/strict";
 import * as dynamodbSdk from "@aws-sdk/client-dynamodb";
-import { CreateTableCommand, DeleteItemCommand, GetItemCommand, QueryCommand, ScanCommand, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
-import type { SQSEvent, SQSRecord } from "aws-lambda";
+import { CreateTableCommand, DeleteItemCommand, GetItemCommand, QueryCommand, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
+import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import * as pulumi from "@pulumi/pulumi";
 import * as packageEntry from "../../index";
 import * as runtimeEntry from "../../runtime";
@@ -105,31 +105,56 @@ describe("the README's examples", function () {
         assert.equal(records.Items?.[0].ordering_key?.S, "customer-77");
     });
 
-    describe("the idempotent consumer, on DynamoDB Local", () => {
-        let handler: (event: SQSEvent) => Promise<void>;
+    describe("the inbox consumer, on DynamoDB Local", () => {
+        let handler: (event: SQSEvent) => Promise<SQSBatchResponse>;
         before(async () => {
-            await ensureTable("processed-events", "id", "S");
-            await ensureTable("invoices", "orderId", "N");
-            const consumer = runModule(tsBlockUnder("README.md", "## Consuming events, idempotently"), "README.md (Consuming events).ts", {
+            await ensureTable("billing", "PK", "S", "SK");
+            const consumer = runModule(tsBlockUnder("README.md", "## Consuming events: the inbox"), "README.md (Consuming events).ts", {
                 "@aws-sdk/client-dynamodb": await localDynamoDbModule(),
+                "dynamodb-outbox/runtime": runtimeEntry,
             });
             handler = consumer.handler as typeof handler;
         });
 
-        it("applies each outbox id once: a repeat, in the same batch or a later one, changes nothing", async () => {
+        async function invoice(orderId: number) {
+            const client = await dynamoClient();
+            return (await client.send(new GetItemCommand({ TableName: "billing", Key: { PK: { S: `INVOICE#${orderId}` }, SK: { S: "META" } }, ConsistentRead: true }))).Item;
+        }
+
+        it("applies each outbox id once: a repeat, in the same batch or a later one, changes nothing; one marker, under INBOX#billing", async () => {
             const id = `01J${uniqueTableName("").replace(/[^A-Za-z0-9]/g, "").toUpperCase()}`;
             const orderId = Date.now();
-            await handler({ Records: [sqsRecord("m1", id, { orderId, total: 42 }), sqsRecord("m2", id, { orderId, total: 42 })] });
-            await handler({ Records: [sqsRecord("m3", id, { orderId, total: 99 })] });
+            assert.deepEqual(await handler({ Records: [sqsRecord("m1", id, { orderId, total: 42 }), sqsRecord("m2", id, { orderId, total: 42 })] }), { batchItemFailures: [] });
+            assert.deepEqual(await handler({ Records: [sqsRecord("m3", id, { orderId, total: 99 })] }), { batchItemFailures: [] });
+            assert.equal((await invoice(orderId))?.total?.N, "42", "the repeat with another body did not overwrite the first");
             const client = await dynamoClient();
-            const invoice = await client.send(new GetItemCommand({ TableName: "invoices", Key: { orderId: { N: String(orderId) } }, ConsistentRead: true }));
-            assert.equal(invoice.Item?.total?.N, "42", "the repeat with another body did not overwrite the first");
-            const processed = await client.send(new ScanCommand({ TableName: "processed-events", FilterExpression: "id = :id", ExpressionAttributeValues: { ":id": { S: id } }, ConsistentRead: true }));
-            assert.equal(processed.Count, 1);
+            const markers = await client.send(new QueryCommand({ TableName: "billing", KeyConditionExpression: "PK = :pk AND SK = :id", ExpressionAttributeValues: { ":pk": { S: "INBOX#billing" }, ":id": { S: id } }, ConsistentRead: true }));
+            assert.equal(markers.Count, 1);
         });
 
-        it("refuses a message without the outbox.id attribute, naming it", async () => {
-            await assert.rejects(handler({ Records: [sqsRecord("no-id", undefined, { orderId: 1, total: 1 })] }), /SQS message no-id has no outbox\.id attribute/);
+        it("reads SNS's envelope too, when raw delivery is off", async () => {
+            const orderId = Date.now() + 1;
+            const id = `01JENV${orderId}`;
+            const record = sqsRecord("e1", undefined, {});
+            const body = JSON.stringify({ Type: "Notification", TopicArn: "arn:aws:sns:us-east-1:123456789012:orders", Message: JSON.stringify({ orderId, total: 7 }), MessageAttributes: { "outbox.id": { Type: "String", Value: id } } });
+            assert.deepEqual(await handler({ Records: [{ ...record, body }] }), { batchItemFailures: [] });
+            assert.equal((await invoice(orderId))?.total?.N, "7");
+        });
+
+        it("fails a message without the outbox.id attribute (for the queue's redrive policy), and applies the rest of the batch", async () => {
+            const orderId = Date.now() + 2;
+            const logged: string[] = [];
+            const write = process.stdout.write;
+            process.stdout.write = ((chunk: unknown) => (logged.push(String(chunk)), true)) as typeof process.stdout.write;
+            let response: SQSBatchResponse;
+            try {
+                response = await handler({ Records: [sqsRecord("no-id", undefined, { orderId: 1, total: 1 }), sqsRecord("ok", `01JOK${orderId}`, { orderId, total: 5 })] });
+            } finally {
+                process.stdout.write = write;
+            }
+            assert.deepEqual(response.batchItemFailures, [{ itemIdentifier: "no-id" }]);
+            assert.equal((await invoice(orderId))?.total?.N, "5");
+            assert.match(logged.join(""), /"level":"error","message":"inbox: poison message failed[^"]*","function":"inbox billing".*"messageId":"no-id"/);
         });
     });
 });

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { faultScale, messagesFor } from "./support/scale";
-import { runScenario, scenarioLine, summaryLine, type ScenarioResult } from "./support/scenario";
+import { inboxSummaryLine, runScenario, scenarioLine, summaryLine, type ScenarioResult } from "./support/scenario";
 import { SCENARIOS } from "./support/scenarios";
 
 describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)", function () {
@@ -16,11 +16,11 @@ describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)
     const results: ScenarioResult[] = [];
 
     after(function () {
-        if (results.length > 0) console.log(`      ${summaryLine(results)}`);
+        if (results.length > 0) console.log(`      ${inboxSummaryLine(results)}\n      ${summaryLine(results)}`);
     });
 
     SCENARIOS.forEach((spec, i) => {
-        it(`${spec.name}: ${spec.description}; nothing lost, per-key order kept, nothing left pending, DLQ exact`, async function () {
+        it(`${spec.name}: ${spec.description}; nothing lost, per-key order kept, nothing left pending, DLQ exact; the inbox consumer applies each event once`, async function () {
             const r = await runScenario(spec, { messages: messagesFor(scale, i, SCENARIOS.length), rate: scale.rate, seed: scale.seed + i });
             results.push(r);
             const line = scenarioLine(r);
@@ -33,6 +33,16 @@ describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)
             assert.deepEqual(r.publishedButDeadLettered, [], `expired and poison messages never published: ${line}`);
             assert.deepEqual(r.wrongReason, [], `DLQ reasons: ${line}`);
             assert.equal(r.reuseAccepted, 0, `every write reusing an id in another partition refused: ${line}`);
+            const c = r.consumer;
+            assert.ok(c.redelivered > 0 || scale.rate === 0, `redeliveries were injected on the consumer's side: ${line}`);
+            assert.ok(c.expected > 0, `the consumer had messages: ${line}`);
+            assert.deepEqual(c.appliedTwice, [], `no effect applied twice: ${line}`);
+            assert.deepEqual(c.missing, [], `every published event applied: ${line}`);
+            assert.deepEqual(c.unexpected, [], `no effect for an event never published: ${line}`);
+            assert.equal(c.appliedOnce, c.expected, `each published event applied exactly once: ${line}`);
+            assert.equal(c.markers, c.expected, `one marker per event: ${line}`);
+            assert.equal(c.poisonDeadLettered, c.poison, `every poison message reached the consumer's DLQ: ${line}`);
+            assert.equal(c.leftInQueue, 0, `the consumer's queue emptied: ${line}`);
         });
     });
 });

@@ -28,6 +28,7 @@ import { OutboxStore } from "../../../runtime/store";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import { createOutboxTable, scanRecords } from "../../runtime/support/table";
 import { faultyDynamoClient, type DynamoFaultRates, type FaultyDynamoClient } from "./faulty-dynamodb";
+import { consumeOnInbox, consumerHolds, consumerLine, type ConsumerReport } from "./inbox-consumer";
 import { checkInvariants, type InvariantReport } from "./invariants";
 import { faultDice, seededRandom } from "./random";
 import { planMessages, transactions, type PlannedMessage } from "./workload";
@@ -93,6 +94,8 @@ export interface ScenarioResult extends InvariantReport {
     readonly reuseAttempts: number;
     /** Of those, writes the writer accepted (each one can be dropped by a FIFO topic or a consumer deduplicating on the id). */
     readonly reuseAccepted: number;
+    /** The consumer on the inbox, fed what the topic accepted, with redeliveries injected: its effects counted. */
+    readonly consumer: ConsumerReport;
 }
 
 /** Options of {@link runScenario}. */
@@ -418,9 +421,14 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     const report = checkInvariants(planned, topic, dlq);
     const stats = mapping.stats();
     const dynamoInjected = [publisherDb, sweeperDb].reduce((sum, c) => sum + c.counts.throttle + c.counts.conflict + c.counts.lostAnswer + c.counts.unprocessed, 0);
-    sns.destroy();
-    sqs.destroy();
-    await server.stop();
+    let consumer: ConsumerReport;
+    try {
+        consumer = await consumeOnInbox(ddb, server.topicMessages(topicArn), { rate: options.rate, seed, tag, ...(options.logger !== undefined ? { logger: options.logger } : {}) });
+    } finally {
+        sns.destroy();
+        sqs.destroy();
+        await server.stop();
+    }
     return {
         ...report,
         name: spec.name,
@@ -432,12 +440,13 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         recoverySweeps,
         reuseAttempts: reuse.attempts,
         reuseAccepted: reuse.accepted,
+        consumer,
     };
 }
 
-/** Whether a result meets every invariant. */
+/** Whether a result meets every invariant, the inbox consumer's exactly-once included. */
 export function holds(r: ScenarioResult): boolean {
-    return r.lost === 0 && r.inversions === 0 && r.leftOver === 0 && r.reuseAccepted === 0 && r.dlqUnexpected.length === 0 && r.dlqMissing.length === 0 && r.publishedButDeadLettered.length === 0 && r.wrongReason.length === 0;
+    return consumerHolds(r.consumer) && r.lost === 0 && r.inversions === 0 && r.leftOver === 0 && r.reuseAccepted === 0 && r.dlqUnexpected.length === 0 && r.dlqMissing.length === 0 && r.publishedButDeadLettered.length === 0 && r.wrongReason.length === 0;
 }
 
 /** One line per scenario. */
@@ -455,7 +464,8 @@ export function scenarioLine(r: ScenarioResult): string {
         `scenario ${r.name}: messages ${r.messages} lost ${r.lost} inversions ${r.inversions} duplicates ${r.duplicates} ` +
         `injected ${r.injected} killed ${r.killed} mapping-retries ${r.mappingRetries} mapping-discarded ${r.mappingDiscarded} recovery-sweeps ${r.recoverySweeps}` +
         (r.reuseAttempts > 0 ? ` reused-ids ${r.reuseAttempts - r.reuseAccepted}/${r.reuseAttempts}-refused` : "") +
-        (problems.length > 0 ? ` PROBLEMS ${problems.join("; ")}` : "")
+        (problems.length > 0 ? ` PROBLEMS ${problems.join("; ")}` : "") +
+        `; ${consumerLine(r.consumer)}`
     );
 }
 
@@ -463,4 +473,16 @@ export function scenarioLine(r: ScenarioResult): string {
 export function summaryLine(results: readonly ScenarioResult[]): string {
     const sum = (f: (r: ScenarioResult) => number) => results.reduce((s, r) => s + f(r), 0);
     return `scenarios ${results.length} messages ${sum((r) => r.messages)} lost ${sum((r) => r.lost)} inversions ${sum((r) => r.inversions)} duplicates ${sum((r) => r.duplicates)}`;
+}
+
+/**
+ * The inbox consumer's summary over the scenarios: `inbox effects <n> applied-once <n> applied-twice <t>
+ * never-applied <m> deliveries <d> redelivered <r> poison <p>/<q>-dead-lettered`.
+ */
+export function inboxSummaryLine(results: readonly ScenarioResult[]): string {
+    const sum = (f: (c: ConsumerReport) => number) => results.reduce((s, r) => s + f(r.consumer), 0);
+    return (
+        `inbox effects ${sum((c) => c.expected)} applied-once ${sum((c) => c.appliedOnce)} applied-twice ${sum((c) => c.appliedTwice.length)} never-applied ${sum((c) => c.missing.length)} ` +
+        `deliveries ${sum((c) => c.deliveries)} redelivered ${sum((c) => c.redelivered)} poison ${sum((c) => c.poisonDeadLettered)}/${sum((c) => c.poison)}-dead-lettered`
+    );
 }

@@ -2,7 +2,7 @@
  * A fresh outbox table on the shared DynamoDB Local for one test, created by the store (schema from
  * runtime/schema.ts, NEW_IMAGE stream on), and the reads the tests check it with.
  */
-import { ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { unmarshalRecord, type OutboxRecord } from "../../../runtime/record/codec";
 import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, RECORD_SK_PREFIX } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
@@ -43,4 +43,24 @@ export async function sparseIndexCounts(ddb: DynamoDBClient, tableName: string):
     // A Scan counts every has_expiry value: "1" and the expiry shards alike.
     const expiry = await ddb.send(new ScanCommand({ TableName: tableName, IndexName: EXPIRY_INDEX.indexName, Select: "COUNT" }));
     return { claim: claim.Count ?? 0, expiry: expiry.Count ?? 0 };
+}
+
+/**
+ * A consumer's own table on the shared DynamoDB Local, keyed `PK` (S) and, unless `sortKey` is false, `SK` (S):
+ * where an inbox consumer writes its effects, and its inbox markers unless they get a table of their own.
+ */
+export async function createConsumerTable(client: DynamoDBClient, prefix = "consumer", options: { readonly sortKey?: boolean; readonly partitionKey?: string; readonly sortKeyName?: string } = {}): Promise<string> {
+    const tableName = uniqueTableName(prefix);
+    const pk = options.partitionKey ?? "PK";
+    const sk = options.sortKeyName ?? "SK";
+    const withSort = options.sortKey !== false;
+    await client.send(
+        new CreateTableCommand({
+            TableName: tableName,
+            BillingMode: "PAY_PER_REQUEST",
+            AttributeDefinitions: [{ AttributeName: pk, AttributeType: "S" }, ...(withSort ? [{ AttributeName: sk, AttributeType: "S" as const }] : [])],
+            KeySchema: [{ AttributeName: pk, KeyType: "HASH" }, ...(withSort ? [{ AttributeName: sk, KeyType: "RANGE" as const }] : [])],
+        }),
+    );
+    return tableName;
 }

@@ -1,0 +1,132 @@
+/**
+ * What each delivery path puts in an SQS record, read back into the outbox message: its outbox id, type, headers
+ * and body. A format recognizes its own records and leaves the rest to the next one.
+ *
+ * - {@link MESSAGE_ATTRIBUTES_DELIVERY}: SNS → SQS with raw message delivery. The body is the payload, and the
+ *   publisher's attributes (`outbox.id`, `outbox.type`, the headers) arrive as SQS message attributes. A queue
+ *   destination that sends the same attributes reads the same way.
+ * - {@link SNS_ENVELOPE_DELIVERY}: SNS → SQS without raw delivery. The body is SNS's Notification JSON; the payload
+ *   is its `Message`, and the attributes are in its `MessageAttributes` (`{ Type, Value }`).
+ *
+ * A path that carries the message differently (EventBridge → SQS, whose body is the event envelope) is one more
+ * {@link DeliveryFormat}, in {@link DELIVERY_FORMATS} or in the handler's `formats`.
+ *
+ * @packageDocumentation
+ */
+import { OutboxError } from "../errors";
+import type { LambdaSqsRecord } from "./sqs-event";
+import { MESSAGE_ATTRIBUTE, userHeaders } from "../message";
+
+/** An outbox message as a delivery path carried it. */
+export interface DeliveredOutboxMessage {
+    /** The outbox record id (`outbox.id`): what the inbox deduplicates on. */
+    readonly outboxId: string;
+    /** The message type (`outbox.type`); `""` when the record had none. */
+    readonly type: string;
+    /** The user headers the writer was given (String attributes not reserved by the package). */
+    readonly headers: Readonly<Record<string, string>>;
+    /** The body as published: the payload's JSON text. */
+    readonly body: string;
+}
+
+/** One way a delivery path lays out an outbox message in an SQS record. */
+export interface DeliveryFormat {
+    /** Its name, in logs and in the consumer's message (`format`). */
+    readonly name: string;
+    /**
+     * Read a record: `undefined` when it is not in this format, the message when it is.
+     *
+     * @throws OutboxError `INVALID_PAYLOAD` when it is in this format but unusable (no outbox id, a broken
+     *   envelope): the record is poison.
+     */
+    parse(record: LambdaSqsRecord): DeliveredOutboxMessage | undefined;
+}
+
+function poison(record: LambdaSqsRecord, format: string, why: string): OutboxError {
+    return new OutboxError("INVALID_PAYLOAD", `SQS message ${record.messageId} (${format}): ${why}`, { context: { messageId: record.messageId, format } });
+}
+
+/** SNS → SQS raw delivery (and any path that sends the outbox attributes as SQS message attributes). */
+export const MESSAGE_ATTRIBUTES_DELIVERY: DeliveryFormat = {
+    name: "message-attributes",
+    parse(record) {
+        const attributes = record.messageAttributes ?? {};
+        const idAttribute = attributes[MESSAGE_ATTRIBUTE.recordId];
+        if (idAttribute === undefined) return undefined;
+        const outboxId = idAttribute.stringValue;
+        if (typeof outboxId !== "string" || outboxId === "") throw poison(record, "message-attributes", `its ${MESSAGE_ATTRIBUTE.recordId} attribute has no string value (dataType ${idAttribute.dataType})`);
+        const strings: Record<string, string> = {};
+        for (const name of Object.keys(attributes)) {
+            const value = attributes[name]?.stringValue;
+            if (typeof value === "string") strings[name] = value;
+        }
+        return { outboxId, type: attributes[MESSAGE_ATTRIBUTE.type]?.stringValue ?? "", headers: userHeaders(strings), body: record.body };
+    },
+};
+
+/** The part of SNS's Notification JSON this format reads. */
+interface SnsNotification {
+    readonly Type?: unknown;
+    readonly Message?: unknown;
+    readonly TopicArn?: unknown;
+    readonly MessageAttributes?: unknown;
+}
+
+function notificationOf(body: string): SnsNotification | undefined {
+    // Cheap test first: most bodies are payloads, not envelopes.
+    if (!body.startsWith("{") || !body.includes('"Notification"')) return undefined;
+    try {
+        const parsed: unknown = JSON.parse(body);
+        if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return undefined;
+        const n = parsed as SnsNotification;
+        return n.Type === "Notification" && typeof n.TopicArn === "string" ? n : undefined;
+    } catch {
+        return undefined;
+    }
+}
+
+/** SNS → SQS without raw delivery: SNS's Notification JSON in the body. */
+export const SNS_ENVELOPE_DELIVERY: DeliveryFormat = {
+    name: "sns-envelope",
+    parse(record) {
+        const notification = notificationOf(record.body);
+        if (notification === undefined) return undefined;
+        if (typeof notification.Message !== "string") throw poison(record, "sns-envelope", "the SNS notification has no Message string");
+        const raw = notification.MessageAttributes ?? {};
+        if (raw === null || typeof raw !== "object") throw poison(record, "sns-envelope", "the SNS notification's MessageAttributes is not an object");
+        const strings: Record<string, string> = {};
+        for (const [name, attribute] of Object.entries(raw as Record<string, unknown>)) {
+            const a = attribute as { Type?: unknown; Value?: unknown } | null;
+            // Binary values are base64 text in the envelope; only String and Number ones are headers.
+            if (a !== null && typeof a === "object" && typeof a.Value === "string" && typeof a.Type === "string" && !a.Type.startsWith("Binary")) strings[name] = a.Value;
+        }
+        const outboxId = strings[MESSAGE_ATTRIBUTE.recordId];
+        if (outboxId === undefined || outboxId === "") {
+            throw poison(record, "sns-envelope", `the SNS notification carries no ${MESSAGE_ATTRIBUTE.recordId} message attribute, so it was not published by the outbox (or its attributes were stripped)`);
+        }
+        return { outboxId, type: strings[MESSAGE_ATTRIBUTE.type] ?? "", headers: userHeaders(strings), body: notification.Message };
+    },
+};
+
+/** The formats the inbox handler tries, in order. */
+export const DELIVERY_FORMATS: readonly DeliveryFormat[] = [MESSAGE_ATTRIBUTES_DELIVERY, SNS_ENVELOPE_DELIVERY];
+
+/**
+ * Read a record with the first format that recognizes it.
+ *
+ * @param record - One SQS record.
+ * @param formats - The formats to try, in order.
+ * @returns the message and the name of the format that read it.
+ * @throws OutboxError `INVALID_PAYLOAD` when a format finds it unusable, or none recognizes it.
+ */
+export function parseDelivery(record: LambdaSqsRecord, formats: readonly DeliveryFormat[] = DELIVERY_FORMATS): { readonly message: DeliveredOutboxMessage; readonly format: string } {
+    for (const format of formats) {
+        const message = format.parse(record);
+        if (message !== undefined) return { message, format: format.name };
+    }
+    throw new OutboxError(
+        "INVALID_PAYLOAD",
+        `SQS message ${record.messageId} has no ${MESSAGE_ATTRIBUTE.recordId}: neither a message attribute (SNS raw delivery) nor an SNS notification carrying it (tried ${formats.map((f) => f.name).join(", ")}); it was not published by the outbox, or its subscription drops message attributes`,
+        { context: { messageId: record.messageId } },
+    );
+}

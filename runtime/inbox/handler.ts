@@ -1,0 +1,196 @@
+/**
+ * A Lambda SQS handler on the {@link Inbox}: it reads each record the way its delivery path laid it out, hands
+ * the consumer the outbox id, type, headers and payload, applies the writes the consumer returns together with
+ * the inbox marker, and reports the records that failed in `batchItemFailures`.
+ *
+ * On a FIFO queue it keeps each message group's order: after a record of a group fails, the group's later records
+ * in the batch are failed without being handled, so they come back after it (Powertools'
+ * `SqsFifoPartialProcessor` with `skipGroupOnError`). Other groups go on.
+ *
+ * @packageDocumentation
+ */
+import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
+import { errorCodeOf, isOutboxError, OutboxError } from "../errors";
+import { createLambdaLogger } from "../json-logger";
+import type { LambdaSqsBatchResponse, LambdaSqsEvent, LambdaSqsRecord } from "./sqs-event";
+import type { Logger } from "../ports";
+import { DELIVERY_FORMATS, parseDelivery, type DeliveredOutboxMessage, type DeliveryFormat } from "./delivery-formats";
+import type { Inbox } from "./inbox";
+
+/** One message, as the consumer gets it. */
+export interface InboxMessage extends DeliveredOutboxMessage {
+    /** The payload: the body parsed as JSON. */
+    readonly payload: unknown;
+    /** The delivery format that read the record (`message-attributes`, `sns-envelope`, …). */
+    readonly format: string;
+    /** The SQS message id. A redelivery of the same SQS message keeps it; a second publish of the outbox id gets a new one. */
+    readonly messageId: string;
+    /** How many times SQS has handed out this message, this time included (`ApproximateReceiveCount`). */
+    readonly receiveCount: number;
+    /** The FIFO message group, on a FIFO queue. */
+    readonly groupId?: string;
+    /** The SQS record as Lambda delivered it, for anything else. */
+    readonly record: LambdaSqsRecord;
+}
+
+/**
+ * The consumer: given one message, it returns the writes that apply its effect (its own Put/Update/Delete/
+ * ConditionCheck actions, at most 99). The handler commits them with the inbox marker in one transaction. It may
+ * read, but it must not write elsewhere: it runs again for a duplicate, whose writes are then dropped. Return
+ * nothing (or `[]`) to only record the message as seen. Throw to fail the message; SQS redelivers it.
+ */
+export type InboxConsumer = (message: InboxMessage) => Promise<readonly TransactWriteItem[] | void> | readonly TransactWriteItem[] | void;
+
+/** Options of {@link createInboxHandler}. */
+export interface InboxHandlerOptions {
+    /** The inbox the markers go to: it names the consumer. */
+    readonly inbox: Inbox;
+    /** What to do with each message. */
+    readonly consume: InboxConsumer;
+    /**
+     * Where failures are logged: a poison message (no outbox id, a body that is not JSON) at `error`, a failed
+     * consumer or write at `warn` (transient) or `error`, the records a FIFO group skipped at `warn`, and each
+     * batch's counts at `debug`. Ids and counts only, never a payload.
+     * @default a JSON-lines logger at `AWS_LAMBDA_LOG_LEVEL` (`createLambdaLogger("inbox <consumer>")`)
+     */
+    readonly logger?: Logger;
+    /** The delivery formats tried on each record, in order. @default DELIVERY_FORMATS (raw delivery, then the SNS envelope) */
+    readonly formats?: readonly DeliveryFormat[];
+}
+
+/** The handler {@link createInboxHandler} returns: Lambda's SQS handler signature, with a partial batch response. */
+export type InboxHandler = (event: LambdaSqsEvent, context?: unknown) => Promise<LambdaSqsBatchResponse>;
+
+/** Whether a record comes from a FIFO queue: its queue ARN ends in `.fifo`, or it carries a message group. */
+export function isFifoRecord(record: LambdaSqsRecord): boolean {
+    return (record.eventSourceARN ?? "").endsWith(".fifo") || record.attributes?.MessageGroupId !== undefined;
+}
+
+/** The message the consumer gets, or the poison error. */
+function inboxMessage(record: LambdaSqsRecord, formats: readonly DeliveryFormat[]): InboxMessage {
+    const { message, format } = parseDelivery(record, formats);
+    let payload: unknown;
+    try {
+        payload = JSON.parse(message.body);
+    } catch (cause) {
+        // The parser's own message quotes the body: kept as the cause, out of the message that is logged.
+        throw new OutboxError("INVALID_PAYLOAD", `SQS message ${record.messageId} (outbox id "${message.outboxId}", ${format}): the body (${message.body.length} characters) is not JSON; OutboxWriter always publishes a payload's JSON text`, {
+            cause,
+            context: { messageId: record.messageId, outboxId: message.outboxId },
+        });
+    }
+    const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? "1");
+    const groupId = record.attributes?.MessageGroupId;
+    return {
+        ...message,
+        payload,
+        format,
+        messageId: record.messageId,
+        receiveCount: Number.isFinite(receiveCount) ? receiveCount : 1,
+        ...(groupId !== undefined ? { groupId } : {}),
+        record,
+    };
+}
+
+/**
+ * Build the Lambda SQS handler of an inbox consumer. Enable `ReportBatchItemFailures` on the event source mapping,
+ * or Lambda ignores the failures it reports and deletes the whole batch. See docs/runtime.md ("Inbox") for the
+ * queue settings that send poison messages to a DLQ.
+ *
+ * Each record is handled in turn:
+ * - read with the first of `formats` that recognizes it; a record none can read, or whose body is not JSON, is
+ *   poison: failed and logged, so it reaches the queue's redrive policy (never dropped);
+ * - handed to `consume`, whose writes are applied with the marker by {@link Inbox.apply}; a duplicate (the
+ *   marker is there) succeeds without writing;
+ * - failed when `consume` throws or the transaction fails.
+ *
+ * @param options - The inbox, the consumer, and the optional logger and formats.
+ * @throws OutboxError `INVALID_CONFIG` when `inbox` or `consume` is missing.
+ *
+ * @example
+ * const inbox = new Inbox({ client: new DynamoDBClient({}), consumer: "billing", tableName: "billing" });
+ * export const handler = createInboxHandler({
+ *     inbox,
+ *     consume: (message) => [{ Put: { TableName: "billing", Item: { PK: { S: `INVOICE#${message.outboxId}` }, SK: { S: "META" } } } }],
+ * });
+ */
+export function createInboxHandler(options: InboxHandlerOptions): InboxHandler {
+    const inbox = options?.inbox;
+    if (inbox === undefined || inbox === null || typeof inbox.apply !== "function") {
+        throw new OutboxError("INVALID_CONFIG", "createInboxHandler: inbox must be an Inbox (new Inbox({ client, consumer, tableName }))");
+    }
+    if (typeof options.consume !== "function") {
+        throw new OutboxError("INVALID_CONFIG", `createInboxHandler: consume must be a function (message) => writes, got ${typeof options.consume}`);
+    }
+    const consume = options.consume;
+    const formats = options.formats ?? DELIVERY_FORMATS;
+    if (!Array.isArray(formats) || formats.length === 0 || formats.some((f) => f === null || typeof f !== "object" || typeof f.parse !== "function")) {
+        throw new OutboxError("INVALID_CONFIG", "createInboxHandler: formats must be a non-empty array of DeliveryFormat ({ name, parse(record) }); omit it for DELIVERY_FORMATS");
+    }
+    const logger = options.logger ?? createLambdaLogger(`inbox ${inbox.consumer}`);
+    const consumer = inbox.consumer;
+
+    /** Handle one record: its outcome, or it throws (logged) and the record fails. */
+    async function handleRecord(record: LambdaSqsRecord): Promise<"applied" | "duplicate"> {
+        let message: InboxMessage;
+        try {
+            message = inboxMessage(record, formats);
+        } catch (err) {
+            logger.error("inbox: poison message failed; SQS redelivers it until the queue's redrive policy moves it to the DLQ", {
+                consumer,
+                messageId: record.messageId,
+                receiveCount: record.attributes?.ApproximateReceiveCount,
+                code: errorCodeOf(err),
+                error: err instanceof Error ? err.message : String(err),
+            });
+            throw err;
+        }
+        try {
+            const items = (await consume(message)) ?? [];
+            return (await inbox.apply(message.outboxId, items)).outcome;
+        } catch (err) {
+            const transient = isOutboxError(err) ? err.transient : false;
+            const attributes = {
+                consumer,
+                messageId: record.messageId,
+                outboxId: message.outboxId,
+                receiveCount: message.receiveCount,
+                code: errorCodeOf(err),
+                transient,
+                error: err instanceof Error ? err.message : String(err),
+            };
+            if (transient) logger.warn("inbox: message failed; SQS redelivers it", attributes);
+            else logger.error("inbox: message failed; SQS redelivers it", attributes);
+            throw err;
+        }
+    }
+
+    return async (event: LambdaSqsEvent): Promise<LambdaSqsBatchResponse> => {
+        const records = event?.Records ?? [];
+        const failed: string[] = [];
+        const failedGroups = new Set<string>();
+        const skipped = new Map<string, number>();
+        let applied = 0;
+        let duplicates = 0;
+        for (const record of records) {
+            const group = isFifoRecord(record) ? (record.attributes?.MessageGroupId ?? "") : undefined;
+            if (group !== undefined && failedGroups.has(group)) {
+                failed.push(record.messageId);
+                skipped.set(group, (skipped.get(group) ?? 0) + 1);
+                continue;
+            }
+            try {
+                if ((await handleRecord(record)) === "applied") applied += 1;
+                else duplicates += 1;
+            } catch {
+                failed.push(record.messageId);
+                if (group !== undefined) failedGroups.add(group);
+            }
+        }
+        for (const [group, count] of skipped) {
+            logger.warn("inbox: later messages of a FIFO group failed without being handled, to keep the group's order", { consumer, groupId: group, skipped: count });
+        }
+        logger.debug("inbox: batch handled", { consumer, records: records.length, applied, duplicates, failed: failed.length });
+        return { batchItemFailures: [...new Set(failed)].map((itemIdentifier) => ({ itemIdentifier })) };
+    };
+}

@@ -1,0 +1,266 @@
+/**
+ * The consumer's side of the outbox: apply a message's effect exactly once. The consumer's own writes and an
+ * inbox marker go in ONE `TransactWriteItems`; the marker is conditioned on its absence, so a redelivered message
+ * (same outbox id) changes nothing and is reported as a duplicate.
+ *
+ * @packageDocumentation
+ */
+import { TransactWriteItemsCommand, type AttributeValue, type DynamoDBClient, type TransactWriteItem, type TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
+import { OutboxError } from "../errors";
+import { integerIn } from "../integer-setting";
+import { itemSize, MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, utf8Length } from "../item-size";
+import { INBOX_LIMITS } from "../limits";
+import { systemClock, type Clock } from "../ports";
+import { INBOX_MARKER } from "../schema";
+import { cancellationCodes, isTransactionCanceled, wrapAwsError } from "../store/aws-errors";
+import { actionSize, actionTarget, cancellationReasonCode, describeAction, describeValue } from "../transact-items";
+import { inboxMarkerItem, inboxMarkerKey, type InboxMarkerLayout } from "./marker";
+
+/** Options for {@link Inbox}. */
+export interface InboxOptions {
+    /** The DynamoDB client (same account and region as the inbox table and the consumer's tables). */
+    readonly client: DynamoDBClient;
+    /**
+     * The consumer's name: part of every marker's key (`INBOX#<consumer>`), so two consumers of the same messages
+     * each apply them once. 1-128 letters, digits, `-`, `_`, `.` or `:`. Keep it stable: a renamed consumer has
+     * no markers and applies redelivered messages again.
+     */
+    readonly consumer: string;
+    /** The table the markers go in: the consumer's own table, or one of their own. */
+    readonly tableName: string;
+    /** The table's partition key attribute (a string attribute). @default "PK" */
+    readonly partitionKey?: string;
+    /**
+     * The table's sort key attribute (a string attribute), or `null` for a table without a sort key: the marker's
+     * partition key is then `INBOX#<consumer>#<outbox id>`.
+     * @default "SK"
+     */
+    readonly sortKey?: string | null;
+    /** The table's TTL attribute: markers carry their expiry there, in epoch seconds. @default "ttl" */
+    readonly ttlAttribute?: string;
+    /**
+     * How long a marker stays before DynamoDB's TTL may delete it, in seconds. It must outlive every delivery of
+     * the message, or a later one is applied again: SQS keeps a message up to 14 days, and the relay can publish
+     * an outbox id again after the first publish. An expired marker that TTL has not deleted yet still counts.
+     * From 60 to 31,536,000 (365 days).
+     * @default 1296000 (15 days: SQS's longest retention plus one day)
+     */
+    readonly markerTtlSeconds?: number;
+    /** The clock for the marker's `applied_at` and TTL. @default systemClock */
+    readonly clock?: Clock;
+}
+
+/** What {@link Inbox.apply} did. */
+export interface InboxApplyResult {
+    /**
+     * `applied`: the consumer's writes and the marker were committed. `duplicate`: the marker was already there
+     * (the message was applied before, possibly by this call's own first attempt when its answer was lost), so
+     * nothing was written.
+     */
+    readonly outcome: "applied" | "duplicate";
+}
+
+const CONSUMER_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
+
+/** DynamoDB's limits for key values: a partition key up to 2048 bytes, a sort key up to 1024. */
+const MAX_PARTITION_KEY_BYTES = 2048;
+const MAX_SORT_KEY_BYTES = 1024;
+
+function invalidConfig(message: string, context: Record<string, string> = {}): OutboxError {
+    return new OutboxError("INVALID_CONFIG", message, { context });
+}
+
+function attributeName(value: unknown, option: string, fallback: string): string {
+    const name = value ?? fallback;
+    if (typeof name !== "string" || name === "" || utf8Length(name) > 255) {
+        throw invalidConfig(`Inbox: ${option} is ${describeValue(name)}; it must be the name of an attribute of the table (1 to 255 bytes); omit it for "${fallback}"`, { [option]: String(name) });
+    }
+    return name;
+}
+
+/**
+ * The inbox of one consumer: each outbox id's effect applied at most once, in the same transaction as a marker.
+ *
+ * @example
+ * const inbox = new Inbox({ client, consumer: "billing", tableName: "billing" });
+ * const { outcome } = await inbox.apply(outboxId, [
+ *     { Put: { TableName: "billing", Item: { PK: { S: `INVOICE#${order.orderId}` }, SK: { S: "META" }, total: { N: String(order.total) } } } },
+ * ]);
+ * // outcome is "duplicate" when this outbox id was applied before: nothing was written
+ */
+export class Inbox {
+    /** The consumer's name. */
+    readonly consumer: string;
+    /** The table the markers go in. */
+    readonly tableName: string;
+    /** The marker TTL, in seconds. */
+    readonly markerTtlSeconds: number;
+    private readonly client: DynamoDBClient;
+    private readonly layout: InboxMarkerLayout;
+    private readonly clock: Clock;
+
+    /**
+     * @param options - The client, the consumer's name, the table and the optional settings.
+     * @throws OutboxError `INVALID_CONFIG` naming the option, its value, what is allowed and the fix.
+     */
+    constructor(options: InboxOptions) {
+        if (options === null || typeof options !== "object") throw invalidConfig(`Inbox: options must be an object with client, consumer and tableName, got ${describeValue(options)}`);
+        if (options.client === undefined || options.client === null || typeof options.client.send !== "function") {
+            throw invalidConfig("Inbox: client must be a DynamoDBClient from @aws-sdk/client-dynamodb");
+        }
+        if (typeof options.consumer !== "string" || !CONSUMER_NAME.test(options.consumer)) {
+            throw invalidConfig(
+                `Inbox: consumer is ${describeValue(options.consumer)}; a consumer name is 1 to 128 letters, digits, '-', '_', '.' or ':' (no '#' or space: it is part of the marker key INBOX#<consumer>); name the consuming service, e.g. "billing"`,
+                { consumer: String(options.consumer) },
+            );
+        }
+        if (typeof options.tableName !== "string" || options.tableName === "") {
+            throw invalidConfig(`Inbox: tableName is ${describeValue(options.tableName)}; it must be the name of the table the markers go in (the consumer's own table, or one of their own)`);
+        }
+        const partitionKey = attributeName(options.partitionKey, "partitionKey", INBOX_MARKER.partitionKey);
+        const sortKey = options.sortKey === null ? null : attributeName(options.sortKey, "sortKey", INBOX_MARKER.sortKey);
+        const ttl = attributeName(options.ttlAttribute, "ttlAttribute", INBOX_MARKER.ttl);
+        const names = [partitionKey, ...(sortKey === null ? [] : [sortKey]), ttl, INBOX_MARKER.appliedAt];
+        const clash = names.find((n, i) => names.indexOf(n) !== i);
+        if (clash !== undefined) {
+            throw invalidConfig(`Inbox: the attribute "${clash}" is given two roles (partitionKey "${partitionKey}", sortKey ${sortKey === null ? "none" : `"${sortKey}"`}, ttlAttribute "${ttl}", and "${INBOX_MARKER.appliedAt}", which the marker always carries); give each its own attribute`, { attribute: clash });
+        }
+        this.client = options.client;
+        this.consumer = options.consumer;
+        this.tableName = options.tableName;
+        this.layout = { partitionKey, sortKey, ttl };
+        this.markerTtlSeconds = integerIn("Inbox", "markerTtlSeconds", options.markerTtlSeconds, INBOX_LIMITS.markerTtlSeconds);
+        this.clock = options.clock ?? systemClock;
+    }
+
+    /**
+     * The marker's primary key for an outbox id, in SDK attribute-value form.
+     *
+     * @param outboxId - The message's outbox id (`outbox.id`).
+     * @throws OutboxError `INVALID_PAYLOAD` when the id is not a non-empty string, or too long for a key.
+     */
+    markerKey(outboxId: string): Record<string, AttributeValue> {
+        this.checkOutboxId(outboxId);
+        return inboxMarkerKey(this.layout, this.consumer, outboxId);
+    }
+
+    /**
+     * Validate the consumer's writes and build the transaction: `items` first, then the marker's conditional Put.
+     * Sends nothing.
+     *
+     * @param outboxId - The message's outbox id.
+     * @param items - The consumer's own Put/Update/Delete/ConditionCheck actions (each names its table), at most 99.
+     * @throws OutboxError `INVALID_PAYLOAD` naming the id or item that breaks a limit.
+     */
+    prepare(outboxId: string, items: readonly TransactWriteItem[] = []): TransactWriteItemsCommandInput {
+        this.checkOutboxId(outboxId);
+        const where = `inbox "${this.consumer}" (outbox id "${outboxId}")`;
+        if (!Array.isArray(items)) {
+            throw new OutboxError("INVALID_PAYLOAD", `${where}: items must be an array of TransactWriteItem (the consumer's own writes), got ${describeValue(items)}`, { context: { outboxId } });
+        }
+        if (items.length > MAX_TRANSACTION_ACTIONS - 1) {
+            throw new OutboxError(
+                "INVALID_PAYLOAD",
+                `${where}: ${items.length} items + the inbox marker = ${items.length + 1} actions; a DynamoDB transaction holds at most ${MAX_TRANSACTION_ACTIONS}, so a message's writes are at most ${MAX_TRANSACTION_ACTIONS - 1}; write less per message (e.g. split the event, or let a follow-up message carry the rest)`,
+                { context: { outboxId, actions: items.length + 1 } },
+            );
+        }
+        const marker = inboxMarkerItem(this.layout, this.consumer, outboxId, this.clock.now(), this.markerTtlSeconds);
+        const markerKey = inboxMarkerKey(this.layout, this.consumer, outboxId);
+        let total = itemSize(marker);
+        for (let i = 0; i < items.length; i++) {
+            if (!(i in items)) throw new OutboxError("INVALID_PAYLOAD", `${where}: items[${i}] is a hole in a sparse array; pass a dense array of TransactWriteItem`, { context: { outboxId, item: i } });
+            const action = items[i]!;
+            const size = actionSize(action, i, `${where}: items[${i}]`);
+            if (size > MAX_ITEM_BYTES) {
+                throw new OutboxError("INVALID_PAYLOAD", `${where}: ${describeAction(action, i)} is ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes; shrink it`, { context: { outboxId, item: i, size } });
+            }
+            total += size;
+            const target = actionTarget(action);
+            if (target.tableName === this.tableName && target.key !== undefined && Object.keys(markerKey).every((k) => target.key?.[k]?.S === markerKey[k]?.S)) {
+                throw new OutboxError("INVALID_PAYLOAD", `${where}: ${describeAction(action, i)} is on the inbox marker's own key; the inbox writes that row itself (DynamoDB refuses two actions on one item in a transaction); use another key`, { context: { outboxId, item: i } });
+            }
+        }
+        if (total > MAX_TRANSACTION_BYTES) {
+            throw new OutboxError("INVALID_PAYLOAD", `${where}: the items and the marker add up to ${total} bytes; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; write less per message`, { context: { outboxId, size: total } });
+        }
+        return {
+            TransactItems: [
+                ...items,
+                {
+                    Put: {
+                        TableName: this.tableName,
+                        Item: marker,
+                        ConditionExpression: "attribute_not_exists(#pk)",
+                        ExpressionAttributeNames: { "#pk": this.layout.partitionKey },
+                    },
+                },
+            ],
+        };
+    }
+
+    /**
+     * Apply the consumer's writes for one message, once: `items` and the marker in one transaction. When the
+     * marker is already there, nothing is written and the outcome is `duplicate`; that is never an error.
+     *
+     * @param outboxId - The message's outbox id (`outbox.id`).
+     * @param items - The consumer's own writes, at most 99. @default [] (only the marker: the message is recorded as seen)
+     * @returns `applied`, or `duplicate`.
+     * @throws OutboxError `INVALID_PAYLOAD` for an id or items that break a limit (nothing sent);
+     *   `CONDITION_FAILED` when one of the consumer's own conditions failed (the message names the item; nothing
+     *   was written, no marker either); `THROTTLED`, `UNAVAILABLE` or a `transient` cancellation (a concurrent
+     *   transaction on the same items, such as the same message handled twice at once) when a retry can succeed.
+     */
+    async apply(outboxId: string, items: readonly TransactWriteItem[] = []): Promise<InboxApplyResult> {
+        const input = this.prepare(outboxId, items);
+        try {
+            await this.client.send(new TransactWriteItemsCommand(input));
+            return { outcome: "applied" };
+        } catch (err) {
+            const markerIndex = items.length;
+            if (isTransactionCanceled(err) && cancellationCodes(err)[markerIndex] === "ConditionalCheckFailed") return { outcome: "duplicate" };
+            throw this.failure(err, outboxId, items);
+        }
+    }
+
+    private checkOutboxId(outboxId: unknown): asserts outboxId is string {
+        if (typeof outboxId !== "string" || outboxId === "") {
+            throw new OutboxError("INVALID_PAYLOAD", `inbox "${this.consumer}": the outbox id is ${describeValue(outboxId)}; it must be the message's non-empty outbox.id`, { context: { consumer: this.consumer } });
+        }
+        const bytes = utf8Length(outboxId);
+        const [limit, part] = this.layout.sortKey === null ? [MAX_PARTITION_KEY_BYTES - utf8Length(`${INBOX_MARKER.partitionPrefix}${this.consumer}#`), "partition key"] : [MAX_SORT_KEY_BYTES, "sort key"];
+        if (bytes > limit) {
+            throw new OutboxError("INVALID_PAYLOAD", `inbox "${this.consumer}": the outbox id is ${bytes} bytes; the marker's ${part} holds at most ${limit} bytes of it; outbox ids from OutboxWriter are at most 128`, { context: { consumer: this.consumer, size: bytes } });
+        }
+    }
+
+    /** The error of a failed transaction, naming whose action failed and why. */
+    private failure(err: unknown, outboxId: string, items: readonly TransactWriteItem[]): unknown {
+        const where = `inbox "${this.consumer}" (outbox id "${outboxId}")`;
+        const context = { consumer: this.consumer, outboxId };
+        if (!isTransactionCanceled(err)) return wrapAwsError(err, `${where}: the transaction failed; nothing was applied and no marker written`, context);
+        const reasons = (err as { CancellationReasons?: ({ Message?: string } | undefined)[] }).CancellationReasons ?? [];
+        const failed = cancellationCodes(err)
+            .map((code, i) => ({ code, i, message: reasons[i]?.Message ?? "" }))
+            .filter((r) => r.code !== "" && r.code !== "None");
+        if (failed.length === 0) {
+            return new OutboxError("UNAVAILABLE", `${where}: the transaction was cancelled with no reasons; nothing was applied and no marker written; retry`, { cause: err, context });
+        }
+        const describe = (i: number): string => (i < items.length ? describeAction(items[i]!, i) : `the inbox marker (table "${this.tableName}")`);
+        const texts = failed.map((r) => {
+            const own = r.i < items.length && r.code === "ConditionalCheckFailed" ? ": the consumer's own condition failed" : "";
+            return `${describe(r.i)}: ${r.code}${r.message ? ` (${r.message})` : ""}${own}`;
+        });
+        const conflict = failed.every((r) => r.code === "TransactionConflict");
+        const first = failed[0]!;
+        return new OutboxError(
+            cancellationReasonCode(first.code),
+            `${where}: transaction cancelled, nothing was applied and no marker written: ${texts.join("; ")}${conflict ? "; another transaction touched the same items (the same message handled twice at once?), retry" : ""}`,
+            {
+                cause: err,
+                ...(conflict ? { transient: true } : {}),
+                context: { ...context, failedAction: first.i, failedKind: first.i < items.length ? "item" : "marker", reason: first.code },
+            },
+        );
+    }
+}
