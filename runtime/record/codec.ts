@@ -6,7 +6,7 @@
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { ATTR, STATUS, type RecordStatus } from "../schema";
+import { ATTR, STATUS, statusOf, type RecordStatus } from "../schema";
 import { hasExpiryValue } from "./expiry-shard";
 import { decodeEnvelope, encodeEnvelope, envelopeOrderingKey, goJsonStringify, ORDERING_KEY_HEADER, toEnvelope, type Envelope, type EnvelopeInput } from "./envelope";
 import { claimSort, parseRecordSortKey, recordSortKey } from "./keys";
@@ -275,10 +275,8 @@ export function readBigInt(item: AnyItem, name: string, recordId = ""): bigint {
 }
 
 function readStatus(item: AnyItem, recordId: string): RecordStatus {
-    const status = readString(item, ATTR.status) ?? "";
+    const status = statusOf(readString(item, ATTR.status));
     switch (status) {
-        case "":
-            return STATUS.pending;
         case STATUS.pending:
         case STATUS.claimed:
         case STATUS.completed:

@@ -6,7 +6,7 @@
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { ATTR, RECORD_SK_PREFIX, STATUS, type RecordStatus } from "../schema";
+import { ATTR, PENDING_STATUS_TEXTS, RECORD_SK_PREFIX, STATUS, type RecordStatus } from "../schema";
 
 /** An expression with its placeholders. */
 export interface Expression {
@@ -67,13 +67,18 @@ export function statusIs(status: RecordStatus): Expression {
 }
 
 /**
- * `status = pending OR attribute_not_exists(status)`: a pending record, including a row written without a
- * `status` (an older GoBridge build), which the codec reads as pending too. Every store filter and condition on
- * "pending" uses this, so such a row is claimed, counted, completed and expired like any pending record instead
- * of being republished on every redelivery and never swept.
+ * `attribute_not_exists(status) OR status = "pending" OR status = ""`: a pending record, including a row written
+ * without a `status` or with an empty one (an older GoBridge build), which the codec reads as pending too
+ * (`PENDING_STATUS_TEXTS` and `statusOf` in schema.ts). Every store filter and condition on "pending" uses this, so
+ * such a row is claimed, counted, completed and expired like any pending record instead of being republished on
+ * every redelivery and never swept.
  */
 export function isPending(): Expression {
-    return or(statusIs(STATUS.pending), { text: `attribute_not_exists(${nameRef(ATTR.status)})`, names: names(ATTR.status), values: {} });
+    const texts = PENDING_STATUS_TEXTS.map((text): Expression => {
+        const placeholder = text === "" ? ":status_empty" : `:status_${text}`;
+        return { text: `${nameRef(ATTR.status)} = ${placeholder}`, names: names(ATTR.status), values: { [placeholder]: { S: text } } };
+    });
+    return or(...texts, { text: `attribute_not_exists(${nameRef(ATTR.status)})`, names: names(ATTR.status), values: {} });
 }
 
 /** `claim_version < token version`: the record was claimed by an older lease. */
