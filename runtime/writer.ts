@@ -256,15 +256,50 @@ function lossyObjectProblem(value: object): string | undefined {
 }
 
 /**
+ * How deep a payload may nest (objects and arrays): deeper, it is refused. `JSON.stringify` itself throws a raw
+ * `RangeError` (the call stack) a few thousand levels down (a 20,000-deep array does, on Node 22).
+ */
+export const MAX_PAYLOAD_DEPTH = 1000;
+
+/** A path for an error message: at most 160 characters, its start and its end kept. */
+function shortPath(path: string): string {
+    return path.length <= 160 ? path : `${path.slice(0, 100)}…${path.slice(-59)}`;
+}
+
+/** A payload part that threw while the writer read it: a `toJSON`, a getter, a Proxy trap. */
+class PayloadReadError extends Error {
+    constructor(readonly path: string, readonly what: string, readonly thrown: unknown) {
+        super(`${shortPath(path)} ${what} threw (${describeThrown(thrown)})`);
+    }
+}
+
+function describeThrown(thrown: unknown): string {
+    const text = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+    return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}
+
+/** `read()`, or a {@link PayloadReadError} naming `path` and what was being read when it threw. */
+function readPart<T>(path: string, what: string, read: () => T): T {
+    try {
+        return read();
+    } catch (err) {
+        throw err instanceof PayloadReadError ? err : new PayloadReadError(path, what, err);
+    }
+}
+
+/**
  * The first part of a payload that `JSON.stringify` would change or drop silently, or whose JSON text SQS and SNS
  * refuse, as `"<path> is …; fix"`; `undefined` when the payload survives intact. A key whose value is `undefined`
  * is allowed and left out, as JSON does (TypeScript's optional properties are routinely `undefined`). Cycles
  * are left to `JSON.stringify`, which names them.
+ *
+ * @throws PayloadReadError when reading a part throws (a `toJSON`, a getter, a Proxy trap).
  */
 function payloadProblem(value: unknown, path: string, key: string, ancestors: object[]): { message: string; codePoint?: string; position?: number } | undefined {
-    if (value instanceof Date && Number.isNaN(value.getTime())) return { message: `${path} is an Invalid Date, which JSON writes as null; pass a valid Date or null` };
-    if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
-        value = (value as { toJSON(key: string): unknown }).toJSON(key);
+    if (value instanceof Date && Number.isNaN(value.getTime())) return { message: `${shortPath(path)} is an Invalid Date, which JSON writes as null; pass a valid Date or null` };
+    if (value !== null && typeof value === "object" && typeof readPart(path, "(its toJSON property)", () => (value as { toJSON?: unknown }).toJSON) === "function") {
+        const holder = value as { toJSON(key: string): unknown };
+        value = readPart(path, "toJSON()", () => holder.toJSON(key));
     }
     if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
     switch (typeof value) {
@@ -272,35 +307,40 @@ function payloadProblem(value: unknown, path: string, key: string, ancestors: ob
             // Judged on its JSON form: JSON escapes control characters and lone surrogates, but not U+FFFE/U+FFFF.
             const bad = unsendableCharacter(JSON.stringify(value));
             if (bad === undefined) return undefined;
-            return characterAt(path, bad.codePoint, rawIndex(value, bad.codePoint));
+            return characterAt(shortPath(path), bad.codePoint, rawIndex(value, bad.codePoint));
         }
         case "number":
-            return Number.isFinite(value) ? undefined : { message: `${path} is ${value}, which JSON writes as null; send null or a string instead` };
+            return Number.isFinite(value) ? undefined : { message: `${shortPath(path)} is ${value}, which JSON writes as null; send null or a string instead` };
         case "bigint":
-            return { message: `${path} is a BigInt (${value}n), which JSON cannot hold; convert it to a string` };
+            return { message: `${shortPath(path)} is a BigInt (${value}n), which JSON cannot hold; convert it to a string` };
         case "function":
         case "symbol":
         case "undefined":
-            return { message: `${path} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON drops from an object and writes as null in an array; pass data only (null for "no value")` };
+            return { message: `${shortPath(path)} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON drops from an object and writes as null in an array; pass data only (null for "no value")` };
         case "object": {
             if (value === null || ancestors.includes(value)) return undefined;
-            const lossy = lossyObjectProblem(value);
-            if (lossy !== undefined) return { message: `${path} is ${lossy}` };
+            const lossy = readPart(path, "(its prototype)", () => lossyObjectProblem(value));
+            if (lossy !== undefined) return { message: `${shortPath(path)} is ${lossy}` };
+            if (ancestors.length >= MAX_PAYLOAD_DEPTH) {
+                return { message: `${shortPath(path)} is nested ${ancestors.length + 1} levels deep; a payload nests at most ${MAX_PAYLOAD_DEPTH} levels of objects and arrays (JSON.stringify overflows its call stack a few thousand levels down); flatten it` };
+            }
             ancestors.push(value);
             try {
                 if (Array.isArray(value)) {
-                    for (let i = 0; i < value.length; i++) {
-                        if (!(i in value)) return { message: `${path}[${i}] is a hole in a sparse array, which JSON writes as null; fill it (e.g. with null)` };
-                        const problem = payloadProblem(value[i], `${path}[${i}]`, String(i), ancestors);
+                    const length = readPart(path, "(its length)", () => value.length);
+                    for (let i = 0; i < length; i++) {
+                        const itemPath = `${path}[${i}]`;
+                        if (!readPart(itemPath, "(the in check)", () => i in value)) return { message: `${shortPath(itemPath)} is a hole in a sparse array, which JSON writes as null; fill it (e.g. with null)` };
+                        const problem = payloadProblem(readPart(itemPath, "(its getter)", () => value[i]), itemPath, String(i), ancestors);
                         if (problem !== undefined) return problem;
                     }
                     return undefined;
                 }
                 const record = value as Record<string, unknown>;
-                for (const name of Object.keys(record)) {
+                for (const name of readPart(path, "(listing its keys)", () => Object.keys(record))) {
                     const badKey = unsendableCharacter(JSON.stringify(name));
-                    if (badKey !== undefined) return characterAt(`${path} key ${printable(name)}`, badKey.codePoint, rawIndex(name, badKey.codePoint));
-                    const child = record[name];
+                    if (badKey !== undefined) return characterAt(`${shortPath(path)} key ${printable(name)}`, badKey.codePoint, rawIndex(name, badKey.codePoint));
+                    const child = readPart(childPath(path, name), "(its getter)", () => record[name]);
                     if (child === undefined) continue;
                     const problem = payloadProblem(child, childPath(path, name), name, ancestors);
                     if (problem !== undefined) return problem;
@@ -317,7 +357,17 @@ function payloadProblem(value: unknown, path: string, key: string, ancestors: ob
 
 function serializePayload(payload: unknown, where: string, id: string, index: number): string {
     if (payload !== undefined && typeof payload !== "function" && typeof payload !== "symbol") {
-        const problem = payloadProblem(payload, `${where}.payload`, "", []);
+        let problem;
+        try {
+            problem = payloadProblem(payload, `${where}.payload`, "", []);
+        } catch (err) {
+            if (!(err instanceof PayloadReadError)) throw err;
+            throw new OutboxError(
+                "INVALID_PAYLOAD",
+                `${where}.payload (message id "${id}") cannot be read as JSON: ${err.message}; pass plain data (no toJSON, getter or Proxy that throws)`,
+                { cause: err.thrown, context: { messageId: id, messageIndex: index } },
+            );
+        }
         if (problem !== undefined) {
             throw invalid(`${where}.payload (message id "${id}") would not reach consumers intact: ${problem.message}`, { messageId: id, messageIndex: index, character: problem.codePoint, position: problem.position });
         }

@@ -246,12 +246,34 @@ describe("OutboxWriter (DynamoDB Local)", function () {
             // eslint-disable-next-line no-sparse-arrays
             { name: "a hole in a payload array", request: () => ({ messages: [message({ payload: [1, , 3] })] }), pattern: /messages\[0\]\.payload\[1\] is a hole in a sparse array, which JSON writes as null/ },
             { name: "an Invalid Date in a payload", request: () => ({ messages: [message({ payload: { at: new Date("nope") } })] }), pattern: /messages\[0\]\.payload\.at is an Invalid Date, which JSON writes as null/ },
+            // What throws while the payload is read: wrapped, naming the path (issue 28 item 8; these were raw errors).
+            { name: "a payload whose toJSON throws", request: () => ({ messages: [message({ payload: { at: { toJSON: () => { throw new Error("boom"); } } } })] }), pattern: /^messages\[0\]\.payload \(message id "[^"]+"\) cannot be read as JSON: messages\[0\]\.payload\.at toJSON\(\) threw \(Error: boom\); pass plain data/ },
+            {
+                name: "a payload with a throwing getter",
+                request: () => ({ messages: [message({ payload: { ok: 1, get secret(): string { throw new TypeError("no access"); } } })] }),
+                pattern: /cannot be read as JSON: messages\[0\]\.payload\.secret \(its getter\) threw \(TypeError: no access\)/,
+            },
+            {
+                name: "a Proxy payload whose ownKeys trap throws",
+                request: () => ({ messages: [message({ payload: { list: [new Proxy({}, { ownKeys: () => { throw new Error("trap"); } })] } })] }),
+                pattern: /cannot be read as JSON: messages\[0\]\.payload\.list\[0\] \(listing its keys\) threw \(Error: trap\)/,
+            },
+            {
+                name: "a 20,000-deep array, naming the depth with a shortened path",
+                request: () => {
+                    let deep: unknown = 1;
+                    for (let i = 0; i < 20_000; i++) deep = [deep];
+                    return { messages: [message({ payload: deep })] };
+                },
+                pattern: /would not reach consumers intact: messages\[0\]\.payload(\[0\]){20,}…[[\]0]+ is nested 1001 levels deep; a payload nests at most 1000 levels of objects and arrays .*; flatten it$/,
+            },
             // eslint-disable-next-line no-sparse-arrays
             { name: "a sparse messages array", request: () => ({ messages: [message(), , message()] as OutboxMessage[] }), pattern: /write: messages\[1\] is a hole in a sparse array/ },
         ];
         for (const c of cases) {
             it(`rejects ${c.name}`, async function () {
                 await rejects(writer.write(c.request()), "INVALID_PAYLOAD", c.pattern);
+                await writer.write(c.request()).catch((e: unknown) => assert.ok(String((e as Error).message).length < 1200, `a short message: ${String((e as Error).message).length} characters`));
                 assert.equal((await scanAll(client, table)).length, 0);
             });
         }
