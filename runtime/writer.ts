@@ -21,10 +21,10 @@ import { idGuardFree, placeholders, skAbsent } from "./store/expressions";
 import { raiseExpiryShards } from "./store/expiry-shards-row";
 import { allocateSeqRange } from "./store/seq-allocation";
 import { integerIn } from "./integer-setting";
-import { actionSize, cancellationReasonCode, describeAction, describeValue } from "./transact-items";
-import { HANDLER_LIMITS } from "./limits";
+import { actionSize, cancellationReasonCode, describeAction, describeValue, transactionActionSize } from "./transact-items";
+import { HANDLER_LIMITS, WRITER_LIMITS } from "./limits";
 import { createIdGenerator, type IdGenerator } from "./ids";
-import { itemSize, MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES } from "./item-size";
+import { itemSize, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, utf8Length } from "./item-size";
 import {
     DLQ_MAX_MESSAGE_BYTES,
     headerNameProblem,
@@ -37,7 +37,9 @@ import {
 } from "./message";
 import { silentLogger, systemClock, type Clock, type Logger } from "./ports";
 import { marshalRecord, pendingRecord, type AttributeMap } from "./record/codec";
+import { goJsonStringify } from "./record/envelope";
 import { fenceTtlSeconds } from "./record/fence";
+import { recordSortKey } from "./record/keys";
 import { idGuardItem, readIdGuard } from "./record/id-guard";
 
 /** One event to publish, written in the same transaction as the caller's items. */
@@ -165,7 +167,7 @@ export interface OutboxWriterOptions {
     readonly address?: string;
     /**
      * Grace the FENCE row's ttl is at least as long as (it is max(grace, 30 days)); an id guard holds its id for
-     * as long after the later of the record's creation and expiry.
+     * as long after the later of the record's creation and expiry. Whole seconds from 0 to 31536000 (a year).
      * @default 3600
      */
     readonly compactionGraceSeconds?: number;
@@ -434,7 +436,9 @@ export class OutboxWriter {
 
     /**
      * @param options - The client, the table and the optional seams.
-     * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing, or `expiryShards` is not an integer from 1 to 64.
+     * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing, `expiryShards` is not an integer
+     *   from 1 to 64, `compactionGraceSeconds` not one from 0 to 31536000 (a year), or `bindingId` not a string short
+     *   enough for a sort key.
      */
     constructor(options: OutboxWriterOptions) {
         if (typeof options?.tableName !== "string" || options.tableName === "") {
@@ -450,8 +454,18 @@ export class OutboxWriter {
         this.nextId = options.idGenerator ?? createIdGenerator(this.clock);
         this.generatedIdsNeedGuard = options.idGenerator !== undefined;
         this.bindingId = options.bindingId ?? "sns";
+        if (typeof this.bindingId !== "string") throw new OutboxError("INVALID_CONFIG", `OutboxWriter: bindingId must be a string (the destination's name), got ${describeValue(this.bindingId)}; omit it for "sns"`);
+        // The longest sort key this binding can make: an id of 128 '#', each escaped to three characters.
+        const longestSk = utf8Length(recordSortKey("#".repeat(128), this.bindingId));
+        if (longestSk > MAX_SORT_KEY_BYTES) {
+            throw new OutboxError(
+                "INVALID_CONFIG",
+                `OutboxWriter: bindingId ${describeValue(this.bindingId)} is too long: with a 128-character id it makes a sort key of ${longestSk} bytes, and a DynamoDB sort key holds at most ${MAX_SORT_KEY_BYTES}; use a short name, e.g. "sns"`,
+                { context: { size: longestSk } },
+            );
+        }
         this.address = options.address ?? "";
-        this.graceSeconds = options.compactionGraceSeconds ?? 3600;
+        this.graceSeconds = integerIn("OutboxWriter", "compactionGraceSeconds", options.compactionGraceSeconds, WRITER_LIMITS.compactionGraceSeconds);
         this.fifo = options.fifo ?? false;
         this.expiryShards = integerIn("OutboxWriter", "expiryShards", options.expiryShards, HANDLER_LIMITS.expiryShards);
         this.expiryShardsRaised = false;
@@ -510,22 +524,32 @@ export class OutboxWriter {
             if (prior === undefined) {
                 firstWithId.set(p.id, p);
             } else if (prior.message.partition === p.message.partition) {
-                throw invalid(`write: messages share id "${p.id}" in partition "${p.message.partition}"; ids must be unique`, { messageId: p.id });
+                throw invalid(`write: messages share id "${p.id}" in partition ${describeValue(p.message.partition)}; ids must be unique`, { messageId: p.id });
             } else {
                 throw invalid(
-                    `write: messages[${prior.index}] and messages[${p.index}] share id "${p.id}", in partitions "${prior.message.partition}" and "${p.message.partition}"; ids are unique across the table (one record per id, in one partition); use a new id, or omit it and the writer generates one`,
+                    `write: messages[${prior.index}] and messages[${p.index}] share id "${p.id}", in partitions ${describeValue(prior.message.partition)} and ${describeValue(p.message.partition)}; ids are unique across the table (one record per id, in one partition); use a new id, or omit it and the writer generates one`,
                     { messageId: p.id, messageIndex: p.index },
                 );
             }
         }
 
         const keylessSeqs = prepared.map(() => this.nextKeylessSeq(nowMs));
-        const records = prepared.map((p, i) => this.recordItem(p, keylessSeqs[i]!, nowMs));
+        // Until its allocation a keyed record carries seq 1, the shortest it can get: this first check never refuses a
+        // write that fits, and the second, on the allocated records, is exact.
+        const records = prepared.map((p, i) => this.recordItem(p, p.message.orderingKey === undefined ? keylessSeqs[i]! : 1n, nowMs));
         const guarded = prepared.filter((p) => p.guarded);
         const guardItems = guarded.map((p) =>
             idGuardItem({ recordId: p.id, partition: p.message.partition, bindingId: this.bindingId, createdAt: nowMs, expiresAt: p.expiresAtMs, graceSeconds: this.graceSeconds }),
         );
-        checkSizes(records, items, prepared, guardItems);
+        const recordAbsent = skAbsent();
+        const guardFree = idGuardFree(Math.floor(nowMs / 1000));
+        const recordPut = (Item: AttributeMap): TransactWriteItem => ({ Put: { TableName: this.tableName, Item, ConditionExpression: recordAbsent.text, ...placeholders(recordAbsent) } });
+        // ALL_OLD: a refused guard names the partition that holds the id, which tells a retry from a reuse.
+        const guardPut = (Item: AttributeMap): TransactWriteItem => ({
+            Put: { TableName: this.tableName, Item, ConditionExpression: guardFree.text, ...placeholders(guardFree), ReturnValuesOnConditionCheckFailure: "ALL_OLD" },
+        });
+        const guardPuts = guardItems.map(guardPut);
+        checkSizes(items, prepared, records.map(recordPut), guardPuts);
 
         const consumed: ConsumedCapacity[] = [];
         const returnCapacity = request.returnConsumedCapacity ?? "NONE";
@@ -533,25 +557,16 @@ export class OutboxWriter {
         for (const [i, stamp] of stamps) records[i] = this.recordItem(prepared[i]!, stamp.seq, stamp.createdAt);
         // A created_at carried forward can lengthen the envelope's time text by a few bytes; a record that then
         // breaks a limit leaves only its partition's FENCE allocation behind, as a failed transaction does.
-        if (stamps.size > 0) checkSizes(records, items, prepared, guardItems);
+        if (stamps.size > 0) checkSizes(items, prepared, records.map(recordPut), guardPuts);
         if (!this.expiryShardsRaised && this.expiryShards > 1 && prepared.some((p) => p.expiresAtMs !== 0)) {
             await raiseExpiryShards((input) => this.client.send(new UpdateItemCommand(input)), this.tableName, this.expiryShards);
             this.expiryShardsRaised = true;
         }
 
-        const recordAbsent = skAbsent();
-        const guardFree = idGuardFree(Math.floor(nowMs / 1000));
         return {
             messageIds: prepared.map((p) => p.id),
             input: {
-                TransactItems: [
-                    ...items,
-                    ...records.map((Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: recordAbsent.text, ...placeholders(recordAbsent) } })),
-                    // ALL_OLD: a refused guard names the partition that holds the id, which tells a retry from a reuse.
-                    ...guardItems.map((Item) => ({
-                        Put: { TableName: this.tableName, Item, ConditionExpression: guardFree.text, ...placeholders(guardFree), ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const },
-                    })),
-                ],
+                TransactItems: [...items, ...records.map(recordPut), ...guardPuts],
                 ReturnConsumedCapacity: returnCapacity,
                 ...(request.clientRequestToken !== undefined ? { ClientRequestToken: request.clientRequestToken } : {}),
             },
@@ -586,6 +601,13 @@ export class OutboxWriter {
         }
         if (typeof message.partition !== "string" || message.partition === "") {
             throw invalid(`${where}.partition is ${describeValue(message.partition)}; it must be a non-empty string, usually the aggregate's key, e.g. "ORDER#1001"`, { messageId: id });
+        }
+        const partitionBytes = utf8Length(message.partition);
+        if (partitionBytes > MAX_PARTITION_KEY_BYTES) {
+            throw invalid(
+                `${where}.partition ${describeValue(message.partition)} is ${partitionBytes} bytes (UTF-8); a DynamoDB partition key holds at most ${MAX_PARTITION_KEY_BYTES}; use a shorter key, e.g. the aggregate's id rather than its content, or a hash of it`,
+                { messageId: id, messageIndex: index, size: partitionBytes },
+            );
         }
         if (typeof message.type !== "string" || message.type === "") {
             throw invalid(`${where}.type is ${describeValue(message.type)}; it must be a non-empty string, e.g. "OrderCreated"`, { messageId: id });
@@ -726,7 +748,7 @@ export class OutboxWriter {
             try {
                 range = await allocateSeqRange(send, { tableName: this.tableName, partition, count: indexes.length, nowMs, fenceTtl }, this.logger);
             } catch (err) {
-                throw wrapAwsError(err, `write: outbox seq allocation failed for partition "${partition}"; nothing was written`, { partition });
+                throw wrapAwsError(err, `write: outbox seq allocation failed for partition ${describeValue(partition)}; nothing was written`, { partition });
             }
             indexes.forEach((i, k) => stamps.set(i, { seq: range.firstSeq + BigInt(k), createdAt: range.createdAt }));
         }
@@ -740,35 +762,74 @@ interface KeyedStamp {
     readonly createdAt: number;
 }
 
+/** What of a message's record DynamoDB's 400 KB is spent on: the payload, the headers and the type, as `envelope_json` holds them. */
+function recordParts(p: PreparedMessage): { readonly name: "payload" | "headers" | "type" | "orderingKey"; readonly bytes: number; readonly how: string }[] {
+    const headers = p.message.headers ?? {};
+    const key = p.message.orderingKey;
+    return [
+        { name: "payload", bytes: 4 * Math.ceil(utf8Length(p.body) / 3), how: "stored base64, 4/3 its size" },
+        { name: "headers", bytes: Object.keys(headers).length === 0 ? 0 : utf8Length(goJsonStringify(headers)), how: "as Go's JSON, which writes <, > and & as six bytes each" },
+        { name: "type", bytes: utf8Length(goJsonStringify(p.message.type)), how: "as Go's JSON" },
+        { name: "orderingKey", bytes: key === undefined ? 0 : utf8Length(key) + utf8Length(goJsonStringify(key)), how: "twice: the ordering_key attribute and an envelope header" },
+    ];
+}
+
+/** The fix of a record over 400 KB, aimed at the part that takes the most of it. */
+function oversizedRecord(p: PreparedMessage, size: number): OutboxError {
+    const parts = recordParts(p);
+    const biggest = parts.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+    const fix =
+        biggest.name === "payload"
+            ? "shrink the payload or store it elsewhere and send a reference"
+            : biggest.name === "headers"
+              ? "shrink the headers (or move their content into the payload)"
+              : biggest.name === "type"
+                ? "use a shorter type"
+                : "use a shorter ordering key";
+    const spent = parts.filter((part) => part.bytes > 0).map((part) => `${part.name} ${part.bytes} bytes (${part.how})`).join(", ");
+    return invalid(`write: messages[${p.index}] (id "${p.id}") makes an outbox record of ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes; of it: ${spent}; ${fix}`, {
+        messageId: p.id,
+        size,
+        part: biggest.name,
+        ...Object.fromEntries(parts.map((part) => [`${part.name}Bytes`, part.bytes])),
+    });
+}
+
 /**
- * Check every outbox record against the item limit and the whole transaction against its limit.
+ * Check every outbox record against the item limit and the whole transaction against its limit, as DynamoDB counts
+ * it ({@link transactionActionSize}: items and keys, expressions, and the names and values they use).
  *
+ * @param items - The caller's actions.
+ * @param prepared - The messages, in request order.
+ * @param recordPuts - The record Put of each message, in the same order.
+ * @param guardPuts - The id guard Puts.
  * @throws OutboxError `INVALID_PAYLOAD` naming the message or item and its size.
  */
-function checkSizes(records: readonly AttributeMap[], items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[], guardItems: readonly AttributeMap[]): void {
+function checkSizes(items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[], recordPuts: readonly TransactWriteItem[], guardPuts: readonly TransactWriteItem[]): void {
     let total = 0;
-    for (const guard of guardItems) total += itemSize(guard);
-    records.forEach((item, i) => {
-        const size = itemSize(item);
-        if (size > MAX_ITEM_BYTES) {
-            throw invalid(`write: messages[${i}] (id "${prepared[i]!.id}") makes an outbox record of ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes (the payload is stored base64, 4/3 its size); shrink the payload or store it elsewhere and send a reference`, { messageId: prepared[i]!.id, size });
-        }
-        total += size;
+    for (const guard of guardPuts) total += transactionActionSize(guard);
+    recordPuts.forEach((action, i) => {
+        const size = itemSize(action.Put!.Item!);
+        if (size > MAX_ITEM_BYTES) throw oversizedRecord(prepared[i]!, size);
+        total += transactionActionSize(action);
     });
     items.forEach((action, i) => {
         const size = actionSize(action, i, `write: items[${i}]`);
         if (size > MAX_ITEM_BYTES) throw invalid(`write: items[${i}] is ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes`, { item: i, size });
-        total += size;
+        total += transactionActionSize(action);
     });
     if (total > MAX_TRANSACTION_BYTES) {
-        const guardText = guardItems.length === 0 ? "" : ` (${guardItems.length} id guard${guardItems.length === 1 ? "" : "s"} included)`;
-        throw invalid(`write: the transaction's items add up to ${total} bytes${guardText}; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write`, { size: total });
+        const guardText = guardPuts.length === 0 ? "" : ` (${guardPuts.length} id guard${guardPuts.length === 1 ? "" : "s"} included)`;
+        throw invalid(
+            `write: the transaction adds up to ${total} bytes as DynamoDB counts it (items and keys, expressions, and the names and values they use)${guardText}; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write`,
+            { size: total },
+        );
     }
 }
 
 function describeFailedAction(actionIndex: number, items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[], guarded: readonly PreparedMessage[]): FailedAction {
     if (actionIndex < items.length) return { kind: "item", index: actionIndex, text: describeAction(items[actionIndex]!, actionIndex) };
-    const describeMessage = (p: PreparedMessage): string => `messages[${p.index}] (id "${p.id}", partition "${p.message.partition}")`;
+    const describeMessage = (p: PreparedMessage): string => `messages[${p.index}] (id "${p.id}", partition ${describeValue(p.message.partition)})`;
     const p = prepared[actionIndex - items.length];
     if (p !== undefined) return { kind: "message", index: p.index, messageId: p.id, text: describeMessage(p) };
     const g = guarded[actionIndex - items.length - prepared.length];
@@ -814,7 +875,7 @@ function explainGuardRefusal(who: FailedAction, i: number, reason: { Item?: Reco
     const where =
         holder === undefined
             ? "a record in another partition"
-            : `a record in partition "${holder.partition}"${mine !== undefined && holder.bindingId !== mine.bindingId ? ` (binding "${holder.bindingId}")` : ""}, until ${utcSeconds(holder.ttl)}`;
+            : `a record in partition ${describeValue(holder.partition)}${mine !== undefined && holder.bindingId !== mine.bindingId ? ` (binding "${holder.bindingId}")` : ""}, until ${utcSeconds(holder.ttl)}`;
     return {
         ...base,
         code: "INVALID_PAYLOAD",

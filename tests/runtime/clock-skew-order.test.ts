@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { GetItemCommand, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../../runtime/errors";
 import { itemSize, MAX_TRANSACTION_BYTES } from "../../runtime/item-size";
+import { transactionActionSize } from "../../runtime/transact-items";
 import { recordKey, unmarshalRecord } from "../../runtime/record/codec";
 import { fenceKey, unmarshalFence } from "../../runtime/record/fence";
 import { claimSort } from "../../runtime/record/keys";
@@ -116,15 +117,15 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
                 });
         const writerOn = (client: FakeDynamoDb) => new OutboxWriter({ client: client as unknown as DynamoDBClient, tableName: table, clock: new FakeClock(T0) });
         const message = keyed("P", "x".repeat(1000));
-        const measured = (await writerOn(fake(false)).prepare({ messages: [message] })).input.TransactItems![0]!.Put!.Item!;
-        // The first check measures the record with the keyless placeholder seq, before the allocation.
-        const firstCheck = itemSize({ ...measured, seq: { N: (BigInt(T0) * 1_000_000n).toString() } });
+        // The first check measures the record with seq 1 before the allocation, which is what the fake allocates.
+        const firstCheck = transactionActionSize((await writerOn(fake(false)).prepare({ messages: [message] })).input.TransactItems![0]!);
         const items = padding(MAX_TRANSACTION_BYTES - firstCheck);
         await writerOn(fake(false)).prepare({ messages: [message], items });
         const behind = fake(true);
         await assert.rejects(writerOn(behind).prepare({ messages: [message], items }), (err: unknown) => {
             assert.ok(isOutboxError(err, "INVALID_PAYLOAD"), String(err));
-            assert.match(err.message, /the transaction's items add up to 4194308 bytes; a DynamoDB transaction holds at most 4194304 bytes/);
+            // ".123" in the envelope's CreatedAt (4 bytes) and created_at 1796014802123 (8 bytes, not 6).
+            assert.match(err.message, /the transaction adds up to 4194310 bytes as DynamoDB counts it .*; a DynamoDB transaction holds at most 4194304 bytes/);
             return true;
         });
         assert.deepEqual(behind.calls.map((c) => c.command), ["UpdateItem", "UpdateItem"], "refused after the allocation, before any transaction");

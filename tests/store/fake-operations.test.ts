@@ -206,6 +206,7 @@ describe("persist on a fake client (§11.4)", () => {
     it("an invalid record anywhere in the batch is rejected before any I/O", async () => {
         const fake = new FakeDynamoDb();
         await rejectsWith(storeOn(fake).store.persist([rec("P", 1), rec("", 2)]), "INVALID_PAYLOAD", /partition must be a non-empty string/);
+        await rejectsWith(storeOn(fake).store.persist([rec("P", 1), rec("p".repeat(2049), 2)]), "INVALID_PAYLOAD", /: partition "p{60}…" is 2049 bytes \(UTF-8\); a DynamoDB partition key holds at most 2048; use a shorter key$/);
         assert.equal(fake.calls.length, 0);
     });
 });
