@@ -20,6 +20,7 @@ import { awsErrorName, cancellationCodes, classifyAwsError, isTransactionCancele
 import { idGuardFree, placeholders, skAbsent } from "./store/expressions";
 import { raiseExpiryShards } from "./store/expiry-shards-row";
 import { allocateSeqRange } from "./store/seq-allocation";
+import { checkWriterClock } from "./store/writer-clock";
 import { integerIn } from "./integer-setting";
 import { actionSize, cancellationReasonCode, describeAction, describeValue, transactionActionSize } from "./transact-items";
 import { HANDLER_LIMITS, WRITER_LIMITS } from "./limits";
@@ -517,6 +518,7 @@ export class OutboxWriter {
             if (!(i in messages)) throw invalid(`write: messages[${i}] is a hole in a sparse array (e.g. [a, , b]); pass a dense array of messages`, { messageIndex: i });
         }
         const nowMs = Math.floor(this.clock.now());
+        checkWriterClock("OutboxWriter", nowMs);
         const prepared = messages.map((m, i) => this.prepareMessage(m, i));
         const firstWithId = new Map<string, PreparedMessage>();
         for (const p of prepared) {
