@@ -490,14 +490,20 @@ export class OutboxWriter {
     }
 
     /**
-     * Validate the request, build the records and allocate keyed messages' sequence numbers, without writing the
-     * transaction. Use it with {@link OutboxWriter.commit} to retry a write idempotently: commit the same prepared
-     * write again (with a `clientRequestToken`), and DynamoDB applies it at most once within 10 minutes.
+     * Check a request as {@link OutboxWriter.prepare} and {@link OutboxWriter.write} do, without any I/O: every limit
+     * they check before they send anything (nothing is allocated, nothing is written). The redrive uses it to tell a
+     * message the writer will never take from one that failed for a passing reason.
      *
      * @param request - The messages, your items, and options.
-     * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit (nothing written).
+     * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit; `INVALID_CONFIG` for a clock no
+     *   record can carry.
      */
-    async prepare(request: WriteRequest): Promise<PreparedWrite> {
+    check(request: WriteRequest): void {
+        this.validated(request);
+    }
+
+    /** Everything {@link OutboxWriter.prepare} checks and builds before its first I/O. */
+    private validated(request: WriteRequest) {
         const items = request?.items ?? [];
         const messages = request?.messages;
         if (!Array.isArray(messages)) throw invalid(`write: messages must be an array, got ${describeValue(messages)}`);
@@ -553,6 +559,19 @@ export class OutboxWriter {
         const guardPuts = guardItems.map(guardPut);
         checkSizes(items, prepared, records.map(recordPut), guardPuts);
 
+        return { items, nowMs, prepared, records, guarded, guardPuts, recordPut };
+    }
+
+    /**
+     * Validate the request, build the records and allocate keyed messages' sequence numbers, without writing the
+     * transaction. Use it with {@link OutboxWriter.commit} to retry a write idempotently: commit the same prepared
+     * write again (with a `clientRequestToken`), and DynamoDB applies it at most once within 10 minutes.
+     *
+     * @param request - The messages, your items, and options.
+     * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit (nothing written).
+     */
+    async prepare(request: WriteRequest): Promise<PreparedWrite> {
+        const { items, nowMs, prepared, records, guarded, guardPuts, recordPut } = this.validated(request);
         const consumed: ConsumedCapacity[] = [];
         const returnCapacity = request.returnConsumedCapacity ?? "NONE";
         const stamps = await this.allocateKeyedSeqs(prepared, nowMs, returnCapacity, consumed);

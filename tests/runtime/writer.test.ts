@@ -320,7 +320,10 @@ describe("OutboxWriter (DynamoDB Local)", function () {
                 const messages = request.messages.length > 0 && request.messages.length < 100 ? [keyed].concat(request.messages) : request.messages;
                 await assert.rejects(offline.write({ ...request, messages }), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD"), c.name);
                 assert.deepEqual(calls, [], `${c.name}: no call may precede validation`);
+                assert.throws(() => offline.check({ ...c.request() }), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD"), `check() refuses ${c.name} too`);
             }
+            offline.check({ messages: [keyed] });
+            assert.deepEqual(calls, [], "check() does no I/O");
             await offline.write({ messages: [keyed] });
             assert.deepEqual(calls, ["UpdateItemCommand", "TransactWriteItemsCommand"], "the control: a valid keyed write does reach the client");
         });
