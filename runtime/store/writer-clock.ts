@@ -8,7 +8,7 @@ import { OutboxError } from "../errors";
 
 /**
  * How far a partition's FENCE `last_created_at` may be ahead of a writer's clock for the writer's keyed records to
- * take that time (5 minutes). Past it the seq allocation is refused ({@link fenceLeadError}) rather than stamping
+ * take that time (5 minutes). Past it the seq allocation is refused (`INVALID_CONFIG`, naming the skew) rather than stamping
  * the records that far in the future: one writer whose clock runs ahead would otherwise carry its time to every
  * later keyed record of the partition, from every writer, without bound.
  */
