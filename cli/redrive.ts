@@ -34,6 +34,7 @@ export function redriveJson(args: RedriveArgs, r: RedriveResult, durationMs: num
         ok: r.failed === 0,
         counts: { received: r.received, redriven: r.redriven, alreadyRedriven: r.alreadyRedriven, notRedrivable: r.notRedrivable, failed: r.failed },
         records: r.records.map(([originalId, recordId]) => ({ originalId, recordId })),
+        notRedrivable: r.problems,
         durationMs,
     };
 }

@@ -68,13 +68,16 @@ function required(env: Readonly<Record<string, string | undefined>>, name: strin
     return value.trim();
 }
 
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+
 function positiveInteger(env: Readonly<Record<string, string | undefined>>, name: string, limit: IntegerLimit): number {
     const { min, max, fallback } = limit;
     const raw = env[name];
     if (raw === undefined || raw.trim() === "") return fallback;
-    const value = Number(raw);
+    // Decimal digits only, as the component writes them: Number() would also take "0x3", "1e1" or "0b11".
+    const value = DECIMAL_INTEGER.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
     if (!Number.isInteger(value) || value < min || value > max) {
-        throw new OutboxError("INVALID_CONFIG", `environment variable ${name} is ${JSON.stringify(raw)}; expected an integer from ${min} to ${max}; unset it to use the default ${fallback}`, {
+        throw new OutboxError("INVALID_CONFIG", `environment variable ${name} is ${JSON.stringify(raw)}; expected an integer from ${min} to ${max} in decimal digits; unset it to use the default ${fallback}`, {
             context: { variable: name, value: raw },
         });
     }

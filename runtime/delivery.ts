@@ -15,7 +15,7 @@ import { OutboxError } from "./errors";
 import { deadLetterMessage, outboundMessage, publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type DeadLetterReason, type OutboundMessage } from "./message";
 import type { Clock, Logger } from "./ports";
 import { recordKey, ttlSeconds, type OutboxRecord } from "./record/codec";
-import { ATTR, STATUS, type RecordStatus } from "./schema";
+import { ATTR, STATUS, statusOf, type RecordStatus } from "./schema";
 import { awsErrorName, isConditionalCheckFailed, wrapAwsError } from "./store/aws-errors";
 import { nonTerminal, placeholders, projection, updateExpression } from "./store/expressions";
 import { completePendingUpdate, expireClaimedUpdate, expirePendingUpdate, type FencingToken } from "./store/transitions";
@@ -280,7 +280,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
                 throw wrapAwsError(err, "publisher: consistent status read failed", { table: ctx.tableName });
             }
             for (const item of out.Responses?.[ctx.tableName] ?? []) {
-                found.set(idOf(item), { status: (item[ATTR.status]?.S ?? STATUS.pending) as RecordStatus, publishAttempts: Number(item[ATTR.publishAttempts]?.N ?? "0") });
+                found.set(idOf(item), { status: statusOf(item[ATTR.status]?.S) as RecordStatus, publishAttempts: Number(item[ATTR.publishAttempts]?.N ?? "0") });
             }
             next.push(...(out.UnprocessedKeys?.[ctx.tableName]?.Keys ?? []));
         }

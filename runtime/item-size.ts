@@ -13,6 +13,12 @@ export const MAX_ITEM_BYTES = 400 * 1024;
 /** The largest total size of the items in one TransactWriteItems call: 4 MB. */
 export const MAX_TRANSACTION_BYTES = 4 * 1024 * 1024;
 
+/** The longest partition key value DynamoDB stores: 2048 bytes, UTF-8. */
+export const MAX_PARTITION_KEY_BYTES = 2048;
+
+/** The longest sort key value DynamoDB stores: 1024 bytes, UTF-8. */
+export const MAX_SORT_KEY_BYTES = 1024;
+
 /** The most actions one TransactWriteItems call may hold. */
 export const MAX_TRANSACTION_ACTIONS = 100;
 
@@ -25,10 +31,27 @@ export function utf8Length(text: string): number {
     return Buffer.byteLength(text, "utf8");
 }
 
+/**
+ * A number's size: its significant digits in base-100 digits (pairs of decimal digits aligned at the decimal point,
+ * so `1.5` takes two and `15` one), plus 1, plus 1 more when negative; zero is 1. AWS documents it as "about 1 byte
+ * per two significant digits, plus 1"; this is the exact rule DynamoDB Local applies, to the byte
+ * (`tests/runtime/writer.test.ts` measures it through the 4 MB refusal, which reports the size it counted).
+ */
 function numberSize(n: string): number {
-    // 1 byte per two significant digits, plus 1; leading and trailing zeros do not count.
-    const digits = n.replace(/^[-+]/, "").replace(/[eE].*$/, "").replace(".", "").replace(/^0+/, "").replace(/0+$/, "");
-    return Math.ceil(Math.max(1, digits.length) / 2) + 1;
+    const text = n.trim();
+    const negative = text.startsWith("-");
+    const [mantissa = "", exponentText = "0"] = text.replace(/^[-+]/, "").split(/[eE]/);
+    const [whole = "", fraction = ""] = mantissa.split(".");
+    let digits = whole + fraction;
+    let point = whole.length + (Number.parseInt(exponentText, 10) || 0);
+    const leading = /^0*/.exec(digits)![0].length;
+    digits = digits.slice(leading).replace(/0+$/, "");
+    point -= leading;
+    if (digits === "") return 1;
+    // The place of the first and last significant digit (0 = units, -1 = tenths), then the base-100 digits between.
+    const firstPair = Math.floor((point - 1) / 2);
+    const lastPair = Math.floor((point - digits.length) / 2);
+    return firstPair - lastPair + 1 + 1 + (negative ? 1 : 0);
 }
 
 function binarySize(b: Uint8Array): number {

@@ -48,6 +48,16 @@ export const HANDLER_LIMITS = {
     expiryShards: { min: 1, max: 64, fallback: 1, unit: "shards" },
 } as const satisfies Record<string, IntegerLimit>;
 
+/** The writer's settings (`OutboxWriter`). */
+export const WRITER_LIMITS = {
+    /**
+     * Seconds of compaction grace: the FENCE row's ttl is max(grace, 30 days) ahead, and so is an id guard's after its
+     * record's creation or expiry. Whole seconds, as GoBridge keeps them; a year at most, as the component's
+     * `completionGraceSeconds`.
+     */
+    compactionGraceSeconds: { min: 0, max: 365 * 24 * 3600, fallback: 3600, unit: "seconds" },
+} as const satisfies Record<string, IntegerLimit>;
+
 /** The DLQ redrive's settings (`redriveDeadLetters`). */
 export const REDRIVE_LIMITS = {
     /** Messages read from the DLQ in one run. */

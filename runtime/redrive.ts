@@ -18,9 +18,14 @@
  * - not its id: consumers see the derived id. The original was never published (it was expired or refused), so
  *   no consumer has it to deduplicate against.
  *
- * Messages that are not outbox records (the event source mapping's on-failure metadata, foreign messages) or
- * whose payload the DLQ kept as raw text (not JSON, or JSON that would not read back identically) are left in the
- * DLQ and counted, never deleted: re-writing them through OutboxWriter would change them.
+ * Messages that are not outbox records (the event source mapping's on-failure metadata, foreign messages), whose
+ * payload the DLQ kept as raw text (not JSON, or JSON that would not read back identically), or that OutboxWriter
+ * refuses (a reserved or a ninth header, no type, a character SQS and SNS refuse, a numeric ordering key…) are left
+ * in the DLQ and counted once per run as not redrivable, with the reason, never deleted and never retried within
+ * the run: re-writing them would change them, or fail the same way every time.
+ *
+ * A DLQ message's body is redriven as it is: nothing proves this package wrote it. Redrive trusts whoever can
+ * `sqs:SendMessage` to the DLQ (see docs/operations.md, "Redriving the DLQ").
  *
  * @packageDocumentation
  */
@@ -45,16 +50,20 @@ export const REDRIVE_ID_PREFIX = "redrive.";
 /** The longest record id (the SNS FIFO deduplication id limit). */
 const MAX_ID_LENGTH = 128;
 
+/** The writer's id alphabet: printable ASCII without spaces. */
+const ID_CHARACTERS = /^[\x21-\x7e]+$/;
+
 /**
  * The id of the record a DLQ message is redriven as: `redrive.<original id>`, or `redrive.<sha-256 of it, hex>`
- * when that would exceed 128 characters. Deterministic, so a repeated redrive of the same message collides with
- * the record it already wrote.
+ * when that would exceed 128 characters or hold a character the writer's ids may not (a space, a non-ASCII one: a
+ * record `OutboxStore.persist` or GoBridge wrote may have such an id). Deterministic, so a repeated redrive of the
+ * same message collides with the record it already wrote.
  *
  * @param originalId - The dead-lettered record's id.
  */
 export function redriveRecordId(originalId: string): string {
     const plain = `${REDRIVE_ID_PREFIX}${originalId}`;
-    return plain.length <= MAX_ID_LENGTH ? plain : `${REDRIVE_ID_PREFIX}${createHash("sha256").update(originalId, "utf8").digest("hex")}`;
+    return plain.length <= MAX_ID_LENGTH && ID_CHARACTERS.test(originalId) ? plain : `${REDRIVE_ID_PREFIX}${createHash("sha256").update(originalId, "utf8").digest("hex")}`;
 }
 
 /** Options of {@link redriveDeadLetters}. */
@@ -79,18 +88,34 @@ export interface RedriveOptions {
 
 /** What one redrive did. */
 export interface RedriveResult {
-    /** DLQ messages received. */
+    /** DLQ messages received, each counted once per run. */
     readonly received: number;
     /** Written as new outbox records (and deleted from the DLQ). */
     readonly redriven: number;
     /** Already redriven by an earlier run (the record existed): deleted from the DLQ, nothing written. */
     readonly alreadyRedriven: number;
-    /** Not outbox records, or not redrivable (payload not JSON): left in the DLQ. */
+    /**
+     * Left in the DLQ because they can never be redriven as they are: not outbox records, a payload kept as raw text,
+     * or a message `OutboxWriter` refuses (a reserved header, too many headers, no type, a character SQS and SNS
+     * refuse…). Each is counted once per run, with its reason in {@link RedriveResult.problems}; it is not retried.
+     */
     readonly notRedrivable: number;
     /** The write or the delete failed: left in the DLQ (visible again after the visibility timeout). */
     readonly failed: number;
     /** Ids of the redriven records: `[original, new]`. */
     readonly records: readonly (readonly [string, string])[];
+    /** Why each not-redrivable message was left in the DLQ, once per message. */
+    readonly problems: readonly RedriveProblem[];
+}
+
+/** A DLQ message left in the queue because it cannot be redriven, and why. */
+export interface RedriveProblem {
+    /** The SQS message id. */
+    readonly sqsMessageId: string;
+    /** The dead-lettered record's id, when the body names one. */
+    readonly recordId?: string;
+    /** Why it cannot be redriven, and what to do instead. */
+    readonly problem: string;
 }
 
 /** The outbox fields of a DLQ message body (see `deadLetterMessage` in message.ts). */
@@ -103,13 +128,19 @@ export interface DeadLetterBody {
     readonly payload: unknown;
 }
 
+function describe(value: unknown): string {
+    if (value === undefined) return "absent";
+    const text = JSON.stringify(value) ?? String(value);
+    return `${typeof value === "number" ? "the number " : ""}${text.length > 60 ? `${text.slice(0, 60)}…` : text}`;
+}
+
 /**
  * Read a DLQ message body as an outbox dead letter, or explain why it is not one.
  *
  * @param body - The SQS message body.
- * @returns the fields, or `{ problem }`.
+ * @returns the fields, or `{ problem }` (with the record id when the body names one).
  */
-export function parseDeadLetter(body: string | undefined): DeadLetterBody | { readonly problem: string } {
+export function parseDeadLetter(body: string | undefined): DeadLetterBody | { readonly problem: string; readonly recordId?: string } {
     let parsed: unknown;
     try {
         parsed = JSON.parse(body ?? "");
@@ -123,13 +154,18 @@ export function parseDeadLetter(body: string | undefined): DeadLetterBody | { re
     const recordId = text("recordId");
     const partition = text("partition");
     if (recordId === undefined || partition === undefined) return { problem: "it has no recordId and partition: not an outbox dead letter" };
-    if (!("payload" in b)) return { problem: "its payload is kept as raw text (not JSON, or JSON that would not read back identically, e.g. an integer beyond 2^53); OutboxWriter would change it: publish it by hand" };
+    if (!("payload" in b)) return { recordId, problem: "its payload is kept as raw text (not JSON, or JSON that would not read back identically, e.g. an integer beyond 2^53); OutboxWriter would change it: publish it by hand" };
     const headers = b.headers ?? {};
     if (typeof headers !== "object" || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== "string")) {
-        return { problem: "its headers are not an object of strings" };
+        return { recordId, problem: "its headers are not an object of strings" };
+    }
+    const type = text("type");
+    if (type === undefined) return { recordId, problem: `it has no type (${describe(b.type)}); OutboxWriter writes every record with one: publish it by hand, or give it a type and send it again` };
+    if ("orderingKey" in b && text("orderingKey") === undefined) {
+        return { recordId, problem: `its orderingKey is ${describe(b.orderingKey)}, not a non-empty string: this package writes ordering keys as strings, and redriving it with another key, or none, would change the order it is delivered in; publish it by hand` };
     }
     const orderingKey = text("orderingKey");
-    return { recordId, partition, type: typeof b.type === "string" ? b.type : "", ...(orderingKey !== undefined ? { orderingKey } : {}), headers: headers as Record<string, string>, payload: b.payload };
+    return { recordId, partition, type, ...(orderingKey !== undefined ? { orderingKey } : {}), headers: headers as Record<string, string>, payload: b.payload };
 }
 
 /**
@@ -159,6 +195,15 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
     const logger = options.logger ?? silentLogger;
     const counts = { received: 0, redriven: 0, alreadyRedriven: 0, notRedrivable: 0, failed: 0 };
     const records: [string, string][] = [];
+    const problems: RedriveProblem[] = [];
+    // The messages this run left in the DLQ: one the queue hands out again (its visibility timeout ran out) is not counted twice.
+    const left = new Set<string>();
+    const leave = (m: Message, problem: string, recordId?: string): void => {
+        counts.notRedrivable += 1;
+        left.add(m.MessageId ?? "");
+        problems.push({ sqsMessageId: m.MessageId ?? "", ...(recordId !== undefined ? { recordId } : {}), problem });
+        logger.warn("redrive: not redrivable, left in the DLQ", { sqsMessageId: m.MessageId, ...(recordId !== undefined ? { recordId } : {}), problem });
+    };
 
     const remove = async (m: Message, recordId: string): Promise<boolean> => {
         try {
@@ -186,14 +231,14 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
         } catch (err) {
             throw wrapAwsError(err, "redrive: receiving from the DLQ failed", { queueUrl: options.queueUrl });
         }
-        const messages = out.Messages ?? [];
+        const messages = (out.Messages ?? []).filter((m) => !left.has(m.MessageId ?? ""));
+        // Empty, or only messages this run already left there: the queue has nothing else to give.
         if (messages.length === 0) break;
         for (const m of messages) {
             counts.received += 1;
             const dead = parseDeadLetter(m.Body);
             if ("problem" in dead) {
-                counts.notRedrivable += 1;
-                logger.warn("redrive: left in the DLQ", { sqsMessageId: m.MessageId, problem: dead.problem });
+                leave(m, dead.problem, dead.recordId);
                 continue;
             }
             const newId = redriveRecordId(dead.recordId);
@@ -206,6 +251,14 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
                 ...(dead.orderingKey !== undefined ? { orderingKey: dead.orderingKey } : {}),
                 ...(options.expiresAt !== undefined ? { expiresAt: options.expiresAt } : {}),
             };
+            try {
+                options.writer.check({ messages: [message] });
+            } catch (err) {
+                // What the writer refuses it refuses on every run: say so once, and leave the message be.
+                if (!isOutboxError(err, "INVALID_PAYLOAD")) throw err;
+                leave(m, `OutboxWriter refuses it: ${err.message}; publish it by hand, or fix the message and send it to the DLQ again`, dead.recordId);
+                continue;
+            }
             if (options.dryRun) {
                 counts.redriven += 1;
                 records.push([dead.recordId, newId]);
@@ -219,6 +272,11 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
                     else counts.failed += 1;
                     continue;
                 }
+                if (isOutboxError(err, "INVALID_PAYLOAD")) {
+                    // A refusal no retry changes (DynamoDB's ValidationException, the id held by a record elsewhere).
+                    leave(m, `the write was refused: ${err.message}`, dead.recordId);
+                    continue;
+                }
                 counts.failed += 1;
                 logger.error("redrive: writing the record failed; the message stays in the DLQ", { recordId: dead.recordId, partition: dead.partition, code: isOutboxError(err) ? err.code : "UNKNOWN" });
                 continue;
@@ -229,5 +287,5 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
             else counts.failed += 1;
         }
     }
-    return { ...counts, records };
+    return { ...counts, records, problems };
 }

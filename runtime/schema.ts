@@ -135,6 +135,24 @@ export const STATUS = {
 /** A record status value. */
 export type RecordStatus = (typeof STATUS)[keyof typeof STATUS];
 
+/**
+ * The stored `status` texts that mean pending, besides an absent attribute: `pending` and the empty string. GoBridge's
+ * codec reads an empty or missing status as pending (reference §2.2), so every reader here does too: the codec,
+ * the publisher's status read, the claim scan, and every store filter and condition (`isPending` in
+ * `store/expressions.ts`, which spells it `attribute_not_exists(status) OR status = "pending" OR status = ""`).
+ */
+export const PENDING_STATUS_TEXTS = [STATUS.pending, ""] as const;
+
+/**
+ * A stored `status` as a reader takes it: an absent or empty one is `pending` ({@link PENDING_STATUS_TEXTS}); any
+ * other text is returned as it is (the caller decides what an unknown one means).
+ *
+ * @param text - The item's `status` string, or `undefined` when the attribute is absent.
+ */
+export function statusOf(text: string | undefined): string {
+    return text === undefined || text === "" ? STATUS.pending : text;
+}
+
 /** The sort-key prefix of every outbox record. */
 export const RECORD_SK_PREFIX = "OUTBOX#";
 

@@ -8,7 +8,7 @@
 import type { AttributeValue, TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { OutboxError, type OutboxErrorCode } from "./errors";
 import { classifyAwsError } from "./store/aws-errors";
-import { itemSize } from "./item-size";
+import { attributeValueSize, itemSize, utf8Length } from "./item-size";
 
 /** A value, short, for an error message: strings quoted and cut at 60 characters, Dates as ISO text. */
 export function describeValue(value: unknown): string {
@@ -23,8 +23,9 @@ function keySize(key: Record<string, AttributeValue> | undefined): number {
 }
 
 /**
- * What an action adds to the transaction's size: a Put's whole item; for Update, Delete and ConditionCheck the
- * key plus the expression values (the final item of an Update is unknown before DynamoDB applies it).
+ * The item side of an action, for the 400 KB item check: a Put's whole item; for Update, Delete and ConditionCheck
+ * the key plus the expression values (the final item of an Update is unknown before DynamoDB applies it). What the
+ * action adds to the transaction's 4 MB is {@link transactionActionSize}.
  *
  * @param action - One of the caller's actions.
  * @param index - Its index in the caller's `items`.
@@ -40,6 +41,41 @@ export function actionSize(action: TransactWriteItem, index: number, where: stri
     if (action.Delete) return keySize(action.Delete.Key) + keySize(action.Delete.ExpressionAttributeValues);
     if (action.ConditionCheck) return keySize(action.ConditionCheck.Key) + keySize(action.ConditionCheck.ExpressionAttributeValues);
     throw new OutboxError("INVALID_PAYLOAD", `${where} has none of Put, Update, Delete, ConditionCheck`, { context: { item: index } });
+}
+
+const PLACEHOLDER = /[#:][A-Za-z0-9_]+/g;
+
+/** An expression's text plus, for each placeholder it uses, the name or value it stands for, each time it is used. */
+function expressionSize(text: string | undefined, names: Readonly<Record<string, string>> | undefined, values: Readonly<Record<string, AttributeValue>> | undefined): number {
+    if (text === undefined) return 0;
+    let size = utf8Length(text);
+    for (const placeholder of text.match(PLACEHOLDER) ?? []) {
+        const name = names?.[placeholder];
+        const value = values?.[placeholder];
+        if (placeholder.startsWith("#") && typeof name === "string") size += utf8Length(name);
+        else if (placeholder.startsWith(":") && value !== undefined) size += attributeValueSize(value);
+    }
+    return size;
+}
+
+/**
+ * What an action adds to a TransactWriteItems call's 4 MB, counted as DynamoDB counts it: a Put's item, or the key
+ * of an Update, Delete or ConditionCheck, plus the text of its update and condition expressions, plus, for every
+ * placeholder each expression uses, the size of the attribute name or value it stands for, once per use. Measured
+ * on DynamoDB Local, whose refusal ("Transaction payload size cannot exceed 4MB. Payload Size: N") reports this
+ * figure to the byte (`tests/runtime/writer.test.ts`); the table name and `ReturnValuesOnConditionCheckFailure` do
+ * not count.
+ *
+ * @param action - One action of the transaction (the caller's or the writer's own).
+ */
+export function transactionActionSize(action: TransactWriteItem): number {
+    const body = (action.Put ?? action.Update ?? action.Delete ?? action.ConditionCheck) as
+        | { Item?: Record<string, AttributeValue>; Key?: Record<string, AttributeValue>; UpdateExpression?: string; ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, AttributeValue> }
+        | undefined;
+    if (body === undefined) return 0;
+    const names = body.ExpressionAttributeNames;
+    const values = body.ExpressionAttributeValues;
+    return itemSize(body.Item ?? body.Key ?? {}) + expressionSize(body.UpdateExpression, names, values) + expressionSize(body.ConditionExpression, names, values);
 }
 
 /** The table an action is on, and its key (a Put's item stands in for its key), or `undefined`. */

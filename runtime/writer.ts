@@ -20,11 +20,12 @@ import { awsErrorName, cancellationCodes, classifyAwsError, isTransactionCancele
 import { idGuardFree, placeholders, skAbsent } from "./store/expressions";
 import { raiseExpiryShards } from "./store/expiry-shards-row";
 import { allocateSeqRange } from "./store/seq-allocation";
+import { checkWriterClock } from "./store/writer-clock";
 import { integerIn } from "./integer-setting";
-import { actionSize, cancellationReasonCode, describeAction, describeValue } from "./transact-items";
-import { HANDLER_LIMITS } from "./limits";
+import { actionSize, cancellationReasonCode, describeAction, describeValue, transactionActionSize } from "./transact-items";
+import { HANDLER_LIMITS, WRITER_LIMITS } from "./limits";
 import { createIdGenerator, type IdGenerator } from "./ids";
-import { itemSize, MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES } from "./item-size";
+import { itemSize, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, utf8Length } from "./item-size";
 import {
     DLQ_MAX_MESSAGE_BYTES,
     headerNameProblem,
@@ -37,7 +38,9 @@ import {
 } from "./message";
 import { silentLogger, systemClock, type Clock, type Logger } from "./ports";
 import { marshalRecord, pendingRecord, type AttributeMap } from "./record/codec";
+import { goJsonStringify } from "./record/envelope";
 import { fenceTtlSeconds } from "./record/fence";
+import { recordSortKey } from "./record/keys";
 import { idGuardItem, readIdGuard } from "./record/id-guard";
 
 /** One event to publish, written in the same transaction as the caller's items. */
@@ -165,7 +168,7 @@ export interface OutboxWriterOptions {
     readonly address?: string;
     /**
      * Grace the FENCE row's ttl is at least as long as (it is max(grace, 30 days)); an id guard holds its id for
-     * as long after the later of the record's creation and expiry.
+     * as long after the later of the record's creation and expiry. Whole seconds from 0 to 31536000 (a year).
      * @default 3600
      */
     readonly compactionGraceSeconds?: number;
@@ -256,15 +259,50 @@ function lossyObjectProblem(value: object): string | undefined {
 }
 
 /**
+ * How deep a payload may nest (objects and arrays): deeper, it is refused. `JSON.stringify` itself throws a raw
+ * `RangeError` (the call stack) a few thousand levels down (a 20,000-deep array does, on Node 22).
+ */
+export const MAX_PAYLOAD_DEPTH = 1000;
+
+/** A path for an error message: at most 160 characters, its start and its end kept. */
+function shortPath(path: string): string {
+    return path.length <= 160 ? path : `${path.slice(0, 100)}…${path.slice(-59)}`;
+}
+
+/** A payload part that threw while the writer read it: a `toJSON`, a getter, a Proxy trap. */
+class PayloadReadError extends Error {
+    constructor(readonly path: string, readonly what: string, readonly thrown: unknown) {
+        super(`${shortPath(path)} ${what} threw (${describeThrown(thrown)})`);
+    }
+}
+
+function describeThrown(thrown: unknown): string {
+    const text = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : String(thrown);
+    return text.length > 120 ? `${text.slice(0, 120)}…` : text;
+}
+
+/** `read()`, or a {@link PayloadReadError} naming `path` and what was being read when it threw. */
+function readPart<T>(path: string, what: string, read: () => T): T {
+    try {
+        return read();
+    } catch (err) {
+        throw err instanceof PayloadReadError ? err : new PayloadReadError(path, what, err);
+    }
+}
+
+/**
  * The first part of a payload that `JSON.stringify` would change or drop silently, or whose JSON text SQS and SNS
  * refuse, as `"<path> is …; fix"`; `undefined` when the payload survives intact. A key whose value is `undefined`
  * is allowed and left out, as JSON does (TypeScript's optional properties are routinely `undefined`). Cycles
  * are left to `JSON.stringify`, which names them.
+ *
+ * @throws PayloadReadError when reading a part throws (a `toJSON`, a getter, a Proxy trap).
  */
 function payloadProblem(value: unknown, path: string, key: string, ancestors: object[]): { message: string; codePoint?: string; position?: number } | undefined {
-    if (value instanceof Date && Number.isNaN(value.getTime())) return { message: `${path} is an Invalid Date, which JSON writes as null; pass a valid Date or null` };
-    if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
-        value = (value as { toJSON(key: string): unknown }).toJSON(key);
+    if (value instanceof Date && Number.isNaN(value.getTime())) return { message: `${shortPath(path)} is an Invalid Date, which JSON writes as null; pass a valid Date or null` };
+    if (value !== null && typeof value === "object" && typeof readPart(path, "(its toJSON property)", () => (value as { toJSON?: unknown }).toJSON) === "function") {
+        const holder = value as { toJSON(key: string): unknown };
+        value = readPart(path, "toJSON()", () => holder.toJSON(key));
     }
     if (value instanceof Number || value instanceof String || value instanceof Boolean) value = value.valueOf();
     switch (typeof value) {
@@ -272,35 +310,40 @@ function payloadProblem(value: unknown, path: string, key: string, ancestors: ob
             // Judged on its JSON form: JSON escapes control characters and lone surrogates, but not U+FFFE/U+FFFF.
             const bad = unsendableCharacter(JSON.stringify(value));
             if (bad === undefined) return undefined;
-            return characterAt(path, bad.codePoint, rawIndex(value, bad.codePoint));
+            return characterAt(shortPath(path), bad.codePoint, rawIndex(value, bad.codePoint));
         }
         case "number":
-            return Number.isFinite(value) ? undefined : { message: `${path} is ${value}, which JSON writes as null; send null or a string instead` };
+            return Number.isFinite(value) ? undefined : { message: `${shortPath(path)} is ${value}, which JSON writes as null; send null or a string instead` };
         case "bigint":
-            return { message: `${path} is a BigInt (${value}n), which JSON cannot hold; convert it to a string` };
+            return { message: `${shortPath(path)} is a BigInt (${value}n), which JSON cannot hold; convert it to a string` };
         case "function":
         case "symbol":
         case "undefined":
-            return { message: `${path} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON drops from an object and writes as null in an array; pass data only (null for "no value")` };
+            return { message: `${shortPath(path)} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON drops from an object and writes as null in an array; pass data only (null for "no value")` };
         case "object": {
             if (value === null || ancestors.includes(value)) return undefined;
-            const lossy = lossyObjectProblem(value);
-            if (lossy !== undefined) return { message: `${path} is ${lossy}` };
+            const lossy = readPart(path, "(its prototype)", () => lossyObjectProblem(value));
+            if (lossy !== undefined) return { message: `${shortPath(path)} is ${lossy}` };
+            if (ancestors.length >= MAX_PAYLOAD_DEPTH) {
+                return { message: `${shortPath(path)} is nested ${ancestors.length + 1} levels deep; a payload nests at most ${MAX_PAYLOAD_DEPTH} levels of objects and arrays (JSON.stringify overflows its call stack a few thousand levels down); flatten it` };
+            }
             ancestors.push(value);
             try {
                 if (Array.isArray(value)) {
-                    for (let i = 0; i < value.length; i++) {
-                        if (!(i in value)) return { message: `${path}[${i}] is a hole in a sparse array, which JSON writes as null; fill it (e.g. with null)` };
-                        const problem = payloadProblem(value[i], `${path}[${i}]`, String(i), ancestors);
+                    const length = readPart(path, "(its length)", () => value.length);
+                    for (let i = 0; i < length; i++) {
+                        const itemPath = `${path}[${i}]`;
+                        if (!readPart(itemPath, "(the in check)", () => i in value)) return { message: `${shortPath(itemPath)} is a hole in a sparse array, which JSON writes as null; fill it (e.g. with null)` };
+                        const problem = payloadProblem(readPart(itemPath, "(its getter)", () => value[i]), itemPath, String(i), ancestors);
                         if (problem !== undefined) return problem;
                     }
                     return undefined;
                 }
                 const record = value as Record<string, unknown>;
-                for (const name of Object.keys(record)) {
+                for (const name of readPart(path, "(listing its keys)", () => Object.keys(record))) {
                     const badKey = unsendableCharacter(JSON.stringify(name));
-                    if (badKey !== undefined) return characterAt(`${path} key ${printable(name)}`, badKey.codePoint, rawIndex(name, badKey.codePoint));
-                    const child = record[name];
+                    if (badKey !== undefined) return characterAt(`${shortPath(path)} key ${printable(name)}`, badKey.codePoint, rawIndex(name, badKey.codePoint));
+                    const child = readPart(childPath(path, name), "(its getter)", () => record[name]);
                     if (child === undefined) continue;
                     const problem = payloadProblem(child, childPath(path, name), name, ancestors);
                     if (problem !== undefined) return problem;
@@ -317,7 +360,17 @@ function payloadProblem(value: unknown, path: string, key: string, ancestors: ob
 
 function serializePayload(payload: unknown, where: string, id: string, index: number): string {
     if (payload !== undefined && typeof payload !== "function" && typeof payload !== "symbol") {
-        const problem = payloadProblem(payload, `${where}.payload`, "", []);
+        let problem;
+        try {
+            problem = payloadProblem(payload, `${where}.payload`, "", []);
+        } catch (err) {
+            if (!(err instanceof PayloadReadError)) throw err;
+            throw new OutboxError(
+                "INVALID_PAYLOAD",
+                `${where}.payload (message id "${id}") cannot be read as JSON: ${err.message}; pass plain data (no toJSON, getter or Proxy that throws)`,
+                { cause: err.thrown, context: { messageId: id, messageIndex: index } },
+            );
+        }
         if (problem !== undefined) {
             throw invalid(`${where}.payload (message id "${id}") would not reach consumers intact: ${problem.message}`, { messageId: id, messageIndex: index, character: problem.codePoint, position: problem.position });
         }
@@ -384,7 +437,9 @@ export class OutboxWriter {
 
     /**
      * @param options - The client, the table and the optional seams.
-     * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing, or `expiryShards` is not an integer from 1 to 64.
+     * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing, `expiryShards` is not an integer
+     *   from 1 to 64, `compactionGraceSeconds` not one from 0 to 31536000 (a year), or `bindingId` not a string short
+     *   enough for a sort key.
      */
     constructor(options: OutboxWriterOptions) {
         if (typeof options?.tableName !== "string" || options.tableName === "") {
@@ -400,8 +455,18 @@ export class OutboxWriter {
         this.nextId = options.idGenerator ?? createIdGenerator(this.clock);
         this.generatedIdsNeedGuard = options.idGenerator !== undefined;
         this.bindingId = options.bindingId ?? "sns";
+        if (typeof this.bindingId !== "string") throw new OutboxError("INVALID_CONFIG", `OutboxWriter: bindingId must be a string (the destination's name), got ${describeValue(this.bindingId)}; omit it for "sns"`);
+        // The longest sort key this binding can make: an id of 128 '#', each escaped to three characters.
+        const longestSk = utf8Length(recordSortKey("#".repeat(128), this.bindingId));
+        if (longestSk > MAX_SORT_KEY_BYTES) {
+            throw new OutboxError(
+                "INVALID_CONFIG",
+                `OutboxWriter: bindingId ${describeValue(this.bindingId)} is too long: with a 128-character id it makes a sort key of ${longestSk} bytes, and a DynamoDB sort key holds at most ${MAX_SORT_KEY_BYTES}; use a short name, e.g. "sns"`,
+                { context: { size: longestSk } },
+            );
+        }
         this.address = options.address ?? "";
-        this.graceSeconds = options.compactionGraceSeconds ?? 3600;
+        this.graceSeconds = integerIn("OutboxWriter", "compactionGraceSeconds", options.compactionGraceSeconds, WRITER_LIMITS.compactionGraceSeconds);
         this.fifo = options.fifo ?? false;
         this.expiryShards = integerIn("OutboxWriter", "expiryShards", options.expiryShards, HANDLER_LIMITS.expiryShards);
         this.expiryShardsRaised = false;
@@ -425,14 +490,20 @@ export class OutboxWriter {
     }
 
     /**
-     * Validate the request, build the records and allocate keyed messages' sequence numbers, without writing the
-     * transaction. Use it with {@link OutboxWriter.commit} to retry a write idempotently: commit the same prepared
-     * write again (with a `clientRequestToken`), and DynamoDB applies it at most once within 10 minutes.
+     * Check a request as {@link OutboxWriter.prepare} and {@link OutboxWriter.write} do, without any I/O: every limit
+     * they check before they send anything (nothing is allocated, nothing is written). The redrive uses it to tell a
+     * message the writer will never take from one that failed for a passing reason.
      *
      * @param request - The messages, your items, and options.
-     * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit (nothing written).
+     * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit; `INVALID_CONFIG` for a clock no
+     *   record can carry.
      */
-    async prepare(request: WriteRequest): Promise<PreparedWrite> {
+    check(request: WriteRequest): void {
+        this.validated(request);
+    }
+
+    /** Everything {@link OutboxWriter.prepare} checks and builds before its first I/O. */
+    private validated(request: WriteRequest) {
         const items = request?.items ?? [];
         const messages = request?.messages;
         if (!Array.isArray(messages)) throw invalid(`write: messages must be an array, got ${describeValue(messages)}`);
@@ -453,6 +524,7 @@ export class OutboxWriter {
             if (!(i in messages)) throw invalid(`write: messages[${i}] is a hole in a sparse array (e.g. [a, , b]); pass a dense array of messages`, { messageIndex: i });
         }
         const nowMs = Math.floor(this.clock.now());
+        checkWriterClock("OutboxWriter", nowMs);
         const prepared = messages.map((m, i) => this.prepareMessage(m, i));
         const firstWithId = new Map<string, PreparedMessage>();
         for (const p of prepared) {
@@ -460,48 +532,62 @@ export class OutboxWriter {
             if (prior === undefined) {
                 firstWithId.set(p.id, p);
             } else if (prior.message.partition === p.message.partition) {
-                throw invalid(`write: messages share id "${p.id}" in partition "${p.message.partition}"; ids must be unique`, { messageId: p.id });
+                throw invalid(`write: messages share id "${p.id}" in partition ${describeValue(p.message.partition)}; ids must be unique`, { messageId: p.id });
             } else {
                 throw invalid(
-                    `write: messages[${prior.index}] and messages[${p.index}] share id "${p.id}", in partitions "${prior.message.partition}" and "${p.message.partition}"; ids are unique across the table (one record per id, in one partition); use a new id, or omit it and the writer generates one`,
+                    `write: messages[${prior.index}] and messages[${p.index}] share id "${p.id}", in partitions ${describeValue(prior.message.partition)} and ${describeValue(p.message.partition)}; ids are unique across the table (one record per id, in one partition); use a new id, or omit it and the writer generates one`,
                     { messageId: p.id, messageIndex: p.index },
                 );
             }
         }
 
         const keylessSeqs = prepared.map(() => this.nextKeylessSeq(nowMs));
-        const records = prepared.map((p, i) => this.recordItem(p, keylessSeqs[i]!, nowMs));
+        // Until its allocation a keyed record carries seq 1, the shortest it can get: this first check never refuses a
+        // write that fits, and the second, on the allocated records, is exact.
+        const records = prepared.map((p, i) => this.recordItem(p, p.message.orderingKey === undefined ? keylessSeqs[i]! : 1n, nowMs));
         const guarded = prepared.filter((p) => p.guarded);
         const guardItems = guarded.map((p) =>
             idGuardItem({ recordId: p.id, partition: p.message.partition, bindingId: this.bindingId, createdAt: nowMs, expiresAt: p.expiresAtMs, graceSeconds: this.graceSeconds }),
         );
-        checkSizes(records, items, prepared, guardItems);
+        const recordAbsent = skAbsent();
+        const guardFree = idGuardFree(Math.floor(nowMs / 1000));
+        const recordPut = (Item: AttributeMap): TransactWriteItem => ({ Put: { TableName: this.tableName, Item, ConditionExpression: recordAbsent.text, ...placeholders(recordAbsent) } });
+        // ALL_OLD: a refused guard names the partition that holds the id, which tells a retry from a reuse.
+        const guardPut = (Item: AttributeMap): TransactWriteItem => ({
+            Put: { TableName: this.tableName, Item, ConditionExpression: guardFree.text, ...placeholders(guardFree), ReturnValuesOnConditionCheckFailure: "ALL_OLD" },
+        });
+        const guardPuts = guardItems.map(guardPut);
+        checkSizes(items, prepared, records.map(recordPut), guardPuts);
 
+        return { items, nowMs, prepared, records, guarded, guardPuts, recordPut };
+    }
+
+    /**
+     * Validate the request, build the records and allocate keyed messages' sequence numbers, without writing the
+     * transaction. Use it with {@link OutboxWriter.commit} to retry a write idempotently: commit the same prepared
+     * write again (with a `clientRequestToken`), and DynamoDB applies it at most once within 10 minutes.
+     *
+     * @param request - The messages, your items, and options.
+     * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit (nothing written).
+     */
+    async prepare(request: WriteRequest): Promise<PreparedWrite> {
+        const { items, nowMs, prepared, records, guarded, guardPuts, recordPut } = this.validated(request);
         const consumed: ConsumedCapacity[] = [];
         const returnCapacity = request.returnConsumedCapacity ?? "NONE";
         const stamps = await this.allocateKeyedSeqs(prepared, nowMs, returnCapacity, consumed);
         for (const [i, stamp] of stamps) records[i] = this.recordItem(prepared[i]!, stamp.seq, stamp.createdAt);
         // A created_at carried forward can lengthen the envelope's time text by a few bytes; a record that then
         // breaks a limit leaves only its partition's FENCE allocation behind, as a failed transaction does.
-        if (stamps.size > 0) checkSizes(records, items, prepared, guardItems);
+        if (stamps.size > 0) checkSizes(items, prepared, records.map(recordPut), guardPuts);
         if (!this.expiryShardsRaised && this.expiryShards > 1 && prepared.some((p) => p.expiresAtMs !== 0)) {
             await raiseExpiryShards((input) => this.client.send(new UpdateItemCommand(input)), this.tableName, this.expiryShards);
             this.expiryShardsRaised = true;
         }
 
-        const recordAbsent = skAbsent();
-        const guardFree = idGuardFree(Math.floor(nowMs / 1000));
         return {
             messageIds: prepared.map((p) => p.id),
             input: {
-                TransactItems: [
-                    ...items,
-                    ...records.map((Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: recordAbsent.text, ...placeholders(recordAbsent) } })),
-                    // ALL_OLD: a refused guard names the partition that holds the id, which tells a retry from a reuse.
-                    ...guardItems.map((Item) => ({
-                        Put: { TableName: this.tableName, Item, ConditionExpression: guardFree.text, ...placeholders(guardFree), ReturnValuesOnConditionCheckFailure: "ALL_OLD" as const },
-                    })),
-                ],
+                TransactItems: [...items, ...records.map(recordPut), ...guardPuts],
                 ReturnConsumedCapacity: returnCapacity,
                 ...(request.clientRequestToken !== undefined ? { ClientRequestToken: request.clientRequestToken } : {}),
             },
@@ -536,6 +622,13 @@ export class OutboxWriter {
         }
         if (typeof message.partition !== "string" || message.partition === "") {
             throw invalid(`${where}.partition is ${describeValue(message.partition)}; it must be a non-empty string, usually the aggregate's key, e.g. "ORDER#1001"`, { messageId: id });
+        }
+        const partitionBytes = utf8Length(message.partition);
+        if (partitionBytes > MAX_PARTITION_KEY_BYTES) {
+            throw invalid(
+                `${where}.partition ${describeValue(message.partition)} is ${partitionBytes} bytes (UTF-8); a DynamoDB partition key holds at most ${MAX_PARTITION_KEY_BYTES}; use a shorter key, e.g. the aggregate's id rather than its content, or a hash of it`,
+                { messageId: id, messageIndex: index, size: partitionBytes },
+            );
         }
         if (typeof message.type !== "string" || message.type === "") {
             throw invalid(`${where}.type is ${describeValue(message.type)}; it must be a non-empty string, e.g. "OrderCreated"`, { messageId: id });
@@ -676,7 +769,7 @@ export class OutboxWriter {
             try {
                 range = await allocateSeqRange(send, { tableName: this.tableName, partition, count: indexes.length, nowMs, fenceTtl }, this.logger);
             } catch (err) {
-                throw wrapAwsError(err, `write: outbox seq allocation failed for partition "${partition}"; nothing was written`, { partition });
+                throw wrapAwsError(err, `write: outbox seq allocation failed for partition ${describeValue(partition)}; nothing was written`, { partition });
             }
             indexes.forEach((i, k) => stamps.set(i, { seq: range.firstSeq + BigInt(k), createdAt: range.createdAt }));
         }
@@ -690,35 +783,74 @@ interface KeyedStamp {
     readonly createdAt: number;
 }
 
+/** What of a message's record DynamoDB's 400 KB is spent on: the payload, the headers and the type, as `envelope_json` holds them. */
+function recordParts(p: PreparedMessage): { readonly name: "payload" | "headers" | "type" | "orderingKey"; readonly bytes: number; readonly how: string }[] {
+    const headers = p.message.headers ?? {};
+    const key = p.message.orderingKey;
+    return [
+        { name: "payload", bytes: 4 * Math.ceil(utf8Length(p.body) / 3), how: "stored base64, 4/3 its size" },
+        { name: "headers", bytes: Object.keys(headers).length === 0 ? 0 : utf8Length(goJsonStringify(headers)), how: "as Go's JSON, which writes <, > and & as six bytes each" },
+        { name: "type", bytes: utf8Length(goJsonStringify(p.message.type)), how: "as Go's JSON" },
+        { name: "orderingKey", bytes: key === undefined ? 0 : utf8Length(key) + utf8Length(goJsonStringify(key)), how: "twice: the ordering_key attribute and an envelope header" },
+    ];
+}
+
+/** The fix of a record over 400 KB, aimed at the part that takes the most of it. */
+function oversizedRecord(p: PreparedMessage, size: number): OutboxError {
+    const parts = recordParts(p);
+    const biggest = parts.reduce((a, b) => (b.bytes > a.bytes ? b : a));
+    const fix =
+        biggest.name === "payload"
+            ? "shrink the payload or store it elsewhere and send a reference"
+            : biggest.name === "headers"
+              ? "shrink the headers (or move their content into the payload)"
+              : biggest.name === "type"
+                ? "use a shorter type"
+                : "use a shorter ordering key";
+    const spent = parts.filter((part) => part.bytes > 0).map((part) => `${part.name} ${part.bytes} bytes (${part.how})`).join(", ");
+    return invalid(`write: messages[${p.index}] (id "${p.id}") makes an outbox record of ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes; of it: ${spent}; ${fix}`, {
+        messageId: p.id,
+        size,
+        part: biggest.name,
+        ...Object.fromEntries(parts.map((part) => [`${part.name}Bytes`, part.bytes])),
+    });
+}
+
 /**
- * Check every outbox record against the item limit and the whole transaction against its limit.
+ * Check every outbox record against the item limit and the whole transaction against its limit, as DynamoDB counts
+ * it ({@link transactionActionSize}: items and keys, expressions, and the names and values they use).
  *
+ * @param items - The caller's actions.
+ * @param prepared - The messages, in request order.
+ * @param recordPuts - The record Put of each message, in the same order.
+ * @param guardPuts - The id guard Puts.
  * @throws OutboxError `INVALID_PAYLOAD` naming the message or item and its size.
  */
-function checkSizes(records: readonly AttributeMap[], items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[], guardItems: readonly AttributeMap[]): void {
+function checkSizes(items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[], recordPuts: readonly TransactWriteItem[], guardPuts: readonly TransactWriteItem[]): void {
     let total = 0;
-    for (const guard of guardItems) total += itemSize(guard);
-    records.forEach((item, i) => {
-        const size = itemSize(item);
-        if (size > MAX_ITEM_BYTES) {
-            throw invalid(`write: messages[${i}] (id "${prepared[i]!.id}") makes an outbox record of ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes (the payload is stored base64, 4/3 its size); shrink the payload or store it elsewhere and send a reference`, { messageId: prepared[i]!.id, size });
-        }
-        total += size;
+    for (const guard of guardPuts) total += transactionActionSize(guard);
+    recordPuts.forEach((action, i) => {
+        const size = itemSize(action.Put!.Item!);
+        if (size > MAX_ITEM_BYTES) throw oversizedRecord(prepared[i]!, size);
+        total += transactionActionSize(action);
     });
     items.forEach((action, i) => {
         const size = actionSize(action, i, `write: items[${i}]`);
         if (size > MAX_ITEM_BYTES) throw invalid(`write: items[${i}] is ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes`, { item: i, size });
-        total += size;
+        total += transactionActionSize(action);
     });
     if (total > MAX_TRANSACTION_BYTES) {
-        const guardText = guardItems.length === 0 ? "" : ` (${guardItems.length} id guard${guardItems.length === 1 ? "" : "s"} included)`;
-        throw invalid(`write: the transaction's items add up to ${total} bytes${guardText}; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write`, { size: total });
+        const guardText = guardPuts.length === 0 ? "" : ` (${guardPuts.length} id guard${guardPuts.length === 1 ? "" : "s"} included)`;
+        throw invalid(
+            `write: the transaction adds up to ${total} bytes as DynamoDB counts it (items and keys, expressions, and the names and values they use)${guardText}; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write`,
+            { size: total },
+        );
     }
 }
 
 function describeFailedAction(actionIndex: number, items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[], guarded: readonly PreparedMessage[]): FailedAction {
     if (actionIndex < items.length) return { kind: "item", index: actionIndex, text: describeAction(items[actionIndex]!, actionIndex) };
-    const describeMessage = (p: PreparedMessage): string => `messages[${p.index}] (id "${p.id}", partition "${p.message.partition}")`;
+    const describeMessage = (p: PreparedMessage): string => `messages[${p.index}] (id "${p.id}", partition ${describeValue(p.message.partition)})`;
     const p = prepared[actionIndex - items.length];
     if (p !== undefined) return { kind: "message", index: p.index, messageId: p.id, text: describeMessage(p) };
     const g = guarded[actionIndex - items.length - prepared.length];
@@ -764,7 +896,7 @@ function explainGuardRefusal(who: FailedAction, i: number, reason: { Item?: Reco
     const where =
         holder === undefined
             ? "a record in another partition"
-            : `a record in partition "${holder.partition}"${mine !== undefined && holder.bindingId !== mine.bindingId ? ` (binding "${holder.bindingId}")` : ""}, until ${utcSeconds(holder.ttl)}`;
+            : `a record in partition ${describeValue(holder.partition)}${mine !== undefined && holder.bindingId !== mine.bindingId ? ` (binding "${holder.bindingId}")` : ""}, until ${utcSeconds(holder.ttl)}`;
     return {
         ...base,
         code: "INVALID_PAYLOAD",

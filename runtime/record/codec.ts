@@ -6,7 +6,9 @@
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { ATTR, STATUS, type RecordStatus } from "../schema";
+import { MAX_PARTITION_KEY_BYTES, utf8Length } from "../item-size";
+import { describeValue } from "../transact-items";
+import { ATTR, STATUS, statusOf, type RecordStatus } from "../schema";
 import { hasExpiryValue } from "./expiry-shard";
 import { decodeEnvelope, encodeEnvelope, envelopeOrderingKey, goJsonStringify, ORDERING_KEY_HEADER, toEnvelope, type Envelope, type EnvelopeInput } from "./envelope";
 import { claimSort, parseRecordSortKey, recordSortKey } from "./keys";
@@ -120,8 +122,12 @@ export function validateNewRecord(input: NewOutboxRecord): void {
     if (typeof input.partition !== "string" || input.partition === "") {
         throw invalid(`outbox record ${JSON.stringify(id)}: partition must be a non-empty string, got ${JSON.stringify(input.partition)}; use the aggregate's key, e.g. "ORDER#1001"`, id);
     }
+    const partitionBytes = utf8Length(input.partition);
+    if (partitionBytes > MAX_PARTITION_KEY_BYTES) {
+        throw invalid(`outbox record ${JSON.stringify(id)}: partition ${describeValue(input.partition)} is ${partitionBytes} bytes (UTF-8); a DynamoDB partition key holds at most ${MAX_PARTITION_KEY_BYTES}; use a shorter key`, id);
+    }
     if (id === undefined || id === "") {
-        throw invalid(`outbox record in partition "${input.partition}": recordId must be a non-empty string, got ${JSON.stringify(input.recordId)}`, id);
+        throw invalid(`outbox record in partition ${describeValue(input.partition)}: recordId must be a non-empty string, got ${JSON.stringify(input.recordId)}`, id);
     }
     if (typeof input.bindingId !== "string") {
         throw invalid(`outbox record "${id}": bindingId must be a string, got ${typeof input.bindingId}`, id);
@@ -275,10 +281,8 @@ export function readBigInt(item: AnyItem, name: string, recordId = ""): bigint {
 }
 
 function readStatus(item: AnyItem, recordId: string): RecordStatus {
-    const status = readString(item, ATTR.status) ?? "";
+    const status = statusOf(readString(item, ATTR.status));
     switch (status) {
-        case "":
-            return STATUS.pending;
         case STATUS.pending:
         case STATUS.claimed:
         case STATUS.completed:

@@ -8,7 +8,7 @@
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { readBigInt, readNumber, readString, type OutboxRecord } from "../record/codec";
-import { ATTR, STATUS } from "../schema";
+import { ATTR, STATUS, statusOf } from "../schema";
 import { claimOne, type ClaimClock } from "./claim-one";
 import { and, nonTerminal, partitionRecords, placeholders } from "./expressions";
 import { DEEP_BACKLOG_PAGE_WARN, noteUndecodable, STORE_METRICS, STORE_WARNINGS } from "./observability";
@@ -44,8 +44,8 @@ export function agePosition(item: Record<string, AttributeValue>): AgePosition {
  * pending, or claimed at an older version, or claimed before the stale threshold.
  */
 export function isClaimableItem(item: Record<string, AttributeValue>, version: bigint, staleMs: number): boolean {
-    const status = readString(item, ATTR.status) ?? STATUS.pending;
-    if (status === STATUS.pending || status === "") return true;
+    const status = statusOf(readString(item, ATTR.status));
+    if (status === STATUS.pending) return true;
     if (status !== STATUS.claimed) return false;
     if (readBigInt(item, ATTR.claimVersion) < version) return true;
     // A missing claimed_at fails `claimed_at < :stale_ms` on the server too.

@@ -6,7 +6,7 @@
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { ATTR, RECORD_SK_PREFIX, STATUS, type RecordStatus } from "../schema";
+import { ATTR, PENDING_STATUS_TEXTS, RECORD_SK_PREFIX, STATUS, type RecordStatus } from "../schema";
 
 /** An expression with its placeholders. */
 export interface Expression {
@@ -67,13 +67,18 @@ export function statusIs(status: RecordStatus): Expression {
 }
 
 /**
- * `status = pending OR attribute_not_exists(status)`: a pending record, including a row written without a
- * `status` (an older GoBridge build), which the codec reads as pending too. Every store filter and condition on
- * "pending" uses this, so such a row is claimed, counted, completed and expired like any pending record instead
- * of being republished on every redelivery and never swept.
+ * `attribute_not_exists(status) OR status = "pending" OR status = ""`: a pending record, including a row written
+ * without a `status` or with an empty one (an older GoBridge build), which the codec reads as pending too
+ * (`PENDING_STATUS_TEXTS` and `statusOf` in schema.ts). Every store filter and condition on "pending" uses this, so
+ * such a row is claimed, counted, completed and expired like any pending record instead of being republished on
+ * every redelivery and never swept.
  */
 export function isPending(): Expression {
-    return or(statusIs(STATUS.pending), { text: `attribute_not_exists(${nameRef(ATTR.status)})`, names: names(ATTR.status), values: {} });
+    const texts = PENDING_STATUS_TEXTS.map((text): Expression => {
+        const placeholder = text === "" ? ":status_empty" : `:status_${text}`;
+        return { text: `${nameRef(ATTR.status)} = ${placeholder}`, names: names(ATTR.status), values: { [placeholder]: { S: text } } };
+    });
+    return or(...texts, { text: `attribute_not_exists(${nameRef(ATTR.status)})`, names: names(ATTR.status), values: {} });
 }
 
 /** `claim_version < token version`: the record was claimed by an older lease. */
@@ -128,12 +133,16 @@ export function fenceBelow(version: bigint): Expression {
 }
 
 /**
- * The seq-allocation clock check: `attribute_not_exists(last_created_at) OR last_created_at <= now`. It holds
- * when no allocation of the partition handed out a `created_at` later than this writer's now.
+ * The seq-allocation clock check: `attribute_not_exists(last_created_at) OR last_created_at <= ms`. With the writer's
+ * now it holds when no allocation of the partition handed out a `created_at` later than that; with now plus the
+ * lead bound, when none handed out one further ahead than the bound.
+ *
+ * @param ms - The latest `last_created_at` that passes, epoch ms.
+ * @param placeholder - Its value placeholder. @default ":now_ms"
  */
-export function lastCreatedAtNotAfter(nowMs: number): Expression {
+export function lastCreatedAtNotAfter(ms: number, placeholder = ":now_ms"): Expression {
     const attr = nameRef(ATTR.lastCreatedAt);
-    return { text: `attribute_not_exists(${attr}) OR ${attr} <= :now_ms`, names: names(ATTR.lastCreatedAt), values: { ":now_ms": { N: String(nowMs) } } };
+    return { text: `attribute_not_exists(${attr}) OR ${attr} <= ${placeholder}`, names: names(ATTR.lastCreatedAt), values: { [placeholder]: { N: String(ms) } } };
 }
 
 /** `attribute_not_exists(SK)`: the Persist put never overwrites. */

@@ -31,6 +31,7 @@ export {
 export { classifyAwsError, wrapAwsError, cancellationCodes, isConditionalCheckFailed, isTransactionCanceled } from "./aws-errors";
 export { STORE_METRICS, STORE_WARNINGS, resetStoreWarnings } from "./observability";
 export { KeyCache } from "./key-cache";
+export { MAX_FENCE_LEAD_MS, MAX_WRITER_CLOCK_MS } from "./writer-clock";
 export {
     and,
     claimable,

@@ -18,6 +18,7 @@ import type { StoreContext } from "./options";
 import { getItem, putItem, updateItem } from "./send";
 import { raiseExpiryShards } from "./expiry-shards-row";
 import { allocateSeqRange } from "./seq-allocation";
+import { checkWriterClock } from "./writer-clock";
 
 /** What a Persist call did. */
 export interface PersistResult {
@@ -90,6 +91,7 @@ export async function persist(ctx: StoreContext, records: readonly NewOutboxReco
     for (const r of records) validateNewRecord(r);
     ctx.logger.debug("dynamodboutbox: persist", { count: records.length });
     const nowMs = ctx.clock.now();
+    checkWriterClock("OutboxStore.persist", nowMs);
     const stamps = await allocateSeqs(ctx, records, nowMs);
     if (!ctx.expiryShardsMark.raised && ctx.expiryShards > 1 && records.some((r) => (r.envelope.expiresAt ?? 0) !== 0)) {
         await raiseExpiryShards((input) => updateItem(ctx, "persist.expiry-shards", input), ctx.tableName, ctx.expiryShards);

@@ -13,6 +13,7 @@
 import type { AttributeValue, ConditionCheck, Update, UpdateItemCommandInput } from "@aws-sdk/client-dynamodb";
 import { fenceKey } from "../record/fence";
 import { ATTR, STATUS } from "../schema";
+import { MAX_FENCE_LEAD_MS } from "./writer-clock";
 import { and, isPending, claimable, expiresBefore, fenceAllows, fenceBelow, heldBy, lastCreatedAtNotAfter, nameRef, placeholders, updateExpression, type Expression } from "./expressions";
 
 /** A fencing token: the lease owner and its monotonic version. Valid only with a non-empty owner and version > 0. */
@@ -115,20 +116,25 @@ export function fenceRaiseUpdate(tableName: string, partition: string, version: 
 export interface SeqAllocationUpdates {
     /** The normal case: allocate and record this writer's now as the partition's `last_created_at`. */
     readonly atNow: UpdateItemCommandInput;
-    /** Sent only when `atNow`'s condition failed: allocate and read the fence's `last_created_at` back. */
+    /**
+     * Sent only when `atNow`'s condition failed: allocate and read the fence's `last_created_at` back, as long as it
+     * is at most `maxLeadMs` ahead of this writer's now.
+     */
     readonly atFence: UpdateItemCommandInput;
 }
 
 /**
  * Allocate `count` sequence numbers from the partition's FENCE row, so that `(created_at, seq)` order is the
- * order of the allocations whatever the writers' clocks say.
+ * order of the allocations whatever the writers' clocks say, within `maxLeadMs`.
  *
  * - `atNow`: `ADD seq_counter count`, `SET ttl, last_created_at = now`, on condition
  *   `attribute_not_exists(last_created_at) OR last_created_at <= now`, returning `UPDATED_NEW`. The records then
  *   carry `created_at = now`.
  * - `atFence`, when that condition failed (an earlier allocation handed out a later time than this writer's
- *   clock reads): `ADD seq_counter count`, `SET ttl, last_created_at = if_not_exists(last_created_at, now)`,
- *   unconditional, returning `ALL_NEW`. The records then carry the returned `last_created_at`.
+ *   clock reads): `ADD seq_counter count`, `SET ttl, last_created_at = if_not_exists(last_created_at, now)`, on
+ *   condition `attribute_not_exists(last_created_at) OR last_created_at <= now + maxLeadMs`, returning `ALL_NEW`
+ *   (and the old row, `ALL_OLD`, when the condition fails). The records then carry the returned `last_created_at`.
+ *   When the condition fails nothing is allocated: the fence is further ahead of this clock than the bound.
  *
  * Either way the new `seq_counter` is the top of the allocated range.
  *
@@ -137,8 +143,9 @@ export interface SeqAllocationUpdates {
  * @param count - How many numbers to allocate (≥ 1).
  * @param nowMs - The writer's now, epoch ms (whole).
  * @param fenceTtl - The FENCE row ttl, epoch seconds.
+ * @param maxLeadMs - How far the fence's `last_created_at` may be ahead of `nowMs` for `atFence` to take it. @default MAX_FENCE_LEAD_MS (5 minutes)
  */
-export function seqAllocationUpdates(tableName: string, partition: string, count: number, nowMs: number, fenceTtl: number): SeqAllocationUpdates {
+export function seqAllocationUpdates(tableName: string, partition: string, count: number, nowMs: number, fenceTtl: number, maxLeadMs: number = MAX_FENCE_LEAD_MS): SeqAllocationUpdates {
     const values = { ":fence_ttl": { N: String(fenceTtl) }, ":count": { N: String(count) }, ":now_ms": { N: String(nowMs) } };
     const add = [{ attribute: ATTR.seqCounter, value: ":count" }];
     const ttl = { attribute: ATTR.ttl, value: ":fence_ttl" };
@@ -147,8 +154,9 @@ export function seqAllocationUpdates(tableName: string, partition: string, count
     const key = fenceKey(partition);
     return {
         atNow: { ...update(tableName, key, atNow, lastCreatedAtNotAfter(nowMs)), ReturnValues: "UPDATED_NEW" },
-        // ALL_NEW, not UPDATED_NEW: the value is needed even when if_not_exists leaves it as it was.
-        atFence: { TableName: tableName, Key: key, UpdateExpression: atFence.text, ...placeholders(atFence), ReturnValues: "ALL_NEW" },
+        // ALL_NEW, not UPDATED_NEW: the value is needed even when if_not_exists leaves it as it was. ALL_OLD on a
+        // failed condition: the refusal names the fence's time.
+        atFence: { ...update(tableName, key, atFence, lastCreatedAtNotAfter(nowMs + maxLeadMs, ":lead_limit_ms")), ReturnValues: "ALL_NEW", ReturnValuesOnConditionCheckFailure: "ALL_OLD" },
     };
 }
 

@@ -112,12 +112,13 @@ describe("cli: redrive", function () {
             assert.equal((await fauxqs.receiveAll(dlq.queueUrl, { delete: false })).length, 0, "deleted from the DLQ");
         });
 
-        it("--json prints one object on stdout (counts, records, endpoints), keeps the log lines on stderr, and exits 0", async () => {
+        it("--json prints one object on stdout (counts, records, the not-redrivable messages and why, endpoints), keeps the log lines on stderr, and exits 0", async () => {
             const ddb = await dynamoClient();
             const tableName = await createOutboxTable(ddb, "cli-redrive-json");
             const dlq = await fauxqs.createQueue(`cli-redrive-json-${Date.now()}`);
             const body = JSON.stringify({ reason: "expired", recordId: "m-2", partition: "P", type: "T", headers: {}, payload: { x: 2 } });
             await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dlq.queueUrl, MessageBody: body }));
+            const stray = await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dlq.queueUrl, MessageBody: JSON.stringify({ reason: "expired", recordId: "m-3", partition: "P", type: "", headers: {}, payload: 3 }) }));
             const endpoint = await dynamoEndpoint();
             const run = await redrive(["--table", tableName, "--dlq-url", dlq.queueUrl, "--endpoint", endpoint, "--sqs-endpoint", fauxqs.endpoint, "--json"]);
             assert.equal(run.code, 0, run.stderr);
@@ -133,8 +134,9 @@ describe("cli: redrive", function () {
                     sqsEndpoint: fauxqs.endpoint,
                     dryRun: false,
                     ok: true,
-                    counts: { received: 1, redriven: 1, alreadyRedriven: 0, notRedrivable: 0, failed: 0 },
+                    counts: { received: 2, redriven: 1, alreadyRedriven: 0, notRedrivable: 1, failed: 0 },
                     records: [{ originalId: "m-2", recordId: "redrive.m-2" }],
+                    notRedrivable: [{ sqsMessageId: stray.MessageId, recordId: "m-3", problem: 'it has no type (""); OutboxWriter writes every record with one: publish it by hand, or give it a type and send it again' }],
                     durationMs: 0,
                 },
             );

@@ -7,12 +7,14 @@
  * Real DynamoDB Local stream records; SNS and the DLQ are the fault-injecting test server.
  */
 import assert from "node:assert/strict";
-import { ScanCommand } from "@aws-sdk/client-dynamodb";
+import { PutItemCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../../runtime/errors";
 import { createJsonLogger } from "../../runtime/json-logger";
 import { deadLetterMessage } from "../../runtime/message";
 import { parseDeadLetter } from "../../runtime/redrive";
-import { unmarshalRecord } from "../../runtime/record/codec";
+import { marshalRecord, pendingRecord, unmarshalRecord } from "../../runtime/record/codec";
+import { OutboxStore } from "../../runtime/store";
+import { createSweeper } from "../../runtime/sweeper";
 import { ATTR, RECORD_SK_PREFIX } from "../../runtime/schema";
 import { OutboxWriter } from "../../runtime/writer";
 import { createHarness, type Harness } from "../runtime/support/harness";
@@ -98,6 +100,47 @@ describe("bad input", function () {
         assert.equal(error.sequenceNumber, broken.dynamodb.SequenceNumber);
         assert.equal(error.code, "INVALID_PAYLOAD");
         assert.ok(!lines.join("\n").includes("payload-"), "no payload in the logs");
+    });
+
+    /** An outbox record item as an older writer leaves it: `status` present but empty (GoBridge's codec reads it as pending). */
+    async function putEmptyStatusRecord(id: string, partition: string, createdAt: number, orderingKey?: string): Promise<void> {
+        const record = pendingRecord(
+            { partition, recordId: id, bindingId: "sns", address: h.topicArn, envelope: { id, subject: "T", payload: JSON.stringify(id), createdAt }, createdAt, ...(orderingKey !== undefined ? { orderingKey } : {}) },
+            BigInt(createdAt) * 1_000_000n,
+            createdAt,
+        );
+        await h.ddb.send(new PutItemCommand({ TableName: h.tableName, Item: { ...marshalRecord(record), [ATTR.status]: { S: "" } } }));
+    }
+
+    it('a row with status "" is pending on the stream path: published once, completed, and not published again when the stream redelivers it', async function () {
+        h = await createHarness();
+        await putEmptyStatusRecord("empty-status-1", "P", h.clock.now());
+        const event = await h.streamEvent();
+        assert.equal(event.Records.length, 1);
+        assert.deepEqual(event.Records[0]!.dynamodb.NewImage![ATTR.status], { S: "" }, "the stream image carries the empty status");
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] }, "the stream redelivers the same record");
+        assert.deepEqual(h.published().map((p) => p.id), ["empty-status-1"], "published once, not once per delivery");
+        assert.deepEqual((await h.records()).map((r) => [r.recordId, r.status]), [["empty-status-1", "completed"]]);
+        assert.deepEqual(await h.indexCounts(), { claim: 0, expiry: 0 });
+    });
+
+    it('rows with status "" are pending to the store and the sweeper: counted, claimed in order, and delivered by the safety net', async function () {
+        h = await createHarness();
+        const t = h.clock.now();
+        await putEmptyStatusRecord("keyless-empty", "P", t);
+        await putEmptyStatusRecord("keyed-empty-1", "K", t, "k");
+        await putEmptyStatusRecord("keyed-empty-2", "K", t + 1, "k");
+        const store = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
+        assert.deepEqual([await store.countPending("P"), await store.countPending("K")], [1, 2], "CountPending counts them");
+        h.clock.advance(121_000);
+        const result = await createSweeper(h.config())();
+        assert.deepEqual([result.published, result.failedPartitions, result.failedRecords], [3, 0, 0], JSON.stringify(result));
+        const published = h.published().map((p) => p.id);
+        assert.deepEqual(published.filter((id) => id.startsWith("keyed")), ["keyed-empty-1", "keyed-empty-2"], "per-key order");
+        assert.deepEqual([...published].sort(), ["keyed-empty-1", "keyed-empty-2", "keyless-empty"]);
+        assert.ok((await h.records()).every((r) => r.status === "completed"));
+        assert.deepEqual(await h.indexCounts(), { claim: 0, expiry: 0 });
     });
 
     it("a DLQ message keeps a payload that would not read back identically (an integer beyond 2^53) as raw text, and redrive refuses to rewrite it", function () {

@@ -93,13 +93,14 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         const lines: string[] = [];
         const logger = { debug: () => undefined, info: (m: string, a?: object) => lines.push(m + JSON.stringify(a)), warn: (m: string, a?: object) => lines.push(m + JSON.stringify(a)), error: (m: string, a?: object) => lines.push(m + JSON.stringify(a)) };
         const result = await redriveDeadLetters({ sqs: fauxqs.sqs, queueUrl: w.dlq.queueUrl, writer: w.writer, visibilityTimeoutSeconds: 1, logger });
-        assert.deepEqual({ ...result, records: [...result.records].sort() }, {
+        assert.deepEqual({ ...result, records: [...result.records].sort(), problems: result.problems.map((p) => p.problem).sort() }, {
             received: 4,
             redriven: 2,
             alreadyRedriven: 0,
             notRedrivable: 2,
             failed: 0,
             records: messageIds.map((id) => [id, redriveRecordId(id)] as const).sort(),
+            problems: ["it is the event source mapping's on-failure metadata, not a record: read the records by sequence number from the stream", "the body is not JSON"],
         });
         assert.ok(!lines.join("\n").includes("é <&>"), "redrive logs carry ids, never payloads");
 
@@ -170,6 +171,49 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         assert.equal((await fauxqs.receiveAll(w.dlq.queueUrl, { delete: false })).length, 1, "and deletes nothing");
     });
 
+    it("reports a message OutboxWriter can never take once per run as not redrivable, with the reason, and leaves it in the DLQ instead of failing it on every run", async function () {
+        const w = await world("never");
+        const base = { type: "T", partition: "P", body: '{"n":1}', headers: {}, createdAt: Date.now(), expiresAt: 0 };
+        const letter = (over: Partial<typeof base> & { id: string; orderingKey?: string }) => deadLetterMessage({ ...base, ...over }, { reason: "publish-rejected", at: Date.now() }).body;
+        const bodies: Record<string, string> = {
+            reserved: letter({ id: "reserved", headers: { "x-bridge.tenant-id": "acme" } }),
+            ffff: letter({ id: "ffff", type: "T\uffff" }),
+            untyped: letter({ id: "untyped", type: "" }),
+            crowded: letter({ id: "crowded", headers: Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`h${i}`, "v"])) }),
+            numericKey: JSON.stringify({ ...JSON.parse(letter({ id: "numeric-key" })), orderingKey: 7 }),
+            spaced: letter({ id: "GoBridge id 1" }),
+            fine: letter({ id: "fine", orderingKey: "k" }),
+        };
+        for (const body of Object.values(bodies)) await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: w.dlq.queueUrl, MessageBody: body }));
+
+        // The first run outlives the visibility timeout, so the queue hands the left messages out again within it.
+        let receives = 0;
+        const slowReceives: SqsClientLike = {
+            async send(command) {
+                if (command.constructor.name === "ReceiveMessageCommand" && ++receives > 1) await sleep(1_200);
+                return fauxqs.sqs.send(command as never);
+            },
+        };
+        const first = await redriveDeadLetters({ sqs: slowReceives, queueUrl: w.dlq.queueUrl, writer: w.writer, visibilityTimeoutSeconds: 1 });
+        assert.deepEqual([first.received, first.redriven, first.notRedrivable, first.failed], [7, 2, 5, 0], JSON.stringify(first.problems));
+        assert.deepEqual(first.records.map(([original]) => original).sort(), ["GoBridge id 1", "fine"]);
+        assert.match(first.records.find(([original]) => original === "GoBridge id 1")![1], /^redrive\.[0-9a-f]{64}$/, "an id with a space is redriven under its hash");
+        const why = new Map(first.problems.map((p) => [p.recordId ?? "", p.problem]));
+        assert.deepEqual([...why.keys()].sort(), ["crowded", "ffff", "numeric-key", "reserved", "untyped"], "each reported once");
+        assert.match(why.get("reserved")!, /^OutboxWriter refuses it: .*headers name "x-bridge\.tenant-id" is reserved.*; publish it by hand/);
+        assert.match(why.get("ffff")!, /^OutboxWriter refuses it: messages\[0\]\.type holds U\+FFFF at index 1/);
+        assert.match(why.get("crowded")!, /headers has 9 entries; at most 8 fit/);
+        assert.match(why.get("untyped")!, /^it has no type \(""\); OutboxWriter writes every record with one/);
+        assert.match(why.get("numeric-key")!, /^its orderingKey is the number 7, not a non-empty string: .*would change the order it is delivered in/);
+        assert.ok(first.problems.every((p) => p.sqsMessageId !== ""));
+
+        await sleep(1_200);
+        const second = await redriveDeadLetters({ sqs: fauxqs.sqs, queueUrl: w.dlq.queueUrl, writer: w.writer, visibilityTimeoutSeconds: 1 });
+        assert.deepEqual([second.received, second.redriven, second.alreadyRedriven, second.notRedrivable, second.failed], [5, 0, 0, 5, 0], "never failed: not redrivable, again once each");
+        await sleep(1_200);
+        assert.equal((await fauxqs.receiveAll(w.dlq.queueUrl, { delete: false })).length, 5, "left in the DLQ");
+    });
+
     it("dynamodb-outbox redrive: its clients reach the table and the DLQ through --endpoint and --sqs-endpoint", async function () {
         const w = await world("script");
         await w.writer.write({ messages: [{ id: "m-3", partition: "P", type: "T", payload: { x: 1 }, expiresAt: new Date() }] });
@@ -189,6 +233,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         assert.equal(redriveRecordId(long), redriveRecordId(long));
         assert.match(redriveRecordId(long), /^redrive\.[0-9a-f]{64}$/);
         assert.notEqual(redriveRecordId(long), redriveRecordId(`${"x".repeat(127)}y`));
+        for (const outside of ["a b", "é", "tab\t"]) assert.match(redriveRecordId(outside), /^redrive\.[0-9a-f]{64}$/, `an id with ${JSON.stringify(outside)} gets the hash, which the writer takes`);
     });
 
     it("says why a DLQ message is not redrivable", function () {
@@ -198,7 +243,10 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         assert.match(problem(JSON.stringify({ DDBStreamBatchInfo: {} })), /on-failure metadata/);
         assert.match(problem(JSON.stringify({ recordId: "a" })), /no recordId and partition/);
         assert.match(problem(JSON.stringify({ recordId: "a", partition: "P", body: "raw" })), /payload is kept as raw text/);
-        assert.match(problem(JSON.stringify({ recordId: "a", partition: "P", payload: 1, headers: { n: 1 } })), /headers are not an object of strings/);
+        assert.match(problem(JSON.stringify({ recordId: "a", partition: "P", type: "T", payload: 1, headers: { n: 1 } })), /headers are not an object of strings/);
+        assert.match(problem(JSON.stringify({ recordId: "a", partition: "P", payload: 1 })), /no type \(absent\)/);
+        assert.match(problem(JSON.stringify({ recordId: "a", partition: "P", type: 5, payload: 1 })), /no type \(the number 5\)/);
+        assert.match(problem(JSON.stringify({ recordId: "a", partition: "P", type: "T", orderingKey: "", payload: 1 })), /orderingKey is "", not a non-empty string/);
     });
 
     it("rejects bad options and flags with INVALID_CONFIG naming them", async function () {
@@ -229,6 +277,6 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         assert.throws(() => parseRedriveArgs(["--dlq-url", u], {}), /--table is ""; expected the outbox table's name; pass --table or set OUTBOX_TABLE_NAME/);
         assert.throws(() => parseRedriveArgs(["--table", "t", "--dlq-url", u, "--max", "lots"], {}), /--max is "lots"; expected an integer from 1 to 1000000/);
         assert.throws(() => parseRedriveArgs(["--tabel", "t"], {}), (e: unknown) => isOutboxError(e, "INVALID_CONFIG") && /--tabel is "--tabel"/.test((e as Error).message));
-        assert.equal(redriveSummary({ received: 3, redriven: 1, alreadyRedriven: 1, notRedrivable: 1, failed: 0, records: [] }, false), "redrive received 3 redriven 1 already-redriven 1 not-redrivable 1 failed 0");
+        assert.equal(redriveSummary({ received: 3, redriven: 1, alreadyRedriven: 1, notRedrivable: 1, failed: 0, records: [], problems: [] }, false), "redrive received 3 redriven 1 already-redriven 1 not-redrivable 1 failed 0");
     });
 });

@@ -1,6 +1,7 @@
 /**
  * The small pure pieces the writer and the handlers are built from: ids, item sizes, message shapes and their
- * limits, PublishBatch splitting, error classification, EMF lines, the JSON logger. No I/O.
+ * limits, PublishBatch splitting, error classification, EMF lines, the JSON logger, the handlers' environment, and
+ * every integer limit of `runtime/limits.ts` at its bounds. No I/O.
  */
 import assert from "node:assert/strict";
 import { classifyPublishFailure, isPermanentPublishError, isPermanentSqsRefusal, publishBatches } from "../../runtime/delivery";
@@ -9,6 +10,9 @@ import { createIdGenerator, idTimestamp } from "../../runtime/ids";
 import { attributeValueSize, itemSize } from "../../runtime/item-size";
 import { createJsonLogger, createLambdaLogger, parseLogLevel } from "../../runtime/json-logger";
 import { deadLetterMessage, headerNameProblem, messageAttributes, publishEntry, snsMessageSize, sqsSafeText, worstCaseDeadLetterSize, type OutboundMessage } from "../../runtime/message";
+
+import * as runtime from "../../runtime";
+import { ENV, HANDLER_LIMITS, INBOX_LIMITS, MAPPING_LIMITS, REDRIVE_LIMITS, WRITER_LIMITS, type IntegerLimit } from "../../runtime";
 
 const message = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({ id: "id-1", type: "T", partition: "P", body: '{"a":1}', headers: {}, createdAt: 0, expiresAt: 0, ...over });
 
@@ -34,7 +38,10 @@ describe("runtime pieces", function () {
             assert.equal(itemSize({ PK: { S: "abc" } }), 5);
             assert.equal(itemSize({ é: { S: "é" } }), 4, "UTF-8 bytes");
             assert.equal(attributeValueSize({ N: "12345" }), 4, "ceil(5/2) + 1");
-            assert.equal(attributeValueSize({ N: "-0.00100" }), 2, "leading and trailing zeros do not count");
+            assert.equal(attributeValueSize({ N: "0.00100" }), 2, "leading and trailing zeros do not count");
+            assert.equal(attributeValueSize({ N: "-0.00100" }), 3, "a negative number takes one byte more");
+            assert.equal(attributeValueSize({ N: "1.5" }), 3, "base-100 digits aligned at the point: 01.50 is two");
+            assert.equal(attributeValueSize({ N: "0" }), 1);
             assert.equal(attributeValueSize({ BOOL: true }), 1);
             assert.equal(attributeValueSize({ M: { a: { S: "x" } } }), 3 + 2 + 1);
             assert.equal(attributeValueSize({ L: [{ S: "x" }, { S: "yz" }] }), 3 + 2 + 3);
@@ -223,4 +230,122 @@ describe("runtime pieces", function () {
         assert.deepEqual(levelsWritten({ AWS_LAMBDA_LOG_LEVEL: "FATAL" }), []);
         assert.deepEqual(levelsWritten({}), ["info", "warn", "error"], "unset (Text log format): info");
     });
+
+    describe("the handlers' environment (readHandlerEnvironment)", function () {
+        const required = { [ENV.tableName]: "outbox", [ENV.topicArn]: "arn:aws:sns:us-east-1:111111111111:events", [ENV.dlqUrl]: "https://sqs.us-east-1.amazonaws.com/111111111111/outbox-dlq" };
+        const numeric = [ENV.completionGraceSeconds, ENV.sweepAfterSeconds, ENV.maxPublishAttempts, ENV.expiryShards];
+
+        it("refuses a number not written in decimal digits (0x3, 1e1, 0b11, 0o7, 3.0, +3, Infinity) with INVALID_CONFIG naming the variable and the value", function () {
+            for (const name of numeric) {
+                for (const raw of ["0x3", "1e1", "0b11", "0o7", "3.0", "+3", "Infinity", "3 4", "٣"]) {
+                    assert.throws(
+                        () => runtime.readHandlerEnvironment({ ...required, [name]: raw }),
+                        (e: unknown) =>
+                            runtime.isOutboxError(e, "INVALID_CONFIG") &&
+                            e.context.variable === name &&
+                            e.context.value === raw &&
+                            e.message.startsWith(`environment variable ${name} is ${JSON.stringify(raw)}; expected an integer from `) &&
+                            e.message.includes(" in decimal digits; unset it to use the default "),
+                        `${name}=${raw}`,
+                    );
+                }
+                assert.equal(runtime.readHandlerEnvironment({ ...required, [name]: " 3 " })[envKey(name)], 3, "surrounding spaces are fine");
+            }
+        });
+    });
+
+    /**
+     * Every integer limit, at `min` and `max` (accepted) and at `min - 1` and `max + 1` (refused), through every
+     * validator that reads it. Table-driven: a new limit table in runtime/limits.ts, or a new key in one, fails
+     * "has a probe for every limit" until it gets a probe here. The component's args (OUTBOX_RANGES, which reuses
+     * these tables, and the alarm thresholds) are checked the same way in tests/component/validation.test.ts.
+     */
+    describe("every integer limit at its bounds", function () {
+        type Probe = { readonly who: string; readonly run: (value: number) => unknown };
+        const tables: Record<string, Record<string, IntegerLimit>> = { HANDLER_LIMITS, REDRIVE_LIMITS, MAPPING_LIMITS, INBOX_LIMITS, WRITER_LIMITS };
+        const fakeClient = { send: async () => ({}) } as never;
+        const delivery = { dynamodb: fakeClient, sns: fakeClient, sqs: fakeClient, tableName: "outbox", topicArn: "arn:aws:sns:us-east-1:111111111111:events", dlqUrl: "https://sqs.us-east-1.amazonaws.com/111111111111/dlq" };
+        const env = { [ENV.tableName]: "outbox", [ENV.topicArn]: delivery.topicArn, [ENV.dlqUrl]: delivery.dlqUrl };
+        const publisher = (key: string): Probe => ({ who: "createPublisher", run: (v) => runtime.createPublisher({ ...delivery, [key]: v }) });
+        const sweeper = (key: string): Probe => ({ who: "createSweeper", run: (v) => runtime.createSweeper({ ...delivery, [key]: v }) });
+        const environment = (variable: string): Probe => ({ who: `environment ${variable}`, run: (v) => runtime.readHandlerEnvironment({ ...env, [variable]: String(v) }) });
+        const writer = (key: string): Probe => ({ who: "OutboxWriter", run: (v) => new runtime.OutboxWriter({ client: fakeClient, tableName: "outbox", [key]: v }) });
+        const redrive = (key: string): Probe => ({
+            who: "redriveDeadLetters",
+            run: (v) => runtime.redriveDeadLetters({ sqs: { send: async () => ({ Messages: [] }) }, queueUrl: delivery.dlqUrl, writer: new runtime.OutboxWriter({ client: fakeClient, tableName: "outbox" }), [key]: v }),
+        });
+        // The local mapping checks its settings before it looks at anything else, so a missing handler is the next refusal.
+        const mapping = (key: string, scale = 1): Probe => ({ who: "startLocalEventSourceMapping", run: (v) => runtime.startLocalEventSourceMapping({ streamsClient: fakeClient, streamArn: "arn", handler: undefined as never, [key]: v * scale }) });
+        const probes: Record<string, Record<string, readonly Probe[]>> = {
+            HANDLER_LIMITS: {
+                completionGraceSeconds: [publisher("completionGraceSeconds"), sweeper("completionGraceSeconds"), environment(ENV.completionGraceSeconds)],
+                sweepAfterSeconds: [sweeper("sweepAfterSeconds"), environment(ENV.sweepAfterSeconds)],
+                maxPublishAttempts: [publisher("maxPublishAttempts"), sweeper("maxPublishAttempts"), environment(ENV.maxPublishAttempts)],
+                claimLimit: [publisher("claimLimit"), sweeper("claimLimit")],
+                publisherReserveMs: [publisher("reserveMs")],
+                sweeperReserveMs: [sweeper("reserveMs")],
+                maxPartitionsPerRun: [sweeper("maxPartitionsPerRun")],
+                maxExpiredPerRun: [sweeper("maxExpiredPerRun")],
+                expiryShards: [sweeper("expiryShards"), writer("expiryShards"), { who: "OutboxStore", run: (v) => new runtime.OutboxStore({ client: fakeClient, tableName: "outbox", expiryShards: v }) }, environment(ENV.expiryShards)],
+            },
+            REDRIVE_LIMITS: { maxMessages: [redrive("maxMessages")], visibilityTimeoutSeconds: [redrive("visibilityTimeoutSeconds")] },
+            MAPPING_LIMITS: {
+                batchSize: [mapping("batchSize")],
+                maximumBatchingWindowInSeconds: [mapping("maximumBatchingWindowMs", 1000)],
+                maximumRetryAttempts: [mapping("maximumRetryAttempts")],
+            },
+            INBOX_LIMITS: { markerTtlSeconds: [{ who: "Inbox", run: (v) => new runtime.Inbox({ client: fakeClient, consumer: "billing", tableName: "inbox", markerTtlSeconds: v }) }] },
+            WRITER_LIMITS: { compactionGraceSeconds: [writer("compactionGraceSeconds")] },
+        };
+
+        /** The error `run(value)` throws or rejects with, or `undefined`. */
+        async function outcome(probe: Probe, value: number): Promise<unknown> {
+            try {
+                await probe.run(value);
+                return undefined;
+            } catch (err) {
+                return err;
+            }
+        }
+
+        /** Whether `err` refuses the setting: INVALID_CONFIG naming it and its range (another refusal, e.g. of a missing handler, is not one). */
+        function refuses(err: unknown, limit: IntegerLimit, name: string): boolean {
+            return runtime.isOutboxError(err, "INVALID_CONFIG") && err.message.includes(name) && err.message.includes(`from ${limit.min} to ${limit.max}`);
+        }
+
+        it("has a probe for every limit of every table runtime/limits.ts exports", function () {
+            const exported = Object.entries(runtime).filter(
+                ([, value]) => value !== null && typeof value === "object" && Object.values(value).length > 0 && Object.values(value).every((l) => l !== null && typeof l === "object" && "min" in l && "max" in l && "fallback" in l && "unit" in l),
+            );
+            assert.deepEqual(exported.map(([name]) => name).sort(), Object.keys(tables).sort(), "a new limit table needs a place in this test");
+            for (const [table, limits] of Object.entries(tables)) {
+                for (const key of Object.keys(limits)) assert.ok((probes[table]?.[key]?.length ?? 0) > 0, `${table}.${key} has no probe: add the validator that reads it`);
+            }
+        });
+
+        for (const [table, limits] of Object.entries(tables)) {
+            for (const [key, limit] of Object.entries(limits)) {
+                for (const probe of probes[table]?.[key] ?? []) {
+                    it(`${table}.${key} through ${probe.who}: ${limit.min} and ${limit.max} accepted, ${limit.min - 1} and ${limit.max + 1} refused`, async function () {
+                        const name = probe.who.startsWith("environment ") ? probe.who.slice("environment ".length) : key === "maximumBatchingWindowInSeconds" ? "maximumBatchingWindowMs" : probe.who === "createPublisher" || probe.who === "createSweeper" ? (key.endsWith("ReserveMs") ? "reserveMs" : key) : key;
+                        const scaled = (l: IntegerLimit) => (key === "maximumBatchingWindowInSeconds" ? { ...l, min: l.min * 1000, max: l.max * 1000 } : l);
+                        for (const accepted of [limit.min, limit.max]) {
+                            const err = await outcome(probe, accepted);
+                            assert.ok(!refuses(err, scaled(limit), name), `${accepted} must be accepted: ${String(err)}`);
+                        }
+                        for (const refused of [limit.min - 1, limit.max + 1]) {
+                            const err = await outcome(probe, refused);
+                            assert.ok(refuses(err, scaled(limit), name), `${refused} must be refused naming ${name} and its range: ${String(err)}`);
+                        }
+                    });
+                }
+            }
+        }
+    });
 });
+
+/** The HandlerEnvironment key of an environment variable name. */
+function envKey(variable: string): keyof ReturnType<typeof runtime.readHandlerEnvironment> {
+    const entry = Object.entries(ENV).find(([, name]) => name === variable);
+    return entry![0] as keyof ReturnType<typeof runtime.readHandlerEnvironment>;
+}

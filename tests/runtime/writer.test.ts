@@ -4,7 +4,7 @@
  * Not proven here: publishing (publisher tests) and GSI lag (DynamoDB Local's GSIs are synchronous).
  */
 import assert from "node:assert/strict";
-import { DeleteItemCommand, GetItemCommand, QueryCommand, ScanCommand, TransactWriteItemsCommand, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
+import { DeleteItemCommand, GetItemCommand, PutItemCommand, QueryCommand, ScanCommand, TransactWriteItemsCommand, type AttributeValue, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { OutboxWriter, type OutboxMessage } from "../../runtime/writer";
 import { isOutboxError } from "../../runtime/errors";
 import { OutboxStore } from "../../runtime/store";
@@ -14,6 +14,8 @@ import { recordKey } from "../../runtime/record/codec";
 import { fenceKey } from "../../runtime/record/fence";
 import { idGuardKey } from "../../runtime/record/id-guard";
 import { itemSize, MAX_TRANSACTION_BYTES } from "../../runtime/item-size";
+import { transactionActionSize } from "../../runtime/transact-items";
+import { FakeDynamoDb } from "../store/fake-client";
 import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, RECORD_ID_INDEX } from "../../runtime/schema";
 import { dynamoClient } from "../support/dynamodb";
 import { createOutboxTable, sparseIndexCounts } from "./support/table";
@@ -188,7 +190,7 @@ describe("OutboxWriter (DynamoDB Local)", function () {
                     items: Array.from({ length: 14 }, (_, i) => ({ Put: { TableName: table, Item: { PK: { S: `X${i}` }, SK: { S: "Y" }, big: { S: "x".repeat(300 * 1024) } } } })),
                     messages: [message()],
                 }),
-                pattern: /add up to \d+ bytes; a DynamoDB transaction holds at most 4194304/,
+                pattern: /the transaction adds up to \d+ bytes as DynamoDB counts it .*; a DynamoDB transaction holds at most 4194304/,
             },
             { name: "an SNS message over 256 KB", request: () => ({ messages: [message({ payload: "x".repeat(256 * 1024) })] }), pattern: /as an SNS message \(body \+ attributes\); SNS accepts at most 262144/ },
             { name: "an empty partition", request: () => ({ messages: [message({ partition: "" })] }), pattern: /messages\[0\]\.partition is ""; it must be a non-empty string/ },
@@ -246,12 +248,49 @@ describe("OutboxWriter (DynamoDB Local)", function () {
             // eslint-disable-next-line no-sparse-arrays
             { name: "a hole in a payload array", request: () => ({ messages: [message({ payload: [1, , 3] })] }), pattern: /messages\[0\]\.payload\[1\] is a hole in a sparse array, which JSON writes as null/ },
             { name: "an Invalid Date in a payload", request: () => ({ messages: [message({ payload: { at: new Date("nope") } })] }), pattern: /messages\[0\]\.payload\.at is an Invalid Date, which JSON writes as null/ },
+            {
+                name: "a header that makes the record too big, blamed on the headers (Go's JSON writes < as six bytes)",
+                request: () => ({ messages: [message({ headers: { note: "<".repeat(70_000) } })] }),
+                pattern: /^write: messages\[0\] \(id "[^"]+"\) makes an outbox record of \d+ bytes; DynamoDB items hold at most 409600 bytes; of it: payload 12 bytes \(stored base64, 4\/3 its size\), headers 420011 bytes \(as Go's JSON, which writes <, > and & as six bytes each\), type 3 bytes \(as Go's JSON\); shrink the headers \(or move their content into the payload\)$/,
+            },
+            {
+                name: "a payload that makes the record too big, blamed on the payload",
+                request: () => ({ messages: [message({ payload: "<".repeat(200_000), headers: { note: "<".repeat(30_000) } })] }),
+                pattern: /makes an outbox record of \d+ bytes; DynamoDB items hold at most 409600 bytes; of it: payload 266672 bytes .*headers 180011 bytes .*; shrink the payload or store it elsewhere/,
+            },
+            {
+                name: "a partition over DynamoDB's 2048 bytes, echoed shortened",
+                request: () => ({ messages: [message({ partition: "é".repeat(1025) })] }),
+                pattern: /^messages\[0\]\.partition "é{60}…" is 2050 bytes \(UTF-8\); a DynamoDB partition key holds at most 2048; use a shorter key/,
+            },
+            // What throws while the payload is read: wrapped, naming the path (issue 28 item 8; these were raw errors).
+            { name: "a payload whose toJSON throws", request: () => ({ messages: [message({ payload: { at: { toJSON: () => { throw new Error("boom"); } } } })] }), pattern: /^messages\[0\]\.payload \(message id "[^"]+"\) cannot be read as JSON: messages\[0\]\.payload\.at toJSON\(\) threw \(Error: boom\); pass plain data/ },
+            {
+                name: "a payload with a throwing getter",
+                request: () => ({ messages: [message({ payload: { ok: 1, get secret(): string { throw new TypeError("no access"); } } })] }),
+                pattern: /cannot be read as JSON: messages\[0\]\.payload\.secret \(its getter\) threw \(TypeError: no access\)/,
+            },
+            {
+                name: "a Proxy payload whose ownKeys trap throws",
+                request: () => ({ messages: [message({ payload: { list: [new Proxy({}, { ownKeys: () => { throw new Error("trap"); } })] } })] }),
+                pattern: /cannot be read as JSON: messages\[0\]\.payload\.list\[0\] \(listing its keys\) threw \(Error: trap\)/,
+            },
+            {
+                name: "a 20,000-deep array, naming the depth with a shortened path",
+                request: () => {
+                    let deep: unknown = 1;
+                    for (let i = 0; i < 20_000; i++) deep = [deep];
+                    return { messages: [message({ payload: deep })] };
+                },
+                pattern: /would not reach consumers intact: messages\[0\]\.payload(\[0\]){20,}…[[\]0]+ is nested 1001 levels deep; a payload nests at most 1000 levels of objects and arrays .*; flatten it$/,
+            },
             // eslint-disable-next-line no-sparse-arrays
             { name: "a sparse messages array", request: () => ({ messages: [message(), , message()] as OutboxMessage[] }), pattern: /write: messages\[1\] is a hole in a sparse array/ },
         ];
         for (const c of cases) {
             it(`rejects ${c.name}`, async function () {
                 await rejects(writer.write(c.request()), "INVALID_PAYLOAD", c.pattern);
+                await writer.write(c.request()).catch((e: unknown) => assert.ok(String((e as Error).message).length < 1200, `a short message: ${String((e as Error).message).length} characters`));
                 assert.equal((await scanAll(client, table)).length, 0);
             });
         }
@@ -281,7 +320,10 @@ describe("OutboxWriter (DynamoDB Local)", function () {
                 const messages = request.messages.length > 0 && request.messages.length < 100 ? [keyed].concat(request.messages) : request.messages;
                 await assert.rejects(offline.write({ ...request, messages }), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD"), c.name);
                 assert.deepEqual(calls, [], `${c.name}: no call may precede validation`);
+                assert.throws(() => offline.check({ ...c.request() }), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD"), `check() refuses ${c.name} too`);
             }
+            offline.check({ messages: [keyed] });
+            assert.deepEqual(calls, [], "check() does no I/O");
             await offline.write({ messages: [keyed] });
             assert.deepEqual(calls, ["UpdateItemCommand", "TransactWriteItemsCommand"], "the control: a valid keyed write does reach the client");
         });
@@ -418,15 +460,79 @@ describe("OutboxWriter (DynamoDB Local)", function () {
             const id = "01KB0000000000000000000000";
             const offline = () => new OutboxWriter({ client: recording, tableName: table, clock: fixedClock() });
             const probe = (await offline().prepare({ messages: [message({ id })] })).input.TransactItems!;
-            const [recordBytes, guardBytes] = probe.map((a) => itemSize(a.Put!.Item!));
+            const [recordBytes, guardBytes] = probe.map((a) => transactionActionSize(a));
             assert.equal(probe.length, 2);
             const filler = fill(MAX_TRANSACTION_BYTES - recordBytes! - guardBytes! + 1);
             await offline().prepare({ items: filler, messages: [message()] });
             await rejects(
                 offline().prepare({ items: filler, messages: [message({ id })] }),
                 "INVALID_PAYLOAD",
-                new RegExp(`^write: the transaction's items add up to ${MAX_TRANSACTION_BYTES + 1} bytes \\(1 id guard included\\); a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write$`),
+                new RegExp(
+                    `^write: the transaction adds up to ${MAX_TRANSACTION_BYTES + 1} bytes as DynamoDB counts it \\(items and keys, expressions, and the names and values they use\\) \\(1 id guard included\\); a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write$`,
+                ),
             );
+        });
+
+        it("sizes every attribute type as DynamoDB does (numbers in base-100 digits aligned at the point, +1 when negative), measured through DynamoDB Local's 4 MB refusal", async function () {
+            const values: AttributeValue[] = [
+                ...["0", "-0", "5", "-3", "10", "99", "123", "1001", "12345", "1.5", "0.5", "0.001", "12.34", "-12.3400", "00012", "1796014800", "1796014800000", "1e5", "1.5E-3", "7e-10", "1E+2", "99999999999999999999999999999999999999"].map((N) => ({ N })),
+                { S: "é€😀" }, { BOOL: true }, { NULL: true }, { B: new Uint8Array(10) }, { SS: ["a", "bc"] }, { NS: ["1", "23", "1.5"] }, { BS: [new Uint8Array(3), new Uint8Array(4)] },
+                { L: [] }, { L: [{ S: "a" }, { N: "1.5" }] }, { M: {} }, { M: { a: { S: "b" }, cc: { N: "12" } } }, { L: [{ L: [{ S: "x" }] }] }, { M: { m: { M: { k: { S: "v" } } } } },
+            ];
+            const filler = fill(MAX_TRANSACTION_BYTES).map((a) => ({ Put: { ...a.Put!, TableName: table } }));
+            for (const value of values) {
+                const item = { PK: { S: "N" }, SK: { S: "N" }, v: value };
+                const err = await client.send(new TransactWriteItemsCommand({ TransactItems: [...filler, { Put: { TableName: table, Item: item } }] })).then(() => undefined, (e: unknown) => e);
+                const counted = Number(/Payload Size: (\d+)$/.exec(String(err))?.[1]) - MAX_TRANSACTION_BYTES;
+                assert.equal(itemSize(item), counted, `${JSON.stringify(value)}: DynamoDB Local counts ${counted} (${String(err)})`);
+            }
+        });
+
+        it("counts the 4 MB as DynamoDB does (items and keys, expressions, and their names and values once per use): DynamoDB takes the write at 4194304 bytes, and the writer refuses 4194305 that DynamoDB would refuse", async function () {
+            for (const pk of ["ACCOUNT#1", "ACCOUNT#2"]) await client.send(new PutItemCommand({ TableName: table, Item: { PK: { S: pk }, SK: { S: "META" }, balance: { N: "10" } } }));
+            const filler = (bytes: number) => fill(bytes).map((a) => ({ Put: { ...a.Put!, TableName: table } }));
+            // The caller's actions use expressions: names and values used twice count twice; a Put's condition counts too.
+            const callerItems: TransactWriteItem[] = [
+                {
+                    Update: {
+                        TableName: table,
+                        Key: { PK: { S: "ACCOUNT#1" }, SK: { S: "META" } },
+                        UpdateExpression: "SET #balance = #balance + :amount, #last = :amount, #note = if_not_exists(#note, :note)",
+                        ConditionExpression: "#balance >= :zero",
+                        ExpressionAttributeNames: { "#balance": "balance", "#last": "last_amount", "#note": "note" },
+                        ExpressionAttributeValues: { ":amount": { N: "5" }, ":zero": { N: "0" }, ":note": { S: "opened-é" } },
+                    },
+                },
+                { ConditionCheck: { TableName: table, Key: { PK: { S: "ACCOUNT#2" }, SK: { S: "META" } }, ConditionExpression: "attribute_exists(#pk)", ExpressionAttributeNames: { "#pk": "PK" } } },
+                { Put: { TableName: table, Item: { PK: { S: "AUDIT#1" }, SK: { S: "1" } }, ConditionExpression: "attribute_not_exists(#sk) OR #sk <> :sk", ExpressionAttributeNames: { "#sk": "SK" }, ExpressionAttributeValues: { ":sk": { S: "1" } } } },
+                { Delete: { TableName: table, Key: { PK: { S: "GONE" }, SK: { S: "1" } }, ConditionExpression: "attribute_not_exists(#pk)", ExpressionAttributeNames: { "#pk": "PK" } } },
+            ];
+            const messages: OutboxMessage[] = [message({ id: "evt-1", orderingKey: "k", headers: { tenant: "acme" } }), message({ partition: "Q", expiresAt: new Date(T0 + 60_000) })];
+            const offline = new OutboxWriter({ client: { send: async () => ({}) } as unknown as DynamoDBClient, tableName: table, clock: fixedClock() });
+            const base = (await offline.prepare({ items: callerItems, messages })).input.TransactItems!.reduce((sum, a) => sum + transactionActionSize(a), 0);
+            const counting = new FakeDynamoDb(client);
+            const atLimit = new OutboxWriter({ client: counting as unknown as DynamoDBClient, tableName: table, clock: fixedClock() });
+            const prepared = await atLimit.prepare({ items: [...callerItems, ...filler(MAX_TRANSACTION_BYTES - base)], messages });
+            assert.equal(prepared.input.TransactItems!.reduce((sum, a) => sum + transactionActionSize(a), 0), MAX_TRANSACTION_BYTES);
+
+            // One byte more, sent past the writer: DynamoDB refuses it and reports the same count.
+            const actions = prepared.input.TransactItems!;
+            const first = actions[callerItems.length]!.Put!;
+            const oneMore = [...actions];
+            oneMore[callerItems.length] = { Put: { ...first, Item: { ...first.Item, big: { S: `${first.Item!.big!.S}x` } } } };
+            await assert.rejects(client.send(new TransactWriteItemsCommand({ TransactItems: oneMore })), new RegExp(`Transaction payload size cannot exceed 4MB\\. Payload Size: ${MAX_TRANSACTION_BYTES + 1}$`));
+
+            await atLimit.commit(prepared);
+            const read = async (key: Record<string, { S: string }>) => (await client.send(new GetItemCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item;
+            assert.ok((await read({ PK: { S: "AUDIT#1" }, SK: { S: "1" } })) && (await read(recordKey("P", "evt-1", "sns") as Record<string, { S: string }>)), "the write at exactly 4 MB committed");
+
+            counting.calls.length = 0;
+            await rejects(
+                atLimit.prepare({ items: [...callerItems, ...filler(MAX_TRANSACTION_BYTES - base + 1)], messages: [message({ id: "evt-2", orderingKey: "k", headers: { tenant: "acme" } }), messages[1]!] }),
+                "INVALID_PAYLOAD",
+                new RegExp(`the transaction adds up to ${MAX_TRANSACTION_BYTES + 1} bytes as DynamoDB counts it`),
+            );
+            assert.equal(counting.count("TransactWriteItems"), 0, "refused before sending");
         });
 
         it("costs one transactional write of an item under 1 KB (any id, a partition up to 800 bytes) in no index: 2 WCU", async function () {
@@ -499,6 +605,31 @@ describe("OutboxWriter (DynamoDB Local)", function () {
     it("rejects bad options with INVALID_CONFIG", function () {
         assert.throws(() => new OutboxWriter({ client, tableName: "" }), /tableName must be the outbox table's name, got ""/);
         assert.throws(() => new OutboxWriter({ client: {} as DynamoDBClient, tableName: "t" }), /client must be a DynamoDBClient/);
+    });
+
+    it("refuses a compactionGraceSeconds that is not whole seconds from 0 to a year (NaN and 1e300 used to fail at the first keyed write), and a bindingId too long for a sort key", function () {
+        for (const bad of [Number.NaN, 1e300, Number.POSITIVE_INFINITY, -1, 1.5, 365 * 24 * 3600 + 1]) {
+            assert.throws(
+                () => new OutboxWriter({ client, tableName: "t", compactionGraceSeconds: bad }),
+                (e: unknown) => isOutboxError(e, "INVALID_CONFIG") && new RegExp(`^OutboxWriter: compactionGraceSeconds is ${String(bad).replace("+", "\\+")}; expected an integer from 0 to 31536000; omit it for the default 3600$`).test((e as Error).message),
+                String(bad),
+            );
+        }
+        for (const ok of [0, 365 * 24 * 3600]) new OutboxWriter({ client, tableName: "t", compactionGraceSeconds: ok });
+        new OutboxWriter({ client, tableName: "t", bindingId: "b".repeat(632) });
+        assert.throws(() => new OutboxWriter({ client, tableName: "t", bindingId: "b".repeat(633) }), /OutboxWriter: bindingId "b{60}…" is too long: with a 128-character id it makes a sort key of 1025 bytes, and a DynamoDB sort key holds at most 1024; use a short name/);
+        assert.throws(() => new OutboxWriter({ client, tableName: "t", bindingId: 7 as unknown as string }), /bindingId must be a string \(the destination's name\), got 7/);
+    });
+
+    it("echoes a long partition shortened (60 characters and …), never whole, in the errors that name it", async function () {
+        const partition = "r".repeat(2000);
+        await writer.write({ messages: [message({ id: "dup-1", partition })] });
+        for (const request of [{ messages: [message({ id: "dup-1", partition })] }, { messages: [message({ id: "x", partition }), message({ id: "x", partition })] }]) {
+            const err = await writer.write(request).then(() => undefined, (e: unknown) => e as Error);
+            assert.ok(err instanceof Error);
+            assert.ok(err.message.includes(`partition "${"r".repeat(60)}…"`), err.message.slice(0, 300));
+            assert.ok(err.message.length < 400, `${err.message.length} characters`);
+        }
     });
 
     it("measures the write units per message (ReturnConsumedCapacity INDEXES)", async function () {

@@ -8,7 +8,8 @@ import * as assert from "node:assert/strict";
 import { marshalRecord, pendingRecord, recordKey } from "../../runtime/record/codec";
 import { fenceKey, unmarshalFence } from "../../runtime/record/fence";
 import { claimSort } from "../../runtime/record/keys";
-import { OutboxStore, seqAllocationUpdates, STORE_WARNINGS } from "../../runtime/store";
+import { isOutboxError } from "../../runtime/errors";
+import { MAX_FENCE_LEAD_MS, MAX_WRITER_CLOCK_MS, OutboxStore, seqAllocationUpdates, STORE_WARNINGS } from "../../runtime/store";
 import { dynamoClient } from "../support/dynamodb";
 import { FakeDynamoDb, PASS } from "./fake-client";
 import { FakeClock, ids, localStore, rec, RecordingLogger, tok } from "./support";
@@ -28,18 +29,20 @@ function storeBeside(client: DynamoDBClient, tableName: string, clockMs: number)
 }
 
 describe("seqAllocationUpdates: the two FENCE updates of a seq allocation", () => {
-    it("atNow sets last_created_at = now only while the fence is not ahead of now; atFence is unconditional, keeps a later last_created_at and returns the whole row", () => {
+    it("atNow sets last_created_at = now only while the fence is not ahead of now; atFence keeps a later last_created_at only within the lead bound (5 minutes), returns the whole row, and the old one when refused", () => {
         const { atNow, atFence } = seqAllocationUpdates("t", "P", 3, T0, 99);
         assert.equal(atNow.UpdateExpression, "SET #ttl = :fence_ttl, #last_created_at = :now_ms ADD #seq_counter :count");
         assert.equal(atNow.ConditionExpression, "attribute_not_exists(#last_created_at) OR #last_created_at <= :now_ms");
         assert.equal(atNow.ReturnValues, "UPDATED_NEW");
         assert.equal(atFence.UpdateExpression, "SET #ttl = :fence_ttl, #last_created_at = if_not_exists(#last_created_at, :now_ms) ADD #seq_counter :count");
-        assert.equal(atFence.ConditionExpression, undefined);
+        assert.equal(atFence.ConditionExpression, "attribute_not_exists(#last_created_at) OR #last_created_at <= :lead_limit_ms");
         assert.equal(atFence.ReturnValues, "ALL_NEW");
-        for (const u of [atNow, atFence]) {
-            assert.deepEqual(u.Key, fenceKey("P"));
-            assert.deepEqual(u.ExpressionAttributeValues, { ":fence_ttl": { N: "99" }, ":count": { N: "3" }, ":now_ms": { N: String(T0) } });
-        }
+        assert.equal(atFence.ReturnValuesOnConditionCheckFailure, "ALL_OLD");
+        assert.equal(MAX_FENCE_LEAD_MS, 300_000);
+        for (const u of [atNow, atFence]) assert.deepEqual(u.Key, fenceKey("P"));
+        const values = { ":fence_ttl": { N: "99" }, ":count": { N: "3" }, ":now_ms": { N: String(T0) } };
+        assert.deepEqual(atNow.ExpressionAttributeValues, values);
+        assert.deepEqual(atFence.ExpressionAttributeValues, { ...values, ":lead_limit_ms": { N: String(T0 + 300_000) } });
     });
 });
 
@@ -64,6 +67,45 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
             { level: "warn", message: STORE_WARNINGS.clockBehind, attributes: { partition_key: "ORDER#1", carried_forward_ms: 2000, records: 1 } },
         ]);
         assert.deepEqual(fast.logger.warnings(), []);
+    });
+
+    it("a store whose clock is more than 5 minutes behind the fence (another's runs a day ahead) is refused, naming the skew; nothing is written and no seq is used; 5 minutes behind is carried forward", async () => {
+        const client = await dynamoClient();
+        const { tableName } = await localStore({ client });
+        const fast = storeBeside(client, tableName, T0 + 24 * 3600_000);
+        const slow = storeBeside(client, tableName, T0);
+        await fast.store.persist([rec("P", "fast", { orderingKey: "K" })]);
+        await assert.rejects(slow.store.persist([rec("P", "slow", { orderingKey: "K" }), rec("Q", "other")]), (e: unknown) => {
+            assert.ok(isOutboxError(e, "INVALID_CONFIG"), String(e));
+            assert.match(e.message, /^clock skew: partition "P"'s FENCE row says a keyed record was created at 2026-01-02T00:00:00\.000Z, 86400 s ahead of this writer's clock \(2026-01-01T00:00:00\.000Z\); .* refused past 300 s/);
+            assert.equal(e.context.leadMs, 24 * 3600_000);
+            return true;
+        });
+        assert.deepEqual(slow.counting.calls.map((c) => c.command), ["UpdateItem", "UpdateItem"], "two FENCE updates, both conditional, and no put");
+        const fence = unmarshalFence(await rawItem(client, tableName, fenceKey("P")));
+        assert.deepEqual([fence.seqCounter, fence.lastCreatedAt], [1n, T0 + 24 * 3600_000], "no seq used, the fence unchanged");
+        assert.equal(await rawItem(client, tableName, recordKey("P", "env-slow", "topic")), undefined);
+
+        // The bound itself: a fence exactly 5 minutes ahead is taken, one millisecond more is refused.
+        const bound = storeBeside(client, tableName, T0 + 24 * 3600_000 - MAX_FENCE_LEAD_MS);
+        await bound.store.persist([rec("P", "at-bound", { orderingKey: "K" })]);
+        assert.equal((await rawItem(client, tableName, recordKey("P", "env-at-bound", "topic")))!.created_at!.N, String(T0 + 24 * 3600_000));
+        bound.clock.advance(-1);
+        await assert.rejects(bound.store.persist([rec("P", "past-bound", { orderingKey: "K" })]), (e: unknown) => isOutboxError(e, "INVALID_CONFIG") && /, 300\.001 s ahead of this writer's clock/.test((e as Error).message));
+    });
+
+    it("refuses a store clock no record can carry, naming the clock (it used to blame the FENCE seq_counter or the envelope time)", async () => {
+        const client = await dynamoClient();
+        const { tableName } = await localStore({ client });
+        await storeBeside(client, tableName, MAX_WRITER_CLOCK_MS).store.persist([rec("P", "at-max")]);
+        for (const bad of [MAX_WRITER_CLOCK_MS + 1, Date.UTC(9999, 11, 31), -1]) {
+            await assert.rejects(storeBeside(client, tableName, bad).store.persist([rec("P", "bad")]), (e: unknown) => {
+                assert.ok(isOutboxError(e, "INVALID_CONFIG"), String(e));
+                assert.match(e.message, new RegExp(`^OutboxStore\\.persist: the clock reads ${bad} .*which no record can carry: a writer's clock must read epoch milliseconds from 0 \\(1970\\) to 18446744073708 \\(2554-07-21T23:34:33\\.708Z`));
+                assert.ok(!e.message.includes("seq_counter"));
+                return true;
+            });
+        }
     });
 
     it("a record given its own createdAt keeps it, and does not move the fence: the caller chose its place (GoBridge's contract)", async () => {

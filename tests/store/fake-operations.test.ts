@@ -206,6 +206,7 @@ describe("persist on a fake client (§11.4)", () => {
     it("an invalid record anywhere in the batch is rejected before any I/O", async () => {
         const fake = new FakeDynamoDb();
         await rejectsWith(storeOn(fake).store.persist([rec("P", 1), rec("", 2)]), "INVALID_PAYLOAD", /partition must be a non-empty string/);
+        await rejectsWith(storeOn(fake).store.persist([rec("P", 1), rec("p".repeat(2049), 2)]), "INVALID_PAYLOAD", /: partition "p{60}…" is 2049 bytes \(UTF-8\); a DynamoDB partition key holds at most 2048; use a shorter key$/);
         assert.equal(fake.calls.length, 0);
     });
 });
@@ -243,7 +244,7 @@ describe("expire on a fake client (§11.4)", () => {
         assert.deepEqual([q.ExpressionAttributeValues[":has_expiry"], q.ExpressionAttributeValues[":before_ms"], q.ExpressionAttributeValues[":pk"]], [{ S: "1" }, { N: String(t0 + 5) }, { S: "P" }]);
         const tx = fake.of("TransactWriteItems")[0].input.TransactItems;
         assert.deepEqual(tx[0].ConditionCheck.Key.SK, { S: "FENCE" });
-        assert.match(tx[1].Update.ConditionExpression, /\(\(#status = :status_pending\) OR \(attribute_not_exists\(#status\)\)\) AND \(#expires_at > :zero AND #expires_at < :before_ms/);
+        assert.match(tx[1].Update.ConditionExpression, /\(\(#status = :status_pending\) OR \(#status = :status_empty\) OR \(attribute_not_exists\(#status\)\)\) AND \(#expires_at > :zero AND #expires_at < :before_ms/);
     });
 
     it("a fence lost mid-sweep aborts with STALE and the count so far; a lost race is a skip", async () => {
