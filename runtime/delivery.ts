@@ -207,11 +207,11 @@ export function publishBatches<T extends { readonly message: OutboundMessage }>(
  * @param messages - At most 10 messages, 256 KB in total (see {@link publishBatches}).
  */
 export async function publishBatch(ctx: DeliveryContext, messages: readonly OutboundMessage[]): Promise<PublishResult[]> {
-    let out: PublishBatchCommandOutput;
+    let out: PublishBatchCommandOutput | undefined;
     try {
         out = (await ctx.sns.send(
             new PublishBatchCommand({ TopicArn: ctx.topicArn, PublishBatchRequestEntries: messages.map((m, i) => publishEntry(m, String(i), ctx.fifo)) }),
-        )) as PublishBatchCommandOutput;
+        )) as PublishBatchCommandOutput | undefined;
     } catch (err) {
         const code = awsErrorName(err) || "UnknownError";
         const permanent = isPermanentPublishError(code);
@@ -223,11 +223,12 @@ export async function publishBatch(ctx: DeliveryContext, messages: readonly Outb
         return messages.map(() => ({ ok: false, code, message: errorText(err), permanent }));
     }
     const results: PublishResult[] = messages.map(() => ({ ok: false, code: "NoResult", message: "SNS reported neither success nor failure for this entry", permanent: false }));
-    for (const s of out.Successful ?? []) {
+    // An answer with no output at all (a broken proxy or SDK middleware) reports nothing: every entry stays NoResult.
+    for (const s of out?.Successful ?? []) {
         const i = Number(s.Id);
         if (Number.isInteger(i) && i >= 0 && i < messages.length) results[i] = { ok: true, messageId: s.MessageId ?? "" };
     }
-    for (const f of out.Failed ?? []) {
+    for (const f of out?.Failed ?? []) {
         const i = Number(f.Id);
         if (!Number.isInteger(i) || i < 0 || i >= messages.length) continue;
         const code = f.Code ?? "UnknownError";

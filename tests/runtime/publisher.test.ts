@@ -6,6 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { GetItemCommand, PutItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import { isOutboxError } from "../../runtime/errors";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/stream-event";
 import { createPublisher } from "../../runtime/publisher";
@@ -512,6 +513,44 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
         assert.deepEqual(h.published().map((p) => p.id), ["old-1"]);
         assert.equal((await h.records())[0]!.status, "completed");
+    });
+
+    it("takes a PublishBatch that answers nothing (undefined) for a transient failure: the batch is reported at its first record, nothing is completed, and the retry delivers it", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({ messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })) });
+        const event = await h.streamEvent();
+        // A fake SNS client in front of the test server: no server answers a call with no output at all.
+        const sns = { send: (command: object) => (command instanceof PublishBatchCommand ? Promise.resolve(undefined) : h.sns.send(command as never)) };
+        const logger = new RecordingLogger();
+        assert.deepEqual(await h.publisher({ sns, logger })(event), { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] });
+        assert.ok((await h.records()).every((r) => r.status === "pending"));
+        assert.ok(logger.lines.some((l) => l.message === "outbox publish failed" && l.attributes?.code === "NoResult"));
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id).sort(), [...messageIds].sort());
+    });
+
+    it("never publishes a record without a record_id (consumers could not deduplicate it): a stream image whose record_id is NULL, and a row written without one, are skipped as undecodable by the stream path and the sweeper; the others are delivered", async function () {
+        h = await createHarness();
+        const logger = new RecordingLogger();
+        // DynamoDB refuses a NULL or empty record_id (a RecordIDIndex key), so the row lacks it: as a foreign writer could leave it.
+        const item = marshalRecord(pendingRecord({ partition: "NOID", recordId: "dropped", bindingId: "sns", address: h.topicArn, envelope: { id: "env-noid", subject: "T", payload: "1" } }, 1n, h.clock.now()));
+        delete item[ATTR.recordId];
+        await h.ddb.send(new PutItemCommand({ TableName: h.tableName, Item: item }));
+        const { messageIds } = await h.writer.write({ messages: [{ partition: "NOID", type: "T", payload: "fine" }, { partition: "NULLED", type: "T", payload: "nulled" }] });
+        const event = await h.streamEvent();
+        // The image of the last record as a hostile or broken producer could hand it over.
+        const last = event.Records[2]!;
+        const nulled = { ...last, dynamodb: { ...last.dynamodb, NewImage: { ...last.dynamodb.NewImage, [ATTR.recordId]: { NULL: true } } } } as LambdaStreamRecord;
+        assert.deepEqual(await h.publisher({ logger })({ Records: [event.Records[0]!, event.Records[1]!, nulled] }), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id), [messageIds[0]], "nothing went out with an empty outbox.id");
+        assert.deepEqual(
+            logger.lines.filter((l) => l.level === "error").map((l) => [l.message, l.attributes?.code]),
+            [["publisher: an OUTBOX# item could not be decoded; skipped", "INVALID_PAYLOAD"], ["publisher: an OUTBOX# item could not be decoded; skipped", "INVALID_PAYLOAD"]],
+        );
+        h.clock.advance(200_000);
+        const swept = await createSweeper(h.config())();
+        assert.equal(swept.published, 1, "the sweeper delivers the record whose stream image was broken, from the table");
+        assert.deepEqual(h.published().map((p) => p.id), messageIds, "and nothing with an empty outbox.id");
     });
 
     it("skips a redelivered batch whose records are all completed", async function () {
