@@ -17,7 +17,7 @@ import type { Clock, Logger } from "./ports";
 import { recordKey, ttlSeconds, type OutboxRecord } from "./record/codec";
 import { ATTR, STATUS, type RecordStatus } from "./schema";
 import { awsErrorName, isConditionalCheckFailed, wrapAwsError } from "./store/aws-errors";
-import { nonTerminal, placeholders, projection, updateExpression } from "./store/expressions";
+import { nonTerminal, placeholders, updateExpression } from "./store/expressions";
 import { completePendingUpdate, expireClaimedUpdate, expirePendingUpdate, type FencingToken } from "./store/transitions";
 
 /** Anything with an AWS SDK v3 client's `send` (a real client, or a fault-injecting fake in tests). */
@@ -237,18 +237,21 @@ export async function publishBatch(ctx: DeliveryContext, messages: readonly Outb
     return results;
 }
 
-/** Current status and permanent-failure count of a record, read consistently. */
+/** Current status and permanent-failure count of a record, read consistently, with the item itself. */
 export interface RecordState {
     /** The status; `undefined` when the item no longer exists (TTL removed it after completion). */
     readonly status: RecordStatus | undefined;
     /** Permanent publish failures so far. */
     readonly publishAttempts: number;
+    /** The item as the read returned it: what the publisher delivers. `undefined` when it no longer exists, or was left unread. */
+    readonly item?: Record<string, AttributeValue>;
 }
 
 /**
- * One consistent batch read (BatchGetItem, ConsistentRead) of the status of each record, so a redelivered
- * stream batch skips what an earlier invocation already completed. Unprocessed keys are retried a few times;
- * records still unread are reported as pending (publishing again is safe: delivery is at least once).
+ * One consistent batch read (BatchGetItem, ConsistentRead) of each record, so a redelivered stream batch skips
+ * what an earlier invocation already completed, and what is published is the row in the outbox table, never the
+ * stream image. The whole item is read: BatchGetItem is charged by item size whatever the projection. Unprocessed
+ * keys are retried a few times; records still unread are reported as pending, without an item.
  *
  * @param ctx - The DynamoDB client and table.
  * @param records - The records, in any order; the result is aligned with them.
@@ -257,6 +260,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
     const keyOf = (r: OutboxRecord) => recordKey(r.partition, r.envelopeId, r.bindingId);
     const idOf = (key: Record<string, AttributeValue>) => `${key[ATTR.pk]?.S}\u0000${key[ATTR.sk]?.S}`;
     const found = new Map<string, RecordState>();
+    const items = new Map<string, Record<string, AttributeValue>>();
     const unread: Record<string, AttributeValue>[] = [];
     const seen = new Set<string>();
     for (const r of records) {
@@ -264,7 +268,6 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
         if (!seen.has(idOf(key))) unread.push(key);
         seen.add(idOf(key));
     }
-    const projected = projection(ATTR.pk, ATTR.sk, ATTR.status, ATTR.publishAttempts);
     let pending = unread;
     for (let attempt = 0; pending.length > 0 && attempt < 5; attempt += 1) {
         const next: Record<string, AttributeValue>[] = [];
@@ -274,7 +277,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
             try {
                 out = (await ctx.dynamodb.send(
                     new BatchGetItemCommand({
-                        RequestItems: { [ctx.tableName]: { Keys: chunk, ConsistentRead: true, ProjectionExpression: projected.text, ExpressionAttributeNames: { ...projected.names } } },
+                        RequestItems: { [ctx.tableName]: { Keys: chunk, ConsistentRead: true } },
                     }),
                 )) as BatchGetItemCommandOutput;
             } catch (err) {
@@ -282,6 +285,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
             }
             for (const item of out.Responses?.[ctx.tableName] ?? []) {
                 found.set(idOf(item), { status: (item[ATTR.status]?.S ?? STATUS.pending) as RecordStatus, publishAttempts: Number(item[ATTR.publishAttempts]?.N ?? "0") });
+                items.set(idOf(item), item);
             }
             next.push(...(out.UnprocessedKeys?.[ctx.tableName]?.Keys ?? []));
         }
@@ -291,7 +295,11 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
         pending = next;
         if (pending.length > 0) await ctx.clock.sleep(20 * 2 ** attempt);
     }
-    return records.map((r) => found.get(idOf(keyOf(r))) ?? { status: STATUS.pending, publishAttempts: 0 });
+    return records.map((r) => {
+        const state = found.get(idOf(keyOf(r))) ?? { status: STATUS.pending, publishAttempts: 0 };
+        const item = items.get(idOf(keyOf(r)));
+        return item === undefined ? state : { ...state, item };
+    });
 }
 
 /**

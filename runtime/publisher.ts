@@ -48,11 +48,12 @@ import {
     publishBatches,
     readRecordStates,
     sendToDeadLetterQueue,
+    type RecordState,
     type ClientLike,
     type DeliveryContext,
 } from "./delivery";
 import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
-import { errorCodeOf, OutboxError } from "./errors";
+import { errorCodeOf, isOutboxError, OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
 import { KEYLESS_RECORDS_PER_FLUSH, publishAndComplete, type KeylessItem } from "./keyless-publish";
 import { HANDLER_LIMITS } from "./limits";
@@ -62,6 +63,7 @@ import { silentLogger, systemClock, type Clock, type Logger, type MetricsSink } 
 import { unmarshalRecord, type OutboxRecord, type StreamImage } from "./record/codec";
 import { RECORD_SK_PREFIX, STATUS } from "./schema";
 import { OutboxStore } from "./store";
+import { expectedStreamArn, foreignEventProblem, streamTableName } from "./stream-source";
 import type { FencingToken } from "./store/transitions";
 
 /** What a stream handler returns: the SequenceNumber of the first record to retry, if any. */
@@ -145,6 +147,7 @@ interface Candidate {
 
 interface StreamRecordShape {
     readonly eventName?: unknown;
+    readonly eventSourceARN?: unknown;
     readonly dynamodb?: { readonly Keys?: StreamImage; readonly NewImage?: StreamImage; readonly SequenceNumber?: unknown };
 }
 
@@ -153,21 +156,49 @@ function heldKey(partition: string, orderingKey: string): string {
     return `${partition}\u0000${orderingKey}`;
 }
 
-/** The outbox INSERTs of an event, in shard order, and how many records were ignored. */
-function candidatesOf(event: unknown, logger: Logger): { candidates: Candidate[]; ignored: number; undecodable: { sequenceNumber: string; error: unknown }[] } {
-    const records = (event as { Records?: unknown } | null)?.Records;
-    if (!Array.isArray(records)) {
-        logger.error("publisher: the event has no Records array; it is not a DynamoDB stream event", {});
-        return { candidates: [], ignored: 0, undecodable: [] };
+/** What the records of a stream event hold for the publisher. */
+interface EventCandidates {
+    /** The outbox INSERTs, in shard order, up to the first record of another table's stream. */
+    readonly candidates: Candidate[];
+    /** Records ignored (not INSERTs of outbox items, or undecodable). */
+    readonly ignored: number;
+    /** Outbox INSERTs whose image cannot be decoded. */
+    readonly undecodable: { sequenceNumber: string; error: unknown }[];
+    /** The first record that does not come from the outbox table's stream; nothing after it is taken. */
+    readonly misrouted?: { readonly sequenceNumber: string; readonly eventSourceARN: unknown };
+}
+
+/**
+ * The outbox INSERTs of an event, in shard order, and how many records were ignored.
+ *
+ * @throws OutboxError `INVALID_CONFIG` when the event is not a DynamoDB stream event (see {@link foreignEventProblem}).
+ */
+function candidatesOf(event: unknown, tableName: string, logger: Logger): EventCandidates {
+    const problem = foreignEventProblem(event);
+    if (problem !== undefined) {
+        // Acknowledging it would hide a wiring fault (a mapping on a queue or another stream): fail the invocation.
+        const error = new OutboxError(
+            "INVALID_CONFIG",
+            `publisher: ${problem}, so it is not a DynamoDB stream event of the outbox table ${tableName}; the function is wired to the wrong event source: point the function's event source mapping at the outbox table's stream`,
+            { context: { table: tableName } },
+        );
+        logger.error("publisher: the event is not a DynamoDB stream event of the outbox table; failing the invocation", { code: error.code, problem });
+        throw error;
     }
+    const records = (event as { Records: StreamRecordShape[] }).Records;
     const candidates: Candidate[] = [];
     const undecodable: { sequenceNumber: string; error: unknown }[] = [];
     let ignored = 0;
-    for (const raw of records as StreamRecordShape[]) {
-        const data = raw?.dynamodb;
+    for (const raw of records) {
+        const data = raw.dynamodb;
+        if (streamTableName(raw.eventSourceARN) !== tableName) {
+            // Another table's stream: its images are not our records, and completing the row of the same key in our
+            // table would skip our own event. Nothing after it is taken; the shard holds at it.
+            return { candidates, ignored, undecodable, misrouted: { sequenceNumber: typeof data?.SequenceNumber === "string" ? data.SequenceNumber : "", eventSourceARN: raw.eventSourceARN } };
+        }
         const sk = data?.Keys?.SK?.S;
         const sequenceNumber = data?.SequenceNumber;
-        if (raw?.eventName !== "INSERT" || typeof sk !== "string" || !sk.startsWith(RECORD_SK_PREFIX) || typeof sequenceNumber !== "string" || data?.NewImage === undefined) {
+        if (raw.eventName !== "INSERT" || typeof sk !== "string" || !sk.startsWith(RECORD_SK_PREFIX) || typeof sequenceNumber !== "string" || data?.NewImage === undefined) {
             ignored += 1;
             continue;
         }
@@ -295,6 +326,16 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
     };
 }
 
+/**
+ * The record to deliver, decoded from the row the status read returned.
+ *
+ * @throws OutboxError `INVALID_PAYLOAD` when the row cannot be decoded; `UNAVAILABLE` when it was not read.
+ */
+function tableRecord(state: RecordState): OutboxRecord {
+    if (state.item === undefined) throw new OutboxError("UNAVAILABLE", "publisher: the consistent status read left the record unread (UnprocessedKeys)");
+    return unmarshalRecord(state.item);
+}
+
 function failureAt(sequenceNumber: string): StreamBatchResponse {
     return { batchItemFailures: [{ itemIdentifier: sequenceNumber }] };
 }
@@ -309,13 +350,22 @@ function failureAt(sequenceNumber: string): StreamBatchResponse {
  */
 export async function processStreamEvent(settings: PublisherSettings, event: unknown, invocationId: string, timeLeft: () => number = () => Number.POSITIVE_INFINITY): Promise<PublishOutcome> {
     const { ctx, store } = settings;
-    const { candidates, ignored, undecodable } = candidatesOf(event, ctx.logger);
+    const { candidates, ignored, undecodable, misrouted } = candidatesOf(event, ctx.tableName, ctx.logger);
     ctx.metrics.count(DELIVERY_METRICS.ignored, ignored);
     for (const u of undecodable) {
         // An item under OUTBOX# that is not a record this package can read: nothing to publish or dead-letter.
         ctx.logger.error("publisher: an OUTBOX# item could not be decoded; skipped", { sequenceNumber: u.sequenceNumber, code: errorCodeOf(u.error) });
     }
-    if (candidates.length === 0) return { response: { batchItemFailures: [] }, ignored };
+    /** The answer once the records before the misrouted one (if any) were delivered: held at it. */
+    const done = (): PublishOutcome => {
+        if (misrouted === undefined) return { response: { batchItemFailures: [] }, ignored };
+        ctx.logger.error(
+            "publisher: a record comes from the stream of another table, not the outbox table's; the shard is held at it until the mapping is fixed: point the function's event source mapping at the outbox table's stream",
+            { code: "INVALID_CONFIG", sequenceNumber: misrouted.sequenceNumber, eventSourceARN: typeof misrouted.eventSourceARN === "string" ? misrouted.eventSourceARN : String(misrouted.eventSourceARN), expected: expectedStreamArn(ctx.tableName) },
+        );
+        return { response: failureAt(misrouted.sequenceNumber), ignored };
+    };
+    if (candidates.length === 0) return done();
 
     let states;
     try {
@@ -416,15 +466,14 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
     };
 
     for (let i = 0; i < candidates.length; i += 1) {
-        const candidate = candidates[i]!;
+        const image = candidates[i]!;
         if (timeLeft() < settings.reserveMs) {
             const failed = await flush();
-            ctx.logger.warn("publisher: running out of time; Lambda retries the rest of the batch", { sequenceNumber: failed ?? candidate.sequenceNumber });
-            return { response: failureAt(failed ?? candidate.sequenceNumber), ignored };
+            ctx.logger.warn("publisher: running out of time; Lambda retries the rest of the batch", { sequenceNumber: failed ?? image.sequenceNumber });
+            return { response: failureAt(failed ?? image.sequenceNumber), ignored };
         }
-        const { record } = candidate;
         const state = states[i]!;
-        const identity = `${record.partition}\u0000${record.envelopeId}\u0000${record.bindingId}`;
+        const identity = `${image.record.partition}\u0000${image.record.envelopeId}\u0000${image.record.bindingId}`;
         if (seen.has(identity)) {
             // The same INSERT twice in one event: publishing it twice would send a duplicate.
             ctx.metrics.count(DELIVERY_METRICS.duplicatesAvoided);
@@ -435,6 +484,23 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
             ctx.metrics.count(DELIVERY_METRICS.duplicatesAvoided);
             continue;
         }
+        // What goes out is the row as read from the outbox table, never the stream image: the image only says
+        // which row to read.
+        let row: OutboxRecord;
+        try {
+            row = tableRecord(state);
+        } catch (err) {
+            if (isOutboxError(err, "INVALID_PAYLOAD")) {
+                ctx.metrics.count(DELIVERY_METRICS.ignored);
+                ctx.logger.error("publisher: an OUTBOX# item could not be decoded; skipped", { sequenceNumber: image.sequenceNumber, code: errorCodeOf(err) });
+                continue;
+            }
+            const failed = await flush();
+            ctx.logger.warn("publisher: the status read left this record unread; retrying from it", { sequenceNumber: failed ?? image.sequenceNumber, code: errorCodeOf(err) });
+            return { response: failureAt(failed ?? image.sequenceNumber), ignored };
+        }
+        const candidate: Candidate = { sequenceNumber: image.sequenceNumber, record: row };
+        const { record } = candidate;
         if (record.orderingKey !== undefined) {
             if (handledByClaim.has(record.recordId) || drained.has(record.partition)) continue;
             const failed = await flush();
@@ -490,7 +556,8 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
         }
     }
     const failed = await flush();
-    return { response: failed === undefined ? { batchItemFailures: [] } : failureAt(failed), ignored };
+    if (failed !== undefined) return { response: failureAt(failed), ignored };
+    return done();
 }
 
 /**

@@ -11,7 +11,7 @@ import { isOutboxError } from "../../runtime/errors";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/stream-event";
 import { createPublisher } from "../../runtime/publisher";
 import { createSweeper } from "../../runtime/sweeper";
-import { marshalRecord, pendingRecord, recordKey } from "../../runtime/record/codec";
+import { marshalRecord, pendingRecord, recordKey, unmarshalRecord } from "../../runtime/record/codec";
 import { ATTR } from "../../runtime/schema";
 import { OutboxStore } from "../../runtime/store";
 import { RecordingLogger } from "../store/support";
@@ -243,7 +243,7 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.equal(byId.get(messageIds[1]!)?.dedupId, messageIds[1]);
     });
 
-    it("ignores what is not an INSERT of an outbox record, and a malformed event", async function () {
+    it("ignores what is not an INSERT of an outbox record", async function () {
         h = await createHarness();
         await h.writer.write({ messages: [{ id: "r1", partition: "P", type: "T", payload: 1 }] });
         const [record] = (await h.streamEvent()).Records;
@@ -251,12 +251,76 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         const remove = { ...record!, eventName: "REMOVE" as const, dynamodb: { ...record!.dynamodb, NewImage: undefined } };
         const business = { ...record!, dynamodb: { ...record!.dynamodb, Keys: { PK: { S: "P" }, SK: { S: "META" } } } };
         const publisher = h.publisher();
-        assert.deepEqual(await publisher({ Records: [modify, remove, business, null, 42] }), { batchItemFailures: [] });
-        assert.deepEqual(await publisher({ nothing: true }), { batchItemFailures: [] });
-        assert.deepEqual(await publisher(undefined), { batchItemFailures: [] });
+        assert.deepEqual(await publisher({ Records: [modify, remove, business] }), { batchItemFailures: [] });
+        assert.deepEqual(await publisher({ Records: [] }), { batchItemFailures: [] });
         assert.equal(h.server.calls().length, 0);
-        assert.equal(metric(h, "IgnoredRecords"), 5);
+        assert.equal(metric(h, "IgnoredRecords"), 3);
         assert.equal((await h.records())[0]!.status, "pending");
+    });
+
+    it("fails loudly (INVALID_CONFIG, naming what arrived) on an event that is not a DynamoDB stream event: SQS-, Kinesis- or EventBridge-shaped, no Records, or a record that is not a stream record", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1 }] });
+        const [ours] = (await h.streamEvent()).Records;
+        const sqs = { Records: [{ messageId: "m-1", body: "{}", eventSource: "aws:sqs", eventSourceARN: "arn:aws:sqs:us-east-1:000000000000:orders", awsRegion: "us-east-1" }] };
+        const kinesis = { Records: [{ eventSource: "aws:kinesis", eventSourceARN: "arn:aws:kinesis:us-east-1:000000000000:stream/orders", kinesis: { data: "e30=", sequenceNumber: "1", partitionKey: "p" } }] };
+        const scheduled = { source: "aws.events", "detail-type": "Scheduled Event", detail: {} };
+        const cases: [unknown, RegExp][] = [
+            [sqs, /the event's records come from "aws:sqs" \(arn:aws:sqs:us-east-1:000000000000:orders\), not from a DynamoDB stream/],
+            [kinesis, /the event's records come from "aws:kinesis" \(arn:aws:kinesis:us-east-1:000000000000:stream\/orders\), not from a DynamoDB stream/],
+            [scheduled, /the event has no Records array \(its keys: source, detail-type, detail\); it is not a DynamoDB stream event/],
+            [{ nothing: true }, /the event has no Records array \(its keys: nothing\)/],
+            [undefined, /the event has no Records array \(it is undefined\)/],
+            [{ Records: [ours, null] }, /the event's record 1 is null, not a DynamoDB stream record/],
+            [{ Records: [42] }, /the event's record 0 is a number, not a DynamoDB stream record/],
+        ];
+        for (const [event, pattern] of cases) {
+            const logger = new RecordingLogger();
+            await assert.rejects(h.publisher({ logger })(event), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && pattern.test(err.message) && /point the function's event source mapping at the outbox table's stream/.test(err.message), JSON.stringify(event));
+            assert.deepEqual(logger.lines.filter((l) => l.level === "error").map((l) => l.attributes?.code), ["INVALID_CONFIG"], "logged at error too");
+        }
+        assert.equal(h.server.calls().length, 0, "nothing published, nothing acknowledged");
+        assert.equal((await h.records())[0]!.status, "pending");
+    });
+
+    it("refuses records from another table's stream (a misrouted mapping): INVALID_CONFIG logged with both ARNs, the shard held at the first such record, and that table's payload never published under our ids", async function () {
+        h = await createHarness();
+        const other = await createHarness();
+        try {
+            const message = { id: "shared-id", partition: "ORDER#1", type: "T" };
+            await h.writer.write({ messages: [{ ...message, payload: "ours" }] });
+            await other.writer.write({ messages: [{ ...message, payload: "theirs" }, { ...message, id: "other-keyed", payload: "theirs-keyed", orderingKey: "k" }] });
+            const [ours] = (await h.streamEvent()).Records;
+            const foreign = (await other.streamEvent()).Records;
+            const logger = new RecordingLogger();
+            const publisher = h.publisher({ logger });
+
+            assert.deepEqual(await publisher({ Records: foreign }), { batchItemFailures: [{ itemIdentifier: foreign[0]!.dynamodb.SequenceNumber }] }, "held at the first foreign record");
+            assert.deepEqual(h.published(), [], "the other table's payload is not published");
+            assert.equal((await h.records())[0]!.status, "pending", "our record of the same key is not completed");
+            const refusal = logger.lines.find((l) => l.level === "error" && l.attributes?.code === "INVALID_CONFIG");
+            assert.ok(refusal, "logged at error");
+            assert.equal(refusal.attributes?.eventSourceARN, foreign[0]!.eventSourceARN);
+            assert.equal(refusal.attributes?.expected, ours!.eventSourceARN.replace(/\/stream\/.*$/, "/stream/*").replace(/:ddblocal:\d+:/, ":*:*:"));
+            assert.match(refusal.message, /comes from the stream of another table/);
+
+            // A batch that starts with our records delivers them, then holds at the first foreign one.
+            assert.deepEqual(await publisher({ Records: [ours!, ...foreign] }), { batchItemFailures: [{ itemIdentifier: foreign[0]!.dynamodb.SequenceNumber }] });
+            assert.deepEqual(h.published().map((p) => JSON.parse(p.body) as string), ["ours"]);
+        } finally {
+            await other.close();
+        }
+    });
+
+    it("publishes what it reads from its own table, not the stream image: an image that differs from the row never goes out", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "from-the-table" }] });
+        const [record] = (await h.streamEvent()).Records;
+        const row = unmarshalRecord(record!.dynamodb.NewImage as never);
+        const image = marshalRecord({ ...row, envelope: { ...row.envelope, payload: JSON.stringify("from-the-image") } });
+        const tampered = { ...record!, dynamodb: { ...record!.dynamodb, NewImage: image } } as unknown as LambdaStreamRecord;
+        assert.deepEqual(await h.publisher()({ Records: [tampered] }), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => JSON.parse(p.body) as string), ["from-the-table"]);
     });
 
     it("a record SNS refuses never holds the shard: its attempt is counted durably, it stays pending for the sweeper, and the sweeper dead-letters it at maxPublishAttempts", async function () {
