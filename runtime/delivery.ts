@@ -91,21 +91,30 @@ export type PublishResult =
  *   `SenderFault` that is not one of the kinds below). It is counted on the record and dead-lettered at
  *   `maxPublishAttempts`.
  * - `deployment`: the topic, its KMS key or the function's permissions are wrong (the topic does not exist,
- *   AuthorizationError, a KMS key disabled or not usable). Every message would fail the same way, so the record
- *   is never counted or dead-lettered: the shard holds, Lambda retries, and the operator's alarm fires.
+ *   AuthorizationError, a KMS key disabled or not usable, an `InvalidParameter` that names the topic ARN, as SNS
+ *   answers for a topic of another region or a malformed ARN). Every message would fail the same way, so the
+ *   record is never counted or dead-lettered: the shard holds, Lambda retries, and the operator's alarm fires.
  * - `transient`: throttling, internal errors, timeouts: retried as they are.
  */
 export type PublishFailureKind = "message" | "deployment" | "transient";
+
+/** An SNS refusal whose message names the topic ARN (or name) as the parameter at fault. */
+const NAMES_THE_TOPIC = /\bTopic ?(?:Arn|Name)\b/i;
 
 /**
  * Classify an SNS error (a whole call's exception, or one `Failed[]` entry).
  *
  * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `Exception` suffix.
  * @param senderFault - A `Failed[]` entry's `SenderFault`. @default false (a call's exception: throttling is a sender fault there too)
+ * @param message - The error's message (SNS names the parameter it refuses). @default ""
  */
-export function classifyPublishFailure(code: string, senderFault = false): PublishFailureKind {
+export function classifyPublishFailure(code: string, senderFault = false, message = ""): PublishFailureKind {
     const bare = code.replace(/Exception$/, "");
     switch (bare) {
+        case "InvalidParameter":
+        case "InvalidParameterValue":
+            // "Invalid parameter: TopicArn": the topic is the deployment's, whatever the message holds.
+            return NAMES_THE_TOPIC.test(message) ? "deployment" : "message";
         case "NotFound":
         case "AuthorizationError":
         case "AccessDenied":
@@ -119,8 +128,6 @@ export function classifyPublishFailure(code: string, senderFault = false): Publi
         case "KMSAccessDenied":
         case "EndpointDisabled":
             return "deployment";
-        case "InvalidParameter":
-        case "InvalidParameterValue":
         case "ParameterValueInvalid":
         case "Validation":
         case "ValidationError":
@@ -142,9 +149,10 @@ export function classifyPublishFailure(code: string, senderFault = false): Publi
  *
  * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `Exception` suffix.
  * @param senderFault - A `Failed[]` entry's `SenderFault`. @default false
+ * @param message - The error's message. @default ""
  */
-export function isPermanentPublishError(code: string, senderFault = false): boolean {
-    return classifyPublishFailure(code, senderFault) === "message";
+export function isPermanentPublishError(code: string, senderFault = false, message = ""): boolean {
+    return classifyPublishFailure(code, senderFault, message) === "message";
 }
 
 /**
@@ -214,7 +222,7 @@ export async function publishBatch(ctx: DeliveryContext, messages: readonly Outb
         )) as PublishBatchCommandOutput | undefined;
     } catch (err) {
         const code = awsErrorName(err) || "UnknownError";
-        const permanent = isPermanentPublishError(code);
+        const permanent = isPermanentPublishError(code, false, errorText(err));
         if (permanent && messages.length > 1) {
             const results: PublishResult[] = [];
             for (const m of messages) results.push(...(await publishBatch(ctx, [m])));
@@ -232,7 +240,7 @@ export async function publishBatch(ctx: DeliveryContext, messages: readonly Outb
         const i = Number(f.Id);
         if (!Number.isInteger(i) || i < 0 || i >= messages.length) continue;
         const code = f.Code ?? "UnknownError";
-        results[i] = { ok: false, code, message: errorText(f.Message ?? ""), permanent: isPermanentPublishError(code, f.SenderFault === true) };
+        results[i] = { ok: false, code, message: errorText(f.Message ?? ""), permanent: isPermanentPublishError(code, f.SenderFault === true, f.Message ?? "") };
     }
     return results;
 }

@@ -36,6 +36,7 @@
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
+import { isQueueUrl, isTopicArn, QUEUE_URL_SHAPE, queueUrlRegion, TOPIC_ARN_SHAPE, topicArnRegion } from "./aws-resource-names";
 import { drainPartition, type ClaimedDeliveryResult, type ClaimingStore } from "./claimed-delivery";
 import {
     afterSend,
@@ -232,6 +233,12 @@ export interface ResolvedDeliveryConfig extends Omit<PublisherSettings, "ctx"> {
     readonly base: Omit<DeliveryContext, "metrics">;
     /** What the default store counts into; {@link startInvocation} points it at the invocation's metrics. */
     readonly storeMetrics: StoreMetricsRelay;
+    /**
+     * The check, started at construction, that the topic and the DLQ are in their clients' regions (read from the
+     * SDK clients' config, which resolves asynchronously): the `INVALID_CONFIG` error to throw from every
+     * invocation, or `undefined`. It never rejects.
+     */
+    readonly regionCheck: Promise<OutboxError | undefined>;
 }
 
 /**
@@ -267,6 +274,58 @@ function requireText(name: string, value: unknown): void {
     }
 }
 
+/** A client's configured region: SDK v3 clients keep it as a provider in `config.region`. */
+async function clientRegion(client: ClientLike): Promise<string | undefined> {
+    const region = (client as { config?: { region?: unknown } }).config?.region;
+    try {
+        const value: unknown = typeof region === "function" ? await (region as () => unknown)() : region;
+        return typeof value === "string" && value !== "" ? value : undefined;
+    } catch {
+        // No region configured: the client's own calls will say so.
+        return undefined;
+    }
+}
+
+/**
+ * Whether the topic and the DLQ are in their clients' regions. SNS refuses a topic of another region
+ * (`InvalidParameter: TopicArn`) for every record, and a DLQ the SQS client cannot reach leaves every expired or
+ * refused record pending.
+ */
+async function regionProblem(who: string, config: PublisherConfig): Promise<OutboxError | undefined> {
+    const topicRegion = topicArnRegion(config.topicArn);
+    const snsRegion = await clientRegion(config.sns);
+    if (topicRegion !== undefined && snsRegion !== undefined && topicRegion !== snsRegion) {
+        return new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: topicArn ${config.topicArn} is in region ${topicRegion}, but the SNS client's region is ${snsRegion}; SNS refuses a topic of another region (InvalidParameter: TopicArn); point topicArn at the topic in ${snsRegion}, or give the handler an SNS client of ${topicRegion}`,
+            { context: { topicArn: config.topicArn, region: snsRegion } },
+        );
+    }
+    const queueRegion = queueUrlRegion(config.dlqUrl);
+    const sqsRegion = await clientRegion(config.sqs);
+    if (queueRegion !== undefined && sqsRegion !== undefined && queueRegion !== sqsRegion) {
+        return new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: dlqUrl ${config.dlqUrl} is in region ${queueRegion}, but the SQS client's region is ${sqsRegion}; no record could be dead-lettered; point dlqUrl at the queue in ${sqsRegion}, or give the handler an SQS client of ${queueRegion}`,
+            { context: { dlqUrl: config.dlqUrl, region: sqsRegion } },
+        );
+    }
+    return undefined;
+}
+
+/**
+ * Throw the region check's error, if any, logged at error: every invocation of a handler whose topic or DLQ is in
+ * another region fails the same way, so the shard holds (and a sweep fails) until the deployment is fixed.
+ *
+ * @param resolved - The handler's settings.
+ */
+export async function assertRegions(resolved: ResolvedDeliveryConfig): Promise<void> {
+    const problem = await resolved.regionCheck;
+    if (problem === undefined) return;
+    resolved.base.logger.error("outbox handler: the topic or the DLQ is in another region than its client; every invocation fails until the deployment is fixed", { code: problem.code, ...problem.context });
+    throw problem;
+}
+
 function requireClient(name: string, value: unknown): void {
     if (typeof (value as ClientLike | undefined)?.send !== "function") {
         throw new OutboxError("INVALID_CONFIG", `${name} must be an AWS SDK v3 client (an object with send), got ${value === undefined ? "undefined" : typeof value}`);
@@ -288,6 +347,16 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
     requireText(`${who}: tableName`, config.tableName);
     requireText(`${who}: topicArn`, config.topicArn);
     requireText(`${who}: dlqUrl`, config.dlqUrl);
+    if (!isTopicArn(config.topicArn)) {
+        throw new OutboxError("INVALID_CONFIG", `${who}: topicArn is ${JSON.stringify(config.topicArn)}; expected an SNS topic ARN, ${TOPIC_ARN_SHAPE}; pass the topic's arn (not its name)`, {
+            context: { topicArn: config.topicArn },
+        });
+    }
+    if (!isQueueUrl(config.dlqUrl)) {
+        throw new OutboxError("INVALID_CONFIG", `${who}: dlqUrl is ${JSON.stringify(config.dlqUrl)}; expected an SQS queue URL, ${QUEUE_URL_SHAPE}; pass the queue's url (not its ARN or name)`, {
+            context: { dlqUrl: config.dlqUrl },
+        });
+    }
     const fifo = config.fifo ?? false;
     if (typeof fifo !== "boolean") throw new OutboxError("INVALID_CONFIG", `${who}: fifo must be true or false, got ${JSON.stringify(fifo)}`);
     if (fifo !== config.topicArn.endsWith(".fifo")) {
@@ -323,6 +392,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
         claimLimit: integerIn(who, "claimLimit", config.claimLimit, HANDLER_LIMITS.claimLimit),
         reserveMs: integerIn(who, "reserveMs", config.reserveMs, who === "createSweeper" ? HANDLER_LIMITS.sweeperReserveMs : HANDLER_LIMITS.publisherReserveMs),
         claimVersion,
+        regionCheck: regionProblem(who, config).catch(() => undefined),
     };
 }
 
@@ -601,6 +671,7 @@ export function startInvocation(
 export function createPublisher(config: PublisherConfig): PublisherHandler {
     const resolved = resolveDeliveryConfig(config, "createPublisher");
     return async (event, context) => {
+        await assertRegions(resolved);
         const { metrics, timeLeft } = startInvocation(resolved, config.writeMetrics, HANDLER_FUNCTIONS.publisher, context);
         try {
             const outcome = await processStreamEvent({ ...resolved, ctx: { ...resolved.base, metrics } }, event, context?.awsRequestId ?? randomUUID(), timeLeft);

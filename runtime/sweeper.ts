@@ -34,7 +34,7 @@ import { sweepExpired } from "./expiry-sweep";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
 import { DELIVERY_METRICS, HANDLER_FUNCTIONS, SWEEPER_METRICS } from "./metric-catalog";
-import { resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig } from "./publisher";
+import { assertRegions, resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig } from "./publisher";
 import { ATTR, CLAIM_INDEX } from "./schema";
 import { wrapAwsError } from "./store/aws-errors";
 import type { FencingToken } from "./store/transitions";
@@ -99,6 +99,7 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
     const reserveMs = resolved.reserveMs;
 
     return async (_event, context) => {
+        await assertRegions(resolved);
         const base = resolved.base;
         const { metrics, timeLeft } = startInvocation(resolved, config.writeMetrics, HANDLER_FUNCTIONS.sweeper, context);
         const ctx = { ...base, metrics };

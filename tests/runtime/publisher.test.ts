@@ -392,6 +392,64 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.equal(h.published().length, 2);
     });
 
+    it("holds the shard, never dead-letters, when SNS refuses the topic itself (InvalidParameter: Invalid parameter: TopicArn, as for a topic of another region), on the stream path and in the sweeper", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1 }, { partition: "P", type: "T", payload: 2 }, { partition: "K", type: "T", payload: 3, orderingKey: "k" }] });
+        const event = await h.streamEvent();
+        // A fake SNS client in front of the test server: it answers what real SNS answers for a topic ARN of another
+        // region or a malformed one, which the test server cannot (its injected InvalidParameter names no parameter).
+        const wrongTopic = {
+            send: (command: object) =>
+                command instanceof PublishBatchCommand
+                    ? Promise.reject(Object.assign(new Error("Invalid parameter: TopicArn"), { name: "InvalidParameterException", $fault: "client", $metadata: { httpStatusCode: 400 } }))
+                    : h.sns.send(command as never),
+        };
+        const first = { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] };
+        for (let i = 0; i < 3; i += 1) assert.deepEqual(await h.publisher({ sns: wrongTopic, maxPublishAttempts: 1 })(event), first);
+        // The keyed record alone: its drain through the claim path holds too.
+        const keyed = { Records: [event.Records[2]!] };
+        const keyedFirst = { batchItemFailures: [{ itemIdentifier: event.Records[2]!.dynamodb.SequenceNumber }] };
+        for (let i = 0; i < 2; i += 1) assert.deepEqual(await h.publisher({ sns: wrongTopic, maxPublishAttempts: 1 })(keyed), keyedFirst);
+        h.clock.advance(200_000);
+        const swept = await createSweeper(h.config({ sns: wrongTopic, maxPublishAttempts: 1 }))();
+        assert.deepEqual([swept.published, swept.deadLettered, swept.failedPartitions], [0, 0, 2]);
+        assert.equal(h.deadLetters().length, 0, "nothing dead-lettered as publish-rejected");
+        assert.ok((await h.items()).filter((i) => i.SK?.S?.startsWith("OUTBOX#")).every((i) => i.status?.S === "pending" && i.publish_attempts === undefined), "no attempt counted");
+
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] }, "once the topic is right, everything goes out");
+        assert.deepEqual(h.published().map((p) => p.id).sort(), [...messageIds].sort());
+    });
+
+    it("refuses at construction a topicArn or dlqUrl of the wrong shape (INVALID_CONFIG naming the setting), and on the first invocation one in another region than its client", async function () {
+        h = await createHarness();
+        const cases: [Record<string, unknown>, RegExp][] = [
+            [{ topicArn: "events" }, /createPublisher: topicArn is "events"; expected an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>; pass the topic's arn \(not its name\)/],
+            [{ topicArn: "arn:aws:sns:us-east-1:000000000000" }, /topicArn is "arn:aws:sns:us-east-1:000000000000"; expected an SNS topic ARN/],
+            [{ topicArn: "arn:aws:sqs:us-east-1:000000000000:events" }, /topicArn is "arn:aws:sqs:us-east-1:000000000000:events"; expected an SNS topic ARN/],
+            [{ dlqUrl: "not-a-url" }, /createPublisher: dlqUrl is "not-a-url"; expected an SQS queue URL, https:\/\/sqs\.<region>\.amazonaws\.com\/<account>\/<queue name>; pass the queue's url \(not its ARN or name\)/],
+            [{ dlqUrl: "arn:aws:sqs:us-east-1:000000000000:dlq" }, /dlqUrl is "arn:aws:sqs:us-east-1:000000000000:dlq"; expected an SQS queue URL/],
+            [{ dlqUrl: "https://sqs.us-east-1.amazonaws.com/dlq" }, /dlqUrl is "https:\/\/sqs\.us-east-1\.amazonaws\.com\/dlq"; expected an SQS queue URL/],
+        ];
+        for (const [change, pattern] of cases) {
+            assert.throws(() => h.publisher(change as never), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && pattern.test(err.message), JSON.stringify(change));
+            assert.throws(() => createSweeper(h.config(change as never)), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && pattern.test(err.message.replace("createSweeper", "createPublisher")), JSON.stringify(change));
+        }
+        await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1 }] });
+        const event = await h.streamEvent();
+        // The clients are in us-east-1 (the harness's region); these name another region.
+        const elsewhere: [Record<string, unknown>, RegExp][] = [
+            [{ topicArn: "arn:aws:sns:eu-west-1:000000000000:events" }, /topicArn arn:aws:sns:eu-west-1:000000000000:events is in region eu-west-1, but the SNS client's region is us-east-1; SNS refuses a topic of another region \(InvalidParameter: TopicArn\); point topicArn at the topic in us-east-1, or give the handler an SNS client of eu-west-1/],
+            [{ dlqUrl: "https://sqs.eu-west-1.amazonaws.com/000000000000/outbox-dlq" }, /dlqUrl https:\/\/sqs\.eu-west-1\.amazonaws\.com\/000000000000\/outbox-dlq is in region eu-west-1, but the SQS client's region is us-east-1/],
+        ];
+        for (const [change, pattern] of elsewhere) {
+            const publisher = h.publisher(change as never);
+            for (let i = 0; i < 2; i += 1) await assert.rejects(publisher(event), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && pattern.test(err.message), JSON.stringify(change));
+            await assert.rejects(createSweeper(h.config(change as never))(), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && pattern.test(err.message.replace("createSweeper", "createPublisher")));
+        }
+        assert.equal(h.server.calls().length, 0, "nothing was sent");
+        assert.equal((await h.records())[0]!.status, "pending");
+    });
+
     it("refuses at construction a fifo setting that does not match the topic, instead of dead-lettering every message", async function () {
         h = await createHarness();
         assert.throws(() => h.publisher({ fifo: true }), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /fifo is true but topicArn .*:events is not a FIFO topic .*set fifo to false/.test(err.message));
@@ -628,7 +686,7 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
     });
 
     it("rejects an incomplete config with INVALID_CONFIG naming the setting", function () {
-        const base = { dynamodb: { send: async () => ({}) }, sns: { send: async () => ({}) }, sqs: { send: async () => ({}) }, tableName: "orders-outbox", topicArn: "arn:t", dlqUrl: "http://q" };
+        const base = { dynamodb: { send: async () => ({}) }, sns: { send: async () => ({}) }, sqs: { send: async () => ({}) }, tableName: "orders-outbox", topicArn: "arn:aws:sns:us-east-1:000000000000:events", dlqUrl: "https://sqs.us-east-1.amazonaws.com/000000000000/dlq" };
         const cases: [Record<string, unknown>, RegExp][] = [
             [{ tableName: "" }, /tableName must be a non-empty string/],
             [{ sns: undefined }, /sns must be an AWS SDK v3 client/],
