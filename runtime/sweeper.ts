@@ -170,14 +170,20 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
                 if (timeLeft() < reserveMs) break;
                 partitions += 1;
                 let failure: { recordId: string; error: unknown } | undefined;
+                let truncated = false;
                 try {
-                    failure = (await drainPartition(ctx, resolved.store, partition, token, { limit: resolved.claimLimit, maxRounds: 100, createdBefore: cutoff, keepGoing: () => timeLeft() >= reserveMs })).failure;
+                    const drained = await drainPartition(ctx, resolved.store, partition, token, { limit: resolved.claimLimit, maxRounds: 100, createdBefore: cutoff, keepGoing: () => timeLeft() >= reserveMs });
+                    failure = drained.failure;
+                    truncated = drained.truncated === true;
                 } catch (error) {
                     failure = { recordId: "", error };
                 }
                 if (failure !== undefined) {
                     failedPartitions += 1;
                     base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", { partition, recordId: failure.recordId, code: errorCodeOf(failure.error) });
+                } else if (truncated) {
+                    failedPartitions += 1;
+                    base.logger.warn("sweeper: a claim came back truncated (a claim write failed); the rest of the partition waits for the next run", { partition });
                 }
             }
             if (stepFailure !== undefined) throw stepFailure;

@@ -14,6 +14,7 @@ import { createSweeper } from "../../runtime/sweeper";
 import { marshalRecord, pendingRecord, recordKey, unmarshalRecord } from "../../runtime/record/codec";
 import { ATTR } from "../../runtime/schema";
 import { OutboxStore } from "../../runtime/store";
+import { FakeDynamoDb, PASS, throttled } from "../store/fake-client";
 import { RecordingLogger } from "../store/support";
 import { createHarness, type Harness } from "./support/harness";
 
@@ -595,6 +596,25 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         await createSweeper(h.config({ maxPublishAttempts: 2 }))();
         assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.reason]), [[a1, "publish-rejected"]]);
         assert.deepEqual(h.published().map((p) => p.id), [b1, b2, a2], "key a follows once its head is dead-lettered");
+    });
+
+    it("a claim truncated by a throttled write is not taken for an exhausted partition: the first doorbell not delivered is reported, and the retry delivers the rest in order", async function () {
+        h = await createHarness();
+        const ids: string[] = [];
+        for (let n = 0; n < 4; n += 1) ids.push(...(await h.writer.write({ messages: [{ partition: "K", type: "T", payload: n, orderingKey: "k" }] })).messageIds);
+        const event = await h.streamEvent();
+        // A fake in front of DynamoDB Local, which never throttles: every claim write after the first is throttled,
+        // so the store's claim comes back truncated (1 of 4) and every later claim fails.
+        const db = new FakeDynamoDb(h.ddb).on("TransactWriteItems", (_input, call) => (call.nth > 1 ? Promise.reject(throttled()) : PASS));
+        const response = await h.publisher({ dynamodb: db as never })(event);
+        assert.deepEqual(h.published().map((p) => p.id), ids.slice(0, 1), "one delivered");
+        assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: event.Records[1]!.dynamodb.SequenceNumber }] }, "the first doorbell not delivered is reported, not acknowledged");
+        assert.equal(metric(h, "DynamoDBOutboxClaimTruncated"), 1);
+        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual(ids.map((id) => states.get(id)), ["completed", "pending", "pending", "pending"]);
+
+        assert.deepEqual(await h.publisher()(from(event, event.Records[1]!.dynamodb.SequenceNumber)), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id), ids, "in order, each once");
     });
 
     it("reports a keyed doorbell it could not reach within its claim rounds, and the retry finishes in order", async function () {

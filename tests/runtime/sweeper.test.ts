@@ -11,6 +11,8 @@ import { isOutboxError } from "../../runtime/errors";
 import { OutboxStore } from "../../runtime/store";
 import { createSweeper } from "../../runtime/sweeper";
 import { OutboxWriter } from "../../runtime/writer";
+import { FakeDynamoDb, PASS, throttled } from "../store/fake-client";
+import { RecordingLogger } from "../store/support";
 import { createHarness, type Harness } from "./support/harness";
 
 describe("createSweeper (DynamoDB Local + SNS test server)", function () {
@@ -115,6 +117,21 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.equal(byId.get(messageIds[0]!), "pending", "released for the next run");
         assert.equal(byId.get(messageIds[1]!), "completed");
+    });
+
+    it("counts a partition whose claim came back truncated (a throttled claim write) as failed, and the next run delivers the rest in order", async function () {
+        h = await createHarness();
+        const ids: string[] = [];
+        for (let n = 0; n < 4; n += 1) ids.push(...(await h.writer.write({ messages: [{ partition: "K", type: "T", payload: n, orderingKey: "k" }] })).messageIds);
+        h.clock.advance(200_000);
+        // A fake in front of DynamoDB Local, which never throttles: the second claim write is throttled.
+        const db = new FakeDynamoDb(h.ddb).on("TransactWriteItems", (_input, call) => (call.nth === 2 ? Promise.reject(throttled()) : PASS));
+        const logger = new RecordingLogger();
+        const result = await createSweeper({ ...h.config({ dynamodb: db as never }), logger })();
+        assert.deepEqual([result.published, result.failedPartitions], [1, 1]);
+        assert.ok(logger.lines.some((l) => l.level === "warn" && /claim came back truncated/.test(l.message) && l.attributes?.partition === "K"));
+        assert.equal((await createSweeper(h.config())()).published, 3);
+        assert.deepEqual(h.published().map((p) => p.id), ids);
     });
 
     it("starts no work when the invocation has less time left than reserveMs", async function () {
