@@ -617,6 +617,24 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.deepEqual(h.published().map((p) => p.id), ids, "in order, each once");
     });
 
+    it("a keyed record SNS refused maxPublishAttempts times whose DLQ send then fails holds only its own key: the partition's other keys are published in the same invocation, and the shard goes on", async function () {
+        h = await createHarness();
+        const write = async (orderingKey: string, payload: string) => (await h.writer.write({ messages: [{ partition: "P", type: "T", payload, orderingKey }] })).messageIds[0]!;
+        const a1 = await write("a", "a1");
+        const b1 = await write("b", "b1");
+        const a2 = await write("a", "a2");
+        const b2 = await write("b", "b2");
+        // a1 and b1 share the first PublishBatch call; b2 is in a later one, which a stopped batch would never send.
+        h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === a1 }], calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] });
+        const event = await h.streamEvent();
+        assert.deepEqual(await h.publisher({ maxPublishAttempts: 1 })(event), { batchItemFailures: [] }, "no retry of the shard");
+        assert.deepEqual(h.published().map((p) => p.id), [b1, b2], "key b went on, in its later call too");
+        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual([a1, a2].map((id) => states.get(id)), ["pending", "pending"], "key a held, released in order");
+        assert.equal(metric(h, "LeftForSweeper"), 2);
+        assert.equal(h.deadLetters().length, 0);
+    });
+
     it("reports a keyed doorbell it could not reach within its claim rounds, and the retry finishes in order", async function () {
         h = await createHarness();
         const ids: string[] = [];

@@ -209,6 +209,27 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
             assert.deepEqual(h.published().map((p) => p.id), [b1, b2, a2]);
         });
 
+        it("a keyed record SNS refused maxPublishAttempts times whose DLQ send fails holds only its own key: the partition's other keys are published in the same sweep, and its key follows once the DLQ takes it", async function () {
+            h = await createHarness();
+            const write = async (orderingKey: string) => (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: orderingKey, orderingKey }] })).messageIds[0]!;
+            const a1 = await write("a");
+            const b1 = await write("b");
+            const a2 = await write("a");
+            const b2 = await write("b");
+            h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === a1 }], calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] });
+            h.clock.advance(200_000);
+            const result = await createSweeper(h.config({ maxPublishAttempts: 1 }))();
+            assert.deepEqual([result.published, result.deadLettered, result.failedPartitions], [2, 0, 1]);
+            assert.deepEqual(h.published().map((p) => p.id), [b1, b2], "key b went on past key a's head, in a later call too");
+            const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+            assert.deepEqual([a1, a2].map((id) => byId.get(id)), ["pending", "pending"]);
+
+            h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === a1 }] });
+            await createSweeper(h.config({ maxPublishAttempts: 1 }))();
+            assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.reason]), [[a1, "publish-rejected"]]);
+            assert.deepEqual(h.published().map((p) => p.id), [b1, b2, a2]);
+        });
+
         it("an undecodable item with has_expiry is counted and skipped; the other expired records are dead-lettered", async function () {
             h = await createHarness();
             const now = h.clock.now();
