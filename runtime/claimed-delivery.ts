@@ -225,8 +225,16 @@ export interface DrainPartitionOptions {
     readonly maxRounds: number;
     /** Stop as soon as this record id has been handled. @default undefined (drain until a claim comes back short) */
     readonly until?: string;
-    /** Only deliver records created before this time (epoch ms); younger ones are released at once. @default undefined (all) */
+    /**
+     * Only deliver records created before this time (epoch ms); younger ones are released at once, and with a
+     * younger keyed record the later records of its key. @default undefined (all)
+     */
     readonly createdBefore?: number;
+    /**
+     * With `createdBefore`: deliver records created after this time too (epoch ms), whose `created_at` no correct
+     * clock gives, so that a writer's fast clock cannot hold them back. @default undefined (none)
+     */
+    readonly createdAfter?: number;
     /** Checked before each claim: return false to stop (e.g. the invocation is running out of time). @default always true */
     readonly keepGoing?: () => boolean;
 }
@@ -260,9 +268,20 @@ export async function drainPartition(ctx: DeliveryContext, store: ClaimingStore,
         }
         let deliverable = claimed;
         if (options.createdBefore !== undefined) {
-            const cutoff = options.createdBefore;
-            deliverable = claimed.filter((r) => r.createdAt < cutoff);
-            const young = claimed.filter((r) => r.createdAt >= cutoff).map((r) => r.recordId);
+            const { createdBefore, createdAfter } = options;
+            const due = (r: OutboxRecord): boolean => r.createdAt < createdBefore || (createdAfter !== undefined && r.createdAt > createdAfter);
+            // A key waits from its first record that is not due: a later record of the key may not overtake it.
+            const waiting = new Set<string>();
+            deliverable = [];
+            const young: string[] = [];
+            for (const r of claimed) {
+                if (due(r) && (r.orderingKey === undefined || !waiting.has(r.orderingKey))) {
+                    deliverable.push(r);
+                    continue;
+                }
+                young.push(r.recordId);
+                if (r.orderingKey !== undefined) waiting.add(r.orderingKey);
+            }
             await releaseQuietly(ctx, store, young, token);
         }
         const result = await deliverClaimed(ctx, store, deliverable, token);

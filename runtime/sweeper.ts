@@ -26,7 +26,6 @@
  *
  * @packageDocumentation
  */
-import { ScanCommand, type AttributeValue, type ScanCommandOutput } from "@aws-sdk/client-dynamodb";
 import { randomUUID } from "node:crypto";
 import { drainPartition } from "./claimed-delivery";
 import { errorCodeOf } from "./errors";
@@ -35,8 +34,8 @@ import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
 import { DELIVERY_METRICS, HANDLER_FUNCTIONS, SWEEPER_METRICS } from "./metric-catalog";
 import { assertRegions, resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig } from "./publisher";
-import { ATTR, CLAIM_INDEX } from "./schema";
-import { wrapAwsError } from "./store/aws-errors";
+import { readSweepCursor, sameCursor, writeSweepCursor, type ClaimIndexKey } from "./sweep-cursor";
+import { scanDuePartitions } from "./sweep-scan";
 import type { FencingToken } from "./store/transitions";
 
 /** Configuration of {@link createSweeper}: the publisher's, plus the sweep's own limits. */
@@ -79,11 +78,6 @@ export type SweeperContext = HandlerContext;
 /** A sweeper handler. */
 export type SweeperHandler = (event?: unknown, context?: SweeperContext) => Promise<SweepResult>;
 
-/** `pad19(ms)`: the `created_at` prefix of `claim_sort` (see `claimSort` in `record/keys.ts`). */
-function createdAtPrefix(ms: number): string {
-    return String(Math.max(0, ms)).padStart(19, "0");
-}
-
 /**
  * Create the sweeper handler.
  *
@@ -122,57 +116,42 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
                 stepFailure = expiry.failure;
                 base.logger.error("sweeper: the expiry step failed; sweeping missed records anyway", { code: errorCodeOf(expiry.failure) });
             }
-            let startKey: Record<string, AttributeValue> | undefined;
-
-            // 2. Missed records: partitions with a non-terminal record older than the cutoff, from the sparse ClaimIndex.
+            // 2. Missed records: partitions with a due non-terminal record, from the sparse ClaimIndex, in scan order
+            // from the sweep cursor, so partitions that never drain cannot keep the ones after them from being reached.
             const scannedAt = base.clock.now();
             const cutoff = scannedAt - sweepAfterMs;
-            const cutoffPrefix = createdAtPrefix(cutoff);
-            // Insertion-ordered: partitions are drained in the order the scan found them.
-            const found = new Set<string>();
-            // The smallest claim_sort read: its first 19 digits are the oldest created_at in the index.
-            let oldest: string | undefined;
-            startKey = undefined;
+            // A created_at further ahead of this clock than sweepAfter comes from a clock that is wrong: trusting it
+            // would hold the record back for as long as that clock is ahead, so it is due at once.
+            const implausibleAfter = scannedAt + sweepAfterMs;
+            let cursor: ClaimIndexKey | undefined;
             try {
-                do {
-                    let page: ScanCommandOutput;
-                    try {
-                        page = (await base.dynamodb.send(
-                            new ScanCommand({
-                                TableName: base.tableName,
-                                IndexName: CLAIM_INDEX.indexName,
-                                ProjectionExpression: `#${ATTR.pk}, #${ATTR.claimSort}`,
-                                ExpressionAttributeNames: { [`#${ATTR.pk}`]: ATTR.pk, [`#${ATTR.claimSort}`]: ATTR.claimSort },
-                                ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-                            }),
-                        )) as ScanCommandOutput;
-                    } catch (err) {
-                        throw wrapAwsError(err, "sweeper: claim index scan failed", { table: base.tableName });
-                    }
-                    for (const item of page.Items ?? []) {
-                        const pk = item[ATTR.pk]?.S;
-                        const sort = item[ATTR.claimSort]?.S;
-                        if (sort === undefined) continue;
-                        if (oldest === undefined || sort < oldest) oldest = sort;
-                        // Same-width zero-padded digits: string order is time order.
-                        if (pk !== undefined && sort.slice(0, cutoffPrefix.length) < cutoffPrefix && found.size < maxPartitions) found.add(pk);
-                    }
-                    startKey = page.LastEvaluatedKey;
-                } while (startKey !== undefined && found.size < maxPartitions);
-                const oldestCreatedAt = oldest === undefined ? scannedAt : Number(oldest.slice(0, cutoffPrefix.length));
-                metrics.sample(SWEEPER_METRICS.oldestPendingAge, Math.max(0, scannedAt - oldestCreatedAt), "Milliseconds");
+                cursor = await readSweepCursor(base);
             } catch (err) {
-                stepFailure ??= err;
-                base.logger.error("sweeper: the claim index scan failed; draining the partitions found so far", { code: errorCodeOf(err), partitions: found.size });
+                base.logger.error("sweeper: the sweep cursor could not be read; scanning from the start of the claim index", { code: errorCodeOf(err) });
+            }
+            const scan = await scanDuePartitions(base, { cursor, now: scannedAt, createdBefore: cutoff, createdAfter: implausibleAfter, maxPartitions });
+            if (scan.failure === undefined) {
+                metrics.sample(SWEEPER_METRICS.oldestPendingAge, Math.max(0, scannedAt - (scan.oldestCreatedAt ?? scannedAt)), "Milliseconds");
+            } else {
+                stepFailure ??= scan.failure;
+                base.logger.error("sweeper: the claim index scan failed; draining the partitions found so far", { code: errorCodeOf(scan.failure), partitions: scan.partitions.length });
             }
 
-            for (const partition of found) {
+            let drainedCount = 0;
+            for (const { partition } of scan.partitions) {
                 if (timeLeft() < reserveMs) break;
                 partitions += 1;
+                drainedCount += 1;
                 let failure: { recordId: string; error: unknown } | undefined;
                 let truncated = false;
                 try {
-                    const drained = await drainPartition(ctx, resolved.store, partition, token, { limit: resolved.claimLimit, maxRounds: 100, createdBefore: cutoff, keepGoing: () => timeLeft() >= reserveMs });
+                    const drained = await drainPartition(ctx, resolved.store, partition, token, {
+                        limit: resolved.claimLimit,
+                        maxRounds: 100,
+                        createdBefore: cutoff,
+                        createdAfter: implausibleAfter,
+                        keepGoing: () => timeLeft() >= reserveMs,
+                    });
                     failure = drained.failure;
                     truncated = drained.truncated === true;
                 } catch (error) {
@@ -184,6 +163,15 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
                 } else if (truncated) {
                     failedPartitions += 1;
                     base.logger.warn("sweeper: a claim came back truncated (a claim write failed); the rest of the partition waits for the next run", { partition });
+                }
+            }
+            // The next run starts at the first partition this one did not reach, or where the scan stopped.
+            const next = drainedCount < scan.partitions.length ? scan.partitions[drainedCount]!.startAfter : scan.next;
+            if (!sameCursor(next, cursor)) {
+                try {
+                    await writeSweepCursor(base, next);
+                } catch (err) {
+                    base.logger.error("sweeper: the sweep cursor could not be moved; the next run starts where this one did", { code: errorCodeOf(err) });
                 }
             }
             if (stepFailure !== undefined) throw stepFailure;
