@@ -28,6 +28,8 @@ export const ENV = {
     maxPublishAttempts: "OUTBOX_MAX_PUBLISH_ATTEMPTS",
     /** ExpiryIndex shards the writers use; the sweeper's expiry step reads at least that many. Optional, default 1. */
     expiryShards: "OUTBOX_EXPIRY_SHARDS",
+    /** Partitions the sweeper drains in one run, from its cursor. Optional, default 200. */
+    maxPartitionsPerRun: "OUTBOX_MAX_PARTITIONS_PER_RUN",
 } as const;
 
 /** Defaults for the optional variables in {@link ENV}; the numeric ones are {@link HANDLER_LIMITS}' fallbacks. */
@@ -37,6 +39,7 @@ export const ENV_DEFAULTS = {
     sweepAfterSeconds: HANDLER_LIMITS.sweepAfterSeconds.fallback,
     maxPublishAttempts: HANDLER_LIMITS.maxPublishAttempts.fallback,
     expiryShards: HANDLER_LIMITS.expiryShards.fallback,
+    maxPartitionsPerRun: HANDLER_LIMITS.maxPartitionsPerRun.fallback,
 } as const;
 
 /** The handler configuration read from the environment. */
@@ -57,6 +60,8 @@ export interface HandlerEnvironment {
     readonly maxPublishAttempts: number;
     /** ExpiryIndex shards the writers use. */
     readonly expiryShards: number;
+    /** Partitions the sweeper drains in one run. */
+    readonly maxPartitionsPerRun: number;
 }
 
 function required(env: Readonly<Record<string, string | undefined>>, name: string, what: string): string {
@@ -146,5 +151,6 @@ export function readHandlerEnvironment(env: Readonly<Record<string, string | und
         sweepAfterSeconds: positiveInteger(env, ENV.sweepAfterSeconds, HANDLER_LIMITS.sweepAfterSeconds),
         maxPublishAttempts: positiveInteger(env, ENV.maxPublishAttempts, HANDLER_LIMITS.maxPublishAttempts),
         expiryShards: positiveInteger(env, ENV.expiryShards, HANDLER_LIMITS.expiryShards),
+        maxPartitionsPerRun: positiveInteger(env, ENV.maxPartitionsPerRun, HANDLER_LIMITS.maxPartitionsPerRun),
     };
 }

@@ -184,6 +184,19 @@ describe("Outbox Lambda code", () => {
             assert.equal(typeof loadSerialized(text), "function", "the component's own names, in the function's region, pass");
         });
 
+        it("fails the sweeper's cold start naming OUTBOX_MAX_PARTITIONS_PER_RUN when it is 0, 1.5 or 10001, and takes 10000", async () => {
+            const sweeperText = await entryText(sweeper);
+            for (const bad of ["0", "1.5", "10001"]) {
+                Object.assign(process.env, environment(), { [ENV.maxPartitionsPerRun]: bad });
+                assert.throws(
+                    () => loadSerialized(sweeperText),
+                    (e: any) => e.code === "INVALID_CONFIG" && e.context?.variable === ENV.maxPartitionsPerRun && e.message.includes(`"${bad}"`) && e.message.includes("from 1 to 10000"),
+                );
+            }
+            Object.assign(process.env, environment(), { [ENV.maxPartitionsPerRun]: "10000" });
+            assert.equal(typeof loadSerialized(sweeperText), "function");
+        });
+
         it("loads the sweeper the same way", async () => {
             Object.assign(process.env, environment());
             const handler = loadSerialized<(event: unknown) => Promise<unknown>>(await entryText(sweeper));
