@@ -4,11 +4,13 @@
  * Lambda retries from there.
  *
  * Per batch, in shard order:
- * 1. Records that are not INSERTs of an `OUTBOX#` item are ignored (the mapping's filter should already drop
- *    them; the code does not rely on the deployment).
- * 2. One consistent BatchGetItem reads every record's current status: records already completed or expired
- *    (a redelivered batch), or held by a claimer, are skipped. Skips of terminal records count as
- *    `DuplicatesAvoided`.
+ * 1. An event that is not a DynamoDB stream event fails the invocation (`INVALID_CONFIG`, naming what arrived:
+ *    `runtime/stream-source.ts`). A record of another table's stream holds the shard: the batch is reported at it,
+ *    with an error log naming its `eventSourceARN`. Records that are not INSERTs of an `OUTBOX#` item are ignored
+ *    (the mapping's filter should already drop them; the code does not rely on the deployment).
+ * 2. One consistent BatchGetItem reads every record from the table: records already completed or expired (a
+ *    redelivered batch), or held by a claimer, are skipped, and what is delivered is the row read, never the
+ *    stream image. Skips of terminal records count as `DuplicatesAvoided`.
  * 3. Expired records go to the DLQ with reason `expired` and are marked expired; they are never published.
  * 4. Keyless records are published with PublishBatch, up to 10 per call, then completed conditionally
  *    (pending → completed, `ttl` = now + grace, `claim_sort` and `has_expiry` removed). Up to 100 of them at a

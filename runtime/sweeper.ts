@@ -4,21 +4,28 @@
  * store's claim path; and it moves pending records past their expiry to the DLQ.
  *
  * Finding the work: ClaimIndex (hash `PK`, range `claim_sort`) is sparse: it holds exactly the non-terminal
- * records, and `claim_sort` starts with the zero-padded `created_at`. A Scan of ClaimIndex, projected to `PK` and
- * `claim_sort`, lists the partitions that have a record older than `sweepAfter`
- * (`claim_sort < pad19(now − sweepAfter)`, compared here rather than in a FilterExpression, which would not read
- * less). Its cost is the size of the working set, not of the table: in steady state the stream path completes
- * records within seconds, so the index holds only in-flight records and the scan reads a few KB (0.5 RCU per 4 KB
- * of items read, eventually consistent; the projection shrinks the response, not the read). Completed and
- * expired records, which wait for TTL, are not in it. Each partition found is then drained with `Claim`
- * (ConsistentRead and head-of-line rule for keyed records), delivering only records older than the cutoff and
- * releasing younger ones to the stream path.
+ * records, and `claim_sort` starts with the zero-padded `created_at`. A Scan of ClaimIndex (`runtime/sweep-scan.ts`)
+ * lists the partitions that have a due record: older than `sweepAfter` (`claim_sort < pad19(now − sweepAfter)`,
+ * compared here rather than in a FilterExpression, which would not read less), or stamped more than `sweepAfter`
+ * ahead of this clock, which no correct clock does (a writer's fast clock, or a FENCE it carried forward): such a
+ * record is due at once instead of as late as that clock is ahead. Its cost is the size of the working set, not of
+ * the table: in steady state the stream path completes records within seconds, so the index holds only in-flight
+ * records and the scan reads a few KB (0.5 RCU per 4 KB of items read, eventually consistent; the projection
+ * shrinks the response, not the read). Completed and expired records, which wait for TTL, are not in it. Each
+ * partition found is then drained with `Claim` (ConsistentRead and head-of-line rule for keyed records),
+ * delivering only due records and releasing the others to the stream path (with a keyed one, the later records of
+ * its key).
  *
- * The same scan gives `OldestPendingAge` ({@link SWEEPER_METRICS}), emitted once per run: now minus the smallest
- * `created_at` among the `claim_sort` values it read, or 0 when the index is empty. It costs no extra read. It is
- * exact when the scan reads the whole index, which it does unless `maxPartitionsPerRun` partitions past
- * `sweepAfter` were found first: then it is the oldest of what was read, a lower bound (already past
- * `sweepAfter`, and the sweeper's `Published` shows the backlog). When the scan fails, no value is emitted.
+ * A run drains at most `maxPartitionsPerRun` partitions, in scan order from the sweep cursor kept in the table
+ * (`runtime/sweep-cursor.ts`), and moves the cursor past the last one it drained: partitions that never drain
+ * cannot keep the ones after them from being reached, and each partition with a due record is drained within
+ * ⌈N / maxPartitionsPerRun⌉ runs, N being the partitions with a due record.
+ *
+ * The same scan gives `OldestPendingAge` ({@link SWEEPER_METRICS}), emitted once per run: now minus the oldest
+ * `created_at` among the items it read (a stamp too far ahead counts from the record's first claim, or from now),
+ * or 0 when the index is empty. It costs no extra read. It is exact when the scan reads the whole index (round
+ * from the cursor to it), which it does unless it stopped at `maxPartitionsPerRun` partitions: then it is the
+ * oldest of what was read, a lower bound. When the scan fails, no value is emitted.
  *
  * The expiry sweep (`runtime/expiry-sweep.ts`) queries ExpiryIndex (`has_expiry = <value> AND expires_at < now`,
  * also sparse) for `"1"` and each expiry shard, reads each candidate consistently, dead-letters pending ones with
@@ -42,7 +49,10 @@ import type { FencingToken } from "./store/transitions";
 export interface SweeperConfig extends PublisherConfig {
     /** A pending record older than this many seconds is the sweeper's to deliver (1–86400). @default 120 */
     readonly sweepAfterSeconds?: number;
-    /** The most partitions drained per run (1–10000). @default 200 */
+    /**
+     * The most partitions drained per run (1–10000), in ClaimIndex's scan order from the sweep cursor kept in the
+     * table, which the run moves past the last partition it drained. @default 200
+     */
     readonly maxPartitionsPerRun?: number;
     /** The most expired records dead-lettered per run (1–100000). @default 1000 */
     readonly maxExpiredPerRun?: number;
