@@ -308,6 +308,11 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
             // A batch that starts with our records delivers them, then holds at the first foreign one.
             assert.deepEqual(await publisher({ Records: [ours!, ...foreign] }), { batchItemFailures: [{ itemIdentifier: foreign[0]!.dynamodb.SequenceNumber }] });
             assert.deepEqual(h.published().map((p) => JSON.parse(p.body) as string), ["ours"]);
+
+            // A record that names no stream cannot prove it is ours either.
+            const { eventSourceARN: _dropped, ...unnamed } = foreign[1]!;
+            assert.deepEqual(await publisher({ Records: [unnamed] }), { batchItemFailures: [{ itemIdentifier: foreign[1]!.dynamodb.SequenceNumber }] });
+            assert.equal(h.published().length, 1);
         } finally {
             await other.close();
         }
