@@ -234,6 +234,7 @@ export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleS
                     eventID: r.seq,
                     eventName: "INSERT",
                     eventSource: "aws:dynamodb",
+                    eventSourceARN: `arn:aws:dynamodb:us-east-1:000000000000:table/${tableName}/stream/scale-bench`,
                     awsRegion: "us-east-1",
                     dynamodb: { Keys: { [ATTR.pk]: r.item[ATTR.pk], [ATTR.sk]: r.item[ATTR.sk] }, NewImage: r.item, SequenceNumber: r.seq, SizeBytes: 1, StreamViewType: "NEW_IMAGE" },
                 })),

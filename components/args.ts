@@ -262,6 +262,15 @@ export interface OutboxArgs {
      */
     expiryShards?: pulumi.Input<number>;
     /**
+     * Partitions the sweeper drains in one run (`OUTBOX_MAX_PARTITIONS_PER_RUN`). From 1 to 10000. A run takes the
+     * partitions with a record past `sweepAfterSeconds` in ClaimIndex's scan order from a cursor kept in the table,
+     * and the next run starts after the last one it drained, so partitions that never drain cannot starve the
+     * others: each is reached within ceil(N / maxPartitionsPerRun) runs, N being the partitions with such a record
+     * (see docs/runtime.md).
+     * @default 200
+     */
+    maxPartitionsPerRun?: pulumi.Input<number>;
+    /**
      * The sweeper's EventBridge schedule, `rate(...)` or `cron(...)`. Its interval also decides whether a silent
      * sweeper breaches the oldest-pending alarm (see docs/operations.md).
      * @default "rate(1 minute)"

@@ -105,6 +105,7 @@ export function handlerEnvironment(s: OutboxSettings, t: HandlerTargets): Record
         [ENV.sweepAfterSeconds]: pulumi.output(s.sweepAfterSeconds).apply(String),
         [ENV.maxPublishAttempts]: pulumi.output(s.maxPublishAttempts).apply(String),
         [ENV.expiryShards]: pulumi.output(s.expiryShards).apply(String),
+        [ENV.maxPartitionsPerRun]: pulumi.output(s.maxPartitionsPerRun).apply(String),
     };
 }
 

@@ -42,6 +42,8 @@ export const OUTBOX_RANGES = {
     maxPublishAttempts: HANDLER_LIMITS.maxPublishAttempts,
     /** ExpiryIndex shards expiring records are spread over (the sweeper's `OUTBOX_EXPIRY_SHARDS`). */
     expiryShards: HANDLER_LIMITS.expiryShards,
+    /** Partitions the sweeper drains in one run, from its cursor (`OUTBOX_MAX_PARTITIONS_PER_RUN`). */
+    maxPartitionsPerRun: HANDLER_LIMITS.maxPartitionsPerRun,
     /** Read and write capacity units of the table and of each GSI when `billingMode` is `PROVISIONED`. */
     provisionedCapacity: { min: 1, max: 40000, fallback: 5, unit: "capacity units" },
 } as const satisfies Record<string, IntegerRange>;

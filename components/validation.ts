@@ -8,6 +8,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { OutboxError } from "../runtime/errors";
+import { SNS_TOPIC_ARN } from "../runtime/aws-resource-names";
 import type { OutboxArgs, OutboxTransforms } from "./args";
 import { ALARM_THRESHOLD_RANGES, AlarmThreshold, BILLING_MODES, LOG_LEVELS, LOG_RETENTION_DAYS, OUTBOX_RANGES, RangedArg } from "./defaults";
 
@@ -39,7 +40,6 @@ export const TRANSFORM_KEYS: readonly (keyof OutboxTransforms)[] = [
 
 const RATE_EXPRESSION = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
 const CRON_EXPRESSION = /^cron\(\S+( \S+){5}\)$/;
-const SNS_TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,251}(\.fifo)?$/;
 const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
 
 /**

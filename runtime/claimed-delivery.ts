@@ -18,8 +18,12 @@ import type { FencingToken } from "./store/transitions";
 
 /** The part of the store the claim path uses. `OutboxStore` satisfies it. */
 export interface ClaimingStore {
-    /** Claim up to `limit` of the partition's oldest claimable records, oldest first. */
-    claim(partition: string, token: FencingToken, limit: number): Promise<OutboxRecord[]>;
+    /**
+     * Claim up to `limit` of the partition's oldest claimable records, oldest first. A store that returns a batch
+     * cut short by a failure (the truncation rule) calls `options.onTruncated`, so the drain does not take it for
+     * the end of the backlog.
+     */
+    claim(partition: string, token: FencingToken, limit: number, options?: { readonly onTruncated?: (error: unknown) => void }): Promise<OutboxRecord[]>;
     /** Complete records this token holds. */
     complete(ids: readonly string[], token: FencingToken): Promise<void>;
     /** Release records this token holds back to pending. */
@@ -206,6 +210,11 @@ export interface DrainResult {
     readonly heldKeys: readonly string[];
     /** Whether the drain ended at a fault that is not one record's (see {@link ClaimedDeliveryResult.stopped}). @default false */
     readonly stopped?: boolean;
+    /**
+     * Whether the drain ended at a claim a failure cut short (a throttled claim write): what was claimed was
+     * delivered, the rest of the partition was not reached. Not exhausted. @default false
+     */
+    readonly truncated?: boolean;
 }
 
 /** Options of {@link drainPartition}. */
@@ -216,15 +225,24 @@ export interface DrainPartitionOptions {
     readonly maxRounds: number;
     /** Stop as soon as this record id has been handled. @default undefined (drain until a claim comes back short) */
     readonly until?: string;
-    /** Only deliver records created before this time (epoch ms); younger ones are released at once. @default undefined (all) */
+    /**
+     * Only deliver records created before this time (epoch ms); younger ones are released at once, and with a
+     * younger keyed record the later records of its key. @default undefined (all)
+     */
     readonly createdBefore?: number;
+    /**
+     * With `createdBefore`: deliver records created after this time too (epoch ms), whose `created_at` no correct
+     * clock gives, so that a writer's fast clock cannot hold them back. @default undefined (none)
+     */
+    readonly createdAfter?: number;
     /** Checked before each claim: return false to stop (e.g. the invocation is running out of time). @default always true */
     readonly keepGoing?: () => boolean;
 }
 
 /**
  * Claim and deliver a partition's records, round after round, until a claim comes back short, `until` was
- * handled, or `maxRounds` ran out. A stale token (someone else drains the partition) ends the drain quietly.
+ * handled, or `maxRounds` ran out. A stale token (someone else drains the partition) ends the drain quietly. A
+ * claim cut short by a failure ends it too, not exhausted ({@link DrainResult.truncated}).
  *
  * @param ctx - Clients, names and metrics.
  * @param store - The store to claim from.
@@ -237,17 +255,33 @@ export async function drainPartition(ctx: DeliveryContext, store: ClaimingStore,
     for (let round = 0; round < options.maxRounds; round += 1) {
         if (options.keepGoing !== undefined && !options.keepGoing()) return { handled, exhausted: false, heldKeys: [] };
         let claimed: OutboxRecord[];
+        let truncated = false;
         try {
-            claimed = await store.claim(partition, token, options.limit);
+            claimed = await store.claim(partition, token, options.limit, {
+                onTruncated: () => {
+                    truncated = true;
+                },
+            });
         } catch (error) {
             if (isOutboxError(error, "STALE_FENCING_TOKEN")) return { handled, exhausted: true, heldKeys: [] };
             return { handled, exhausted: false, heldKeys: [], stopped: true, failure: { recordId: options.until ?? "", error } };
         }
         let deliverable = claimed;
         if (options.createdBefore !== undefined) {
-            const cutoff = options.createdBefore;
-            deliverable = claimed.filter((r) => r.createdAt < cutoff);
-            const young = claimed.filter((r) => r.createdAt >= cutoff).map((r) => r.recordId);
+            const { createdBefore, createdAfter } = options;
+            const due = (r: OutboxRecord): boolean => r.createdAt < createdBefore || (createdAfter !== undefined && r.createdAt > createdAfter);
+            // A key waits from its first record that is not due: a later record of the key may not overtake it.
+            const waiting = new Set<string>();
+            deliverable = [];
+            const young: string[] = [];
+            for (const r of claimed) {
+                if (due(r) && (r.orderingKey === undefined || !waiting.has(r.orderingKey))) {
+                    deliverable.push(r);
+                    continue;
+                }
+                young.push(r.recordId);
+                if (r.orderingKey !== undefined) waiting.add(r.orderingKey);
+            }
             await releaseQuietly(ctx, store, young, token);
         }
         const result = await deliverClaimed(ctx, store, deliverable, token);
@@ -255,6 +289,9 @@ export async function drainPartition(ctx: DeliveryContext, store: ClaimingStore,
         // A failure ends the drain: another round would claim the held key's records and try its head again.
         if (result.failure !== undefined) return { handled, exhausted: false, heldKeys: result.heldKeys, stopped: result.stopped, failure: result.failure };
         if (result.preempted) return { handled, exhausted: true, heldKeys: [] };
+        // Short because a write failed, not because the backlog ended: the rest is not reached, so the caller must
+        // not acknowledge what it has not delivered.
+        if (truncated) return { handled, exhausted: false, heldKeys: [], truncated: true };
         const short = claimed.length < options.limit || deliverable.length < claimed.length;
         if (short || (options.until !== undefined && handled.includes(options.until))) return { handled, exhausted: short, heldKeys: [] };
     }

@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { isQueueUrl, isTopicArn, QUEUE_URL_SHAPE, queueUrlRegion, TOPIC_ARN_SHAPE, topicArnRegion } from "./aws-resource-names";
 import { OutboxError } from "./errors";
 import { HANDLER_LIMITS, type IntegerLimit } from "./limits";
 
@@ -27,6 +28,8 @@ export const ENV = {
     maxPublishAttempts: "OUTBOX_MAX_PUBLISH_ATTEMPTS",
     /** ExpiryIndex shards the writers use; the sweeper's expiry step reads at least that many. Optional, default 1. */
     expiryShards: "OUTBOX_EXPIRY_SHARDS",
+    /** Partitions the sweeper drains in one run, from its cursor. Optional, default 200. */
+    maxPartitionsPerRun: "OUTBOX_MAX_PARTITIONS_PER_RUN",
 } as const;
 
 /** Defaults for the optional variables in {@link ENV}; the numeric ones are {@link HANDLER_LIMITS}' fallbacks. */
@@ -36,6 +39,7 @@ export const ENV_DEFAULTS = {
     sweepAfterSeconds: HANDLER_LIMITS.sweepAfterSeconds.fallback,
     maxPublishAttempts: HANDLER_LIMITS.maxPublishAttempts.fallback,
     expiryShards: HANDLER_LIMITS.expiryShards.fallback,
+    maxPartitionsPerRun: HANDLER_LIMITS.maxPartitionsPerRun.fallback,
 } as const;
 
 /** The handler configuration read from the environment. */
@@ -56,6 +60,8 @@ export interface HandlerEnvironment {
     readonly maxPublishAttempts: number;
     /** ExpiryIndex shards the writers use. */
     readonly expiryShards: number;
+    /** Partitions the sweeper drains in one run. */
+    readonly maxPartitionsPerRun: number;
 }
 
 function required(env: Readonly<Record<string, string | undefined>>, name: string, what: string): string {
@@ -69,6 +75,48 @@ function required(env: Readonly<Record<string, string | undefined>>, name: strin
 }
 
 const DECIMAL_INTEGER = /^-?[0-9]+$/;
+/**
+ * The topic ARN: its shape, and its region against the function's (`AWS_REGION`, the region of the SDK clients the
+ * handlers build), since SNS refuses a topic of another region (`InvalidParameter: TopicArn`) for every record.
+ */
+function topicArn(env: Readonly<Record<string, string | undefined>>): string {
+    const value = required(env, ENV.topicArn, "the SNS topic ARN");
+    if (!isTopicArn(value)) {
+        throw new OutboxError("INVALID_CONFIG", `environment variable ${ENV.topicArn} is ${JSON.stringify(value)}; expected an SNS topic ARN, ${TOPIC_ARN_SHAPE}; set it to the topic's ARN (the Outbox component does this for you)`, {
+            context: { variable: ENV.topicArn, value },
+        });
+    }
+    const region = env.AWS_REGION;
+    const topicRegion = topicArnRegion(value);
+    if (region !== undefined && region !== "" && topicRegion !== region) {
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `environment variable ${ENV.topicArn} is ${JSON.stringify(value)}: the topic is in ${topicRegion}, but the function runs in ${region} (AWS_REGION); SNS refuses a topic of another region (InvalidParameter: TopicArn); point it at a topic in ${region}`,
+            { context: { variable: ENV.topicArn, value } },
+        );
+    }
+    return value;
+}
+
+/** The DLQ URL: its shape, and the region its AWS host names against the function's (`AWS_REGION`). */
+function dlqUrl(env: Readonly<Record<string, string | undefined>>): string {
+    const value = required(env, ENV.dlqUrl, "the SQS dead-letter queue URL");
+    if (!isQueueUrl(value)) {
+        throw new OutboxError("INVALID_CONFIG", `environment variable ${ENV.dlqUrl} is ${JSON.stringify(value)}; expected an SQS queue URL, ${QUEUE_URL_SHAPE}; set it to the queue's URL, not its ARN or name (the Outbox component does this for you)`, {
+            context: { variable: ENV.dlqUrl, value },
+        });
+    }
+    const region = env.AWS_REGION;
+    const queueRegion = queueUrlRegion(value);
+    if (region !== undefined && region !== "" && queueRegion !== undefined && queueRegion !== region) {
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `environment variable ${ENV.dlqUrl} is ${JSON.stringify(value)}: the queue is in ${queueRegion}, but the function runs in ${region} (AWS_REGION), so no record could be dead-lettered; point it at a queue in ${region}`,
+            { context: { variable: ENV.dlqUrl, value } },
+        );
+    }
+    return value;
+}
 
 function positiveInteger(env: Readonly<Record<string, string | undefined>>, name: string, limit: IntegerLimit): number {
     const { min, max, fallback } = limit;
@@ -98,12 +146,13 @@ function flag(env: Readonly<Record<string, string | undefined>>, name: string, f
 export function readHandlerEnvironment(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment {
     return {
         tableName: required(env, ENV.tableName, "the outbox table name"),
-        topicArn: required(env, ENV.topicArn, "the SNS topic ARN"),
-        dlqUrl: required(env, ENV.dlqUrl, "the SQS dead-letter queue URL"),
+        topicArn: topicArn(env),
+        dlqUrl: dlqUrl(env),
         fifo: flag(env, ENV.fifo, ENV_DEFAULTS.fifo),
         completionGraceSeconds: positiveInteger(env, ENV.completionGraceSeconds, HANDLER_LIMITS.completionGraceSeconds),
         sweepAfterSeconds: positiveInteger(env, ENV.sweepAfterSeconds, HANDLER_LIMITS.sweepAfterSeconds),
         maxPublishAttempts: positiveInteger(env, ENV.maxPublishAttempts, HANDLER_LIMITS.maxPublishAttempts),
         expiryShards: positiveInteger(env, ENV.expiryShards, HANDLER_LIMITS.expiryShards),
+        maxPartitionsPerRun: positiveInteger(env, ENV.maxPartitionsPerRun, HANDLER_LIMITS.maxPartitionsPerRun),
     };
 }

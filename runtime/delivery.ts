@@ -17,7 +17,7 @@ import type { Clock, Logger } from "./ports";
 import { recordKey, ttlSeconds, type OutboxRecord } from "./record/codec";
 import { ATTR, STATUS, statusOf, type RecordStatus } from "./schema";
 import { awsErrorName, isConditionalCheckFailed, wrapAwsError } from "./store/aws-errors";
-import { nonTerminal, placeholders, projection, updateExpression } from "./store/expressions";
+import { nonTerminal, placeholders, updateExpression } from "./store/expressions";
 import { completePendingUpdate, expireClaimedUpdate, expirePendingUpdate, type FencingToken } from "./store/transitions";
 
 /** Anything with an AWS SDK v3 client's `send` (a real client, or a fault-injecting fake in tests). */
@@ -91,21 +91,30 @@ export type PublishResult =
  *   `SenderFault` that is not one of the kinds below). It is counted on the record and dead-lettered at
  *   `maxPublishAttempts`.
  * - `deployment`: the topic, its KMS key or the function's permissions are wrong (the topic does not exist,
- *   AuthorizationError, a KMS key disabled or not usable). Every message would fail the same way, so the record
- *   is never counted or dead-lettered: the shard holds, Lambda retries, and the operator's alarm fires.
+ *   AuthorizationError, a KMS key disabled or not usable, an `InvalidParameter` that names the topic ARN, as SNS
+ *   answers for a topic of another region or a malformed ARN). Every message would fail the same way, so the
+ *   record is never counted or dead-lettered: the shard holds, Lambda retries, and the operator's alarm fires.
  * - `transient`: throttling, internal errors, timeouts: retried as they are.
  */
 export type PublishFailureKind = "message" | "deployment" | "transient";
+
+/** An SNS refusal whose message names the topic ARN (or name) as the parameter at fault. */
+const NAMES_THE_TOPIC = /\bTopic ?(?:Arn|Name)\b/i;
 
 /**
  * Classify an SNS error (a whole call's exception, or one `Failed[]` entry).
  *
  * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `Exception` suffix.
  * @param senderFault - A `Failed[]` entry's `SenderFault`. @default false (a call's exception: throttling is a sender fault there too)
+ * @param message - The error's message (SNS names the parameter it refuses). @default ""
  */
-export function classifyPublishFailure(code: string, senderFault = false): PublishFailureKind {
+export function classifyPublishFailure(code: string, senderFault = false, message = ""): PublishFailureKind {
     const bare = code.replace(/Exception$/, "");
     switch (bare) {
+        case "InvalidParameter":
+        case "InvalidParameterValue":
+            // "Invalid parameter: TopicArn": the topic is the deployment's, whatever the message holds.
+            return NAMES_THE_TOPIC.test(message) ? "deployment" : "message";
         case "NotFound":
         case "AuthorizationError":
         case "AccessDenied":
@@ -119,8 +128,6 @@ export function classifyPublishFailure(code: string, senderFault = false): Publi
         case "KMSAccessDenied":
         case "EndpointDisabled":
             return "deployment";
-        case "InvalidParameter":
-        case "InvalidParameterValue":
         case "ParameterValueInvalid":
         case "Validation":
         case "ValidationError":
@@ -142,9 +149,10 @@ export function classifyPublishFailure(code: string, senderFault = false): Publi
  *
  * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `Exception` suffix.
  * @param senderFault - A `Failed[]` entry's `SenderFault`. @default false
+ * @param message - The error's message. @default ""
  */
-export function isPermanentPublishError(code: string, senderFault = false): boolean {
-    return classifyPublishFailure(code, senderFault) === "message";
+export function isPermanentPublishError(code: string, senderFault = false, message = ""): boolean {
+    return classifyPublishFailure(code, senderFault, message) === "message";
 }
 
 /**
@@ -207,14 +215,14 @@ export function publishBatches<T extends { readonly message: OutboundMessage }>(
  * @param messages - At most 10 messages, 256 KB in total (see {@link publishBatches}).
  */
 export async function publishBatch(ctx: DeliveryContext, messages: readonly OutboundMessage[]): Promise<PublishResult[]> {
-    let out: PublishBatchCommandOutput;
+    let out: PublishBatchCommandOutput | undefined;
     try {
         out = (await ctx.sns.send(
             new PublishBatchCommand({ TopicArn: ctx.topicArn, PublishBatchRequestEntries: messages.map((m, i) => publishEntry(m, String(i), ctx.fifo)) }),
-        )) as PublishBatchCommandOutput;
+        )) as PublishBatchCommandOutput | undefined;
     } catch (err) {
         const code = awsErrorName(err) || "UnknownError";
-        const permanent = isPermanentPublishError(code);
+        const permanent = isPermanentPublishError(code, false, errorText(err));
         if (permanent && messages.length > 1) {
             const results: PublishResult[] = [];
             for (const m of messages) results.push(...(await publishBatch(ctx, [m])));
@@ -223,31 +231,35 @@ export async function publishBatch(ctx: DeliveryContext, messages: readonly Outb
         return messages.map(() => ({ ok: false, code, message: errorText(err), permanent }));
     }
     const results: PublishResult[] = messages.map(() => ({ ok: false, code: "NoResult", message: "SNS reported neither success nor failure for this entry", permanent: false }));
-    for (const s of out.Successful ?? []) {
+    // An answer with no output at all (a broken proxy or SDK middleware) reports nothing: every entry stays NoResult.
+    for (const s of out?.Successful ?? []) {
         const i = Number(s.Id);
         if (Number.isInteger(i) && i >= 0 && i < messages.length) results[i] = { ok: true, messageId: s.MessageId ?? "" };
     }
-    for (const f of out.Failed ?? []) {
+    for (const f of out?.Failed ?? []) {
         const i = Number(f.Id);
         if (!Number.isInteger(i) || i < 0 || i >= messages.length) continue;
         const code = f.Code ?? "UnknownError";
-        results[i] = { ok: false, code, message: errorText(f.Message ?? ""), permanent: isPermanentPublishError(code, f.SenderFault === true) };
+        results[i] = { ok: false, code, message: errorText(f.Message ?? ""), permanent: isPermanentPublishError(code, f.SenderFault === true, f.Message ?? "") };
     }
     return results;
 }
 
-/** Current status and permanent-failure count of a record, read consistently. */
+/** Current status and permanent-failure count of a record, read consistently, with the item itself. */
 export interface RecordState {
     /** The status; `undefined` when the item no longer exists (TTL removed it after completion). */
     readonly status: RecordStatus | undefined;
     /** Permanent publish failures so far. */
     readonly publishAttempts: number;
+    /** The item as the read returned it: what the publisher delivers. `undefined` when it no longer exists, or was left unread. */
+    readonly item?: Record<string, AttributeValue>;
 }
 
 /**
- * One consistent batch read (BatchGetItem, ConsistentRead) of the status of each record, so a redelivered
- * stream batch skips what an earlier invocation already completed. Unprocessed keys are retried a few times;
- * records still unread are reported as pending (publishing again is safe: delivery is at least once).
+ * One consistent batch read (BatchGetItem, ConsistentRead) of each record, so a redelivered stream batch skips
+ * what an earlier invocation already completed, and what is published is the row in the outbox table, never the
+ * stream image. The whole item is read: BatchGetItem is charged by item size whatever the projection. Unprocessed
+ * keys are retried a few times; records still unread are reported as pending, without an item.
  *
  * @param ctx - The DynamoDB client and table.
  * @param records - The records, in any order; the result is aligned with them.
@@ -256,6 +268,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
     const keyOf = (r: OutboxRecord) => recordKey(r.partition, r.envelopeId, r.bindingId);
     const idOf = (key: Record<string, AttributeValue>) => `${key[ATTR.pk]?.S}\u0000${key[ATTR.sk]?.S}`;
     const found = new Map<string, RecordState>();
+    const items = new Map<string, Record<string, AttributeValue>>();
     const unread: Record<string, AttributeValue>[] = [];
     const seen = new Set<string>();
     for (const r of records) {
@@ -263,7 +276,6 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
         if (!seen.has(idOf(key))) unread.push(key);
         seen.add(idOf(key));
     }
-    const projected = projection(ATTR.pk, ATTR.sk, ATTR.status, ATTR.publishAttempts);
     let pending = unread;
     for (let attempt = 0; pending.length > 0 && attempt < 5; attempt += 1) {
         const next: Record<string, AttributeValue>[] = [];
@@ -273,7 +285,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
             try {
                 out = (await ctx.dynamodb.send(
                     new BatchGetItemCommand({
-                        RequestItems: { [ctx.tableName]: { Keys: chunk, ConsistentRead: true, ProjectionExpression: projected.text, ExpressionAttributeNames: { ...projected.names } } },
+                        RequestItems: { [ctx.tableName]: { Keys: chunk, ConsistentRead: true } },
                     }),
                 )) as BatchGetItemCommandOutput;
             } catch (err) {
@@ -281,6 +293,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
             }
             for (const item of out.Responses?.[ctx.tableName] ?? []) {
                 found.set(idOf(item), { status: statusOf(item[ATTR.status]?.S) as RecordStatus, publishAttempts: Number(item[ATTR.publishAttempts]?.N ?? "0") });
+                items.set(idOf(item), item);
             }
             next.push(...(out.UnprocessedKeys?.[ctx.tableName]?.Keys ?? []));
         }
@@ -290,7 +303,11 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
         pending = next;
         if (pending.length > 0) await ctx.clock.sleep(20 * 2 ** attempt);
     }
-    return records.map((r) => found.get(idOf(keyOf(r))) ?? { status: STATUS.pending, publishAttempts: 0 });
+    return records.map((r) => {
+        const state = found.get(idOf(keyOf(r))) ?? { status: STATUS.pending, publishAttempts: 0 };
+        const item = items.get(idOf(keyOf(r)));
+        return item === undefined ? state : { ...state, item };
+    });
 }
 
 /**

@@ -4,11 +4,13 @@
  * Lambda retries from there.
  *
  * Per batch, in shard order:
- * 1. Records that are not INSERTs of an `OUTBOX#` item are ignored (the mapping's filter should already drop
- *    them; the code does not rely on the deployment).
- * 2. One consistent BatchGetItem reads every record's current status: records already completed or expired
- *    (a redelivered batch), or held by a claimer, are skipped. Skips of terminal records count as
- *    `DuplicatesAvoided`.
+ * 1. An event that is not a DynamoDB stream event fails the invocation (`INVALID_CONFIG`, naming what arrived:
+ *    `runtime/stream-source.ts`). A record of another table's stream holds the shard: the batch is reported at it,
+ *    with an error log naming its `eventSourceARN`. Records that are not INSERTs of an `OUTBOX#` item are ignored
+ *    (the mapping's filter should already drop them; the code does not rely on the deployment).
+ * 2. One consistent BatchGetItem reads every record from the table: records already completed or expired (a
+ *    redelivered batch), or held by a claimer, are skipped, and what is delivered is the row read, never the
+ *    stream image. Skips of terminal records count as `DuplicatesAvoided`.
  * 3. Expired records go to the DLQ with reason `expired` and are marked expired; they are never published.
  * 4. Keyless records are published with PublishBatch, up to 10 per call, then completed conditionally
  *    (pending → completed, `ttl` = now + grace, `claim_sort` and `has_expiry` removed). Up to 100 of them at a
@@ -36,6 +38,7 @@
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
+import { isQueueUrl, isTopicArn, QUEUE_URL_SHAPE, queueUrlRegion, TOPIC_ARN_SHAPE, topicArnRegion } from "./aws-resource-names";
 import { drainPartition, type ClaimedDeliveryResult, type ClaimingStore } from "./claimed-delivery";
 import {
     afterSend,
@@ -48,11 +51,12 @@ import {
     publishBatches,
     readRecordStates,
     sendToDeadLetterQueue,
+    type RecordState,
     type ClientLike,
     type DeliveryContext,
 } from "./delivery";
 import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
-import { errorCodeOf, OutboxError } from "./errors";
+import { errorCodeOf, isOutboxError, OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
 import { KEYLESS_RECORDS_PER_FLUSH, publishAndComplete, type KeylessItem } from "./keyless-publish";
 import { HANDLER_LIMITS } from "./limits";
@@ -62,6 +66,7 @@ import { silentLogger, systemClock, type Clock, type Logger, type MetricsSink } 
 import { unmarshalRecord, type OutboxRecord, type StreamImage } from "./record/codec";
 import { RECORD_SK_PREFIX, STATUS } from "./schema";
 import { OutboxStore } from "./store";
+import { expectedStreamArn, foreignEventProblem, streamTableName } from "./stream-source";
 import type { FencingToken } from "./store/transitions";
 
 /** What a stream handler returns: the SequenceNumber of the first record to retry, if any. */
@@ -145,6 +150,7 @@ interface Candidate {
 
 interface StreamRecordShape {
     readonly eventName?: unknown;
+    readonly eventSourceARN?: unknown;
     readonly dynamodb?: { readonly Keys?: StreamImage; readonly NewImage?: StreamImage; readonly SequenceNumber?: unknown };
 }
 
@@ -153,21 +159,49 @@ function heldKey(partition: string, orderingKey: string): string {
     return `${partition}\u0000${orderingKey}`;
 }
 
-/** The outbox INSERTs of an event, in shard order, and how many records were ignored. */
-function candidatesOf(event: unknown, logger: Logger): { candidates: Candidate[]; ignored: number; undecodable: { sequenceNumber: string; error: unknown }[] } {
-    const records = (event as { Records?: unknown } | null)?.Records;
-    if (!Array.isArray(records)) {
-        logger.error("publisher: the event has no Records array; it is not a DynamoDB stream event", {});
-        return { candidates: [], ignored: 0, undecodable: [] };
+/** What the records of a stream event hold for the publisher. */
+interface EventCandidates {
+    /** The outbox INSERTs, in shard order, up to the first record of another table's stream. */
+    readonly candidates: Candidate[];
+    /** Records ignored (not INSERTs of outbox items, or undecodable). */
+    readonly ignored: number;
+    /** Outbox INSERTs whose image cannot be decoded. */
+    readonly undecodable: { sequenceNumber: string; error: unknown }[];
+    /** The first record that does not come from the outbox table's stream; nothing after it is taken. */
+    readonly misrouted?: { readonly sequenceNumber: string; readonly eventSourceARN: unknown };
+}
+
+/**
+ * The outbox INSERTs of an event, in shard order, and how many records were ignored.
+ *
+ * @throws OutboxError `INVALID_CONFIG` when the event is not a DynamoDB stream event (see {@link foreignEventProblem}).
+ */
+function candidatesOf(event: unknown, tableName: string, logger: Logger): EventCandidates {
+    const problem = foreignEventProblem(event);
+    if (problem !== undefined) {
+        // Acknowledging it would hide a wiring fault (a mapping on a queue or another stream): fail the invocation.
+        const error = new OutboxError(
+            "INVALID_CONFIG",
+            `publisher: ${problem}, so it is not a DynamoDB stream event of the outbox table ${tableName}; the function is wired to the wrong event source: point the function's event source mapping at the outbox table's stream`,
+            { context: { table: tableName } },
+        );
+        logger.error("publisher: the event is not a DynamoDB stream event of the outbox table; failing the invocation", { code: error.code, problem });
+        throw error;
     }
+    const records = (event as { Records: StreamRecordShape[] }).Records;
     const candidates: Candidate[] = [];
     const undecodable: { sequenceNumber: string; error: unknown }[] = [];
     let ignored = 0;
-    for (const raw of records as StreamRecordShape[]) {
-        const data = raw?.dynamodb;
+    for (const raw of records) {
+        const data = raw.dynamodb;
+        if (streamTableName(raw.eventSourceARN) !== tableName) {
+            // Another table's stream: its images are not our records, and completing the row of the same key in our
+            // table would skip our own event. Nothing after it is taken; the shard holds at it.
+            return { candidates, ignored, undecodable, misrouted: { sequenceNumber: typeof data?.SequenceNumber === "string" ? data.SequenceNumber : "", eventSourceARN: raw.eventSourceARN } };
+        }
         const sk = data?.Keys?.SK?.S;
         const sequenceNumber = data?.SequenceNumber;
-        if (raw?.eventName !== "INSERT" || typeof sk !== "string" || !sk.startsWith(RECORD_SK_PREFIX) || typeof sequenceNumber !== "string" || data?.NewImage === undefined) {
+        if (raw.eventName !== "INSERT" || typeof sk !== "string" || !sk.startsWith(RECORD_SK_PREFIX) || typeof sequenceNumber !== "string" || data?.NewImage === undefined) {
             ignored += 1;
             continue;
         }
@@ -201,6 +235,12 @@ export interface ResolvedDeliveryConfig extends Omit<PublisherSettings, "ctx"> {
     readonly base: Omit<DeliveryContext, "metrics">;
     /** What the default store counts into; {@link startInvocation} points it at the invocation's metrics. */
     readonly storeMetrics: StoreMetricsRelay;
+    /**
+     * The check, started at construction, that the topic and the DLQ are in their clients' regions (read from the
+     * SDK clients' config, which resolves asynchronously): the `INVALID_CONFIG` error to throw from every
+     * invocation, or `undefined`. It never rejects.
+     */
+    readonly regionCheck: Promise<OutboxError | undefined>;
 }
 
 /**
@@ -236,6 +276,58 @@ function requireText(name: string, value: unknown): void {
     }
 }
 
+/** A client's configured region: SDK v3 clients keep it as a provider in `config.region`. */
+async function clientRegion(client: ClientLike): Promise<string | undefined> {
+    const region = (client as { config?: { region?: unknown } }).config?.region;
+    try {
+        const value: unknown = typeof region === "function" ? await (region as () => unknown)() : region;
+        return typeof value === "string" && value !== "" ? value : undefined;
+    } catch {
+        // No region configured: the client's own calls will say so.
+        return undefined;
+    }
+}
+
+/**
+ * Whether the topic and the DLQ are in their clients' regions. SNS refuses a topic of another region
+ * (`InvalidParameter: TopicArn`) for every record, and a DLQ the SQS client cannot reach leaves every expired or
+ * refused record pending.
+ */
+async function regionProblem(who: string, config: PublisherConfig): Promise<OutboxError | undefined> {
+    const topicRegion = topicArnRegion(config.topicArn);
+    const snsRegion = await clientRegion(config.sns);
+    if (topicRegion !== undefined && snsRegion !== undefined && topicRegion !== snsRegion) {
+        return new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: topicArn ${config.topicArn} is in region ${topicRegion}, but the SNS client's region is ${snsRegion}; SNS refuses a topic of another region (InvalidParameter: TopicArn); point topicArn at the topic in ${snsRegion}, or give the handler an SNS client of ${topicRegion}`,
+            { context: { topicArn: config.topicArn, region: snsRegion } },
+        );
+    }
+    const queueRegion = queueUrlRegion(config.dlqUrl);
+    const sqsRegion = await clientRegion(config.sqs);
+    if (queueRegion !== undefined && sqsRegion !== undefined && queueRegion !== sqsRegion) {
+        return new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: dlqUrl ${config.dlqUrl} is in region ${queueRegion}, but the SQS client's region is ${sqsRegion}; no record could be dead-lettered; point dlqUrl at the queue in ${sqsRegion}, or give the handler an SQS client of ${queueRegion}`,
+            { context: { dlqUrl: config.dlqUrl, region: sqsRegion } },
+        );
+    }
+    return undefined;
+}
+
+/**
+ * Throw the region check's error, if any, logged at error: every invocation of a handler whose topic or DLQ is in
+ * another region fails the same way, so the shard holds (and a sweep fails) until the deployment is fixed.
+ *
+ * @param resolved - The handler's settings.
+ */
+export async function assertRegions(resolved: ResolvedDeliveryConfig): Promise<void> {
+    const problem = await resolved.regionCheck;
+    if (problem === undefined) return;
+    resolved.base.logger.error("outbox handler: the topic or the DLQ is in another region than its client; every invocation fails until the deployment is fixed", { code: problem.code, ...problem.context });
+    throw problem;
+}
+
 function requireClient(name: string, value: unknown): void {
     if (typeof (value as ClientLike | undefined)?.send !== "function") {
         throw new OutboxError("INVALID_CONFIG", `${name} must be an AWS SDK v3 client (an object with send), got ${value === undefined ? "undefined" : typeof value}`);
@@ -257,6 +349,16 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
     requireText(`${who}: tableName`, config.tableName);
     requireText(`${who}: topicArn`, config.topicArn);
     requireText(`${who}: dlqUrl`, config.dlqUrl);
+    if (!isTopicArn(config.topicArn)) {
+        throw new OutboxError("INVALID_CONFIG", `${who}: topicArn is ${JSON.stringify(config.topicArn)}; expected an SNS topic ARN, ${TOPIC_ARN_SHAPE}; pass the topic's arn (not its name)`, {
+            context: { topicArn: config.topicArn },
+        });
+    }
+    if (!isQueueUrl(config.dlqUrl)) {
+        throw new OutboxError("INVALID_CONFIG", `${who}: dlqUrl is ${JSON.stringify(config.dlqUrl)}; expected an SQS queue URL, ${QUEUE_URL_SHAPE}; pass the queue's url (not its ARN or name)`, {
+            context: { dlqUrl: config.dlqUrl },
+        });
+    }
     const fifo = config.fifo ?? false;
     if (typeof fifo !== "boolean") throw new OutboxError("INVALID_CONFIG", `${who}: fifo must be true or false, got ${JSON.stringify(fifo)}`);
     if (fifo !== config.topicArn.endsWith(".fifo")) {
@@ -292,7 +394,18 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
         claimLimit: integerIn(who, "claimLimit", config.claimLimit, HANDLER_LIMITS.claimLimit),
         reserveMs: integerIn(who, "reserveMs", config.reserveMs, who === "createSweeper" ? HANDLER_LIMITS.sweeperReserveMs : HANDLER_LIMITS.publisherReserveMs),
         claimVersion,
+        regionCheck: regionProblem(who, config).catch(() => undefined),
     };
+}
+
+/**
+ * The record to deliver, decoded from the row the status read returned.
+ *
+ * @throws OutboxError `INVALID_PAYLOAD` when the row cannot be decoded; `UNAVAILABLE` when it was not read.
+ */
+function tableRecord(state: RecordState): OutboxRecord {
+    if (state.item === undefined) throw new OutboxError("UNAVAILABLE", "publisher: the consistent status read left the record unread (UnprocessedKeys)");
+    return unmarshalRecord(state.item);
 }
 
 function failureAt(sequenceNumber: string): StreamBatchResponse {
@@ -309,13 +422,22 @@ function failureAt(sequenceNumber: string): StreamBatchResponse {
  */
 export async function processStreamEvent(settings: PublisherSettings, event: unknown, invocationId: string, timeLeft: () => number = () => Number.POSITIVE_INFINITY): Promise<PublishOutcome> {
     const { ctx, store } = settings;
-    const { candidates, ignored, undecodable } = candidatesOf(event, ctx.logger);
+    const { candidates, ignored, undecodable, misrouted } = candidatesOf(event, ctx.tableName, ctx.logger);
     ctx.metrics.count(DELIVERY_METRICS.ignored, ignored);
     for (const u of undecodable) {
         // An item under OUTBOX# that is not a record this package can read: nothing to publish or dead-letter.
         ctx.logger.error("publisher: an OUTBOX# item could not be decoded; skipped", { sequenceNumber: u.sequenceNumber, code: errorCodeOf(u.error) });
     }
-    if (candidates.length === 0) return { response: { batchItemFailures: [] }, ignored };
+    /** The answer once the records before the misrouted one (if any) were delivered: held at it. */
+    const done = (): PublishOutcome => {
+        if (misrouted === undefined) return { response: { batchItemFailures: [] }, ignored };
+        ctx.logger.error(
+            "publisher: a record comes from the stream of another table, not the outbox table's; the shard is held at it until the mapping is fixed: point the function's event source mapping at the outbox table's stream",
+            { code: "INVALID_CONFIG", sequenceNumber: misrouted.sequenceNumber, eventSourceARN: typeof misrouted.eventSourceARN === "string" ? misrouted.eventSourceARN : String(misrouted.eventSourceARN), expected: expectedStreamArn(ctx.tableName) },
+        );
+        return { response: failureAt(misrouted.sequenceNumber), ignored };
+    };
+    if (candidates.length === 0) return done();
 
     let states;
     try {
@@ -416,15 +538,14 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
     };
 
     for (let i = 0; i < candidates.length; i += 1) {
-        const candidate = candidates[i]!;
+        const image = candidates[i]!;
         if (timeLeft() < settings.reserveMs) {
             const failed = await flush();
-            ctx.logger.warn("publisher: running out of time; Lambda retries the rest of the batch", { sequenceNumber: failed ?? candidate.sequenceNumber });
-            return { response: failureAt(failed ?? candidate.sequenceNumber), ignored };
+            ctx.logger.warn("publisher: running out of time; Lambda retries the rest of the batch", { sequenceNumber: failed ?? image.sequenceNumber });
+            return { response: failureAt(failed ?? image.sequenceNumber), ignored };
         }
-        const { record } = candidate;
         const state = states[i]!;
-        const identity = `${record.partition}\u0000${record.envelopeId}\u0000${record.bindingId}`;
+        const identity = `${image.record.partition}\u0000${image.record.envelopeId}\u0000${image.record.bindingId}`;
         if (seen.has(identity)) {
             // The same INSERT twice in one event: publishing it twice would send a duplicate.
             ctx.metrics.count(DELIVERY_METRICS.duplicatesAvoided);
@@ -435,6 +556,23 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
             ctx.metrics.count(DELIVERY_METRICS.duplicatesAvoided);
             continue;
         }
+        // What goes out is the row as read from the outbox table, never the stream image: the image only says
+        // which row to read.
+        let row: OutboxRecord;
+        try {
+            row = tableRecord(state);
+        } catch (err) {
+            if (isOutboxError(err, "INVALID_PAYLOAD")) {
+                ctx.metrics.count(DELIVERY_METRICS.ignored);
+                ctx.logger.error("publisher: an OUTBOX# item could not be decoded; skipped", { sequenceNumber: image.sequenceNumber, code: errorCodeOf(err) });
+                continue;
+            }
+            const failed = await flush();
+            ctx.logger.warn("publisher: the status read left this record unread; retrying from it", { sequenceNumber: failed ?? image.sequenceNumber, code: errorCodeOf(err) });
+            return { response: failureAt(failed ?? image.sequenceNumber), ignored };
+        }
+        const candidate: Candidate = { sequenceNumber: image.sequenceNumber, record: row };
+        const { record } = candidate;
         if (record.orderingKey !== undefined) {
             if (handledByClaim.has(record.recordId) || drained.has(record.partition)) continue;
             const failed = await flush();
@@ -490,7 +628,8 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
         }
     }
     const failed = await flush();
-    return { response: failed === undefined ? { batchItemFailures: [] } : failureAt(failed), ignored };
+    if (failed !== undefined) return { response: failureAt(failed), ignored };
+    return done();
 }
 
 /**
@@ -534,6 +673,7 @@ export function startInvocation(
 export function createPublisher(config: PublisherConfig): PublisherHandler {
     const resolved = resolveDeliveryConfig(config, "createPublisher");
     return async (event, context) => {
+        await assertRegions(resolved);
         const { metrics, timeLeft } = startInvocation(resolved, config.writeMetrics, HANDLER_FUNCTIONS.publisher, context);
         try {
             const outcome = await processStreamEvent({ ...resolved, ctx: { ...resolved.base, metrics } }, event, context?.awsRequestId ?? randomUUID(), timeLeft);

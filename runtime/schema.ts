@@ -118,6 +118,11 @@ export const ATTR = {
      * This package's own; GoBridge neither reads nor writes the row.
      */
     maxExpiryShards: "max_expiry_shards",
+    /**
+     * Sweep cursor row: the ClaimIndex key (M of `PK`, `SK`, `claim_sort`) the sweeper's next scan starts after;
+     * absent when the next scan starts at the beginning. This package's own; GoBridge neither reads nor writes it.
+     */
+    sweepCursor: "sweep_cursor",
 } as const;
 
 /** The record states. `pending → claimed → completed | expired`, and `claimed → pending` on release. */
@@ -201,6 +206,17 @@ export const EXPIRY_SHARDS_PK = "OUTBOX_META#expiry-shards";
 
 /** The sort key of the expiry shards row. */
 export const EXPIRY_SHARDS_SK = "META";
+
+/**
+ * The partition key of the sweep cursor row, which holds {@link ATTR}.sweepCursor: where in ClaimIndex's scan order
+ * the sweeper's next run starts, so partitions that never drain cannot keep the ones after them from being reached
+ * (`runtime/sweep-cursor.ts`). Like the expiry shards row it has no GSI key attribute and no `OUTBOX#` sort key: no
+ * index holds it and the stream filter drops it.
+ */
+export const SWEEP_CURSOR_PK = "OUTBOX_META#sweep-cursor";
+
+/** The sort key of the sweep cursor row. */
+export const SWEEP_CURSOR_SK = "META";
 
 /**
  * The inbox marker (`Inbox`): the row a consumer writes in the same transaction as its own writes, conditioned on

@@ -4,21 +4,28 @@
  * store's claim path; and it moves pending records past their expiry to the DLQ.
  *
  * Finding the work: ClaimIndex (hash `PK`, range `claim_sort`) is sparse: it holds exactly the non-terminal
- * records, and `claim_sort` starts with the zero-padded `created_at`. A Scan of ClaimIndex, projected to `PK` and
- * `claim_sort`, lists the partitions that have a record older than `sweepAfter`
- * (`claim_sort < pad19(now − sweepAfter)`, compared here rather than in a FilterExpression, which would not read
- * less). Its cost is the size of the working set, not of the table: in steady state the stream path completes
- * records within seconds, so the index holds only in-flight records and the scan reads a few KB (0.5 RCU per 4 KB
- * of items read, eventually consistent; the projection shrinks the response, not the read). Completed and
- * expired records, which wait for TTL, are not in it. Each partition found is then drained with `Claim`
- * (ConsistentRead and head-of-line rule for keyed records), delivering only records older than the cutoff and
- * releasing younger ones to the stream path.
+ * records, and `claim_sort` starts with the zero-padded `created_at`. A Scan of ClaimIndex (`runtime/sweep-scan.ts`)
+ * lists the partitions that have a due record: older than `sweepAfter` (`claim_sort < pad19(now − sweepAfter)`,
+ * compared here rather than in a FilterExpression, which would not read less), or stamped more than `sweepAfter`
+ * ahead of this clock, which no correct clock does (a writer's fast clock, or a FENCE it carried forward): such a
+ * record is due at once instead of as late as that clock is ahead. Its cost is the size of the working set, not of
+ * the table: in steady state the stream path completes records within seconds, so the index holds only in-flight
+ * records and the scan reads a few KB (0.5 RCU per 4 KB of items read, eventually consistent; the projection
+ * shrinks the response, not the read). Completed and expired records, which wait for TTL, are not in it. Each
+ * partition found is then drained with `Claim` (ConsistentRead and head-of-line rule for keyed records),
+ * delivering only due records and releasing the others to the stream path (with a keyed one, the later records of
+ * its key).
  *
- * The same scan gives `OldestPendingAge` ({@link SWEEPER_METRICS}), emitted once per run: now minus the smallest
- * `created_at` among the `claim_sort` values it read, or 0 when the index is empty. It costs no extra read. It is
- * exact when the scan reads the whole index, which it does unless `maxPartitionsPerRun` partitions past
- * `sweepAfter` were found first: then it is the oldest of what was read, a lower bound (already past
- * `sweepAfter`, and the sweeper's `Published` shows the backlog). When the scan fails, no value is emitted.
+ * A run drains at most `maxPartitionsPerRun` partitions, in scan order from the sweep cursor kept in the table
+ * (`runtime/sweep-cursor.ts`), and moves the cursor past the last one it drained: partitions that never drain
+ * cannot keep the ones after them from being reached, and each partition with a due record is drained within
+ * ⌈N / maxPartitionsPerRun⌉ runs, N being the partitions with a due record.
+ *
+ * The same scan gives `OldestPendingAge` ({@link SWEEPER_METRICS}), emitted once per run: now minus the oldest
+ * `created_at` among the items it read (a stamp too far ahead counts from the record's first claim, or from now),
+ * or 0 when the index is empty. It costs no extra read. It is exact when the scan reads the whole index (round
+ * from the cursor to it), which it does unless it stopped at `maxPartitionsPerRun` partitions: then it is the
+ * oldest of what was read, a lower bound. When the scan fails, no value is emitted.
  *
  * The expiry sweep (`runtime/expiry-sweep.ts`) queries ExpiryIndex (`has_expiry = <value> AND expires_at < now`,
  * also sparse) for `"1"` and each expiry shard, reads each candidate consistently, dead-letters pending ones with
@@ -26,7 +33,6 @@
  *
  * @packageDocumentation
  */
-import { ScanCommand, type AttributeValue, type ScanCommandOutput } from "@aws-sdk/client-dynamodb";
 import { randomUUID } from "node:crypto";
 import { drainPartition } from "./claimed-delivery";
 import { errorCodeOf } from "./errors";
@@ -34,16 +40,19 @@ import { sweepExpired } from "./expiry-sweep";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
 import { DELIVERY_METRICS, HANDLER_FUNCTIONS, SWEEPER_METRICS } from "./metric-catalog";
-import { resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig } from "./publisher";
-import { ATTR, CLAIM_INDEX } from "./schema";
-import { wrapAwsError } from "./store/aws-errors";
+import { assertRegions, resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig } from "./publisher";
+import { readSweepCursor, sameCursor, writeSweepCursor, type ClaimIndexKey } from "./sweep-cursor";
+import { scanDuePartitions } from "./sweep-scan";
 import type { FencingToken } from "./store/transitions";
 
 /** Configuration of {@link createSweeper}: the publisher's, plus the sweep's own limits. */
 export interface SweeperConfig extends PublisherConfig {
     /** A pending record older than this many seconds is the sweeper's to deliver (1–86400). @default 120 */
     readonly sweepAfterSeconds?: number;
-    /** The most partitions drained per run (1–10000). @default 200 */
+    /**
+     * The most partitions drained per run (1–10000), in ClaimIndex's scan order from the sweep cursor kept in the
+     * table, which the run moves past the last partition it drained. @default 200
+     */
     readonly maxPartitionsPerRun?: number;
     /** The most expired records dead-lettered per run (1–100000). @default 1000 */
     readonly maxExpiredPerRun?: number;
@@ -79,11 +88,6 @@ export type SweeperContext = HandlerContext;
 /** A sweeper handler. */
 export type SweeperHandler = (event?: unknown, context?: SweeperContext) => Promise<SweepResult>;
 
-/** `pad19(ms)`: the `created_at` prefix of `claim_sort` (see `claimSort` in `record/keys.ts`). */
-function createdAtPrefix(ms: number): string {
-    return String(Math.max(0, ms)).padStart(19, "0");
-}
-
 /**
  * Create the sweeper handler.
  *
@@ -99,6 +103,7 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
     const reserveMs = resolved.reserveMs;
 
     return async (_event, context) => {
+        await assertRegions(resolved);
         const base = resolved.base;
         const { metrics, timeLeft } = startInvocation(resolved, config.writeMetrics, HANDLER_FUNCTIONS.sweeper, context);
         const ctx = { ...base, metrics };
@@ -121,62 +126,62 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
                 stepFailure = expiry.failure;
                 base.logger.error("sweeper: the expiry step failed; sweeping missed records anyway", { code: errorCodeOf(expiry.failure) });
             }
-            let startKey: Record<string, AttributeValue> | undefined;
-
-            // 2. Missed records: partitions with a non-terminal record older than the cutoff, from the sparse ClaimIndex.
+            // 2. Missed records: partitions with a due non-terminal record, from the sparse ClaimIndex, in scan order
+            // from the sweep cursor, so partitions that never drain cannot keep the ones after them from being reached.
             const scannedAt = base.clock.now();
             const cutoff = scannedAt - sweepAfterMs;
-            const cutoffPrefix = createdAtPrefix(cutoff);
-            // Insertion-ordered: partitions are drained in the order the scan found them.
-            const found = new Set<string>();
-            // The smallest claim_sort read: its first 19 digits are the oldest created_at in the index.
-            let oldest: string | undefined;
-            startKey = undefined;
+            // A created_at further ahead of this clock than sweepAfter comes from a clock that is wrong: trusting it
+            // would hold the record back for as long as that clock is ahead, so it is due at once.
+            const implausibleAfter = scannedAt + sweepAfterMs;
+            let cursor: ClaimIndexKey | undefined;
             try {
-                do {
-                    let page: ScanCommandOutput;
-                    try {
-                        page = (await base.dynamodb.send(
-                            new ScanCommand({
-                                TableName: base.tableName,
-                                IndexName: CLAIM_INDEX.indexName,
-                                ProjectionExpression: `#${ATTR.pk}, #${ATTR.claimSort}`,
-                                ExpressionAttributeNames: { [`#${ATTR.pk}`]: ATTR.pk, [`#${ATTR.claimSort}`]: ATTR.claimSort },
-                                ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-                            }),
-                        )) as ScanCommandOutput;
-                    } catch (err) {
-                        throw wrapAwsError(err, "sweeper: claim index scan failed", { table: base.tableName });
-                    }
-                    for (const item of page.Items ?? []) {
-                        const pk = item[ATTR.pk]?.S;
-                        const sort = item[ATTR.claimSort]?.S;
-                        if (sort === undefined) continue;
-                        if (oldest === undefined || sort < oldest) oldest = sort;
-                        // Same-width zero-padded digits: string order is time order.
-                        if (pk !== undefined && sort.slice(0, cutoffPrefix.length) < cutoffPrefix && found.size < maxPartitions) found.add(pk);
-                    }
-                    startKey = page.LastEvaluatedKey;
-                } while (startKey !== undefined && found.size < maxPartitions);
-                const oldestCreatedAt = oldest === undefined ? scannedAt : Number(oldest.slice(0, cutoffPrefix.length));
-                metrics.sample(SWEEPER_METRICS.oldestPendingAge, Math.max(0, scannedAt - oldestCreatedAt), "Milliseconds");
+                cursor = await readSweepCursor(base);
             } catch (err) {
-                stepFailure ??= err;
-                base.logger.error("sweeper: the claim index scan failed; draining the partitions found so far", { code: errorCodeOf(err), partitions: found.size });
+                base.logger.error("sweeper: the sweep cursor could not be read; scanning from the start of the claim index", { code: errorCodeOf(err) });
+            }
+            const scan = await scanDuePartitions(base, { cursor, now: scannedAt, createdBefore: cutoff, createdAfter: implausibleAfter, maxPartitions });
+            if (scan.failure === undefined) {
+                metrics.sample(SWEEPER_METRICS.oldestPendingAge, Math.max(0, scannedAt - (scan.oldestCreatedAt ?? scannedAt)), "Milliseconds");
+            } else {
+                stepFailure ??= scan.failure;
+                base.logger.error("sweeper: the claim index scan failed; draining the partitions found so far", { code: errorCodeOf(scan.failure), partitions: scan.partitions.length });
             }
 
-            for (const partition of found) {
+            let drainedCount = 0;
+            for (const { partition } of scan.partitions) {
                 if (timeLeft() < reserveMs) break;
                 partitions += 1;
+                drainedCount += 1;
                 let failure: { recordId: string; error: unknown } | undefined;
+                let truncated = false;
                 try {
-                    failure = (await drainPartition(ctx, resolved.store, partition, token, { limit: resolved.claimLimit, maxRounds: 100, createdBefore: cutoff, keepGoing: () => timeLeft() >= reserveMs })).failure;
+                    const drained = await drainPartition(ctx, resolved.store, partition, token, {
+                        limit: resolved.claimLimit,
+                        maxRounds: 100,
+                        createdBefore: cutoff,
+                        createdAfter: implausibleAfter,
+                        keepGoing: () => timeLeft() >= reserveMs,
+                    });
+                    failure = drained.failure;
+                    truncated = drained.truncated === true;
                 } catch (error) {
                     failure = { recordId: "", error };
                 }
                 if (failure !== undefined) {
                     failedPartitions += 1;
                     base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", { partition, recordId: failure.recordId, code: errorCodeOf(failure.error) });
+                } else if (truncated) {
+                    failedPartitions += 1;
+                    base.logger.warn("sweeper: a claim came back truncated (a claim write failed); the rest of the partition waits for the next run", { partition });
+                }
+            }
+            // The next run starts at the first partition this one did not reach, or where the scan stopped.
+            const next = drainedCount < scan.partitions.length ? scan.partitions[drainedCount]!.startAfter : scan.next;
+            if (!sameCursor(next, cursor)) {
+                try {
+                    await writeSweepCursor(base, next);
+                } catch (err) {
+                    base.logger.error("sweeper: the sweep cursor could not be moved; the next run starts where this one did", { code: errorCodeOf(err) });
                 }
             }
             if (stepFailure !== undefined) throw stepFailure;

@@ -326,6 +326,13 @@ export function unmarshalRecord(item: AttributeMap | StreamImage): OutboxRecord 
     if (partition === undefined || sk === undefined) {
         throw new OutboxError("INVALID_PAYLOAD", `outbox item lacks its ${ATTR.pk}/${ATTR.sk} keys; it is not an outbox record`, { context: { recordId } });
     }
+    if (recordId === "") {
+        // The id is the outbox.id consumers deduplicate on (and the FIFO deduplication id): a record without one
+        // would reach them as a message no one can recognise again.
+        throw new OutboxError("INVALID_PAYLOAD", `outbox item "${sk}" has no ${ATTR.recordId} (absent, NULL or empty); it is never published without one; repair the item (set ${ATTR.recordId}) or delete it`, {
+            context: { recordId, partition },
+        });
+    }
     const envelopeJson = readString(any, ATTR.envelopeJson);
     if (envelopeJson === undefined) {
         throw new OutboxError("INVALID_PAYLOAD", `outbox item "${sk}" has no ${ATTR.envelopeJson}; it is not an outbox record`, { context: { recordId, partition } });

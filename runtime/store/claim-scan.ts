@@ -66,6 +66,11 @@ function byAge(a: Candidate, b: Candidate): number {
 export interface ClaimCallOptions {
     /** Stops the claim between pages and records; what was already claimed is returned. @default undefined */
     readonly signal?: AbortSignal;
+    /**
+     * Called when a failure cut the claim short and the records already claimed are returned (the truncation
+     * rule): the batch is short, but the partition's backlog is not exhausted. @default undefined
+     */
+    readonly onTruncated?: (error: unknown) => void;
 }
 
 /** Claim up to `limit` records of a keyed partition through a ConsistentRead scan. */
@@ -143,7 +148,7 @@ export async function claimByScan(
             options.signal?.throwIfAborted();
             record = await claimOne(ctx, partition, candidate.item, token, at);
         } catch (err) {
-            return truncatedClaim(ctx, partition, claimed, err);
+            return truncatedClaim(ctx, partition, claimed, err, options);
         }
         if (record !== undefined) claimed.push(record);
         // A younger sibling must not overtake a head that someone else just took.

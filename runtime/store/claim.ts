@@ -50,7 +50,7 @@ async function claimByIndex(ctx: StoreContext, partition: string, token: Fencing
                 ...placeholders(and(key, filter)),
             });
         } catch (err) {
-            return { claimed: truncatedClaim(ctx, partition, claimed, wrapAwsError(err, "outbox claim index query failed", { partition })) };
+            return { claimed: truncatedClaim(ctx, partition, claimed, wrapAwsError(err, "outbox claim index query failed", { partition }), options) };
         }
         // Vet the page before claiming any of it: only the first `want` items matter, the rest are younger.
         const candidates = (page.Items ?? []).slice(0, limit - claimed.length);
@@ -64,7 +64,7 @@ async function claimByIndex(ctx: StoreContext, partition: string, token: Fencing
                 options.signal?.throwIfAborted();
                 record = await claimOne(ctx, partition, item, token, at);
             } catch (err) {
-                return { claimed: truncatedClaim(ctx, partition, claimed, err) };
+                return { claimed: truncatedClaim(ctx, partition, claimed, err, options) };
             }
             if (record !== undefined) claimed.push(record);
         }

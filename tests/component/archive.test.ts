@@ -102,13 +102,15 @@ describe("Outbox Lambda code", () => {
         const saved: Record<string, string | undefined> = {};
         const environment = () => publisher.inputs.environment.variables as Record<string, string>;
 
+        let savedRegion: string | undefined;
         before(async () => {
             text = await entryText(publisher);
             for (const name of Object.values(ENV)) saved[name] = process.env[name];
+            savedRegion = process.env.AWS_REGION;
         });
 
         afterEach(() => {
-            for (const [name, value] of Object.entries(saved)) {
+            for (const [name, value] of Object.entries({ ...saved, AWS_REGION: savedRegion })) {
                 if (value === undefined) delete process.env[name];
                 else process.env[name] = value;
             }
@@ -156,6 +158,43 @@ describe("Outbox Lambda code", () => {
                     (e: any) => e.code === "INVALID_CONFIG" && e.context?.variable === ENV.expiryShards && e.message.includes(`"${bad}"`) && e.message.includes("from 1 to 64"),
                 );
             }
+        });
+
+        it("fails the cold start of both functions naming a malformed topic ARN, a DLQ URL that is not a URL, and a topic or DLQ of another region than AWS_REGION", async () => {
+            const sweeperText = await entryText(sweeper);
+            const cases: [Record<string, string>, string, RegExp][] = [
+                [{ [ENV.topicArn]: "orders-topic" }, ENV.topicArn, /OUTBOX_TOPIC_ARN is "orders-topic"; expected an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>; set it to the topic's ARN/],
+                [{ [ENV.topicArn]: "arn:aws:sns:eu-west-1:111111111111" }, ENV.topicArn, /OUTBOX_TOPIC_ARN is "arn:aws:sns:eu-west-1:111111111111"; expected an SNS topic ARN/],
+                [{ [ENV.dlqUrl]: "not-a-url" }, ENV.dlqUrl, /OUTBOX_DLQ_URL is "not-a-url"; expected an SQS queue URL, https:\/\/sqs\.<region>\.amazonaws\.com\/<account>\/<queue name>; set it to the queue's URL/],
+                [{ [ENV.dlqUrl]: "arn:aws:sqs:eu-west-1:111111111111:dlq" }, ENV.dlqUrl, /OUTBOX_DLQ_URL is "arn:aws:sqs:eu-west-1:111111111111:dlq"; expected an SQS queue URL/],
+                [{ AWS_REGION: "us-east-1" }, ENV.topicArn, /OUTBOX_TOPIC_ARN is "arn:aws:sns:eu-west-1:[^"]+": the topic is in eu-west-1, but the function runs in us-east-1 \(AWS_REGION\); SNS refuses a topic of another region \(InvalidParameter: TopicArn\); point it at a topic in us-east-1/],
+                [{ AWS_REGION: "eu-west-1", [ENV.dlqUrl]: "https://sqs.us-east-2.amazonaws.com/111111111111/dlq" }, ENV.dlqUrl, /OUTBOX_DLQ_URL is "https:\/\/sqs\.us-east-2\.amazonaws\.com\/111111111111\/dlq": the queue is in us-east-2, but the function runs in eu-west-1 \(AWS_REGION\)/],
+            ];
+            for (const [change, variable, pattern] of cases) {
+                for (const serialized of [text, sweeperText]) {
+                    Object.assign(process.env, environment(), change);
+                    assert.throws(
+                        () => loadSerialized(serialized),
+                        (e: any) => e.code === "INVALID_CONFIG" && e.context?.variable === variable && pattern.test(e.message),
+                        JSON.stringify(change),
+                    );
+                }
+            }
+            Object.assign(process.env, environment(), { AWS_REGION: "eu-west-1" });
+            assert.equal(typeof loadSerialized(text), "function", "the component's own names, in the function's region, pass");
+        });
+
+        it("fails the sweeper's cold start naming OUTBOX_MAX_PARTITIONS_PER_RUN when it is 0, 1.5 or 10001, and takes 10000", async () => {
+            const sweeperText = await entryText(sweeper);
+            for (const bad of ["0", "1.5", "10001"]) {
+                Object.assign(process.env, environment(), { [ENV.maxPartitionsPerRun]: bad });
+                assert.throws(
+                    () => loadSerialized(sweeperText),
+                    (e: any) => e.code === "INVALID_CONFIG" && e.context?.variable === ENV.maxPartitionsPerRun && e.message.includes(`"${bad}"`) && e.message.includes("from 1 to 10000"),
+                );
+            }
+            Object.assign(process.env, environment(), { [ENV.maxPartitionsPerRun]: "10000" });
+            assert.equal(typeof loadSerialized(sweeperText), "function");
         });
 
         it("loads the sweeper the same way", async () => {

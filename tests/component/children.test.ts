@@ -123,6 +123,7 @@ describe("Outbox children and outputs", () => {
             [ENV.sweepAfterSeconds]: "120",
             [ENV.maxPublishAttempts]: "3",
             [ENV.expiryShards]: "1",
+            [ENV.maxPartitionsPerRun]: "200",
         };
         assert.deepEqual(Object.keys(expected).sort(), Object.values(ENV).sort(), "the test covers every ENV name");
         for (const fn of ["kids-publisher", "kids-sweeper"]) assert.deepEqual(std.one(TYPE.fn, fn).inputs.environment.variables, expected);
@@ -164,13 +165,14 @@ describe("Outbox children and outputs", () => {
             sweepAfterSeconds: 300,
             maxPublishAttempts: 5,
             expiryShards: 8,
+            maxPartitionsPerRun: 50,
             memorySize: 512,
             timeout: 30,
             logRetentionInDays: 7,
             sweepSchedule: "rate(5 minutes)",
         });
         const env = custom.one(TYPE.fn, "kidsargs-sweeper").inputs.environment.variables;
-        assert.deepEqual([env[ENV.completionGraceSeconds], env[ENV.sweepAfterSeconds], env[ENV.maxPublishAttempts], env[ENV.expiryShards]], ["60", "300", "5", "8"]);
+        assert.deepEqual([env[ENV.completionGraceSeconds], env[ENV.sweepAfterSeconds], env[ENV.maxPublishAttempts], env[ENV.expiryShards], env[ENV.maxPartitionsPerRun]], ["60", "300", "5", "8", "50"]);
         const fn = custom.one(TYPE.fn, "kidsargs-publisher").inputs;
         assert.deepEqual([fn.memorySize, fn.timeout], [512, 30]);
         assert.equal(custom.one(TYPE.logGroup, "kidsargs-sweeper-logs").inputs.retentionInDays, 7);

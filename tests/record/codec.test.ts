@@ -1,4 +1,5 @@
 import * as assert from "node:assert/strict";
+import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../../runtime/errors";
 import { marshalRecord, pendingRecord, unmarshalRecord, validateNewRecord, type NewOutboxRecord, type OutboxRecord } from "../../runtime/record/codec";
 import { fenceTtlSeconds, unmarshalFence } from "../../runtime/record/fence";
@@ -78,6 +79,14 @@ describe("record codec (§2.2 marshal vectors)", () => {
             );
         }
         assert.equal(unmarshalRecord({ ...item, created_at: { N: "9007199254740991" } }).createdAt, Number.MAX_SAFE_INTEGER);
+    });
+
+    it("refuses an item without a record_id (absent, NULL or empty), naming the attribute: consumers deduplicate on it", () => {
+        const item = marshalRecord(pendingRecord(input, 1n, 0));
+        const { record_id: _dropped, ...absent } = item;
+        for (const bad of [absent, { ...item, record_id: { NULL: true } }, { ...item, record_id: { S: "" } }] as Record<string, AttributeValue>[]) {
+            assert.throws(() => unmarshalRecord(bad), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD") && /has no record_id \(absent, NULL or empty\); it is never published without one/.test(e.message));
+        }
     });
 
     it("writes headers_json only when dispatch headers are given, sorted like Go", () => {

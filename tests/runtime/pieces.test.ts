@@ -125,6 +125,12 @@ describe("runtime pieces", function () {
         // A code this package does not know: SNS's SenderFault decides.
         assert.deepEqual([classifyPublishFailure("SomethingNew", true), classifyPublishFailure("SomethingNew", false), classifyPublishFailure("SomethingNew")], ["message", "transient", "transient"]);
         assert.deepEqual([isPermanentPublishError("SomethingNew", true), isPermanentPublishError("NotFound", true), isPermanentPublishError("InvalidParameter")], [true, false, true]);
+        // SNS names the parameter it refuses: the topic ARN is the deployment's, any other parameter the message's.
+        assert.deepEqual(
+            ["Invalid parameter: TopicArn", "Invalid parameter: Topic Name", "Invalid parameter: Message too long", "Invalid parameter: MessageAttributes"].map((m) => classifyPublishFailure("InvalidParameterException", true, m)),
+            ["deployment", "deployment", "message", "message"],
+        );
+        assert.equal(isPermanentPublishError("InvalidParameter", false, "Invalid parameter: TopicArn"), false);
     });
 
     it("writes one EMF line per flush, with counters, samples and dimensions, and nothing when empty", function () {

@@ -6,13 +6,15 @@
  */
 import assert from "node:assert/strict";
 import { GetItemCommand, PutItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import { isOutboxError } from "../../runtime/errors";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/stream-event";
 import { createPublisher } from "../../runtime/publisher";
 import { createSweeper } from "../../runtime/sweeper";
-import { marshalRecord, pendingRecord, recordKey } from "../../runtime/record/codec";
+import { marshalRecord, pendingRecord, recordKey, unmarshalRecord } from "../../runtime/record/codec";
 import { ATTR } from "../../runtime/schema";
 import { OutboxStore } from "../../runtime/store";
+import { FakeDynamoDb, PASS, throttled } from "../store/fake-client";
 import { RecordingLogger } from "../store/support";
 import { createHarness, type Harness } from "./support/harness";
 
@@ -242,7 +244,7 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.equal(byId.get(messageIds[1]!)?.dedupId, messageIds[1]);
     });
 
-    it("ignores what is not an INSERT of an outbox record, and a malformed event", async function () {
+    it("ignores what is not an INSERT of an outbox record", async function () {
         h = await createHarness();
         await h.writer.write({ messages: [{ id: "r1", partition: "P", type: "T", payload: 1 }] });
         const [record] = (await h.streamEvent()).Records;
@@ -250,12 +252,81 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         const remove = { ...record!, eventName: "REMOVE" as const, dynamodb: { ...record!.dynamodb, NewImage: undefined } };
         const business = { ...record!, dynamodb: { ...record!.dynamodb, Keys: { PK: { S: "P" }, SK: { S: "META" } } } };
         const publisher = h.publisher();
-        assert.deepEqual(await publisher({ Records: [modify, remove, business, null, 42] }), { batchItemFailures: [] });
-        assert.deepEqual(await publisher({ nothing: true }), { batchItemFailures: [] });
-        assert.deepEqual(await publisher(undefined), { batchItemFailures: [] });
+        assert.deepEqual(await publisher({ Records: [modify, remove, business] }), { batchItemFailures: [] });
+        assert.deepEqual(await publisher({ Records: [] }), { batchItemFailures: [] });
         assert.equal(h.server.calls().length, 0);
-        assert.equal(metric(h, "IgnoredRecords"), 5);
+        assert.equal(metric(h, "IgnoredRecords"), 3);
         assert.equal((await h.records())[0]!.status, "pending");
+    });
+
+    it("fails loudly (INVALID_CONFIG, naming what arrived) on an event that is not a DynamoDB stream event: SQS-, Kinesis- or EventBridge-shaped, no Records, or a record that is not a stream record", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1 }] });
+        const [ours] = (await h.streamEvent()).Records;
+        const sqs = { Records: [{ messageId: "m-1", body: "{}", eventSource: "aws:sqs", eventSourceARN: "arn:aws:sqs:us-east-1:000000000000:orders", awsRegion: "us-east-1" }] };
+        const kinesis = { Records: [{ eventSource: "aws:kinesis", eventSourceARN: "arn:aws:kinesis:us-east-1:000000000000:stream/orders", kinesis: { data: "e30=", sequenceNumber: "1", partitionKey: "p" } }] };
+        const scheduled = { source: "aws.events", "detail-type": "Scheduled Event", detail: {} };
+        const cases: [unknown, RegExp][] = [
+            [sqs, /the event's records come from "aws:sqs" \(arn:aws:sqs:us-east-1:000000000000:orders\), not from a DynamoDB stream/],
+            [kinesis, /the event's records come from "aws:kinesis" \(arn:aws:kinesis:us-east-1:000000000000:stream\/orders\), not from a DynamoDB stream/],
+            [scheduled, /the event has no Records array \(its keys: source, detail-type, detail\); it is not a DynamoDB stream event/],
+            [{ nothing: true }, /the event has no Records array \(its keys: nothing\)/],
+            [undefined, /the event has no Records array \(it is undefined\)/],
+            [{ Records: [ours, null] }, /the event's record 1 is null, not a DynamoDB stream record/],
+            [{ Records: [42] }, /the event's record 0 is a number, not a DynamoDB stream record/],
+        ];
+        for (const [event, pattern] of cases) {
+            const logger = new RecordingLogger();
+            await assert.rejects(h.publisher({ logger })(event), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && pattern.test(err.message) && /point the function's event source mapping at the outbox table's stream/.test(err.message), JSON.stringify(event));
+            assert.deepEqual(logger.lines.filter((l) => l.level === "error").map((l) => l.attributes?.code), ["INVALID_CONFIG"], "logged at error too");
+        }
+        assert.equal(h.server.calls().length, 0, "nothing published, nothing acknowledged");
+        assert.equal((await h.records())[0]!.status, "pending");
+    });
+
+    it("refuses records from another table's stream (a misrouted mapping): INVALID_CONFIG logged with both ARNs, the shard held at the first such record, and that table's payload never published under our ids", async function () {
+        h = await createHarness();
+        const other = await createHarness();
+        try {
+            const message = { id: "shared-id", partition: "ORDER#1", type: "T" };
+            await h.writer.write({ messages: [{ ...message, payload: "ours" }] });
+            await other.writer.write({ messages: [{ ...message, payload: "theirs" }, { ...message, id: "other-keyed", payload: "theirs-keyed", orderingKey: "k" }] });
+            const [ours] = (await h.streamEvent()).Records;
+            const foreign = (await other.streamEvent()).Records;
+            const logger = new RecordingLogger();
+            const publisher = h.publisher({ logger });
+
+            assert.deepEqual(await publisher({ Records: foreign }), { batchItemFailures: [{ itemIdentifier: foreign[0]!.dynamodb.SequenceNumber }] }, "held at the first foreign record");
+            assert.deepEqual(h.published(), [], "the other table's payload is not published");
+            assert.equal((await h.records())[0]!.status, "pending", "our record of the same key is not completed");
+            const refusal = logger.lines.find((l) => l.level === "error" && l.attributes?.code === "INVALID_CONFIG");
+            assert.ok(refusal, "logged at error");
+            assert.equal(refusal.attributes?.eventSourceARN, foreign[0]!.eventSourceARN);
+            assert.equal(refusal.attributes?.expected, ours!.eventSourceARN.replace(/\/stream\/.*$/, "/stream/*").replace(/:ddblocal:\d+:/, ":*:*:"));
+            assert.match(refusal.message, /comes from the stream of another table/);
+
+            // A batch that starts with our records delivers them, then holds at the first foreign one.
+            assert.deepEqual(await publisher({ Records: [ours!, ...foreign] }), { batchItemFailures: [{ itemIdentifier: foreign[0]!.dynamodb.SequenceNumber }] });
+            assert.deepEqual(h.published().map((p) => JSON.parse(p.body) as string), ["ours"]);
+
+            // A record that names no stream cannot prove it is ours either.
+            const { eventSourceARN: _dropped, ...unnamed } = foreign[1]!;
+            assert.deepEqual(await publisher({ Records: [unnamed] }), { batchItemFailures: [{ itemIdentifier: foreign[1]!.dynamodb.SequenceNumber }] });
+            assert.equal(h.published().length, 1);
+        } finally {
+            await other.close();
+        }
+    });
+
+    it("publishes what it reads from its own table, not the stream image: an image that differs from the row never goes out", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "from-the-table" }] });
+        const [record] = (await h.streamEvent()).Records;
+        const row = unmarshalRecord(record!.dynamodb.NewImage as never);
+        const image = marshalRecord({ ...row, envelope: { ...row.envelope, payload: JSON.stringify("from-the-image") } });
+        const tampered = { ...record!, dynamodb: { ...record!.dynamodb, NewImage: image } } as unknown as LambdaStreamRecord;
+        assert.deepEqual(await h.publisher()({ Records: [tampered] }), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => JSON.parse(p.body) as string), ["from-the-table"]);
     });
 
     it("a record SNS refuses never holds the shard: its attempt is counted durably, it stays pending for the sweeper, and the sweeper dead-letters it at maxPublishAttempts", async function () {
@@ -325,6 +396,64 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         h.server.setFaults({});
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] }, "once the deployment is fixed, everything goes out");
         assert.equal(h.published().length, 2);
+    });
+
+    it("holds the shard, never dead-letters, when SNS refuses the topic itself (InvalidParameter: Invalid parameter: TopicArn, as for a topic of another region), on the stream path and in the sweeper", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1 }, { partition: "P", type: "T", payload: 2 }, { partition: "K", type: "T", payload: 3, orderingKey: "k" }] });
+        const event = await h.streamEvent();
+        // A fake SNS client in front of the test server: it answers what real SNS answers for a topic ARN of another
+        // region or a malformed one, which the test server cannot (its injected InvalidParameter names no parameter).
+        const wrongTopic = {
+            send: (command: object) =>
+                command instanceof PublishBatchCommand
+                    ? Promise.reject(Object.assign(new Error("Invalid parameter: TopicArn"), { name: "InvalidParameterException", $fault: "client", $metadata: { httpStatusCode: 400 } }))
+                    : h.sns.send(command as never),
+        };
+        const first = { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] };
+        for (let i = 0; i < 3; i += 1) assert.deepEqual(await h.publisher({ sns: wrongTopic, maxPublishAttempts: 1 })(event), first);
+        // The keyed record alone: its drain through the claim path holds too.
+        const keyed = { Records: [event.Records[2]!] };
+        const keyedFirst = { batchItemFailures: [{ itemIdentifier: event.Records[2]!.dynamodb.SequenceNumber }] };
+        for (let i = 0; i < 2; i += 1) assert.deepEqual(await h.publisher({ sns: wrongTopic, maxPublishAttempts: 1 })(keyed), keyedFirst);
+        h.clock.advance(200_000);
+        const swept = await createSweeper(h.config({ sns: wrongTopic, maxPublishAttempts: 1 }))();
+        assert.deepEqual([swept.published, swept.deadLettered, swept.failedPartitions], [0, 0, 2]);
+        assert.equal(h.deadLetters().length, 0, "nothing dead-lettered as publish-rejected");
+        assert.ok((await h.items()).filter((i) => i.SK?.S?.startsWith("OUTBOX#")).every((i) => i.status?.S === "pending" && i.publish_attempts === undefined), "no attempt counted");
+
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] }, "once the topic is right, everything goes out");
+        assert.deepEqual(h.published().map((p) => p.id).sort(), [...messageIds].sort());
+    });
+
+    it("refuses at construction a topicArn or dlqUrl of the wrong shape (INVALID_CONFIG naming the setting), and on the first invocation one in another region than its client", async function () {
+        h = await createHarness();
+        const cases: [Record<string, unknown>, RegExp][] = [
+            [{ topicArn: "events" }, /createPublisher: topicArn is "events"; expected an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>; pass the topic's arn \(not its name\)/],
+            [{ topicArn: "arn:aws:sns:us-east-1:000000000000" }, /topicArn is "arn:aws:sns:us-east-1:000000000000"; expected an SNS topic ARN/],
+            [{ topicArn: "arn:aws:sqs:us-east-1:000000000000:events" }, /topicArn is "arn:aws:sqs:us-east-1:000000000000:events"; expected an SNS topic ARN/],
+            [{ dlqUrl: "not-a-url" }, /createPublisher: dlqUrl is "not-a-url"; expected an SQS queue URL, https:\/\/sqs\.<region>\.amazonaws\.com\/<account>\/<queue name>; pass the queue's url \(not its ARN or name\)/],
+            [{ dlqUrl: "arn:aws:sqs:us-east-1:000000000000:dlq" }, /dlqUrl is "arn:aws:sqs:us-east-1:000000000000:dlq"; expected an SQS queue URL/],
+            [{ dlqUrl: "https://sqs.us-east-1.amazonaws.com/dlq" }, /dlqUrl is "https:\/\/sqs\.us-east-1\.amazonaws\.com\/dlq"; expected an SQS queue URL/],
+        ];
+        for (const [change, pattern] of cases) {
+            assert.throws(() => h.publisher(change as never), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && pattern.test(err.message), JSON.stringify(change));
+            assert.throws(() => createSweeper(h.config(change as never)), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && pattern.test(err.message.replace("createSweeper", "createPublisher")), JSON.stringify(change));
+        }
+        await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1 }] });
+        const event = await h.streamEvent();
+        // The clients are in us-east-1 (the harness's region); these name another region.
+        const elsewhere: [Record<string, unknown>, RegExp][] = [
+            [{ topicArn: "arn:aws:sns:eu-west-1:000000000000:events" }, /topicArn arn:aws:sns:eu-west-1:000000000000:events is in region eu-west-1, but the SNS client's region is us-east-1; SNS refuses a topic of another region \(InvalidParameter: TopicArn\); point topicArn at the topic in us-east-1, or give the handler an SNS client of eu-west-1/],
+            [{ dlqUrl: "https://sqs.eu-west-1.amazonaws.com/000000000000/outbox-dlq" }, /dlqUrl https:\/\/sqs\.eu-west-1\.amazonaws\.com\/000000000000\/outbox-dlq is in region eu-west-1, but the SQS client's region is us-east-1/],
+        ];
+        for (const [change, pattern] of elsewhere) {
+            const publisher = h.publisher(change as never);
+            for (let i = 0; i < 2; i += 1) await assert.rejects(publisher(event), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && pattern.test(err.message), JSON.stringify(change));
+            await assert.rejects(createSweeper(h.config(change as never))(), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && pattern.test(err.message.replace("createSweeper", "createPublisher")));
+        }
+        assert.equal(h.server.calls().length, 0, "nothing was sent");
+        assert.equal((await h.records())[0]!.status, "pending");
     });
 
     it("refuses at construction a fifo setting that does not match the topic, instead of dead-lettering every message", async function () {
@@ -474,6 +603,43 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.deepEqual(h.published().map((p) => p.id), [b1, b2, a2], "key a follows once its head is dead-lettered");
     });
 
+    it("a claim truncated by a throttled write is not taken for an exhausted partition: the first doorbell not delivered is reported, and the retry delivers the rest in order", async function () {
+        h = await createHarness();
+        const ids: string[] = [];
+        for (let n = 0; n < 4; n += 1) ids.push(...(await h.writer.write({ messages: [{ partition: "K", type: "T", payload: n, orderingKey: "k" }] })).messageIds);
+        const event = await h.streamEvent();
+        // A fake in front of DynamoDB Local, which never throttles: every claim write after the first is throttled,
+        // so the store's claim comes back truncated (1 of 4) and every later claim fails.
+        const db = new FakeDynamoDb(h.ddb).on("TransactWriteItems", (_input, call) => (call.nth > 1 ? Promise.reject(throttled()) : PASS));
+        const response = await h.publisher({ dynamodb: db as never })(event);
+        assert.deepEqual(h.published().map((p) => p.id), ids.slice(0, 1), "one delivered");
+        assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: event.Records[1]!.dynamodb.SequenceNumber }] }, "the first doorbell not delivered is reported, not acknowledged");
+        assert.equal(metric(h, "DynamoDBOutboxClaimTruncated"), 1);
+        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual(ids.map((id) => states.get(id)), ["completed", "pending", "pending", "pending"]);
+
+        assert.deepEqual(await h.publisher()(from(event, event.Records[1]!.dynamodb.SequenceNumber)), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id), ids, "in order, each once");
+    });
+
+    it("a keyed record SNS refused maxPublishAttempts times whose DLQ send then fails holds only its own key: the partition's other keys are published in the same invocation, and the shard goes on", async function () {
+        h = await createHarness();
+        const write = async (orderingKey: string, payload: string) => (await h.writer.write({ messages: [{ partition: "P", type: "T", payload, orderingKey }] })).messageIds[0]!;
+        const a1 = await write("a", "a1");
+        const b1 = await write("b", "b1");
+        const a2 = await write("a", "a2");
+        const b2 = await write("b", "b2");
+        // a1 and b1 share the first PublishBatch call; b2 is in a later one, which a stopped batch would never send.
+        h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === a1 }], calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] });
+        const event = await h.streamEvent();
+        assert.deepEqual(await h.publisher({ maxPublishAttempts: 1 })(event), { batchItemFailures: [] }, "no retry of the shard");
+        assert.deepEqual(h.published().map((p) => p.id), [b1, b2], "key b went on, in its later call too");
+        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual([a1, a2].map((id) => states.get(id)), ["pending", "pending"], "key a held, released in order");
+        assert.equal(metric(h, "LeftForSweeper"), 2);
+        assert.equal(h.deadLetters().length, 0);
+    });
+
     it("reports a keyed doorbell it could not reach within its claim rounds, and the retry finishes in order", async function () {
         h = await createHarness();
         const ids: string[] = [];
@@ -514,6 +680,44 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.equal((await h.records())[0]!.status, "completed");
     });
 
+    it("takes a PublishBatch that answers nothing (undefined) for a transient failure: the batch is reported at its first record, nothing is completed, and the retry delivers it", async function () {
+        h = await createHarness();
+        const { messageIds } = await h.writer.write({ messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })) });
+        const event = await h.streamEvent();
+        // A fake SNS client in front of the test server: no server answers a call with no output at all.
+        const sns = { send: (command: object) => (command instanceof PublishBatchCommand ? Promise.resolve(undefined) : h.sns.send(command as never)) };
+        const logger = new RecordingLogger();
+        assert.deepEqual(await h.publisher({ sns, logger })(event), { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] });
+        assert.ok((await h.records()).every((r) => r.status === "pending"));
+        assert.ok(logger.lines.some((l) => l.message === "outbox publish failed" && l.attributes?.code === "NoResult"));
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id).sort(), [...messageIds].sort());
+    });
+
+    it("never publishes a record without a record_id (consumers could not deduplicate it): a stream image whose record_id is NULL, and a row written without one, are skipped as undecodable by the stream path and the sweeper; the others are delivered", async function () {
+        h = await createHarness();
+        const logger = new RecordingLogger();
+        // DynamoDB refuses a NULL or empty record_id (a RecordIDIndex key), so the row lacks it: as a foreign writer could leave it.
+        const item = marshalRecord(pendingRecord({ partition: "NOID", recordId: "dropped", bindingId: "sns", address: h.topicArn, envelope: { id: "env-noid", subject: "T", payload: "1" } }, 1n, h.clock.now()));
+        delete item[ATTR.recordId];
+        await h.ddb.send(new PutItemCommand({ TableName: h.tableName, Item: item }));
+        const { messageIds } = await h.writer.write({ messages: [{ partition: "NOID", type: "T", payload: "fine" }, { partition: "NULLED", type: "T", payload: "nulled" }] });
+        const event = await h.streamEvent();
+        // The image of the last record as a hostile or broken producer could hand it over.
+        const last = event.Records[2]!;
+        const nulled = { ...last, dynamodb: { ...last.dynamodb, NewImage: { ...last.dynamodb.NewImage, [ATTR.recordId]: { NULL: true } } } } as LambdaStreamRecord;
+        assert.deepEqual(await h.publisher({ logger })({ Records: [event.Records[0]!, event.Records[1]!, nulled] }), { batchItemFailures: [] });
+        assert.deepEqual(h.published().map((p) => p.id), [messageIds[0]], "nothing went out with an empty outbox.id");
+        assert.deepEqual(
+            logger.lines.filter((l) => l.level === "error").map((l) => [l.message, l.attributes?.code]),
+            [["publisher: an OUTBOX# item could not be decoded; skipped", "INVALID_PAYLOAD"], ["publisher: an OUTBOX# item could not be decoded; skipped", "INVALID_PAYLOAD"]],
+        );
+        h.clock.advance(200_000);
+        const swept = await createSweeper(h.config())();
+        assert.equal(swept.published, 1, "the sweeper delivers the record whose stream image was broken, from the table");
+        assert.deepEqual(h.published().map((p) => p.id), messageIds, "and nothing with an empty outbox.id");
+    });
+
     it("skips a redelivered batch whose records are all completed", async function () {
         h = await createHarness();
         await h.writer.write({ messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })) });
@@ -525,7 +729,7 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
     });
 
     it("rejects an incomplete config with INVALID_CONFIG naming the setting", function () {
-        const base = { dynamodb: { send: async () => ({}) }, sns: { send: async () => ({}) }, sqs: { send: async () => ({}) }, tableName: "orders-outbox", topicArn: "arn:t", dlqUrl: "http://q" };
+        const base = { dynamodb: { send: async () => ({}) }, sns: { send: async () => ({}) }, sqs: { send: async () => ({}) }, tableName: "orders-outbox", topicArn: "arn:aws:sns:us-east-1:000000000000:events", dlqUrl: "https://sqs.us-east-1.amazonaws.com/000000000000/dlq" };
         const cases: [Record<string, unknown>, RegExp][] = [
             [{ tableName: "" }, /tableName must be a non-empty string/],
             [{ sns: undefined }, /sns must be an AWS SDK v3 client/],

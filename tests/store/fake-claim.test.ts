@@ -246,11 +246,14 @@ describe("claim on a fake client (§11.4)", () => {
                 return {};
             });
             const { store, metrics, logger } = storeOn(fake);
-            const got = await store.claim("P", tok(1), 100);
+            const told: unknown[] = [];
+            const got = await store.claim("P", tok(1), 100, { onTruncated: (error) => told.push(error) });
             assert.equal(got.length, 59);
             assert.deepEqual(metrics.named(STORE_METRICS.claimTruncated), [{ name: "DynamoDBOutboxClaimTruncated", value: 1, tags: { partition: "P" } }]);
             assert.equal(logger.warnings(STORE_WARNINGS.truncated).length, 1);
             assert.equal(fake.count("TransactWriteItems"), 60);
+            assert.equal(told.length, 1, "the caller is told the short batch is not the end of the backlog");
+            assert.ok(isOutboxError(told[0], "THROTTLED"));
         });
 
         it("a cancel (AbortSignal) after 59 successes returns the 59 records", async () => {
