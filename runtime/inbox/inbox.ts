@@ -8,12 +8,12 @@
 import { TransactWriteItemsCommand, type AttributeValue, type DynamoDBClient, type TransactWriteItem, type TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
 import { integerIn } from "../integer-setting";
-import { itemSize, MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, utf8Length } from "../item-size";
+import { MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, utf8Length } from "../item-size";
 import { INBOX_LIMITS } from "../limits";
 import { systemClock, type Clock } from "../ports";
 import { INBOX_MARKER } from "../schema";
 import { cancellationCodes, isTransactionCanceled, wrapAwsError } from "../store/aws-errors";
-import { actionSize, actionTarget, cancellationReasonCode, describeAction, describeValue } from "../transact-items";
+import { actionSize, actionTarget, cancellationReasonCode, describeAction, describeValue, transactionActionSize } from "../transact-items";
 import { inboxMarkerItem, inboxMarkerKey, type InboxMarkerLayout } from "./marker";
 
 /** Options for {@link Inbox}. */
@@ -167,7 +167,11 @@ export class Inbox {
         }
         const marker = inboxMarkerItem(this.layout, this.consumer, outboxId, this.clock.now(), this.markerTtlSeconds);
         const markerKey = inboxMarkerKey(this.layout, this.consumer, outboxId);
-        let total = itemSize(marker);
+        const markerPut: TransactWriteItem = {
+            Put: { TableName: this.tableName, Item: marker, ConditionExpression: "attribute_not_exists(#pk)", ExpressionAttributeNames: { "#pk": this.layout.partitionKey } },
+        };
+        // DynamoDB counts the expressions and the names and values they use toward the 4 MB, not only the items.
+        let total = transactionActionSize(markerPut);
         for (let i = 0; i < items.length; i++) {
             if (!(i in items)) throw new OutboxError("INVALID_PAYLOAD", `${where}: items[${i}] is a hole in a sparse array; pass a dense array of TransactWriteItem`, { context: { outboxId, item: i } });
             const action = items[i]!;
@@ -175,7 +179,7 @@ export class Inbox {
             if (size > MAX_ITEM_BYTES) {
                 throw new OutboxError("INVALID_PAYLOAD", `${where}: ${describeAction(action, i)} is ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes; shrink it`, { context: { outboxId, item: i, size } });
             }
-            total += size;
+            total += transactionActionSize(action);
             const target = actionTarget(action);
             if (target.tableName === this.tableName && target.key !== undefined && Object.keys(markerKey).every((k) => target.key?.[k]?.S === markerKey[k]?.S)) {
                 throw new OutboxError("INVALID_PAYLOAD", `${where}: ${describeAction(action, i)} is on the inbox marker's own key; the inbox writes that row itself (DynamoDB refuses two actions on one item in a transaction); use another key`, { context: { outboxId, item: i } });
@@ -187,14 +191,7 @@ export class Inbox {
         return {
             TransactItems: [
                 ...items,
-                {
-                    Put: {
-                        TableName: this.tableName,
-                        Item: marker,
-                        ConditionExpression: "attribute_not_exists(#pk)",
-                        ExpressionAttributeNames: { "#pk": this.layout.partitionKey },
-                    },
-                },
+                markerPut,
             ],
         };
     }

@@ -227,6 +227,17 @@ describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", f
             ["an item with no action", (i) => i.apply("id-1", [{} as TransactWriteItem]), /items\[0\] has none of Put, Update, Delete, ConditionCheck/],
             ["an item over 400 KB", (i) => i.apply("id-1", [big(400 * 1024)]), /items\[0\] \(Put on table "t" PK=BIG#409600, SK=x\) is 4096\d\d bytes; DynamoDB items hold at most 409600/],
             ["items over 4 MB together", (i) => i.apply("id-1", Array.from({ length: 11 }, (_, n) => big(390 * 1024 + n))), /the items and the marker add up to \d+ bytes; a DynamoDB transaction holds at most 4194304/],
+            [
+                "items over 4 MB as DynamoDB counts them (a value each update uses twice counts twice)",
+                (i) =>
+                    i.apply(
+                        "id-1",
+                        Array.from({ length: 6 }, (_, n) => ({
+                            Update: { TableName: "t", Key: { PK: { S: `U#${n}` }, SK: { S: "x" } }, UpdateExpression: "SET #a = :v, #b = :v", ExpressionAttributeNames: { "#a": "a", "#b": "b" }, ExpressionAttributeValues: { ":v": { S: "v".repeat(380 * 1024) } } },
+                        })),
+                    ),
+                /the items and the marker add up to \d+ bytes; a DynamoDB transaction holds at most 4194304/,
+            ],
             ["an item on the marker's own key", (i) => i.apply("id-1", [{ Put: { TableName: "t", Item: { PK: { S: "INBOX#billing" }, SK: { S: "id-1" } } } }]), /items\[0\] \(Put on table "t" PK=INBOX#billing, SK=id-1\) is on the inbox marker's own key/],
         ];
         for (const [name, run, message] of cases) {
