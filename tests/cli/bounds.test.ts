@@ -21,7 +21,7 @@ import { explainFailure } from "../../cli/failure";
 import { createOutput, errorText } from "../../cli/io";
 import { main } from "../../cli/main";
 import { checkLive } from "../../cli/verify-expiry";
-import { LOCAL_REGION } from "../../local/dynamodb-local";
+import { LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import { OutboxError } from "../../runtime/errors";
 import { OutboxStore } from "../../runtime/store";
 import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";

@@ -14,7 +14,7 @@ import type { CloudWatchPort, DoctorAws, EventBridgePort, EventSourceMappingInfo
 import { loadDoctorAws } from "../../cli/doctor-aws";
 import { readStackOutputs } from "../../cli/doctor-outputs";
 import { main } from "../../cli/main";
-import { startFauxqs, type LocalFauxqs } from "../../local/fauxqs";
+import { startFauxqs, type LocalFauxqs } from "../../dev/emulators/fauxqs";
 import { isOutboxError } from "../../runtime/errors";
 import { ATTR, streamFilterPatternJson } from "../../runtime/schema";
 import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";

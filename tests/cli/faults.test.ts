@@ -9,7 +9,7 @@ import { Checklist } from "../../cli/checklist";
 import { createOutput } from "../../cli/io";
 import { runMigrate } from "../../cli/migrate";
 import { checkLive } from "../../cli/verify-expiry";
-import { LOCAL_REGION } from "../../local/dynamodb-local";
+import { LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import { EXPIRY_INDEX, GLOBAL_SECONDARY_INDEXES, RECORD_ID_INDEX } from "../../runtime/schema";
 import { OutboxStore } from "../../runtime/store";
 import { dynamoClient } from "../support/dynamodb";

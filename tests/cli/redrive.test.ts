@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { main } from "../../cli/main";
-import { startFauxqs, type LocalFauxqs } from "../../local/fauxqs";
+import { startFauxqs, type LocalFauxqs } from "../../dev/emulators/fauxqs";
 import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";
 import { createOutboxTable, scanRecords } from "../runtime/support/table";
 import { captureIo, LOCAL_ENV } from "./support";

@@ -16,7 +16,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import type { CliIo } from "../../cli/io";
 import { main } from "../../cli/main";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import type { Clock } from "../../runtime/ports";
 import { ATTRIBUTE_DEFINITIONS, GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, STREAM_VIEW_TYPE, TTL_ATTRIBUTE, type ProjectionType } from "../../runtime/schema";
 import { dynamoClient, dynamoEndpoint, uniqueTableName } from "../support/dynamodb";

@@ -11,7 +11,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as packageEntry from "../../index";
 import * as runtimeEntry from "../../runtime";
 import { OutboxStore } from "../../runtime";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import { waitForRPCs } from "../component/harness";
 import { dynamoClient, dynamoEndpoint, uniqueTableName } from "../support/dynamodb";
 import { recorded, unwrap } from "../support/pulumi-mocks";

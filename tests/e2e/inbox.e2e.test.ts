@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { GetItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import { DeleteMessageCommand, GetQueueAttributesCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
-import { startFauxqs, type LocalFauxqs } from "../../local/fauxqs";
+import { startFauxqs, type LocalFauxqs } from "../../dev/emulators/fauxqs";
 import { createInboxHandler, Inbox, type InboxMessage, type LambdaSqsEvent, type LambdaSqsRecord } from "../../runtime";
 import { startLocalEventSourceMapping, type LocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
 import type { FilterPattern } from "../../runtime/local/filter-pattern";

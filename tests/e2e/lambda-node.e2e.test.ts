@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { startFauxqs, type LocalFauxqs } from "../../local/fauxqs";
+import { startFauxqs, type LocalFauxqs } from "../../dev/emulators/fauxqs";
 import { startLocalEventSourceMapping, type LocalInvocationContext } from "../../runtime/local/event-source-mapping";
 import type { FilterPattern } from "../../runtime/local/filter-pattern";
 import type { LambdaStreamEvent } from "../../runtime/local/stream-event";

@@ -5,7 +5,7 @@
  *
  * @packageDocumentation
  */
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import { ENV } from "../../runtime/config";
 import { dynamoEndpoint } from "../support/dynamodb";
 

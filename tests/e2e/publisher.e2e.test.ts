@@ -10,8 +10,8 @@
  * Not proven here: IAM (component tests), real AWS limits and timings, GSI lag.
  */
 import assert from "node:assert/strict";
-import { startFauxqs, type LocalFauxqs } from "../../local/fauxqs";
-import { startSnsTestServer } from "../../local/sns-test-server";
+import { startFauxqs, type LocalFauxqs } from "../../dev/emulators/fauxqs";
+import { startSnsTestServer } from "../../dev/emulators/sns-test-server";
 import { ENV } from "../../runtime/config";
 import { startLocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
 import type { FilterPattern } from "../../runtime/local/filter-pattern";

@@ -15,9 +15,9 @@ import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
 import { DescribeTableCommand } from "@aws-sdk/client-dynamodb";
-import { JAVA_MISSING_MESSAGE } from "../../local/dynamodb-local";
-import { createProgressLine } from "../../scripts/progress";
-import { parseStartArgs, START_DEFAULTS, UsageError } from "../../scripts/start-args";
+import { JAVA_MISSING_MESSAGE } from "../../dev/emulators/dynamodb-local";
+import { createProgressLine } from "../../dev/demo/progress";
+import { parseStartArgs, START_DEFAULTS, UsageError } from "../../dev/demo/start-args";
 import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";
 
 const REPO = path.join(__dirname, "..", "..");
@@ -34,7 +34,7 @@ interface Run {
 function startCommand(args: readonly string[]): { command: string; argv: string[] } {
     const manifest = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { scripts?: Record<string, string> };
     if (manifest.scripts?.start !== undefined) return { command: "npm", argv: ["start", "--", ...args] };
-    return { command: process.execPath, argv: ["-r", "ts-node/register/transpile-only", "scripts/start.ts", ...args] };
+    return { command: process.execPath, argv: ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", ...args] };
 }
 
 function spawnRun(command: string, argv: readonly string[], detached = false): Run {
@@ -155,7 +155,7 @@ describe("npm start (end to end)", function () {
     });
 
     it("sends expired orders to the DLQ and keeps per-customer order; with --keep, stays up until SIGTERM stops everything", async () => {
-        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "scripts/start.ts", "--count", "40", "--keys", "4", "--expire-ratio", "0.25", "--keep"]);
+        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "40", "--keys", "4", "--expire-ratio", "0.25", "--keep"]);
         started.push(run);
         await waitFor(run, /--keep: staying up/);
         assert.match(run.stdout, /^delivered 30\/40 lost 0 duplicates \d+ dlq 10$/m);
@@ -174,7 +174,7 @@ describe("npm start (end to end)", function () {
     it("--endpoint uses a running DynamoDB, starts no DynamoDB Local, and deletes its demo table on exit", async () => {
         const endpoint = await dynamoEndpoint();
         const client = await dynamoClient();
-        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "scripts/start.ts", "--count", "10", "--endpoint", endpoint]);
+        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "10", "--endpoint", endpoint]);
         started.push(run);
         let children: number[] = [];
         const watch = setInterval(() => {
@@ -190,7 +190,7 @@ describe("npm start (end to end)", function () {
     });
 
     it("stops DynamoDB Local when SIGTERM arrives while it is still starting", async () => {
-        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "scripts/start.ts", "--count", "5"]);
+        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "5"]);
         started.push(run);
         // The Java child exists well before it answers; signal as soon as it shows up.
         let java: number[] = [];
@@ -207,7 +207,7 @@ describe("npm start (end to end)", function () {
     });
 
     it("stops everything on Ctrl-C (SIGINT to the whole foreground process group)", async () => {
-        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "scripts/start.ts", "--count", "5", "--keep"], true);
+        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "5", "--keep"], true);
         started.push(run);
         await waitFor(run, /--keep: staying up/);
         const ports = printedPorts(run.stdout);
@@ -225,8 +225,8 @@ describe("npm start (end to end)", function () {
         fs.writeFileSync(
             script,
             [
-                `import { startDynamoDbLocal } from ${JSON.stringify(path.join(REPO, "local", "dynamodb-local"))};`,
-                `import { installShutdown } from ${JSON.stringify(path.join(REPO, "scripts", "shutdown"))};`,
+                `import { startDynamoDbLocal } from ${JSON.stringify(path.join(REPO, "dev", "emulators", "dynamodb-local"))};`,
+                `import { installShutdown } from ${JSON.stringify(path.join(REPO, "dev", "demo", "shutdown"))};`,
                 "const shutdown = installShutdown();",
                 "void (async () => {",
                 "    const dynamo = await startDynamoDbLocal();",
@@ -253,7 +253,7 @@ describe("npm start (end to end)", function () {
     it("says in one line how to install Java when it is missing, and starts nothing", async () => {
         const noJava = fs.mkdtempSync(path.join(os.tmpdir(), "outbox-nojava-"));
         try {
-            const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "scripts/start.ts", "--count", "5"], {
+            const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "5"], {
                 cwd: REPO,
                 stdio: ["ignore", "pipe", "pipe"],
                 env: { ...process.env, PATH: noJava, JAVA_HOME: "" },
@@ -272,7 +272,7 @@ describe("npm start (end to end)", function () {
     });
 
     it("refuses a bad flag with one clear line on stderr and starts nothing", async () => {
-        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "scripts/start.ts", "--count", "lots"]);
+        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "lots"]);
         started.push(run);
         const { code } = await run.exited;
         assert.equal(code, 2);

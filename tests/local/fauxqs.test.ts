@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import * as path from "node:path";
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand } from "@aws-sdk/client-s3";
 import { PublishBatchCommand, PublishCommand } from "@aws-sdk/client-sns";
-import { startFauxqs, type LocalFauxqs } from "../../local/fauxqs";
+import { startFauxqs, type LocalFauxqs } from "../../dev/emulators/fauxqs";
 
 const REPO = path.resolve(__dirname, "..", "..");
 
@@ -96,7 +96,7 @@ describe("fauxqs wrapper: S3 objects", () => {
 
 describe("fauxqs wrapper: warnings", () => {
     it("leaves unsaid Node's ExperimentalWarning for the node:sqlite fauxqs loads, and passes every other warning through", () => {
-        const program = `require("./local/fauxqs").startFauxqs().then((f) => { process.emitWarning("another warning", "ExperimentalWarning"); return f.stop(); });`;
+        const program = `require("./dev/emulators/fauxqs").startFauxqs().then((f) => { process.emitWarning("another warning", "ExperimentalWarning"); return f.stop(); });`;
         const ran = spawnSync(process.execPath, ["-r", "ts-node/register/transpile-only", "-e", program], { cwd: REPO, encoding: "utf8", env: { ...process.env, NODE_OPTIONS: "" } });
         assert.equal(ran.status, 0, ran.stderr);
         assert.doesNotMatch(ran.stderr, /SQLite is an experimental feature/);

@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { PublishBatchCommand, type SNSClient } from "@aws-sdk/client-sns";
 import { SNSClient as Sns } from "@aws-sdk/client-sns";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
-import { startFauxqs } from "../../local/fauxqs";
-import { startSnsTestServer } from "../../local/sns-test-server";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
+import { startFauxqs } from "../../dev/emulators/fauxqs";
+import { startSnsTestServer } from "../../dev/emulators/sns-test-server";
 // Through the runtime entry point, as users import it (`dynamodb-outbox/runtime`).
 import { startLocalEventSourceMapping, type LambdaStreamEvent, type LambdaStreamHandlerResult } from "../../runtime";
 import { createStreamTable, destroyStreamsClients, putOutboxRecords, recordIdOf } from "./stream-table";

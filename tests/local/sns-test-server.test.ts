@@ -18,8 +18,8 @@ import {
     TooManyEntriesInBatchRequestException,
 } from "@aws-sdk/client-sns";
 import { CreateQueueCommand, DeleteMessageCommand, ReceiveMessageCommand, SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
-import { startSnsTestServer, type SnsTestServer } from "../../local/sns-test-server";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
+import { startSnsTestServer, type SnsTestServer } from "../../dev/emulators/sns-test-server";
 
 function snsClient(server: SnsTestServer, extra: { maxAttempts?: number; requestTimeout?: number } = {}): SNSClient {
     return new SNSClient({

@@ -4,7 +4,7 @@
  */
 import { CreateTableCommand, PutItemCommand, TransactWriteItemsCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import { ATTR, ATTRIBUTE_DEFINITIONS, GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, RECORD_SK_PREFIX, STREAM_VIEW_TYPE } from "../../runtime/schema";
 import { dynamoClient, dynamoEndpoint, uniqueTableName } from "../support/dynamodb";
 

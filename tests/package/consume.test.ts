@@ -181,11 +181,11 @@ describe("package: consumed as an installed dependency", function () {
         }
         const sources = packed.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
         assert.deepEqual(sources, [], "no TypeScript sources");
-        const stray = packed.filter((f) => /^(dist\/)?(tests|bench|scripts|program|local|scratch)\//.test(f));
-        assert.deepEqual(stray, [], "nothing from tests/, bench/, scripts/, program/, local/");
+        const stray = packed.filter((f) => /^(dist\/)?(tests|dev|program|scratch)\//.test(f));
+        assert.deepEqual(stray, [], "nothing from tests/, dev/, program/");
         assert.deepEqual(packed.filter((f) => f.endsWith(".map")), [], "no source maps (they would point at sources that are not shipped)");
         // npm installs a dependency's optionalDependencies for its consumers, and links their bins: the toolchain's
-        // Node binaries (tools/toolchain) would put 185 MB and a node_modules/.bin/node into every consumer's project.
+        // Node binaries (dev/toolchain) would put 185 MB and a node_modules/.bin/node into every consumer's project.
         assert.deepEqual(packedManifest.optionalDependencies ?? {}, {}, "no optionalDependencies in the packed package.json");
     });
 

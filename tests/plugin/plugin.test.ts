@@ -4,7 +4,7 @@
  *
  * 1. A clean checkout: this repository's tracked (and new, not ignored) files copied to a temporary folder, no
  *    `dist/`, `node_modules` linked to this repository's. npm runs the `prepare` script of the private workspace
- *    `tools/toolchain` there, as `npm install` does in a checkout (the CLI installs a git source that way; a local
+ *    `dev/toolchain` there, as `npm install` does in a checkout (the CLI installs a git source that way; a local
  *    path is the user's own checkout, installed by them). The package itself declares no install-time script.
  * 2. The plugin, started the way `pulumi-language-nodejs` starts it: `node <root>/node_modules/@pulumi/pulumi/cmd/run-plugin
  *    <root> <engine address>`, with the working directory the engine's, a consumer's project that has no
@@ -39,7 +39,7 @@ import { runAsync, type Ran } from "../support/run-async";
 const REPO = path.resolve(__dirname, "..", "..");
 const MANIFEST = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { name: string; version: string };
 /** The private workspace that installs the toolchain's Node and builds the package after an install. */
-const TOOLCHAIN_DIR = "tools/toolchain";
+const TOOLCHAIN_DIR = "dev/toolchain";
 const TOOLCHAIN = JSON.parse(fs.readFileSync(path.join(REPO, TOOLCHAIN_DIR, "package.json"), "utf8")) as { name: string; scripts: Record<string, string> };
 const PROJECT = "consumer";
 const STACK = "dev";

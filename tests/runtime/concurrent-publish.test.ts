@@ -9,7 +9,7 @@ import { BatchGetItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/stream-event";
 import { ATTR } from "../../runtime/schema";
-import { createCriticalPathCounter } from "../../bench/critical-path";
+import { createCriticalPathCounter } from "../../dev/bench/critical-path";
 import { createHarness, type Harness } from "./support/harness";
 
 type Sender = { send(command: object): Promise<unknown> };

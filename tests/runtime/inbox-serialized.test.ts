@@ -7,7 +7,7 @@
 import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import { createInboxHandler, type InboxHandler } from "../../runtime/inbox/handler";
 import { Inbox } from "../../runtime/inbox/inbox";
 import { dynamoClient, dynamoEndpoint } from "../support/dynamodb";

@@ -7,7 +7,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import * as pulumi from "@pulumi/pulumi";
 import * as assert from "node:assert/strict";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../local/dynamodb-local";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import { OutboxStore } from "../../runtime/store";
 import { dynamoEndpoint, uniqueTableName } from "../support/dynamodb";
 import { loadSerialized } from "../support/serialized";

@@ -1,11 +1,11 @@
 /**
- * The bench's per-key capacity model (bench/capacity-model.ts). It is a model of AWS's per-partition write limit,
+ * The bench's per-key capacity model (dev/bench/capacity-model.ts). It is a model of AWS's per-partition write limit,
  * which no emulator enforces: DynamoDB Local never throttles. These tests pin its accounting against docs/scale.md's
  * cost model and show that a throttled write leaves DynamoDB Local as it was.
  */
 import * as assert from "node:assert/strict";
 import { GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { createCapacityModel, writeCharges } from "../../bench/capacity-model";
+import { createCapacityModel, writeCharges } from "../../dev/bench/capacity-model";
 import { isOutboxError } from "../../runtime/errors";
 import { marshalRecord, pendingRecord, recordKey } from "../../runtime/record/codec";
 import { OutboxStore } from "../../runtime/store";

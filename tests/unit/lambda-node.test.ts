@@ -9,7 +9,7 @@ const REPO = path.resolve(__dirname, "..", "..");
 
 describe("unit: the Node.js the tests and the Lambda archives run on", () => {
     it(`is Lambda's major (nodejs${LAMBDA_NODE_MAJOR}.x): the toolchain's Node runs the tests`, () => {
-        assert.equal(majorOf(process.version), LAMBDA_NODE_MAJOR, `the tests run on Node ${process.version} (${process.execPath}); npm test, npm run and npx run them on the toolchain's Node ${LAMBDA_NODE_MAJOR} (node_modules/.bin/node, from tools/toolchain): is it installed for this platform (npm ci)?`);
+        assert.equal(majorOf(process.version), LAMBDA_NODE_MAJOR, `the tests run on Node ${process.version} (${process.execPath}); npm test, npm run and npx run them on the toolchain's Node ${LAMBDA_NODE_MAJOR} (node_modules/.bin/node, from dev/toolchain): is it installed for this platform (npm ci)?`);
         assert.deepEqual(lambdaNode(), { path: process.execPath, version: process.version });
     });
 

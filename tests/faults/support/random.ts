@@ -2,7 +2,7 @@
  * Seeded randomness for the fault scenarios, so a failing run replays exactly.
  */
 
-export { seededRandom } from "../../../local/seeded-random";
+export { seededRandom } from "../../../dev/emulators/seeded-random";
 
 /**
  * A fault decision at `rate` that always fires at its first opportunity: every fault a scenario names is injected

@@ -13,8 +13,8 @@
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../local/dynamodb-local";
-import { startSnsTestServer, type CallFaultRule, type EntryFaultRule, type SnsTestServer } from "../../../local/sns-test-server";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
+import { startSnsTestServer, type CallFaultRule, type EntryFaultRule, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
 import { startLocalEventSourceMapping, type LocalInvocationContext } from "../../../runtime/local/event-source-mapping";
 import type { LambdaStreamEvent, LambdaStreamHandlerResult } from "../../../runtime/local/stream-event";
 import type { Clock, Logger } from "../../../runtime/ports";

@@ -7,8 +7,8 @@ import { DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynam
 import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../local/dynamodb-local";
-import { startSnsTestServer, type FaultPlan, type SnsTestServer } from "../../../local/sns-test-server";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
+import { startSnsTestServer, type FaultPlan, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
 import { matchesFilterPattern, type FilterPattern } from "../../../runtime/local/filter-pattern";
 import { toLambdaStreamRecord, type LambdaStreamEvent, type LambdaStreamRecord } from "../../../runtime/local/stream-event";
 import type { Clock } from "../../../runtime/ports";

@@ -5,24 +5,24 @@
  * `{"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}}`.
  *
  * - `drain`: one shard draining a backlog written beforehand, with a latency added to every DynamoDB and SNS call
- *   of the relay (bench/drain-run.ts): msgs/s, sequential round trips per 100-record batch, calls per message;
+ *   of the relay (dev/bench/drain-run.ts): msgs/s, sequential round trips per 100-record batch, calls per message;
  *   ours and the naive relay on the same orders, then ours on a FIFO topic and with ordering keys.
  *
  * - `ours`/`naive`: calls, capacity units, throughput and write → SNS-acknowledgement latency per message, with
  *   SNS answering at once, and under `withSnsLatency` with `--sns-latency-ms` added to every SNS call (local
  *   latency understates AWS, and call counts matter more on a real network).
  * - `claim`: read units and Query pages of one 100-record fast-path claim at backlogs of 1000 and 50000
- *   (`measureClaimCost` from bench/claim-cost.ts).
+ *   (`measureClaimCost` from dev/bench/claim-cost.ts).
  * - `lambda`: the publisher archive as the component builds it in this repository's program and as an installed
- *   package's consumer gets it (bench/lambda-cost.ts), and each one's cold load time on Lambda's Node.
+ *   package's consumer gets it (dev/bench/lambda-cost.ts), and each one's cold load time on Lambda's Node.
  *
  * Progress goes to stderr, so `--json` output can be piped.
  *
  * @packageDocumentation
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-import { JAVA_MISSING_MESSAGE, javaAvailable, startDynamoDbLocal, type DynamoDbLocal } from "../local/dynamodb-local";
-import { startSnsTestServer } from "../local/sns-test-server";
+import { JAVA_MISSING_MESSAGE, javaAvailable, startDynamoDbLocal, type DynamoDbLocal } from "../emulators/dynamodb-local";
+import { startSnsTestServer } from "../emulators/sns-test-server";
 import { measureClaimCost } from "./claim-cost";
 import { measureLambdaCost, type LambdaCost } from "./lambda-cost";
 import { runDrain, type DrainRunResult, type DrainVariant } from "./drain-run";

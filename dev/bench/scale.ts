@@ -2,7 +2,7 @@
  * `npm run bench:scale`: the per-key write ceiling, simulated. The writer, the stream publisher and the sweeper run
  * on DynamoDB Local through a client wrapper that accounts write units per partition key value, on the table and
  * on each GSI, per simulated second, and throttles like AWS above 1,000 WCU/s per key value
- * (bench/capacity-model.ts). A model of AWS's per-partition limits, not a measurement of AWS.
+ * (dev/bench/capacity-model.ts). A model of AWS's per-partition limits, not a measurement of AWS.
  *
  * 1. Mixes, accounted without throttling (50 messages/s for 2 s): keyless, keyed, expiring with 1 and with 8
  *    expiry shards. For each, the hottest key value's share of the write units.
@@ -18,8 +18,8 @@
  * @packageDocumentation
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-import { JAVA_MISSING_MESSAGE, javaAvailable, localDynamoDbClient, startDynamoDbLocal, type DynamoDbLocal } from "../local/dynamodb-local";
-import { EXPIRY_INDEX } from "../runtime/schema";
+import { JAVA_MISSING_MESSAGE, javaAvailable, localDynamoDbClient, startDynamoDbLocal, type DynamoDbLocal } from "../emulators/dynamodb-local";
+import { EXPIRY_INDEX } from "../../runtime/schema";
 import { runScaleScenario, type ScaleResult } from "./scale-run";
 import { round } from "./stats";
 

@@ -1,5 +1,5 @@
 /**
- * `npm start`: the whole outbox on this machine, no AWS account needed. See scripts/demo.ts for what runs,
+ * `npm start`: the whole outbox on this machine, no AWS account needed. See dev/demo/demo.ts for what runs,
  * and `npm start -- --help` for the flags.
  *
  * Nothing goes to stderr on a clean run; a usage mistake or a missing Java gives one line there.
@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-import { JAVA_MISSING_MESSAGE, javaAvailable } from "../local/dynamodb-local";
+import { JAVA_MISSING_MESSAGE, javaAvailable } from "../emulators/dynamodb-local";
 import { runDemo } from "./demo";
 import { createProgressLine } from "./progress";
 import { describeError, installShutdown } from "./shutdown";

@@ -5,19 +5,19 @@
  * acknowledged its publish.
  *
  * Every figure comes from the clients, not from the code under test: calls are counted and capacity read by
- * the middleware in bench/instrument.ts.
+ * the middleware in dev/bench/instrument.ts.
  *
  * @packageDocumentation
  */
-import type { SnsTestServer } from "../local/sns-test-server";
-import { startLocalEventSourceMapping } from "../runtime/local/event-source-mapping";
-import type { LambdaStreamEvent, LambdaStreamRecord } from "../runtime/local/stream-event";
-import { MESSAGE_ATTRIBUTE } from "../runtime/message";
-import { silentLogger } from "../runtime/ports";
-import { createPublisher } from "../runtime/publisher";
-import { ATTR } from "../runtime/schema";
-import { OutboxWriter } from "../runtime/writer";
-import { demoOrder, orderWriteRequest, type OrderPlan } from "../scripts/demo-orders";
+import type { SnsTestServer } from "../emulators/sns-test-server";
+import { startLocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
+import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/stream-event";
+import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
+import { silentLogger } from "../../runtime/ports";
+import { createPublisher } from "../../runtime/publisher";
+import { ATTR } from "../../runtime/schema";
+import { OutboxWriter } from "../../runtime/writer";
+import { demoOrder, orderWriteRequest, type OrderPlan } from "../demo/demo-orders";
 import { instrumentClient, newTally, totalCalls, type CallTally } from "./instrument";
 import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
 import { localRelayClients, type RelayKind } from "./relay-clients";
@@ -224,7 +224,7 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
             await mapping.stop();
         }
     } finally {
-        // Leave the emulator as it was found (bench/run.ts still gives each run a fresh DynamoDB Local).
+        // Leave the emulator as it was found (dev/bench/run.ts still gives each run a fresh DynamoDB Local).
         await clients.close();
     }
 }

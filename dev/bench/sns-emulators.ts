@@ -1,19 +1,19 @@
 /**
- * What one SNS call costs on the two local SNS servers the tests use: fauxqs 2 (`local/fauxqs.ts`, SNS, SQS and S3
- * in one emulator) and the hand-written fault server (`local/sns-test-server.ts`). The relay's hot call is a
+ * What one SNS call costs on the two local SNS servers the tests use: fauxqs 2 (`dev/emulators/fauxqs.ts`, SNS, SQS and S3
+ * in one emulator) and the hand-written fault server (`dev/emulators/sns-test-server.ts`). The relay's hot call is a
  * `PublishBatch` of 10 entries; each server gets the same calls, one after the other, from the real
  * `@aws-sdk/client-sns`, after a warm-up. fauxqs is measured with no subscriber (its answer alone) and with one
  * raw-delivery SQS subscription (its delivery too, which the end-to-end tests rely on); the fault server records
  * the message and answers.
  *
- * `npx ts-node -T bench/sns-emulators.ts [calls]` prints the figures as JSON. docs/local-testing.md quotes them.
+ * `npx ts-node -T dev/bench/sns-emulators.ts [calls]` prints the figures as JSON. docs/local-testing.md quotes them.
  *
  * @packageDocumentation
  */
 import { PublishBatchCommand, SNSClient } from "@aws-sdk/client-sns";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../local/dynamodb-local";
-import { startFauxqs } from "../local/fauxqs";
-import { startSnsTestServer } from "../local/sns-test-server";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../emulators/dynamodb-local";
+import { startFauxqs } from "../emulators/fauxqs";
+import { startSnsTestServer } from "../emulators/sns-test-server";
 import { percentile, round } from "./stats";
 
 /** Per-call milliseconds of one server. */

@@ -10,10 +10,10 @@ import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, type Dyna
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from "../local/dynamodb-local";
-import type { SnsTestServer } from "../local/sns-test-server";
-import { ATTR, STREAM_VIEW_TYPE } from "../runtime/schema";
-import { OutboxStore } from "../runtime/store";
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from "../emulators/dynamodb-local";
+import type { SnsTestServer } from "../emulators/sns-test-server";
+import { ATTR, STREAM_VIEW_TYPE } from "../../runtime/schema";
+import { OutboxStore } from "../../runtime/store";
 
 /** Which relay. */
 export type RelayKind = "ours" | "naive";

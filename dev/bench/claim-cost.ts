@@ -8,18 +8,18 @@
  * - the scan path (records with ordering keys, ConsistentRead base-table query): grows with the backlog, because
  *   no eventually consistent index can prove per-key order (reference §5).
  *
- * `npx ts-node bench/claim-cost.ts [--json] [--endpoint <url>] [--sizes 1000,50000] [--no-scan]`. Progress goes to
- * stderr. {@link measureClaimCost} is the function `bench/run.ts` reuses.
+ * `npx ts-node dev/bench/claim-cost.ts [--json] [--endpoint <url>] [--sizes 1000,50000] [--no-scan]`. Progress goes to
+ * stderr. {@link measureClaimCost} is the function `dev/bench/run.ts` reuses.
  *
  * @packageDocumentation
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
 import { BatchWriteItemCommand, PutItemCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { localDynamoDbClient, startDynamoDbLocal } from "../local/dynamodb-local";
-import { marshalRecord, pendingRecord } from "../runtime/record/codec";
-import { fenceKey } from "../runtime/record/fence";
-import { ATTR } from "../runtime/schema";
-import { OutboxStore, type ConsumedCapacityEvent } from "../runtime/store";
+import { localDynamoDbClient, startDynamoDbLocal } from "../emulators/dynamodb-local";
+import { marshalRecord, pendingRecord } from "../../runtime/record/codec";
+import { fenceKey } from "../../runtime/record/fence";
+import { ATTR } from "../../runtime/schema";
+import { OutboxStore, type ConsumedCapacityEvent } from "../../runtime/store";
 
 /** The cost of one claim, averaged over the measured claims. */
 export interface ClaimCost {

@@ -7,8 +7,8 @@
  * @packageDocumentation
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
-import { MESSAGE_ATTRIBUTE } from "../runtime/message";
-import type { RecordedMessage } from "../local/sns-test-server";
+import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
+import type { RecordedMessage } from "../emulators/sns-test-server";
 
 /** The books of a run. */
 export interface Ledger {

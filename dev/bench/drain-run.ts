@@ -8,18 +8,18 @@
  *   relay, whose DynamoDB and SNS clients wait a fixed latency before every call, modelling a same-region network.
  * - The clock runs from the mapping's first GetRecords to the relay's last call (its last completion).
  *
- * Every figure comes from the clients: calls are counted by the middleware of bench/instrument.ts, and the
- * sequential round trips of each invocation by bench/critical-path.ts.
+ * Every figure comes from the clients: calls are counted by the middleware of dev/bench/instrument.ts, and the
+ * sequential round trips of each invocation by dev/bench/critical-path.ts.
  *
  * @packageDocumentation
  */
-import type { SnsTestServer } from "../local/sns-test-server";
-import { startLocalEventSourceMapping } from "../runtime/local/event-source-mapping";
-import type { LambdaStreamEvent } from "../runtime/local/stream-event";
-import { silentLogger } from "../runtime/ports";
-import { createPublisher } from "../runtime/publisher";
-import { OutboxWriter } from "../runtime/writer";
-import { demoOrder, orderWriteRequest, type OrderPlan } from "../scripts/demo-orders";
+import type { SnsTestServer } from "../emulators/sns-test-server";
+import { startLocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
+import type { LambdaStreamEvent } from "../../runtime/local/stream-event";
+import { silentLogger } from "../../runtime/ports";
+import { createPublisher } from "../../runtime/publisher";
+import { OutboxWriter } from "../../runtime/writer";
+import { demoOrder, orderWriteRequest, type OrderPlan } from "../demo/demo-orders";
 import { createCriticalPathCounter } from "./critical-path";
 import { instrumentClient, newTally, totalCalls } from "./instrument";
 import { injectLatency } from "./latency";

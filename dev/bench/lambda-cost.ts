@@ -11,7 +11,7 @@
  * Node major ({@link lambdaNode}: this process's, the toolchain's Node 22), from the archive's folder, with only
  * `@aws-sdk` and `@smithy` on NODE_PATH, as the Lambda Node.js runtime loads it.
  *
- * `npx ts-node -T bench/lambda-cost.ts` prints the figures alone as JSON.
+ * `npx ts-node -T dev/bench/lambda-cost.ts` prints the figures alone as JSON.
  *
  * @packageDocumentation
  */
@@ -19,12 +19,12 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import "../tests/support/pulumi-mocks";
-import { buildOutbox, TYPE } from "../tests/component/harness";
-import { consumerArchivesOf, consumerEnvironment, installConsumerProject, runConsumerProgram } from "../tests/package/support/consumer-project";
-import { lambdaRuntimeModules } from "../tests/support/lambda-host";
-import { lambdaNode } from "../tests/support/lambda-node";
-import { entryText, folderSize } from "../tests/support/serialized";
+import "../../tests/support/pulumi-mocks";
+import { buildOutbox, TYPE } from "../../tests/component/harness";
+import { consumerArchivesOf, consumerEnvironment, installConsumerProject, runConsumerProgram } from "../../tests/package/support/consumer-project";
+import { lambdaRuntimeModules } from "../../tests/support/lambda-host";
+import { lambdaNode } from "../../tests/support/lambda-node";
+import { entryText, folderSize } from "../../tests/support/serialized";
 import { median, round } from "./stats";
 
 /** The `lambda` figures of the benchmark. */

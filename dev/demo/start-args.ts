@@ -1,5 +1,5 @@
 /**
- * The flags of `npm start` (scripts/start.ts): parsed strictly, so a typo fails with a message that names the
+ * The flags of `npm start` (dev/demo/start.ts): parsed strictly, so a typo fails with a message that names the
  * flag, the bad value, what is allowed and the fix, before anything is started.
  *
  * @packageDocumentation

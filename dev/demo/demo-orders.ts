@@ -6,8 +6,8 @@
  * @packageDocumentation
  */
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
-import { ATTR } from "../runtime/schema";
-import type { WriteRequest } from "../runtime/writer";
+import { ATTR } from "../../runtime/schema";
+import type { WriteRequest } from "../../runtime/writer";
 
 /** How the orders of a run are shaped. */
 export interface OrderPlan {

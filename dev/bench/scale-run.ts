@@ -1,6 +1,6 @@
 /**
  * One scenario of `npm run bench:scale`: the writer, the stream publisher and the sweeper, driven on a simulated
- * clock in 100 ms ticks through the per-key capacity model (bench/capacity-model.ts) on DynamoDB Local.
+ * clock in 100 ms ticks through the per-key capacity model (dev/bench/capacity-model.ts) on DynamoDB Local.
  *
  * Each tick: the tick's share of the offered messages is written (one message per `write()`, as the README's
  * cost model measures it), and writes throttled earlier are retried when their backoff is due (100 ms doubling
@@ -16,17 +16,17 @@
  * @packageDocumentation
  */
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { isOutboxError } from "../runtime/errors";
-import { MESSAGE_ATTRIBUTE } from "../runtime/message";
-import { silentLogger } from "../runtime/ports";
-import { createPublisher } from "../runtime/publisher";
-import { ATTR, CLAIM_INDEX, GLOBAL_SECONDARY_INDEXES } from "../runtime/schema";
-import { OutboxStore } from "../runtime/store";
-import { createSweeper } from "../runtime/sweeper";
-import { OutboxWriter, type OutboxMessage } from "../runtime/writer";
+import { isOutboxError } from "../../runtime/errors";
+import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
+import { silentLogger } from "../../runtime/ports";
+import { createPublisher } from "../../runtime/publisher";
+import { ATTR, CLAIM_INDEX, GLOBAL_SECONDARY_INDEXES } from "../../runtime/schema";
+import { OutboxStore } from "../../runtime/store";
+import { createSweeper } from "../../runtime/sweeper";
+import { OutboxWriter, type OutboxMessage } from "../../runtime/writer";
 import { createCapacityModel, type BackendClient, type KeyUnits } from "./capacity-model";
 import { percentile, round } from "./stats";
-import { manualClock } from "../tests/runtime/support/harness";
+import { manualClock } from "../../tests/runtime/support/harness";
 
 /** The message mixes. */
 export type ScaleMix = "keyless" | "keyed" | "expiring";
