@@ -14,8 +14,8 @@
  * @packageDocumentation
  */
 import type { SnsTestServer } from "../emulators/sns-test-server";
-import { startLocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
-import type { LambdaStreamEvent } from "../../runtime/local/stream-event";
+import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
+import type { LambdaStreamEvent } from "../../runtime/testing/stream-event";
 import { silentLogger } from "../../runtime/ports";
 import { createPublisher } from "../../runtime/publisher";
 import { OutboxWriter } from "../../runtime/writer";

@@ -10,8 +10,8 @@
  * @packageDocumentation
  */
 import type { SnsTestServer } from "../emulators/sns-test-server";
-import { startLocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
-import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/stream-event";
+import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
+import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/testing/stream-event";
 import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
 import { silentLogger } from "../../runtime/ports";
 import { createPublisher } from "../../runtime/publisher";

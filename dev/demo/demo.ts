@@ -20,7 +20,7 @@ import { startFauxqs } from "../emulators/fauxqs";
 import { startSnsTestServer } from "../emulators/sns-test-server";
 import { silentLogger } from "../../runtime/ports";
 import { createPublisher } from "../../runtime/publisher";
-import { startLocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
+import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
 import { OutboxStore } from "../../runtime/store";
 import { createSweeper } from "../../runtime/sweeper";
 import { OutboxWriter } from "../../runtime/writer";

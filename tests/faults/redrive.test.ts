@@ -11,7 +11,7 @@ import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import { startFauxqs, type LocalFauxqs } from "../../dev/emulators/fauxqs";
 import { isOutboxError } from "../../runtime/errors";
-import { startLocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
+import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
 import { deadLetterMessage, outboundMessage } from "../../runtime/message";
 import { createPublisher } from "../../runtime/publisher";
 import { parseDeadLetter, redriveDeadLetters, redriveRecordId, type SqsClientLike } from "../../runtime/redrive";

@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import type { DynamoDBStreamsClient, _Record } from "@aws-sdk/client-dynamodb-streams";
 import { isOutboxError } from "../../runtime/errors";
-import { startLocalEventSourceMapping, type LocalEventSourceMapping } from "../../runtime/local/event-source-mapping";
-import type { LambdaStreamEvent } from "../../runtime/local/stream-event";
+import { startLocalEventSourceMapping, type LocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
+import type { LambdaStreamEvent } from "../../runtime/testing/stream-event";
 
 interface FakeShard {
     readonly id: string;

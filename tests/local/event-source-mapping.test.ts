@@ -11,8 +11,8 @@ import {
     type LocalEventSourceMapping,
     type LocalEventSourceMappingOptions,
     type LocalStreamFailureInfo,
-} from "../../runtime/local/event-source-mapping";
-import type { LambdaStreamEvent, LambdaStreamHandlerResult } from "../../runtime/local/stream-event";
+} from "../../runtime/testing/event-source-mapping";
+import type { LambdaStreamEvent, LambdaStreamHandlerResult } from "../../runtime/testing/stream-event";
 import { createStreamTable, destroyStreamsClients, outboxItem, putOutboxRecords, recordIdOf, writeOrderWithEvent, type StreamTable } from "./stream-table";
 
 type Handler = (event: LambdaStreamEvent) => Promise<LambdaStreamHandlerResult> | LambdaStreamHandlerResult;

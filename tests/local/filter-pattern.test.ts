@@ -3,7 +3,7 @@ import { ATTR, STREAM_FILTER_PATTERN, streamFilterPatternJson } from "../../runt
 import { idGuardItem, idGuardKey } from "../../runtime/record/id-guard";
 import { isOutboxError } from "../../runtime/errors";
 import { TYPE, buildOutbox } from "../component/harness";
-import { matchesAnyFilterPattern, matchesFilterPattern, validateFilterPattern, type FilterPattern } from "../../runtime/local/filter-pattern";
+import { matchesAnyFilterPattern, matchesFilterPattern, validateFilterPattern, type FilterPattern } from "../../runtime/testing/filter-pattern";
 
 /** A Lambda-shaped stream record (wire attribute values), as the local mapping produces them. */
 function record(eventName: string, sk: string | undefined, newImage: boolean): Record<string, unknown> {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { _Record } from "@aws-sdk/client-dynamodb-streams";
 import { isOutboxError } from "../../runtime/errors";
-import { toLambdaStreamRecord } from "../../runtime/local/stream-event";
+import { toLambdaStreamRecord } from "../../runtime/testing/stream-event";
 
 const streamArn = "arn:aws:dynamodb:ddblocal:000000000000:table/t/stream/2026-11-30T00:00:00.000";
 

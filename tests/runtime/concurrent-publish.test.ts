@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { BatchGetItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
-import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/stream-event";
+import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/testing/stream-event";
 import { ATTR } from "../../runtime/schema";
 import { createCriticalPathCounter } from "../../dev/bench/critical-path";
 import { createHarness, type Harness } from "./support/harness";

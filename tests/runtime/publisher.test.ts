@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { GetItemCommand, PutItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../../runtime/errors";
-import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/local/stream-event";
+import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/testing/stream-event";
 import { createPublisher } from "../../runtime/publisher";
 import { createSweeper } from "../../runtime/sweeper";
 import { marshalRecord, pendingRecord, recordKey } from "../../runtime/record/codec";
