@@ -6,8 +6,8 @@
  */
 import * as assert from "node:assert/strict";
 import { KMS_ACTIONS, publisherPolicyDocument, sweeperPolicyDocument } from "../../components/iam";
-import { outboxPolicies } from "../../components/policies";
-import { encryptionAtRestViolations, leastPrivilegeViolations, WILDCARD_RESOURCE_ACTIONS } from "../../components/security-policies";
+import { outboxPolicies } from "../../policy/outbox-policies";
+import { encryptionAtRestViolations, leastPrivilegeViolations, WILDCARD_RESOURCE_ACTIONS } from "../../policy/security";
 import { RecordedResource, unwrap } from "../support/pulumi-mocks";
 import { TYPE, buildOutbox, type BuiltOutbox } from "../component/harness";
 import { policyResources, violationsOf } from "../policy/bridge";

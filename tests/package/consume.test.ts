@@ -29,7 +29,7 @@ import { OUTBOX_TYPE } from "../../components/naming";
 import { tableArgs } from "../../components/children";
 import { resolveOutboxSettings } from "../../components/settings";
 import { OUTBOX_TABLE_TAG } from "../../runtime/schema";
-import { OUTBOX_POLICY_NAMES } from "../../components/policies";
+import { OUTBOX_POLICY_NAMES } from "../../policy/outbox-policies";
 import { RunningPack } from "../policy/analyzer";
 import { runAsync, type Ran } from "../support/run-async";
 import { filesUnder, folderSize } from "../support/serialized";

@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as aws from "@pulumi/aws";
-import { OUTBOX_POLICY_LEVELS, OUTBOX_POLICY_NAMES, declaredInsideOutbox, outboxPolicies, outboxPolicyPackConfig, urnTypes } from "../../components/policies";
+import { OUTBOX_POLICY_LEVELS, OUTBOX_POLICY_NAMES, declaredInsideOutbox, outboxPolicies, outboxPolicyPackConfig, urnTypes } from "../../policy/outbox-policies";
 import { tableArgs } from "../../components/children";
 import { resolveOutboxSettings } from "../../components/settings";
 import { CLAIM_INDEX, OUTBOX_TABLE_TAG, streamFilterPatternJson } from "../../runtime/schema";

@@ -10,7 +10,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as aws from "@pulumi/aws";
-import { OUTBOX_ALARMS_DEFAULT_LEVEL, OUTBOX_POLICY_DEFAULT_LEVEL, OUTBOX_POLICY_NAMES, outboxPolicyPackConfig } from "../../components/policies";
+import { OUTBOX_ALARMS_DEFAULT_LEVEL, OUTBOX_POLICY_DEFAULT_LEVEL, OUTBOX_POLICY_NAMES, outboxPolicyPackConfig } from "../../policy/outbox-policies";
 import { RecordedResource, recordedNamed } from "../support/pulumi-mocks";
 import { TYPE, buildOutbox, waitForRPCs } from "../component/harness";
 import { Diagnostic, RunningPack, UNKNOWN } from "./analyzer";

@@ -9,7 +9,7 @@ import { validateOutboxArgs } from "../../components/validation";
 import { ENV } from "../../runtime/config";
 import { recordedNamed, unwrap } from "../support/pulumi-mocks";
 import { TYPE, waitForRPCs } from "../component/harness";
-import { outboxPolicies } from "../../components/policies";
+import { outboxPolicies } from "../../policy/outbox-policies";
 import { violationsOf } from "../policy/bridge";
 
 const ROOT = path.join(__dirname, "..", "..");

@@ -4,7 +4,7 @@
  * events. This module only exports the policies; constructing a `PolicyPack` starts a server, so only the
  * pack's entry file (`policy/index.ts`) does that.
  *
- * The policies judge outbox resources only (`policy-scope.ts`): what an Outbox declares, a table tagged as an
+ * The policies judge outbox resources only (`scope.ts`): what an Outbox declares, a table tagged as an
  * outbox table, and what reads or grants to those. Every other resource of the stack gets no violation, so a
  * whole stack can turn the pack on. A resource policy sees one resource at a time, so it judges what the
  * Outbox declares and tagged tables; a stack policy catches a mapping declared elsewhere on an outbox table's
@@ -23,16 +23,16 @@ import * as aws from "@pulumi/aws";
 import { PolicyPackArgs, PolicyPackConfig, ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
 import { GLOBAL_SECONDARY_INDEXES, IndexShape, PRIMARY_KEY, STREAM_FILTER_PATTERN, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../runtime/schema";
 import { OutboxError } from "../runtime/errors";
-import { OUTBOX_DEFAULTS } from "./defaults";
-import { REPORT_BATCH_ITEM_FAILURES } from "./children";
-import { ResourceProps as Props, StackResourceView, declaredInsideOutbox, isOutboxTable, outboxScope } from "./policy-scope";
-import { outboxSecurityPolicies } from "./security-policies";
-import { outboxAlarmsPolicy } from "./alarm-policy";
+import { OUTBOX_DEFAULTS } from "../components/defaults";
+import { REPORT_BATCH_ITEM_FAILURES } from "../components/children";
+import { ResourceProps as Props, StackResourceView, declaredInsideOutbox, isOutboxTable, outboxScope } from "./scope";
+import { outboxSecurityPolicies } from "./security";
+import { outboxAlarmsPolicy } from "./alarms";
 
-export { OUTBOX_ALARMS_DEFAULT_LEVEL, outboxAlarmViolations } from "./alarm-policy";
+export { OUTBOX_ALARMS_DEFAULT_LEVEL, outboxAlarmViolations } from "./alarms";
 
-export { declaredInsideOutbox, hasOutboxTableTag, insideOutbox, isOutboxTable, known, outboxScope, urnTypes } from "./policy-scope";
-export type { OutboxScope, ResourceProps, StackResourceView } from "./policy-scope";
+export { declaredInsideOutbox, hasOutboxTableTag, insideOutbox, isOutboxTable, known, outboxScope, urnTypes } from "./scope";
+export type { OutboxScope, ResourceProps, StackResourceView } from "./scope";
 
 /** Stream view types that carry the new image the publisher reads. */
 export const STREAM_VIEWS_WITH_NEW_IMAGE: readonly string[] = [STREAM_VIEW_TYPE, "NEW_AND_OLD_IMAGES"];

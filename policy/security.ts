@@ -1,8 +1,8 @@
 /**
  * The outbox's security policies for the CrossGuard pack: least privilege for the outbox's IAM (what an Outbox
  * declares, and grants declared elsewhere on the roles its functions run as), and encryption at rest for the
- * outbox's DLQ and topic. Like `policies.ts`, this module only exports policies; `outboxPolicies` includes them.
- * IAM that belongs to no outbox is left alone (`policy-scope.ts`).
+ * outbox's DLQ and topic. Like `outbox-policies.ts`, this module only exports policies; `outboxPolicies` includes them.
+ * IAM that belongs to no outbox is left alone (`scope.ts`).
  *
  * Values still unknown during a preview (a policy document built from Outputs) arrive absent or unparseable
  * and are skipped, never reported.
@@ -12,8 +12,8 @@
 import * as aws from "@pulumi/aws";
 import { EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
 import { ENV } from "../runtime/config";
-import { LIST_STREAMS_ACTION } from "./iam";
-import { RESOURCE_TYPES, ResourceProps as Props, StackResourceView, declaredInsideOutbox, insideOutbox, known, outboxScope } from "./policy-scope";
+import { LIST_STREAMS_ACTION } from "../components/iam";
+import { RESOURCE_TYPES, ResourceProps as Props, StackResourceView, declaredInsideOutbox, insideOutbox, known, outboxScope } from "./scope";
 
 /**
  * Actions AWS authorizes only on resource `*` (they take no resource ARN). A statement may use `*` as its

@@ -2,12 +2,12 @@
  * The advisory policy `outbox-alarms`: an outbox that nothing alarms on. An outbox fails quietly (a disabled
  * mapping, a poison record holding a shard, a growing DLQ all look healthy), so a stack that turned the `Outbox`'s
  * alarms off (`alarms: false`), or holds a tagged table provisioned by hand, should alarm on it some other way.
- * Like `policies.ts`, this module only exports the policy; `outboxPolicies` includes it.
+ * Like `outbox-policies.ts`, this module only exports the policy; `outboxPolicies` includes it.
  *
  * @packageDocumentation
  */
 import { EnforcementLevel, StackValidationPolicy } from "@pulumi/policy";
-import { RESOURCE_TYPES, StackResourceView, known, outboxScope } from "./policy-scope";
+import { RESOURCE_TYPES, StackResourceView, known, outboxScope } from "./scope";
 
 /** The enforcement level of `outbox-alarms` when the pack's config sets none: advice, not a blocked deployment. */
 export const OUTBOX_ALARMS_DEFAULT_LEVEL: EnforcementLevel = "advisory";

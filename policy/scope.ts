@@ -19,7 +19,7 @@
  * @packageDocumentation
  */
 import { OUTBOX_TABLE_TAG } from "../runtime/schema";
-import { OUTBOX_TYPE } from "./naming";
+import { OUTBOX_TYPE } from "../components/naming";
 
 /** A resource's properties as a policy sees them: plain values, keyed by the provider's property names. */
 export type ResourceProps = Record<string, any>;
