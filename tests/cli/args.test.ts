@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { parseArgs, usage } from "../../cli/args";
+import { parseArgs, usage } from "../../cli/shared/args";
 import { main } from "../../cli/main";
 import { isOutboxError } from "../../runtime/errors";
 import { captureIo } from "./support";

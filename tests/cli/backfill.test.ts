@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { backfillIndexAttributes } from "../../cli/backfill";
+import { backfillIndexAttributes } from "../../cli/migrate/backfill";
 import { marshalRecord, pendingRecord, type NewOutboxRecord, type OutboxRecord } from "../../runtime/record/codec";
 import { fenceKey } from "../../runtime/record/fence";
 import { ATTR, STATUS } from "../../runtime/schema";

@@ -6,7 +6,7 @@
 import * as assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { DOCTOR_PACKAGES, loadDoctorAws } from "../../cli/doctor-aws";
+import { DOCTOR_PACKAGES, loadDoctorAws } from "../../cli/doctor/aws";
 
 interface Seen {
     readonly method: string;

@@ -1,7 +1,7 @@
 /**
  * `dynamodb-outbox doctor`, in-process through `main`. The table half runs against DynamoDB Local and the DLQ depth
  * against fauxqs (a local SQS). Lambda (event source mappings), EventBridge (rules) and CloudWatch (metrics) are
- * SDK-level fakes of the ports in cli/doctor-aws.ts: no emulator here serves them (tests/cli/doctor-sdk.test.ts
+ * SDK-level fakes of the ports in cli/doctor/aws.ts: no emulator here serves them (tests/cli/doctor-sdk.test.ts
  * drives the real SDK clients against a local HTTP stand-in).
  */
 import * as assert from "node:assert/strict";
@@ -10,9 +10,9 @@ import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CloudWatchPort, DoctorAws, EventBridgePort, EventSourceMappingInfo, LambdaPort } from "../../cli/doctor-aws";
-import { loadDoctorAws } from "../../cli/doctor-aws";
-import { readStackOutputs } from "../../cli/doctor-outputs";
+import type { CloudWatchPort, DoctorAws, EventBridgePort, EventSourceMappingInfo, LambdaPort } from "../../cli/doctor/aws";
+import { loadDoctorAws } from "../../cli/doctor/aws";
+import { readStackOutputs } from "../../cli/doctor/outputs";
 import { main } from "../../cli/main";
 import { startFauxqs, type LocalFauxqs } from "../../dev/emulators/fauxqs";
 import { isOutboxError } from "../../runtime/errors";

@@ -5,10 +5,10 @@
  */
 import * as assert from "node:assert/strict";
 import { ScanCommand, UpdateTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { Checklist } from "../../cli/checklist";
-import { createOutput } from "../../cli/io";
-import { runMigrate } from "../../cli/migrate";
-import { checkLive } from "../../cli/verify-expiry";
+import { Checklist } from "../../cli/shared/checklist";
+import { createOutput } from "../../cli/shared/io";
+import { runMigrate } from "../../cli/migrate/migrate";
+import { checkLive } from "../../cli/verify/expiry";
 import { LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import { EXPIRY_INDEX, GLOBAL_SECONDARY_INDEXES, RECORD_ID_INDEX } from "../../runtime/schema";
 import { OutboxStore } from "../../runtime/store";

@@ -1,12 +1,12 @@
 import * as assert from "node:assert/strict";
 import type { DynamoDBClient, TableDescription } from "@aws-sdk/client-dynamodb";
-import { Checklist } from "../../cli/checklist";
-import { createOutput } from "../../cli/io";
-import { planMigration } from "../../cli/migrate-plan";
-import { describeOutboxTable } from "../../cli/table-state";
-import { checkProvisioning } from "../../cli/verify-table";
+import { Checklist } from "../../cli/shared/checklist";
+import { createOutput } from "../../cli/shared/io";
+import { planMigration } from "../../cli/migrate/plan";
+import { describeOutboxTable } from "../../cli/shared/table-state";
+import { checkProvisioning } from "../../cli/verify/table";
 import { isOutboxError } from "../../runtime/errors";
-import { inspectTable, keysMatch, renderActualKeys, renderExpectedKeys } from "../../cli/table-shape";
+import { inspectTable, keysMatch, renderActualKeys, renderExpectedKeys } from "../../cli/shared/table-shape";
 import { ATTRIBUTE_DEFINITIONS, CLAIM_INDEX, EXPIRY_INDEX, GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, RECORD_ID_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../../runtime/schema";
 
 /** A DescribeTable result for a table provisioned from the schema, as DynamoDB reports one. */

@@ -14,7 +14,7 @@ import {
     type GlobalSecondaryIndex,
     type TableDescription,
 } from "@aws-sdk/client-dynamodb";
-import type { CliIo } from "../../cli/io";
+import type { CliIo } from "../../cli/shared/io";
 import { main } from "../../cli/main";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import type { Clock } from "../../runtime/ports";

@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { ScanCommand, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
-import { VERIFY_HEADER, VERIFY_PARTITION_PREFIX } from "../../cli/verify-expiry";
+import { VERIFY_HEADER, VERIFY_PARTITION_PREFIX } from "../../cli/verify/expiry";
 import { startFauxqs } from "../../dev/emulators/fauxqs";
 import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
 import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, RECORD_ID_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../../runtime/schema";

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-import { COMMANDS, REDRIVE_COMMAND } from "../../cli/args";
+import { COMMANDS, REDRIVE_COMMAND } from "../../cli/shared/args";
 import { ALARM_THRESHOLD_RANGES, OUTBOX_DEFAULTS, OUTBOX_RANGES } from "../../components/defaults";
 import { filesUnder } from "../support/serialized";
 import { ROOT, codeBlocks, handWrittenPages, shownCommands, typeCheckBlocks, unknownCommands } from "./markdown";

@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
-import { backfillIndexAttributes } from "../../cli/backfill";
+import { backfillIndexAttributes } from "../../cli/migrate/backfill";
 import { isOutboxError } from "../../runtime/errors";
 import { createJsonLogger } from "../../runtime/json-logger";
 import { matchesFilterPattern, type FilterPattern } from "../../runtime/testing/filter-pattern";

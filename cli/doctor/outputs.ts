@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import { readFileSync } from "node:fs";
-import { OutboxError } from "../runtime/errors";
+import { OutboxError } from "../../runtime/errors";
 
 /** The stack outputs doctor reads. Every key is optional but `tableName`. */
 export interface StackOutputs {

@@ -8,11 +8,11 @@
 import { ScanCommand, type DynamoDBClient, type ScanCommandOutput, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import { GetQueueAttributesCommand, type GetQueueAttributesCommandOutput } from "@aws-sdk/client-sqs";
 import { isDeepStrictEqual } from "node:util";
-import type { SqsClientLike } from "../runtime/redrive";
-import { ATTR, CLAIM_INDEX, STREAM_FILTER_PATTERN, streamFilterPatternJson } from "../runtime/schema";
-import type { Checklist } from "./checklist";
-import type { CloudWatchPort, EventBridgePort, LambdaPort, Port } from "./doctor-aws";
-import { errorText, seconds } from "./io";
+import type { SqsClientLike } from "../../runtime/redrive";
+import { ATTR, CLAIM_INDEX, STREAM_FILTER_PATTERN, streamFilterPatternJson } from "../../runtime/schema";
+import type { Checklist } from "../shared/checklist";
+import type { CloudWatchPort, EventBridgePort, LambdaPort, Port } from "./aws";
+import { errorText, seconds } from "../shared/io";
 
 /** doctor's thresholds. */
 export const DOCTOR_THRESHOLDS = {

@@ -13,14 +13,14 @@
  * @packageDocumentation
  */
 import { ScanCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { OutboxError } from "../runtime/errors";
-import { readBigInt, readNumber } from "../runtime/record/codec";
-import { claimSort } from "../runtime/record/keys";
-import { hasExpiryValue } from "../runtime/record/expiry-shard";
-import { raiseExpiryShards } from "../runtime/store/expiry-shards-row";
-import { ATTR, RECORD_SK_PREFIX } from "../runtime/schema";
-import { isConditionalCheckFailed } from "../runtime/store/aws-errors";
-import { and, nameRef, nonTerminal, or, placeholders, updateExpression, type Expression, type SetClause } from "../runtime/store/expressions";
+import { OutboxError } from "../../runtime/errors";
+import { readBigInt, readNumber } from "../../runtime/record/codec";
+import { claimSort } from "../../runtime/record/keys";
+import { hasExpiryValue } from "../../runtime/record/expiry-shard";
+import { raiseExpiryShards } from "../../runtime/store/expiry-shards-row";
+import { ATTR, RECORD_SK_PREFIX } from "../../runtime/schema";
+import { isConditionalCheckFailed } from "../../runtime/store/aws-errors";
+import { and, nameRef, nonTerminal, or, placeholders, updateExpression, type Expression, type SetClause } from "../../runtime/store/expressions";
 
 /** `begins_with(SK, "OUTBOX#")`: an outbox record, never a FENCE row. */
 function isRecord(): Expression {

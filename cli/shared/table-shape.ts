@@ -14,7 +14,7 @@ import type {
     TableDescription,
     TimeToLiveDescription,
 } from "@aws-sdk/client-dynamodb";
-import { GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, STREAM_VIEW_TYPES_WITH_NEW_IMAGE, TTL_ATTRIBUTE, type IndexShape, type KeyElement } from "../runtime/schema";
+import { GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, STREAM_VIEW_TYPES_WITH_NEW_IMAGE, TTL_ATTRIBUTE, type IndexShape, type KeyElement } from "../../runtime/schema";
 
 /** Render an expected key schema: `[name(TYPE,KEYTYPE), …]` in schema order. */
 export function renderExpectedKeys(keys: readonly KeyElement[]): string {

@@ -14,17 +14,17 @@
 import { randomUUID } from "node:crypto";
 import { DeleteItemCommand, GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
-import { OutboxError } from "../runtime/errors";
-import { deadLetterMessage, outboundMessage } from "../runtime/message";
-import type { NewOutboxRecord } from "../runtime/record/codec";
-import { recordKey, unmarshalRecord, type AttributeMap } from "../runtime/record/codec";
-import { fenceKey } from "../runtime/record/fence";
-import { ATTR, STATUS } from "../runtime/schema";
-import type { Checklist } from "./checklist";
-import { createSqsClient } from "./client";
-import type { CommandDeadline } from "./deadline";
-import { errorText, seconds, type Output } from "./io";
-import type { OutboxStore } from "../runtime/store";
+import { OutboxError } from "../../runtime/errors";
+import { deadLetterMessage, outboundMessage } from "../../runtime/message";
+import type { NewOutboxRecord } from "../../runtime/record/codec";
+import { recordKey, unmarshalRecord, type AttributeMap } from "../../runtime/record/codec";
+import { fenceKey } from "../../runtime/record/fence";
+import { ATTR, STATUS } from "../../runtime/schema";
+import type { Checklist } from "../shared/checklist";
+import { createSqsClient } from "../shared/client";
+import type { CommandDeadline } from "../shared/deadline";
+import { errorText, seconds, type Output } from "../shared/io";
+import type { OutboxStore } from "../../runtime/store";
 
 /** The prefix of the verification partition: no application partition starts with two underscores and `verify#`. */
 export const VERIFY_PARTITION_PREFIX = "__verify#";

@@ -4,10 +4,10 @@
  *
  * @packageDocumentation
  */
-import { isOutboxError } from "../runtime/errors";
-import type { Clock } from "../runtime/ports";
-import { systemClock } from "../runtime/ports";
-import type { DoctorAws, DoctorAwsConfig } from "./doctor-aws";
+import { isOutboxError } from "../../runtime/errors";
+import type { Clock } from "../../runtime/ports";
+import { systemClock } from "../../runtime/ports";
+import type { DoctorAws, DoctorAwsConfig } from "../doctor/aws";
 import { explainFailure } from "./failure";
 
 /** The process surface `main` runs against. */
@@ -88,7 +88,7 @@ export function closableIo(io: CliIo): { readonly io: CliIo; close(): void } {
 export { seconds } from "./format";
 
 /**
- * An error as one line. A failure cli/failure.ts explains (a timeout, missing credentials, an unreachable endpoint,
+ * An error as one line. A failure cli/shared/failure.ts explains (a timeout, missing credentials, an unreachable endpoint,
  * a DLQ that does not exist…) reads as what failed and what to do; otherwise `OutboxError [CODE]: message: cause`
  * for the package's errors, `Name: message` for others.
  */

@@ -10,8 +10,8 @@
  *
  * @packageDocumentation
  */
-import { CLAIM_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE, type IndexShape } from "../runtime/schema";
-import type { TableShape } from "./table-shape";
+import { CLAIM_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE, type IndexShape } from "../../runtime/schema";
+import type { TableShape } from "../shared/table-shape";
 
 /** One planned change. */
 export type MigrationStep =

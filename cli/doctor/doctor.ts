@@ -6,14 +6,14 @@
  * @packageDocumentation
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { SqsClientLike } from "../runtime/redrive";
-import { Checklist } from "./checklist";
-import type { DoctorAws } from "./doctor-aws";
-import { checkDlqDepth, checkMapping, checkOldestPending, checkPublisherMetrics, checkSweeperRule, DOCTOR_THRESHOLDS, sweeperArn } from "./doctor-checks";
-import type { StackOutputs } from "./doctor-outputs";
-import { seconds, type Output } from "./io";
-import { describeOutboxTable } from "./table-state";
-import { checkProvisioning } from "./verify-table";
+import type { SqsClientLike } from "../../runtime/redrive";
+import { Checklist } from "../shared/checklist";
+import type { DoctorAws } from "./aws";
+import { checkDlqDepth, checkMapping, checkOldestPending, checkPublisherMetrics, checkSweeperRule, DOCTOR_THRESHOLDS, sweeperArn } from "./checks";
+import type { StackOutputs } from "./outputs";
+import { seconds, type Output } from "../shared/io";
+import { describeOutboxTable } from "../shared/table-state";
+import { checkProvisioning } from "../verify/table";
 
 /** doctor's defaults. */
 export const DOCTOR_DEFAULTS = {

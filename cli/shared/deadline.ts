@@ -10,7 +10,7 @@
  *
  * @packageDocumentation
  */
-import { OutboxError } from "../runtime/errors";
+import { OutboxError } from "../../runtime/errors";
 import { seconds } from "./format";
 
 /**

@@ -9,8 +9,8 @@
  *
  * @packageDocumentation
  */
-import type { EnvCredentials } from "./client";
-import { bindToDeadline, requestBounds, type CommandDeadline } from "./deadline";
+import type { EnvCredentials } from "../shared/client";
+import { bindToDeadline, requestBounds, type CommandDeadline } from "../shared/deadline";
 
 /** An event source mapping, as Lambda's ListEventSourceMappings returns it (the fields doctor reads). */
 export interface EventSourceMappingInfo {

@@ -5,13 +5,13 @@
  * @packageDocumentation
  */
 import { UpdateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { OutboxError } from "../runtime/errors";
-import { STREAM_VIEW_TYPE, TTL_ATTRIBUTE, type IndexShape } from "../runtime/schema";
+import { OutboxError } from "../../runtime/errors";
+import { STREAM_VIEW_TYPE, TTL_ATTRIBUTE, type IndexShape } from "../../runtime/schema";
 import { backfillIndexAttributes, type BackfillTotals } from "./backfill";
-import { seconds, type Output } from "./io";
-import type { MigrationStep } from "./migrate-plan";
-import { indexStatus, tableActivity, tableIdle, waitForTable, type WaitOptions } from "./table-state";
-import type { TableShape } from "./table-shape";
+import { seconds, type Output } from "../shared/io";
+import type { MigrationStep } from "./plan";
+import { indexStatus, tableActivity, tableIdle, waitForTable, type WaitOptions } from "../shared/table-state";
+import type { TableShape } from "../shared/table-shape";
 
 /** What the executor needs besides the plan. */
 export interface ApplyContext {

@@ -1,12 +1,12 @@
 /**
  * The SDK clients the CLI talks through, built from `--region`, the endpoint flags and the injected environment, each
- * bound to the command's deadline (cli/deadline.ts).
+ * bound to the command's deadline (cli/shared/deadline.ts).
  *
  * @packageDocumentation
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { OutboxError } from "../runtime/errors";
+import { OutboxError } from "../../runtime/errors";
 import type { CliArgs } from "./args";
 import { bindToDeadline, REQUEST_BOUNDS, requestBounds, type CommandDeadline, type SdkTarget } from "./deadline";
 import type { CliIo } from "./io";

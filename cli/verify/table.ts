@@ -5,10 +5,10 @@
  *
  * @packageDocumentation
  */
-import { STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../runtime/schema";
-import type { Checklist } from "./checklist";
-import { CLAIM_INDEX_RECREATE_CONSEQUENCE } from "./migrate-plan";
-import type { IndexFinding, TableShape } from "./table-shape";
+import { STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../../runtime/schema";
+import type { Checklist } from "../shared/checklist";
+import { CLAIM_INDEX_RECREATE_CONSEQUENCE } from "../migrate/plan";
+import type { IndexFinding, TableShape } from "../shared/table-shape";
 
 function migrateHint(tableName: string, extra = ""): string {
     return `fix: dynamodb-outbox migrate --table ${tableName}${extra} (plan), then add --apply`;

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { isOutboxError } from "../runtime/errors";
+import { isOutboxError } from "../../runtime/errors";
 import { callOfError, callText, isDeadlineReason, type CommandDeadline, type SdkCall } from "./deadline";
 import { seconds } from "./format";
 

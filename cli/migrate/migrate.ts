@@ -6,10 +6,10 @@
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { backfillIndexAttributes, type BackfillTotals } from "./backfill";
-import { errorText, seconds, type Output } from "./io";
-import { applyPlan, type StepOutcome } from "./migrate-apply";
-import { planMigration, type MigrationPlan } from "./migrate-plan";
-import { describeOutboxTable } from "./table-state";
+import { errorText, seconds, type Output } from "../shared/io";
+import { applyPlan, type StepOutcome } from "./apply";
+import { planMigration, type MigrationPlan } from "./plan";
+import { describeOutboxTable } from "../shared/table-state";
 
 /** migrate's defaults. */
 export const MIGRATE_DEFAULTS = {

@@ -5,8 +5,8 @@
  *
  * @packageDocumentation
  */
-import { OutboxError } from "../runtime/errors";
-import { HANDLER_LIMITS } from "../runtime/limits";
+import { OutboxError } from "../../runtime/errors";
+import { HANDLER_LIMITS } from "../../runtime/limits";
 
 /** The commands the tool knows. */
 export type CommandName = "verify" | "migrate" | "doctor";
@@ -19,7 +19,7 @@ export const COMMANDS: Readonly<Record<CommandName, string>> = {
 };
 
 /**
- * The command with a parser of its own (cli/redrive-args.ts): `main` hands it everything after it, so it must come
+ * The command with a parser of its own (cli/redrive/args.ts): `main` hands it everything after it, so it must come
  * first. Listed in the usage with {@link REDRIVE_SUMMARY}.
  */
 export const REDRIVE_COMMAND = "redrive";

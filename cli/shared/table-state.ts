@@ -11,8 +11,8 @@ import {
     type TableDescription,
     type TimeToLiveDescription,
 } from "@aws-sdk/client-dynamodb";
-import { isOutboxError, OutboxError } from "../runtime/errors";
-import { isResourceNotFound, wrapAwsError } from "../runtime/store/aws-errors";
+import { isOutboxError, OutboxError } from "../../runtime/errors";
+import { isResourceNotFound, wrapAwsError } from "../../runtime/store/aws-errors";
 import { seconds, type Output } from "./io";
 import { inspectTable, type TableShape } from "./table-shape";
 

@@ -6,15 +6,15 @@
  * @packageDocumentation
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { OutboxError } from "../runtime/errors";
-import { OutboxStore } from "../runtime/store";
-import { Checklist } from "./checklist";
-import type { EnvCredentials } from "./client";
-import type { CommandDeadline } from "./deadline";
-import { seconds, type Output } from "./io";
-import { describeOutboxTable } from "./table-state";
-import { checkProvisioning } from "./verify-table";
-import { checkLive, type ExpiryProbeReport } from "./verify-expiry";
+import { OutboxError } from "../../runtime/errors";
+import { OutboxStore } from "../../runtime/store";
+import { Checklist } from "../shared/checklist";
+import type { EnvCredentials } from "../shared/client";
+import type { CommandDeadline } from "../shared/deadline";
+import { seconds, type Output } from "../shared/io";
+import { describeOutboxTable } from "../shared/table-state";
+import { checkProvisioning } from "./table";
+import { checkLive, type ExpiryProbeReport } from "./expiry";
 
 /** verify's defaults. */
 export const VERIFY_DEFAULTS = {

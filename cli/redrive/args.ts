@@ -4,10 +4,10 @@
  *
  * @packageDocumentation
  */
-import { ENV } from "../runtime/config";
-import { OutboxError } from "../runtime/errors";
-import { REDRIVE_LIMITS } from "../runtime/limits";
-import { plainInteger, plainSeconds, queueUrlProblem, SECONDS_RANGE, urlProblem } from "./args";
+import { ENV } from "../../runtime/config";
+import { OutboxError } from "../../runtime/errors";
+import { REDRIVE_LIMITS } from "../../runtime/limits";
+import { plainInteger, plainSeconds, queueUrlProblem, SECONDS_RANGE, urlProblem } from "../shared/args";
 
 /** redrive's defaults. */
 export const REDRIVE_DEFAULTS = {

@@ -2,19 +2,19 @@
  * `dynamodb-outbox redrive`: move dead-lettered outbox messages back into the outbox (see runtime/redrive.ts), then
  * print one summary line: `redrive received <n> redriven <r> already-redriven <a> not-redrivable <x> failed <f>`.
  * Exits 1 when any message failed or the redrive failed, 2 on a usage mistake. Its flags are its own
- * (cli/redrive-args.ts): it also reads the table and DLQ URL from the environment, as the runtime does.
+ * (cli/redrive/args.ts): it also reads the table and DLQ URL from the environment, as the runtime does.
  *
  * @packageDocumentation
  */
-import { createJsonLogger } from "../runtime/json-logger";
-import { redriveDeadLetters, type RedriveResult } from "../runtime/redrive";
-import { systemClock } from "../runtime/ports";
-import { OutboxWriter } from "../runtime/writer";
-import { boundDynamoDbClient, createSqsClient, credentialsFromEnv } from "./client";
-import { startDeadline, type CommandDeadline } from "./deadline";
-import { explainDeadline } from "./failure";
-import { closableIo, errorText, type CliIo } from "./io";
-import { parseRedriveArgs, REDRIVE_USAGE, type RedriveArgs } from "./redrive-args";
+import { createJsonLogger } from "../../runtime/json-logger";
+import { redriveDeadLetters, type RedriveResult } from "../../runtime/redrive";
+import { systemClock } from "../../runtime/ports";
+import { OutboxWriter } from "../../runtime/writer";
+import { boundDynamoDbClient, createSqsClient, credentialsFromEnv } from "../shared/client";
+import { startDeadline, type CommandDeadline } from "../shared/deadline";
+import { explainDeadline } from "../shared/failure";
+import { closableIo, errorText, type CliIo } from "../shared/io";
+import { parseRedriveArgs, REDRIVE_USAGE, type RedriveArgs } from "./args";
 
 /** The summary line of a redrive. */
 export function redriveSummary(r: RedriveResult, dryRun: boolean): string {
