@@ -9,7 +9,7 @@
  *
  * @packageDocumentation
  */
-import type { EnvCredentials } from "../shared/client";
+import type { EnvCredentials } from "../shared/credentials";
 import { bindToDeadline, requestBounds, type CommandDeadline } from "../shared/deadline";
 
 /** An event source mapping, as Lambda's ListEventSourceMappings returns it (the fields doctor reads). */

@@ -8,18 +8,9 @@ import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { OutboxError } from "../../runtime/errors";
 import type { CliArgs } from "./args";
+import type { EnvCredentials } from "./credentials";
 import { bindToDeadline, REQUEST_BOUNDS, requestBounds, type CommandDeadline, type SdkTarget } from "./deadline";
 import type { CliIo } from "./io";
-
-/** Static credentials read from the environment, when both halves are set. */
-export interface EnvCredentials {
-    /** `AWS_ACCESS_KEY_ID`. */
-    readonly accessKeyId: string;
-    /** `AWS_SECRET_ACCESS_KEY`. */
-    readonly secretAccessKey: string;
-    /** `AWS_SESSION_TOKEN`. @default undefined */
-    readonly sessionToken?: string;
-}
 
 /**
  * The credentials the injected environment carries, or `undefined` to use the default provider chain.

@@ -9,7 +9,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../../runtime/errors";
 import { OutboxStore } from "../../runtime/store";
 import { Checklist } from "../shared/checklist";
-import type { EnvCredentials } from "../shared/client";
+import type { EnvCredentials } from "../shared/credentials";
 import type { CommandDeadline } from "../shared/deadline";
 import { seconds, type Output } from "../shared/io";
 import { describeOutboxTable } from "../shared/table-state";
