@@ -11,9 +11,9 @@
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
 import { stopDynamo } from "../tests/support/dynamodb";
-import { faultScale, messagesFor } from "../tests/faults/support/scale";
-import { holds, inboxSummaryLine, runScenario, scenarioLine, summaryLine, type ScenarioResult } from "../tests/faults/support/scenario";
-import { SCENARIOS } from "../tests/faults/support/scenarios";
+import { faultScale, messagesFor } from "../tests/support/faults/scale";
+import { holds, inboxSummaryLine, runScenario, scenarioLine, summaryLine, type ScenarioResult } from "../tests/support/faults/scenario";
+import { SCENARIOS } from "../tests/support/faults/scenarios";
 import type { LogAttributes, Logger } from "../runtime/ports";
 
 /** A logger that counts warnings and errors by level, message and code, for OUTBOX_FAULT_LOG_TALLY. */

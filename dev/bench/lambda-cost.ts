@@ -3,7 +3,7 @@
  * - **own program** (this repository's program, or a linked checkout): the archive the Outbox component builds
  *   under the test run's Pulumi mocks, exactly as `pulumi up` would serialize it (`__index.js` alone);
  * - **installed** (`npm install dynamodb-outbox`): the package built, packed and installed into a fresh consumer
- *   project as tests/package/consume.test.ts does it, whose plain JavaScript program declares an Outbox under
+ *   project as tests/e2e/package/consume.test.ts does it, whose plain JavaScript program declares an Outbox under
  *   mocks and writes the archive out (`__index.js`, the package's package.json and its runtime's `.js` files).
  *
  * Each archive is written out as a folder and its cold load timed: `require("./__index.js")` (which runs the
@@ -20,8 +20,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import "../../tests/support/pulumi-mocks";
-import { buildOutbox, TYPE } from "../../tests/component/harness";
-import { consumerArchivesOf, consumerEnvironment, installConsumerProject, runConsumerProgram } from "../../tests/package/support/consumer-project";
+import { buildOutbox, TYPE } from "../../tests/support/component-harness";
+import { consumerArchivesOf, consumerEnvironment, installConsumerProject, runConsumerProgram } from "../../tests/support/package/consumer-project";
 import { lambdaRuntimeModules } from "../../tests/support/lambda-host";
 import { lambdaNode } from "../../tests/support/lambda-node";
 import { entryText, folderSize } from "../../tests/support/serialized";

@@ -26,7 +26,7 @@ import { createSweeper } from "../../runtime/sweeper";
 import { OutboxWriter, type OutboxMessage } from "../../runtime/writer";
 import { createCapacityModel, type BackendClient, type KeyUnits } from "./capacity-model";
 import { percentile, round } from "./stats";
-import { manualClock } from "../../tests/runtime/support/harness";
+import { manualClock } from "../../tests/support/runtime/harness";
 
 /** The message mixes. */
 export type ScaleMix = "keyless" | "keyed" | "expiring";
