@@ -100,6 +100,7 @@ export function unknownCommands(shown: readonly ShownCommand[], scripts: Readonl
 const PACKAGE_PATHS: Record<string, string[]> = {
     "dynamodb-outbox": ["index.ts"],
     "dynamodb-outbox/runtime": ["runtime/index.ts"],
+    "dynamodb-outbox/testing": ["runtime/testing/index.ts"],
     "dynamodb-outbox/policy": ["policy/policies.ts"],
 };
 

@@ -75,6 +75,7 @@ const TYPESCRIPT_PROGRAM = [
     `import * as pulumi from "@pulumi/pulumi";`,
     `import { Outbox, OutboxArgs } from "${MANIFEST.name}";`,
     `import { ENV, OutboxError, OutboxWriter } from "${MANIFEST.name}/runtime";`,
+    `import { startLocalEventSourceMapping, type LambdaStreamEvent } from "${MANIFEST.name}/testing";`,
     ``,
     `const args: OutboxArgs = {};`,
     `const outbox = new Outbox("orders", args);`,
@@ -82,6 +83,8 @@ const TYPESCRIPT_PROGRAM = [
     `export const tableName = outbox.tableName;`,
     `export const writer = (client: DynamoDBClient): OutboxWriter => new OutboxWriter({ client, tableName: "orders-outbox" });`,
     `export const fail = (): OutboxError => new OutboxError("INVALID_CONFIG", ENV.tableName);`,
+    `export const start: typeof startLocalEventSourceMapping = startLocalEventSourceMapping;`,
+    `export const records = (event: LambdaStreamEvent): number => event.Records.length;`,
     ``,
 ].join("\n");
 
@@ -236,11 +239,13 @@ describe("package: consumed as an installed dependency", function () {
         assert.equal(component.instanceOfComponentResource, true);
     });
 
-    it("is required by name from a plain JavaScript program, which declares an Outbox whose archives hold __index.js, the package's package.json and its runtime's .js files, nothing else", () => {
+    it("is required by name from a plain JavaScript program, which declares an Outbox whose archives hold __index.js, the package's package.json and its runtime's .js files but the test kit's, nothing else", () => {
         const archives = consumerArchives();
         const runtime = path.join(installed, "dist", "runtime");
+        const testKit = path.join(runtime, "testing") + path.sep;
+        assert.ok(filesUnder(runtime).some((f) => f.startsWith(testKit) && f.endsWith(".js")), `the package ships its test kit under ${testKit}`);
         const runtimeFiles = filesUnder(runtime)
-            .filter((f) => f.endsWith(".js"))
+            .filter((f) => f.endsWith(".js") && !f.startsWith(testKit))
             .map((f) => `node_modules/${MANIFEST.name}/dist/runtime/${path.relative(runtime, f).split(path.sep).join("/")}`);
         assert.ok(runtimeFiles.includes(`node_modules/${MANIFEST.name}/dist/runtime/lambda.js`), runtimeFiles.join(", "));
         const expected = Object.fromEntries([["__index.js", "text"], [`node_modules/${MANIFEST.name}/package.json`, "path"], ...runtimeFiles.map((f) => [f, "path"])]);
@@ -306,7 +311,7 @@ describe("package: consumed as an installed dependency", function () {
     }
 
     for (const resolution of ["node", "node16"] as const) {
-        it(`type-checks a default Pulumi TypeScript project (template tsconfig, no skipLibCheck, moduleResolution ${resolution}) importing Outbox and OutboxWriter`, async () => {
+        it(`type-checks a default Pulumi TypeScript project (template tsconfig, no skipLibCheck, moduleResolution ${resolution}) importing Outbox, OutboxWriter and the test kit`, async () => {
             const tsc = await typeChecks[resolution];
             const hint =
                 resolution === "node"

@@ -10,8 +10,8 @@ import { SNSClient as Sns } from "@aws-sdk/client-sns";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startFauxqs } from "../../../dev/emulators/fauxqs";
 import { startSnsTestServer } from "../../../dev/emulators/sns-test-server";
-// Through the runtime entry point, as users import it (`dynamodb-outbox/runtime`).
-import { startLocalEventSourceMapping, type LambdaStreamEvent, type LambdaStreamHandlerResult } from "../../../runtime";
+// Through the test kit's entry point, as users import it (`dynamodb-outbox/testing`).
+import { startLocalEventSourceMapping, type LambdaStreamEvent, type LambdaStreamHandlerResult } from "../../../runtime/testing";
 import { createStreamTable, destroyStreamsClients, putOutboxRecords, recordIdOf } from "../../support/stream-table";
 
 /** A user's relay: PublishBatch per 10 records, stop at the first failure and report it (Lambda rewinds there). */

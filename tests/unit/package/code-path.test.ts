@@ -20,19 +20,20 @@ describe("package: the archive's code-path options in each layout", () => {
         assert.equal(runtimeCapturedByReference(path.join(__dirname, "..", "..", "..")), false);
     });
 
-    /** A package folder as npm installs it: its package.json, runtime modules (one in a subfolder) with declarations, and a component file. */
+    /** A package folder as npm installs it: its package.json, runtime modules (one in a subfolder) with declarations, the test kit, and a component file. */
     function installPackage(pkg: string): string {
         const runtime = path.join(pkg, "dist", "runtime");
         fs.mkdirSync(path.join(runtime, "store"), { recursive: true });
+        fs.mkdirSync(path.join(runtime, "testing"), { recursive: true });
         fs.mkdirSync(path.join(pkg, "dist", "components"), { recursive: true });
         fs.writeFileSync(path.join(pkg, "package.json"), JSON.stringify({ name: "dynamodb-outbox", dependencies: { "@aws-sdk/client-sns": "3.0.0", "@pulumi/pulumi": "3.0.0" } }));
-        for (const file of ["lambda.js", "lambda.d.ts", "config.js", "store/claim.js", "store/claim.d.ts"]) fs.writeFileSync(path.join(runtime, file), "");
+        for (const file of ["lambda.js", "lambda.d.ts", "config.js", "store/claim.js", "store/claim.d.ts", "testing/index.js", "testing/event-source-mapping.js"]) fs.writeFileSync(path.join(runtime, file), "");
         fs.writeFileSync(path.join(pkg, "dist", "components", "outbox.js"), "");
         fs.writeFileSync(path.join(pkg, "README.md"), "");
         return runtime;
     }
 
-    it("installed at node_modules/<name>: lists the package.json and the runtime's .js files, and excludes the package by name", () => {
+    it("installed at node_modules/<name>: lists the package.json and the runtime's .js files but the test kit's, and excludes the package by name", () => {
         fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ dependencies: { "dynamodb-outbox": "0.1.0", express: "4.0.0" } }));
         const pkg = path.join(dir, "node_modules", "dynamodb-outbox");
         const runtime = installPackage(pkg);
