@@ -14,7 +14,7 @@ function installedLayout(): { root: string; bin: string } {
     const modules = path.join(root, "node_modules");
     const pkg = path.join(modules, "dynamodb-outbox");
     fs.mkdirSync(pkg, { recursive: true });
-    for (const entry of ["package.json", "tsconfig.json", "index.ts", "bin", "cli", "runtime"]) {
+    for (const entry of ["package.json", "tsconfig.json", "tsconfig.base.json", "index.ts", "bin", "cli", "runtime"]) {
         fs.cpSync(path.join(REPO, entry), path.join(pkg, entry), { recursive: true });
     }
     // The package's dependencies, hoisted next to it as npm does (linked, not copied, to keep the test fast).

@@ -2,6 +2,7 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as aws from "@pulumi/aws";
+import * as ts from "typescript";
 import { OUTBOX_POLICY_LEVELS, OUTBOX_POLICY_NAMES, declaredInsideOutbox, outboxPolicies, outboxPolicyPackConfig, urnTypes } from "../../../policy/outbox-policies";
 import { tableArgs } from "../../../components/children";
 import { resolveOutboxSettings } from "../../../components/settings";
@@ -304,9 +305,12 @@ describe("the policy pack folder", () => {
     it("is runnable with `pulumi preview --policy-pack policy`: PulumiPolicy.yaml, a versioned package.json, the entry file, a tsconfig.json", () => {
         // Pulumi's ts-node type-checks the pack with this folder's tsconfig.json; without one it uses ES2020
         // libraries, in which runtime/errors.ts's Error cause does not compile (stack.test.ts starts the pack so).
-        const tsconfig = JSON.parse(fs.readFileSync(path.join(root, "policy", "tsconfig.json"), "utf8"));
-        assert.deepEqual(tsconfig.compilerOptions.lib, ["ES2022"]);
-        assert.equal(tsconfig.compilerOptions.skipLibCheck, true);
+        // It extends the repository's tsconfig.base.json: read it as ts-node does, with the base applied.
+        const configFile = path.join(root, "policy", "tsconfig.json");
+        const tsconfig = ts.parseJsonConfigFileContent(ts.readConfigFile(configFile, ts.sys.readFile).config, ts.sys, path.dirname(configFile));
+        assert.deepEqual(tsconfig.errors, []);
+        assert.deepEqual(tsconfig.options.lib, ["lib.es2022.d.ts"]);
+        assert.equal(tsconfig.options.skipLibCheck, true);
         const yaml = fs.readFileSync(path.join(root, "policy", "PulumiPolicy.yaml"), "utf8");
         assert.match(yaml, /^runtime: nodejs$/m);
         const manifest = JSON.parse(fs.readFileSync(path.join(root, "policy", "package.json"), "utf8"));
