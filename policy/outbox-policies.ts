@@ -19,7 +19,7 @@
  *
  * @packageDocumentation
  */
-import * as aws from "@pulumi/aws";
+import * as aws from "../components/aws";
 import { PolicyPackArgs, PolicyPackConfig, ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
 import { GLOBAL_SECONDARY_INDEXES, IndexShape, PRIMARY_KEY, STREAM_FILTER_PATTERN, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../runtime/schema";
 import { OutboxError } from "../runtime/errors";

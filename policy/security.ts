@@ -9,7 +9,7 @@
  *
  * @packageDocumentation
  */
-import * as aws from "@pulumi/aws";
+import * as aws from "../components/aws";
 import { EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
 import { ENV } from "../runtime/config";
 import { LIST_STREAMS_ACTION } from "../components/iam";
