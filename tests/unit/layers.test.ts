@@ -1,6 +1,6 @@
 /**
  * The house rules that keep the layers apart, checked on the source text:
- * - runtime/ never imports @pulumi, components/, local/ or a dev-only package (the Lambda code and the
+ * - runtime/ never imports @pulumi, components/, dev/ or a dev-only package (the Lambda code and the
  *   `dynamodb-outbox/runtime` entry must load without them);
  * - no file but runtime/schema.ts spells out an index name, a projection, the stream view, the record prefix, the
  *   index key attributes or the id guard's key prefix and holder attribute (comments may name them; code must
@@ -80,7 +80,7 @@ describe("layers", () => {
         }
     });
 
-    it("runtime/ imports neither @pulumi, components/, local/ nor a dev-only package", () => {
+    it("runtime/ imports neither @pulumi, components/, dev/ nor a dev-only package", () => {
         const offenders = runtimeFiles.flatMap((f) => importsOf(f).filter(forbiddenImport).map((s) => `${f} imports ${s}`));
         assert.deepEqual(offenders, []);
     });
