@@ -6,17 +6,17 @@
  * @packageDocumentation
  */
 import { isOutboxError } from "../runtime/errors";
-import { parseArgs, REDRIVE_COMMAND, usage, type CliArgs, type CommandName } from "./args";
-import { createDynamoDbClient, createSqsClient, credentialsFromEnv, resolveRegion } from "./client";
-import { startDeadline, type CommandDeadline } from "./deadline";
-import { DOCTOR_DEFAULTS, runDoctor } from "./doctor";
-import { loadDoctorAws } from "./doctor-aws";
-import { readStackOutputs } from "./doctor-outputs";
-import { explainDeadline } from "./failure";
-import { closableIo, createOutput, errorText, type CliIo } from "./io";
-import { MIGRATE_DEFAULTS, runMigrate } from "./migrate";
-import { redriveCommand } from "./redrive";
-import { runVerify, VERIFY_DEFAULTS } from "./verify";
+import { parseArgs, REDRIVE_COMMAND, usage, type CliArgs, type CommandName } from "./shared/args";
+import { createDynamoDbClient, createSqsClient, credentialsFromEnv, resolveRegion } from "./shared/client";
+import { startDeadline, type CommandDeadline } from "./shared/deadline";
+import { DOCTOR_DEFAULTS, runDoctor } from "./doctor/doctor";
+import { loadDoctorAws } from "./doctor/aws";
+import { readStackOutputs } from "./doctor/outputs";
+import { explainDeadline } from "./shared/failure";
+import { closableIo, createOutput, errorText, type CliIo } from "./shared/io";
+import { MIGRATE_DEFAULTS, runMigrate } from "./migrate/migrate";
+import { redriveCommand } from "./redrive/redrive";
+import { runVerify, VERIFY_DEFAULTS } from "./verify/verify";
 
 /** Exit codes. */
 export const EXIT = {
@@ -113,11 +113,11 @@ async function runWithin(args: CliArgs & { command: CommandName }, io: CliIo): P
 }
 
 /**
- * Run the command line. `--timeout` bounds the whole command (cli/deadline.ts): it resolves within a few seconds of
+ * Run the command line. `--timeout` bounds the whole command (cli/shared/deadline.ts): it resolves within a few seconds of
  * it, whatever the endpoints do.
  *
  * @param argv - The arguments after the executable, e.g. `["verify", "--table", "orders-outbox"]`. `redrive` must
- *   come first: its flags are its own (cli/redrive-args.ts).
+ *   come first: its flags are its own (cli/redrive/args.ts).
  * @param io - Output writers, environment and clock.
  * @returns The exit code ({@link EXIT}).
  */

@@ -10,7 +10,7 @@
  * @packageDocumentation
  */
 import * as pulumi from "@pulumi/pulumi";
-import * as aws from "@pulumi/aws";
+import * as aws from "./aws";
 import { DELIVERY_METRICS, HANDLER_FUNCTIONS, METRIC_NAMESPACE, SWEEPER_METRICS, handlerDimensions, type HandlerFunction } from "../runtime/metric-catalog";
 import { withTags } from "./children";
 import { OutboxChild, childName } from "./naming";

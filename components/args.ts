@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import * as pulumi from "@pulumi/pulumi";
-import * as aws from "@pulumi/aws";
+import * as aws from "./aws";
 
 /**
  * The table's capacity modes (`OutboxArgs.billingMode`). An as-const object, so that other languages get an

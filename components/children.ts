@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import * as pulumi from "@pulumi/pulumi";
-import * as aws from "@pulumi/aws";
+import * as aws from "./aws";
 import { ATTRIBUTE_DEFINITIONS, GLOBAL_SECONDARY_INDEXES, OUTBOX_TABLE_TAG, PRIMARY_KEY, STREAM_VIEW_TYPE, TTL_ATTRIBUTE, streamFilterPatternJson } from "../runtime/schema";
 import { ENV } from "../runtime/config";
 import { OutboxError } from "../runtime/errors";

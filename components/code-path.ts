@@ -162,6 +162,12 @@ export function archivedPackageFolder(cwd: string, packageDir: string, name: str
     return relative === `node_modules/${name}` ? relative : undefined;
 }
 
+/**
+ * The folder of the runtime that no handler loads: the test kit (`dynamodb-outbox/testing`, `runtime/testing/`).
+ * The runtime's index does not re-export it, so an installed package's archive leaves it out.
+ */
+export const TEST_KIT_FOLDER = "testing";
+
 function jsFilesUnder(dir: string): string[] {
     return fs
         .readdirSync(dir, { withFileTypes: true })
@@ -170,10 +176,10 @@ function jsFilesUnder(dir: string): string[] {
 
 /**
  * The archive paths of an installed package's runtime, for `extraIncludePaths`: `<folder>/package.json` and
- * every `.js` file under `runtimeDir` (its subfolders included), sorted. The runtime modules require only each
- * other, `node:*` built-ins and `@aws-sdk/*` clients (which the Lambda runtime provides), and
- * `require("<name>/runtime")` loads `dist/runtime/index.js`, so nothing else of the package is needed; the
- * declarations (`.d.ts`) are left out.
+ * every `.js` file under `runtimeDir` (its subfolders included, but the test kit's, {@link TEST_KIT_FOLDER}),
+ * sorted. The runtime modules require only each other, `node:*` built-ins and `@aws-sdk/*` clients (which the
+ * Lambda runtime provides), and `require("<name>/runtime")` loads `dist/runtime/index.js`, so nothing else of the
+ * package is needed; the declarations (`.d.ts`) are left out.
  *
  * @param folder - the package's folder relative to the program, from {@link archivedPackageFolder}.
  * @param packageDir - this package's root.
@@ -190,7 +196,10 @@ export function runtimeArchivePaths(folder: string, packageDir: string, runtimeD
             context: { runtimeDir: runtime, packageDir: root },
         });
     }
-    const files = jsFilesUnder(runtime).map((file) => `${folder}/${path.relative(root, file).split(path.sep).join("/")}`);
+    const testKit = path.join(runtime, TEST_KIT_FOLDER) + path.sep;
+    const files = jsFilesUnder(runtime)
+        .filter((file) => !file.startsWith(testKit))
+        .map((file) => `${folder}/${path.relative(root, file).split(path.sep).join("/")}`);
     if (files.length === 0) {
         throw new OutboxError("INVALID_CONFIG", `the runtime folder ${runtime} holds no .js file: build the package (npm run build) before deploying from it`, {
             context: { runtimeDir: runtime },

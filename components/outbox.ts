@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import * as pulumi from "@pulumi/pulumi";
-import * as aws from "@pulumi/aws";
+import * as aws from "./aws";
 import { publisherLambdaFactory, sweeperLambdaFactory } from "../runtime/lambda";
 import type { OutboxArgs } from "./args";
 import { LAMBDA_RUNTIME, eventSourceMappingArgs, handlerEnvironment, logGroupArgs, queueArgs, tableArgs, topicArgs, withTags } from "./children";

@@ -14,4 +14,4 @@
 import { POLICY_PEERS, assertPeers } from "../components/peers";
 assertPeers("dynamodb-outbox/policy", POLICY_PEERS);
 
-export * from "../components/policies";
+export * from "./outbox-policies";

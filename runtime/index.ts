@@ -1,6 +1,7 @@
 /**
  * The runtime entry point (`dynamodb-outbox/runtime`): everything that runs in an application or a Lambda,
- * with no Pulumi dependency.
+ * with no Pulumi dependency. The local event source mapping and the stream event types are the test kit,
+ * `dynamodb-outbox/testing` (`testing/index.ts`).
  *
  * @packageDocumentation
  */
@@ -14,9 +15,6 @@ export * from "./record/envelope";
 export * from "./record/codec";
 export * from "./record/fence";
 export * from "./record/expiry-shard";
-export * from "./local/stream-event";
-export * from "./local/filter-pattern";
-export * from "./local/event-source-mapping";
 export * from "./store";
 export * from "./ids";
 export * from "./item-size";

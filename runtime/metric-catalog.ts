@@ -3,7 +3,7 @@
  * `Function` dimension's values and every metric name the handlers and the store emit. The runtime's EMF lines
  * and the component's alarms and dashboard (`components/alarms.ts`, `components/dashboard.ts`) both read them
  * from here, and a test runs the real handlers to check that every metric an alarm or a widget names is emitted,
- * with the same dimensions (`tests/component/alarm-metrics.test.ts`).
+ * with the same dimensions (`tests/integration/component/alarm-metrics.test.ts`).
  *
  * Plain data only (no `@pulumi` import): the handler factories reach this module, and Pulumi serializes what they
  * reach by value.

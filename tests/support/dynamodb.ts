@@ -4,7 +4,7 @@
  * Each test makes its own table with {@link uniqueTableName}.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { localDynamoDbClient, startDynamoDbLocal, type DynamoDbLocal } from "../../local/dynamodb-local";
+import { localDynamoDbClient, startDynamoDbLocal, type DynamoDbLocal } from "../../dev/emulators/dynamodb-local";
 
 let running: Promise<DynamoDbLocal> | undefined;
 const clients: DynamoDBClient[] = [];

@@ -1,7 +1,7 @@
 /**
  * Run a Lambda archive, written out as a folder, the way the Lambda Node.js runtime runs it: on Lambda's Node
  * ({@link lambdaNode}), from the archive's folder, with `NODE_PATH` holding only `@aws-sdk` and `@smithy` (what
- * the runtime provides), through `tests/package/fixtures/lambda-host.js`.
+ * the runtime provides), through `tests/support/package/fixtures/lambda-host.js`.
  *
  * @packageDocumentation
  */
@@ -12,7 +12,7 @@ import * as path from "node:path";
 import { lambdaNode } from "./lambda-node";
 
 const REPO = path.resolve(__dirname, "..", "..");
-const HOST = path.join(REPO, "tests", "package", "fixtures", "lambda-host.js");
+const HOST = path.join(REPO, "tests", "support", "package", "fixtures", "lambda-host.js");
 
 /** What `lambda-host.js` found. */
 export interface HostReport {
@@ -60,7 +60,7 @@ export interface HostOptions {
 }
 
 /**
- * Run `tests/package/fixtures/lambda-host.js` in `archiveDir` on Lambda's Node; fails (assertion) with its
+ * Run `tests/support/package/fixtures/lambda-host.js` in `archiveDir` on Lambda's Node; fails (assertion) with its
  * output when it exits non-zero.
  *
  * @param archiveDir - the archive written out as a folder (`__index.js` at its root).

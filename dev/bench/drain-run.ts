@@ -1,0 +1,206 @@
+/**
+ * One drain run: how fast one shard of a relay empties a backlog. On AWS this is the figure that bounds a relay:
+ * Lambda runs one batch per shard at a time (times `parallelizationFactor`), so the sequential round trips of a
+ * batch set the ceiling, not the CPU of an emulator.
+ *
+ * - The backlog of `messages` orders is written first, untimed, with no added latency.
+ * - Then the local event source mapping (one loop, so one shard at a time, batch size 100) drains it through the
+ *   relay, whose DynamoDB and SNS clients wait a fixed latency before every call, modelling a same-region network.
+ * - The clock runs from the mapping's first GetRecords to the relay's last call (its last completion).
+ *
+ * Every figure comes from the clients: calls are counted by the middleware of dev/bench/instrument.ts, and the
+ * sequential round trips of each invocation by dev/bench/critical-path.ts.
+ *
+ * @packageDocumentation
+ */
+import type { SnsTestServer } from "../emulators/sns-test-server";
+import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
+import type { LambdaStreamEvent } from "../../runtime/testing/stream-event";
+import { silentLogger } from "../../runtime/ports";
+import { createPublisher } from "../../runtime/publisher";
+import { OutboxWriter } from "../../runtime/writer";
+import { demoOrder, orderWriteRequest, type OrderPlan } from "../demo/demo-orders";
+import { createCriticalPathCounter } from "./critical-path";
+import { instrumentClient, newTally, totalCalls } from "./instrument";
+import { injectLatency } from "./latency";
+import { processCpuMs } from "./process-cpu";
+import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
+import { localRelayClients, type RelayKind } from "./relay-clients";
+import { acknowledgedIds, MAPPING_SETTINGS } from "./relay-run";
+import { round } from "./stats";
+import { STALL_TIMEOUT_MS, waitForCount } from "./wait-for-count";
+
+/** What the records and the topic look like: keyless on a standard topic, keyless on a FIFO topic, or keyed. */
+export type DrainVariant = "standard" | "fifo" | "keyed";
+
+/** Options of {@link runDrain}. */
+export interface DrainRunOptions {
+    /** Which relay. The naive relay runs the `standard` variant only (it sets no message group and no key). */
+    readonly kind: RelayKind;
+    /** The records and topic. @default "standard" */
+    readonly variant?: DrainVariant;
+    /** DynamoDB endpoint (a fresh DynamoDB Local). */
+    readonly endpoint: string;
+    /** The local SNS. */
+    readonly sns: SnsTestServer;
+    /** Records in the backlog. */
+    readonly messages: number;
+    /** Latency added to every relay call, ms. */
+    readonly latencyMs: { readonly dynamodb: number; readonly sns: number };
+    /** Ordering keys (customers) of the `keyed` variant. @default 10 */
+    readonly keys?: number;
+    /** Table and topic name suffix, unique per run. */
+    readonly runId: string;
+    /** DynamoDB Local's process id, to read the CPU time it spends during the drain. @default not measured */
+    readonly emulatorPid?: number;
+}
+
+/** What one drain measured. */
+export interface DrainRunResult {
+    /** Records drained (SNS acknowledged each; must equal the backlog). */
+    readonly messages: number;
+    /** Records per second through one shard: first poll to last completion. */
+    readonly msgsPerSec: number;
+    /** The mean of the invocations' critical paths (sequential round trips), over the full 100-record batches. */
+    readonly roundTripsPerBatch: number;
+    /** The relay's SNS calls per record. */
+    readonly snsCallsPerMessage: number;
+    /** The relay's DynamoDB calls per record (the backlog's writes excluded). */
+    readonly ddbCallsPerMessage: number;
+    /** Handler invocations, retries included. */
+    readonly invocations: number;
+    /** Invocations that failed, wholly or partly (0 in a healthy run). */
+    readonly failedInvocations: number;
+    /** Stream shards the mapping saw (it serves them one after the other). */
+    readonly shards: number;
+    /** First poll to last completion, ms. */
+    readonly elapsedMs: number;
+    /** Mean ms per relay call by command, the added latency included: where a batch's time goes. */
+    readonly msPerCall: Record<string, number>;
+    /** Mean ms from a full batch's invocation to its handler's answer. */
+    readonly msPerBatch: number;
+    /** Each full batch's ms from invocation to answer, in order: the first shows a cold emulator. */
+    readonly batchMs: readonly number[];
+    /** Mean ms between one handler's answer and the next invocation (the mapping's GetRecords and bookkeeping). */
+    readonly msBetweenBatches: number;
+    /** CPU ms DynamoDB Local spent during the drain, per record; `undefined` when not measured. */
+    readonly emulatorCpuMsPerMessage: number | undefined;
+    /** CPU ms this bench process (relay, mapping, local SNS) spent during the drain, per record. */
+    readonly benchCpuMsPerMessage: number;
+}
+
+const WRITERS = 16;
+
+/** Write the backlog, drain it through one relay, and measure the drain. */
+export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult> {
+    const variant = options.variant ?? "standard";
+    if (options.kind === "naive" && variant !== "standard") throw new Error(`bench: the naive relay has no ${variant} variant`);
+    const tableName = `drain-${options.kind}-${variant}-${options.runId}`;
+    const clients = await localRelayClients({
+        kind: options.kind,
+        endpoint: options.endpoint,
+        sns: options.sns,
+        tableName,
+        topicName: `drain-${options.kind}-${options.runId}${variant === "fifo" ? ".fifo" : ""}`,
+        queueName: `drain-dlq-${options.kind}-${options.runId}`,
+    });
+    const { setup, writer: writerClient, relay: relayDynamoDb, streams, sns, sqs, topicArn, dlqUrl } = clients;
+    try {
+
+        const plan: OrderPlan = { tableName, runId: `${options.runId}-`, ...(variant === "keyed" ? { keys: options.keys ?? 10 } : {}) };
+        const backlogCounters: NaiveCounters = { ddbCalls: 0, snsCalls: 0, writeUnits: 0 };
+        const writer = new OutboxWriter({ client: writerClient, tableName });
+        let next = 0;
+        const write = async (): Promise<void> => {
+            while (next < options.messages) {
+                const order = demoOrder(next, plan);
+                next += 1;
+                const now = Date.now();
+                if (options.kind === "ours") await writer.write(orderWriteRequest(order, plan, now));
+                else await naiveWriteOrder(writerClient, tableName, { id: order.id, eventId: order.id, total: order.total, customer: order.customer, createdAtMs: now }, backlogCounters);
+            }
+        };
+        await Promise.all(Array.from({ length: WRITERS }, () => write()));
+
+        const relayTally = newTally();
+        const snsTally = newTally();
+        const path = createCriticalPathCounter();
+        let lastRelayCallAt = 0;
+        const acknowledged = new Set<string>();
+        const noteCall = (): void => {
+            lastRelayCallAt = Date.now();
+        };
+        path.instrument(instrumentClient(injectLatency(relayDynamoDb, options.latencyMs.dynamodb), relayTally, { onSuccess: noteCall }));
+        path.instrument(
+            instrumentClient(injectLatency(sns, options.latencyMs.sns), snsTally, {
+                onSuccess: (command, input, output) => {
+                    noteCall();
+                    for (const id of acknowledgedIds(command, input, output)) acknowledged.add(id);
+                },
+            }),
+        );
+        let firstPollAt: number | undefined;
+        instrumentClient(streams, newTally(), {
+            onSuccess: (command) => {
+                if (command === "GetRecordsCommand") firstPollAt ??= Date.now();
+            },
+        });
+        const pollStartedAt = Date.now();
+        const emulatorCpuAtStart = processCpuMs(options.emulatorPid);
+        const benchCpuAtStart = process.cpuUsage();
+
+        const relay =
+            options.kind === "ours"
+                ? createPublisher({ dynamodb: relayDynamoDb, sns, sqs, tableName, topicArn, dlqUrl, fifo: variant === "fifo", logger: silentLogger, writeMetrics: () => undefined })
+                : createNaiveRelay({ dynamodb: relayDynamoDb, sns, tableName, topicArn, counters: { ddbCalls: 0, snsCalls: 0, writeUnits: 0 } });
+        const batches: { records: number; depth: number; startedAt: number; endedAt: number }[] = [];
+        const mapping = await startLocalEventSourceMapping({
+            streamsClient: streams,
+            dynamodbClient: setup,
+            tableName,
+            ...MAPPING_SETTINGS,
+            handler: async (event: LambdaStreamEvent) => {
+                path.begin();
+                const startedAt = Date.now();
+                const result = await (relay as (e: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>)(event);
+                batches.push({ records: event.Records.length, depth: path.depth(), startedAt, endedAt: Date.now() });
+                return result;
+            },
+        });
+        try {
+            await waitForCount(() => acknowledged.size, options.messages, `bench drain ${options.kind} ${variant}: published`);
+            await mapping.drain({ timeoutMs: STALL_TIMEOUT_MS });
+            const emulatorCpuAtEnd = processCpuMs(options.emulatorPid);
+            const benchCpu = process.cpuUsage(benchCpuAtStart);
+            const stats = mapping.stats();
+            const elapsedMs = Math.max(1, lastRelayCallAt - (firstPollAt ?? pollStartedAt));
+            const full = batches.filter((b) => b.records === MAPPING_SETTINGS.batchSize);
+            const counted = full.length > 0 ? full : batches;
+            const n = options.messages;
+            const gaps = batches.slice(1).map((b, i) => b.startedAt - batches[i]!.endedAt);
+            return {
+                messages: acknowledged.size,
+                msgsPerSec: round((n * 1000) / elapsedMs, 1),
+                roundTripsPerBatch: round(counted.reduce((sum, b) => sum + b.depth, 0) / Math.max(1, counted.length), 1),
+                snsCallsPerMessage: round(totalCalls(snsTally) / n, 3),
+                ddbCallsPerMessage: round(totalCalls(relayTally) / n, 3),
+                invocations: stats.invocations,
+                failedInvocations: stats.failedInvocations,
+                shards: stats.shards,
+                elapsedMs,
+                msPerCall: Object.fromEntries(
+                    [relayTally, snsTally].flatMap((t) => Object.entries(t.ms).map(([command, ms]) => [command.replace(/Command$/, ""), round(ms / Math.max(1, t.calls[command] ?? 1), 1)])),
+                ),
+                msPerBatch: round(counted.reduce((sum, b) => sum + (b.endedAt - b.startedAt), 0) / Math.max(1, counted.length), 1),
+                batchMs: counted.map((b) => b.endedAt - b.startedAt),
+                msBetweenBatches: round(gaps.reduce((sum, g) => sum + g, 0) / Math.max(1, gaps.length), 1),
+                emulatorCpuMsPerMessage: emulatorCpuAtStart === undefined || emulatorCpuAtEnd === undefined ? undefined : round((emulatorCpuAtEnd - emulatorCpuAtStart) / n, 3),
+                benchCpuMsPerMessage: round((benchCpu.user + benchCpu.system) / 1000 / n, 3),
+            };
+        } finally {
+            await mapping.stop();
+        }
+    } finally {
+        await clients.close();
+    }
+}

@@ -1,0 +1,320 @@
+/**
+ * The whole outbox on one machine, as `npm start` runs it:
+ *
+ * 1. DynamoDB Local (or `--endpoint`) and fauxqs (a local SNS with an SQS subscription, and the DLQ);
+ *    with `--fail-rate`, the fault-injecting SNS server takes SNS's place and the consumer reads what it accepted.
+ * 2. The table, created from `runtime/schema.ts`, and `preflight` on it.
+ * 3. A producer writing orders at `--rate`: the order item and its event in ONE transaction (`OutboxWriter`).
+ * 4. The relay: the local event source mapping (the component's filter, batching and rewind) invoking the
+ *    publisher built by `createPublisher`, the same code the Lambda runs, with clients on the local endpoints;
+ *    and the sweeper on a short interval.
+ * 5. A consumer on the subscriber queue that deduplicates on the record id, and a reader of the DLQ.
+ *
+ * @packageDocumentation
+ */
+import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
+import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
+import { SNSClient } from "@aws-sdk/client-sns";
+import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient, startDynamoDbLocal } from "../emulators/dynamodb-local";
+import { startFauxqs } from "../emulators/fauxqs";
+import { startSnsTestServer } from "../emulators/sns-test-server";
+import { silentLogger } from "../../runtime/ports";
+import { createPublisher } from "../../runtime/publisher";
+import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
+import { OutboxStore } from "../../runtime/store";
+import { createSweeper } from "../../runtime/sweeper";
+import { OutboxWriter } from "../../runtime/writer";
+import { instrumentClient, newTally, totalCalls } from "../bench/instrument";
+import { percentile } from "../bench/stats";
+import { demoOrder, orderWriteRequest, type OrderPlan } from "./demo-orders";
+import { followRecording, newLedger, pollQueue, recordDelivery, type Ledger, type Poller } from "./demo-consumer";
+import type { ProgressLine } from "./progress";
+import type { Shutdown } from "./shutdown";
+import type { StartOptions } from "./start-args";
+
+/** What a run ended with. */
+export interface DemoResult {
+    /** Orders written. */
+    readonly count: number;
+    /** Ids delivered at least once. */
+    readonly delivered: number;
+    /** Ids neither delivered nor dead-lettered. */
+    readonly lost: number;
+    /** Deliveries dropped by the consumer as duplicates. */
+    readonly duplicates: number;
+    /** Ids in the DLQ. */
+    readonly dlq: number;
+    /** Whether everything expected happened: nothing lost, exactly the expired orders in the DLQ, order kept. */
+    readonly ok: boolean;
+}
+
+/** How often the sweeper runs in the demo (the component schedules it every minute). */
+const SWEEP_INTERVAL_MS = 2000;
+/** The demo's `sweepAfter`: short, so records the stream path gave up on are picked up within the run. */
+const SWEEP_AFTER_SECONDS = 5;
+/** Writes in flight at most. */
+const MAX_IN_FLIGHT = 16;
+/** Give up waiting for deliveries after this long without progress. */
+const STALL_TIMEOUT_MS = 30_000;
+
+function ms(value: number): string {
+    return Number.isNaN(value) ? "-" : `${Math.round(value)} ms`;
+}
+
+function latencyText(ledger: Ledger): string {
+    return `p50 ${ms(percentile(ledger.latencies, 50))} p99 ${ms(percentile(ledger.latencies, 99))}`;
+}
+
+/**
+ * Run the demo; every part it starts is registered with `shutdown`, which stops it on any way out.
+ *
+ * @param options - The parsed flags.
+ * @param shutdown - Stops the parts on exit, Ctrl-C, SIGTERM or a crash.
+ * @param progress - Where the live line and the summary go.
+ */
+export async function runDemo(options: StartOptions, shutdown: Shutdown, progress: ProgressLine): Promise<DemoResult> {
+    const startedAt = Date.now();
+    // 1. The local parts.
+    // Each part is registered BEFORE its start is awaited: a SIGTERM during the start then waits for it and
+    // stops it, instead of leaving a Java process behind.
+    let endpoint = options.endpoint;
+    if (endpoint === undefined) {
+        const starting = startDynamoDbLocal();
+        shutdown.add("DynamoDB Local", () => starting.then((dynamo) => dynamo.stop(), () => undefined));
+        endpoint = (await starting).endpoint;
+    }
+    const fauxqsStarting = startFauxqs();
+    shutdown.add("fauxqs", () => fauxqsStarting.then((f) => f.stop(), () => undefined));
+    const fauxqs = await fauxqsStarting;
+    const runId = Date.now().toString(36);
+    const topicArn = await fauxqs.createTopic(`outbox-demo-events-${runId}`);
+    const consumerQueue = await fauxqs.createQueue(`outbox-demo-consumer-${runId}`);
+    await fauxqs.subscribe(topicArn, consumerQueue.queueArn);
+    const dlq = await fauxqs.createQueue(`outbox-demo-dlq-${runId}`);
+
+    let publishTopicArn = topicArn;
+    let sns: SNSClient = fauxqs.sns;
+    let faultServer: Awaited<ReturnType<typeof startSnsTestServer>> | undefined;
+    if (options.failRate > 0) {
+        const serverStarting = startSnsTestServer({ seed: 7, faults: { calls: [{ kind: "InternalError", rate: options.failRate }] } });
+        shutdown.add("fault-injecting SNS", () => serverStarting.then((server) => server.stop(), () => undefined));
+        faultServer = await serverStarting;
+        publishTopicArn = faultServer.createTopic(`outbox-demo-events-${runId}`);
+        sns = new SNSClient({ endpoint: faultServer.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+        shutdown.add("SNS client", () => sns.destroy());
+    }
+    const ddb = localDynamoDbClient(endpoint);
+    const streams = new DynamoDBStreamsClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    shutdown.add("DynamoDB clients", () => {
+        ddb.destroy();
+        streams.destroy();
+    });
+    const snsTally = newTally();
+    let published = 0;
+    instrumentClient(sns, snsTally, {
+        onSuccess: (command, _input, output) => {
+            if (command === "PublishBatchCommand") published += (output.Successful as unknown[] | undefined)?.length ?? 0;
+            if (command === "PublishCommand") published += 1;
+        },
+    });
+
+    // 2. The table, from the schema, and preflight.
+    const tableName = `outbox-demo-${runId}`;
+    // The demo delivers through the stream-triggered publisher, so preflight must refuse a table without one.
+    const store = new OutboxStore({ client: ddb, tableName, requireStream: true });
+    await store.createTable();
+    const preflight = await store.preflight();
+    if (options.endpoint !== undefined) {
+        // On someone else's DynamoDB, leave nothing behind: the demo table goes when the demo does.
+        shutdown.add("demo table", () => ddb.send(new DeleteTableCommand({ TableName: tableName })).then(() => undefined));
+    }
+    if (preflight !== "verified") throw new Error(`preflight on ${tableName} returned ${preflight}; expected verified`);
+    progress.print(`table ${tableName} created from runtime/schema.ts; preflight: ${preflight}`);
+    progress.print(
+        `DynamoDB ${options.endpoint === undefined ? "Local" : "at"} ${endpoint}, SNS -> SQS (fauxqs) at ${fauxqs.endpoint}` +
+            (faultServer === undefined ? "" : `, SNS with ${Math.round(options.failRate * 100)}% failing calls at ${faultServer.endpoint}`),
+    );
+
+    // 4. The relay: the publisher Lambda's code behind the local event source mapping, and the sweeper.
+    const handlerConfig = {
+        dynamodb: ddb,
+        sns,
+        sqs: fauxqs.sqs,
+        tableName,
+        topicArn: publishTopicArn,
+        dlqUrl: dlq.queueUrl,
+        logger: silentLogger,
+        writeMetrics: () => undefined,
+    };
+    const publisher = createPublisher(handlerConfig);
+    let discarded = 0;
+    const mapping = await startLocalEventSourceMapping({
+        streamsClient: streams,
+        dynamodbClient: ddb,
+        tableName,
+        handler: (event, context) => publisher(event, context),
+        batchSize: 100,
+        functionName: "outbox-demo-publisher",
+        onFailure: (info) => {
+            discarded += info.DDBStreamBatchInfo.batchSize;
+        },
+    });
+    shutdown.add("event source mapping", () => mapping.stop());
+    const sweeper = createSweeper({ ...handlerConfig, sweepAfterSeconds: SWEEP_AFTER_SECONDS });
+    let sweeps = 0;
+    let swept = 0;
+    let sweeping = true;
+    const sweepLoop = (async () => {
+        while (sweeping) {
+            await new Promise((resolve) => setTimeout(resolve, SWEEP_INTERVAL_MS));
+            if (!sweeping) return;
+            const result = await sweeper();
+            sweeps += 1;
+            swept += result.published;
+        }
+    })();
+    shutdown.add("sweeper", async () => {
+        sweeping = false;
+        await sweepLoop.catch(() => undefined);
+    });
+
+    // 5. The consumer and the DLQ reader.
+    const ledger = newLedger();
+    const lastSequence = new Map<string, number>();
+    // Parallel receivers on a standard SQS queue hand messages over out of publish order, which would count as
+    // inversions the publisher never made: with ordering keys, one receiver checks the order SNS delivered in.
+    const consumer: Poller =
+        faultServer === undefined
+            ? pollQueue(fauxqs.sqs, consumerQueue.queueUrl, (id, body) => recordDelivery(ledger, lastSequence, id, body, Date.now()), options.keys > 0 ? 1 : 3)
+            : followRecording(() => faultServer!.topicMessages(publishTopicArn), (id, body) => recordDelivery(ledger, lastSequence, id, body, Date.now()));
+    shutdown.add("consumer", () => consumer.stop());
+    const dlqReader = pollQueue(
+        fauxqs.sqs,
+        dlq.queueUrl,
+        (id, body) => {
+            if (id === undefined) return;
+            let reason = "unknown";
+            try {
+                reason = String((JSON.parse(body) as { reason?: unknown }).reason ?? reason);
+            } catch {
+                // keep "unknown"
+            }
+            ledger.deadLettered.set(id, reason);
+        },
+        1,
+    );
+    shutdown.add("DLQ reader", () => dlqReader.stop());
+
+    // 3. The producer.
+    const plan: OrderPlan = { tableName, keys: options.keys, expireRatio: options.expireRatio, runId: `${runId}-` };
+    const writer = new OutboxWriter({ client: ddb, tableName });
+    let written = 0;
+    let expectedExpired = 0;
+    const producerStart = Date.now();
+    const show = (): void => {
+        const pending = written - ledger.delivered.size - ledger.deadLettered.size;
+        progress.update(
+            `written ${written}/${options.count}  published ${published}  delivered ${ledger.delivered.size}  pending ${Math.max(0, pending)}  dlq ${ledger.deadLettered.size}  latency ${latencyText(ledger)}`,
+        );
+    };
+    const ticker = setInterval(show, 200);
+    shutdown.add("progress", () => clearInterval(ticker));
+    let next = 0;
+    // A customer's orders are written one after another, as an application writes them: the outbox orders a key
+    // by (created_at, seq), and two writes of one key in flight at once have no order to keep.
+    const customerWrites = new Map<string, Promise<unknown>>();
+    const worker = async (): Promise<void> => {
+        for (;;) {
+            const index = next;
+            if (index >= options.count || shutdown.stopping) return;
+            next += 1;
+            if (options.rate > 0) {
+                const due = producerStart + (index * 1000) / options.rate;
+                const wait = due - Date.now();
+                if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+            }
+            const order = demoOrder(index, plan);
+            if (order.expired) expectedExpired += 1;
+            const previous = options.keys > 0 ? customerWrites.get(order.customer) : undefined;
+            const write = (async () => {
+                if (previous !== undefined) await previous.catch(() => undefined);
+                const now = Date.now();
+                ledger.writtenAt.set(order.id, now);
+                await writer.write(orderWriteRequest(order, plan, now));
+            })();
+            if (options.keys > 0) customerWrites.set(order.customer, write);
+            await write;
+            written += 1;
+        }
+    };
+    await Promise.all(Array.from({ length: MAX_IN_FLIGHT }, () => worker()));
+    const producerMs = Date.now() - producerStart;
+
+    // Wait until every order is delivered or dead-lettered, or nothing moves for a while.
+    let lastMoved = Date.now();
+    let lastSeen = -1;
+    for (;;) {
+        const seen = ledger.delivered.size + ledger.deadLettered.size;
+        if (seen >= options.count || shutdown.stopping) break;
+        if (seen !== lastSeen) {
+            lastSeen = seen;
+            lastMoved = Date.now();
+        } else if (Date.now() - lastMoved > STALL_TIMEOUT_MS) {
+            break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // Let late redeliveries show up as duplicates rather than after the summary.
+    await mapping.drain({ timeoutMs: 10_000 }).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const totalMs = Date.now() - producerStart;
+    clearInterval(ticker);
+    show();
+    progress.done();
+
+    // The summary.
+    const stats = mapping.stats();
+    const deliveredAndDead = [...ledger.deadLettered.keys()].filter((id) => ledger.delivered.has(id)).length;
+    const dlqCount = ledger.deadLettered.size;
+    const lost = options.count - ledger.delivered.size - dlqCount + deliveredAndDead;
+    const unexpectedDead = [...ledger.deadLettered.entries()].filter(([, reason]) => reason !== "expired").length;
+    const failedCalls = faultServer === undefined ? 0 : faultServer.calls().filter((c) => c.outcome !== "ok").length;
+    const lines = [
+        "",
+        "summary",
+        `  written    ${options.count} orders, each with its event in one transaction, in ${(producerMs / 1000).toFixed(1)} s (${Math.round((options.count * 1000) / Math.max(1, producerMs))}/s)` +
+            (options.keys > 0 ? `, ${options.keys} ordering keys` : ", keyless"),
+        `  relay      ${stats.invocations} publisher invocations, ${stats.retries} retries, ${discarded} records sent to on-failure; ` +
+            `SNS calls ${totalCalls(snsTally)}${faultServer === undefined ? "" : ` (${failedCalls} attempts failed by injection and were retried)`}`,
+        `  sweeper    ${sweeps} runs, ${swept} records published by the sweep`,
+        `  consumer   ${ledger.delivered.size} delivered in ${(totalMs / 1000).toFixed(1)} s, latency write->delivery ${latencyText(ledger)}` +
+            (options.keys > 0 ? `, ${ledger.outOfOrder} out of order` : ""),
+        `  dlq        ${dlqCount} (expected ${expectedExpired} expired${unexpectedDead > 0 ? `, ${unexpectedDead} for other reasons` : ""})`,
+        `  total      ${((Date.now() - startedAt) / 1000).toFixed(1)} s including startup`,
+        `delivered ${ledger.delivered.size}/${options.count} lost ${lost} duplicates ${ledger.duplicates} dlq ${dlqCount}`,
+    ];
+    for (const line of lines) progress.print(line);
+
+    if (options.keep) {
+        progress.print(
+            [
+                "",
+                "--keep: staying up; Ctrl-C to stop.",
+                `  DynamoDB  ${endpoint}  table ${tableName}  (region ${LOCAL_REGION}, access key "${LOCAL_CREDENTIALS.accessKeyId}")`,
+                `  SNS/SQS   ${fauxqs.endpoint}  topic ${topicArn}`,
+                `            consumer queue ${consumerQueue.queueUrl}`,
+                `            DLQ ${dlq.queueUrl}`,
+            ].join("\n"),
+        );
+        // Held open by a timer: the pollers alone would keep the process up, but not by contract.
+        await new Promise<never>(() => setInterval(() => undefined, 60_000));
+    }
+    return {
+        count: options.count,
+        delivered: ledger.delivered.size,
+        lost,
+        duplicates: ledger.duplicates,
+        dlq: dlqCount,
+        ok: lost === 0 && dlqCount === expectedExpired && unexpectedDead === 0 && ledger.outOfOrder === 0,
+    };
+}

@@ -1,0 +1,148 @@
+/**
+ * The flags of `npm start` (dev/demo/start.ts): parsed strictly, so a typo fails with a message that names the
+ * flag, the bad value, what is allowed and the fix, before anything is started.
+ *
+ * @packageDocumentation
+ */
+
+/** What `npm start` runs. */
+export interface StartOptions {
+    /** Orders (one event each) the demo producer writes. @default 1000 */
+    readonly count: number;
+    /** Orders written per second; 0 writes as fast as DynamoDB takes them. @default 100 */
+    readonly rate: number;
+    /**
+     * Ordering keys (customers). 0: every order is keyless and takes the batched fast path. N > 0: order i belongs
+     * to customer i mod N, and each customer's events are published strictly in write order (the claim path).
+     * @default 0
+     */
+    readonly keys: number;
+    /** Share of orders written already expired, from 0 to 1; they must land in the DLQ, not on the topic. @default 0 */
+    readonly expireRatio: number;
+    /** Share of SNS calls that fail (HTTP 500), from 0 to 0.9; the fault-injecting SNS server replaces fauxqs's SNS. @default 0 */
+    readonly failRate: number;
+    /** An existing DynamoDB endpoint to use instead of starting DynamoDB Local (the demo table is deleted on exit). @default undefined */
+    readonly endpoint?: string;
+    /** Stay up after the summary, until Ctrl-C, to poke at the table, topic and queues. @default false */
+    readonly keep: boolean;
+    /** Print the usage and exit. @default false */
+    readonly help: boolean;
+}
+
+/** The defaults of {@link StartOptions}. */
+export const START_DEFAULTS: StartOptions = {
+    count: 1000,
+    rate: 100,
+    keys: 0,
+    expireRatio: 0,
+    failRate: 0,
+    keep: false,
+    help: false,
+};
+
+/** A command-line mistake: the message is the whole explanation, shown without a stack. */
+export class UsageError extends Error {
+    constructor(message: string) {
+        super(message);
+        this.name = "UsageError";
+    }
+}
+
+/** The usage text of `npm start`. */
+export const START_USAGE = `Usage: npm start -- [options]
+
+Runs a whole outbox on this machine: DynamoDB Local and a local SNS -> SQS (fauxqs), a producer writing
+orders with their events in one transaction, the stream relay into the same publisher code the Lambda runs,
+the sweeper, and a consumer that deduplicates on the record id.
+
+Options:
+  --count <n>          orders to write, 1 to 1000000                          (default ${START_DEFAULTS.count})
+  --rate <n>           orders per second, 0 for as fast as possible            (default ${START_DEFAULTS.rate})
+  --keys <n>           ordering keys (customers), 0 for keyless orders         (default ${START_DEFAULTS.keys})
+  --expire-ratio <r>   share of orders written already expired (-> DLQ), 0..1  (default ${START_DEFAULTS.expireRatio})
+  --fail-rate <r>      share of SNS calls that fail, 0..0.9                    (default ${START_DEFAULTS.failRate})
+  --endpoint <url>     use this DynamoDB instead of starting DynamoDB Local (the demo table is deleted on exit)
+  --keep               stay up after the summary until Ctrl-C
+  --help               show this text
+
+The last line of the summary is: delivered <d>/<n> lost <l> duplicates <u> dlq <q>`;
+
+interface NumberRule {
+    readonly min: number;
+    readonly max: number;
+    readonly integer: boolean;
+    readonly allowed: string;
+    readonly example: string;
+}
+
+const NUMBER_FLAGS: Readonly<Record<string, { readonly key: "count" | "rate" | "keys" | "expireRatio" | "failRate"; readonly rule: NumberRule }>> = {
+    "--count": { key: "count", rule: { min: 1, max: 1_000_000, integer: true, allowed: "an integer from 1 to 1000000", example: "100" } },
+    "--rate": { key: "rate", rule: { min: 0, max: 100_000, integer: false, allowed: "a number of orders per second from 0 (as fast as possible) to 100000", example: "200" } },
+    "--keys": { key: "keys", rule: { min: 0, max: 100_000, integer: true, allowed: "an integer from 0 (keyless) to 100000", example: "8" } },
+    "--expire-ratio": { key: "expireRatio", rule: { min: 0, max: 1, integer: false, allowed: "a share from 0 to 1", example: "0.1" } },
+    "--fail-rate": { key: "failRate", rule: { min: 0, max: 0.9, integer: false, allowed: "a share from 0 to 0.9", example: "0.2" } },
+};
+
+function parseNumber(flag: string, raw: string, rule: NumberRule): number {
+    const value = raw.trim() === "" ? Number.NaN : Number(raw);
+    if (!Number.isFinite(value) || (rule.integer && !Number.isInteger(value)) || value < rule.min || value > rule.max) {
+        throw new UsageError(`${flag} is ${JSON.stringify(raw)}; expected ${rule.allowed}. Example: ${flag} ${rule.example}`);
+    }
+    return value;
+}
+
+function parseEndpoint(raw: string): string {
+    let url: URL | undefined;
+    try {
+        url = new URL(raw);
+    } catch {
+        url = undefined;
+    }
+    if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
+        throw new UsageError(`--endpoint is ${JSON.stringify(raw)}; expected an http(s) URL of a running DynamoDB, e.g. --endpoint http://127.0.0.1:8000`);
+    }
+    return raw.replace(/\/+$/, "");
+}
+
+/**
+ * Parse `npm start` flags (`--flag value` or `--flag=value`).
+ *
+ * @param argv - The arguments after the script name.
+ * @throws UsageError for an unknown flag, a missing value or a value out of range.
+ */
+export function parseStartArgs(argv: readonly string[]): StartOptions {
+    const out: { -readonly [K in keyof StartOptions]: StartOptions[K] } = { ...START_DEFAULTS };
+    const seen = new Set<string>();
+    for (let i = 0; i < argv.length; i += 1) {
+        const arg = argv[i]!;
+        const eq = arg.indexOf("=");
+        const flag = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
+        const inline = arg.startsWith("--") && eq > 0 ? arg.slice(eq + 1) : undefined;
+        if (seen.has(flag)) throw new UsageError(`${flag} is given twice; give it once`);
+        seen.add(flag);
+        if (flag === "--help" || flag === "-h") {
+            out.help = true;
+            continue;
+        }
+        if (flag === "--keep") {
+            if (inline !== undefined) throw new UsageError(`--keep takes no value (got ${JSON.stringify(inline)}); write just --keep`);
+            out.keep = true;
+            continue;
+        }
+        const numeric = NUMBER_FLAGS[flag];
+        if (numeric === undefined && flag !== "--endpoint") {
+            throw new UsageError(`unknown option ${JSON.stringify(arg)}; the options are ${[...Object.keys(NUMBER_FLAGS), "--endpoint", "--keep", "--help"].join(", ")} (see --help)`);
+        }
+        let value = inline;
+        if (value === undefined) {
+            const next = argv[i + 1];
+            if (next === undefined || (next.startsWith("--") && next.length > 2)) throw new UsageError(`${flag} needs a value, e.g. ${flag} ${numeric === undefined ? "http://127.0.0.1:8000" : numeric.rule.example}`);
+            value = next;
+            i += 1;
+        }
+        if (numeric === undefined) out.endpoint = parseEndpoint(value);
+        else out[numeric.key] = parseNumber(flag, value, numeric.rule);
+    }
+    if (out.keys > out.count) throw new UsageError(`--keys is ${out.keys} but --count is ${out.count}; use at most one ordering key per order`);
+    return out;
+}

@@ -1,0 +1,53 @@
+import * as assert from "node:assert/strict";
+import * as path from "node:path";
+import { OUTBOX_TYPE, Outbox } from "../../../components/outbox";
+
+describe("Outbox as a multi-language component", () => {
+    it("has the type token component hosting validates: <package name>:index:<class name>", () => {
+        const pkg = require(path.join(__dirname, "..", "..", "..", "package.json"));
+        assert.equal(OUTBOX_TYPE, `${pkg.name}:index:${Outbox.name}`);
+    });
+
+    it("passes Pulumi's component schema analyzer: args and outputs other languages can use", function () {
+        this.timeout(120000);
+        // Experimental API of @pulumi/pulumi (what `pulumi package add` runs to generate other languages' SDKs).
+        // eslint-disable-next-line @typescript-eslint/no-var-requires
+        const { Analyzer } = require("@pulumi/pulumi/provider/experimental/analyzer");
+        const root = path.join(__dirname, "..", "..", "..");
+        const pkg = require(path.join(root, "package.json"));
+        const { components, typeDefinitions } = new Analyzer(root, "dynamodb-outbox", pkg, new Set(["Outbox"])).analyze();
+        const outbox = components.Outbox;
+        assert.ok(outbox, "the analyzer found the Outbox component");
+        assert.deepEqual(Object.keys(outbox.outputs).sort(), [
+            "alarmArns",
+            "dlqArn",
+            "dlqUrl",
+            "publisherFunctionName",
+            "streamArn",
+            "sweeperFunctionName",
+            "tableArn",
+            "tableName",
+            "topicArn",
+            "writerPolicy",
+        ]);
+        assert.ok(Object.keys(outbox.inputs).includes("transform"));
+        assert.equal(outbox.inputs.maximumRetryAttempts.type, "number");
+        assert.equal(outbox.inputs.alarms.type, "boolean");
+        assert.ok(outbox.inputs.alarmThresholds, "alarmThresholds is an input");
+        assert.ok(outbox.inputs.alarmActions, "alarmActions is an input");
+        // The choices are enums other languages can name; a plain arg is `plain`, an Input arg takes an expression.
+        assert.equal(outbox.inputs.billingMode.$ref, "#/types/dynamodb-outbox:index:OutboxBillingMode");
+        assert.deepEqual(typeDefinitions.OutboxBillingMode.enum.map((e: { value: string }) => e.value), ["PAY_PER_REQUEST", "PROVISIONED"]);
+        assert.equal(outbox.inputs.logLevel.$ref, "#/types/dynamodb-outbox:index:OutboxLogLevel");
+        assert.deepEqual(typeDefinitions.OutboxLogLevel.enum.map((e: { value: string }) => e.value), ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"]);
+        const plain = Object.keys(outbox.inputs).filter((k) => outbox.inputs[k].plain === true).sort();
+        assert.deepEqual(plain, ["alarmThresholds", "alarms", "billingMode", "dashboard", "fifo", "importTableName", "transform"].filter((k) => k in outbox.inputs));
+        assert.deepEqual([outbox.inputs.alarmActions.type, outbox.inputs.alarmActions.items.type], ["array", "string"]);
+        // The analyzer writes a TSDoc {@link} as "[object Object]": the descriptions must do without.
+        const descriptions = [outbox.description, ...Object.values(outbox.inputs), ...Object.values(outbox.outputs), ...Object.values(typeDefinitions).filter((t: any) => /^Outbox/.test(t.name)).flatMap((t: any) => [t, ...Object.values(t.properties ?? {}), ...(t.enum ?? [])])]
+            .map((d: any) => (typeof d === "string" ? d : d?.description))
+            .filter((d): d is string => typeof d === "string");
+        assert.ok(descriptions.length > 40, `${descriptions.length} descriptions`);
+        assert.deepEqual(descriptions.filter((d) => d.includes("[object Object]")), []);
+    });
+});

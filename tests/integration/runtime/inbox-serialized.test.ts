@@ -1,0 +1,55 @@
+/**
+ * The inbox handler as Pulumi's `CallbackFunction` would ship it from this repository's own code: serialized by
+ * value (`pulumi.runtime.serializeFunction` with a factory, the classes rebuilt from their text), loaded as
+ * Lambda loads `__index.js` (sloppy mode), and run on DynamoDB Local. Code that serializes but then breaks in
+ * Lambda (class field initializers, `#private`, a captured module-level Map or Set: test-infra §7) fails here.
+ */
+import * as assert from "node:assert/strict";
+import * as pulumi from "@pulumi/pulumi";
+import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
+import { createInboxHandler, type InboxHandler } from "../../../runtime/inbox/handler";
+import { Inbox } from "../../../runtime/inbox/inbox";
+import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
+import { loadSerialized } from "../../support/serialized";
+import { createConsumerTable } from "../../support/runtime/table";
+
+describe("the inbox handler serialized by value, as CallbackFunction ships it", function () {
+    this.timeout(120_000);
+
+    it("loads and applies a message once, a duplicate changing nothing, a FIFO group held after a failure", async () => {
+        const ddb = await dynamoClient();
+        const table = await createConsumerTable(ddb, "inbox-serialized");
+        const endpoint = await dynamoEndpoint();
+        const region = LOCAL_REGION;
+        const credentials = { ...LOCAL_CREDENTIALS };
+        const factory = () => {
+            const inbox = new Inbox({ client: new DynamoDBClient({ endpoint, region, credentials }), consumer: "serialized", tableName: table });
+            return createInboxHandler({
+                inbox,
+                consume: (message) => {
+                    if ((message.payload as { fail?: boolean }).fail === true) throw new Error("refused");
+                    return [{ Update: { TableName: table, Key: { PK: { S: `EFFECT#${message.outboxId}` }, SK: { S: "META" } }, UpdateExpression: "ADD applied :one", ExpressionAttributeValues: { ":one": { N: "1" } } } }];
+                },
+                logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+            });
+        };
+        const serialized = await pulumi.runtime.serializeFunction(factory, { isFactoryFunction: true });
+        assert.match(serialized.text, /partitionPrefix: "INBOX#"/, "the inbox's code travels by value, not as a require of this repository");
+        const handler = loadSerialized<InboxHandler>(serialized.text);
+        assert.equal(typeof handler, "function");
+
+        const record = (messageId: string, outboxId: string, payload: unknown, groupId?: string) => ({
+            messageId,
+            body: JSON.stringify(payload),
+            attributes: { ApproximateReceiveCount: "1", ...(groupId !== undefined ? { MessageGroupId: groupId } : {}) },
+            messageAttributes: { "outbox.id": { stringValue: outboxId, dataType: "String" } },
+            eventSourceARN: `arn:aws:sqs:eu-west-1:111111111111:serialized${groupId !== undefined ? ".fifo" : ""}`,
+        });
+        assert.deepEqual(await handler({ Records: [record("m1", "s-1", {}), record("m2", "s-1", {})] }), { batchItemFailures: [] });
+        const effect = await ddb.send(new GetItemCommand({ TableName: table, Key: { PK: { S: "EFFECT#s-1" }, SK: { S: "META" } }, ConsistentRead: true }));
+        assert.equal(effect.Item?.applied?.N, "1");
+        const fifo = await handler({ Records: [record("f1", "s-f1", { fail: true }, "g"), record("f2", "s-f2", {}, "g"), record("h1", "s-h1", {}, "h")] });
+        assert.deepEqual(fifo.batchItemFailures.map((f) => f.itemIdentifier), ["f1", "f2"]);
+    });
+});

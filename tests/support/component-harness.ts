@@ -1,0 +1,73 @@
+/**
+ * Builds an Outbox under the shared mocks and waits until every child registration reached them.
+ * Give each test's outbox its own hyphen-free name, so `recordedNamed(name)` selects only its children.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import { Outbox, OutboxArgs } from "../../components/outbox";
+import { RecordedResource, recordedNamed } from "./pulumi-mocks";
+
+// Internal to @pulumi/pulumi (used by `disconnect`): resolves once the RPC queue, mocked registrations included, is drained.
+// eslint-disable-next-line @typescript-eslint/no-var-requires
+const settings = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
+
+/** Resolves once every registration made so far has reached the mocks. */
+export function waitForRPCs(): Promise<void> {
+    return settings.waitForRPCs();
+}
+
+/** An Outbox and its recorded children. */
+export interface BuiltOutbox {
+    readonly outbox: Outbox;
+    /** Every recorded resource whose name is the outbox's or starts with `<name>-`. */
+    readonly resources: RecordedResource[];
+    /** The one recorded child of `type`, optionally with the exact Pulumi `name`; fails if not exactly one. */
+    one(type: string, name?: string): RecordedResource;
+    /**
+     * The resource options each child was declared with, by Pulumi name. The mocks never see options, so a
+     * (legacy, in-process) `transformations` entry on the component records them as children are constructed.
+     */
+    readonly options: ReadonlyMap<string, pulumi.CustomResourceOptions>;
+}
+
+/** Declare `new Outbox(name, args)` and wait for all of its registrations. */
+export async function buildOutbox(name: string, args?: OutboxArgs): Promise<BuiltOutbox> {
+    const options = new Map<string, pulumi.CustomResourceOptions>();
+    const outbox = new Outbox(name, args, {
+        transformations: [
+            (child) => {
+                options.set(child.name, child.opts);
+                return undefined;
+            },
+        ],
+    });
+    await waitForRPCs();
+    const resources = recordedNamed(name);
+    return {
+        outbox,
+        resources,
+        options,
+        one(type: string, childName?: string): RecordedResource {
+            const found = resources.filter((r) => r.type === type && (childName === undefined || r.name === childName));
+            if (found.length !== 1) throw new Error(`expected one ${type}${childName ? ` named ${childName}` : ""} in ${name}, found ${found.length}`);
+            return found[0];
+        },
+    };
+}
+
+/** Resource type tokens of the children. */
+export const TYPE = {
+    outbox: "dynamodb-outbox:index:Outbox",
+    table: "aws:dynamodb/table:Table",
+    topic: "aws:sns/topic:Topic",
+    queue: "aws:sqs/queue:Queue",
+    fn: "aws:lambda/function:Function",
+    role: "aws:iam/role:Role",
+    logGroup: "aws:cloudwatch/logGroup:LogGroup",
+    mapping: "aws:lambda/eventSourceMapping:EventSourceMapping",
+    rule: "aws:cloudwatch/eventRule:EventRule",
+    target: "aws:cloudwatch/eventTarget:EventTarget",
+    permission: "aws:lambda/permission:Permission",
+    policyAttachment: "aws:iam/rolePolicyAttachment:RolePolicyAttachment",
+    alarm: "aws:cloudwatch/metricAlarm:MetricAlarm",
+    dashboard: "aws:cloudwatch/dashboard:Dashboard",
+} as const;

@@ -1,0 +1,488 @@
+/**
+ * One fault scenario, end to end on real parts where they exist: a fresh outbox table on DynamoDB Local with its
+ * real stream, the local event source mapping (Lambda's batching, rewind and retries) driving the real
+ * `createPublisher` handler, the real `createSweeper`, and the fault-injecting SNS test server (a fake, because no
+ * emulator fails a PublishBatch entry or accepts a message and then loses the answer). DynamoDB faults go through
+ * the fake client of `faulty-dynamodb.ts`, because DynamoDB Local never throttles or conflicts.
+ *
+ * Phases: write the planned messages (sequential transactions of 1–10 messages, the mapping consuming as they
+ * land) under the scenario's faults; drain the mapping; then recovery, as after an outage: faults off (poison
+ * messages stay poison), the relay clock moved past the stale-claim window and `sweepAfter`, and the sweeper run
+ * until no record is pending or claimed. Then the invariants.
+ */
+import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
+import { SNSClient } from "@aws-sdk/client-sns";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
+import { startSnsTestServer, type CallFaultRule, type EntryFaultRule, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
+import { startLocalEventSourceMapping, type LocalInvocationContext } from "../../../runtime/testing/event-source-mapping";
+import type { LambdaStreamEvent, LambdaStreamHandlerResult } from "../../../runtime/testing/stream-event";
+import type { Clock, Logger } from "../../../runtime/ports";
+import { createPublisher } from "../../../runtime/publisher";
+import { STATUS } from "../../../runtime/schema";
+import { createSweeper } from "../../../runtime/sweeper";
+import { OutboxWriter } from "../../../runtime/writer";
+import { isOutboxError } from "../../../runtime/errors";
+import type { NewOutboxRecord } from "../../../runtime/record/codec";
+import { OutboxStore } from "../../../runtime/store";
+import { dynamoClient, dynamoEndpoint } from "../dynamodb";
+import { createOutboxTable, scanRecords } from "../runtime/table";
+import { faultyDynamoClient, type DynamoFaultRates, type FaultyDynamoClient } from "./faulty-dynamodb";
+import { consumeOnInbox, consumerHolds, consumerLine, type ConsumerReport } from "./inbox-consumer";
+import { checkInvariants, type InvariantReport } from "./invariants";
+import { faultDice, seededRandom } from "./random";
+import { planMessages, transactions, type PlannedMessage } from "./workload";
+
+/** The faults of one scenario at injection rate `rate`. */
+export interface ScenarioFaults {
+    /** Whole-call SNS/SQS faults. @default [] */
+    readonly calls?: readonly CallFaultRule[];
+    /** PublishBatch entry faults. @default [] */
+    readonly entries?: readonly EntryFaultRule[];
+    /** DynamoDB faults on the publisher's and sweeper's client. @default none */
+    readonly dynamo?: DynamoFaultRates;
+    /**
+     * Probability, per 10 records an invocation carries (per sweep for the sweeper running during the run), that
+     * it is killed at a random terminal write, after publishing or dead-lettering. @default 0
+     */
+    readonly kill?: number;
+    /** Probability, per 10 records, that an invocation's answer rewinds to its first record, so the mapping redelivers the whole batch. @default 0 */
+    readonly redeliver?: number;
+    /** Probability that a stream record never reaches the publisher (trimmed after 24 h, or the mapping was disabled). @default 0 */
+    readonly streamLoss?: number;
+    /** Run the sweeper in a loop during the run, on the same records as the stream publisher. @default false */
+    readonly sweeperDuringRun?: boolean;
+    /** The `poison` scenario's writers and messages (see {@link PoisonMix}). @default undefined */
+    readonly poisonMix?: PoisonMix;
+}
+
+/** What the `poison` scenario adds on the writing side. */
+export interface PoisonMix {
+    /** A second writer, whose clock runs this many ms ahead, writes every other transaction. */
+    readonly writerSkewMs: number;
+    /** Probability, per transaction, that the app also tries to write a message reusing an id already written in another partition; every such write must be refused. */
+    readonly reuseRate: number;
+}
+
+/** A named scenario. */
+export interface ScenarioSpec {
+    /** Short name, printed. */
+    readonly name: string;
+    /** What it injects. */
+    readonly description: string;
+    /** The faults at injection rate `rate`. */
+    faults(rate: number): ScenarioFaults;
+}
+
+/** The outcome of one scenario. */
+export interface ScenarioResult extends InvariantReport {
+    /** The scenario name. */
+    readonly name: string;
+    /** Records left pending or claimed after recovery. */
+    readonly leftOver: number;
+    /** Faults injected: SNS/SQS calls and entries, DynamoDB faults, killed invocations, forced redeliveries, lost stream records. */
+    readonly injected: number;
+    /** Publisher invocations and sweeps killed between publishing and completing. */
+    readonly killed: number;
+    /** Handler invocations that re-delivered records. */
+    readonly mappingRetries: number;
+    /** Records the mapping gave up on after its retries (left to the sweeper). */
+    readonly mappingDiscarded: number;
+    /** Sweeper runs in the recovery phase. */
+    readonly recoverySweeps: number;
+    /** Writes that reused an id already held in another partition. */
+    readonly reuseAttempts: number;
+    /** Of those, writes the writer accepted (each one can be dropped by a FIFO topic or a consumer deduplicating on the id). */
+    readonly reuseAccepted: number;
+    /** The consumer on the inbox, fed what the topic accepted, with redeliveries injected: its effects counted. */
+    readonly consumer: ConsumerReport;
+}
+
+/** Options of {@link runScenario}. */
+export interface RunOptions {
+    /** Messages to write. */
+    readonly messages: number;
+    /** Fault injection rate, 0 to 1. */
+    readonly rate: number;
+    /** RNG seed. @default 7 */
+    readonly seed?: number;
+    /** The logger of the publisher, the sweeper, their store and the mapping. @default silentLogger */
+    readonly logger?: Logger;
+    /** Where the handlers' EMF metric lines go. @default dropped */
+    readonly writeMetrics?: (line: string) => void;
+}
+
+/** A clock that can be moved forward: `now()` is the wall clock plus an offset; `sleep` really waits. */
+interface OffsetClock extends Clock {
+    advance(ms: number): void;
+}
+
+function offsetClock(offsetMs = 0): OffsetClock {
+    let offset = offsetMs;
+    return {
+        now: () => Date.now() + offset,
+        sleep: (ms) => new Promise((resolve) => setTimeout(resolve, Math.min(ms, 50))),
+        advance: (ms) => {
+            offset += ms;
+        },
+    };
+}
+
+const STALE_CLAIM_MS = 30_000;
+const RECOVERY_STEP_MS = STALE_CLAIM_MS + 5_000;
+const MAX_PUBLISH_ATTEMPTS = 3;
+/**
+ * Recovery sweeps until nothing is left, or until this many sweeps in a row change nothing. A poisoned head holds
+ * its key for `maxPublishAttempts` sweeps before the DLQ takes it (one attempt per run), so a key holding several
+ * poison messages needs that many sweeps per message: the budget follows progress instead of a fixed count.
+ */
+const RECOVERY_SWEEPS_WITHOUT_PROGRESS = MAX_PUBLISH_ATTEMPTS + 2;
+/** A hard stop for the recovery loop, whatever the progress. */
+const MAX_RECOVERY_SWEEPS = 1_000;
+/**
+ * How long the run waits for the local mapping to drain the stream: a guard against a hung run, not a figure of
+ * the relay (that is `npm run bench`). It grows with the scenario's size, because DynamoDB Local's CPU, not the
+ * relay, sets the pace here, and a machine shared with other jobs slows it further: 60 ms per message, never
+ * under 600 s.
+ */
+function drainTimeoutMs(messages: number): number {
+    return Math.max(600_000, messages * 60);
+}
+
+function nonTerminal(records: readonly { status: string }[]): number {
+    return records.filter((r) => r.status !== STATUS.completed && r.status !== STATUS.expired).length;
+}
+
+/** An invocation's chances of a per-invocation fault: one per 10 records (a PublishBatch worth). */
+function perTenRecords(event: LambdaStreamEvent): number {
+    return Math.ceil(event.Records.length / 10);
+}
+
+/** Where the planned messages are written from. */
+interface Writers {
+    /** The application's writer. */
+    readonly writer: OutboxWriter;
+    /** With a poison mix: the second writer, its clock ahead, taking every other transaction. */
+    readonly skewed?: OutboxWriter;
+    /** With a poison mix: the store, for foreign rows (written as an older or a Go writer would). */
+    readonly store?: OutboxStore;
+    /** The topic, the foreign rows' address. */
+    readonly address: string;
+}
+
+/** A planned message as the store's Persist takes it: the row a Go writer leaves, characters unchecked. */
+function foreignRecord(p: PlannedMessage, address: string): NewOutboxRecord {
+    const m = p.message;
+    return {
+        partition: m.partition,
+        recordId: m.id,
+        bindingId: "sns",
+        address,
+        envelope: { id: m.id, subject: m.type, payload: JSON.stringify(m.payload), headers: { ...(m.headers ?? {}) }, expiresAt: m.expiresAt?.getTime() ?? 0 },
+        ...(m.orderingKey !== undefined ? { orderingKey: m.orderingKey } : {}),
+    };
+}
+
+/** Consecutive runs of one kind (foreign or not), in order. */
+function runsOf(tx: readonly PlannedMessage[]): PlannedMessage[][] {
+    const runs: PlannedMessage[][] = [];
+    for (const p of tx) {
+        const last = runs[runs.length - 1];
+        if (last !== undefined && (last[0]!.foreign === true) === (p.foreign === true)) last.push(p);
+        else runs.push([p]);
+    }
+    return runs;
+}
+
+/**
+ * Write every planned message in transactions, in plan order. With a poison mix: foreign rows go through the
+ * store, every other transaction through the skewed writer, and some transactions are followed by a write that
+ * reuses an earlier id (one this writer wrote, so guarded) in another partition, which must be refused.
+ */
+async function writeAll(writers: Writers, planned: readonly PlannedMessage[], random: () => number, mix: PoisonMix | undefined): Promise<{ attempts: number; accepted: number }> {
+    let attempts = 0;
+    let accepted = 0;
+    const written: PlannedMessage[] = [];
+    let n = 0;
+    for (const tx of transactions(planned, random)) {
+        const writer = writers.skewed !== undefined && n % 2 === 1 ? writers.skewed : writers.writer;
+        n += 1;
+        for (const run of runsOf(tx)) {
+            if (run[0]!.foreign === true && writers.store !== undefined) await writers.store.persist(run.map((p) => foreignRecord(p, writers.address)));
+            else await writer.write({ messages: run.map((p) => p.message) });
+        }
+        // Only ids the writer wrote can be guarded: a foreign row (no guard, as GoBridge writes) is invisible to it.
+        written.push(...tx.filter((p) => p.foreign !== true));
+        if (mix === undefined || random() >= mix.reuseRate || written.length === 0) continue;
+        const earlier = written[Math.floor(random() * written.length)]!;
+        attempts += 1;
+        try {
+            await writer.write({ messages: [{ id: earlier.message.id, partition: `REUSE#${attempts}`, type: "Reused", payload: { reuses: earlier.index } }] });
+            accepted += 1;
+        } catch (err) {
+            if (!isOutboxError(err, "INVALID_PAYLOAD")) throw err;
+        }
+    }
+    return { attempts, accepted };
+}
+
+/**
+ * Run one scenario and check its invariants.
+ *
+ * @param spec - The scenario.
+ * @param options - Scale, rate and seed.
+ */
+export async function runScenario(spec: ScenarioSpec, options: RunOptions): Promise<ScenarioResult> {
+    const seed = options.seed ?? 7;
+    const faults = spec.faults(options.rate);
+    const writeRandom = seededRandom(seed);
+    const random = seededRandom(seed + 3);
+    const ddb = await dynamoClient();
+    const streams = new DynamoDBStreamsClient({ endpoint: await dynamoEndpoint(), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const tableName = await createOutboxTable(ddb, `faults-${spec.name}`);
+    const server: SnsTestServer = await startSnsTestServer({ seed });
+    const topicArn = server.createTopic("events");
+    const dlqUrl = server.createQueue("outbox-dlq");
+    const sns = new SNSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    const sqs = new SQSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    // The relay's clock runs ahead of the writer's when the sweeper races the stream: every record is then already
+    // older than sweepAfter (1 s), so both paths go for the same records.
+    const relayClock = offsetClock(faults.sweeperDuringRun ? 2_000 : 0);
+    const writerClock = offsetClock(0);
+    const tag = spec.name.replace(/[^a-z0-9]/gi, "").slice(0, 12);
+    const planned = planMessages(tag, options.messages, writerClock.now(), { poisonMix: faults.poisonMix !== undefined });
+    const poisonIds = new Set(planned.filter((p) => p.poison).map((p) => p.message.id));
+    const poisonRule: EntryFaultRule = { code: "InvalidParameter", senderFault: true, message: "poison message (injected)", when: (e) => poisonIds.has(e.attributes["outbox.id"]?.stringValue ?? "") };
+    // Each rule decides by its own rate in `when`, from the scenario's RNG, so the faults it injects are counted
+    // (poison refusals are not faults: they are the message's own property).
+    let snsFaults = 0;
+    const faultRandom = seededRandom(seed + 4);
+    const counted = <R extends { readonly rate?: number; readonly when?: (...a: never[]) => boolean }>(rule: R): R => {
+        const dice = faultDice(rule.rate ?? 1, faultRandom);
+        return {
+            ...rule,
+            rate: undefined,
+            when: (...a: never[]) => {
+                const fire = (rule.when === undefined || rule.when(...a)) && dice();
+                if (fire) snsFaults += 1;
+                return fire;
+            },
+        };
+    };
+    server.setFaults({ calls: (faults.calls ?? []).map(counted), entries: [poisonRule, ...(faults.entries ?? []).map(counted)] });
+
+    let killCurrent: (() => void) | undefined;
+    let kills = 0;
+    const publisherDb: FaultyDynamoClient = faultyDynamoClient(ddb, faults.dynamo ?? {}, seed + 1, () => {
+        kills += 1;
+        killCurrent?.();
+    });
+    let killSweep: (() => void) | undefined;
+    const sweeperDb: FaultyDynamoClient = faultyDynamoClient(ddb, faults.dynamo ?? {}, seed + 2, () => {
+        kills += 1;
+        killSweep?.();
+    });
+    const common = {
+        sns,
+        sqs,
+        tableName,
+        topicArn,
+        dlqUrl,
+        clock: relayClock,
+        maxPublishAttempts: MAX_PUBLISH_ATTEMPTS,
+        writeMetrics: options.writeMetrics ?? (() => undefined),
+        ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    };
+    const publisher = createPublisher({ ...common, dynamodb: publisherDb });
+    const sweeper = createSweeper({ ...common, dynamodb: sweeperDb, sweepAfterSeconds: 1 });
+    let redeliveries = 0;
+    const killDice = faultDice(faults.kill ?? 0, random);
+    const sweepKillDice = faultDice(faults.kill ?? 0, random);
+    const redeliverDice = faultDice(faults.redeliver ?? 0, random);
+    const streamLossDice = faultDice(faults.streamLoss ?? 0, random);
+    let streamLosses = 0;
+    // Decided once per stream record, so a record the stream "lost" stays lost on every redelivery.
+    const lostRecords = new Set<string>();
+    const keptRecords = new Set<string>();
+    const survives = (sequenceNumber: string): boolean => {
+        if (keptRecords.has(sequenceNumber)) return true;
+        if (lostRecords.has(sequenceNumber)) return false;
+        const lost = streamLossDice();
+        (lost ? lostRecords : keptRecords).add(sequenceNumber);
+        if (lost) streamLosses += 1;
+        return !lost;
+    };
+
+    const handler = async (event: LambdaStreamEvent, context: LocalInvocationContext): Promise<LambdaStreamHandlerResult> => {
+        let kill: (reason: Error) => void = () => undefined;
+        const killed = new Promise<never>((_, reject) => {
+            kill = reject;
+        });
+        // The invocation dies with its completion write in flight: what it published stays published, what it
+        // had not completed stays pending or claimed.
+        killCurrent = () => kill(new Error("invocation killed between publishing and completing (injected)"));
+        publisherDb.armKill(killDice(perTenRecords(event)) ? 1 + Math.floor(random() * Math.min(10, event.Records.length)) : undefined);
+        try {
+            const delivered = faults.streamLoss === undefined ? event : { Records: event.Records.filter((r) => survives(r.dynamodb.SequenceNumber)) };
+            const out = await Promise.race([publisher(delivered, context), killed]);
+            // Whole-batch redelivery: rewinding to the first record is always allowed, whatever the handler reported.
+            if (event.Records.length > 0 && redeliverDice(perTenRecords(event))) {
+                redeliveries += 1;
+                return { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] };
+            }
+            return out;
+        } finally {
+            killCurrent = undefined;
+            publisherDb.armKill(undefined);
+        }
+    };
+
+    const mapping = await startLocalEventSourceMapping({
+        streamsClient: streams,
+        dynamodbClient: ddb,
+        tableName,
+        handler,
+        batchSize: 100,
+        pollIntervalMs: 5,
+        retryBackoffMs: 5,
+        maximumRetryAttempts: 10,
+        ...(options.logger !== undefined ? { logger: options.logger } : {}),
+    });
+
+    let sweeping = faults.sweeperDuringRun === true;
+    const sweepLoop = (async () => {
+        while (sweeping) {
+            const killed = new Promise<never>((_, reject) => {
+                killSweep = () => reject(new Error("sweeper killed between publishing and completing (injected)"));
+            });
+            // A killed sweep dies at a random terminal write; its claims come back after the stale-claim window.
+            sweeperDb.armKill(sweepKillDice() ? 1 + Math.floor(random() * 3) : undefined);
+            try {
+                await Promise.race([sweeper(), killed]);
+            } catch {
+                // A sweep that fails under injected faults is retried by the next one, as the schedule would.
+            } finally {
+                killSweep = undefined;
+                sweeperDb.armKill(undefined);
+            }
+            await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+    })();
+
+    let recoverySweeps = 0;
+    let leftOver = 0;
+    let reuse = { attempts: 0, accepted: 0 };
+    try {
+        const writer = new OutboxWriter({ client: ddb, tableName, clock: writerClock, address: topicArn });
+        const mix = faults.poisonMix;
+        const writers: Writers = {
+            writer,
+            address: topicArn,
+            ...(mix !== undefined
+                ? {
+                      skewed: new OutboxWriter({ client: ddb, tableName, clock: offsetClock(mix.writerSkewMs), address: topicArn }),
+                      store: new OutboxStore({ client: ddb, tableName, clock: writerClock }),
+                  }
+                : {}),
+        };
+        reuse = await writeAll(writers, planned, writeRandom, mix);
+        await mapping.drain({ timeoutMs: drainTimeoutMs(planned.length) });
+        sweeping = false;
+        await sweepLoop;
+        await mapping.stop();
+
+        // Recovery: the outage is over. Poison stays poison.
+        server.setFaults({ entries: [poisonRule] });
+        publisherDb.setEnabled(false);
+        sweeperDb.setEnabled(false);
+        let stalled = 0;
+        for (let before = Number.POSITIVE_INFINITY; recoverySweeps < MAX_RECOVERY_SWEEPS; recoverySweeps += 1) {
+            leftOver = nonTerminal(await scanRecords(ddb, tableName));
+            if (leftOver === 0) break;
+            stalled = leftOver < before ? 0 : stalled + 1;
+            if (stalled >= RECOVERY_SWEEPS_WITHOUT_PROGRESS) break;
+            before = Math.min(before, leftOver);
+            relayClock.advance(RECOVERY_STEP_MS);
+            await sweeper();
+        }
+        leftOver = nonTerminal(await scanRecords(ddb, tableName));
+    } finally {
+        sweeping = false;
+        await sweepLoop;
+        await mapping.stop();
+        streams.destroy();
+    }
+
+    const topic = server.topicMessages(topicArn).map((m) => ({ id: m.attributes["outbox.id"]?.stringValue ?? "" }));
+    const dlq = server.queueMessages(dlqUrl).map((m) => {
+        const body = JSON.parse(m.body) as { recordId?: string; reason?: string };
+        return { id: String(body.recordId), reason: String(body.reason) };
+    });
+    const report = checkInvariants(planned, topic, dlq);
+    const stats = mapping.stats();
+    const dynamoInjected = [publisherDb, sweeperDb].reduce((sum, c) => sum + c.counts.throttle + c.counts.conflict + c.counts.lostAnswer + c.counts.unprocessed, 0);
+    let consumer: ConsumerReport;
+    try {
+        consumer = await consumeOnInbox(ddb, server.topicMessages(topicArn), { rate: options.rate, seed, tag, ...(options.logger !== undefined ? { logger: options.logger } : {}) });
+    } finally {
+        sns.destroy();
+        sqs.destroy();
+        await server.stop();
+    }
+    return {
+        ...report,
+        name: spec.name,
+        leftOver,
+        injected: snsFaults + dynamoInjected + kills + redeliveries + streamLosses,
+        killed: kills,
+        mappingRetries: stats.retries,
+        mappingDiscarded: stats.recordsDiscarded,
+        recoverySweeps,
+        reuseAttempts: reuse.attempts,
+        reuseAccepted: reuse.accepted,
+        consumer,
+    };
+}
+
+/** Whether a result meets every invariant, the inbox consumer's exactly-once included. */
+export function holds(r: ScenarioResult): boolean {
+    return consumerHolds(r.consumer) && r.lost === 0 && r.inversions === 0 && r.leftOver === 0 && r.reuseAccepted === 0 && r.dlqUnexpected.length === 0 && r.dlqMissing.length === 0 && r.publishedButDeadLettered.length === 0 && r.wrongReason.length === 0;
+}
+
+/** One line per scenario. */
+export function scenarioLine(r: ScenarioResult): string {
+    const problems = [
+        r.lostIds.length > 0 ? `lost-ids ${r.lostIds.join(",")}` : "",
+        r.leftOver > 0 ? `left-over ${r.leftOver}` : "",
+        r.dlqUnexpected.length > 0 ? `dlq-unexpected ${r.dlqUnexpected.join(",")}` : "",
+        r.dlqMissing.length > 0 ? `dlq-missing ${r.dlqMissing.join(",")}` : "",
+        r.publishedButDeadLettered.length > 0 ? `published-and-dead-lettered ${r.publishedButDeadLettered.join(",")}` : "",
+        r.wrongReason.length > 0 ? `wrong-reason ${r.wrongReason.join(",")}` : "",
+        r.reuseAccepted > 0 ? `reused-ids-accepted ${r.reuseAccepted}` : "",
+    ].filter((p) => p !== "");
+    return (
+        `scenario ${r.name}: messages ${r.messages} lost ${r.lost} inversions ${r.inversions} duplicates ${r.duplicates} ` +
+        `injected ${r.injected} killed ${r.killed} mapping-retries ${r.mappingRetries} mapping-discarded ${r.mappingDiscarded} recovery-sweeps ${r.recoverySweeps}` +
+        (r.reuseAttempts > 0 ? ` reused-ids ${r.reuseAttempts - r.reuseAccepted}/${r.reuseAttempts}-refused` : "") +
+        (problems.length > 0 ? ` PROBLEMS ${problems.join("; ")}` : "") +
+        `; ${consumerLine(r.consumer)}`
+    );
+}
+
+/** The summary line: exactly `scenarios <s> messages <n> lost <l> inversions <i> duplicates <d>`. */
+export function summaryLine(results: readonly ScenarioResult[]): string {
+    const sum = (f: (r: ScenarioResult) => number) => results.reduce((s, r) => s + f(r), 0);
+    return `scenarios ${results.length} messages ${sum((r) => r.messages)} lost ${sum((r) => r.lost)} inversions ${sum((r) => r.inversions)} duplicates ${sum((r) => r.duplicates)}`;
+}
+
+/**
+ * The inbox consumer's summary over the scenarios: `inbox effects <n> applied-once <n> applied-twice <t>
+ * never-applied <m> deliveries <d> redelivered <r> poison <p>/<q>-dead-lettered`.
+ */
+export function inboxSummaryLine(results: readonly ScenarioResult[]): string {
+    const sum = (f: (c: ConsumerReport) => number) => results.reduce((s, r) => s + f(r.consumer), 0);
+    return (
+        `inbox effects ${sum((c) => c.expected)} applied-once ${sum((c) => c.appliedOnce)} applied-twice ${sum((c) => c.appliedTwice.length)} never-applied ${sum((c) => c.missing.length)} ` +
+        `deliveries ${sum((c) => c.deliveries)} redelivered ${sum((c) => c.redelivered)} poison ${sum((c) => c.poisonDeadLettered)}/${sum((c) => c.poison)}-dead-lettered`
+    );
+}

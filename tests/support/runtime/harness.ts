@@ -1,0 +1,174 @@
+/**
+ * One publisher test's world: a fresh outbox table on the shared DynamoDB Local (stream on), the
+ * fault-injecting SNS test server with a topic and a DLQ queue, real SDK clients on both, a writer, a
+ * hand-driven clock, and the table's real stream records in Lambda's event shape.
+ */
+import { DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
+import { SNSClient } from "@aws-sdk/client-sns";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
+import { startSnsTestServer, type FaultPlan, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
+import { matchesFilterPattern, type FilterPattern } from "../../../runtime/testing/filter-pattern";
+import { toLambdaStreamRecord, type LambdaStreamEvent, type LambdaStreamRecord } from "../../../runtime/testing/stream-event";
+import type { Clock } from "../../../runtime/ports";
+import { createPublisher, type PublisherConfig, type PublisherHandler } from "../../../runtime/publisher";
+import type { OutboxRecord } from "../../../runtime/record/codec";
+import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
+import { OutboxWriter } from "../../../runtime/writer";
+import { dynamoClient } from "../dynamodb";
+import { streamsClient } from "../stream-table";
+import { createOutboxTable, scanItems, scanRecords, sparseIndexCounts } from "./table";
+
+/** A clock the test moves by hand; `sleep` advances it instead of waiting. */
+export interface ManualClock extends Clock {
+    /** Move time forward. */
+    advance(ms: number): void;
+}
+
+/** A manual clock starting at `startMs`. */
+export function manualClock(startMs = Date.now()): ManualClock {
+    let now = startMs;
+    return {
+        now: () => now,
+        sleep: async (ms) => {
+            now += ms;
+        },
+        advance: (ms) => {
+            now += ms;
+        },
+    };
+}
+
+/** The world of one test. */
+export interface Harness {
+    readonly ddb: DynamoDBClient;
+    readonly streams: DynamoDBStreamsClient;
+    readonly tableName: string;
+    readonly server: SnsTestServer;
+    readonly sns: SNSClient;
+    readonly sqs: SQSClient;
+    readonly topicArn: string;
+    readonly dlqUrl: string;
+    readonly clock: ManualClock;
+    readonly writer: OutboxWriter;
+    /** EMF lines written by handlers made with {@link Harness.publisher}. */
+    readonly metricLines: string[];
+    /** A publisher on this world; `overrides` replace any setting. */
+    publisher(overrides?: Partial<PublisherConfig>): PublisherHandler;
+    /** The common config of handlers on this world. */
+    config(overrides?: Partial<PublisherConfig>): PublisherConfig;
+    /** Every stream record written so far that passes the component's filter, in shard order, in Lambda's shape. */
+    streamEvent(): Promise<LambdaStreamEvent>;
+    /** Every stream record written so far, unfiltered, in shard order, in Lambda's shape. */
+    streamRecords(): Promise<LambdaStreamRecord[]>;
+    /** Every outbox record in the table, decoded (consistent scan). */
+    records(): Promise<OutboxRecord[]>;
+    /** Raw items (consistent scan). */
+    items(): Promise<Record<string, import("@aws-sdk/client-dynamodb").AttributeValue>[]>;
+    /** How many items ClaimIndex and ExpiryIndex hold. */
+    indexCounts(): Promise<{ claim: number; expiry: number }>;
+    /** Messages accepted on the topic, in order. */
+    published(): { id: string; body: string; attributes: Record<string, string>; groupId?: string; dedupId?: string }[];
+    /** Messages in the DLQ, with their bodies parsed. */
+    deadLetters(): { reason: string; recordId: string; body: Record<string, unknown> }[];
+    /** Stop the SNS server and clients. */
+    close(): Promise<void>;
+}
+
+/** Options of {@link createHarness}. */
+export interface HarnessOptions {
+    /** Make the topic FIFO. @default false */
+    readonly fifo?: boolean;
+    /** Faults from the start. @default none */
+    readonly faults?: FaultPlan;
+}
+
+/** Build a test world. */
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
+    const ddb = await dynamoClient();
+    const streams = await streamsClient();
+    const tableName = await createOutboxTable(ddb, "pub");
+    const server = await startSnsTestServer({ seed: 11, ...(options.faults ? { faults: options.faults } : {}) });
+    const topicArn = server.createTopic(options.fifo ? "events.fifo" : "events");
+    const dlqUrl = server.createQueue("outbox-dlq");
+    const sns = new SNSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    const sqs = new SQSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    const clock = manualClock();
+    const writer = new OutboxWriter({ client: ddb, tableName, clock, address: topicArn });
+    const metricLines: string[] = [];
+    const streamArn = (await ddb.send(new DescribeTableCommand({ TableName: tableName }))).Table?.LatestStreamArn ?? "";
+
+    const config = (overrides: Partial<PublisherConfig> = {}): PublisherConfig => ({
+        dynamodb: ddb,
+        sns,
+        sqs,
+        tableName,
+        topicArn,
+        dlqUrl,
+        fifo: options.fifo ?? false,
+        clock,
+        writeMetrics: (line) => metricLines.push(line),
+        ...overrides,
+    });
+
+    /** Every stream record of the table so far, unfiltered, in shard order. */
+    async function streamRecords(): Promise<LambdaStreamRecord[]> {
+        const shards = (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? [];
+        const records: LambdaStreamRecord[] = [];
+        for (const shard of shards) {
+            let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: "TRIM_HORIZON" }))).ShardIterator;
+            for (let polls = 0; iterator && polls < 50; polls += 1) {
+                const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
+                for (const r of page.Records ?? []) records.push(toLambdaStreamRecord(r, streamArn));
+                if ((page.Records ?? []).length === 0) break;
+                iterator = page.NextShardIterator;
+            }
+        }
+        records.sort((a, b) => (BigInt(a.dynamodb.SequenceNumber) < BigInt(b.dynamodb.SequenceNumber) ? -1 : 1));
+        return records;
+    }
+
+    return {
+        ddb,
+        streams,
+        tableName,
+        server,
+        sns,
+        sqs,
+        topicArn,
+        dlqUrl,
+        clock,
+        writer,
+        metricLines,
+        config,
+        publisher: (overrides) => createPublisher(config(overrides)),
+        async streamEvent() {
+            return { Records: (await streamRecords()).filter((r) => matchesFilterPattern(STREAM_FILTER_PATTERN as unknown as FilterPattern, r)) };
+        },
+        streamRecords,
+        records: () => scanRecords(ddb, tableName),
+        items: () => scanItems(ddb, tableName),
+        indexCounts: () => sparseIndexCounts(ddb, tableName),
+        published() {
+            return server.topicMessages(topicArn).map((m) => ({
+                id: m.attributes["outbox.id"]?.stringValue ?? "",
+                body: m.body,
+                attributes: Object.fromEntries(Object.entries(m.attributes).map(([k, v]) => [k, v.stringValue ?? ""])),
+                ...(m.messageGroupId !== undefined ? { groupId: m.messageGroupId } : {}),
+                ...(m.messageDeduplicationId !== undefined ? { dedupId: m.messageDeduplicationId } : {}),
+            }));
+        },
+        deadLetters() {
+            return server.queueMessages(dlqUrl).map((m) => {
+                const body = JSON.parse(m.body) as Record<string, unknown>;
+                return { reason: String(body.reason), recordId: String(body.recordId), body };
+            });
+        },
+        async close() {
+            sns.destroy();
+            sqs.destroy();
+            await server.stop();
+        },
+    };
+}

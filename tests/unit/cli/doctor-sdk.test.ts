@@ -1,0 +1,104 @@
+/**
+ * `doctor`'s Lambda, EventBridge and CloudWatch ports built from the real SDK clients, which are dependencies of this
+ * package. No emulator serves those three services, so a local HTTP server stands in for them: it answers the one
+ * call each port makes in the service's own wire protocol, and records what the clients sent.
+ */
+import * as assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { DOCTOR_PACKAGES, loadDoctorAws } from "../../../cli/doctor/aws";
+
+interface Seen {
+    readonly method: string;
+    readonly path: string;
+    readonly target: string;
+    readonly body: string;
+}
+
+async function read(req: IncomingMessage): Promise<string> {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    return Buffer.concat(chunks).toString("latin1");
+}
+
+describe("doctor's SDK clients (real @aws-sdk packages, a local HTTP stand-in)", function () {
+    let server: Server;
+    let endpoint = "";
+    const seen: Seen[] = [];
+
+    before(async function () {
+        server = createServer((req, res) => {
+            void read(req).then((body) => {
+                const target = String(req.headers["x-amz-target"] ?? "");
+                seen.push({ method: req.method ?? "", path: req.url ?? "", target, body });
+                if ((req.url ?? "").startsWith("/2015-03-31/event-source-mappings")) {
+                    res.writeHead(200, { "content-type": "application/json" });
+                    res.end(JSON.stringify({ EventSourceMappings: [{ UUID: "m-1", State: "Enabled", StartingPosition: "TRIM_HORIZON" }] }));
+                } else if (target === "AWSEvents.ListRuleNamesByTarget") {
+                    res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
+                    res.end(JSON.stringify({ RuleNames: ["orders-sweeper-schedule"] }));
+                } else if (target === "AWSEvents.DescribeRule") {
+                    res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
+                    res.end(JSON.stringify({ Name: "orders-sweeper-schedule", State: "ENABLED", ScheduleExpression: "rate(1 minute)" }));
+                } else if (target === "GraniteServiceVersion20100801.GetMetricStatistics") {
+                    res.writeHead(200, { "content-type": "application/x-amz-json-1.0" });
+                    res.end(JSON.stringify({ Label: "IteratorAge", Datapoints: [{ Maximum: 1234, Unit: "Milliseconds" }] }));
+                } else {
+                    res.writeHead(400, { "content-type": "application/json" });
+                    res.end(JSON.stringify({ __type: "UnknownOperation", message: `no stand-in for ${req.method} ${req.url} ${target}` }));
+                }
+            });
+        });
+        await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+        endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+
+    after(async function () {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    it("every SDK client doctor needs is installed with the package: no check is skipped for a missing client", function () {
+        const aws = loadDoctorAws({ region: "eu-west-1", credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret" }, endpoint });
+        try {
+            for (const [name, port] of Object.entries({ lambda: aws.lambda, eventBridge: aws.eventBridge, cloudWatch: aws.cloudWatch })) {
+                assert.ok("port" in port, `${name}: ${"missing" in port ? `missing ${port.missing}` : ""}`);
+            }
+            const pkg = require("../../../package.json") as { dependencies: Record<string, string> };
+            for (const name of Object.values(DOCTOR_PACKAGES)) assert.ok(pkg.dependencies[name], `${name} is a dependency`);
+        } finally {
+            aws.destroy();
+        }
+    });
+
+    it("each port sends its call in the service's protocol and reads the answer", async function () {
+        const aws = loadDoctorAws({ region: "eu-west-1", credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret" }, endpoint });
+        try {
+            assert.ok("port" in aws.lambda && "port" in aws.eventBridge && "port" in aws.cloudWatch);
+            const mappings = await aws.lambda.port.listEventSourceMappings({ FunctionName: "orders-publisher" });
+            assert.deepEqual(mappings.EventSourceMappings?.map((m) => [m.UUID, m.State, m.StartingPosition]), [["m-1", "Enabled", "TRIM_HORIZON"]]);
+            const rules = await aws.eventBridge.port.listRuleNamesByTarget({ TargetArn: "arn:aws:lambda:eu-west-1:123456789012:function:orders-sweeper" });
+            assert.deepEqual(rules.RuleNames, ["orders-sweeper-schedule"]);
+            const rule = await aws.eventBridge.port.describeRule({ Name: "orders-sweeper-schedule" });
+            assert.equal(rule.State, "ENABLED");
+            const now = new Date("2026-12-01T00:00:00Z");
+            const stats = await aws.cloudWatch.port.getMetricStatistics({
+                Namespace: "AWS/Lambda",
+                MetricName: "IteratorAge",
+                Dimensions: [{ Name: "FunctionName", Value: "orders-publisher" }],
+                StartTime: new Date(now.getTime() - 900_000),
+                EndTime: now,
+                Period: 300,
+                Statistics: ["Maximum"],
+            });
+            assert.deepEqual(stats.Datapoints?.map((d) => d.Maximum), [1234]);
+
+            assert.match(seen.find((s) => s.path.startsWith("/2015-03-31/event-source-mappings"))?.path ?? "", /FunctionName=orders-publisher/);
+            assert.match(seen.find((s) => s.target === "AWSEvents.ListRuleNamesByTarget")?.body ?? "", /"TargetArn":"arn:aws:lambda:eu-west-1:123456789012:function:orders-sweeper"/);
+            const cw = seen.find((s) => s.target === "GraniteServiceVersion20100801.GetMetricStatistics");
+            assert.ok(cw, "CloudWatch was called");
+            assert.match(cw.body, /IteratorAge/);
+        } finally {
+            aws.destroy();
+        }
+    });
+});
