@@ -479,7 +479,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     })();
 
     let recoverySweeps = 0;
-    let leftOver = 0;
+    let leftOver: number;
     let reuse: Written = { attempts: 0, accepted: 0, refused: new Set() };
     let stuck: StuckItem[] = [];
     let census: DueCensus | undefined;
