@@ -191,20 +191,11 @@ function requireClient(name: string, value: unknown): void {
 }
 
 /**
- * Validate a {@link PublisherConfig} and fill its defaults. Shared with the sweeper.
+ * The topic ARN and the DLQ URL have their shapes, and `fifo` matches the topic; returns `fifo`.
  *
- * @param config - The handler configuration.
- * @param who - The factory's name, for error messages (`createPublisher`, `createSweeper`).
- * @throws OutboxError `INVALID_CONFIG` naming the setting, the bad value and what is allowed.
+ * @throws OutboxError `INVALID_CONFIG` naming the setting, the bad value and the fix.
  */
-export function resolveDeliveryConfig(config: PublisherConfig, who: string): ResolvedDeliveryConfig {
-    if (config === null || typeof config !== "object") throw new OutboxError("INVALID_CONFIG", `${who}: config must be an object`);
-    requireClient(`${who}: dynamodb`, config.dynamodb);
-    requireClient(`${who}: sns`, config.sns);
-    requireClient(`${who}: sqs`, config.sqs);
-    requireText(`${who}: tableName`, config.tableName);
-    requireText(`${who}: topicArn`, config.topicArn);
-    requireText(`${who}: dlqUrl`, config.dlqUrl);
+function checkedDestinations(config: PublisherConfig, who: string): boolean {
     if (!isTopicArn(config.topicArn)) {
         throw new OutboxError("INVALID_CONFIG", `${who}: topicArn is ${JSON.stringify(config.topicArn)}; expected an SNS topic ARN, ${TOPIC_ARN_SHAPE}; pass the topic's arn (not its name)`, {
             context: { topicArn: config.topicArn },
@@ -225,6 +216,25 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
             `${who}: fifo is ${fifo} but topicArn ${config.topicArn} ${fifo ? "is not" : "is"} a FIFO topic (a name ending in .fifo); set fifo to ${!fifo}, or point topicArn at the matching topic`,
         );
     }
+    return fifo;
+}
+
+/**
+ * Validate a {@link PublisherConfig} and fill its defaults. Shared with the sweeper.
+ *
+ * @param config - The handler configuration.
+ * @param who - The factory's name, for error messages (`createPublisher`, `createSweeper`).
+ * @throws OutboxError `INVALID_CONFIG` naming the setting, the bad value and what is allowed.
+ */
+export function resolveDeliveryConfig(config: PublisherConfig, who: string): ResolvedDeliveryConfig {
+    if (config === null || typeof config !== "object") throw new OutboxError("INVALID_CONFIG", `${who}: config must be an object`);
+    requireClient(`${who}: dynamodb`, config.dynamodb);
+    requireClient(`${who}: sns`, config.sns);
+    requireClient(`${who}: sqs`, config.sqs);
+    requireText(`${who}: tableName`, config.tableName);
+    requireText(`${who}: topicArn`, config.topicArn);
+    requireText(`${who}: dlqUrl`, config.dlqUrl);
+    const fifo = checkedDestinations(config, who);
     const clock = config.clock ?? systemClock;
     const logger = config.logger ?? silentLogger;
     const completionGraceSeconds = integerIn(who, "completionGraceSeconds", config.completionGraceSeconds, HANDLER_LIMITS.completionGraceSeconds);
