@@ -370,8 +370,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     })();
 
     let recoverySweeps = 0;
-    let leftOver = 0;
-    let reuse = { attempts: 0, accepted: 0 };
+    let leftOver: number;
+    let reuse: { attempts: number; accepted: number };
     try {
         const writer = new OutboxWriter({ client: ddb, tableName, clock: writerClock, address: topicArn });
         const mix = faults.poisonMix;
