@@ -20,7 +20,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import * as http from "node:http";
 import type { Socket } from "node:net";
-import { seededRandom } from "./seeded-random";
+import { seededRandom } from "../seeded-random";
 
 /** A message attribute as recorded. */
 export interface RecordedAttribute {
