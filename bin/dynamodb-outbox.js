@@ -14,6 +14,7 @@ function loadEntry() {
     if (!fs.existsSync(source)) return require("../dist/bin/dynamodb-outbox.js");
     let tsNode;
     try {
+        // eslint-disable-next-line import-x/no-extraneous-dependencies -- only a checkout runs the sources; an install runs dist/
         tsNode = require("ts-node");
     } catch (err) {
         process.stderr.write(`dynamodb-outbox: running from the TypeScript sources needs ts-node (${err.message}); install it (npm install ts-node typescript) or build the package (npm run build) and run the installed package\n`);

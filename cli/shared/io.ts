@@ -7,6 +7,7 @@
 import { isOutboxError } from "../../runtime/errors";
 import type { Clock } from "../../runtime/ports";
 import { systemClock } from "../../runtime/ports";
+// eslint-disable-next-line import-x/no-restricted-paths -- type-only; CliIo carries doctor's port factory: to move into cli/shared/
 import type { DoctorAws, DoctorAwsConfig } from "../doctor/aws";
 import { explainFailure } from "./failure";
 

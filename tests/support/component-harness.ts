@@ -7,7 +7,7 @@ import { Outbox, OutboxArgs } from "../../components/outbox";
 import { RecordedResource, recordedNamed } from "./pulumi-mocks";
 
 // Internal to @pulumi/pulumi (used by `disconnect`): resolves once the RPC queue, mocked registrations included, is drained.
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const settings = require("@pulumi/pulumi/runtime/settings") as { waitForRPCs(): Promise<void> };
 
 /** Resolves once every registration made so far has reached the mocks. */

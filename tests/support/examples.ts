@@ -36,7 +36,7 @@ export interface ProgramUse {
 }
 
 // js-yaml ships no types here; only `load` is used.
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const yaml = require("js-yaml") as { load(text: string): unknown };
 
 function kindOf(value: unknown): ValueKind {

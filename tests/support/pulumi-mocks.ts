@@ -134,7 +134,7 @@ interface RegisterResourceRequest {
  * dependencies; the registration request carries them, and the monitor calls `newResource` synchronously at the
  * start of `registerResource`, so the request is kept at hand for it.
  */
-// eslint-disable-next-line @typescript-eslint/no-var-requires
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const monitor = (require("@pulumi/pulumi/runtime/settings") as { getMonitor(): any }).getMonitor() as {
     registerResource(request: RegisterResourceRequest, callback: unknown): unknown;
     newUrn(parent: string | undefined, type: string, name: string): string;

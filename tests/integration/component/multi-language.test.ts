@@ -4,6 +4,7 @@ import { OUTBOX_TYPE, Outbox } from "../../../components/outbox";
 
 describe("Outbox as a multi-language component", () => {
     it("has the type token component hosting validates: <package name>:index:<class name>", () => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- JSON by a computed path
         const pkg = require(path.join(__dirname, "..", "..", "..", "package.json"));
         assert.equal(OUTBOX_TYPE, `${pkg.name}:index:${Outbox.name}`);
     });
@@ -11,9 +12,10 @@ describe("Outbox as a multi-language component", () => {
     it("passes Pulumi's component schema analyzer: args and outputs other languages can use", function () {
         this.timeout(120000);
         // Experimental API of @pulumi/pulumi (what `pulumi package add` runs to generate other languages' SDKs).
-        // eslint-disable-next-line @typescript-eslint/no-var-requires
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const { Analyzer } = require("@pulumi/pulumi/provider/experimental/analyzer");
         const root = path.join(__dirname, "..", "..", "..");
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- JSON by a computed path
         const pkg = require(path.join(root, "package.json"));
         const { components, typeDefinitions } = new Analyzer(root, "dynamodb-outbox", pkg, new Set(["Outbox"])).analyze();
         const outbox = components.Outbox;

@@ -43,6 +43,17 @@ describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)
             assert.equal(c.markers, c.expected, `one marker per event: ${line}`);
             assert.equal(c.poisonDeadLettered, c.poison, `every poison message reached the consumer's DLQ: ${line}`);
             assert.equal(c.leftInQueue, 0, `the consumer's queue emptied: ${line}`);
+            if (spec.faults(scale.rate).skewMix === undefined) return;
+            const k = r.skew!;
+            assert.ok(k.refusedWrites > 0, `the correct writer's keyed writes behind a FENCE hours ahead were refused: ${line}`);
+            assert.deepEqual([k.refusedUnexpected, k.refusalsMissed], [[], []], `exactly the planned writes were refused: ${line}`);
+            assert.deepEqual(k.refusedFound, [], `a refused write is nowhere (topic, DLQ, table): ${line}`);
+            assert.ok(k.stuckPartitions > k.maxPartitionsPerRun, `more stuck partitions than maxPartitionsPerRun: ${line}`);
+            assert.deepEqual([k.stuckChanged, k.stuckDelivered], [[], []], `the stuck items are as planted, none delivered: ${line}`);
+            assert.ok(k.emptyStatusRows > 0 && k.fastRecords > 0, `rows with status "" and records stamped ahead were written: ${line}`);
+            assert.ok(k.census !== undefined && k.census.stampedAhead > 0 && k.sweptPartitions > 0, `the sweeper had healthy partitions to deliver, records stamped ahead among them: ${line}`);
+            assert.deepEqual(k.undelivered, [], `the sweeper delivered every healthy partition: ${line}`);
+            assert.ok(k.runsToDeliver <= k.bound, `within ⌈N / maxPartitionsPerRun⌉ runs (+ the runs until the last record is due): ${line}`);
         });
     });
 });

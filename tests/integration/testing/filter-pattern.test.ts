@@ -110,7 +110,7 @@ describe("local filter pattern matcher", () => {
             ["a leaf that is not an array", { eventName: "INSERT" }, /at eventName: a pattern value must be an object or an array.*write \["x"\], not "x"/],
             ["an empty leaf array", { eventName: [] }, /at eventName: a leaf array must hold at least one alternative/],
             ["an unsupported operator", { dynamodb: { SizeBytes: [{ numeric: [">", 1] }] } }, /at dynamodb\.SizeBytes: operator "numeric" is not supported.*supported: prefix, suffix, equals-ignore-case, anything-but, exists/],
-            ["\$or", { $or: [{ eventName: ["INSERT"] }] }, /at \$or: "\$or" is not supported/],
+            ["$or", { $or: [{ eventName: ["INSERT"] }] }, /at \$or: "\$or" is not supported/],
             ["prefix on a number", { eventName: [{ prefix: 1 }] }, /"prefix" takes a string \(got \{"prefix":1\}\)/],
             ["exists with a string", { eventName: [{ exists: "yes" }] }, /"exists" takes true or false/],
             ["two operators in one object", { eventName: [{ prefix: "a", suffix: "b" }] }, /exactly one key/],

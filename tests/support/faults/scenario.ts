@@ -10,27 +10,30 @@
  * messages stay poison), the relay clock moved past the stale-claim window and `sweepAfter`, and the sweeper run
  * until no record is pending or claimed. Then the invariants.
  */
+import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startSnsTestServer, type CallFaultRule, type EntryFaultRule, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
 import { startLocalEventSourceMapping, type LocalInvocationContext } from "../../../runtime/testing/event-source-mapping";
-import type { LambdaStreamEvent, LambdaStreamHandlerResult } from "../../../runtime/testing/stream-event";
+import type { LambdaAttributeMap, LambdaStreamEvent, LambdaStreamHandlerResult } from "../../../runtime/testing/stream-event";
 import type { Clock, Logger } from "../../../runtime/ports";
 import { createPublisher } from "../../../runtime/publisher";
-import { STATUS } from "../../../runtime/schema";
+import { ATTR, STATUS } from "../../../runtime/schema";
 import { createSweeper } from "../../../runtime/sweeper";
+import { HANDLER_LIMITS } from "../../../runtime/limits";
 import { OutboxWriter } from "../../../runtime/writer";
 import { isOutboxError } from "../../../runtime/errors";
 import type { NewOutboxRecord } from "../../../runtime/record/codec";
 import { OutboxStore } from "../../../runtime/store";
 import { dynamoClient, dynamoEndpoint } from "../dynamodb";
-import { createOutboxTable, scanRecords } from "../runtime/table";
+import { createOutboxTable, scanItems, scanRecordItems } from "../runtime/table";
 import { faultyDynamoClient, type DynamoFaultRates, type FaultyDynamoClient } from "./faulty-dynamodb";
 import { consumeOnInbox, consumerHolds, consumerLine, type ConsumerReport } from "./inbox-consumer";
 import { checkInvariants, type InvariantReport } from "./invariants";
 import { faultDice, seededRandom } from "./random";
+import { DeliveryTracker, dueCensus, fixedStreamLoss, isClockSkewRefusal, plantStuckPartitions, putEmptyStatusRows, stuckChanges, type DueCensus, type SkewMix, type StuckItem } from "./skew";
 import { planMessages, transactions, type PlannedMessage } from "./workload";
 
 /** The faults of one scenario at injection rate `rate`. */
@@ -54,6 +57,10 @@ export interface ScenarioFaults {
     readonly sweeperDuringRun?: boolean;
     /** The `poison` scenario's writers and messages (see {@link PoisonMix}). @default undefined */
     readonly poisonMix?: PoisonMix;
+    /** The sweeper's `maxPartitionsPerRun`. @default 200 (the sweeper's own default) */
+    readonly maxPartitionsPerRun?: number;
+    /** The `skew` scenario's writers, rows and partitions (see {@link SkewMix}). @default undefined */
+    readonly skewMix?: SkewMix;
 }
 
 /** What the `poison` scenario adds on the writing side. */
@@ -96,6 +103,47 @@ export interface ScenarioResult extends InvariantReport {
     readonly reuseAccepted: number;
     /** The consumer on the inbox, fed what the topic accepted, with redeliveries injected: its effects counted. */
     readonly consumer: ConsumerReport;
+    /** With a skew mix: its accounting. */
+    readonly skew?: SkewReport;
+}
+
+/** What the `skew` scenario found, besides the invariants every scenario checks. */
+export interface SkewReport {
+    /** How far the fast writer's clock ran ahead, ms. */
+    readonly aheadMs: number;
+    /** Messages whose write was refused (INVALID_CONFIG, clock skew): never committed, so not counted as lost. */
+    readonly refusedWrites: number;
+    /** Refused though the plan expected them to pass. */
+    readonly refusedUnexpected: readonly string[];
+    /** Planned to be refused, yet accepted. */
+    readonly refusalsMissed: readonly string[];
+    /** Refused, yet found on the topic, in the DLQ or in the table. */
+    readonly refusedFound: readonly string[];
+    /** Records the fast writer committed. */
+    readonly fastRecords: number;
+    /** Rows written with `status: ""`. */
+    readonly emptyStatusRows: number;
+    /** Partitions planted so that they never drain, and their items. */
+    readonly stuckPartitions: number;
+    readonly stuckRecords: number;
+    /** Stuck items that are not as planted at the end (delivered, released, taken, gone). */
+    readonly stuckChanged: readonly string[];
+    /** Stuck items found on the topic or in the DLQ. */
+    readonly stuckDelivered: readonly string[];
+    /** Partitions whose stream records were all lost. */
+    readonly streamLostPartitions: number;
+    /** The sweeper's `maxPartitionsPerRun`. */
+    readonly maxPartitionsPerRun: number;
+    /** ClaimIndex at the first recovery run; undefined when recovery had nothing to do. */
+    readonly census?: DueCensus;
+    /** ⌈N / maxPartitionsPerRun⌉ + the runs until the last record is due. */
+    readonly bound: number;
+    /** Healthy partitions the sweeper had to deliver (a committed, deliverable record not on the topic when recovery began). */
+    readonly sweptPartitions: number;
+    /** The most recovery runs one of them took until all its records were on the topic. */
+    readonly runsToDeliver: number;
+    /** Those never delivered. */
+    readonly undelivered: readonly string[];
 }
 
 /** Options of {@link runScenario}. */
@@ -129,6 +177,7 @@ function offsetClock(offsetMs = 0): OffsetClock {
 }
 
 const STALE_CLAIM_MS = 30_000;
+const SWEEP_AFTER_MS = 1_000;
 const RECOVERY_STEP_MS = STALE_CLAIM_MS + 5_000;
 const MAX_PUBLISH_ATTEMPTS = 3;
 /**
@@ -149,8 +198,15 @@ function drainTimeoutMs(messages: number): number {
     return Math.max(600_000, messages * 60);
 }
 
-function nonTerminal(records: readonly { status: string }[]): number {
-    return records.filter((r) => r.status !== STATUS.completed && r.status !== STATUS.expired).length;
+/** Record items neither completed nor expired, outside `excluded` partitions (read raw: a planted item may not decode). */
+function nonTerminal(items: readonly Record<string, AttributeValue>[], excluded: ReadonlySet<string>): number {
+    return items.filter((i) => !excluded.has(i[ATTR.pk]?.S ?? "") && i[ATTR.status]?.S !== STATUS.completed && i[ATTR.status]?.S !== STATUS.expired).length;
+}
+
+/** The partition key of a stream record's `Keys`. */
+function partitionOf(keys: LambdaAttributeMap): string {
+    const pk = keys[ATTR.pk];
+    return pk !== undefined && "S" in pk ? pk.S : "";
 }
 
 /** An invocation's chances of a per-invocation fault: one per 10 records (a PublishBatch worth). */
@@ -166,8 +222,21 @@ interface Writers {
     readonly skewed?: OutboxWriter;
     /** With a poison mix: the store, for foreign rows (written as an older or a Go writer would). */
     readonly store?: OutboxStore;
+    /** With a skew mix: the writer whose clock runs hours ahead, for the messages planned as `fast`. */
+    readonly fast?: OutboxWriter;
+    /** With a skew mix: writes the messages planned as `legacy`, as raw rows with `status: ""`. */
+    readonly legacy?: (run: readonly PlannedMessage[]) => Promise<void>;
     /** The topic, the foreign rows' address. */
     readonly address: string;
+}
+
+/** What {@link writeAll} did. */
+interface Written {
+    /** Writes reusing an id in another partition, and how many were accepted. */
+    readonly attempts: number;
+    readonly accepted: number;
+    /** Ids of the messages whose write was refused for clock skew (with a fast writer only). */
+    readonly refused: ReadonlySet<string>;
 }
 
 /** A planned message as the store's Persist takes it: the row a Go writer leaves, characters unchecked. */
@@ -183,12 +252,21 @@ function foreignRecord(p: PlannedMessage, address: string): NewOutboxRecord {
     };
 }
 
-/** Consecutive runs of one kind (foreign or not), in order. */
+/**
+ * Who writes a planned message: foreign, legacy and the application's writer take runs; each `SKEW#` message is
+ * a write of its own, so a refusal refuses exactly it.
+ */
+function writeKind(p: PlannedMessage): string {
+    if (p.message.partition.startsWith("SKEW#")) return `skew ${p.index}`;
+    return p.foreign === true ? "foreign" : (p.source ?? "writer");
+}
+
+/** Consecutive runs of one kind (see {@link writeKind}), in order. */
 function runsOf(tx: readonly PlannedMessage[]): PlannedMessage[][] {
     const runs: PlannedMessage[][] = [];
     for (const p of tx) {
         const last = runs[runs.length - 1];
-        if (last !== undefined && (last[0]!.foreign === true) === (p.foreign === true)) last.push(p);
+        if (last !== undefined && writeKind(last[0]!) === writeKind(p)) last.push(p);
         else runs.push([p]);
     }
     return runs;
@@ -199,17 +277,28 @@ function runsOf(tx: readonly PlannedMessage[]): PlannedMessage[][] {
  * store, every other transaction through the skewed writer, and some transactions are followed by a write that
  * reuses an earlier id (one this writer wrote, so guarded) in another partition, which must be refused.
  */
-async function writeAll(writers: Writers, planned: readonly PlannedMessage[], random: () => number, mix: PoisonMix | undefined): Promise<{ attempts: number; accepted: number }> {
+async function writeAll(writers: Writers, planned: readonly PlannedMessage[], random: () => number, mix: PoisonMix | undefined): Promise<Written> {
     let attempts = 0;
     let accepted = 0;
+    const refused = new Set<string>();
     const written: PlannedMessage[] = [];
     let n = 0;
     for (const tx of transactions(planned, random)) {
         const writer = writers.skewed !== undefined && n % 2 === 1 ? writers.skewed : writers.writer;
         n += 1;
         for (const run of runsOf(tx)) {
-            if (run[0]!.foreign === true && writers.store !== undefined) await writers.store.persist(run.map((p) => foreignRecord(p, writers.address)));
-            else await writer.write({ messages: run.map((p) => p.message) });
+            const first = run[0]!;
+            if (first.foreign === true && writers.store !== undefined) await writers.store.persist(run.map((p) => foreignRecord(p, writers.address)));
+            else if (first.source === "legacy" && writers.legacy !== undefined) await writers.legacy(run);
+            else {
+                try {
+                    await (first.source === "fast" && writers.fast !== undefined ? writers.fast : writer).write({ messages: run.map((p) => p.message) });
+                } catch (err) {
+                    // Behind a FENCE that a fast clock set hours ahead, a keyed write is refused: never committed.
+                    if (writers.fast === undefined || !isClockSkewRefusal(err)) throw err;
+                    for (const p of run) refused.add(p.message.id);
+                }
+            }
         }
         // Only ids the writer wrote can be guarded: a foreign row (no guard, as GoBridge writes) is invisible to it.
         written.push(...tx.filter((p) => p.foreign !== true));
@@ -223,7 +312,7 @@ async function writeAll(writers: Writers, planned: readonly PlannedMessage[], ra
             if (!isOutboxError(err, "INVALID_PAYLOAD")) throw err;
         }
     }
-    return { attempts, accepted };
+    return { attempts, accepted, refused };
 }
 
 /**
@@ -250,7 +339,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     const relayClock = offsetClock(faults.sweeperDuringRun ? 2_000 : 0);
     const writerClock = offsetClock(0);
     const tag = spec.name.replace(/[^a-z0-9]/gi, "").slice(0, 12);
-    const planned = planMessages(tag, options.messages, writerClock.now(), { poisonMix: faults.poisonMix !== undefined });
+    const skewMix = faults.skewMix;
+    const planned = planMessages(tag, options.messages, writerClock.now(), { poisonMix: faults.poisonMix !== undefined, skewMix: skewMix !== undefined });
     const poisonIds = new Set(planned.filter((p) => p.poison).map((p) => p.message.id));
     const poisonRule: EntryFaultRule = { code: "InvalidParameter", senderFault: true, message: "poison message (injected)", when: (e) => poisonIds.has(e.attributes["outbox.id"]?.stringValue ?? "") };
     // Each rule decides by its own rate in `when`, from the scenario's RNG, so the faults it injects are counted
@@ -294,7 +384,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         ...(options.logger !== undefined ? { logger: options.logger } : {}),
     };
     const publisher = createPublisher({ ...common, dynamodb: publisherDb });
-    const sweeper = createSweeper({ ...common, dynamodb: sweeperDb, sweepAfterSeconds: 1 });
+    const maxPartitionsPerRun = faults.maxPartitionsPerRun ?? HANDLER_LIMITS.maxPartitionsPerRun.fallback;
+    const sweeper = createSweeper({ ...common, dynamodb: sweeperDb, sweepAfterSeconds: SWEEP_AFTER_MS / 1000, maxPartitionsPerRun });
     let redeliveries = 0;
     const killDice = faultDice(faults.kill ?? 0, random);
     const sweepKillDice = faultDice(faults.kill ?? 0, random);
@@ -304,7 +395,24 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     // Decided once per stream record, so a record the stream "lost" stays lost on every redelivery.
     const lostRecords = new Set<string>();
     const keptRecords = new Set<string>();
-    const survives = (sequenceNumber: string): boolean => {
+    // With a skew mix, whole partitions lose their stream records (decided once per partition).
+    const partitionLossRandom = seededRandom(seed + 5);
+    const lostPartitions = new Map<string, boolean>();
+    const partitionLost = (partition: string): boolean => {
+        let lost = lostPartitions.get(partition);
+        if (lost === undefined) {
+            lost = fixedStreamLoss(partition) ?? partitionLossRandom() < (skewMix?.streamLossShare ?? 0);
+            lostPartitions.set(partition, lost);
+        }
+        return lost;
+    };
+    const survives = (sequenceNumber: string, partition: string): boolean => {
+        if (skewMix !== undefined && partitionLost(partition)) {
+            if (!lostRecords.has(sequenceNumber)) streamLosses += 1;
+            lostRecords.add(sequenceNumber);
+            return false;
+        }
+        if (faults.streamLoss === undefined) return true;
         if (keptRecords.has(sequenceNumber)) return true;
         if (lostRecords.has(sequenceNumber)) return false;
         const lost = streamLossDice();
@@ -323,7 +431,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         killCurrent = () => kill(new Error("invocation killed between publishing and completing (injected)"));
         publisherDb.armKill(killDice(perTenRecords(event)) ? 1 + Math.floor(random() * Math.min(10, event.Records.length)) : undefined);
         try {
-            const delivered = faults.streamLoss === undefined ? event : { Records: event.Records.filter((r) => survives(r.dynamodb.SequenceNumber)) };
+            const filtered = faults.streamLoss !== undefined || skewMix !== undefined;
+            const delivered = filtered ? { Records: event.Records.filter((r) => survives(r.dynamodb.SequenceNumber, partitionOf(r.dynamodb.Keys))) } : event;
             const out = await Promise.race([publisher(delivered, context), killed]);
             // Whole-batch redelivery: rewinding to the first record is always allowed, whatever the handler reported.
             if (event.Records.length > 0 && redeliverDice(perTenRecords(event))) {
@@ -370,8 +479,12 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     })();
 
     let recoverySweeps = 0;
-    let leftOver = 0;
-    let reuse = { attempts: 0, accepted: 0 };
+    let leftOver: number;
+    let reuse: Written = { attempts: 0, accepted: 0, refused: new Set() };
+    let stuck: StuckItem[] = [];
+    let census: DueCensus | undefined;
+    let tracker: DeliveryTracker | undefined;
+    const topicIds = (): Set<string> => new Set(server.topicMessages(topicArn).map((m) => m.attributes["outbox.id"]?.stringValue ?? ""));
     try {
         const writer = new OutboxWriter({ client: ddb, tableName, clock: writerClock, address: topicArn });
         const mix = faults.poisonMix;
@@ -384,7 +497,17 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
                       store: new OutboxStore({ client: ddb, tableName, clock: writerClock }),
                   }
                 : {}),
+            ...(skewMix !== undefined
+                ? (() => {
+                      const seqs = new Map<string, bigint>();
+                      return {
+                          fast: new OutboxWriter({ client: ddb, tableName, clock: offsetClock(skewMix.writerAheadMs), address: topicArn }),
+                          legacy: (run: readonly PlannedMessage[]) => putEmptyStatusRows(ddb, tableName, topicArn, run, writerClock.now(), seqs),
+                      };
+                  })()
+                : {}),
         };
+        if (skewMix !== undefined) stuck = await plantStuckPartitions(ddb, tableName, topicArn, skewMix.stuckPartitions, writerClock.now(), relayClock.now());
         reuse = await writeAll(writers, planned, writeRandom, mix);
         await mapping.drain({ timeoutMs: drainTimeoutMs(planned.length) });
         sweeping = false;
@@ -395,17 +518,28 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         server.setFaults({ entries: [poisonRule] });
         publisherDb.setEnabled(false);
         sweeperDb.setEnabled(false);
+        // The stuck partitions never drain: they are checked on their own, as planted.
+        const stuckPartitions = new Set(stuck.map((i) => i.partition));
         let stalled = 0;
+        let stallBudget = RECOVERY_SWEEPS_WITHOUT_PROGRESS;
         for (let before = Number.POSITIVE_INFINITY; recoverySweeps < MAX_RECOVERY_SWEEPS; recoverySweeps += 1) {
-            leftOver = nonTerminal(await scanRecords(ddb, tableName));
+            leftOver = nonTerminal(await scanRecordItems(ddb, tableName), stuckPartitions);
             if (leftOver === 0) break;
             stalled = leftOver < before ? 0 : stalled + 1;
-            if (stalled >= RECOVERY_SWEEPS_WITHOUT_PROGRESS) break;
+            if (stalled >= stallBudget) break;
             before = Math.min(before, leftOver);
             relayClock.advance(RECOVERY_STEP_MS);
+            if (recoverySweeps === 0 && faults.maxPartitionsPerRun !== undefined) {
+                census = await dueCensus(ddb, tableName, relayClock.now(), SWEEP_AFTER_MS, RECOVERY_STEP_MS);
+                // One round of the sweep cursor takes ⌈N / maxPartitionsPerRun⌉ runs, and a poisoned record gets
+                // one attempt per round: the budget counts rounds.
+                stallBudget = RECOVERY_SWEEPS_WITHOUT_PROGRESS * Math.max(1, Math.ceil(census.partitions / maxPartitionsPerRun));
+                if (skewMix !== undefined) tracker = new DeliveryTracker(planned.filter((p) => !reuse.refused.has(p.message.id) && !stuckPartitions.has(p.message.partition)), topicIds());
+            }
             await sweeper();
+            tracker?.afterRun(recoverySweeps + 1, topicIds());
         }
-        leftOver = nonTerminal(await scanRecords(ddb, tableName));
+        leftOver = nonTerminal(await scanRecordItems(ddb, tableName), stuckPartitions);
     } finally {
         sweeping = false;
         await sweepLoop;
@@ -418,7 +552,10 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         const body = JSON.parse(m.body) as { recordId?: string; reason?: string };
         return { id: String(body.recordId), reason: String(body.reason) };
     });
-    const report = checkInvariants(planned, topic, dlq);
+    // A refused write was never committed: it is not lost, and it must be nowhere.
+    const committed = planned.filter((p) => !reuse.refused.has(p.message.id));
+    const report = { ...checkInvariants(committed, topic, dlq), messages: planned.length };
+    const skew = skewMix === undefined ? undefined : skewReport(skewMix, { planned, refused: reuse.refused, stuck, census, tracker, maxPartitionsPerRun, items: await scanItems(ddb, tableName), topic, dlq, lostPartitions });
     const stats = mapping.stats();
     const dynamoInjected = [publisherDb, sweeperDb].reduce((sum, c) => sum + c.counts.throttle + c.counts.conflict + c.counts.lostAnswer + c.counts.unprocessed, 0);
     let consumer: ConsumerReport;
@@ -441,12 +578,89 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         reuseAttempts: reuse.attempts,
         reuseAccepted: reuse.accepted,
         consumer,
+        ...(skew !== undefined ? { skew } : {}),
     };
+}
+
+/** The skew mix's accounting, from what was planned, refused, planted and measured, and what the table, topic and DLQ hold. */
+function skewReport(
+    mix: SkewMix,
+    seen: {
+        readonly planned: readonly PlannedMessage[];
+        readonly refused: ReadonlySet<string>;
+        readonly stuck: readonly StuckItem[];
+        readonly census: DueCensus | undefined;
+        readonly tracker: DeliveryTracker | undefined;
+        readonly maxPartitionsPerRun: number;
+        readonly items: readonly Record<string, AttributeValue>[];
+        readonly topic: readonly { id: string }[];
+        readonly dlq: readonly { id: string }[];
+        readonly lostPartitions: ReadonlyMap<string, boolean>;
+    },
+): SkewReport {
+    const delivered = new Set([...seen.topic, ...seen.dlq].map((d) => d.id));
+    const inTable = new Set(seen.items.map((i) => i[ATTR.recordId]?.S ?? ""));
+    const committed = seen.planned.filter((p) => !seen.refused.has(p.message.id));
+    const census = seen.census;
+    return {
+        aheadMs: mix.writerAheadMs,
+        refusedWrites: seen.refused.size,
+        refusedUnexpected: seen.planned.filter((p) => p.refused !== true && seen.refused.has(p.message.id)).map((p) => p.message.id),
+        refusalsMissed: seen.planned.filter((p) => p.refused === true && !seen.refused.has(p.message.id)).map((p) => p.message.id),
+        refusedFound: [...seen.refused].filter((id) => delivered.has(id) || inTable.has(id)),
+        fastRecords: committed.filter((p) => p.source === "fast").length,
+        emptyStatusRows: committed.filter((p) => p.source === "legacy").length,
+        stuckPartitions: new Set(seen.stuck.map((i) => i.partition)).size,
+        stuckRecords: seen.stuck.length,
+        stuckChanged: stuckChanges(seen.stuck, seen.items),
+        stuckDelivered: seen.stuck.map((i) => i.recordId).filter((id) => delivered.has(id)),
+        streamLostPartitions: [...seen.lostPartitions.values()].filter((lost) => lost).length,
+        maxPartitionsPerRun: seen.maxPartitionsPerRun,
+        ...(census !== undefined ? { census } : {}),
+        bound: census === undefined ? 0 : Math.ceil(census.partitions / seen.maxPartitionsPerRun) + census.dueDelayRuns,
+        sweptPartitions: seen.tracker?.partitions ?? 0,
+        runsToDeliver: seen.tracker?.runsToDeliver ?? 0,
+        undelivered: seen.tracker?.undelivered ?? [],
+    };
+}
+
+/** Whether the skew mix's accounting holds: refusals exact and nowhere, stuck items untouched, every swept partition delivered within the bound. */
+export function skewHolds(k: SkewReport): boolean {
+    return skewProblems(k).length === 0;
+}
+
+/** What is wrong with the skew mix's accounting, one entry per problem. */
+export function skewProblems(k: SkewReport): string[] {
+    return [
+        k.refusedWrites === 0 ? "no write was refused for clock skew" : "",
+        k.refusedUnexpected.length > 0 ? `refused-unexpectedly ${k.refusedUnexpected.join(",")}` : "",
+        k.refusalsMissed.length > 0 ? `skewed-writes-accepted ${k.refusalsMissed.join(",")}` : "",
+        k.refusedFound.length > 0 ? `refused-yet-written ${k.refusedFound.join(",")}` : "",
+        k.stuckChanged.length > 0 ? `stuck-changed ${k.stuckChanged.join(",")}` : "",
+        k.stuckDelivered.length > 0 ? `stuck-delivered ${k.stuckDelivered.join(",")}` : "",
+        k.stuckPartitions <= k.maxPartitionsPerRun ? `only ${k.stuckPartitions} stuck partitions for ${k.maxPartitionsPerRun} per run` : "",
+        k.census === undefined || k.sweptPartitions === 0 ? "the sweeper had no partition to deliver" : "",
+        k.census !== undefined && k.census.stampedAhead === 0 ? "no record stamped ahead was left to the sweeper" : "",
+        k.undelivered.length > 0 ? `never-swept ${k.undelivered.join(",")}` : "",
+        k.runsToDeliver > k.bound ? `runs-to-deliver ${k.runsToDeliver} over the bound ${k.bound}` : "",
+    ].filter((p) => p !== "");
+}
+
+/** The skew mix's part of a scenario line. */
+function skewLine(k: SkewReport): string {
+    const c = k.census;
+    return (
+        ` refused-writes ${k.refusedWrites} (clock skew, never committed) fast-records ${k.fastRecords} empty-status-rows ${k.emptyStatusRows}` +
+        ` stuck ${k.stuckPartitions}-partitions/${k.stuckRecords}-records-untouched stream-lost-partitions ${k.streamLostPartitions}` +
+        (c !== undefined
+            ? ` swept-partitions ${k.sweptPartitions} runs-to-deliver ${k.runsToDeliver} bound ${k.bound} (⌈${c.partitions} due / ${k.maxPartitionsPerRun} per run⌉ + ${c.dueDelayRuns}; ${c.stampedAhead} stamped ahead)`
+            : " swept-partitions 0")
+    );
 }
 
 /** Whether a result meets every invariant, the inbox consumer's exactly-once included. */
 export function holds(r: ScenarioResult): boolean {
-    return consumerHolds(r.consumer) && r.lost === 0 && r.inversions === 0 && r.leftOver === 0 && r.reuseAccepted === 0 && r.dlqUnexpected.length === 0 && r.dlqMissing.length === 0 && r.publishedButDeadLettered.length === 0 && r.wrongReason.length === 0;
+    return (r.skew === undefined || skewHolds(r.skew)) && consumerHolds(r.consumer) && r.lost === 0 && r.inversions === 0 && r.leftOver === 0 && r.reuseAccepted === 0 && r.dlqUnexpected.length === 0 && r.dlqMissing.length === 0 && r.publishedButDeadLettered.length === 0 && r.wrongReason.length === 0;
 }
 
 /** One line per scenario. */
@@ -459,11 +673,13 @@ export function scenarioLine(r: ScenarioResult): string {
         r.publishedButDeadLettered.length > 0 ? `published-and-dead-lettered ${r.publishedButDeadLettered.join(",")}` : "",
         r.wrongReason.length > 0 ? `wrong-reason ${r.wrongReason.join(",")}` : "",
         r.reuseAccepted > 0 ? `reused-ids-accepted ${r.reuseAccepted}` : "",
+        ...(r.skew !== undefined ? skewProblems(r.skew) : []),
     ].filter((p) => p !== "");
     return (
         `scenario ${r.name}: messages ${r.messages} lost ${r.lost} inversions ${r.inversions} duplicates ${r.duplicates} ` +
         `injected ${r.injected} killed ${r.killed} mapping-retries ${r.mappingRetries} mapping-discarded ${r.mappingDiscarded} recovery-sweeps ${r.recoverySweeps}` +
         (r.reuseAttempts > 0 ? ` reused-ids ${r.reuseAttempts - r.reuseAccepted}/${r.reuseAttempts}-refused` : "") +
+        (r.skew !== undefined ? skewLine(r.skew) : "") +
         (problems.length > 0 ? ` PROBLEMS ${problems.join("; ")}` : "") +
         `; ${consumerLine(r.consumer)}`
     );

@@ -84,4 +84,14 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
             streamLoss: rate / 5,
         }),
     },
+    {
+        name: "skew",
+        description:
+            "a writer whose clock runs 3 h ahead (its keyed writes set FENCEs 3 h ahead, so the correct writer's later keyed writes there are refused, never committed, and its records wait in ClaimIndex stamped 3 h ahead), 8 partitions that never drain (undecodable items, rows a live relay holds, key tails behind a held head) for a maxPartitionsPerRun of 5, rows an older writer left with status \"\", and half the partitions' stream records lost; every healthy partition is delivered by the sweeper within ⌈N / 5⌉ runs, N the partitions with a due record at the first run (+0: the recovery clock steps past sweepAfter, and a record stamped ahead is due at once)",
+        faults: (rate) => ({
+            entries: [{ code: "InternalError", rate: rate / 2 }],
+            maxPartitionsPerRun: 5,
+            skewMix: { writerAheadMs: 3 * 3_600_000, stuckPartitions: 8, streamLossShare: 0.5 },
+        }),
+    },
 ];

@@ -22,6 +22,17 @@ export interface PlannedMessage {
      * character SQS refuses): only expired or poison messages are, so the DLQ must carry it. @default false
      */
     readonly foreign?: boolean;
+    /**
+     * Who writes it, when not the application's writer (the `skew` scenario): `fast`, a writer whose clock runs
+     * hours ahead; `legacy`, a raw PutItem of the record as an older writer leaves it, with `status: ""`.
+     * @default undefined
+     */
+    readonly source?: "fast" | "legacy";
+    /**
+     * The write must be refused (`INVALID_CONFIG`, clock skew): a correct writer's keyed message to a partition
+     * whose FENCE a `fast` write set hours ahead. Never committed, so never lost. @default false
+     */
+    readonly refused?: boolean;
 }
 
 /** Options of {@link planMessages}. */
@@ -32,6 +43,58 @@ export interface PlanOptions {
      * messages are foreign rows holding U+FFFF. @default false
      */
     readonly poisonMix?: boolean;
+    /**
+     * The `skew` scenario's mix: every 10th message (index ≡ 6) goes to a `SKEW#` partition, one ordering key
+     * each, written in turn by the correct writer (its first, then every keyed one after the first fast write:
+     * refused), and by the fast writer (keyed and keyless, stamped hours ahead); the correct writer's keyless
+     * ones there pass. Every 10th message (index ≡ 8) is a `LEGACY#` row with `status: ""`, keyed or keyless.
+     * None of them is expired or poison. @default false
+     */
+    readonly skewMix?: boolean;
+}
+
+/** `SKEW#` partitions: one per 200 messages, at least one. */
+export function skewPartitionCount(count: number): number {
+    return Math.max(1, Math.ceil(count / 200));
+}
+
+/** `LEGACY#` partitions: one per 200 messages, at least two (one whose stream is lost, one whose is not). */
+export function legacyPartitionCount(count: number): number {
+    return Math.max(2, Math.ceil(count / 200));
+}
+
+/** The `skew` mix's message at `index`, or `undefined` when the index is not one of its own. */
+function skewMessage(tag: string, index: number, count: number): PlannedMessage | undefined {
+    const j = Math.floor(index / 10);
+    const base = { index, expired: false, poison: false } as const;
+    const payload = { index, note: `${PAYLOAD_MARKER} ${index} é <&>` };
+    if (index % 10 === 6) {
+        const partitions = skewPartitionCount(count);
+        const p = j % partitions;
+        // k: this message's turn in its partition. 0: the correct writer, before any fast write (accepted);
+        // odd: the fast writer, keyed at k ≡ 1 (mod 4) and keyless at k ≡ 3; even: the correct writer again,
+        // keyed at k ≡ 2 (refused: the fence is hours ahead of its clock) and keyless at k ≡ 0 (accepted).
+        const k = Math.floor(j / partitions);
+        const fast = k % 2 === 1;
+        const keyed = k === 0 || k % 4 === 1 || k % 4 === 2;
+        return {
+            ...base,
+            ...(fast ? { source: "fast" as const } : {}),
+            ...(keyed && !fast && k > 0 ? { refused: true } : {}),
+            message: { id: messageId(tag, index), partition: `SKEW#${p}`, type: keyed ? "BalanceChanged" : "OrderUpdated", payload, headers: { scenario: tag }, ...(keyed ? { orderingKey: `skew-${p}` } : {}) },
+        };
+    }
+    if (index % 10 === 8) {
+        const partitions = legacyPartitionCount(count);
+        const p = j % partitions;
+        const keyed = Math.floor(j / partitions) % 2 === 0;
+        return {
+            ...base,
+            source: "legacy",
+            message: { id: messageId(tag, index), partition: `LEGACY#${p}`, type: keyed ? "BalanceChanged" : "OrderUpdated", payload, headers: { scenario: tag }, ...(keyed ? { orderingKey: `legacy-${p}` } : {}) },
+        };
+    }
+    return undefined;
 }
 
 /** A text every payload carries, so a test can prove it never reaches a log line or a metric. */
@@ -55,6 +118,11 @@ export function planMessages(tag: string, count: number, nowMs: number, options:
     const keyedPartitions = Math.max(2, Math.ceil(count / 50));
     const out: PlannedMessage[] = [];
     for (let index = 0; index < count; index += 1) {
+        const own = options.skewMix === true ? skewMessage(tag, index, count) : undefined;
+        if (own !== undefined) {
+            out.push(own);
+            continue;
+        }
         const keyed = index % 5 === 1 || index % 5 === 4;
         // 21 is keyed (21 % 5 === 1): a poisoned head, with its key's younger records behind it.
         const poison = index % 50 === 17 || (options.poisonMix === true && index % 50 === 21);

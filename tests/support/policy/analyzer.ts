@@ -13,7 +13,7 @@ import * as path from "node:path";
 import type { RecordedResource } from "../pulumi-mocks";
 import { urnOf } from "./bridge";
 
-/* eslint-disable @typescript-eslint/no-var-requires */
+/* eslint-disable @typescript-eslint/no-require-imports */
 // The generated gRPC code and the protobuf runtime it was generated for, from @pulumi/pulumi's own dependencies.
 const pulumiRoot = path.dirname(require.resolve("@pulumi/pulumi/package.json"));
 const grpc = require(require.resolve("@grpc/grpc-js", { paths: [pulumiRoot] }));
@@ -21,7 +21,7 @@ const analyzerrpc = require("@pulumi/pulumi/proto/analyzer_grpc_pb");
 const analyzerproto = require("@pulumi/pulumi/proto/analyzer_pb");
 const structproto = require(require.resolve("google-protobuf/google/protobuf/struct_pb", { paths: [pulumiRoot] }));
 const emptyproto = require(require.resolve("google-protobuf/google/protobuf/empty_pb", { paths: [pulumiRoot] }));
-/* eslint-enable @typescript-eslint/no-var-requires */
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 /** The engine's marker for a value unknown during a preview (its unknown string sentinel, used for every unknown). */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

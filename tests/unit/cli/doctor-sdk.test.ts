@@ -63,6 +63,7 @@ describe("doctor's SDK clients (real @aws-sdk packages, a local HTTP stand-in)",
             for (const [name, port] of Object.entries({ lambda: aws.lambda, eventBridge: aws.eventBridge, cloudWatch: aws.cloudWatch })) {
                 assert.ok("port" in port, `${name}: ${"missing" in port ? `missing ${port.missing}` : ""}`);
             }
+            // eslint-disable-next-line @typescript-eslint/no-require-imports -- the manifest, read as the doctor reads it
             const pkg = require("../../../package.json") as { dependencies: Record<string, string> };
             for (const name of Object.values(DOCTOR_PACKAGES)) assert.ok(pkg.dependencies[name], `${name} is a dependency`);
         } finally {
