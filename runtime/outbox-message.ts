@@ -20,6 +20,7 @@ import {
 import { invalidPayload as invalid, serializePayload } from "./payload-json";
 import { characterProblem } from "./sendable-text";
 import { describeValue } from "./transact-items";
+import { claimCheckOf, type ClaimCheckPlan, type PendingPut } from "./claim-check/offload";
 
 /** One event to publish, written in the same transaction as the caller's items. */
 export interface OutboxMessage {
@@ -73,6 +74,8 @@ export interface PreparedMessage {
     readonly message: OutboxMessage;
     readonly body: string;
     readonly expiresAtMs: number;
+    /** The payload to store in S3 before the transaction, when the message is offloaded (`body` is then the pointer). */
+    readonly put?: PendingPut;
 }
 
 /** What the checks of a message take from its writer. */
@@ -83,6 +86,8 @@ export interface MessageRules {
     readonly generatedIdsNeedGuard: boolean;
     /** Whether partitions and ordering keys are SNS FIFO `MessageGroupId`s. */
     readonly fifo: boolean;
+    /** Where payloads too large to travel inline go; `undefined` keeps every payload inline. */
+    readonly claimCheck?: ClaimCheckPlan;
 }
 
 /** The SNS FIFO id alphabet, which message ids and (on a FIFO topic) group ids keep to. */
@@ -114,7 +119,7 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
     const expiresAtMs = expiryOf(message, where, id);
     const headers = checkedHeaders(message, where, id, index);
     const body = serializePayload(message.payload, where, id, index);
-    checkMessageSizes(where, {
+    const inline: OutboundMessage = {
         id,
         type: message.type,
         partition: message.partition,
@@ -123,8 +128,12 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
         headers,
         createdAt: 0,
         expiresAt: expiresAtMs,
-    });
-    return { index, id, guarded, message, body, expiresAtMs };
+    };
+    const offloaded = claimCheckOf(rules.claimCheck, inline, where, index);
+    checkMessageSizes(where, offloaded?.outbound ?? inline);
+    if (offloaded === undefined) return { index, id, guarded, message, body, expiresAtMs };
+    // The record holds the pointer and its header: every reader after the writer carries them as they are.
+    return { index, id, guarded, message: { ...message, headers: offloaded.outbound.headers }, body: offloaded.outbound.body, expiresAtMs, put: offloaded.put };
 }
 
 /** The partition, the type and the ordering key: non-empty strings, a partition within DynamoDB's key size, and characters that travel. */
