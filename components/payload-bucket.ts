@@ -81,14 +81,14 @@ export function declarePayloadBucket({ parent, name, s }: OutboxParent, args: Ou
     const bucket = new aws.s3.Bucket(childName(name, "payloadBucket"), { tags: withTags(s.tags) }, opts);
     new aws.s3.BucketPublicAccessBlock(
         childName(name, "payloadBucketPublicAccess"),
-        { bucket: bucket.id, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true },
+        { bucket: bucket.bucket, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true },
         opts,
     );
-    new aws.s3.BucketPolicy(childName(name, "payloadBucketPolicy"), { bucket: bucket.id, policy: bucket.arn.apply((arn) => JSON.stringify(tlsOnlyPolicy(arn))) }, opts);
+    new aws.s3.BucketPolicy(childName(name, "payloadBucketPolicy"), { bucket: bucket.bucket, policy: bucket.arn.apply((arn) => JSON.stringify(tlsOnlyPolicy(arn))) }, opts);
     new aws.s3.BucketServerSideEncryptionConfiguration(
         childName(name, "payloadBucketEncryption"),
         {
-            bucket: bucket.id,
+            bucket: bucket.bucket,
             rules: [
                 s.kmsKeyArn !== undefined
                     ? { applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: s.kmsKeyArn }, bucketKeyEnabled: true }
@@ -100,7 +100,7 @@ export function declarePayloadBucket({ parent, name, s }: OutboxParent, args: Ou
     new aws.s3.BucketLifecycleConfiguration(
         childName(name, "payloadBucketLifecycle"),
         {
-            bucket: bucket.id,
+            bucket: bucket.bucket,
             rules: [
                 {
                     id: PAYLOAD_EXPIRY_RULE_ID,

@@ -14,7 +14,7 @@ import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createPayloadBucket, localPayloadObjects, payloadKeys } from "../../../dev/emulators/local-s3";
 import { isOutboxError } from "../../../runtime/errors";
 import { outboundMessage } from "../../../runtime/message";
-import { CLAIM_CHECK_ATTRIBUTE, DEFAULT_PAYLOAD_KEY_PREFIX, parsePointer, type ClaimCheckPointer } from "../../../runtime/claim-check/pointer";
+import { CLAIM_CHECK_ATTRIBUTE, parsePointer, type ClaimCheckPointer } from "../../../runtime/claim-check/pointer";
 import { createPayloadResolver } from "../../../runtime/claim-check/resolver";
 import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
 import { PAYLOAD_EXPIRY_PREFIX } from "../../../components/payload-bucket";
