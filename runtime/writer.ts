@@ -27,9 +27,11 @@ import { HANDLER_LIMITS, WRITER_LIMITS } from "./limits";
 import { createIdGenerator, type IdGenerator } from "./ids";
 import { itemSize, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, utf8Length } from "./item-size";
 import {
+    attributeBudgetOverrun,
     DLQ_MAX_MESSAGE_BYTES,
     headerNameProblem,
     MAX_HEADERS,
+    SNS_MAX_ATTRIBUTES,
     SNS_MAX_MESSAGE_BYTES,
     snsMessageSize,
     unsendableCharacter,
@@ -42,6 +44,8 @@ import { goJsonStringify } from "./record/envelope";
 import { fenceTtlSeconds } from "./record/fence";
 import { recordSortKey } from "./record/keys";
 import { idGuardItem, readIdGuard } from "./record/id-guard";
+import { activeTraceContext, loadOpenTelemetryApi, type OpenTelemetryApi } from "./open-telemetry";
+import { tracestateProblem, traceparentProblem, type TraceContext } from "./trace-context";
 
 /** One event to publish, written in the same transaction as the caller's items. */
 export interface OutboxMessage {
@@ -62,11 +66,29 @@ export interface OutboxMessage {
     readonly payload: unknown;
     /**
      * Headers sent as String message attributes, e.g. `{ tenant: "acme" }`: a plain object (not a Map) of
-     * non-empty string values without characters SQS or SNS refuse. At most {@link MAX_HEADERS}; names follow SNS
-     * attribute rules, are not `__proto__`, and may not start with `x-bridge.`, `outbox.`, `AWS.` or `Amazon.`.
+     * non-empty string values without characters SQS or SNS refuse. At most {@link MAX_HEADERS} (8), one fewer
+     * for a `traceparent` and one more fewer for a `tracestate`: SNS carries 10 message attributes, and the outbox
+     * adds `outbox.id`, `outbox.type` and the trace context. Names follow SNS attribute rules, are not
+     * `__proto__`, `traceparent` or `tracestate` (any case), and may not start with `x-bridge.`, `outbox.`, `AWS.`
+     * or `Amazon.`.
      * @default {}
      */
     readonly headers?: Readonly<Record<string, string>>;
+    /**
+     * The W3C `traceparent` of the work that writes the message (e.g. the incoming request's), so the consumer's
+     * span can link to it: `00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`, lowercase, ids not all zeros
+     * (W3C Trace Context Level 1). Stored as the record's `traceparent` envelope header and sent as the
+     * `traceparent` String message attribute; the DLQ message and a redrive keep it.
+     * @default the active OpenTelemetry span's, when `@opentelemetry/api` is installed, a span is active and
+     *   {@link OutboxWriterOptions.traceContext} is `"active"`; else none
+     */
+    readonly traceparent?: string;
+    /**
+     * The W3C `tracestate` that goes with `traceparent` (only with one): comma-separated `key=value` members, at
+     * most 32 and 512 characters. Stored and sent as `tracestate`.
+     * @default the active span's trace state, when the trace context is the active span's; else none
+     */
+    readonly tracestate?: string;
     /**
      * Messages with the same ordering key (within one partition) are published strictly in write order, through
      * the store's claim path. Costs one small extra write per partition per `write()`.
@@ -187,6 +209,14 @@ export interface OutboxWriterOptions {
      * @default 1
      */
     readonly expiryShards?: number;
+    /**
+     * Where a message without a `traceparent` takes its trace context from: `"active"`, the active OpenTelemetry
+     * span when `@opentelemetry/api` (an optional peer) is installed, and none without it; `"none"`, nowhere. A
+     * message's own `traceparent` always wins. The active context is left out (with a warning on `logger`) of a
+     * message whose headers leave no attribute for it; a `traceparent` the message gives is refused instead.
+     * @default "active"
+     */
+    readonly traceContext?: "active" | "none";
 }
 
 /** A keyless record's seq is `created_at * SEQ_PER_MS + n`: see {@link OutboxWriter}. */
@@ -206,6 +236,8 @@ interface PreparedMessage {
     readonly message: OutboxMessage;
     readonly body: string;
     readonly expiresAtMs: number;
+    /** The trace context the record carries: the message's own, or the active span's. */
+    readonly trace: TraceContext | undefined;
 }
 
 const ALLOWED_CHARACTERS = "tab, LF, CR, U+0020-U+D7FF, U+E000-U+FFFD and U+10000-U+10FFFF: no other control characters (NUL among them), no U+FFFE or U+FFFF, no lone surrogates";
@@ -358,6 +390,60 @@ function payloadProblem(value: unknown, path: string, key: string, ancestors: ob
     }
 }
 
+/**
+ * A message's headers, checked: a plain object of non-empty strings that SQS and SNS take, with valid, unreserved
+ * names. How many fit is {@link attributeBudgetOverrun}'s to say, once the message's own attributes are known.
+ */
+function checkHeaders(given: unknown, where: string, id: string, index: number): Readonly<Record<string, string>> {
+    const headers = given ?? {};
+    if (headers === null || typeof headers !== "object" || Array.isArray(headers)) {
+        throw invalid(`${where}.headers must be an object of string values, got ${describeValue(headers)}`, { messageId: id });
+    }
+    if (headers instanceof Map) {
+        throw invalid(`${where}.headers is a Map; its entries would be dropped; pass a plain object of string values, e.g. Object.fromEntries(map)`, { messageId: id });
+    }
+    const proto: unknown = Object.getPrototypeOf(headers);
+    if (proto !== Object.prototype && proto !== null) {
+        const kind = (proto as { constructor?: { name?: string } }).constructor?.name ?? "object";
+        throw invalid(`${where}.headers is a ${kind}, not a plain object; only its own enumerable properties would be sent; pass a plain object of string values, e.g. { tenant: "acme" }`, { messageId: id });
+    }
+    const record = headers as Record<string, unknown>;
+    const names = Object.keys(record);
+    // More than SNS carries at all: said before each name is judged (the exact budget comes with the message's own attributes).
+    if (names.length > MAX_HEADERS) {
+        throw invalid(`${where}.headers has ${names.length} entries; at most ${MAX_HEADERS} fit (SNS carries ${SNS_MAX_ATTRIBUTES} message attributes, 2 are the outbox's, and a trace context takes 1 or 2 more); move the rest into the payload`, { messageId: id, messageIndex: index, headers: names.length, maxHeaders: MAX_HEADERS });
+    }
+    for (const name of names) {
+        const problem = headerNameProblem(name);
+        if (problem !== undefined) throw invalid(`${where}.headers name ${describeValue(name)} ${problem}`, { messageId: id });
+        const value = record[name];
+        if (typeof value !== "string") throw invalid(`${where}.headers["${name}"] is ${describeValue(value)}; header values must be strings`, { messageId: id });
+        if (value === "") throw invalid(`${where}.headers["${name}"] is ""; SNS refuses an empty String attribute value; omit the header or give it a value`, { messageId: id, messageIndex: index });
+        const bad = characterProblem(value, `${where}.headers["${name}"]`);
+        if (bad !== undefined) throw invalid(`${bad.message} (message id "${id}")`, { messageId: id, messageIndex: index, character: bad.codePoint, position: bad.position });
+    }
+    return record as Readonly<Record<string, string>>;
+}
+
+/** The trace context a message gives (`traceparent`, `tracestate`), checked against W3C Trace Context; `undefined` when it gives none. */
+function givenTraceContext(message: OutboxMessage, where: string, id: string, index: number): TraceContext | undefined {
+    const { traceparent, tracestate } = message;
+    if (traceparent === undefined) {
+        if (tracestate === undefined) return undefined;
+        throw invalid(`${where}.tracestate is given without a traceparent; W3C gives a tracestate meaning only next to its traceparent; pass both, or neither (the writer then takes the active OpenTelemetry span's)`, { messageId: id, messageIndex: index, field: "tracestate" });
+    }
+    const parentProblem = traceparentProblem(traceparent);
+    if (parentProblem !== undefined) {
+        throw invalid(`${where}.traceparent (message id "${id}") ${parentProblem}; pass the incoming request's traceparent as it came, or omit it`, { messageId: id, messageIndex: index, field: "traceparent" });
+    }
+    if (tracestate === undefined) return { traceparent };
+    const stateProblem = tracestateProblem(tracestate);
+    if (stateProblem !== undefined) {
+        throw invalid(`${where}.tracestate (message id "${id}") ${stateProblem}; pass the incoming request's tracestate as it came, or omit it`, { messageId: id, messageIndex: index, field: "tracestate" });
+    }
+    return { traceparent, tracestate };
+}
+
 function serializePayload(payload: unknown, where: string, id: string, index: number): string {
     if (payload !== undefined && typeof payload !== "function" && typeof payload !== "symbol") {
         let problem;
@@ -431,6 +517,7 @@ export class OutboxWriter {
     private readonly graceSeconds: number;
     private readonly fifo: boolean;
     private readonly expiryShards: number;
+    private readonly otel: OpenTelemetryApi | undefined;
     private expiryShardsRaised: boolean;
     private lastMs: number;
     private inMs: bigint;
@@ -438,8 +525,9 @@ export class OutboxWriter {
     /**
      * @param options - The client, the table and the optional seams.
      * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing, `expiryShards` is not an integer
-     *   from 1 to 64, `compactionGraceSeconds` not one from 0 to 31536000 (a year), or `bindingId` not a string short
-     *   enough for a sort key.
+     *   from 1 to 64, `compactionGraceSeconds` not one from 0 to 31536000 (a year), `bindingId` not a string short
+     *   enough for a sort key, `traceContext` not `"active"` or `"none"`, or `@opentelemetry/api` is installed but
+     *   cannot be loaded.
      */
     constructor(options: OutboxWriterOptions) {
         if (typeof options?.tableName !== "string" || options.tableName === "") {
@@ -469,6 +557,11 @@ export class OutboxWriter {
         this.graceSeconds = integerIn("OutboxWriter", "compactionGraceSeconds", options.compactionGraceSeconds, WRITER_LIMITS.compactionGraceSeconds);
         this.fifo = options.fifo ?? false;
         this.expiryShards = integerIn("OutboxWriter", "expiryShards", options.expiryShards, HANDLER_LIMITS.expiryShards);
+        const traceContext = options.traceContext ?? "active";
+        if (traceContext !== "active" && traceContext !== "none") {
+            throw new OutboxError("INVALID_CONFIG", `OutboxWriter: traceContext must be "active" (the active OpenTelemetry span's, when @opentelemetry/api is installed) or "none", got ${describeValue(traceContext)}; omit it for "active"`);
+        }
+        this.otel = traceContext === "active" ? loadOpenTelemetryApi() : undefined;
         this.expiryShardsRaised = false;
         this.lastMs = -1;
         this.inMs = 0n;
@@ -655,31 +748,8 @@ export class OutboxWriter {
             }
             expiresAtMs = Math.ceil(ms);
         }
-        const headers = message.headers ?? {};
-        if (headers === null || typeof headers !== "object" || Array.isArray(headers)) {
-            throw invalid(`${where}.headers must be an object of string values, got ${describeValue(headers)}`, { messageId: id });
-        }
-        if (headers instanceof Map) {
-            throw invalid(`${where}.headers is a Map; its entries would be dropped; pass a plain object of string values, e.g. Object.fromEntries(map)`, { messageId: id });
-        }
-        const proto: unknown = Object.getPrototypeOf(headers);
-        if (proto !== Object.prototype && proto !== null) {
-            const kind = (proto as { constructor?: { name?: string } }).constructor?.name ?? "object";
-            throw invalid(`${where}.headers is a ${kind}, not a plain object; only its own enumerable properties would be sent; pass a plain object of string values, e.g. { tenant: "acme" }`, { messageId: id });
-        }
-        const names = Object.keys(headers);
-        if (names.length > MAX_HEADERS) {
-            throw invalid(`${where}.headers has ${names.length} entries; at most ${MAX_HEADERS} fit (SNS carries 10 message attributes, 2 are the outbox's); move the rest into the payload`, { messageId: id });
-        }
-        for (const name of names) {
-            const problem = headerNameProblem(name);
-            if (problem !== undefined) throw invalid(`${where}.headers name ${describeValue(name)} ${problem}`, { messageId: id });
-            const value = headers[name];
-            if (typeof value !== "string") throw invalid(`${where}.headers["${name}"] is ${describeValue(value)}; header values must be strings`, { messageId: id });
-            if (value === "") throw invalid(`${where}.headers["${name}"] is ""; SNS refuses an empty String attribute value; omit the header or give it a value`, { messageId: id, messageIndex: index });
-            const bad = characterProblem(value, `${where}.headers["${name}"]`);
-            if (bad !== undefined) throw invalid(`${bad.message} (message id "${id}")`, { messageId: id, messageIndex: index, character: bad.codePoint, position: bad.position });
-        }
+        const headers = checkHeaders(message.headers, where, id, index);
+        const trace = givenTraceContext(message, where, id, index) ?? this.activeTrace(Object.keys(headers).length, where, id);
         const body = serializePayload(message.payload, where, id, index);
         const outbound: OutboundMessage = {
             id,
@@ -688,9 +758,18 @@ export class OutboxWriter {
             ...(message.orderingKey !== undefined ? { orderingKey: message.orderingKey } : {}),
             body,
             headers,
+            ...trace,
             createdAt: 0,
             expiresAt: expiresAtMs,
         };
+        const overrun = attributeBudgetOverrun(outbound);
+        if (overrun !== undefined) {
+            const traceFix = trace === undefined ? "" : trace.tracestate !== undefined ? ", or drop the tracestate (or the trace context)" : ", or drop the trace context";
+            throw invalid(
+                `${where}.headers has ${overrun.headers} entries; at most ${overrun.headersThatFit} fit: the message (id "${id}") would carry ${overrun.count} message attributes, ${overrun.outbox.length} of them the outbox's (${overrun.outbox.join(", ")}), and SNS carries at most ${SNS_MAX_ATTRIBUTES} (raw delivery to SQS drops a message with more); move ${overrun.headers - overrun.headersThatFit} into the payload${traceFix}`,
+                { messageId: id, messageIndex: index, attributes: overrun.count, headers: overrun.headers, maxHeaders: overrun.headersThatFit },
+            );
+        }
         const snsSize = snsMessageSize(outbound);
         if (snsSize > SNS_MAX_MESSAGE_BYTES) {
             throw invalid(`${where} (id "${id}") is ${snsSize} bytes as an SNS message (body + attributes); SNS accepts at most ${SNS_MAX_MESSAGE_BYTES}; shrink the payload or store it elsewhere and send a reference`, { messageId: id, size: snsSize });
@@ -699,7 +778,28 @@ export class OutboxWriter {
         if (dlqSize > DLQ_MAX_MESSAGE_BYTES) {
             throw invalid(`${where} (id "${id}") would be ${dlqSize} bytes as a DLQ message; the DLQ accepts at most ${DLQ_MAX_MESSAGE_BYTES}; shrink the payload by ~${dlqSize - DLQ_MAX_MESSAGE_BYTES} bytes`, { messageId: id, size: dlqSize });
         }
-        return { index, id, guarded, message, body, expiresAtMs };
+        return { index, id, guarded, message, body, expiresAtMs, trace };
+    }
+
+    /**
+     * The active span's trace context for a message that gives none, as far as its attributes leave room: with one
+     * attribute left, the `traceparent` without the `tracestate`; with none, nothing. Either way with a warning, so
+     * turning tracing on never makes a write fail.
+     */
+    private activeTrace(headerCount: number, where: string, id: string): TraceContext | undefined {
+        if (this.otel === undefined) return undefined;
+        const active = activeTraceContext(this.otel);
+        if (active === undefined) return undefined;
+        // The outbox's own two: outbox.id and outbox.type (the writer refuses an empty type).
+        const room = SNS_MAX_ATTRIBUTES - 2 - headerCount;
+        const needed = active.tracestate !== undefined ? 2 : 1;
+        if (room >= needed) return active;
+        const kept = room >= 1 ? { traceparent: active.traceparent } : undefined;
+        this.logger.warn(`write: ${where} (id "${id}") has ${headerCount} headers, which leave ${room} of SNS's ${SNS_MAX_ATTRIBUTES} message attributes for the active trace context; it carries ${kept !== undefined ? "the traceparent without the tracestate" : "no trace context"}; use at most ${SNS_MAX_ATTRIBUTES - 2 - needed} headers to carry it`, {
+            messageId: id,
+            headers: headerCount,
+        });
+        return kept;
     }
 
     /** Whether a message with this `id` (possibly `undefined`) gets an id guard: only the writer's own ULIDs go without. */
@@ -732,7 +832,7 @@ export class OutboxWriter {
                     id: p.id,
                     subject: p.message.type,
                     payload: p.body,
-                    headers: { ...(p.message.headers ?? {}) },
+                    headers: envelopeHeaders(p),
                     createdAt: createdAtMs,
                     expiresAt: p.expiresAtMs,
                 },
@@ -783,9 +883,19 @@ interface KeyedStamp {
     readonly createdAt: number;
 }
 
+/** The envelope headers of a message's record: the user headers, and the trace context under its W3C names. */
+function envelopeHeaders(p: PreparedMessage): Record<string, string> {
+    const headers: Record<string, string> = { ...(p.message.headers ?? {}) };
+    if (p.trace !== undefined) {
+        headers.traceparent = p.trace.traceparent;
+        if (p.trace.tracestate !== undefined) headers.tracestate = p.trace.tracestate;
+    }
+    return headers;
+}
+
 /** What of a message's record DynamoDB's 400 KB is spent on: the payload, the headers and the type, as `envelope_json` holds them. */
 function recordParts(p: PreparedMessage): { readonly name: "payload" | "headers" | "type" | "orderingKey"; readonly bytes: number; readonly how: string }[] {
-    const headers = p.message.headers ?? {};
+    const headers = envelopeHeaders(p);
     const key = p.message.orderingKey;
     return [
         { name: "payload", bytes: 4 * Math.ceil(utf8Length(p.body) / 3), how: "stored base64, 4/3 its size" },
