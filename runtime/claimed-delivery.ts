@@ -10,7 +10,19 @@
  *
  * @packageDocumentation
  */
-import { afterSend, DELIVERY_METRICS, countPermanentFailure, expireClaimed, isExpired, notePublished, publishBatch, publishBatches, sendToDeadLetterQueue, type DeliveryContext } from "./delivery";
+import {
+    afterSend,
+    DELIVERY_METRICS,
+    countPermanentFailure,
+    expireClaimed,
+    isExpired,
+    notePublished,
+    publishBatch,
+    publishBatches,
+    sendToDeadLetterQueue,
+    type DeliveryContext,
+    type PublishResult,
+} from "./delivery";
 import { isOutboxError, OutboxError } from "./errors";
 import { outboundMessage, type OutboundMessage } from "./message";
 import type { OutboxRecord } from "./record/codec";
@@ -53,6 +65,42 @@ interface Item {
     readonly message: OutboundMessage;
 }
 
+/** A record that could not be delivered, or the fault that stopped the batch at it. */
+interface RecordFailure {
+    readonly recordId: string;
+    readonly error: unknown;
+}
+
+/** One {@link deliverClaimed} call: the claimed records, and what became of them so far. */
+interface ClaimedBatch {
+    readonly ctx: DeliveryContext;
+    readonly store: ClaimingStore;
+    readonly token: FencingToken;
+    readonly claimed: readonly OutboxRecord[];
+    /** Ids published and completed, or dead-lettered. */
+    readonly handled: string[];
+    /** The ordering keys a failed record holds back. */
+    readonly heldKeys: string[];
+    /** The first record that could not be delivered. */
+    failure: RecordFailure | undefined;
+}
+
+/** How a batch ends early: at a fault that stops it, or because another claimer took over. */
+interface BatchEnd {
+    readonly failure?: RecordFailure;
+    readonly preempted?: boolean;
+}
+
+/** What one PublishBatch call of claimed records came to. */
+interface CallOutcome {
+    /** Published or dead-lettered: to complete with the token. */
+    readonly toComplete: string[];
+    /** Of those, the ones dead-lettered. */
+    readonly deadLettered: string[];
+    /** The first fault in the call that is not one record's: it stops the batch. */
+    stop: RecordFailure | undefined;
+}
+
 async function releaseQuietly(ctx: DeliveryContext, store: ClaimingStore, ids: readonly string[], token: FencingToken): Promise<void> {
     if (ids.length === 0) return;
     try {
@@ -79,123 +127,153 @@ async function releaseQuietly(ctx: DeliveryContext, store: ClaimingStore, ids: r
  * @param token - The token that holds them.
  */
 export async function deliverClaimed(ctx: DeliveryContext, store: ClaimingStore, claimed: readonly OutboxRecord[], token: FencingToken): Promise<ClaimedDeliveryResult> {
-    const handled: string[] = [];
-    const heldKeys: string[] = [];
-    let failure: { recordId: string; error: unknown } | undefined;
-    const isHeld = (r: OutboxRecord): boolean => r.orderingKey !== undefined && heldKeys.includes(r.orderingKey);
-    const hold = (r: OutboxRecord, error: unknown): void => {
-        failure ??= { recordId: r.recordId, error };
-        if (r.orderingKey !== undefined && !heldKeys.includes(r.orderingKey)) heldKeys.push(r.orderingKey);
-    };
-    const unhandled = (): string[] => claimed.map((r) => r.recordId).filter((id) => !handled.includes(id));
-    const finish = async (result: { failure?: { recordId: string; error: unknown }; preempted?: boolean } = {}): Promise<ClaimedDeliveryResult> => {
-        await releaseQuietly(ctx, store, unhandled(), token);
-        const first = result.failure ?? failure;
-        return { handled, heldKeys, stopped: result.failure !== undefined, ...(first !== undefined ? { failure: first } : {}), ...(result.preempted ? { preempted: true } : {}) };
-    };
-    const complete = async (ids: string[]): Promise<"ok" | "preempted" | { error: unknown }> => {
-        if (ids.length === 0) return "ok";
-        try {
-            await store.complete(ids, token);
-            handled.push(...ids);
-            return "ok";
-        } catch (err) {
-            if (isOutboxError(err, "STALE_FENCING_TOKEN")) return "preempted";
-            return { error: err };
-        }
-    };
-
+    const batch: ClaimedBatch = { ctx, store, token, claimed, handled: [], heldKeys: [], failure: undefined };
     // Records not yet tried, oldest first; a held key's records stay here and are released at the end.
-    let rest = claimed.filter((r) => !isHeld(r));
+    let rest = claimed.filter((r) => !isHeld(batch, r));
     while (rest.length > 0) {
         const now = ctx.clock.now();
         const head = rest[0]!;
+        let end: BatchEnd | undefined;
         if (isExpired(head, now)) {
             rest = rest.slice(1);
-            try {
-                await sendToDeadLetterQueue(ctx, head, "expired", { attempts: head.replayCount });
-                ctx.metrics.count(DELIVERY_METRICS.expired);
-            } catch (error) {
-                hold(head, error);
-                rest = rest.filter((r) => !isHeld(r));
-                continue;
-            }
-            try {
-                if (!(await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => expireClaimed(ctx, head, token)))) {
-                    // Another claimer holds it now and sends it to the DLQ again.
-                    ctx.metrics.count(DELIVERY_METRICS.deadLetteredNotMarked);
-                    return finish({ preempted: true });
-                }
-            } catch (error) {
-                return finish({ failure: { recordId: head.recordId, error } });
-            }
-            handled.push(head.recordId);
+            end = await deadLetterExpired(batch, head);
+        } else {
+            const items = leadingCall(rest, now);
+            const sent = items.map((i) => i.record.recordId);
+            rest = rest.filter((r) => !sent.includes(r.recordId));
+            end = await publishCall(batch, items);
+        }
+        if (end !== undefined) return finish(batch, end);
+        rest = rest.filter((r) => !isHeld(batch, r));
+    }
+    return finish(batch, {});
+}
+
+function isHeld(batch: ClaimedBatch, r: OutboxRecord): boolean {
+    return r.orderingKey !== undefined && batch.heldKeys.includes(r.orderingKey);
+}
+
+/** Hold `r`'s ordering key (its later records are released, not tried); the batch's first failure is kept. */
+function hold(batch: ClaimedBatch, r: OutboxRecord, error: unknown): void {
+    batch.failure ??= { recordId: r.recordId, error };
+    if (r.orderingKey !== undefined && !batch.heldKeys.includes(r.orderingKey)) batch.heldKeys.push(r.orderingKey);
+}
+
+/** Release what was not handled, and say how the batch ended. */
+async function finish(batch: ClaimedBatch, end: BatchEnd): Promise<ClaimedDeliveryResult> {
+    const { handled, heldKeys } = batch;
+    await releaseQuietly(batch.ctx, batch.store, batch.claimed.map((r) => r.recordId).filter((id) => !handled.includes(id)), batch.token);
+    const first = end.failure ?? batch.failure;
+    return { handled, heldKeys, stopped: end.failure !== undefined, ...(first !== undefined ? { failure: first } : {}), ...(end.preempted ? { preempted: true } : {}) };
+}
+
+/** An expired head goes to the DLQ and is marked expired; a DLQ that cannot take it holds only its key. */
+async function deadLetterExpired(batch: ClaimedBatch, head: OutboxRecord): Promise<BatchEnd | undefined> {
+    const { ctx, token } = batch;
+    try {
+        await sendToDeadLetterQueue(ctx, head, "expired", { attempts: head.replayCount });
+        ctx.metrics.count(DELIVERY_METRICS.expired);
+    } catch (error) {
+        hold(batch, head, error);
+        return undefined;
+    }
+    try {
+        if (!(await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => expireClaimed(ctx, head, token)))) {
+            // Another claimer holds it now and sends it to the DLQ again.
+            ctx.metrics.count(DELIVERY_METRICS.deadLetteredNotMarked);
+            return { preempted: true };
+        }
+    } catch (error) {
+        return { failure: { recordId: head.recordId, error } };
+    }
+    batch.handled.push(head.recordId);
+    return undefined;
+}
+
+/** The records of the next PublishBatch call: the first call's worth of the leading records not expired at `now`. */
+function leadingCall(rest: readonly OutboxRecord[], now: number): Item[] {
+    const run: Item[] = [];
+    for (const r of rest) {
+        if (isExpired(r, now)) break;
+        run.push({ record: r, message: outboundMessage(r) });
+    }
+    return publishBatches(run, true)[0]!;
+}
+
+/** Publish one call's records, read each result in order, and complete what was published or dead-lettered. */
+async function publishCall(batch: ClaimedBatch, items: readonly Item[]): Promise<BatchEnd | undefined> {
+    const { ctx } = batch;
+    const results = await publishBatch(ctx, items.map((i) => i.message));
+    const call: CallOutcome = { toComplete: [], deadLettered: [], stop: undefined };
+    let failedInCall = false;
+    for (let j = 0; j < items.length; j += 1) {
+        const { record: r } = items[j]!;
+        const result = results[j]!;
+        if (result.ok) {
+            notePublished(ctx, r);
+            if (failedInCall) ctx.metrics.count(DELIVERY_METRICS.publishedAfterFailure);
+            call.toComplete.push(r.recordId);
             continue;
         }
-        const run: Item[] = [];
-        for (const r of rest) {
-            if (isExpired(r, now)) break;
-            run.push({ record: r, message: outboundMessage(r) });
-        }
-        const [batch] = publishBatches(run, true);
-        const items = batch!;
-        const sent = items.map((i) => i.record.recordId);
-        rest = rest.filter((r) => !sent.includes(r.recordId));
-        const results = await publishBatch(ctx, items.map((i) => i.message));
-        const toComplete: string[] = [];
-        const deadLetteredIds: string[] = [];
-        let stop: { recordId: string; error: unknown } | undefined;
-        let failedInCall = false;
-        for (let j = 0; j < items.length; j += 1) {
-            const { record: r } = items[j]!;
-            const result = results[j]!;
-            if (result.ok) {
-                notePublished(ctx, r);
-                if (failedInCall) ctx.metrics.count(DELIVERY_METRICS.publishedAfterFailure);
-                toComplete.push(r.recordId);
-                continue;
-            }
-            failedInCall = true;
-            ctx.metrics.count(DELIVERY_METRICS.publishFailed);
-            const error = new OutboxError(result.permanent ? "INVALID_PAYLOAD" : "UNAVAILABLE", `SNS refused record ${r.recordId}: ${result.code}`, { context: { recordId: r.recordId, code: result.code } });
-            if (!result.permanent) {
-                // Not this record's fault: every later record would meet the same SNS.
-                ctx.logger.warn("outbox publish failed", { recordId: r.recordId, partition: r.partition, code: result.code, permanent: false });
-                stop ??= { recordId: r.recordId, error };
-                continue;
-            }
-            let attempts: number | undefined;
-            try {
-                attempts = await countPermanentFailure(ctx, r);
-            } catch (err) {
-                stop ??= { recordId: r.recordId, error: err };
-                continue;
-            }
-            if (attempts !== undefined && attempts >= ctx.maxPublishAttempts) {
-                try {
-                    await sendToDeadLetterQueue(ctx, r, "publish-rejected", { attempts, errorCode: result.code, errorMessage: result.message });
-                    toComplete.push(r.recordId);
-                    deadLetteredIds.push(r.recordId);
-                } catch (err) {
-                    hold(r, err);
-                }
-                continue;
-            }
-            ctx.logger.warn("outbox publish failed", { recordId: r.recordId, partition: r.partition, code: result.code, permanent: true, attempts });
-            hold(r, error);
-        }
-        const completed = await complete(toComplete);
-        if (completed !== "ok") {
-            // Sent but not completed: whoever delivers these next sends them again.
-            const deadLettered = toComplete.filter((id) => deadLetteredIds.includes(id)).length;
-            if (toComplete.length > deadLettered) ctx.metrics.count(DELIVERY_METRICS.publishedNotCompleted, toComplete.length - deadLettered);
-            if (deadLettered > 0) ctx.metrics.count(DELIVERY_METRICS.deadLetteredNotMarked, deadLettered);
-            return completed === "preempted" ? finish({ preempted: true }) : finish({ failure: { recordId: toComplete[0]!, error: completed.error } });
-        }
-        if (stop !== undefined) return finish({ failure: stop });
-        rest = rest.filter((r) => !isHeld(r));
+        failedInCall = true;
+        await refusedInCall(batch, call, r, result);
     }
-    return finish();
+    const end = await completeCall(batch, call);
+    if (end !== undefined) return end;
+    return call.stop !== undefined ? { failure: call.stop } : undefined;
+}
+
+/**
+ * A record SNS refused: a transient refusal stops the batch; a permanent one is counted on the record, and at
+ * `maxPublishAttempts` the record goes to the DLQ (to complete), otherwise it holds its key.
+ */
+async function refusedInCall(batch: ClaimedBatch, call: CallOutcome, r: OutboxRecord, result: Extract<PublishResult, { ok: false }>): Promise<void> {
+    const { ctx } = batch;
+    ctx.metrics.count(DELIVERY_METRICS.publishFailed);
+    const error = new OutboxError(result.permanent ? "INVALID_PAYLOAD" : "UNAVAILABLE", `SNS refused record ${r.recordId}: ${result.code}`, { context: { recordId: r.recordId, code: result.code } });
+    if (!result.permanent) {
+        // Not this record's fault: every later record would meet the same SNS.
+        ctx.logger.warn("outbox publish failed", { recordId: r.recordId, partition: r.partition, code: result.code, permanent: false });
+        call.stop ??= { recordId: r.recordId, error };
+        return;
+    }
+    let attempts: number | undefined;
+    try {
+        attempts = await countPermanentFailure(ctx, r);
+    } catch (err) {
+        call.stop ??= { recordId: r.recordId, error: err };
+        return;
+    }
+    if (attempts !== undefined && attempts >= ctx.maxPublishAttempts) {
+        try {
+            await sendToDeadLetterQueue(ctx, r, "publish-rejected", { attempts, errorCode: result.code, errorMessage: result.message });
+            call.toComplete.push(r.recordId);
+            call.deadLettered.push(r.recordId);
+        } catch (err) {
+            hold(batch, r, err);
+        }
+        return;
+    }
+    ctx.logger.warn("outbox publish failed", { recordId: r.recordId, partition: r.partition, code: result.code, permanent: true, attempts });
+    hold(batch, r, error);
+}
+
+/** Complete the call's published and dead-lettered records with the token; a failure or a stale token ends the batch. */
+async function completeCall(batch: ClaimedBatch, call: CallOutcome): Promise<BatchEnd | undefined> {
+    const { ctx, store, token } = batch;
+    const ids = call.toComplete;
+    if (ids.length === 0) return undefined;
+    try {
+        await store.complete(ids, token);
+        batch.handled.push(...ids);
+        return undefined;
+    } catch (err) {
+        // Sent but not completed: whoever delivers these next sends them again.
+        const deadLettered = ids.filter((id) => call.deadLettered.includes(id)).length;
+        if (ids.length > deadLettered) ctx.metrics.count(DELIVERY_METRICS.publishedNotCompleted, ids.length - deadLettered);
+        if (deadLettered > 0) ctx.metrics.count(DELIVERY_METRICS.deadLetteredNotMarked, deadLettered);
+        return isOutboxError(err, "STALE_FENCING_TOKEN") ? { preempted: true } : { failure: { recordId: ids[0]!, error: err } };
+    }
 }
 
 /** The outcome of draining one partition through the claim path. */

@@ -11,7 +11,7 @@
  * sweeper, as it does inside one call.
  *
  * What this does not do is decide what a failure means: the publisher reads the outcomes in shard order
- * (`runtime/publisher.ts`), so the failure it reports is the lowest whatever order the calls ended in.
+ * (`runtime/keyless-outcomes.ts`), so the failure it reports is the lowest whatever order the calls ended in.
  *
  * @packageDocumentation
  */

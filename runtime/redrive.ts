@@ -175,21 +175,6 @@ export function parseDeadLetter(body: string | undefined): DeadLetterBody | { re
     return { recordId, partition, type, ...(orderingKey !== undefined ? { orderingKey } : {}), headers: headers as Record<string, string>, ...trace, payload: b.payload };
 }
 
-/** The outbox message a dead letter is written again as: a new id, everything else as it was, and the new expiry. */
-function redrivenMessage(dead: DeadLetterBody, id: string, expiresAt: Date | undefined): OutboxMessage {
-    return {
-        id,
-        partition: dead.partition,
-        type: dead.type,
-        payload: dead.payload,
-        headers: dead.headers,
-        ...(dead.traceparent !== undefined ? { traceparent: dead.traceparent } : {}),
-        ...(dead.tracestate !== undefined ? { tracestate: dead.tracestate } : {}),
-        ...(dead.orderingKey !== undefined ? { orderingKey: dead.orderingKey } : {}),
-        ...(expiresAt !== undefined ? { expiresAt } : {}),
-    };
-}
-
 /**
  * Redrive DLQ messages into the outbox: receive, re-write each as a fresh record, delete it from the DLQ once the
  * write committed. Runs until the queue answers empty or `maxMessages` were received.
@@ -204,6 +189,38 @@ function redrivenMessage(dead: DeadLetterBody, id: string, expiresAt: Date | und
  * });
  */
 export async function redriveDeadLetters(options: RedriveOptions): Promise<RedriveResult> {
+    const run = startRedrive(options);
+    while (run.counts.received < run.maxMessages) {
+        const messages = await receiveBatch(run);
+        // Empty, or only messages this run already left there: the queue has nothing else to give.
+        if (messages.length === 0) break;
+        for (const m of messages) {
+            run.counts.received += 1;
+            await redriveOne(run, m);
+        }
+    }
+    return { ...run.counts, records: run.records, problems: run.problems };
+}
+
+/** One redrive run: its options, limits, and what it did so far. */
+interface RedriveRun {
+    readonly options: RedriveOptions;
+    readonly maxMessages: number;
+    readonly visibility: number;
+    readonly logger: Logger;
+    readonly counts: { received: number; redriven: number; alreadyRedriven: number; notRedrivable: number; failed: number };
+    readonly records: [string, string][];
+    readonly problems: RedriveProblem[];
+    /** The messages this run left in the DLQ: one the queue hands out again (its visibility timeout ran out) is not counted twice. */
+    readonly left: Set<string>;
+}
+
+/**
+ * Check the options and start a run.
+ *
+ * @throws OutboxError `INVALID_CONFIG` naming the option, the bad value and what is allowed.
+ */
+function startRedrive(options: RedriveOptions): RedriveRun {
     if (typeof options?.sqs?.send !== "function") throw new OutboxError("INVALID_CONFIG", "redriveDeadLetters: sqs must be an SQSClient from @aws-sdk/client-sqs");
     if (typeof options.queueUrl !== "string" || options.queueUrl === "") {
         throw new OutboxError("INVALID_CONFIG", `redriveDeadLetters: queueUrl must be the DLQ URL (the Outbox component's dlqUrl output), got ${JSON.stringify(options.queueUrl)}`);
@@ -212,94 +229,115 @@ export async function redriveDeadLetters(options: RedriveOptions): Promise<Redri
     if (options.expiresAt !== undefined && !(options.expiresAt instanceof Date && Number.isFinite(options.expiresAt.getTime()))) {
         throw new OutboxError("INVALID_CONFIG", `redriveDeadLetters: expiresAt must be a valid Date, got ${String(options.expiresAt)}`);
     }
-    const maxMessages = integerIn("redriveDeadLetters", "maxMessages", options.maxMessages, REDRIVE_LIMITS.maxMessages);
-    const visibility = integerIn("redriveDeadLetters", "visibilityTimeoutSeconds", options.visibilityTimeoutSeconds, REDRIVE_LIMITS.visibilityTimeoutSeconds);
-    const logger = options.logger ?? silentLogger;
-    const counts = { received: 0, redriven: 0, alreadyRedriven: 0, notRedrivable: 0, failed: 0 };
-    const records: [string, string][] = [];
-    const problems: RedriveProblem[] = [];
-    // The messages this run left in the DLQ: one the queue hands out again (its visibility timeout ran out) is not counted twice.
-    const left = new Set<string>();
-    const leave = (m: Message, problem: string, recordId?: string): void => {
-        counts.notRedrivable += 1;
-        left.add(m.MessageId ?? "");
-        problems.push({ sqsMessageId: m.MessageId ?? "", ...(recordId !== undefined ? { recordId } : {}), problem });
-        logger.warn("redrive: not redrivable, left in the DLQ", { sqsMessageId: m.MessageId, ...(recordId !== undefined ? { recordId } : {}), problem });
+    return {
+        options,
+        maxMessages: integerIn("redriveDeadLetters", "maxMessages", options.maxMessages, REDRIVE_LIMITS.maxMessages),
+        visibility: integerIn("redriveDeadLetters", "visibilityTimeoutSeconds", options.visibilityTimeoutSeconds, REDRIVE_LIMITS.visibilityTimeoutSeconds),
+        logger: options.logger ?? silentLogger,
+        counts: { received: 0, redriven: 0, alreadyRedriven: 0, notRedrivable: 0, failed: 0 },
+        records: [],
+        problems: [],
+        left: new Set(),
     };
+}
 
-    const remove = async (m: Message, recordId: string): Promise<boolean> => {
-        try {
-            await options.sqs.send(new DeleteMessageCommand({ QueueUrl: options.queueUrl, ReceiptHandle: m.ReceiptHandle }));
-            return true;
-        } catch (err) {
-            // The record is written; the next run finds it (DUPLICATE_RECORD) and deletes the message then.
-            logger.warn("redrive: the record is written but the DLQ message could not be deleted; a later run deletes it", { recordId, sqsMessageId: m.MessageId, code: awsErrorName(err) || "UNKNOWN" });
-            return false;
-        }
-    };
-
-    while (counts.received < maxMessages) {
-        let out: ReceiveMessageCommandOutput;
-        try {
-            out = (await options.sqs.send(
-                new ReceiveMessageCommand({
-                    QueueUrl: options.queueUrl,
-                    MaxNumberOfMessages: Math.min(10, maxMessages - counts.received),
-                    VisibilityTimeout: visibility,
-                    WaitTimeSeconds: 0,
-                    MessageAttributeNames: ["All"],
-                }),
-            )) as ReceiveMessageCommandOutput;
-        } catch (err) {
-            throw wrapAwsError(err, "redrive: receiving from the DLQ failed", { queueUrl: options.queueUrl });
-        }
-        const messages = (out.Messages ?? []).filter((m) => !left.has(m.MessageId ?? ""));
-        // Empty, or only messages this run already left there: the queue has nothing else to give.
-        if (messages.length === 0) break;
-        for (const m of messages) {
-            counts.received += 1;
-            const dead = parseDeadLetter(m.Body);
-            if ("problem" in dead) {
-                leave(m, dead.problem, dead.recordId);
-                continue;
-            }
-            const newId = redriveRecordId(dead.recordId);
-            const message = redrivenMessage(dead, newId, options.expiresAt);
-            try {
-                options.writer.check({ messages: [message] });
-            } catch (err) {
-                // What the writer refuses it refuses on every run: say so once, and leave the message be.
-                if (!isOutboxError(err, "INVALID_PAYLOAD")) throw err;
-                leave(m, `OutboxWriter refuses it: ${err.message}; publish it by hand, or fix the message and send it to the DLQ again`, dead.recordId);
-                continue;
-            }
-            if (options.dryRun) {
-                counts.redriven += 1;
-                records.push([dead.recordId, newId]);
-                continue;
-            }
-            try {
-                await options.writer.write({ messages: [message] });
-            } catch (err) {
-                if (isOutboxError(err, "DUPLICATE_RECORD")) {
-                    if (await remove(m, dead.recordId)) counts.alreadyRedriven += 1;
-                    else counts.failed += 1;
-                    continue;
-                }
-                if (isOutboxError(err, "INVALID_PAYLOAD")) {
-                    // A refusal no retry changes (DynamoDB's ValidationException, the id held by a record elsewhere).
-                    leave(m, `the write was refused: ${err.message}`, dead.recordId);
-                    continue;
-                }
-                counts.failed += 1;
-                logger.error("redrive: writing the record failed; the message stays in the DLQ", { recordId: dead.recordId, partition: dead.partition, code: isOutboxError(err) ? err.code : "UNKNOWN" });
-                continue;
-            }
-            records.push([dead.recordId, newId]);
-            logger.info("redrive: dead letter written back to the outbox", { recordId: dead.recordId, newRecordId: newId, partition: dead.partition });
-            if (await remove(m, dead.recordId)) counts.redriven += 1;
-            else counts.failed += 1;
-        }
+/** The next messages of the DLQ, without those this run already left there. */
+async function receiveBatch(run: RedriveRun): Promise<Message[]> {
+    const { options } = run;
+    let out: ReceiveMessageCommandOutput;
+    try {
+        out = (await options.sqs.send(
+            new ReceiveMessageCommand({
+                QueueUrl: options.queueUrl,
+                MaxNumberOfMessages: Math.min(10, run.maxMessages - run.counts.received),
+                VisibilityTimeout: run.visibility,
+                WaitTimeSeconds: 0,
+                MessageAttributeNames: ["All"],
+            }),
+        )) as ReceiveMessageCommandOutput;
+    } catch (err) {
+        throw wrapAwsError(err, "redrive: receiving from the DLQ failed", { queueUrl: options.queueUrl });
     }
-    return { ...counts, records, problems };
+    return (out.Messages ?? []).filter((m) => !run.left.has(m.MessageId ?? ""));
+}
+
+/** One DLQ message: left in the DLQ if it cannot be redriven, else checked by the writer and written back. */
+async function redriveOne(run: RedriveRun, m: Message): Promise<void> {
+    const dead = parseDeadLetter(m.Body);
+    if ("problem" in dead) {
+        leave(run, m, dead.problem, dead.recordId);
+        return;
+    }
+    const newId = redriveRecordId(dead.recordId);
+    const message: OutboxMessage & { readonly id: string } = {
+        id: newId,
+        partition: dead.partition,
+        type: dead.type,
+        payload: dead.payload,
+        headers: dead.headers,
+        ...(dead.traceparent !== undefined ? { traceparent: dead.traceparent } : {}),
+        ...(dead.tracestate !== undefined ? { tracestate: dead.tracestate } : {}),
+        ...(dead.orderingKey !== undefined ? { orderingKey: dead.orderingKey } : {}),
+        ...(run.options.expiresAt !== undefined ? { expiresAt: run.options.expiresAt } : {}),
+    };
+    try {
+        run.options.writer.check({ messages: [message] });
+    } catch (err) {
+        // What the writer refuses it refuses on every run: say so once, and leave the message be.
+        if (!isOutboxError(err, "INVALID_PAYLOAD")) throw err;
+        leave(run, m, `OutboxWriter refuses it: ${err.message}; publish it by hand, or fix the message and send it to the DLQ again`, dead.recordId);
+        return;
+    }
+    if (run.options.dryRun) {
+        run.counts.redriven += 1;
+        run.records.push([dead.recordId, newId]);
+        return;
+    }
+    await writeBack(run, m, dead, message);
+}
+
+/** Write the message back into the outbox, then delete it from the DLQ; a repeat only deletes it. */
+async function writeBack(run: RedriveRun, m: Message, dead: DeadLetterBody, message: OutboxMessage & { readonly id: string }): Promise<void> {
+    const { counts } = run;
+    try {
+        await run.options.writer.write({ messages: [message] });
+    } catch (err) {
+        if (isOutboxError(err, "DUPLICATE_RECORD")) {
+            if (await remove(run, m, dead.recordId)) counts.alreadyRedriven += 1;
+            else counts.failed += 1;
+            return;
+        }
+        if (isOutboxError(err, "INVALID_PAYLOAD")) {
+            // A refusal no retry changes (DynamoDB's ValidationException, the id held by a record elsewhere).
+            leave(run, m, `the write was refused: ${err.message}`, dead.recordId);
+            return;
+        }
+        counts.failed += 1;
+        run.logger.error("redrive: writing the record failed; the message stays in the DLQ", { recordId: dead.recordId, partition: dead.partition, code: isOutboxError(err) ? err.code : "UNKNOWN" });
+        return;
+    }
+    run.records.push([dead.recordId, message.id]);
+    run.logger.info("redrive: dead letter written back to the outbox", { recordId: dead.recordId, newRecordId: message.id, partition: dead.partition });
+    if (await remove(run, m, dead.recordId)) counts.redriven += 1;
+    else counts.failed += 1;
+}
+
+/** Leave a message in the DLQ as not redrivable, counted once per run, with the reason. */
+function leave(run: RedriveRun, m: Message, problem: string, recordId?: string): void {
+    run.counts.notRedrivable += 1;
+    run.left.add(m.MessageId ?? "");
+    run.problems.push({ sqsMessageId: m.MessageId ?? "", ...(recordId !== undefined ? { recordId } : {}), problem });
+    run.logger.warn("redrive: not redrivable, left in the DLQ", { sqsMessageId: m.MessageId, ...(recordId !== undefined ? { recordId } : {}), problem });
+}
+
+/** Delete a redriven message from the DLQ; returns whether it was deleted. */
+async function remove(run: RedriveRun, m: Message, recordId: string): Promise<boolean> {
+    try {
+        await run.options.sqs.send(new DeleteMessageCommand({ QueueUrl: run.options.queueUrl, ReceiptHandle: m.ReceiptHandle }));
+        return true;
+    } catch (err) {
+        // The record is written; the next run finds it (DUPLICATE_RECORD) and deletes the message then.
+        run.logger.warn("redrive: the record is written but the DLQ message could not be deleted; a later run deletes it", { recordId, sqsMessageId: m.MessageId, code: awsErrorName(err) || "UNKNOWN" });
+        return false;
+    }
 }

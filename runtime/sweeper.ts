@@ -35,14 +35,16 @@
  */
 import { randomUUID } from "node:crypto";
 import { drainPartition } from "./claimed-delivery";
+import type { DeliveryContext } from "./delivery";
+import type { EmfMetrics } from "./emf";
 import { errorCodeOf } from "./errors";
 import { sweepExpired } from "./expiry-sweep";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
 import { DELIVERY_METRICS, HANDLER_FUNCTIONS, SWEEPER_METRICS } from "./metric-catalog";
-import { assertRegions, resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig } from "./publisher";
+import { assertRegions, resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig, type ResolvedDeliveryConfig } from "./publisher";
 import { readSweepCursor, sameCursor, writeSweepCursor, type ClaimIndexKey } from "./sweep-cursor";
-import { scanDuePartitions } from "./sweep-scan";
+import { scanDuePartitions, type DuePartition } from "./sweep-scan";
 import type { FencingToken } from "./store/transitions";
 
 /** Configuration of {@link createSweeper}: the publisher's, plus the sweep's own limits. */
@@ -95,106 +97,182 @@ export type SweeperHandler = (event?: unknown, context?: SweeperContext) => Prom
  * @throws OutboxError `INVALID_CONFIG` when the config is incomplete.
  */
 export function createSweeper(config: SweeperConfig): SweeperHandler {
-    const resolved = resolveDeliveryConfig(config, "createSweeper");
-    const sweepAfterMs = integerIn("createSweeper", "sweepAfterSeconds", config.sweepAfterSeconds, HANDLER_LIMITS.sweepAfterSeconds) * 1000;
-    const maxPartitions = integerIn("createSweeper", "maxPartitionsPerRun", config.maxPartitionsPerRun, HANDLER_LIMITS.maxPartitionsPerRun);
-    const maxExpired = integerIn("createSweeper", "maxExpiredPerRun", config.maxExpiredPerRun, HANDLER_LIMITS.maxExpiredPerRun);
-    const expiryShards = integerIn("createSweeper", "expiryShards", config.expiryShards, HANDLER_LIMITS.expiryShards);
-    const reserveMs = resolved.reserveMs;
-
-    return async (_event, context) => {
-        await assertRegions(resolved);
-        const base = resolved.base;
-        const { metrics, timeLeft } = startInvocation(resolved, config.writeMetrics, HANDLER_FUNCTIONS.sweeper, context);
-        const ctx = { ...base, metrics };
-        const token: FencingToken = { owner: `sweeper/${context?.awsRequestId ?? randomUUID()}`, version: resolved.claimVersion };
-        let partitions = 0;
-        let failedPartitions = 0;
-        let failedRecords = 0;
-        // A step that could not run at all (its index query or scan failed): the other step still runs, then the
-        // first such error is thrown so the invocation counts as an error. One record's failure is never a step's.
-        let stepFailure: unknown;
-        const recordFailed = (what: string, err: unknown, attributes: Record<string, unknown>): void => {
-            failedRecords += 1;
-            metrics.count(DELIVERY_METRICS.sweepFailures);
-            base.logger.warn(`sweeper: ${what}; the sweep goes on and the next run retries it`, { ...attributes, code: errorCodeOf(err) });
-        };
-        try {
-            // 1. Expiry: pending records past expires_at → DLQ, marked expired, from every ExpiryIndex value.
-            const expiry = await sweepExpired(ctx, { expiryShards, maxExpired, keepGoing: () => timeLeft() >= reserveMs, recordFailed });
-            if (expiry.failure !== undefined) {
-                stepFailure = expiry.failure;
-                base.logger.error("sweeper: the expiry step failed; sweeping missed records anyway", { code: errorCodeOf(expiry.failure) });
-            }
-            // 2. Missed records: partitions with a due non-terminal record, from the sparse ClaimIndex, in scan order
-            // from the sweep cursor, so partitions that never drain cannot keep the ones after them from being reached.
-            const scannedAt = base.clock.now();
-            const cutoff = scannedAt - sweepAfterMs;
-            // A created_at further ahead of this clock than sweepAfter comes from a clock that is wrong: trusting it
-            // would hold the record back for as long as that clock is ahead, so it is due at once.
-            const implausibleAfter = scannedAt + sweepAfterMs;
-            let cursor: ClaimIndexKey | undefined;
-            try {
-                cursor = await readSweepCursor(base);
-            } catch (err) {
-                base.logger.error("sweeper: the sweep cursor could not be read; scanning from the start of the claim index", { code: errorCodeOf(err) });
-            }
-            const scan = await scanDuePartitions(base, { cursor, now: scannedAt, createdBefore: cutoff, createdAfter: implausibleAfter, maxPartitions });
-            if (scan.failure === undefined) {
-                metrics.sample(SWEEPER_METRICS.oldestPendingAge, Math.max(0, scannedAt - (scan.oldestCreatedAt ?? scannedAt)), "Milliseconds");
-            } else {
-                stepFailure ??= scan.failure;
-                base.logger.error("sweeper: the claim index scan failed; draining the partitions found so far", { code: errorCodeOf(scan.failure), partitions: scan.partitions.length });
-            }
-
-            let drainedCount = 0;
-            for (const { partition } of scan.partitions) {
-                if (timeLeft() < reserveMs) break;
-                partitions += 1;
-                drainedCount += 1;
-                let failure: { recordId: string; error: unknown } | undefined;
-                let truncated = false;
-                try {
-                    const drained = await drainPartition(ctx, resolved.store, partition, token, {
-                        limit: resolved.claimLimit,
-                        maxRounds: 100,
-                        createdBefore: cutoff,
-                        createdAfter: implausibleAfter,
-                        keepGoing: () => timeLeft() >= reserveMs,
-                    });
-                    failure = drained.failure;
-                    truncated = drained.truncated === true;
-                } catch (error) {
-                    failure = { recordId: "", error };
-                }
-                if (failure !== undefined) {
-                    failedPartitions += 1;
-                    base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", { partition, recordId: failure.recordId, code: errorCodeOf(failure.error) });
-                } else if (truncated) {
-                    failedPartitions += 1;
-                    base.logger.warn("sweeper: a claim came back truncated (a claim write failed); the rest of the partition waits for the next run", { partition });
-                }
-            }
-            // The next run starts at the first partition this one did not reach, or where the scan stopped.
-            const next = drainedCount < scan.partitions.length ? scan.partitions[drainedCount]!.startAfter : scan.next;
-            if (!sameCursor(next, cursor)) {
-                try {
-                    await writeSweepCursor(base, next);
-                } catch (err) {
-                    base.logger.error("sweeper: the sweep cursor could not be moved; the next run starts where this one did", { code: errorCodeOf(err) });
-                }
-            }
-            if (stepFailure !== undefined) throw stepFailure;
-            return {
-                published: metrics.value(DELIVERY_METRICS.published),
-                expired: metrics.value(DELIVERY_METRICS.expired),
-                deadLettered: metrics.value(DELIVERY_METRICS.deadLettered) - metrics.value(DELIVERY_METRICS.expired),
-                partitions,
-                failedPartitions,
-                failedRecords,
-            };
-        } finally {
-            metrics.flush();
-        }
+    const settings: SweepSettings = {
+        config,
+        resolved: resolveDeliveryConfig(config, "createSweeper"),
+        sweepAfterMs: integerIn("createSweeper", "sweepAfterSeconds", config.sweepAfterSeconds, HANDLER_LIMITS.sweepAfterSeconds) * 1000,
+        maxPartitions: integerIn("createSweeper", "maxPartitionsPerRun", config.maxPartitionsPerRun, HANDLER_LIMITS.maxPartitionsPerRun),
+        maxExpired: integerIn("createSweeper", "maxExpiredPerRun", config.maxExpiredPerRun, HANDLER_LIMITS.maxExpiredPerRun),
+        expiryShards: integerIn("createSweeper", "expiryShards", config.expiryShards, HANDLER_LIMITS.expiryShards),
     };
+    return (_event, context) => sweep(settings, context);
+}
+
+/** The sweeper's settings, validated at construction. */
+interface SweepSettings {
+    readonly config: SweeperConfig;
+    readonly resolved: ResolvedDeliveryConfig;
+    readonly sweepAfterMs: number;
+    readonly maxPartitions: number;
+    readonly maxExpired: number;
+    readonly expiryShards: number;
+}
+
+/** One sweep: its settings, this invocation's metrics and token, and the counts so far. */
+interface SweepRun {
+    readonly settings: SweepSettings;
+    readonly ctx: DeliveryContext;
+    readonly metrics: EmfMetrics;
+    readonly timeLeft: () => number;
+    readonly token: FencingToken;
+    partitions: number;
+    failedPartitions: number;
+    failedRecords: number;
+    /**
+     * A step that could not run at all (its index query or scan failed): the other step still runs, then the
+     * first such error is thrown so the invocation counts as an error. One record's failure is never a step's.
+     */
+    stepFailure: unknown;
+}
+
+/** One invocation: the expiry step, then the missed records, with one EMF line. */
+async function sweep(settings: SweepSettings, context: SweeperContext | undefined): Promise<SweepResult> {
+    const { resolved } = settings;
+    await assertRegions(resolved);
+    const { metrics, timeLeft } = startInvocation(resolved, settings.config.writeMetrics, HANDLER_FUNCTIONS.sweeper, context);
+    const run: SweepRun = {
+        settings,
+        ctx: { ...resolved.base, metrics },
+        metrics,
+        timeLeft,
+        token: { owner: `sweeper/${context?.awsRequestId ?? randomUUID()}`, version: resolved.claimVersion },
+        partitions: 0,
+        failedPartitions: 0,
+        failedRecords: 0,
+        stepFailure: undefined,
+    };
+    try {
+        await expiryStep(run);
+        await missedRecordsStep(run);
+        if (run.stepFailure !== undefined) throw run.stepFailure;
+        return {
+            published: metrics.value(DELIVERY_METRICS.published),
+            expired: metrics.value(DELIVERY_METRICS.expired),
+            deadLettered: metrics.value(DELIVERY_METRICS.deadLettered) - metrics.value(DELIVERY_METRICS.expired),
+            partitions: run.partitions,
+            failedPartitions: run.failedPartitions,
+            failedRecords: run.failedRecords,
+        };
+    } finally {
+        metrics.flush();
+    }
+}
+
+function keepGoing(run: SweepRun): boolean {
+    return run.timeLeft() >= run.settings.resolved.reserveMs;
+}
+
+/** One record the sweep could not handle: counted, logged, retried next run. */
+function recordFailed(run: SweepRun, what: string, err: unknown, attributes: Record<string, unknown>): void {
+    run.failedRecords += 1;
+    run.metrics.count(DELIVERY_METRICS.sweepFailures);
+    run.settings.resolved.base.logger.warn(`sweeper: ${what}; the sweep goes on and the next run retries it`, { ...attributes, code: errorCodeOf(err) });
+}
+
+/** 1. Expiry: pending records past expires_at → DLQ, marked expired, from every ExpiryIndex value. */
+async function expiryStep(run: SweepRun): Promise<void> {
+    const { expiryShards, maxExpired } = run.settings;
+    const expiry = await sweepExpired(run.ctx, {
+        expiryShards,
+        maxExpired,
+        keepGoing: () => keepGoing(run),
+        recordFailed: (what, err, attributes) => recordFailed(run, what, err, attributes),
+    });
+    if (expiry.failure !== undefined) {
+        run.stepFailure = expiry.failure;
+        run.settings.resolved.base.logger.error("sweeper: the expiry step failed; sweeping missed records anyway", { code: errorCodeOf(expiry.failure) });
+    }
+}
+
+/**
+ * 2. Missed records: partitions with a due non-terminal record, from the sparse ClaimIndex, in scan order from the
+ * sweep cursor, so partitions that never drain cannot keep the ones after them from being reached.
+ */
+async function missedRecordsStep(run: SweepRun): Promise<void> {
+    const base = run.settings.resolved.base;
+    const scannedAt = base.clock.now();
+    const due: DueWindow = {
+        cutoff: scannedAt - run.settings.sweepAfterMs,
+        // A created_at further ahead of this clock than sweepAfter comes from a clock that is wrong: trusting it
+        // would hold the record back for as long as that clock is ahead, so it is due at once.
+        implausibleAfter: scannedAt + run.settings.sweepAfterMs,
+    };
+    let cursor: ClaimIndexKey | undefined;
+    try {
+        cursor = await readSweepCursor(base);
+    } catch (err) {
+        base.logger.error("sweeper: the sweep cursor could not be read; scanning from the start of the claim index", { code: errorCodeOf(err) });
+    }
+    const scan = await scanDuePartitions(base, { cursor, now: scannedAt, createdBefore: due.cutoff, createdAfter: due.implausibleAfter, maxPartitions: run.settings.maxPartitions });
+    if (scan.failure === undefined) {
+        run.metrics.sample(SWEEPER_METRICS.oldestPendingAge, Math.max(0, scannedAt - (scan.oldestCreatedAt ?? scannedAt)), "Milliseconds");
+    } else {
+        run.stepFailure ??= scan.failure;
+        base.logger.error("sweeper: the claim index scan failed; draining the partitions found so far", { code: errorCodeOf(scan.failure), partitions: scan.partitions.length });
+    }
+    const drainedCount = await drainDuePartitions(run, scan.partitions, due);
+    // The next run starts at the first partition this one did not reach, or where the scan stopped.
+    const next = drainedCount < scan.partitions.length ? scan.partitions[drainedCount]!.startAfter : scan.next;
+    if (!sameCursor(next, cursor)) {
+        try {
+            await writeSweepCursor(base, next);
+        } catch (err) {
+            base.logger.error("sweeper: the sweep cursor could not be moved; the next run starts where this one did", { code: errorCodeOf(err) });
+        }
+    }
+}
+
+/** Which records a sweep delivers: created before the cutoff, or stamped implausibly far ahead of its clock. */
+interface DueWindow {
+    readonly cutoff: number;
+    readonly implausibleAfter: number;
+}
+
+/** Drain the partitions found, in scan order, while there is time; returns how many were drained. */
+async function drainDuePartitions(run: SweepRun, partitions: readonly DuePartition[], due: DueWindow): Promise<number> {
+    let drainedCount = 0;
+    for (const { partition } of partitions) {
+        if (!keepGoing(run)) break;
+        run.partitions += 1;
+        drainedCount += 1;
+        await drainDuePartition(run, partition, due);
+    }
+    return drainedCount;
+}
+
+/** Deliver one partition's due records through the claim path; a failure or a truncated claim waits for the next run. */
+async function drainDuePartition(run: SweepRun, partition: string, due: DueWindow): Promise<void> {
+    const { resolved } = run.settings;
+    let failure: { recordId: string; error: unknown } | undefined;
+    let truncated = false;
+    try {
+        const drained = await drainPartition(run.ctx, resolved.store, partition, run.token, {
+            limit: resolved.claimLimit,
+            maxRounds: 100,
+            createdBefore: due.cutoff,
+            createdAfter: due.implausibleAfter,
+            keepGoing: () => keepGoing(run),
+        });
+        failure = drained.failure;
+        truncated = drained.truncated === true;
+    } catch (error) {
+        failure = { recordId: "", error };
+    }
+    if (failure !== undefined) {
+        run.failedPartitions += 1;
+        resolved.base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", { partition, recordId: failure.recordId, code: errorCodeOf(failure.error) });
+    } else if (truncated) {
+        run.failedPartitions += 1;
+        resolved.base.logger.warn("sweeper: a claim came back truncated (a claim write failed); the rest of the partition waits for the next run", { partition });
+    }
 }

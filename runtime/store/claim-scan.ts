@@ -83,13 +83,25 @@ export async function claimByScan(
     options: ClaimCallOptions,
 ): Promise<OutboxRecord[]> {
     const retain = Math.max(STORE_DEFAULTS.claimRetentionFactor * limit, limit);
+    const scan = await scanPartition(ctx, partition, token, at, retain, options.signal);
+    return claimInOrder(ctx, partition, eligible(scan, retain), token, limit, at, options);
+}
+
+/** What the scan of a partition found. */
+interface PartitionScan {
+    /** The claimable records; cut to the `retain` oldest whenever they grow past twice that. */
+    candidates: Candidate[];
+    /** Per ordering key, the oldest record held by a live owner: younger same-key records must wait behind it. */
+    readonly blockers: Map<string, AgePosition>;
+    /** Ordering keys with an item whose age or claim state cannot be read. */
+    readonly unreadableKeys: Set<string>;
+}
+
+/** Read the whole partition's non-terminal records, consistently, page by page. */
+async function scanPartition(ctx: StoreContext, partition: string, token: FencingToken, at: ClaimClock, retain: number, signal: AbortSignal | undefined): Promise<PartitionScan> {
     const key = partitionRecords(partition);
     const filter = nonTerminal();
-    let candidates: Candidate[] = [];
-    // Per ordering key, the oldest record held by a live owner: younger same-key records must wait behind it.
-    const blockers = new Map<string, AgePosition>();
-    // Ordering keys with an item whose age or claim state cannot be read.
-    const unreadableKeys = new Set<string>();
+    const scan: PartitionScan = { candidates: [], blockers: new Map(), unreadableKeys: new Set() };
     let pages = 0;
     let scanned = 0;
     await queryPages(
@@ -103,41 +115,59 @@ export async function claimByScan(
             if (pages === DEEP_BACKLOG_PAGE_WARN + 1) {
                 ctx.logger.warn(STORE_WARNINGS.deepBacklog, { partition_key: partition, pages, records_scanned: scanned });
             }
-            for (const item of page.Items ?? []) {
-                const orderingKey = readString(item, ATTR.orderingKey) || undefined;
-                let position: AgePosition;
-                let claimable: boolean;
-                try {
-                    position = agePosition(item);
-                    claimable = isClaimableItem(item, token.version, at.staleMs);
-                } catch (err) {
-                    // Its place in the order is unknown, so its whole key waits; the other keys go on.
-                    noteUndecodable(ctx, partition, item[ATTR.sk]?.S, err);
-                    if (orderingKey !== undefined) unreadableKeys.add(orderingKey);
-                    continue;
-                }
-                if (claimable) {
-                    candidates.push({ item, position, orderingKey });
-                } else if (orderingKey !== undefined) {
-                    const prior = blockers.get(orderingKey);
-                    if (prior === undefined || compareAge(position, prior) < 0) blockers.set(orderingKey, position);
-                }
-            }
-            if (candidates.length > 2 * retain) candidates = candidates.sort(byAge).slice(0, retain);
+            for (const item of page.Items ?? []) noteItem(ctx, partition, scan, item, token, at);
+            if (scan.candidates.length > 2 * retain) scan.candidates = scan.candidates.sort(byAge).slice(0, retain);
         },
-        options.signal,
+        signal,
     );
     if (pages > DEEP_BACKLOG_PAGE_WARN) ctx.metrics.count(STORE_METRICS.claimScanPages, pages, { partition });
+    return scan;
+}
 
-    candidates = candidates.sort(byAge).slice(0, retain);
+/** One scanned item: a candidate if claimable; else, with an ordering key, a possible blocker of its key. */
+function noteItem(ctx: StoreContext, partition: string, scan: PartitionScan, item: Record<string, AttributeValue>, token: FencingToken, at: ClaimClock): void {
+    const orderingKey = readString(item, ATTR.orderingKey) || undefined;
+    let position: AgePosition;
+    let claimable: boolean;
+    try {
+        position = agePosition(item);
+        claimable = isClaimableItem(item, token.version, at.staleMs);
+    } catch (err) {
+        // Its place in the order is unknown, so its whole key waits; the other keys go on.
+        noteUndecodable(ctx, partition, item[ATTR.sk]?.S, err);
+        if (orderingKey !== undefined) scan.unreadableKeys.add(orderingKey);
+        return;
+    }
+    if (claimable) {
+        scan.candidates.push({ item, position, orderingKey });
+    } else if (orderingKey !== undefined) {
+        const prior = scan.blockers.get(orderingKey);
+        if (prior === undefined || compareAge(position, prior) < 0) scan.blockers.set(orderingKey, position);
+    }
+}
+
+/** The `retain` oldest candidates that no unreadable item or older held record of their key blocks, oldest first. */
+function eligible(scan: PartitionScan, retain: number): Candidate[] {
+    const candidates = scan.candidates.sort(byAge).slice(0, retain);
     // The stranded-head rule runs before the cut to `limit`, so a group whose head is held loses its whole tail.
-    const eligible = candidates.filter((c) => {
+    return candidates.filter((c) => {
         if (c.orderingKey === undefined) return true;
-        if (unreadableKeys.has(c.orderingKey)) return false;
-        const blocker = blockers.get(c.orderingKey);
+        if (scan.unreadableKeys.has(c.orderingKey)) return false;
+        const blocker = scan.blockers.get(c.orderingKey);
         return blocker === undefined || compareAge(blocker, c.position) > 0;
     });
+}
 
+/** Claim the eligible records one by one, oldest first, up to `limit`; a failure returns what was claimed (the truncation rule). */
+async function claimInOrder(
+    ctx: StoreContext,
+    partition: string,
+    eligible: readonly Candidate[],
+    token: FencingToken,
+    limit: number,
+    at: ClaimClock,
+    options: ClaimCallOptions,
+): Promise<OutboxRecord[]> {
     const claimed: OutboxRecord[] = [];
     const lostKeys = new Set<string>();
     for (const candidate of eligible) {
