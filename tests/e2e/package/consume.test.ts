@@ -43,9 +43,13 @@ const TSC = require.resolve("typescript/bin/tsc");
  * The budgets for each function's archive when the package is installed: `__index.js`, the package's
  * package.json and the `.js` files of its `dist/runtime`, nothing else. The whole package (compiled JS, .d.ts,
  * README) made it 951,998 bytes raw, 319,705 deflated, under a 960 KB budget; listing only the runtime's files
- * took it to 272,880 bytes raw, 79,659 deflated (the sweeper, 55 files), so these leave about a fifth of headroom.
+ * took it to 272,880 bytes raw, 79,659 deflated (the sweeper, 55 files), under 320 KB raw and 96 KB deflated. The
+ * runtime grew into that headroom; the trace context (issue 27: trace-context.js, open-telemetry.js,
+ * message-trace.js, about 3.8 KB deflated) took the publisher's to 324,433 bytes raw, 99,429 deflated (75 files),
+ * so the budget is now 336 KB raw and 104 KB deflated. The index the handlers require loads every module, the
+ * writer's, the redrive's and the inbox's among them, so an archive carries them all (docs/packaging.md).
  */
-const CONSUMED_ARCHIVE_BUDGET = { raw: 320 * 1024, deflated: 96 * 1024 } as const;
+const CONSUMED_ARCHIVE_BUDGET = { raw: 336 * 1024, deflated: 104 * 1024 } as const;
 
 /** The `tsconfig.json` of Pulumi's TypeScript template (`pulumi new typescript`): strict, no `skipLibCheck`. */
 const PULUMI_TEMPLATE_TSCONFIG = {
