@@ -1,6 +1,6 @@
 /**
  * A Lambda SQS handler on the {@link Inbox}: it reads each record the way its delivery path laid it out, hands
- * the consumer the outbox id, type, headers and payload, applies the writes the consumer returns together with
+ * the consumer the outbox id, type, headers, trace context and payload, applies the writes the consumer returns together with
  * the inbox marker, and reports the records that failed in `batchItemFailures`.
  *
  * On a FIFO queue it keeps each message group's order: after a record of a group fails, the group's later records
