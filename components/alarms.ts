@@ -54,120 +54,139 @@ function customDimensions(fn: HandlerFunction, tableName: pulumi.Input<string>):
     return pulumi.output(tableName).apply((table) => handlerDimensions(fn, table));
 }
 
-/**
- * The args of every alarm of an outbox named `name` (none when `s.alarms` is false).
- *
- * @param name - The component's name, quoted in each alarm's description.
- * @param s - The resolved settings: thresholds, actions, schedule, tags.
- * @param t - The outputs the alarms watch.
- */
-export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox): OutboxAlarm[] {
-    if (!s.alarms) return [];
-    const th = s.alarmThresholds;
-    const common = {
-        comparisonOperator: "GreaterThanThreshold",
-        alarmActions: s.alarmActions,
-        okActions: s.alarmActions,
-        tags: withTags(s.tags),
-    };
+/** The args every alarm shares: how it compares, whom it notifies, its tags. */
+type CommonAlarmArgs = Pick<aws.cloudwatch.MetricAlarmArgs, "comparisonOperator" | "alarmActions" | "okActions" | "tags">;
+
+/** One alarm's metric, statistic, evaluation and threshold: its args but the common ones and the description. */
+type AlarmMetric = Omit<aws.cloudwatch.MetricAlarmArgs, keyof CommonAlarmArgs | "alarmDescription" | "threshold"> & {
+    readonly threshold: pulumi.Input<number>;
+};
+
+/** What the alarms are built from. */
+interface AlarmContext {
+    /** The component's name. */
+    readonly name: string;
+    readonly common: CommonAlarmArgs;
+    readonly th: OutboxSettings["alarmThresholds"];
+    readonly t: MonitoredOutbox;
+    /** Whether an empty period of the sweeper's OldestPendingAge breaches. */
+    readonly sweeperSilence: pulumi.Output<string>;
+}
+
+/** One alarm's child key, what it means and what to do, and its metric. */
+interface AlarmSpec extends AlarmMetric {
+    /** Its child key. */
+    readonly child: OutboxChild;
+    /** What the alarm means, given its threshold. */
+    readonly says: (threshold: number) => string;
+    /** The first thing to do about it. */
+    readonly action: string;
+}
+
+/** One alarm: the common args, the metric, and a description that says what crossed the threshold and what to do. */
+function alarm(c: AlarmContext, { child, says, action, ...metric }: AlarmSpec): OutboxAlarm {
     // A threshold may be an Output (a StackReference's, say): the description quotes it once it resolves.
-    const about = (what: (threshold: number) => string, threshold: pulumi.Input<number>, action: string): pulumi.Output<string> =>
-        pulumi.output(threshold).apply((t) => `dynamodb-outbox "${name}": ${what(t)}. ${action} (docs/operations.md, Alarms).`);
-    // The sweeper emits OldestPendingAge on every run, so a five-minute period with no value means the safety net
-    // did not run (rule disabled, scan failing, function broken): breaching, when the schedule runs at least that
-    // often. With a slower or cron schedule an empty period is normal, so it is not.
-    const sweeperSilence = pulumi.output(s.sweepSchedule).apply((schedule) => {
-        const interval = scheduleIntervalSeconds(schedule);
-        return interval !== undefined && interval <= FIVE_MINUTES ? "breaching" : "notBreaching";
-    });
+    const alarmDescription = pulumi
+        .output(metric.threshold)
+        .apply((v) => `dynamodb-outbox "${c.name}": ${says(v)}. ${action} (docs/operations.md, Alarms).`);
+    return { child, args: { ...c.common, alarmDescription, ...metric } };
+}
+
+/** The alarms on lateness: the stream's lag, the oldest pending record, the age at publish. */
+function latenessAlarms(c: AlarmContext): OutboxAlarm[] {
+    const { th, t } = c;
     return [
-        {
+        alarm(c, {
             child: "iteratorAgeAlarm",
-            args: {
-                ...common,
-                alarmDescription: about((t) => `the publisher's stream lag (IteratorAge) is above ${t} ms`, th.iteratorAgeMs, "Look for a failing batch in the publisher's logs and the DLQ; records past maximumRecordAgeInSeconds fall to the sweeper"),
-                namespace: AWS_NAMESPACES.lambda,
-                metricName: "IteratorAge",
-                dimensions: { FunctionName: t.publisherFunctionName },
-                statistic: "Maximum",
-                period: 60,
-                evaluationPeriods: 3,
-                datapointsToAlarm: 3,
-                threshold: th.iteratorAgeMs,
-                // Lambda reports IteratorAge only for invocations: no data means no records to be behind on.
-                treatMissingData: "notBreaching",
-            },
-        },
-        {
+            says: (v) => `the publisher's stream lag (IteratorAge) is above ${v} ms`,
+            action: "Look for a failing batch in the publisher's logs and the DLQ; records past maximumRecordAgeInSeconds fall to the sweeper",
+            namespace: AWS_NAMESPACES.lambda,
+            metricName: "IteratorAge",
+            dimensions: { FunctionName: t.publisherFunctionName },
+            statistic: "Maximum",
+            period: 60,
+            evaluationPeriods: 3,
+            datapointsToAlarm: 3,
+            threshold: th.iteratorAgeMs,
+            // Lambda reports IteratorAge only for invocations: no data means no records to be behind on.
+            treatMissingData: "notBreaching",
+        }),
+        alarm(c, {
             child: "oldestPendingAlarm",
-            args: {
-                ...common,
-                alarmDescription: about((t) => `a record has waited more than ${t} ms undelivered, or the sweeper reported nothing`, th.oldestPendingAgeMs, "Run dynamodb-outbox doctor: check the mapping is enabled, the sweeper's schedule and its errors"),
-                namespace: METRIC_NAMESPACE,
-                metricName: SWEEPER_METRICS.oldestPendingAge,
-                dimensions: customDimensions(HANDLER_FUNCTIONS.sweeper, t.tableName),
-                statistic: "Maximum",
-                period: FIVE_MINUTES,
-                evaluationPeriods: 2,
-                datapointsToAlarm: 2,
-                threshold: th.oldestPendingAgeMs,
-                treatMissingData: sweeperSilence,
-            },
-        },
-        {
+            says: (v) => `a record has waited more than ${v} ms undelivered, or the sweeper reported nothing`,
+            action: "Run dynamodb-outbox doctor: check the mapping is enabled, the sweeper's schedule and its errors",
+            namespace: METRIC_NAMESPACE,
+            metricName: SWEEPER_METRICS.oldestPendingAge,
+            dimensions: customDimensions(HANDLER_FUNCTIONS.sweeper, t.tableName),
+            statistic: "Maximum",
+            period: FIVE_MINUTES,
+            evaluationPeriods: 2,
+            datapointsToAlarm: 2,
+            threshold: th.oldestPendingAgeMs,
+            treatMissingData: c.sweeperSilence,
+        }),
+        alarm(c, {
             child: "ageAtPublishAlarm",
-            args: {
-                ...common,
-                alarmDescription: about((t) => `the p99 write-to-publish age of the publisher's records is above ${t} ms`, th.ageAtPublishP99Ms, "Check the publisher's IteratorAge, throttles and SNS errors"),
-                namespace: METRIC_NAMESPACE,
-                metricName: DELIVERY_METRICS.ageAtPublish,
-                dimensions: customDimensions(HANDLER_FUNCTIONS.publisher, t.tableName),
-                extendedStatistic: "p99",
-                period: FIVE_MINUTES,
-                evaluationPeriods: 2,
-                datapointsToAlarm: 2,
-                threshold: th.ageAtPublishP99Ms,
-                // Written only when records are published: no data means nothing was late.
-                treatMissingData: "notBreaching",
-            },
-        },
-        {
+            says: (v) => `the p99 write-to-publish age of the publisher's records is above ${v} ms`,
+            action: "Check the publisher's IteratorAge, throttles and SNS errors",
+            namespace: METRIC_NAMESPACE,
+            metricName: DELIVERY_METRICS.ageAtPublish,
+            dimensions: customDimensions(HANDLER_FUNCTIONS.publisher, t.tableName),
+            extendedStatistic: "p99",
+            period: FIVE_MINUTES,
+            evaluationPeriods: 2,
+            datapointsToAlarm: 2,
+            threshold: th.ageAtPublishP99Ms,
+            // Written only when records are published: no data means nothing was late.
+            treatMissingData: "notBreaching",
+        }),
+    ];
+}
+
+/** The alarms on what the relay could not deliver: dead letters, and records only the sweeper caught. */
+function missedDeliveryAlarms(c: AlarmContext): OutboxAlarm[] {
+    const { th, t } = c;
+    return [
+        alarm(c, {
             child: "dlqDepthAlarm",
-            args: {
-                ...common,
-                alarmDescription: about((t) => `the dead-letter queue holds more than ${t} messages`, th.dlqDepth, "Read the messages' reason, fix the cause, then dynamodb-outbox redrive"),
-                namespace: AWS_NAMESPACES.sqs,
-                metricName: "ApproximateNumberOfMessagesVisible",
-                dimensions: { QueueName: t.dlqName },
-                statistic: "Maximum",
-                period: FIVE_MINUTES,
-                evaluationPeriods: 1,
-                threshold: th.dlqDepth,
-                // SQS stops reporting only for a queue idle and empty for six hours: nothing to redrive.
-                treatMissingData: "notBreaching",
-            },
-        },
-        {
+            says: (v) => `the dead-letter queue holds more than ${v} messages`,
+            action: "Read the messages' reason, fix the cause, then dynamodb-outbox redrive",
+            namespace: AWS_NAMESPACES.sqs,
+            metricName: "ApproximateNumberOfMessagesVisible",
+            dimensions: { QueueName: t.dlqName },
+            statistic: "Maximum",
+            period: FIVE_MINUTES,
+            evaluationPeriods: 1,
+            threshold: th.dlqDepth,
+            // SQS stops reporting only for a queue idle and empty for six hours: nothing to redrive.
+            treatMissingData: "notBreaching",
+        }),
+        alarm(c, {
             child: "sweeperPublishedAlarm",
-            args: {
-                ...common,
-                alarmDescription: about((t) => `the sweeper published more than ${t} records the stream path missed`, th.sweeperPublished, "Check the stream mapping (enabled, its filter, its last processing result) with dynamodb-outbox doctor"),
-                namespace: METRIC_NAMESPACE,
-                metricName: DELIVERY_METRICS.published,
-                dimensions: customDimensions(HANDLER_FUNCTIONS.sweeper, t.tableName),
-                statistic: "Sum",
-                period: FIVE_MINUTES,
-                evaluationPeriods: 1,
-                threshold: th.sweeperPublished,
-                // The counter is written only when the sweeper published something: no data means nothing.
-                treatMissingData: "notBreaching",
-            },
-        },
-        ...(["publisher", "sweeper"] as const).map((fn): OutboxAlarm => ({
-            child: fn === "publisher" ? "publisherErrorsAlarm" : "sweeperErrorsAlarm",
-            args: {
-                ...common,
-                alarmDescription: about((t) => `the ${fn} failed more than ${t} invocations`, th.errors, `Read the ${fn}'s log group for the error`),
+            says: (v) => `the sweeper published more than ${v} records the stream path missed`,
+            action: "Check the stream mapping (enabled, its filter, its last processing result) with dynamodb-outbox doctor",
+            namespace: METRIC_NAMESPACE,
+            metricName: DELIVERY_METRICS.published,
+            dimensions: customDimensions(HANDLER_FUNCTIONS.sweeper, t.tableName),
+            statistic: "Sum",
+            period: FIVE_MINUTES,
+            evaluationPeriods: 1,
+            threshold: th.sweeperPublished,
+            // The counter is written only when the sweeper published something: no data means nothing.
+            treatMissingData: "notBreaching",
+        }),
+    ];
+}
+
+/** The alarms on the functions: errors of each, and the publisher's throttles. */
+function functionAlarms(c: AlarmContext): OutboxAlarm[] {
+    const { th, t } = c;
+    return [
+        ...(["publisher", "sweeper"] as const).map((fn) =>
+            alarm(c, {
+                child: fn === "publisher" ? "publisherErrorsAlarm" : "sweeperErrorsAlarm",
+                says: (v) => `the ${fn} failed more than ${v} invocations`,
+                action: `Read the ${fn}'s log group for the error`,
                 namespace: AWS_NAMESPACES.lambda,
                 metricName: "Errors",
                 dimensions: { FunctionName: fn === "publisher" ? t.publisherFunctionName : t.sweeperFunctionName },
@@ -177,25 +196,49 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
                 threshold: th.errors,
                 // No invocation, no error.
                 treatMissingData: "notBreaching",
-            },
-        })),
-        {
+            }),
+        ),
+        alarm(c, {
             child: "publisherThrottlesAlarm",
-            args: {
-                ...common,
-                alarmDescription: about((t) => `more than ${t} publisher invocations were throttled`, th.throttles, "Raise the account's or the function's concurrency; a throttled shard waits"),
-                namespace: AWS_NAMESPACES.lambda,
-                metricName: "Throttles",
-                dimensions: { FunctionName: t.publisherFunctionName },
-                statistic: "Sum",
-                period: FIVE_MINUTES,
-                evaluationPeriods: 1,
-                threshold: th.throttles,
-                // No invocation, no throttle.
-                treatMissingData: "notBreaching",
-            },
-        },
+            says: (v) => `more than ${v} publisher invocations were throttled`,
+            action: "Raise the account's or the function's concurrency; a throttled shard waits",
+            namespace: AWS_NAMESPACES.lambda,
+            metricName: "Throttles",
+            dimensions: { FunctionName: t.publisherFunctionName },
+            statistic: "Sum",
+            period: FIVE_MINUTES,
+            evaluationPeriods: 1,
+            threshold: th.throttles,
+            // No invocation, no throttle.
+            treatMissingData: "notBreaching",
+        }),
     ];
+}
+
+/**
+ * The args of every alarm of an outbox named `name` (none when `s.alarms` is false).
+ *
+ * @param name - The component's name, quoted in each alarm's description.
+ * @param s - The resolved settings: thresholds, actions, schedule, tags.
+ * @param t - The outputs the alarms watch.
+ */
+export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox): OutboxAlarm[] {
+    if (!s.alarms) return [];
+    const common: CommonAlarmArgs = {
+        comparisonOperator: "GreaterThanThreshold",
+        alarmActions: s.alarmActions,
+        okActions: s.alarmActions,
+        tags: withTags(s.tags),
+    };
+    // The sweeper emits OldestPendingAge on every run, so a five-minute period with no value means the safety net
+    // did not run (rule disabled, scan failing, function broken): breaching, when the schedule runs at least that
+    // often. With a slower or cron schedule an empty period is normal, so it is not.
+    const sweeperSilence = pulumi.output(s.sweepSchedule).apply((schedule) => {
+        const interval = scheduleIntervalSeconds(schedule);
+        return interval !== undefined && interval <= FIVE_MINUTES ? "breaching" : "notBreaching";
+    });
+    const c: AlarmContext = { name, common, th: s.alarmThresholds, t, sweeperSilence };
+    return [...latenessAlarms(c), ...missedDeliveryAlarms(c), ...functionAlarms(c)];
 }
 
 /**

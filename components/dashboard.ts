@@ -9,9 +9,13 @@
  *
  * @packageDocumentation
  */
+import * as pulumi from "@pulumi/pulumi";
+import * as aws from "./aws";
 import { GLOBAL_SECONDARY_INDEXES } from "../runtime/schema";
 import { DELIVERY_METRICS, HANDLER_FUNCTIONS, METRIC_DIMENSIONS, METRIC_NAMESPACE, SWEEPER_METRICS, type HandlerFunction } from "../runtime/metric-catalog";
-import { AWS_NAMESPACES } from "./alarms";
+import { AWS_NAMESPACES, type MonitoredOutbox } from "./alarms";
+import { childName, dashboardName } from "./naming";
+import { mergeArgs } from "./transform";
 
 /** The resolved names a dashboard shows. */
 export interface DashboardTargets {
@@ -49,23 +53,26 @@ export interface DashboardWidget {
 const WIDTH = 12;
 const HEIGHT = 6;
 
-/**
- * The dashboard body (`dashboardBody` is its JSON): seven widgets, two per row.
- *
- * @param t - The names the widgets show.
- */
-export function dashboardBody(t: DashboardTargets): { widgets: DashboardWidget[] } {
-    const custom = (name: string, fn: HandlerFunction, options: Record<string, unknown>): DashboardMetric => [
-        METRIC_NAMESPACE,
-        name,
-        METRIC_DIMENSIONS.function,
-        fn,
-        METRIC_DIMENSIONS.table,
-        t.tableName,
-        options,
-    ];
-    const lambda = (name: string, functionName: string, options: Record<string, unknown>): DashboardMetric => [AWS_NAMESPACES.lambda, name, "FunctionName", functionName, options];
-    const capacity = (metric: string, prefix: string): DashboardMetric[] => [
+/** One panel: its title, period and metrics; its place on the grid comes from its position in the list. */
+interface DashboardPanel {
+    readonly title: string;
+    readonly period: number;
+    readonly metrics: DashboardMetric[];
+}
+
+/** One of the handlers' own metrics, with its `Function` and `Table` dimensions. */
+function customMetric(t: DashboardTargets, name: string, fn: HandlerFunction, options: Record<string, unknown>): DashboardMetric {
+    return [METRIC_NAMESPACE, name, METRIC_DIMENSIONS.function, fn, METRIC_DIMENSIONS.table, t.tableName, options];
+}
+
+/** A Lambda metric of one function. */
+function lambdaMetric(name: string, functionName: string, options: Record<string, unknown>): DashboardMetric {
+    return [AWS_NAMESPACES.lambda, name, "FunctionName", functionName, options];
+}
+
+/** The table's and each GSI's `metric`, hidden, with ids `<prefix>0` (the table), `<prefix>1`… (the GSIs). */
+function capacityMetrics(t: DashboardTargets, metric: string, prefix: string): DashboardMetric[] {
+    return [
         [AWS_NAMESPACES.dynamodb, metric, "TableName", t.tableName, { id: `${prefix}0`, stat: "Sum", visible: false }],
         ...GLOBAL_SECONDARY_INDEXES.map((index, i): DashboardMetric => [
             AWS_NAMESPACES.dynamodb,
@@ -77,28 +84,50 @@ export function dashboardBody(t: DashboardTargets): { widgets: DashboardWidget[]
             { id: `${prefix}${i + 1}`, stat: "Sum", visible: false },
         ]),
     ];
+}
+
+/** The capacity units of the table and its GSIs, per record published by either handler. */
+function costPanel(t: DashboardTargets): DashboardPanel {
     const filled = (prefix: string): string => [0, ...GLOBAL_SECONDARY_INDEXES.map((_, i) => i + 1)].map((i) => `FILL(${prefix}${i}, 0)`).join(" + ");
     const published = "(FILL(p0, 0) + FILL(p1, 0))";
-    const panels: { title: string; period: number; metrics: DashboardMetric[] }[] = [
-        { title: "Stream lag: publisher IteratorAge (ms, max)", period: 60, metrics: [lambda("IteratorAge", t.publisherFunctionName, { stat: "Maximum" })] },
-        { title: "Oldest undelivered record (ms, max)", period: 60, metrics: [custom(SWEEPER_METRICS.oldestPendingAge, HANDLER_FUNCTIONS.sweeper, { stat: "Maximum" })] },
+    return {
+        title: "Capacity units per published record (table and GSIs)",
+        period: 300,
+        metrics: [
+            [{ expression: `(${filled("w")}) / ${published}`, label: "write units per record", id: "wpr" }],
+            [{ expression: `(${filled("r")}) / ${published}`, label: "read units per record", id: "rpr" }],
+            ...capacityMetrics(t, "ConsumedWriteCapacityUnits", "w"),
+            ...capacityMetrics(t, "ConsumedReadCapacityUnits", "r"),
+            customMetric(t, DELIVERY_METRICS.published, HANDLER_FUNCTIONS.publisher, { id: "p0", stat: "Sum", visible: false }),
+            customMetric(t, DELIVERY_METRICS.published, HANDLER_FUNCTIONS.sweeper, { id: "p1", stat: "Sum", visible: false }),
+        ],
+    };
+}
+
+/** The seven panels, in grid order. */
+function dashboardPanels(t: DashboardTargets): DashboardPanel[] {
+    const custom = (name: string, fn: HandlerFunction, options: Record<string, unknown>): DashboardMetric => customMetric(t, name, fn, options);
+    const { publisher, sweeper } = HANDLER_FUNCTIONS;
+    return [
+        { title: "Stream lag: publisher IteratorAge (ms, max)", period: 60, metrics: [lambdaMetric("IteratorAge", t.publisherFunctionName, { stat: "Maximum" })] },
+        { title: "Oldest undelivered record (ms, max)", period: 60, metrics: [custom(SWEEPER_METRICS.oldestPendingAge, sweeper, { stat: "Maximum" })] },
         {
             title: "Write-to-publish age (ms)",
             period: 300,
             metrics: [
-                custom(DELIVERY_METRICS.ageAtPublish, HANDLER_FUNCTIONS.publisher, { stat: "p50", label: "publisher p50" }),
-                custom(DELIVERY_METRICS.ageAtPublish, HANDLER_FUNCTIONS.publisher, { stat: "p99", label: "publisher p99" }),
-                custom(DELIVERY_METRICS.ageAtPublish, HANDLER_FUNCTIONS.sweeper, { stat: "p99", label: "sweeper p99" }),
+                custom(DELIVERY_METRICS.ageAtPublish, publisher, { stat: "p50", label: "publisher p50" }),
+                custom(DELIVERY_METRICS.ageAtPublish, publisher, { stat: "p99", label: "publisher p99" }),
+                custom(DELIVERY_METRICS.ageAtPublish, sweeper, { stat: "p99", label: "sweeper p99" }),
             ],
         },
         {
             title: "Published and dead-lettered records",
             period: 300,
             metrics: [
-                custom(DELIVERY_METRICS.published, HANDLER_FUNCTIONS.publisher, { stat: "Sum", label: "published by the publisher" }),
-                custom(DELIVERY_METRICS.published, HANDLER_FUNCTIONS.sweeper, { stat: "Sum", label: "published by the sweeper (missed by the stream)" }),
-                custom(DELIVERY_METRICS.deadLettered, HANDLER_FUNCTIONS.publisher, { stat: "Sum", label: "dead-lettered by the publisher" }),
-                custom(DELIVERY_METRICS.deadLettered, HANDLER_FUNCTIONS.sweeper, { stat: "Sum", label: "dead-lettered by the sweeper" }),
+                custom(DELIVERY_METRICS.published, publisher, { stat: "Sum", label: "published by the publisher" }),
+                custom(DELIVERY_METRICS.published, sweeper, { stat: "Sum", label: "published by the sweeper (missed by the stream)" }),
+                custom(DELIVERY_METRICS.deadLettered, publisher, { stat: "Sum", label: "dead-lettered by the publisher" }),
+                custom(DELIVERY_METRICS.deadLettered, sweeper, { stat: "Sum", label: "dead-lettered by the sweeper" }),
             ],
         },
         { title: "DLQ depth (messages, max)", period: 300, metrics: [[AWS_NAMESPACES.sqs, "ApproximateNumberOfMessagesVisible", "QueueName", t.dlqName, { stat: "Maximum" }]] },
@@ -106,26 +135,23 @@ export function dashboardBody(t: DashboardTargets): { widgets: DashboardWidget[]
             title: "Errors and throttles",
             period: 300,
             metrics: [
-                lambda("Errors", t.publisherFunctionName, { stat: "Sum", label: "publisher errors" }),
-                lambda("Throttles", t.publisherFunctionName, { stat: "Sum", label: "publisher throttles" }),
-                lambda("Errors", t.sweeperFunctionName, { stat: "Sum", label: "sweeper errors" }),
+                lambdaMetric("Errors", t.publisherFunctionName, { stat: "Sum", label: "publisher errors" }),
+                lambdaMetric("Throttles", t.publisherFunctionName, { stat: "Sum", label: "publisher throttles" }),
+                lambdaMetric("Errors", t.sweeperFunctionName, { stat: "Sum", label: "sweeper errors" }),
             ],
         },
-        {
-            title: "Capacity units per published record (table and GSIs)",
-            period: 300,
-            metrics: [
-                [{ expression: `(${filled("w")}) / ${published}`, label: "write units per record", id: "wpr" }],
-                [{ expression: `(${filled("r")}) / ${published}`, label: "read units per record", id: "rpr" }],
-                ...capacity("ConsumedWriteCapacityUnits", "w"),
-                ...capacity("ConsumedReadCapacityUnits", "r"),
-                custom(DELIVERY_METRICS.published, HANDLER_FUNCTIONS.publisher, { id: "p0", stat: "Sum", visible: false }),
-                custom(DELIVERY_METRICS.published, HANDLER_FUNCTIONS.sweeper, { id: "p1", stat: "Sum", visible: false }),
-            ],
-        },
+        costPanel(t),
     ];
+}
+
+/**
+ * The dashboard body (`dashboardBody` is its JSON): seven widgets, two per row.
+ *
+ * @param t - The names the widgets show.
+ */
+export function dashboardBody(t: DashboardTargets): { widgets: DashboardWidget[] } {
     return {
-        widgets: panels.map((p, i) => ({
+        widgets: dashboardPanels(t).map((p, i) => ({
             type: "metric",
             x: (i % 2) * WIDTH,
             y: Math.floor(i / 2) * HEIGHT,
@@ -134,4 +160,30 @@ export function dashboardBody(t: DashboardTargets): { widgets: DashboardWidget[]
             properties: { title: p.title, region: t.region, view: "timeSeries", period: p.period, metrics: p.metrics },
         })),
     };
+}
+
+/**
+ * Declare the dashboard of an outbox named `name` as a child of `parent`, with `override` (`transform.dashboard`)
+ * merged over its args.
+ *
+ * @param t - The outputs the widgets show, and the table's ARN, whose region they read from.
+ */
+export function declareOutboxDashboard(
+    parent: pulumi.Resource,
+    name: string,
+    t: MonitoredOutbox & { readonly tableArn: pulumi.Output<string> },
+    override: Partial<aws.cloudwatch.DashboardArgs> | undefined,
+): aws.cloudwatch.Dashboard {
+    // The table's region, from its ARN: the metrics are there, and no data source call is needed.
+    const region = t.tableArn.apply((arn) => arn.split(":")[3] ?? "");
+    const body = pulumi
+        .all([region, t.tableName, t.publisherFunctionName, t.sweeperFunctionName, t.dlqName])
+        .apply(([r, tableName, publisherFunctionName, sweeperFunctionName, dlqName]) =>
+            JSON.stringify(dashboardBody({ region: r, tableName, publisherFunctionName, sweeperFunctionName, dlqName })),
+        );
+    return new aws.cloudwatch.Dashboard(
+        childName(name, "dashboard"),
+        mergeArgs<aws.cloudwatch.DashboardArgs>({ dashboardName: dashboardName(name, pulumi.getProject(), pulumi.getStack()), dashboardBody: body }, override),
+        { parent },
+    );
 }

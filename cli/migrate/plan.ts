@@ -66,22 +66,9 @@ function createDescription(shape: IndexShape, keys: string, provisioned: TableSh
     return `create ${shape.indexName} ${keys} projected ${shape.projectionType}${capacity}, then wait for ACTIVE (${shape.purpose})`;
 }
 
-/**
- * Plan the migration of a table to the schema.
- *
- * @param shape - The table compared with the schema.
- * @param options - Flags and the backfill count.
- */
-export function planMigration(shape: TableShape, options: PlanOptions): MigrationPlan {
+/** What is wrong with the indexes and attribute types that the tool will not change. */
+function indexRefusals(shape: TableShape, options: PlanOptions): Refusal[] {
     const refusals: Refusal[] = [];
-    const notes: string[] = [];
-    if (!shape.table.primaryKeyOk) {
-        refusals.push({
-            reason: `the primary key is ${shape.table.actualPrimaryKey}, expected ${shape.table.expectedPrimaryKey}. A table's primary key cannot be changed, and an outbox on another key is unsafe (a PK-only table keeps one record per partition and drops the rest as duplicates)`,
-            fix: "create a new table with the Outbox component (or OutboxStore.createTable), point the writers at it, and drain or retire the old one",
-        });
-        return { steps: [], refusals, notes };
-    }
     for (const index of shape.indexes) {
         if (index.state === "wrong-keys") {
             refusals.push({
@@ -103,6 +90,12 @@ export function planMigration(shape: TableShape, options: PlanOptions): Migratio
             fix: `run again with --recreate-claim-index. Consequence: ${CLAIM_INDEX_RECREATE_CONSEQUENCE}`,
         });
     }
+    return refusals;
+}
+
+/** What is wrong with TTL and the stream that the tool will not change. */
+function tableRefusals(shape: TableShape): Refusal[] {
+    const refusals: Refusal[] = [];
     if (shape.ttl.attributeName !== undefined && shape.ttl.attributeName !== TTL_ATTRIBUTE && shape.ttl.status !== "DISABLED") {
         refusals.push({
             reason: `TTL is ${shape.ttl.status} on attribute "${shape.ttl.attributeName}", not "${TTL_ATTRIBUTE}"; a table has one TTL attribute, and switching it would stop whatever relies on "${shape.ttl.attributeName}" from expiring`,
@@ -115,13 +108,11 @@ export function planMigration(shape: TableShape, options: PlanOptions): Migratio
             fix: `change the stream to ${STREAM_VIEW_TYPE} in the IaC that owns the table and its event source mapping, together`,
         });
     }
-    for (const index of shape.indexes) {
-        if (index.state === "over-projected") {
-            notes.push(`${index.shape.indexName} is projected ${index.projectionType}; ${index.shape.projectionType} is enough. It works, and every write it indexes costs more; recreate it by hand if that matters`);
-        }
-    }
-    if (refusals.length > 0) return { steps: [], refusals, notes };
+    return refusals;
+}
 
+/** The steps on the table itself: wait for changes in progress, TTL, the stream, and the backfill. */
+function tableSteps(shape: TableShape, options: PlanOptions): MigrationStep[] {
     const steps: MigrationStep[] = [];
     const busy = shape.table.status !== "ACTIVE" || shape.indexes.some((i) => i.indexStatus !== undefined && i.indexStatus !== "ACTIVE");
     if (busy) {
@@ -142,6 +133,12 @@ export function planMigration(shape: TableShape, options: PlanOptions): Migratio
             description: `backfill ${count} pending/claimed record(s) missing claim_sort or has_expiry, so ClaimIndex and ExpiryIndex see them (paged Scan, ${options.pageSize} items a page; idempotent, resumable)`,
         });
     }
+    return steps;
+}
+
+/** One step per index change, in schema order: create a missing index; delete, then create, an under-projected one. */
+function indexSteps(shape: TableShape): MigrationStep[] {
+    const steps: MigrationStep[] = [];
     for (const index of shape.indexes) {
         if (index.state === "missing") {
             steps.push({ kind: "create-index", shape: index.shape, description: createDescription(index.shape, index.expectedKeys, shape.provisionedThroughput) });
@@ -154,5 +151,27 @@ export function planMigration(shape: TableShape, options: PlanOptions): Migratio
             steps.push({ kind: "create-index", shape: index.shape, description: createDescription(index.shape, index.expectedKeys, shape.provisionedThroughput) });
         }
     }
-    return { steps, refusals, notes };
+    return steps;
+}
+
+/**
+ * Plan the migration of a table to the schema.
+ *
+ * @param shape - The table compared with the schema.
+ * @param options - Flags and the backfill count.
+ */
+export function planMigration(shape: TableShape, options: PlanOptions): MigrationPlan {
+    if (!shape.table.primaryKeyOk) {
+        const refusal: Refusal = {
+            reason: `the primary key is ${shape.table.actualPrimaryKey}, expected ${shape.table.expectedPrimaryKey}. A table's primary key cannot be changed, and an outbox on another key is unsafe (a PK-only table keeps one record per partition and drops the rest as duplicates)`,
+            fix: "create a new table with the Outbox component (or OutboxStore.createTable), point the writers at it, and drain or retire the old one",
+        };
+        return { steps: [], refusals: [refusal], notes: [] };
+    }
+    const refusals = [...indexRefusals(shape, options), ...tableRefusals(shape)];
+    const notes = shape.indexes
+        .filter((index) => index.state === "over-projected")
+        .map((index) => `${index.shape.indexName} is projected ${index.projectionType}; ${index.shape.projectionType} is enough. It works, and every write it indexes costs more; recreate it by hand if that matters`);
+    if (refusals.length > 0) return { steps: [], refusals, notes };
+    return { steps: [...tableSteps(shape, options), ...indexSteps(shape)], refusals, notes };
 }

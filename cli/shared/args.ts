@@ -7,6 +7,7 @@
  */
 import { OutboxError } from "../../runtime/errors";
 import { HANDLER_LIMITS } from "../../runtime/limits";
+import { readFlags, type FlagProblem, type FlagToken, type FlagTypes } from "./flag-tokens";
 
 /** The commands the tool knows. */
 export type CommandName = "verify" | "migrate" | "doctor";
@@ -230,9 +231,77 @@ function parseValue(spec: FlagSpec, raw: string): string | number {
     return n;
 }
 
+/** The flags for the tokenizer: every one valued but the booleans, and `-h` for `--help`. */
+const FLAG_TYPES: FlagTypes = Object.fromEntries(
+    FLAGS.map((f) => [f.name, { type: f.kind === "boolean" ? "boolean" : "string", ...(f.name === "help" ? { short: "h" } : {}) }]),
+);
+
+/** The command a positional word names, refusing a second one, `redrive` out of place and unknown commands. */
+function commandOf(word: string, command: CommandName | undefined): CommandName {
+    if (word === REDRIVE_COMMAND) throw usageError(`"${REDRIVE_COMMAND}" must come first, before any flag: dynamodb-outbox redrive --table <name> --dlq-url <url>`);
+    if (command !== undefined) throw usageError(`unexpected argument "${word}" after the command "${command}"; flags start with --`);
+    if (!isCommand(word)) throw usageError(`unknown command "${word}"; the commands are ${[...Object.keys(COMMANDS), REDRIVE_COMMAND].join(", ")}`);
+    return word;
+}
+
+/** Read one accepted flag into `values`, refusing a repeat and a malformed value. */
+function readFlag(token: FlagToken & { kind: "flag" }, values: Map<string, string | number | boolean>): void {
+    // `-h` sets --help again, as it always has; only --help itself counts as a repeat.
+    if (token.rawName === "-h") {
+        values.set("help", true);
+        return;
+    }
+    const spec = specOf(token.name, values);
+    values.set(spec.name, token.value === undefined ? true : parseValue(spec, token.value));
+}
+
+/** The flag's spec, refusing it when it was given already. */
+function specOf(name: string, values: ReadonlyMap<string, unknown>): FlagSpec {
+    const spec = FLAGS.find((f) => f.name === name) as FlagSpec;
+    if (values.has(spec.name)) throw usageError(`--${spec.name} was given twice; give it once`, spec.name);
+    return spec;
+}
+
+/** The error for the first word the flag reader refused. */
+function problemError(problem: FlagProblem, values: ReadonlyMap<string, unknown>): OutboxError {
+    if (problem.kind === "unknown") return usageError(`unknown flag "${problem.flag}"; see the flags below`, problem.name);
+    const spec = specOf(problem.name, values);
+    const flag = `--${spec.name}`;
+    if (problem.kind === "value-on-boolean") return usageError(`${flag} takes no value, got "${problem.raw}"; write just ${flag}`, spec.name);
+    if (problem.kind === "missing-value") return usageError(`${flag} needs a value: ${flag} <${spec.valueName}>`, spec.name);
+    // A value that would be refused anyway gets its own message; a good one is refused only for how it is written.
+    parseValue(spec, problem.value);
+    return usageError(`${flag} is followed by "${problem.value}", which reads as a flag; if it is the value, write ${flag}=${problem.value}`, spec.name);
+}
+
+/** The checks across flags: each belongs to the command, the pairs that go (or never go) together, --table. */
+function checkCombination(command: CommandName | undefined, values: ReadonlyMap<string, string | number | boolean>): void {
+    if (command === undefined) throw usageError(`no command given; the commands are ${[...Object.keys(COMMANDS), REDRIVE_COMMAND].join(", ")}`);
+    for (const name of values.keys()) {
+        const spec = FLAGS.find((f) => f.name === name) as FlagSpec;
+        if (!spec.commands.includes(command)) {
+            throw usageError(`--${name} is not a flag of "${command}"; it belongs to ${spec.commands.join(", ")}`, name);
+        }
+    }
+    if (command === "verify" && values.has("sqs-endpoint") && !values.has("dlq-url")) throw usageError("--sqs-endpoint only applies with --dlq-url; add --dlq-url <url> or drop it", "sqs-endpoint");
+    const dlqUrl = values.get("dlq-url");
+    if (typeof dlqUrl === "string") {
+        const problem = queueUrlProblem(dlqUrl, values.get("sqs-endpoint") as string | undefined);
+        if (problem !== undefined) throw usageError(`--dlq-url "${dlqUrl}" ${problem}`, "dlq-url");
+    }
+    if (command === "doctor" && values.has("table") && values.has("outputs")) {
+        throw usageError("--table and --outputs were both given; give one: --outputs names the table by its tableName", "outputs");
+    }
+    if (command === "doctor" && !values.has("table") && !values.has("outputs")) {
+        throw usageError("doctor needs --table <name> or --outputs <file> (pulumi stack output --json > outputs.json)", "table");
+    }
+    if (command !== "doctor" && !values.has("table")) throw usageError(`--table is required: the name of the outbox table, e.g. --table orders-outbox`, "table");
+}
+
 /**
- * Parse `argv` (without the node and script paths). Accepts `--flag value` and `--flag=value`, flags before or
- * after the command.
+ * Parse `argv` (without the node and script paths), with Node's `util.parseArgs` in strict mode. Accepts
+ * `--flag value` and `--flag=value`, flags before or after the command; a value starting with `-` only as
+ * `--flag=value`.
  *
  * @param argv - The arguments, e.g. `["verify", "--table", "orders-outbox"]`.
  * @throws OutboxError `INVALID_CONFIG` for an unknown command or flag, a flag the command does not take, a
@@ -241,63 +310,14 @@ function parseValue(spec: FlagSpec, raw: string): string | number {
 export function parseArgs(argv: readonly string[]): CliArgs {
     let command: CommandName | undefined;
     const values = new Map<string, string | number | boolean>();
-    for (let i = 0; i < argv.length; i++) {
-        const word = argv[i] as string;
-        if (word === "-h") {
-            values.set("help", true);
-            continue;
-        }
-        if (!word.startsWith("--")) {
-            if (word === REDRIVE_COMMAND) throw usageError(`"${REDRIVE_COMMAND}" must come first, before any flag: dynamodb-outbox redrive --table <name> --dlq-url <url>`);
-            if (command !== undefined) throw usageError(`unexpected argument "${word}" after the command "${command}"; flags start with --`);
-            if (!isCommand(word)) throw usageError(`unknown command "${word}"; the commands are ${[...Object.keys(COMMANDS), REDRIVE_COMMAND].join(", ")}`);
-            command = word;
-            continue;
-        }
-        const eq = word.indexOf("=");
-        const name = word.slice(2, eq < 0 ? undefined : eq);
-        const spec = FLAGS.find((f) => f.name === name);
-        if (spec === undefined) throw usageError(`unknown flag "--${name}"; see the flags below`, name);
-        if (values.has(spec.name)) throw usageError(`--${spec.name} was given twice; give it once`, spec.name);
-        if (spec.kind === "boolean") {
-            if (eq >= 0) throw usageError(`--${spec.name} takes no value, got "${word}"; write just --${spec.name}`, spec.name);
-            values.set(spec.name, true);
-            continue;
-        }
-        let raw: string;
-        if (eq >= 0) {
-            raw = word.slice(eq + 1);
-        } else {
-            const next = argv[i + 1];
-            if (next === undefined || next.startsWith("--")) throw usageError(`--${spec.name} needs a value: --${spec.name} <${spec.valueName}>`, spec.name);
-            raw = next;
-            i++;
-        }
-        values.set(spec.name, parseValue(spec, raw));
+    const { tokens, problem } = readFlags(argv, FLAG_TYPES);
+    for (const token of tokens) {
+        if (token.kind === "positional") command = commandOf(token.raw, command);
+        else readFlag(token, values);
     }
+    if (problem !== undefined) throw problemError(problem, values);
     const help = values.get("help") === true;
-    if (!help) {
-        if (command === undefined) throw usageError(`no command given; the commands are ${[...Object.keys(COMMANDS), REDRIVE_COMMAND].join(", ")}`);
-        for (const name of values.keys()) {
-            const spec = FLAGS.find((f) => f.name === name) as FlagSpec;
-            if (!spec.commands.includes(command)) {
-                throw usageError(`--${name} is not a flag of "${command}"; it belongs to ${spec.commands.join(", ")}`, name);
-            }
-        }
-        if (command === "verify" && values.has("sqs-endpoint") && !values.has("dlq-url")) throw usageError("--sqs-endpoint only applies with --dlq-url; add --dlq-url <url> or drop it", "sqs-endpoint");
-        const dlqUrl = values.get("dlq-url");
-        if (typeof dlqUrl === "string") {
-            const problem = queueUrlProblem(dlqUrl, values.get("sqs-endpoint") as string | undefined);
-            if (problem !== undefined) throw usageError(`--dlq-url "${dlqUrl}" ${problem}`, "dlq-url");
-        }
-        if (command === "doctor" && values.has("table") && values.has("outputs")) {
-            throw usageError("--table and --outputs were both given; give one: --outputs names the table by its tableName", "outputs");
-        }
-        if (command === "doctor" && !values.has("table") && !values.has("outputs")) {
-            throw usageError("doctor needs --table <name> or --outputs <file> (pulumi stack output --json > outputs.json)", "table");
-        }
-        if (command !== "doctor" && !values.has("table")) throw usageError(`--table is required: the name of the outbox table, e.g. --table orders-outbox`, "table");
-    }
+    if (!help) checkCombination(command, values);
     const get = <T>(name: string): T | undefined => values.get(name) as T | undefined;
     return {
         command,

@@ -140,32 +140,38 @@ async function sendToDlq(options: ExpiryProbeOptions, dlqUrl: string, partition:
     }
 }
 
-/**
- * Run the preflight and the expiry round trip, adding their lines to `checks`.
- *
- * @returns What was done, for `--json`.
- */
-export async function checkLive(checks: Checklist, options: ExpiryProbeOptions): Promise<ExpiryProbeReport> {
-    const { store, out } = options;
-    const suffix = randomUUID();
-    const partition = `${VERIFY_PARTITION_PREFIX}${suffix}`;
-    const recordId = `verify-${suffix}`;
-    const report: ExpiryProbeReport = { partition, recordId };
+/** The store's preflight, as the first line of `checks`. Returns whether it passed. */
+async function preflightPasses(checks: Checklist, store: VerifyStore): Promise<boolean> {
     try {
         const outcome = await store.preflight();
         if (outcome !== "verified") {
             checks.add("preflight", "store preflight passes", "fail", `preflight concluded "${outcome}", expected "verified"`);
-            return report;
+            return false;
         }
         checks.add("preflight", "store preflight passes", "pass", "");
+        return true;
     } catch (err) {
         checks.add("preflight", "store preflight passes", "fail", errorText(err));
-        return report;
+        return false;
     }
+}
 
-    const expiryTitle = `a record expiring ${seconds(options.expiryMs)} after persist, in partition "${partition}", is moved by the expiry sweep`;
-    const depthTitle = `depth (countPending) counts it, then drains`;
-    const persistedAt = out.clock.now();
+/** The verification record of one run, when it is persisted and expires, and the titles of its two checks. */
+interface VerificationProbe {
+    readonly partition: string;
+    readonly record: NewOutboxRecord;
+    readonly key: AttributeMap;
+    readonly persistedAt: number;
+    readonly expiresAt: number;
+    /** The lease token the expiry sweeps run with. */
+    readonly token: { readonly owner: string; readonly version: bigint };
+    readonly expiryTitle: string;
+    readonly depthTitle: string;
+}
+
+/** The verification record, persisted now, expiring `--expiry` later, in a partition of its own. */
+function verificationProbe(options: ExpiryProbeOptions, suffix: string, partition: string, recordId: string): VerificationProbe {
+    const persistedAt = options.out.clock.now();
     const expiresAt = persistedAt + options.expiryMs;
     const record: NewOutboxRecord = {
         partition,
@@ -174,76 +180,121 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
         address: "dynamodb-outbox verify",
         envelope: { id: recordId, subject: "dynamodb-outbox.verify", payload: "{}", headers: { [VERIFY_HEADER]: "true" }, createdAt: persistedAt, expiresAt },
     };
-    const key = recordKey(partition, recordId, record.bindingId);
+    return {
+        partition,
+        record,
+        key: recordKey(partition, recordId, record.bindingId),
+        persistedAt,
+        expiresAt,
+        token: { owner: `dynamodb-outbox-verify-${suffix}`, version: 1n },
+        expiryTitle: `a record expiring ${seconds(options.expiryMs)} after persist, in partition "${partition}", is moved by the expiry sweep`,
+        depthTitle: `depth (countPending) counts it, then drains`,
+    };
+}
+
+/** The sweep leaves the record alone before its expiry, then moves it. Adds the failure line and returns false if not. */
+async function expirySweepMoves(checks: Checklist, options: ExpiryProbeOptions, p: VerificationProbe): Promise<boolean> {
+    const { store, out } = options;
+    const early = out.clock.now() < p.expiresAt ? await store.expire(out.clock.now(), p.partition, p.token) : 0;
+    if (early !== 0) {
+        checks.add("expiry", p.expiryTitle, "fail", `the sweep moved ${early} record(s) before the expiry: check the clock of this machine`);
+        return false;
+    }
+    const moved = await pollUntil(
+        out,
+        options,
+        "waiting for the expiry sweep",
+        async () => (out.clock.now() <= p.expiresAt ? -1 : store.expire(out.clock.now(), p.partition, p.token)),
+        (n) => n >= 1,
+        (n) => (n < 0 ? `expires in ${seconds(p.expiresAt - out.clock.now())}` : `sweep moved ${n} (ExpiryIndex may lag)`),
+        // The sweep takes records with expires_at < cutoff: poll right after the expiry rather than a poll later.
+        () => {
+            const untilExpired = p.expiresAt + 1 - out.clock.now();
+            return untilExpired > 0 ? Math.min(options.pollIntervalMs, untilExpired) : options.pollIntervalMs;
+        },
+    );
+    if (!moved.accepted) {
+        checks.add("expiry", p.expiryTitle, "fail", `not moved ${seconds(out.clock.now() - p.persistedAt)} after persist: the sweep reads ExpiryIndex (has_expiry, expires_at); check that index, or raise --timeout`);
+        return false;
+    }
+    return true;
+}
+
+/** Read the moved record back: expired, with a ttl, out of both indexes. Adds the expiry line; returns whether it passed. */
+async function movedRecordChecks(checks: Checklist, options: ExpiryProbeOptions, p: VerificationProbe, movedAfterMs: number): Promise<boolean> {
+    const item = (await options.client.send(new GetItemCommand({ TableName: options.tableName, Key: p.key, ConsistentRead: true }))).Item;
+    const status = item?.[ATTR.status]?.S;
+    const ttl = item?.[ATTR.ttl]?.N;
+    const sparse = item?.[ATTR.claimSort] === undefined && item?.[ATTR.hasExpiry] === undefined;
+    if (status !== STATUS.expired || ttl === undefined || !sparse) {
+        checks.add("expiry", p.expiryTitle, "fail", `after the sweep the record has status ${status ?? "<none>"}, ttl ${ttl ?? "<none>"}, index attributes ${sparse ? "removed" : "still set"}; expected expired, a ttl, and no claim_sort/has_expiry`);
+        return false;
+    }
+    checks.add("expiry", p.expiryTitle, "pass", `moved ${seconds(movedAfterMs)} after persist; status ${STATUS.expired}, ttl ${ttl}, out of ClaimIndex and ExpiryIndex`);
+    return true;
+}
+
+/** With `--dlq-url`: send the expired record there, and add the dlq line. */
+async function dlqCheck(checks: Checklist, options: ExpiryProbeOptions, dlqUrl: string, p: VerificationProbe, report: ExpiryProbeReport): Promise<void> {
     try {
-        await store.persist([record]);
+        report.dlqMessageId = await sendToDlq(options, dlqUrl, p.partition, p.key);
+        checks.add("dlq", `expired record sent to the DLQ`, "pass", `message ${report.dlqMessageId} on ${dlqUrl} (body headers carry ${VERIFY_HEADER}: true; consumers may discard it)`);
     } catch (err) {
-        checks.add("expiry", expiryTitle, "fail", `persist failed: ${errorText(err)}`);
-        checks.add("depth", depthTitle, "skip", "needs the persisted record");
+        checks.add("dlq", `expired record sent to the DLQ`, "fail", `${errorText(err)} (check the queue URL and region; the tool needs sqs:SendMessage on the queue)`);
+    }
+}
+
+/** The persisted record's round trip: counted, moved by the sweep, read back, sent to the DLQ, and counted no more. */
+async function roundTrip(checks: Checklist, options: ExpiryProbeOptions, p: VerificationProbe, report: ExpiryProbeReport): Promise<void> {
+    const { store, out } = options;
+    const countPending = (): Promise<number> => store.countPending(p.partition);
+    const seen = await pollUntil(out, options, "waiting for depth to count the record", countPending, (n) => n === 1, (n) => `countPending = ${n}`);
+    if (!seen.accepted) {
+        checks.add("depth", p.depthTitle, "fail", `countPending stayed ${seen.value} for ${seconds(seen.waitedMs)} after persist (expected 1): ClaimIndex does not see new records`);
+    }
+    if (!(await expirySweepMoves(checks, options, p))) return;
+    report.movedAfterMs = out.clock.now() - p.persistedAt;
+    if (!(await movedRecordChecks(checks, options, p, report.movedAfterMs))) return;
+    if (options.dlqUrl !== undefined) await dlqCheck(checks, options, options.dlqUrl, p, report);
+    if (seen.accepted) {
+        const drained = await pollUntil(out, options, "waiting for depth to drain", countPending, (n) => n === 0, (n) => `countPending = ${n}`);
+        checks.add(
+            "depth",
+            p.depthTitle,
+            drained.accepted ? "pass" : "fail",
+            drained.accepted ? `1 after persist, 0 after the sweep` : `countPending still ${drained.value} ${seconds(drained.waitedMs)} after the sweep: expire must remove claim_sort`,
+        );
+    }
+}
+
+/**
+ * Run the preflight and the expiry round trip, adding their lines to `checks`.
+ *
+ * @returns What was done, for `--json`.
+ */
+export async function checkLive(checks: Checklist, options: ExpiryProbeOptions): Promise<ExpiryProbeReport> {
+    const suffix = randomUUID();
+    const partition = `${VERIFY_PARTITION_PREFIX}${suffix}`;
+    const recordId = `verify-${suffix}`;
+    const report: ExpiryProbeReport = { partition, recordId };
+    if (!(await preflightPasses(checks, options.store))) return report;
+    const p = verificationProbe(options, suffix, partition, recordId);
+    try {
+        await options.store.persist([p.record]);
+    } catch (err) {
+        checks.add("expiry", p.expiryTitle, "fail", `persist failed: ${errorText(err)}`);
+        checks.add("depth", p.depthTitle, "skip", "needs the persisted record");
         return report;
     }
     try {
-        const token = { owner: `dynamodb-outbox-verify-${suffix}`, version: 1n };
-        const seen = await pollUntil(out, options, "waiting for depth to count the record", () => store.countPending(partition), (n) => n === 1, (n) => `countPending = ${n}`);
-        if (!seen.accepted) {
-            checks.add("depth", depthTitle, "fail", `countPending stayed ${seen.value} for ${seconds(seen.waitedMs)} after persist (expected 1): ClaimIndex does not see new records`);
-        }
-        const early = out.clock.now() < expiresAt ? await store.expire(out.clock.now(), partition, token) : 0;
-        if (early !== 0) {
-            checks.add("expiry", expiryTitle, "fail", `the sweep moved ${early} record(s) before the expiry: check the clock of this machine`);
-            return report;
-        }
-        const moved = await pollUntil(
-            out,
-            options,
-            "waiting for the expiry sweep",
-            async () => (out.clock.now() <= expiresAt ? -1 : store.expire(out.clock.now(), partition, token)),
-            (n) => n >= 1,
-            (n) => (n < 0 ? `expires in ${seconds(expiresAt - out.clock.now())}` : `sweep moved ${n} (ExpiryIndex may lag)`),
-            // The sweep takes records with expires_at < cutoff: poll right after the expiry rather than a poll later.
-            () => {
-                const untilExpired = expiresAt + 1 - out.clock.now();
-                return untilExpired > 0 ? Math.min(options.pollIntervalMs, untilExpired) : options.pollIntervalMs;
-            },
-        );
-        if (!moved.accepted) {
-            checks.add("expiry", expiryTitle, "fail", `not moved ${seconds(out.clock.now() - persistedAt)} after persist: the sweep reads ExpiryIndex (has_expiry, expires_at); check that index, or raise --timeout`);
-            return report;
-        }
-        report.movedAfterMs = out.clock.now() - persistedAt;
-        const item = (await options.client.send(new GetItemCommand({ TableName: options.tableName, Key: key, ConsistentRead: true }))).Item;
-        const status = item?.[ATTR.status]?.S;
-        const ttl = item?.[ATTR.ttl]?.N;
-        const sparse = item?.[ATTR.claimSort] === undefined && item?.[ATTR.hasExpiry] === undefined;
-        if (status !== STATUS.expired || ttl === undefined || !sparse) {
-            checks.add("expiry", expiryTitle, "fail", `after the sweep the record has status ${status ?? "<none>"}, ttl ${ttl ?? "<none>"}, index attributes ${sparse ? "removed" : "still set"}; expected expired, a ttl, and no claim_sort/has_expiry`);
-            return report;
-        }
-        checks.add("expiry", expiryTitle, "pass", `moved ${seconds(report.movedAfterMs)} after persist; status ${STATUS.expired}, ttl ${ttl}, out of ClaimIndex and ExpiryIndex`);
-        if (options.dlqUrl !== undefined) {
-            try {
-                report.dlqMessageId = await sendToDlq(options, options.dlqUrl, partition, key);
-                checks.add("dlq", `expired record sent to the DLQ`, "pass", `message ${report.dlqMessageId} on ${options.dlqUrl} (body headers carry ${VERIFY_HEADER}: true; consumers may discard it)`);
-            } catch (err) {
-                checks.add("dlq", `expired record sent to the DLQ`, "fail", `${errorText(err)} (check the queue URL and region; the tool needs sqs:SendMessage on the queue)`);
-            }
-        }
-        if (seen.accepted) {
-            const drained = await pollUntil(out, options, "waiting for depth to drain", () => store.countPending(partition), (n) => n === 0, (n) => `countPending = ${n}`);
-            checks.add(
-                "depth",
-                depthTitle,
-                drained.accepted ? "pass" : "fail",
-                drained.accepted ? `1 after persist, 0 after the sweep` : `countPending still ${drained.value} ${seconds(drained.waitedMs)} after the sweep: expire must remove claim_sort`,
-            );
-        }
+        await roundTrip(checks, options, p, report);
         return report;
     } catch (err) {
-        if (checks.results.some((r) => r.id === "expiry")) checks.add("depth", depthTitle, "fail", errorText(err));
-        else checks.add("expiry", expiryTitle, "fail", errorText(err));
+        if (checks.results.some((r) => r.id === "expiry")) checks.add("depth", p.depthTitle, "fail", errorText(err));
+        else checks.add("expiry", p.expiryTitle, "fail", errorText(err));
         return report;
     } finally {
-        if (!checks.results.some((r) => r.id === "depth")) checks.add("depth", depthTitle, "skip", "needs the expiry sweep to move the record");
-        await cleanUp(options, partition, key, checks);
+        if (!checks.results.some((r) => r.id === "depth")) checks.add("depth", p.depthTitle, "skip", "needs the expiry sweep to move the record");
+        await cleanUp(options, partition, p.key, checks);
     }
 }

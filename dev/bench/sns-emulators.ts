@@ -1,6 +1,6 @@
 /**
  * What one SNS call costs on the two local SNS servers the tests use: fauxqs 2 (`dev/emulators/fauxqs.ts`, SNS, SQS and S3
- * in one emulator) and the hand-written fault server (`dev/emulators/sns-test-server.ts`). The relay's hot call is a
+ * in one emulator) and the hand-written fault server (`dev/emulators/sns-test-server/`). The relay's hot call is a
  * `PublishBatch` of 10 entries; each server gets the same calls, one after the other, from the real
  * `@aws-sdk/client-sns`, after a warm-up. fauxqs is measured with no subscriber (its answer alone) and with one
  * raw-delivery SQS subscription (its delivery too, which the end-to-end tests rely on); the fault server records

@@ -4,6 +4,7 @@
  *
  * @packageDocumentation
  */
+import { readFlags, type FlagProblem, type FlagTypes } from "../../cli/shared/flag-tokens";
 
 /** What `npm start` runs. */
 export interface StartOptions {
@@ -104,45 +105,56 @@ function parseEndpoint(raw: string): string {
     return raw.replace(/\/+$/, "");
 }
 
+const FLAG_TYPES: FlagTypes = {
+    ...Object.fromEntries(Object.keys(NUMBER_FLAGS).map((flag) => [flag.slice(2), { type: "string" }] as const)),
+    endpoint: { type: "string" },
+    keep: { type: "boolean" },
+    help: { type: "boolean", short: "h" },
+};
+
+type Options = { -readonly [K in keyof StartOptions]: StartOptions[K] };
+
+/** Set one valued flag's option from its value. */
+function setValue(out: Options, flag: string, value: string): void {
+    const numeric = NUMBER_FLAGS[flag];
+    if (numeric === undefined) out.endpoint = parseEndpoint(value);
+    else out[numeric.key] = parseNumber(flag, value, numeric.rule);
+}
+
+/** The error for the first word the flag reader refused. */
+function problemError(problem: FlagProblem): UsageError {
+    const flag = `--${problem.name}`;
+    if (problem.kind === "unknown") {
+        return new UsageError(`unknown option ${JSON.stringify(problem.raw)}; the options are ${[...Object.keys(NUMBER_FLAGS), "--endpoint", "--keep", "--help"].join(", ")} (see --help)`);
+    }
+    if (problem.kind === "value-on-boolean") return new UsageError(`${flag} takes no value (got ${JSON.stringify(problem.value)}); write just ${flag}`);
+    if (problem.kind === "missing-value") return new UsageError(`${flag} needs a value, e.g. ${flag} ${NUMBER_FLAGS[flag]?.rule.example ?? "http://127.0.0.1:8000"}`);
+    // A value that would be refused anyway gets its own message; a good one is refused only for how it is written.
+    setValue({ ...START_DEFAULTS }, flag, problem.value);
+    return new UsageError(`${flag} is followed by ${JSON.stringify(problem.value)}, which reads as a flag; if it is the value, write ${flag}=${problem.value}`);
+}
+
 /**
- * Parse `npm start` flags (`--flag value` or `--flag=value`).
+ * Parse `npm start` flags (`--flag value` or `--flag=value`), with Node's `util.parseArgs` in strict mode. A value
+ * starting with `-` is given as `--flag=value`.
  *
  * @param argv - The arguments after the script name.
  * @throws UsageError for an unknown flag, a missing value or a value out of range.
  */
 export function parseStartArgs(argv: readonly string[]): StartOptions {
-    const out: { -readonly [K in keyof StartOptions]: StartOptions[K] } = { ...START_DEFAULTS };
+    const out: Options = { ...START_DEFAULTS };
     const seen = new Set<string>();
-    for (let i = 0; i < argv.length; i += 1) {
-        const arg = argv[i]!;
-        const eq = arg.indexOf("=");
-        const flag = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
-        const inline = arg.startsWith("--") && eq > 0 ? arg.slice(eq + 1) : undefined;
-        if (seen.has(flag)) throw new UsageError(`${flag} is given twice; give it once`);
-        seen.add(flag);
-        if (flag === "--help" || flag === "-h") {
-            out.help = true;
-            continue;
-        }
-        if (flag === "--keep") {
-            if (inline !== undefined) throw new UsageError(`--keep takes no value (got ${JSON.stringify(inline)}); write just --keep`);
-            out.keep = true;
-            continue;
-        }
-        const numeric = NUMBER_FLAGS[flag];
-        if (numeric === undefined && flag !== "--endpoint") {
-            throw new UsageError(`unknown option ${JSON.stringify(arg)}; the options are ${[...Object.keys(NUMBER_FLAGS), "--endpoint", "--keep", "--help"].join(", ")} (see --help)`);
-        }
-        let value = inline;
-        if (value === undefined) {
-            const next = argv[i + 1];
-            if (next === undefined || (next.startsWith("--") && next.length > 2)) throw new UsageError(`${flag} needs a value, e.g. ${flag} ${numeric === undefined ? "http://127.0.0.1:8000" : numeric.rule.example}`);
-            value = next;
-            i += 1;
-        }
-        if (numeric === undefined) out.endpoint = parseEndpoint(value);
-        else out[numeric.key] = parseNumber(flag, value, numeric.rule);
+    const { tokens, problem } = readFlags(argv, FLAG_TYPES);
+    for (const token of tokens) {
+        if (token.kind === "positional") throw problemError({ kind: "unknown", name: "", flag: token.raw, raw: token.raw });
+        // As written: `--help` and `-h` count apart.
+        if (seen.has(token.rawName)) throw new UsageError(`${token.rawName} is given twice; give it once`);
+        seen.add(token.rawName);
+        if (token.value === undefined) out[token.name === "help" ? "help" : "keep"] = true;
+        else setValue(out, token.rawName, token.value);
     }
+    if (problem !== undefined && problem.kind !== "unknown" && seen.has(`--${problem.name}`)) throw new UsageError(`--${problem.name} is given twice; give it once`);
+    if (problem !== undefined) throw problemError(problem);
     if (out.keys > out.count) throw new UsageError(`--keys is ${out.keys} but --count is ${out.count}; use at most one ordering key per order`);
     return out;
 }

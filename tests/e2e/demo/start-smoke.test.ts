@@ -310,6 +310,13 @@ describe("npm start flags", () => {
         [["--cuont", "5"], /^unknown option "--cuont"; the options are --count, /],
         [["--count", "5", "--count", "6"], /^--count is given twice/],
         [["--count", "5", "--keys", "6"], /^--keys is 6 but --count is 5/],
+        // util.parseArgs in strict mode: a value with one leading dash is written --flag=-value.
+        [["--count", "-5"], /^--count is "-5"; expected an integer from 1 to 1000000\. Example: --count 100$/],
+        [["--keys", "-0"], /^--keys is followed by "-0", which reads as a flag; if it is the value, write --keys=-0$/],
+        [["--count", "--"], /^--count needs a value, e\.g\. --count 100$/],
+        [["-x"], /^unknown option "-x"; the options are --count, /],
+        [["5"], /^unknown option "5"; the options are --count, /],
+        [["--keep", "--keep=yes"], /^--keep is given twice; give it once$/],
     ];
     for (const [argv, message] of refused) {
         it(`refuses ${argv.join(" ")}`, () => {

@@ -6,6 +6,7 @@
 import * as assert from "node:assert/strict";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { main } from "../../../cli/main";
+import { parseRedriveArgs } from "../../../cli/redrive/args";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import { createOutboxTable, scanRecords } from "../../support/runtime/table";
@@ -61,6 +62,12 @@ describe("cli: redrive", function () {
         ["an unknown flag", ["--tabel", "t"], {}, /--tabel is "--tabel"; expected one of --table/],
         ["a positional argument", ["now"], {}, /--\(positional\) is "now"; expected only --flags/],
         ["a flag without its value", ["--table"], {}, /--table is ""; expected a value; write --table <value>/],
+        // util.parseArgs in strict mode: a boolean flag takes no value, and a value with one leading dash is written --flag=-value.
+        ["a value on a boolean flag", ["--table", "t", "--dlq-url", dlq, "--fifo=false"], {}, /^redrive: --fifo is "--fifo=false"; expected no value; write just --fifo\n/],
+        ["a bad --max with a leading dash after a space (its own message)", ["--table", "t", "--dlq-url", dlq, "--max", "-5"], {}, /^redrive: --max is "-5"; expected an integer from 1 to 1000000; omit it for 1000\n/],
+        ["a good value with a leading dash after a space", ["--table", "-abc", "--dlq-url", dlq], {}, /^redrive: --table is "-abc"; expected a value that does not read as a flag; if it is the value, write --table=-abc\n/],
+        ["a one-letter flag", ["-h"], {}, /^redrive: --\(positional\) is "-h"; expected only --flags; run with --help for the flags\n/],
+        ["--, the end of the flags", ["--table", "t", "--dlq-url", dlq, "--"], {}, /^redrive: -- is "--"; expected one of --table, /],
     ];
     for (const [name, argv, env, pattern] of failing) {
         it(`exits 2 with the message and the usage on ${name}`, async () => {
@@ -71,6 +78,10 @@ describe("cli: redrive", function () {
             assert.match(run.stderr, /\n\nUsage: dynamodb-outbox redrive/);
         });
     }
+
+    it("takes a value with a leading dash as --flag=-value", () => {
+        assert.equal(parseRedriveArgs(["--table=-abc", "--dlq-url", dlq], {}).table, "-abc");
+    });
 
     it("exits 2 when redrive does not come first, saying so", async () => {
         const io = captureIo({});

@@ -35,10 +35,11 @@ describe("cli: argument parsing", () => {
         });
     });
 
-    it("takes --timeout on every command, in plain digits from 0.001 to 86400 seconds, and URLs as they are", () => {
+    it("takes --timeout on every command, in plain digits from 0.001 to 86400 seconds, URLs as they are, and a value with a leading dash as --flag=-value", () => {
         assert.equal(parseArgs(["doctor", "--table", "tbl", "--timeout", "5"]).timeoutMs, 5_000);
         assert.equal(parseArgs(["migrate", "--table", "tbl", "--timeout", "86400"]).timeoutMs, 86_400_000);
         assert.equal(parseArgs(["verify", "--table", "tbl", "--timeout", "0.001"]).timeoutMs, 1);
+        assert.equal(parseArgs(["verify", "--table=-abc"]).table, "-abc");
         assert.equal(parseArgs(["verify", "--table", "tbl", "--endpoint", "https://dynamodb.eu-west-1.amazonaws.com"]).endpoint, "https://dynamodb.eu-west-1.amazonaws.com");
         const emulatorQueue = "http://sqs.us-east-1.127.0.0.1:4566/000000000000/q";
         assert.equal(parseArgs(["verify", "--table", "tbl", "--dlq-url", emulatorQueue, "--sqs-endpoint", "http://127.0.0.1:4566"]).dlqUrl, emulatorQueue);
@@ -90,6 +91,12 @@ describe("cli: argument parsing", () => {
         ],
         ["an --sqs-endpoint of another scheme", ["doctor", "--table", "tbl", "--sqs-endpoint", "ftp://127.0.0.1:4566"], /^--sqs-endpoint "ftp:\/\/127\.0\.0\.1:4566" is a ftp URL, not http or https/],
         ["an empty --endpoint", ["verify", "--table", "tbl", "--endpoint="], /^--endpoint needs a non-empty url, got ""$/],
+        // util.parseArgs in strict mode: a word with one dash after a flag may be a flag, so only --flag=-value gives it.
+        ["a good value with a leading dash after a space", ["verify", "--table", "-abc"], /^--table is followed by "-abc", which reads as a flag; if it is the value, write --table=-abc$/],
+        ["a bad value with a leading dash after a space (its own message)", ["verify", "--table", "tbl", "--timeout", "-5"], /^--timeout must be a positive number of seconds, got "-5"/],
+        ["an unknown one-letter flag", ["verify", "-x", "--table", "tbl"], /^unknown flag "-x"; see the flags below$/],
+        ["-- (no command takes words after it)", ["verify", "--table", "tbl", "--"], /^unknown flag "--"; see the flags below$/],
+        ["a flag given twice, the second without its value", ["verify", "--table", "tbl", "--table"], /^--table was given twice; give it once$/],
     ];
     for (const [what, argv, message] of bad) {
         it(`rejects ${what}`, () => {

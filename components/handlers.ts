@@ -1,0 +1,147 @@
+/**
+ * The {@link Outbox}'s two functions and what each needs: the publisher with its role, log group and stream
+ * mapping; the sweeper with its role, log group, schedule, invoke permission and target. Every child is declared
+ * with `{ parent }`, the component, and named from the component's name.
+ *
+ * @packageDocumentation
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as aws from "./aws";
+import { publisherLambdaFactory, sweeperLambdaFactory } from "../runtime/lambda";
+import type { OutboxTransforms } from "./args";
+import { LAMBDA_RUNTIME, eventSourceMappingArgs, logGroupArgs, withTags } from "./children";
+import { handlerCodePathOptions } from "./code-path";
+import { SYSTEM_LOG_LEVEL } from "./defaults";
+import { GrantTargets, PolicyDocument, publisherPolicyDocument, sweeperPolicyDocument } from "./iam";
+import { childName } from "./naming";
+import type { OutboxSettings } from "./settings";
+import { mergeArgs } from "./transform";
+
+/** The EventBridge service principal allowed to invoke the sweeper. */
+const EVENTS_PRINCIPAL = "events.amazonaws.com";
+
+/** The component, its name, its settings and its `transform`: what every child declared here is made from. */
+export interface OutboxParent {
+    readonly parent: pulumi.Resource;
+    readonly name: string;
+    readonly s: OutboxSettings;
+    readonly t: OutboxTransforms;
+}
+
+/** The table, the topic and the DLQ, as the functions use them. */
+export interface HandlerTargets {
+    readonly table: aws.dynamodb.Table;
+    readonly topicArn: pulumi.Output<string>;
+    readonly dlq: aws.sqs.Queue;
+    /** Both functions' environment. */
+    readonly environment: aws.lambda.CallbackFunctionArgs<any, any>["environment"];
+    /** What both roles are granted on, but the stream and the log group. */
+    readonly grants: Omit<{ [K in keyof GrantTargets]: pulumi.Input<GrantTargets[K]> }, "streamArn" | "logGroupArn">;
+}
+
+/** A function role whose only permissions are the inline policy `document` builds from the resolved targets. */
+function declareRole(
+    o: OutboxParent,
+    child: "publisherRole" | "sweeperRole",
+    targets: { [K in keyof GrantTargets]: pulumi.Input<GrantTargets[K]> },
+    document: (targets: GrantTargets) => PolicyDocument,
+): aws.iam.Role {
+    const policy = pulumi
+        .all([targets.tableArn, targets.streamArn, targets.topicArn, targets.dlqArn, targets.logGroupArn, targets.kmsKeyArn])
+        .apply(([tableArn, streamArn, topicArn, dlqArn, logGroupArn, kmsKeyArn]) =>
+            JSON.stringify(document({ tableArn, streamArn, topicArn, dlqArn, logGroupArn, kmsKeyArn })),
+        );
+    return new aws.iam.Role(
+        childName(o.name, child),
+        {
+            assumeRolePolicy: aws.iam.assumeRolePolicyForPrincipal(aws.iam.Principals.LambdaPrincipal),
+            inlinePolicies: [{ name: "outbox", policy }],
+            tags: withTags(o.s.tags),
+        },
+        { parent: o.parent },
+    );
+}
+
+/** One of the two functions: the runtime's factory on nodejs22.x, its own role and log group, the handler environment. */
+function declareFunction(
+    o: OutboxParent,
+    child: "publisher" | "sweeper",
+    f: {
+        callbackFactory: aws.lambda.CallbackFunctionArgs<any, any>["callbackFactory"];
+        description: string;
+        role: aws.iam.Role;
+        logs: aws.cloudwatch.LogGroup;
+        environment: aws.lambda.CallbackFunctionArgs<any, any>["environment"];
+        override: Partial<aws.lambda.FunctionArgs> | undefined;
+    },
+): aws.lambda.CallbackFunction<any, any> {
+    const { s } = o;
+    const computed: aws.lambda.CallbackFunctionArgs<any, any> = {
+        callbackFactory: f.callbackFactory,
+        runtime: LAMBDA_RUNTIME,
+        role: f.role,
+        description: f.description,
+        memorySize: s.memorySize,
+        timeout: s.timeout,
+        environment: f.environment,
+        // JSON, so that Lambda sets AWS_LAMBDA_LOG_LEVEL from applicationLogLevel and the handlers honour it.
+        loggingConfig: { logFormat: "JSON", applicationLogLevel: s.logLevel, systemLogLevel: SYSTEM_LOG_LEVEL, logGroup: f.logs.name },
+        // A fresh list per function: CallbackFunction appends to the one it is given.
+        codePathOptions: handlerCodePathOptions(),
+        tags: withTags(s.tags),
+    };
+    const args = mergeArgs(computed, f.override as Partial<aws.lambda.CallbackFunctionArgs<any, any>>);
+    return new aws.lambda.CallbackFunction(childName(o.name, child), args, { parent: o.parent });
+}
+
+/** The publisher: its log group, role and function, and the mapping from the table's stream to it. */
+export function declarePublisher(o: OutboxParent, targets: HandlerTargets): aws.lambda.CallbackFunction<any, any> {
+    const { name, s, t, parent } = o;
+    const { table, dlq } = targets;
+    const logs = new aws.cloudwatch.LogGroup(childName(name, "publisherLogs"), mergeArgs(logGroupArgs(s), t.publisherLogs), { parent });
+    const publisher = declareFunction(o, "publisher", {
+        callbackFactory: publisherLambdaFactory,
+        description: `Publishes the ${name} outbox's records from the table stream to SNS`,
+        role: declareRole(o, "publisherRole", { ...targets.grants, streamArn: table.streamArn, logGroupArn: logs.arn }, publisherPolicyDocument),
+        logs,
+        environment: targets.environment,
+        override: t.publisher,
+    });
+    new aws.lambda.EventSourceMapping(
+        childName(name, "eventSourceMapping"),
+        mergeArgs(eventSourceMappingArgs(s, { streamArn: table.streamArn, functionArn: publisher.arn, dlqArn: dlq.arn }), t.eventSourceMapping),
+        // A changed starting position or stream replaces the mapping; created first, the new one would
+        // collide with the old ("provided mapping already exists").
+        { parent, deleteBeforeReplace: true },
+    );
+    return publisher;
+}
+
+/** The sweeper: its log group, role and function, and the schedule that invokes it (rule, permission, target). */
+export function declareSweeper(o: OutboxParent, targets: HandlerTargets): aws.lambda.CallbackFunction<any, any> {
+    const { name, s, t, parent } = o;
+    const logs = new aws.cloudwatch.LogGroup(childName(name, "sweeperLogs"), mergeArgs(logGroupArgs(s), t.sweeperLogs), { parent });
+    const sweeper = declareFunction(o, "sweeper", {
+        callbackFactory: sweeperLambdaFactory,
+        description: `Publishes the ${name} outbox's records the stream path missed, and expires old ones`,
+        role: declareRole(o, "sweeperRole", { ...targets.grants, logGroupArn: logs.arn }, sweeperPolicyDocument),
+        logs,
+        environment: targets.environment,
+        override: t.sweeper,
+    });
+    const schedule = new aws.cloudwatch.EventRule(
+        childName(name, "schedule"),
+        mergeArgs<aws.cloudwatch.EventRuleArgs>(
+            { scheduleExpression: s.sweepSchedule, description: `Runs the ${name} outbox sweeper`, tags: withTags(s.tags) },
+            t.schedule,
+        ),
+        { parent },
+    );
+    new aws.lambda.Permission(
+        childName(name, "schedulePermission"),
+        { action: "lambda:InvokeFunction", function: sweeper.name, principal: EVENTS_PRINCIPAL, sourceArn: schedule.arn },
+        { parent },
+    );
+    new aws.cloudwatch.EventTarget(childName(name, "scheduleTarget"), { rule: schedule.name, arn: sweeper.arn }, { parent });
+    return sweeper;
+}

@@ -1,0 +1,126 @@
+/**
+ * What the server holds: its topics and queues, every message it accepted and every call it received, the call
+ * counter, and the fault plan in force. One object, passed to the actions and the HTTP handler.
+ *
+ * @packageDocumentation
+ */
+import { randomUUID } from "node:crypto";
+import { createFaultInjector, type FaultInjector } from "./fault-plan";
+import type { CallInfo, EntryInfo, RecordedCall, RecordedMessage, SnsTestServerOptions } from "./types";
+
+/** A topic; FIFO when its name ends in `.fifo`. */
+export interface Topic {
+    readonly arn: string;
+    readonly name: string;
+    readonly fifo: boolean;
+    readonly contentBasedDeduplication: boolean;
+    /** FIFO deduplication: the message id and acceptance time of each deduplication id. */
+    readonly dedup: Map<string, { messageId: string; at: number }>;
+    /** The last FIFO sequence number given. */
+    sequence: bigint;
+}
+
+/** A message in a queue, with its receive state. */
+export interface QueuedMessage {
+    readonly record: RecordedMessage;
+    receiptHandle: string | undefined;
+    invisibleUntil: number;
+    deleted: boolean;
+}
+
+/** A queue. */
+export interface Queue {
+    readonly url: string;
+    readonly name: string;
+    readonly arn: string;
+    readonly messages: QueuedMessage[];
+}
+
+/** The server's state. */
+export interface ServerState {
+    readonly region: string;
+    readonly accountId: string;
+    /** By ARN. */
+    readonly topics: Map<string, Topic>;
+    /** By URL. */
+    readonly queues: Map<string, Queue>;
+    /** Every accepted message, in acceptance order. */
+    readonly accepted: RecordedMessage[];
+    /** Every call, in order. */
+    readonly callLog: RecordedCall[];
+    /** Calls numbered so far. */
+    callCounter: number;
+    /** `http://127.0.0.1:<port>`, once listening: the base of queue URLs. */
+    endpoint: string;
+    readonly faults: FaultInjector;
+}
+
+/** The state of a new server: no topic, no queue, the options' fault plan. */
+export function createServerState(options: SnsTestServerOptions): ServerState {
+    return {
+        region: options.region ?? "us-east-1",
+        accountId: options.accountId ?? "000000000000",
+        topics: new Map(),
+        queues: new Map(),
+        accepted: [],
+        callLog: [],
+        callCounter: 0,
+        endpoint: "",
+        faults: createFaultInjector(options.seed ?? 1, options.faults ?? {}),
+    };
+}
+
+/** Create a topic unless it exists; returns its ARN. */
+export function createTopic(state: ServerState, name: string, contentBasedDeduplication = false): string {
+    const arn = `arn:aws:sns:${state.region}:${state.accountId}:${name}`;
+    if (!state.topics.has(arn)) {
+        const fifo = name.endsWith(".fifo");
+        state.topics.set(arn, { arn, name, fifo, contentBasedDeduplication, dedup: new Map(), sequence: 10_000_000_000_000_000_000n });
+    }
+    return arn;
+}
+
+/** Create a queue unless it exists; returns its URL. */
+export function createQueue(state: ServerState, name: string): string {
+    const url = `${state.endpoint}/${state.accountId}/${name}`;
+    if (!state.queues.has(url)) state.queues.set(url, { url, name, arn: `arn:aws:sqs:${state.region}:${state.accountId}:${name}`, messages: [] });
+    return url;
+}
+
+/** A topic by ARN or name. */
+export function findTopic(state: ServerState, arnOrName: string): Topic | undefined {
+    return state.topics.get(arnOrName) ?? [...state.topics.values()].find((t) => t.name === arnOrName);
+}
+
+/** A queue by URL, name, or the URL's last path segments. */
+export function findQueue(state: ServerState, urlOrName: string): Queue | undefined {
+    return state.queues.get(urlOrName) ?? [...state.queues.values()].find((q) => q.name === urlOrName || q.url.endsWith(`/${urlOrName}`));
+}
+
+/** Where a message was accepted. */
+export interface Destination {
+    readonly service: "sns" | "sqs";
+    /** The topic ARN or queue URL. */
+    readonly destination: string;
+    /** The topic or queue name. */
+    readonly destinationName: string;
+}
+
+/** Record an accepted message with a fresh id. */
+export function recordMessage(state: ServerState, to: Destination, entry: EntryInfo, call: CallInfo, acknowledged: boolean): RecordedMessage {
+    const message: RecordedMessage = {
+        service: to.service,
+        destination: to.destination,
+        destinationName: to.destinationName,
+        messageId: randomUUID(),
+        body: entry.body,
+        attributes: entry.attributes,
+        ...(entry.messageGroupId === undefined ? {} : { messageGroupId: entry.messageGroupId }),
+        ...(entry.messageDeduplicationId === undefined ? {} : { messageDeduplicationId: entry.messageDeduplicationId }),
+        action: call.action,
+        callNumber: call.callNumber,
+        acknowledged,
+    };
+    state.accepted.push(message);
+    return message;
+}
