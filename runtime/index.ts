@@ -19,6 +19,8 @@ export * from "./store";
 export * from "./ids";
 export * from "./item-size";
 export * from "./message";
+export * from "./trace-context";
+export * from "./open-telemetry";
 export * from "./metric-catalog";
 export * from "./emf";
 export * from "./json-logger";

@@ -2,13 +2,16 @@
  * The stream publisher's keyed path. A record with an ordering key is a doorbell: what the stream shows of it is
  * not published; its partition is drained through the store's claim path (`runtime/claimed-delivery.ts`:
  * ConsistentRead, head-of-line rule), published and completed in order with the invocation's claim token, up to
- * the record. One drain answers the later doorbells of its partition in the same batch. A key whose head failed
- * stays held for the rest of the invocation: its records are left to the sweeper, and the partition's other keys
- * go on.
+ * the record. The batch's doorbells are collected first and their partitions drained together
+ * ({@link answerDoorbells}): claims run concurrently and the heads of all of them share PublishBatch calls. A
+ * partition's drain answers all its doorbells. A key whose head failed stays held for the rest of the
+ * invocation: its records are left to the sweeper, and the partition's other keys go on. The verdicts are read
+ * afterwards in shard order, so the SequenceNumber reported is the lowest that was not delivered, whatever order
+ * the concurrent drains ended in.
  *
  * @packageDocumentation
  */
-import { drainPartition, type ClaimedDeliveryResult, type ClaimingStore, type DrainResult } from "./claimed-delivery";
+import { drainPartitions, type ClaimedDeliveryResult, type ClaimingStore, type DrainResult } from "./claimed-delivery";
 import { DELIVERY_METRICS, type DeliveryContext } from "./delivery";
 import { errorCodeOf } from "./errors";
 import type { OutboxRecord } from "./record/codec";
@@ -35,7 +38,7 @@ export interface DoorbellSettings {
     readonly store: ClaimingStore;
     /** Records per claim. */
     readonly claimLimit: number;
-    /** Checked before each claim: false once the invocation is running out of time. */
+    /** Checked before each claim and each round of publishes: false once the invocation is running out of time. */
     readonly keepGoing: () => boolean;
 }
 
@@ -54,36 +57,44 @@ function heldKey(partition: string, orderingKey: string): string {
     return `${partition}\u0000${orderingKey}`;
 }
 
-/** Whether a drain of this invocation already answered the record's doorbell: it handled the record, or exhausted its partition. */
-export function answeredByDrain(doorbells: KeyedDoorbells, record: OutboxRecord): boolean {
-    return doorbells.handledByClaim.has(record.recordId) || doorbells.drained.has(record.partition);
+/** A keyed record of the batch: its candidate (the row read from the table, its SequenceNumber) and its key. */
+export interface Doorbell {
+    readonly candidate: Candidate;
+    readonly orderingKey: string;
 }
 
 /**
- * Answer a keyed record's doorbell: drain its partition through the claim path until the record was handled.
+ * Answer the batch's doorbells: drain their partitions concurrently, each until its doorbells were handled, then
+ * read each doorbell's verdict in shard order.
  *
  * @param settings - The invocation's delivery context, store and claim limit.
- * @param doorbells - The keyed path's state; the drain's outcome is added to it.
- * @param candidate - The keyed record (the row read from the table) and its SequenceNumber.
- * @param orderingKey - The record's ordering key.
- * @returns the SequenceNumber Lambda retries from, or `undefined` when the batch goes on.
+ * @param doorbells - The keyed path's state; the drains' outcomes are added to it.
+ * @param rung - The batch's keyed records, in shard order.
+ * @returns the SequenceNumber Lambda retries from (the first doorbell not delivered), or `undefined` when the batch goes on.
  */
-export async function ringDoorbell(settings: DoorbellSettings, doorbells: KeyedDoorbells, candidate: Candidate, orderingKey: string): Promise<string | undefined> {
-    const { record } = candidate;
-    if (doorbells.heldKeys.has(heldKey(record.partition, orderingKey))) {
-        // Its key's head failed earlier in this invocation: trying again now would count the same refusal twice.
-        leaveKeyed(settings.ctx, record);
-        return undefined;
+export async function answerDoorbells(settings: DoorbellSettings, doorbells: KeyedDoorbells, rung: readonly Doorbell[]): Promise<string | undefined> {
+    if (rung.length === 0) return undefined;
+    const until = new Map<string, string[]>();
+    for (const { candidate } of rung) {
+        const ids = until.get(candidate.record.partition) ?? [];
+        ids.push(candidate.record.recordId);
+        until.set(candidate.record.partition, ids);
     }
-    const result = await drainPartition(settings.ctx, settings.store, record.partition, doorbells.token, {
-        limit: settings.claimLimit,
-        maxRounds: 10,
-        until: record.recordId,
-        keepGoing: settings.keepGoing,
+    const targets = [...until].map(([partition, ids]) => ({ partition, until: ids }));
+    const results = await drainPartitions(settings.ctx, settings.store, targets, doorbells.token, { limit: settings.claimLimit, maxRounds: 10, keepGoing: settings.keepGoing });
+    const byPartition = new Map<string, DrainResult>();
+    targets.forEach((t, i) => {
+        const result = results[i]!;
+        byPartition.set(t.partition, result);
+        for (const id of result.handled) doorbells.handledByClaim.add(id);
+        for (const key of result.heldKeys) doorbells.heldKeys.add(heldKey(t.partition, key));
+        if (result.failure === undefined && result.exhausted) doorbells.drained.add(t.partition);
     });
-    for (const id of result.handled) doorbells.handledByClaim.add(id);
-    for (const key of result.heldKeys) doorbells.heldKeys.add(heldKey(record.partition, key));
-    return drainVerdict(settings.ctx, doorbells, candidate, orderingKey, result);
+    for (const { candidate, orderingKey } of rung) {
+        const stopAt = drainVerdict(settings.ctx, doorbells, candidate, orderingKey, byPartition.get(candidate.record.partition)!);
+        if (stopAt !== undefined) return stopAt;
+    }
+    return undefined;
 }
 
 /** What a drain's outcome means for the doorbell's record: go on, or retry the batch from it. */
@@ -104,9 +115,8 @@ function drainVerdict(ctx: DeliveryContext, doorbells: KeyedDoorbells, candidate
         ctx.logger.warn("publisher: a record of another ordering key failed and holds its key; this record was delivered", attributes);
         return undefined;
     }
-    if (result.exhausted) doorbells.drained.add(record.partition);
     // Out of rounds or time before reaching this record: Lambda retries from it and the drain goes on.
-    else if (!handled) return candidate.sequenceNumber;
+    if (!result.exhausted && !handled) return candidate.sequenceNumber;
     return undefined;
 }
 

@@ -18,6 +18,7 @@
 import { afterSend, completePending, DELIVERY_METRICS, MAX_BATCH_ENTRIES, publishBatch, type DeliveryContext, type PublishResult } from "./delivery";
 import { fifoMessageGroupId, type OutboundMessage } from "./message";
 import type { OutboxRecord } from "./record/codec";
+import { callSlots } from "./slots";
 
 /** The most PublishBatch calls one invocation has in flight at once. */
 export const PUBLISH_CALLS_IN_FLIGHT = 10;
@@ -47,26 +48,6 @@ export type KeylessCallOutcome =
           /** Each entry's completion error, `undefined` when it was completed or never published. */
           readonly completionErrors: readonly ({ readonly error: unknown } | undefined)[];
       };
-
-/** At most `limit` holders at a time; the others wait in the order they asked. */
-function callSlots(limit: number): { acquire(): Promise<void>; release(): void } {
-    let held = 0;
-    const waiting: (() => void)[] = [];
-    return {
-        acquire() {
-            if (held < limit) {
-                held += 1;
-                return Promise.resolve();
-            }
-            return new Promise<void>((resolve) => waiting.push(resolve));
-        },
-        release() {
-            const next = waiting.shift();
-            if (next !== undefined) next();
-            else held -= 1;
-        },
-    };
-}
 
 /** For each call, the earlier calls it must wait for: on a FIFO topic the last earlier call of each of its groups. */
 function fifoPredecessors(calls: readonly (readonly KeylessItem[])[]): number[][] {

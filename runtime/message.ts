@@ -26,13 +26,29 @@ export const MESSAGE_ATTRIBUTE = {
     type: "outbox.type",
     /** On DLQ messages: why the record was dead-lettered (`expired` or `publish-rejected`). */
     reason: "outbox.reason",
+    /**
+     * The W3C `traceparent`, when the record carries one. The name W3C's propagator and OpenTelemetry's AWS SDK
+     * instrumentation read, and the envelope header GoBridge propagates, so the record stores it under it too.
+     */
+    traceparent: "traceparent",
+    /** The W3C `tracestate`, when the record carries one (only with a `traceparent`). */
+    tracestate: "tracestate",
 } as const;
 
-/** How many user headers fit next to the outbox's own attributes. */
+/**
+ * How many user headers fit next to the outbox's own attributes when the message carries no trace context
+ * (`outbox.id` and `outbox.type`); a `traceparent` takes one more, a `tracestate` another.
+ */
 export const MAX_HEADERS = SNS_MAX_ATTRIBUTES - 2;
 
 /** Header names beginning with these (any case) are reserved: GoBridge's envelope headers and this package's attributes. */
 export const RESERVED_HEADER_PREFIXES = ["x-bridge.", "outbox.", "aws.", "amazon."] as const;
+
+/**
+ * Header names the outbox carries itself (any case): the W3C trace context, given as the message's `traceparent`
+ * and `tracestate` and stored as envelope headers of exactly these names.
+ */
+export const TRACE_HEADER_NAMES = [MESSAGE_ATTRIBUTE.traceparent, MESSAGE_ATTRIBUTE.tracestate] as const;
 
 /** The published form of one record: everything SNS needs, nothing else. */
 export interface OutboundMessage {
@@ -48,6 +64,10 @@ export interface OutboundMessage {
     readonly body: string;
     /** User headers, sent as String message attributes. */
     readonly headers: Readonly<Record<string, string>>;
+    /** The W3C `traceparent` the record carries, sent as the `traceparent` attribute. @default undefined */
+    readonly traceparent?: string;
+    /** The W3C `tracestate` the record carries, sent as the `tracestate` attribute. @default undefined */
+    readonly tracestate?: string;
     /** Creation time, epoch ms. */
     readonly createdAt: number;
     /** Expiry time, epoch ms; `0` = never. */
@@ -62,9 +82,14 @@ function isReservedHeader(name: string): boolean {
     return RESERVED_HEADER_PREFIXES.some((p) => lower.startsWith(p));
 }
 
+function isTraceHeader(name: string): boolean {
+    return (TRACE_HEADER_NAMES as readonly string[]).includes(name);
+}
+
 /**
  * The user headers of an envelope header map: string values whose names are not reserved. GoBridge's
- * `x-bridge.*` headers (the ordering key among them) stay in the record and are not sent.
+ * `x-bridge.*` headers (the ordering key among them) stay in the record and are not sent; `traceparent` and
+ * `tracestate` are the trace context ({@link traceHeaders}), not user headers.
  *
  * @param headers - The envelope's header map.
  */
@@ -72,9 +97,27 @@ export function userHeaders(headers: Readonly<Record<string, unknown>>): Record<
     const out: Record<string, string> = {};
     for (const name of Object.keys(headers)) {
         const value = headers[name];
-        if (typeof value === "string" && !isReservedHeader(name)) out[name] = value;
+        if (typeof value === "string" && !isReservedHeader(name) && !isTraceHeader(name)) out[name] = value;
     }
     return out;
+}
+
+/**
+ * The trace context of an envelope header map: its `traceparent` and `tracestate` string values, as stored (a
+ * record GoBridge or an older writer stored is sent on as it is, not judged here). A `tracestate` without a
+ * `traceparent` means nothing (W3C) and is left out.
+ *
+ * @param headers - The envelope's header map.
+ */
+export function traceHeaders(headers: Readonly<Record<string, unknown>>): { traceparent?: string; tracestate?: string } {
+    const own = (name: string): string | undefined => {
+        const value = Object.prototype.hasOwnProperty.call(headers, name) ? headers[name] : undefined;
+        return typeof value === "string" && value !== "" ? value : undefined;
+    };
+    const traceparent = own(MESSAGE_ATTRIBUTE.traceparent);
+    if (traceparent === undefined) return {};
+    const tracestate = own(MESSAGE_ATTRIBUTE.tracestate);
+    return { traceparent, ...(tracestate !== undefined ? { tracestate } : {}) };
 }
 
 /**
@@ -90,6 +133,7 @@ export function outboundMessage(record: OutboxRecord): OutboundMessage {
         ...(record.orderingKey !== undefined ? { orderingKey: record.orderingKey } : {}),
         body: record.envelope.payload,
         headers: userHeaders(record.envelope.headers),
+        ...traceHeaders(record.envelope.headers),
         createdAt: record.createdAt,
         expiresAt: record.expiresAt,
     };
@@ -100,13 +144,53 @@ function stringAttribute(value: string): MessageAttributeValue {
 }
 
 /**
- * The message attributes of a published message: record id, type, then the user headers.
+ * The attributes the outbox adds to a message, name and value, in order: `outbox.id`, `outbox.type` (when the
+ * type is not empty), `traceparent` and `tracestate` (when present).
+ *
+ * @param message - The published form (or the parts of it that decide).
+ */
+export function outboxAttributes(message: Pick<OutboundMessage, "id" | "type" | "traceparent" | "tracestate">): [string, string][] {
+    const out: [string, string][] = [[MESSAGE_ATTRIBUTE.recordId, message.id]];
+    if (message.type !== "") out.push([MESSAGE_ATTRIBUTE.type, message.type]);
+    if (message.traceparent !== undefined) out.push([MESSAGE_ATTRIBUTE.traceparent, message.traceparent]);
+    if (message.tracestate !== undefined) out.push([MESSAGE_ATTRIBUTE.tracestate, message.tracestate]);
+    return out;
+}
+
+/** How a message would break SNS's attribute limit: its count, what the outbox adds, and how many headers fit. */
+export interface AttributeBudgetOverrun {
+    /** The attributes the message would carry. */
+    readonly count: number;
+    /** The names of the ones the outbox adds. */
+    readonly outbox: readonly string[];
+    /** The user headers it has. */
+    readonly headers: number;
+    /** The user headers that would fit next to the outbox's attributes. */
+    readonly headersThatFit: number;
+}
+
+/**
+ * Whether a message's attributes (the outbox's, {@link outboxAttributes}, and the user headers) exceed
+ * {@link SNS_MAX_ATTRIBUTES}: SNS refuses more, and raw delivery to SQS drops such a message. `undefined` when
+ * they fit.
+ *
+ * @param message - The published form.
+ */
+export function attributeBudgetOverrun(message: Pick<OutboundMessage, "id" | "type" | "traceparent" | "tracestate" | "headers">): AttributeBudgetOverrun | undefined {
+    const outbox = outboxAttributes(message).map(([name]) => name);
+    const headers = Object.keys(message.headers).length;
+    const count = outbox.length + headers;
+    return count <= SNS_MAX_ATTRIBUTES ? undefined : { count, outbox, headers, headersThatFit: SNS_MAX_ATTRIBUTES - outbox.length };
+}
+
+/**
+ * The message attributes of a published message: record id, type, the trace context, then the user headers.
  *
  * @param message - The published form.
  */
 export function messageAttributes(message: OutboundMessage): Record<string, MessageAttributeValue> {
-    const attributes: Record<string, MessageAttributeValue> = { [MESSAGE_ATTRIBUTE.recordId]: stringAttribute(message.id) };
-    if (message.type !== "") attributes[MESSAGE_ATTRIBUTE.type] = stringAttribute(message.type);
+    const attributes: Record<string, MessageAttributeValue> = {};
+    for (const [name, value] of outboxAttributes(message)) attributes[name] = stringAttribute(value);
     for (const name of Object.keys(message.headers)) attributes[name] = stringAttribute(message.headers[name]!);
     return attributes;
 }
@@ -179,7 +263,7 @@ export interface DeadLetterDetails {
 export interface DeadLetterMessage {
     /** The JSON body: the record's identity, the reason and the original payload, so it can be redriven. */
     readonly body: string;
-    /** String attributes: record id and reason. */
+    /** String attributes: record id and reason, and the trace context when the record carries one. */
     readonly attributes: Record<string, { DataType: "String"; StringValue: string }>;
 }
 
@@ -234,6 +318,8 @@ export function deadLetterMessage(message: OutboundMessage, details: DeadLetterD
         type: message.type,
         ...(message.orderingKey !== undefined ? { orderingKey: message.orderingKey } : {}),
         headers: message.headers,
+        ...(message.traceparent !== undefined ? { traceparent: message.traceparent } : {}),
+        ...(message.tracestate !== undefined ? { tracestate: message.tracestate } : {}),
         createdAt: new Date(message.createdAt).toISOString(),
         ...(message.expiresAt !== 0 ? { expiresAt: new Date(message.expiresAt).toISOString() } : {}),
         deadLetteredAt: new Date(details.at).toISOString(),
@@ -248,6 +334,9 @@ export function deadLetterMessage(message: OutboundMessage, details: DeadLetterD
             // The body holds the id exactly; the attribute is for filtering, so a character SQS refuses is escaped.
             [MESSAGE_ATTRIBUTE.recordId]: { DataType: "String", StringValue: sqsSafeText(message.id) },
             [MESSAGE_ATTRIBUTE.reason]: { DataType: "String", StringValue: details.reason },
+            // Kept on the DLQ message too, so a consumer of the DLQ can link to the writer's span.
+            ...(message.traceparent !== undefined ? { [MESSAGE_ATTRIBUTE.traceparent]: { DataType: "String" as const, StringValue: sqsSafeText(message.traceparent) } } : {}),
+            ...(message.tracestate !== undefined ? { [MESSAGE_ATTRIBUTE.tracestate]: { DataType: "String" as const, StringValue: sqsSafeText(message.tracestate) } } : {}),
         },
     };
 }
@@ -281,6 +370,7 @@ export function headerNameProblem(name: string): string | undefined {
     if (!/^[A-Za-z0-9_.-]+$/.test(name)) return "may hold only letters, digits, '_', '-' and '.'";
     if (name.startsWith(".") || name.endsWith(".") || name.includes("..")) return "may not start or end with '.' or contain '..'";
     if (isReservedHeader(name)) return `is reserved (prefixes ${RESERVED_HEADER_PREFIXES.join(", ")})`;
+    if (isTraceHeader(name.toLowerCase())) return `is the W3C trace context, which the outbox carries itself: pass it as the message's ${name.toLowerCase()} field instead of a header`;
     // SNS would take it, but assigning it to a plain object sets the prototype instead: the header would vanish.
     if (name === "__proto__") return "is not allowed: a JavaScript object cannot carry it as a header (it would be dropped); use another name";
     return undefined;

@@ -1,8 +1,8 @@
 /**
  * What one outbox message may hold, as the writer checks it before any I/O: its id, partition, type and ordering
  * key (non-empty, in characters SNS and the DLQ take, within DynamoDB's key sizes and, on a FIFO topic, SNS's group
- * id rules), its expiry, its headers, its payload (`runtime/payload-json.ts`), and its size as an SNS message and
- * as a DLQ message.
+ * id rules), its expiry, its headers, its trace context and the attributes it adds up to (`runtime/message-trace.ts`),
+ * its payload (`runtime/payload-json.ts`), and its size as an SNS message and as a DLQ message.
  *
  * @packageDocumentation
  */
@@ -17,10 +17,12 @@ import {
     worstCaseDeadLetterSize,
     type OutboundMessage,
 } from "./message";
+import { checkAttributeBudget, givenTraceContext } from "./message-trace";
 import { invalidPayload as invalid, serializePayload } from "./payload-json";
 import { characterProblem } from "./sendable-text";
+import type { TraceContext } from "./trace-context";
 import { describeValue } from "./transact-items";
-import { claimCheckOf, type ClaimCheckPlan, type PendingPut } from "./claim-check/offload";
+import { checkClaimCheckBudget, claimCheckOf, withTrace, type ClaimCheckPlan, type PendingPut } from "./claim-check/offload";
 
 /** One event to publish, written in the same transaction as the caller's items. */
 export interface OutboxMessage {
@@ -41,11 +43,29 @@ export interface OutboxMessage {
     readonly payload: unknown;
     /**
      * Headers sent as String message attributes, e.g. `{ tenant: "acme" }`: a plain object (not a Map) of
-     * non-empty string values without characters SQS or SNS refuse. At most {@link MAX_HEADERS}; names follow SNS
-     * attribute rules, are not `__proto__`, and may not start with `x-bridge.`, `outbox.`, `AWS.` or `Amazon.`.
+     * non-empty string values without characters SQS or SNS refuse. At most {@link MAX_HEADERS} (8), one fewer
+     * for a `traceparent` and one more fewer for a `tracestate`: SNS carries 10 message attributes, and the outbox
+     * adds `outbox.id`, `outbox.type` and the trace context. Names follow SNS attribute rules, are not
+     * `__proto__`, `traceparent` or `tracestate` (any case), and may not start with `x-bridge.`, `outbox.`, `AWS.`
+     * or `Amazon.`.
      * @default {}
      */
     readonly headers?: Readonly<Record<string, string>>;
+    /**
+     * The W3C `traceparent` of the work that writes the message (e.g. the incoming request's), so the consumer's
+     * span can link to it: `00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`, lowercase, ids not all zeros
+     * (W3C Trace Context Level 1). Stored as the record's `traceparent` envelope header and sent as the
+     * `traceparent` String message attribute; the DLQ message and a redrive keep it.
+     * @default the active OpenTelemetry span's, when `@opentelemetry/api` is installed, a span is active and
+     *   `OutboxWriterOptions.traceContext` is `"active"`; else none
+     */
+    readonly traceparent?: string;
+    /**
+     * The W3C `tracestate` that goes with `traceparent` (only with one): comma-separated `key=value` members, at
+     * most 32 and 512 characters. Stored and sent as `tracestate`.
+     * @default the active span's trace state, when the trace context is the active span's; else none
+     */
+    readonly tracestate?: string;
     /**
      * Messages with the same ordering key (within one partition) are published strictly in write order, through
      * the store's claim path. Costs one small extra write per partition per `write()`.
@@ -74,6 +94,8 @@ export interface PreparedMessage {
     readonly message: OutboxMessage;
     readonly body: string;
     readonly expiresAtMs: number;
+    /** The trace context the record carries: the message's own, or the active span's. */
+    readonly trace: TraceContext | undefined;
     /** The payload to store in S3 before the transaction, when the message is offloaded (`body` is then the pointer). */
     readonly put?: PendingPut;
 }
@@ -86,6 +108,11 @@ export interface MessageRules {
     readonly generatedIdsNeedGuard: boolean;
     /** Whether partitions and ordering keys are SNS FIFO `MessageGroupId`s. */
     readonly fifo: boolean;
+    /**
+     * The trace context of a message that gives none, for its number of headers (the active OpenTelemetry span's,
+     * as far as they leave room); absent when the writer reads none.
+     */
+    readonly activeTrace?: (headerCount: number, where: string, id: string) => TraceContext | undefined;
     /** Where payloads too large to travel inline go; `undefined` keeps every payload inline. */
     readonly claimCheck?: ClaimCheckPlan;
 }
@@ -118,22 +145,44 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
     if (rules.fifo) checkFifoGroup(message, where, id);
     const expiresAtMs = expiryOf(message, where, id);
     const headers = checkedHeaders(message, where, id, index);
+    const given = givenTraceContext(message, where, id, index);
+    const traceWith = (extraHeaders: number) => given ?? rules.activeTrace?.(Object.keys(headers).length + extraHeaders, where, id);
+    const trace = traceWith(0);
     const body = serializePayload(message.payload, where, id, index);
-    const inline: OutboundMessage = {
+    const outbound: OutboundMessage = {
         id,
         type: message.type,
         partition: message.partition,
         ...(message.orderingKey !== undefined ? { orderingKey: message.orderingKey } : {}),
         body,
         headers,
+        ...trace,
         createdAt: 0,
         expiresAt: expiresAtMs,
     };
-    const offloaded = claimCheckOf(rules.claimCheck, inline, where, index);
-    checkMessageSizes(where, offloaded?.outbound ?? inline);
-    if (offloaded === undefined) return { index, id, guarded, message, body, expiresAtMs };
+    const offloaded = claimCheckOf(rules.claimCheck, outbound, where, index);
+    if (offloaded === undefined) {
+        checkAttributeBudget(where, index, outbound);
+        checkMessageSizes(where, outbound);
+        return { index, id, guarded, message, body, expiresAtMs, trace };
+    }
+    // The claim check's attribute takes a slot: the active span's context gets what the others leave.
+    const sentTrace = given !== undefined || trace === undefined ? trace : traceWith(1);
+    const sent = withTrace(offloaded.outbound, sentTrace);
+    checkClaimCheckBudget(where, index, sent);
+    checkMessageSizes(where, sent);
     // The record holds the pointer and its header: every reader after the writer carries them as they are.
-    return { index, id, guarded, message: { ...message, headers: offloaded.outbound.headers }, body: offloaded.outbound.body, expiresAtMs, put: offloaded.put };
+    return { index, id, guarded, message: { ...message, headers: sent.headers }, body: sent.body, expiresAtMs, trace: sentTrace, put: offloaded.put };
+}
+
+/** The envelope headers of a prepared message's record: the user headers, and the trace context under its W3C names. */
+export function envelopeHeaders(p: PreparedMessage): Record<string, string> {
+    const headers: Record<string, string> = { ...(p.message.headers ?? {}) };
+    if (p.trace !== undefined) {
+        headers.traceparent = p.trace.traceparent;
+        if (p.trace.tracestate !== undefined) headers.tracestate = p.trace.tracestate;
+    }
+    return headers;
 }
 
 /** The partition, the type and the ordering key: non-empty strings, a partition within DynamoDB's key size, and characters that travel. */
@@ -179,7 +228,10 @@ function expiryOf(message: OutboxMessage, where: string, id: string): number {
     return Math.ceil(ms);
 }
 
-/** The message's headers (`{}` when it has none), once they are a plain object of at most {@link MAX_HEADERS} entries SNS takes. */
+/**
+ * The message's headers (`{}` when it has none), once they are a plain object of at most {@link MAX_HEADERS} entries
+ * SNS takes. How many fit next to its trace context is `checkAttributeBudget`'s to say.
+ */
 function checkedHeaders(message: OutboxMessage, where: string, id: string, index: number): Readonly<Record<string, string>> {
     const headers = message.headers ?? {};
     if (headers === null || typeof headers !== "object" || Array.isArray(headers)) {
@@ -194,8 +246,9 @@ function checkedHeaders(message: OutboxMessage, where: string, id: string, index
         throw invalid(`${where}.headers is a ${kind}, not a plain object; only its own enumerable properties would be sent; pass a plain object of string values, e.g. { tenant: "acme" }`, { messageId: id });
     }
     const names = Object.keys(headers);
+    // More than SNS carries at all: said before each name is judged.
     if (names.length > MAX_HEADERS) {
-        throw invalid(`${where}.headers has ${names.length} entries; at most ${MAX_HEADERS} fit (SNS carries 10 message attributes, 2 are the outbox's); move the rest into the payload`, { messageId: id });
+        throw invalid(`${where}.headers has ${names.length} entries; at most ${MAX_HEADERS} fit (SNS carries 10 message attributes, 2 are the outbox's, and a trace context takes 1 or 2 more); move the rest into the payload`, { messageId: id, messageIndex: index, headers: names.length, maxHeaders: MAX_HEADERS });
     }
     for (const name of names) checkHeader(name, headers[name], where, id, index);
     return headers;

@@ -12,7 +12,8 @@
  * What a redriven message keeps and what it does not:
  * - its ordering key and partition: it is published in order with the messages of its key written after the
  *   redrive (it goes to the END of its key's sequence: the messages written meanwhile were already published);
- * - its type, headers and payload (the payload as JSON, exactly as the DLQ message holds it);
+ * - its type, headers, trace context (`traceparent`, `tracestate`) and payload (the payload as JSON, exactly as
+ *   the DLQ message holds it);
  * - not its expiry: an expired message would expire again at once. Pass `expiresAt` to give redriven messages a
  *   new one;
  * - not its id: consumers see the derived id. The original was never published (it was expired or refused), so
@@ -125,6 +126,10 @@ export interface DeadLetterBody {
     readonly type: string;
     readonly orderingKey?: string;
     readonly headers: Record<string, string>;
+    /** The record's W3C trace context, when it carried one: written again with the redriven record. */
+    readonly traceparent?: string;
+    /** The record's W3C `tracestate`, when it carried one. */
+    readonly tracestate?: string;
     readonly payload: unknown;
 }
 
@@ -165,7 +170,9 @@ export function parseDeadLetter(body: string | undefined): DeadLetterBody | { re
         return { recordId, problem: `its orderingKey is ${describe(b.orderingKey)}, not a non-empty string: this package writes ordering keys as strings, and redriving it with another key, or none, would change the order it is delivered in; publish it by hand` };
     }
     const orderingKey = text("orderingKey");
-    return { recordId, partition, type, ...(orderingKey !== undefined ? { orderingKey } : {}), headers: headers as Record<string, string>, payload: b.payload };
+    // Judged by the writer, as the headers are: a trace context it refuses leaves the message in the DLQ, named.
+    const trace = Object.fromEntries((["traceparent", "tracestate"] as const).filter((name) => b[name] !== undefined).map((name) => [name, b[name]])) as { traceparent?: string; tracestate?: string };
+    return { recordId, partition, type, ...(orderingKey !== undefined ? { orderingKey } : {}), headers: headers as Record<string, string>, ...trace, payload: b.payload };
 }
 
 /**
@@ -268,6 +275,8 @@ async function redriveOne(run: RedriveRun, m: Message): Promise<void> {
         type: dead.type,
         payload: dead.payload,
         headers: dead.headers,
+        ...(dead.traceparent !== undefined ? { traceparent: dead.traceparent } : {}),
+        ...(dead.tracestate !== undefined ? { tracestate: dead.tracestate } : {}),
         ...(dead.orderingKey !== undefined ? { orderingKey: dead.orderingKey } : {}),
         ...(run.options.expiresAt !== undefined ? { expiresAt: run.options.expiresAt } : {}),
     };

@@ -17,9 +17,10 @@
  *    time, their calls run concurrently and each call's completions start when it returns
  *    (`runtime/keyless-publish.ts`); on a FIFO topic one message group's calls still go one after the other.
  *    Their outcomes are read in shard order (`runtime/keyless-outcomes.ts`).
- * 5. A record with an ordering key is a doorbell: its partition is drained through the store's claim path
- *    (ConsistentRead, head-of-line rule), published and completed in order with the claim's token
- *    (`runtime/keyed-doorbell.ts`, `runtime/claimed-delivery.ts`).
+ * 5. A record with an ordering key is a doorbell: after the walk, the partitions of the batch's doorbells are
+ *    drained together through the store's claim path (ConsistentRead, head-of-line rule), published in rounds
+ *    that carry the heads of many keys per PublishBatch call and completed in order with the claim's token
+ *    (`runtime/keyed-doorbell.ts`, `runtime/claimed-delivery.ts`, `runtime/lane-delivery.ts`).
  * 6. A record SNS refuses permanently (InvalidParameter, NotFound…) has the failure counted on the item
  *    (`publish_attempts`); at `maxPublishAttempts` it goes to the DLQ with reason `publish-rejected`.
  *
@@ -44,7 +45,7 @@
 import type { ClaimingStore } from "./claimed-delivery";
 import { afterSend, DELIVERY_METRICS, expirePending, isExpired, readRecordStates, type DeliveryContext, type RecordState } from "./delivery";
 import { errorCodeOf, isOutboxError, OutboxError } from "./errors";
-import { answeredByDrain, ringDoorbell, startDoorbells, type DoorbellSettings, type KeyedDoorbells } from "./keyed-doorbell";
+import { answerDoorbells, startDoorbells, type Doorbell, type DoorbellSettings, type KeyedDoorbells } from "./keyed-doorbell";
 import { deadLetterOrLeave, publishKeyless, type BufferedKeyless } from "./keyless-outcomes";
 import { KEYLESS_RECORDS_PER_FLUSH } from "./keyless-publish";
 import { outboundMessage } from "./message";
@@ -93,6 +94,8 @@ interface StreamRun {
     readonly seen: Set<string>;
     /** Keyless records waiting to be published, in shard order. */
     keyless: BufferedKeyless[];
+    /** The keyed records of the batch, in shard order: their partitions are drained together at the end. */
+    readonly rung: Doorbell[];
 }
 
 /**
@@ -110,11 +113,16 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
     const states = await readStates(ctx, read.candidates);
     if (states === undefined) return outcome(ctx, read, read.candidates[0]!.sequenceNumber);
     const run = startRun(settings, invocationId, timeLeft);
-    for (let i = 0; i < read.candidates.length; i += 1) {
-        const stopAt = await takeRecord(run, read.candidates[i]!, states[i]!);
-        if (stopAt !== undefined) return outcome(ctx, read, stopAt);
-    }
-    return outcome(ctx, read, await flushKeyless(run));
+    let stopAt: string | undefined;
+    for (let i = 0; i < read.candidates.length && stopAt === undefined; i += 1) stopAt = await takeRecord(run, read.candidates[i]!, states[i]!);
+    stopAt ??= await flushKeyless(run);
+    // Only the doorbells before the first keyless failure ring (no work starts after a known failure), so the
+    // first doorbell not delivered, if any, is below it: the lowest failure.
+    const position = new Map(read.candidates.map((c, i) => [c.sequenceNumber, i]));
+    const limit = stopAt === undefined ? Number.POSITIVE_INFINITY : (position.get(stopAt) ?? Number.POSITIVE_INFINITY);
+    const rung = run.rung.filter((d) => (position.get(d.candidate.sequenceNumber) ?? 0) < limit);
+    const keyedStop = await answerDoorbells(run.doorbell, run.doorbells, rung);
+    return outcome(ctx, read, keyedStop ?? stopAt);
 }
 
 /** The event's outbox INSERTs (step 1), with the ignored ones counted and the undecodable ones logged. */
@@ -165,6 +173,7 @@ function startRun(settings: PublisherSettings, invocationId: string, timeLeft: (
         doorbells: startDoorbells(invocationId, settings.claimVersion),
         seen: new Set(),
         keyless: [],
+        rung: [],
     };
 }
 
@@ -187,7 +196,7 @@ async function takeRecord(run: StreamRun, image: Candidate, state: RecordState):
     }
     const candidate: Candidate = { sequenceNumber: image.sequenceNumber, record: row };
     if (row.orderingKey !== undefined) return keyedRecord(run, candidate, row.orderingKey);
-    if (state.status === STATUS.claimed || run.doorbells.handledByClaim.has(row.recordId)) return undefined; // a claimer holds it and delivers it
+    if (state.status === STATUS.claimed) return undefined; // a claimer holds it and delivers it
     if (isExpired(row, ctx.clock.now())) return expiredRecord(run, candidate, state);
     return bufferKeyless(run, candidate);
 }
@@ -230,13 +239,10 @@ async function rowNotDelivered(run: StreamRun, image: Candidate, err: unknown): 
     return failed ?? image.sequenceNumber;
 }
 
-/** A keyed record rings its partition's doorbell (step 5), unless a drain of this invocation already answered it. */
-async function keyedRecord(run: StreamRun, candidate: Candidate, orderingKey: string): Promise<string | undefined> {
-    if (answeredByDrain(run.doorbells, candidate.record)) return undefined;
-    // What is buffered comes before the doorbell in the shard: it goes out first.
-    const failed = await flushKeyless(run);
-    if (failed !== undefined) return failed;
-    return ringDoorbell(run.doorbell, run.doorbells, candidate, orderingKey);
+/** A keyed record rings its partition's doorbell (step 5): it is answered with the batch's other doorbells, after the walk. */
+function keyedRecord(run: StreamRun, candidate: Candidate, orderingKey: string): undefined {
+    run.rung.push({ candidate, orderingKey });
+    return undefined;
 }
 
 /** An expired keyless record goes to the DLQ and is marked expired (step 3), never published. */

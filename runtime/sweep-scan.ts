@@ -71,6 +71,25 @@ function indexKeyOf(item: Record<string, AttributeValue>): ClaimIndexKey {
     return { [ATTR.pk]: item[ATTR.pk]!, [ATTR.sk]: item[ATTR.sk]!, [ATTR.claimSort]: item[ATTR.claimSort]! };
 }
 
+/** One page of ClaimIndex, keys and first-claim times only. */
+async function scanPage(ctx: { readonly dynamodb: ClientLike; readonly tableName: string }, startKey: ClaimIndexKey | undefined): Promise<ScanCommandOutput> {
+    return (await ctx.dynamodb.send(
+        new ScanCommand({
+            TableName: ctx.tableName,
+            IndexName: CLAIM_INDEX.indexName,
+            ProjectionExpression: "#pk, #sk, #sort, #first",
+            ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk, "#sort": ATTR.claimSort, "#first": ATTR.firstAttemptedAt },
+            ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+        }),
+    )) as ScanCommandOutput;
+}
+
+/** A created_at no correct clock gives counts from the record's first claim, or from now. */
+function aheadCountsFrom(item: Record<string, AttributeValue>, now: number): number {
+    const firstAttempt = Number(item[ATTR.firstAttemptedAt]?.N ?? Number.NaN);
+    return Number.isFinite(firstAttempt) ? Math.min(firstAttempt, now) : now;
+}
+
 /**
  * Scan ClaimIndex for the partitions that hold a due record, starting after the cursor.
  *
@@ -98,15 +117,7 @@ export async function scanDuePartitions(ctx: { readonly dynamodb: ClientLike; re
     for (;;) {
         let page: ScanCommandOutput;
         try {
-            page = (await ctx.dynamodb.send(
-                new ScanCommand({
-                    TableName: ctx.tableName,
-                    IndexName: CLAIM_INDEX.indexName,
-                    ProjectionExpression: "#pk, #sk, #sort, #first",
-                    ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk, "#sort": ATTR.claimSort, "#first": ATTR.firstAttemptedAt },
-                    ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-                }),
-            )) as ScanCommandOutput;
+            page = await scanPage(ctx, startKey);
         } catch (err) {
             const failure = wrapAwsError(err, "sweeper: claim index scan failed", { table: ctx.tableName });
             if (firstPage && cursor !== undefined) {
@@ -137,9 +148,7 @@ export async function scanDuePartitions(ctx: { readonly dynamodb: ClientLike; re
             // Same-width zero-padded digits: string order is time order.
             const createdAt = sort.slice(0, CREATED_AT_DIGITS);
             const ahead = createdAt > afterPrefix;
-            // A created_at no correct clock gives counts from the record's first claim, or from now.
-            const firstAttempt = Number(item[ATTR.firstAttemptedAt]?.N ?? Number.NaN);
-            const counted = ahead ? (Number.isFinite(firstAttempt) ? Math.min(firstAttempt, options.now) : options.now) : Number(createdAt);
+            const counted = ahead ? aheadCountsFrom(item, options.now) : Number(createdAt);
             if (oldest === undefined || counted < oldest) oldest = counted;
             if ((createdAt < beforePrefix || ahead) && !found.has(pk)) {
                 found.add(pk);

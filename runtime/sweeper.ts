@@ -14,7 +14,8 @@
  * shrinks the response, not the read). Completed and expired records, which wait for TTL, are not in it. Each
  * partition found is then drained with `Claim` (ConsistentRead and head-of-line rule for keyed records),
  * delivering only due records and releasing the others to the stream path (with a keyed one, the later records of
- * its key).
+ * its key). Partitions are drained in groups of `PARTITIONS_IN_FLIGHT`: their claims run concurrently and their
+ * records share one delivery, the heads of many keys per PublishBatch call (`runtime/lane-delivery.ts`).
  *
  * A run drains at most `maxPartitionsPerRun` partitions, in scan order from the sweep cursor kept in the table
  * (`runtime/sweep-cursor.ts`), and moves the cursor past the last one it drained: partitions that never drain
@@ -34,7 +35,7 @@
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
-import { drainPartition } from "./claimed-delivery";
+import { drainPartitions, PARTITIONS_IN_FLIGHT, type DrainResult } from "./claimed-delivery";
 import type { DeliveryContext } from "./delivery";
 import type { EmfMetrics } from "./emf";
 import { errorCodeOf } from "./errors";
@@ -238,41 +239,46 @@ interface DueWindow {
     readonly implausibleAfter: number;
 }
 
-/** Drain the partitions found, in scan order, while there is time; returns how many were drained. */
+/**
+ * Drain the partitions found, in scan order, while there is time, {@link PARTITIONS_IN_FLIGHT} at a time (their
+ * claims concurrent, their records in one delivery); returns how many were reached. A partition counts as
+ * reached once its group started, as each did one at a time before.
+ */
 async function drainDuePartitions(run: SweepRun, partitions: readonly DuePartition[], due: DueWindow): Promise<number> {
     let drainedCount = 0;
-    for (const { partition } of partitions) {
+    while (drainedCount < partitions.length) {
         if (!keepGoing(run)) break;
-        run.partitions += 1;
-        drainedCount += 1;
-        await drainDuePartition(run, partition, due);
+        const group = partitions.slice(drainedCount, drainedCount + PARTITIONS_IN_FLIGHT).map((p) => p.partition);
+        run.partitions += group.length;
+        drainedCount += group.length;
+        await drainDueGroup(run, group, due);
     }
     return drainedCount;
 }
 
-/** Deliver one partition's due records through the claim path; a failure or a truncated claim waits for the next run. */
-async function drainDuePartition(run: SweepRun, partition: string, due: DueWindow): Promise<void> {
+/** Deliver a group of partitions' due records through the claim path; a failure or a truncated claim waits for the next run. */
+async function drainDueGroup(run: SweepRun, partitions: readonly string[], due: DueWindow): Promise<void> {
     const { resolved } = run.settings;
-    let failure: { recordId: string; error: unknown } | undefined;
-    let truncated = false;
+    let results: readonly DrainResult[];
     try {
-        const drained = await drainPartition(run.ctx, resolved.store, partition, run.token, {
+        results = await drainPartitions(run.ctx, resolved.store, partitions.map((partition) => ({ partition })), run.token, {
             limit: resolved.claimLimit,
             maxRounds: 100,
             createdBefore: due.cutoff,
             createdAfter: due.implausibleAfter,
             keepGoing: () => keepGoing(run),
         });
-        failure = drained.failure;
-        truncated = drained.truncated === true;
     } catch (error) {
-        failure = { recordId: "", error };
+        results = partitions.map(() => ({ handled: [], exhausted: false, heldKeys: [], failure: { recordId: "", error } }));
     }
-    if (failure !== undefined) {
-        run.failedPartitions += 1;
-        resolved.base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", { partition, recordId: failure.recordId, code: errorCodeOf(failure.error) });
-    } else if (truncated) {
-        run.failedPartitions += 1;
-        resolved.base.logger.warn("sweeper: a claim came back truncated (a claim write failed); the rest of the partition waits for the next run", { partition });
-    }
+    partitions.forEach((partition, i) => {
+        const { failure, truncated } = results[i]!;
+        if (failure !== undefined) {
+            run.failedPartitions += 1;
+            resolved.base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", { partition, recordId: failure.recordId, code: errorCodeOf(failure.error) });
+        } else if (truncated === true) {
+            run.failedPartitions += 1;
+            resolved.base.logger.warn("sweeper: a claim came back truncated (a claim write failed); the rest of the partition waits for the next run", { partition });
+        }
+    });
 }

@@ -8,7 +8,7 @@
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import type { OutboxError } from "./errors";
 import { itemSize, MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, utf8Length } from "./item-size";
-import type { PreparedMessage } from "./outbox-message";
+import { envelopeHeaders, type PreparedMessage } from "./outbox-message";
 import { invalidPayload as invalid } from "./payload-json";
 import { goJsonStringify } from "./record/envelope";
 import { actionSize, transactionActionSize } from "./transact-items";
@@ -67,7 +67,7 @@ export function checkSizes(items: readonly TransactWriteItem[], prepared: readon
 
 /** What of a message's record DynamoDB's 400 KB is spent on: the payload, the headers and the type, as `envelope_json` holds them. */
 function recordParts(p: PreparedMessage): { readonly name: "payload" | "headers" | "type" | "orderingKey"; readonly bytes: number; readonly how: string }[] {
-    const headers = p.message.headers ?? {};
+    const headers = envelopeHeaders(p);
     const key = p.message.orderingKey;
     return [
         { name: "payload", bytes: 4 * Math.ceil(utf8Length(p.body) / 3), how: "stored base64, 4/3 its size" },

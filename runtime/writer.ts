@@ -25,7 +25,9 @@ import { describeValue } from "./transact-items";
 import { HANDLER_LIMITS, WRITER_LIMITS } from "./limits";
 import { createIdGenerator, type IdGenerator } from "./ids";
 import { MAX_SORT_KEY_BYTES, utf8Length } from "./item-size";
-import { needsIdGuard, prepareMessage, type MessageRules, type OutboxMessage, type PreparedMessage } from "./outbox-message";
+import { activeTraceWithin } from "./message-trace";
+import { loadOpenTelemetryApi } from "./open-telemetry";
+import { envelopeHeaders, needsIdGuard, prepareMessage, type MessageRules, type OutboxMessage, type PreparedMessage } from "./outbox-message";
 import { invalidPayload as invalid } from "./payload-json";
 import { silentLogger, systemClock, type Clock, type Logger } from "./ports";
 import { marshalRecord, pendingRecord, type AttributeMap } from "./record/codec";
@@ -130,6 +132,14 @@ export interface OutboxWriterOptions {
      */
     readonly expiryShards?: number;
     /**
+     * Where a message without a `traceparent` takes its trace context from: `"active"`, the active OpenTelemetry
+     * span when `@opentelemetry/api` (an optional peer) is installed, and none without it; `"none"`, nowhere. A
+     * message's own `traceparent` always wins. The active context is left out (with a warning on `logger`) of a
+     * message whose headers leave no attribute for it; a `traceparent` the message gives is refused instead.
+     * @default "active"
+     */
+    readonly traceContext?: "active" | "none";
+    /**
      * Store payloads too large to travel inline in S3, and write their records with a pointer (a claim check):
      * see docs/runtime.md, "Large payloads". Needs `@aws-sdk/client-s3` (its `S3` client) in the application.
      * @default undefined (every payload inline; one past the limits is refused)
@@ -183,8 +193,9 @@ export class OutboxWriter {
     /**
      * @param options - The client, the table and the optional seams.
      * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing, `expiryShards` is not an integer
-     *   from 1 to 64, `compactionGraceSeconds` not one from 0 to 31536000 (a year), or `bindingId` not a string short
-     *   enough for a sort key.
+     *   from 1 to 64, `compactionGraceSeconds` not one from 0 to 31536000 (a year), `bindingId` not a string short
+     *   enough for a sort key, `traceContext` not `"active"` or `"none"`, or `@opentelemetry/api` is installed but
+     *   cannot be loaded.
      */
     constructor(options: OutboxWriterOptions) {
         if (typeof options?.tableName !== "string" || options.tableName === "") {
@@ -197,11 +208,18 @@ export class OutboxWriter {
         this.tableName = options.tableName;
         this.clock = options.clock ?? systemClock;
         this.logger = options.logger ?? silentLogger;
+        const traceContext = options.traceContext ?? "active";
+        if (traceContext !== "active" && traceContext !== "none") {
+            throw new OutboxError("INVALID_CONFIG", `OutboxWriter: traceContext must be "active" (the active OpenTelemetry span's, when @opentelemetry/api is installed) or "none", got ${describeValue(traceContext)}; omit it for "active"`);
+        }
+        const otel = traceContext === "active" ? loadOpenTelemetryApi() : undefined;
+        const logger = this.logger;
         this.rules = {
             newId: options.idGenerator ?? createIdGenerator(this.clock),
             generatedIdsNeedGuard: options.idGenerator !== undefined,
             fifo: options.fifo ?? false,
             claimCheck: claimCheckPlan(options.largePayloads, "OutboxWriter"),
+            ...(otel !== undefined ? { activeTrace: (headerCount: number, where: string, id: string) => activeTraceWithin(otel, logger, headerCount, where, id) } : {}),
         };
         this.bindingId = options.bindingId ?? "sns";
         if (typeof this.bindingId !== "string") throw new OutboxError("INVALID_CONFIG", `OutboxWriter: bindingId must be a string (the destination's name), got ${describeValue(this.bindingId)}; omit it for "sns"`);
@@ -366,7 +384,7 @@ export class OutboxWriter {
                     id: p.id,
                     subject: p.message.type,
                     payload: p.body,
-                    headers: { ...(p.message.headers ?? {}) },
+                    headers: envelopeHeaders(p),
                     createdAt: createdAtMs,
                     expiresAt: p.expiresAtMs,
                 },

@@ -11,7 +11,7 @@ import { isDeepStrictEqual } from "node:util";
 import type { SqsClientLike } from "../../runtime/redrive";
 import { ATTR, CLAIM_INDEX, STREAM_FILTER_PATTERN, streamFilterPatternJson } from "../../runtime/schema";
 import type { Checklist } from "../shared/checklist";
-import type { CloudWatchPort, EventBridgePort, LambdaPort, Port } from "./aws";
+import type { CloudWatchPort, EventBridgePort, EventSourceMappingInfo, LambdaPort, Port } from "./aws";
 import { errorText, seconds } from "../shared/io";
 
 /** doctor's thresholds. */
@@ -26,13 +26,26 @@ export const DOCTOR_THRESHOLDS = {
     maxScanPages: 10,
 } as const;
 
+/** Where doctor looks for the publisher's mapping: by function name, else by the table's stream. */
+interface MappingTarget {
+    publisherFunctionName?: string;
+    streamArn?: string;
+    dlqArn?: string;
+}
+
+const MAPPING_TITLE = "publisher event source mapping";
+
 /** The mapping check: exists, enabled, filter, start, destination, last result. Returns the publisher's function ARN. */
-export async function checkMapping(
-    checks: Checklist,
-    lambda: Port<LambdaPort>,
-    target: { publisherFunctionName?: string; streamArn?: string; dlqArn?: string },
-): Promise<string | undefined> {
-    const title = "publisher event source mapping";
+export async function checkMapping(checks: Checklist, lambda: Port<LambdaPort>, target: MappingTarget): Promise<string | undefined> {
+    const mapping = await findMapping(checks, lambda, target);
+    if (mapping === undefined) return undefined;
+    checkMappingSettings(checks, mapping, target);
+    return mapping.FunctionArn;
+}
+
+/** The mapping of the target, with its "exists" line; undefined (with its skip or fail line) when there is none. */
+async function findMapping(checks: Checklist, lambda: Port<LambdaPort>, target: MappingTarget): Promise<EventSourceMappingInfo | undefined> {
+    const title = MAPPING_TITLE;
     if ("missing" in lambda) {
         checks.add("mapping", title, "skip", `needs ${lambda.missing}: npm install ${lambda.missing}`);
         return undefined;
@@ -56,6 +69,11 @@ export async function checkMapping(
         return undefined;
     }
     checks.add("mapping", `${title} exists`, "pass", `${mapping.UUID ?? "?"} on ${where}`);
+    return mapping;
+}
+
+/** The found mapping's settings: enabled, the schema's filter, TRIM_HORIZON, the DLQ as destination, the last result. */
+function checkMappingSettings(checks: Checklist, mapping: EventSourceMappingInfo, target: MappingTarget): void {
     const enabled = mapping.State === "Enabled";
     checks.add("mapping:state", "mapping is enabled", enabled ? "pass" : "fail", enabled ? "" : `state ${mapping.State ?? "unknown"}: nothing is published from the stream; fix: aws lambda update-event-source-mapping --uuid ${mapping.UUID ?? "<uuid>"} --enabled`);
     const patterns = (mapping.FilterCriteria?.Filters ?? []).map((f) => f.Pattern ?? "");
@@ -87,7 +105,6 @@ export async function checkMapping(
     );
     const last = mapping.LastProcessingResult ?? "unknown";
     checks.add("mapping:last-result", "mapping's last processing result", last.startsWith("PROBLEM") ? "fail" : "pass", last.startsWith("PROBLEM") ? `${last}; fix: read the publisher's logs and the mapping's permissions` : last);
-    return mapping.FunctionArn;
 }
 
 function parses(text: string, expected: unknown): boolean {

@@ -10,6 +10,7 @@ import { errorText, seconds, type Output } from "../shared/io";
 import { applyPlan, type StepOutcome } from "./apply";
 import { planMigration, type MigrationPlan } from "./plan";
 import { describeOutboxTable } from "../shared/table-state";
+import type { TableShape } from "../shared/table-shape";
 
 /** migrate's defaults. */
 export const MIGRATE_DEFAULTS = {
@@ -87,18 +88,7 @@ export async function runMigrate(options: MigrateOptions): Promise<number> {
         return 1;
     }
 
-    // Refusals do not depend on the backlog: decide them before reading the whole table to count it.
-    const planOptions = { recreateClaimIndex: options.recreateClaimIndex, pageSize };
-    let plan = planMigration(described.shape, { ...planOptions, backfillRecords: undefined });
-    let counted: BackfillTotals | undefined;
-    if (plan.refusals.length === 0) {
-        counted = await backfillIndexAttributes(client, tableName, {
-            pageSize,
-            apply: false,
-            onPage: (t) => out.progress(`  … counting records to backfill: page ${t.pages}, scanned ${t.scanned}, found ${t.matched}`),
-        });
-        plan = planMigration(described.shape, { ...planOptions, backfillRecords: counted.matched });
-    }
+    const { plan, counted } = await planWithBackfill(options, described.shape, pageSize);
     for (const note of plan.notes) out.line(`note: ${note}`);
     if (plan.refusals.length > 0) {
         out.line("refused: nothing was changed.");
@@ -119,10 +109,34 @@ export async function runMigrate(options: MigrateOptions): Promise<number> {
         return 0;
     }
 
+    return applyAndReport(options, { plan, shape: described.shape, wait, pageSize, base });
+}
+
+/** The plan, its backfill counted only when nothing refuses it. */
+async function planWithBackfill(options: MigrateOptions, shape: TableShape, pageSize: number): Promise<{ plan: MigrationPlan; counted: BackfillTotals | undefined }> {
+    // Refusals do not depend on the backlog: decide them before reading the whole table to count it.
+    const planOptions = { recreateClaimIndex: options.recreateClaimIndex, pageSize };
+    const unCounted = planMigration(shape, { ...planOptions, backfillRecords: undefined });
+    if (unCounted.refusals.length > 0) return { plan: unCounted, counted: undefined };
+    const counted = await backfillIndexAttributes(options.client, options.tableName, {
+        pageSize,
+        apply: false,
+        onPage: (t) => options.out.progress(`  … counting records to backfill: page ${t.pages}, scanned ${t.scanned}, found ${t.matched}`),
+    });
+    return { plan: planMigration(shape, { ...planOptions, backfillRecords: counted.matched }), counted };
+}
+
+/** Carry out the plan's steps and report them; a failed step stops the run, and a rerun continues it. */
+async function applyAndReport(
+    options: MigrateOptions,
+    run: { plan: MigrationPlan; shape: TableShape; wait: { timeoutMs: number; pollIntervalMs: number }; pageSize: number; base: Record<string, unknown> },
+): Promise<number> {
+    const { out, tableName, client } = options;
+    const { plan, base } = run;
     const started = out.clock.now();
     const outcomes: StepOutcome[] = [];
     try {
-        await applyPlan({ client, tableName, shape: described.shape, wait, pageSize, expiryShards: options.expiryShards, out }, plan.steps, (outcome) => outcomes.push(outcome));
+        await applyPlan({ client, tableName, shape: run.shape, wait: run.wait, pageSize: run.pageSize, expiryShards: options.expiryShards, out }, plan.steps, (outcome) => outcomes.push(outcome));
     } catch (err) {
         const failedAt = outcomes.length;
         out.line(`failed at step ${failedAt + 1}: ${errorText(err)}`);

@@ -12,7 +12,8 @@
  * @packageDocumentation
  */
 import { OutboxError } from "../errors";
-import { DLQ_MAX_MESSAGE_BYTES, MAX_HEADERS, SNS_MAX_MESSAGE_BYTES, snsMessageSize, worstCaseDeadLetterSize, type OutboundMessage } from "../message";
+import { attributeBudgetOverrun, DLQ_MAX_MESSAGE_BYTES, SNS_MAX_ATTRIBUTES, SNS_MAX_MESSAGE_BYTES, snsMessageSize, worstCaseDeadLetterSize, type OutboundMessage } from "../message";
+import type { TraceContext } from "../trace-context";
 import { integerIn } from "../integer-setting";
 import type { IntegerLimit } from "../limits";
 import { invalidPayload as invalid } from "../payload-json";
@@ -133,19 +134,12 @@ function carriesClaimCheck(outbound: OutboundMessage, where: string, index: numb
  * @param outbound - The message as it would travel inline.
  * @param where - `messages[i]`, for errors.
  * @param index - The message's index.
- * @throws OutboxError `INVALID_PAYLOAD` for a reserved header, or an offloaded message with too many headers.
+ * @throws OutboxError `INVALID_PAYLOAD` for a reserved header.
  */
 export function claimCheckOf(plan: ClaimCheckPlan | undefined, outbound: OutboundMessage, where: string, index: number): { readonly outbound: OutboundMessage; readonly put: PendingPut } | undefined {
     if (carriesClaimCheck(outbound, where, index) || plan === undefined) return undefined;
     const fits = snsMessageSize(outbound) <= plan.thresholdBytes && worstCaseDeadLetterSize(outbound) <= DLQ_MAX_MESSAGE_BYTES;
     if (fits) return undefined;
-    const headerCount = Object.keys(outbound.headers).length;
-    if (headerCount >= MAX_HEADERS) {
-        throw invalid(
-            `${where} (id "${outbound.id}") is offloaded to S3 and its message carries the ${CLAIM_CHECK_ATTRIBUTE} attribute, so at most ${MAX_HEADERS - 1} headers fit (SNS carries 10 message attributes); it has ${headerCount}: move one into the payload`,
-            { messageId: outbound.id, messageIndex: index },
-        );
-    }
     const bytes = Buffer.from(outbound.body, "utf8");
     const sha = sha256Of(bytes);
     const key = claimCheckKey(plan.keyPrefix, outbound.id, sha.hex);
@@ -158,6 +152,36 @@ export function claimCheckOf(plan: ClaimCheckPlan | undefined, outbound: Outboun
             input: { Bucket: plan.bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength, ContentType: "application/json", ChecksumSHA256: sha.base64, IfNoneMatch: "*" },
         },
     };
+}
+
+/**
+ * A message with its trace context replaced: an offloaded message's is chosen again, once the claim check's
+ * attribute has taken its slot.
+ *
+ * @param outbound - The message.
+ * @param trace - The trace context it carries, or none.
+ */
+export function withTrace(outbound: OutboundMessage, trace: TraceContext | undefined): OutboundMessage {
+    const { traceparent: _traceparent, tracestate: _tracestate, ...rest } = outbound;
+    return { ...rest, ...trace };
+}
+
+/**
+ * Refuse an offloaded message whose attributes, the claim check's among them, exceed what SNS carries.
+ *
+ * @param where - `messages[i]`, for errors.
+ * @param index - The message's index.
+ * @param sent - The message as its record holds it (the claim check's attribute among its headers).
+ * @throws OutboxError `INVALID_PAYLOAD` naming the count, how many headers fit and the fix.
+ */
+export function checkClaimCheckBudget(where: string, index: number, sent: OutboundMessage): void {
+    const overrun = attributeBudgetOverrun(sent);
+    if (overrun === undefined) return;
+    const headers = overrun.headers - 1;
+    throw invalid(
+        `${where} (id "${sent.id}") is offloaded to S3, and its message carries the ${CLAIM_CHECK_ATTRIBUTE} attribute besides the outbox's (${overrun.outbox.join(", ")}), so at most ${overrun.headersThatFit - 1} headers fit (SNS carries ${SNS_MAX_ATTRIBUTES} message attributes); it has ${headers}: move ${headers - overrun.headersThatFit + 1} into the payload`,
+        { messageId: sent.id, messageIndex: index, attributes: overrun.count, headers },
+    );
 }
 
 /** How many puts one write has in flight at most. */

@@ -1,9 +1,9 @@
 /**
- * What each delivery path puts in an SQS record, read back into the outbox message: its outbox id, type, headers
- * and body. A format recognizes its own records and leaves the rest to the next one.
+ * What each delivery path puts in an SQS record, read back into the outbox message: its outbox id, type, headers,
+ * trace context and body. A format recognizes its own records and leaves the rest to the next one.
  *
  * - {@link MESSAGE_ATTRIBUTES_DELIVERY}: SNS → SQS with raw message delivery. The body is the payload, and the
- *   publisher's attributes (`outbox.id`, `outbox.type`, the headers) arrive as SQS message attributes. A queue
+ *   publisher's attributes (`outbox.id`, `outbox.type`, `traceparent`, `tracestate`, the headers) arrive as SQS message attributes. A queue
  *   destination that sends the same attributes reads the same way.
  * - {@link SNS_ENVELOPE_DELIVERY}: SNS → SQS without raw delivery. The body is SNS's Notification JSON; the payload
  *   is its `Message`, and the attributes are in its `MessageAttributes` (`{ Type, Value }`).
@@ -16,6 +16,7 @@
 import { OutboxError } from "../errors";
 import type { LambdaSqsRecord } from "./sqs-event";
 import { MESSAGE_ATTRIBUTE, userHeaders } from "../message";
+import { deliveredTraceContext } from "../trace-context";
 
 /** An outbox message as a delivery path carried it. */
 export interface DeliveredOutboxMessage {
@@ -25,8 +26,27 @@ export interface DeliveredOutboxMessage {
     readonly type: string;
     /** The user headers the writer was given (String attributes not reserved by the package). */
     readonly headers: Readonly<Record<string, string>>;
+    /**
+     * The W3C `traceparent` the writer stored (given to it, or its active OpenTelemetry span's): link the
+     * consumer's span to it (`traceLink`). Absent when the message carries none, or one that is not valid W3C.
+     * @default undefined
+     */
+    readonly traceparent?: string;
+    /** The W3C `tracestate` that came with the `traceparent`; absent when none, or not valid W3C. @default undefined */
+    readonly tracestate?: string;
     /** The body as published: the payload's JSON text. */
     readonly body: string;
+}
+
+/** The outbox message read from a delivery's String attributes (name → value) and its body. */
+function fromAttributes(outboxId: string, strings: Readonly<Record<string, string>>, body: string): DeliveredOutboxMessage {
+    return {
+        outboxId,
+        type: strings[MESSAGE_ATTRIBUTE.type] ?? "",
+        headers: userHeaders(strings),
+        ...deliveredTraceContext(strings[MESSAGE_ATTRIBUTE.traceparent], strings[MESSAGE_ATTRIBUTE.tracestate]),
+        body,
+    };
 }
 
 /** One way a delivery path lays out an outbox message in an SQS record. */
@@ -60,7 +80,7 @@ export const MESSAGE_ATTRIBUTES_DELIVERY: DeliveryFormat = {
             const value = attributes[name]?.stringValue;
             if (typeof value === "string") strings[name] = value;
         }
-        return { outboxId, type: attributes[MESSAGE_ATTRIBUTE.type]?.stringValue ?? "", headers: userHeaders(strings), body: record.body };
+        return fromAttributes(outboxId, strings, record.body);
     },
 };
 
@@ -104,7 +124,7 @@ export const SNS_ENVELOPE_DELIVERY: DeliveryFormat = {
         if (outboxId === undefined || outboxId === "") {
             throw poison(record, "sns-envelope", `the SNS notification carries no ${MESSAGE_ATTRIBUTE.recordId} message attribute, so it was not published by the outbox (or its attributes were stripped)`);
         }
-        return { outboxId, type: strings[MESSAGE_ATTRIBUTE.type] ?? "", headers: userHeaders(strings), body: notification.Message };
+        return fromAttributes(outboxId, strings, notification.Message);
     },
 };
 

@@ -1,6 +1,6 @@
 /**
  * A Lambda SQS handler on the {@link Inbox}: it reads each record the way its delivery path laid it out, hands
- * the consumer the outbox id, type, headers and payload, applies the writes the consumer returns together with
+ * the consumer the outbox id, type, headers, trace context and payload, applies the writes the consumer returns together with
  * the inbox marker, and reports the records that failed in `batchItemFailures`.
  *
  * On a FIFO queue it keeps each message group's order: after a record of a group fails, the group's later records
@@ -92,6 +92,67 @@ function inboxMessage(record: LambdaSqsRecord, formats: readonly DeliveryFormat[
     };
 }
 
+/** What every record of every batch shares: the inbox, the consumer, the formats, the logger. */
+interface HandlerRun {
+    readonly inbox: Inbox;
+    readonly consume: InboxHandlerOptions["consume"];
+    readonly formats: readonly DeliveryFormat[];
+    readonly logger: Logger;
+    readonly consumer: string;
+}
+
+function handlerRun(options: InboxHandlerOptions): HandlerRun {
+    const inbox = options?.inbox;
+    if (inbox === undefined || inbox === null || typeof inbox.apply !== "function") {
+        throw new OutboxError("INVALID_CONFIG", "createInboxHandler: inbox must be an Inbox (new Inbox({ client, consumer, tableName }))");
+    }
+    if (typeof options.consume !== "function") {
+        throw new OutboxError("INVALID_CONFIG", `createInboxHandler: consume must be a function (message) => writes, got ${typeof options.consume}`);
+    }
+    const formats = options.formats ?? DELIVERY_FORMATS;
+    if (!Array.isArray(formats) || formats.length === 0 || formats.some((f) => f === null || typeof f !== "object" || typeof f.parse !== "function")) {
+        throw new OutboxError("INVALID_CONFIG", "createInboxHandler: formats must be a non-empty array of DeliveryFormat ({ name, parse(record) }); omit it for DELIVERY_FORMATS");
+    }
+    const logger = options.logger ?? createLambdaLogger(`inbox ${inbox.consumer}`);
+    return { inbox, consume: options.consume, formats, logger, consumer: inbox.consumer };
+}
+
+/** Handle one record: its outcome, or it throws (logged) and the record fails. */
+async function handleRecord(run: HandlerRun, record: LambdaSqsRecord): Promise<"applied" | "duplicate"> {
+    const { logger, consumer } = run;
+    let message: InboxMessage;
+    try {
+        message = inboxMessage(record, run.formats);
+    } catch (err) {
+        logger.error("inbox: poison message failed; SQS redelivers it until the queue's redrive policy moves it to the DLQ", {
+            consumer,
+            messageId: record.messageId,
+            receiveCount: record.attributes?.ApproximateReceiveCount,
+            code: errorCodeOf(err),
+            error: err instanceof Error ? err.message : String(err),
+        });
+        throw err;
+    }
+    try {
+        const items = (await run.consume(message)) ?? [];
+        return (await run.inbox.apply(message.outboxId, items)).outcome;
+    } catch (err) {
+        const transient = isOutboxError(err) ? err.transient : false;
+        const attributes = {
+            consumer,
+            messageId: record.messageId,
+            outboxId: message.outboxId,
+            receiveCount: message.receiveCount,
+            code: errorCodeOf(err),
+            transient,
+            error: err instanceof Error ? err.message : String(err),
+        };
+        if (transient) logger.warn("inbox: message failed; SQS redelivers it", attributes);
+        else logger.error("inbox: message failed; SQS redelivers it", attributes);
+        throw err;
+    }
+}
+
 /**
  * Build the Lambda SQS handler of an inbox consumer. Enable `ReportBatchItemFailures` on the event source mapping,
  * or Lambda ignores the failures it reports and deletes the whole batch. See docs/runtime.md ("Inbox") for the
@@ -115,55 +176,8 @@ function inboxMessage(record: LambdaSqsRecord, formats: readonly DeliveryFormat[
  * });
  */
 export function createInboxHandler(options: InboxHandlerOptions): InboxHandler {
-    const inbox = options?.inbox;
-    if (inbox === undefined || inbox === null || typeof inbox.apply !== "function") {
-        throw new OutboxError("INVALID_CONFIG", "createInboxHandler: inbox must be an Inbox (new Inbox({ client, consumer, tableName }))");
-    }
-    if (typeof options.consume !== "function") {
-        throw new OutboxError("INVALID_CONFIG", `createInboxHandler: consume must be a function (message) => writes, got ${typeof options.consume}`);
-    }
-    const consume = options.consume;
-    const formats = options.formats ?? DELIVERY_FORMATS;
-    if (!Array.isArray(formats) || formats.length === 0 || formats.some((f) => f === null || typeof f !== "object" || typeof f.parse !== "function")) {
-        throw new OutboxError("INVALID_CONFIG", "createInboxHandler: formats must be a non-empty array of DeliveryFormat ({ name, parse(record) }); omit it for DELIVERY_FORMATS");
-    }
-    const logger = options.logger ?? createLambdaLogger(`inbox ${inbox.consumer}`);
-    const consumer = inbox.consumer;
-
-    /** Handle one record: its outcome, or it throws (logged) and the record fails. */
-    async function handleRecord(record: LambdaSqsRecord): Promise<"applied" | "duplicate"> {
-        let message: InboxMessage;
-        try {
-            message = inboxMessage(record, formats);
-        } catch (err) {
-            logger.error("inbox: poison message failed; SQS redelivers it until the queue's redrive policy moves it to the DLQ", {
-                consumer,
-                messageId: record.messageId,
-                receiveCount: record.attributes?.ApproximateReceiveCount,
-                code: errorCodeOf(err),
-                error: err instanceof Error ? err.message : String(err),
-            });
-            throw err;
-        }
-        try {
-            const items = (await consume(message)) ?? [];
-            return (await inbox.apply(message.outboxId, items)).outcome;
-        } catch (err) {
-            const transient = isOutboxError(err) ? err.transient : false;
-            const attributes = {
-                consumer,
-                messageId: record.messageId,
-                outboxId: message.outboxId,
-                receiveCount: message.receiveCount,
-                code: errorCodeOf(err),
-                transient,
-                error: err instanceof Error ? err.message : String(err),
-            };
-            if (transient) logger.warn("inbox: message failed; SQS redelivers it", attributes);
-            else logger.error("inbox: message failed; SQS redelivers it", attributes);
-            throw err;
-        }
-    }
+    const run = handlerRun(options);
+    const { logger, consumer } = run;
 
     return async (event: LambdaSqsEvent): Promise<LambdaSqsBatchResponse> => {
         const records = event?.Records ?? [];
@@ -180,7 +194,7 @@ export function createInboxHandler(options: InboxHandlerOptions): InboxHandler {
                 continue;
             }
             try {
-                if ((await handleRecord(record)) === "applied") applied += 1;
+                if ((await handleRecord(run, record)) === "applied") applied += 1;
                 else duplicates += 1;
             } catch {
                 failed.push(record.messageId);

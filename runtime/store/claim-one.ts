@@ -1,20 +1,19 @@
 /**
- * One per-record claim (reference §4.4.5): a two-item TransactWriteItems, the FENCE ConditionCheck first and the
- * record's claim update second, so a fence raised by a newer owner between our fence read and this write stops us
- * (the fence TOCTOU split-brain, finding 5). Cancellations are classified, never silently skipped when they are
- * faults (c13-txn-throttle).
+ * What a fenced claim (or expire) transaction's cancellation means, and the record a claim wrote. The claim's
+ * transactions themselves are `runtime/store/claim-batch.ts`: the FENCE ConditionCheck first, then the records'
+ * claim updates, so a fence raised by a newer owner between our fence read and this write stops us (the fence
+ * TOCTOU split-brain, finding 5). Cancellations are classified, never silently skipped when they are faults
+ * (c13-txn-throttle).
  *
  * @packageDocumentation
  */
-import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { unmarshalRecord, type OutboxRecord } from "../record/codec";
-import { ATTR, STATUS } from "../schema";
-import { cancellationCodes, isBenignCancellationCode, isTransactionCanceled, wrapAwsError } from "./aws-errors";
-import { noteUndecodable, STORE_METRICS, STORE_WARNINGS } from "./observability";
+import type { OutboxRecord } from "../record/codec";
+import { STATUS } from "../schema";
+import { cancellationCodes, isBenignCancellationCode, wrapAwsError } from "./aws-errors";
+import { STORE_METRICS, STORE_WARNINGS } from "./observability";
 import type { StoreContext } from "./options";
-import { transactWrite } from "./send";
-import { claimUpdate, fenceConditionCheck, type FencingToken } from "./transitions";
+import type { FencingToken } from "./transitions";
 
 /** The per-claim constants: one `now` and one stale threshold for the whole Claim call. */
 export interface ClaimClock {
@@ -62,44 +61,14 @@ export function fencedCancellationError(
 }
 
 /**
- * Claim one record found by a query. Returns the claimed record as written (synthesised from the queried item and
- * the values written), or `undefined` when it lost a race (someone else claimed, completed or released it) or the
- * item cannot be decoded (counted as `DynamoDBOutboxUndecodableRecords` and logged with its key; nothing written).
+ * The claimed record as written: synthesised from the queried item and the values the claim wrote (GoBridge's
+ * rule: `replay_count` + 1, `first_attempted_at` = now only if the item lacked it).
  *
- * @throws OutboxError `STALE_FENCING_TOKEN` when the fence moved past the token; the classified error for faults.
+ * @param queried - The record as the query returned it.
+ * @param token - The token that claimed it.
+ * @param at - The claim's clock.
  */
-export async function claimOne(
-    ctx: StoreContext,
-    partition: string,
-    item: Record<string, AttributeValue>,
-    token: FencingToken,
-    at: ClaimClock,
-): Promise<OutboxRecord | undefined> {
-    let queried: OutboxRecord;
-    try {
-        queried = unmarshalRecord(item);
-    } catch (err) {
-        // Skipped like a lost race: the scan path then holds the item's ordering key behind it.
-        noteUndecodable(ctx, partition, item[ATTR.sk]?.S, err);
-        return undefined;
-    }
-    // The key from the item itself, not re-derived: a legacy raw-SK row must be addressed by the SK it has.
-    const key = { [ATTR.pk]: item[ATTR.pk], [ATTR.sk]: item[ATTR.sk] };
-    try {
-        await transactWrite(ctx, "claim.transaction", {
-            TransactItems: [
-                { ConditionCheck: fenceConditionCheck(ctx.tableName, partition, token.version) },
-                { Update: claimUpdate(ctx.tableName, key, token, at.nowMs, at.staleMs) },
-            ],
-        });
-    } catch (err) {
-        const context = { partition, recordId: queried.recordId, owner: token.owner };
-        if (!isTransactionCanceled(err)) throw wrapAwsError(err, "outbox claim update failed", context);
-        const error = fencedCancellationError(ctx, err, "claim", partition, token, context);
-        if (error === undefined) return undefined;
-        throw error;
-    }
-    ctx.keyCache.put(queried.recordId, key);
+export function claimedRecord(queried: OutboxRecord, token: FencingToken, at: ClaimClock): OutboxRecord {
     return {
         ...queried,
         status: STATUS.claimed,

@@ -9,7 +9,8 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { readBigInt, readNumber, readString, type OutboxRecord } from "../record/codec";
 import { ATTR, STATUS, statusOf } from "../schema";
-import { claimOne, type ClaimClock } from "./claim-one";
+import { claimBatch } from "./claim-batch";
+import type { ClaimClock } from "./claim-one";
 import { and, nonTerminal, partitionRecords, placeholders } from "./expressions";
 import { DEEP_BACKLOG_PAGE_WARN, noteUndecodable, STORE_METRICS, STORE_WARNINGS } from "./observability";
 import { STORE_DEFAULTS, type StoreContext } from "./options";
@@ -84,7 +85,8 @@ export async function claimByScan(
 ): Promise<OutboxRecord[]> {
     const retain = Math.max(STORE_DEFAULTS.claimRetentionFactor * limit, limit);
     const scan = await scanPartition(ctx, partition, token, at, retain, options.signal);
-    return claimInOrder(ctx, partition, eligible(scan, retain), token, limit, at, options);
+    const batch = await claimBatch(ctx, partition, eligible(scan, retain), token, at, limit, options.signal);
+    return batch.error === undefined ? batch.claimed : truncatedClaim(ctx, partition, batch.claimed, batch.error, options);
 }
 
 /** What the scan of a partition found. */
@@ -156,33 +158,4 @@ function eligible(scan: PartitionScan, retain: number): Candidate[] {
         const blocker = scan.blockers.get(c.orderingKey);
         return blocker === undefined || compareAge(blocker, c.position) > 0;
     });
-}
-
-/** Claim the eligible records one by one, oldest first, up to `limit`; a failure returns what was claimed (the truncation rule). */
-async function claimInOrder(
-    ctx: StoreContext,
-    partition: string,
-    eligible: readonly Candidate[],
-    token: FencingToken,
-    limit: number,
-    at: ClaimClock,
-    options: ClaimCallOptions,
-): Promise<OutboxRecord[]> {
-    const claimed: OutboxRecord[] = [];
-    const lostKeys = new Set<string>();
-    for (const candidate of eligible) {
-        if (claimed.length >= limit) break;
-        if (candidate.orderingKey !== undefined && lostKeys.has(candidate.orderingKey)) continue;
-        let record: OutboxRecord | undefined;
-        try {
-            options.signal?.throwIfAborted();
-            record = await claimOne(ctx, partition, candidate.item, token, at);
-        } catch (err) {
-            return truncatedClaim(ctx, partition, claimed, err, options);
-        }
-        if (record !== undefined) claimed.push(record);
-        // A younger sibling must not overtake a head that someone else just took.
-        else if (candidate.orderingKey !== undefined) lostKeys.add(candidate.orderingKey);
-    }
-    return claimed;
 }

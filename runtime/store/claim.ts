@@ -10,7 +10,8 @@ import { OutboxError } from "../errors";
 import { readString, type OutboxRecord } from "../record/codec";
 import { ATTR, CLAIM_INDEX } from "../schema";
 import { wrapAwsError } from "./aws-errors";
-import { claimOne, type ClaimClock } from "./claim-one";
+import { claimBatch } from "./claim-batch";
+import type { ClaimClock } from "./claim-one";
 import { claimByScan, type ClaimCallOptions } from "./claim-scan";
 import { and, claimable, partitionIs, placeholders } from "./expressions";
 import { acceptToken, invalidTokenError } from "./fence-ops";
@@ -58,16 +59,9 @@ async function claimByIndex(ctx: StoreContext, partition: string, token: Fencing
             warnOncePerProcess(ctx.logger, "orderingBypass", { partition_key: partition, index: CLAIM_INDEX.indexName });
             return claimed.length === 0 ? { handoff: true } : { claimed };
         }
-        for (const item of candidates) {
-            let record: OutboxRecord | undefined;
-            try {
-                options.signal?.throwIfAborted();
-                record = await claimOne(ctx, partition, item, token, at);
-            } catch (err) {
-                return { claimed: truncatedClaim(ctx, partition, claimed, err, options) };
-            }
-            if (record !== undefined) claimed.push(record);
-        }
+        const batch = await claimBatch(ctx, partition, candidates.map((item) => ({ item, orderingKey: undefined })), token, at, candidates.length, options.signal);
+        claimed.push(...batch.claimed);
+        if (batch.error !== undefined) return { claimed: truncatedClaim(ctx, partition, claimed, batch.error, options) };
         if (claimed.length >= limit || page.LastEvaluatedKey === undefined) return { claimed };
         start = page.LastEvaluatedKey;
     }

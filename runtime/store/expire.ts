@@ -92,58 +92,71 @@ export async function expire(ctx: StoreContext, beforeMs: number, partition: str
         throw new OutboxError("INVALID_PAYLOAD", `expire: before must be whole epoch milliseconds, got ${String(beforeMs)}; pass e.g. Date.now()`);
     }
     await acceptToken(ctx, partition, token, "expire");
-    const ttl = ttlSeconds(beforeMs, ctx.compactionGraceSeconds);
-    const filter = partitionIs(partition);
-    let expired = 0;
+    const sweep: ExpireSweep = { partition, token, beforeMs, ttl: ttlSeconds(beforeMs, ctx.compactionGraceSeconds), signal: options.signal, expired: 0 };
     let values: string[];
     try {
         values = expiryReadValues(Math.max(ctx.expiryShards, await readExpiryShards((input) => getItem(ctx, "expire.shards-mark", input), ctx.tableName)));
     } catch (err) {
-        throw withCount(err, expired, partition);
+        throw withCount(err, sweep.expired, partition);
     }
-    for (const value of values) {
-        const key = expiringBefore(value, beforeMs);
-        const cursorKey = `${partition}\u0000${value}`;
-        let start = ctx.expiryCursors.get(cursorKey) as Record<string, AttributeValue> | undefined;
-        let pagesAdvanced = 0;
-        const fail = (err: unknown, pageStart: Record<string, AttributeValue> | undefined): OutboxError => {
-            // Resume from the failing page only if this sweep got past where it started; a resume point that itself
-            // fails must not pin the sweep forever.
-            if (pagesAdvanced > 0 && pageStart !== undefined) saveCursor(ctx, cursorKey, pageStart);
-            else ctx.expiryCursors.delete(cursorKey);
-            return withCount(err, expired, partition);
-        };
-        for (;;) {
-            const pageStart = start;
-            let page;
-            try {
-                options.signal?.throwIfAborted();
-                page = await query(ctx, "expire.index-query", {
-                    TableName: ctx.tableName,
-                    IndexName: EXPIRY_INDEX.indexName,
-                    KeyConditionExpression: key.text,
-                    FilterExpression: filter.text,
-                    ExclusiveStartKey: pageStart,
-                    ...placeholders(and(key, filter)),
-                });
-            } catch (err) {
-                throw fail(wrapAwsError(err, "outbox expire query failed", { partition, status: "pending", expiryShard: value }), pageStart);
-            }
-            for (const item of page.Items ?? []) {
-                try {
-                    options.signal?.throwIfAborted();
-                    if (await expireOne(ctx, partition, { [ATTR.pk]: item[ATTR.pk], [ATTR.sk]: item[ATTR.sk] }, token, beforeMs, ttl)) expired++;
-                } catch (err) {
-                    throw fail(err, pageStart);
-                }
-            }
-            if (page.LastEvaluatedKey === undefined) {
-                ctx.expiryCursors.delete(cursorKey);
-                break;
-            }
-            start = page.LastEvaluatedKey;
-            pagesAdvanced++;
+    for (const value of values) await expireShardValue(ctx, sweep, value);
+    return sweep.expired;
+}
+
+/** One Expire call's state: what it sweeps, and how many it expired so far (reported with any error). */
+interface ExpireSweep {
+    readonly partition: string;
+    readonly token: FencingToken;
+    readonly beforeMs: number;
+    readonly ttl: number;
+    readonly signal: AbortSignal | undefined;
+    expired: number;
+}
+
+/** Sweep one ExpiryIndex value of the partition, page after page from its resume cursor. */
+async function expireShardValue(ctx: StoreContext, sweep: ExpireSweep, value: string): Promise<void> {
+    const { partition } = sweep;
+    const key = expiringBefore(value, sweep.beforeMs);
+    const filter = partitionIs(partition);
+    const cursorKey = `${partition}\u0000${value}`;
+    let start = ctx.expiryCursors.get(cursorKey) as Record<string, AttributeValue> | undefined;
+    let pagesAdvanced = 0;
+    const fail = (err: unknown, pageStart: Record<string, AttributeValue> | undefined): OutboxError => {
+        // Resume from the failing page only if this sweep got past where it started; a resume point that itself
+        // fails must not pin the sweep forever.
+        if (pagesAdvanced > 0 && pageStart !== undefined) saveCursor(ctx, cursorKey, pageStart);
+        else ctx.expiryCursors.delete(cursorKey);
+        return withCount(err, sweep.expired, partition);
+    };
+    for (;;) {
+        const pageStart = start;
+        let page;
+        try {
+            sweep.signal?.throwIfAborted();
+            page = await query(ctx, "expire.index-query", {
+                TableName: ctx.tableName,
+                IndexName: EXPIRY_INDEX.indexName,
+                KeyConditionExpression: key.text,
+                FilterExpression: filter.text,
+                ExclusiveStartKey: pageStart,
+                ...placeholders(and(key, filter)),
+            });
+        } catch (err) {
+            throw fail(wrapAwsError(err, "outbox expire query failed", { partition, status: "pending", expiryShard: value }), pageStart);
         }
+        for (const item of page.Items ?? []) {
+            try {
+                sweep.signal?.throwIfAborted();
+                if (await expireOne(ctx, partition, { [ATTR.pk]: item[ATTR.pk], [ATTR.sk]: item[ATTR.sk] }, sweep.token, sweep.beforeMs, sweep.ttl)) sweep.expired++;
+            } catch (err) {
+                throw fail(err, pageStart);
+            }
+        }
+        if (page.LastEvaluatedKey === undefined) {
+            ctx.expiryCursors.delete(cursorKey);
+            return;
+        }
+        start = page.LastEvaluatedKey;
+        pagesAdvanced++;
     }
-    return expired;
 }

@@ -1,6 +1,6 @@
 /**
  * DLQ redrive on DynamoDB Local and fauxqs (a local SNS + SQS): records the real publisher dead-lettered are
- * written back as fresh records with their partition, ordering key, type, headers and payload, deleted from the DLQ
+ * written back as fresh records with their partition, ordering key, type, headers, trace context and payload, deleted from the DLQ
  * only after the write committed, idempotently on the original record id; then the publisher delivers them.
  * The failing DynamoDB and SQS clients are fakes wrapping the real ones (neither emulator fails on demand).
  */
@@ -35,6 +35,8 @@ function failingDeletes(inner: SqsClientLike, failDeletes: number): SqsClientLik
         },
     };
 }
+
+const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -74,12 +76,12 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         return { tableName, topicArn, subscriber, dlq, writer, relay };
     }
 
-    it("writes dead letters back with partition, ordering key, type, headers and payload; deletes them after the write; the publisher delivers them", async function () {
+    it("writes dead letters back with partition, ordering key, type, headers, trace context and payload; deletes them after the write; the publisher delivers them", async function () {
         const w = await world("loop");
         const now = Date.now();
         const { messageIds } = await w.writer.write({
             messages: [
-                { id: "acct#1%23-late", partition: "ACCOUNT#1", orderingKey: "acct-1", type: "BalanceChanged", payload: { n: 1, text: "é <&>" }, headers: { tenant: "acme" }, expiresAt: new Date(now) },
+                { id: "acct#1%23-late", partition: "ACCOUNT#1", orderingKey: "acct-1", type: "BalanceChanged", payload: { n: 1, text: "é <&>" }, headers: { tenant: "acme" }, traceparent: TRACEPARENT, tracestate: "congo=t61rcWkgMzE", expiresAt: new Date(now) },
                 { partition: "ORDER%9#x", type: "OrderUpdated", payload: [1, "two", null], expiresAt: new Date(now) },
             ],
         });
@@ -112,6 +114,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         assert.equal(first.envelope.subject, "BalanceChanged");
         assert.equal(first.envelope.payload, JSON.stringify({ n: 1, text: "é <&>" }));
         assert.equal(first.envelope.headers.tenant, "acme");
+        assert.deepEqual([first.envelope.headers.traceparent, first.envelope.headers.tracestate], [TRACEPARENT, "congo=t61rcWkgMzE"], "the trace context came through the DLQ");
         assert.equal(first.expiresAt, 0, "an expired message does not come back expired");
         const second = byId.get(redriveRecordId(messageIds[1]!))!;
         assert.equal(second.partition, "ORDER%9#x");
@@ -129,6 +132,9 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         assert.equal(one.body, JSON.stringify({ n: 1, text: "é <&>" }));
         assert.equal(one.attributes.tenant, "acme");
         assert.equal(one.attributes["outbox.type"], "BalanceChanged");
+        assert.deepEqual([one.attributes.traceparent, one.attributes.tracestate], [TRACEPARENT, "congo=t61rcWkgMzE"], "and is published with the redriven record");
+        const other = delivered.find((m) => m !== one)!;
+        assert.ok(!("traceparent" in other.attributes), "a record without one gets none");
     });
 
     it("is idempotent on the original record id: a duplicate dead letter and a failed delete write nothing twice", async function () {

@@ -13,52 +13,23 @@
 import assert from "node:assert/strict";
 import { GetItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
-import { DeleteMessageCommand, GetQueueAttributesCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
+import { DeleteMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createInboxHandler, Inbox, type InboxMessage, type LambdaSqsEvent, type LambdaSqsRecord } from "../../../runtime";
-import { startLocalEventSourceMapping, type LocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
-import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import { outboundMessage, publishEntry } from "../../../runtime/message";
 import type { Logger } from "../../../runtime/ports";
-import { createPublisher } from "../../../runtime/publisher";
-import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
-import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
-import { destroyStreamsClients, streamsClient } from "../../support/stream-table";
-import { createConsumerTable, createOutboxTable, scanRecords } from "../../support/runtime/table";
+import type { OutboxMessage } from "../../../runtime/writer";
+import { destroyStreamsClients } from "../../support/stream-table";
+import { queueDepth, relayedOutbox, untilDepth, type RelayedOutbox } from "../../support/runtime/relay";
+import { createConsumerTable, scanRecords } from "../../support/runtime/table";
 import { dynamoClient } from "../../support/dynamodb";
 import { pollUntilEmpty, receiveEvent, settle, type Queue } from "../../support/sqs-lambda";
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
 /** The outbox side: a table, a writer, and the real publisher on the table's stream, publishing to a fauxqs topic. */
-async function outbox(ddb: DynamoDBClient, fauxqs: LocalFauxqs, topicArn: string, fifo: boolean): Promise<{ tableName: string; writer: OutboxWriter; mapping: LocalEventSourceMapping }> {
-    const tableName = await createOutboxTable(ddb, fifo ? "inbox-e2e-fifo" : "inbox-e2e");
-    const dlq = await fauxqs.createQueue(`${tableName}-dlq${fifo ? ".fifo" : ""}`);
-    const publisher = createPublisher({ dynamodb: ddb, sns: fauxqs.sns, sqs: fauxqs.sqs, tableName, topicArn, dlqUrl: dlq.queueUrl, fifo, logger: quiet, writeMetrics: () => undefined });
-    const mapping = await startLocalEventSourceMapping({
-        streamsClient: await streamsClient(),
-        dynamodbClient: ddb,
-        tableName,
-        handler: publisher,
-        filterPattern: STREAM_FILTER_PATTERN as unknown as FilterPattern,
-        batchSize: 100,
-        pollIntervalMs: 10,
-    });
-    return { tableName, writer: new OutboxWriter({ client: ddb, tableName, address: topicArn, fifo }), mapping };
-}
-
-async function queueDepth(fauxqs: LocalFauxqs, queue: Queue): Promise<number> {
-    const out = await fauxqs.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.queueUrl, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }));
-    return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
-}
-
-/** Wait until the queue holds `count` messages (SNS delivery is asynchronous to the publish). */
-async function untilDepth(fauxqs: LocalFauxqs, queue: Queue, count: number): Promise<void> {
-    const deadline = Date.now() + 10_000;
-    while ((await queueDepth(fauxqs, queue)) < count) {
-        if (Date.now() > deadline) throw new Error(`${queue.queueArn} holds ${await queueDepth(fauxqs, queue)} messages, expected ${count}`);
-        await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+function outbox(ddb: DynamoDBClient, fauxqs: LocalFauxqs, topicArn: string, fifo: boolean): Promise<RelayedOutbox> {
+    return relayedOutbox(ddb, fauxqs, topicArn, fifo, "inbox-e2e");
 }
 
 describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → SQS → createInboxHandler → DynamoDB Local", function () {

@@ -17,7 +17,7 @@ import { createConsumerTable } from "../../support/runtime/table";
 describe("the inbox handler serialized by value, as CallbackFunction ships it", function () {
     this.timeout(120_000);
 
-    it("loads and applies a message once, a duplicate changing nothing, a FIFO group held after a failure", async () => {
+    it("loads and applies a message once, handing it its trace context, a duplicate changing nothing, a FIFO group held after a failure", async () => {
         const ddb = await dynamoClient();
         const table = await createConsumerTable(ddb, "inbox-serialized");
         const endpoint = await dynamoEndpoint();
@@ -29,7 +29,17 @@ describe("the inbox handler serialized by value, as CallbackFunction ships it", 
                 inbox,
                 consume: (message) => {
                     if ((message.payload as { fail?: boolean }).fail === true) throw new Error("refused");
-                    return [{ Update: { TableName: table, Key: { PK: { S: `EFFECT#${message.outboxId}` }, SK: { S: "META" } }, UpdateExpression: "ADD applied :one", ExpressionAttributeValues: { ":one": { N: "1" } } } }];
+                    // The trace context it was handed goes into the effect, so the test can read what the serialized code parsed.
+                    return [
+                        {
+                            Update: {
+                                TableName: table,
+                                Key: { PK: { S: `EFFECT#${message.outboxId}` }, SK: { S: "META" } },
+                                UpdateExpression: "ADD applied :one SET traceparent = :tp",
+                                ExpressionAttributeValues: { ":one": { N: "1" }, ":tp": { S: message.traceparent ?? "none" } },
+                            },
+                        },
+                    ];
                 },
                 logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
             });
@@ -39,16 +49,18 @@ describe("the inbox handler serialized by value, as CallbackFunction ships it", 
         const handler = loadSerialized<InboxHandler>(serialized.text);
         assert.equal(typeof handler, "function");
 
+        const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
         const record = (messageId: string, outboxId: string, payload: unknown, groupId?: string) => ({
             messageId,
             body: JSON.stringify(payload),
             attributes: { ApproximateReceiveCount: "1", ...(groupId !== undefined ? { MessageGroupId: groupId } : {}) },
-            messageAttributes: { "outbox.id": { stringValue: outboxId, dataType: "String" } },
+            messageAttributes: { "outbox.id": { stringValue: outboxId, dataType: "String" }, traceparent: { stringValue: traceparent, dataType: "String" } },
             eventSourceARN: `arn:aws:sqs:eu-west-1:111111111111:serialized${groupId !== undefined ? ".fifo" : ""}`,
         });
         assert.deepEqual(await handler({ Records: [record("m1", "s-1", {}), record("m2", "s-1", {})] }), { batchItemFailures: [] });
         const effect = await ddb.send(new GetItemCommand({ TableName: table, Key: { PK: { S: "EFFECT#s-1" }, SK: { S: "META" } }, ConsistentRead: true }));
         assert.equal(effect.Item?.applied?.N, "1");
+        assert.equal(effect.Item?.traceparent?.S, traceparent, "the serialized delivery format read the trace context (runtime/trace-context.ts travels by value too)");
         const fifo = await handler({ Records: [record("f1", "s-f1", { fail: true }, "g"), record("f2", "s-f2", {}, "g"), record("h1", "s-h1", {}, "h")] });
         assert.deepEqual(fifo.batchItemFailures.map((f) => f.itemIdentifier), ["f1", "f2"]);
     });

@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { PutItemCommand, QueryCommand, ScanCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
+import { PARTITIONS_IN_FLIGHT } from "../../../runtime/claimed-delivery";
 import { SWEEPER_METRICS } from "../../../runtime/metric-catalog";
 import { marshalRecord, pendingRecord } from "../../../runtime/record/codec";
 import { claimSort } from "../../../runtime/record/keys";
@@ -124,15 +125,18 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
     it("counts a partition whose claim came back truncated (a throttled claim write) as failed, and the next run delivers the rest in order", async function () {
         h = await createHarness();
         const ids: string[] = [];
-        for (let n = 0; n < 4; n += 1) ids.push(...(await h.writer.write({ messages: [{ partition: "K", type: "T", payload: n, orderingKey: "k" }] })).messageIds);
+        // 100 records: a claim of 100 is two transactions of 50, so a throttled second one leaves a short batch.
+        for (let n = 0; n < 2; n += 1) {
+            ids.push(...(await h.writer.write({ messages: Array.from({ length: 50 }, (_, i) => ({ partition: "K", type: "T", payload: n * 50 + i, orderingKey: "k" })) })).messageIds);
+        }
         h.clock.advance(200_000);
-        // A fake in front of DynamoDB Local, which never throttles: the second claim write is throttled.
+        // A fake in front of DynamoDB Local, which never throttles: the second claim transaction is throttled.
         const db = new FakeDynamoDb(h.ddb).on("TransactWriteItems", (_input, call) => (call.nth === 2 ? Promise.reject(throttled()) : PASS));
         const logger = new RecordingLogger();
         const result = await createSweeper({ ...h.config({ dynamodb: db as never }), logger })();
-        assert.deepEqual([result.published, result.failedPartitions], [1, 1]);
+        assert.deepEqual([result.published, result.failedPartitions], [50, 1]);
         assert.ok(logger.lines.some((l) => l.level === "warn" && /claim came back truncated/.test(l.message) && l.attributes?.partition === "K"));
-        assert.equal((await createSweeper(h.config())()).published, 3);
+        assert.equal((await createSweeper(h.config())()).published, 50);
         assert.deepEqual(h.published().map((p) => p.id), ids);
     });
 
@@ -229,22 +233,23 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         it("a run that runs out of time resumes, on the next run, at the first partition it did not reach", async function () {
             h = await createHarness();
             const healthy: string[] = [];
-            for (let n = 0; n < 4; n += 1) healthy.push(...(await h.writer.write({ messages: [{ partition: `T${n}`, type: "T", payload: n }] })).messageIds);
+            // One more partition than a run drains at once, so a run out of time after its first group leaves one.
+            for (let n = 0; n <= PARTITIONS_IN_FLIGHT; n += 1) healthy.push(...(await h.writer.write({ messages: [{ partition: `T${n}`, type: "T", payload: n }] })).messageIds);
             const [first] = await claimIndexOrder();
             await plantStuck(first!, 0);
             h.clock.advance(200_000);
-            for (let run = 1; run <= 4; run += 1) {
-                // Time for one partition per run: it runs out once a partition's claim has read the table.
-                let claims = 0;
-                const dynamodb = new FakeDynamoDb(h.ddb).on("Query", (input) => {
-                    if (input.IndexName !== EXPIRY_INDEX.indexName) claims += 1;
-                    return PASS;
-                });
-                const context = { awsRequestId: `run-${run}`, getRemainingTimeInMillis: () => (claims > 0 ? 0 : 60_000) };
-                assert.equal((await createSweeper({ ...h.config({ dynamodb: dynamodb as never }), reserveMs: 1 })(undefined, context)).partitions, 1);
+            const reached: number[] = [];
+            for (let run = 1; run <= 2; run += 1) {
+                // Time for one group per run: it runs out once the run has published.
+                let publishes = 0;
+                const sns = { send: (command: object) => ((publishes += 1), h.sns.send(command as never)) };
+                const context = { awsRequestId: `run-${run}`, getRemainingTimeInMillis: () => (publishes > 0 ? 0 : 60_000) };
+                reached.push((await createSweeper({ ...h.config({ sns }), reserveMs: 1 })(undefined, context)).partitions);
             }
+            assert.equal(reached[0], PARTITIONS_IN_FLIGHT, "the first run reaches one group, the stuck partition first in scan order among them");
             assert.deepEqual(h.published().map((p) => p.id).sort(), [...healthy].sort(), "the stuck partition first in scan order is passed, not retried every run");
         });
+
         it("a cursor that cannot be read, or that the scan refuses, never stops a sweep: the run scans from the start of the index", async function () {
             h = await createHarness();
             const ids: string[] = [];

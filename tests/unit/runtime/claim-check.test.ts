@@ -14,6 +14,9 @@ import { ATTR } from "../../../runtime/schema";
 import { CLAIM_CHECK_ATTRIBUTE, POINTER_CLASS, claimCheckKey, parsePointer, pointerText } from "../../../runtime/claim-check/pointer";
 import { LARGE_PAYLOAD_LIMITS } from "../../../runtime/claim-check/offload";
 import { createPayloadResolver } from "../../../runtime/claim-check/resolver";
+import { context, createTraceState, ROOT_CONTEXT, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { FakeDynamoDb } from "../../support/store/fake-client";
 import { MemoryObjects, s3Error } from "../../support/claim-check/memory-objects";
 
@@ -113,7 +116,7 @@ describe("claim check: the writer's side", function () {
     it("refuses an offloaded message with 8 headers: the claim check's attribute needs the ninth slot", async function () {
         const { objects, writer } = setup();
         const headers = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`h${i}`, "v"]));
-        await refuses(writer.write({ messages: [{ ...big(300 * 1024), headers }] }), "INVALID_PAYLOAD", /offloaded to S3 .* at most 7 headers fit .* it has 8/);
+        await refuses(writer.write({ messages: [{ ...big(300 * 1024), headers }] }), "INVALID_PAYLOAD", /offloaded to S3, and its message carries the ExtendedPayloadSize attribute besides the outbox.s \(outbox.id, outbox.type\), so at most 7 headers fit .* it has 8: move 1 into the payload/);
         assert.equal(objects.puts.length, 0);
         // Seven are fine.
         await writer.write({ messages: [{ ...big(300 * 1024), headers: Object.fromEntries(Object.entries(headers).slice(0, 7)) }] });
@@ -149,6 +152,29 @@ describe("claim check: the writer's side", function () {
         assert.throws(make({ objects, bucket: BUCKET, keyPrefix: "with space/" }), /keyPrefix is "with space\/"/);
         assert.throws(make("yes"), /largePayloads must be \{ objects, bucket \}/);
         for (const thresholdBytes of [1024, 262144]) make({ objects, bucket: BUCKET, thresholdBytes })();
+    });
+});
+
+describe("claim check: the attribute budget with the active trace context (the real @opentelemetry/api)", function () {
+    const contextManager = new AsyncLocalStorageContextManager();
+    before(() => assert.ok(context.setGlobalContextManager(contextManager.enable()), "no other context manager is registered"));
+    after(() => context.disable());
+
+    it("gives an offloaded message's trace context what the claim check's attribute leaves: the traceparent without the tracestate at 6 headers, with a warning", async function () {
+        const warnings: string[] = [];
+        const ddb = new FakeDynamoDb().on("TransactWriteItems", () => ({}));
+        const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined };
+        const writer = new OutboxWriter({ client: ddb as never, tableName: "outbox", clock, logger, largePayloads: { objects: new MemoryObjects(), bucket: BUCKET } });
+        const headers = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`h${i}`, "v"]));
+        const parent = trace.setSpanContext(ROOT_CONTEXT, { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", traceFlags: 1, isRemote: true, traceState: createTraceState("vendor=1") });
+        const span = new BasicTracerProvider().getTracer("claim-check.test").startSpan("write", {}, parent);
+        await context.with(trace.setSpan(parent, span), () => writer.write({ messages: [{ ...big(300 * 1024), headers }, { ...big(10), id: "evt-inline", headers }] }));
+        span.end();
+        const offloaded = recordOf(ddb, 0).envelope.headers;
+        assert.deepEqual(Object.keys(offloaded).sort(), [...Object.keys(headers), CLAIM_CHECK_ATTRIBUTE, "traceparent"].sort(), "no room left for the tracestate");
+        assert.deepEqual(Object.keys(recordOf(ddb, 1).envelope.headers).sort(), [...Object.keys(headers), "traceparent", "tracestate"].sort(), "inline: both");
+        assert.equal(warnings.length, 1);
+        assert.match(warnings[0]!, /has 7 headers, which leave 1 of SNS's 10 message attributes for the active trace context; it carries the traceparent without the tracestate/);
     });
 });
 

@@ -90,7 +90,7 @@ describe("claim on a fake client (§11.4)", () => {
         assert.equal(fake.of("Query")[0].input.Limit, 1000);
     });
 
-    it("sends each claim as a 2-item transaction: FENCE ConditionCheck first, then the record update; returns the synthesised record", async () => {
+    it("sends a one-record claim as a 2-item transaction: FENCE ConditionCheck first, then the record update; returns the synthesised record", async () => {
         const fake = fakeWithFence(1).on("Query", () => ({ Items: [pendingItem(rec("P", 1), 1, t0)] }));
         const { store, clock } = storeOn(fake);
         const [r] = await store.claim("P", tok(7, "relay"), 1);
@@ -100,6 +100,54 @@ describe("claim on a fake client (§11.4)", () => {
         assert.match(tx[0].ConditionCheck.ConditionExpression, /attribute_not_exists\(#max_claim_version\) OR #max_claim_version <= :token_version/);
         assert.deepEqual(tx[1].Update.Key, { PK: { S: "P" }, SK: { S: "OUTBOX#env-1#topic" } });
         assert.deepEqual([r.status, r.claimedBy, r.claimVersion, r.replayCount, r.claimedAt, r.firstAttemptedAt], ["claimed", "relay", 7n, 1, clock.now(), clock.now()]);
+    });
+
+    it("claims 100 records in two transactions of 50, each with the FENCE ConditionCheck first: 2 round trips, not 100", async () => {
+        const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(100) }));
+        const got = await storeOn(fake).store.claim("P", tok(3), 100);
+        assert.equal(got.length, 100);
+        const txs = fake.of("TransactWriteItems").map((c) => c.input.TransactItems);
+        assert.deepEqual(txs.map((tx) => tx.length), [51, 51]);
+        for (const tx of txs) assert.deepEqual(tx[0].ConditionCheck.Key, { PK: { S: "P" }, SK: { S: "FENCE" } });
+        assert.deepEqual(txs.flatMap((tx) => tx.slice(1).map((i: any) => i.Update.Key.SK.S)), got.map((r) => `OUTBOX#${r.envelopeId}#topic`));
+    });
+
+    it("a record whose condition fails in a claim transaction is dropped with the younger records of its key, and the rest is sent again", async () => {
+        // Fake: which item of a transaction fails is chosen; on DynamoDB Local another claimer would have to win exactly that record.
+        const items = [
+            pendingItem(rec("P", "a1", { orderingKey: "A" }), 1, t0 + 1),
+            pendingItem(rec("P", "b1", { orderingKey: "B" }), 2, t0 + 2),
+            pendingItem(rec("P", "a2", { orderingKey: "A" }), 3, t0 + 3),
+            pendingItem(rec("P", "b2", { orderingKey: "B" }), 4, t0 + 4),
+        ];
+        const fake = fakeWithFence(1)
+            .on("Query", () => ({ Items: items }))
+            .on("TransactWriteItems", (_i, call) => {
+                if (call.nth === 1) throw cancelled("None", "None", "ConditionalCheckFailed", "None", "None");
+                return {};
+            });
+        const got = await storeOn(fake).store.claim("P", tok(1), 10);
+        assert.deepEqual(ids(got), ["env-a1", "env-a2"], "b1 was taken by someone else: b2 must not overtake it");
+        const retry = fake.of("TransactWriteItems")[1]!.input.TransactItems;
+        assert.deepEqual(retry.slice(1).map((i: any) => i.Update.Key.SK.S), ["OUTBOX#env-a1#topic", "OUTBOX#env-a2#topic"]);
+    });
+
+    it("a claim transaction cancelled by a conflict on the FENCE row alone is sent again; three in a row end the claim", async () => {
+        const fake = fakeWithFence(1)
+            .on("Query", () => ({ Items: keyless(2) }))
+            .on("TransactWriteItems", (_i, call) => {
+                if (call.nth === 1) throw cancelled("TransactionConflict", "None", "None");
+                return {};
+            });
+        assert.equal((await storeOn(fake).store.claim("P", tok(1), 2)).length, 2);
+        assert.equal(fake.count("TransactWriteItems"), 2);
+        const always = fakeWithFence(1)
+            .on("Query", () => ({ Items: keyless(2) }))
+            .on("TransactWriteItems", () => {
+                throw cancelled("TransactionConflict", "None", "None");
+            });
+        await rejectsWith(storeOn(always).store.claim("P", tok(1), 2), "UNAVAILABLE", /kept conflicting on the partition's FENCE row/);
+        assert.equal(always.count("TransactWriteItems"), 3);
     });
 
     it("never filters or conditions on replay_count; a record at replay 97 comes back at 98", async () => {
@@ -239,37 +287,38 @@ describe("claim on a fake client (§11.4)", () => {
     });
 
     describe("truncation rule (finding 10: short batches instead of stranded claims)", () => {
-        it("a throttle after 59 successes (limit 100) returns the 59 records, no error, and counts Truncated once", async () => {
-            // Fake: DynamoDB Local never throttles, and only a fake can fail exactly the 60th write.
+        it("a throttle on the second transaction (limit 100: two transactions of 50) returns the first 50 records, no error, and counts Truncated once", async () => {
+            // Fake: DynamoDB Local never throttles, and only a fake can fail exactly the second transaction.
             const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(100) })).on("TransactWriteItems", (_i, call) => {
-                if (call.nth === 60) throw throttled();
+                if (call.nth === 2) throw throttled();
                 return {};
             });
             const { store, metrics, logger } = storeOn(fake);
             const told: unknown[] = [];
             const got = await store.claim("P", tok(1), 100, { onTruncated: (error) => told.push(error) });
-            assert.equal(got.length, 59);
+            assert.deepEqual(ids(got), Array.from({ length: 50 }, (_, i) => `env-${i}`));
             assert.deepEqual(metrics.named(STORE_METRICS.claimTruncated), [{ name: "DynamoDBOutboxClaimTruncated", value: 1, tags: { partition: "P" } }]);
             assert.equal(logger.warnings(STORE_WARNINGS.truncated).length, 1);
-            assert.equal(fake.count("TransactWriteItems"), 60);
+            assert.equal(fake.count("TransactWriteItems"), 2);
             assert.equal(told.length, 1, "the caller is told the short batch is not the end of the backlog");
             assert.ok(isOutboxError(told[0], "THROTTLED"));
         });
 
-        it("a cancel (AbortSignal) after 59 successes returns the 59 records", async () => {
+        it("a cancel (AbortSignal) after the first transaction returns its 50 records", async () => {
             const controller = new AbortController();
             const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(100) })).on("TransactWriteItems", (_i, call) => {
-                if (call.nth === 59) controller.abort();
+                if (call.nth === 1) controller.abort();
                 return {};
             });
             const { store, metrics } = storeOn(fake);
-            assert.equal((await store.claim("P", tok(1), 100, { signal: controller.signal })).length, 59);
+            assert.equal((await store.claim("P", tok(1), 100, { signal: controller.signal })).length, 50);
+            assert.equal(fake.count("TransactWriteItems"), 1);
             assert.equal(metrics.named(STORE_METRICS.claimTruncated).length, 1);
         });
 
-        it("a fence lost mid-batch is STALE with no records", async () => {
+        it("a fence lost mid-batch (on the second transaction) is STALE with no records", async () => {
             const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(100) })).on("TransactWriteItems", (_i, call) => {
-                if (call.nth === 60) throw cancelled("ConditionalCheckFailed", "None");
+                if (call.nth === 2) throw cancelled("ConditionalCheckFailed", ...Array.from({ length: 50 }, () => "None"));
                 return {};
             });
             const { store, metrics } = storeOn(fake);
