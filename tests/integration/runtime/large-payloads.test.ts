@@ -13,13 +13,17 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createPayloadBucket, localPayloadObjects, payloadKeys } from "../../../dev/emulators/local-s3";
 import { isOutboxError } from "../../../runtime/errors";
-import { outboundMessage } from "../../../runtime/message";
+import { messageAttributes, outboundMessage } from "../../../runtime/message";
+import { Inbox } from "../../../runtime/inbox/inbox";
+import { createInboxHandler, type InboxMessage } from "../../../runtime/inbox/handler";
+import { toLambdaSqsRecord, type LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
+import type { OutboxRecord } from "../../../runtime/record/codec";
 import { CLAIM_CHECK_ATTRIBUTE, parsePointer, type ClaimCheckPointer } from "../../../runtime/claim-check/pointer";
 import { createPayloadResolver } from "../../../runtime/claim-check/resolver";
 import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
 import { PAYLOAD_EXPIRY_PREFIX } from "../../../components/payload-bucket";
 import { dynamoClient } from "../../support/dynamodb";
-import { createOutboxTable, scanItems, scanRecords } from "../../support/runtime/table";
+import { createConsumerTable, createOutboxTable, scanItems, scanRecords } from "../../support/runtime/table";
 
 const T0 = Date.UTC(2026, 10, 30, 5, 0, 0);
 const clock = { now: () => T0, sleep: async () => undefined };
@@ -133,5 +137,39 @@ describe("claim check on DynamoDB Local and fauxqs's S3", function () {
         });
         const untouched = await resolver.resolveMessage(delivered("evt-elsewhere"));
         assert.deepEqual(JSON.parse(untouched.body), large("evt-elsewhere").payload, "the untouched one still resolves");
+    });
+
+    it("createInboxHandler with payloads hands consume the payload; without them a claim check fails as a misconfiguration, never as its pointer", async function () {
+        const tableName = await createOutboxTable(ddb, "inbox-claim");
+        await (await writerOn(tableName)).write({ messages: [large("evt-inbox")] });
+        const [record] = await scanRecords(ddb, tableName);
+        /** What SNS raw delivery puts in the subscribed queue: the body and the publisher's attributes. */
+        const delivered = (r: OutboxRecord): LambdaSqsRecord => {
+            const m = outboundMessage(r);
+            return toLambdaSqsRecord({ MessageId: `sqs-${r.recordId}`, ReceiptHandle: "rh", Body: m.body, MessageAttributes: messageAttributes(m), Attributes: { ApproximateReceiveCount: "1" } }, "arn:aws:sqs:us-east-1:000000000000:billing");
+        };
+        const consumerTable = await createConsumerTable(ddb, "billing");
+        const seen: InboxMessage[] = [];
+        const errors: string[] = [];
+        const logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: (_m: string, a?: Record<string, unknown>) => void errors.push(String(a?.error)) };
+        const inbox = new Inbox({ client: ddb, consumer: "billing", tableName: consumerTable });
+        const consume = (m: InboxMessage) => void seen.push(m);
+
+        const without = createInboxHandler({ inbox, consume, logger });
+        assert.deepEqual(await without({ Records: [delivered(record!)] }), { batchItemFailures: [{ itemIdentifier: "sqs-evt-inbox" }] });
+        assert.equal(seen.length, 0, "consume never got the pointer");
+        assert.match(errors[0]!, /SQS message sqs-evt-inbox \(outbox id "evt-inbox"\) is a claim check \(its payload is in S3\); pass payloads: createPayloadResolver/);
+
+        const handler = createInboxHandler({ inbox, consume, logger, payloads: createPayloadResolver({ objects: s3, bucket: BUCKET }) });
+        assert.deepEqual(await handler({ Records: [delivered(record!)] }), { batchItemFailures: [] });
+        assert.deepEqual(seen[0]!.payload, large("evt-inbox").payload);
+        assert.deepEqual(seen[0]!.headers, { tenant: "acme" });
+        assert.equal(seen[0]!.claimCheck?.outboxId, "evt-inbox");
+
+        await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: seen[0]!.claimCheck!.key }));
+        const again = { ...delivered(record!), messageId: "sqs-again" };
+        assert.deepEqual(await handler({ Records: [again] }), { batchItemFailures: [{ itemIdentifier: "sqs-again" }] }, "a payload gone fails the message, for the queue's redrive policy");
+        assert.match(errors.at(-1)!, /claim check of outbox id "evt-inbox": the payload .* is gone/);
+        assert.throws(() => createInboxHandler({ inbox, consume, payloads: {} as never }), /payloads must be a PayloadResolver/);
     });
 });
