@@ -2,7 +2,10 @@
  * `npm run bench`: our relay against the Streams article's naive relay, side by side, in one run, on the same
  * DynamoDB Local (a fresh instance of it per measured run, warmed by an untimed run of the same relay, see below) and the same local SNS (the
  * fault-injecting test server, whose per-call latency can be set), with the same orders. Prints two tables, or with `--json` one object:
- * `{"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}}`.
+ * `{"offload":{...},"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}}`.
+ *
+ * - `offload`: an offloaded write's cost (the claim check): write latency inline against offloaded, calls and bytes
+ *   per message (dev/bench/offload-cost.ts).
  *
  * - `drain`: one shard draining a backlog written beforehand, with a latency added to every DynamoDB and SNS call
  *   of the relay (dev/bench/drain-run.ts): msgs/s, sequential round trips per 100-record batch, calls per message;
@@ -25,6 +28,7 @@ import { JAVA_MISSING_MESSAGE, javaAvailable, startDynamoDbLocal, type DynamoDbL
 import { startSnsTestServer } from "../emulators/sns-test-server";
 import { measureClaimCost } from "./claim-cost";
 import { measureLambdaCost, type LambdaCost } from "./lambda-cost";
+import { measureOffloadCost, offloadTable } from "./offload-cost";
 import { runDrain, type DrainRunResult, type DrainVariant } from "./drain-run";
 import { runRelay, type RelayKind, type RelayRunResult } from "./relay-run";
 import { round } from "./stats";
@@ -438,7 +442,9 @@ async function main(): Promise<void> {
         say("claim: seeding backlogs of 1000 and 50000 and claiming 100 at a time…");
         const claimed = await withDynamos(([endpoint]) => measureClaimCost(endpoint, [1000, 50_000], { claims: options.quick ? 1 : 3, progress: (line) => say(`claim: ${line}`) }), 1);
         const claim: ClaimFigures = Object.fromEntries(Object.entries(claimed).map(([size, c]) => [size, { rcu: c.rcu, pages: c.pages }]));
+        const offload = await withDynamos(([endpoint]) => measureOffloadCost(endpoint, { writes: options.quick ? 20 : 100, progress: (line) => say(`offload: ${line}`) }), 1);
         const result = {
+            offload,
             drain,
             ours: figures(oursPlain, oursSlow, options.snsLatencyMs),
             naive: figures(naivePlain, naiveSlow, options.snsLatencyMs),
@@ -446,7 +452,7 @@ async function main(): Promise<void> {
             lambda,
         };
         say(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-        const text = `${drainText}\n\nend to end:\n${table(result.ours, result.naive, claim, lambda, options)}`;
+        const text = `${drainText}\n\nend to end:\n${table(result.ours, result.naive, claim, lambda, options)}\n\n${offloadTable(offload)}`;
         // With --json the table still goes to stderr (with the progress), so one run gives both.
         if (options.json) {
             say(text);
