@@ -114,7 +114,7 @@ Every measured run gets a fresh DynamoDB Local, first warmed by an untimed run o
 drained, or a 100-order burst), so no relay is timed on a cold JVM.
 
   --quick              200 messages per burst (under a minute); the default is 2000
-  --json               print {"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} on stdout (the tables go to stderr)
+  --json               print {"offload":{...},"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} on stdout (the tables go to stderr)
   --messages <n>       messages per burst, 50 to 100000
   --sns-latency-ms <n> latency added to each SNS call in the second mode, 0 to 1000 (default 5)
   --latency-rate <n>   orders per second in the latency runs, 1 to 1000, instead of the measured pace
