@@ -25,7 +25,7 @@ import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
 import { TYPE, buildOutbox } from "../../support/component-harness";
 import { dynamoClient } from "../../support/dynamodb";
-import { localLambdaEnvironment } from "../../support/local-environment";
+import { localLambdaEnvironment, preserveEnvironment } from "../../support/local-environment";
 import { createOutboxTable, scanRecordItems, scanRecords } from "../../support/runtime/table";
 import { entryText, loadSerialized } from "../../support/serialized";
 import { receiveEvent, type Queue } from "../../support/sqs-lambda";
@@ -84,18 +84,15 @@ async function receiveAllRecords(fauxqs: LocalFauxqs, queue: Queue, expected: nu
 
 describe("end to end: payloads of 1 MB and 10 MB through S3, the serialized publisher, SNS and SQS", function () {
     this.timeout(180_000);
-    const saved: Record<string, string | undefined> = {};
+    let restoreEnvironment: () => void;
     let fauxqs: LocalFauxqs;
     let s3: S3;
 
     before(function () {
-        for (const name of [...Object.values(ENV), ...SDK_ENVIRONMENT]) saved[name] = process.env[name];
+        restoreEnvironment = preserveEnvironment([...Object.values(ENV), ...SDK_ENVIRONMENT]);
     });
     after(async function () {
-        for (const [name, value] of Object.entries(saved)) {
-            if (value === undefined) delete process.env[name];
-            else process.env[name] = value;
-        }
+        restoreEnvironment();
         s3?.destroy();
         await fauxqs?.stop();
         destroyStreamsClients();
