@@ -27,7 +27,7 @@ export const OUTBOX_RANGES = {
     /** Event source mapping: how long Lambda gathers records before invoking, in seconds. */
     maximumBatchingWindowInSeconds: MAPPING_LIMITS.maximumBatchingWindowInSeconds,
     /** Event source mapping: concurrent batches per shard. */
-    parallelizationFactor: { min: 1, max: 10, fallback: 1, unit: "batches per shard" },
+    parallelizationFactor: MAPPING_LIMITS.parallelizationFactor,
     /** Publisher and sweeper memory, in MB. */
     memorySize: { min: 128, max: 10240, fallback: 256, unit: "MB" },
     /** Publisher and sweeper timeout, in seconds. */

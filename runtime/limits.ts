@@ -77,6 +77,8 @@ export const MAPPING_LIMITS = {
     maximumBatchingWindowInSeconds: { min: 0, max: 300, fallback: 0, unit: "seconds" },
     /** Retries of a failed batch before its metadata goes to the on-failure destination; -1 retries forever. */
     maximumRetryAttempts: { min: -1, max: 10_000, fallback: 10, unit: "retries" },
+    /** Batches of one shard processed at once; records of one item always share a batch, in order. */
+    parallelizationFactor: { min: 1, max: 10, fallback: 1, unit: "batches per shard" },
 } as const satisfies Record<string, IntegerLimit>;
 
 /**

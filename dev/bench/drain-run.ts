@@ -4,9 +4,12 @@
  * batch set the ceiling, not the CPU of an emulator.
  *
  * - The backlog of `messages` orders is written first, untimed, with no added latency.
- * - Then the local event source mapping (one loop, so one shard at a time, batch size 100) drains it through the
- *   relay, whose DynamoDB and SNS clients wait a fixed latency before every call, modelling a same-region network.
+ * - Then the local event source mapping (one loop, so one shard at a time, batch size 100, `parallelizationFactor`
+ *   batches of that shard at once) drains it through the relay, whose DynamoDB and SNS clients wait a fixed latency before every call, modelling a same-region network.
  * - The clock runs from the mapping's first GetRecords to the relay's last call (its last completion).
+ *
+ * - The keyed variant then checks per-key order: the order SNS accepted each key's records in, against the store's
+ *   allocation order (dev/bench/key-order.ts).
  *
  * Every figure comes from the clients: calls are counted by the middleware of dev/bench/instrument.ts, and the
  * sequential round trips of each invocation by dev/bench/critical-path.ts.
@@ -19,8 +22,9 @@ import type { LambdaStreamEvent } from "../../runtime/testing/stream-event";
 import { silentLogger } from "../../runtime/ports";
 import { createPublisher } from "../../runtime/publisher";
 import { OutboxWriter } from "../../runtime/writer";
-import { demoOrder, orderWriteRequest, type OrderPlan } from "../demo/demo-orders";
+import { demoOrder, orderPartition, orderWriteRequest, type OrderPlan } from "../demo/demo-orders";
 import { createCriticalPathCounter } from "./critical-path";
+import { countInversions } from "./key-order";
 import { instrumentClient, newTally, totalCalls } from "./instrument";
 import { injectLatency } from "./latency";
 import { processCpuMs } from "./process-cpu";
@@ -53,6 +57,8 @@ export interface DrainRunOptions {
     readonly runId: string;
     /** DynamoDB Local's process id, to read the CPU time it spends during the drain. @default not measured */
     readonly emulatorPid?: number;
+    /** The local mapping's batches of one shard at once. @default 1 */
+    readonly parallelizationFactor?: number;
 }
 
 /** What one drain measured. */
@@ -61,7 +67,10 @@ export interface DrainRunResult {
     readonly messages: number;
     /** Records per second through one shard: first poll to last completion. */
     readonly msgsPerSec: number;
-    /** The mean of the invocations' critical paths (sequential round trips), over the full 100-record batches. */
+    /**
+     * The mean of the invocations' critical paths (sequential round trips), over the full 100-record batches.
+     * Only at `parallelizationFactor` 1: concurrent invocations share the counter, so it is `NaN` above.
+     */
     readonly roundTripsPerBatch: number;
     /** The relay's SNS calls per record. */
     readonly snsCallsPerMessage: number;
@@ -87,6 +96,19 @@ export interface DrainRunResult {
     readonly emulatorCpuMsPerMessage: number | undefined;
     /** CPU ms this bench process (relay, mapping, local SNS) spent during the drain, per record. */
     readonly benchCpuMsPerMessage: number;
+    /** The most handler invocations in flight at once (at most `parallelizationFactor` per shard). */
+    readonly peakConcurrentBatches: number;
+    /** Keyed variant: records SNS accepted out of their key's order; `undefined` for the keyless variants. */
+    readonly inversions: number | undefined;
+}
+
+/** The keyed variant's order check, after the drain (`undefined` for the keyless ones). */
+async function keyOrder(options: DrainRunOptions, plan: OrderPlan, client: Parameters<typeof countInversions>[0], accepted: Iterable<string>): Promise<number | undefined> {
+    if (plan.keys === undefined) return undefined;
+    const partitions = [...new Set(Array.from({ length: Math.min(plan.keys, options.messages) }, (_, i) => orderPartition(demoOrder(i, plan), plan)))];
+    const { inversions, unknown } = await countInversions(client, plan.tableName, partitions, accepted);
+    if (unknown > 0) throw new Error(`bench drain keyed: ${unknown} accepted record(s) not found in ${plan.tableName}; the order check is broken`);
+    return inversions;
 }
 
 const WRITERS = 16;
@@ -154,17 +176,27 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                 ? createPublisher({ dynamodb: relayDynamoDb, sns, sqs, tableName, topicArn, dlqUrl, fifo: variant === "fifo", logger: silentLogger, writeMetrics: () => undefined })
                 : createNaiveRelay({ dynamodb: relayDynamoDb, sns, tableName, topicArn, counters: { ddbCalls: 0, snsCalls: 0, writeUnits: 0 } });
         const batches: { records: number; depth: number; startedAt: number; endedAt: number }[] = [];
+        const factor = options.parallelizationFactor ?? 1;
+        let inFlight = 0;
+        let peakConcurrentBatches = 0;
         const mapping = await startLocalEventSourceMapping({
             streamsClient: streams,
             dynamodbClient: setup,
             tableName,
             ...MAPPING_SETTINGS,
+            parallelizationFactor: factor,
             handler: async (event: LambdaStreamEvent) => {
                 path.begin();
+                inFlight += 1;
+                peakConcurrentBatches = Math.max(peakConcurrentBatches, inFlight);
                 const startedAt = Date.now();
-                const result = await (relay as (e: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>)(event);
-                batches.push({ records: event.Records.length, depth: path.depth(), startedAt, endedAt: Date.now() });
-                return result;
+                try {
+                    const result = await (relay as (e: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>)(event);
+                    batches.push({ records: event.Records.length, depth: path.depth(), startedAt, endedAt: Date.now() });
+                    return result;
+                } finally {
+                    inFlight -= 1;
+                }
             },
         });
         try {
@@ -181,7 +213,7 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
             return {
                 messages: acknowledged.size,
                 msgsPerSec: round((n * 1000) / elapsedMs, 1),
-                roundTripsPerBatch: round(counted.reduce((sum, b) => sum + b.depth, 0) / Math.max(1, counted.length), 1),
+                roundTripsPerBatch: factor > 1 ? Number.NaN : round(counted.reduce((sum, b) => sum + b.depth, 0) / Math.max(1, counted.length), 1),
                 snsCallsPerMessage: round(totalCalls(snsTally) / n, 3),
                 ddbCallsPerMessage: round(totalCalls(relayTally) / n, 3),
                 invocations: stats.invocations,
@@ -196,6 +228,8 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                 msBetweenBatches: round(gaps.reduce((sum, g) => sum + g, 0) / Math.max(1, gaps.length), 1),
                 emulatorCpuMsPerMessage: emulatorCpuAtStart === undefined || emulatorCpuAtEnd === undefined ? undefined : round((emulatorCpuAtEnd - emulatorCpuAtStart) / n, 3),
                 benchCpuMsPerMessage: round((benchCpu.user + benchCpu.system) / 1000 / n, 3),
+                peakConcurrentBatches,
+                inversions: await keyOrder(options, plan, setup, acknowledged),
             };
         } finally {
             await mapping.stop();

@@ -9,7 +9,8 @@
  *
  * - `drain`: one shard draining a backlog written beforehand, with a latency added to every DynamoDB and SNS call
  *   of the relay (dev/bench/drain-run.ts): msgs/s, sequential round trips per 100-record batch, calls per message;
- *   ours and the naive relay on the same orders, then ours on a FIFO topic and with ordering keys.
+ *   ours and the naive relay on the same orders, then ours on a FIFO topic and with ordering keys, the keyed drain
+ *   at `parallelizationFactor` 1 and at {@link KEYED_PARALLEL_FACTOR}, each with its per-key order check.
  *
  * - `ours`/`naive`: calls, capacity units, throughput and write → SNS-acknowledgement latency per message, with
  *   SNS answering at once, and under `withSnsLatency` with `--sns-latency-ms` added to every SNS call (local
@@ -58,6 +59,13 @@ export interface BenchOptions {
 /** One relay's drain figures in the JSON (see {@link DrainRunResult}). */
 export type DrainFigures = Pick<DrainRunResult, "msgsPerSec" | "roundTripsPerBatch" | "snsCallsPerMessage" | "ddbCallsPerMessage" | "msPerBatch" | "emulatorCpuMsPerMessage">;
 
+/** A keyed drain's figures: the keys, the mapping's factor, how many batches overlapped, and the order check. */
+export type KeyedDrainFigures = DrainFigures &
+    Pick<DrainRunResult, "peakConcurrentBatches"> & { readonly keys: number; readonly parallelizationFactor: number; readonly inversions: number };
+
+/** The keyed drain's second `parallelizationFactor`: what a higher factor buys on one shard (issue 24 point 5). */
+export const KEYED_PARALLEL_FACTOR = 4;
+
 /** The `drain` object of the JSON. */
 export interface DrainReport {
     /** Ours, keyless records on a standard topic. */
@@ -66,8 +74,10 @@ export interface DrainReport {
     readonly naive: DrainFigures;
     /** Ours, keyless records on a FIFO topic (each order its own message group). */
     readonly fifo: DrainFigures;
-    /** Ours, records with ordering keys (the claim path), on a standard topic. */
-    readonly keyed: DrainFigures & { readonly keys: number };
+    /** Ours, records with ordering keys (the claim path), on a standard topic; `inversions` must be 0. */
+    readonly keyed: KeyedDrainFigures;
+    /** The same keyed drain with the local mapping at `parallelizationFactor` {@link KEYED_PARALLEL_FACTOR}. */
+    readonly keyedParallel: KeyedDrainFigures;
     /** The latency added to every relay call. */
     readonly latencyMs: { readonly dynamodb: number; readonly sns: number };
     /** Records per backlog. */
@@ -258,6 +268,12 @@ function drainTable(drain: DrainReport, shards: number): string {
         ...rows.map(([name, a, k, n]) => `| ${name.padEnd(36)} | ${cell(a, 14)} | ${cell(k, 21)} | ${cell(n, 9)} | ${cell(ratio(a, n), 13)} | ${cell(ratio(k, n), 11)} |`),
         "",
         variant("ours, FIFO topic (one message group per order)", drain.fifo),
+        ...[drain.keyed, drain.keyedParallel].map(
+            (k) =>
+                `ours, keyed, parallelizationFactor ${k.parallelizationFactor}: ${k.msgsPerSec} messages/s (${ratio(k.msgsPerSec, naive.msgsPerSec)} the naive relay, ` +
+                `${ratio(k.msgsPerSec, keyed.msgsPerSec)} factor 1), up to ${k.peakConcurrentBatches} batches at once, ${k.inversions} inversions, ` +
+                `${k.snsCallsPerMessage} SNS and ${k.ddbCallsPerMessage} DynamoDB calls per message`,
+        ),
     ].join("\n");
 }
 
@@ -352,7 +368,7 @@ async function main(): Promise<void> {
         const started = Date.now();
         let run = 0;
         const latencyMs = { dynamodb: options.drainDynamoDbLatencyMs, sns: options.drainSnsLatencyMs };
-        const drainOnce = async (kind: RelayKind, variant: DrainVariant, endpoint: string, emulatorPid: number | undefined): Promise<DrainRunResult> => {
+        const drainOnce = async (kind: RelayKind, variant: DrainVariant, endpoint: string, emulatorPid: number | undefined, parallelizationFactor = 1): Promise<DrainRunResult> => {
             sns.reset();
             sns.clearFaults();
             run += 1;
@@ -360,12 +376,12 @@ async function main(): Promise<void> {
             // took about 270 ms more (656 ms against about 380 for ours), a cost that lands on whichever relay
             // drains in fewer batches' time, not on the relay.
             say(`drain: warming DynamoDB Local with ${DRAIN_WARM_UP_MESSAGES} records through ${kind} (${variant}), untimed…`);
-            await runDrain({ kind, variant, endpoint, sns, messages: DRAIN_WARM_UP_MESSAGES, latencyMs, runId: `${Date.now().toString(36)}-${run}-warm` });
+            await runDrain({ kind, variant, endpoint, sns, messages: DRAIN_WARM_UP_MESSAGES, latencyMs, parallelizationFactor, runId: `${Date.now().toString(36)}-${run}-warm` });
             sns.reset();
             say(`drain: writing ${options.drainMessages} records for ${kind} (${variant})…`);
-            const result = await runDrain({ kind, variant, endpoint, emulatorPid, sns, messages: options.drainMessages, latencyMs, runId: `${Date.now().toString(36)}-${run}` });
+            const result = await runDrain({ kind, variant, endpoint, emulatorPid, sns, messages: options.drainMessages, latencyMs, parallelizationFactor, runId: `${Date.now().toString(36)}-${run}` });
             say(
-                `drain: ${kind.padEnd(5)} ${variant.padEnd(8)} ${result.msgsPerSec} msg/s, ${result.roundTripsPerBatch} round trips per batch, ` +
+                `drain: ${kind.padEnd(5)} ${variant.padEnd(8)} factor ${parallelizationFactor} ${result.msgsPerSec} msg/s, ${result.inversions ?? "-"} inversions, ${result.peakConcurrentBatches} batches at once, ${result.roundTripsPerBatch} round trips per batch, ` +
                     `${result.invocations} invocations (${result.failedInvocations} failed), ${result.shards} shard(s); mean ms per call ${JSON.stringify(result.msPerCall)}; ` +
                     `${result.msPerBatch} ms per batch, ${result.msBetweenBatches} ms between batches; CPU ms per message: DynamoDB Local ${result.emulatorCpuMsPerMessage ?? "-"}, bench process ${result.benchCpuMsPerMessage}`,
             );
@@ -374,11 +390,20 @@ async function main(): Promise<void> {
         // A fresh DynamoDB Local per drain, as for the end-to-end runs below; two at a time.
         const [oursDrain, naiveDrain] = await withDynamos(async ([a, b], [pa, pb]) => [await drainOnce("ours", "standard", a!, pa), await drainOnce("naive", "standard", b!, pb)]);
         const [fifoDrain, keyedDrain] = await withDynamos(async ([a, b], [pa, pb]) => [await drainOnce("ours", "fifo", a!, pa), await drainOnce("ours", "keyed", b!, pb)]);
+        const keyedParallelDrain = await withDynamos(async ([a], [pa]) => drainOnce("ours", "keyed", a!, pa, KEYED_PARALLEL_FACTOR), 1);
+        const keyedFigures = (r: DrainRunResult, parallelizationFactor: number): KeyedDrainFigures => ({
+            ...drainFigures(r),
+            keys: 10,
+            parallelizationFactor,
+            peakConcurrentBatches: r.peakConcurrentBatches,
+            inversions: r.inversions ?? Number.NaN,
+        });
         const drain: DrainReport = {
             ours: drainFigures(oursDrain!),
             naive: drainFigures(naiveDrain!),
             fifo: drainFigures(fifoDrain!),
-            keyed: { ...drainFigures(keyedDrain!), keys: 10 },
+            keyed: keyedFigures(keyedDrain!, 1),
+            keyedParallel: keyedFigures(keyedParallelDrain, KEYED_PARALLEL_FACTOR),
             latencyMs,
             messages: options.drainMessages,
         };

@@ -155,6 +155,7 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
         tableName,
         handler: (event, context) => publisher(event, context),
         batchSize: 100,
+        parallelizationFactor: options.parallelizationFactor,
         functionName: "outbox-demo-publisher",
         onFailure: (info) => {
             discarded += info.DDBStreamBatchInfo.batchSize;
@@ -296,7 +297,8 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
         "",
         "summary",
         `  written    ${options.count} orders, each with its event in one transaction, in ${(producerMs / 1000).toFixed(1)} s (${Math.round((options.count * 1000) / Math.max(1, producerMs))}/s)` +
-            (options.keys > 0 ? `, ${options.keys} ordering keys` : ", keyless"),
+            (options.keys > 0 ? `, ${options.keys} ordering keys` : ", keyless") +
+            (options.parallelizationFactor > 1 ? `, parallelization factor ${options.parallelizationFactor}` : ""),
         `  relay      ${stats.invocations} publisher invocations, ${stats.retries} retries, ${discarded} records sent to on-failure; ` +
             `SNS calls ${totalCalls(snsTally)}${faultServer === undefined ? "" : ` (${failedCalls} attempts failed by injection and were retried)`}`,
         `  sweeper    ${sweeps} runs, ${swept} records published by the sweep`,

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import { readFlags, type FlagProblem, type FlagTypes } from "../../cli/shared/flag-tokens";
+import { MAPPING_LIMITS } from "../../runtime/limits";
 
 /** What `npm start` runs. */
 export interface StartOptions {
@@ -18,6 +19,8 @@ export interface StartOptions {
      * @default 0
      */
     readonly keys: number;
+    /** Batches of one stream shard the local event source mapping runs at once, 1 to 10 (Lambda's `ParallelizationFactor`). @default 1 */
+    readonly parallelizationFactor: number;
     /** Share of orders written already expired, from 0 to 1; they must land in the DLQ, not on the topic. @default 0 */
     readonly expireRatio: number;
     /** Share of SNS calls that fail (HTTP 500), from 0 to 0.9; the fault-injecting SNS server replaces fauxqs's SNS. @default 0 */
@@ -40,6 +43,7 @@ export const START_DEFAULTS: StartOptions = {
     count: 1000,
     rate: 100,
     keys: 0,
+    parallelizationFactor: 1,
     expireRatio: 0,
     failRate: 0,
     payloadBytes: 0,
@@ -66,6 +70,7 @@ Options:
   --count <n>          orders to write, 1 to 1000000                          (default ${START_DEFAULTS.count})
   --rate <n>           orders per second, 0 for as fast as possible            (default ${START_DEFAULTS.rate})
   --keys <n>           ordering keys (customers), 0 for keyless orders         (default ${START_DEFAULTS.keys})
+  --parallelization-factor <n>  batches of one stream shard at once, 1 to 10  (default ${START_DEFAULTS.parallelizationFactor})
   --expire-ratio <r>   share of orders written already expired (-> DLQ), 0..1  (default ${START_DEFAULTS.expireRatio})
   --fail-rate <r>      share of SNS calls that fail, 0..0.9                    (default ${START_DEFAULTS.failRate})
   --payload-bytes <n>  each event's payload size, 0..100000000; past 256 KiB it  (default ${START_DEFAULTS.payloadBytes})
@@ -84,10 +89,14 @@ interface NumberRule {
     readonly example: string;
 }
 
-const NUMBER_FLAGS: Readonly<Record<string, { readonly key: "count" | "rate" | "keys" | "expireRatio" | "failRate" | "payloadBytes"; readonly rule: NumberRule }>> = {
+const NUMBER_FLAGS: Readonly<Record<string, { readonly key: "count" | "rate" | "keys" | "parallelizationFactor" | "expireRatio" | "failRate" | "payloadBytes"; readonly rule: NumberRule }>> = {
     "--count": { key: "count", rule: { min: 1, max: 1_000_000, integer: true, allowed: "an integer from 1 to 1000000", example: "100" } },
     "--rate": { key: "rate", rule: { min: 0, max: 100_000, integer: false, allowed: "a number of orders per second from 0 (as fast as possible) to 100000", example: "200" } },
     "--keys": { key: "keys", rule: { min: 0, max: 100_000, integer: true, allowed: "an integer from 0 (keyless) to 100000", example: "8" } },
+    "--parallelization-factor": {
+        key: "parallelizationFactor",
+        rule: { min: MAPPING_LIMITS.parallelizationFactor.min, max: MAPPING_LIMITS.parallelizationFactor.max, integer: true, allowed: "an integer from 1 to 10", example: "4" },
+    },
     "--expire-ratio": { key: "expireRatio", rule: { min: 0, max: 1, integer: false, allowed: "a share from 0 to 1", example: "0.1" } },
     "--fail-rate": { key: "failRate", rule: { min: 0, max: 0.9, integer: false, allowed: "a share from 0 to 0.9", example: "0.2" } },
     "--payload-bytes": { key: "payloadBytes", rule: { min: 0, max: 100_000_000, integer: true, allowed: "an integer number of bytes from 0 (the small payload) to 100000000", example: "1048576" } },

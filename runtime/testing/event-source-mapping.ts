@@ -13,10 +13,12 @@
  * - retries are bounded by `maximumRetryAttempts`; then the batch's metadata (never its records) goes to
  *   `onFailure`, shaped like Lambda's on-failure destination record, and the mapping skips past it;
  * - `bisectBatchOnFunctionError` halves the batch after a thrown error;
+ * - `parallelizationFactor` keeps up to that many batches of a shard in flight, records of one item in one
+ *   lane (partition and sort key, as Lambda documents), each lane retried on its own;
  * - expired iterators and `TrimmedDataAccessException` are answered with a fresh iterator.
  *
- * What it does not: parallelization factor, tumbling windows, the 6 MB payload cap, maximum record age and
- * invocation timeouts. Shards are served one after the other by a single loop.
+ * What it does not: tumbling windows, the 6 MB payload cap, maximum record age and invocation timeouts.
+ * Shards are served one after the other by a single loop; the lanes of a shard run together.
  *
  * @packageDocumentation
  */
@@ -49,7 +51,7 @@ export async function startLocalEventSourceMapping(options: LocalEventSourceMapp
     const streamArn = await streamToRead(options);
     const state = createMappingState(streamArn, options, settings);
     await listShardsAtStart(state);
-    settings.logger.info("local mapping: started", { streamArn, shards: state.shards.length, batchSize: settings.batchSize });
+    settings.logger.info("local mapping: started", { streamArn, shards: state.shards.length, batchSize: settings.batchSize, parallelizationFactor: settings.parallelizationFactor });
     const loop = runLoop(state);
     const drainState = (drainOptions?: LocalMappingDrainOptions): Promise<void> => drain(state, drainOptions);
     return {

@@ -16,6 +16,8 @@ import type { LocalEventSourceMappingOptions } from "./types";
 /** The options after their defaults and range checks. */
 export interface MappingSettings {
     readonly batchSize: number;
+    /** Lanes per shard: batches of one shard in flight at once. */
+    readonly parallelizationFactor: number;
     readonly windowMs: number;
     readonly pollIntervalMs: number;
     /** -1 retries forever. */
@@ -45,13 +47,14 @@ function configError(message: string, option: string): OutboxError {
     return new OutboxError("INVALID_CONFIG", `local event source mapping: ${message}`, { context: { option } });
 }
 
-/** The six numeric options, checked in this order (the first bad one is reported). */
+/** The seven numeric options, checked in this order (the first bad one is reported). */
 function numericSettings(options: LocalEventSourceMappingOptions) {
     const window = MAPPING_LIMITS.maximumBatchingWindowInSeconds;
     const windowLimit = { min: window.min * 1000, max: window.max * 1000, fallback: window.fallback * 1000, unit: "ms" };
     const ms = (min: number, max: number, fallback: number): IntegerLimit => ({ min, max, fallback, unit: "ms" });
     return {
         batchSize: integerOption("batchSize", options.batchSize, MAPPING_LIMITS.batchSize),
+        parallelizationFactor: integerOption("parallelizationFactor", options.parallelizationFactor, MAPPING_LIMITS.parallelizationFactor),
         windowMs: integerOption("maximumBatchingWindowMs", options.maximumBatchingWindowMs, windowLimit),
         pollIntervalMs: integerOption("pollIntervalMs", options.pollIntervalMs, ms(1, 60_000, 50)),
         maxRetries: integerOption("maximumRetryAttempts", options.maximumRetryAttempts, MAPPING_LIMITS.maximumRetryAttempts),

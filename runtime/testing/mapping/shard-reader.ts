@@ -1,7 +1,7 @@
 /**
  * Reading the stream as Lambda's poller does: DescribeStream for the shards, GetShardIterator from the starting
- * position (or after the last record read), GetRecords a page at a time into the shard's buffer through the
- * filter. Expired iterators and `TrimmedDataAccessException` are answered with a fresh iterator, including
+ * position (or after the last record read), GetRecords a page at a time through the filter, each record into its
+ * lane's buffer. Expired iterators and `TrimmedDataAccessException` are answered with a fresh iterator, including
  * DynamoDB Local's quirk after a cancelled first transaction.
  *
  * @packageDocumentation
@@ -9,6 +9,7 @@
 import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type Shard } from "@aws-sdk/client-dynamodb-streams";
 import { matchesAnyFilterPattern } from "../filter-pattern";
 import { toLambdaStreamRecord, type LambdaStreamRecord } from "../stream-event";
+import { laneOf } from "./lane-routing";
 import { errorName } from "./settings";
 import { newShardState, type MappingState, type ShardState } from "./state";
 
@@ -25,7 +26,7 @@ export async function listShards(state: MappingState): Promise<void> {
     } while (startShardId !== undefined);
     for (const shard of found) {
         if (shard.ShardId === undefined || state.shards.some((s) => s.shardId === shard.ShardId)) continue;
-        state.shards.push(newShardState(shard.ShardId, shard.ParentShardId));
+        state.shards.push(newShardState(shard.ShardId, shard.ParentShardId, state.settings.parallelizationFactor));
         state.settings.logger.debug("local mapping: shard found", {
             streamArn: state.streamArn,
             shardId: shard.ShardId,
@@ -45,7 +46,7 @@ async function takeIterator(state: MappingState, shard: ShardState): Promise<str
     return out.ShardIterator;
 }
 
-/** Put the page's records that pass the filter into the shard's buffer, counting the others. */
+/** Put the page's records that pass the filter into their lanes' buffers, counting the others. */
 function bufferPage(state: MappingState, shard: ShardState, records: readonly LambdaStreamRecord[]): void {
     const { counters, settings } = state;
     for (const record of records) {
@@ -55,8 +56,9 @@ function bufferPage(state: MappingState, shard: ShardState, records: readonly La
             counters.recordsFilteredOut += 1;
             continue;
         }
-        if (shard.buffer.length === 0) shard.bufferedSince = settings.clock.now();
-        shard.buffer.push(record);
+        const lane = shard.lanes[laneOf(record, shard.lanes.length)]!;
+        if (lane.buffer.length === 0) lane.bufferedSince = settings.clock.now();
+        lane.buffer.push(record);
     }
 }
 
@@ -86,7 +88,7 @@ function answerReadError(state: MappingState, shard: ShardState, err: unknown, f
 }
 
 /**
- * Read one page into the shard's buffer. Returns how many records the page held (re-read ones included, so
+ * Read one page into the shard's lanes. Returns how many records the page held (re-read ones included, so
  * a page of skipped records is not mistaken for the end), or `undefined` when the read failed.
  */
 export async function readPage(state: MappingState, shard: ShardState): Promise<number | undefined> {

@@ -10,17 +10,13 @@ import type { LambdaStreamRecord } from "../stream-event";
 import type { MappingSettings } from "./settings";
 import type { LocalEventSourceMappingOptions, LocalEventSourceMappingStats } from "./types";
 
-/** One shard: where it is read up to, what is buffered, and the retry state of the record at the head. */
-export interface ShardState {
-    readonly shardId: string;
-    readonly parentShardId: string | undefined;
-    iterator: string | undefined;
-    /** GetRecords returned no NextShardIterator: the shard is closed and fully read. */
-    ended: boolean;
-    /** The last SequenceNumber read, to resume after an iterator reset without re-reading. */
-    lastReadSequence: string | undefined;
-    /** Resets in a row; a second one falls back from AFTER_SEQUENCE_NUMBER to TRIM_HORIZON. */
-    consecutiveResets: number;
+/**
+ * One of a shard's concurrent batches (`parallelizationFactor`): the records routed to it, in shard order, and the
+ * retry state of the record at its head. Lanes of one shard fail, retry and skip independently.
+ */
+export interface LaneState {
+    /** 0-based, below the factor. */
+    readonly index: number;
     readonly buffer: LambdaStreamRecord[];
     /** When the oldest buffered record was read (clock ms), for the batching window. */
     bufferedSince: number;
@@ -32,6 +28,21 @@ export interface ShardState {
     batchLimit: number | undefined;
     /** Whether the next invocation redelivers records. */
     redelivering: boolean;
+}
+
+/** One shard: where it is read up to, and its lanes (one per concurrent batch). */
+export interface ShardState {
+    readonly shardId: string;
+    readonly parentShardId: string | undefined;
+    iterator: string | undefined;
+    /** GetRecords returned no NextShardIterator: the shard is closed and fully read. */
+    ended: boolean;
+    /** The last SequenceNumber read, to resume after an iterator reset without re-reading. */
+    lastReadSequence: string | undefined;
+    /** Resets in a row; a second one falls back from AFTER_SEQUENCE_NUMBER to TRIM_HORIZON. */
+    consecutiveResets: number;
+    /** `parallelizationFactor` lanes; a record goes to the lane its item's key hashes to. */
+    readonly lanes: readonly LaneState[];
 }
 
 /** A pending `drain()`: settled by the first idle cycle that began after it, or by its deadline. */
@@ -113,8 +124,12 @@ export function createMappingState(
     };
 }
 
-/** A shard just listed: nothing read, nothing buffered. */
-export function newShardState(shardId: string, parentShardId: string | undefined): ShardState {
+function newLaneState(index: number): LaneState {
+    return { index, buffer: [], bufferedSince: 0, headFailures: 0, retryAt: 0, batchLimit: undefined, redelivering: false };
+}
+
+/** A shard just listed: nothing read, nothing buffered, `lanes` empty lanes. */
+export function newShardState(shardId: string, parentShardId: string | undefined, lanes: number): ShardState {
     return {
         shardId,
         parentShardId,
@@ -122,17 +137,17 @@ export function newShardState(shardId: string, parentShardId: string | undefined
         ended: false,
         lastReadSequence: undefined,
         consecutiveResets: 0,
-        buffer: [],
-        bufferedSince: 0,
-        headFailures: 0,
-        retryAt: 0,
-        batchLimit: undefined,
-        redelivering: false,
+        lanes: Array.from({ length: lanes }, (_, i) => newLaneState(i)),
     };
 }
 
+/** Records buffered in the shard's lanes. */
+export function bufferedRecords(shard: ShardState): number {
+    return shard.lanes.reduce((n, lane) => n + lane.buffer.length, 0);
+}
+
 function isDone(shard: ShardState): boolean {
-    return shard.ended && shard.buffer.length === 0;
+    return shard.ended && bufferedRecords(shard) === 0;
 }
 
 /** A shard may be read once its parent is done or gone (trimmed), as Lambda keeps lineage order. */
@@ -144,7 +159,7 @@ export function isReady(shard: ShardState, shards: readonly ShardState[]): boole
 
 /** Filtered records read but not yet accepted, over every shard. */
 export function pendingRecords(state: MappingState): number {
-    return state.shards.reduce((n, s) => n + s.buffer.length, 0);
+    return state.shards.reduce((n, s) => n + bufferedRecords(s), 0);
 }
 
 /** A snapshot of the counters. */

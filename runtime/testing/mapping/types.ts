@@ -75,6 +75,8 @@ export interface LocalStreamFailureInfo {
 export interface LocalBatchInfo {
     /** The shard. */
     readonly shardId: string;
+    /** The shard's lane (concurrent batch) it came from, 0-based; always 0 with `parallelizationFactor` 1. */
+    readonly lane: number;
     /** The records' SequenceNumbers, in order. */
     readonly sequenceNumbers: readonly string[];
     /** The 1-based number of this invocation over the mapping's life. */
@@ -134,6 +136,17 @@ export interface LocalEventSourceMappingOptions {
     readonly filterPattern?: FilterPattern | readonly FilterPattern[] | null;
     /** The most records per invocation, 1 to 10000. @default 100 */
     readonly batchSize?: number;
+    /**
+     * Batches of one shard in flight at once, 1 to 10, like Lambda's `ParallelizationFactor`. Each record goes to
+     * one of this many lanes by a hash of its item's key (partition and sort key, the unit whose order Lambda
+     * documents it keeps), so the records of one item stay in order in one lane; records of different items,
+     * even of one partition, may be delivered concurrently and out of order with each other. Each lane
+     * checkpoints, retries, bisects and gives up on its own, so a failing lane does not hold the others. Lanes
+     * are served together once per poll cycle: one waiting for its retry backoff holds none, but a long
+     * invocation delays the others' next batch until it returns.
+     * @default 1
+     */
+    readonly parallelizationFactor?: number;
     /** How long to gather records before invoking with fewer than `batchSize`, 0 to 300000 ms. @default 0 */
     readonly maximumBatchingWindowMs?: number;
     /** How long to wait between polls when nothing happened, 1 to 60000 ms. @default 50 */

@@ -302,8 +302,8 @@ describe("npm start flags", () => {
 
     it("reads every flag, as --flag value and --flag=value", () => {
         assert.deepEqual(
-            parseStartArgs(["--count", "50", "--rate=0", "--keys", "4", "--expire-ratio", "0.1", "--fail-rate=0.2", "--endpoint", "http://127.0.0.1:8000/", "--keep"]),
-            { ...START_DEFAULTS, count: 50, rate: 0, keys: 4, expireRatio: 0.1, failRate: 0.2, endpoint: "http://127.0.0.1:8000", keep: true },
+            parseStartArgs(["--count", "50", "--rate=0", "--keys", "4", "--parallelization-factor=4", "--expire-ratio", "0.1", "--fail-rate=0.2", "--endpoint", "http://127.0.0.1:8000/", "--keep"]),
+            { ...START_DEFAULTS, count: 50, rate: 0, keys: 4, parallelizationFactor: 4, expireRatio: 0.1, failRate: 0.2, endpoint: "http://127.0.0.1:8000", keep: true },
         );
         assert.equal(parseStartArgs(["--help"]).help, true);
         assert.equal(parseStartArgs(["--payload-bytes", "10000000"]).payloadBytes, 10_000_000);
@@ -315,6 +315,8 @@ describe("npm start flags", () => {
         [["--count", ""], /^--count is ""; expected an integer/],
         [["--rate", "-1"], /^--rate is "-1"; expected a number of orders per second from 0/],
         [["--keys", "x"], /^--keys is "x"; expected an integer from 0/],
+        [["--parallelization-factor", "11"], /^--parallelization-factor is "11"; expected an integer from 1 to 10\. Example: --parallelization-factor 4$/],
+        [["--parallelization-factor", "0"], /^--parallelization-factor is "0"; expected an integer from 1 to 10/],
         [["--expire-ratio", "1.5"], /^--expire-ratio is "1\.5"; expected a share from 0 to 1/],
         [["--fail-rate", "1"], /^--fail-rate is "1"; expected a share from 0 to 0\.9/],
         [["--endpoint", "localhost:8000"], /^--endpoint is "localhost:8000"; expected an http\(s\) URL/],

@@ -6,13 +6,14 @@ import assert from "node:assert/strict";
 import { DeleteItemCommand, TransactWriteItemsCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../../../runtime/errors";
 import { ATTR } from "../../../runtime/schema";
+import { laneOf } from "../../../runtime/testing/mapping/lane-routing";
 import {
     startLocalEventSourceMapping,
     type LocalEventSourceMapping,
     type LocalEventSourceMappingOptions,
     type LocalStreamFailureInfo,
 } from "../../../runtime/testing/event-source-mapping";
-import type { LambdaStreamEvent, LambdaStreamHandlerResult } from "../../../runtime/testing/stream-event";
+import type { LambdaStreamEvent, LambdaStreamHandlerResult, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { createStreamTable, destroyStreamsClients, outboxItem, putOutboxRecords, recordIdOf, writeOrderWithEvent, type StreamTable } from "../../support/stream-table";
 
 type Handler = (event: LambdaStreamEvent) => Promise<LambdaStreamHandlerResult> | LambdaStreamHandlerResult;
@@ -28,6 +29,21 @@ function recorder(respond: (event: LambdaStreamEvent, call: number) => Promise<L
     };
     return { calls, events, handler, delivered: () => calls.flat() };
 }
+
+/** Counts handler calls in flight; each call waits (up to `waitMs`) for a second one to start, to let them overlap. */
+function overlapMeter(waitMs = 500) {
+    let inFlight = 0;
+    let peak = 0;
+    const enter = async (): Promise<void> => {
+        inFlight += 1;
+        peak = Math.max(peak, inFlight);
+        for (let waited = 0; inFlight < 2 && waited < waitMs; waited += 5) await new Promise((r) => setTimeout(r, 5));
+    };
+    return { enter, leave: () => void (inFlight -= 1), peak: () => peak };
+}
+
+const seq = (r: LambdaStreamRecord): bigint => BigInt(r.dynamodb.SequenceNumber);
+const poisonAt = (event: LambdaStreamEvent, id: string) => event.Records.find((r) => recordIdOf(r) === id);
 
 const ids = (partition: string, from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `rec-${partition}-${from + i}`);
 
@@ -301,6 +317,133 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
         assert.equal(rec.calls.length, calls, "no invocation after stop()");
     });
 
+    describe("parallelizationFactor", () => {
+        /** 10 records in each of 4 partitions, written partition after partition. */
+        async function fourPartitions(table: StreamTable): Promise<void> {
+            for (const p of ["A", "B", "C", "D"]) await putOutboxRecords(table, p, 10);
+        }
+
+        it("has up to N batches of one shard in flight at once (at 1, never two)", async () => {
+            for (const [factor, overlapping] of [[4, true], [1, false]] as const) {
+                const table = await createStreamTable();
+                await fourPartitions(table);
+                const meter = overlapMeter(factor === 1 ? 20 : 200);
+                const rec = recorder(async () => {
+                    await meter.enter();
+                    meter.leave();
+                });
+                const mapping = await start(table, rec.handler, { batchSize: 5, parallelizationFactor: factor });
+                await mapping.drain();
+                assert.equal(rec.delivered().length, 40, `factor ${factor}`);
+                assert.equal(mapping.stats().recordsSucceeded, 40);
+                if (overlapping) assert.ok(meter.peak() >= 2, `factor 4: at most ${meter.peak()} in flight`);
+                else assert.equal(meter.peak(), 1, "factor 1: one batch at a time");
+            }
+        });
+
+        it("keeps the records of one item in one lane, in order, while the items of one partition spread over lanes", async () => {
+            const table = await createStreamTable();
+            // 6 items of one partition, each INSERTed then MODIFYed 3 times, the items' writes interleaved.
+            await putOutboxRecords(table, "P", 6);
+            for (let round = 0; round < 3; round += 1) {
+                for (let n = 0; n < 6; n += 1) {
+                    await table.ddb.send(
+                        new UpdateItemCommand({
+                            TableName: table.tableName,
+                            Key: { [ATTR.pk]: { S: "P" }, [ATTR.sk]: outboxItem("P", n)[ATTR.sk] as { S: string } },
+                            UpdateExpression: "SET #r = :r",
+                            ExpressionAttributeNames: { "#r": "round" },
+                            ExpressionAttributeValues: { ":r": { N: String(round) } },
+                        }),
+                    );
+                }
+            }
+            const rec = recorder();
+            const mapping = await start(table, rec.handler, { filterPattern: null, batchSize: 2, parallelizationFactor: 4 });
+            await mapping.drain();
+            const records = rec.events.flatMap((e) => e.Records);
+            assert.equal(records.length, 24);
+            const lanesUsed = new Set<number>();
+            for (let n = 0; n < 6; n += 1) {
+                const ofItem = records.filter((r) => recordIdOf(r) === `rec-P-${n}`);
+                assert.deepEqual(ofItem.map((r) => r.eventName), ["INSERT", "MODIFY", "MODIFY", "MODIFY"], `item ${n}`);
+                assert.ok(ofItem.every((r, i) => i === 0 || seq(r) > seq(ofItem[i - 1]!)), `item ${n} in stream order`);
+                lanesUsed.add(laneOf(ofItem[0]!, 4));
+            }
+            assert.ok(lanesUsed.size >= 2, "one partition's items went to several lanes");
+            const inStreamOrder = records.every((r, i) => i === 0 || seq(r) > seq(records[i - 1]!));
+            assert.equal(inStreamOrder, false, "across lanes, delivery is not in shard order");
+        });
+
+        it("retries a failing lane on its own: the other lanes deliver meanwhile, the failed lane's records are not skipped and stay in order", async () => {
+            const table = await createStreamTable();
+            await fourPartitions(table);
+            const poison = "rec-B-3";
+            let poisonDeliveries = 0;
+            const succeeded: string[] = [];
+            const rec = recorder((event) => {
+                const bad = poisonAt(event, poison);
+                if (bad !== undefined && (poisonDeliveries += 1) <= 3) {
+                    succeeded.push(...event.Records.slice(0, event.Records.indexOf(bad)).map(recordIdOf));
+                    return { batchItemFailures: [{ itemIdentifier: bad.dynamodb.SequenceNumber }] };
+                }
+                succeeded.push(...event.Records.map(recordIdOf));
+                return undefined;
+            });
+            const mapping = await start(table, rec.handler, { batchSize: 5, parallelizationFactor: 4, retryBackoffMs: 20 });
+            await mapping.drain();
+
+            const all = ["A", "B", "C", "D"].flatMap((p) => ids(p, 0, 10));
+            assert.deepEqual([...succeeded].sort(), [...all].sort(), "every record accepted once, none skipped");
+            assert.equal(poisonDeliveries, 4);
+            const stats = mapping.stats();
+            assert.equal(stats.recordsDiscarded, 0);
+            assert.equal(stats.retries, 3);
+            const records = rec.events.flatMap((e) => e.Records);
+            const laneOfId = new Map(records.map((r) => [recordIdOf(r), laneOf(r, 4)]));
+            const poisonLane = laneOfId.get(poison);
+            const otherLanes = all.filter((id) => laneOfId.get(id) !== poisonLane);
+            assert.ok(otherLanes.length > 0, "the 40 records use more than one lane");
+            const acceptedPoisonAt = succeeded.indexOf(poison);
+            assert.ok(otherLanes.every((id) => succeeded.indexOf(id) < acceptedPoisonAt), "the other lanes did not wait for the failing one");
+            for (let lane = 0; lane < 4; lane += 1) {
+                const order = succeeded.filter((id) => laneOfId.get(id) === lane);
+                assert.deepEqual(order, all.filter((id) => laneOfId.get(id) === lane), `lane ${lane} accepted in shard order`);
+            }
+        });
+
+        it("gives up only the failing lane's batch after its retries, and the other lanes deliver everything", async () => {
+            const table = await createStreamTable();
+            await fourPartitions(table);
+            const failures: LocalStreamFailureInfo[] = [];
+            const rec = recorder((event) => {
+                if (poisonAt(event, "rec-C-0") !== undefined) throw new Error("poison");
+            });
+            const mapping = await start(table, rec.handler, {
+                batchSize: 5,
+                parallelizationFactor: 4,
+                maximumRetryAttempts: 1,
+                bisectBatchOnFunctionError: false,
+                onFailure: (info) => void failures.push(info),
+            });
+            await mapping.drain();
+            const records = rec.events.flatMap((e) => e.Records);
+            const poisonBatch = rec.events.find((e) => poisonAt(e, "rec-C-0") !== undefined)!.Records;
+            const lane = laneOf(poisonBatch[0]!, 4);
+            assert.ok(poisonBatch.every((r) => laneOf(r, 4) === lane), "a batch holds one lane's records");
+            assert.equal(failures.length, 1);
+            assert.equal(failures[0]!.DDBStreamBatchInfo.batchSize, poisonBatch.length);
+            assert.equal(failures[0]!.DDBStreamBatchInfo.startSequenceNumber, poisonBatch[0]!.dynamodb.SequenceNumber);
+            const skipped = new Set(poisonBatch.map(recordIdOf));
+            const all = ["A", "B", "C", "D"].flatMap((p) => ids(p, 0, 10));
+            const delivered = new Set(records.map(recordIdOf));
+            assert.deepEqual(all.filter((id) => !delivered.has(id)), [], "every record was delivered at least once");
+            const stats = mapping.stats();
+            assert.equal(stats.recordsDiscarded, skipped.size);
+            assert.equal(stats.recordsSucceeded, 40 - skipped.size);
+        });
+    });
+
     describe("bad configuration", () => {
         const base = { handler: () => undefined };
         it("fails when the table has no stream, naming the table and the fix", async () => {
@@ -329,6 +472,9 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
             const cases: [Partial<LocalEventSourceMappingOptions>, RegExp][] = [
                 [{ batchSize: 0 }, /batchSize is 0; expected an integer from 1 to 10000; omit it for the default 100/],
                 [{ batchSize: 1.5 }, /batchSize is 1.5/],
+                [{ parallelizationFactor: 0 }, /parallelizationFactor is 0; expected an integer from 1 to 10; omit it for the default 1/],
+                [{ parallelizationFactor: 11 }, /parallelizationFactor is 11; expected an integer from 1 to 10/],
+                [{ parallelizationFactor: 2.5 }, /parallelizationFactor is 2.5/],
                 [{ maximumRetryAttempts: -2 }, /maximumRetryAttempts is -2; expected an integer from -1 to 10000/],
                 [{ pollIntervalMs: 0 }, /pollIntervalMs is 0/],
                 [{ startingPosition: "AT_TIMESTAMP" as never }, /startingPosition is "AT_TIMESTAMP"; expected "TRIM_HORIZON" or "LATEST"/],

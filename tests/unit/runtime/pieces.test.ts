@@ -300,6 +300,7 @@ describe("runtime pieces", function () {
                 batchSize: [mapping("batchSize")],
                 maximumBatchingWindowInSeconds: [mapping("maximumBatchingWindowMs", 1000)],
                 maximumRetryAttempts: [mapping("maximumRetryAttempts")],
+                parallelizationFactor: [mapping("parallelizationFactor")],
             },
             INBOX_LIMITS: { markerTtlSeconds: [{ who: "Inbox", run: (v) => new runtime.Inbox({ client: fakeClient, consumer: "billing", tableName: "inbox", markerTtlSeconds: v }) }] },
             WRITER_LIMITS: { compactionGraceSeconds: [writer("compactionGraceSeconds")] },
