@@ -312,6 +312,34 @@ export interface OutboxArgs {
      */
     dashboard?: boolean;
     /**
+     * Events of any size: create a private S3 bucket for payloads too large to travel inline (past SNS's 256 KiB,
+     * or the `OutboxWriter`'s `largePayloads.thresholdBytes`), which the writer stores there before its transaction
+     * and whose records then carry a pointer (a claim check). The bucket blocks public access, denies requests
+     * without TLS, is encrypted (SSE-KMS with `kmsKeyArn`, else SSE-S3) and expires payloads after
+     * `payloadExpirationDays`. `writerPolicy` then grants `s3:PutObject` on the payloads' prefix and `readerPolicy`
+     * gives consumers `s3:GetObject` there; the publisher and the sweeper get no S3 permission. The bucket's name is
+     * derived from the component's, so the name must be lowercase letters, digits and `-`. Plain: it decides which
+     * children exist. See docs/runtime.md, "Large payloads".
+     * @default false
+     */
+    largePayloads?: boolean;
+    /**
+     * An existing bucket to use for the payloads instead of creating one (an S3 bucket ARN, `arn:aws:s3:::<name>`):
+     * turns the claim check on without creating a bucket. Its public access, encryption and lifecycle rule are
+     * yours (the policy pack checks a bucket declared in the same stack); give it a rule that expires
+     * `outbox-payloads/` after longer than a record can wait plus your consumers' retention. A bucket encrypted
+     * with a key other than `kmsKeyArn` needs grants on that key.
+     * @default undefined
+     */
+    payloadBucketArn?: pulumi.Input<string>;
+    /**
+     * Days the created bucket keeps a payload before its lifecycle rule expires it: longer than a record can wait
+     * to be published (`sweepAfterSeconds` + `maximumRecordAgeInSeconds`) plus a consumer's horizon (SQS's default
+     * retention, 4 days). From 1 to 3650; only with `largePayloads` (a given bucket's rules are its own).
+     * @default 14
+     */
+    payloadExpirationDays?: pulumi.Input<number>;
+    /**
      * Tags added to every child resource that takes tags. The table also gets the outbox tag the policy pack
      * recognises it by.
      * @default {}

@@ -11,5 +11,6 @@ export * as cloudwatch from "@pulumi/aws/cloudwatch";
 export * as dynamodb from "@pulumi/aws/dynamodb";
 export * as iam from "@pulumi/aws/iam";
 export * as lambda from "@pulumi/aws/lambda";
+export * as s3 from "@pulumi/aws/s3";
 export * as sns from "@pulumi/aws/sns";
 export * as sqs from "@pulumi/aws/sqs";

@@ -137,15 +137,19 @@ export interface WriterGrantTargets {
     readonly tableArn: string;
     /** The customer managed KMS key of the table, when one is given. */
     readonly kmsKeyArn?: string;
+    /** The claim check's `s3:PutObject` grant, when `largePayloads` is on (`components/payload-bucket.ts`). */
+    readonly payloadStatement?: PolicyStatement;
 }
 
 /**
  * The policy an application role needs to call `OutboxWriter.write` on this outbox: {@link WRITER_TABLE_ACTIONS}
- * on the table's ARN only, plus {@link KMS_ACTIONS} on the key when the table uses a customer managed key. The
+ * on the table's ARN only, `s3:PutObject` under the payload bucket's prefix with `largePayloads`, plus {@link KMS_ACTIONS}
+ * on the key when the table uses a customer managed key (the created payload bucket uses it too). The
  * application's own items in the same transaction are on its own tables: grant those yourself.
  */
 export function writerPolicyDocument(t: WriterGrantTargets): PolicyDocument {
     const statements: PolicyStatement[] = [{ Sid: "WriteOutboxRecords", Effect: "Allow", Action: [...WRITER_TABLE_ACTIONS], Resource: [t.tableArn] }];
+    if (t.payloadStatement !== undefined) statements.push(t.payloadStatement);
     if (t.kmsKeyArn !== undefined) {
         statements.push({ Sid: "UseOutboxKey", Effect: "Allow", Action: [...KMS_ACTIONS], Resource: [t.kmsKeyArn] });
     }

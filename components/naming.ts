@@ -40,6 +40,11 @@ export const CHILD_SUFFIX = {
     publisherThrottlesAlarm: "publisher-throttles-alarm",
     sweeperErrorsAlarm: "sweeper-errors-alarm",
     dashboard: "dashboard",
+    payloadBucket: "payloads",
+    payloadBucketPublicAccess: "payloads-public-access",
+    payloadBucketPolicy: "payloads-policy",
+    payloadBucketEncryption: "payloads-encryption",
+    payloadBucketLifecycle: "payloads-lifecycle",
 } as const;
 
 /** A child of the component. */

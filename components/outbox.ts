@@ -13,6 +13,7 @@ import { writerPolicyDocument } from "./iam";
 import { declareOutboxAlarms } from "./alarms";
 import { declareOutboxDashboard } from "./dashboard";
 import { declarePublisher, declareSweeper, type HandlerTargets, type OutboxParent } from "./handlers";
+import { declarePayloadBucket, payloadOutputs, payloadWriteStatement } from "./payload-bucket";
 import { OUTBOX_TYPE, childName } from "./naming";
 import { resolveOutboxSettings } from "./settings";
 import { mergeArgs } from "./transform";
@@ -60,6 +61,13 @@ export class Outbox extends pulumi.ComponentResource {
      * attach it to the writing function's role, in this stack or another one reading it through a StackReference.
      */
     public readonly writerPolicy: pulumi.Output<string>;
+    /** The claim check's bucket (`largePayloads` or `payloadBucketArn`), for `largePayloads.bucket`; undefined without one. */
+    public readonly payloadBucketName: pulumi.Output<string | undefined>;
+    /**
+     * The IAM policy (JSON) a consumer's role needs to resolve claim checks: `s3:GetObject` on the payloads, and
+     * `kms:Decrypt` on `kmsKeyArn` when given; undefined without a payload bucket.
+     */
+    public readonly readerPolicy: pulumi.Output<string | undefined>;
     /** The ARNs of the outbox's CloudWatch alarms (empty with `alarms: false`). */
     public readonly alarmArns: pulumi.Output<string[]>;
 
@@ -82,6 +90,7 @@ export class Outbox extends pulumi.ComponentResource {
         const s = resolveOutboxSettings(args);
         const o: OutboxParent = { parent: this, name, s, t: args.transform ?? {} };
         const { table, topicArn, dlq } = declareStorage(o);
+        const payloads = declarePayloadBucket(o, args);
         const targets: HandlerTargets = {
             table,
             topicArn,
@@ -110,8 +119,13 @@ export class Outbox extends pulumi.ComponentResource {
         this.sweeperFunctionName = sweeper.name;
         this.alarmArns = pulumi.all(alarms.map((a) => a.arn));
         this.writerPolicy = pulumi
-            .all([table.arn, s.kmsKeyArn])
-            .apply(([tableArn, kmsKeyArn]) => JSON.stringify(writerPolicyDocument({ tableArn, ...(kmsKeyArn !== undefined ? { kmsKeyArn } : {}) })));
+            .all([table.arn, s.kmsKeyArn, payloads?.bucketArn])
+            .apply(([tableArn, kmsKeyArn, bucketArn]) =>
+                JSON.stringify(writerPolicyDocument({ tableArn, ...(kmsKeyArn !== undefined ? { kmsKeyArn } : {}), ...(bucketArn !== undefined ? { payloadStatement: payloadWriteStatement(bucketArn) } : {}) })),
+            );
+        const payloadOut = payloadOutputs(payloads, s.kmsKeyArn);
+        this.payloadBucketName = payloadOut.payloadBucketName;
+        this.readerPolicy = payloadOut.readerPolicy;
         this.registerOutputs({
             tableName: this.tableName,
             tableArn: this.tableArn,
@@ -122,6 +136,8 @@ export class Outbox extends pulumi.ComponentResource {
             publisherFunctionName: this.publisherFunctionName,
             sweeperFunctionName: this.sweeperFunctionName,
             writerPolicy: this.writerPolicy,
+            payloadBucketName: this.payloadBucketName,
+            readerPolicy: this.readerPolicy,
             alarmArns: this.alarmArns,
         });
     }

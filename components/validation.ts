@@ -10,6 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { OutboxError } from "../runtime/errors";
 import { SNS_TOPIC_ARN } from "../runtime/aws-resource-names";
 import type { OutboxArgs, OutboxTransforms } from "./args";
+import { checkPayloadArgs } from "./payload-validation";
 import { ALARM_THRESHOLD_RANGES, AlarmThreshold, BILLING_MODES, LOG_LEVELS, LOG_RETENTION_DAYS, OUTBOX_RANGES, RangedArg } from "./defaults";
 
 /** One invalid arg value. */
@@ -108,6 +109,7 @@ const PLAIN_ONLY = {
     importTableName: "a plain table name: it is the table's import resource option",
     alarms: "a plain value: it decides which resources the component declares",
     dashboard: "a plain value: it decides which resources the component declares",
+    largePayloads: "a plain value: it decides whether the component declares a payload bucket",
     alarmThresholds: "a plain object (each threshold in it may be an Output)",
     transform: "a plain object (the values in each override may be Outputs)",
 } as const satisfies Partial<Record<keyof OutboxArgs, string>>;
@@ -348,6 +350,7 @@ export function findOutboxArgProblems(args: OutboxArgs, name?: string): OutboxAr
     checkAlarmActions(args, problems);
     checkTags(args, problems);
     checkTransform(args, problems);
+    checkPayloadArgs(args, name, problems);
     return problems;
 }
 

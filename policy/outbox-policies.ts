@@ -27,9 +27,11 @@ import { OUTBOX_DEFAULTS } from "../components/defaults";
 import { REPORT_BATCH_ITEM_FAILURES } from "../components/children";
 import { ResourceProps as Props, StackResourceView, declaredInsideOutbox, isOutboxTable, outboxScope } from "./scope";
 import { outboxSecurityPolicies } from "./security";
+import { outboxPayloadBucketPolicy } from "./payload-bucket";
 import { outboxAlarmsPolicy } from "./alarms";
 
 export { OUTBOX_ALARMS_DEFAULT_LEVEL, outboxAlarmViolations } from "./alarms";
+export { PAYLOAD_BUCKET_TYPES, payloadBucketViolations } from "./payload-bucket";
 
 export { declaredInsideOutbox, hasOutboxTableTag, insideOutbox, isOutboxTable, known, outboxScope, urnTypes } from "./scope";
 export type { OutboxScope, ResourceProps, StackResourceView } from "./scope";
@@ -201,6 +203,7 @@ export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[
         },
     },
     ...outboxSecurityPolicies(OUTBOX_POLICY_DEFAULT_LEVEL),
+    outboxPayloadBucketPolicy(OUTBOX_POLICY_DEFAULT_LEVEL),
     outboxAlarmsPolicy(),
 ];
 

@@ -22,6 +22,7 @@ import { invalidPayload as invalid, serializePayload } from "./payload-json";
 import { characterProblem } from "./sendable-text";
 import type { TraceContext } from "./trace-context";
 import { describeValue } from "./transact-items";
+import { checkClaimCheckBudget, claimCheckOf, withTrace, type ClaimCheckPlan, type PendingPut } from "./claim-check/offload";
 
 /** One event to publish, written in the same transaction as the caller's items. */
 export interface OutboxMessage {
@@ -95,6 +96,8 @@ export interface PreparedMessage {
     readonly expiresAtMs: number;
     /** The trace context the record carries: the message's own, or the active span's. */
     readonly trace: TraceContext | undefined;
+    /** The payload to store in S3 before the transaction, when the message is offloaded (`body` is then the pointer). */
+    readonly put?: PendingPut;
 }
 
 /** What the checks of a message take from its writer. */
@@ -110,6 +113,8 @@ export interface MessageRules {
      * as far as they leave room); absent when the writer reads none.
      */
     readonly activeTrace?: (headerCount: number, where: string, id: string) => TraceContext | undefined;
+    /** Where payloads too large to travel inline go; `undefined` keeps every payload inline. */
+    readonly claimCheck?: ClaimCheckPlan;
 }
 
 /** The SNS FIFO id alphabet, which message ids and (on a FIFO topic) group ids keep to. */
@@ -140,7 +145,9 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
     if (rules.fifo) checkFifoGroup(message, where, id);
     const expiresAtMs = expiryOf(message, where, id);
     const headers = checkedHeaders(message, where, id, index);
-    const trace = givenTraceContext(message, where, id, index) ?? rules.activeTrace?.(Object.keys(headers).length, where, id);
+    const given = givenTraceContext(message, where, id, index);
+    const traceWith = (extraHeaders: number) => given ?? rules.activeTrace?.(Object.keys(headers).length + extraHeaders, where, id);
+    const trace = traceWith(0);
     const body = serializePayload(message.payload, where, id, index);
     const outbound: OutboundMessage = {
         id,
@@ -153,9 +160,19 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
         createdAt: 0,
         expiresAt: expiresAtMs,
     };
-    checkAttributeBudget(where, index, outbound);
-    checkMessageSizes(where, outbound);
-    return { index, id, guarded, message, body, expiresAtMs, trace };
+    const offloaded = claimCheckOf(rules.claimCheck, outbound, where, index);
+    if (offloaded === undefined) {
+        checkAttributeBudget(where, index, outbound);
+        checkMessageSizes(where, outbound);
+        return { index, id, guarded, message, body, expiresAtMs, trace };
+    }
+    // The claim check's attribute takes a slot: the active span's context gets what the others leave.
+    const sentTrace = given !== undefined || trace === undefined ? trace : traceWith(1);
+    const sent = withTrace(offloaded.outbound, sentTrace);
+    checkClaimCheckBudget(where, index, sent);
+    checkMessageSizes(where, sent);
+    // The record holds the pointer and its header: every reader after the writer carries them as they are.
+    return { index, id, guarded, message: { ...message, headers: sent.headers }, body: sent.body, expiresAtMs, trace: sentTrace, put: offloaded.put };
 }
 
 /** The envelope headers of a prepared message's record: the user headers, and the trace context under its W3C names. */

@@ -36,6 +36,7 @@ import { recordSortKey } from "./record/keys";
 import { idGuardItem } from "./record/id-guard";
 import { checkActionCount, checkSizes } from "./transaction-size";
 import { cancellationError, describeFailedAction, type FailedAction } from "./transaction-failure";
+import { claimCheckPlan, putPayloads, type LargePayloadOptions } from "./claim-check/offload";
 
 // What a message may hold, and who a failed action belongs to, live in modules of their own; the writer's module
 // still exports them, as it always has.
@@ -138,6 +139,12 @@ export interface OutboxWriterOptions {
      * @default "active"
      */
     readonly traceContext?: "active" | "none";
+    /**
+     * Store payloads too large to travel inline in S3, and write their records with a pointer (a claim check):
+     * see docs/runtime.md, "Large payloads". Needs `@aws-sdk/client-s3` (its `S3` client) in the application.
+     * @default undefined (every payload inline; one past the limits is refused)
+     */
+    readonly largePayloads?: LargePayloadOptions;
 }
 
 /** A keyless record's seq is `created_at * SEQ_PER_MS + n`: see {@link OutboxWriter}. */
@@ -211,6 +218,7 @@ export class OutboxWriter {
             newId: options.idGenerator ?? createIdGenerator(this.clock),
             generatedIdsNeedGuard: options.idGenerator !== undefined,
             fifo: options.fifo ?? false,
+            claimCheck: claimCheckPlan(options.largePayloads, "OutboxWriter"),
             ...(otel !== undefined ? { activeTrace: (headerCount: number, where: string, id: string) => activeTraceWithin(otel, logger, headerCount, where, id) } : {}),
         };
         this.bindingId = options.bindingId ?? "sns";
@@ -311,6 +319,8 @@ export class OutboxWriter {
      */
     async prepare(request: WriteRequest): Promise<PreparedWrite> {
         const { items, nowMs, prepared, records, guarded, guardPuts, recordPut } = this.validated(request);
+        // Offloaded payloads first: a failed put leaves nothing in the table, a failed transaction only objects.
+        await putPayloads(this.rules.claimCheck, prepared.flatMap((p) => (p.put === undefined ? [] : [p.put])));
         const consumed: ConsumedCapacity[] = [];
         const returnCapacity = request.returnConsumedCapacity ?? "NONE";
         const stamps = await this.allocateKeyedSeqs(prepared, nowMs, returnCapacity, consumed);

@@ -2,7 +2,10 @@
  * `npm run bench`: our relay against the Streams article's naive relay, side by side, in one run, on the same
  * DynamoDB Local (a fresh instance of it per measured run, warmed by an untimed run of the same relay, see below) and the same local SNS (the
  * fault-injecting test server, whose per-call latency can be set), with the same orders. Prints two tables, or with `--json` one object:
- * `{"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}}`.
+ * `{"offload":{...},"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}}`.
+ *
+ * - `offload`: an offloaded write's cost (the claim check): write latency inline against offloaded, calls and bytes
+ *   per message (dev/bench/offload-cost.ts).
  *
  * - `drain`: one shard draining a backlog written beforehand, with a latency added to every DynamoDB and SNS call
  *   of the relay (dev/bench/drain-run.ts): msgs/s, sequential round trips per 100-record batch, calls per message;
@@ -26,6 +29,7 @@ import { JAVA_MISSING_MESSAGE, javaAvailable, startDynamoDbLocal, type DynamoDbL
 import { startSnsTestServer } from "../emulators/sns-test-server";
 import { measureClaimCost } from "./claim-cost";
 import { measureLambdaCost, type LambdaCost } from "./lambda-cost";
+import { measureOffloadCost, offloadTable } from "./offload-cost";
 import { runDrain, type DrainRunResult, type DrainVariant } from "./drain-run";
 import { runRelay, type RelayKind, type RelayRunResult } from "./relay-run";
 import { round } from "./stats";
@@ -120,7 +124,7 @@ Every measured run gets a fresh DynamoDB Local, first warmed by an untimed run o
 drained, or a 100-order burst), so no relay is timed on a cold JVM.
 
   --quick              200 messages per burst (under a minute); the default is 2000
-  --json               print {"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} on stdout (the tables go to stderr)
+  --json               print {"offload":{...},"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} on stdout (the tables go to stderr)
   --messages <n>       messages per burst, 50 to 100000
   --sns-latency-ms <n> latency added to each SNS call in the second mode, 0 to 1000 (default 5)
   --latency-rate <n>   orders per second in the latency runs, 1 to 1000, instead of the measured pace
@@ -463,7 +467,9 @@ async function main(): Promise<void> {
         say("claim: seeding backlogs of 1000 and 50000 and claiming 100 at a time…");
         const claimed = await withDynamos(([endpoint]) => measureClaimCost(endpoint, [1000, 50_000], { claims: options.quick ? 1 : 3, progress: (line) => say(`claim: ${line}`) }), 1);
         const claim: ClaimFigures = Object.fromEntries(Object.entries(claimed).map(([size, c]) => [size, { rcu: c.rcu, pages: c.pages }]));
+        const offload = await withDynamos(([endpoint]) => measureOffloadCost(endpoint, { writes: options.quick ? 20 : 100, progress: (line) => say(`offload: ${line}`) }), 1);
         const result = {
+            offload,
             drain,
             ours: figures(oursPlain, oursSlow, options.snsLatencyMs),
             naive: figures(naivePlain, naiveSlow, options.snsLatencyMs),
@@ -471,7 +477,7 @@ async function main(): Promise<void> {
             lambda,
         };
         say(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-        const text = `${drainText}\n\nend to end:\n${table(result.ours, result.naive, claim, lambda, options)}`;
+        const text = `${drainText}\n\nend to end:\n${table(result.ours, result.naive, claim, lambda, options)}\n\n${offloadTable(offload)}`;
         // With --json the table still goes to stderr (with the progress), so one run gives both.
         if (options.json) {
             say(text);

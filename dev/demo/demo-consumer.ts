@@ -70,10 +70,11 @@ export interface Poller {
  *
  * @param sqs - The SQS client.
  * @param queueUrl - The queue.
- * @param onMessage - Called with the record id attribute and the body of each message.
+ * @param onMessage - Called with the record id attribute, the body and the String attributes of each message, and
+ *   awaited before the next.
  * @param concurrency - Parallel receive loops. @default 2
  */
-export function pollQueue(sqs: SQSClient, queueUrl: string, onMessage: (id: string | undefined, body: string) => void, concurrency = 2): Poller {
+export function pollQueue(sqs: SQSClient, queueUrl: string, onMessage: (id: string | undefined, body: string, attributes: Record<string, string>) => void | Promise<void>, concurrency = 2): Poller {
     let running = true;
     const loop = async (): Promise<void> => {
         while (running) {
@@ -85,7 +86,10 @@ export function pollQueue(sqs: SQSClient, queueUrl: string, onMessage: (id: stri
                 throw err;
             }
             const messages = out.Messages ?? [];
-            for (const m of messages) onMessage(m.MessageAttributes?.[MESSAGE_ATTRIBUTE.recordId]?.StringValue, m.Body ?? "");
+            for (const m of messages) {
+                const attributes = Object.fromEntries(Object.entries(m.MessageAttributes ?? {}).flatMap(([name, a]) => (a.StringValue === undefined ? [] : [[name, a.StringValue]])));
+                await onMessage(attributes[MESSAGE_ATTRIBUTE.recordId], m.Body ?? "", attributes);
+            }
             if (messages.length > 0 && running) {
                 await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })) }));
             }

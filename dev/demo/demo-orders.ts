@@ -19,6 +19,8 @@ export interface OrderPlan {
     readonly expireRatio?: number;
     /** A prefix that keeps ids of different runs apart. @default "" */
     readonly runId?: string;
+    /** Pad each payload's JSON to this many bytes (a `filler` field); 0 or less leaves it as it is. @default 0 */
+    readonly payloadBytes?: number;
 }
 
 /** One order as the producer writes it. */
@@ -62,6 +64,17 @@ export function orderPartition(order: DemoOrder, plan: OrderPlan): string {
 }
 
 /**
+ * An order's event payload; with `bytes` > 0, a `filler` field pads its JSON text to exactly that many bytes (or
+ * leaves it as it is when it is already longer).
+ */
+export function orderPayload(order: DemoOrder, bytes: number): Record<string, unknown> {
+    const payload = { orderId: order.id, customer: order.customer, total: order.total, sequence: order.sequence };
+    if (bytes <= 0) return payload;
+    const base = Buffer.byteLength(JSON.stringify({ ...payload, filler: "" }));
+    return { ...payload, filler: "x".repeat(Math.max(0, bytes - base)) };
+}
+
+/**
  * The `OutboxWriter.write` request of an order: the order item and its event, in one transaction.
  *
  * @param order - The order.
@@ -89,7 +102,7 @@ export function orderWriteRequest(order: DemoOrder, plan: OrderPlan, nowMs: numb
                 id: order.id,
                 partition,
                 type: "OrderCreated",
-                payload: { orderId: order.id, customer: order.customer, total: order.total, sequence: order.sequence },
+                payload: orderPayload(order, plan.payloadBytes ?? 0),
                 ...((plan.keys ?? 0) > 0 ? { orderingKey: order.customer } : {}),
                 ...(order.expired ? { expiresAt: new Date(nowMs - 1000) } : {}),
             },

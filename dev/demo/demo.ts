@@ -27,6 +27,7 @@ import { OutboxWriter } from "../../runtime/writer";
 import { instrumentClient, newTally, totalCalls } from "../bench/instrument";
 import { percentile } from "../bench/stats";
 import { demoOrder, orderWriteRequest, type OrderPlan } from "./demo-orders";
+import { startDemoPayloads } from "./demo-payloads";
 import { followRecording, newLedger, pollQueue, recordDelivery, type Ledger, type Poller } from "./demo-consumer";
 import type { ProgressLine } from "./progress";
 import type { Shutdown } from "./shutdown";
@@ -179,6 +180,10 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
         await sweepLoop.catch(() => undefined);
     });
 
+    // Events of any size: a bucket on fauxqs's S3 for the payloads the writer offloads.
+    const payloads = options.payloadBytes > 0 ? await startDemoPayloads(fauxqs.endpoint, options.payloadBytes, runId) : undefined;
+    if (payloads !== undefined) shutdown.add("S3 client", () => payloads.stop());
+
     // 5. The consumer and the DLQ reader.
     const ledger = newLedger();
     const lastSequence = new Map<string, number>();
@@ -186,7 +191,15 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     // inversions the publisher never made: with ordering keys, one receiver checks the order SNS delivered in.
     const consumer: Poller =
         faultServer === undefined
-            ? pollQueue(fauxqs.sqs, consumerQueue.queueUrl, (id, body) => recordDelivery(ledger, lastSequence, id, body, Date.now()), options.keys > 0 ? 1 : 3)
+            ? pollQueue(
+                  fauxqs.sqs,
+                  consumerQueue.queueUrl,
+                  async (id, body, attributes) => {
+                      const resolved = payloads === undefined || id === undefined ? body : await payloads.resolveBody(id, body, attributes);
+                      if (resolved !== undefined) recordDelivery(ledger, lastSequence, id, resolved, Date.now());
+                  },
+                  options.keys > 0 ? 1 : 3,
+              )
             : followRecording(() => faultServer!.topicMessages(publishTopicArn), (id, body) => recordDelivery(ledger, lastSequence, id, body, Date.now()));
     shutdown.add("consumer", () => consumer.stop());
     const dlqReader = pollQueue(
@@ -207,8 +220,8 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     shutdown.add("DLQ reader", () => dlqReader.stop());
 
     // 3. The producer.
-    const plan: OrderPlan = { tableName, keys: options.keys, expireRatio: options.expireRatio, runId: `${runId}-` };
-    const writer = new OutboxWriter({ client: ddb, tableName });
+    const plan: OrderPlan = { tableName, keys: options.keys, expireRatio: options.expireRatio, runId: `${runId}-`, payloadBytes: options.payloadBytes };
+    const writer = new OutboxWriter({ client: ddb, tableName, ...(payloads !== undefined ? { largePayloads: payloads.writerOption } : {}) });
     let written = 0;
     let expectedExpired = 0;
     const producerStart = Date.now();
@@ -292,6 +305,7 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
         `  consumer   ${ledger.delivered.size} delivered in ${(totalMs / 1000).toFixed(1)} s, latency write->delivery ${latencyText(ledger)}` +
             (options.keys > 0 ? `, ${ledger.outOfOrder} out of order` : ""),
         `  dlq        ${dlqCount} (expected ${expectedExpired} expired${unexpectedDead > 0 ? `, ${unexpectedDead} for other reasons` : ""})`,
+        ...(payloads !== undefined ? [await payloads.summary()] : []),
         `  total      ${((Date.now() - startedAt) / 1000).toFixed(1)} s including startup`,
         `delivered ${ledger.delivered.size}/${options.count} lost ${lost} duplicates ${ledger.duplicates} dlq ${dlqCount}`,
     ];
@@ -317,6 +331,6 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
         lost,
         duplicates: ledger.duplicates,
         dlq: dlqCount,
-        ok: lost === 0 && dlqCount === expectedExpired && unexpectedDead === 0 && ledger.outOfOrder === 0,
+        ok: lost === 0 && dlqCount === expectedExpired && unexpectedDead === 0 && ledger.outOfOrder === 0 && (payloads?.failures() ?? 0) === 0,
     };
 }

@@ -25,6 +25,11 @@ export interface StartOptions {
     readonly expireRatio: number;
     /** Share of SNS calls that fail (HTTP 500), from 0 to 0.9; the fault-injecting SNS server replaces fauxqs's SNS. @default 0 */
     readonly failRate: number;
+    /**
+     * The size of each order's event payload, in bytes of JSON; 0 keeps the small payload. Past SNS's 256 KiB the
+     * writer offloads it to fauxqs's S3 (the claim check) and the consumer resolves and checks it. @default 0
+     */
+    readonly payloadBytes: number;
     /** An existing DynamoDB endpoint to use instead of starting DynamoDB Local (the demo table is deleted on exit). @default undefined */
     readonly endpoint?: string;
     /** Stay up after the summary, until Ctrl-C, to poke at the table, topic and queues. @default false */
@@ -41,6 +46,7 @@ export const START_DEFAULTS: StartOptions = {
     parallelizationFactor: 1,
     expireRatio: 0,
     failRate: 0,
+    payloadBytes: 0,
     keep: false,
     help: false,
 };
@@ -67,6 +73,8 @@ Options:
   --parallelization-factor <n>  batches of one stream shard at once, 1 to 10  (default ${START_DEFAULTS.parallelizationFactor})
   --expire-ratio <r>   share of orders written already expired (-> DLQ), 0..1  (default ${START_DEFAULTS.expireRatio})
   --fail-rate <r>      share of SNS calls that fail, 0..0.9                    (default ${START_DEFAULTS.failRate})
+  --payload-bytes <n>  each event's payload size, 0..100000000; past 256 KiB it  (default ${START_DEFAULTS.payloadBytes})
+                       goes to S3 (fauxqs) as a claim check and the consumer fetches and checks it
   --endpoint <url>     use this DynamoDB instead of starting DynamoDB Local (the demo table is deleted on exit)
   --keep               stay up after the summary until Ctrl-C
   --help               show this text
@@ -81,7 +89,7 @@ interface NumberRule {
     readonly example: string;
 }
 
-const NUMBER_FLAGS: Readonly<Record<string, { readonly key: "count" | "rate" | "keys" | "parallelizationFactor" | "expireRatio" | "failRate"; readonly rule: NumberRule }>> = {
+const NUMBER_FLAGS: Readonly<Record<string, { readonly key: "count" | "rate" | "keys" | "parallelizationFactor" | "expireRatio" | "failRate" | "payloadBytes"; readonly rule: NumberRule }>> = {
     "--count": { key: "count", rule: { min: 1, max: 1_000_000, integer: true, allowed: "an integer from 1 to 1000000", example: "100" } },
     "--rate": { key: "rate", rule: { min: 0, max: 100_000, integer: false, allowed: "a number of orders per second from 0 (as fast as possible) to 100000", example: "200" } },
     "--keys": { key: "keys", rule: { min: 0, max: 100_000, integer: true, allowed: "an integer from 0 (keyless) to 100000", example: "8" } },
@@ -91,6 +99,7 @@ const NUMBER_FLAGS: Readonly<Record<string, { readonly key: "count" | "rate" | "
     },
     "--expire-ratio": { key: "expireRatio", rule: { min: 0, max: 1, integer: false, allowed: "a share from 0 to 1", example: "0.1" } },
     "--fail-rate": { key: "failRate", rule: { min: 0, max: 0.9, integer: false, allowed: "a share from 0 to 0.9", example: "0.2" } },
+    "--payload-bytes": { key: "payloadBytes", rule: { min: 0, max: 100_000_000, integer: true, allowed: "an integer number of bytes from 0 (the small payload) to 100000000", example: "1048576" } },
 };
 
 function parseNumber(flag: string, raw: string, rule: NumberRule): number {
@@ -164,6 +173,9 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
     }
     if (problem !== undefined && problem.kind !== "unknown" && seen.has(`--${problem.name}`)) throw new UsageError(`--${problem.name} is given twice; give it once`);
     if (problem !== undefined) throw problemError(problem);
+    if (out.payloadBytes > 0 && out.failRate > 0) {
+        throw new UsageError("--payload-bytes and --fail-rate do not go together: with --fail-rate the consumer reads what the fault-injecting SNS server recorded, and does not fetch payloads from S3; drop one");
+    }
     if (out.keys > out.count) throw new UsageError(`--keys is ${out.keys} but --count is ${out.count}; use at most one ordering key per order`);
     return out;
 }

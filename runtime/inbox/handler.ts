@@ -16,6 +16,8 @@ import type { LambdaSqsBatchResponse, LambdaSqsEvent, LambdaSqsRecord } from "./
 import type { Logger } from "../ports";
 import { DELIVERY_FORMATS, parseDelivery, type DeliveredOutboxMessage, type DeliveryFormat } from "./delivery-formats";
 import type { Inbox } from "./inbox";
+import { isClaimCheck, type PayloadResolver } from "../claim-check/resolver";
+import type { ClaimCheckPointer } from "../claim-check/pointer";
 
 /** One message, as the consumer gets it. */
 export interface InboxMessage extends DeliveredOutboxMessage {
@@ -31,6 +33,8 @@ export interface InboxMessage extends DeliveredOutboxMessage {
     readonly groupId?: string;
     /** The SQS record as Lambda delivered it, for anything else. */
     readonly record: LambdaSqsRecord;
+    /** The claim check's pointer, when the payload came from S3 (`payloads`). @default undefined (it travelled inline) */
+    readonly claimCheck?: ClaimCheckPointer;
 }
 
 /**
@@ -56,6 +60,13 @@ export interface InboxHandlerOptions {
     readonly logger?: Logger;
     /** The delivery formats tried on each record, in order. @default DELIVERY_FORMATS (raw delivery, then the SNS envelope) */
     readonly formats?: readonly DeliveryFormat[];
+    /**
+     * Resolves claim checks (messages whose payload the writer stored in S3, `largePayloads`) to their payloads,
+     * checked: `createPayloadResolver({ objects: new S3({}), bucket })`. Without it a claim check fails as a
+     * misconfiguration (`INVALID_CONFIG`), never reaches `consume` as its pointer.
+     * @default undefined (no claim checks expected)
+     */
+    readonly payloads?: PayloadResolver;
 }
 
 /** The handler {@link createInboxHandler} returns: Lambda's SQS handler signature, with a partial batch response. */
@@ -66,9 +77,22 @@ export function isFifoRecord(record: LambdaSqsRecord): boolean {
     return (record.eventSourceARN ?? "").endsWith(".fifo") || record.attributes?.MessageGroupId !== undefined;
 }
 
+/** A delivered message with its payload: fetched and checked when it is a claim check. */
+async function resolved(message: DeliveredOutboxMessage, messageId: string, payloads: PayloadResolver | undefined): Promise<DeliveredOutboxMessage & { readonly claimCheck?: ClaimCheckPointer }> {
+    if (!isClaimCheck(message)) return message;
+    if (payloads === undefined) {
+        throw new OutboxError("INVALID_CONFIG", `SQS message ${messageId} (outbox id "${message.outboxId}") is a claim check (its payload is in S3); pass payloads: createPayloadResolver({ objects: new S3({}), bucket }) to createInboxHandler`, {
+            context: { messageId, outboxId: message.outboxId },
+        });
+    }
+    return payloads.resolveMessage(message);
+}
+
 /** The message the consumer gets, or the poison error. */
-function inboxMessage(record: LambdaSqsRecord, formats: readonly DeliveryFormat[]): InboxMessage {
-    const { message, format } = parseDelivery(record, formats);
+async function inboxMessage(record: LambdaSqsRecord, formats: readonly DeliveryFormat[], payloads: PayloadResolver | undefined): Promise<InboxMessage> {
+    const parsed = parseDelivery(record, formats);
+    const format = parsed.format;
+    const message = await resolved(parsed.message, record.messageId, payloads);
     let payload: unknown;
     try {
         payload = JSON.parse(message.body);
@@ -99,6 +123,7 @@ interface HandlerRun {
     readonly formats: readonly DeliveryFormat[];
     readonly logger: Logger;
     readonly consumer: string;
+    readonly payloads: PayloadResolver | undefined;
 }
 
 function handlerRun(options: InboxHandlerOptions): HandlerRun {
@@ -113,8 +138,11 @@ function handlerRun(options: InboxHandlerOptions): HandlerRun {
     if (!Array.isArray(formats) || formats.length === 0 || formats.some((f) => f === null || typeof f !== "object" || typeof f.parse !== "function")) {
         throw new OutboxError("INVALID_CONFIG", "createInboxHandler: formats must be a non-empty array of DeliveryFormat ({ name, parse(record) }); omit it for DELIVERY_FORMATS");
     }
+    if (options.payloads !== undefined && typeof options.payloads?.resolveMessage !== "function") {
+        throw new OutboxError("INVALID_CONFIG", "createInboxHandler: payloads must be a PayloadResolver (createPayloadResolver({ objects, bucket })); omit it when no payload is offloaded");
+    }
     const logger = options.logger ?? createLambdaLogger(`inbox ${inbox.consumer}`);
-    return { inbox, consume: options.consume, formats, logger, consumer: inbox.consumer };
+    return { inbox, consume: options.consume, formats, logger, consumer: inbox.consumer, payloads: options.payloads };
 }
 
 /** Handle one record: its outcome, or it throws (logged) and the record fails. */
@@ -122,8 +150,12 @@ async function handleRecord(run: HandlerRun, record: LambdaSqsRecord): Promise<"
     const { logger, consumer } = run;
     let message: InboxMessage;
     try {
-        message = inboxMessage(record, run.formats);
+        message = await inboxMessage(record, run.formats, run.payloads);
     } catch (err) {
+        if (isOutboxError(err) && err.transient) {
+            logger.warn("inbox: the payload could not be fetched; SQS redelivers the message", { consumer, messageId: record.messageId, code: err.code, error: err.message });
+            throw err;
+        }
         logger.error("inbox: poison message failed; SQS redelivers it until the queue's redrive policy moves it to the DLQ", {
             consumer,
             messageId: record.messageId,
@@ -161,6 +193,8 @@ async function handleRecord(run: HandlerRun, record: LambdaSqsRecord): Promise<"
  * Each record is handled in turn:
  * - read with the first of `formats` that recognizes it; a record none can read, or whose body is not JSON, is
  *   poison: failed and logged, so it reaches the queue's redrive policy (never dropped);
+ * - a claim check's payload fetched from S3 and checked by `payloads`; a missing, changed or foreign object fails
+ *   the record as poison, an S3 outage fails it for a retry, and without `payloads` it fails as `INVALID_CONFIG`;
  * - handed to `consume`, whose writes are applied with the marker by {@link Inbox.apply}; a duplicate (the
  *   marker is there) succeeds without writing;
  * - failed when `consume` throws or the transaction fails.

@@ -66,8 +66,10 @@ function isOutputType(type: ts.Type): boolean {
     return declaredIn(type.getSymbol() ?? type.aliasSymbol, ["OutputInstance", "Output"], ["output.ts", "output.d.ts"]);
 }
 
-/** The `T` of `Output<T>` (`OutputInstance<T> & Lifted<T>`, or `OutputInstance<T>` alone). */
+/** The `T` of `Output<T>` (`OutputInstance<T> & Lifted<T>`, a union of those for an optional T, or `OutputInstance<T>` alone). */
 function outputInner(checker: ts.TypeChecker, type: ts.Type): ts.Type | undefined {
+    // `Output<T | undefined>` is a union (Lifted<T> distributes over T): its alias still carries the T.
+    if (type.aliasSymbol?.getName() === "Output" && type.aliasTypeArguments?.length === 1) return type.aliasTypeArguments[0];
     const instance = type.isIntersection() ? type.types.find(isOutputType) : type;
     if (instance === undefined) return undefined;
     return checker.getTypeArguments(instance as ts.TypeReference)[0];

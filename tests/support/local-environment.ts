@@ -43,3 +43,19 @@ export async function localLambdaEnvironment(
         ...extra,
     };
 }
+
+/**
+ * Keep the current values of `names`, for a test that sets them; returns what puts them back (a name that was unset
+ * is deleted again).
+ *
+ * @param names - Environment variable names.
+ */
+export function preserveEnvironment(names: readonly string[]): () => void {
+    const saved = new Map(names.map((name) => [name, process.env[name]] as const));
+    return () => {
+        for (const [name, value] of saved) {
+            if (value === undefined) delete process.env[name];
+            else process.env[name] = value;
+        }
+    };
+}

@@ -74,6 +74,10 @@ function computed(type: string, name: string, inputs: Record<string, any>): Reco
             return { arn: `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name}`, keyId: `${name}-key-id` };
         case "aws:cloudwatch/eventRule:EventRule":
             return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${physical}` };
+        case "aws:s3/bucket:Bucket": {
+            const bucket = inputs.bucket ?? `${name}-abc`;
+            return { bucket, arn: `arn:aws:s3:::${bucket}` };
+        }
         case "aws:cloudwatch/logGroup:LogGroup":
             return { name: physical, arn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${physical}` };
         default:

@@ -154,6 +154,19 @@ describe("npm start (end to end)", function () {
         await assertNothingLeft(printedPorts(run.stdout));
     });
 
+    it("npm start -- --payload-bytes 1048576: each payload goes to fauxqs's S3, and the consumer fetches and checks every one", async () => {
+        const { command, argv } = startCommand(["--count", "5", "--rate", "0", "--payload-bytes", "1048576"]);
+        const run = spawnRun(command, argv);
+        started.push(run);
+        const { code } = await run.exited;
+        const lines = run.stdout.trimEnd().split("\n");
+        assert.deepEqual(lines.at(-1)!.match(SUMMARY)?.slice(1).map(Number), [5, 5, 0, 0, 0], run.stdout);
+        assert.match(run.stdout, /\n {2}payloads {3}1048576 bytes each: 5 stored in S3 \(bucket outbox-demo-payloads-\w+\), 5 fetched and checked \(length, SHA-256\) by the consumer, 0 failed\n/);
+        assert.equal(run.stderr, "");
+        assert.equal(code, 0);
+        await assertNothingLeft(printedPorts(run.stdout));
+    });
+
     it("sends expired orders to the DLQ and keeps per-customer order; with --keep, stays up until SIGTERM stops everything", async () => {
         const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "40", "--keys", "4", "--expire-ratio", "0.25", "--keep"]);
         started.push(run);
@@ -293,6 +306,7 @@ describe("npm start flags", () => {
             { ...START_DEFAULTS, count: 50, rate: 0, keys: 4, parallelizationFactor: 4, expireRatio: 0.1, failRate: 0.2, endpoint: "http://127.0.0.1:8000", keep: true },
         );
         assert.equal(parseStartArgs(["--help"]).help, true);
+        assert.equal(parseStartArgs(["--payload-bytes", "10000000"]).payloadBytes, 10_000_000);
     });
 
     const refused: [string[], RegExp][] = [
@@ -319,6 +333,9 @@ describe("npm start flags", () => {
         [["-x"], /^unknown option "-x"; the options are --count, /],
         [["5"], /^unknown option "5"; the options are --count, /],
         [["--keep", "--keep=yes"], /^--keep is given twice; give it once$/],
+        [["--payload-bytes", "100000001"], /^--payload-bytes is "100000001"; expected an integer number of bytes from 0 \(the small payload\) to 100000000\. Example: --payload-bytes 1048576$/],
+        [["--payload-bytes", "1.5"], /^--payload-bytes is "1\.5"; expected an integer number of bytes/],
+        [["--payload-bytes", "1048576", "--fail-rate", "0.1"], /^--payload-bytes and --fail-rate do not go together/],
     ];
     for (const [argv, message] of refused) {
         it(`refuses ${argv.join(" ")}`, () => {

@@ -24,7 +24,9 @@ describe("Outbox as a multi-language component", () => {
             "alarmArns",
             "dlqArn",
             "dlqUrl",
+            "payloadBucketName",
             "publisherFunctionName",
+            "readerPolicy",
             "streamArn",
             "sweeperFunctionName",
             "tableArn",
@@ -35,6 +37,11 @@ describe("Outbox as a multi-language component", () => {
         assert.ok(Object.keys(outbox.inputs).includes("transform"));
         assert.equal(outbox.inputs.maximumRetryAttempts.type, "number");
         assert.equal(outbox.inputs.alarms.type, "boolean");
+        assert.equal(outbox.inputs.largePayloads.type, "boolean");
+        assert.equal(outbox.inputs.payloadBucketArn.type, "string");
+        assert.equal(outbox.inputs.payloadExpirationDays.type, "number");
+        assert.equal(outbox.outputs.readerPolicy.type, "string");
+        assert.equal(outbox.outputs.payloadBucketName.type, "string");
         assert.ok(outbox.inputs.alarmThresholds, "alarmThresholds is an input");
         assert.ok(outbox.inputs.alarmActions, "alarmActions is an input");
         // The choices are enums other languages can name; a plain arg is `plain`, an Input arg takes an expression.
@@ -43,7 +50,7 @@ describe("Outbox as a multi-language component", () => {
         assert.equal(outbox.inputs.logLevel.$ref, "#/types/dynamodb-outbox:index:OutboxLogLevel");
         assert.deepEqual(typeDefinitions.OutboxLogLevel.enum.map((e: { value: string }) => e.value), ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"]);
         const plain = Object.keys(outbox.inputs).filter((k) => outbox.inputs[k].plain === true).sort();
-        assert.deepEqual(plain, ["alarmThresholds", "alarms", "billingMode", "dashboard", "fifo", "importTableName", "transform"].filter((k) => k in outbox.inputs));
+        assert.deepEqual(plain, ["alarmThresholds", "alarms", "billingMode", "dashboard", "fifo", "importTableName", "largePayloads", "transform"].filter((k) => k in outbox.inputs));
         assert.deepEqual([outbox.inputs.alarmActions.type, outbox.inputs.alarmActions.items.type], ["array", "string"]);
         // The analyzer writes a TSDoc {@link} as "[object Object]": the descriptions must do without.
         const descriptions = [outbox.description, ...Object.values(outbox.inputs), ...Object.values(outbox.outputs), ...Object.values(typeDefinitions).filter((t: any) => /^Outbox/.test(t.name)).flatMap((t: any) => [t, ...Object.values(t.properties ?? {}), ...(t.enum ?? [])])]

@@ -13,7 +13,7 @@ import { deadLetterMessage, headerNameProblem, messageAttributes, publishEntry, 
 
 import * as runtime from "../../../runtime";
 import { startLocalEventSourceMapping } from "../../../runtime/testing";
-import { ENV, HANDLER_LIMITS, INBOX_LIMITS, MAPPING_LIMITS, REDRIVE_LIMITS, WRITER_LIMITS, type IntegerLimit } from "../../../runtime";
+import { ENV, HANDLER_LIMITS, INBOX_LIMITS, LARGE_PAYLOAD_LIMITS, MAPPING_LIMITS, REDRIVE_LIMITS, WRITER_LIMITS, type IntegerLimit } from "../../../runtime";
 
 const message = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({ id: "id-1", type: "T", partition: "P", body: '{"a":1}', headers: {}, createdAt: 0, expiresAt: 0, ...over });
 
@@ -269,7 +269,7 @@ describe("runtime pieces", function () {
      */
     describe("every integer limit at its bounds", function () {
         type Probe = { readonly who: string; readonly run: (value: number) => unknown };
-        const tables: Record<string, Record<string, IntegerLimit>> = { HANDLER_LIMITS, REDRIVE_LIMITS, MAPPING_LIMITS, INBOX_LIMITS, WRITER_LIMITS };
+        const tables: Record<string, Record<string, IntegerLimit>> = { HANDLER_LIMITS, REDRIVE_LIMITS, MAPPING_LIMITS, INBOX_LIMITS, WRITER_LIMITS, LARGE_PAYLOAD_LIMITS };
         const fakeClient = { send: async () => ({}) } as never;
         const delivery = { dynamodb: fakeClient, sns: fakeClient, sqs: fakeClient, tableName: "outbox", topicArn: "arn:aws:sns:us-east-1:111111111111:events", dlqUrl: "https://sqs.us-east-1.amazonaws.com/111111111111/dlq" };
         const env = { [ENV.tableName]: "outbox", [ENV.topicArn]: delivery.topicArn, [ENV.dlqUrl]: delivery.dlqUrl };
@@ -304,6 +304,9 @@ describe("runtime pieces", function () {
             },
             INBOX_LIMITS: { markerTtlSeconds: [{ who: "Inbox", run: (v) => new runtime.Inbox({ client: fakeClient, consumer: "billing", tableName: "inbox", markerTtlSeconds: v }) }] },
             WRITER_LIMITS: { compactionGraceSeconds: [writer("compactionGraceSeconds")] },
+            LARGE_PAYLOAD_LIMITS: {
+                thresholdBytes: [{ who: "OutboxWriter", run: (v) => new runtime.OutboxWriter({ client: fakeClient, tableName: "outbox", largePayloads: { objects: { putObject: async () => ({}), getObject: async () => ({}) }, bucket: "payloads", thresholdBytes: v } }) }],
+            },
         };
 
         /** The error `run(value)` throws or rejects with, or `undefined`. */
