@@ -17,7 +17,9 @@ function loadEntry() {
         // eslint-disable-next-line import-x/no-extraneous-dependencies -- only a checkout runs the sources; an install runs dist/
         tsNode = require("ts-node");
     } catch (err) {
-        process.stderr.write(`dynamodb-outbox: running from the TypeScript sources needs ts-node (${err.message}); install it (npm install ts-node typescript) or build the package (npm run build) and run the installed package\n`);
+        process.stderr.write(
+            `dynamodb-outbox: running from the TypeScript sources needs ts-node (${err.message}); install it (npm install ts-node typescript) or build the package (npm run build) and run the installed package\n`,
+        );
         process.exit(1);
     }
     tsNode.register({ transpileOnly: true, project: path.join(__dirname, "..", "tsconfig.json") });

@@ -27,7 +27,9 @@ export async function runFromProcess(): Promise<void> {
     });
     process.exitCode = code;
     setTimeout(() => {
-        process.stderr.write(`dynamodb-outbox: the command ended (exit ${code}), but a connection was still open ${EXIT_GRACE_MS} ms later; exiting\n`);
+        process.stderr.write(
+            `dynamodb-outbox: the command ended (exit ${code}), but a connection was still open ${EXIT_GRACE_MS} ms later; exiting\n`,
+        );
         process.exit(code);
     }, EXIT_GRACE_MS).unref();
 }

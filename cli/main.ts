@@ -31,7 +31,11 @@ export const EXIT = {
 /** `--timeout`, or the command's default: the bound on the whole command, ms. */
 function timeoutOf(command: CommandName, timeoutMs: number | undefined): number {
     if (timeoutMs !== undefined) return timeoutMs;
-    return command === "migrate" ? MIGRATE_DEFAULTS.timeoutMs : command === "doctor" ? DOCTOR_DEFAULTS.timeoutMs : VERIFY_DEFAULTS.timeoutMs;
+    return command === "migrate"
+        ? MIGRATE_DEFAULTS.timeoutMs
+        : command === "doctor"
+          ? DOCTOR_DEFAULTS.timeoutMs
+          : VERIFY_DEFAULTS.timeoutMs;
 }
 
 async function run(args: CliArgs & { command: CommandName }, io: CliIo, deadline: CommandDeadline): Promise<number> {
@@ -40,19 +44,42 @@ async function run(args: CliArgs & { command: CommandName }, io: CliIo, deadline
     const client = createDynamoDbClient({ region, endpoint: args.endpoint }, io.env, deadline);
     try {
         if (args.command === "doctor") {
-            const target = args.outputsFile !== undefined ? readStackOutputs(args.outputsFile) : { tableName: args.table };
+            const target =
+                args.outputsFile !== undefined ? readStackOutputs(args.outputsFile) : { tableName: args.table };
             const credentials = credentialsFromEnv(io.env);
-            const sqs = createSqsClient({ region, endpoint: args.sqsEndpoint, queueUrl: target.dlqUrl, credentials, settings: "the outputs' dlqUrl, --sqs-endpoint and --region" }, deadline);
+            const sqs = createSqsClient(
+                {
+                    region,
+                    endpoint: args.sqsEndpoint,
+                    queueUrl: target.dlqUrl,
+                    credentials,
+                    settings: "the outputs' dlqUrl, --sqs-endpoint and --region",
+                },
+                deadline,
+            );
             const aws = (io.doctorAws ?? loadDoctorAws)({ region, credentials, deadline });
             try {
-                return await runDoctor({ client, sqs, aws, target, region, maxPendingAgeMs: args.maxPendingAgeMs, out });
+                return await runDoctor({
+                    client,
+                    sqs,
+                    aws,
+                    target,
+                    region,
+                    maxPendingAgeMs: args.maxPendingAgeMs,
+                    out,
+                });
             } finally {
                 sqs.destroy();
                 aws.destroy();
             }
         }
         if (args.command === "verify") {
-            const cleanupClient = createDynamoDbClient({ region, endpoint: args.endpoint }, io.env, deadline, deadline.cleanupSignal);
+            const cleanupClient = createDynamoDbClient(
+                { region, endpoint: args.endpoint },
+                io.env,
+                deadline,
+                deadline.cleanupSignal,
+            );
             try {
                 return await runVerify({
                     client,
@@ -104,7 +131,10 @@ async function runWithin(args: CliArgs & { command: CommandName }, io: CliIo): P
         if (settled !== undefined && !settled.late) return settled.value;
         const text = explainDeadline(deadline);
         io.stderr(`dynamodb-outbox ${args.command}: ${text}\n`);
-        if (settled === undefined && args.json) io.stdout(`${JSON.stringify({ command: args.command, table: args.table, ok: false, error: text }, null, 2)}\n`);
+        if (settled === undefined && args.json)
+            io.stdout(
+                `${JSON.stringify({ command: args.command, table: args.table, ok: false, error: text }, null, 2)}\n`,
+            );
         return EXIT.failed;
     } finally {
         gate.close();
@@ -142,7 +172,10 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
             return EXIT.usage;
         }
         io.stderr(`dynamodb-outbox ${args.command}: ${errorText(err)}\n`);
-        if (args.json) io.stdout(`${JSON.stringify({ command: args.command, table: args.table, ok: false, error: errorText(err) }, null, 2)}\n`);
+        if (args.json)
+            io.stdout(
+                `${JSON.stringify({ command: args.command, table: args.table, ok: false, error: errorText(err) }, null, 2)}\n`,
+            );
         return EXIT.failed;
     }
 }

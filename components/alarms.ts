@@ -11,7 +11,14 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "./aws";
-import { DELIVERY_METRICS, HANDLER_FUNCTIONS, METRIC_NAMESPACE, SWEEPER_METRICS, handlerDimensions, type HandlerFunction } from "../runtime/metric-catalog";
+import {
+    DELIVERY_METRICS,
+    HANDLER_FUNCTIONS,
+    METRIC_NAMESPACE,
+    SWEEPER_METRICS,
+    handlerDimensions,
+    type HandlerFunction,
+} from "../runtime/metric-catalog";
 import { withTags } from "./children";
 import { OutboxChild, childName } from "./naming";
 import type { OutboxSettings } from "./settings";
@@ -55,7 +62,10 @@ function customDimensions(fn: HandlerFunction, tableName: pulumi.Input<string>):
 }
 
 /** The args every alarm shares: how it compares, whom it notifies, its tags. */
-type CommonAlarmArgs = Pick<aws.cloudwatch.MetricAlarmArgs, "comparisonOperator" | "alarmActions" | "okActions" | "tags">;
+type CommonAlarmArgs = Pick<
+    aws.cloudwatch.MetricAlarmArgs,
+    "comparisonOperator" | "alarmActions" | "okActions" | "tags"
+>;
 
 /** One alarm's metric, statistic, evaluation and threshold: its args but the common ones and the description. */
 type AlarmMetric = Omit<aws.cloudwatch.MetricAlarmArgs, keyof CommonAlarmArgs | "alarmDescription" | "threshold"> & {
@@ -246,6 +256,13 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
  *
  * @returns the alarms, in the order of {@link outboxAlarms}.
  */
-export function declareOutboxAlarms(parent: pulumi.Resource, name: string, s: OutboxSettings, t: MonitoredOutbox): aws.cloudwatch.MetricAlarm[] {
-    return outboxAlarms(name, s, t).map((a) => new aws.cloudwatch.MetricAlarm(childName(name, a.child), a.args, { parent }));
+export function declareOutboxAlarms(
+    parent: pulumi.Resource,
+    name: string,
+    s: OutboxSettings,
+    t: MonitoredOutbox,
+): aws.cloudwatch.MetricAlarm[] {
+    return outboxAlarms(name, s, t).map(
+        (a) => new aws.cloudwatch.MetricAlarm(childName(name, a.child), a.args, { parent }),
+    );
 }

@@ -7,7 +7,15 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "./aws";
-import { ATTRIBUTE_DEFINITIONS, GLOBAL_SECONDARY_INDEXES, OUTBOX_TABLE_TAG, PRIMARY_KEY, STREAM_VIEW_TYPE, TTL_ATTRIBUTE, streamFilterPatternJson } from "../runtime/schema";
+import {
+    ATTRIBUTE_DEFINITIONS,
+    GLOBAL_SECONDARY_INDEXES,
+    OUTBOX_TABLE_TAG,
+    PRIMARY_KEY,
+    STREAM_VIEW_TYPE,
+    TTL_ATTRIBUTE,
+    streamFilterPatternJson,
+} from "../runtime/schema";
 import { ENV } from "../runtime/config";
 import { OutboxError } from "../runtime/errors";
 import { OUTBOX_DEFAULTS } from "./defaults";
@@ -21,12 +29,16 @@ export const LAMBDA_RUNTIME = aws.lambda.Runtime.NodeJS22dX;
 
 function keyAttribute(keyType: "HASH" | "RANGE"): string {
     const element = PRIMARY_KEY.find((k) => k.keyType === keyType);
-    if (element === undefined) throw new OutboxError("INVALID_CONFIG", `runtime/schema.ts PRIMARY_KEY has no ${keyType} element`);
+    if (element === undefined)
+        throw new OutboxError("INVALID_CONFIG", `runtime/schema.ts PRIMARY_KEY has no ${keyType} element`);
     return element.attributeName;
 }
 
 /** `tags` plus `extra`, as one Output (tags may be an Output themselves). */
-export function withTags(tags: OutboxSettings["tags"], extra: Record<string, string> = {}): pulumi.Output<Record<string, string>> {
+export function withTags(
+    tags: OutboxSettings["tags"],
+    extra: Record<string, string> = {},
+): pulumi.Output<Record<string, string>> {
     return pulumi.output(tags).apply((t) => ({ ...t, ...extra }));
 }
 
@@ -112,7 +124,11 @@ export function handlerEnvironment(s: OutboxSettings, t: HandlerTargets): Record
 /** The stream → publisher mapping: only outbox INSERTs, from the oldest record, partial batches, bounded retries. */
 export function eventSourceMappingArgs(
     s: OutboxSettings,
-    t: { readonly streamArn: pulumi.Input<string>; readonly functionArn: pulumi.Input<string>; readonly dlqArn: pulumi.Input<string> },
+    t: {
+        readonly streamArn: pulumi.Input<string>;
+        readonly functionArn: pulumi.Input<string>;
+        readonly dlqArn: pulumi.Input<string>;
+    },
 ): aws.lambda.EventSourceMappingArgs {
     return {
         eventSourceArn: t.streamArn,

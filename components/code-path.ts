@@ -79,7 +79,10 @@ export function isProviderHost(main: string | undefined = require.main?.filename
  * @param cwd - the process's working directory. @default process.cwd()
  * @param main - the process's entry module. @default require.main?.filename
  */
-export function serializationRoot(cwd: string = process.cwd(), main: string | undefined = require.main?.filename): string {
+export function serializationRoot(
+    cwd: string = process.cwd(),
+    main: string | undefined = require.main?.filename,
+): string {
     return isProviderHost(main) ? PACKAGE_DIR : cwd;
 }
 
@@ -171,7 +174,13 @@ export const TEST_KIT_FOLDER = "testing";
 function jsFilesUnder(dir: string): string[] {
     return fs
         .readdirSync(dir, { withFileTypes: true })
-        .flatMap((entry) => (entry.isDirectory() ? jsFilesUnder(path.join(dir, entry.name)) : entry.name.endsWith(".js") ? [path.join(dir, entry.name)] : []));
+        .flatMap((entry) =>
+            entry.isDirectory()
+                ? jsFilesUnder(path.join(dir, entry.name))
+                : entry.name.endsWith(".js")
+                  ? [path.join(dir, entry.name)]
+                  : [],
+        );
 }
 
 /**
@@ -192,18 +201,26 @@ export function runtimeArchivePaths(folder: string, packageDir: string, runtimeD
     const runtime = fs.realpathSync(runtimeDir);
     const inside = path.relative(root, runtime);
     if (inside === "" || inside.startsWith("..") || path.isAbsolute(inside)) {
-        throw new OutboxError("INVALID_CONFIG", `the runtime folder ${runtime} is not inside the package folder ${root}, so the Lambda archive cannot name it under ${folder}`, {
-            context: { runtimeDir: runtime, packageDir: root },
-        });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `the runtime folder ${runtime} is not inside the package folder ${root}, so the Lambda archive cannot name it under ${folder}`,
+            {
+                context: { runtimeDir: runtime, packageDir: root },
+            },
+        );
     }
     const testKit = path.join(runtime, TEST_KIT_FOLDER) + path.sep;
     const files = jsFilesUnder(runtime)
         .filter((file) => !file.startsWith(testKit))
         .map((file) => `${folder}/${path.relative(root, file).split(path.sep).join("/")}`);
     if (files.length === 0) {
-        throw new OutboxError("INVALID_CONFIG", `the runtime folder ${runtime} holds no .js file: build the package (npm run build) before deploying from it`, {
-            context: { runtimeDir: runtime },
-        });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `the runtime folder ${runtime} holds no .js file: build the package (npm run build) before deploying from it`,
+            {
+                context: { runtimeDir: runtime },
+            },
+        );
     }
     return [`${folder}/package.json`, ...files.sort()];
 }
@@ -219,12 +236,20 @@ export function runtimeArchivePaths(folder: string, packageDir: string, runtimeD
  * @param packageDir - this package's root (holding its `package.json`). @default found above this file
  * @param runtimeDir - the folder of the runtime modules the factories close over. @default this package's runtime folder
  */
-export function handlerCodePathOptions(cwd: string = process.cwd(), packageDir?: string, runtimeDir: string = RUNTIME_DIR): HandlerCodePathOptions {
+export function handlerCodePathOptions(
+    cwd: string = process.cwd(),
+    packageDir?: string,
+    runtimeDir: string = RUNTIME_DIR,
+): HandlerCodePathOptions {
     const programDir = nearestPackageDir(cwd);
     const programDependencies = programDir === undefined ? [] : declaredDependencies(readManifest(programDir));
     const installed = programDir === undefined ? [] : installedScopePackages(programDir);
     if (!runtimeCapturedByReference(cwd, runtimeDir)) {
-        return { extraExcludePackages: [...new Set([...programDependencies, ...installed])].sort(), extraIncludePackages: [], extraIncludePaths: [] };
+        return {
+            extraExcludePackages: [...new Set([...programDependencies, ...installed])].sort(),
+            extraIncludePackages: [],
+            extraIncludePaths: [],
+        };
     }
     const selfDir = packageDir ?? PACKAGE_DIR;
     const self = readManifest(selfDir);
@@ -233,7 +258,11 @@ export function handlerCodePathOptions(cwd: string = process.cwd(), packageDir?:
     const folder = archivedPackageFolder(cwd, selfDir, selfName);
     if (folder !== undefined) {
         excluded.add(selfName);
-        return { extraExcludePackages: [...excluded].sort(), extraIncludePackages: [], extraIncludePaths: runtimeArchivePaths(folder, selfDir, runtimeDir) };
+        return {
+            extraExcludePackages: [...excluded].sort(),
+            extraIncludePackages: [],
+            extraIncludePaths: runtimeArchivePaths(folder, selfDir, runtimeDir),
+        };
     }
     // Not at node_modules/<name> under the program: listed paths would land elsewhere in the archive than where
     // require() looks, so leave the placing to Pulumi's walk (it resolves the package as Node would, workspaces

@@ -60,7 +60,12 @@ export function consumerPolicyDocument(t: ConsumerGrantTargets): PolicyDocument 
         Version: "2012-10-17",
         Statement: [
             { Sid: "ReceiveFromQueue", Effect: "Allow", Action: [...CONSUMER_QUEUE_ACTIONS], Resource: [t.queueArn] },
-            { Sid: "WriteInboxMarkers", Effect: "Allow", Action: [...CONSUMER_INBOX_TABLE_ACTIONS], Resource: [t.inboxTableArn] },
+            {
+                Sid: "WriteInboxMarkers",
+                Effect: "Allow",
+                Action: [...CONSUMER_INBOX_TABLE_ACTIONS],
+                Resource: [t.inboxTableArn],
+            },
         ],
     };
 }
@@ -85,6 +90,11 @@ export function consumerPolicyDocument(t: ConsumerGrantTargets): PolicyDocument 
  * const role = new aws.iam.Role("billing", { assumeRolePolicy: aws.iam.assumeRolePolicyForPrincipal({ Service: "lambda.amazonaws.com" }) });
  * new aws.iam.RolePolicy("billing-inbox", { role: role.id, policy: consumerPolicy(queue.arn, table.arn) });
  */
-export function consumerPolicy(queueArn: pulumi.Input<string>, inboxTableArn: pulumi.Input<string>): pulumi.Output<string> {
-    return pulumi.all([queueArn, inboxTableArn]).apply(([q, t]) => JSON.stringify(consumerPolicyDocument({ queueArn: q, inboxTableArn: t })));
+export function consumerPolicy(
+    queueArn: pulumi.Input<string>,
+    inboxTableArn: pulumi.Input<string>,
+): pulumi.Output<string> {
+    return pulumi
+        .all([queueArn, inboxTableArn])
+        .apply(([q, t]) => JSON.stringify(consumerPolicyDocument({ queueArn: q, inboxTableArn: t })));
 }

@@ -12,7 +12,14 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "./aws";
 import { GLOBAL_SECONDARY_INDEXES } from "../runtime/schema";
-import { DELIVERY_METRICS, HANDLER_FUNCTIONS, METRIC_DIMENSIONS, METRIC_NAMESPACE, SWEEPER_METRICS, type HandlerFunction } from "../runtime/metric-catalog";
+import {
+    DELIVERY_METRICS,
+    HANDLER_FUNCTIONS,
+    METRIC_DIMENSIONS,
+    METRIC_NAMESPACE,
+    SWEEPER_METRICS,
+    type HandlerFunction,
+} from "../runtime/metric-catalog";
 import { AWS_NAMESPACES, type MonitoredOutbox } from "./alarms";
 import { childName, dashboardName } from "./naming";
 import { mergeArgs } from "./transform";
@@ -61,7 +68,12 @@ interface DashboardPanel {
 }
 
 /** One of the handlers' own metrics, with its `Function` and `Table` dimensions. */
-function customMetric(t: DashboardTargets, name: string, fn: HandlerFunction, options: Record<string, unknown>): DashboardMetric {
+function customMetric(
+    t: DashboardTargets,
+    name: string,
+    fn: HandlerFunction,
+    options: Record<string, unknown>,
+): DashboardMetric {
     return [METRIC_NAMESPACE, name, METRIC_DIMENSIONS.function, fn, METRIC_DIMENSIONS.table, t.tableName, options];
 }
 
@@ -88,7 +100,8 @@ function capacityMetrics(t: DashboardTargets, metric: string, prefix: string): D
 
 /** The capacity units of the table and its GSIs, per record published by either handler. */
 function costPanel(t: DashboardTargets): DashboardPanel {
-    const filled = (prefix: string): string => [0, ...GLOBAL_SECONDARY_INDEXES.map((_, i) => i + 1)].map((i) => `FILL(${prefix}${i}, 0)`).join(" + ");
+    const filled = (prefix: string): string =>
+        [0, ...GLOBAL_SECONDARY_INDEXES.map((_, i) => i + 1)].map((i) => `FILL(${prefix}${i}, 0)`).join(" + ");
     const published = "(FILL(p0, 0) + FILL(p1, 0))";
     return {
         title: "Capacity units per published record (table and GSIs)",
@@ -98,19 +111,36 @@ function costPanel(t: DashboardTargets): DashboardPanel {
             [{ expression: `(${filled("r")}) / ${published}`, label: "read units per record", id: "rpr" }],
             ...capacityMetrics(t, "ConsumedWriteCapacityUnits", "w"),
             ...capacityMetrics(t, "ConsumedReadCapacityUnits", "r"),
-            customMetric(t, DELIVERY_METRICS.published, HANDLER_FUNCTIONS.publisher, { id: "p0", stat: "Sum", visible: false }),
-            customMetric(t, DELIVERY_METRICS.published, HANDLER_FUNCTIONS.sweeper, { id: "p1", stat: "Sum", visible: false }),
+            customMetric(t, DELIVERY_METRICS.published, HANDLER_FUNCTIONS.publisher, {
+                id: "p0",
+                stat: "Sum",
+                visible: false,
+            }),
+            customMetric(t, DELIVERY_METRICS.published, HANDLER_FUNCTIONS.sweeper, {
+                id: "p1",
+                stat: "Sum",
+                visible: false,
+            }),
         ],
     };
 }
 
 /** The seven panels, in grid order. */
 function dashboardPanels(t: DashboardTargets): DashboardPanel[] {
-    const custom = (name: string, fn: HandlerFunction, options: Record<string, unknown>): DashboardMetric => customMetric(t, name, fn, options);
+    const custom = (name: string, fn: HandlerFunction, options: Record<string, unknown>): DashboardMetric =>
+        customMetric(t, name, fn, options);
     const { publisher, sweeper } = HANDLER_FUNCTIONS;
     return [
-        { title: "Stream lag: publisher IteratorAge (ms, max)", period: 60, metrics: [lambdaMetric("IteratorAge", t.publisherFunctionName, { stat: "Maximum" })] },
-        { title: "Oldest undelivered record (ms, max)", period: 60, metrics: [custom(SWEEPER_METRICS.oldestPendingAge, sweeper, { stat: "Maximum" })] },
+        {
+            title: "Stream lag: publisher IteratorAge (ms, max)",
+            period: 60,
+            metrics: [lambdaMetric("IteratorAge", t.publisherFunctionName, { stat: "Maximum" })],
+        },
+        {
+            title: "Oldest undelivered record (ms, max)",
+            period: 60,
+            metrics: [custom(SWEEPER_METRICS.oldestPendingAge, sweeper, { stat: "Maximum" })],
+        },
         {
             title: "Write-to-publish age (ms)",
             period: 300,
@@ -125,12 +155,24 @@ function dashboardPanels(t: DashboardTargets): DashboardPanel[] {
             period: 300,
             metrics: [
                 custom(DELIVERY_METRICS.published, publisher, { stat: "Sum", label: "published by the publisher" }),
-                custom(DELIVERY_METRICS.published, sweeper, { stat: "Sum", label: "published by the sweeper (missed by the stream)" }),
-                custom(DELIVERY_METRICS.deadLettered, publisher, { stat: "Sum", label: "dead-lettered by the publisher" }),
+                custom(DELIVERY_METRICS.published, sweeper, {
+                    stat: "Sum",
+                    label: "published by the sweeper (missed by the stream)",
+                }),
+                custom(DELIVERY_METRICS.deadLettered, publisher, {
+                    stat: "Sum",
+                    label: "dead-lettered by the publisher",
+                }),
                 custom(DELIVERY_METRICS.deadLettered, sweeper, { stat: "Sum", label: "dead-lettered by the sweeper" }),
             ],
         },
-        { title: "DLQ depth (messages, max)", period: 300, metrics: [[AWS_NAMESPACES.sqs, "ApproximateNumberOfMessagesVisible", "QueueName", t.dlqName, { stat: "Maximum" }]] },
+        {
+            title: "DLQ depth (messages, max)",
+            period: 300,
+            metrics: [
+                [AWS_NAMESPACES.sqs, "ApproximateNumberOfMessagesVisible", "QueueName", t.dlqName, { stat: "Maximum" }],
+            ],
+        },
         {
             title: "Errors and throttles",
             period: 300,
@@ -179,11 +221,16 @@ export function declareOutboxDashboard(
     const body = pulumi
         .all([region, t.tableName, t.publisherFunctionName, t.sweeperFunctionName, t.dlqName])
         .apply(([r, tableName, publisherFunctionName, sweeperFunctionName, dlqName]) =>
-            JSON.stringify(dashboardBody({ region: r, tableName, publisherFunctionName, sweeperFunctionName, dlqName })),
+            JSON.stringify(
+                dashboardBody({ region: r, tableName, publisherFunctionName, sweeperFunctionName, dlqName }),
+            ),
         );
     return new aws.cloudwatch.Dashboard(
         childName(name, "dashboard"),
-        mergeArgs<aws.cloudwatch.DashboardArgs>({ dashboardName: dashboardName(name, pulumi.getProject(), pulumi.getStack()), dashboardBody: body }, override),
+        mergeArgs<aws.cloudwatch.DashboardArgs>(
+            { dashboardName: dashboardName(name, pulumi.getProject(), pulumi.getStack()), dashboardBody: body },
+            override,
+        ),
         { parent },
     );
 }

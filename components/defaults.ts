@@ -52,7 +52,9 @@ export const OUTBOX_RANGES = {
 export type RangedArg = keyof typeof OUTBOX_RANGES;
 
 /** The retention periods CloudWatch Logs accepts, in days. */
-export const LOG_RETENTION_DAYS = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653] as const;
+export const LOG_RETENTION_DAYS = [
+    1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653,
+] as const;
 
 /** The billing modes the table accepts: the values of {@link OutboxBillingMode}. */
 export const BILLING_MODES: readonly OutboxBillingMode[] = Object.values(OutboxBillingMode);

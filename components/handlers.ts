@@ -47,7 +47,14 @@ function declareRole(
     document: (targets: GrantTargets) => PolicyDocument,
 ): aws.iam.Role {
     const policy = pulumi
-        .all([targets.tableArn, targets.streamArn, targets.topicArn, targets.dlqArn, targets.logGroupArn, targets.kmsKeyArn])
+        .all([
+            targets.tableArn,
+            targets.streamArn,
+            targets.topicArn,
+            targets.dlqArn,
+            targets.logGroupArn,
+            targets.kmsKeyArn,
+        ])
         .apply(([tableArn, streamArn, topicArn, dlqArn, logGroupArn, kmsKeyArn]) =>
             JSON.stringify(document({ tableArn, streamArn, topicArn, dlqArn, logGroupArn, kmsKeyArn })),
         );
@@ -85,7 +92,12 @@ function declareFunction(
         timeout: s.timeout,
         environment: f.environment,
         // JSON, so that Lambda sets AWS_LAMBDA_LOG_LEVEL from applicationLogLevel and the handlers honour it.
-        loggingConfig: { logFormat: "JSON", applicationLogLevel: s.logLevel, systemLogLevel: SYSTEM_LOG_LEVEL, logGroup: f.logs.name },
+        loggingConfig: {
+            logFormat: "JSON",
+            applicationLogLevel: s.logLevel,
+            systemLogLevel: SYSTEM_LOG_LEVEL,
+            logGroup: f.logs.name,
+        },
         // A fresh list per function: CallbackFunction appends to the one it is given.
         codePathOptions: handlerCodePathOptions(),
         tags: withTags(s.tags),
@@ -98,18 +110,30 @@ function declareFunction(
 export function declarePublisher(o: OutboxParent, targets: HandlerTargets): aws.lambda.CallbackFunction<any, any> {
     const { name, s, t, parent } = o;
     const { table, dlq } = targets;
-    const logs = new aws.cloudwatch.LogGroup(childName(name, "publisherLogs"), mergeArgs(logGroupArgs(s), t.publisherLogs), { parent });
+    const logs = new aws.cloudwatch.LogGroup(
+        childName(name, "publisherLogs"),
+        mergeArgs(logGroupArgs(s), t.publisherLogs),
+        { parent },
+    );
     const publisher = declareFunction(o, "publisher", {
         callbackFactory: publisherLambdaFactory,
         description: `Publishes the ${name} outbox's records from the table stream to SNS`,
-        role: declareRole(o, "publisherRole", { ...targets.grants, streamArn: table.streamArn, logGroupArn: logs.arn }, publisherPolicyDocument),
+        role: declareRole(
+            o,
+            "publisherRole",
+            { ...targets.grants, streamArn: table.streamArn, logGroupArn: logs.arn },
+            publisherPolicyDocument,
+        ),
         logs,
         environment: targets.environment,
         override: t.publisher,
     });
     new aws.lambda.EventSourceMapping(
         childName(name, "eventSourceMapping"),
-        mergeArgs(eventSourceMappingArgs(s, { streamArn: table.streamArn, functionArn: publisher.arn, dlqArn: dlq.arn }), t.eventSourceMapping),
+        mergeArgs(
+            eventSourceMappingArgs(s, { streamArn: table.streamArn, functionArn: publisher.arn, dlqArn: dlq.arn }),
+            t.eventSourceMapping,
+        ),
         // A changed starting position or stream replaces the mapping; created first, the new one would
         // collide with the old ("provided mapping already exists").
         { parent, deleteBeforeReplace: true },
@@ -120,7 +144,11 @@ export function declarePublisher(o: OutboxParent, targets: HandlerTargets): aws.
 /** The sweeper: its log group, role and function, and the schedule that invokes it (rule, permission, target). */
 export function declareSweeper(o: OutboxParent, targets: HandlerTargets): aws.lambda.CallbackFunction<any, any> {
     const { name, s, t, parent } = o;
-    const logs = new aws.cloudwatch.LogGroup(childName(name, "sweeperLogs"), mergeArgs(logGroupArgs(s), t.sweeperLogs), { parent });
+    const logs = new aws.cloudwatch.LogGroup(
+        childName(name, "sweeperLogs"),
+        mergeArgs(logGroupArgs(s), t.sweeperLogs),
+        { parent },
+    );
     const sweeper = declareFunction(o, "sweeper", {
         callbackFactory: sweeperLambdaFactory,
         description: `Publishes the ${name} outbox's records the stream path missed, and expires old ones`,
@@ -132,16 +160,29 @@ export function declareSweeper(o: OutboxParent, targets: HandlerTargets): aws.la
     const schedule = new aws.cloudwatch.EventRule(
         childName(name, "schedule"),
         mergeArgs<aws.cloudwatch.EventRuleArgs>(
-            { scheduleExpression: s.sweepSchedule, description: `Runs the ${name} outbox sweeper`, tags: withTags(s.tags) },
+            {
+                scheduleExpression: s.sweepSchedule,
+                description: `Runs the ${name} outbox sweeper`,
+                tags: withTags(s.tags),
+            },
             t.schedule,
         ),
         { parent },
     );
     new aws.lambda.Permission(
         childName(name, "schedulePermission"),
-        { action: "lambda:InvokeFunction", function: sweeper.name, principal: EVENTS_PRINCIPAL, sourceArn: schedule.arn },
+        {
+            action: "lambda:InvokeFunction",
+            function: sweeper.name,
+            principal: EVENTS_PRINCIPAL,
+            sourceArn: schedule.arn,
+        },
         { parent },
     );
-    new aws.cloudwatch.EventTarget(childName(name, "scheduleTarget"), { rule: schedule.name, arn: sweeper.arn }, { parent });
+    new aws.cloudwatch.EventTarget(
+        childName(name, "scheduleTarget"),
+        { rule: schedule.name, arn: sweeper.arn },
+        { parent },
+    );
     return sweeper;
 }

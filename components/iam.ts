@@ -66,7 +66,11 @@ export const TABLE_DATA_ACTIONS = [
 export const CLAIM_INDEX_SCAN_ACTION = "dynamodb:Scan";
 
 /** Stream read actions scoped to the table's own stream (what `AWSLambdaDynamoDBExecutionRole` grants, narrowed). */
-export const STREAM_READ_ACTIONS = ["dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"] as const;
+export const STREAM_READ_ACTIONS = [
+    "dynamodb:DescribeStream",
+    "dynamodb:GetRecords",
+    "dynamodb:GetShardIterator",
+] as const;
 
 /** The stream action AWS authorizes only on resource `*`. */
 export const LIST_STREAMS_ACTION = "dynamodb:ListStreams";
@@ -79,7 +83,12 @@ export const KMS_ACTIONS = ["kms:Decrypt", "kms:GenerateDataKey*"] as const;
 
 function commonStatements(t: GrantTargets): PolicyStatement[] {
     const statements: PolicyStatement[] = [
-        { Sid: "OutboxTable", Effect: "Allow", Action: [...TABLE_DATA_ACTIONS], Resource: [t.tableArn, `${t.tableArn}/index/*`] },
+        {
+            Sid: "OutboxTable",
+            Effect: "Allow",
+            Action: [...TABLE_DATA_ACTIONS],
+            Resource: [t.tableArn, `${t.tableArn}/index/*`],
+        },
         { Sid: "PublishToTopic", Effect: "Allow", Action: ["sns:Publish"], Resource: [t.topicArn] },
         { Sid: "SendToDeadLetterQueue", Effect: "Allow", Action: ["sqs:SendMessage"], Resource: [t.dlqArn] },
         { Sid: "WriteOwnLogs", Effect: "Allow", Action: [...LOG_ACTIONS], Resource: [`${t.logGroupArn}:*`] },
@@ -96,9 +105,13 @@ function commonStatements(t: GrantTargets): PolicyStatement[] {
  */
 export function publisherPolicyDocument(t: GrantTargets): PolicyDocument {
     if (t.streamArn === undefined || t.streamArn === "") {
-        throw new OutboxError("INVALID_CONFIG", `the outbox table ${t.tableArn} has no stream, so the publisher cannot read it; do not set streamEnabled: false in transform.table`, {
-            context: { tableArn: t.tableArn },
-        });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `the outbox table ${t.tableArn} has no stream, so the publisher cannot read it; do not set streamEnabled: false in transform.table`,
+            {
+                context: { tableArn: t.tableArn },
+            },
+        );
     }
     return {
         Version: "2012-10-17",
@@ -119,7 +132,12 @@ export function sweeperPolicyDocument(t: GrantTargets): PolicyDocument {
         Version: "2012-10-17",
         Statement: [
             ...commonStatements(t),
-            { Sid: "ScanClaimIndex", Effect: "Allow", Action: [CLAIM_INDEX_SCAN_ACTION], Resource: [`${t.tableArn}/index/${CLAIM_INDEX.indexName}`] },
+            {
+                Sid: "ScanClaimIndex",
+                Effect: "Allow",
+                Action: [CLAIM_INDEX_SCAN_ACTION],
+                Resource: [`${t.tableArn}/index/${CLAIM_INDEX.indexName}`],
+            },
         ],
     };
 }
@@ -148,7 +166,9 @@ export interface WriterGrantTargets {
  * application's own items in the same transaction are on its own tables: grant those yourself.
  */
 export function writerPolicyDocument(t: WriterGrantTargets): PolicyDocument {
-    const statements: PolicyStatement[] = [{ Sid: "WriteOutboxRecords", Effect: "Allow", Action: [...WRITER_TABLE_ACTIONS], Resource: [t.tableArn] }];
+    const statements: PolicyStatement[] = [
+        { Sid: "WriteOutboxRecords", Effect: "Allow", Action: [...WRITER_TABLE_ACTIONS], Resource: [t.tableArn] },
+    ];
     if (t.payloadStatement !== undefined) statements.push(t.payloadStatement);
     if (t.kmsKeyArn !== undefined) {
         statements.push({ Sid: "UseOutboxKey", Effect: "Allow", Action: [...KMS_ACTIONS], Resource: [t.kmsKeyArn] });

@@ -72,6 +72,9 @@ export const DASHBOARD_SUFFIX_LENGTH = 7;
  * @param stack - the Pulumi stack.
  */
 export function dashboardName(outboxName: string, project: string, stack: string): string {
-    const suffix = createHash("sha256").update(JSON.stringify([project, stack, outboxName])).digest("hex").slice(0, DASHBOARD_SUFFIX_LENGTH);
+    const suffix = createHash("sha256")
+        .update(JSON.stringify([project, stack, outboxName]))
+        .digest("hex")
+        .slice(0, DASHBOARD_SUFFIX_LENGTH);
     return `${childName(outboxName, "dashboard")}-${suffix}`;
 }

@@ -121,7 +121,13 @@ export class Outbox extends pulumi.ComponentResource {
         this.writerPolicy = pulumi
             .all([table.arn, s.kmsKeyArn, payloads?.bucketArn])
             .apply(([tableArn, kmsKeyArn, bucketArn]) =>
-                JSON.stringify(writerPolicyDocument({ tableArn, ...(kmsKeyArn !== undefined ? { kmsKeyArn } : {}), ...(bucketArn !== undefined ? { payloadStatement: payloadWriteStatement(bucketArn) } : {}) })),
+                JSON.stringify(
+                    writerPolicyDocument({
+                        tableArn,
+                        ...(kmsKeyArn !== undefined ? { kmsKeyArn } : {}),
+                        ...(bucketArn !== undefined ? { payloadStatement: payloadWriteStatement(bucketArn) } : {}),
+                    }),
+                ),
             );
         const payloadOut = payloadOutputs(payloads, s.kmsKeyArn);
         this.payloadBucketName = payloadOut.payloadBucketName;
@@ -148,12 +154,16 @@ function declareStorage({ parent, name, s, t }: OutboxParent): Pick<HandlerTarge
     // An adopted table keeps its name: autonamed, the import would plan a replacement of the table it takes over.
     const table = new aws.dynamodb.Table(
         childName(name, "table"),
-        mergeArgs(s.importTableName === undefined ? tableArgs(s) : { ...tableArgs(s), name: s.importTableName }, t.table),
+        mergeArgs(
+            s.importTableName === undefined ? tableArgs(s) : { ...tableArgs(s), name: s.importTableName },
+            t.table,
+        ),
         s.importTableName === undefined ? { parent } : { parent, import: s.importTableName },
     );
-    const topicArn = s.topicArn !== undefined
-        ? pulumi.output(s.topicArn)
-        : new aws.sns.Topic(childName(name, "topic"), mergeArgs(topicArgs(s), t.topic), { parent }).arn;
+    const topicArn =
+        s.topicArn !== undefined
+            ? pulumi.output(s.topicArn)
+            : new aws.sns.Topic(childName(name, "topic"), mergeArgs(topicArgs(s), t.topic), { parent }).arn;
     const dlq = new aws.sqs.Queue(childName(name, "queue"), mergeArgs(queueArgs(s), t.queue), { parent });
     return { table, topicArn, dlq };
 }

@@ -81,17 +81,30 @@ export function declarePayloadBucket({ parent, name, s }: OutboxParent, args: Ou
     const bucket = new aws.s3.Bucket(childName(name, "payloadBucket"), { tags: withTags(s.tags) }, opts);
     new aws.s3.BucketPublicAccessBlock(
         childName(name, "payloadBucketPublicAccess"),
-        { bucket: bucket.bucket, blockPublicAcls: true, blockPublicPolicy: true, ignorePublicAcls: true, restrictPublicBuckets: true },
+        {
+            bucket: bucket.bucket,
+            blockPublicAcls: true,
+            blockPublicPolicy: true,
+            ignorePublicAcls: true,
+            restrictPublicBuckets: true,
+        },
         opts,
     );
-    new aws.s3.BucketPolicy(childName(name, "payloadBucketPolicy"), { bucket: bucket.bucket, policy: bucket.arn.apply((arn) => JSON.stringify(tlsOnlyPolicy(arn))) }, opts);
+    new aws.s3.BucketPolicy(
+        childName(name, "payloadBucketPolicy"),
+        { bucket: bucket.bucket, policy: bucket.arn.apply((arn) => JSON.stringify(tlsOnlyPolicy(arn))) },
+        opts,
+    );
     new aws.s3.BucketServerSideEncryptionConfiguration(
         childName(name, "payloadBucketEncryption"),
         {
             bucket: bucket.bucket,
             rules: [
                 s.kmsKeyArn !== undefined
-                    ? { applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: s.kmsKeyArn }, bucketKeyEnabled: true }
+                    ? {
+                          applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: s.kmsKeyArn },
+                          bucketKeyEnabled: true,
+                      }
                     : { applyServerSideEncryptionByDefault: { sseAlgorithm: "AES256" } },
             ],
         },
@@ -123,7 +136,12 @@ export function payloadObjectsArn(bucketArn: string): string {
 
 /** The writer's grant on the bucket: `s3:PutObject` under the payloads' prefix, nothing else. */
 export function payloadWriteStatement(bucketArn: string): PolicyStatement {
-    return { Sid: "PutOutboxPayloads", Effect: "Allow", Action: ["s3:PutObject"], Resource: [payloadObjectsArn(bucketArn)] };
+    return {
+        Sid: "PutOutboxPayloads",
+        Effect: "Allow",
+        Action: ["s3:PutObject"],
+        Resource: [payloadObjectsArn(bucketArn)],
+    };
 }
 
 /**
@@ -134,16 +152,38 @@ export function payloadWriteStatement(bucketArn: string): PolicyStatement {
  * @param kmsKeyArn - The outbox's key, when one is given.
  */
 export function readerPolicyDocument(bucketArn: string, kmsKeyArn?: string): PolicyDocument {
-    const statements: PolicyStatement[] = [{ Sid: "GetOutboxPayloads", Effect: "Allow", Action: ["s3:GetObject"], Resource: [payloadObjectsArn(bucketArn)] }];
-    if (kmsKeyArn !== undefined) statements.push({ Sid: "DecryptOutboxPayloads", Effect: "Allow", Action: ["kms:Decrypt"], Resource: [kmsKeyArn] });
+    const statements: PolicyStatement[] = [
+        {
+            Sid: "GetOutboxPayloads",
+            Effect: "Allow",
+            Action: ["s3:GetObject"],
+            Resource: [payloadObjectsArn(bucketArn)],
+        },
+    ];
+    if (kmsKeyArn !== undefined)
+        statements.push({
+            Sid: "DecryptOutboxPayloads",
+            Effect: "Allow",
+            Action: ["kms:Decrypt"],
+            Resource: [kmsKeyArn],
+        });
     return { Version: "2012-10-17", Statement: statements };
 }
 
 /** The component's claim check outputs: the bucket's name and the consumers' policy, `undefined` without a bucket. */
-export function payloadOutputs(payloads: PayloadBucket | undefined, kmsKeyArn: pulumi.Input<string> | undefined): { readonly payloadBucketName: pulumi.Output<string | undefined>; readonly readerPolicy: pulumi.Output<string | undefined> } {
-    if (payloads === undefined) return { payloadBucketName: pulumi.output(undefined), readerPolicy: pulumi.output(undefined) };
+export function payloadOutputs(
+    payloads: PayloadBucket | undefined,
+    kmsKeyArn: pulumi.Input<string> | undefined,
+): {
+    readonly payloadBucketName: pulumi.Output<string | undefined>;
+    readonly readerPolicy: pulumi.Output<string | undefined>;
+} {
+    if (payloads === undefined)
+        return { payloadBucketName: pulumi.output(undefined), readerPolicy: pulumi.output(undefined) };
     return {
         payloadBucketName: payloads.bucketName,
-        readerPolicy: pulumi.all([payloads.bucketArn, kmsKeyArn]).apply(([bucketArn, key]) => JSON.stringify(readerPolicyDocument(bucketArn, key))),
+        readerPolicy: pulumi
+            .all([payloads.bucketArn, kmsKeyArn])
+            .apply(([bucketArn, key]) => JSON.stringify(readerPolicyDocument(bucketArn, key))),
     };
 }

@@ -14,7 +14,12 @@ import type { OutboxArgProblem } from "./validation";
 export const S3_BUCKET_ARN = /^arn:aws[a-z-]*:s3:::[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 
 /** `payloadExpirationDays`' range. */
-export const PAYLOAD_EXPIRATION_DAYS_RANGE = { min: 1, max: 3650, fallback: DEFAULT_PAYLOAD_EXPIRATION_DAYS, unit: "days" } as const;
+export const PAYLOAD_EXPIRATION_DAYS_RANGE = {
+    min: 1,
+    max: 3650,
+    fallback: DEFAULT_PAYLOAD_EXPIRATION_DAYS,
+    unit: "days",
+} as const;
 
 /**
  * How long a consumer may take to read a message after it was published, in the expiry check: SQS's default
@@ -64,7 +69,12 @@ function checkExpiry(args: OutboxArgs, days: number, problems: OutboxArgProblem[
 export function checkPayloadArgs(args: OutboxArgs, name: string | undefined, problems: OutboxArgProblem[]): void {
     const on: unknown = args.largePayloads;
     if (on !== undefined && typeof on !== "boolean" && !isUnknown(on)) {
-        problems.push({ path: "args.largePayloads", value: show(on), allowed: "true or false", fix: "pass a boolean (not a string)" });
+        problems.push({
+            path: "args.largePayloads",
+            value: show(on),
+            allowed: "true or false",
+            fix: "pass a boolean (not a string)",
+        });
     }
     const arn: unknown = args.payloadBucketArn;
     if (arn !== undefined && !isUnknown(arn) && (typeof arn !== "string" || !S3_BUCKET_ARN.test(arn))) {
@@ -76,14 +86,20 @@ export function checkPayloadArgs(args: OutboxArgs, name: string | undefined, pro
         });
     }
     if (on === false && arn !== undefined) {
-        problems.push({ path: "args.largePayloads", value: "false", allowed: "true or omitted when payloadBucketArn is given (the bucket turns the claim check on)", fix: "remove largePayloads: false, or payloadBucketArn" });
+        problems.push({
+            path: "args.largePayloads",
+            value: "false",
+            allowed: "true or omitted when payloadBucketArn is given (the bucket turns the claim check on)",
+            fix: "remove largePayloads: false, or payloadBucketArn",
+        });
     }
     const creates = on === true && arn === undefined;
     if (creates && name !== undefined && !BUCKET_NAME_PREFIX.test(name)) {
         problems.push({
             path: "name",
             value: show(name),
-            allowed: "with largePayloads, lowercase letters, digits and \"-\": the created bucket's name starts with it, and S3 takes nothing else",
+            allowed:
+                'with largePayloads, lowercase letters, digits and "-": the created bucket\'s name starts with it, and S3 takes nothing else',
             fix: `rename the component, e.g. ${show(name.toLowerCase().replace(/[^a-z0-9-]/g, "-"))}, or pass payloadBucketArn`,
         });
     }
@@ -94,12 +110,18 @@ export function checkPayloadArgs(args: OutboxArgs, name: string | undefined, pro
     }
     const range = PAYLOAD_EXPIRATION_DAYS_RANGE;
     if (typeof days !== "number" || !Number.isInteger(days) || days < range.min || days > range.max) {
-        problems.push({ path: "args.payloadExpirationDays", value: show(days), allowed: `an integer from ${range.min} to ${range.max} (${range.unit})`, fix: `set it within that range, or omit it for the default ${range.fallback}` });
+        problems.push({
+            path: "args.payloadExpirationDays",
+            value: show(days),
+            allowed: `an integer from ${range.min} to ${range.max} (${range.unit})`,
+            fix: `set it within that range, or omit it for the default ${range.fallback}`,
+        });
     } else if (!creates) {
         problems.push({
             path: "args.payloadExpirationDays",
             value: show(days),
-            allowed: "only with largePayloads: true and no payloadBucketArn (the component writes the lifecycle rule of the bucket it creates; a given bucket's rules are its own)",
+            allowed:
+                "only with largePayloads: true and no payloadBucketArn (the component writes the lifecycle rule of the bucket it creates; a given bucket's rules are its own)",
             fix: "remove it, or set largePayloads: true",
         });
     } else {

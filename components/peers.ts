@@ -25,7 +25,10 @@ const resolveFromHere = (request: string): string => require.resolve(request);
  * @param resolve - resolves a request the way `require` would. @default require.resolve from this module
  * @throws whatever `resolve` throws other than `MODULE_NOT_FOUND` (a broken install is not a missing one).
  */
-export function missingPeers(peers: readonly string[], resolve: (request: string) => string = resolveFromHere): string[] {
+export function missingPeers(
+    peers: readonly string[],
+    resolve: (request: string) => string = resolveFromHere,
+): string[] {
     return peers.filter((peer) => {
         try {
             resolve(peer);
@@ -45,11 +48,17 @@ export function missingPeers(peers: readonly string[], resolve: (request: string
  * @param peers - the peers it loads.
  * @param resolve - as in {@link missingPeers}. @default require.resolve from this module
  */
-export function assertPeers(entry: string, peers: readonly string[], resolve: (request: string) => string = resolveFromHere): void {
+export function assertPeers(
+    entry: string,
+    peers: readonly string[],
+    resolve: (request: string) => string = resolveFromHere,
+): void {
     const missing = missingPeers(peers, resolve);
     if (missing.length === 0) return;
     const one = missing.length === 1;
-    const runtimeHint = entry.endsWith("/policy") ? "" : ` An application that only writes or relays events needs none of them: import "${entry}/runtime" instead.`;
+    const runtimeHint = entry.endsWith("/policy")
+        ? ""
+        : ` An application that only writes or relays events needs none of them: import "${entry}/runtime" instead.`;
     throw new OutboxError(
         "INVALID_CONFIG",
         `${entry} needs ${missing.join(" and ")}, which ${one ? "is" : "are"} not installed: ` +

@@ -11,7 +11,15 @@ import { OutboxError } from "../runtime/errors";
 import { SNS_TOPIC_ARN } from "../runtime/aws-resource-names";
 import type { OutboxArgs, OutboxTransforms } from "./args";
 import { checkPayloadArgs } from "./payload-validation";
-import { ALARM_THRESHOLD_RANGES, AlarmThreshold, BILLING_MODES, LOG_LEVELS, LOG_RETENTION_DAYS, OUTBOX_RANGES, RangedArg } from "./defaults";
+import {
+    ALARM_THRESHOLD_RANGES,
+    AlarmThreshold,
+    BILLING_MODES,
+    LOG_LEVELS,
+    LOG_RETENTION_DAYS,
+    OUTBOX_RANGES,
+    RangedArg,
+} from "./defaults";
 
 /** One invalid arg value. */
 export interface OutboxArgProblem {
@@ -61,7 +69,13 @@ function show(value: unknown): string {
  *
  * @returns the string when it is plain and matches; `undefined` when it is absent, unknown or invalid.
  */
-function checkPattern(args: OutboxArgs, key: "importTableName" | "kmsKeyArn" | "topicArn", pattern: RegExp, problem: Pick<OutboxArgProblem, "allowed" | "fix">, problems: OutboxArgProblem[]): string | undefined {
+function checkPattern(
+    args: OutboxArgs,
+    key: "importTableName" | "kmsKeyArn" | "topicArn",
+    pattern: RegExp,
+    problem: Pick<OutboxArgProblem, "allowed" | "fix">,
+    problems: OutboxArgProblem[],
+): string | undefined {
     const value: unknown = args[key];
     if (value === undefined || isUnknown(value)) return undefined;
     if (typeof value === "string" && pattern.test(value)) return value;
@@ -87,7 +101,11 @@ function checkRanges(args: OutboxArgs, problems: OutboxArgProblem[]): void {
 
 function checkLogRetention(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     const days = args.logRetentionInDays;
-    const inRange = typeof days === "number" && Number.isInteger(days) && days >= OUTBOX_RANGES.logRetentionInDays.min && days <= OUTBOX_RANGES.logRetentionInDays.max;
+    const inRange =
+        typeof days === "number" &&
+        Number.isInteger(days) &&
+        days >= OUTBOX_RANGES.logRetentionInDays.min &&
+        days <= OUTBOX_RANGES.logRetentionInDays.max;
     if (inRange && !(LOG_RETENTION_DAYS as readonly number[]).includes(days)) {
         const nearest = LOG_RETENTION_DAYS.find((d) => d >= days);
         problems.push({
@@ -130,13 +148,22 @@ function checkPlainOnly(args: OutboxArgs, problems: OutboxArgProblem[]): void {
 const TABLE_NAME = /^[A-Za-z0-9_.-]{3,255}$/;
 
 function checkImport(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    const name = checkPattern(args, "importTableName", TABLE_NAME, {
-        allowed: 'an existing DynamoDB table\'s name: 3 to 255 letters, digits, "_", "-" or "."',
-        fix: "pass the table's name (not its ARN), or omit importTableName to create a table",
-    }, problems);
+    const name = checkPattern(
+        args,
+        "importTableName",
+        TABLE_NAME,
+        {
+            allowed: 'an existing DynamoDB table\'s name: 3 to 255 letters, digits, "_", "-" or "."',
+            fix: "pass the table's name (not its ARN), or omit importTableName to create a table",
+        },
+        problems,
+    );
     if (name === undefined) return;
     const transform: unknown = args.transform;
-    const override: unknown = typeof transform === "object" && transform !== null && !isUnknown(transform) ? (transform as OutboxTransforms).table?.name : undefined;
+    const override: unknown =
+        typeof transform === "object" && transform !== null && !isUnknown(transform)
+            ? (transform as OutboxTransforms).table?.name
+            : undefined;
     if (override !== undefined && !isUnknown(override) && override !== name) {
         problems.push({
             path: "args.transform.table.name",
@@ -151,7 +178,12 @@ function checkBooleans(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     for (const key of ["pointInTimeRecovery", "deletionProtection", "fifo", "alarms", "dashboard"] as const) {
         const value: unknown = args[key];
         if (value === undefined || typeof value === "boolean" || isUnknown(value)) continue;
-        problems.push({ path: `args.${key}`, value: show(value), allowed: "true or false", fix: "pass a boolean (not a string)" });
+        problems.push({
+            path: `args.${key}`,
+            value: show(value),
+            allowed: "true or false",
+            fix: "pass a boolean (not a string)",
+        });
     }
 }
 
@@ -203,10 +235,16 @@ function checkSchedule(args: OutboxArgs, problems: OutboxArgProblem[]): void {
 }
 
 function checkTopic(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    const arn = checkPattern(args, "topicArn", SNS_TOPIC_ARN, {
-        allowed: "an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>",
-        fix: "pass the topic's `arn` output (not its name or URL), or omit topicArn to create a topic",
-    }, problems);
+    const arn = checkPattern(
+        args,
+        "topicArn",
+        SNS_TOPIC_ARN,
+        {
+            allowed: "an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>",
+            fix: "pass the topic's `arn` output (not its name or URL), or omit topicArn to create a topic",
+        },
+        problems,
+    );
     if (arn === undefined) return;
     const isFifoTopic = arn.endsWith(".fifo");
     if (isFifoTopic !== (args.fifo === true)) {
@@ -220,10 +258,16 @@ function checkTopic(args: OutboxArgs, problems: OutboxArgProblem[]): void {
 }
 
 function checkKmsKey(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    checkPattern(args, "kmsKeyArn", KMS_KEY_ARN, {
-        allowed: "a KMS key ARN, arn:aws:kms:<region>:<account>:key/<key-id>",
-        fix: "pass the key's `arn` output; DynamoDB needs the key ARN, not a key id or an alias",
-    }, problems);
+    checkPattern(
+        args,
+        "kmsKeyArn",
+        KMS_KEY_ARN,
+        {
+            allowed: "a KMS key ARN, arn:aws:kms:<region>:<account>:key/<key-id>",
+            fix: "pass the key's `arn` output; DynamoDB needs the key ARN, not a key id or an alias",
+        },
+        problems,
+    );
 }
 
 function checkAlarmThresholds(args: OutboxArgs, problems: OutboxArgProblem[]): void {
@@ -231,13 +275,23 @@ function checkAlarmThresholds(args: OutboxArgs, problems: OutboxArgProblem[]): v
     if (thresholds === undefined || isUnknown(thresholds)) return;
     const keys = Object.keys(ALARM_THRESHOLD_RANGES) as AlarmThreshold[];
     if (typeof thresholds !== "object" || thresholds === null || Array.isArray(thresholds)) {
-        problems.push({ path: "args.alarmThresholds", value: show(thresholds), allowed: "an object", fix: `pass { ${keys.join(", ")} } with the thresholds you change` });
+        problems.push({
+            path: "args.alarmThresholds",
+            value: show(thresholds),
+            allowed: "an object",
+            fix: `pass { ${keys.join(", ")} } with the thresholds you change`,
+        });
         return;
     }
     for (const key of Object.keys(thresholds)) {
         const value = (thresholds as Record<string, unknown>)[key];
         if (!(keys as string[]).includes(key)) {
-            problems.push({ path: `args.alarmThresholds.${key}`, value: show(value), allowed: `one of the keys ${keys.join(", ")}`, fix: "rename it to the threshold you mean, or remove it" });
+            problems.push({
+                path: `args.alarmThresholds.${key}`,
+                value: show(value),
+                allowed: `one of the keys ${keys.join(", ")}`,
+                fix: "rename it to the threshold you mean, or remove it",
+            });
             continue;
         }
         const range = ALARM_THRESHOLD_RANGES[key as AlarmThreshold];
@@ -257,7 +311,12 @@ function checkAlarmActions(args: OutboxArgs, problems: OutboxArgProblem[]): void
     const actions: unknown = args.alarmActions;
     if (actions === undefined || isUnknown(actions)) return;
     if (!Array.isArray(actions)) {
-        problems.push({ path: "args.alarmActions", value: show(actions), allowed: "a list of SNS topic ARNs", fix: "pass e.g. [oncall.arn], or omit it" });
+        problems.push({
+            path: "args.alarmActions",
+            value: show(actions),
+            allowed: "a list of SNS topic ARNs",
+            fix: "pass e.g. [oncall.arn], or omit it",
+        });
         return;
     }
     actions.forEach((arn: unknown, i) => {
@@ -275,11 +334,21 @@ function checkTransform(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     const transform: unknown = args.transform;
     if (transform === undefined || isUnknown(transform)) return;
     if (typeof transform !== "object" || transform === null || Array.isArray(transform)) {
-        problems.push({ path: "args.transform", value: show(transform), allowed: "an object", fix: `pass { ${TRANSFORM_KEYS.join(", ")} } with the keys you need` });
+        problems.push({
+            path: "args.transform",
+            value: show(transform),
+            allowed: "an object",
+            fix: `pass { ${TRANSFORM_KEYS.join(", ")} } with the keys you need`,
+        });
         return;
     }
     const table = (transform as OutboxTransforms).table;
-    if (table !== undefined && table.streamEnabled !== undefined && !isUnknown(table.streamEnabled) && table.streamEnabled !== true) {
+    if (
+        table !== undefined &&
+        table.streamEnabled !== undefined &&
+        !isUnknown(table.streamEnabled) &&
+        table.streamEnabled !== true
+    ) {
         problems.push({
             path: "args.transform.table.streamEnabled",
             value: show(table.streamEnabled),
@@ -314,7 +383,7 @@ function checkName(name: string | undefined, problems: OutboxArgProblem[]): void
             path: "name",
             value: show(name),
             allowed: `1 to ${OUTBOX_NAME_MAX_LENGTH} letters, digits, "-" or "_", starting with a letter or digit (child names, log group names and AWS's 64-character function and role names derive from it)`,
-            fix: "rename the component, e.g. \"orders\"",
+            fix: 'rename the component, e.g. "orders"',
         });
     }
 }
@@ -323,9 +392,17 @@ function checkTags(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     const tags: unknown = args.tags;
     if (tags === undefined || isUnknown(tags)) return;
     const valid =
-        typeof tags === "object" && tags !== null && !Array.isArray(tags) && Object.values(tags).every((v) => typeof v === "string" || isUnknown(v));
+        typeof tags === "object" &&
+        tags !== null &&
+        !Array.isArray(tags) &&
+        Object.values(tags).every((v) => typeof v === "string" || isUnknown(v));
     if (!valid) {
-        problems.push({ path: "args.tags", value: show(tags), allowed: "an object of string values", fix: 'pass e.g. { team: "payments" }; convert numbers and booleans to strings' });
+        problems.push({
+            path: "args.tags",
+            value: show(tags),
+            allowed: "an object of string values",
+            fix: 'pass e.g. { team: "payments" }; convert numbers and booleans to strings',
+        });
     }
 }
 
@@ -365,7 +442,11 @@ export function validateOutboxArgs(args: OutboxArgs, name = "outbox"): void {
     const problems = findOutboxArgProblems(args, name);
     if (problems.length === 0) return;
     const lines = problems.map((p) => `  - ${p.path} is ${p.value}; allowed: ${p.allowed}; fix: ${p.fix}`);
-    throw new OutboxError("INVALID_CONFIG", `Outbox "${name}" has ${problems.length} invalid arg${problems.length === 1 ? "" : "s"}:\n${lines.join("\n")}`, {
-        context: { component: name, problems: problems.length, paths: problems.map((p) => p.path).join(",") },
-    });
+    throw new OutboxError(
+        "INVALID_CONFIG",
+        `Outbox "${name}" has ${problems.length} invalid arg${problems.length === 1 ? "" : "s"}:\n${lines.join("\n")}`,
+        {
+            context: { component: name, problems: problems.length, paths: problems.map((p) => p.path).join(",") },
+        },
+    );
 }

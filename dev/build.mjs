@@ -14,7 +14,10 @@ const TSC = require.resolve("typescript/bin/tsc");
 
 /** Runs tsc on tsconfig.build.json with `flags`; stops the build with tsc's exit code if it fails. */
 function tsc(...flags) {
-    const run = spawnSync(process.execPath, [TSC, "-p", path.join(ROOT, "tsconfig.build.json"), ...flags], { cwd: ROOT, stdio: "inherit" });
+    const run = spawnSync(process.execPath, [TSC, "-p", path.join(ROOT, "tsconfig.build.json"), ...flags], {
+        cwd: ROOT,
+        stdio: "inherit",
+    });
     if (run.status !== 0) {
         process.stderr.write(`build: tsc ${flags.join(" ")} failed (exit ${run.status ?? run.signal})\n`);
         process.exit(run.status ?? 1);
@@ -40,6 +43,7 @@ const pack = JSON.parse(fs.readFileSync(path.join(ROOT, "policy", "package.json"
 const compiledPack = {
     ...pack,
     main: "index.js",
-    description: "The dynamodb-outbox policy pack, compiled: pulumi preview --policy-pack node_modules/dynamodb-outbox/dist/policy",
+    description:
+        "The dynamodb-outbox policy pack, compiled: pulumi preview --policy-pack node_modules/dynamodb-outbox/dist/policy",
 };
 fs.writeFileSync(path.join(DIST, "policy", "package.json"), JSON.stringify(compiledPack, null, 2));

@@ -12,7 +12,14 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
 import { stopDynamo } from "../tests/support/dynamodb";
 import { faultScale, messagesFor } from "../tests/support/faults/scale";
-import { holds, inboxSummaryLine, runScenario, scenarioLine, summaryLine, type ScenarioResult } from "../tests/support/faults/scenario";
+import {
+    holds,
+    inboxSummaryLine,
+    runScenario,
+    scenarioLine,
+    summaryLine,
+    type ScenarioResult,
+} from "../tests/support/faults/scenario";
 import { SCENARIOS } from "../tests/support/faults/scenarios";
 import type { LogAttributes, Logger } from "../runtime/ports";
 
@@ -26,7 +33,11 @@ function tallyLogger(): { logger: Logger; report(): string } {
     };
     return {
         logger: { debug: () => undefined, info: () => undefined, warn: note("warn"), error: note("error") },
-        report: () => [...counts.entries()].sort((a, b) => b[1] - a[1]).map(([k, n]) => `  ${String(n).padStart(6)} ${k}`).join("\n"),
+        report: () =>
+            [...counts.entries()]
+                .sort((a, b) => b[1] - a[1])
+                .map(([k, n]) => `  ${String(n).padStart(6)} ${k}`)
+                .join("\n"),
     };
 }
 
@@ -35,7 +46,9 @@ async function main(): Promise<number> {
     const only = process.argv.slice(2);
     const chosen = only.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => only.includes(s.name));
     if (chosen.length === 0) {
-        process.stderr.write(`test:faults: no scenario named ${only.join(", ")}; scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}\n`);
+        process.stderr.write(
+            `test:faults: no scenario named ${only.join(", ")}; scenarios: ${SCENARIOS.map((s) => s.name).join(", ")}\n`,
+        );
         return 2;
     }
     const started = Date.now();
@@ -46,7 +59,14 @@ async function main(): Promise<number> {
             const t0 = Date.now();
             const tally = process.env.OUTBOX_FAULT_LOG_TALLY === "1" ? tallyLogger() : undefined;
             try {
-                results.push(await runScenario(spec, { messages: messagesFor(scale, i, chosen.length), rate: scale.rate, seed: scale.seed + i, ...(tally ? { logger: tally.logger } : {}) }));
+                results.push(
+                    await runScenario(spec, {
+                        messages: messagesFor(scale, i, chosen.length),
+                        rate: scale.rate,
+                        seed: scale.seed + i,
+                        ...(tally ? { logger: tally.logger } : {}),
+                    }),
+                );
             } finally {
                 if (tally) process.stdout.write(`log tally of ${spec.name}:\n${tally.report()}\n`);
             }
@@ -56,7 +76,9 @@ async function main(): Promise<number> {
     } finally {
         await stopDynamo();
     }
-    process.stdout.write(`rate ${scale.rate} seed ${scale.seed} elapsed ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(
+        `rate ${scale.rate} seed ${scale.seed} elapsed ${((Date.now() - started) / 1000).toFixed(1)} s\n`,
+    );
     process.stdout.write(`${inboxSummaryLine(results)}\n`);
     process.stdout.write(`${summaryLine(results)}\n`);
     return results.every(holds) ? 0 : 1;
@@ -72,7 +94,9 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 main().then(
     (code) => process.exit(code),
     (err: unknown) => {
-        process.stderr.write(`test:faults failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+        process.stderr.write(
+            `test:faults failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+        );
         void stopDynamo().finally(() => process.exit(1));
     },
 );

@@ -16,8 +16,12 @@ export const OUTBOX_ALARMS_DEFAULT_LEVEL: EnforcementLevel = "advisory";
 function watchedValues(alarm: StackResourceView): string[] | undefined {
     const dimensions = known(() => {
         const queries: unknown = alarm.props.metricQueries;
-        const fromQueries = Array.isArray(queries) ? queries.map((q) => (q as { metric?: { dimensions?: unknown } })?.metric?.dimensions) : [];
-        return [alarm.props.dimensions, ...fromQueries].flatMap((d) => (d !== null && typeof d === "object" ? Object.values(d as Record<string, unknown>) : []));
+        const fromQueries = Array.isArray(queries)
+            ? queries.map((q) => (q as { metric?: { dimensions?: unknown } })?.metric?.dimensions)
+            : [];
+        return [alarm.props.dimensions, ...fromQueries].flatMap((d) =>
+            d !== null && typeof d === "object" ? Object.values(d as Record<string, unknown>) : [],
+        );
     });
     if (dimensions === undefined) return undefined;
     const values: string[] = [];
@@ -29,14 +33,25 @@ function watchedValues(alarm: StackResourceView): string[] | undefined {
 }
 
 /** The names an alarm on this outbox would carry as a dimension: its table's, its publishers', its DLQs'. `undefined` when one is unknown. */
-function outboxIdentifiers(table: StackResourceView, resources: readonly StackResourceView[], mappings: readonly StackResourceView[]): string[] | undefined {
+function outboxIdentifiers(
+    table: StackResourceView,
+    resources: readonly StackResourceView[],
+    mappings: readonly StackResourceView[],
+): string[] | undefined {
     const reads: unknown[] = [known(() => table.props.name)];
     for (const mapping of mappings) {
         const fn = known(() => mapping.props.functionName);
-        const target = resources.find((f) => f.type === RESOURCE_TYPES.fn && fn !== undefined && (known(() => f.props.arn) === fn || known(() => f.props.name) === fn));
+        const target = resources.find(
+            (f) =>
+                f.type === RESOURCE_TYPES.fn &&
+                fn !== undefined &&
+                (known(() => f.props.arn) === fn || known(() => f.props.name) === fn),
+        );
         reads.push(target === undefined ? fn : known(() => target.props.name));
         const dlqArn = known(() => mapping.props.destinationConfig?.onFailure?.destinationArn);
-        const queue = resources.find((q) => q.type === RESOURCE_TYPES.queue && dlqArn !== undefined && known(() => q.props.arn) === dlqArn);
+        const queue = resources.find(
+            (q) => q.type === RESOURCE_TYPES.queue && dlqArn !== undefined && known(() => q.props.arn) === dlqArn,
+        );
         if (queue !== undefined) reads.push(known(() => queue.props.name));
     }
     if (reads.some((v) => typeof v !== "string")) return undefined;
@@ -64,7 +79,11 @@ export function outboxAlarmViolations(resources: readonly StackResourceView[]): 
     for (const table of scope.tables) {
         if (alarms.some((a) => sameResource(a.parent, table.parent))) continue;
         if (alarms.length > 0) {
-            const identifiers = outboxIdentifiers(table, resources, mappings.filter((m) => sameResource(scope.tableOf(m), table)));
+            const identifiers = outboxIdentifiers(
+                table,
+                resources,
+                mappings.filter((m) => sameResource(scope.tableOf(m), table)),
+            );
             const watched = alarms.map(watchedValues);
             if (identifiers === undefined || watched.some((w) => w === undefined)) continue;
             if (watched.some((w) => w!.some((v) => identifiers.includes(v)))) continue;
@@ -78,10 +97,13 @@ export function outboxAlarmViolations(resources: readonly StackResourceView[]): 
 }
 
 /** The `outbox-alarms` policy, at `enforcementLevel`. */
-export function outboxAlarmsPolicy(enforcementLevel: EnforcementLevel = OUTBOX_ALARMS_DEFAULT_LEVEL): StackValidationPolicy {
+export function outboxAlarmsPolicy(
+    enforcementLevel: EnforcementLevel = OUTBOX_ALARMS_DEFAULT_LEVEL,
+): StackValidationPolicy {
     return {
         name: "outbox-alarms",
-        description: "An outbox has CloudWatch alarms: the Outbox's own (alarms: true, the default), or alarms declared elsewhere on its table, publisher or DLQ.",
+        description:
+            "An outbox has CloudWatch alarms: the Outbox's own (alarms: true, the default), or alarms declared elsewhere on its table, publisher or DLQ.",
         enforcementLevel,
         validateStack: (args, reportViolation) => {
             for (const v of outboxAlarmViolations(args.resources)) reportViolation(v.message, v.urn);

@@ -20,8 +20,21 @@
  * @packageDocumentation
  */
 import * as aws from "../components/aws";
-import { PolicyPackArgs, PolicyPackConfig, ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
-import { GLOBAL_SECONDARY_INDEXES, IndexShape, PRIMARY_KEY, STREAM_FILTER_PATTERN, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../runtime/schema";
+import {
+    PolicyPackArgs,
+    PolicyPackConfig,
+    ResourceValidationPolicy,
+    StackValidationPolicy,
+    validateResourceOfType,
+} from "@pulumi/policy";
+import {
+    GLOBAL_SECONDARY_INDEXES,
+    IndexShape,
+    PRIMARY_KEY,
+    STREAM_FILTER_PATTERN,
+    STREAM_VIEW_TYPE,
+    TTL_ATTRIBUTE,
+} from "../runtime/schema";
 import { OutboxError } from "../runtime/errors";
 import { OUTBOX_DEFAULTS } from "../components/defaults";
 import { REPORT_BATCH_ITEM_FAILURES } from "../components/children";
@@ -33,12 +46,19 @@ import { outboxAlarmsPolicy } from "./alarms";
 export { OUTBOX_ALARMS_DEFAULT_LEVEL, outboxAlarmViolations } from "./alarms";
 export { PAYLOAD_BUCKET_TYPES, payloadBucketViolations } from "./payload-bucket";
 
-export { declaredInsideOutbox, hasOutboxTableTag, insideOutbox, isOutboxTable, known, outboxScope, urnTypes } from "./scope";
+export {
+    declaredInsideOutbox,
+    hasOutboxTableTag,
+    insideOutbox,
+    isOutboxTable,
+    known,
+    outboxScope,
+    urnTypes,
+} from "./scope";
 export type { OutboxScope, ResourceProps, StackResourceView } from "./scope";
 
 /** Stream view types that carry the new image the publisher reads. */
 export const STREAM_VIEWS_WITH_NEW_IMAGE: readonly string[] = [STREAM_VIEW_TYPE, "NEW_AND_OLD_IMAGES"];
-
 
 function show(value: unknown): string {
     return value === undefined ? "absent" : JSON.stringify(value);
@@ -65,7 +85,8 @@ function expectedKeys(shape: IndexShape): string {
 }
 
 function describeIndex(keys: string, projection: unknown, nonKeyAttributes?: unknown): string {
-    const extra = Array.isArray(nonKeyAttributes) && nonKeyAttributes.length > 0 ? ` [${nonKeyAttributes.join(", ")}]` : "";
+    const extra =
+        Array.isArray(nonKeyAttributes) && nonKeyAttributes.length > 0 ? ` [${nonKeyAttributes.join(", ")}]` : "";
     return `{keys: ${keys}; projection: ${String(projection)}${extra}}`;
 }
 
@@ -76,7 +97,9 @@ export function outboxTableViolations(name: string, props: Props): string[] {
     const hash = PRIMARY_KEY.find((k) => k.keyType === "HASH")?.attributeName;
     const range = PRIMARY_KEY.find((k) => k.keyType === "RANGE")?.attributeName;
     if (props.hashKey !== hash || props.rangeKey !== range) {
-        out.push(`${subject}: primary key must be ${hash} HASH, ${range} RANGE; it is ${show(props.hashKey)} HASH, ${show(props.rangeKey)} RANGE`);
+        out.push(
+            `${subject}: primary key must be ${hash} HASH, ${range} RANGE; it is ${show(props.hashKey)} HASH, ${show(props.rangeKey)} RANGE`,
+        );
     }
     const indexes: Props[] = Array.isArray(props.globalSecondaryIndexes) ? props.globalSecondaryIndexes : [];
     for (const shape of GLOBAL_SECONDARY_INDEXES) {
@@ -84,7 +107,9 @@ export function outboxTableViolations(name: string, props: Props): string[] {
         const index = indexes.find((i) => i?.name === shape.indexName);
         if (index === undefined) {
             const present = indexes.map((i) => i?.name).join(", ") || "none";
-            out.push(`${subject}: index ${shape.indexName} is missing; expected ${expected} (${shape.purpose}); indexes present: ${present}`);
+            out.push(
+                `${subject}: index ${shape.indexName} is missing; expected ${expected} (${shape.purpose}); indexes present: ${present}`,
+            );
             continue;
         }
         const actual = describeIndex(actualKeys(props, index), index.projectionType, index.nonKeyAttributes);
@@ -93,7 +118,9 @@ export function outboxTableViolations(name: string, props: Props): string[] {
         }
     }
     if (props.ttl?.attributeName !== TTL_ATTRIBUTE || props.ttl?.enabled !== true) {
-        out.push(`${subject}: TTL must be enabled on "${TTL_ATTRIBUTE}" (terminal records expire by it); it is ${show(props.ttl)}`);
+        out.push(
+            `${subject}: TTL must be enabled on "${TTL_ATTRIBUTE}" (terminal records expire by it); it is ${show(props.ttl)}`,
+        );
     }
     if (props.streamEnabled !== true || !STREAM_VIEWS_WITH_NEW_IMAGE.includes(props.streamViewType)) {
         out.push(
@@ -120,7 +147,11 @@ function sameJson(a: unknown, b: unknown): boolean {
         Array.isArray(v)
             ? v.map(canonical)
             : v !== null && typeof v === "object"
-              ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, canonical((v as Props)[k])]))
+              ? Object.fromEntries(
+                    Object.keys(v)
+                        .sort()
+                        .map((k) => [k, canonical((v as Props)[k])]),
+                )
               : v;
     return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
@@ -130,22 +161,32 @@ export function outboxMappingViolations(name: string, props: Props): string[] {
     const out: string[] = [];
     const subject = `outbox stream mapping "${name}"`;
     if (props.startingPosition !== OUTBOX_DEFAULTS.startingPosition) {
-        out.push(`${subject}: startingPosition must be ${OUTBOX_DEFAULTS.startingPosition} (LATEST skips records written before the mapping existed); it is ${show(props.startingPosition)}`);
+        out.push(
+            `${subject}: startingPosition must be ${OUTBOX_DEFAULTS.startingPosition} (LATEST skips records written before the mapping existed); it is ${show(props.startingPosition)}`,
+        );
     }
     const responseTypes: unknown = props.functionResponseTypes;
     if (!Array.isArray(responseTypes) || !responseTypes.includes(REPORT_BATCH_ITEM_FAILURES)) {
-        out.push(`${subject}: functionResponseTypes must include ${REPORT_BATCH_ITEM_FAILURES} (else the publisher's batchItemFailures are ignored and the whole batch retries); it is ${show(responseTypes)}`);
+        out.push(
+            `${subject}: functionResponseTypes must include ${REPORT_BATCH_ITEM_FAILURES} (else the publisher's batchItemFailures are ignored and the whole batch retries); it is ${show(responseTypes)}`,
+        );
     }
     if (props.destinationConfig?.onFailure === undefined) {
-        out.push(`${subject}: destinationConfig.onFailure must name a DLQ (else a poison batch is dropped without a trace); it is ${show(props.destinationConfig)}`);
+        out.push(
+            `${subject}: destinationConfig.onFailure must name a DLQ (else a poison batch is dropped without a trace); it is ${show(props.destinationConfig)}`,
+        );
     }
     const retries: unknown = props.maximumRetryAttempts;
     if (typeof retries !== "number" || retries < 0) {
-        out.push(`${subject}: maximumRetryAttempts must be a bound from 0 to 10000 (absent or -1 retries a poison batch for the stream's 24 h retention); it is ${show(retries)}`);
+        out.push(
+            `${subject}: maximumRetryAttempts must be a bound from 0 to 10000 (absent or -1 retries a poison batch for the stream's 24 h retention); it is ${show(retries)}`,
+        );
     }
     const patterns = filterPatterns(props);
     if (patterns.length !== 1 || !sameJson(patterns[0], STREAM_FILTER_PATTERN)) {
-        out.push(`${subject}: the filter must be exactly ${JSON.stringify(STREAM_FILTER_PATTERN)} (a wrong filter silently drops events); it is ${show(patterns)}`);
+        out.push(
+            `${subject}: the filter must be exactly ${JSON.stringify(STREAM_FILTER_PATTERN)} (a wrong filter silently drops events); it is ${show(patterns)}`,
+        );
     }
     return out;
 }
@@ -156,8 +197,12 @@ export function outboxMappingViolations(name: string, props: Props): string[] {
  *
  * @param resources - The stack's resources, as a stack policy gets them.
  */
-export function externalOutboxMappingViolations(resources: readonly StackResourceView[]): { urn: string; message: string }[] {
-    return outboxScope(resources).externalMappings.flatMap((r) => outboxMappingViolations(r.name, r.props).map((message) => ({ urn: r.urn, message })));
+export function externalOutboxMappingViolations(
+    resources: readonly StackResourceView[],
+): { urn: string; message: string }[] {
+    return outboxScope(resources).externalMappings.flatMap((r) =>
+        outboxMappingViolations(r.name, r.props).map((message) => ({ urn: r.urn, message })),
+    );
 }
 
 /** The enforcement levels the pack's config may give an outbox policy. */
@@ -178,7 +223,8 @@ export const OUTBOX_POLICY_DEFAULT_LEVEL: OutboxPolicyLevel = "mandatory";
 export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
     {
         name: "outbox-table-shape",
-        description: "An outbox table (declared by an Outbox, or tagged as one) has the schema's primary key, its three GSIs with their exact key schemas and projections, TTL on `ttl` and a stream with new images.",
+        description:
+            "An outbox table (declared by an Outbox, or tagged as one) has the schema's primary key, its three GSIs with their exact key schemas and projections, TTL on `ttl` and a stream with new images.",
         enforcementLevel: OUTBOX_POLICY_DEFAULT_LEVEL,
         validateResource: validateResourceOfType(aws.dynamodb.Table, (props, args, reportViolation) => {
             if (!isOutboxTable(args.urn, props)) return;
@@ -187,7 +233,8 @@ export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[
     },
     {
         name: "outbox-stream-mapping",
-        description: "An Outbox's stream mapping starts at TRIM_HORIZON, reports batch item failures, retries a bounded number of times, has an on-failure destination and the schema's filter.",
+        description:
+            "An Outbox's stream mapping starts at TRIM_HORIZON, reports batch item failures, retries a bounded number of times, has an on-failure destination and the schema's filter.",
         enforcementLevel: OUTBOX_POLICY_DEFAULT_LEVEL,
         validateResource: validateResourceOfType(aws.lambda.EventSourceMapping, (props, args, reportViolation) => {
             if (!declaredInsideOutbox(args.urn)) return;
@@ -196,7 +243,8 @@ export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[
     },
     {
         name: "outbox-stream-mapping-external",
-        description: "A Lambda mapping declared outside an Outbox that reads an outbox table's stream meets the same rules (found through the table's stream ARN).",
+        description:
+            "A Lambda mapping declared outside an Outbox that reads an outbox table's stream meets the same rules (found through the table's stream ARN).",
         enforcementLevel: OUTBOX_POLICY_DEFAULT_LEVEL,
         validateStack: (args, reportViolation) => {
             for (const v of externalOutboxMappingViolations(args.resources)) reportViolation(v.message, v.urn);
@@ -222,21 +270,37 @@ export const OUTBOX_POLICY_NAMES: readonly string[] = outboxPolicies.map((p) => 
 export function outboxPolicyPackConfig(config: unknown): PolicyPackConfig {
     const levels = OUTBOX_POLICY_LEVELS.join(", ");
     if (config === null || typeof config !== "object" || Array.isArray(config)) {
-        throw new OutboxError("INVALID_CONFIG", `the outbox policy pack config must be an object of policy name to enforcement level; it is ${JSON.stringify(config)}`);
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `the outbox policy pack config must be an object of policy name to enforcement level; it is ${JSON.stringify(config)}`,
+        );
     }
     const out: PolicyPackConfig = {};
     for (const [key, value] of Object.entries(config)) {
         if (key !== "all" && !OUTBOX_POLICY_NAMES.includes(key)) {
-            throw new OutboxError("INVALID_CONFIG", `the outbox policy pack has no policy "${key}"; its policies are ${OUTBOX_POLICY_NAMES.join(", ")} (or "all")`, { context: { key } });
+            throw new OutboxError(
+                "INVALID_CONFIG",
+                `the outbox policy pack has no policy "${key}"; its policies are ${OUTBOX_POLICY_NAMES.join(", ")} (or "all")`,
+                { context: { key } },
+            );
         }
-        const entry: unknown = value !== null && typeof value === "object" && !Array.isArray(value) ? value : { enforcementLevel: value };
+        const entry: unknown =
+            value !== null && typeof value === "object" && !Array.isArray(value) ? value : { enforcementLevel: value };
         const { enforcementLevel, ...rest } = entry as Record<string, unknown>;
         const extra = Object.keys(rest);
         if (extra.length > 0) {
-            throw new OutboxError("INVALID_CONFIG", `"${key}" takes only enforcementLevel; it has ${extra.map((k) => `"${k}"`).join(", ")}`, { context: { key } });
+            throw new OutboxError(
+                "INVALID_CONFIG",
+                `"${key}" takes only enforcementLevel; it has ${extra.map((k) => `"${k}"`).join(", ")}`,
+                { context: { key } },
+            );
         }
         if (!(OUTBOX_POLICY_LEVELS as readonly unknown[]).includes(enforcementLevel)) {
-            throw new OutboxError("INVALID_CONFIG", `"${key}" has enforcement level ${JSON.stringify(enforcementLevel)}; it must be one of ${levels}`, { context: { key } });
+            throw new OutboxError(
+                "INVALID_CONFIG",
+                `"${key}" has enforcement level ${JSON.stringify(enforcementLevel)}; it must be one of ${levels}`,
+                { context: { key } },
+            );
         }
         out[key] = enforcementLevel as OutboxPolicyLevel;
     }

@@ -20,10 +20,19 @@ export const PAYLOAD_BUCKET_TYPES = {
     lifecycle: "aws:s3/bucketLifecycleConfiguration:BucketLifecycleConfiguration",
 } as const;
 
-const PUBLIC_ACCESS_SETTINGS = ["blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"] as const;
+const PUBLIC_ACCESS_SETTINGS = [
+    "blockPublicAcls",
+    "blockPublicPolicy",
+    "ignorePublicAcls",
+    "restrictPublicBuckets",
+] as const;
 
 function list(value: unknown): Record<string, any>[] {
-    return Array.isArray(value) ? (value as Record<string, any>[]) : value === undefined || value === null ? [] : [value as Record<string, any>];
+    return Array.isArray(value)
+        ? (value as Record<string, any>[])
+        : value === undefined || value === null
+          ? []
+          : [value as Record<string, any>];
 }
 
 /**
@@ -37,17 +46,42 @@ export function payloadBucketViolations(resources: readonly StackResourceView[])
     for (const bucket of resources.filter((r) => r.type === PAYLOAD_BUCKET_TYPES.bucket && insideOutbox(r))) {
         const name: unknown = known(() => bucket.props.bucket);
         const on = (type: string) =>
-            resources.filter((r) => r.type === type && ((r.propertyDependencies?.bucket ?? []).some((d) => d.urn === bucket.urn) || (name !== undefined && known(() => r.props.bucket) === name)));
+            resources.filter(
+                (r) =>
+                    r.type === type &&
+                    ((r.propertyDependencies?.bucket ?? []).some((d) => d.urn === bucket.urn) ||
+                        (name !== undefined && known(() => r.props.bucket) === name)),
+            );
         const what = `outbox payload bucket "${bucket.name}"`;
         const blocks = on(PAYLOAD_BUCKET_TYPES.publicAccessBlock);
         const open = PUBLIC_ACCESS_SETTINGS.filter((s) => !blocks.some((b) => known(() => b.props[s]) === true));
-        if (open.length > 0) out.push({ urn: bucket.urn, message: `${what} may be public: ${open.join(", ")} not true in a public access block; it holds whole payloads: block all four (the Outbox component does)` });
-        const encrypted = on(PAYLOAD_BUCKET_TYPES.encryption).some((e) => list(known(() => e.props.rules)).some((rule) => typeof rule?.applyServerSideEncryptionByDefault?.sseAlgorithm === "string"));
-        if (!encrypted) out.push({ urn: bucket.urn, message: `${what} has no server-side encryption configuration; set SSE-KMS with the outbox's key, or SSE-S3 (the Outbox component does)` });
-        const expires = on(PAYLOAD_BUCKET_TYPES.lifecycle).some((l) =>
-            list(known(() => l.props.rules)).some((rule) => rule?.status === "Enabled" && list(rule.expiration).some((e) => typeof e?.days === "number" && e.days > 0)),
+        if (open.length > 0)
+            out.push({
+                urn: bucket.urn,
+                message: `${what} may be public: ${open.join(", ")} not true in a public access block; it holds whole payloads: block all four (the Outbox component does)`,
+            });
+        const encrypted = on(PAYLOAD_BUCKET_TYPES.encryption).some((e) =>
+            list(known(() => e.props.rules)).some(
+                (rule) => typeof rule?.applyServerSideEncryptionByDefault?.sseAlgorithm === "string",
+            ),
         );
-        if (!expires) out.push({ urn: bucket.urn, message: `${what} has no enabled lifecycle rule that expires its objects; the object of a failed write and the payloads of delivered records would stay forever: add one (the Outbox component's expires them after payloadExpirationDays)` });
+        if (!encrypted)
+            out.push({
+                urn: bucket.urn,
+                message: `${what} has no server-side encryption configuration; set SSE-KMS with the outbox's key, or SSE-S3 (the Outbox component does)`,
+            });
+        const expires = on(PAYLOAD_BUCKET_TYPES.lifecycle).some((l) =>
+            list(known(() => l.props.rules)).some(
+                (rule) =>
+                    rule?.status === "Enabled" &&
+                    list(rule.expiration).some((e) => typeof e?.days === "number" && e.days > 0),
+            ),
+        );
+        if (!expires)
+            out.push({
+                urn: bucket.urn,
+                message: `${what} has no enabled lifecycle rule that expires its objects; the object of a failed write and the payloads of delivered records would stay forever: add one (the Outbox component's expires them after payloadExpirationDays)`,
+            });
     }
     return out;
 }
@@ -60,7 +94,8 @@ export function payloadBucketViolations(resources: readonly StackResourceView[])
 export function outboxPayloadBucketPolicy(enforcementLevel: EnforcementLevel): StackValidationPolicy {
     return {
         name: "outbox-payload-bucket",
-        description: "An Outbox's payload bucket (largePayloads) blocks public access, is encrypted at rest and has an enabled lifecycle rule that expires its objects.",
+        description:
+            "An Outbox's payload bucket (largePayloads) blocks public access, is encrypted at rest and has an enabled lifecycle rule that expires its objects.",
         enforcementLevel,
         validateStack: (args, reportViolation) => {
             for (const v of payloadBucketViolations(args.resources)) reportViolation(v.message, v.urn);

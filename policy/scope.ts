@@ -24,7 +24,6 @@ import { OUTBOX_TYPE } from "../components/naming";
 /** A resource's properties as a policy sees them: plain values, keyed by the provider's property names. */
 export type ResourceProps = Record<string, any>;
 
-
 /** The type tokens the policies look at. */
 export const RESOURCE_TYPES = {
     table: "aws:dynamodb/table:Table",
@@ -115,7 +114,9 @@ export function isOutboxTable(urn: string, props: ResourceProps): boolean {
 
 /** The non-empty strings the readers return; a reader of an unknown or absent value adds nothing. */
 function knownStrings(...reads: (() => unknown)[]): string[] {
-    return reads.flatMap((read) => known(() => [read()].flat().filter((v): v is string => typeof v === "string" && v !== "")) ?? []);
+    return reads.flatMap(
+        (read) => known(() => [read()].flat().filter((v): v is string => typeof v === "string" && v !== "")) ?? [],
+    );
 }
 
 /** The outbox resources of a stack, and what ties other resources to them. */
@@ -138,7 +139,12 @@ export interface OutboxScope {
 }
 
 /** Whether `r`'s `property` refers to `target`: a property dependency on it, or one of its known identifiers. */
-function refersTo(r: StackResourceView, property: string, target: StackResourceView, identifiers: readonly string[]): boolean {
+function refersTo(
+    r: StackResourceView,
+    property: string,
+    target: StackResourceView,
+    identifiers: readonly string[],
+): boolean {
     if ((r.propertyDependencies?.[property] ?? []).some((d) => d === target || d.urn === target.urn)) return true;
     const values = knownStrings(() => r.props[property]);
     return values.some((v) => identifiers.includes(v));
@@ -152,7 +158,9 @@ function refersTo(r: StackResourceView, property: string, target: StackResourceV
 export function outboxScope(resources: readonly StackResourceView[]): OutboxScope {
     const of = (type: string) => resources.filter((r) => r.type === type);
     const tables = of(RESOURCE_TYPES.table).filter((t) => insideOutbox(t) || hasOutboxTableTag(t.props));
-    const streams = tables.map((t) => ({ table: t, arn: known(() => t.props.streamArn) })).filter((s): s is { table: StackResourceView; arn: string } => typeof s.arn === "string");
+    const streams = tables
+        .map((t) => ({ table: t, arn: known(() => t.props.streamArn) }))
+        .filter((s): s is { table: StackResourceView; arn: string } => typeof s.arn === "string");
     const tableOf = (mapping: StackResourceView): StackResourceView | undefined => {
         const source = known(() => mapping.props.eventSourceArn);
         return streams.find((s) => s.arn === source)?.table;
@@ -161,9 +169,18 @@ export function outboxScope(resources: readonly StackResourceView[]): OutboxScop
     const ownMappings = mappings.filter(insideOutbox);
     const externalMappings = mappings.filter((m) => !insideOutbox(m) && tableOf(m) !== undefined);
 
-    const allRoles = of(RESOURCE_TYPES.role).map((role) => ({ role, identifiers: knownStrings(() => role.props.name, () => role.props.arn) }));
+    const allRoles = of(RESOURCE_TYPES.role).map((role) => ({
+        role,
+        identifiers: knownStrings(
+            () => role.props.name,
+            () => role.props.arn,
+        ),
+    }));
     const outboxFunctions = of(RESOURCE_TYPES.fn).filter(insideOutbox);
-    const roles = allRoles.filter(({ role, identifiers }) => insideOutbox(role) || outboxFunctions.some((f) => refersTo(f, "role", role, identifiers)));
+    const roles = allRoles.filter(
+        ({ role, identifiers }) =>
+            insideOutbox(role) || outboxFunctions.some((f) => refersTo(f, "role", role, identifiers)),
+    );
     const roleReferencedBy = (r: StackResourceView, property: string): StackResourceView | undefined =>
         roles.find(({ role, identifiers }) => refersTo(r, property, role, identifiers))?.role;
 

@@ -10,16 +10,34 @@
  * @packageDocumentation
  */
 import * as aws from "../components/aws";
-import { EnforcementLevel, ResourceValidationPolicy, StackValidationPolicy, validateResourceOfType } from "@pulumi/policy";
+import {
+    EnforcementLevel,
+    ResourceValidationPolicy,
+    StackValidationPolicy,
+    validateResourceOfType,
+} from "@pulumi/policy";
 import { ENV } from "../runtime/config";
 import { LIST_STREAMS_ACTION } from "../components/iam";
-import { RESOURCE_TYPES, ResourceProps as Props, StackResourceView, declaredInsideOutbox, insideOutbox, known, outboxScope } from "./scope";
+import {
+    RESOURCE_TYPES,
+    ResourceProps as Props,
+    StackResourceView,
+    declaredInsideOutbox,
+    insideOutbox,
+    known,
+    outboxScope,
+} from "./scope";
 
 /**
  * Actions AWS authorizes only on resource `*` (they take no resource ARN). A statement may use `*` as its
  * resource only when every action in it is one of these.
  */
-export const WILDCARD_RESOURCE_ACTIONS: readonly string[] = [LIST_STREAMS_ACTION, "xray:PutTraceSegments", "xray:PutTelemetryRecords", "cloudwatch:PutMetricData"];
+export const WILDCARD_RESOURCE_ACTIONS: readonly string[] = [
+    LIST_STREAMS_ACTION,
+    "xray:PutTraceSegments",
+    "xray:PutTelemetryRecords",
+    "cloudwatch:PutMetricData",
+];
 
 /**
  * Managed policies too broad for an outbox function: administrator access and any `*FullAccess`
@@ -52,15 +70,22 @@ export function leastPrivilegeViolations(subject: string, document: unknown): st
         if (s?.Effect !== "Allow") return;
         const where = `${subject} statement ${s.Sid !== undefined ? `"${String(s.Sid)}"` : i}`;
         if (s.NotAction !== undefined || s.NotResource !== undefined) {
-            out.push(`${where}: Allow with ${s.NotAction !== undefined ? "NotAction" : "NotResource"} grants everything not listed; list the actions and resources instead`);
+            out.push(
+                `${where}: Allow with ${s.NotAction !== undefined ? "NotAction" : "NotResource"} grants everything not listed; list the actions and resources instead`,
+            );
         }
         const actions = list(s.Action).map(String);
         const broad = actions.filter((a) => a === "*" || /^[a-z0-9-]+:\*$/i.test(a));
-        if (broad.length > 0) out.push(`${where}: action ${broad.map((a) => JSON.stringify(a)).join(", ")} grants every action of ${broad.includes("*") ? "every service" : "the service"}; name the actions the function calls`);
+        if (broad.length > 0)
+            out.push(
+                `${where}: action ${broad.map((a) => JSON.stringify(a)).join(", ")} grants every action of ${broad.includes("*") ? "every service" : "the service"}; name the actions the function calls`,
+            );
         const resources = list(s.Resource).map(String);
         const needsArn = actions.filter((a) => !WILDCARD_RESOURCE_ACTIONS.includes(a));
         if (resources.includes("*") && needsArn.length > 0) {
-            out.push(`${where}: resource "*" on ${needsArn.map((a) => JSON.stringify(a)).join(", ")}; scope them to the outbox's ARNs (only ${WILDCARD_RESOURCE_ACTIONS.join(", ")} require "*")`);
+            out.push(
+                `${where}: resource "*" on ${needsArn.map((a) => JSON.stringify(a)).join(", ")}; scope them to the outbox's ARNs (only ${WILDCARD_RESOURCE_ACTIONS.join(", ")} require "*")`,
+            );
         }
     });
     return out;
@@ -81,31 +106,55 @@ function queueEncryption(props: Props): "kms" | "sqs" | "none" {
  *
  * @param resources - The stack's resources with their outputs (`streamArn`, `arn`, `name`).
  */
-export function encryptionAtRestViolations(resources: readonly StackResourceView[]): { urn: string; message: string }[] {
+export function encryptionAtRestViolations(
+    resources: readonly StackResourceView[],
+): { urn: string; message: string }[] {
     const out: { urn: string; message: string }[] = [];
     const of = (type: string) => resources.filter((r) => r.type === type);
     const scope = outboxScope(resources);
     for (const mapping of [...scope.ownMappings, ...scope.externalMappings]) {
         const table = scope.tableOf(mapping);
-        const customerKey: unknown = table?.props.serverSideEncryption?.enabled === true ? table.props.serverSideEncryption.kmsKeyArn : undefined;
+        const customerKey: unknown =
+            table?.props.serverSideEncryption?.enabled === true
+                ? table.props.serverSideEncryption.kmsKeyArn
+                : undefined;
         const tableText = table === undefined ? "the outbox table" : `outbox table "${table.name}"`;
         const dlqArn: unknown = known(() => mapping.props.destinationConfig?.onFailure?.destinationArn);
         const queue = of(RESOURCE_TYPES.queue).find((q) => dlqArn !== undefined && known(() => q.props.arn) === dlqArn);
         if (queue !== undefined) {
             const sse = queueEncryption(queue.props);
             if (sse === "none") {
-                out.push({ urn: queue.urn, message: `outbox DLQ "${queue.name}" is not encrypted at rest (sqsManagedSseEnabled: false, no kmsMasterKeyId); it holds whole payloads: remove sqsManagedSseEnabled: false or set kmsMasterKeyId` });
+                out.push({
+                    urn: queue.urn,
+                    message: `outbox DLQ "${queue.name}" is not encrypted at rest (sqsManagedSseEnabled: false, no kmsMasterKeyId); it holds whole payloads: remove sqsManagedSseEnabled: false or set kmsMasterKeyId`,
+                });
             } else if (typeof customerKey === "string" && sse !== "kms") {
-                out.push({ urn: queue.urn, message: `outbox DLQ "${queue.name}" uses SSE-SQS while ${tableText} is encrypted with the customer managed key ${customerKey}; set kmsMasterKeyId to that key (the Outbox component does when kmsKeyArn is given)` });
+                out.push({
+                    urn: queue.urn,
+                    message: `outbox DLQ "${queue.name}" uses SSE-SQS while ${tableText} is encrypted with the customer managed key ${customerKey}; set kmsMasterKeyId to that key (the Outbox component does when kmsKeyArn is given)`,
+                });
             }
         }
         if (typeof customerKey !== "string") continue;
         const functionName: unknown = known(() => mapping.props.functionName);
-        const fn = of(RESOURCE_TYPES.fn).find((f) => functionName !== undefined && (known(() => f.props.arn) === functionName || known(() => f.props.name) === functionName));
-        const topicArn: unknown = fn === undefined ? undefined : known(() => fn.props.environment?.variables?.[ENV.topicArn]);
-        const topic = of(RESOURCE_TYPES.topic).find((t) => topicArn !== undefined && known(() => t.props.arn) === topicArn);
-        if (topic !== undefined && !(typeof topic.props.kmsMasterKeyId === "string" && topic.props.kmsMasterKeyId !== "")) {
-            out.push({ urn: topic.urn, message: `outbox topic "${topic.name}" has no kmsMasterKeyId while ${tableText} is encrypted with the customer managed key ${customerKey}; set kmsMasterKeyId to that key (the Outbox component does when kmsKeyArn is given)` });
+        const fn = of(RESOURCE_TYPES.fn).find(
+            (f) =>
+                functionName !== undefined &&
+                (known(() => f.props.arn) === functionName || known(() => f.props.name) === functionName),
+        );
+        const topicArn: unknown =
+            fn === undefined ? undefined : known(() => fn.props.environment?.variables?.[ENV.topicArn]);
+        const topic = of(RESOURCE_TYPES.topic).find(
+            (t) => topicArn !== undefined && known(() => t.props.arn) === topicArn,
+        );
+        if (
+            topic !== undefined &&
+            !(typeof topic.props.kmsMasterKeyId === "string" && topic.props.kmsMasterKeyId !== "")
+        ) {
+            out.push({
+                urn: topic.urn,
+                message: `outbox topic "${topic.name}" has no kmsMasterKeyId while ${tableText} is encrypted with the customer managed key ${customerKey}; set kmsMasterKeyId to that key (the Outbox component does when kmsKeyArn is given)`,
+            });
         }
     }
     return out;
@@ -128,41 +177,78 @@ export function outboxRoleGrantViolations(resources: readonly StackResourceView[
     const scope = outboxScope(resources);
     const of = (type: string) => resources.filter((r) => r.type === type && !insideOutbox(r));
     const out: { urn: string; message: string }[] = [];
-    const push = (r: StackResourceView, messages: string[]) => out.push(...messages.map((message) => ({ urn: r.urn, message })));
+    const push = (r: StackResourceView, messages: string[]) =>
+        out.push(...messages.map((message) => ({ urn: r.urn, message })));
     const customerPolicy = (attachment: StackResourceView): StackResourceView | undefined => {
         const arn: unknown = known(() => attachment.props.policyArn);
         return resources.find(
-            (p) => p.type === RESOURCE_TYPES.policy && ((attachment.propertyDependencies?.policyArn ?? []).some((d) => d.urn === p.urn) || (arn !== undefined && known(() => p.props.arn) === arn)),
+            (p) =>
+                p.type === RESOURCE_TYPES.policy &&
+                ((attachment.propertyDependencies?.policyArn ?? []).some((d) => d.urn === p.urn) ||
+                    (arn !== undefined && known(() => p.props.arn) === arn)),
         );
     };
     const attachments = [
-        ...of(RESOURCE_TYPES.rolePolicyAttachment).map((a) => ({ a, kind: "role policy attachment", role: scope.roleReferencedBy(a, "role") })),
-        ...of(RESOURCE_TYPES.policyAttachment).map((a) => ({ a, kind: "policy attachment", role: scope.roleReferencedBy(a, "roles") })),
+        ...of(RESOURCE_TYPES.rolePolicyAttachment).map((a) => ({
+            a,
+            kind: "role policy attachment",
+            role: scope.roleReferencedBy(a, "role"),
+        })),
+        ...of(RESOURCE_TYPES.policyAttachment).map((a) => ({
+            a,
+            kind: "policy attachment",
+            role: scope.roleReferencedBy(a, "roles"),
+        })),
     ];
     for (const { a, kind, role } of attachments) {
         if (role === undefined) continue;
         const policyArn: unknown = known(() => a.props.policyArn);
         if (isBroadManagedPolicy(policyArn)) {
-            push(a, [`${kind} "${a.name}" attaches ${String(policyArn)} to outbox role "${role.name}", far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox's ARNs`]);
+            push(a, [
+                `${kind} "${a.name}" attaches ${String(policyArn)} to outbox role "${role.name}", far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox's ARNs`,
+            ]);
             continue;
         }
         const policy = customerPolicy(a);
-        if (policy !== undefined) push(a, leastPrivilegeViolations(`policy "${policy.name}" attached to outbox role "${role.name}" by ${kind} "${a.name}"`, known(() => policy.props.policy)));
+        if (policy !== undefined)
+            push(
+                a,
+                leastPrivilegeViolations(
+                    `policy "${policy.name}" attached to outbox role "${role.name}" by ${kind} "${a.name}"`,
+                    known(() => policy.props.policy),
+                ),
+            );
     }
     for (const rp of of(RESOURCE_TYPES.rolePolicy)) {
         const role = scope.roleReferencedBy(rp, "role");
-        if (role !== undefined) push(rp, leastPrivilegeViolations(`role policy "${rp.name}" on outbox role "${role.name}"`, known(() => rp.props.policy)));
+        if (role !== undefined)
+            push(
+                rp,
+                leastPrivilegeViolations(
+                    `role policy "${rp.name}" on outbox role "${role.name}"`,
+                    known(() => rp.props.policy),
+                ),
+            );
     }
     for (const role of scope.roles.filter((r) => !insideOutbox(r))) {
         const documents = known(() => list(role.props.inlinePolicies).map((p) => (p as Props)?.policy)) ?? [];
-        documents.forEach((d, i) => push(role, leastPrivilegeViolations(`outbox role "${role.name}" inline policy${documents.length > 1 ? ` ${i}` : ""}`, d)));
+        documents.forEach((d, i) =>
+            push(
+                role,
+                leastPrivilegeViolations(
+                    `outbox role "${role.name}" inline policy${documents.length > 1 ? ` ${i}` : ""}`,
+                    d,
+                ),
+            ),
+        );
     }
     return out;
 }
 
 function validateDocuments(subject: string, documents: unknown[], reportViolation: (message: string) => void): void {
     documents.forEach((d, i) => {
-        for (const v of leastPrivilegeViolations(documents.length > 1 ? `${subject} ${i}` : subject, d)) reportViolation(v);
+        for (const v of leastPrivilegeViolations(documents.length > 1 ? `${subject} ${i}` : subject, d))
+            reportViolation(v);
     });
 }
 
@@ -172,7 +258,9 @@ function validateDocuments(subject: string, documents: unknown[], reportViolatio
  *
  * @param enforcementLevel - Their level when the pack's config sets none.
  */
-export function outboxSecurityPolicies(enforcementLevel: EnforcementLevel): (ResourceValidationPolicy | StackValidationPolicy)[] {
+export function outboxSecurityPolicies(
+    enforcementLevel: EnforcementLevel,
+): (ResourceValidationPolicy | StackValidationPolicy)[] {
     // Only what an Outbox declares; grants made elsewhere are outbox-least-privilege-attached's.
     const inOutbox = (args: { urn: string }) => declaredInsideOutbox(args.urn);
     return [
@@ -184,17 +272,24 @@ export function outboxSecurityPolicies(enforcementLevel: EnforcementLevel): (Res
             validateResource: [
                 validateResourceOfType(aws.iam.Role, (props, args, reportViolation) => {
                     if (!inOutbox(args)) return;
-                    validateDocuments(`role "${args.name}" inline policy`, list(props.inlinePolicies).map((p) => (p as Props)?.policy), reportViolation);
+                    validateDocuments(
+                        `role "${args.name}" inline policy`,
+                        list(props.inlinePolicies).map((p) => (p as Props)?.policy),
+                        reportViolation,
+                    );
                 }),
                 validateResourceOfType(aws.iam.RolePolicy, (props, args, reportViolation) => {
-                    if (inOutbox(args)) validateDocuments(`role policy "${args.name}"`, [props.policy], reportViolation);
+                    if (inOutbox(args))
+                        validateDocuments(`role policy "${args.name}"`, [props.policy], reportViolation);
                 }),
                 validateResourceOfType(aws.iam.Policy, (props, args, reportViolation) => {
                     if (inOutbox(args)) validateDocuments(`policy "${args.name}"`, [props.policy], reportViolation);
                 }),
                 validateResourceOfType(aws.iam.RolePolicyAttachment, (props, args, reportViolation) => {
                     if (inOutbox(args) && isBroadManagedPolicy(props.policyArn)) {
-                        reportViolation(`role policy attachment "${args.name}" attaches ${props.policyArn}, far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox's ARNs`);
+                        reportViolation(
+                            `role policy attachment "${args.name}" attaches ${props.policyArn}, far beyond what an outbox function needs; grant the actions in an inline policy scoped to the outbox's ARNs`,
+                        );
                     }
                 }),
             ],

@@ -16,7 +16,14 @@ export const OUTBOX_NAME_KEY = "outboxName";
 export const DEFAULT_OUTBOX_NAME = "outbox";
 
 /** String-valued config keys, each the arg of the same name. */
-export const STRING_KEYS = ["billingMode", "importTableName", "kmsKeyArn", "topicArn", "sweepSchedule", "logLevel"] as const;
+export const STRING_KEYS = [
+    "billingMode",
+    "importTableName",
+    "kmsKeyArn",
+    "topicArn",
+    "sweepSchedule",
+    "logLevel",
+] as const;
 
 /** Boolean config keys, each the arg of the same name. */
 export const BOOLEAN_KEYS = ["pointInTimeRecovery", "deletionProtection", "fifo", "alarms", "dashboard"] as const;

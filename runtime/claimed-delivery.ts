@@ -34,7 +34,12 @@ export interface ClaimingStore {
      * cut short by a failure (the truncation rule) calls `options.onTruncated`, so the drain does not take it for
      * the end of the backlog.
      */
-    claim(partition: string, token: FencingToken, limit: number, options?: { readonly onTruncated?: (error: unknown) => void }): Promise<OutboxRecord[]>;
+    claim(
+        partition: string,
+        token: FencingToken,
+        limit: number,
+        options?: { readonly onTruncated?: (error: unknown) => void },
+    ): Promise<OutboxRecord[]>;
     /** Complete records this token holds. */
     complete(ids: readonly string[], token: FencingToken): Promise<void>;
     /** Release records this token holds back to pending. */
@@ -80,8 +85,15 @@ export interface ClaimedDeliveryResult {
  * @param claimed - The claimed records, oldest first, as Claim returned them.
  * @param token - The token that holds them.
  */
-export async function deliverClaimed(ctx: DeliveryContext, store: ClaimingStore, claimed: readonly OutboxRecord[], token: FencingToken): Promise<ClaimedDeliveryResult> {
-    const [result] = await deliverLanes(ctx, store, token, [{ partition: claimed[0]?.partition ?? "", records: claimed }]);
+export async function deliverClaimed(
+    ctx: DeliveryContext,
+    store: ClaimingStore,
+    claimed: readonly OutboxRecord[],
+    token: FencingToken,
+): Promise<ClaimedDeliveryResult> {
+    const [result] = await deliverLanes(ctx, store, token, [
+        { partition: claimed[0]?.partition ?? "", records: claimed },
+    ]);
     return result!;
 }
 
@@ -145,8 +157,20 @@ export interface DrainTarget {
  * @param token - The claim token.
  * @param options - Limits and stop conditions.
  */
-export async function drainPartition(ctx: DeliveryContext, store: ClaimingStore, partition: string, token: FencingToken, options: DrainPartitionOptions): Promise<DrainResult> {
-    const [result] = await drainPartitions(ctx, store, [{ partition, ...(options.until !== undefined ? { until: [options.until] } : {}) }], token, options);
+export async function drainPartition(
+    ctx: DeliveryContext,
+    store: ClaimingStore,
+    partition: string,
+    token: FencingToken,
+    options: DrainPartitionOptions,
+): Promise<DrainResult> {
+    const [result] = await drainPartitions(
+        ctx,
+        store,
+        [{ partition, ...(options.until !== undefined ? { until: [options.until] } : {}) }],
+        token,
+        options,
+    );
     return result!;
 }
 
@@ -158,7 +182,9 @@ interface Draining {
 }
 
 /** What one claim of a drain round returned: the records to deliver, or the end of the partition's drain. */
-type ClaimStep = { readonly claimed: readonly OutboxRecord[]; readonly deliverable: OutboxRecord[]; readonly truncated: boolean } | { readonly end: DrainResult };
+type ClaimStep =
+    | { readonly claimed: readonly OutboxRecord[]; readonly deliverable: OutboxRecord[]; readonly truncated: boolean }
+    | { readonly end: DrainResult };
 
 /**
  * Drain several partitions at once: each round claims every partition not yet done (at most
@@ -174,19 +200,30 @@ type ClaimStep = { readonly claimed: readonly OutboxRecord[]; readonly deliverab
  * @param options - Limits and stop conditions (`until` is per target).
  * @returns One result per target, aligned with `targets`.
  */
-export async function drainPartitions(ctx: DeliveryContext, store: ClaimingStore, targets: readonly DrainTarget[], token: FencingToken, options: Omit<DrainPartitionOptions, "until">): Promise<DrainResult[]> {
+export async function drainPartitions(
+    ctx: DeliveryContext,
+    store: ClaimingStore,
+    targets: readonly DrainTarget[],
+    token: FencingToken,
+    options: Omit<DrainPartitionOptions, "until">,
+): Promise<DrainResult[]> {
     const drains: Draining[] = targets.map((target) => ({ target, handled: [], result: undefined }));
     const keepGoing = options.keepGoing ?? (() => true);
     for (let round = 0; round < options.maxRounds; round += 1) {
         const active = drains.filter((d) => d.result === undefined);
         if (active.length === 0) break;
-        const steps = await mapBounded(active, PARTITIONS_IN_FLIGHT, (d) => claimStep(ctx, store, d, token, options, keepGoing));
+        const steps = await mapBounded(active, PARTITIONS_IN_FLIGHT, (d) =>
+            claimStep(ctx, store, d, token, options, keepGoing),
+        );
         const claimedOf: { drain: Draining; step: Extract<ClaimStep, { claimed: unknown }> }[] = [];
         steps.forEach((step, i) => {
             if ("end" in step) active[i]!.result = step.end;
             else claimedOf.push({ drain: active[i]!, step });
         });
-        const batches: ClaimedPartition[] = claimedOf.map(({ drain, step }) => ({ partition: drain.target.partition, records: step.deliverable }));
+        const batches: ClaimedPartition[] = claimedOf.map(({ drain, step }) => ({
+            partition: drain.target.partition,
+            records: step.deliverable,
+        }));
         const delivered = await deliverLanes(ctx, store, token, batches, keepGoing);
         claimedOf.forEach(({ drain, step }, i) => {
             drain.handled.push(...delivered[i]!.handled);
@@ -197,7 +234,14 @@ export async function drainPartitions(ctx: DeliveryContext, store: ClaimingStore
 }
 
 /** Claim a partition's next records; with `createdBefore`, release the ones not due (and their keys' later ones). */
-async function claimStep(ctx: DeliveryContext, store: ClaimingStore, drain: Draining, token: FencingToken, options: Omit<DrainPartitionOptions, "until">, keepGoing: () => boolean): Promise<ClaimStep> {
+async function claimStep(
+    ctx: DeliveryContext,
+    store: ClaimingStore,
+    drain: Draining,
+    token: FencingToken,
+    options: Omit<DrainPartitionOptions, "until">,
+    keepGoing: () => boolean,
+): Promise<ClaimStep> {
     const { handled, target } = drain;
     if (!keepGoing()) return { end: { handled, exhausted: false, heldKeys: [] } };
     let claimed: OutboxRecord[];
@@ -210,11 +254,20 @@ async function claimStep(ctx: DeliveryContext, store: ClaimingStore, drain: Drai
         });
     } catch (error) {
         if (isOutboxError(error, "STALE_FENCING_TOKEN")) return { end: { handled, exhausted: true, heldKeys: [] } };
-        return { end: { handled, exhausted: false, heldKeys: [], stopped: true, failure: { recordId: target.until?.[0] ?? "", error } } };
+        return {
+            end: {
+                handled,
+                exhausted: false,
+                heldKeys: [],
+                stopped: true,
+                failure: { recordId: target.until?.[0] ?? "", error },
+            },
+        };
     }
     if (options.createdBefore === undefined) return { claimed, deliverable: claimed, truncated };
     const { createdBefore, createdAfter } = options;
-    const due = (r: OutboxRecord): boolean => r.createdAt < createdBefore || (createdAfter !== undefined && r.createdAt > createdAfter);
+    const due = (r: OutboxRecord): boolean =>
+        r.createdAt < createdBefore || (createdAfter !== undefined && r.createdAt > createdAfter);
     // A key waits from its first record that is not due: a later record of the key may not overtake it.
     const waiting = new Set<string>();
     const deliverable: OutboxRecord[] = [];
@@ -232,10 +285,22 @@ async function claimStep(ctx: DeliveryContext, store: ClaimingStore, drain: Drai
 }
 
 /** After a round's delivery: the partition's drain result if it is done, else `undefined` (claim again). */
-function roundVerdict(drain: Draining, step: Extract<ClaimStep, { claimed: unknown }>, result: ClaimedDeliveryResult, limit: number): DrainResult | undefined {
+function roundVerdict(
+    drain: Draining,
+    step: Extract<ClaimStep, { claimed: unknown }>,
+    result: ClaimedDeliveryResult,
+    limit: number,
+): DrainResult | undefined {
     const { handled, target } = drain;
     // A failure ends the drain: another round would claim the held key's records and try its head again.
-    if (result.failure !== undefined) return { handled, exhausted: false, heldKeys: result.heldKeys, stopped: result.stopped, failure: result.failure };
+    if (result.failure !== undefined)
+        return {
+            handled,
+            exhausted: false,
+            heldKeys: result.heldKeys,
+            stopped: result.stopped,
+            failure: result.failure,
+        };
     if (result.preempted) return { handled, exhausted: true, heldKeys: [] };
     // Out of time before every record's round: not exhausted, whatever the claim's length says.
     if (result.incomplete) return { handled, exhausted: false, heldKeys: [] };
@@ -243,17 +308,26 @@ function roundVerdict(drain: Draining, step: Extract<ClaimStep, { claimed: unkno
     // not acknowledge what it has not delivered.
     if (step.truncated) return { handled, exhausted: false, heldKeys: [], truncated: true };
     const short = step.claimed.length < limit || step.deliverable.length < step.claimed.length;
-    const reached = target.until !== undefined && target.until.length > 0 && target.until.every((id) => handled.includes(id));
+    const reached =
+        target.until !== undefined && target.until.length > 0 && target.until.every((id) => handled.includes(id));
     if (short || reached) return { handled, exhausted: short, heldKeys: [] };
     return undefined;
 }
 
-async function releaseQuietly(ctx: DeliveryContext, store: ClaimingStore, ids: readonly string[], token: FencingToken): Promise<void> {
+async function releaseQuietly(
+    ctx: DeliveryContext,
+    store: ClaimingStore,
+    ids: readonly string[],
+    token: FencingToken,
+): Promise<void> {
     if (ids.length === 0) return;
     try {
         await store.release(ids, token);
     } catch (err) {
         // A failed release only delays those records until the stale-claim window lets a claimer take them back.
-        ctx.logger.warn("outbox release failed; the records become claimable after the stale-claim window", { count: ids.length, code: isOutboxError(err) ? err.code : "UNKNOWN" });
+        ctx.logger.warn("outbox release failed; the records become claimable after the stale-claim window", {
+            count: ids.length,
+            code: isOutboxError(err) ? err.code : "UNKNOWN",
+        });
     }
 }

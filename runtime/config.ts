@@ -6,7 +6,14 @@
  *
  * @packageDocumentation
  */
-import { isQueueUrl, isTopicArn, QUEUE_URL_SHAPE, queueUrlRegion, TOPIC_ARN_SHAPE, topicArnRegion } from "./aws-resource-names";
+import {
+    isQueueUrl,
+    isTopicArn,
+    QUEUE_URL_SHAPE,
+    queueUrlRegion,
+    TOPIC_ARN_SHAPE,
+    topicArnRegion,
+} from "./aws-resource-names";
 import { OutboxError } from "./errors";
 import { HANDLER_LIMITS, type IntegerLimit } from "./limits";
 
@@ -67,9 +74,13 @@ export interface HandlerEnvironment {
 function required(env: Readonly<Record<string, string | undefined>>, name: string, what: string): string {
     const value = env[name];
     if (value === undefined || value.trim() === "") {
-        throw new OutboxError("INVALID_CONFIG", `environment variable ${name} (${what}) is missing or empty; set it on the function (the Outbox component does this for you)`, {
-            context: { variable: name },
-        });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `environment variable ${name} (${what}) is missing or empty; set it on the function (the Outbox component does this for you)`,
+            {
+                context: { variable: name },
+            },
+        );
     }
     return value.trim();
 }
@@ -82,9 +93,13 @@ const DECIMAL_INTEGER = /^-?[0-9]+$/;
 function topicArn(env: Readonly<Record<string, string | undefined>>): string {
     const value = required(env, ENV.topicArn, "the SNS topic ARN");
     if (!isTopicArn(value)) {
-        throw new OutboxError("INVALID_CONFIG", `environment variable ${ENV.topicArn} is ${JSON.stringify(value)}; expected an SNS topic ARN, ${TOPIC_ARN_SHAPE}; set it to the topic's ARN (the Outbox component does this for you)`, {
-            context: { variable: ENV.topicArn, value },
-        });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `environment variable ${ENV.topicArn} is ${JSON.stringify(value)}; expected an SNS topic ARN, ${TOPIC_ARN_SHAPE}; set it to the topic's ARN (the Outbox component does this for you)`,
+            {
+                context: { variable: ENV.topicArn, value },
+            },
+        );
     }
     const region = env.AWS_REGION;
     const topicRegion = topicArnRegion(value);
@@ -102,9 +117,13 @@ function topicArn(env: Readonly<Record<string, string | undefined>>): string {
 function dlqUrl(env: Readonly<Record<string, string | undefined>>): string {
     const value = required(env, ENV.dlqUrl, "the SQS dead-letter queue URL");
     if (!isQueueUrl(value)) {
-        throw new OutboxError("INVALID_CONFIG", `environment variable ${ENV.dlqUrl} is ${JSON.stringify(value)}; expected an SQS queue URL, ${QUEUE_URL_SHAPE}; set it to the queue's URL, not its ARN or name (the Outbox component does this for you)`, {
-            context: { variable: ENV.dlqUrl, value },
-        });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `environment variable ${ENV.dlqUrl} is ${JSON.stringify(value)}; expected an SQS queue URL, ${QUEUE_URL_SHAPE}; set it to the queue's URL, not its ARN or name (the Outbox component does this for you)`,
+            {
+                context: { variable: ENV.dlqUrl, value },
+            },
+        );
     }
     const region = env.AWS_REGION;
     const queueRegion = queueUrlRegion(value);
@@ -125,9 +144,13 @@ function positiveInteger(env: Readonly<Record<string, string | undefined>>, name
     // Decimal digits only, as the component writes them: Number() would also take "0x3", "1e1" or "0b11".
     const value = DECIMAL_INTEGER.test(raw.trim()) ? Number(raw.trim()) : Number.NaN;
     if (!Number.isInteger(value) || value < min || value > max) {
-        throw new OutboxError("INVALID_CONFIG", `environment variable ${name} is ${JSON.stringify(raw)}; expected an integer from ${min} to ${max} in decimal digits; unset it to use the default ${fallback}`, {
-            context: { variable: name, value: raw },
-        });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `environment variable ${name} is ${JSON.stringify(raw)}; expected an integer from ${min} to ${max} in decimal digits; unset it to use the default ${fallback}`,
+            {
+                context: { variable: name, value: raw },
+            },
+        );
     }
     return value;
 }
@@ -137,9 +160,13 @@ function flag(env: Readonly<Record<string, string | undefined>>, name: string, f
     if (raw === undefined || raw.trim() === "") return fallback;
     if (raw === "true") return true;
     if (raw === "false") return false;
-    throw new OutboxError("INVALID_CONFIG", `environment variable ${name} is ${JSON.stringify(raw)}; expected "true" or "false"`, {
-        context: { variable: name, value: raw },
-    });
+    throw new OutboxError(
+        "INVALID_CONFIG",
+        `environment variable ${name} is ${JSON.stringify(raw)}; expected "true" or "false"`,
+        {
+            context: { variable: name, value: raw },
+        },
+    );
 }
 
 /** Read and validate the handler configuration from `env`. */

@@ -6,19 +6,38 @@
  *
  * @packageDocumentation
  */
-import { BatchGetItemCommand, UpdateItemCommand, type AttributeValue, type BatchGetItemCommandOutput, type UpdateItemCommandOutput } from "@aws-sdk/client-dynamodb";
+import {
+    BatchGetItemCommand,
+    UpdateItemCommand,
+    type AttributeValue,
+    type BatchGetItemCommandOutput,
+    type UpdateItemCommandOutput,
+} from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand, type PublishBatchCommandOutput } from "@aws-sdk/client-sns";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { EmfMetrics } from "./emf";
 import { DELIVERY_METRICS } from "./metric-catalog";
 import { OutboxError } from "./errors";
-import { deadLetterMessage, outboundMessage, publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type DeadLetterReason, type OutboundMessage } from "./message";
+import {
+    deadLetterMessage,
+    outboundMessage,
+    publishEntry,
+    SNS_MAX_MESSAGE_BYTES,
+    snsMessageSize,
+    type DeadLetterReason,
+    type OutboundMessage,
+} from "./message";
 import type { Clock, Logger } from "./ports";
 import { recordKey, ttlSeconds, type OutboxRecord } from "./record/codec";
 import { ATTR, STATUS, statusOf, type RecordStatus } from "./schema";
 import { awsErrorName, isConditionalCheckFailed, wrapAwsError } from "./store/aws-errors";
 import { nonTerminal, placeholders, updateExpression } from "./store/expressions";
-import { completePendingUpdate, expireClaimedUpdate, expirePendingUpdate, type FencingToken } from "./store/transitions";
+import {
+    completePendingUpdate,
+    expireClaimedUpdate,
+    expirePendingUpdate,
+    type FencingToken,
+} from "./store/transitions";
 
 /** Anything with an AWS SDK v3 client's `send` (a real client, or a fault-injecting fake in tests). */
 export interface ClientLike {
@@ -186,7 +205,10 @@ function errorText(err: unknown): string {
  * @param items - What to publish, in delivery order; each carries its published form.
  * @param oneEntryPerKey - Keep entries of one ordering key in separate calls.
  */
-export function publishBatches<T extends { readonly message: OutboundMessage }>(items: readonly T[], oneEntryPerKey: boolean): T[][] {
+export function publishBatches<T extends { readonly message: OutboundMessage }>(
+    items: readonly T[],
+    oneEntryPerKey: boolean,
+): T[][] {
     const batches: T[][] = [];
     let current: T[] = [];
     let bytes = 0;
@@ -194,7 +216,10 @@ export function publishBatches<T extends { readonly message: OutboundMessage }>(
         const size = snsMessageSize(item.message);
         const key = item.message.orderingKey;
         const keyClash = oneEntryPerKey && key !== undefined && current.some((c) => c.message.orderingKey === key);
-        if (current.length > 0 && (current.length === MAX_BATCH_ENTRIES || bytes + size > SNS_MAX_MESSAGE_BYTES || keyClash)) {
+        if (
+            current.length > 0 &&
+            (current.length === MAX_BATCH_ENTRIES || bytes + size > SNS_MAX_MESSAGE_BYTES || keyClash)
+        ) {
             batches.push(current);
             current = [];
             bytes = 0;
@@ -214,11 +239,17 @@ export function publishBatches<T extends { readonly message: OutboundMessage }>(
  * @param ctx - The SNS client, topic and FIFO setting.
  * @param messages - At most 10 messages, 256 KB in total (see {@link publishBatches}).
  */
-export async function publishBatch(ctx: DeliveryContext, messages: readonly OutboundMessage[]): Promise<PublishResult[]> {
+export async function publishBatch(
+    ctx: DeliveryContext,
+    messages: readonly OutboundMessage[],
+): Promise<PublishResult[]> {
     let out: PublishBatchCommandOutput | undefined;
     try {
         out = (await ctx.sns.send(
-            new PublishBatchCommand({ TopicArn: ctx.topicArn, PublishBatchRequestEntries: messages.map((m, i) => publishEntry(m, String(i), ctx.fifo)) }),
+            new PublishBatchCommand({
+                TopicArn: ctx.topicArn,
+                PublishBatchRequestEntries: messages.map((m, i) => publishEntry(m, String(i), ctx.fifo)),
+            }),
         )) as PublishBatchCommandOutput | undefined;
     } catch (err) {
         const code = awsErrorName(err) || "UnknownError";
@@ -230,17 +261,28 @@ export async function publishBatch(ctx: DeliveryContext, messages: readonly Outb
         }
         return messages.map(() => ({ ok: false, code, message: errorText(err), permanent }));
     }
-    const results: PublishResult[] = messages.map(() => ({ ok: false, code: "NoResult", message: "SNS reported neither success nor failure for this entry", permanent: false }));
+    const results: PublishResult[] = messages.map(() => ({
+        ok: false,
+        code: "NoResult",
+        message: "SNS reported neither success nor failure for this entry",
+        permanent: false,
+    }));
     // An answer with no output at all (a broken proxy or SDK middleware) reports nothing: every entry stays NoResult.
     for (const s of out?.Successful ?? []) {
         const i = Number(s.Id);
-        if (Number.isInteger(i) && i >= 0 && i < messages.length) results[i] = { ok: true, messageId: s.MessageId ?? "" };
+        if (Number.isInteger(i) && i >= 0 && i < messages.length)
+            results[i] = { ok: true, messageId: s.MessageId ?? "" };
     }
     for (const f of out?.Failed ?? []) {
         const i = Number(f.Id);
         if (!Number.isInteger(i) || i < 0 || i >= messages.length) continue;
         const code = f.Code ?? "UnknownError";
-        results[i] = { ok: false, code, message: errorText(f.Message ?? ""), permanent: isPermanentPublishError(code, f.SenderFault === true, f.Message ?? "") };
+        results[i] = {
+            ok: false,
+            code,
+            message: errorText(f.Message ?? ""),
+            permanent: isPermanentPublishError(code, f.SenderFault === true, f.Message ?? ""),
+        };
     }
     return results;
 }
@@ -292,14 +334,19 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
                 throw wrapAwsError(err, "publisher: consistent status read failed", { table: ctx.tableName });
             }
             for (const item of out.Responses?.[ctx.tableName] ?? []) {
-                found.set(idOf(item), { status: statusOf(item[ATTR.status]?.S) as RecordStatus, publishAttempts: Number(item[ATTR.publishAttempts]?.N ?? "0") });
+                found.set(idOf(item), {
+                    status: statusOf(item[ATTR.status]?.S) as RecordStatus,
+                    publishAttempts: Number(item[ATTR.publishAttempts]?.N ?? "0"),
+                });
                 items.set(idOf(item), item);
             }
             next.push(...(out.UnprocessedKeys?.[ctx.tableName]?.Keys ?? []));
         }
         // Read and not returned: the item no longer exists.
         const unprocessed = new Set(next.map(idOf));
-        for (const key of pending) if (!unprocessed.has(idOf(key)) && !found.has(idOf(key))) found.set(idOf(key), { status: undefined, publishAttempts: 0 });
+        for (const key of pending)
+            if (!unprocessed.has(idOf(key)) && !found.has(idOf(key)))
+                found.set(idOf(key), { status: undefined, publishAttempts: 0 });
         pending = next;
         if (pending.length > 0) await ctx.clock.sleep(20 * 2 ** attempt);
     }
@@ -319,7 +366,10 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
  * @param record - The record SNS refused.
  */
 export async function countPermanentFailure(ctx: DeliveryContext, record: OutboxRecord): Promise<number | undefined> {
-    const change = updateExpression({ add: [{ attribute: ATTR.publishAttempts, value: ":one_attempt" }], values: { ":one_attempt": { N: "1" } } });
+    const change = updateExpression({
+        add: [{ attribute: ATTR.publishAttempts, value: ":one_attempt" }],
+        values: { ":one_attempt": { N: "1" } },
+    });
     const condition = nonTerminal();
     try {
         const out = (await ctx.dynamodb.send(
@@ -335,7 +385,10 @@ export async function countPermanentFailure(ctx: DeliveryContext, record: Outbox
         return Number(out.Attributes?.[ATTR.publishAttempts]?.N ?? "1");
     } catch (err) {
         if (isConditionalCheckFailed(err)) return undefined;
-        throw wrapAwsError(err, "publisher: counting a publish failure failed", { recordId: record.recordId, partition: record.partition });
+        throw wrapAwsError(err, "publisher: counting a publish failure failed", {
+            recordId: record.recordId,
+            partition: record.partition,
+        });
     }
 }
 
@@ -360,19 +413,34 @@ export async function sendToDeadLetterQueue(
                 QueueUrl: ctx.dlqUrl,
                 MessageBody: dl.body,
                 MessageAttributes: dl.attributes,
-                ...(ctx.dlqUrl.endsWith(".fifo") ? { MessageGroupId: record.orderingKey ?? record.partition, MessageDeduplicationId: `${record.recordId.slice(0, 100)}-${reason}` } : {}),
+                ...(ctx.dlqUrl.endsWith(".fifo")
+                    ? {
+                          MessageGroupId: record.orderingKey ?? record.partition,
+                          MessageDeduplicationId: `${record.recordId.slice(0, 100)}-${reason}`,
+                      }
+                    : {}),
             }),
         );
     } catch (err) {
         const context = { recordId: record.recordId, partition: record.partition };
         if (isPermanentSqsRefusal(awsErrorName(err))) {
             // Retrying the same message cannot succeed; say so instead of calling it a transient outage.
-            throw new OutboxError("INVALID_PAYLOAD", `publisher: the DLQ refused record ${record.recordId} (${reason}) for its content: ${awsErrorName(err)}`, { transient: false, cause: err, context });
+            throw new OutboxError(
+                "INVALID_PAYLOAD",
+                `publisher: the DLQ refused record ${record.recordId} (${reason}) for its content: ${awsErrorName(err)}`,
+                { transient: false, cause: err, context },
+            );
         }
         throw wrapAwsError(err, `publisher: sending record to the DLQ failed (${reason})`, context);
     }
     ctx.metrics.count(DELIVERY_METRICS.deadLettered);
-    ctx.logger.warn("outbox record dead-lettered", { recordId: record.recordId, partition: record.partition, reason, attempts: detail.attempts, errorCode: detail.errorCode });
+    ctx.logger.warn("outbox record dead-lettered", {
+        recordId: record.recordId,
+        partition: record.partition,
+        reason,
+        attempts: detail.attempts,
+        errorCode: detail.errorCode,
+    });
 }
 
 /**
@@ -385,17 +453,28 @@ export function isExpired(record: OutboxRecord, nowMs: number): boolean {
     return record.expiresAt > 0 && record.expiresAt <= nowMs;
 }
 
-async function conditionalUpdate(ctx: DeliveryContext, input: object, what: string, record: OutboxRecord): Promise<boolean> {
+async function conditionalUpdate(
+    ctx: DeliveryContext,
+    input: object,
+    what: string,
+    record: OutboxRecord,
+): Promise<boolean> {
     try {
         await ctx.dynamodb.send(new UpdateItemCommand(input as ConstructorParameters<typeof UpdateItemCommand>[0]));
         return true;
     } catch (err) {
         if (isConditionalCheckFailed(err)) {
             ctx.metrics.count(DELIVERY_METRICS.completionRaces);
-            ctx.logger.info(`outbox record changed state before ${what}; someone else moved it`, { recordId: record.recordId, partition: record.partition });
+            ctx.logger.info(`outbox record changed state before ${what}; someone else moved it`, {
+                recordId: record.recordId,
+                partition: record.partition,
+            });
             return false;
         }
-        throw wrapAwsError(err, `publisher: ${what} failed`, { recordId: record.recordId, partition: record.partition });
+        throw wrapAwsError(err, `publisher: ${what} failed`, {
+            recordId: record.recordId,
+            partition: record.partition,
+        });
     }
 }
 
@@ -409,7 +488,17 @@ async function conditionalUpdate(ctx: DeliveryContext, input: object, what: stri
  */
 export async function completePending(ctx: DeliveryContext, record: OutboxRecord): Promise<boolean> {
     const now = ctx.clock.now();
-    return conditionalUpdate(ctx, completePendingUpdate(ctx.tableName, recordKey(record.partition, record.envelopeId, record.bindingId), now, ttlSeconds(now, ctx.completionGraceSeconds)), "completion", record);
+    return conditionalUpdate(
+        ctx,
+        completePendingUpdate(
+            ctx.tableName,
+            recordKey(record.partition, record.envelopeId, record.bindingId),
+            now,
+            ttlSeconds(now, ctx.completionGraceSeconds),
+        ),
+        "completion",
+        record,
+    );
 }
 
 /**
@@ -420,7 +509,17 @@ export async function completePending(ctx: DeliveryContext, record: OutboxRecord
  */
 export async function expirePending(ctx: DeliveryContext, record: OutboxRecord): Promise<boolean> {
     const now = ctx.clock.now();
-    return conditionalUpdate(ctx, expirePendingUpdate(ctx.tableName, recordKey(record.partition, record.envelopeId, record.bindingId), now + 1, ttlSeconds(now, ctx.completionGraceSeconds)), "expiry", record);
+    return conditionalUpdate(
+        ctx,
+        expirePendingUpdate(
+            ctx.tableName,
+            recordKey(record.partition, record.envelopeId, record.bindingId),
+            now + 1,
+            ttlSeconds(now, ctx.completionGraceSeconds),
+        ),
+        "expiry",
+        record,
+    );
 }
 
 /**
@@ -433,7 +532,18 @@ export async function expirePending(ctx: DeliveryContext, record: OutboxRecord):
  */
 export async function expireClaimed(ctx: DeliveryContext, record: OutboxRecord, token: FencingToken): Promise<boolean> {
     const now = ctx.clock.now();
-    return conditionalUpdate(ctx, expireClaimedUpdate(ctx.tableName, recordKey(record.partition, record.envelopeId, record.bindingId), token, now + 1, ttlSeconds(now, ctx.completionGraceSeconds)), "expiry", record);
+    return conditionalUpdate(
+        ctx,
+        expireClaimedUpdate(
+            ctx.tableName,
+            recordKey(record.partition, record.envelopeId, record.bindingId),
+            token,
+            now + 1,
+            ttlSeconds(now, ctx.completionGraceSeconds),
+        ),
+        "expiry",
+        record,
+    );
 }
 
 /**

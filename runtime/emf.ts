@@ -94,7 +94,13 @@ export function createEmfMetrics(options: EmfMetricsOptions): EmfMetrics {
                 const line: Record<string, unknown> = {
                     _aws: {
                         Timestamp: now(),
-                        CloudWatchMetrics: [{ Namespace: namespace, Dimensions: [Object.keys(options.dimensions)], Metrics: batch.map((m) => ({ Name: m.name, Unit: m.unit })) }],
+                        CloudWatchMetrics: [
+                            {
+                                Namespace: namespace,
+                                Dimensions: [Object.keys(options.dimensions)],
+                                Metrics: batch.map((m) => ({ Name: m.name, Unit: m.unit })),
+                            },
+                        ],
                     },
                     ...options.dimensions,
                 };

@@ -9,8 +9,21 @@
  *
  * @packageDocumentation
  */
-import { GetItemCommand, QueryCommand, type AttributeValue, type GetItemCommandOutput, type QueryCommandOutput } from "@aws-sdk/client-dynamodb";
-import { afterSend, DELIVERY_METRICS, expirePending, isExpired, sendToDeadLetterQueue, type DeliveryContext } from "./delivery";
+import {
+    GetItemCommand,
+    QueryCommand,
+    type AttributeValue,
+    type GetItemCommandOutput,
+    type QueryCommandOutput,
+} from "@aws-sdk/client-dynamodb";
+import {
+    afterSend,
+    DELIVERY_METRICS,
+    expirePending,
+    isExpired,
+    sendToDeadLetterQueue,
+    type DeliveryContext,
+} from "./delivery";
 import { errorCodeOf } from "./errors";
 import { unmarshalRecord } from "./record/codec";
 import { expiryReadValues } from "./record/expiry-shard";
@@ -57,7 +70,13 @@ interface Lane {
 async function expireOne(ctx: DeliveryContext, key: Record<string, AttributeValue>): Promise<void> {
     let got: GetItemCommandOutput;
     try {
-        got = (await ctx.dynamodb.send(new GetItemCommand({ TableName: ctx.tableName, Key: { [ATTR.pk]: key[ATTR.pk]!, [ATTR.sk]: key[ATTR.sk]! }, ConsistentRead: true }))) as GetItemCommandOutput;
+        got = (await ctx.dynamodb.send(
+            new GetItemCommand({
+                TableName: ctx.tableName,
+                Key: { [ATTR.pk]: key[ATTR.pk]!, [ATTR.sk]: key[ATTR.sk]! },
+                ConsistentRead: true,
+            }),
+        )) as GetItemCommandOutput;
     } catch (err) {
         throw wrapAwsError(err, "sweeper: reading an expiring record failed", { partition: key[ATTR.pk]?.S });
     }
@@ -82,12 +101,26 @@ export async function sweepExpired(ctx: DeliveryContext, options: ExpirySweepOpt
     let failure: unknown;
     let shards = options.expiryShards;
     try {
-        shards = Math.max(shards, await readExpiryShards(async (input) => (await ctx.dynamodb.send(new GetItemCommand(input))) as GetItemCommandOutput, ctx.tableName));
+        shards = Math.max(
+            shards,
+            await readExpiryShards(
+                async (input) => (await ctx.dynamodb.send(new GetItemCommand(input))) as GetItemCommandOutput,
+                ctx.tableName,
+            ),
+        );
     } catch (err) {
         failure = err;
-        ctx.logger.error("sweeper: the table's expiry shards mark could not be read; sweeping the sweeper's own expiryShards only", { code: errorCodeOf(err), expiryShards: shards });
+        ctx.logger.error(
+            "sweeper: the table's expiry shards mark could not be read; sweeping the sweeper's own expiryShards only",
+            { code: errorCodeOf(err), expiryShards: shards },
+        );
     }
-    const lanes: Lane[] = expiryReadValues(shards).map((value) => ({ value, key: expiringBefore(value, now + 1), startKey: undefined, done: false }));
+    const lanes: Lane[] = expiryReadValues(shards).map((value) => ({
+        value,
+        key: expiringBefore(value, now + 1),
+        startKey: undefined,
+        done: false,
+    }));
     // A page per value per round: a bounded page keeps one deep value from taking the whole budget in one read.
     const pageLimit = Math.max(1, Math.ceil(options.maxExpired / lanes.length));
     let seen = 0;
@@ -110,9 +143,15 @@ export async function sweepExpired(ctx: DeliveryContext, options: ExpirySweepOpt
                 )) as QueryCommandOutput;
             } catch (err) {
                 lane.done = true;
-                const wrapped = wrapAwsError(err, "sweeper: expiry index query failed", { table: ctx.tableName, expiryShard: lane.value });
+                const wrapped = wrapAwsError(err, "sweeper: expiry index query failed", {
+                    table: ctx.tableName,
+                    expiryShard: lane.value,
+                });
                 failure ??= wrapped;
-                ctx.logger.error("sweeper: an expiry index query failed; the other values are still swept", { code: errorCodeOf(wrapped), expiryShard: lane.value });
+                ctx.logger.error("sweeper: an expiry index query failed; the other values are still swept", {
+                    code: errorCodeOf(wrapped),
+                    expiryShard: lane.value,
+                });
                 continue;
             }
             for (const key of page.Items ?? []) {
@@ -121,7 +160,10 @@ export async function sweepExpired(ctx: DeliveryContext, options: ExpirySweepOpt
                 try {
                     await expireOne(ctx, key);
                 } catch (err) {
-                    options.recordFailed("an expired record could not be dead-lettered", err, { partition: key[ATTR.pk]?.S, sk: key[ATTR.sk]?.S });
+                    options.recordFailed("an expired record could not be dead-lettered", err, {
+                        partition: key[ATTR.pk]?.S,
+                        sk: key[ATTR.sk]?.S,
+                    });
                 }
             }
             lane.startKey = page.LastEvaluatedKey;

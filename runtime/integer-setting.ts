@@ -19,7 +19,11 @@ export function integerIn(who: string, name: string, value: number | undefined, 
     const { min, max, fallback } = limit;
     const v = value ?? fallback;
     if (!Number.isInteger(v) || v < min || v > max) {
-        throw new OutboxError("INVALID_CONFIG", `${who}: ${name} is ${String(v)}; expected an integer from ${min} to ${max}; omit it for the default ${fallback}`, { context: { [name]: String(v) } });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: ${name} is ${String(v)}; expected an integer from ${min} to ${max}; omit it for the default ${fallback}`,
+            { context: { [name]: String(v) } },
+        );
     }
     return v;
 }

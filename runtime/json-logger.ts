@@ -36,7 +36,18 @@ export function createJsonLogger(options: JsonLoggerOptions = {}): Logger {
     const now = options.now ?? (() => Date.now());
     const entry = (level: LogLevel) => (message: string, attributes?: LogAttributes) => {
         if (rank(level) < min) return;
-        write(JSON.stringify({ time: new Date(now()).toISOString(), level, message, ...(options.fields ?? {}), ...(attributes ?? {}) }, (_k, v) => (typeof v === "bigint" ? v.toString() : v)));
+        write(
+            JSON.stringify(
+                {
+                    time: new Date(now()).toISOString(),
+                    level,
+                    message,
+                    ...(options.fields ?? {}),
+                    ...(attributes ?? {}),
+                },
+                (_k, v) => (typeof v === "bigint" ? v.toString() : v),
+            ),
+        );
     };
     return { debug: entry("debug"), info: entry("info"), warn: entry("warn"), error: entry("error") };
 }
@@ -62,6 +73,14 @@ export function parseLogLevel(text: string | undefined, fallback: LogLevel = "in
  * @param env - The environment to read the level from. @default process.env
  * @param write - Where a finished line goes. @default stdout
  */
-export function createLambdaLogger(functionName: string, env: Readonly<Record<string, string | undefined>> = process.env, write?: (line: string) => void): Logger {
-    return createJsonLogger({ level: parseLogLevel(env.AWS_LAMBDA_LOG_LEVEL), fields: { function: functionName }, ...(write !== undefined ? { write } : {}) });
+export function createLambdaLogger(
+    functionName: string,
+    env: Readonly<Record<string, string | undefined>> = process.env,
+    write?: (line: string) => void,
+): Logger {
+    return createJsonLogger({
+        level: parseLogLevel(env.AWS_LAMBDA_LOG_LEVEL),
+        fields: { function: functionName },
+        ...(write !== undefined ? { write } : {}),
+    });
 }

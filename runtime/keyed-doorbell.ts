@@ -49,7 +49,12 @@ export interface DoorbellSettings {
  * @param claimVersion - The fencing version of the publisher's claims.
  */
 export function startDoorbells(invocationId: string, claimVersion: bigint): KeyedDoorbells {
-    return { token: { owner: `publisher/${invocationId}`, version: claimVersion }, drained: new Set(), handledByClaim: new Set(), heldKeys: new Set() };
+    return {
+        token: { owner: `publisher/${invocationId}`, version: claimVersion },
+        drained: new Set(),
+        handledByClaim: new Set(),
+        heldKeys: new Set(),
+    };
 }
 
 /** One ordering key of one partition, as a set member. */
@@ -72,7 +77,11 @@ export interface Doorbell {
  * @param rung - The batch's keyed records, in shard order.
  * @returns the SequenceNumber Lambda retries from (the first doorbell not delivered), or `undefined` when the batch goes on.
  */
-export async function answerDoorbells(settings: DoorbellSettings, doorbells: KeyedDoorbells, rung: readonly Doorbell[]): Promise<string | undefined> {
+export async function answerDoorbells(
+    settings: DoorbellSettings,
+    doorbells: KeyedDoorbells,
+    rung: readonly Doorbell[],
+): Promise<string | undefined> {
     if (rung.length === 0) return undefined;
     const until = new Map<string, string[]>();
     for (const { candidate } of rung) {
@@ -81,7 +90,11 @@ export async function answerDoorbells(settings: DoorbellSettings, doorbells: Key
         until.set(candidate.record.partition, ids);
     }
     const targets = [...until].map(([partition, ids]) => ({ partition, until: ids }));
-    const results = await drainPartitions(settings.ctx, settings.store, targets, doorbells.token, { limit: settings.claimLimit, maxRounds: 10, keepGoing: settings.keepGoing });
+    const results = await drainPartitions(settings.ctx, settings.store, targets, doorbells.token, {
+        limit: settings.claimLimit,
+        maxRounds: 10,
+        keepGoing: settings.keepGoing,
+    });
     const byPartition = new Map<string, DrainResult>();
     targets.forEach((t, i) => {
         const result = results[i]!;
@@ -91,18 +104,35 @@ export async function answerDoorbells(settings: DoorbellSettings, doorbells: Key
         if (result.failure === undefined && result.exhausted) doorbells.drained.add(t.partition);
     });
     for (const { candidate, orderingKey } of rung) {
-        const stopAt = drainVerdict(settings.ctx, doorbells, candidate, orderingKey, byPartition.get(candidate.record.partition)!);
+        const stopAt = drainVerdict(
+            settings.ctx,
+            doorbells,
+            candidate,
+            orderingKey,
+            byPartition.get(candidate.record.partition)!,
+        );
         if (stopAt !== undefined) return stopAt;
     }
     return undefined;
 }
 
 /** What a drain's outcome means for the doorbell's record: go on, or retry the batch from it. */
-function drainVerdict(ctx: DeliveryContext, doorbells: KeyedDoorbells, candidate: Candidate, orderingKey: string, result: DrainResult): string | undefined {
+function drainVerdict(
+    ctx: DeliveryContext,
+    doorbells: KeyedDoorbells,
+    candidate: Candidate,
+    orderingKey: string,
+    result: DrainResult,
+): string | undefined {
     const { record } = candidate;
     const handled = doorbells.handledByClaim.has(record.recordId);
     if (result.failure !== undefined) {
-        const attributes = { recordId: record.recordId, partition: record.partition, failedRecordId: result.failure.recordId, code: errorCodeOf(result.failure.error) };
+        const attributes = {
+            recordId: record.recordId,
+            partition: record.partition,
+            failedRecordId: result.failure.recordId,
+            code: errorCodeOf(result.failure.error),
+        };
         if (result.stopped !== true && !handled && doorbells.heldKeys.has(heldKey(record.partition, orderingKey))) {
             leaveKeyed(ctx, record);
             return undefined;
@@ -112,7 +142,10 @@ function drainVerdict(ctx: DeliveryContext, doorbells: KeyedDoorbells, candidate
             return candidate.sequenceNumber;
         }
         // Another key of the partition failed and is held; this record's key went on and it was delivered.
-        ctx.logger.warn("publisher: a record of another ordering key failed and holds its key; this record was delivered", attributes);
+        ctx.logger.warn(
+            "publisher: a record of another ordering key failed and holds its key; this record was delivered",
+            attributes,
+        );
         return undefined;
     }
     // Out of rounds or time before reaching this record: Lambda retries from it and the drain goes on.
@@ -123,5 +156,8 @@ function drainVerdict(ctx: DeliveryContext, doorbells: KeyedDoorbells, candidate
 /** Leave to the sweeper a keyed record whose key is held by a failed head (see {@link ClaimedDeliveryResult.heldKeys}). */
 function leaveKeyed(ctx: DeliveryContext, record: OutboxRecord): void {
     ctx.metrics.count(DELIVERY_METRICS.leftForSweeper);
-    ctx.logger.warn("publisher: the head of this record's ordering key failed; the record stays pending for the sweeper", { recordId: record.recordId, partition: record.partition });
+    ctx.logger.warn(
+        "publisher: the head of this record's ordering key failed; the record stays pending for the sweeper",
+        { recordId: record.recordId, partition: record.partition },
+    );
 }

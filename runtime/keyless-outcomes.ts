@@ -7,7 +7,17 @@
  *
  * @packageDocumentation
  */
-import { afterSend, completePending, countPermanentFailure, DELIVERY_METRICS, notePublished, publishBatches, sendToDeadLetterQueue, type DeliveryContext, type PublishResult } from "./delivery";
+import {
+    afterSend,
+    completePending,
+    countPermanentFailure,
+    DELIVERY_METRICS,
+    notePublished,
+    publishBatches,
+    sendToDeadLetterQueue,
+    type DeliveryContext,
+    type PublishResult,
+} from "./delivery";
 import { errorCodeOf } from "./errors";
 import { publishAndComplete, type KeylessItem } from "./keyless-publish";
 import type { DeadLetterReason } from "./message";
@@ -26,7 +36,10 @@ export interface BufferedKeyless extends KeylessItem {
  * @param pending - The buffer, in shard order.
  * @returns the SequenceNumber of the lowest record that failed, if any.
  */
-export async function publishKeyless(ctx: DeliveryContext, pending: readonly BufferedKeyless[]): Promise<string | undefined> {
+export async function publishKeyless(
+    ctx: DeliveryContext,
+    pending: readonly BufferedKeyless[],
+): Promise<string | undefined> {
     if (pending.length === 0) return undefined;
     const calls = publishBatches(pending, false);
     const outcomes = await publishAndComplete(ctx, calls);
@@ -51,7 +64,13 @@ export async function publishKeyless(ctx: DeliveryContext, pending: readonly Buf
 }
 
 /** One sent entry's outcome, read after the entries before it: returns the batch's first failure so far. */
-async function readEntry(ctx: DeliveryContext, candidate: Candidate, result: PublishResult, completion: { readonly error: unknown } | undefined, failedAt: string | undefined): Promise<string | undefined> {
+async function readEntry(
+    ctx: DeliveryContext,
+    candidate: Candidate,
+    result: PublishResult,
+    completion: { readonly error: unknown } | undefined,
+    failedAt: string | undefined,
+): Promise<string | undefined> {
     try {
         if (result.ok) {
             notePublished(ctx, candidate.record);
@@ -62,7 +81,10 @@ async function readEntry(ctx: DeliveryContext, candidate: Candidate, result: Pub
         if (failedAt !== undefined) return failedAt;
         return (await refusedEntryStopsBatch(ctx, candidate.record, result)) ? candidate.sequenceNumber : undefined;
     } catch (err) {
-        ctx.logger.error("publisher: a step after publishing failed", { recordId: candidate.record.recordId, code: errorCodeOf(err) });
+        ctx.logger.error("publisher: a step after publishing failed", {
+            recordId: candidate.record.recordId,
+            code: errorCodeOf(err),
+        });
         return failedAt ?? candidate.sequenceNumber;
     }
 }
@@ -73,16 +95,31 @@ async function readEntry(ctx: DeliveryContext, candidate: Candidate, result: Pub
  * take it, it is left to the sweeper. Any other refusal is one every later record would meet: the batch retries
  * from it. Returns whether it does.
  */
-async function refusedEntryStopsBatch(ctx: DeliveryContext, record: OutboxRecord, result: Extract<PublishResult, { ok: false }>): Promise<boolean> {
+async function refusedEntryStopsBatch(
+    ctx: DeliveryContext,
+    record: OutboxRecord,
+    result: Extract<PublishResult, { ok: false }>,
+): Promise<boolean> {
     ctx.metrics.count(DELIVERY_METRICS.publishFailed);
     if (!result.permanent) {
-        ctx.logger.warn("outbox publish failed", { recordId: record.recordId, partition: record.partition, code: result.code, permanent: false });
+        ctx.logger.warn("outbox publish failed", {
+            recordId: record.recordId,
+            partition: record.partition,
+            code: result.code,
+            permanent: false,
+        });
         return true;
     }
     const attempts = await countPermanentFailure(ctx, record);
     if (attempts === undefined) return false; // already terminal: someone else handled it
     if (attempts >= ctx.maxPublishAttempts) {
-        if (await deadLetterOrLeave(ctx, record, "publish-rejected", { attempts, errorCode: result.code, errorMessage: result.message })) {
+        if (
+            await deadLetterOrLeave(ctx, record, "publish-rejected", {
+                attempts,
+                errorCode: result.code,
+                errorMessage: result.message,
+            })
+        ) {
             await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => completePending(ctx, record));
         }
         return false;
@@ -90,7 +127,13 @@ async function refusedEntryStopsBatch(ctx: DeliveryContext, record: OutboxRecord
     // The refusal is this record's own: retrying the shard would hold every record behind it. The sweeper retries
     // it on its runs until maxPublishAttempts, then dead-letters it.
     ctx.metrics.count(DELIVERY_METRICS.leftForSweeper);
-    ctx.logger.warn("outbox publish refused; the record stays pending for the sweeper", { recordId: record.recordId, partition: record.partition, code: result.code, permanent: true, attempts });
+    ctx.logger.warn("outbox publish refused; the record stays pending for the sweeper", {
+        recordId: record.recordId,
+        partition: record.partition,
+        code: result.code,
+        permanent: true,
+        attempts,
+    });
     return false;
 }
 
@@ -99,13 +142,23 @@ async function refusedEntryStopsBatch(ctx: DeliveryContext, record: OutboxRecord
  * batch would hold every record behind it for a fault that is not theirs: the record stays pending, and the
  * sweeper retries it on its next run. Returns whether it was sent.
  */
-export async function deadLetterOrLeave(ctx: DeliveryContext, record: OutboxRecord, reason: DeadLetterReason, detail: { attempts?: number; errorCode?: string; errorMessage?: string }): Promise<boolean> {
+export async function deadLetterOrLeave(
+    ctx: DeliveryContext,
+    record: OutboxRecord,
+    reason: DeadLetterReason,
+    detail: { attempts?: number; errorCode?: string; errorMessage?: string },
+): Promise<boolean> {
     try {
         await sendToDeadLetterQueue(ctx, record, reason, detail);
         return true;
     } catch (err) {
         ctx.metrics.count(DELIVERY_METRICS.leftForSweeper);
-        ctx.logger.error("publisher: the DLQ could not take a record; it stays pending for the sweeper", { recordId: record.recordId, partition: record.partition, reason, code: errorCodeOf(err) });
+        ctx.logger.error("publisher: the DLQ could not take a record; it stays pending for the sweeper", {
+            recordId: record.recordId,
+            partition: record.partition,
+            reason,
+            code: errorCodeOf(err),
+        });
         return false;
     }
 }

@@ -15,7 +15,15 @@
  *
  * @packageDocumentation
  */
-import { afterSend, completePending, DELIVERY_METRICS, MAX_BATCH_ENTRIES, publishBatch, type DeliveryContext, type PublishResult } from "./delivery";
+import {
+    afterSend,
+    completePending,
+    DELIVERY_METRICS,
+    MAX_BATCH_ENTRIES,
+    publishBatch,
+    type DeliveryContext,
+    type PublishResult,
+} from "./delivery";
 import { fifoMessageGroupId, type OutboundMessage } from "./message";
 import type { OutboxRecord } from "./record/codec";
 import { callSlots } from "./slots";
@@ -74,7 +82,10 @@ function fifoPredecessors(calls: readonly (readonly KeylessItem[])[]): number[][
  * @param calls - The entries of each PublishBatch call, at most 10 and 256 KB each.
  * @returns One outcome per call, aligned with `calls`.
  */
-export async function publishAndComplete(ctx: DeliveryContext, calls: readonly (readonly KeylessItem[])[]): Promise<KeylessCallOutcome[]> {
+export async function publishAndComplete(
+    ctx: DeliveryContext,
+    calls: readonly (readonly KeylessItem[])[],
+): Promise<KeylessCallOutcome[]> {
     const slots = callSlots(PUBLISH_CALLS_IN_FLIGHT);
     const predecessors = ctx.fifo ? fifoPredecessors(calls) : calls.map(() => []);
     const published: Promise<readonly PublishResult[] | undefined>[] = [];
@@ -92,7 +103,10 @@ export async function publishAndComplete(ctx: DeliveryContext, calls: readonly (
                 // reorder its group. A permanent refusal is that record's own: it is left to the sweeper, and the
                 // batch goes on, as SNS itself goes on past it inside one call.
                 if (refused) return undefined;
-                const results = await publishBatch(ctx, call.map((item) => item.message));
+                const results = await publishBatch(
+                    ctx,
+                    call.map((item) => item.message),
+                );
                 if (results.some((r) => !r.ok && !r.permanent)) refused = true;
                 return results;
             } finally {
@@ -107,7 +121,9 @@ export async function publishAndComplete(ctx: DeliveryContext, calls: readonly (
                     call.map(async ({ record }, j): Promise<{ error: unknown } | undefined> => {
                         if (!results[j]!.ok) return undefined;
                         try {
-                            await afterSend(ctx, DELIVERY_METRICS.publishedNotCompleted, () => completePending(ctx, record));
+                            await afterSend(ctx, DELIVERY_METRICS.publishedNotCompleted, () =>
+                                completePending(ctx, record),
+                            );
                             return undefined;
                         } catch (error) {
                             return { error };

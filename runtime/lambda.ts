@@ -52,7 +52,12 @@ export function publisherLambdaFactory(): PublisherHandler {
  */
 export function sweeperLambdaFactory(): SweeperHandler {
     const env = readHandlerEnvironment(process.env);
-    return createSweeper({ ...configFromEnvironment(env, "outbox-sweeper"), sweepAfterSeconds: env.sweepAfterSeconds, expiryShards: env.expiryShards, maxPartitionsPerRun: env.maxPartitionsPerRun });
+    return createSweeper({
+        ...configFromEnvironment(env, "outbox-sweeper"),
+        sweepAfterSeconds: env.sweepAfterSeconds,
+        expiryShards: env.expiryShards,
+        maxPartitionsPerRun: env.maxPartitionsPerRun,
+    });
 }
 
 /** The variable names, re-exported for the component. */

@@ -125,7 +125,14 @@ export async function deliverLanes(
     batches: readonly ClaimedPartition[],
     keepGoing: () => boolean = () => true,
 ): Promise<ClaimedDeliveryResult[]> {
-    const run: LaneRun = { ctx, store, token, partitions: batches.map((b) => startPartition(ctx, b)), lanes: [], stop: undefined };
+    const run: LaneRun = {
+        ctx,
+        store,
+        token,
+        partitions: batches.map((b) => startPartition(ctx, b)),
+        lanes: [],
+        stop: undefined,
+    };
     for (const p of run.partitions) run.lanes.push(...p.lanes);
     try {
         while (run.stop === undefined && keepGoing()) {
@@ -142,13 +149,24 @@ export async function deliverLanes(
 
 /** A partition's lanes, in the order their first records were claimed. */
 function startPartition(ctx: DeliveryContext, batch: ClaimedPartition): PartitionState {
-    const state: PartitionState = { partition: batch.partition, claimed: batch.records, handled: [], heldKeys: [], lanes: [], failure: undefined, preempted: false };
+    const state: PartitionState = {
+        partition: batch.partition,
+        claimed: batch.records,
+        handled: [],
+        heldKeys: [],
+        lanes: [],
+        failure: undefined,
+        preempted: false,
+    };
     const byLane = new Map<string, Lane>();
     for (const record of batch.records) {
-        const id = record.orderingKey !== undefined ? `key\u0000${record.orderingKey}` : `record\u0000${record.recordId}`;
+        const id =
+            record.orderingKey !== undefined ? `key\u0000${record.orderingKey}` : `record\u0000${record.recordId}`;
         let lane = byLane.get(id);
         if (lane === undefined) {
-            const group = ctx.fifo ? fifoMessageGroupId(outboundMessage(record)) : (record.orderingKey ?? `\u0000${record.recordId}`);
+            const group = ctx.fifo
+                ? fifoMessageGroupId(outboundMessage(record))
+                : (record.orderingKey ?? `\u0000${record.recordId}`);
             lane = { state, group, records: [], next: 0, ended: false, held: false, chain: Promise.resolve(true) };
             byLane.set(id, lane);
             state.lanes.push(lane);
@@ -174,7 +192,13 @@ function readyHeads(run: LaneRun): Lane[] {
 async function deliverRound(run: LaneRun, lanes: readonly Lane[]): Promise<void> {
     const now = run.ctx.clock.now();
     const expired = lanes.filter((l) => isExpired(l.records[l.next]!, now));
-    const heads: Head[] = lanes.filter((l) => !expired.includes(l)).map((lane) => ({ lane, record: lane.records[lane.next]!, message: outboundMessage(lane.records[lane.next]!) }));
+    const heads: Head[] = lanes
+        .filter((l) => !expired.includes(l))
+        .map((lane) => ({
+            lane,
+            record: lane.records[lane.next]!,
+            message: outboundMessage(lane.records[lane.next]!),
+        }));
     const slots = callSlots(PUBLISH_CALLS_IN_FLIGHT);
     await Promise.all([
         ...expired.map((lane) => deadLetterExpired(run, lane)),
@@ -193,7 +217,10 @@ async function deliverRound(run: LaneRun, lanes: readonly Lane[]): Promise<void>
 /** Publish one call's heads and read each result: accepted heads move their lane on, refused ones are handled. */
 async function publishCall(run: LaneRun, call: readonly Head[]): Promise<void> {
     const { ctx } = run;
-    const results = await publishBatch(ctx, call.map((h) => h.message));
+    const results = await publishBatch(
+        ctx,
+        call.map((h) => h.message),
+    );
     let failedInCall = false;
     for (let j = 0; j < call.length; j += 1) {
         const { lane, record } = call[j]!;
@@ -224,7 +251,9 @@ async function completeOne(run: LaneRun, lane: Lane, record: OutboxRecord, deadL
         return true;
     } catch (err) {
         // Sent but not completed: whoever delivers it next sends it again, and the lane's later records after it.
-        ctx.metrics.count(deadLettered ? DELIVERY_METRICS.deadLetteredNotMarked : DELIVERY_METRICS.publishedNotCompleted);
+        ctx.metrics.count(
+            deadLettered ? DELIVERY_METRICS.deadLetteredNotMarked : DELIVERY_METRICS.publishedNotCompleted,
+        );
         lane.ended = true;
         if (isOutboxError(err, "STALE_FENCING_TOKEN")) lane.state.preempted = true;
         else run.stop ??= { recordId: record.recordId, error: err };
@@ -238,8 +267,10 @@ function hold(lane: Lane, record: OutboxRecord, error: unknown): void {
     lane.ended = true;
     lane.held = true;
     const index = state.claimed.indexOf(record);
-    if (state.failure === undefined || index < state.failure.index) state.failure = { recordId: record.recordId, error, index };
-    if (record.orderingKey !== undefined && !state.heldKeys.includes(record.orderingKey)) state.heldKeys.push(record.orderingKey);
+    if (state.failure === undefined || index < state.failure.index)
+        state.failure = { recordId: record.recordId, error, index };
+    if (record.orderingKey !== undefined && !state.heldKeys.includes(record.orderingKey))
+        state.heldKeys.push(record.orderingKey);
 }
 
 /** A fault that is not the record's: the delivery stops at it. */
@@ -252,15 +283,29 @@ function stopAt(run: LaneRun, lane: Lane, record: OutboxRecord, error: unknown):
  * A head SNS refused: a transient refusal stops the delivery; a permanent one is counted on the record, and at
  * `maxPublishAttempts` the record goes to the DLQ (then completed), otherwise it holds its lane.
  */
-async function refused(run: LaneRun, lane: Lane, record: OutboxRecord, result: Extract<PublishResult, { ok: false }>): Promise<void> {
+async function refused(
+    run: LaneRun,
+    lane: Lane,
+    record: OutboxRecord,
+    result: Extract<PublishResult, { ok: false }>,
+): Promise<void> {
     const { ctx } = run;
     ctx.metrics.count(DELIVERY_METRICS.publishFailed);
-    const error = new OutboxError(result.permanent ? "INVALID_PAYLOAD" : "UNAVAILABLE", `SNS refused record ${record.recordId}: ${result.code}`, {
-        context: { recordId: record.recordId, code: result.code },
-    });
+    const error = new OutboxError(
+        result.permanent ? "INVALID_PAYLOAD" : "UNAVAILABLE",
+        `SNS refused record ${record.recordId}: ${result.code}`,
+        {
+            context: { recordId: record.recordId, code: result.code },
+        },
+    );
     if (!result.permanent) {
         // Not this record's fault: every later record would meet the same SNS.
-        ctx.logger.warn("outbox publish failed", { recordId: record.recordId, partition: record.partition, code: result.code, permanent: false });
+        ctx.logger.warn("outbox publish failed", {
+            recordId: record.recordId,
+            partition: record.partition,
+            code: result.code,
+            permanent: false,
+        });
         return stopAt(run, lane, record, error);
     }
     let attempts: number | undefined;
@@ -271,13 +316,23 @@ async function refused(run: LaneRun, lane: Lane, record: OutboxRecord, result: E
     }
     if (attempts !== undefined && attempts >= ctx.maxPublishAttempts) {
         try {
-            await sendToDeadLetterQueue(ctx, record, "publish-rejected", { attempts, errorCode: result.code, errorMessage: result.message });
+            await sendToDeadLetterQueue(ctx, record, "publish-rejected", {
+                attempts,
+                errorCode: result.code,
+                errorMessage: result.message,
+            });
         } catch (err) {
             return hold(lane, record, err);
         }
         return accept(run, lane, record, true);
     }
-    ctx.logger.warn("outbox publish failed", { recordId: record.recordId, partition: record.partition, code: result.code, permanent: true, attempts });
+    ctx.logger.warn("outbox publish failed", {
+        recordId: record.recordId,
+        partition: record.partition,
+        code: result.code,
+        permanent: true,
+        attempts,
+    });
     hold(lane, record, error);
 }
 
@@ -316,7 +371,8 @@ async function finishPartition(run: LaneRun, state: PartitionState): Promise<Cla
     const unhandled = state.claimed.filter((r) => !handled.has(r.recordId)).map((r) => r.recordId);
     await releaseAll(run, unhandled);
     // Records left that no failure of their own holds: the delivery stopped, or ran out of time, before them.
-    const incomplete = !state.preempted && state.lanes.some((l) => !l.held && l.records.some((r) => !handled.has(r.recordId)));
+    const incomplete =
+        !state.preempted && state.lanes.some((l) => !l.held && l.records.some((r) => !handled.has(r.recordId)));
     const stopped = incomplete && run.stop !== undefined;
     const failure = stopped ? run.stop : state.failure;
     return {
@@ -341,5 +397,9 @@ async function releaseAll(run: LaneRun, ids: readonly string[]): Promise<void> {
             code ||= isOutboxError(err) ? err.code : "UNKNOWN";
         }
     });
-    if (failed > 0) run.ctx.logger.warn("outbox release failed; the records become claimable after the stale-claim window", { count: failed, code });
+    if (failed > 0)
+        run.ctx.logger.warn("outbox release failed; the records become claimable after the stale-claim window", {
+            count: failed,
+            code,
+        });
 }

@@ -13,20 +13,34 @@ import type { Logger } from "./ports";
 import { tracestateProblem, traceparentProblem, type TraceContext } from "./trace-context";
 
 /** The trace context a message gives (`traceparent`, `tracestate`), checked against W3C Trace Context; `undefined` when it gives none. */
-export function givenTraceContext(message: { readonly traceparent?: unknown; readonly tracestate?: unknown }, where: string, id: string, index: number): TraceContext | undefined {
+export function givenTraceContext(
+    message: { readonly traceparent?: unknown; readonly tracestate?: unknown },
+    where: string,
+    id: string,
+    index: number,
+): TraceContext | undefined {
     const { traceparent, tracestate } = message;
     if (traceparent === undefined) {
         if (tracestate === undefined) return undefined;
-        throw invalid(`${where}.tracestate is given without a traceparent; W3C gives a tracestate meaning only next to its traceparent; pass both, or neither (the writer then takes the active OpenTelemetry span's)`, { messageId: id, messageIndex: index, field: "tracestate" });
+        throw invalid(
+            `${where}.tracestate is given without a traceparent; W3C gives a tracestate meaning only next to its traceparent; pass both, or neither (the writer then takes the active OpenTelemetry span's)`,
+            { messageId: id, messageIndex: index, field: "tracestate" },
+        );
     }
     const parentProblem = traceparentProblem(traceparent);
     if (parentProblem !== undefined) {
-        throw invalid(`${where}.traceparent (message id "${id}") ${parentProblem}; pass the incoming request's traceparent as it came, or omit it`, { messageId: id, messageIndex: index, field: "traceparent" });
+        throw invalid(
+            `${where}.traceparent (message id "${id}") ${parentProblem}; pass the incoming request's traceparent as it came, or omit it`,
+            { messageId: id, messageIndex: index, field: "traceparent" },
+        );
     }
     if (tracestate === undefined) return { traceparent: traceparent as string };
     const stateProblem = tracestateProblem(tracestate);
     if (stateProblem !== undefined) {
-        throw invalid(`${where}.tracestate (message id "${id}") ${stateProblem}; pass the incoming request's tracestate as it came, or omit it`, { messageId: id, messageIndex: index, field: "tracestate" });
+        throw invalid(
+            `${where}.tracestate (message id "${id}") ${stateProblem}; pass the incoming request's tracestate as it came, or omit it`,
+            { messageId: id, messageIndex: index, field: "tracestate" },
+        );
     }
     return { traceparent: traceparent as string, tracestate: tracestate as string };
 }
@@ -42,7 +56,13 @@ export function givenTraceContext(message: { readonly traceparent?: unknown; rea
  * @param where - `messages[i]`, for the warning.
  * @param id - The message id, for the warning.
  */
-export function activeTraceWithin(api: OpenTelemetryApi, logger: Logger, headerCount: number, where: string, id: string): TraceContext | undefined {
+export function activeTraceWithin(
+    api: OpenTelemetryApi,
+    logger: Logger,
+    headerCount: number,
+    where: string,
+    id: string,
+): TraceContext | undefined {
     const active = activeTraceContext(api);
     if (active === undefined) return undefined;
     // The outbox's own two: outbox.id and outbox.type (the writer refuses an empty type).
@@ -67,9 +87,20 @@ export function checkAttributeBudget(where: string, index: number, outbound: Out
     const overrun = attributeBudgetOverrun(outbound);
     if (overrun === undefined) return;
     const { id } = outbound;
-    const traceFix = outbound.traceparent === undefined ? "" : outbound.tracestate !== undefined ? ", or drop the tracestate (or the trace context)" : ", or drop the trace context";
+    const traceFix =
+        outbound.traceparent === undefined
+            ? ""
+            : outbound.tracestate !== undefined
+              ? ", or drop the tracestate (or the trace context)"
+              : ", or drop the trace context";
     throw invalid(
         `${where}.headers has ${overrun.headers} entries; at most ${overrun.headersThatFit} fit: the message (id "${id}") would carry ${overrun.count} message attributes, ${overrun.outbox.length} of them the outbox's (${overrun.outbox.join(", ")}), and SNS carries at most ${SNS_MAX_ATTRIBUTES} (raw delivery to SQS drops a message with more); move ${overrun.headers - overrun.headersThatFit} into the payload${traceFix}`,
-        { messageId: id, messageIndex: index, attributes: overrun.count, headers: overrun.headers, maxHeaders: overrun.headersThatFit },
+        {
+            messageId: id,
+            messageIndex: index,
+            attributes: overrun.count,
+            headers: overrun.headers,
+            maxHeaders: overrun.headersThatFit,
+        },
     );
 }

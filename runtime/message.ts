@@ -109,7 +109,10 @@ export function userHeaders(headers: Readonly<Record<string, unknown>>): Record<
  *
  * @param headers - The envelope's header map.
  */
-export function traceHeaders(headers: Readonly<Record<string, unknown>>): { traceparent?: string; tracestate?: string } {
+export function traceHeaders(headers: Readonly<Record<string, unknown>>): {
+    traceparent?: string;
+    tracestate?: string;
+} {
     const own = (name: string): string | undefined => {
         const value = Object.prototype.hasOwnProperty.call(headers, name) ? headers[name] : undefined;
         return typeof value === "string" && value !== "" ? value : undefined;
@@ -149,7 +152,9 @@ function stringAttribute(value: string): MessageAttributeValue {
  *
  * @param message - The published form (or the parts of it that decide).
  */
-export function outboxAttributes(message: Pick<OutboundMessage, "id" | "type" | "traceparent" | "tracestate">): [string, string][] {
+export function outboxAttributes(
+    message: Pick<OutboundMessage, "id" | "type" | "traceparent" | "tracestate">,
+): [string, string][] {
     const out: [string, string][] = [[MESSAGE_ATTRIBUTE.recordId, message.id]];
     if (message.type !== "") out.push([MESSAGE_ATTRIBUTE.type, message.type]);
     if (message.traceparent !== undefined) out.push([MESSAGE_ATTRIBUTE.traceparent, message.traceparent]);
@@ -176,11 +181,15 @@ export interface AttributeBudgetOverrun {
  *
  * @param message - The published form.
  */
-export function attributeBudgetOverrun(message: Pick<OutboundMessage, "id" | "type" | "traceparent" | "tracestate" | "headers">): AttributeBudgetOverrun | undefined {
+export function attributeBudgetOverrun(
+    message: Pick<OutboundMessage, "id" | "type" | "traceparent" | "tracestate" | "headers">,
+): AttributeBudgetOverrun | undefined {
     const outbox = outboxAttributes(message).map(([name]) => name);
     const headers = Object.keys(message.headers).length;
     const count = outbox.length + headers;
-    return count <= SNS_MAX_ATTRIBUTES ? undefined : { count, outbox, headers, headersThatFit: SNS_MAX_ATTRIBUTES - outbox.length };
+    return count <= SNS_MAX_ATTRIBUTES
+        ? undefined
+        : { count, outbox, headers, headersThatFit: SNS_MAX_ATTRIBUTES - outbox.length };
 }
 
 /**
@@ -200,7 +209,11 @@ function attributesSize(attributes: Readonly<Record<string, MessageAttributeValu
     let total = 0;
     for (const name of Object.keys(attributes)) {
         const a = attributes[name]!;
-        total += utf8Length(name) + utf8Length(a.DataType ?? "") + utf8Length(a.StringValue ?? "") + (a.BinaryValue?.byteLength ?? 0);
+        total +=
+            utf8Length(name) +
+            utf8Length(a.DataType ?? "") +
+            utf8Length(a.StringValue ?? "") +
+            (a.BinaryValue?.byteLength ?? 0);
     }
     return total;
 }
@@ -335,8 +348,22 @@ export function deadLetterMessage(message: OutboundMessage, details: DeadLetterD
             [MESSAGE_ATTRIBUTE.recordId]: { DataType: "String", StringValue: sqsSafeText(message.id) },
             [MESSAGE_ATTRIBUTE.reason]: { DataType: "String", StringValue: details.reason },
             // Kept on the DLQ message too, so a consumer of the DLQ can link to the writer's span.
-            ...(message.traceparent !== undefined ? { [MESSAGE_ATTRIBUTE.traceparent]: { DataType: "String" as const, StringValue: sqsSafeText(message.traceparent) } } : {}),
-            ...(message.tracestate !== undefined ? { [MESSAGE_ATTRIBUTE.tracestate]: { DataType: "String" as const, StringValue: sqsSafeText(message.tracestate) } } : {}),
+            ...(message.traceparent !== undefined
+                ? {
+                      [MESSAGE_ATTRIBUTE.traceparent]: {
+                          DataType: "String" as const,
+                          StringValue: sqsSafeText(message.traceparent),
+                      },
+                  }
+                : {}),
+            ...(message.tracestate !== undefined
+                ? {
+                      [MESSAGE_ATTRIBUTE.tracestate]: {
+                          DataType: "String" as const,
+                          StringValue: sqsSafeText(message.tracestate),
+                      },
+                  }
+                : {}),
         },
     };
 }
@@ -368,11 +395,14 @@ export function worstCaseDeadLetterSize(message: OutboundMessage): number {
 export function headerNameProblem(name: string): string | undefined {
     if (name.length === 0 || name.length > 256) return "must be 1 to 256 characters";
     if (!/^[A-Za-z0-9_.-]+$/.test(name)) return "may hold only letters, digits, '_', '-' and '.'";
-    if (name.startsWith(".") || name.endsWith(".") || name.includes("..")) return "may not start or end with '.' or contain '..'";
+    if (name.startsWith(".") || name.endsWith(".") || name.includes(".."))
+        return "may not start or end with '.' or contain '..'";
     if (isReservedHeader(name)) return `is reserved (prefixes ${RESERVED_HEADER_PREFIXES.join(", ")})`;
-    if (isTraceHeader(name.toLowerCase())) return `is the W3C trace context, which the outbox carries itself: pass it as the message's ${name.toLowerCase()} field instead of a header`;
+    if (isTraceHeader(name.toLowerCase()))
+        return `is the W3C trace context, which the outbox carries itself: pass it as the message's ${name.toLowerCase()} field instead of a header`;
     // SNS would take it, but assigning it to a plain object sets the prototype instead: the header would vanish.
-    if (name === "__proto__") return "is not allowed: a JavaScript object cannot carry it as a header (it would be dropped); use another name";
+    if (name === "__proto__")
+        return "is not allowed: a JavaScript object cannot carry it as a header (it would be dropped); use another name";
     return undefined;
 }
 

@@ -74,12 +74,31 @@ export function loadOpenTelemetryApi(load?: () => unknown): OpenTelemetryApi | u
     } catch (err) {
         const e = err as { code?: unknown; message?: unknown };
         // Only the peer itself missing means "not installed"; a dependency of it missing is a broken install.
-        if (e?.code === "MODULE_NOT_FOUND" && typeof e.message === "string" && e.message.includes(`'${OPENTELEMETRY_API}'`)) return undefined;
-        throw new OutboxError("INVALID_CONFIG", `${OPENTELEMETRY_API} is installed but could not be loaded (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); reinstall it, or uninstall it to run without OpenTelemetry`, { cause: err });
+        if (
+            e?.code === "MODULE_NOT_FOUND" &&
+            typeof e.message === "string" &&
+            e.message.includes(`'${OPENTELEMETRY_API}'`)
+        )
+            return undefined;
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${OPENTELEMETRY_API} is installed but could not be loaded (${err instanceof Error ? err.message.split("\n")[0] : String(err)}); reinstall it, or uninstall it to run without OpenTelemetry`,
+            { cause: err },
+        );
     }
     const a = api as Partial<OpenTelemetryApi> | null;
-    if (a === null || typeof a !== "object" || typeof a.context?.active !== "function" || typeof a.trace?.getSpanContext !== "function" || typeof a.isSpanContextValid !== "function" || typeof a.createTraceState !== "function") {
-        throw new OutboxError("INVALID_CONFIG", `${OPENTELEMETRY_API} is installed but is not the 1.x API (no context.active, trace.getSpanContext, isSpanContextValid or createTraceState); install @opentelemetry/api@^1.3.0`);
+    if (
+        a === null ||
+        typeof a !== "object" ||
+        typeof a.context?.active !== "function" ||
+        typeof a.trace?.getSpanContext !== "function" ||
+        typeof a.isSpanContextValid !== "function" ||
+        typeof a.createTraceState !== "function"
+    ) {
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${OPENTELEMETRY_API} is installed but is not the 1.x API (no context.active, trace.getSpanContext, isSpanContextValid or createTraceState); install @opentelemetry/api@^1.3.0`,
+        );
     }
     return a as OpenTelemetryApi;
 }
@@ -97,7 +116,12 @@ export function activeTraceContext(api: OpenTelemetryApi): TraceContext | undefi
     const traceparent = `00-${span.traceId}-${span.spanId}-${(span.traceFlags & 0xff).toString(16).padStart(2, "0")}`;
     if (traceparentProblem(traceparent) !== undefined) return undefined;
     const tracestate = span.traceState?.serialize();
-    return { traceparent, ...(tracestate !== undefined && tracestate !== "" && tracestateProblem(tracestate) === undefined ? { tracestate } : {}) };
+    return {
+        traceparent,
+        ...(tracestate !== undefined && tracestate !== "" && tracestateProblem(tracestate) === undefined
+            ? { tracestate }
+            : {}),
+    };
 }
 
 /**
@@ -112,11 +136,17 @@ export function activeTraceContext(api: OpenTelemetryApi): TraceContext | undefi
  * const link = traceLink(message);
  * tracer.startActiveSpan("process OrderCreated", { kind: SpanKind.CONSUMER, links: link ? [link] : [] }, (span) => { … });
  */
-export function traceLink(message: { readonly traceparent?: string; readonly tracestate?: string }, api: OpenTelemetryApi | undefined = loadOpenTelemetryApi()): OpenTelemetryLink | undefined {
+export function traceLink(
+    message: { readonly traceparent?: string; readonly tracestate?: string },
+    api: OpenTelemetryApi | undefined = loadOpenTelemetryApi(),
+): OpenTelemetryLink | undefined {
     const fields = parseTraceparent(message?.traceparent);
     if (fields === undefined) return undefined;
     const tracestate = message.tracestate;
-    const traceState = api !== undefined && tracestate !== undefined && tracestateProblem(tracestate) === undefined ? api.createTraceState(tracestate) : undefined;
+    const traceState =
+        api !== undefined && tracestate !== undefined && tracestateProblem(tracestate) === undefined
+            ? api.createTraceState(tracestate)
+            : undefined;
     return {
         context: {
             traceId: fields.traceId,

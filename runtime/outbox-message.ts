@@ -22,7 +22,13 @@ import { invalidPayload as invalid, serializePayload } from "./payload-json";
 import { characterProblem } from "./sendable-text";
 import type { TraceContext } from "./trace-context";
 import { describeValue } from "./transact-items";
-import { checkClaimCheckBudget, claimCheckOf, withTrace, type ClaimCheckPlan, type PendingPut } from "./claim-check/offload";
+import {
+    checkClaimCheckBudget,
+    claimCheckOf,
+    withTrace,
+    type ClaimCheckPlan,
+    type PendingPut,
+} from "./claim-check/offload";
 
 /** One event to publish, written in the same transaction as the caller's items. */
 export interface OutboxMessage {
@@ -135,18 +141,23 @@ export function needsIdGuard(id: unknown, rules: MessageRules): boolean {
  */
 export function prepareMessage(message: OutboxMessage, index: number, rules: MessageRules): PreparedMessage {
     const where = `messages[${index}]`;
-    if (message === null || typeof message !== "object") throw invalid(`${where} must be an object with partition, type and payload, got ${describeValue(message)}`);
+    if (message === null || typeof message !== "object")
+        throw invalid(`${where} must be an object with partition, type and payload, got ${describeValue(message)}`);
     const guarded = needsIdGuard(message.id, rules);
     const id: unknown = message.id ?? rules.newId();
     if (typeof id !== "string" || !FIFO_ID.test(id)) {
-        throw invalid(`${where}.id is ${describeValue(id)}; an id is 1-128 printable ASCII characters without spaces (letters, digits, punctuation); omit it to get a ULID`, { index });
+        throw invalid(
+            `${where}.id is ${describeValue(id)}; an id is 1-128 printable ASCII characters without spaces (letters, digits, punctuation); omit it to get a ULID`,
+            { index },
+        );
     }
     checkKeys(message, where, id, index);
     if (rules.fifo) checkFifoGroup(message, where, id);
     const expiresAtMs = expiryOf(message, where, id);
     const headers = checkedHeaders(message, where, id, index);
     const given = givenTraceContext(message, where, id, index);
-    const traceWith = (extraHeaders: number) => given ?? rules.activeTrace?.(Object.keys(headers).length + extraHeaders, where, id);
+    const traceWith = (extraHeaders: number) =>
+        given ?? rules.activeTrace?.(Object.keys(headers).length + extraHeaders, where, id);
     const trace = traceWith(0);
     const body = serializePayload(message.payload, where, id, index);
     const outbound: OutboundMessage = {
@@ -172,7 +183,16 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
     checkClaimCheckBudget(where, index, sent);
     checkMessageSizes(where, sent);
     // The record holds the pointer and its header: every reader after the writer carries them as they are.
-    return { index, id, guarded, message: { ...message, headers: sent.headers }, body: sent.body, expiresAtMs, trace: sentTrace, put: offloaded.put };
+    return {
+        index,
+        id,
+        guarded,
+        message: { ...message, headers: sent.headers },
+        body: sent.body,
+        expiresAtMs,
+        trace: sentTrace,
+        put: offloaded.put,
+    };
 }
 
 /** The envelope headers of a prepared message's record: the user headers, and the trace context under its W3C names. */
@@ -188,7 +208,10 @@ export function envelopeHeaders(p: PreparedMessage): Record<string, string> {
 /** The partition, the type and the ordering key: non-empty strings, a partition within DynamoDB's key size, and characters that travel. */
 function checkKeys(message: OutboxMessage, where: string, id: string, index: number): void {
     if (typeof message.partition !== "string" || message.partition === "") {
-        throw invalid(`${where}.partition is ${describeValue(message.partition)}; it must be a non-empty string, usually the aggregate's key, e.g. "ORDER#1001"`, { messageId: id });
+        throw invalid(
+            `${where}.partition is ${describeValue(message.partition)}; it must be a non-empty string, usually the aggregate's key, e.g. "ORDER#1001"`,
+            { messageId: id },
+        );
     }
     const partitionBytes = utf8Length(message.partition);
     if (partitionBytes > MAX_PARTITION_KEY_BYTES) {
@@ -198,15 +221,31 @@ function checkKeys(message: OutboxMessage, where: string, id: string, index: num
         );
     }
     if (typeof message.type !== "string" || message.type === "") {
-        throw invalid(`${where}.type is ${describeValue(message.type)}; it must be a non-empty string, e.g. "OrderCreated"`, { messageId: id });
+        throw invalid(
+            `${where}.type is ${describeValue(message.type)}; it must be a non-empty string, e.g. "OrderCreated"`,
+            { messageId: id },
+        );
     }
     if (message.orderingKey !== undefined && (typeof message.orderingKey !== "string" || message.orderingKey === "")) {
-        throw invalid(`${where}.orderingKey is ${describeValue(message.orderingKey)}; it must be a non-empty string, or omitted for a keyless message`, { messageId: id });
+        throw invalid(
+            `${where}.orderingKey is ${describeValue(message.orderingKey)}; it must be a non-empty string, or omitted for a keyless message`,
+            { messageId: id },
+        );
     }
     // These travel: type as the outbox.type attribute, partition and ordering key in the DLQ body and as a FIFO group id.
-    for (const [field, value] of [["partition", message.partition], ["type", message.type], ["orderingKey", message.orderingKey]] as const) {
+    for (const [field, value] of [
+        ["partition", message.partition],
+        ["type", message.type],
+        ["orderingKey", message.orderingKey],
+    ] as const) {
         const bad = value === undefined ? undefined : characterProblem(value, `${where}.${field}`);
-        if (bad !== undefined) throw invalid(`${bad.message} (message id "${id}")`, { messageId: id, messageIndex: index, character: bad.codePoint, position: bad.position });
+        if (bad !== undefined)
+            throw invalid(`${bad.message} (message id "${id}")`, {
+                messageId: id,
+                messageIndex: index,
+                character: bad.codePoint,
+                position: bad.position,
+            });
     }
 }
 
@@ -214,7 +253,10 @@ function checkKeys(message: OutboxMessage, where: string, id: string, index: num
 function checkFifoGroup(message: OutboxMessage, where: string, id: string): void {
     const group = message.orderingKey ?? message.partition;
     if (!FIFO_ID.test(group)) {
-        throw invalid(`${where}: ${message.orderingKey !== undefined ? "orderingKey" : "partition"} ${describeValue(group)} is the SNS FIFO MessageGroupId, which must be 1-128 printable ASCII characters without spaces`, { messageId: id });
+        throw invalid(
+            `${where}: ${message.orderingKey !== undefined ? "orderingKey" : "partition"} ${describeValue(group)} is the SNS FIFO MessageGroupId, which must be 1-128 printable ASCII characters without spaces`,
+            { messageId: id },
+        );
     }
 }
 
@@ -223,7 +265,10 @@ function expiryOf(message: OutboxMessage, where: string, id: string): number {
     if (message.expiresAt === undefined) return 0;
     const ms = message.expiresAt instanceof Date ? message.expiresAt.getTime() : Number.NaN;
     if (!Number.isFinite(ms) || ms <= 0) {
-        throw invalid(`${where}.expiresAt is ${describeValue(message.expiresAt)}; it must be a valid Date after 1970-01-01, or omitted for a message that never expires`, { messageId: id });
+        throw invalid(
+            `${where}.expiresAt is ${describeValue(message.expiresAt)}; it must be a valid Date after 1970-01-01, or omitted for a message that never expires`,
+            { messageId: id },
+        );
     }
     return Math.ceil(ms);
 }
@@ -232,23 +277,39 @@ function expiryOf(message: OutboxMessage, where: string, id: string): number {
  * The message's headers (`{}` when it has none), once they are a plain object of at most {@link MAX_HEADERS} entries
  * SNS takes. How many fit next to its trace context is `checkAttributeBudget`'s to say.
  */
-function checkedHeaders(message: OutboxMessage, where: string, id: string, index: number): Readonly<Record<string, string>> {
+function checkedHeaders(
+    message: OutboxMessage,
+    where: string,
+    id: string,
+    index: number,
+): Readonly<Record<string, string>> {
     const headers = message.headers ?? {};
     if (headers === null || typeof headers !== "object" || Array.isArray(headers)) {
-        throw invalid(`${where}.headers must be an object of string values, got ${describeValue(headers)}`, { messageId: id });
+        throw invalid(`${where}.headers must be an object of string values, got ${describeValue(headers)}`, {
+            messageId: id,
+        });
     }
     if (headers instanceof Map) {
-        throw invalid(`${where}.headers is a Map; its entries would be dropped; pass a plain object of string values, e.g. Object.fromEntries(map)`, { messageId: id });
+        throw invalid(
+            `${where}.headers is a Map; its entries would be dropped; pass a plain object of string values, e.g. Object.fromEntries(map)`,
+            { messageId: id },
+        );
     }
     const proto: unknown = Object.getPrototypeOf(headers);
     if (proto !== Object.prototype && proto !== null) {
         const kind = (proto as { constructor?: { name?: string } }).constructor?.name ?? "object";
-        throw invalid(`${where}.headers is a ${kind}, not a plain object; only its own enumerable properties would be sent; pass a plain object of string values, e.g. { tenant: "acme" }`, { messageId: id });
+        throw invalid(
+            `${where}.headers is a ${kind}, not a plain object; only its own enumerable properties would be sent; pass a plain object of string values, e.g. { tenant: "acme" }`,
+            { messageId: id },
+        );
     }
     const names = Object.keys(headers);
     // More than SNS carries at all: said before each name is judged.
     if (names.length > MAX_HEADERS) {
-        throw invalid(`${where}.headers has ${names.length} entries; at most ${MAX_HEADERS} fit (SNS carries 10 message attributes, 2 are the outbox's, and a trace context takes 1 or 2 more); move the rest into the payload`, { messageId: id, messageIndex: index, headers: names.length, maxHeaders: MAX_HEADERS });
+        throw invalid(
+            `${where}.headers has ${names.length} entries; at most ${MAX_HEADERS} fit (SNS carries 10 message attributes, 2 are the outbox's, and a trace context takes 1 or 2 more); move the rest into the payload`,
+            { messageId: id, messageIndex: index, headers: names.length, maxHeaders: MAX_HEADERS },
+        );
     }
     for (const name of names) checkHeader(name, headers[name], where, id, index);
     return headers;
@@ -257,11 +318,25 @@ function checkedHeaders(message: OutboxMessage, where: string, id: string, index
 /** One header: a name SNS takes, and a non-empty string value in characters that travel. */
 function checkHeader(name: string, value: unknown, where: string, id: string, index: number): void {
     const problem = headerNameProblem(name);
-    if (problem !== undefined) throw invalid(`${where}.headers name ${describeValue(name)} ${problem}`, { messageId: id });
-    if (typeof value !== "string") throw invalid(`${where}.headers["${name}"] is ${describeValue(value)}; header values must be strings`, { messageId: id });
-    if (value === "") throw invalid(`${where}.headers["${name}"] is ""; SNS refuses an empty String attribute value; omit the header or give it a value`, { messageId: id, messageIndex: index });
+    if (problem !== undefined)
+        throw invalid(`${where}.headers name ${describeValue(name)} ${problem}`, { messageId: id });
+    if (typeof value !== "string")
+        throw invalid(`${where}.headers["${name}"] is ${describeValue(value)}; header values must be strings`, {
+            messageId: id,
+        });
+    if (value === "")
+        throw invalid(
+            `${where}.headers["${name}"] is ""; SNS refuses an empty String attribute value; omit the header or give it a value`,
+            { messageId: id, messageIndex: index },
+        );
     const bad = characterProblem(value, `${where}.headers["${name}"]`);
-    if (bad !== undefined) throw invalid(`${bad.message} (message id "${id}")`, { messageId: id, messageIndex: index, character: bad.codePoint, position: bad.position });
+    if (bad !== undefined)
+        throw invalid(`${bad.message} (message id "${id}")`, {
+            messageId: id,
+            messageIndex: index,
+            character: bad.codePoint,
+            position: bad.position,
+        });
 }
 
 /** The message fits SNS (body and attributes) and, with the largest reason and error text, the DLQ. */
@@ -269,10 +344,16 @@ function checkMessageSizes(where: string, outbound: OutboundMessage): void {
     const { id } = outbound;
     const snsSize = snsMessageSize(outbound);
     if (snsSize > SNS_MAX_MESSAGE_BYTES) {
-        throw invalid(`${where} (id "${id}") is ${snsSize} bytes as an SNS message (body + attributes); SNS accepts at most ${SNS_MAX_MESSAGE_BYTES}; shrink the payload or store it elsewhere and send a reference`, { messageId: id, size: snsSize });
+        throw invalid(
+            `${where} (id "${id}") is ${snsSize} bytes as an SNS message (body + attributes); SNS accepts at most ${SNS_MAX_MESSAGE_BYTES}; shrink the payload or store it elsewhere and send a reference`,
+            { messageId: id, size: snsSize },
+        );
     }
     const dlqSize = worstCaseDeadLetterSize(outbound);
     if (dlqSize > DLQ_MAX_MESSAGE_BYTES) {
-        throw invalid(`${where} (id "${id}") would be ${dlqSize} bytes as a DLQ message; the DLQ accepts at most ${DLQ_MAX_MESSAGE_BYTES}; shrink the payload by ~${dlqSize - DLQ_MAX_MESSAGE_BYTES} bytes`, { messageId: id, size: dlqSize });
+        throw invalid(
+            `${where} (id "${id}") would be ${dlqSize} bytes as a DLQ message; the DLQ accepts at most ${DLQ_MAX_MESSAGE_BYTES}; shrink the payload by ~${dlqSize - DLQ_MAX_MESSAGE_BYTES} bytes`,
+            { messageId: id, size: dlqSize },
+        );
     }
 }

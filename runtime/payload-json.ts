@@ -23,7 +23,10 @@ interface PayloadProblem {
 }
 
 /** An `INVALID_PAYLOAD` error: the writer refuses what a message or a write holds. */
-export function invalidPayload(message: string, context: Record<string, string | number | undefined> = {}): OutboxError {
+export function invalidPayload(
+    message: string,
+    context: Record<string, string | number | undefined> = {},
+): OutboxError {
     return new OutboxError("INVALID_PAYLOAD", message, { context });
 }
 
@@ -40,13 +43,17 @@ function childPath(path: string, key: string): string {
 
 /** Built-in objects `JSON.stringify` writes as `{}` (or an object of indexes), losing their contents silently. */
 function lossyObjectProblem(value: object): string | undefined {
-    if (value instanceof Map) return "a Map, which JSON writes as {} (its entries are lost); convert it, e.g. Object.fromEntries(map)";
+    if (value instanceof Map)
+        return "a Map, which JSON writes as {} (its entries are lost); convert it, e.g. Object.fromEntries(map)";
     if (value instanceof Set) return "a Set, which JSON writes as {} (its values are lost); convert it, e.g. [...set]";
-    if (value instanceof WeakMap || value instanceof WeakSet) return "a WeakMap or WeakSet, which JSON writes as {}; pass plain data";
+    if (value instanceof WeakMap || value instanceof WeakSet)
+        return "a WeakMap or WeakSet, which JSON writes as {}; pass plain data";
     if (value instanceof Promise) return "a Promise, which JSON writes as {}; await it first";
     if (value instanceof RegExp) return "a RegExp, which JSON writes as {}; send its source as a string";
-    if (value instanceof Error) return "an Error, which JSON writes as {} (message and stack are not enumerable); send { name, message } instead";
-    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return "binary data (ArrayBuffer or a typed array), which JSON writes as {} or an object of indexes; send it base64-encoded or as Array.from(...)";
+    if (value instanceof Error)
+        return "an Error, which JSON writes as {} (message and stack are not enumerable); send { name, message } instead";
+    if (value instanceof ArrayBuffer || ArrayBuffer.isView(value))
+        return "binary data (ArrayBuffer or a typed array), which JSON writes as {} or an object of indexes; send it base64-encoded or as Array.from(...)";
     return undefined;
 }
 
@@ -57,7 +64,11 @@ function shortPath(path: string): string {
 
 /** A payload part that threw while the writer read it: a `toJSON`, a getter, a Proxy trap. */
 class PayloadReadError extends Error {
-    constructor(readonly path: string, readonly what: string, readonly thrown: unknown) {
+    constructor(
+        readonly path: string,
+        readonly what: string,
+        readonly thrown: unknown,
+    ) {
         super(`${shortPath(path)} ${what} threw (${describeThrown(thrown)})`);
     }
 }
@@ -78,7 +89,11 @@ function readPart<T>(path: string, what: string, read: () => T): T {
 
 /** The value JSON writes for `value`: what its `toJSON` returns, a boxed primitive unboxed. */
 function jsonValueOf(value: unknown, path: string, key: string): unknown {
-    if (value !== null && typeof value === "object" && typeof readPart(path, "(its toJSON property)", () => (value as { toJSON?: unknown }).toJSON) === "function") {
+    if (
+        value !== null &&
+        typeof value === "object" &&
+        typeof readPart(path, "(its toJSON property)", () => (value as { toJSON?: unknown }).toJSON) === "function"
+    ) {
         const holder = value as { toJSON(key: string): unknown };
         value = readPart(path, "toJSON()", () => holder.toJSON(key));
     }
@@ -95,7 +110,10 @@ function jsonValueOf(value: unknown, path: string, key: string): unknown {
  * @throws PayloadReadError when reading a part throws (a `toJSON`, a getter, a Proxy trap).
  */
 function payloadProblem(value: unknown, path: string, key: string, ancestors: object[]): PayloadProblem | undefined {
-    if (value instanceof Date && Number.isNaN(value.getTime())) return { message: `${shortPath(path)} is an Invalid Date, which JSON writes as null; pass a valid Date or null` };
+    if (value instanceof Date && Number.isNaN(value.getTime()))
+        return {
+            message: `${shortPath(path)} is an Invalid Date, which JSON writes as null; pass a valid Date or null`,
+        };
     const json = jsonValueOf(value, path, key);
     if (typeof json === "object") return json === null ? undefined : objectProblem(json, path, ancestors);
     return scalarProblem(json, path);
@@ -111,13 +129,21 @@ function scalarProblem(value: unknown, path: string): PayloadProblem | undefined
             return characterAt(shortPath(path), bad.codePoint, rawIndex(value, bad.codePoint));
         }
         case "number":
-            return Number.isFinite(value) ? undefined : { message: `${shortPath(path)} is ${value}, which JSON writes as null; send null or a string instead` };
+            return Number.isFinite(value)
+                ? undefined
+                : {
+                      message: `${shortPath(path)} is ${value}, which JSON writes as null; send null or a string instead`,
+                  };
         case "bigint":
-            return { message: `${shortPath(path)} is a BigInt (${value}n), which JSON cannot hold; convert it to a string` };
+            return {
+                message: `${shortPath(path)} is a BigInt (${value}n), which JSON cannot hold; convert it to a string`,
+            };
         case "function":
         case "symbol":
         case "undefined":
-            return { message: `${shortPath(path)} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON drops from an object and writes as null in an array; pass data only (null for "no value")` };
+            return {
+                message: `${shortPath(path)} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON drops from an object and writes as null in an array; pass data only (null for "no value")`,
+            };
         default:
             return undefined;
     }
@@ -129,11 +155,15 @@ function objectProblem(value: object, path: string, ancestors: object[]): Payloa
     const lossy = readPart(path, "(its prototype)", () => lossyObjectProblem(value));
     if (lossy !== undefined) return { message: `${shortPath(path)} is ${lossy}` };
     if (ancestors.length >= MAX_PAYLOAD_DEPTH) {
-        return { message: `${shortPath(path)} is nested ${ancestors.length + 1} levels deep; a payload nests at most ${MAX_PAYLOAD_DEPTH} levels of objects and arrays (JSON.stringify overflows its call stack a few thousand levels down); flatten it` };
+        return {
+            message: `${shortPath(path)} is nested ${ancestors.length + 1} levels deep; a payload nests at most ${MAX_PAYLOAD_DEPTH} levels of objects and arrays (JSON.stringify overflows its call stack a few thousand levels down); flatten it`,
+        };
     }
     ancestors.push(value);
     try {
-        return Array.isArray(value) ? arrayProblem(value, path, ancestors) : propertiesProblem(value as Record<string, unknown>, path, ancestors);
+        return Array.isArray(value)
+            ? arrayProblem(value, path, ancestors)
+            : propertiesProblem(value as Record<string, unknown>, path, ancestors);
     } finally {
         ancestors.pop();
     }
@@ -143,17 +173,34 @@ function arrayProblem(value: unknown[], path: string, ancestors: object[]): Payl
     const length = readPart(path, "(its length)", () => value.length);
     for (let i = 0; i < length; i++) {
         const itemPath = `${path}[${i}]`;
-        if (!readPart(itemPath, "(the in check)", () => i in value)) return { message: `${shortPath(itemPath)} is a hole in a sparse array, which JSON writes as null; fill it (e.g. with null)` };
-        const problem = payloadProblem(readPart(itemPath, "(its getter)", () => value[i]), itemPath, String(i), ancestors);
+        if (!readPart(itemPath, "(the in check)", () => i in value))
+            return {
+                message: `${shortPath(itemPath)} is a hole in a sparse array, which JSON writes as null; fill it (e.g. with null)`,
+            };
+        const problem = payloadProblem(
+            readPart(itemPath, "(its getter)", () => value[i]),
+            itemPath,
+            String(i),
+            ancestors,
+        );
         if (problem !== undefined) return problem;
     }
     return undefined;
 }
 
-function propertiesProblem(record: Record<string, unknown>, path: string, ancestors: object[]): PayloadProblem | undefined {
+function propertiesProblem(
+    record: Record<string, unknown>,
+    path: string,
+    ancestors: object[],
+): PayloadProblem | undefined {
     for (const name of readPart(path, "(listing its keys)", () => Object.keys(record))) {
         const badKey = unsendableCharacter(JSON.stringify(name));
-        if (badKey !== undefined) return characterAt(`${shortPath(path)} key ${printable(name)}`, badKey.codePoint, rawIndex(name, badKey.codePoint));
+        if (badKey !== undefined)
+            return characterAt(
+                `${shortPath(path)} key ${printable(name)}`,
+                badKey.codePoint,
+                rawIndex(name, badKey.codePoint),
+            );
         const child = readPart(childPath(path, name), "(its getter)", () => record[name]);
         if (child === undefined) continue;
         const problem = payloadProblem(child, childPath(path, name), name, ancestors);
@@ -173,22 +220,36 @@ function propertiesProblem(record: Record<string, unknown>, path: string, ancest
  *   that threw when read.
  */
 export function serializePayload(payload: unknown, where: string, id: string, index: number): string {
-    if (payload !== undefined && typeof payload !== "function" && typeof payload !== "symbol") checkPayloadParts(payload, where, id, index);
+    if (payload !== undefined && typeof payload !== "function" && typeof payload !== "symbol")
+        checkPayloadParts(payload, where, id, index);
     let text: string | undefined;
     try {
         text = JSON.stringify(payload);
     } catch (cause) {
-        throw new OutboxError("INVALID_PAYLOAD", `${where}.payload is not JSON-serializable (${cause instanceof Error ? cause.message : String(cause)}); pass plain data: no cycles, no BigInt (convert it to a string)`, {
-            cause,
-            context: { messageId: id },
-        });
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `${where}.payload is not JSON-serializable (${cause instanceof Error ? cause.message : String(cause)}); pass plain data: no cycles, no BigInt (convert it to a string)`,
+            {
+                cause,
+                context: { messageId: id },
+            },
+        );
     }
     if (text === undefined) {
-        throw invalidPayload(`${where}.payload is ${typeof payload}, which JSON cannot represent; pass a JSON value (object, array, string, number, boolean or null)`, { messageId: id });
+        throw invalidPayload(
+            `${where}.payload is ${typeof payload}, which JSON cannot represent; pass a JSON value (object, array, string, number, boolean or null)`,
+            { messageId: id },
+        );
     }
     // Defence in depth: the walk above names the path; this holds even for a toJSON that answers differently twice.
     const bad = characterProblem(text, `${where}.payload's JSON text`);
-    if (bad !== undefined) throw invalidPayload(`${bad.message} (message id "${id}")`, { messageId: id, messageIndex: index, character: bad.codePoint, position: bad.position });
+    if (bad !== undefined)
+        throw invalidPayload(`${bad.message} (message id "${id}")`, {
+            messageId: id,
+            messageIndex: index,
+            character: bad.codePoint,
+            position: bad.position,
+        });
     return text;
 }
 
@@ -206,6 +267,9 @@ function checkPayloadParts(payload: unknown, where: string, id: string, index: n
         );
     }
     if (problem !== undefined) {
-        throw invalidPayload(`${where}.payload (message id "${id}") would not reach consumers intact: ${problem.message}`, { messageId: id, messageIndex: index, character: problem.codePoint, position: problem.position });
+        throw invalidPayload(
+            `${where}.payload (message id "${id}") would not reach consumers intact: ${problem.message}`,
+            { messageId: id, messageIndex: index, character: problem.codePoint, position: problem.position },
+        );
     }
 }

@@ -10,7 +10,14 @@
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
-import { isQueueUrl, isTopicArn, QUEUE_URL_SHAPE, queueUrlRegion, TOPIC_ARN_SHAPE, topicArnRegion } from "./aws-resource-names";
+import {
+    isQueueUrl,
+    isTopicArn,
+    QUEUE_URL_SHAPE,
+    queueUrlRegion,
+    TOPIC_ARN_SHAPE,
+    topicArnRegion,
+} from "./aws-resource-names";
 import type { ClaimingStore } from "./claimed-delivery";
 import type { ClientLike, DeliveryContext } from "./delivery";
 import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
@@ -23,7 +30,12 @@ import { OutboxStore } from "./store";
 import { processStreamEvent, type PublisherSettings, type StreamBatchResponse } from "./stream-batch";
 
 // One batch's walk lives in its own module; this one still exports it, as it always has.
-export { processStreamEvent, type PublishOutcome, type PublisherSettings, type StreamBatchResponse } from "./stream-batch";
+export {
+    processStreamEvent,
+    type PublishOutcome,
+    type PublisherSettings,
+    type StreamBatchResponse,
+} from "./stream-batch";
 
 /** The Lambda context fields the handlers read. */
 export interface HandlerContext {
@@ -180,13 +192,19 @@ async function regionProblem(who: string, config: PublisherConfig): Promise<Outb
 export async function assertRegions(resolved: ResolvedDeliveryConfig): Promise<void> {
     const problem = await resolved.regionCheck;
     if (problem === undefined) return;
-    resolved.base.logger.error("outbox handler: the topic or the DLQ is in another region than its client; every invocation fails until the deployment is fixed", { code: problem.code, ...problem.context });
+    resolved.base.logger.error(
+        "outbox handler: the topic or the DLQ is in another region than its client; every invocation fails until the deployment is fixed",
+        { code: problem.code, ...problem.context },
+    );
     throw problem;
 }
 
 function requireClient(name: string, value: unknown): void {
     if (typeof (value as ClientLike | undefined)?.send !== "function") {
-        throw new OutboxError("INVALID_CONFIG", `${name} must be an AWS SDK v3 client (an object with send), got ${value === undefined ? "undefined" : typeof value}`);
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${name} must be an AWS SDK v3 client (an object with send), got ${value === undefined ? "undefined" : typeof value}`,
+        );
     }
 }
 
@@ -197,17 +215,26 @@ function requireClient(name: string, value: unknown): void {
  */
 function checkedDestinations(config: PublisherConfig, who: string): boolean {
     if (!isTopicArn(config.topicArn)) {
-        throw new OutboxError("INVALID_CONFIG", `${who}: topicArn is ${JSON.stringify(config.topicArn)}; expected an SNS topic ARN, ${TOPIC_ARN_SHAPE}; pass the topic's arn (not its name)`, {
-            context: { topicArn: config.topicArn },
-        });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: topicArn is ${JSON.stringify(config.topicArn)}; expected an SNS topic ARN, ${TOPIC_ARN_SHAPE}; pass the topic's arn (not its name)`,
+            {
+                context: { topicArn: config.topicArn },
+            },
+        );
     }
     if (!isQueueUrl(config.dlqUrl)) {
-        throw new OutboxError("INVALID_CONFIG", `${who}: dlqUrl is ${JSON.stringify(config.dlqUrl)}; expected an SQS queue URL, ${QUEUE_URL_SHAPE}; pass the queue's url (not its ARN or name)`, {
-            context: { dlqUrl: config.dlqUrl },
-        });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: dlqUrl is ${JSON.stringify(config.dlqUrl)}; expected an SQS queue URL, ${QUEUE_URL_SHAPE}; pass the queue's url (not its ARN or name)`,
+            {
+                context: { dlqUrl: config.dlqUrl },
+            },
+        );
     }
     const fifo = config.fifo ?? false;
-    if (typeof fifo !== "boolean") throw new OutboxError("INVALID_CONFIG", `${who}: fifo must be true or false, got ${JSON.stringify(fifo)}`);
+    if (typeof fifo !== "boolean")
+        throw new OutboxError("INVALID_CONFIG", `${who}: fifo must be true or false, got ${JSON.stringify(fifo)}`);
     if (fifo !== config.topicArn.endsWith(".fifo")) {
         // A mismatch fails every message the same way (SNS refuses the group id, or requires one), so it is a fault
         // of the deployment: refuse it at cold start instead of dead-lettering the whole stream.
@@ -227,7 +254,8 @@ function checkedDestinations(config: PublisherConfig, who: string): boolean {
  * @throws OutboxError `INVALID_CONFIG` naming the setting, the bad value and what is allowed.
  */
 export function resolveDeliveryConfig(config: PublisherConfig, who: string): ResolvedDeliveryConfig {
-    if (config === null || typeof config !== "object") throw new OutboxError("INVALID_CONFIG", `${who}: config must be an object`);
+    if (config === null || typeof config !== "object")
+        throw new OutboxError("INVALID_CONFIG", `${who}: config must be an object`);
     requireClient(`${who}: dynamodb`, config.dynamodb);
     requireClient(`${who}: sns`, config.sns);
     requireClient(`${who}: sqs`, config.sqs);
@@ -237,10 +265,19 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
     const fifo = checkedDestinations(config, who);
     const clock = config.clock ?? systemClock;
     const logger = config.logger ?? silentLogger;
-    const completionGraceSeconds = integerIn(who, "completionGraceSeconds", config.completionGraceSeconds, HANDLER_LIMITS.completionGraceSeconds);
+    const completionGraceSeconds = integerIn(
+        who,
+        "completionGraceSeconds",
+        config.completionGraceSeconds,
+        HANDLER_LIMITS.completionGraceSeconds,
+    );
     const claimVersion = config.claimVersion ?? 1n;
     const storeMetrics = createStoreMetricsRelay();
-    if (typeof claimVersion !== "bigint" || claimVersion < 1n) throw new OutboxError("INVALID_CONFIG", `${who}: claimVersion must be a bigint ≥ 1n, got ${String(claimVersion)}`);
+    if (typeof claimVersion !== "bigint" || claimVersion < 1n)
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: claimVersion must be a bigint ≥ 1n, got ${String(claimVersion)}`,
+        );
     return {
         base: {
             dynamodb: config.dynamodb,
@@ -251,14 +288,33 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
             dlqUrl: config.dlqUrl,
             fifo,
             completionGraceSeconds,
-            maxPublishAttempts: integerIn(who, "maxPublishAttempts", config.maxPublishAttempts, HANDLER_LIMITS.maxPublishAttempts),
+            maxPublishAttempts: integerIn(
+                who,
+                "maxPublishAttempts",
+                config.maxPublishAttempts,
+                HANDLER_LIMITS.maxPublishAttempts,
+            ),
             clock,
             logger,
         },
-        store: config.store ?? new OutboxStore({ client: config.dynamodb, tableName: config.tableName, clock, logger, metrics: storeMetrics, compactionGraceSeconds: completionGraceSeconds }),
+        store:
+            config.store ??
+            new OutboxStore({
+                client: config.dynamodb,
+                tableName: config.tableName,
+                clock,
+                logger,
+                metrics: storeMetrics,
+                compactionGraceSeconds: completionGraceSeconds,
+            }),
         storeMetrics,
         claimLimit: integerIn(who, "claimLimit", config.claimLimit, HANDLER_LIMITS.claimLimit),
-        reserveMs: integerIn(who, "reserveMs", config.reserveMs, who === "createSweeper" ? HANDLER_LIMITS.sweeperReserveMs : HANDLER_LIMITS.publisherReserveMs),
+        reserveMs: integerIn(
+            who,
+            "reserveMs",
+            config.reserveMs,
+            who === "createSweeper" ? HANDLER_LIMITS.sweeperReserveMs : HANDLER_LIMITS.publisherReserveMs,
+        ),
         claimVersion,
         regionCheck: regionProblem(who, config).catch(() => undefined),
     };
@@ -285,7 +341,8 @@ export function startInvocation(
         ...(writeMetrics !== undefined ? { write: writeMetrics } : {}),
     });
     resolved.storeMetrics.attach(metrics);
-    const timeLeft = () => (context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY);
+    const timeLeft = () =>
+        context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY;
     return { metrics, timeLeft };
 }
 
@@ -306,9 +363,19 @@ export function createPublisher(config: PublisherConfig): PublisherHandler {
     const resolved = resolveDeliveryConfig(config, "createPublisher");
     return async (event, context) => {
         await assertRegions(resolved);
-        const { metrics, timeLeft } = startInvocation(resolved, config.writeMetrics, HANDLER_FUNCTIONS.publisher, context);
+        const { metrics, timeLeft } = startInvocation(
+            resolved,
+            config.writeMetrics,
+            HANDLER_FUNCTIONS.publisher,
+            context,
+        );
         try {
-            const outcome = await processStreamEvent({ ...resolved, ctx: { ...resolved.base, metrics } }, event, context?.awsRequestId ?? randomUUID(), timeLeft);
+            const outcome = await processStreamEvent(
+                { ...resolved, ctx: { ...resolved.base, metrics } },
+                event,
+                context?.awsRequestId ?? randomUUID(),
+                timeLeft,
+            );
             return outcome.response;
         } finally {
             metrics.flush();

@@ -31,7 +31,12 @@
  * @packageDocumentation
  */
 import { createHash } from "node:crypto";
-import { DeleteMessageCommand, ReceiveMessageCommand, type Message, type ReceiveMessageCommandOutput } from "@aws-sdk/client-sqs";
+import {
+    DeleteMessageCommand,
+    ReceiveMessageCommand,
+    type Message,
+    type ReceiveMessageCommandOutput,
+} from "@aws-sdk/client-sqs";
 import { isOutboxError, OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
 import { REDRIVE_LIMITS } from "./limits";
@@ -64,7 +69,9 @@ const ID_CHARACTERS = /^[\x21-\x7e]+$/;
  */
 export function redriveRecordId(originalId: string): string {
     const plain = `${REDRIVE_ID_PREFIX}${originalId}`;
-    return plain.length <= MAX_ID_LENGTH && ID_CHARACTERS.test(originalId) ? plain : `${REDRIVE_ID_PREFIX}${createHash("sha256").update(originalId, "utf8").digest("hex")}`;
+    return plain.length <= MAX_ID_LENGTH && ID_CHARACTERS.test(originalId)
+        ? plain
+        : `${REDRIVE_ID_PREFIX}${createHash("sha256").update(originalId, "utf8").digest("hex")}`;
 }
 
 /** Options of {@link redriveDeadLetters}. */
@@ -145,7 +152,9 @@ function describe(value: unknown): string {
  * @param body - The SQS message body.
  * @returns the fields, or `{ problem }` (with the record id when the body names one).
  */
-export function parseDeadLetter(body: string | undefined): DeadLetterBody | { readonly problem: string; readonly recordId?: string } {
+export function parseDeadLetter(
+    body: string | undefined,
+): DeadLetterBody | { readonly problem: string; readonly recordId?: string } {
     let parsed: unknown;
     try {
         parsed = JSON.parse(body ?? "");
@@ -154,25 +163,57 @@ export function parseDeadLetter(body: string | undefined): DeadLetterBody | { re
     }
     const b = parsed as Record<string, unknown> | null;
     if (b === null || typeof b !== "object" || Array.isArray(b)) return { problem: "the body is not a JSON object" };
-    if ("DDBStreamBatchInfo" in b) return { problem: "it is the event source mapping's on-failure metadata, not a record: read the records by sequence number from the stream" };
+    if ("DDBStreamBatchInfo" in b)
+        return {
+            problem:
+                "it is the event source mapping's on-failure metadata, not a record: read the records by sequence number from the stream",
+        };
     const text = (name: string) => (typeof b[name] === "string" && b[name] !== "" ? (b[name] as string) : undefined);
     const recordId = text("recordId");
     const partition = text("partition");
-    if (recordId === undefined || partition === undefined) return { problem: "it has no recordId and partition: not an outbox dead letter" };
-    if (!("payload" in b)) return { recordId, problem: "its payload is kept as raw text (not JSON, or JSON that would not read back identically, e.g. an integer beyond 2^53); OutboxWriter would change it: publish it by hand" };
+    if (recordId === undefined || partition === undefined)
+        return { problem: "it has no recordId and partition: not an outbox dead letter" };
+    if (!("payload" in b))
+        return {
+            recordId,
+            problem:
+                "its payload is kept as raw text (not JSON, or JSON that would not read back identically, e.g. an integer beyond 2^53); OutboxWriter would change it: publish it by hand",
+        };
     const headers = b.headers ?? {};
-    if (typeof headers !== "object" || headers === null || Array.isArray(headers) || Object.values(headers).some((v) => typeof v !== "string")) {
+    if (
+        typeof headers !== "object" ||
+        headers === null ||
+        Array.isArray(headers) ||
+        Object.values(headers).some((v) => typeof v !== "string")
+    ) {
         return { recordId, problem: "its headers are not an object of strings" };
     }
     const type = text("type");
-    if (type === undefined) return { recordId, problem: `it has no type (${describe(b.type)}); OutboxWriter writes every record with one: publish it by hand, or give it a type and send it again` };
+    if (type === undefined)
+        return {
+            recordId,
+            problem: `it has no type (${describe(b.type)}); OutboxWriter writes every record with one: publish it by hand, or give it a type and send it again`,
+        };
     if ("orderingKey" in b && text("orderingKey") === undefined) {
-        return { recordId, problem: `its orderingKey is ${describe(b.orderingKey)}, not a non-empty string: this package writes ordering keys as strings, and redriving it with another key, or none, would change the order it is delivered in; publish it by hand` };
+        return {
+            recordId,
+            problem: `its orderingKey is ${describe(b.orderingKey)}, not a non-empty string: this package writes ordering keys as strings, and redriving it with another key, or none, would change the order it is delivered in; publish it by hand`,
+        };
     }
     const orderingKey = text("orderingKey");
     // Judged by the writer, as the headers are: a trace context it refuses leaves the message in the DLQ, named.
-    const trace = Object.fromEntries((["traceparent", "tracestate"] as const).filter((name) => b[name] !== undefined).map((name) => [name, b[name]])) as { traceparent?: string; tracestate?: string };
-    return { recordId, partition, type, ...(orderingKey !== undefined ? { orderingKey } : {}), headers: headers as Record<string, string>, ...trace, payload: b.payload };
+    const trace = Object.fromEntries(
+        (["traceparent", "tracestate"] as const).filter((name) => b[name] !== undefined).map((name) => [name, b[name]]),
+    ) as { traceparent?: string; tracestate?: string };
+    return {
+        recordId,
+        partition,
+        type,
+        ...(orderingKey !== undefined ? { orderingKey } : {}),
+        headers: headers as Record<string, string>,
+        ...trace,
+        payload: b.payload,
+    };
 }
 
 /**
@@ -208,7 +249,13 @@ interface RedriveRun {
     readonly maxMessages: number;
     readonly visibility: number;
     readonly logger: Logger;
-    readonly counts: { received: number; redriven: number; alreadyRedriven: number; notRedrivable: number; failed: number };
+    readonly counts: {
+        received: number;
+        redriven: number;
+        alreadyRedriven: number;
+        notRedrivable: number;
+        failed: number;
+    };
     readonly records: [string, string][];
     readonly problems: RedriveProblem[];
     /** The messages this run left in the DLQ: one the queue hands out again (its visibility timeout ran out) is not counted twice. */
@@ -221,18 +268,40 @@ interface RedriveRun {
  * @throws OutboxError `INVALID_CONFIG` naming the option, the bad value and what is allowed.
  */
 function startRedrive(options: RedriveOptions): RedriveRun {
-    if (typeof options?.sqs?.send !== "function") throw new OutboxError("INVALID_CONFIG", "redriveDeadLetters: sqs must be an SQSClient from @aws-sdk/client-sqs");
+    if (typeof options?.sqs?.send !== "function")
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            "redriveDeadLetters: sqs must be an SQSClient from @aws-sdk/client-sqs",
+        );
     if (typeof options.queueUrl !== "string" || options.queueUrl === "") {
-        throw new OutboxError("INVALID_CONFIG", `redriveDeadLetters: queueUrl must be the DLQ URL (the Outbox component's dlqUrl output), got ${JSON.stringify(options.queueUrl)}`);
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `redriveDeadLetters: queueUrl must be the DLQ URL (the Outbox component's dlqUrl output), got ${JSON.stringify(options.queueUrl)}`,
+        );
     }
-    if (options.writer === undefined || typeof options.writer.write !== "function") throw new OutboxError("INVALID_CONFIG", "redriveDeadLetters: writer must be an OutboxWriter on the outbox table");
-    if (options.expiresAt !== undefined && !(options.expiresAt instanceof Date && Number.isFinite(options.expiresAt.getTime()))) {
-        throw new OutboxError("INVALID_CONFIG", `redriveDeadLetters: expiresAt must be a valid Date, got ${String(options.expiresAt)}`);
+    if (options.writer === undefined || typeof options.writer.write !== "function")
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            "redriveDeadLetters: writer must be an OutboxWriter on the outbox table",
+        );
+    if (
+        options.expiresAt !== undefined &&
+        !(options.expiresAt instanceof Date && Number.isFinite(options.expiresAt.getTime()))
+    ) {
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `redriveDeadLetters: expiresAt must be a valid Date, got ${String(options.expiresAt)}`,
+        );
     }
     return {
         options,
         maxMessages: integerIn("redriveDeadLetters", "maxMessages", options.maxMessages, REDRIVE_LIMITS.maxMessages),
-        visibility: integerIn("redriveDeadLetters", "visibilityTimeoutSeconds", options.visibilityTimeoutSeconds, REDRIVE_LIMITS.visibilityTimeoutSeconds),
+        visibility: integerIn(
+            "redriveDeadLetters",
+            "visibilityTimeoutSeconds",
+            options.visibilityTimeoutSeconds,
+            REDRIVE_LIMITS.visibilityTimeoutSeconds,
+        ),
         logger: options.logger ?? silentLogger,
         counts: { received: 0, redriven: 0, alreadyRedriven: 0, notRedrivable: 0, failed: 0 },
         records: [],
@@ -285,7 +354,12 @@ async function redriveOne(run: RedriveRun, m: Message): Promise<void> {
     } catch (err) {
         // What the writer refuses it refuses on every run: say so once, and leave the message be.
         if (!isOutboxError(err, "INVALID_PAYLOAD")) throw err;
-        leave(run, m, `OutboxWriter refuses it: ${err.message}; publish it by hand, or fix the message and send it to the DLQ again`, dead.recordId);
+        leave(
+            run,
+            m,
+            `OutboxWriter refuses it: ${err.message}; publish it by hand, or fix the message and send it to the DLQ again`,
+            dead.recordId,
+        );
         return;
     }
     if (run.options.dryRun) {
@@ -297,7 +371,12 @@ async function redriveOne(run: RedriveRun, m: Message): Promise<void> {
 }
 
 /** Write the message back into the outbox, then delete it from the DLQ; a repeat only deletes it. */
-async function writeBack(run: RedriveRun, m: Message, dead: DeadLetterBody, message: OutboxMessage & { readonly id: string }): Promise<void> {
+async function writeBack(
+    run: RedriveRun,
+    m: Message,
+    dead: DeadLetterBody,
+    message: OutboxMessage & { readonly id: string },
+): Promise<void> {
     const { counts } = run;
     try {
         await run.options.writer.write({ messages: [message] });
@@ -313,11 +392,19 @@ async function writeBack(run: RedriveRun, m: Message, dead: DeadLetterBody, mess
             return;
         }
         counts.failed += 1;
-        run.logger.error("redrive: writing the record failed; the message stays in the DLQ", { recordId: dead.recordId, partition: dead.partition, code: isOutboxError(err) ? err.code : "UNKNOWN" });
+        run.logger.error("redrive: writing the record failed; the message stays in the DLQ", {
+            recordId: dead.recordId,
+            partition: dead.partition,
+            code: isOutboxError(err) ? err.code : "UNKNOWN",
+        });
         return;
     }
     run.records.push([dead.recordId, message.id]);
-    run.logger.info("redrive: dead letter written back to the outbox", { recordId: dead.recordId, newRecordId: message.id, partition: dead.partition });
+    run.logger.info("redrive: dead letter written back to the outbox", {
+        recordId: dead.recordId,
+        newRecordId: message.id,
+        partition: dead.partition,
+    });
     if (await remove(run, m, dead.recordId)) counts.redriven += 1;
     else counts.failed += 1;
 }
@@ -327,17 +414,26 @@ function leave(run: RedriveRun, m: Message, problem: string, recordId?: string):
     run.counts.notRedrivable += 1;
     run.left.add(m.MessageId ?? "");
     run.problems.push({ sqsMessageId: m.MessageId ?? "", ...(recordId !== undefined ? { recordId } : {}), problem });
-    run.logger.warn("redrive: not redrivable, left in the DLQ", { sqsMessageId: m.MessageId, ...(recordId !== undefined ? { recordId } : {}), problem });
+    run.logger.warn("redrive: not redrivable, left in the DLQ", {
+        sqsMessageId: m.MessageId,
+        ...(recordId !== undefined ? { recordId } : {}),
+        problem,
+    });
 }
 
 /** Delete a redriven message from the DLQ; returns whether it was deleted. */
 async function remove(run: RedriveRun, m: Message, recordId: string): Promise<boolean> {
     try {
-        await run.options.sqs.send(new DeleteMessageCommand({ QueueUrl: run.options.queueUrl, ReceiptHandle: m.ReceiptHandle }));
+        await run.options.sqs.send(
+            new DeleteMessageCommand({ QueueUrl: run.options.queueUrl, ReceiptHandle: m.ReceiptHandle }),
+        );
         return true;
     } catch (err) {
         // The record is written; the next run finds it (DUPLICATE_RECORD) and deletes the message then.
-        run.logger.warn("redrive: the record is written but the DLQ message could not be deleted; a later run deletes it", { recordId, sqsMessageId: m.MessageId, code: awsErrorName(err) || "UNKNOWN" });
+        run.logger.warn(
+            "redrive: the record is written but the DLQ message could not be deleted; a later run deletes it",
+            { recordId, sqsMessageId: m.MessageId, code: awsErrorName(err) || "UNKNOWN" },
+        );
         return false;
     }
 }

@@ -282,11 +282,13 @@ export const CLAIM_INDEX: IndexShape = {
 export const GLOBAL_SECONDARY_INDEXES: readonly IndexShape[] = [EXPIRY_INDEX, RECORD_ID_INDEX, CLAIM_INDEX];
 
 /** Every attribute that appears in a key schema, with its type, deduplicated: the table's attribute definitions. */
-export const ATTRIBUTE_DEFINITIONS: readonly { readonly attributeName: string; readonly attributeType: ScalarAttributeType }[] =
-    [PRIMARY_KEY, ...GLOBAL_SECONDARY_INDEXES.map((i) => i.keySchema)]
-        .flat()
-        .filter((e, i, all) => all.findIndex((o) => o.attributeName === e.attributeName) === i)
-        .map((e) => ({ attributeName: e.attributeName, attributeType: e.attributeType }));
+export const ATTRIBUTE_DEFINITIONS: readonly {
+    readonly attributeName: string;
+    readonly attributeType: ScalarAttributeType;
+}[] = [PRIMARY_KEY, ...GLOBAL_SECONDARY_INDEXES.map((i) => i.keySchema)]
+    .flat()
+    .filter((e, i, all) => all.findIndex((o) => o.attributeName === e.attributeName) === i)
+    .map((e) => ({ attributeName: e.attributeName, attributeType: e.attributeType }));
 
 /** The attribute DynamoDB TTL deletes terminal records, FENCE rows and id guard rows by (epoch seconds). */
 export const TTL_ATTRIBUTE = ATTR.ttl;

@@ -6,7 +6,8 @@
  */
 import { unsendableCharacter } from "./message";
 
-const ALLOWED_CHARACTERS = "tab, LF, CR, U+0020-U+D7FF, U+E000-U+FFFD and U+10000-U+10FFFF: no other control characters (NUL among them), no U+FFFE or U+FFFF, no lone surrogates";
+const ALLOWED_CHARACTERS =
+    "tab, LF, CR, U+0020-U+D7FF, U+E000-U+FFFD and U+10000-U+10FFFF: no other control characters (NUL among them), no U+FFFE or U+FFFF, no lone surrogates";
 
 /** A refused character: the error text, the character (`U+XXXX`) and its index. */
 export interface CharacterProblem {

@@ -34,7 +34,11 @@ export function callSlots(limit: number): { acquire(): Promise<void>; release():
  * @param limit - The most calls in flight.
  * @param fn - The work for one item.
  */
-export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+export async function mapBounded<T, R>(
+    items: readonly T[],
+    limit: number,
+    fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> {
     const slots = callSlots(Math.max(1, limit));
     const settled = await Promise.allSettled(
         items.map(async (item, i) => {

@@ -43,9 +43,23 @@
  * @packageDocumentation
  */
 import type { ClaimingStore } from "./claimed-delivery";
-import { afterSend, DELIVERY_METRICS, expirePending, isExpired, readRecordStates, type DeliveryContext, type RecordState } from "./delivery";
+import {
+    afterSend,
+    DELIVERY_METRICS,
+    expirePending,
+    isExpired,
+    readRecordStates,
+    type DeliveryContext,
+    type RecordState,
+} from "./delivery";
 import { errorCodeOf, isOutboxError, OutboxError } from "./errors";
-import { answerDoorbells, startDoorbells, type Doorbell, type DoorbellSettings, type KeyedDoorbells } from "./keyed-doorbell";
+import {
+    answerDoorbells,
+    startDoorbells,
+    type Doorbell,
+    type DoorbellSettings,
+    type KeyedDoorbells,
+} from "./keyed-doorbell";
 import { deadLetterOrLeave, publishKeyless, type BufferedKeyless } from "./keyless-outcomes";
 import { KEYLESS_RECORDS_PER_FLUSH } from "./keyless-publish";
 import { outboundMessage } from "./message";
@@ -106,7 +120,12 @@ interface StreamRun {
  * @param invocationId - Makes the claim owner id unique per invocation.
  * @param timeLeft - Milliseconds left in the invocation. @default unlimited
  */
-export async function processStreamEvent(settings: PublisherSettings, event: unknown, invocationId: string, timeLeft: () => number = () => Number.POSITIVE_INFINITY): Promise<PublishOutcome> {
+export async function processStreamEvent(
+    settings: PublisherSettings,
+    event: unknown,
+    invocationId: string,
+    timeLeft: () => number = () => Number.POSITIVE_INFINITY,
+): Promise<PublishOutcome> {
     const { ctx } = settings;
     const read = readCandidates(ctx, event);
     if (read.candidates.length === 0) return outcome(ctx, read, undefined);
@@ -114,7 +133,8 @@ export async function processStreamEvent(settings: PublisherSettings, event: unk
     if (states === undefined) return outcome(ctx, read, read.candidates[0]!.sequenceNumber);
     const run = startRun(settings, invocationId, timeLeft);
     let stopAt: string | undefined;
-    for (let i = 0; i < read.candidates.length && stopAt === undefined; i += 1) stopAt = await takeRecord(run, read.candidates[i]!, states[i]!);
+    for (let i = 0; i < read.candidates.length && stopAt === undefined; i += 1)
+        stopAt = await takeRecord(run, read.candidates[i]!, states[i]!);
     stopAt ??= await flushKeyless(run);
     // Only the doorbells before the first keyless failure ring (no work starts after a known failure), so the
     // first doorbell not delivered, if any, is below it: the lowest failure.
@@ -131,7 +151,10 @@ function readCandidates(ctx: DeliveryContext, event: unknown): EventCandidates {
     ctx.metrics.count(DELIVERY_METRICS.ignored, read.ignored);
     for (const u of read.undecodable) {
         // An item under OUTBOX# that is not a record this package can read: nothing to publish or dead-letter.
-        ctx.logger.error("publisher: an OUTBOX# item could not be decoded; skipped", { sequenceNumber: u.sequenceNumber, code: errorCodeOf(u.error) });
+        ctx.logger.error("publisher: an OUTBOX# item could not be decoded; skipped", {
+            sequenceNumber: u.sequenceNumber,
+            code: errorCodeOf(u.error),
+        });
     }
     return read;
 }
@@ -139,7 +162,10 @@ function readCandidates(ctx: DeliveryContext, event: unknown): EventCandidates {
 /** Every candidate's row, read consistently (step 2); `undefined`, logged, when the read failed. */
 async function readStates(ctx: DeliveryContext, candidates: readonly Candidate[]): Promise<RecordState[] | undefined> {
     try {
-        return await readRecordStates(ctx, candidates.map((c) => c.record));
+        return await readRecordStates(
+            ctx,
+            candidates.map((c) => c.record),
+        );
     } catch (err) {
         ctx.logger.error("publisher: status read failed; retrying the batch", { code: errorCodeOf(err) });
         return undefined;
@@ -156,7 +182,15 @@ function outcome(ctx: DeliveryContext, read: EventCandidates, stopAt: string | u
     if (misrouted === undefined) return { response: { batchItemFailures: [] }, ignored };
     ctx.logger.error(
         "publisher: a record comes from the stream of another table, not the outbox table's; the shard is held at it until the mapping is fixed: point the function's event source mapping at the outbox table's stream",
-        { code: "INVALID_CONFIG", sequenceNumber: misrouted.sequenceNumber, eventSourceARN: typeof misrouted.eventSourceARN === "string" ? misrouted.eventSourceARN : String(misrouted.eventSourceARN), expected: expectedStreamArn(ctx.tableName) },
+        {
+            code: "INVALID_CONFIG",
+            sequenceNumber: misrouted.sequenceNumber,
+            eventSourceARN:
+                typeof misrouted.eventSourceARN === "string"
+                    ? misrouted.eventSourceARN
+                    : String(misrouted.eventSourceARN),
+            expected: expectedStreamArn(ctx.tableName),
+        },
     );
     return { response: failureAt(misrouted.sequenceNumber), ignored };
 }
@@ -169,7 +203,12 @@ function startRun(settings: PublisherSettings, invocationId: string, timeLeft: (
     return {
         settings,
         timeLeft,
-        doorbell: { ctx: settings.ctx, store: settings.store, claimLimit: settings.claimLimit, keepGoing: () => timeLeft() >= settings.reserveMs },
+        doorbell: {
+            ctx: settings.ctx,
+            store: settings.store,
+            claimLimit: settings.claimLimit,
+            keepGoing: () => timeLeft() >= settings.reserveMs,
+        },
         doorbells: startDoorbells(invocationId, settings.claimVersion),
         seen: new Set(),
         keyless: [],
@@ -204,7 +243,9 @@ async function takeRecord(run: StreamRun, image: Candidate, state: RecordState):
 /** Out of time: what is buffered goes out, and Lambda retries from the first record not delivered. */
 async function stopForTime(run: StreamRun, image: Candidate): Promise<string> {
     const failed = await flushKeyless(run);
-    run.settings.ctx.logger.warn("publisher: running out of time; Lambda retries the rest of the batch", { sequenceNumber: failed ?? image.sequenceNumber });
+    run.settings.ctx.logger.warn("publisher: running out of time; Lambda retries the rest of the batch", {
+        sequenceNumber: failed ?? image.sequenceNumber,
+    });
     return failed ?? image.sequenceNumber;
 }
 
@@ -222,7 +263,11 @@ function isRepeat(run: StreamRun, record: OutboxRecord, state: RecordState): boo
  * @throws OutboxError `INVALID_PAYLOAD` when the row cannot be decoded; `UNAVAILABLE` when it was not read.
  */
 function tableRecord(state: RecordState): OutboxRecord {
-    if (state.item === undefined) throw new OutboxError("UNAVAILABLE", "publisher: the consistent status read left the record unread (UnprocessedKeys)");
+    if (state.item === undefined)
+        throw new OutboxError(
+            "UNAVAILABLE",
+            "publisher: the consistent status read left the record unread (UnprocessedKeys)",
+        );
     return unmarshalRecord(state.item);
 }
 
@@ -231,11 +276,17 @@ async function rowNotDelivered(run: StreamRun, image: Candidate, err: unknown): 
     const { ctx } = run.settings;
     if (isOutboxError(err, "INVALID_PAYLOAD")) {
         ctx.metrics.count(DELIVERY_METRICS.ignored);
-        ctx.logger.error("publisher: an OUTBOX# item could not be decoded; skipped", { sequenceNumber: image.sequenceNumber, code: errorCodeOf(err) });
+        ctx.logger.error("publisher: an OUTBOX# item could not be decoded; skipped", {
+            sequenceNumber: image.sequenceNumber,
+            code: errorCodeOf(err),
+        });
         return undefined;
     }
     const failed = await flushKeyless(run);
-    ctx.logger.warn("publisher: the status read left this record unread; retrying from it", { sequenceNumber: failed ?? image.sequenceNumber, code: errorCodeOf(err) });
+    ctx.logger.warn("publisher: the status read left this record unread; retrying from it", {
+        sequenceNumber: failed ?? image.sequenceNumber,
+        code: errorCodeOf(err),
+    });
     return failed ?? image.sequenceNumber;
 }
 
@@ -257,7 +308,10 @@ async function expiredRecord(run: StreamRun, candidate: Candidate, state: Record
     try {
         await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => expirePending(ctx, record));
     } catch (err) {
-        ctx.logger.error("publisher: marking a dead-lettered expired record failed", { recordId: record.recordId, code: errorCodeOf(err) });
+        ctx.logger.error("publisher: marking a dead-lettered expired record failed", {
+            recordId: record.recordId,
+            code: errorCodeOf(err),
+        });
         return candidate.sequenceNumber;
     }
     return undefined;

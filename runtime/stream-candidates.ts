@@ -21,7 +21,11 @@ export interface Candidate {
 interface StreamRecordShape {
     readonly eventName?: unknown;
     readonly eventSourceARN?: unknown;
-    readonly dynamodb?: { readonly Keys?: StreamImage; readonly NewImage?: StreamImage; readonly SequenceNumber?: unknown };
+    readonly dynamodb?: {
+        readonly Keys?: StreamImage;
+        readonly NewImage?: StreamImage;
+        readonly SequenceNumber?: unknown;
+    };
 }
 
 /** What the records of a stream event hold for the publisher. */
@@ -50,7 +54,10 @@ export function candidatesOf(event: unknown, tableName: string, logger: Logger):
             `publisher: ${problem}, so it is not a DynamoDB stream event of the outbox table ${tableName}; the function is wired to the wrong event source: point the function's event source mapping at the outbox table's stream`,
             { context: { table: tableName } },
         );
-        logger.error("publisher: the event is not a DynamoDB stream event of the outbox table; failing the invocation", { code: error.code, problem });
+        logger.error(
+            "publisher: the event is not a DynamoDB stream event of the outbox table; failing the invocation",
+            { code: error.code, problem },
+        );
         throw error;
     }
     const records = (event as { Records: StreamRecordShape[] }).Records;
@@ -62,11 +69,25 @@ export function candidatesOf(event: unknown, tableName: string, logger: Logger):
         if (streamTableName(raw.eventSourceARN) !== tableName) {
             // Another table's stream: its images are not our records, and completing the row of the same key in our
             // table would skip our own event. Nothing after it is taken; the shard holds at it.
-            return { candidates, ignored, undecodable, misrouted: { sequenceNumber: typeof data?.SequenceNumber === "string" ? data.SequenceNumber : "", eventSourceARN: raw.eventSourceARN } };
+            return {
+                candidates,
+                ignored,
+                undecodable,
+                misrouted: {
+                    sequenceNumber: typeof data?.SequenceNumber === "string" ? data.SequenceNumber : "",
+                    eventSourceARN: raw.eventSourceARN,
+                },
+            };
         }
         const sk = data?.Keys?.SK?.S;
         const sequenceNumber = data?.SequenceNumber;
-        if (raw.eventName !== "INSERT" || typeof sk !== "string" || !sk.startsWith(RECORD_SK_PREFIX) || typeof sequenceNumber !== "string" || data?.NewImage === undefined) {
+        if (
+            raw.eventName !== "INSERT" ||
+            typeof sk !== "string" ||
+            !sk.startsWith(RECORD_SK_PREFIX) ||
+            typeof sequenceNumber !== "string" ||
+            data?.NewImage === undefined
+        ) {
             ignored += 1;
             continue;
         }

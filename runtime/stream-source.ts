@@ -37,14 +37,16 @@ function kindOf(value: unknown): string {
 export function foreignEventProblem(event: unknown): string | undefined {
     const records = (event as { Records?: unknown } | null | undefined)?.Records;
     if (!Array.isArray(records)) {
-        if (event === null || event === undefined || typeof event !== "object") return `the event has no Records array (it is ${event === undefined ? "undefined" : kindOf(event)})`;
+        if (event === null || event === undefined || typeof event !== "object")
+            return `the event has no Records array (it is ${event === undefined ? "undefined" : kindOf(event)})`;
         const keys = Object.keys(event);
         const shown = keys.slice(0, 6).map(quoted).join(", ") + (keys.length > 6 ? ", …" : "");
         return `the event has no Records array (its keys: ${keys.length === 0 ? "none" : shown}); it is not a DynamoDB stream event`;
     }
     for (let i = 0; i < records.length; i += 1) {
         const record = records[i] as Record<string, unknown> | null;
-        if (record === null || typeof record !== "object" || Array.isArray(record)) return `the event's record ${i} is ${kindOf(record)}, not a DynamoDB stream record`;
+        if (record === null || typeof record !== "object" || Array.isArray(record))
+            return `the event's record ${i} is ${kindOf(record)}, not a DynamoDB stream record`;
         // SNS spells it EventSource.
         const source = record.eventSource ?? record.EventSource;
         if (source !== DYNAMODB_EVENT_SOURCE) {

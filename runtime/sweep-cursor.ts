@@ -11,7 +11,12 @@
  *
  * @packageDocumentation
  */
-import { GetItemCommand, UpdateItemCommand, type AttributeValue, type GetItemCommandOutput } from "@aws-sdk/client-dynamodb";
+import {
+    GetItemCommand,
+    UpdateItemCommand,
+    type AttributeValue,
+    type GetItemCommandOutput,
+} from "@aws-sdk/client-dynamodb";
 import type { ClientLike } from "./delivery";
 import { ATTR, SWEEP_CURSOR_PK, SWEEP_CURSOR_SK } from "./schema";
 import { wrapAwsError } from "./store/aws-errors";
@@ -44,11 +49,19 @@ function indexKeyOf(value: AttributeValue | undefined): ClaimIndexKey | undefine
  * @param ctx - The DynamoDB client and table.
  * @throws the classified SDK error when the row cannot be read.
  */
-export async function readSweepCursor(ctx: { readonly dynamodb: ClientLike; readonly tableName: string }): Promise<ClaimIndexKey | undefined> {
+export async function readSweepCursor(ctx: {
+    readonly dynamodb: ClientLike;
+    readonly tableName: string;
+}): Promise<ClaimIndexKey | undefined> {
     let out: GetItemCommandOutput;
     try {
         out = (await ctx.dynamodb.send(
-            new GetItemCommand({ TableName: ctx.tableName, Key: sweepCursorRowKey(), ProjectionExpression: "#cursor", ExpressionAttributeNames: { "#cursor": ATTR.sweepCursor } }),
+            new GetItemCommand({
+                TableName: ctx.tableName,
+                Key: sweepCursorRowKey(),
+                ProjectionExpression: "#cursor",
+                ExpressionAttributeNames: { "#cursor": ATTR.sweepCursor },
+            }),
         )) as GetItemCommandOutput;
     } catch (err) {
         throw wrapAwsError(err, "sweeper: reading the sweep cursor failed", { table: ctx.tableName });
@@ -63,7 +76,10 @@ export async function readSweepCursor(ctx: { readonly dynamodb: ClientLike; read
  * @param key - A ClaimIndex key (`PK`, `SK`, `claim_sort`), or `undefined`.
  * @throws the classified SDK error when the row cannot be written.
  */
-export async function writeSweepCursor(ctx: { readonly dynamodb: ClientLike; readonly tableName: string }, key: ClaimIndexKey | undefined): Promise<void> {
+export async function writeSweepCursor(
+    ctx: { readonly dynamodb: ClientLike; readonly tableName: string },
+    key: ClaimIndexKey | undefined,
+): Promise<void> {
     const cursor = indexKeyOf(key === undefined ? undefined : { M: key });
     try {
         await ctx.dynamodb.send(
@@ -72,7 +88,11 @@ export async function writeSweepCursor(ctx: { readonly dynamodb: ClientLike; rea
                 Key: sweepCursorRowKey(),
                 ...(cursor === undefined
                     ? { UpdateExpression: "REMOVE #cursor", ExpressionAttributeNames: { "#cursor": ATTR.sweepCursor } }
-                    : { UpdateExpression: "SET #cursor = :cursor", ExpressionAttributeNames: { "#cursor": ATTR.sweepCursor }, ExpressionAttributeValues: { ":cursor": { M: cursor } } }),
+                    : {
+                          UpdateExpression: "SET #cursor = :cursor",
+                          ExpressionAttributeNames: { "#cursor": ATTR.sweepCursor },
+                          ExpressionAttributeValues: { ":cursor": { M: cursor } },
+                      }),
             }),
         );
     } catch (err) {

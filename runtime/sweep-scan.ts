@@ -72,13 +72,21 @@ function indexKeyOf(item: Record<string, AttributeValue>): ClaimIndexKey {
 }
 
 /** One page of ClaimIndex, keys and first-claim times only. */
-async function scanPage(ctx: { readonly dynamodb: ClientLike; readonly tableName: string }, startKey: ClaimIndexKey | undefined): Promise<ScanCommandOutput> {
+async function scanPage(
+    ctx: { readonly dynamodb: ClientLike; readonly tableName: string },
+    startKey: ClaimIndexKey | undefined,
+): Promise<ScanCommandOutput> {
     return (await ctx.dynamodb.send(
         new ScanCommand({
             TableName: ctx.tableName,
             IndexName: CLAIM_INDEX.indexName,
             ProjectionExpression: "#pk, #sk, #sort, #first",
-            ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk, "#sort": ATTR.claimSort, "#first": ATTR.firstAttemptedAt },
+            ExpressionAttributeNames: {
+                "#pk": ATTR.pk,
+                "#sk": ATTR.sk,
+                "#sort": ATTR.claimSort,
+                "#first": ATTR.firstAttemptedAt,
+            },
             ...(startKey ? { ExclusiveStartKey: startKey } : {}),
         }),
     )) as ScanCommandOutput;
@@ -98,7 +106,10 @@ function aheadCountsFrom(item: Record<string, AttributeValue>, now: number): num
  * @returns What was found; a failed Scan call ends the scan with `failure` set (a failed first page after a
  * cursor is retried once from the start of the index, so a cursor DynamoDB refuses cannot stop every sweep).
  */
-export async function scanDuePartitions(ctx: { readonly dynamodb: ClientLike; readonly tableName: string }, options: DueScanOptions): Promise<DueScan> {
+export async function scanDuePartitions(
+    ctx: { readonly dynamodb: ClientLike; readonly tableName: string },
+    options: DueScanOptions,
+): Promise<DueScan> {
     const beforePrefix = createdAtPrefix(options.createdBefore);
     const afterPrefix = createdAtPrefix(options.createdAfter);
     const partitions: DuePartition[] = [];
@@ -139,8 +150,10 @@ export async function scanDuePartitions(ctx: { readonly dynamodb: ClientLike; re
             if (pk === undefined || sort === undefined || item[ATTR.sk]?.S === undefined) continue;
             if (pk !== current) {
                 // The first item of another partition: the circle is closed, or the run has its partitions.
-                if (wrapped && cursor !== undefined && firstLeg.has(pk)) return { partitions, complete: true, next: options.cursor, oldestCreatedAt: oldest };
-                if (partitions.length >= options.maxPartitions) return { partitions, complete: false, next: previous, oldestCreatedAt: oldest };
+                if (wrapped && cursor !== undefined && firstLeg.has(pk))
+                    return { partitions, complete: true, next: options.cursor, oldestCreatedAt: oldest };
+                if (partitions.length >= options.maxPartitions)
+                    return { partitions, complete: false, next: previous, oldestCreatedAt: oldest };
                 current = pk;
                 runStart = previous;
                 if (!wrapped) firstLeg.add(pk);
@@ -158,7 +171,13 @@ export async function scanDuePartitions(ctx: { readonly dynamodb: ClientLike; re
         }
         startKey = page.LastEvaluatedKey;
         if (startKey !== undefined) continue;
-        if (wrapped) return { partitions, complete: true, next: cursor === undefined ? undefined : options.cursor, oldestCreatedAt: oldest };
+        if (wrapped)
+            return {
+                partitions,
+                complete: true,
+                next: cursor === undefined ? undefined : options.cursor,
+                oldestCreatedAt: oldest,
+            };
         // The end of the index: go round to its start, up to where this scan began.
         wrapped = true;
         previous = undefined;

@@ -43,7 +43,14 @@ import { sweepExpired } from "./expiry-sweep";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
 import { DELIVERY_METRICS, HANDLER_FUNCTIONS, SWEEPER_METRICS } from "./metric-catalog";
-import { assertRegions, resolveDeliveryConfig, startInvocation, type HandlerContext, type PublisherConfig, type ResolvedDeliveryConfig } from "./publisher";
+import {
+    assertRegions,
+    resolveDeliveryConfig,
+    startInvocation,
+    type HandlerContext,
+    type PublisherConfig,
+    type ResolvedDeliveryConfig,
+} from "./publisher";
 import { readSweepCursor, sameCursor, writeSweepCursor, type ClaimIndexKey } from "./sweep-cursor";
 import { scanDuePartitions, type DuePartition } from "./sweep-scan";
 import type { FencingToken } from "./store/transitions";
@@ -101,9 +108,25 @@ export function createSweeper(config: SweeperConfig): SweeperHandler {
     const settings: SweepSettings = {
         config,
         resolved: resolveDeliveryConfig(config, "createSweeper"),
-        sweepAfterMs: integerIn("createSweeper", "sweepAfterSeconds", config.sweepAfterSeconds, HANDLER_LIMITS.sweepAfterSeconds) * 1000,
-        maxPartitions: integerIn("createSweeper", "maxPartitionsPerRun", config.maxPartitionsPerRun, HANDLER_LIMITS.maxPartitionsPerRun),
-        maxExpired: integerIn("createSweeper", "maxExpiredPerRun", config.maxExpiredPerRun, HANDLER_LIMITS.maxExpiredPerRun),
+        sweepAfterMs:
+            integerIn(
+                "createSweeper",
+                "sweepAfterSeconds",
+                config.sweepAfterSeconds,
+                HANDLER_LIMITS.sweepAfterSeconds,
+            ) * 1000,
+        maxPartitions: integerIn(
+            "createSweeper",
+            "maxPartitionsPerRun",
+            config.maxPartitionsPerRun,
+            HANDLER_LIMITS.maxPartitionsPerRun,
+        ),
+        maxExpired: integerIn(
+            "createSweeper",
+            "maxExpiredPerRun",
+            config.maxExpiredPerRun,
+            HANDLER_LIMITS.maxExpiredPerRun,
+        ),
         expiryShards: integerIn("createSweeper", "expiryShards", config.expiryShards, HANDLER_LIMITS.expiryShards),
     };
     return (_event, context) => sweep(settings, context);
@@ -140,7 +163,12 @@ interface SweepRun {
 async function sweep(settings: SweepSettings, context: SweeperContext | undefined): Promise<SweepResult> {
     const { resolved } = settings;
     await assertRegions(resolved);
-    const { metrics, timeLeft } = startInvocation(resolved, settings.config.writeMetrics, HANDLER_FUNCTIONS.sweeper, context);
+    const { metrics, timeLeft } = startInvocation(
+        resolved,
+        settings.config.writeMetrics,
+        HANDLER_FUNCTIONS.sweeper,
+        context,
+    );
     const run: SweepRun = {
         settings,
         ctx: { ...resolved.base, metrics },
@@ -177,7 +205,10 @@ function keepGoing(run: SweepRun): boolean {
 function recordFailed(run: SweepRun, what: string, err: unknown, attributes: Record<string, unknown>): void {
     run.failedRecords += 1;
     run.metrics.count(DELIVERY_METRICS.sweepFailures);
-    run.settings.resolved.base.logger.warn(`sweeper: ${what}; the sweep goes on and the next run retries it`, { ...attributes, code: errorCodeOf(err) });
+    run.settings.resolved.base.logger.warn(`sweeper: ${what}; the sweep goes on and the next run retries it`, {
+        ...attributes,
+        code: errorCodeOf(err),
+    });
 }
 
 /** 1. Expiry: pending records past expires_at → DLQ, marked expired, from every ExpiryIndex value. */
@@ -191,7 +222,9 @@ async function expiryStep(run: SweepRun): Promise<void> {
     });
     if (expiry.failure !== undefined) {
         run.stepFailure = expiry.failure;
-        run.settings.resolved.base.logger.error("sweeper: the expiry step failed; sweeping missed records anyway", { code: errorCodeOf(expiry.failure) });
+        run.settings.resolved.base.logger.error("sweeper: the expiry step failed; sweeping missed records anyway", {
+            code: errorCodeOf(expiry.failure),
+        });
     }
 }
 
@@ -212,14 +245,29 @@ async function missedRecordsStep(run: SweepRun): Promise<void> {
     try {
         cursor = await readSweepCursor(base);
     } catch (err) {
-        base.logger.error("sweeper: the sweep cursor could not be read; scanning from the start of the claim index", { code: errorCodeOf(err) });
+        base.logger.error("sweeper: the sweep cursor could not be read; scanning from the start of the claim index", {
+            code: errorCodeOf(err),
+        });
     }
-    const scan = await scanDuePartitions(base, { cursor, now: scannedAt, createdBefore: due.cutoff, createdAfter: due.implausibleAfter, maxPartitions: run.settings.maxPartitions });
+    const scan = await scanDuePartitions(base, {
+        cursor,
+        now: scannedAt,
+        createdBefore: due.cutoff,
+        createdAfter: due.implausibleAfter,
+        maxPartitions: run.settings.maxPartitions,
+    });
     if (scan.failure === undefined) {
-        run.metrics.sample(SWEEPER_METRICS.oldestPendingAge, Math.max(0, scannedAt - (scan.oldestCreatedAt ?? scannedAt)), "Milliseconds");
+        run.metrics.sample(
+            SWEEPER_METRICS.oldestPendingAge,
+            Math.max(0, scannedAt - (scan.oldestCreatedAt ?? scannedAt)),
+            "Milliseconds",
+        );
     } else {
         run.stepFailure ??= scan.failure;
-        base.logger.error("sweeper: the claim index scan failed; draining the partitions found so far", { code: errorCodeOf(scan.failure), partitions: scan.partitions.length });
+        base.logger.error("sweeper: the claim index scan failed; draining the partitions found so far", {
+            code: errorCodeOf(scan.failure),
+            partitions: scan.partitions.length,
+        });
     }
     const drainedCount = await drainDuePartitions(run, scan.partitions, due);
     // The next run starts at the first partition this one did not reach, or where the scan stopped.
@@ -228,7 +276,9 @@ async function missedRecordsStep(run: SweepRun): Promise<void> {
         try {
             await writeSweepCursor(base, next);
         } catch (err) {
-            base.logger.error("sweeper: the sweep cursor could not be moved; the next run starts where this one did", { code: errorCodeOf(err) });
+            base.logger.error("sweeper: the sweep cursor could not be moved; the next run starts where this one did", {
+                code: errorCodeOf(err),
+            });
         }
     }
 }
@@ -261,24 +311,42 @@ async function drainDueGroup(run: SweepRun, partitions: readonly string[], due: 
     const { resolved } = run.settings;
     let results: readonly DrainResult[];
     try {
-        results = await drainPartitions(run.ctx, resolved.store, partitions.map((partition) => ({ partition })), run.token, {
-            limit: resolved.claimLimit,
-            maxRounds: 100,
-            createdBefore: due.cutoff,
-            createdAfter: due.implausibleAfter,
-            keepGoing: () => keepGoing(run),
-        });
+        results = await drainPartitions(
+            run.ctx,
+            resolved.store,
+            partitions.map((partition) => ({ partition })),
+            run.token,
+            {
+                limit: resolved.claimLimit,
+                maxRounds: 100,
+                createdBefore: due.cutoff,
+                createdAfter: due.implausibleAfter,
+                keepGoing: () => keepGoing(run),
+            },
+        );
     } catch (error) {
-        results = partitions.map(() => ({ handled: [], exhausted: false, heldKeys: [], failure: { recordId: "", error } }));
+        results = partitions.map(() => ({
+            handled: [],
+            exhausted: false,
+            heldKeys: [],
+            failure: { recordId: "", error },
+        }));
     }
     partitions.forEach((partition, i) => {
         const { failure, truncated } = results[i]!;
         if (failure !== undefined) {
             run.failedPartitions += 1;
-            resolved.base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", { partition, recordId: failure.recordId, code: errorCodeOf(failure.error) });
+            resolved.base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", {
+                partition,
+                recordId: failure.recordId,
+                code: errorCodeOf(failure.error),
+            });
         } else if (truncated === true) {
             run.failedPartitions += 1;
-            resolved.base.logger.warn("sweeper: a claim came back truncated (a claim write failed); the rest of the partition waits for the next run", { partition });
+            resolved.base.logger.warn(
+                "sweeper: a claim came back truncated (a claim write failed); the rest of the partition waits for the next run",
+                { partition },
+            );
         }
     });
 }

@@ -57,12 +57,15 @@ const TRACEPARENT_FORM = `a W3C traceparent is <version>-<trace id>-<parent id>-
  * @param value - The candidate.
  */
 export function traceparentProblem(value: unknown): string | undefined {
-    if (typeof value !== "string") return `is ${value === null ? "null" : typeof value}, not a string; ${TRACEPARENT_FORM}`;
+    if (typeof value !== "string")
+        return `is ${value === null ? "null" : typeof value}, not a string; ${TRACEPARENT_FORM}`;
     const match = TRACEPARENT_SHAPE.exec(value);
-    if (match === null) return `is ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)}, which is not of that form (uppercase hex and spaces are not allowed either); ${TRACEPARENT_FORM}`;
+    if (match === null)
+        return `is ${JSON.stringify(value.length > 80 ? `${value.slice(0, 80)}…` : value)}, which is not of that form (uppercase hex and spaces are not allowed either); ${TRACEPARENT_FORM}`;
     const [, version, traceId, parentId, , rest] = match;
     if (version === "ff") return `has version "ff", which W3C forbids; ${TRACEPARENT_FORM}`;
-    if (version === "00" && rest !== undefined) return `is version "00" but ${value.length} characters long; a version 00 traceparent is exactly 55; ${TRACEPARENT_FORM}`;
+    if (version === "00" && rest !== undefined)
+        return `is version "00" but ${value.length} characters long; a version 00 traceparent is exactly 55; ${TRACEPARENT_FORM}`;
     if (/^0+$/.test(traceId!)) return `has an all-zero trace id, which W3C makes invalid; ${TRACEPARENT_FORM}`;
     if (/^0+$/.test(parentId!)) return `has an all-zero parent id, which W3C makes invalid; ${TRACEPARENT_FORM}`;
     return undefined;
@@ -78,17 +81,23 @@ export function traceparentProblem(value: unknown): string | undefined {
 export function tracestateProblem(value: unknown): string | undefined {
     const form = `a W3C tracestate is a comma-separated list of key=value members, e.g. "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7": keys of lowercase letters, digits, '_', '-', '*', '/' (optionally tenant@system), values of printable ASCII without ',' and '=', not ending in a space`;
     if (typeof value !== "string") return `is ${value === null ? "null" : typeof value}, not a string; ${form}`;
-    if (value.length > MAX_TRACESTATE_LENGTH) return `is ${value.length} characters long; at most ${MAX_TRACESTATE_LENGTH} are carried (W3C asks vendors to propagate that much, and may cut a longer one); drop members`;
-    const members = value.split(",").map((m) => m.replace(/^[ \t]+|[ \t]+$/g, "")).filter((m) => m !== "");
+    if (value.length > MAX_TRACESTATE_LENGTH)
+        return `is ${value.length} characters long; at most ${MAX_TRACESTATE_LENGTH} are carried (W3C asks vendors to propagate that much, and may cut a longer one); drop members`;
+    const members = value
+        .split(",")
+        .map((m) => m.replace(/^[ \t]+|[ \t]+$/g, ""))
+        .filter((m) => m !== "");
     if (members.length === 0) return `holds no list member; omit it instead, or ${form}`;
-    if (members.length > MAX_TRACESTATE_MEMBERS) return `has ${members.length} list members; W3C allows at most ${MAX_TRACESTATE_MEMBERS} (a parser discards a longer one whole); drop members`;
+    if (members.length > MAX_TRACESTATE_MEMBERS)
+        return `has ${members.length} list members; W3C allows at most ${MAX_TRACESTATE_MEMBERS} (a parser discards a longer one whole); drop members`;
     const keys: string[] = [];
     for (const member of members) {
         const eq = member.indexOf("=");
         const key = eq < 0 ? member : member.slice(0, eq);
         const shown = JSON.stringify(member.length > 60 ? `${member.slice(0, 60)}…` : member);
         if (eq < 0 || !TRACESTATE_KEY.test(key)) return `has the member ${shown}, whose key is not valid; ${form}`;
-        if (!TRACESTATE_VALUE.test(member.slice(eq + 1))) return `has the member ${shown}, whose value is not valid; ${form}`;
+        if (!TRACESTATE_VALUE.test(member.slice(eq + 1)))
+            return `has the member ${shown}, whose value is not valid; ${form}`;
         if (keys.includes(key)) return `has the key "${key}" twice; W3C keys are unique within a tracestate`;
         keys.push(key);
     }
@@ -115,7 +124,13 @@ export function parseTraceparent(value: unknown): TraceparentFields | undefined 
  * @param traceparent - The `traceparent` attribute's value, if any.
  * @param tracestate - The `tracestate` attribute's value, if any.
  */
-export function deliveredTraceContext(traceparent: string | undefined, tracestate: string | undefined): TraceContext | undefined {
+export function deliveredTraceContext(
+    traceparent: string | undefined,
+    tracestate: string | undefined,
+): TraceContext | undefined {
     if (traceparent === undefined || traceparentProblem(traceparent) !== undefined) return undefined;
-    return { traceparent, ...(tracestate !== undefined && tracestateProblem(tracestate) === undefined ? { tracestate } : {}) };
+    return {
+        traceparent,
+        ...(tracestate !== undefined && tracestateProblem(tracestate) === undefined ? { tracestate } : {}),
+    };
 }

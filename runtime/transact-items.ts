@@ -34,19 +34,30 @@ function keySize(key: Record<string, AttributeValue> | undefined): number {
  */
 export function actionSize(action: TransactWriteItem, index: number, where: string): number {
     if (action === null || typeof action !== "object") {
-        throw new OutboxError("INVALID_PAYLOAD", `${where} must be a TransactWriteItem ({ Put | Update | Delete | ConditionCheck }), got ${describeValue(action)}`, { context: { item: index } });
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `${where} must be a TransactWriteItem ({ Put | Update | Delete | ConditionCheck }), got ${describeValue(action)}`,
+            { context: { item: index } },
+        );
     }
     if (action.Put) return itemSize(action.Put.Item ?? {});
     if (action.Update) return keySize(action.Update.Key) + keySize(action.Update.ExpressionAttributeValues);
     if (action.Delete) return keySize(action.Delete.Key) + keySize(action.Delete.ExpressionAttributeValues);
-    if (action.ConditionCheck) return keySize(action.ConditionCheck.Key) + keySize(action.ConditionCheck.ExpressionAttributeValues);
-    throw new OutboxError("INVALID_PAYLOAD", `${where} has none of Put, Update, Delete, ConditionCheck`, { context: { item: index } });
+    if (action.ConditionCheck)
+        return keySize(action.ConditionCheck.Key) + keySize(action.ConditionCheck.ExpressionAttributeValues);
+    throw new OutboxError("INVALID_PAYLOAD", `${where} has none of Put, Update, Delete, ConditionCheck`, {
+        context: { item: index },
+    });
 }
 
 const PLACEHOLDER = /[#:][A-Za-z0-9_]+/g;
 
 /** An expression's text plus, for each placeholder it uses, the name or value it stands for, each time it is used. */
-function expressionSize(text: string | undefined, names: Readonly<Record<string, string>> | undefined, values: Readonly<Record<string, AttributeValue>> | undefined): number {
+function expressionSize(
+    text: string | undefined,
+    names: Readonly<Record<string, string>> | undefined,
+    values: Readonly<Record<string, AttributeValue>> | undefined,
+): number {
     if (text === undefined) return 0;
     let size = utf8Length(text);
     for (const placeholder of text.match(PLACEHOLDER) ?? []) {
@@ -70,18 +81,34 @@ function expressionSize(text: string | undefined, names: Readonly<Record<string,
  */
 export function transactionActionSize(action: TransactWriteItem): number {
     const body = (action.Put ?? action.Update ?? action.Delete ?? action.ConditionCheck) as
-        | { Item?: Record<string, AttributeValue>; Key?: Record<string, AttributeValue>; UpdateExpression?: string; ConditionExpression?: string; ExpressionAttributeNames?: Record<string, string>; ExpressionAttributeValues?: Record<string, AttributeValue> }
+        | {
+              Item?: Record<string, AttributeValue>;
+              Key?: Record<string, AttributeValue>;
+              UpdateExpression?: string;
+              ConditionExpression?: string;
+              ExpressionAttributeNames?: Record<string, string>;
+              ExpressionAttributeValues?: Record<string, AttributeValue>;
+          }
         | undefined;
     if (body === undefined) return 0;
     const names = body.ExpressionAttributeNames;
     const values = body.ExpressionAttributeValues;
-    return itemSize(body.Item ?? body.Key ?? {}) + expressionSize(body.UpdateExpression, names, values) + expressionSize(body.ConditionExpression, names, values);
+    return (
+        itemSize(body.Item ?? body.Key ?? {}) +
+        expressionSize(body.UpdateExpression, names, values) +
+        expressionSize(body.ConditionExpression, names, values)
+    );
 }
 
 /** The table an action is on, and its key (a Put's item stands in for its key), or `undefined`. */
-export function actionTarget(action: TransactWriteItem): { readonly tableName: string | undefined; readonly key: Record<string, AttributeValue> | undefined } {
+export function actionTarget(action: TransactWriteItem): {
+    readonly tableName: string | undefined;
+    readonly key: Record<string, AttributeValue> | undefined;
+} {
     const body = action.Put ?? action.Update ?? action.Delete ?? action.ConditionCheck;
-    const key = (body as { Key?: Record<string, AttributeValue> } | undefined)?.Key ?? (body as { Item?: Record<string, AttributeValue> } | undefined)?.Item;
+    const key =
+        (body as { Key?: Record<string, AttributeValue> } | undefined)?.Key ??
+        (body as { Item?: Record<string, AttributeValue> } | undefined)?.Item;
     return { tableName: body?.TableName, key };
 }
 
@@ -113,5 +140,7 @@ export function describeAction(action: TransactWriteItem, index: number): string
  * @param code - A `CancellationReasons[i].Code`.
  */
 export function cancellationReasonCode(code: string): OutboxErrorCode {
-    return code === "ConditionalCheckFailed" ? "CONDITION_FAILED" : classifyAwsError({ CancellationReasons: [{ Code: code }] });
+    return code === "ConditionalCheckFailed"
+        ? "CONDITION_FAILED"
+        : classifyAwsError({ CancellationReasons: [{ Code: code }] });
 }

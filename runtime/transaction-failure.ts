@@ -59,13 +59,21 @@ interface ExplainedFailure {
  * Who the transaction action at `actionIndex` belongs to: the caller's items come first, then one record Put per
  * message, then the id guards.
  */
-export function describeFailedAction(actionIndex: number, items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[], guarded: readonly PreparedMessage[]): FailedAction {
-    if (actionIndex < items.length) return { kind: "item", index: actionIndex, text: describeAction(items[actionIndex]!, actionIndex) };
-    const describeMessage = (p: PreparedMessage): string => `messages[${p.index}] (id "${p.id}", partition ${describeValue(p.message.partition)})`;
+export function describeFailedAction(
+    actionIndex: number,
+    items: readonly TransactWriteItem[],
+    prepared: readonly PreparedMessage[],
+    guarded: readonly PreparedMessage[],
+): FailedAction {
+    if (actionIndex < items.length)
+        return { kind: "item", index: actionIndex, text: describeAction(items[actionIndex]!, actionIndex) };
+    const describeMessage = (p: PreparedMessage): string =>
+        `messages[${p.index}] (id "${p.id}", partition ${describeValue(p.message.partition)})`;
     const p = prepared[actionIndex - items.length];
     if (p !== undefined) return { kind: "message", index: p.index, messageId: p.id, text: describeMessage(p) };
     const g = guarded[actionIndex - items.length - prepared.length];
-    if (g !== undefined) return { kind: "message", index: g.index, messageId: g.id, idGuard: true, text: describeMessage(g) };
+    if (g !== undefined)
+        return { kind: "message", index: g.index, messageId: g.id, idGuard: true, text: describeMessage(g) };
     return { kind: "item", index: actionIndex, text: `action ${actionIndex}` };
 }
 
@@ -79,12 +87,23 @@ function utcSeconds(seconds: number): string {
  * a repeat of this message's write (same partition and binding: the record may have been delivered and deleted
  * since, `DUPLICATE_RECORD`) from a reuse of an id another record holds (`INVALID_PAYLOAD`).
  */
-function explainGuardRefusal(who: FailedAction, i: number, reason: CancellationReason, sent: SentTransaction, recordAlsoFailed: boolean): ExplainedFailure {
+function explainGuardRefusal(
+    who: FailedAction,
+    i: number,
+    reason: CancellationReason,
+    sent: SentTransaction,
+    recordAlsoFailed: boolean,
+): ExplainedFailure {
     const base = { i, reason: "ConditionalCheckFailed", who };
     if (recordAlsoFailed) return { ...base, code: "DUPLICATE_RECORD", text: undefined };
     const holder = readIdGuard(reason?.Item);
     const mine = readIdGuard(sent.input.TransactItems?.[i]?.Put?.Item);
-    if (holder !== undefined && mine !== undefined && holder.partition === mine.partition && holder.bindingId === mine.bindingId) {
+    if (
+        holder !== undefined &&
+        mine !== undefined &&
+        holder.partition === mine.partition &&
+        holder.bindingId === mine.bindingId
+    ) {
         return {
             ...base,
             code: "DUPLICATE_RECORD",
@@ -117,31 +136,59 @@ export function cancellationError(err: unknown, sent: SentTransaction): OutboxEr
         .map((code, i): CancelledAction => ({ i, code, message: reasons[i]?.Message ?? "", who: sent.describe(i) }))
         .filter((r) => r.code !== "" && r.code !== "None");
     if (cancelled.length === 0) {
-        return new OutboxError("UNAVAILABLE", "write: the outbox transaction was cancelled with no reasons; nothing was written; retry", { cause: err });
+        return new OutboxError(
+            "UNAVAILABLE",
+            "write: the outbox transaction was cancelled with no reasons; nothing was written; retry",
+            { cause: err },
+        );
     }
-    return cancelledError(err, cancelled.map((r) => explainCancelled(r, cancelled, reasons, sent)));
+    return cancelledError(
+        err,
+        cancelled.map((r) => explainCancelled(r, cancelled, reasons, sent)),
+    );
 }
 
 /** A transaction that failed without being cancelled: throttled, unavailable, or a token reused for another request. */
 function failedTransactionError(err: unknown): OutboxError {
     const mismatch = awsErrorName(err) === "IdempotentParameterMismatchException";
     const code = mismatch ? "INVALID_PAYLOAD" : classifyAwsError(err);
-    const hint = mismatch ? " (the clientRequestToken was already used for a different request; commit the same prepared write, or use a new token)" : "";
+    const hint = mismatch
+        ? " (the clientRequestToken was already used for a different request; commit the same prepared write, or use a new token)"
+        : "";
     return new OutboxError(code, `write: the outbox transaction failed${hint}; nothing was written`, { cause: err });
 }
 
 /** One cancelled action, explained; `cancelled` holds every one of them (a guard's explanation reads its record's). */
-function explainCancelled(r: CancelledAction, cancelled: readonly CancelledAction[], reasons: readonly CancellationReason[], sent: SentTransaction): ExplainedFailure {
+function explainCancelled(
+    r: CancelledAction,
+    cancelled: readonly CancelledAction[],
+    reasons: readonly CancellationReason[],
+    sent: SentTransaction,
+): ExplainedFailure {
     const base = { i: r.i, reason: r.code, who: r.who };
     if (r.who.kind === "message" && r.code === "ConditionalCheckFailed") {
         if (r.who.idGuard === true) {
-            const recordFailed = cancelled.some((c) => c.who.kind === "message" && c.who.idGuard !== true && c.who.index === r.who.index && c.code === "ConditionalCheckFailed");
+            const recordFailed = cancelled.some(
+                (c) =>
+                    c.who.kind === "message" &&
+                    c.who.idGuard !== true &&
+                    c.who.index === r.who.index &&
+                    c.code === "ConditionalCheckFailed",
+            );
             return explainGuardRefusal(r.who, r.i, reasons[r.i], sent, recordFailed);
         }
-        return { ...base, code: "DUPLICATE_RECORD", text: `${r.who.text}: a record with this id already exists in the partition` };
+        return {
+            ...base,
+            code: "DUPLICATE_RECORD",
+            text: `${r.who.text}: a record with this id already exists in the partition`,
+        };
     }
     const what = r.who.idGuard === true ? `${r.who.text}'s id guard` : r.who.text;
-    return { ...base, code: cancellationReasonCode(r.code), text: `${what}: ${r.code}${r.message ? ` (${r.message})` : ""}` };
+    return {
+        ...base,
+        code: cancellationReasonCode(r.code),
+        text: `${what}: ${r.code}${r.message ? ` (${r.message})` : ""}`,
+    };
 }
 
 /** The error of a cancelled transaction: the code and context of its first failure, the texts of all. */
@@ -158,7 +205,9 @@ function cancelledError(err: unknown, failed: readonly ExplainedFailure[]): Outb
         context: {
             failedAction: first.i,
             failedKind: who.kind,
-            ...(who.kind === "message" ? { messageIndex: who.index, messageId: who.messageId } : { itemIndex: who.index }),
+            ...(who.kind === "message"
+                ? { messageIndex: who.index, messageId: who.messageId }
+                : { itemIndex: who.index }),
             ...(who.idGuard === true ? { idGuard: true } : {}),
             ...(first.heldBy !== undefined ? { heldByPartition: first.heldBy } : {}),
             reason: first.reason,

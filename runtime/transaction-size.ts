@@ -30,7 +30,10 @@ export function checkActionCount(items: number, messages: number, guards: number
         guards === 0
             ? "split the write"
             : "each message whose id the writer did not generate (a caller-supplied id, or one from an injected idGenerator) adds one id guard Put, which keeps the id unique across the table; split the write, or omit the ids (the writer's own ULIDs need no guard)";
-    throw invalid(`write: ${items} items + ${messages} messages${guardText} = ${actions} actions; a DynamoDB transaction holds at most ${MAX_TRANSACTION_ACTIONS}; ${why}`, { actions, idGuards: guards });
+    throw invalid(
+        `write: ${items} items + ${messages} messages${guardText} = ${actions} actions; a DynamoDB transaction holds at most ${MAX_TRANSACTION_ACTIONS}; ${why}`,
+        { actions, idGuards: guards },
+    );
 }
 
 /**
@@ -43,7 +46,12 @@ export function checkActionCount(items: number, messages: number, guards: number
  * @param guardPuts - The id guard Puts.
  * @throws OutboxError `INVALID_PAYLOAD` naming the message or item and its size.
  */
-export function checkSizes(items: readonly TransactWriteItem[], prepared: readonly PreparedMessage[], recordPuts: readonly TransactWriteItem[], guardPuts: readonly TransactWriteItem[]): void {
+export function checkSizes(
+    items: readonly TransactWriteItem[],
+    prepared: readonly PreparedMessage[],
+    recordPuts: readonly TransactWriteItem[],
+    guardPuts: readonly TransactWriteItem[],
+): void {
     let total = 0;
     for (const guard of guardPuts) total += transactionActionSize(guard);
     recordPuts.forEach((action, i) => {
@@ -53,11 +61,18 @@ export function checkSizes(items: readonly TransactWriteItem[], prepared: readon
     });
     items.forEach((action, i) => {
         const size = actionSize(action, i, `write: items[${i}]`);
-        if (size > MAX_ITEM_BYTES) throw invalid(`write: items[${i}] is ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes`, { item: i, size });
+        if (size > MAX_ITEM_BYTES)
+            throw invalid(`write: items[${i}] is ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes`, {
+                item: i,
+                size,
+            });
         total += transactionActionSize(action);
     });
     if (total > MAX_TRANSACTION_BYTES) {
-        const guardText = guardPuts.length === 0 ? "" : ` (${guardPuts.length} id guard${guardPuts.length === 1 ? "" : "s"} included)`;
+        const guardText =
+            guardPuts.length === 0
+                ? ""
+                : ` (${guardPuts.length} id guard${guardPuts.length === 1 ? "" : "s"} included)`;
         throw invalid(
             `write: the transaction adds up to ${total} bytes as DynamoDB counts it (items and keys, expressions, and the names and values they use)${guardText}; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; split the write`,
             { size: total },
@@ -66,14 +81,24 @@ export function checkSizes(items: readonly TransactWriteItem[], prepared: readon
 }
 
 /** What of a message's record DynamoDB's 400 KB is spent on: the payload, the headers and the type, as `envelope_json` holds them. */
-function recordParts(p: PreparedMessage): { readonly name: "payload" | "headers" | "type" | "orderingKey"; readonly bytes: number; readonly how: string }[] {
+function recordParts(
+    p: PreparedMessage,
+): { readonly name: "payload" | "headers" | "type" | "orderingKey"; readonly bytes: number; readonly how: string }[] {
     const headers = envelopeHeaders(p);
     const key = p.message.orderingKey;
     return [
         { name: "payload", bytes: 4 * Math.ceil(utf8Length(p.body) / 3), how: "stored base64, 4/3 its size" },
-        { name: "headers", bytes: Object.keys(headers).length === 0 ? 0 : utf8Length(goJsonStringify(headers)), how: "as Go's JSON, which writes <, > and & as six bytes each" },
+        {
+            name: "headers",
+            bytes: Object.keys(headers).length === 0 ? 0 : utf8Length(goJsonStringify(headers)),
+            how: "as Go's JSON, which writes <, > and & as six bytes each",
+        },
         { name: "type", bytes: utf8Length(goJsonStringify(p.message.type)), how: "as Go's JSON" },
-        { name: "orderingKey", bytes: key === undefined ? 0 : utf8Length(key) + utf8Length(goJsonStringify(key)), how: "twice: the ordering_key attribute and an envelope header" },
+        {
+            name: "orderingKey",
+            bytes: key === undefined ? 0 : utf8Length(key) + utf8Length(goJsonStringify(key)),
+            how: "twice: the ordering_key attribute and an envelope header",
+        },
     ];
 }
 
@@ -89,11 +114,17 @@ function oversizedRecord(p: PreparedMessage, size: number): OutboxError {
               : biggest.name === "type"
                 ? "use a shorter type"
                 : "use a shorter ordering key";
-    const spent = parts.filter((part) => part.bytes > 0).map((part) => `${part.name} ${part.bytes} bytes (${part.how})`).join(", ");
-    return invalid(`write: messages[${p.index}] (id "${p.id}") makes an outbox record of ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes; of it: ${spent}; ${fix}`, {
-        messageId: p.id,
-        size,
-        part: biggest.name,
-        ...Object.fromEntries(parts.map((part) => [`${part.name}Bytes`, part.bytes])),
-    });
+    const spent = parts
+        .filter((part) => part.bytes > 0)
+        .map((part) => `${part.name} ${part.bytes} bytes (${part.how})`)
+        .join(", ");
+    return invalid(
+        `write: messages[${p.index}] (id "${p.id}") makes an outbox record of ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes; of it: ${spent}; ${fix}`,
+        {
+            messageId: p.id,
+            size,
+            part: biggest.name,
+            ...Object.fromEntries(parts.map((part) => [`${part.name}Bytes`, part.bytes])),
+        },
+    );
 }

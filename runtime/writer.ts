@@ -27,7 +27,14 @@ import { createIdGenerator, type IdGenerator } from "./ids";
 import { MAX_SORT_KEY_BYTES, utf8Length } from "./item-size";
 import { activeTraceWithin } from "./message-trace";
 import { loadOpenTelemetryApi } from "./open-telemetry";
-import { envelopeHeaders, needsIdGuard, prepareMessage, type MessageRules, type OutboxMessage, type PreparedMessage } from "./outbox-message";
+import {
+    envelopeHeaders,
+    needsIdGuard,
+    prepareMessage,
+    type MessageRules,
+    type OutboxMessage,
+    type PreparedMessage,
+} from "./outbox-message";
 import { invalidPayload as invalid } from "./payload-json";
 import { silentLogger, systemClock, type Clock, type Logger } from "./ports";
 import { marshalRecord, pendingRecord, type AttributeMap } from "./record/codec";
@@ -199,10 +206,16 @@ export class OutboxWriter {
      */
     constructor(options: OutboxWriterOptions) {
         if (typeof options?.tableName !== "string" || options.tableName === "") {
-            throw new OutboxError("INVALID_CONFIG", `OutboxWriter: tableName must be the outbox table's name, got ${describeValue(options?.tableName)}`);
+            throw new OutboxError(
+                "INVALID_CONFIG",
+                `OutboxWriter: tableName must be the outbox table's name, got ${describeValue(options?.tableName)}`,
+            );
         }
         if (options.client === undefined || typeof options.client.send !== "function") {
-            throw new OutboxError("INVALID_CONFIG", "OutboxWriter: client must be a DynamoDBClient from @aws-sdk/client-dynamodb");
+            throw new OutboxError(
+                "INVALID_CONFIG",
+                "OutboxWriter: client must be a DynamoDBClient from @aws-sdk/client-dynamodb",
+            );
         }
         this.client = options.client;
         this.tableName = options.tableName;
@@ -210,7 +223,10 @@ export class OutboxWriter {
         this.logger = options.logger ?? silentLogger;
         const traceContext = options.traceContext ?? "active";
         if (traceContext !== "active" && traceContext !== "none") {
-            throw new OutboxError("INVALID_CONFIG", `OutboxWriter: traceContext must be "active" (the active OpenTelemetry span's, when @opentelemetry/api is installed) or "none", got ${describeValue(traceContext)}; omit it for "active"`);
+            throw new OutboxError(
+                "INVALID_CONFIG",
+                `OutboxWriter: traceContext must be "active" (the active OpenTelemetry span's, when @opentelemetry/api is installed) or "none", got ${describeValue(traceContext)}; omit it for "active"`,
+            );
         }
         const otel = traceContext === "active" ? loadOpenTelemetryApi() : undefined;
         const logger = this.logger;
@@ -219,10 +235,19 @@ export class OutboxWriter {
             generatedIdsNeedGuard: options.idGenerator !== undefined,
             fifo: options.fifo ?? false,
             claimCheck: claimCheckPlan(options.largePayloads, "OutboxWriter"),
-            ...(otel !== undefined ? { activeTrace: (headerCount: number, where: string, id: string) => activeTraceWithin(otel, logger, headerCount, where, id) } : {}),
+            ...(otel !== undefined
+                ? {
+                      activeTrace: (headerCount: number, where: string, id: string) =>
+                          activeTraceWithin(otel, logger, headerCount, where, id),
+                  }
+                : {}),
         };
         this.bindingId = options.bindingId ?? "sns";
-        if (typeof this.bindingId !== "string") throw new OutboxError("INVALID_CONFIG", `OutboxWriter: bindingId must be a string (the destination's name), got ${describeValue(this.bindingId)}; omit it for "sns"`);
+        if (typeof this.bindingId !== "string")
+            throw new OutboxError(
+                "INVALID_CONFIG",
+                `OutboxWriter: bindingId must be a string (the destination's name), got ${describeValue(this.bindingId)}; omit it for "sns"`,
+            );
         // The longest sort key this binding can make: an id of 128 '#', each escaped to three characters.
         const longestSk = utf8Length(recordSortKey("#".repeat(128), this.bindingId));
         if (longestSk > MAX_SORT_KEY_BYTES) {
@@ -233,8 +258,18 @@ export class OutboxWriter {
             );
         }
         this.address = options.address ?? "";
-        this.graceSeconds = integerIn("OutboxWriter", "compactionGraceSeconds", options.compactionGraceSeconds, WRITER_LIMITS.compactionGraceSeconds);
-        this.expiryShards = integerIn("OutboxWriter", "expiryShards", options.expiryShards, HANDLER_LIMITS.expiryShards);
+        this.graceSeconds = integerIn(
+            "OutboxWriter",
+            "compactionGraceSeconds",
+            options.compactionGraceSeconds,
+            WRITER_LIMITS.compactionGraceSeconds,
+        );
+        this.expiryShards = integerIn(
+            "OutboxWriter",
+            "expiryShards",
+            options.expiryShards,
+            HANDLER_LIMITS.expiryShards,
+        );
         this.expiryShardsRaised = false;
         this.lastMs = -1;
         this.inMs = 0n;
@@ -273,8 +308,11 @@ export class OutboxWriter {
         const items = request?.items ?? [];
         const messages = request?.messages;
         if (!Array.isArray(messages)) throw invalid(`write: messages must be an array, got ${describeValue(messages)}`);
-        if (!Array.isArray(items)) throw invalid(`write: items must be an array of TransactWriteItem, got ${describeValue(items)}`);
-        const guards = messages.filter((m: unknown) => needsIdGuard((m as { id?: unknown } | null)?.id, this.rules)).length;
+        if (!Array.isArray(items))
+            throw invalid(`write: items must be an array of TransactWriteItem, got ${describeValue(items)}`);
+        const guards = messages.filter((m: unknown) =>
+            needsIdGuard((m as { id?: unknown } | null)?.id, this.rules),
+        ).length;
         checkActionCount(items.length, messages.length, guards);
         checkDense(messages);
         const nowMs = Math.floor(this.clock.now());
@@ -285,11 +323,22 @@ export class OutboxWriter {
         const keylessSeqs = prepared.map(() => this.nextKeylessSeq(nowMs));
         // Until its allocation a keyed record carries seq 1, the shortest it can get: this first check never refuses a
         // write that fits, and the second, on the allocated records, is exact.
-        const records = prepared.map((p, i) => this.recordItem(p, p.message.orderingKey === undefined ? keylessSeqs[i]! : 1n, nowMs));
+        const records = prepared.map((p, i) =>
+            this.recordItem(p, p.message.orderingKey === undefined ? keylessSeqs[i]! : 1n, nowMs),
+        );
         const guarded = prepared.filter((p) => p.guarded);
         const { recordPut, guardPut } = this.conditionalPuts(nowMs);
         const guardPuts = guarded.map((p) =>
-            guardPut(idGuardItem({ recordId: p.id, partition: p.message.partition, bindingId: this.bindingId, createdAt: nowMs, expiresAt: p.expiresAtMs, graceSeconds: this.graceSeconds })),
+            guardPut(
+                idGuardItem({
+                    recordId: p.id,
+                    partition: p.message.partition,
+                    bindingId: this.bindingId,
+                    createdAt: nowMs,
+                    expiresAt: p.expiresAtMs,
+                    graceSeconds: this.graceSeconds,
+                }),
+            ),
         );
         checkSizes(items, prepared, records.map(recordPut), guardPuts);
 
@@ -297,14 +346,30 @@ export class OutboxWriter {
     }
 
     /** The transaction's Puts: a record's, if its key is free, and an id guard's, if no live guard holds the id at `nowMs`. */
-    private conditionalPuts(nowMs: number): { recordPut: (item: AttributeMap) => TransactWriteItem; guardPut: (item: AttributeMap) => TransactWriteItem } {
+    private conditionalPuts(nowMs: number): {
+        recordPut: (item: AttributeMap) => TransactWriteItem;
+        guardPut: (item: AttributeMap) => TransactWriteItem;
+    } {
         const recordAbsent = skAbsent();
         const guardFree = idGuardFree(Math.floor(nowMs / 1000));
         return {
-            recordPut: (Item) => ({ Put: { TableName: this.tableName, Item, ConditionExpression: recordAbsent.text, ...placeholders(recordAbsent) } }),
+            recordPut: (Item) => ({
+                Put: {
+                    TableName: this.tableName,
+                    Item,
+                    ConditionExpression: recordAbsent.text,
+                    ...placeholders(recordAbsent),
+                },
+            }),
             // ALL_OLD: a refused guard names the partition that holds the id, which tells a retry from a reuse.
             guardPut: (Item) => ({
-                Put: { TableName: this.tableName, Item, ConditionExpression: guardFree.text, ...placeholders(guardFree), ReturnValuesOnConditionCheckFailure: "ALL_OLD" },
+                Put: {
+                    TableName: this.tableName,
+                    Item,
+                    ConditionExpression: guardFree.text,
+                    ...placeholders(guardFree),
+                    ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+                },
             }),
         };
     }
@@ -320,7 +385,10 @@ export class OutboxWriter {
     async prepare(request: WriteRequest): Promise<PreparedWrite> {
         const { items, nowMs, prepared, records, guarded, guardPuts, recordPut } = this.validated(request);
         // Offloaded payloads first: a failed put leaves nothing in the table, a failed transaction only objects.
-        await putPayloads(this.rules.claimCheck, prepared.flatMap((p) => (p.put === undefined ? [] : [p.put])));
+        await putPayloads(
+            this.rules.claimCheck,
+            prepared.flatMap((p) => (p.put === undefined ? [] : [p.put])),
+        );
         const consumed: ConsumedCapacity[] = [];
         const returnCapacity = request.returnConsumedCapacity ?? "NONE";
         const stamps = await this.allocateKeyedSeqs(prepared, nowMs, returnCapacity, consumed);
@@ -329,7 +397,11 @@ export class OutboxWriter {
         // breaks a limit leaves only its partition's FENCE allocation behind, as a failed transaction does.
         if (stamps.size > 0) checkSizes(items, prepared, records.map(recordPut), guardPuts);
         if (!this.expiryShardsRaised && this.expiryShards > 1 && prepared.some((p) => p.expiresAtMs !== 0)) {
-            await raiseExpiryShards((input) => this.client.send(new UpdateItemCommand(input)), this.tableName, this.expiryShards);
+            await raiseExpiryShards(
+                (input) => this.client.send(new UpdateItemCommand(input)),
+                this.tableName,
+                this.expiryShards,
+            );
             this.expiryShardsRaised = true;
         }
 
@@ -354,7 +426,10 @@ export class OutboxWriter {
     async commit(prepared: PreparedWrite): Promise<WriteResult> {
         try {
             const out = await this.client.send(new TransactWriteItemsCommand(prepared.input));
-            return { messageIds: [...prepared.messageIds], consumedCapacity: [...prepared.allocationCapacity, ...(out.ConsumedCapacity ?? [])] };
+            return {
+                messageIds: [...prepared.messageIds],
+                consumedCapacity: [...prepared.allocationCapacity, ...(out.ConsumedCapacity ?? [])],
+            };
         } catch (err) {
             throw cancellationError(err, prepared);
         }
@@ -401,7 +476,12 @@ export class OutboxWriter {
      * One seq allocation per partition that has keyed messages ({@link allocateSeqRange}): their records get
      * `first … first+n-1` in request order, all with the allocation's `created_at`. Keyed by message index.
      */
-    private async allocateKeyedSeqs(prepared: readonly PreparedMessage[], nowMs: number, returnCapacity: ReturnConsumedCapacity, consumed: ConsumedCapacity[]): Promise<Map<number, KeyedStamp>> {
+    private async allocateKeyedSeqs(
+        prepared: readonly PreparedMessage[],
+        nowMs: number,
+        returnCapacity: ReturnConsumedCapacity,
+        consumed: ConsumedCapacity[],
+    ): Promise<Map<number, KeyedStamp>> {
         const byPartition = new Map<string, number[]>();
         prepared.forEach((p, i) => {
             if (p.message.orderingKey === undefined) return;
@@ -410,7 +490,9 @@ export class OutboxWriter {
             byPartition.set(p.message.partition, list);
         });
         const send = async (input: UpdateItemCommandInput) => {
-            const out = await this.client.send(new UpdateItemCommand({ ...input, ReturnConsumedCapacity: returnCapacity }));
+            const out = await this.client.send(
+                new UpdateItemCommand({ ...input, ReturnConsumedCapacity: returnCapacity }),
+            );
             if (out.ConsumedCapacity) consumed.push(out.ConsumedCapacity);
             return out;
         };
@@ -419,9 +501,17 @@ export class OutboxWriter {
         for (const [partition, indexes] of byPartition) {
             let range;
             try {
-                range = await allocateSeqRange(send, { tableName: this.tableName, partition, count: indexes.length, nowMs, fenceTtl }, this.logger);
+                range = await allocateSeqRange(
+                    send,
+                    { tableName: this.tableName, partition, count: indexes.length, nowMs, fenceTtl },
+                    this.logger,
+                );
             } catch (err) {
-                throw wrapAwsError(err, `write: outbox seq allocation failed for partition ${describeValue(partition)}; nothing was written`, { partition });
+                throw wrapAwsError(
+                    err,
+                    `write: outbox seq allocation failed for partition ${describeValue(partition)}; nothing was written`,
+                    { partition },
+                );
             }
             indexes.forEach((i, k) => stamps.set(i, { seq: range.firstSeq + BigInt(k), createdAt: range.createdAt }));
         }
@@ -451,7 +541,11 @@ interface ValidatedWrite {
 /** A sparse `messages` array is refused: its holes would be messages written as nothing. */
 function checkDense(messages: readonly unknown[]): void {
     for (let i = 0; i < messages.length; i++) {
-        if (!(i in messages)) throw invalid(`write: messages[${i}] is a hole in a sparse array (e.g. [a, , b]); pass a dense array of messages`, { messageIndex: i });
+        if (!(i in messages))
+            throw invalid(
+                `write: messages[${i}] is a hole in a sparse array (e.g. [a, , b]); pass a dense array of messages`,
+                { messageIndex: i },
+            );
     }
 }
 
@@ -463,7 +557,10 @@ function checkDistinctIds(prepared: readonly PreparedMessage[]): void {
         if (prior === undefined) {
             firstWithId.set(p.id, p);
         } else if (prior.message.partition === p.message.partition) {
-            throw invalid(`write: messages share id "${p.id}" in partition ${describeValue(p.message.partition)}; ids must be unique`, { messageId: p.id });
+            throw invalid(
+                `write: messages share id "${p.id}" in partition ${describeValue(p.message.partition)}; ids must be unique`,
+                { messageId: p.id },
+            );
         } else {
             throw invalid(
                 `write: messages[${prior.index}] and messages[${p.index}] share id "${p.id}", in partitions ${describeValue(prior.message.partition)} and ${describeValue(p.message.partition)}; ids are unique across the table (one record per id, in one partition); use a new id, or omit it and the writer generates one`,

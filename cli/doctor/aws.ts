@@ -35,7 +35,10 @@ export interface EventSourceMappingInfo {
 /** The Lambda calls doctor makes. */
 export interface LambdaPort {
     /** ListEventSourceMappings (one call; doctor asks for one function or one stream). */
-    listEventSourceMappings(input: { FunctionName?: string; EventSourceArn?: string }): Promise<{ EventSourceMappings?: readonly EventSourceMappingInfo[] }>;
+    listEventSourceMappings(input: {
+        FunctionName?: string;
+        EventSourceArn?: string;
+    }): Promise<{ EventSourceMappings?: readonly EventSourceMappingInfo[] }>;
 }
 
 /** The EventBridge calls doctor makes. */
@@ -60,7 +63,9 @@ export interface MetricStatisticsInput {
 /** The CloudWatch calls doctor makes. */
 export interface CloudWatchPort {
     /** GetMetricStatistics. */
-    getMetricStatistics(input: MetricStatisticsInput): Promise<{ Datapoints?: readonly { readonly Maximum?: number; readonly Sum?: number }[] }>;
+    getMetricStatistics(
+        input: MetricStatisticsInput,
+    ): Promise<{ Datapoints?: readonly { readonly Maximum?: number; readonly Sum?: number }[] }>;
 }
 
 /** A port, or the reason it is not there: the npm package to install. */
@@ -114,7 +119,12 @@ export interface DoctorAwsConfig {
  */
 export function loadDoctorAws(config: DoctorAwsConfig, load: (name: string) => unknown = require): DoctorAws {
     const clients: { destroy(): void }[] = [];
-    function build<T>(pkg: string, clientName: string, service: string, make: (send: (commandName: string, input: object) => Promise<unknown>) => T): Port<T> {
+    function build<T>(
+        pkg: string,
+        clientName: string,
+        service: string,
+        make: (send: (commandName: string, input: object) => Promise<unknown>) => T,
+    ): Port<T> {
         const sdk = optionalRequire(pkg, load);
         const Client = sdk?.[clientName];
         if (sdk === undefined || Client === undefined) return { missing: pkg };
@@ -127,7 +137,11 @@ export function loadDoctorAws(config: DoctorAwsConfig, load: (name: string) => u
         });
         clients.push(client);
         if (config.deadline !== undefined) {
-            bindToDeadline(client, config.deadline, { service, endpoint: config.endpoint ?? `the ${config.region} endpoint`, settings: "--region" });
+            bindToDeadline(client, config.deadline, {
+                service,
+                endpoint: config.endpoint ?? `the ${config.region} endpoint`,
+                settings: "--region",
+            });
         }
         return {
             port: make((commandName, input) => {
@@ -141,10 +155,15 @@ export function loadDoctorAws(config: DoctorAwsConfig, load: (name: string) => u
         lambda: build<LambdaPort>(DOCTOR_PACKAGES.lambda, "LambdaClient", "Lambda", (send) => ({
             listEventSourceMappings: async (input) => (await send("ListEventSourceMappingsCommand", input)) as never,
         })),
-        eventBridge: build<EventBridgePort>(DOCTOR_PACKAGES.eventBridge, "EventBridgeClient", "EventBridge", (send) => ({
-            listRuleNamesByTarget: async (input) => (await send("ListRuleNamesByTargetCommand", input)) as never,
-            describeRule: async (input) => (await send("DescribeRuleCommand", input)) as never,
-        })),
+        eventBridge: build<EventBridgePort>(
+            DOCTOR_PACKAGES.eventBridge,
+            "EventBridgeClient",
+            "EventBridge",
+            (send) => ({
+                listRuleNamesByTarget: async (input) => (await send("ListRuleNamesByTargetCommand", input)) as never,
+                describeRule: async (input) => (await send("DescribeRuleCommand", input)) as never,
+            }),
+        ),
         cloudWatch: build<CloudWatchPort>(DOCTOR_PACKAGES.cloudWatch, "CloudWatchClient", "CloudWatch", (send) => ({
             getMetricStatistics: async (input) => (await send("GetMetricStatisticsCommand", input)) as never,
         })),

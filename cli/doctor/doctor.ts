@@ -9,7 +9,15 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SqsClientLike } from "../../runtime/redrive";
 import { Checklist } from "../shared/checklist";
 import type { DoctorAws } from "./aws";
-import { checkDlqDepth, checkMapping, checkOldestPending, checkPublisherMetrics, checkSweeperRule, DOCTOR_THRESHOLDS, sweeperArn } from "./checks";
+import {
+    checkDlqDepth,
+    checkMapping,
+    checkOldestPending,
+    checkPublisherMetrics,
+    checkSweeperRule,
+    DOCTOR_THRESHOLDS,
+    sweeperArn,
+} from "./checks";
 import type { StackOutputs } from "./outputs";
 import { seconds, type Output } from "../shared/io";
 import { describeOutboxTable } from "../shared/table-state";
@@ -53,16 +61,42 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
     const described = await describeOutboxTable(options.client, tableName);
     let streamArn = target.streamArn;
     if (described === undefined) {
-        checks.add("table", `table "${tableName}" exists and is ACTIVE`, "fail", `not found in ${options.region}: check --table (or the outputs' tableName) and --region`);
+        checks.add(
+            "table",
+            `table "${tableName}" exists and is ACTIVE`,
+            "fail",
+            `not found in ${options.region}: check --table (or the outputs' tableName) and --region`,
+        );
     } else {
         checkProvisioning(checks, tableName, described.shape);
         streamArn ??= described.table.LatestStreamArn;
     }
-    const publisherArn = await checkMapping(checks, options.aws.lambda, { publisherFunctionName: target.publisherFunctionName, streamArn, dlqArn: target.dlqArn });
-    await checkSweeperRule(checks, options.aws.eventBridge, sweeperArn(publisherArn, target.sweeperFunctionName), target.sweeperFunctionName);
+    const publisherArn = await checkMapping(checks, options.aws.lambda, {
+        publisherFunctionName: target.publisherFunctionName,
+        streamArn,
+        dlqArn: target.dlqArn,
+    });
+    await checkSweeperRule(
+        checks,
+        options.aws.eventBridge,
+        sweeperArn(publisherArn, target.sweeperFunctionName),
+        target.sweeperFunctionName,
+    );
     await checkDlqDepth(checks, options.sqs, target.dlqUrl, tableName);
-    if (described !== undefined) await checkOldestPending(checks, options.client, tableName, out.clock.now(), options.maxPendingAgeMs ?? DOCTOR_THRESHOLDS.maxPendingAgeMs);
-    await checkPublisherMetrics(checks, options.aws.cloudWatch, target.publisherFunctionName ?? functionNameOf(publisherArn), out.clock.now());
+    if (described !== undefined)
+        await checkOldestPending(
+            checks,
+            options.client,
+            tableName,
+            out.clock.now(),
+            options.maxPendingAgeMs ?? DOCTOR_THRESHOLDS.maxPendingAgeMs,
+        );
+    await checkPublisherMetrics(
+        checks,
+        options.aws.cloudWatch,
+        target.publisherFunctionName ?? functionNameOf(publisherArn),
+        out.clock.now(),
+    );
 
     const counts = checks.counts();
     const ok = checks.ok;
@@ -72,7 +106,15 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
             ? `healthy: ${counts.pass} passed${counts.warn > 0 ? `, ${counts.warn} warning(s)` : ""} (${seconds(elapsed)})`
             : `NOT healthy: ${counts.fail} failed, ${counts.skip} skipped, ${counts.pass} passed (${seconds(elapsed)}); each ✗ says its fix`,
     );
-    out.result({ command: "doctor", table: tableName, region: options.region, ok, counts, checks: checks.results, durationMs: elapsed });
+    out.result({
+        command: "doctor",
+        table: tableName,
+        region: options.region,
+        ok,
+        counts,
+        checks: checks.results,
+        durationMs: elapsed,
+    });
     return ok ? 0 : 1;
 }
 

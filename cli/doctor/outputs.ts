@@ -18,10 +18,23 @@ export interface StackOutputs {
     readonly sweeperFunctionName?: string;
 }
 
-const KEYS = ["tableName", "tableArn", "streamArn", "topicArn", "dlqUrl", "dlqArn", "publisherFunctionName", "sweeperFunctionName"] as const;
+const KEYS = [
+    "tableName",
+    "tableArn",
+    "streamArn",
+    "topicArn",
+    "dlqUrl",
+    "dlqArn",
+    "publisherFunctionName",
+    "sweeperFunctionName",
+] as const;
 
 function bad(file: string, what: string): OutboxError {
-    return new OutboxError("INVALID_CONFIG", `--outputs "${file}" ${what}; write it with: pulumi stack output --json > ${file}`, { context: { flag: "outputs", file } });
+    return new OutboxError(
+        "INVALID_CONFIG",
+        `--outputs "${file}" ${what}; write it with: pulumi stack output --json > ${file}`,
+        { context: { flag: "outputs", file } },
+    );
 }
 
 /**
@@ -32,7 +45,10 @@ function bad(file: string, what: string): OutboxError {
  * @throws OutboxError `INVALID_CONFIG` naming the file when it cannot be read, is not a JSON object, has no
  *   `tableName`, or has a key of the list above that is not a non-empty string.
  */
-export function readStackOutputs(file: string, read: (file: string) => string = (f) => readFileSync(f, "utf8")): StackOutputs {
+export function readStackOutputs(
+    file: string,
+    read: (file: string) => string = (f) => readFileSync(f, "utf8"),
+): StackOutputs {
     let text: string;
     try {
         text = read(file);
@@ -45,13 +61,15 @@ export function readStackOutputs(file: string, read: (file: string) => string = 
     } catch {
         throw bad(file, "is not JSON");
     }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) throw bad(file, "is not a JSON object of stack outputs");
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+        throw bad(file, "is not a JSON object of stack outputs");
     const record = value as Record<string, unknown>;
     const outputs: Record<string, string> = {};
     for (const key of KEYS) {
         const v = record[key];
         if (v === undefined) continue;
-        if (typeof v !== "string" || v === "") throw bad(file, `has ${key} ${JSON.stringify(v)}; expected a non-empty string`);
+        if (typeof v !== "string" || v === "")
+            throw bad(file, `has ${key} ${JSON.stringify(v)}; expected a non-empty string`);
         outputs[key] = v;
     }
     if (outputs.tableName === undefined) throw bad(file, "has no tableName (the Outbox component's tableName output)");

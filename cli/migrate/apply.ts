@@ -42,10 +42,14 @@ export interface StepOutcome {
 }
 
 function wrapUpdate(what: string, tableName: string, err: unknown): OutboxError {
-    return new OutboxError("UNAVAILABLE", `${what} on "${tableName}" failed; nothing after this step was attempted, run migrate --apply again to continue`, {
-        cause: err,
-        context: { table: tableName },
-    });
+    return new OutboxError(
+        "UNAVAILABLE",
+        `${what} on "${tableName}" failed; nothing after this step was attempted, run migrate --apply again to continue`,
+        {
+            cause: err,
+            context: { table: tableName },
+        },
+    );
 }
 
 async function waitIdle(ctx: ApplyContext): Promise<void> {
@@ -59,15 +63,26 @@ async function createIndex(ctx: ApplyContext, shape: IndexShape): Promise<void> 
         await ctx.client.send(
             new UpdateTableCommand({
                 TableName: ctx.tableName,
-                AttributeDefinitions: shape.keySchema.map((k) => ({ AttributeName: k.attributeName, AttributeType: k.attributeType })),
+                AttributeDefinitions: shape.keySchema.map((k) => ({
+                    AttributeName: k.attributeName,
+                    AttributeType: k.attributeType,
+                })),
                 GlobalSecondaryIndexUpdates: [
                     {
                         Create: {
                             IndexName: shape.indexName,
-                            KeySchema: shape.keySchema.map((k) => ({ AttributeName: k.attributeName, KeyType: k.keyType })),
+                            KeySchema: shape.keySchema.map((k) => ({
+                                AttributeName: k.attributeName,
+                                KeyType: k.keyType,
+                            })),
                             Projection: { ProjectionType: shape.projectionType },
                             ProvisionedThroughput:
-                                throughput === undefined ? undefined : { ReadCapacityUnits: throughput.readCapacityUnits, WriteCapacityUnits: throughput.writeCapacityUnits },
+                                throughput === undefined
+                                    ? undefined
+                                    : {
+                                          ReadCapacityUnits: throughput.readCapacityUnits,
+                                          WriteCapacityUnits: throughput.writeCapacityUnits,
+                                      },
                         },
                     },
                 ],
@@ -76,17 +91,38 @@ async function createIndex(ctx: ApplyContext, shape: IndexShape): Promise<void> 
     } catch (err) {
         throw wrapUpdate(`create ${shape.indexName}`, ctx.tableName, err);
     }
-    await waitForTable(ctx.client, ctx.tableName, `${shape.indexName} ACTIVE`, (t) => indexStatus(t, shape.indexName) === "ACTIVE", (t) => indexStatus(t, shape.indexName), ctx.out, ctx.wait);
+    await waitForTable(
+        ctx.client,
+        ctx.tableName,
+        `${shape.indexName} ACTIVE`,
+        (t) => indexStatus(t, shape.indexName) === "ACTIVE",
+        (t) => indexStatus(t, shape.indexName),
+        ctx.out,
+        ctx.wait,
+    );
 }
 
 async function deleteIndex(ctx: ApplyContext, indexName: string): Promise<void> {
     await waitIdle(ctx);
     try {
-        await ctx.client.send(new UpdateTableCommand({ TableName: ctx.tableName, GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: indexName } }] }));
+        await ctx.client.send(
+            new UpdateTableCommand({
+                TableName: ctx.tableName,
+                GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: indexName } }],
+            }),
+        );
     } catch (err) {
         throw wrapUpdate(`delete ${indexName}`, ctx.tableName, err);
     }
-    await waitForTable(ctx.client, ctx.tableName, `${indexName} to be gone`, (t) => indexStatus(t, indexName) === "absent", (t) => indexStatus(t, indexName), ctx.out, ctx.wait);
+    await waitForTable(
+        ctx.client,
+        ctx.tableName,
+        `${indexName} to be gone`,
+        (t) => indexStatus(t, indexName) === "absent",
+        (t) => indexStatus(t, indexName),
+        ctx.out,
+        ctx.wait,
+    );
 }
 
 async function runStep(ctx: ApplyContext, step: MigrationStep): Promise<BackfillTotals | undefined> {
@@ -96,7 +132,12 @@ async function runStep(ctx: ApplyContext, step: MigrationStep): Promise<Backfill
             return undefined;
         case "enable-ttl":
             try {
-                await ctx.client.send(new UpdateTimeToLiveCommand({ TableName: ctx.tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }));
+                await ctx.client.send(
+                    new UpdateTimeToLiveCommand({
+                        TableName: ctx.tableName,
+                        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+                    }),
+                );
             } catch (err) {
                 throw wrapUpdate("enable TTL", ctx.tableName, err);
             }
@@ -104,7 +145,12 @@ async function runStep(ctx: ApplyContext, step: MigrationStep): Promise<Backfill
         case "enable-stream":
             await waitIdle(ctx);
             try {
-                await ctx.client.send(new UpdateTableCommand({ TableName: ctx.tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE } }));
+                await ctx.client.send(
+                    new UpdateTableCommand({
+                        TableName: ctx.tableName,
+                        StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE },
+                    }),
+                );
             } catch (err) {
                 throw wrapUpdate("enable the stream", ctx.tableName, err);
             }
@@ -116,7 +162,9 @@ async function runStep(ctx: ApplyContext, step: MigrationStep): Promise<Backfill
                 apply: true,
                 expiryShards: ctx.expiryShards,
                 onPage: (t) =>
-                    ctx.out.progress(`    … backfill page ${t.pages}: scanned ${t.scanned}, matched ${t.matched}, claim_sort set ${t.claimSortSet}, has_expiry set ${t.hasExpirySet}, skipped ${t.skipped}`),
+                    ctx.out.progress(
+                        `    … backfill page ${t.pages}: scanned ${t.scanned}, matched ${t.matched}, claim_sort set ${t.claimSortSet}, has_expiry set ${t.hasExpirySet}, skipped ${t.skipped}`,
+                    ),
             });
         case "delete-index":
             await deleteIndex(ctx, step.indexName);
@@ -133,7 +181,11 @@ async function runStep(ctx: ApplyContext, step: MigrationStep): Promise<Backfill
  *
  * @returns One outcome per completed step.
  */
-export async function applyPlan(ctx: ApplyContext, steps: readonly MigrationStep[], onDone: (outcome: StepOutcome, index: number) => void): Promise<StepOutcome[]> {
+export async function applyPlan(
+    ctx: ApplyContext,
+    steps: readonly MigrationStep[],
+    onDone: (outcome: StepOutcome, index: number) => void,
+): Promise<StepOutcome[]> {
     const outcomes: StepOutcome[] = [];
     for (const [i, step] of steps.entries()) {
         ctx.out.progress(`  ${i + 1}. ${step.description}`);

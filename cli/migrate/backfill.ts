@@ -20,21 +20,42 @@ import { hasExpiryValue } from "../../runtime/record/expiry-shard";
 import { raiseExpiryShards } from "../../runtime/store/expiry-shards-row";
 import { ATTR, RECORD_SK_PREFIX } from "../../runtime/schema";
 import { isConditionalCheckFailed } from "../../runtime/store/aws-errors";
-import { and, nameRef, nonTerminal, or, placeholders, updateExpression, type Expression, type SetClause } from "../../runtime/store/expressions";
+import {
+    and,
+    nameRef,
+    nonTerminal,
+    or,
+    placeholders,
+    updateExpression,
+    type Expression,
+    type SetClause,
+} from "../../runtime/store/expressions";
 
 /** `begins_with(SK, "OUTBOX#")`: an outbox record, never a FENCE row. */
 function isRecord(): Expression {
-    return { text: `begins_with(${nameRef(ATTR.sk)}, :record_prefix)`, names: { [nameRef(ATTR.sk)]: ATTR.sk }, values: { ":record_prefix": { S: RECORD_SK_PREFIX } } };
+    return {
+        text: `begins_with(${nameRef(ATTR.sk)}, :record_prefix)`,
+        names: { [nameRef(ATTR.sk)]: ATTR.sk },
+        values: { ":record_prefix": { S: RECORD_SK_PREFIX } },
+    };
 }
 
 /** `attribute_not_exists(<attribute>)`. */
 function lacks(attribute: string): Expression {
-    return { text: `attribute_not_exists(${nameRef(attribute)})`, names: { [nameRef(attribute)]: attribute }, values: {} };
+    return {
+        text: `attribute_not_exists(${nameRef(attribute)})`,
+        names: { [nameRef(attribute)]: attribute },
+        values: {},
+    };
 }
 
 /** `expires_at > 0`: the record has an expiry. */
 function hasAnExpiry(): Expression {
-    return { text: `${nameRef(ATTR.expiresAt)} > :zero`, names: { [nameRef(ATTR.expiresAt)]: ATTR.expiresAt }, values: { ":zero": { N: "0" } } };
+    return {
+        text: `${nameRef(ATTR.expiresAt)} > :zero`,
+        names: { [nameRef(ATTR.expiresAt)]: ATTR.expiresAt },
+        values: { ":zero": { N: "0" } },
+    };
 }
 
 /** The Scan filter: records that are pending or claimed and miss an index attribute Persist writes. */
@@ -43,7 +64,17 @@ function needsBackfill(): Expression {
 }
 
 /** What the Scan reads of each record: its key and what the backfill computes from. */
-const SCANNED_ATTRIBUTES = [ATTR.pk, ATTR.sk, ATTR.recordId, ATTR.status, ATTR.createdAt, ATTR.seq, ATTR.expiresAt, ATTR.claimSort, ATTR.hasExpiry];
+const SCANNED_ATTRIBUTES = [
+    ATTR.pk,
+    ATTR.sk,
+    ATTR.recordId,
+    ATTR.status,
+    ATTR.createdAt,
+    ATTR.seq,
+    ATTR.expiresAt,
+    ATTR.claimSort,
+    ATTR.hasExpiry,
+];
 
 /** Records updated concurrently in one page: bounds the write burst a page causes. */
 const UPDATE_CONCURRENCY = 8;
@@ -85,7 +116,10 @@ export interface BackfillOptions {
  * @param item - The scanned record.
  * @param expiryShards - The writers' `expiryShards`. @default 1
  */
-export function backfillUpdate(item: Record<string, AttributeValue>, expiryShards = 1): { update: Expression; condition: Expression; setsClaimSort: boolean; setsHasExpiry: boolean } | undefined {
+export function backfillUpdate(
+    item: Record<string, AttributeValue>,
+    expiryShards = 1,
+): { update: Expression; condition: Expression; setsClaimSort: boolean; setsHasExpiry: boolean } | undefined {
     const set: SetClause[] = [];
     const values: Record<string, AttributeValue> = {};
     const conditions = [nonTerminal()];
@@ -105,7 +139,13 @@ export function backfillUpdate(item: Record<string, AttributeValue>, expiryShard
     return { update: updateExpression({ set, values }), condition: and(...conditions), setsClaimSort, setsHasExpiry };
 }
 
-async function updateOne(client: DynamoDBClient, tableName: string, item: Record<string, AttributeValue>, totals: BackfillTotals, expiryShards: number): Promise<void> {
+async function updateOne(
+    client: DynamoDBClient,
+    tableName: string,
+    item: Record<string, AttributeValue>,
+    totals: BackfillTotals,
+    expiryShards: number,
+): Promise<void> {
     const update = backfillUpdate(item, expiryShards);
     if (update === undefined) return;
     try {
@@ -125,10 +165,14 @@ async function updateOne(client: DynamoDBClient, tableName: string, item: Record
             totals.skipped++;
             return;
         }
-        throw new OutboxError("UNAVAILABLE", `backfill update failed; the pass is idempotent: run migrate --apply again to resume`, {
-            cause: err,
-            context: { table: tableName, partition: item[ATTR.pk]?.S, sortKey: item[ATTR.sk]?.S },
-        });
+        throw new OutboxError(
+            "UNAVAILABLE",
+            `backfill update failed; the pass is idempotent: run migrate --apply again to resume`,
+            {
+                cause: err,
+                context: { table: tableName, partition: item[ATTR.pk]?.S, sortKey: item[ATTR.sk]?.S },
+            },
+        );
     }
 }
 
@@ -139,7 +183,11 @@ async function updateOne(client: DynamoDBClient, tableName: string, item: Record
  * @returns The totals.
  * @throws OutboxError `UNAVAILABLE` when a Scan page or an update fails (totals so far were reported by `onPage`).
  */
-export async function backfillIndexAttributes(client: DynamoDBClient, tableName: string, options: BackfillOptions): Promise<BackfillTotals> {
+export async function backfillIndexAttributes(
+    client: DynamoDBClient,
+    tableName: string,
+    options: BackfillOptions,
+): Promise<BackfillTotals> {
     const totals: BackfillTotals = { pages: 0, scanned: 0, matched: 0, claimSortSet: 0, hasExpirySet: 0, skipped: 0 };
     const filter = needsBackfill();
     const projection: Expression = {
@@ -148,7 +196,8 @@ export async function backfillIndexAttributes(client: DynamoDBClient, tableName:
         values: {},
     };
     const expiryShards = options.expiryShards ?? 1;
-    if (options.apply) await raiseExpiryShards((input) => client.send(new UpdateItemCommand(input)), tableName, expiryShards);
+    if (options.apply)
+        await raiseExpiryShards((input) => client.send(new UpdateItemCommand(input)), tableName, expiryShards);
     let startKey: Record<string, AttributeValue> | undefined;
     do {
         let page;
@@ -165,7 +214,10 @@ export async function backfillIndexAttributes(client: DynamoDBClient, tableName:
                 }),
             );
         } catch (err) {
-            throw new OutboxError("UNAVAILABLE", `backfill scan failed; run the command again to resume`, { cause: err, context: { table: tableName, page: totals.pages + 1 } });
+            throw new OutboxError("UNAVAILABLE", `backfill scan failed; run the command again to resume`, {
+                cause: err,
+                context: { table: tableName, page: totals.pages + 1 },
+            });
         }
         const items = page.Items ?? [];
         totals.pages++;
@@ -173,7 +225,11 @@ export async function backfillIndexAttributes(client: DynamoDBClient, tableName:
         totals.matched += items.length;
         if (options.apply) {
             for (let i = 0; i < items.length; i += UPDATE_CONCURRENCY) {
-                await Promise.all(items.slice(i, i + UPDATE_CONCURRENCY).map((item) => updateOne(client, tableName, item, totals, expiryShards)));
+                await Promise.all(
+                    items
+                        .slice(i, i + UPDATE_CONCURRENCY)
+                        .map((item) => updateOne(client, tableName, item, totals, expiryShards)),
+                );
             }
         }
         options.onPage(totals);

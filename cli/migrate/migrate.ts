@@ -56,7 +56,8 @@ type StepStatus = "planned" | "done" | "failed" | "not-run";
 function stepJson(plan: MigrationPlan, outcomes: readonly StepOutcome[], failedAt: number | undefined) {
     return plan.steps.map((step, i) => {
         const outcome = outcomes[i];
-        const status: StepStatus = outcome !== undefined ? "done" : failedAt === i ? "failed" : failedAt !== undefined ? "not-run" : "planned";
+        const status: StepStatus =
+            outcome !== undefined ? "done" : failedAt === i ? "failed" : failedAt !== undefined ? "not-run" : "planned";
         return {
             kind: step.kind,
             description: step.description,
@@ -75,14 +76,28 @@ function stepJson(plan: MigrationPlan, outcomes: readonly StepOutcome[], failedA
 export async function runMigrate(options: MigrateOptions): Promise<number> {
     const { out, tableName, client } = options;
     const pageSize = options.pageSize ?? MIGRATE_DEFAULTS.pageSize;
-    const wait = { timeoutMs: options.timeoutMs ?? MIGRATE_DEFAULTS.timeoutMs, pollIntervalMs: options.pollIntervalMs ?? MIGRATE_DEFAULTS.pollIntervalMs };
+    const wait = {
+        timeoutMs: options.timeoutMs ?? MIGRATE_DEFAULTS.timeoutMs,
+        pollIntervalMs: options.pollIntervalMs ?? MIGRATE_DEFAULTS.pollIntervalMs,
+    };
     const mode = options.apply ? "apply" : "plan";
-    const base = { command: "migrate", table: tableName, region: options.region, ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }), mode };
-    out.line(`dynamodb-outbox migrate: table "${tableName}" (${options.region}${options.endpoint === undefined ? "" : `, ${options.endpoint}`}) — ${options.apply ? "applying" : "plan only, nothing will change"}`);
+    const base = {
+        command: "migrate",
+        table: tableName,
+        region: options.region,
+        ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
+        mode,
+    };
+    out.line(
+        `dynamodb-outbox migrate: table "${tableName}" (${options.region}${options.endpoint === undefined ? "" : `, ${options.endpoint}`}) — ${options.apply ? "applying" : "plan only, nothing will change"}`,
+    );
 
     const described = await describeOutboxTable(client, tableName);
     if (described === undefined) {
-        const refusal = { reason: `table "${tableName}" does not exist in ${options.region}`, fix: "check --table and --region; migrate changes an existing table, the Outbox component (or OutboxStore.createTable) creates one" };
+        const refusal = {
+            reason: `table "${tableName}" does not exist in ${options.region}`,
+            fix: "check --table and --region; migrate changes an existing table, the Outbox component (or OutboxStore.createTable) creates one",
+        };
         out.line(`refused: ${refusal.reason}\n  fix: ${refusal.fix}`);
         out.result({ ...base, ok: false, refusals: [refusal], notes: [], steps: [] });
         return 1;
@@ -97,7 +112,9 @@ export async function runMigrate(options: MigrateOptions): Promise<number> {
         return 1;
     }
     if (plan.steps.length === 0) {
-        out.line(`nothing to do: the table matches the schema${counted === undefined ? "" : ` and no record needs a backfill (${counted.scanned} item(s) scanned)`}.`);
+        out.line(
+            `nothing to do: the table matches the schema${counted === undefined ? "" : ` and no record needs a backfill (${counted.scanned} item(s) scanned)`}.`,
+        );
         out.result({ ...base, ok: true, refusals: [], notes: plan.notes, steps: [] });
         return 0;
     }
@@ -113,7 +130,11 @@ export async function runMigrate(options: MigrateOptions): Promise<number> {
 }
 
 /** The plan, its backfill counted only when nothing refuses it. */
-async function planWithBackfill(options: MigrateOptions, shape: TableShape, pageSize: number): Promise<{ plan: MigrationPlan; counted: BackfillTotals | undefined }> {
+async function planWithBackfill(
+    options: MigrateOptions,
+    shape: TableShape,
+    pageSize: number,
+): Promise<{ plan: MigrationPlan; counted: BackfillTotals | undefined }> {
     // Refusals do not depend on the backlog: decide them before reading the whole table to count it.
     const planOptions = { recreateClaimIndex: options.recreateClaimIndex, pageSize };
     const unCounted = planMigration(shape, { ...planOptions, backfillRecords: undefined });
@@ -121,7 +142,10 @@ async function planWithBackfill(options: MigrateOptions, shape: TableShape, page
     const counted = await backfillIndexAttributes(options.client, options.tableName, {
         pageSize,
         apply: false,
-        onPage: (t) => options.out.progress(`  … counting records to backfill: page ${t.pages}, scanned ${t.scanned}, found ${t.matched}`),
+        onPage: (t) =>
+            options.out.progress(
+                `  … counting records to backfill: page ${t.pages}, scanned ${t.scanned}, found ${t.matched}`,
+            ),
     });
     return { plan: planMigration(shape, { ...planOptions, backfillRecords: counted.matched }), counted };
 }
@@ -129,22 +153,49 @@ async function planWithBackfill(options: MigrateOptions, shape: TableShape, page
 /** Carry out the plan's steps and report them; a failed step stops the run, and a rerun continues it. */
 async function applyAndReport(
     options: MigrateOptions,
-    run: { plan: MigrationPlan; shape: TableShape; wait: { timeoutMs: number; pollIntervalMs: number }; pageSize: number; base: Record<string, unknown> },
+    run: {
+        plan: MigrationPlan;
+        shape: TableShape;
+        wait: { timeoutMs: number; pollIntervalMs: number };
+        pageSize: number;
+        base: Record<string, unknown>;
+    },
 ): Promise<number> {
     const { out, tableName, client } = options;
     const { plan, base } = run;
     const started = out.clock.now();
     const outcomes: StepOutcome[] = [];
     try {
-        await applyPlan({ client, tableName, shape: run.shape, wait: run.wait, pageSize: run.pageSize, expiryShards: options.expiryShards, out }, plan.steps, (outcome) => outcomes.push(outcome));
+        await applyPlan(
+            {
+                client,
+                tableName,
+                shape: run.shape,
+                wait: run.wait,
+                pageSize: run.pageSize,
+                expiryShards: options.expiryShards,
+                out,
+            },
+            plan.steps,
+            (outcome) => outcomes.push(outcome),
+        );
     } catch (err) {
         const failedAt = outcomes.length;
         out.line(`failed at step ${failedAt + 1}: ${errorText(err)}`);
         out.line("steps before it are done; run migrate --apply again to continue (every step is safe to repeat).");
-        out.result({ ...base, ok: false, refusals: [], notes: plan.notes, steps: stepJson(plan, outcomes, failedAt), error: errorText(err) });
+        out.result({
+            ...base,
+            ok: false,
+            refusals: [],
+            notes: plan.notes,
+            steps: stepJson(plan, outcomes, failedAt),
+            error: errorText(err),
+        });
         return 1;
     }
-    out.line(`applied ${plan.steps.length} step(s) in ${seconds(out.clock.now() - started)}. Prove it: dynamodb-outbox verify --table ${tableName}`);
+    out.line(
+        `applied ${plan.steps.length} step(s) in ${seconds(out.clock.now() - started)}. Prove it: dynamodb-outbox verify --table ${tableName}`,
+    );
     out.result({ ...base, ok: true, refusals: [], notes: plan.notes, steps: stepJson(plan, outcomes, undefined) });
     return 0;
 }

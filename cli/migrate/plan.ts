@@ -62,7 +62,10 @@ export const CLAIM_INDEX_RECREATE_CONSEQUENCE =
     `and Persist keeps writing claim_sort, so the rebuilt index is complete once it reports ACTIVE`;
 
 function createDescription(shape: IndexShape, keys: string, provisioned: TableShape["provisionedThroughput"]): string {
-    const capacity = provisioned === undefined ? "" : ` with ${provisioned.readCapacityUnits} RCU / ${provisioned.writeCapacityUnits} WCU (the table's)`;
+    const capacity =
+        provisioned === undefined
+            ? ""
+            : ` with ${provisioned.readCapacityUnits} RCU / ${provisioned.writeCapacityUnits} WCU (the table's)`;
     return `create ${shape.indexName} ${keys} projected ${shape.projectionType}${capacity}, then wait for ACTIVE (${shape.purpose})`;
 }
 
@@ -96,7 +99,11 @@ function indexRefusals(shape: TableShape, options: PlanOptions): Refusal[] {
 /** What is wrong with TTL and the stream that the tool will not change. */
 function tableRefusals(shape: TableShape): Refusal[] {
     const refusals: Refusal[] = [];
-    if (shape.ttl.attributeName !== undefined && shape.ttl.attributeName !== TTL_ATTRIBUTE && shape.ttl.status !== "DISABLED") {
+    if (
+        shape.ttl.attributeName !== undefined &&
+        shape.ttl.attributeName !== TTL_ATTRIBUTE &&
+        shape.ttl.status !== "DISABLED"
+    ) {
         refusals.push({
             reason: `TTL is ${shape.ttl.status} on attribute "${shape.ttl.attributeName}", not "${TTL_ATTRIBUTE}"; a table has one TTL attribute, and switching it would stop whatever relies on "${shape.ttl.attributeName}" from expiring`,
             fix: `if nothing relies on "${shape.ttl.attributeName}", disable TTL (aws dynamodb update-time-to-live --table-name <table> --time-to-live-specification Enabled=false,AttributeName=${shape.ttl.attributeName}), then run migrate again (AWS may refuse a TTL change for up to an hour after the last one)`,
@@ -114,16 +121,32 @@ function tableRefusals(shape: TableShape): Refusal[] {
 /** The steps on the table itself: wait for changes in progress, TTL, the stream, and the backfill. */
 function tableSteps(shape: TableShape, options: PlanOptions): MigrationStep[] {
     const steps: MigrationStep[] = [];
-    const busy = shape.table.status !== "ACTIVE" || shape.indexes.some((i) => i.indexStatus !== undefined && i.indexStatus !== "ACTIVE");
+    const busy =
+        shape.table.status !== "ACTIVE" ||
+        shape.indexes.some((i) => i.indexStatus !== undefined && i.indexStatus !== "ACTIVE");
     if (busy) {
-        const activity = [`table ${shape.table.status}`, ...shape.indexes.filter((i) => i.indexStatus !== undefined && i.indexStatus !== "ACTIVE").map((i) => `${i.shape.indexName} ${i.indexStatus}`)];
-        steps.push({ kind: "wait-idle", description: `wait for the changes in progress to finish (${activity.join(", ")})` });
+        const activity = [
+            `table ${shape.table.status}`,
+            ...shape.indexes
+                .filter((i) => i.indexStatus !== undefined && i.indexStatus !== "ACTIVE")
+                .map((i) => `${i.shape.indexName} ${i.indexStatus}`),
+        ];
+        steps.push({
+            kind: "wait-idle",
+            description: `wait for the changes in progress to finish (${activity.join(", ")})`,
+        });
     }
     if (!shape.ttl.onSchemaAttribute) {
-        steps.push({ kind: "enable-ttl", description: `enable TTL on "${TTL_ATTRIBUTE}" (only terminal records and fence rows carry it, so TTL never reaps undelivered work)` });
+        steps.push({
+            kind: "enable-ttl",
+            description: `enable TTL on "${TTL_ATTRIBUTE}" (only terminal records and fence rows carry it, so TTL never reaps undelivered work)`,
+        });
     }
     if (!shape.stream.enabled) {
-        steps.push({ kind: "enable-stream", description: `enable the stream with view type ${STREAM_VIEW_TYPE} (the publisher reads new images; wire its event source mapping to the new stream ARN)` });
+        steps.push({
+            kind: "enable-stream",
+            description: `enable the stream with view type ${STREAM_VIEW_TYPE} (the publisher reads new images; wire its event source mapping to the new stream ARN)`,
+        });
     }
     if (options.backfillRecords === undefined || options.backfillRecords > 0) {
         const count = options.backfillRecords === undefined ? "the" : `${options.backfillRecords}`;
@@ -141,14 +164,22 @@ function indexSteps(shape: TableShape): MigrationStep[] {
     const steps: MigrationStep[] = [];
     for (const index of shape.indexes) {
         if (index.state === "missing") {
-            steps.push({ kind: "create-index", shape: index.shape, description: createDescription(index.shape, index.expectedKeys, shape.provisionedThroughput) });
+            steps.push({
+                kind: "create-index",
+                shape: index.shape,
+                description: createDescription(index.shape, index.expectedKeys, shape.provisionedThroughput),
+            });
         } else if (index.state === "under-projected") {
             steps.push({
                 kind: "delete-index",
                 indexName: index.shape.indexName,
                 description: `delete ${index.shape.indexName} (projected ${index.projectionType}), then wait until it is gone. Consequence: ${CLAIM_INDEX_RECREATE_CONSEQUENCE}`,
             });
-            steps.push({ kind: "create-index", shape: index.shape, description: createDescription(index.shape, index.expectedKeys, shape.provisionedThroughput) });
+            steps.push({
+                kind: "create-index",
+                shape: index.shape,
+                description: createDescription(index.shape, index.expectedKeys, shape.provisionedThroughput),
+            });
         }
     }
     return steps;
@@ -171,7 +202,10 @@ export function planMigration(shape: TableShape, options: PlanOptions): Migratio
     const refusals = [...indexRefusals(shape, options), ...tableRefusals(shape)];
     const notes = shape.indexes
         .filter((index) => index.state === "over-projected")
-        .map((index) => `${index.shape.indexName} is projected ${index.projectionType}; ${index.shape.projectionType} is enough. It works, and every write it indexes costs more; recreate it by hand if that matters`);
+        .map(
+            (index) =>
+                `${index.shape.indexName} is projected ${index.projectionType}; ${index.shape.projectionType} is enough. It works, and every write it indexes costs more; recreate it by hand if that matters`,
+        );
     if (refusals.length > 0) return { steps: [], refusals, notes };
     return { steps: [...tableSteps(shape, options), ...indexSteps(shape)], refusals, notes };
 }

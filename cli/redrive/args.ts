@@ -77,7 +77,11 @@ const FLAG_TYPES: FlagTypes = Object.fromEntries([
 ]);
 
 function bad(flag: string, value: string, allowed: string, fix: string): OutboxError {
-    return new OutboxError("INVALID_CONFIG", `redrive: --${flag} is ${JSON.stringify(value)}; expected ${allowed}; ${fix}`, { context: { flag, value } });
+    return new OutboxError(
+        "INVALID_CONFIG",
+        `redrive: --${flag} is ${JSON.stringify(value)}; expected ${allowed}; ${fix}`,
+        { context: { flag, value } },
+    );
 }
 
 /** The flags as given: the valued ones' values and the boolean ones' names. */
@@ -91,13 +95,28 @@ function problemError(problem: FlagProblem): OutboxError {
     if (problem.kind === "dash-value") {
         // A value that would be refused anyway gets its own message; a good one is refused only for how it is written.
         const error = valueError(problem.name, problem.value, `--${problem.name}`, undefined);
-        return error ?? bad(problem.name, problem.value, "a value that does not read as a flag", `if it is the value, write --${problem.name}=${problem.value}`);
+        return (
+            error ??
+            bad(
+                problem.name,
+                problem.value,
+                "a value that does not read as a flag",
+                `if it is the value, write --${problem.name}=${problem.value}`,
+            )
+        );
     }
     if (problem.kind === "missing-value") return bad(problem.name, "", "a value", `write --${problem.name} <value>`);
-    if (problem.kind === "value-on-boolean") return bad(problem.name, problem.raw, "no value", `write just --${problem.name}`);
+    if (problem.kind === "value-on-boolean")
+        return bad(problem.name, problem.raw, "no value", `write just --${problem.name}`);
     // redrive has no one-letter flags: a single-dash word is no flag at all.
-    if (!problem.flag.startsWith("--")) return bad("(positional)", problem.raw, "only --flags", "run with --help for the flags");
-    return bad(problem.name, problem.raw, `one of --${[...VALUED, ...BOOLEAN].join(", --")}`, "run with --help for the flags");
+    if (!problem.flag.startsWith("--"))
+        return bad("(positional)", problem.raw, "only --flags", "run with --help for the flags");
+    return bad(
+        problem.name,
+        problem.raw,
+        `one of --${[...VALUED, ...BOOLEAN].join(", --")}`,
+        "run with --help for the flags",
+    );
 }
 
 /** Read the words into values and names, refusing a positional word and the first word the flag reader refused. */
@@ -106,7 +125,8 @@ function readRedriveFlags(argv: readonly string[]): GivenFlags {
     const values: Record<string, string> = {};
     const flags = new Set<string>();
     for (const token of tokens) {
-        if (token.kind === "positional") throw bad("(positional)", token.raw, "only --flags", "run with --help for the flags");
+        if (token.kind === "positional")
+            throw bad("(positional)", token.raw, "only --flags", "run with --help for the flags");
         if (token.value === undefined) flags.add(token.name);
         else values[token.name] = token.value;
     }
@@ -118,22 +138,57 @@ function readRedriveFlags(argv: readonly string[]): GivenFlags {
  * The error for a bad value of one valued flag, or `undefined`. `from` says where the value came from (the flag or
  * the environment variable); `sqsEndpoint` decides which DLQ URL hosts the SDK can reach.
  */
-function valueError(flag: string, value: string, from: string, sqsEndpoint: string | undefined): OutboxError | undefined {
+function valueError(
+    flag: string,
+    value: string,
+    from: string,
+    sqsEndpoint: string | undefined,
+): OutboxError | undefined {
     if (flag === "dlq-url") {
         const problem = queueUrlProblem(value, sqsEndpoint);
-        return problem === undefined ? undefined : bad("dlq-url", value, `the DLQ's URL (the Outbox component's dlqUrl output), but it ${problem}`, `fix ${from}, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq`);
+        return problem === undefined
+            ? undefined
+            : bad(
+                  "dlq-url",
+                  value,
+                  `the DLQ's URL (the Outbox component's dlqUrl output), but it ${problem}`,
+                  `fix ${from}, e.g. https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq`,
+              );
     }
     if (flag === "endpoint" || flag === "sqs-endpoint") {
         const problem = urlProblem(value);
-        return problem === undefined ? undefined : bad(flag, value, `an http:// or https:// URL, but it ${problem}`, `e.g. --${flag} http://127.0.0.1:${flag === "endpoint" ? 8000 : 4566}`);
+        return problem === undefined
+            ? undefined
+            : bad(
+                  flag,
+                  value,
+                  `an http:// or https:// URL, but it ${problem}`,
+                  `e.g. --${flag} http://127.0.0.1:${flag === "endpoint" ? 8000 : 4566}`,
+              );
     }
     const maxLimit = REDRIVE_LIMITS.maxMessages;
-    if (flag === "max" && plainInteger(value, maxLimit.min, maxLimit.max) === undefined) return bad("max", value, `an integer from ${maxLimit.min} to ${maxLimit.max}`, `omit it for ${maxLimit.fallback}`);
+    if (flag === "max" && plainInteger(value, maxLimit.min, maxLimit.max) === undefined)
+        return bad(
+            "max",
+            value,
+            `an integer from ${maxLimit.min} to ${maxLimit.max}`,
+            `omit it for ${maxLimit.fallback}`,
+        );
     if (flag === "expires-in" && plainInteger(value, 1, MAX_EXPIRES_IN_SECONDS) === undefined) {
-        return bad("expires-in", value, `a whole number of seconds ≥ 1 and ≤ ${MAX_EXPIRES_IN_SECONDS} (365 days)`, "omit it for messages that never expire");
+        return bad(
+            "expires-in",
+            value,
+            `a whole number of seconds ≥ 1 and ≤ ${MAX_EXPIRES_IN_SECONDS} (365 days)`,
+            "omit it for messages that never expire",
+        );
     }
     if (flag === "timeout" && plainSeconds(value) === undefined) {
-        return bad("timeout", value, `a positive number of seconds in plain digits, from ${SECONDS_RANGE.min} to ${SECONDS_RANGE.max}`, `e.g. --timeout 600, or omit it for ${REDRIVE_DEFAULTS.timeoutMs / 1000}`);
+        return bad(
+            "timeout",
+            value,
+            `a positive number of seconds in plain digits, from ${SECONDS_RANGE.min} to ${SECONDS_RANGE.max}`,
+            `e.g. --timeout 600, or omit it for ${REDRIVE_DEFAULTS.timeoutMs / 1000}`,
+        );
     }
     return undefined;
 }
@@ -143,11 +198,25 @@ function redriveOptions({ values, flags }: GivenFlags, env: Readonly<Record<stri
     const table = values.table ?? env[ENV.tableName] ?? "";
     const dlqUrl = values["dlq-url"] ?? env[ENV.dlqUrl] ?? "";
     if (table === "") throw bad("table", "", "the outbox table's name", `pass --table or set ${ENV.tableName}`);
-    if (dlqUrl === "") throw bad("dlq-url", "", "the DLQ URL (the Outbox component's dlqUrl output)", `pass --dlq-url or set ${ENV.dlqUrl}`);
-    const dlqError = valueError("dlq-url", dlqUrl, values["dlq-url"] !== undefined ? "--dlq-url" : ENV.dlqUrl, values["sqs-endpoint"]);
+    if (dlqUrl === "")
+        throw bad(
+            "dlq-url",
+            "",
+            "the DLQ URL (the Outbox component's dlqUrl output)",
+            `pass --dlq-url or set ${ENV.dlqUrl}`,
+        );
+    const dlqError = valueError(
+        "dlq-url",
+        dlqUrl,
+        values["dlq-url"] !== undefined ? "--dlq-url" : ENV.dlqUrl,
+        values["sqs-endpoint"],
+    );
     if (dlqError !== undefined) throw dlqError;
     for (const flag of ["endpoint", "sqs-endpoint", "max", "expires-in", "timeout"]) {
-        const error = values[flag] === undefined ? undefined : valueError(flag, values[flag], `--${flag}`, values["sqs-endpoint"]);
+        const error =
+            values[flag] === undefined
+                ? undefined
+                : valueError(flag, values[flag], `--${flag}`, values["sqs-endpoint"]);
         if (error !== undefined) throw error;
     }
     const maxLimit = REDRIVE_LIMITS.maxMessages;
@@ -157,8 +226,13 @@ function redriveOptions({ values, flags }: GivenFlags, env: Readonly<Record<stri
         ...(values.region !== undefined ? { region: values.region } : {}),
         ...(values.endpoint !== undefined ? { endpoint: values.endpoint } : {}),
         ...(values["sqs-endpoint"] !== undefined ? { sqsEndpoint: values["sqs-endpoint"] } : {}),
-        max: values.max === undefined ? maxLimit.fallback : (plainInteger(values.max, maxLimit.min, maxLimit.max) as number),
-        ...(values["expires-in"] !== undefined ? { expiresInSeconds: plainInteger(values["expires-in"], 1, MAX_EXPIRES_IN_SECONDS) as number } : {}),
+        max:
+            values.max === undefined
+                ? maxLimit.fallback
+                : (plainInteger(values.max, maxLimit.min, maxLimit.max) as number),
+        ...(values["expires-in"] !== undefined
+            ? { expiresInSeconds: plainInteger(values["expires-in"], 1, MAX_EXPIRES_IN_SECONDS) as number }
+            : {}),
         fifo: flags.has("fifo"),
         dryRun: flags.has("dry-run"),
         timeoutMs: values.timeout === undefined ? REDRIVE_DEFAULTS.timeoutMs : (plainSeconds(values.timeout) as number),
@@ -175,8 +249,21 @@ function redriveOptions({ values, flags }: GivenFlags, env: Readonly<Record<stri
  * @throws OutboxError `INVALID_CONFIG` for an unknown flag, a missing value, a value on a boolean flag, a bad
  *   number, a missing table or DLQ URL, or a DLQ URL or endpoint that is not an http(s) URL.
  */
-export function parseRedriveArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): RedriveArgs {
+export function parseRedriveArgs(
+    argv: readonly string[],
+    env: Readonly<Record<string, string | undefined>>,
+): RedriveArgs {
     const given = readRedriveFlags(argv);
-    if (given.flags.has("help")) return { table: "", dlqUrl: "", max: 1000, fifo: false, dryRun: false, timeoutMs: REDRIVE_DEFAULTS.timeoutMs, json: false, help: true };
+    if (given.flags.has("help"))
+        return {
+            table: "",
+            dlqUrl: "",
+            max: 1000,
+            fifo: false,
+            dryRun: false,
+            timeoutMs: REDRIVE_DEFAULTS.timeoutMs,
+            json: false,
+            help: true,
+        };
     return redriveOptions(given, env);
 }

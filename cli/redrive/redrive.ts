@@ -32,7 +32,13 @@ export function redriveJson(args: RedriveArgs, r: RedriveResult, durationMs: num
         ...(args.sqsEndpoint === undefined ? {} : { sqsEndpoint: args.sqsEndpoint }),
         dryRun: args.dryRun,
         ok: r.failed === 0,
-        counts: { received: r.received, redriven: r.redriven, alreadyRedriven: r.alreadyRedriven, notRedrivable: r.notRedrivable, failed: r.failed },
+        counts: {
+            received: r.received,
+            redriven: r.redriven,
+            alreadyRedriven: r.alreadyRedriven,
+            notRedrivable: r.notRedrivable,
+            failed: r.failed,
+        },
         records: r.records.map(([originalId, recordId]) => ({ originalId, recordId })),
         notRedrivable: r.problems,
         durationMs,
@@ -47,12 +53,25 @@ export function redriveJson(args: RedriveArgs, r: RedriveResult, durationMs: num
  *   log lines go (ids only).
  * @param deadline - The command's deadline: every call carries its signal. @default one of `args.timeoutMs`
  */
-export async function runRedrive(args: RedriveArgs, io: Pick<CliIo, "env" | "stderr" | "clock">, deadline?: CommandDeadline): Promise<RedriveResult> {
+export async function runRedrive(
+    args: RedriveArgs,
+    io: Pick<CliIo, "env" | "stderr" | "clock">,
+    deadline?: CommandDeadline,
+): Promise<RedriveResult> {
     const bound = deadline ?? startDeadline("redrive", args.timeoutMs);
     const region = args.region ?? (io.env.AWS_REGION || undefined) ?? (io.env.AWS_DEFAULT_REGION || undefined);
     const credentials = credentialsFromEnv(io.env);
     const dynamodb = boundDynamoDbClient({ region, endpoint: args.endpoint, credentials }, bound);
-    const sqs = createSqsClient({ region, endpoint: args.sqsEndpoint, queueUrl: args.dlqUrl, credentials, settings: "--dlq-url, --sqs-endpoint and --region" }, bound);
+    const sqs = createSqsClient(
+        {
+            region,
+            endpoint: args.sqsEndpoint,
+            queueUrl: args.dlqUrl,
+            credentials,
+            settings: "--dlq-url, --sqs-endpoint and --region",
+        },
+        bound,
+    );
     const now = io.clock?.now() ?? Date.now();
     try {
         return await redriveDeadLetters({
@@ -62,7 +81,11 @@ export async function runRedrive(args: RedriveArgs, io: Pick<CliIo, "env" | "std
             maxMessages: args.max,
             ...(args.expiresInSeconds !== undefined ? { expiresAt: new Date(now + args.expiresInSeconds * 1000) } : {}),
             dryRun: args.dryRun,
-            logger: createJsonLogger({ level: "info", fields: { tool: "redrive" }, write: (line) => io.stderr(`${line}\n`) }),
+            logger: createJsonLogger({
+                level: "info",
+                fields: { tool: "redrive" },
+                write: (line) => io.stderr(`${line}\n`),
+            }),
         });
     } finally {
         dynamodb.destroy();
@@ -93,7 +116,10 @@ export async function redriveCommand(argv: readonly string[], io: CliIo): Promis
     }
     const failed = (error: string): number => {
         io.stderr(`redrive failed: ${error}\n`);
-        if (args.json) io.stdout(`${JSON.stringify({ command: "redrive", table: args.table, dlqUrl: args.dlqUrl, ok: false, error }, null, 2)}\n`);
+        if (args.json)
+            io.stdout(
+                `${JSON.stringify({ command: "redrive", table: args.table, dlqUrl: args.dlqUrl, ok: false, error }, null, 2)}\n`,
+            );
         return 1;
     };
     const deadline = startDeadline("redrive", args.timeoutMs, io.startedAt);

@@ -26,7 +26,8 @@ export const COMMANDS: Readonly<Record<CommandName, string>> = {
 export const REDRIVE_COMMAND = "redrive";
 
 /** The usage line of {@link REDRIVE_COMMAND}. */
-export const REDRIVE_SUMMARY = "move dead-lettered messages from the DLQ back into the outbox (flags: dynamodb-outbox redrive --help)";
+export const REDRIVE_SUMMARY =
+    "move dead-lettered messages from the DLQ back into the outbox (flags: dynamodb-outbox redrive --help)";
 
 type FlagKind = "boolean" | "string" | "url" | "queue-url" | "seconds" | "count";
 
@@ -48,10 +49,35 @@ const ALL: readonly CommandName[] = ["verify", "migrate", "doctor"];
 
 /** Every flag, in the order the usage lists them. */
 const FLAGS: readonly FlagSpec[] = [
-    { name: "table", kind: "string", commands: ALL, valueName: "name", help: "the outbox table (required, but for doctor with --outputs)" },
-    { name: "outputs", kind: "string", commands: ["doctor"], valueName: "file", help: "the stack outputs, as pulumi stack output --json writes them (instead of --table)" },
-    { name: "region", kind: "string", commands: ALL, valueName: "region", help: "AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)" },
-    { name: "endpoint", kind: "url", commands: ALL, valueName: "url", example: "http://127.0.0.1:8000", help: "DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local" },
+    {
+        name: "table",
+        kind: "string",
+        commands: ALL,
+        valueName: "name",
+        help: "the outbox table (required, but for doctor with --outputs)",
+    },
+    {
+        name: "outputs",
+        kind: "string",
+        commands: ["doctor"],
+        valueName: "file",
+        help: "the stack outputs, as pulumi stack output --json writes them (instead of --table)",
+    },
+    {
+        name: "region",
+        kind: "string",
+        commands: ALL,
+        valueName: "region",
+        help: "AWS region (default: AWS_REGION, then AWS_DEFAULT_REGION)",
+    },
+    {
+        name: "endpoint",
+        kind: "url",
+        commands: ALL,
+        valueName: "url",
+        example: "http://127.0.0.1:8000",
+        help: "DynamoDB endpoint, e.g. http://127.0.0.1:8000 for DynamoDB Local",
+    },
     { name: "json", kind: "boolean", commands: ALL, help: "print one JSON object on stdout (progress goes to stderr)" },
     {
         name: "timeout",
@@ -60,8 +86,20 @@ const FLAGS: readonly FlagSpec[] = [
         valueName: "seconds",
         help: "bound on the whole command, start-up to exit, every wait and AWS call in it (verify default 60, migrate default 3600, doctor default 60)",
     },
-    { name: "poll-interval", kind: "seconds", commands: BOTH, valueName: "seconds", help: "seconds between status polls (verify default 1, migrate default 5)" },
-    { name: "expiry", kind: "seconds", commands: ["verify"], valueName: "seconds", help: "expiry of the verification record (default 2)" },
+    {
+        name: "poll-interval",
+        kind: "seconds",
+        commands: BOTH,
+        valueName: "seconds",
+        help: "seconds between status polls (verify default 1, migrate default 5)",
+    },
+    {
+        name: "expiry",
+        kind: "seconds",
+        commands: ["verify"],
+        valueName: "seconds",
+        help: "expiry of the verification record (default 2)",
+    },
     {
         name: "dlq-url",
         kind: "queue-url",
@@ -78,15 +116,32 @@ const FLAGS: readonly FlagSpec[] = [
         example: "http://127.0.0.1:4566",
         help: "SQS endpoint for the DLQ, e.g. a local emulator (default: the region's)",
     },
-    { name: "max-pending-age", kind: "seconds", commands: ["doctor"], valueName: "seconds", help: "oldest pending record allowed (doctor default 300)" },
-    { name: "apply", kind: "boolean", commands: ["migrate"], help: "carry the plan out (without it, print the plan and change nothing)" },
+    {
+        name: "max-pending-age",
+        kind: "seconds",
+        commands: ["doctor"],
+        valueName: "seconds",
+        help: "oldest pending record allowed (doctor default 300)",
+    },
+    {
+        name: "apply",
+        kind: "boolean",
+        commands: ["migrate"],
+        help: "carry the plan out (without it, print the plan and change nothing)",
+    },
     {
         name: "recreate-claim-index",
         kind: "boolean",
         commands: ["migrate"],
         help: "allow deleting and recreating a ClaimIndex that is not projected ALL (claims fail while it is absent; nothing is lost)",
     },
-    { name: "page-size", kind: "count", commands: ["migrate"], valueName: "n", help: "items per backfill Scan page (default 100, at most 1000)" },
+    {
+        name: "page-size",
+        kind: "count",
+        commands: ["migrate"],
+        valueName: "n",
+        help: "items per backfill Scan page (default 100, at most 1000)",
+    },
     {
         name: "expiry-shards",
         kind: "count",
@@ -112,7 +167,9 @@ export const SECONDS_RANGE = { min: 0.001, max: 86_400 } as const;
  */
 export function plainSeconds(raw: string): number | undefined {
     const n = Number(raw);
-    return /^\d+(\.\d+)?$/.test(raw) && n >= SECONDS_RANGE.min && n <= SECONDS_RANGE.max ? Math.round(n * 1000) : undefined;
+    return /^\d+(\.\d+)?$/.test(raw) && n >= SECONDS_RANGE.min && n <= SECONDS_RANGE.max
+        ? Math.round(n * 1000)
+        : undefined;
 }
 
 /**
@@ -137,7 +194,8 @@ export function urlProblem(raw: string): string | undefined {
     } catch {
         return "is not a URL";
     }
-    if (url.protocol !== "http:" && url.protocol !== "https:") return `is a ${url.protocol.replace(/:$/, "")} URL, not http or https`;
+    if (url.protocol !== "http:" && url.protocol !== "https:")
+        return `is a ${url.protocol.replace(/:$/, "")} URL, not http or https`;
     return undefined;
 }
 
@@ -152,7 +210,8 @@ export function urlProblem(raw: string): string | undefined {
  */
 export function queueUrlProblem(raw: string, sqsEndpoint: string | undefined): string | undefined {
     if (!/^https?:\/\/[^\s/]+\/\S+$/.test(raw)) return "is not an SQS queue URL";
-    if (sqsEndpoint === undefined && urlProblem(raw) !== undefined) return "has a host the SDK cannot send to: pass --sqs-endpoint with it";
+    if (sqsEndpoint === undefined && urlProblem(raw) !== undefined)
+        return "has a host the SDK cannot send to: pass --sqs-endpoint with it";
     return undefined;
 }
 
@@ -210,37 +269,62 @@ function parseValue(spec: FlagSpec, raw: string): string | number {
     if (spec.kind === "string" || spec.kind === "url" || spec.kind === "queue-url") {
         if (raw.trim() === "") throw usageError(`${flag} needs a non-empty ${spec.valueName}, got ""`, spec.name);
         if (spec.name === "table" && !TABLE_NAME.test(raw)) {
-            throw usageError(`--table "${raw}" is not a DynamoDB table name: 3 to 255 characters of a-z, A-Z, 0-9, "_", "-" and "."`, spec.name);
+            throw usageError(
+                `--table "${raw}" is not a DynamoDB table name: 3 to 255 characters of a-z, A-Z, 0-9, "_", "-" and "."`,
+                spec.name,
+            );
         }
     }
     if (spec.kind === "string") return raw;
     if (spec.kind === "url" || spec.kind === "queue-url") {
         // The queue URL's host is checked with --sqs-endpoint known, after every flag is read.
         const problem = spec.kind === "url" ? urlProblem(raw) : queueUrlProblem(raw, "");
-        if (problem !== undefined) throw usageError(`${flag} "${raw}" ${problem}: give ${spec.kind === "queue-url" ? "the queue's" : "an"} http:// or https:// URL, e.g. ${flag} ${spec.example ?? "https://…"}`, spec.name);
+        if (problem !== undefined)
+            throw usageError(
+                `${flag} "${raw}" ${problem}: give ${spec.kind === "queue-url" ? "the queue's" : "an"} http:// or https:// URL, e.g. ${flag} ${spec.example ?? "https://…"}`,
+                spec.name,
+            );
         return raw;
     }
     if (spec.kind === "seconds") {
         const ms = plainSeconds(raw);
-        if (ms === undefined) throw usageError(`${flag} must be a positive number of seconds, got "${raw}"; write plain digits from ${SECONDS_RANGE.min} to ${SECONDS_RANGE.max}, e.g. ${flag} 30`, spec.name);
+        if (ms === undefined)
+            throw usageError(
+                `${flag} must be a positive number of seconds, got "${raw}"; write plain digits from ${SECONDS_RANGE.min} to ${SECONDS_RANGE.max}, e.g. ${flag} 30`,
+                spec.name,
+            );
         return ms;
     }
     const max = spec.max ?? MAX_PAGE_SIZE;
     const n = plainInteger(raw, 1, max);
-    if (n === undefined) throw usageError(`${flag} must be a whole number from 1 to ${max}, got "${raw}"; e.g. ${flag} ${Math.min(100, max)}`, spec.name);
+    if (n === undefined)
+        throw usageError(
+            `${flag} must be a whole number from 1 to ${max}, got "${raw}"; e.g. ${flag} ${Math.min(100, max)}`,
+            spec.name,
+        );
     return n;
 }
 
 /** The flags for the tokenizer: every one valued but the booleans, and `-h` for `--help`. */
 const FLAG_TYPES: FlagTypes = Object.fromEntries(
-    FLAGS.map((f) => [f.name, { type: f.kind === "boolean" ? "boolean" : "string", ...(f.name === "help" ? { short: "h" } : {}) }]),
+    FLAGS.map((f) => [
+        f.name,
+        { type: f.kind === "boolean" ? "boolean" : "string", ...(f.name === "help" ? { short: "h" } : {}) },
+    ]),
 );
 
 /** The command a positional word names, refusing a second one, `redrive` out of place and unknown commands. */
 function commandOf(word: string, command: CommandName | undefined): CommandName {
-    if (word === REDRIVE_COMMAND) throw usageError(`"${REDRIVE_COMMAND}" must come first, before any flag: dynamodb-outbox redrive --table <name> --dlq-url <url>`);
-    if (command !== undefined) throw usageError(`unexpected argument "${word}" after the command "${command}"; flags start with --`);
-    if (!isCommand(word)) throw usageError(`unknown command "${word}"; the commands are ${[...Object.keys(COMMANDS), REDRIVE_COMMAND].join(", ")}`);
+    if (word === REDRIVE_COMMAND)
+        throw usageError(
+            `"${REDRIVE_COMMAND}" must come first, before any flag: dynamodb-outbox redrive --table <name> --dlq-url <url>`,
+        );
+    if (command !== undefined)
+        throw usageError(`unexpected argument "${word}" after the command "${command}"; flags start with --`);
+    if (!isCommand(word))
+        throw usageError(
+            `unknown command "${word}"; the commands are ${[...Object.keys(COMMANDS), REDRIVE_COMMAND].join(", ")}`,
+        );
     return word;
 }
 
@@ -264,38 +348,61 @@ function specOf(name: string, values: ReadonlyMap<string, unknown>): FlagSpec {
 
 /** The error for the first word the flag reader refused. */
 function problemError(problem: FlagProblem, values: ReadonlyMap<string, unknown>): OutboxError {
-    if (problem.kind === "unknown") return usageError(`unknown flag "${problem.flag}"; see the flags below`, problem.name);
+    if (problem.kind === "unknown")
+        return usageError(`unknown flag "${problem.flag}"; see the flags below`, problem.name);
     const spec = specOf(problem.name, values);
     const flag = `--${spec.name}`;
-    if (problem.kind === "value-on-boolean") return usageError(`${flag} takes no value, got "${problem.raw}"; write just ${flag}`, spec.name);
-    if (problem.kind === "missing-value") return usageError(`${flag} needs a value: ${flag} <${spec.valueName}>`, spec.name);
+    if (problem.kind === "value-on-boolean")
+        return usageError(`${flag} takes no value, got "${problem.raw}"; write just ${flag}`, spec.name);
+    if (problem.kind === "missing-value")
+        return usageError(`${flag} needs a value: ${flag} <${spec.valueName}>`, spec.name);
     // A value that would be refused anyway gets its own message; a good one is refused only for how it is written.
     parseValue(spec, problem.value);
-    return usageError(`${flag} is followed by "${problem.value}", which reads as a flag; if it is the value, write ${flag}=${problem.value}`, spec.name);
+    return usageError(
+        `${flag} is followed by "${problem.value}", which reads as a flag; if it is the value, write ${flag}=${problem.value}`,
+        spec.name,
+    );
 }
 
 /** The checks across flags: each belongs to the command, the pairs that go (or never go) together, --table. */
-function checkCombination(command: CommandName | undefined, values: ReadonlyMap<string, string | number | boolean>): void {
-    if (command === undefined) throw usageError(`no command given; the commands are ${[...Object.keys(COMMANDS), REDRIVE_COMMAND].join(", ")}`);
+function checkCombination(
+    command: CommandName | undefined,
+    values: ReadonlyMap<string, string | number | boolean>,
+): void {
+    if (command === undefined)
+        throw usageError(
+            `no command given; the commands are ${[...Object.keys(COMMANDS), REDRIVE_COMMAND].join(", ")}`,
+        );
     for (const name of values.keys()) {
         const spec = FLAGS.find((f) => f.name === name) as FlagSpec;
         if (!spec.commands.includes(command)) {
-            throw usageError(`--${name} is not a flag of "${command}"; it belongs to ${spec.commands.join(", ")}`, name);
+            throw usageError(
+                `--${name} is not a flag of "${command}"; it belongs to ${spec.commands.join(", ")}`,
+                name,
+            );
         }
     }
-    if (command === "verify" && values.has("sqs-endpoint") && !values.has("dlq-url")) throw usageError("--sqs-endpoint only applies with --dlq-url; add --dlq-url <url> or drop it", "sqs-endpoint");
+    if (command === "verify" && values.has("sqs-endpoint") && !values.has("dlq-url"))
+        throw usageError("--sqs-endpoint only applies with --dlq-url; add --dlq-url <url> or drop it", "sqs-endpoint");
     const dlqUrl = values.get("dlq-url");
     if (typeof dlqUrl === "string") {
         const problem = queueUrlProblem(dlqUrl, values.get("sqs-endpoint") as string | undefined);
         if (problem !== undefined) throw usageError(`--dlq-url "${dlqUrl}" ${problem}`, "dlq-url");
     }
     if (command === "doctor" && values.has("table") && values.has("outputs")) {
-        throw usageError("--table and --outputs were both given; give one: --outputs names the table by its tableName", "outputs");
+        throw usageError(
+            "--table and --outputs were both given; give one: --outputs names the table by its tableName",
+            "outputs",
+        );
     }
     if (command === "doctor" && !values.has("table") && !values.has("outputs")) {
-        throw usageError("doctor needs --table <name> or --outputs <file> (pulumi stack output --json > outputs.json)", "table");
+        throw usageError(
+            "doctor needs --table <name> or --outputs <file> (pulumi stack output --json > outputs.json)",
+            "table",
+        );
     }
-    if (command !== "doctor" && !values.has("table")) throw usageError(`--table is required: the name of the outbox table, e.g. --table orders-outbox`, "table");
+    if (command !== "doctor" && !values.has("table"))
+        throw usageError(`--table is required: the name of the outbox table, e.g. --table orders-outbox`, "table");
 }
 
 /**
@@ -354,7 +461,9 @@ export function usage(command?: CommandName): string {
     const commands = command === undefined ? (Object.keys(COMMANDS) as CommandName[]) : [command];
     const lines = [
         `usage: dynamodb-outbox <${commands.join("|")}> --table <name> [flags]`,
-        ...(command === undefined ? [`       dynamodb-outbox ${REDRIVE_COMMAND} --table <name> --dlq-url <url> [flags]`] : []),
+        ...(command === undefined
+            ? [`       dynamodb-outbox ${REDRIVE_COMMAND} --table <name> --dlq-url <url> [flags]`]
+            : []),
         "",
         "commands:",
         ...commands.map((c) => `  ${c.padEnd(28)} ${COMMANDS[c]}`),

@@ -34,7 +34,11 @@ export function credentialsFromEnv(env: CliIo["env"]): EnvCredentials | undefine
 export function resolveRegion(args: Pick<CliArgs, "region">, env: CliIo["env"]): string {
     const region = args.region ?? (env.AWS_REGION || undefined) ?? (env.AWS_DEFAULT_REGION || undefined);
     if (region === undefined) {
-        throw new OutboxError("INVALID_CONFIG", "no AWS region: pass --region (e.g. --region eu-west-1) or set AWS_REGION", { context: { flag: "region" } });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            "no AWS region: pass --region (e.g. --region eu-west-1) or set AWS_REGION",
+            { context: { flag: "region" } },
+        );
     }
     return region;
 }
@@ -53,8 +57,17 @@ function endpointText(endpoint: string | undefined, region: string | undefined):
  * @param signal - The signal its calls carry. @default deadline.signal
  * @throws OutboxError `INVALID_CONFIG` when no region is given or set.
  */
-export function createDynamoDbClient(args: Pick<CliArgs, "region" | "endpoint">, env: CliIo["env"], deadline: CommandDeadline, signal?: AbortSignal): DynamoDBClient {
-    return boundDynamoDbClient({ region: resolveRegion(args, env), endpoint: args.endpoint, credentials: credentialsFromEnv(env) }, deadline, signal);
+export function createDynamoDbClient(
+    args: Pick<CliArgs, "region" | "endpoint">,
+    env: CliIo["env"],
+    deadline: CommandDeadline,
+    signal?: AbortSignal,
+): DynamoDBClient {
+    return boundDynamoDbClient(
+        { region: resolveRegion(args, env), endpoint: args.endpoint, credentials: credentialsFromEnv(env) },
+        deadline,
+        signal,
+    );
 }
 
 /**
@@ -64,14 +77,27 @@ export function createDynamoDbClient(args: Pick<CliArgs, "region" | "endpoint">,
  * @param deadline - The command's deadline.
  * @param signal - The signal its calls carry. @default deadline.signal
  */
-export function boundDynamoDbClient(target: { readonly region?: string; readonly endpoint?: string; readonly credentials?: EnvCredentials }, deadline: CommandDeadline, signal?: AbortSignal): DynamoDBClient {
+export function boundDynamoDbClient(
+    target: { readonly region?: string; readonly endpoint?: string; readonly credentials?: EnvCredentials },
+    deadline: CommandDeadline,
+    signal?: AbortSignal,
+): DynamoDBClient {
     const client = new DynamoDBClient({
         ...(target.region !== undefined ? { region: target.region } : {}),
         ...(target.endpoint !== undefined ? { endpoint: target.endpoint } : {}),
         ...(target.credentials !== undefined ? { credentials: target.credentials } : {}),
         ...requestBounds(deadline.timeoutMs),
     });
-    return bindToDeadline(client, deadline, { service: "DynamoDB", endpoint: endpointText(target.endpoint, target.region), settings: "--endpoint and --region" }, signal);
+    return bindToDeadline(
+        client,
+        deadline,
+        {
+            service: "DynamoDB",
+            endpoint: endpointText(target.endpoint, target.region),
+            settings: "--endpoint and --region",
+        },
+        signal,
+    );
 }
 
 /** Where an SQS client goes and which settings choose it. */
@@ -104,7 +130,11 @@ export function createSqsClient(target: SqsTarget, deadline?: CommandDeadline): 
     });
     if (deadline === undefined) return client;
     const endpoint = target.endpoint ?? (target.queueUrl !== undefined ? queueOrigin(target.queueUrl) : undefined);
-    const where: SdkTarget = { service: "SQS", endpoint: endpointText(endpoint, target.region), settings: target.settings };
+    const where: SdkTarget = {
+        service: "SQS",
+        endpoint: endpointText(endpoint, target.region),
+        settings: target.settings,
+    };
     return bindToDeadline(client, deadline, where);
 }
 

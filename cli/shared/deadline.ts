@@ -107,7 +107,11 @@ export function startDeadline(command: string, timeoutMs: number, startedAt: num
     const inFlight = new Set<SdkCall>();
     let settleTimer: NodeJS.Timeout | undefined;
     const reason = (): OutboxError => {
-        const err = new OutboxError("TIMEOUT", `--timeout ${seconds(timeoutMs)} ran out (it bounds the whole ${command} command)`, { context: { flag: "timeout", timeoutMs } });
+        const err = new OutboxError(
+            "TIMEOUT",
+            `--timeout ${seconds(timeoutMs)} ran out (it bounds the whole ${command} command)`,
+            { context: { flag: "timeout", timeoutMs } },
+        );
         DEADLINE_REASONS.add(err);
         return err;
     };
@@ -127,7 +131,10 @@ export function startDeadline(command: string, timeoutMs: number, startedAt: num
             work.catch(() => undefined);
             const gaveUp = new Promise<undefined>((resolve) => {
                 // A moment after the cleanup signal, so a cleanup call it cut can still report.
-                settleTimer = setTimeout(() => resolve(undefined), Math.max(0, endsAt + CLEANUP_GRACE_MS + 100 - Date.now()));
+                settleTimer = setTimeout(
+                    () => resolve(undefined),
+                    Math.max(0, endsAt + CLEANUP_GRACE_MS + 100 - Date.now()),
+                );
             });
             try {
                 return await Promise.race([work.then((value) => ({ value, late: main.signal.aborted })), gaveUp]);
@@ -150,7 +157,11 @@ export function startDeadline(command: string, timeoutMs: number, startedAt: num
  */
 export function requestBounds(timeoutMs: number): {
     readonly maxAttempts: number;
-    readonly requestHandler: { readonly connectionTimeout: number; readonly requestTimeout: number; readonly throwOnRequestTimeout: true };
+    readonly requestHandler: {
+        readonly connectionTimeout: number;
+        readonly requestTimeout: number;
+        readonly throwOnRequestTimeout: true;
+    };
 } {
     return {
         maxAttempts: REQUEST_BOUNDS.maxAttempts,
@@ -176,11 +187,20 @@ interface SendingClient {
  * @param target - The service, its endpoint and the settings that choose it, as the operator knows them.
  * @param signal - The signal to pass. @default deadline.signal
  */
-export function bindToDeadline<C extends SendingClient>(client: C, deadline: CommandDeadline, target: SdkTarget, signal: AbortSignal = deadline.signal): C {
+export function bindToDeadline<C extends SendingClient>(
+    client: C,
+    deadline: CommandDeadline,
+    target: SdkTarget,
+    signal: AbortSignal = deadline.signal,
+): C {
     const send = client.send.bind(client);
     const inFlight = deadline.inFlight as Set<SdkCall>;
     const bound = async (command: object, options?: object): Promise<unknown> => {
-        const call: SdkCall = { ...target, operation: command.constructor.name.replace(/Command$/, ""), afterDeadline: signal.aborted };
+        const call: SdkCall = {
+            ...target,
+            operation: command.constructor.name.replace(/Command$/, ""),
+            afterDeadline: signal.aborted,
+        };
         inFlight.add(call);
         try {
             return await send(command, { ...options, abortSignal: signal });

@@ -69,7 +69,12 @@ function attemptsOf(chain: readonly unknown[]): string {
 }
 
 function timedOut(reason: string, call: SdkCall | undefined): string {
-    const during = call === undefined ? "" : call.afterDeadline ? `, before ${callText(call)} could start` : ` while waiting for ${callText(call)}`;
+    const during =
+        call === undefined
+            ? ""
+            : call.afterDeadline
+              ? `, before ${callText(call)} could start`
+              : ` while waiting for ${callText(call)}`;
     return `timed out: ${reason}${during}; check that the endpoint answers, or raise --timeout`;
 }
 
@@ -80,7 +85,12 @@ function timedOut(reason: string, call: SdkCall | undefined): string {
  */
 export function explainDeadline(deadline: CommandDeadline): string {
     const reason: unknown = deadline.signal.reason;
-    return timedOut(isDeadlineReason(reason) ? messageOf(reason) : `--timeout ran out (it bounds the whole ${deadline.command} command)`, [...deadline.inFlight][0]);
+    return timedOut(
+        isDeadlineReason(reason)
+            ? messageOf(reason)
+            : `--timeout ran out (it bounds the whole ${deadline.command} command)`,
+        [...deadline.inFlight][0],
+    );
 }
 
 /**
@@ -97,7 +107,9 @@ export function explainFailure(err: unknown): string | undefined {
     const deadline = chain.find(isDeadlineReason);
     if (deadline !== undefined) return `${context}${timedOut(messageOf(deadline), call)}`;
 
-    const credentials = chain.find((e) => nameOf(e) === "CredentialsProviderError" || nameOf(e) === "TokenProviderError");
+    const credentials = chain.find(
+        (e) => nameOf(e) === "CredentialsProviderError" || nameOf(e) === "TokenProviderError",
+    );
     if (credentials !== undefined) {
         return (
             `${context}no usable AWS credentials${call === undefined ? "" : ` for ${call.service}`} (${nameOf(credentials)}: ${messageOf(credentials)}): ` +
@@ -115,13 +127,17 @@ export function explainFailure(err: unknown): string | undefined {
         return `${context}could not connect to ${where(call)} within the connection timeout${bound === undefined ? "" : ` of ${seconds(Number(bound))}`}${attemptsOf(chain)}: check ${settingsOf(call)}, and the network, proxy or firewall in between`;
     }
 
-    const network = chain.find((e) => typeof shape(e).code === "string" && NETWORK_ERRORS[shape(e).code as string] !== undefined);
+    const network = chain.find(
+        (e) => typeof shape(e).code === "string" && NETWORK_ERRORS[shape(e).code as string] !== undefined,
+    );
     if (network !== undefined) {
         const code = shape(network).code as string;
         return `${context}cannot reach ${where(call)}: ${code}, ${NETWORK_ERRORS[code]} (${messageOf(network)}): check ${settingsOf(call)}, and that the host and port are reachable from here`;
     }
 
-    const queue = chain.find((e) => nameOf(e) === "QueueDoesNotExist" || nameOf(e) === "AWS.SimpleQueueService.NonExistentQueue");
+    const queue = chain.find(
+        (e) => nameOf(e) === "QueueDoesNotExist" || nameOf(e) === "AWS.SimpleQueueService.NonExistentQueue",
+    );
     if (queue !== undefined) {
         return `${context}the queue does not exist at ${where(call)} (${nameOf(queue)}: ${messageOf(queue)}): check the DLQ URL (the Outbox component's dlqUrl output) and that it is in the region used`;
     }
@@ -129,7 +145,11 @@ export function explainFailure(err: unknown): string | undefined {
     // The SDK's two ways of saying "this is not my service's answer": an empty error body (`UnknownError`) and a body
     // it cannot parse (a `SyntaxError`, "Deserialization error"), both with the HTTP status.
     const notTheService = (e: unknown) =>
-        nameOf(e) === "Unknown" || nameOf(e) === "UnknownError" || messageOf(e) === "UnknownError" || nameOf(e) === "SyntaxError" || /Deserialization error/.test(messageOf(e));
+        nameOf(e) === "Unknown" ||
+        nameOf(e) === "UnknownError" ||
+        messageOf(e) === "UnknownError" ||
+        nameOf(e) === "SyntaxError" ||
+        /Deserialization error/.test(messageOf(e));
     const unknown = chain.find((e) => notTheService(e) && shape(e).$metadata?.httpStatusCode !== undefined);
     if (unknown !== undefined) {
         const service = call?.service ?? "an AWS";

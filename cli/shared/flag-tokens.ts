@@ -71,12 +71,16 @@ function strictRefusal(config: Config): Error | undefined {
 function problemOf(token: OptionToken, flags: FlagTypes, raw: string): FlagProblem | undefined {
     const name = token.name;
     const spec = Object.hasOwn(flags, name) ? flags[name] : undefined;
-    if (spec === undefined) return { kind: "unknown", name, flag: token.rawName.startsWith("--") ? token.rawName : raw, raw };
-    if (spec.type === "boolean") return token.value === undefined ? undefined : { kind: "value-on-boolean", name, raw, value: token.value };
+    if (spec === undefined)
+        return { kind: "unknown", name, flag: token.rawName.startsWith("--") ? token.rawName : raw, raw };
+    if (spec.type === "boolean")
+        return token.value === undefined ? undefined : { kind: "value-on-boolean", name, raw, value: token.value };
     if (token.value === undefined) return { kind: "missing-value", name, raw };
     // Strict mode's "ambiguous": a separate next word that looks like a flag.
     if (token.inlineValue || token.value.length < 2 || !token.value.startsWith("-")) return undefined;
-    return token.value.startsWith("--") ? { kind: "missing-value", name, raw } : { kind: "dash-value", name, raw, value: token.value };
+    return token.value.startsWith("--")
+        ? { kind: "missing-value", name, raw }
+        : { kind: "dash-value", name, raw, value: token.value };
 }
 
 /**
@@ -93,7 +97,8 @@ export function readFlags(argv: readonly string[], flags: FlagTypes): FlagReadin
     const tokens: FlagToken[] = [];
     for (const token of parseArgs({ ...config, strict: false }).tokens) {
         const raw = argv[token.index] as string;
-        if (token.kind === "option-terminator") return { tokens, problem: { kind: "unknown", name: "", flag: "--", raw } };
+        if (token.kind === "option-terminator")
+            return { tokens, problem: { kind: "unknown", name: "", flag: "--", raw } };
         if (token.kind === "positional") {
             tokens.push({ kind: "positional", raw });
             continue;

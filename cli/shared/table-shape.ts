@@ -14,7 +14,14 @@ import type {
     TableDescription,
     TimeToLiveDescription,
 } from "@aws-sdk/client-dynamodb";
-import { GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, STREAM_VIEW_TYPES_WITH_NEW_IMAGE, TTL_ATTRIBUTE, type IndexShape, type KeyElement } from "../../runtime/schema";
+import {
+    GLOBAL_SECONDARY_INDEXES,
+    PRIMARY_KEY,
+    STREAM_VIEW_TYPES_WITH_NEW_IMAGE,
+    TTL_ATTRIBUTE,
+    type IndexShape,
+    type KeyElement,
+} from "../../runtime/schema";
 
 /** Render an expected key schema: `[name(TYPE,KEYTYPE), …]` in schema order. */
 export function renderExpectedKeys(keys: readonly KeyElement[]): string {
@@ -22,9 +29,13 @@ export function renderExpectedKeys(keys: readonly KeyElement[]): string {
 }
 
 /** Render an actual key schema, HASH first, types from the attribute definitions. */
-export function renderActualKeys(keys: readonly KeySchemaElement[] | undefined, definitions: readonly AttributeDefinition[] | undefined): string {
+export function renderActualKeys(
+    keys: readonly KeySchemaElement[] | undefined,
+    definitions: readonly AttributeDefinition[] | undefined,
+): string {
     const sorted = [...(keys ?? [])].sort((a, b) => (a.KeyType === b.KeyType ? 0 : a.KeyType === "HASH" ? -1 : 1));
-    const typeOf = (name: string | undefined): string => definitions?.find((d) => d.AttributeName === name)?.AttributeType ?? "";
+    const typeOf = (name: string | undefined): string =>
+        definitions?.find((d) => d.AttributeName === name)?.AttributeType ?? "";
     return `[${sorted.map((k) => `${k.AttributeName}(${typeOf(k.AttributeName)},${k.KeyType})`).join(", ")}]`;
 }
 
@@ -32,7 +43,11 @@ export function renderActualKeys(keys: readonly KeySchemaElement[] | undefined, 
  * Whether an actual key schema is the expected one: same attribute per role, no extra role, and the expected
  * type wherever the attribute is declared (an undeclared attribute skips the type check, as preflight does).
  */
-export function keysMatch(expected: readonly KeyElement[], actual: readonly KeySchemaElement[] | undefined, definitions: readonly AttributeDefinition[] | undefined): boolean {
+export function keysMatch(
+    expected: readonly KeyElement[],
+    actual: readonly KeySchemaElement[] | undefined,
+    definitions: readonly AttributeDefinition[] | undefined,
+): boolean {
     const present = actual ?? [];
     if (present.length !== expected.length) return false;
     return expected.every((want) => {
@@ -143,12 +158,19 @@ function inspectIndex(table: TableDescription, shape: IndexShape): IndexFinding 
     const expectedKeys = renderExpectedKeys(shape.keySchema);
     if (actual === undefined) {
         const deleting = table.GlobalSecondaryIndexes?.some((g) => g.IndexName === shape.indexName);
-        return { shape, state: "missing", indexStatus: deleting ? "DELETING" : undefined, expectedKeys, actualKeys: "" };
+        return {
+            shape,
+            state: "missing",
+            indexStatus: deleting ? "DELETING" : undefined,
+            expectedKeys,
+            actualKeys: "",
+        };
     }
     const actualKeys = renderActualKeys(actual.KeySchema, table.AttributeDefinitions);
     const projectionType = actual.Projection?.ProjectionType;
     const base = { shape, indexStatus: actual.IndexStatus, projectionType, expectedKeys, actualKeys };
-    if (!keysMatch(shape.keySchema, actual.KeySchema, table.AttributeDefinitions)) return { ...base, state: "wrong-keys" };
+    if (!keysMatch(shape.keySchema, actual.KeySchema, table.AttributeDefinitions))
+        return { ...base, state: "wrong-keys" };
     if (projectionType === shape.projectionType) return { ...base, state: "ok" };
     return { ...base, state: shape.projectionType === "ALL" ? "under-projected" : "over-projected" };
 }
@@ -158,9 +180,16 @@ function typeConflicts(table: TableDescription, indexes: readonly IndexFinding[]
     for (const finding of indexes) {
         if (finding.state !== "missing") continue;
         for (const key of finding.shape.keySchema) {
-            const declared = table.AttributeDefinitions?.find((d) => d.AttributeName === key.attributeName)?.AttributeType;
+            const declared = table.AttributeDefinitions?.find(
+                (d) => d.AttributeName === key.attributeName,
+            )?.AttributeType;
             if (declared !== undefined && declared !== key.attributeType) {
-                conflicts.push({ attributeName: key.attributeName, expectedType: key.attributeType, actualType: declared, indexName: finding.shape.indexName });
+                conflicts.push({
+                    attributeName: key.attributeName,
+                    expectedType: key.attributeType,
+                    actualType: declared,
+                    indexName: finding.shape.indexName,
+                });
             }
         }
     }
@@ -190,14 +219,22 @@ export function inspectTable(table: TableDescription, ttl: TimeToLiveDescription
         ttl: {
             status: ttlStatus,
             attributeName: ttl?.AttributeName,
-            onSchemaAttribute: ttl?.AttributeName === TTL_ATTRIBUTE && (ttlStatus === "ENABLED" || ttlStatus === "ENABLING"),
+            onSchemaAttribute:
+                ttl?.AttributeName === TTL_ATTRIBUTE && (ttlStatus === "ENABLED" || ttlStatus === "ENABLING"),
         },
-        stream: { enabled: viewType !== undefined, viewType, hasNewImage: viewType !== undefined && STREAM_VIEW_TYPES_WITH_NEW_IMAGE.includes(viewType) },
+        stream: {
+            enabled: viewType !== undefined,
+            viewType,
+            hasNewImage: viewType !== undefined && STREAM_VIEW_TYPES_WITH_NEW_IMAGE.includes(viewType),
+        },
         typeConflicts: typeConflicts(table, indexes),
         payPerRequest: billing === "PAY_PER_REQUEST",
         provisionedThroughput:
             billing === "PAY_PER_REQUEST" || throughput === undefined
                 ? undefined
-                : { readCapacityUnits: Number(throughput.ReadCapacityUnits ?? 1), writeCapacityUnits: Number(throughput.WriteCapacityUnits ?? 1) },
+                : {
+                      readCapacityUnits: Number(throughput.ReadCapacityUnits ?? 1),
+                      writeCapacityUnits: Number(throughput.WriteCapacityUnits ?? 1),
+                  },
     };
 }

@@ -30,7 +30,10 @@ export interface DescribedTable {
 function describeFailure(err: unknown, message: string, permission: string, tableName: string): unknown {
     const wrapped = wrapAwsError(err, message, { table: tableName });
     if (isOutboxError(wrapped, "NOT_AUTHORIZED")) {
-        return new OutboxError("NOT_AUTHORIZED", `${message}: the tool needs ${permission}`, { cause: err, context: { table: tableName } });
+        return new OutboxError("NOT_AUTHORIZED", `${message}: the tool needs ${permission}`, {
+            cause: err,
+            context: { table: tableName },
+        });
     }
     return wrapped;
 }
@@ -41,7 +44,10 @@ function describeFailure(err: unknown, message: string, permission: string, tabl
  * @throws OutboxError with the classified code (the SDK error as cause) when DescribeTable or DescribeTimeToLive
  *   fails for another reason; `NOT_AUTHORIZED` names the missing permission.
  */
-export async function describeOutboxTable(client: DynamoDBClient, tableName: string): Promise<DescribedTable | undefined> {
+export async function describeOutboxTable(
+    client: DynamoDBClient,
+    tableName: string,
+): Promise<DescribedTable | undefined> {
     let table: TableDescription | undefined;
     try {
         table = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
@@ -49,12 +55,20 @@ export async function describeOutboxTable(client: DynamoDBClient, tableName: str
         if (isResourceNotFound(err)) return undefined;
         throw describeFailure(err, `describe table "${tableName}" failed`, "dynamodb:DescribeTable", tableName);
     }
-    if (table === undefined) throw new OutboxError("UNAVAILABLE", `DescribeTable returned an empty table description for "${tableName}"`, { context: { table: tableName } });
+    if (table === undefined)
+        throw new OutboxError("UNAVAILABLE", `DescribeTable returned an empty table description for "${tableName}"`, {
+            context: { table: tableName },
+        });
     let ttl: TimeToLiveDescription | undefined;
     try {
         ttl = (await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }))).TimeToLiveDescription;
     } catch (err) {
-        throw describeFailure(err, `describe time to live of "${tableName}" failed`, "dynamodb:DescribeTimeToLive", tableName);
+        throw describeFailure(
+            err,
+            `describe time to live of "${tableName}" failed`,
+            "dynamodb:DescribeTimeToLive",
+            tableName,
+        );
     }
     return { table, ttl, shape: inspectTable(table, ttl) };
 }
@@ -86,15 +100,24 @@ export async function waitForTable(
     const started = out.clock.now();
     for (;;) {
         const described = await describeOutboxTable(client, tableName);
-        if (described === undefined) throw new OutboxError("NOT_FOUND", `table "${tableName}" disappeared while waiting for ${what}`, { context: { table: tableName } });
+        if (described === undefined)
+            throw new OutboxError("NOT_FOUND", `table "${tableName}" disappeared while waiting for ${what}`, {
+                context: { table: tableName },
+            });
         if (done(described.table)) return;
         const waited = out.clock.now() - started;
         if (waited >= options.timeoutMs) {
-            throw new OutboxError("TIMEOUT", `gave up waiting for ${what} after ${seconds(waited)} (still ${state(described.table)}); it continues in DynamoDB: run the command again to resume, or raise --timeout`, {
-                context: { table: tableName },
-            });
+            throw new OutboxError(
+                "TIMEOUT",
+                `gave up waiting for ${what} after ${seconds(waited)} (still ${state(described.table)}); it continues in DynamoDB: run the command again to resume, or raise --timeout`,
+                {
+                    context: { table: tableName },
+                },
+            );
         }
-        out.progress(`    … waiting for ${what}: ${state(described.table)} (${seconds(waited)} of ${seconds(options.timeoutMs)})`);
+        out.progress(
+            `    … waiting for ${what}: ${state(described.table)} (${seconds(waited)} of ${seconds(options.timeoutMs)})`,
+        );
         await out.clock.sleep(options.pollIntervalMs);
     }
 }
@@ -106,11 +129,15 @@ export function indexStatus(table: TableDescription, indexName: string): string 
 
 /** Whether the table is ACTIVE and no index is being created, updated or deleted: a new index change may start. */
 export function tableIdle(table: TableDescription): boolean {
-    return table.TableStatus === "ACTIVE" && (table.GlobalSecondaryIndexes ?? []).every((g) => g.IndexStatus === "ACTIVE");
+    return (
+        table.TableStatus === "ACTIVE" && (table.GlobalSecondaryIndexes ?? []).every((g) => g.IndexStatus === "ACTIVE")
+    );
 }
 
 /** The table status and any busy index, for progress lines. */
 export function tableActivity(table: TableDescription): string {
-    const busy = (table.GlobalSecondaryIndexes ?? []).filter((g) => g.IndexStatus !== "ACTIVE").map((g) => `${g.IndexName} ${g.IndexStatus}`);
+    const busy = (table.GlobalSecondaryIndexes ?? [])
+        .filter((g) => g.IndexStatus !== "ACTIVE")
+        .map((g) => `${g.IndexName} ${g.IndexStatus}`);
     return [`table ${table.TableStatus}`, ...busy].join(", ");
 }

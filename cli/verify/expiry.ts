@@ -56,7 +56,11 @@ export interface ExpiryProbeOptions {
     /** `--sqs-endpoint`: the SQS endpoint for `dlqUrl`. @default undefined (the region's) */
     readonly sqsEndpoint?: string;
     /** SQS credentials, as the DynamoDB client got them. */
-    readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string; readonly sessionToken?: string };
+    readonly credentials?: {
+        readonly accessKeyId: string;
+        readonly secretAccessKey: string;
+        readonly sessionToken?: string;
+    };
     /** Where lines and progress go. */
     readonly out: Output;
     /** The command's deadline, for the SQS client of `dlqUrl`. @default unbounded */
@@ -106,23 +110,52 @@ async function pollUntil<T>(
     }
 }
 
-async function cleanUp(options: ExpiryProbeOptions, partition: string, key: AttributeMap, checks: Checklist): Promise<void> {
+async function cleanUp(
+    options: ExpiryProbeOptions,
+    partition: string,
+    key: AttributeMap,
+    checks: Checklist,
+): Promise<void> {
     const client = options.cleanupClient ?? options.client;
     try {
         await client.send(new DeleteItemCommand({ TableName: options.tableName, Key: key }));
         await client.send(new DeleteItemCommand({ TableName: options.tableName, Key: fenceKey(partition) }));
         checks.add("cleanup", `verification record and fence row removed`, "pass", "");
     } catch (err) {
-        checks.add("cleanup", `verification record and fence row removed`, "fail", `${errorText(err)}; delete the items of partition "${partition}" by hand`);
+        checks.add(
+            "cleanup",
+            `verification record and fence row removed`,
+            "fail",
+            `${errorText(err)}; delete the items of partition "${partition}" by hand`,
+        );
     }
 }
 
-async function sendToDlq(options: ExpiryProbeOptions, dlqUrl: string, partition: string, key: AttributeMap): Promise<string | undefined> {
-    const item = (await options.client.send(new GetItemCommand({ TableName: options.tableName, Key: key, ConsistentRead: true }))).Item;
-    if (item === undefined) throw new OutboxError("NOT_FOUND", "the verification record vanished before it could be sent to the DLQ", { context: { partition } });
+async function sendToDlq(
+    options: ExpiryProbeOptions,
+    dlqUrl: string,
+    partition: string,
+    key: AttributeMap,
+): Promise<string | undefined> {
+    const item = (
+        await options.client.send(new GetItemCommand({ TableName: options.tableName, Key: key, ConsistentRead: true }))
+    ).Item;
+    if (item === undefined)
+        throw new OutboxError("NOT_FOUND", "the verification record vanished before it could be sent to the DLQ", {
+            context: { partition },
+        });
     const record = unmarshalRecord(item);
     const message = deadLetterMessage(outboundMessage(record), { reason: "expired", at: options.out.clock.now() });
-    const sqs = createSqsClient({ region: options.region, endpoint: options.sqsEndpoint, queueUrl: dlqUrl, credentials: options.credentials, settings: "--dlq-url, --sqs-endpoint and --region" }, options.deadline);
+    const sqs = createSqsClient(
+        {
+            region: options.region,
+            endpoint: options.sqsEndpoint,
+            queueUrl: dlqUrl,
+            credentials: options.credentials,
+            settings: "--dlq-url, --sqs-endpoint and --region",
+        },
+        options.deadline,
+    );
     try {
         const fifo = dlqUrl.endsWith(".fifo");
         const sent = await sqs.send(
@@ -145,7 +178,12 @@ async function preflightPasses(checks: Checklist, store: VerifyStore): Promise<b
     try {
         const outcome = await store.preflight();
         if (outcome !== "verified") {
-            checks.add("preflight", "store preflight passes", "fail", `preflight concluded "${outcome}", expected "verified"`);
+            checks.add(
+                "preflight",
+                "store preflight passes",
+                "fail",
+                `preflight concluded "${outcome}", expected "verified"`,
+            );
             return false;
         }
         checks.add("preflight", "store preflight passes", "pass", "");
@@ -170,7 +208,12 @@ interface VerificationProbe {
 }
 
 /** The verification record, persisted now, expiring `--expiry` later, in a partition of its own. */
-function verificationProbe(options: ExpiryProbeOptions, suffix: string, partition: string, recordId: string): VerificationProbe {
+function verificationProbe(
+    options: ExpiryProbeOptions,
+    suffix: string,
+    partition: string,
+    recordId: string,
+): VerificationProbe {
     const persistedAt = options.out.clock.now();
     const expiresAt = persistedAt + options.expiryMs;
     const record: NewOutboxRecord = {
@@ -178,7 +221,14 @@ function verificationProbe(options: ExpiryProbeOptions, suffix: string, partitio
         recordId,
         bindingId: "verify",
         address: "dynamodb-outbox verify",
-        envelope: { id: recordId, subject: "dynamodb-outbox.verify", payload: "{}", headers: { [VERIFY_HEADER]: "true" }, createdAt: persistedAt, expiresAt },
+        envelope: {
+            id: recordId,
+            subject: "dynamodb-outbox.verify",
+            payload: "{}",
+            headers: { [VERIFY_HEADER]: "true" },
+            createdAt: persistedAt,
+            expiresAt,
+        },
     };
     return {
         partition,
@@ -193,11 +243,20 @@ function verificationProbe(options: ExpiryProbeOptions, suffix: string, partitio
 }
 
 /** The sweep leaves the record alone before its expiry, then moves it. Adds the failure line and returns false if not. */
-async function expirySweepMoves(checks: Checklist, options: ExpiryProbeOptions, p: VerificationProbe): Promise<boolean> {
+async function expirySweepMoves(
+    checks: Checklist,
+    options: ExpiryProbeOptions,
+    p: VerificationProbe,
+): Promise<boolean> {
     const { store, out } = options;
     const early = out.clock.now() < p.expiresAt ? await store.expire(out.clock.now(), p.partition, p.token) : 0;
     if (early !== 0) {
-        checks.add("expiry", p.expiryTitle, "fail", `the sweep moved ${early} record(s) before the expiry: check the clock of this machine`);
+        checks.add(
+            "expiry",
+            p.expiryTitle,
+            "fail",
+            `the sweep moved ${early} record(s) before the expiry: check the clock of this machine`,
+        );
         return false;
     }
     const moved = await pollUntil(
@@ -206,7 +265,8 @@ async function expirySweepMoves(checks: Checklist, options: ExpiryProbeOptions, 
         "waiting for the expiry sweep",
         async () => (out.clock.now() <= p.expiresAt ? -1 : store.expire(out.clock.now(), p.partition, p.token)),
         (n) => n >= 1,
-        (n) => (n < 0 ? `expires in ${seconds(p.expiresAt - out.clock.now())}` : `sweep moved ${n} (ExpiryIndex may lag)`),
+        (n) =>
+            n < 0 ? `expires in ${seconds(p.expiresAt - out.clock.now())}` : `sweep moved ${n} (ExpiryIndex may lag)`,
         // The sweep takes records with expires_at < cutoff: poll right after the expiry rather than a poll later.
         () => {
             const untilExpired = p.expiresAt + 1 - out.clock.now();
@@ -214,55 +274,121 @@ async function expirySweepMoves(checks: Checklist, options: ExpiryProbeOptions, 
         },
     );
     if (!moved.accepted) {
-        checks.add("expiry", p.expiryTitle, "fail", `not moved ${seconds(out.clock.now() - p.persistedAt)} after persist: the sweep reads ExpiryIndex (has_expiry, expires_at); check that index, or raise --timeout`);
+        checks.add(
+            "expiry",
+            p.expiryTitle,
+            "fail",
+            `not moved ${seconds(out.clock.now() - p.persistedAt)} after persist: the sweep reads ExpiryIndex (has_expiry, expires_at); check that index, or raise --timeout`,
+        );
         return false;
     }
     return true;
 }
 
 /** Read the moved record back: expired, with a ttl, out of both indexes. Adds the expiry line; returns whether it passed. */
-async function movedRecordChecks(checks: Checklist, options: ExpiryProbeOptions, p: VerificationProbe, movedAfterMs: number): Promise<boolean> {
-    const item = (await options.client.send(new GetItemCommand({ TableName: options.tableName, Key: p.key, ConsistentRead: true }))).Item;
+async function movedRecordChecks(
+    checks: Checklist,
+    options: ExpiryProbeOptions,
+    p: VerificationProbe,
+    movedAfterMs: number,
+): Promise<boolean> {
+    const item = (
+        await options.client.send(
+            new GetItemCommand({ TableName: options.tableName, Key: p.key, ConsistentRead: true }),
+        )
+    ).Item;
     const status = item?.[ATTR.status]?.S;
     const ttl = item?.[ATTR.ttl]?.N;
     const sparse = item?.[ATTR.claimSort] === undefined && item?.[ATTR.hasExpiry] === undefined;
     if (status !== STATUS.expired || ttl === undefined || !sparse) {
-        checks.add("expiry", p.expiryTitle, "fail", `after the sweep the record has status ${status ?? "<none>"}, ttl ${ttl ?? "<none>"}, index attributes ${sparse ? "removed" : "still set"}; expected expired, a ttl, and no claim_sort/has_expiry`);
+        checks.add(
+            "expiry",
+            p.expiryTitle,
+            "fail",
+            `after the sweep the record has status ${status ?? "<none>"}, ttl ${ttl ?? "<none>"}, index attributes ${sparse ? "removed" : "still set"}; expected expired, a ttl, and no claim_sort/has_expiry`,
+        );
         return false;
     }
-    checks.add("expiry", p.expiryTitle, "pass", `moved ${seconds(movedAfterMs)} after persist; status ${STATUS.expired}, ttl ${ttl}, out of ClaimIndex and ExpiryIndex`);
+    checks.add(
+        "expiry",
+        p.expiryTitle,
+        "pass",
+        `moved ${seconds(movedAfterMs)} after persist; status ${STATUS.expired}, ttl ${ttl}, out of ClaimIndex and ExpiryIndex`,
+    );
     return true;
 }
 
 /** With `--dlq-url`: send the expired record there, and add the dlq line. */
-async function dlqCheck(checks: Checklist, options: ExpiryProbeOptions, dlqUrl: string, p: VerificationProbe, report: ExpiryProbeReport): Promise<void> {
+async function dlqCheck(
+    checks: Checklist,
+    options: ExpiryProbeOptions,
+    dlqUrl: string,
+    p: VerificationProbe,
+    report: ExpiryProbeReport,
+): Promise<void> {
     try {
         report.dlqMessageId = await sendToDlq(options, dlqUrl, p.partition, p.key);
-        checks.add("dlq", `expired record sent to the DLQ`, "pass", `message ${report.dlqMessageId} on ${dlqUrl} (body headers carry ${VERIFY_HEADER}: true; consumers may discard it)`);
+        checks.add(
+            "dlq",
+            `expired record sent to the DLQ`,
+            "pass",
+            `message ${report.dlqMessageId} on ${dlqUrl} (body headers carry ${VERIFY_HEADER}: true; consumers may discard it)`,
+        );
     } catch (err) {
-        checks.add("dlq", `expired record sent to the DLQ`, "fail", `${errorText(err)} (check the queue URL and region; the tool needs sqs:SendMessage on the queue)`);
+        checks.add(
+            "dlq",
+            `expired record sent to the DLQ`,
+            "fail",
+            `${errorText(err)} (check the queue URL and region; the tool needs sqs:SendMessage on the queue)`,
+        );
     }
 }
 
 /** The persisted record's round trip: counted, moved by the sweep, read back, sent to the DLQ, and counted no more. */
-async function roundTrip(checks: Checklist, options: ExpiryProbeOptions, p: VerificationProbe, report: ExpiryProbeReport): Promise<void> {
+async function roundTrip(
+    checks: Checklist,
+    options: ExpiryProbeOptions,
+    p: VerificationProbe,
+    report: ExpiryProbeReport,
+): Promise<void> {
     const { store, out } = options;
     const countPending = (): Promise<number> => store.countPending(p.partition);
-    const seen = await pollUntil(out, options, "waiting for depth to count the record", countPending, (n) => n === 1, (n) => `countPending = ${n}`);
+    const seen = await pollUntil(
+        out,
+        options,
+        "waiting for depth to count the record",
+        countPending,
+        (n) => n === 1,
+        (n) => `countPending = ${n}`,
+    );
     if (!seen.accepted) {
-        checks.add("depth", p.depthTitle, "fail", `countPending stayed ${seen.value} for ${seconds(seen.waitedMs)} after persist (expected 1): ClaimIndex does not see new records`);
+        checks.add(
+            "depth",
+            p.depthTitle,
+            "fail",
+            `countPending stayed ${seen.value} for ${seconds(seen.waitedMs)} after persist (expected 1): ClaimIndex does not see new records`,
+        );
     }
     if (!(await expirySweepMoves(checks, options, p))) return;
     report.movedAfterMs = out.clock.now() - p.persistedAt;
     if (!(await movedRecordChecks(checks, options, p, report.movedAfterMs))) return;
     if (options.dlqUrl !== undefined) await dlqCheck(checks, options, options.dlqUrl, p, report);
     if (seen.accepted) {
-        const drained = await pollUntil(out, options, "waiting for depth to drain", countPending, (n) => n === 0, (n) => `countPending = ${n}`);
+        const drained = await pollUntil(
+            out,
+            options,
+            "waiting for depth to drain",
+            countPending,
+            (n) => n === 0,
+            (n) => `countPending = ${n}`,
+        );
         checks.add(
             "depth",
             p.depthTitle,
             drained.accepted ? "pass" : "fail",
-            drained.accepted ? `1 after persist, 0 after the sweep` : `countPending still ${drained.value} ${seconds(drained.waitedMs)} after the sweep: expire must remove claim_sort`,
+            drained.accepted
+                ? `1 after persist, 0 after the sweep`
+                : `countPending still ${drained.value} ${seconds(drained.waitedMs)} after the sweep: expire must remove claim_sort`,
         );
     }
 }
@@ -294,7 +420,8 @@ export async function checkLive(checks: Checklist, options: ExpiryProbeOptions):
         else checks.add("expiry", p.expiryTitle, "fail", errorText(err));
         return report;
     } finally {
-        if (!checks.results.some((r) => r.id === "depth")) checks.add("depth", p.depthTitle, "skip", "needs the expiry sweep to move the record");
+        if (!checks.results.some((r) => r.id === "depth"))
+            checks.add("depth", p.depthTitle, "skip", "needs the expiry sweep to move the record");
         await cleanUp(options, partition, p.key, checks);
     }
 }

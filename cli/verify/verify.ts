@@ -72,20 +72,36 @@ export async function runVerify(options: VerifyOptions): Promise<number> {
     const expiryMs = options.expiryMs ?? VERIFY_DEFAULTS.expiryMs;
     const timeoutMs = options.timeoutMs ?? VERIFY_DEFAULTS.timeoutMs;
     if (expiryMs >= timeoutMs) {
-        throw new OutboxError("INVALID_CONFIG", `--expiry (${seconds(expiryMs)}) must be shorter than --timeout (${seconds(timeoutMs)}): the wait for the sweep would end before the record expires; lower --expiry or raise --timeout`, {
-            context: { flag: "expiry" },
-        });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `--expiry (${seconds(expiryMs)}) must be shorter than --timeout (${seconds(timeoutMs)}): the wait for the sweep would end before the record expires; lower --expiry or raise --timeout`,
+            {
+                context: { flag: "expiry" },
+            },
+        );
     }
     const started = out.clock.now();
-    out.line(`dynamodb-outbox verify: table "${tableName}" (${options.region}${options.endpoint === undefined ? "" : `, ${options.endpoint}`})`);
+    out.line(
+        `dynamodb-outbox verify: table "${tableName}" (${options.region}${options.endpoint === undefined ? "" : `, ${options.endpoint}`})`,
+    );
     const checks = new Checklist(out);
     let probe: ExpiryProbeReport | undefined;
     const described = await describeOutboxTable(options.client, tableName);
     if (described === undefined) {
-        checks.add("table", `table "${tableName}" exists and is ACTIVE`, "fail", `not found in ${options.region}: check --table and --region, or create it with the Outbox component`);
+        checks.add(
+            "table",
+            `table "${tableName}" exists and is ACTIVE`,
+            "fail",
+            `not found in ${options.region}: check --table and --region, or create it with the Outbox component`,
+        );
     } else if (checkProvisioning(checks, tableName, described.shape)) {
         probe = await checkLive(checks, {
-            store: new OutboxStore({ client: options.client, tableName, clock: out.clock, expiryShards: options.expiryShards }),
+            store: new OutboxStore({
+                client: options.client,
+                tableName,
+                clock: out.clock,
+                expiryShards: options.expiryShards,
+            }),
             client: options.client,
             tableName,
             region: options.region,

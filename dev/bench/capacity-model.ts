@@ -114,23 +114,50 @@ function hashValue(index: IndexShape, item: Item): string {
  * The units one item write charges, by `index\0key`: the table, then each GSI whose copy the write inserts,
  * removes or changes.
  */
-export function writeCharges(before: Item | undefined, after: Item | undefined, transactional: boolean): Map<string, number> {
+export function writeCharges(
+    before: Item | undefined,
+    after: Item | undefined,
+    transactional: boolean,
+): Map<string, number> {
     const factor = transactional ? 2 : 1;
     const charges = new Map<string, number>();
-    const add = (index: string, key: string, units: number) => charges.set(`${index}\u0000${key}`, (charges.get(`${index}\u0000${key}`) ?? 0) + units * factor);
+    const add = (index: string, key: string, units: number) =>
+        charges.set(`${index}\u0000${key}`, (charges.get(`${index}\u0000${key}`) ?? 0) + units * factor);
     const image = (after ?? before) as Item;
-    add("table", image[ATTR.pk]?.S ?? "", unitsOf(Math.max(before ? itemSize(before) : 0, after ? itemSize(after) : 0)));
+    add(
+        "table",
+        image[ATTR.pk]?.S ?? "",
+        unitsOf(Math.max(before ? itemSize(before) : 0, after ? itemSize(after) : 0)),
+    );
     for (const index of GLOBAL_SECONDARY_INDEXES) {
         const was = inIndex(index, before);
         const is = inIndex(index, after);
         if (!was && !is) continue;
         const oldCopy = was ? projected(index, before as Item) : undefined;
         const newCopy = is ? projected(index, after as Item) : undefined;
-        const keyChanged = was && is && index.keySchema.some((k) => JSON.stringify((before as Item)[k.attributeName]) !== JSON.stringify((after as Item)[k.attributeName]));
-        if (oldCopy !== undefined && (newCopy === undefined || keyChanged)) add(index.indexName, hashValue(index, before as Item), unitsOf(itemSize(oldCopy)));
-        if (newCopy !== undefined && (oldCopy === undefined || keyChanged)) add(index.indexName, hashValue(index, after as Item), unitsOf(itemSize(newCopy)));
-        if (oldCopy !== undefined && newCopy !== undefined && !keyChanged && JSON.stringify(oldCopy) !== JSON.stringify(newCopy)) {
-            add(index.indexName, hashValue(index, after as Item), unitsOf(Math.max(itemSize(oldCopy), itemSize(newCopy))));
+        const keyChanged =
+            was &&
+            is &&
+            index.keySchema.some(
+                (k) =>
+                    JSON.stringify((before as Item)[k.attributeName]) !==
+                    JSON.stringify((after as Item)[k.attributeName]),
+            );
+        if (oldCopy !== undefined && (newCopy === undefined || keyChanged))
+            add(index.indexName, hashValue(index, before as Item), unitsOf(itemSize(oldCopy)));
+        if (newCopy !== undefined && (oldCopy === undefined || keyChanged))
+            add(index.indexName, hashValue(index, after as Item), unitsOf(itemSize(newCopy)));
+        if (
+            oldCopy !== undefined &&
+            newCopy !== undefined &&
+            !keyChanged &&
+            JSON.stringify(oldCopy) !== JSON.stringify(newCopy)
+        ) {
+            add(
+                index.indexName,
+                hashValue(index, after as Item),
+                unitsOf(Math.max(itemSize(oldCopy), itemSize(newCopy))),
+            );
         }
     }
     return charges;
@@ -162,16 +189,26 @@ export function createCapacityModel(options: CapacityModelOptions): CapacityMode
     const throttledByActor: Record<string, number> = {};
 
     const read = async (key: Item): Promise<Item | undefined> =>
-        ((await backend.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }))) as GetItemCommandOutput).Item;
+        (
+            (await backend.send(
+                new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }),
+            )) as GetItemCommandOutput
+        ).Item;
 
     const restore = async (key: Item, before: Item | undefined): Promise<void> => {
         if (before === undefined) await backend.send(new DeleteItemCommand({ TableName: tableName, Key: key }));
         else await backend.send(new PutItemCommand({ TableName: tableName, Item: before }));
     };
 
-    const chargesOf = (befores: readonly (Item | undefined)[], afters: readonly (Item | undefined)[], transactional: boolean): Map<string, number> => {
+    const chargesOf = (
+        befores: readonly (Item | undefined)[],
+        afters: readonly (Item | undefined)[],
+        transactional: boolean,
+    ): Map<string, number> => {
         const charges = new Map<string, number>();
-        for (let i = 0; i < befores.length; i++) for (const [k, u] of writeCharges(befores[i], afters[i], transactional)) charges.set(k, (charges.get(k) ?? 0) + u);
+        for (let i = 0; i < befores.length; i++)
+            for (const [k, u] of writeCharges(befores[i], afters[i], transactional))
+                charges.set(k, (charges.get(k) ?? 0) + u);
         return charges;
     };
 
@@ -209,7 +246,10 @@ export function createCapacityModel(options: CapacityModelOptions): CapacityMode
             ? new TransactionCanceledException({
                   message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${Array.from({ length: items }, () => "ThrottlingError").join(", ")}]`,
                   $metadata: { httpStatusCode: 400 },
-                  CancellationReasons: Array.from({ length: items }, () => ({ Code: "ThrottlingError", Message: message })),
+                  CancellationReasons: Array.from({ length: items }, () => ({
+                      Code: "ThrottlingError",
+                      Message: message,
+                  })),
               })
             : new ProvisionedThroughputExceededException({ message, $metadata: { httpStatusCode: 400 } });
     };
@@ -238,7 +278,12 @@ export function createCapacityModel(options: CapacityModelOptions): CapacityMode
             const befores = await Promise.all(touched.map((t) => read(t.key)));
             const refuse = async (over: string, undo: boolean): Promise<never> => {
                 if (undo) for (let i = 0; i < touched.length; i++) await restore(touched[i]!.key, befores[i]);
-                throw throttled(name, over, transactional, transactional ? (input.TransactItems as unknown[]).length : 1);
+                throw throttled(
+                    name,
+                    over,
+                    transactional,
+                    transactional ? (input.TransactItems as unknown[]).length : 1,
+                );
             };
             // Puts and deletes: the new image is known, so a throttled one never reaches the backend.
             const known = touched.every((t) => t.put !== undefined || t.deleted === true);
@@ -250,7 +295,9 @@ export function createCapacityModel(options: CapacityModelOptions): CapacityMode
             }
             // Ask an UpdateItem for its new image when the caller did not ask for something else.
             const wantsNew = name === "UpdateItemCommand" && input.ReturnValues === undefined;
-            const out = await backend.send(wantsNew ? new UpdateItemCommand({ ...input, ReturnValues: "ALL_NEW" }) : command);
+            const out = await backend.send(
+                wantsNew ? new UpdateItemCommand({ ...input, ReturnValues: "ALL_NEW" }) : command,
+            );
             if (charges === undefined) {
                 afters = [];
                 for (const t of touched) {
@@ -266,7 +313,8 @@ export function createCapacityModel(options: CapacityModelOptions): CapacityMode
             commit(charges);
             for (let i = 0; i < touched.length; i++) {
                 const after = afters[i];
-                if (befores[i] === undefined && after !== undefined && after[ATTR.sk]?.S?.startsWith(RECORD_SK_PREFIX)) options.onInsert?.(after);
+                if (befores[i] === undefined && after !== undefined && after[ATTR.sk]?.S?.startsWith(RECORD_SK_PREFIX))
+                    options.onInsert?.(after);
             }
             if (wantsNew) {
                 const { Attributes: _dropped, ...rest } = out as UpdateItemCommandOutput;

@@ -14,7 +14,12 @@
  * @packageDocumentation
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-import { BatchWriteItemCommand, PutItemCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+    BatchWriteItemCommand,
+    PutItemCommand,
+    type AttributeValue,
+    type DynamoDBClient,
+} from "@aws-sdk/client-dynamodb";
 import { localDynamoDbClient, startDynamoDbLocal } from "../emulators/dynamodb-local";
 import { marshalRecord, pendingRecord } from "../../runtime/record/codec";
 import { fenceKey } from "../../runtime/record/fence";
@@ -48,12 +53,27 @@ export interface MeasureClaimCostOptions {
     readonly progress?: (line: string) => void;
 }
 
-const PAYLOAD = JSON.stringify({ orderId: "ORD-0000000000", customer: "c-000000", items: [{ sku: "SKU-0001", qty: 2, price: 12.5 }, { sku: "SKU-0002", qty: 1, price: 99.99 }], total: 124.99, currency: "EUR" });
+const PAYLOAD = JSON.stringify({
+    orderId: "ORD-0000000000",
+    customer: "c-000000",
+    items: [
+        { sku: "SKU-0001", qty: 2, price: 12.5 },
+        { sku: "SKU-0002", qty: 1, price: 99.99 },
+    ],
+    total: 124.99,
+    currency: "EUR",
+});
 const BATCH = 25;
 const CONCURRENCY = 8;
 
 /** Seed `n` pending records into `partition` with BatchWriteItem, plus a warm FENCE row (no cold seed). */
-async function seed(client: DynamoDBClient, tableName: string, partition: string, n: number, keyed: boolean): Promise<void> {
+async function seed(
+    client: DynamoDBClient,
+    tableName: string,
+    partition: string,
+    n: number,
+    keyed: boolean,
+): Promise<void> {
     const t0 = Date.UTC(2026, 0, 1);
     let next = 0;
     const worker = async (): Promise<void> => {
@@ -69,7 +89,12 @@ async function seed(client: DynamoDBClient, tableName: string, partition: string
                         recordId: `${partition}/${i}`,
                         bindingId: "orders-topic",
                         address: "arn:aws:sns:us-east-1:000000000000:orders",
-                        envelope: { id: `env-${String(i).padStart(6, "0")}`, subject: "OrderPlaced", payload: PAYLOAD, createdAt: t0 + i },
+                        envelope: {
+                            id: `env-${String(i).padStart(6, "0")}`,
+                            subject: "OrderPlaced",
+                            payload: PAYLOAD,
+                            createdAt: t0 + i,
+                        },
                         ...(keyed ? { orderingKey: `ORDER-${i % 10}` } : {}),
                     },
                     BigInt(i + 1),
@@ -84,7 +109,11 @@ async function seed(client: DynamoDBClient, tableName: string, partition: string
         }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-    const fence: Record<string, AttributeValue> = { ...fenceKey(partition), [ATTR.maxClaimVersion]: { N: "1" }, [ATTR.seqCounter]: { N: String(n) } };
+    const fence: Record<string, AttributeValue> = {
+        ...fenceKey(partition),
+        [ATTR.maxClaimVersion]: { N: "1" },
+        [ATTR.seqCounter]: { N: String(n) },
+    };
     await client.send(new PutItemCommand({ TableName: tableName, Item: fence }));
 }
 
@@ -100,7 +129,12 @@ function units(event: ConsumedCapacityEvent): number {
     return event.capacity.reduce((sum, c) => sum + (c.CapacityUnits ?? 0), 0);
 }
 
-async function measure(client: DynamoDBClient, tableName: string, partition: string, options: Required<Omit<MeasureClaimCostOptions, "progress" | "scanPath">>): Promise<ClaimCost> {
+async function measure(
+    client: DynamoDBClient,
+    tableName: string,
+    partition: string,
+    options: Required<Omit<MeasureClaimCostOptions, "progress" | "scanPath">>,
+): Promise<ClaimCost> {
     const tally: Tally = { on: true, rcu: 0, wcu: 0, pages: 0 };
     const store = new OutboxStore({
         client,
@@ -121,7 +155,10 @@ async function measure(client: DynamoDBClient, tableName: string, partition: str
         claimed += batch.length;
         // A steady drain completes what it claimed; completion is not part of the claim's cost.
         tally.on = false;
-        await store.complete(batch.map((r) => r.recordId), token);
+        await store.complete(
+            batch.map((r) => r.recordId),
+            token,
+        );
     }
     const per = (x: number) => Math.round((x / options.claims) * 100) / 100;
     return { rcu: per(tally.rcu), pages: per(tally.pages), wcu: per(tally.wcu), claimed: per(claimed) };
@@ -136,7 +173,11 @@ async function measure(client: DynamoDBClient, tableName: string, partition: str
  * @param options - Claim size, repetitions, scan path, progress.
  * @returns per size (as a string key), the per-claim cost.
  */
-export async function measureClaimCost(endpoint: string, sizes: readonly number[], options: MeasureClaimCostOptions = {}): Promise<ClaimCostFigures> {
+export async function measureClaimCost(
+    endpoint: string,
+    sizes: readonly number[],
+    options: MeasureClaimCostOptions = {},
+): Promise<ClaimCostFigures> {
     const settings = { limit: options.limit ?? 100, claims: options.claims ?? 3 };
     const say = options.progress ?? (() => undefined);
     const client = localDynamoDbClient(endpoint);
@@ -165,22 +206,39 @@ export async function measureClaimCost(endpoint: string, sizes: readonly number[
 }
 
 function table(figures: ClaimCostFigures, limit: number): string {
-    const row = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(24) : c.padStart(10))).join(" | ")} |`;
+    const row = (cells: string[]) =>
+        `| ${cells.map((c, i) => (i === 0 ? c.padEnd(24) : c.padStart(10))).join(" | ")} |`;
     const lines = [
         `per claim of ${limit} records (average), from ReturnConsumedCapacity`,
         "",
         row(["path / backlog", "RCU", "Query pages", "WCU", "claimed"]),
         `|${"-".repeat(26)}|${Array.from({ length: 4 }, () => `${"-".repeat(11)}:`).join("|")}|`,
     ];
-    for (const [size, f] of Object.entries(figures)) lines.push(row([`fast path, ${size}`, String(f.rcu), String(f.pages), String(f.wcu), String(f.claimed)]));
+    for (const [size, f] of Object.entries(figures))
+        lines.push(row([`fast path, ${size}`, String(f.rcu), String(f.pages), String(f.wcu), String(f.claimed)]));
     for (const [size, f] of Object.entries(figures)) {
-        if (f.scan) lines.push(row([`scan path (keyed), ${size}`, String(f.scan.rcu), String(f.scan.pages), String(f.scan.wcu), String(f.scan.claimed)]));
+        if (f.scan)
+            lines.push(
+                row([
+                    `scan path (keyed), ${size}`,
+                    String(f.scan.rcu),
+                    String(f.scan.pages),
+                    String(f.scan.wcu),
+                    String(f.scan.claimed),
+                ]),
+            );
     }
     const sizes = Object.keys(figures);
     if (sizes.length >= 2) {
         const [a, b] = [figures[sizes[0]], figures[sizes[sizes.length - 1]]];
-        lines.push("", `fast-path RCU ratio ${sizes[sizes.length - 1]}/${sizes[0]}: ${(b.rcu / a.rcu).toFixed(2)}x (flat means O(limit))`);
-        if (a.scan && b.scan) lines.push(`scan-path RCU ratio ${sizes[sizes.length - 1]}/${sizes[0]}: ${(b.scan.rcu / a.scan.rcu).toFixed(2)}x (O(backlog))`);
+        lines.push(
+            "",
+            `fast-path RCU ratio ${sizes[sizes.length - 1]}/${sizes[0]}: ${(b.rcu / a.rcu).toFixed(2)}x (flat means O(limit))`,
+        );
+        if (a.scan && b.scan)
+            lines.push(
+                `scan-path RCU ratio ${sizes[sizes.length - 1]}/${sizes[0]}: ${(b.scan.rcu / a.scan.rcu).toFixed(2)}x (O(backlog))`,
+            );
     }
     return lines.join("\n");
 }
@@ -193,7 +251,8 @@ async function main(): Promise<void> {
         return i >= 0 ? args[i + 1] : undefined;
     };
     const sizes = (value("--sizes") ?? "1000,50000").split(",").map((s) => Number(s));
-    if (sizes.some((s) => !Number.isInteger(s) || s < 1)) throw new Error(`--sizes must be whole numbers ≥ 1 separated by commas, got ${value("--sizes")}`);
+    if (sizes.some((s) => !Number.isInteger(s) || s < 1))
+        throw new Error(`--sizes must be whole numbers ≥ 1 separated by commas, got ${value("--sizes")}`);
     const say = (line: string) => process.stderr.write(`${line}\n`);
     let endpoint = value("--endpoint");
     const local = endpoint === undefined ? await startDynamoDbLocal() : undefined;
@@ -208,7 +267,7 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
     main().catch((err) => {
-        process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+        process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
         process.exitCode = 1;
     });
 }

@@ -103,11 +103,25 @@ export interface DrainRunResult {
 }
 
 /** The keyed variant's order check, after the drain (`undefined` for the keyless ones). */
-async function keyOrder(options: DrainRunOptions, plan: OrderPlan, client: Parameters<typeof countInversions>[0], accepted: Iterable<string>): Promise<number | undefined> {
+async function keyOrder(
+    options: DrainRunOptions,
+    plan: OrderPlan,
+    client: Parameters<typeof countInversions>[0],
+    accepted: Iterable<string>,
+): Promise<number | undefined> {
     if (plan.keys === undefined) return undefined;
-    const partitions = [...new Set(Array.from({ length: Math.min(plan.keys, options.messages) }, (_, i) => orderPartition(demoOrder(i, plan), plan)))];
+    const partitions = [
+        ...new Set(
+            Array.from({ length: Math.min(plan.keys, options.messages) }, (_, i) =>
+                orderPartition(demoOrder(i, plan), plan),
+            ),
+        ),
+    ];
     const { inversions, unknown } = await countInversions(client, plan.tableName, partitions, accepted);
-    if (unknown > 0) throw new Error(`bench drain keyed: ${unknown} accepted record(s) not found in ${plan.tableName}; the order check is broken`);
+    if (unknown > 0)
+        throw new Error(
+            `bench drain keyed: ${unknown} accepted record(s) not found in ${plan.tableName}; the order check is broken`,
+        );
     return inversions;
 }
 
@@ -116,7 +130,8 @@ const WRITERS = 16;
 /** Write the backlog, drain it through one relay, and measure the drain. */
 export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult> {
     const variant = options.variant ?? "standard";
-    if (options.kind === "naive" && variant !== "standard") throw new Error(`bench: the naive relay has no ${variant} variant`);
+    if (options.kind === "naive" && variant !== "standard")
+        throw new Error(`bench: the naive relay has no ${variant} variant`);
     const tableName = `drain-${options.kind}-${variant}-${options.runId}`;
     const clients = await localRelayClients({
         kind: options.kind,
@@ -128,8 +143,11 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
     });
     const { setup, writer: writerClient, relay: relayDynamoDb, streams, sns, sqs, topicArn, dlqUrl } = clients;
     try {
-
-        const plan: OrderPlan = { tableName, runId: `${options.runId}-`, ...(variant === "keyed" ? { keys: options.keys ?? 10 } : {}) };
+        const plan: OrderPlan = {
+            tableName,
+            runId: `${options.runId}-`,
+            ...(variant === "keyed" ? { keys: options.keys ?? 10 } : {}),
+        };
         const backlogCounters: NaiveCounters = { ddbCalls: 0, snsCalls: 0, writeUnits: 0 };
         const writer = new OutboxWriter({ client: writerClient, tableName });
         let next = 0;
@@ -139,7 +157,19 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                 next += 1;
                 const now = Date.now();
                 if (options.kind === "ours") await writer.write(orderWriteRequest(order, plan, now));
-                else await naiveWriteOrder(writerClient, tableName, { id: order.id, eventId: order.id, total: order.total, customer: order.customer, createdAtMs: now }, backlogCounters);
+                else
+                    await naiveWriteOrder(
+                        writerClient,
+                        tableName,
+                        {
+                            id: order.id,
+                            eventId: order.id,
+                            total: order.total,
+                            customer: order.customer,
+                            createdAtMs: now,
+                        },
+                        backlogCounters,
+                    );
             }
         };
         await Promise.all(Array.from({ length: WRITERS }, () => write()));
@@ -152,7 +182,11 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
         const noteCall = (): void => {
             lastRelayCallAt = Date.now();
         };
-        path.instrument(instrumentClient(injectLatency(relayDynamoDb, options.latencyMs.dynamodb), relayTally, { onSuccess: noteCall }));
+        path.instrument(
+            instrumentClient(injectLatency(relayDynamoDb, options.latencyMs.dynamodb), relayTally, {
+                onSuccess: noteCall,
+            }),
+        );
         path.instrument(
             instrumentClient(injectLatency(sns, options.latencyMs.sns), snsTally, {
                 onSuccess: (command, input, output) => {
@@ -173,8 +207,24 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
 
         const relay =
             options.kind === "ours"
-                ? createPublisher({ dynamodb: relayDynamoDb, sns, sqs, tableName, topicArn, dlqUrl, fifo: variant === "fifo", logger: silentLogger, writeMetrics: () => undefined })
-                : createNaiveRelay({ dynamodb: relayDynamoDb, sns, tableName, topicArn, counters: { ddbCalls: 0, snsCalls: 0, writeUnits: 0 } });
+                ? createPublisher({
+                      dynamodb: relayDynamoDb,
+                      sns,
+                      sqs,
+                      tableName,
+                      topicArn,
+                      dlqUrl,
+                      fifo: variant === "fifo",
+                      logger: silentLogger,
+                      writeMetrics: () => undefined,
+                  })
+                : createNaiveRelay({
+                      dynamodb: relayDynamoDb,
+                      sns,
+                      tableName,
+                      topicArn,
+                      counters: { ddbCalls: 0, snsCalls: 0, writeUnits: 0 },
+                  });
         const batches: { records: number; depth: number; startedAt: number; endedAt: number }[] = [];
         const factor = options.parallelizationFactor ?? 1;
         let inFlight = 0;
@@ -191,8 +241,15 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                 peakConcurrentBatches = Math.max(peakConcurrentBatches, inFlight);
                 const startedAt = Date.now();
                 try {
-                    const result = await (relay as (e: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>)(event);
-                    batches.push({ records: event.Records.length, depth: path.depth(), startedAt, endedAt: Date.now() });
+                    const result = await (
+                        relay as (e: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>
+                    )(event);
+                    batches.push({
+                        records: event.Records.length,
+                        depth: path.depth(),
+                        startedAt,
+                        endedAt: Date.now(),
+                    });
                     return result;
                 } finally {
                     inFlight -= 1;
@@ -200,7 +257,11 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
             },
         });
         try {
-            await waitForCount(() => acknowledged.size, options.messages, `bench drain ${options.kind} ${variant}: published`);
+            await waitForCount(
+                () => acknowledged.size,
+                options.messages,
+                `bench drain ${options.kind} ${variant}: published`,
+            );
             await mapping.drain({ timeoutMs: STALL_TIMEOUT_MS });
             const emulatorCpuAtEnd = processCpuMs(options.emulatorPid);
             const benchCpu = process.cpuUsage(benchCpuAtStart);
@@ -213,7 +274,10 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
             return {
                 messages: acknowledged.size,
                 msgsPerSec: round((n * 1000) / elapsedMs, 1),
-                roundTripsPerBatch: factor > 1 ? Number.NaN : round(counted.reduce((sum, b) => sum + b.depth, 0) / Math.max(1, counted.length), 1),
+                roundTripsPerBatch:
+                    factor > 1
+                        ? Number.NaN
+                        : round(counted.reduce((sum, b) => sum + b.depth, 0) / Math.max(1, counted.length), 1),
                 snsCallsPerMessage: round(totalCalls(snsTally) / n, 3),
                 ddbCallsPerMessage: round(totalCalls(relayTally) / n, 3),
                 invocations: stats.invocations,
@@ -221,12 +285,23 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                 shards: stats.shards,
                 elapsedMs,
                 msPerCall: Object.fromEntries(
-                    [relayTally, snsTally].flatMap((t) => Object.entries(t.ms).map(([command, ms]) => [command.replace(/Command$/, ""), round(ms / Math.max(1, t.calls[command] ?? 1), 1)])),
+                    [relayTally, snsTally].flatMap((t) =>
+                        Object.entries(t.ms).map(([command, ms]) => [
+                            command.replace(/Command$/, ""),
+                            round(ms / Math.max(1, t.calls[command] ?? 1), 1),
+                        ]),
+                    ),
                 ),
-                msPerBatch: round(counted.reduce((sum, b) => sum + (b.endedAt - b.startedAt), 0) / Math.max(1, counted.length), 1),
+                msPerBatch: round(
+                    counted.reduce((sum, b) => sum + (b.endedAt - b.startedAt), 0) / Math.max(1, counted.length),
+                    1,
+                ),
                 batchMs: counted.map((b) => b.endedAt - b.startedAt),
                 msBetweenBatches: round(gaps.reduce((sum, g) => sum + g, 0) / Math.max(1, gaps.length), 1),
-                emulatorCpuMsPerMessage: emulatorCpuAtStart === undefined || emulatorCpuAtEnd === undefined ? undefined : round((emulatorCpuAtEnd - emulatorCpuAtStart) / n, 3),
+                emulatorCpuMsPerMessage:
+                    emulatorCpuAtStart === undefined || emulatorCpuAtEnd === undefined
+                        ? undefined
+                        : round((emulatorCpuAtEnd - emulatorCpuAtStart) / n, 3),
                 benchCpuMsPerMessage: round((benchCpu.user + benchCpu.system) / 1000 / n, 3),
                 peakConcurrentBatches,
                 inversions: await keyOrder(options, plan, setup, acknowledged),

@@ -42,8 +42,20 @@ export function resetTally(tally: CallTally): void {
 }
 
 /** The DynamoDB commands whose input takes `ReturnConsumedCapacity`, split by the units they consume. */
-const WRITE_COMMANDS = ["PutItemCommand", "UpdateItemCommand", "DeleteItemCommand", "BatchWriteItemCommand", "TransactWriteItemsCommand"];
-const READ_COMMANDS = ["GetItemCommand", "QueryCommand", "ScanCommand", "BatchGetItemCommand", "TransactGetItemsCommand"];
+const WRITE_COMMANDS = [
+    "PutItemCommand",
+    "UpdateItemCommand",
+    "DeleteItemCommand",
+    "BatchWriteItemCommand",
+    "TransactWriteItemsCommand",
+];
+const READ_COMMANDS = [
+    "GetItemCommand",
+    "QueryCommand",
+    "ScanCommand",
+    "BatchGetItemCommand",
+    "TransactGetItemsCommand",
+];
 
 /** Options of {@link instrumentClient}. */
 export interface InstrumentOptions {
@@ -59,7 +71,11 @@ interface MiddlewareClient {
     };
 }
 
-function addCapacity(tally: CallTally, command: string, consumed: ConsumedCapacity | ConsumedCapacity[] | undefined): void {
+function addCapacity(
+    tally: CallTally,
+    command: string,
+    consumed: ConsumedCapacity | ConsumedCapacity[] | undefined,
+): void {
     for (const c of ([] as ConsumedCapacity[]).concat(consumed ?? [])) {
         // DynamoDB fills CapacityUnits always and the Read/Write split only sometimes, so fall back on the command kind.
         const read = c.ReadCapacityUnits ?? (READ_COMMANDS.includes(command) ? (c.CapacityUnits ?? 0) : 0);
@@ -82,18 +98,27 @@ function addCapacity(tally: CallTally, command: string, consumed: ConsumedCapaci
 export function instrumentClient<T extends object>(client: T, tally: CallTally, options: InstrumentOptions = {}): T {
     const stack = (client as unknown as MiddlewareClient).middlewareStack;
     stack.add(
-        (next: (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>, context: { commandName?: string }) =>
+        (
+            next: (args: { input: Record<string, unknown> }) => Promise<{ output: Record<string, unknown> }>,
+            context: { commandName?: string },
+        ) =>
             async (args: { input: Record<string, unknown> }) => {
                 const command = context.commandName ?? "UnknownCommand";
                 tally.calls[command] = (tally.calls[command] ?? 0) + 1;
-                const measured = options.capacity === true && (WRITE_COMMANDS.includes(command) || READ_COMMANDS.includes(command));
+                const measured =
+                    options.capacity === true && (WRITE_COMMANDS.includes(command) || READ_COMMANDS.includes(command));
                 // INDEXES only adds to the response, so overriding the caller's NONE/TOTAL changes nothing it relies on.
                 if (measured) args.input = { ...args.input, ReturnConsumedCapacity: "INDEXES" };
                 const started = Date.now();
                 const result = await next(args).finally(() => {
                     tally.ms[command] = (tally.ms[command] ?? 0) + (Date.now() - started);
                 });
-                if (measured) addCapacity(tally, command, result.output.ConsumedCapacity as ConsumedCapacity | ConsumedCapacity[] | undefined);
+                if (measured)
+                    addCapacity(
+                        tally,
+                        command,
+                        result.output.ConsumedCapacity as ConsumedCapacity | ConsumedCapacity[] | undefined,
+                    );
                 options.onSuccess?.(command, args.input, result.output);
                 return result;
             },

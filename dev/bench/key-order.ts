@@ -9,7 +9,11 @@ import { paginateQuery, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ATTR, RECORD_SK_PREFIX } from "../../runtime/schema";
 
 /** Each record's key and allocation rank in its partition, read from the table. */
-async function allocationOrder(client: DynamoDBClient, tableName: string, partitions: readonly string[]): Promise<Map<string, { key: string; seq: bigint }>> {
+async function allocationOrder(
+    client: DynamoDBClient,
+    tableName: string,
+    partitions: readonly string[],
+): Promise<Map<string, { key: string; seq: bigint }>> {
     const order = new Map<string, { key: string; seq: bigint }>();
     for (const partition of partitions) {
         const pages = paginateQuery(
@@ -19,7 +23,13 @@ async function allocationOrder(client: DynamoDBClient, tableName: string, partit
                 ConsistentRead: true,
                 KeyConditionExpression: "#pk = :pk AND begins_with(#sk, :prefix)",
                 ProjectionExpression: "#id, #seq, #key",
-                ExpressionAttributeNames: { "#pk": ATTR.pk, "#sk": ATTR.sk, "#id": ATTR.recordId, "#seq": ATTR.seq, "#key": ATTR.orderingKey },
+                ExpressionAttributeNames: {
+                    "#pk": ATTR.pk,
+                    "#sk": ATTR.sk,
+                    "#id": ATTR.recordId,
+                    "#seq": ATTR.seq,
+                    "#key": ATTR.orderingKey,
+                },
                 ExpressionAttributeValues: { ":pk": { S: partition }, ":prefix": { S: RECORD_SK_PREFIX } },
             },
         );
@@ -27,7 +37,8 @@ async function allocationOrder(client: DynamoDBClient, tableName: string, partit
             for (const item of page.Items ?? []) {
                 const id = item[ATTR.recordId]?.S;
                 const seq = item[ATTR.seq]?.N;
-                if (id !== undefined && seq !== undefined) order.set(id, { key: `${partition}\u0000${item[ATTR.orderingKey]?.S ?? ""}`, seq: BigInt(seq) });
+                if (id !== undefined && seq !== undefined)
+                    order.set(id, { key: `${partition}\u0000${item[ATTR.orderingKey]?.S ?? ""}`, seq: BigInt(seq) });
             }
         }
     }
@@ -43,7 +54,12 @@ async function allocationOrder(client: DynamoDBClient, tableName: string, partit
  * @param accepted - Record ids in the order SNS first accepted them.
  * @returns inversions, and how many accepted ids the table did not know (0 unless the check is broken).
  */
-export async function countInversions(client: DynamoDBClient, tableName: string, partitions: readonly string[], accepted: Iterable<string>): Promise<{ inversions: number; unknown: number }> {
+export async function countInversions(
+    client: DynamoDBClient,
+    tableName: string,
+    partitions: readonly string[],
+    accepted: Iterable<string>,
+): Promise<{ inversions: number; unknown: number }> {
     const order = await allocationOrder(client, tableName, partitions);
     const highest = new Map<string, bigint>();
     let inversions = 0;

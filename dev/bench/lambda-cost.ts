@@ -21,7 +21,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import "../../tests/support/pulumi-mocks";
 import { buildOutbox, TYPE } from "../../tests/support/component-harness";
-import { consumerArchivesOf, consumerEnvironment, installConsumerProject, runConsumerProgram } from "../../tests/support/package/consumer-project";
+import {
+    consumerArchivesOf,
+    consumerEnvironment,
+    installConsumerProject,
+    runConsumerProgram,
+} from "../../tests/support/package/consumer-project";
 import { lambdaRuntimeModules } from "../../tests/support/lambda-host";
 import { lambdaNode } from "../../tests/support/lambda-node";
 import { entryText, folderSize } from "../../tests/support/serialized";
@@ -60,17 +65,29 @@ process.stdout.write(JSON.stringify({ ms, node: process.version }));
 `;
 
 /** Median ms of `runs` cold loads of the archive written out at `dir`, and the Node version they ran on. */
-function coldLoad(dir: string, work: string, environment: Record<string, string>, runs: number): { ms: number; node: string } {
+function coldLoad(
+    dir: string,
+    work: string,
+    environment: Record<string, string>,
+    runs: number,
+): { ms: number; node: string } {
     const samples: number[] = [];
     let node = "";
     for (let i = 0; i < runs; i += 1) {
         const child = spawnSync(lambdaNode().path, ["-e", CHILD], {
             cwd: dir,
-            env: { PATH: process.env.PATH ?? "", NODE_PATH: lambdaRuntimeModules(work), AWS_REGION: "us-east-1", AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true", ...environment },
+            env: {
+                PATH: process.env.PATH ?? "",
+                NODE_PATH: lambdaRuntimeModules(work),
+                AWS_REGION: "us-east-1",
+                AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+                ...environment,
+            },
             encoding: "utf8",
         });
         if (child.error) throw child.error;
-        if (child.status !== 0) throw new Error(`loading the publisher archive in ${dir} failed: ${child.stderr.trim()}`);
+        if (child.status !== 0)
+            throw new Error(`loading the publisher archive in ${dir} failed: ${child.stderr.trim()}`);
         const out = JSON.parse(child.stdout) as { ms: number; node: string };
         samples.push(out.ms);
         node = out.node;
@@ -88,7 +105,9 @@ export async function measureLambdaCost(runs = 7): Promise<LambdaCost> {
     try {
         const built = await buildOutbox("benchlambda");
         const publisher = built.one(TYPE.fn, "benchlambda-publisher");
-        const environment = (await (publisher.inputs.environment?.variables as Promise<Record<string, string>> | Record<string, string> | undefined)) ?? {};
+        const environment =
+            (await (publisher.inputs.environment?.variables as
+                Promise<Record<string, string>> | Record<string, string> | undefined)) ?? {};
         const own = path.join(work, "own", "publisher");
         fs.mkdirSync(own, { recursive: true });
         fs.writeFileSync(path.join(own, "__index.js"), await entryText(publisher));
@@ -121,7 +140,7 @@ if (require.main === module) {
     measureLambdaCost().then(
         (cost) => process.stdout.write(`${JSON.stringify({ lambda: cost })}\n`),
         (err: unknown) => {
-            process.stderr.write(`${err instanceof Error ? err.stack ?? err.message : String(err)}\n`);
+            process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
             process.exitCode = 1;
         },
     );

@@ -10,7 +10,12 @@
  *
  * @packageDocumentation
  */
-import { DeleteItemCommand, TransactWriteItemsCommand, type ConsumedCapacity, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+    DeleteItemCommand,
+    TransactWriteItemsCommand,
+    type ConsumedCapacity,
+    type DynamoDBClient,
+} from "@aws-sdk/client-dynamodb";
 import { PublishCommand, type SNSClient } from "@aws-sdk/client-sns";
 
 /** An order as the article's writer stores it. */
@@ -34,7 +39,12 @@ function addCapacity(counters: NaiveCounters, consumed: ConsumedCapacity | Consu
 }
 
 /** The article's `crearPedido`: the order and its event in one TransactWriteItems. */
-export async function naiveWriteOrder(client: DynamoDBClient, tableName: string, order: NaiveOrder, counters: NaiveCounters): Promise<void> {
+export async function naiveWriteOrder(
+    client: DynamoDBClient,
+    tableName: string,
+    order: NaiveOrder,
+    counters: NaiveCounters,
+): Promise<void> {
     const event = {
         tipo: "PedidoCreado",
         id: order.id,
@@ -46,8 +56,27 @@ export async function naiveWriteOrder(client: DynamoDBClient, tableName: string,
         new TransactWriteItemsCommand({
             ReturnConsumedCapacity: "INDEXES",
             TransactItems: [
-                { Put: { TableName: tableName, Item: { PK: { S: `PEDIDO#${order.id}` }, SK: { S: "META" }, total: { N: String(order.total) }, cliente: { S: order.customer } } } },
-                { Put: { TableName: tableName, Item: { PK: { S: `PEDIDO#${order.id}` }, SK: { S: `OUTBOX#${order.eventId}` }, evento: { S: JSON.stringify(event) } } } },
+                {
+                    Put: {
+                        TableName: tableName,
+                        Item: {
+                            PK: { S: `PEDIDO#${order.id}` },
+                            SK: { S: "META" },
+                            total: { N: String(order.total) },
+                            cliente: { S: order.customer },
+                        },
+                    },
+                },
+                {
+                    Put: {
+                        TableName: tableName,
+                        Item: {
+                            PK: { S: `PEDIDO#${order.id}` },
+                            SK: { S: `OUTBOX#${order.eventId}` },
+                            evento: { S: JSON.stringify(event) },
+                        },
+                    },
+                },
             ],
         }),
     );
@@ -62,8 +91,16 @@ export interface NaiveStreamRecord {
 }
 
 /** The article's `publicarOutbox`: Publish then DeleteItem per record; on failure, carry on. */
-export function createNaiveRelay(deps: { dynamodb: DynamoDBClient; sns: SNSClient; tableName: string; topicArn: string; counters: NaiveCounters }) {
-    return async (event: { Records: NaiveStreamRecord[] }): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> => {
+export function createNaiveRelay(deps: {
+    dynamodb: DynamoDBClient;
+    sns: SNSClient;
+    tableName: string;
+    topicArn: string;
+    counters: NaiveCounters;
+}) {
+    return async (event: {
+        Records: NaiveStreamRecord[];
+    }): Promise<{ batchItemFailures: { itemIdentifier: string }[] }> => {
         const failed: { itemIdentifier: string }[] = [];
         for (const r of event.Records) {
             if (r.eventName !== "INSERT") continue;
@@ -74,17 +111,21 @@ export function createNaiveRelay(deps: { dynamodb: DynamoDBClient; sns: SNSClien
             try {
                 const evento = JSON.parse(image?.evento?.S ?? "{}") as { tipo?: string };
                 deps.counters.snsCalls += 1;
-                await deps.sns.send(new PublishCommand({
-                    TopicArn: deps.topicArn,
-                    Message: image?.evento?.S ?? "{}",
-                    MessageAttributes: { tipo: { DataType: "String", StringValue: evento.tipo ?? "unknown" } },
-                }));
+                await deps.sns.send(
+                    new PublishCommand({
+                        TopicArn: deps.topicArn,
+                        Message: image?.evento?.S ?? "{}",
+                        MessageAttributes: { tipo: { DataType: "String", StringValue: evento.tipo ?? "unknown" } },
+                    }),
+                );
                 deps.counters.ddbCalls += 1;
-                const out = await deps.dynamodb.send(new DeleteItemCommand({
-                    TableName: deps.tableName,
-                    Key: { PK: { S: pk }, SK: { S: sk } },
-                    ReturnConsumedCapacity: "INDEXES",
-                }));
+                const out = await deps.dynamodb.send(
+                    new DeleteItemCommand({
+                        TableName: deps.tableName,
+                        Key: { PK: { S: pk }, SK: { S: sk } },
+                        ReturnConsumedCapacity: "INDEXES",
+                    }),
+                );
                 addCapacity(deps.counters, out.ConsumedCapacity);
             } catch {
                 failed.push({ itemIdentifier: r.eventID ?? "" });

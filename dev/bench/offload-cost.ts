@@ -77,7 +77,10 @@ function payloadOf(bytes: number, n: number): { n: number; blob: string } {
  * @param endpoint - A DynamoDB (Local) endpoint.
  * @param options - Sizes and progress.
  */
-export async function measureOffloadCost(endpoint: string, options: MeasureOffloadCostOptions = {}): Promise<OffloadCost> {
+export async function measureOffloadCost(
+    endpoint: string,
+    options: MeasureOffloadCostOptions = {},
+): Promise<OffloadCost> {
     const writes = options.writes ?? 50;
     const inlineBytes = options.inlineBytes ?? 200_000;
     const fauxqs = await startFauxqs();
@@ -90,11 +93,29 @@ export async function measureOffloadCost(endpoint: string, options: MeasureOfflo
     try {
         const bucket = `bench-payloads-${Date.now().toString(36)}`;
         await createPayloadBucket(s3, bucket);
-        const run = async (name: string, bytes: number, offload: { readonly thresholdBytes?: number } | undefined): Promise<OffloadRunCost> => {
+        const run = async (
+            name: string,
+            bytes: number,
+            offload: { readonly thresholdBytes?: number } | undefined,
+        ): Promise<OffloadRunCost> => {
             const tableName = `bench-offload-${name}-${Date.now().toString(36)}`;
             await new OutboxStore({ client: ddb, tableName }).createTable();
-            const writer = new OutboxWriter({ client: ddb, tableName, ...(offload !== undefined ? { largePayloads: { objects: s3, bucket, ...offload } } : {}) });
-            const write = (n: number) => writer.write({ messages: [{ id: `${name}-${n}`, partition: `ORDER#${n}`, type: "OrderPlaced", payload: payloadOf(bytes, n) }] });
+            const writer = new OutboxWriter({
+                client: ddb,
+                tableName,
+                ...(offload !== undefined ? { largePayloads: { objects: s3, bucket, ...offload } } : {}),
+            });
+            const write = (n: number) =>
+                writer.write({
+                    messages: [
+                        {
+                            id: `${name}-${n}`,
+                            partition: `ORDER#${n}`,
+                            type: "OrderPlaced",
+                            payload: payloadOf(bytes, n),
+                        },
+                    ],
+                });
             for (let n = 0; n < 5; n += 1) await write(-1 - n);
             resetTally(ddbTally);
             resetTally(s3Tally);
@@ -107,7 +128,14 @@ export async function measureOffloadCost(endpoint: string, options: MeasureOfflo
             const ddbCalls = totalCalls(ddbTally);
             const wcu = ddbTally.writeUnits;
             const s3Calls = totalCalls(s3Tally);
-            const raw = (await ddb.send(new GetItemCommand({ TableName: tableName, Key: { PK: { S: "ORDER#0" }, SK: { S: `OUTBOX#${name}-0#sns` } } }))).Item!;
+            const raw = (
+                await ddb.send(
+                    new GetItemCommand({
+                        TableName: tableName,
+                        Key: { PK: { S: "ORDER#0" }, SK: { S: `OUTBOX#${name}-0#sns` } },
+                    }),
+                )
+            ).Item!;
             const offloaded = s3Calls > 0;
             const cost: OffloadRunCost = {
                 payloadBytes: bytes,
@@ -120,7 +148,9 @@ export async function measureOffloadCost(endpoint: string, options: MeasureOfflo
                 snsMessageBytes: snsMessageSize(outboundMessage(unmarshalRecord(raw))),
                 wcu: round(wcu / writes),
             };
-            options.progress?.(`${name}: ${writes} writes of ${bytes} bytes, p50 ${cost.p50Ms} ms, ${cost.s3Calls} S3 call(s) per message`);
+            options.progress?.(
+                `${name}: ${writes} writes of ${bytes} bytes, p50 ${cost.p50Ms} ms, ${cost.s3Calls} S3 call(s) per message`,
+            );
             return cost;
         };
         return {
@@ -143,21 +173,44 @@ export function offloadTable(cost: OffloadCost): string {
         [`offloaded, ${cost.offloaded.payloadBytes} B`, cost.offloaded],
         [`offloaded, ${cost.offloaded1mb.payloadBytes} B`, cost.offloaded1mb],
     ];
-    const head = ["write", "p50 ms", "p99 ms", "DynamoDB calls", "S3 calls", "record B", "S3 B", "SNS message B", "WCU"];
-    const cells = rows.map(([name, c]) => [name, c.p50Ms, c.p99Ms, c.dynamodbCalls, c.s3Calls, c.itemBytes, c.s3Bytes, c.snsMessageBytes, c.wcu].map(String));
+    const head = [
+        "write",
+        "p50 ms",
+        "p99 ms",
+        "DynamoDB calls",
+        "S3 calls",
+        "record B",
+        "S3 B",
+        "SNS message B",
+        "WCU",
+    ];
+    const cells = rows.map(([name, c]) =>
+        [name, c.p50Ms, c.p99Ms, c.dynamodbCalls, c.s3Calls, c.itemBytes, c.s3Bytes, c.snsMessageBytes, c.wcu].map(
+            String,
+        ),
+    );
     const widths = head.map((h, i) => Math.max(h.length, ...cells.map((r) => r[i]!.length)));
-    const line = (r: readonly string[]) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
-    return [`offloaded writes (${cost.writes} per run, one message each; DynamoDB Local and fauxqs's S3 on loopback):`, line(head), ...cells.map(line)].join("\n");
+    const line = (r: readonly string[]) =>
+        r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ");
+    return [
+        `offloaded writes (${cost.writes} per run, one message each; DynamoDB Local and fauxqs's S3 on loopback):`,
+        line(head),
+        ...cells.map(line),
+    ].join("\n");
 }
 
 async function main(): Promise<void> {
     const args = process.argv.slice(2);
     const i = args.indexOf("--writes");
     const writes = i >= 0 ? Number(args[i + 1]) : 50;
-    if (!Number.isInteger(writes) || writes < 1 || writes > 10_000) throw new Error(`--writes must be an integer from 1 to 10000, got ${args[i + 1]}`);
+    if (!Number.isInteger(writes) || writes < 1 || writes > 10_000)
+        throw new Error(`--writes must be an integer from 1 to 10000, got ${args[i + 1]}`);
     const local = await startDynamoDbLocal();
     try {
-        const cost = await measureOffloadCost(local.endpoint, { writes, progress: (line) => process.stderr.write(`${line}\n`) });
+        const cost = await measureOffloadCost(local.endpoint, {
+            writes,
+            progress: (line) => process.stderr.write(`${line}\n`),
+        });
         process.stdout.write(args.includes("--json") ? `${JSON.stringify(cost)}\n` : `${offloadTable(cost)}\n`);
     } finally {
         await local.stop();

@@ -6,7 +6,12 @@
  *
  * @packageDocumentation
  */
-import { CreateTableCommand, DeleteTableCommand, DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+    CreateTableCommand,
+    DeleteTableCommand,
+    DescribeTableCommand,
+    type DynamoDBClient,
+} from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
@@ -102,7 +107,8 @@ export async function localRelayClients(options: LocalRelayClientsOptions): Prom
         for (const client of [setup, writer, relay, streams, sns, sqs]) client.destroy();
     };
     try {
-        if (options.kind === "ours") await new OutboxStore({ client: setup, tableName: options.tableName }).createTable();
+        if (options.kind === "ours")
+            await new OutboxStore({ client: setup, tableName: options.tableName }).createTable();
         else await createNaiveTable(setup, options.tableName);
     } catch (err) {
         await close();

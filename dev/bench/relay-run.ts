@@ -101,16 +101,25 @@ function orderIdOf(record: LambdaStreamRecord): string | undefined {
  * @param input - The call's input.
  * @param output - Its answer.
  */
-export function acknowledgedIds(command: string, input: Record<string, unknown>, output: Record<string, unknown>): string[] {
+export function acknowledgedIds(
+    command: string,
+    input: Record<string, unknown>,
+    output: Record<string, unknown>,
+): string[] {
     const ids: string[] = [];
     if (command === "PublishBatchCommand") {
         const ok = new Set(((output.Successful ?? []) as { Id?: string }[]).map((s) => s.Id));
-        for (const entry of (input.PublishBatchRequestEntries ?? []) as { Id?: string; MessageAttributes?: Record<string, { StringValue?: string }> }[]) {
+        for (const entry of (input.PublishBatchRequestEntries ?? []) as {
+            Id?: string;
+            MessageAttributes?: Record<string, { StringValue?: string }>;
+        }[]) {
             const id = entry.MessageAttributes?.[MESSAGE_ATTRIBUTE.recordId]?.StringValue;
             if (ok.has(entry.Id) && id !== undefined) ids.push(id);
         }
     } else if (command === "PublishCommand") {
-        let id = (input.MessageAttributes as Record<string, { StringValue?: string }> | undefined)?.[MESSAGE_ATTRIBUTE.recordId]?.StringValue;
+        let id = (input.MessageAttributes as Record<string, { StringValue?: string }> | undefined)?.[
+            MESSAGE_ATTRIBUTE.recordId
+        ]?.StringValue;
         if (id === undefined) {
             try {
                 id = String((JSON.parse(String(input.Message)) as { id?: unknown }).id);
@@ -137,7 +146,6 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
     });
     const { setup, writer: writerClient, relay: relayClient, streams, sns, sqs, topicArn, dlqUrl } = clients;
     try {
-
         const writerTally = newTally();
         const relayTally = newTally();
         const snsTally = newTally();
@@ -159,7 +167,16 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
         const naiveCounters: NaiveCounters = { ddbCalls: 0, snsCalls: 0, writeUnits: 0 };
         const handler =
             options.kind === "ours"
-                ? createPublisher({ dynamodb: relayClient, sns, sqs, tableName, topicArn, dlqUrl, logger: silentLogger, writeMetrics: () => undefined })
+                ? createPublisher({
+                      dynamodb: relayClient,
+                      sns,
+                      sqs,
+                      tableName,
+                      topicArn,
+                      dlqUrl,
+                      logger: silentLogger,
+                      writeMetrics: () => undefined,
+                  })
                 : createNaiveRelay({ dynamodb: relayClient, sns, tableName, topicArn, counters: naiveCounters });
         const mapping = await startLocalEventSourceMapping({
             streamsClient: streams,
@@ -193,7 +210,19 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
                     const now = Date.now();
                     startedAt.set(order.id, now);
                     if (options.kind === "ours") await ourWriter.write(orderWriteRequest(order, plan, now));
-                    else await naiveWriteOrder(writer, tableName, { id: order.id, eventId: order.id, total: order.total, customer: order.customer, createdAtMs: now }, naiveCounters);
+                    else
+                        await naiveWriteOrder(
+                            writer,
+                            tableName,
+                            {
+                                id: order.id,
+                                eventId: order.id,
+                                total: order.total,
+                                customer: order.customer,
+                                createdAtMs: now,
+                            },
+                            naiveCounters,
+                        );
                     writtenAt.set(order.id, Date.now());
                 }
             };
@@ -204,7 +233,13 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
             await mapping.drain({ timeoutMs: 30_000 });
             const latencies = [...deliveredAt.entries()].map(([id, at]) => at - (startedAt.get(id) ?? at));
             const part = (from: Map<string, number>, to: Map<string, number>): number =>
-                round(percentile([...deliveredAt.keys()].map((id) => (to.get(id) ?? 0) - (from.get(id) ?? 0)), 99), 1);
+                round(
+                    percentile(
+                        [...deliveredAt.keys()].map((id) => (to.get(id) ?? 0) - (from.get(id) ?? 0)),
+                        99,
+                    ),
+                    1,
+                );
             const n = options.messages;
             return {
                 messages: n,
@@ -217,7 +252,11 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
                 msgsPerSec: round((n * 1000) / Math.max(1, lastDelivery - firstWrite), 1),
                 p50LatencyMs: round(percentile(latencies, 50), 1),
                 p99LatencyMs: round(percentile(latencies, 99), 1),
-                p99PartsMs: { write: part(startedAt, writtenAt), waitForRelay: part(writtenAt, invokedAt), relay: part(invokedAt, deliveredAt) },
+                p99PartsMs: {
+                    write: part(startedAt, writtenAt),
+                    waitForRelay: part(writtenAt, invokedAt),
+                    relay: part(invokedAt, deliveredAt),
+                },
                 detail: { writer: writerTally, relay: relayTally, sns: snsTally },
             };
         } finally {

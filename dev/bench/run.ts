@@ -25,7 +25,12 @@
  * @packageDocumentation
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-import { JAVA_MISSING_MESSAGE, javaAvailable, startDynamoDbLocal, type DynamoDbLocal } from "../emulators/dynamodb-local";
+import {
+    JAVA_MISSING_MESSAGE,
+    javaAvailable,
+    startDynamoDbLocal,
+    type DynamoDbLocal,
+} from "../emulators/dynamodb-local";
 import { startSnsTestServer } from "../emulators/sns-test-server";
 import { measureClaimCost } from "./claim-cost";
 import { measureLambdaCost, type LambdaCost } from "./lambda-cost";
@@ -57,11 +62,23 @@ export interface BenchOptions {
 }
 
 /** One relay's drain figures in the JSON (see {@link DrainRunResult}). */
-export type DrainFigures = Pick<DrainRunResult, "msgsPerSec" | "roundTripsPerBatch" | "snsCallsPerMessage" | "ddbCallsPerMessage" | "msPerBatch" | "emulatorCpuMsPerMessage">;
+export type DrainFigures = Pick<
+    DrainRunResult,
+    | "msgsPerSec"
+    | "roundTripsPerBatch"
+    | "snsCallsPerMessage"
+    | "ddbCallsPerMessage"
+    | "msPerBatch"
+    | "emulatorCpuMsPerMessage"
+>;
 
 /** A keyed drain's figures: the keys, the mapping's factor, how many batches overlapped, and the order check. */
 export type KeyedDrainFigures = DrainFigures &
-    Pick<DrainRunResult, "peakConcurrentBatches"> & { readonly keys: number; readonly parallelizationFactor: number; readonly inversions: number };
+    Pick<DrainRunResult, "peakConcurrentBatches"> & {
+        readonly keys: number;
+        readonly parallelizationFactor: number;
+        readonly inversions: number;
+    };
 
 /** The keyed drain's second `parallelizationFactor`: what a higher factor buys on one shard (issue 24 point 5). */
 export const KEYED_PARALLEL_FACTOR = 4;
@@ -85,8 +102,17 @@ export interface DrainReport {
 }
 
 /** Per relay figures in the JSON, named and documented as in {@link RelayRunResult}: the burst run's, but the latencies are the paced run's. */
-export interface RelayFigures
-    extends Pick<RelayRunResult, "snsCallsPerMessage" | "ddbCallsPerMessage" | "wcuPerMessage" | "rcuPerMessage" | "msgsPerSec" | "p50LatencyMs" | "p99LatencyMs" | "p99PartsMs"> {
+export interface RelayFigures extends Pick<
+    RelayRunResult,
+    | "snsCallsPerMessage"
+    | "ddbCallsPerMessage"
+    | "wcuPerMessage"
+    | "rcuPerMessage"
+    | "msgsPerSec"
+    | "p50LatencyMs"
+    | "p99LatencyMs"
+    | "p99PartsMs"
+> {
     /** The same run with `latencyMs` added to every SNS call. */
     readonly withSnsLatency: {
         readonly latencyMs: number;
@@ -146,7 +172,9 @@ function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
     const integer = (flag: string, raw: string | undefined, min: number, max: number): number => {
         const value = Number(raw);
         if (raw === undefined || raw.trim() === "" || !Number.isInteger(value) || value < min || value > max) {
-            throw new Error(`${flag} is ${raw === undefined ? "missing its value" : JSON.stringify(raw)}; expected an integer from ${min} to ${max}, e.g. ${flag} ${min * 2}`);
+            throw new Error(
+                `${flag} is ${raw === undefined ? "missing its value" : JSON.stringify(raw)}; expected an integer from ${min} to ${max}, e.g. ${flag} ${min * 2}`,
+            );
         }
         return value;
     };
@@ -197,10 +225,14 @@ function figures(plainPair: Measured, slowPair: Measured, latencyMs: number): Re
     const calls: Record<string, number> = {};
     const ms: Record<string, number> = {};
     for (const tally of [plain.detail.writer, plain.detail.relay, plain.detail.sns]) {
-        for (const [k, v] of Object.entries(tally.calls)) calls[k.replace(/Command$/, "")] = (calls[k.replace(/Command$/, "")] ?? 0) + v;
-        for (const [k, v] of Object.entries(tally.ms)) ms[k.replace(/Command$/, "")] = (ms[k.replace(/Command$/, "")] ?? 0) + v;
+        for (const [k, v] of Object.entries(tally.calls))
+            calls[k.replace(/Command$/, "")] = (calls[k.replace(/Command$/, "")] ?? 0) + v;
+        for (const [k, v] of Object.entries(tally.ms))
+            ms[k.replace(/Command$/, "")] = (ms[k.replace(/Command$/, "")] ?? 0) + v;
     }
-    const msPerCall = Object.fromEntries(Object.entries(ms).map(([k, v]) => [k, round(v / Math.max(1, calls[k] ?? 1), 1)]));
+    const msPerCall = Object.fromEntries(
+        Object.entries(ms).map(([k, v]) => [k, round(v / Math.max(1, calls[k] ?? 1), 1)]),
+    );
     return {
         snsCallsPerMessage: plain.snsCallsPerMessage,
         ddbCallsPerMessage: plain.ddbCallsPerMessage,
@@ -219,7 +251,10 @@ function figures(plainPair: Measured, slowPair: Measured, latencyMs: number): Re
             p99PartsMs: slowPair.paced.p99PartsMs,
             paceMsgsPerSec: slowPair.paced.ratePerSec,
         },
-        unitsByPerMessage: { writer: perMessage(plain.detail.writer.unitsBy, n), relay: perMessage(plain.detail.relay.unitsBy, n) },
+        unitsByPerMessage: {
+            writer: perMessage(plain.detail.writer.unitsBy, n),
+            relay: perMessage(plain.detail.relay.unitsBy, n),
+        },
         callsPerMessage: perMessage(calls, n),
         msPerCall,
     };
@@ -250,9 +285,19 @@ function drainTable(drain: DrainReport, shards: number): string {
     const { ours, keyed, naive } = drain;
     const rows: [string, number, number, number][] = [
         ["messages / s, one shard", ours.msgsPerSec, keyed.msgsPerSec, naive.msgsPerSec],
-        ["sequential round trips / 100 records", ours.roundTripsPerBatch, keyed.roundTripsPerBatch, naive.roundTripsPerBatch],
+        [
+            "sequential round trips / 100 records",
+            ours.roundTripsPerBatch,
+            keyed.roundTripsPerBatch,
+            naive.roundTripsPerBatch,
+        ],
         ["ms / 100-record batch", ours.msPerBatch, keyed.msPerBatch, naive.msPerBatch],
-        ["DynamoDB Local CPU ms / msg", ours.emulatorCpuMsPerMessage ?? Number.NaN, keyed.emulatorCpuMsPerMessage ?? Number.NaN, naive.emulatorCpuMsPerMessage ?? Number.NaN],
+        [
+            "DynamoDB Local CPU ms / msg",
+            ours.emulatorCpuMsPerMessage ?? Number.NaN,
+            keyed.emulatorCpuMsPerMessage ?? Number.NaN,
+            naive.emulatorCpuMsPerMessage ?? Number.NaN,
+        ],
         ["SNS calls / message", ours.snsCallsPerMessage, keyed.snsCallsPerMessage, naive.snsCallsPerMessage],
         ["DynamoDB calls / message", ours.ddbCallsPerMessage, keyed.ddbCallsPerMessage, naive.ddbCallsPerMessage],
         // The CPU row is absent where /proc cannot be read.
@@ -265,7 +310,10 @@ function drainTable(drain: DrainReport, shards: number): string {
         "",
         `| ${"figure".padEnd(36)} | ${cell("keyless (ours)", 14)} | ${cell(`keyed, ${keyed.keys} keys (ours)`, 21)} | ${cell("naive", 9)} | ${cell("keyless/naive", 13)} | ${cell("keyed/naive", 11)} |`,
         `|${"-".repeat(38)}|${"-".repeat(15)}:|${"-".repeat(22)}:|${"-".repeat(10)}:|${"-".repeat(14)}:|${"-".repeat(12)}:|`,
-        ...rows.map(([name, a, k, n]) => `| ${name.padEnd(36)} | ${cell(a, 14)} | ${cell(k, 21)} | ${cell(n, 9)} | ${cell(ratio(a, n), 13)} | ${cell(ratio(k, n), 11)} |`),
+        ...rows.map(
+            ([name, a, k, n]) =>
+                `| ${name.padEnd(36)} | ${cell(a, 14)} | ${cell(k, 21)} | ${cell(n, 9)} | ${cell(ratio(a, n), 13)} | ${cell(ratio(k, n), 11)} |`,
+        ),
         "",
         variant("ours, FIFO topic (one message group per order)", drain.fifo),
         ...[drain.keyed, drain.keyedParallel].map(
@@ -277,7 +325,13 @@ function drainTable(drain: DrainReport, shards: number): string {
     ].join("\n");
 }
 
-function table(ours: RelayFigures, naive: RelayFigures, claim: ClaimFigures, lambda: LambdaCost, options: BenchOptions): string {
+function table(
+    ours: RelayFigures,
+    naive: RelayFigures,
+    claim: ClaimFigures,
+    lambda: LambdaCost,
+    options: BenchOptions,
+): string {
     const rows: [string, number, number][] = [
         ["SNS calls / message", ours.snsCallsPerMessage, naive.snsCallsPerMessage],
         ["DynamoDB calls / message", ours.ddbCallsPerMessage, naive.ddbCallsPerMessage],
@@ -286,27 +340,49 @@ function table(ours: RelayFigures, naive: RelayFigures, claim: ClaimFigures, lam
         ["messages / s", ours.msgsPerSec, naive.msgsPerSec],
         ["p50 ms write->publish", ours.p50LatencyMs, naive.p50LatencyMs],
         ["p99 ms write->publish", ours.p99LatencyMs, naive.p99LatencyMs],
-        [`messages / s, SNS +${options.snsLatencyMs} ms`, ours.withSnsLatency.msgsPerSec, naive.withSnsLatency.msgsPerSec],
-        [`p50 ms, SNS +${options.snsLatencyMs} ms`, ours.withSnsLatency.p50LatencyMs, naive.withSnsLatency.p50LatencyMs],
-        [`p99 ms, SNS +${options.snsLatencyMs} ms`, ours.withSnsLatency.p99LatencyMs, naive.withSnsLatency.p99LatencyMs],
+        [
+            `messages / s, SNS +${options.snsLatencyMs} ms`,
+            ours.withSnsLatency.msgsPerSec,
+            naive.withSnsLatency.msgsPerSec,
+        ],
+        [
+            `p50 ms, SNS +${options.snsLatencyMs} ms`,
+            ours.withSnsLatency.p50LatencyMs,
+            naive.withSnsLatency.p50LatencyMs,
+        ],
+        [
+            `p99 ms, SNS +${options.snsLatencyMs} ms`,
+            ours.withSnsLatency.p99LatencyMs,
+            naive.withSnsLatency.p99LatencyMs,
+        ],
     ];
     const out = [
         `${options.messages} messages per burst (messages/s, calls, units); ${Math.max(50, Math.round(options.messages / 4))} paced at ${ours.paceMsgsPerSec}/s, and ${ours.withSnsLatency.paceMsgsPerSec}/s with SNS latency (latency); same DynamoDB Local build (a fresh one per run) and the same local SNS for both`,
         "",
         `| ${"figure".padEnd(30)} | ${"ours".padStart(9)} | ${"naive".padStart(9)} | ${"ours/naive".padStart(10)} |`,
         `|${"-".repeat(32)}|${"-".repeat(10)}:|${"-".repeat(10)}:|${"-".repeat(11)}:|`,
-        ...rows.map(([name, a, b]) => `| ${name.padEnd(30)} | ${String(a).padStart(9)} | ${String(b).padStart(9)} | ${ratio(a, b).padStart(10)} |`),
+        ...rows.map(
+            ([name, a, b]) =>
+                `| ${name.padEnd(30)} | ${String(a).padStart(9)} | ${String(b).padStart(9)} | ${ratio(a, b).padStart(10)} |`,
+        ),
         "",
         ...(["ours", "naive"] as const).flatMap((who) => {
             const by = (who === "ours" ? ours : naive).unitsByPerMessage;
-            const list = (r: Record<string, number>): string => Object.entries(r).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
+            const list = (r: Record<string, number>): string =>
+                Object.entries(r)
+                    .map(([k, v]) => `${k} ${v}`)
+                    .join(", ") || "none";
             return [`${who}, capacity units per message: writer ${list(by.writer)}; relay ${list(by.relay)}`];
         }),
         ...(["ours", "naive"] as const).map((who) => {
             const f = who === "ours" ? ours : naive;
-            return `${who}, calls per message (mean ms per call): ${Object.entries(f.callsPerMessage).map(([k, v]) => `${k} ${v} (${f.msPerCall[k]} ms)`).join(", ")}`;
+            return `${who}, calls per message (mean ms per call): ${Object.entries(f.callsPerMessage)
+                .map(([k, v]) => `${k} ${v} (${f.msPerCall[k]} ms)`)
+                .join(", ")}`;
         }),
-        `claim (one 100-record claim): ${Object.entries(claim).map(([size, c]) => `backlog ${size}: ${c.rcu} RCU, ${c.pages} pages`).join("; ")}`,
+        `claim (one 100-record claim): ${Object.entries(claim)
+            .map(([size, c]) => `backlog ${size}: ${c.rcu} RCU, ${c.pages} pages`)
+            .join("; ")}`,
         `lambda: publisher archive ${lambda.archiveBytes} bytes (${lambda.archiveDeflatedBytes} deflated), cold load ${lambda.initMs} ms; installed package ${lambda.installedArchiveBytes} bytes (${lambda.installedDeflatedBytes} deflated, ${lambda.installedArchiveFiles} files), cold load ${lambda.installedInitMs} ms (medians of ${lambda.initRuns}, Node ${lambda.nodeVersion})`,
     ];
     return out.join("\n");
@@ -338,7 +414,10 @@ async function main(): Promise<void> {
     // whichever relay runs first. Same jar, same settings, fresh state.
     // Tracked from the moment they start, so a signal during a start still stops them.
     const running = new Set<Promise<DynamoDbLocal>>();
-    const withDynamos = async <T>(work: (endpoints: string[], pids: (number | undefined)[]) => Promise<T>, count = 2): Promise<T> => {
+    const withDynamos = async <T>(
+        work: (endpoints: string[], pids: (number | undefined)[]) => Promise<T>,
+        count = 2,
+    ): Promise<T> => {
         const starting = Array.from({ length: count }, () => startDynamoDbLocal());
         for (const s of starting) running.add(s);
         const started = await Promise.allSettled(starting);
@@ -361,25 +440,56 @@ async function main(): Promise<void> {
         stopped = true;
         await Promise.allSettled([...[...running].map((s) => s.then((d) => d.stop())), sns.stop()]);
     };
-    for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143], ["SIGHUP", 129]] as const) {
+    for (const [signal, code] of [
+        ["SIGINT", 130],
+        ["SIGTERM", 143],
+        ["SIGHUP", 129],
+    ] as const) {
         process.on(signal, () => void stop().then(() => process.exit(code)));
     }
     try {
         const started = Date.now();
         let run = 0;
         const latencyMs = { dynamodb: options.drainDynamoDbLatencyMs, sns: options.drainSnsLatencyMs };
-        const drainOnce = async (kind: RelayKind, variant: DrainVariant, endpoint: string, emulatorPid: number | undefined, parallelizationFactor = 1): Promise<DrainRunResult> => {
+        const drainOnce = async (
+            kind: RelayKind,
+            variant: DrainVariant,
+            endpoint: string,
+            emulatorPid: number | undefined,
+            parallelizationFactor = 1,
+        ): Promise<DrainRunResult> => {
             sns.reset();
             sns.clearFaults();
             run += 1;
             // Warm the fresh emulator the same way for every relay before timing it: the first batches of a cold JVM
             // took about 270 ms more (656 ms against about 380 for ours), a cost that lands on whichever relay
             // drains in fewer batches' time, not on the relay.
-            say(`drain: warming DynamoDB Local with ${DRAIN_WARM_UP_MESSAGES} records through ${kind} (${variant}), untimed…`);
-            await runDrain({ kind, variant, endpoint, sns, messages: DRAIN_WARM_UP_MESSAGES, latencyMs, parallelizationFactor, runId: `${Date.now().toString(36)}-${run}-warm` });
+            say(
+                `drain: warming DynamoDB Local with ${DRAIN_WARM_UP_MESSAGES} records through ${kind} (${variant}), untimed…`,
+            );
+            await runDrain({
+                kind,
+                variant,
+                endpoint,
+                sns,
+                messages: DRAIN_WARM_UP_MESSAGES,
+                latencyMs,
+                parallelizationFactor,
+                runId: `${Date.now().toString(36)}-${run}-warm`,
+            });
             sns.reset();
             say(`drain: writing ${options.drainMessages} records for ${kind} (${variant})…`);
-            const result = await runDrain({ kind, variant, endpoint, emulatorPid, sns, messages: options.drainMessages, latencyMs, parallelizationFactor, runId: `${Date.now().toString(36)}-${run}` });
+            const result = await runDrain({
+                kind,
+                variant,
+                endpoint,
+                emulatorPid,
+                sns,
+                messages: options.drainMessages,
+                latencyMs,
+                parallelizationFactor,
+                runId: `${Date.now().toString(36)}-${run}`,
+            });
             say(
                 `drain: ${kind.padEnd(5)} ${variant.padEnd(8)} factor ${parallelizationFactor} ${result.msgsPerSec} msg/s, ${result.inversions ?? "-"} inversions, ${result.peakConcurrentBatches} batches at once, ${result.roundTripsPerBatch} round trips per batch, ` +
                     `${result.invocations} invocations (${result.failedInvocations} failed), ${result.shards} shard(s); mean ms per call ${JSON.stringify(result.msPerCall)}; ` +
@@ -388,9 +498,18 @@ async function main(): Promise<void> {
             return result;
         };
         // A fresh DynamoDB Local per drain, as for the end-to-end runs below; two at a time.
-        const [oursDrain, naiveDrain] = await withDynamos(async ([a, b], [pa, pb]) => [await drainOnce("ours", "standard", a!, pa), await drainOnce("naive", "standard", b!, pb)]);
-        const [fifoDrain, keyedDrain] = await withDynamos(async ([a, b], [pa, pb]) => [await drainOnce("ours", "fifo", a!, pa), await drainOnce("ours", "keyed", b!, pb)]);
-        const keyedParallelDrain = await withDynamos(async ([a], [pa]) => drainOnce("ours", "keyed", a!, pa, KEYED_PARALLEL_FACTOR), 1);
+        const [oursDrain, naiveDrain] = await withDynamos(async ([a, b], [pa, pb]) => [
+            await drainOnce("ours", "standard", a!, pa),
+            await drainOnce("naive", "standard", b!, pb),
+        ]);
+        const [fifoDrain, keyedDrain] = await withDynamos(async ([a, b], [pa, pb]) => [
+            await drainOnce("ours", "fifo", a!, pa),
+            await drainOnce("ours", "keyed", b!, pb),
+        ]);
+        const keyedParallelDrain = await withDynamos(
+            async ([a], [pa]) => drainOnce("ours", "keyed", a!, pa, KEYED_PARALLEL_FACTOR),
+            1,
+        );
         const keyedFigures = (r: DrainRunResult, parallelizationFactor: number): KeyedDrainFigures => ({
             ...drainFigures(r),
             keys: 10,
@@ -419,9 +538,17 @@ async function main(): Promise<void> {
             await stop();
             process.exit(0);
         }
-        say("lambda: building the component under mocks, then packing and installing the package into a consumer project, and loading each publisher…");
+        say(
+            "lambda: building the component under mocks, then packing and installing the package into a consumer project, and loading each publisher…",
+        );
         const lambda = await measureLambdaCost();
-        const once = async (kind: RelayKind, endpoint: string, messages: number, latencyMs: number, ratePerSec: number): Promise<RelayRunResult> => {
+        const once = async (
+            kind: RelayKind,
+            endpoint: string,
+            messages: number,
+            latencyMs: number,
+            ratePerSec: number,
+        ): Promise<RelayRunResult> => {
             sns.reset();
             sns.setFaults({ latencyMs });
             run += 1;
@@ -429,10 +556,23 @@ async function main(): Promise<void> {
             // SNS +5 ms was 1324 ms for ours against 395 for the naive relay, and 94 against 89 after a 100-order
             // burst through the same relay; the first orders paid the emulator's JIT, more of it on the relay
             // whose calls take more code paths.
-            await runRelay({ kind, endpoint, sns, messages: RELAY_WARM_UP_MESSAGES, runId: `${Date.now().toString(36)}-${run}-warm` });
+            await runRelay({
+                kind,
+                endpoint,
+                sns,
+                messages: RELAY_WARM_UP_MESSAGES,
+                runId: `${Date.now().toString(36)}-${run}-warm`,
+            });
             sns.reset();
             sns.setFaults({ latencyMs });
-            const result = await runRelay({ kind, endpoint, sns, messages, ratePerSec, runId: `${Date.now().toString(36)}-${run}` });
+            const result = await runRelay({
+                kind,
+                endpoint,
+                sns,
+                messages,
+                ratePerSec,
+                runId: `${Date.now().toString(36)}-${run}`,
+            });
             say(
                 `${kind.padEnd(5)} ${String(messages).padStart(5)} messages ${ratePerSec > 0 ? `at ${ratePerSec}/s` : "burst"}, SNS +${latencyMs} ms: ` +
                     `${result.msgsPerSec} msg/s, p50 ${result.p50LatencyMs} ms, p99 ${result.p99LatencyMs} ms ` +
@@ -447,16 +587,35 @@ async function main(): Promise<void> {
         // (--quick reuses the burst's instances for the paced runs: 200 messages barely grow them.)
         const measureMode = async (latencyMs: number): Promise<{ ours: Measured; naive: Measured }> => {
             const paced = Math.max(50, Math.round(options.messages / 4));
-            const pacedRuns = async ([a, b]: string[], oursBurst: RelayRunResult, naiveBurst: RelayRunResult): Promise<RelayRunResult[]> => {
-                const pace = options.latencyRate ?? Math.max(1, Math.floor(Math.min(oursBurst.msgsPerSec, naiveBurst.msgsPerSec) / 3));
-                return [await once("ours", a!, paced, latencyMs, pace), await once("naive", b!, paced, latencyMs, pace)];
+            const pacedRuns = async (
+                [a, b]: string[],
+                oursBurst: RelayRunResult,
+                naiveBurst: RelayRunResult,
+            ): Promise<RelayRunResult[]> => {
+                const pace =
+                    options.latencyRate ??
+                    Math.max(1, Math.floor(Math.min(oursBurst.msgsPerSec, naiveBurst.msgsPerSec) / 3));
+                return [
+                    await once("ours", a!, paced, latencyMs, pace),
+                    await once("naive", b!, paced, latencyMs, pace),
+                ];
             };
             const [oursBurst, naiveBurst, oursPaced, naivePaced] = await withDynamos(async (endpoints) => {
-                const bursts = [await once("ours", endpoints[0]!, options.messages, latencyMs, 0), await once("naive", endpoints[1]!, options.messages, latencyMs, 0)];
+                const bursts = [
+                    await once("ours", endpoints[0]!, options.messages, latencyMs, 0),
+                    await once("naive", endpoints[1]!, options.messages, latencyMs, 0),
+                ];
                 if (!options.quick) return bursts;
                 return [...bursts, ...(await pacedRuns(endpoints, bursts[0]!, bursts[1]!))];
-            }).then(async (runs) => (runs.length === 4 ? runs : [...runs, ...(await withDynamos((endpoints) => pacedRuns(endpoints, runs[0]!, runs[1]!)))]));
-            return { ours: { burst: oursBurst!, paced: oursPaced! }, naive: { burst: naiveBurst!, paced: naivePaced! } };
+            }).then(async (runs) =>
+                runs.length === 4
+                    ? runs
+                    : [...runs, ...(await withDynamos((endpoints) => pacedRuns(endpoints, runs[0]!, runs[1]!)))],
+            );
+            return {
+                ours: { burst: oursBurst!, paced: oursPaced! },
+                naive: { burst: naiveBurst!, paced: naivePaced! },
+            };
         };
         const plain = await measureMode(0);
         const slow = await measureMode(options.snsLatencyMs);
@@ -465,9 +624,25 @@ async function main(): Promise<void> {
         const oursSlow = slow.ours;
         const naiveSlow = slow.naive;
         say("claim: seeding backlogs of 1000 and 50000 and claiming 100 at a time…");
-        const claimed = await withDynamos(([endpoint]) => measureClaimCost(endpoint, [1000, 50_000], { claims: options.quick ? 1 : 3, progress: (line) => say(`claim: ${line}`) }), 1);
-        const claim: ClaimFigures = Object.fromEntries(Object.entries(claimed).map(([size, c]) => [size, { rcu: c.rcu, pages: c.pages }]));
-        const offload = await withDynamos(([endpoint]) => measureOffloadCost(endpoint, { writes: options.quick ? 20 : 100, progress: (line) => say(`offload: ${line}`) }), 1);
+        const claimed = await withDynamos(
+            ([endpoint]) =>
+                measureClaimCost(endpoint, [1000, 50_000], {
+                    claims: options.quick ? 1 : 3,
+                    progress: (line) => say(`claim: ${line}`),
+                }),
+            1,
+        );
+        const claim: ClaimFigures = Object.fromEntries(
+            Object.entries(claimed).map(([size, c]) => [size, { rcu: c.rcu, pages: c.pages }]),
+        );
+        const offload = await withDynamos(
+            ([endpoint]) =>
+                measureOffloadCost(endpoint, {
+                    writes: options.quick ? 20 : 100,
+                    progress: (line) => say(`offload: ${line}`),
+                }),
+            1,
+        );
         const result = {
             offload,
             drain,

@@ -61,7 +61,10 @@ export interface UnitsReport {
     /** The key value with the most units, and its share of `total`. */
     readonly hottest: KeyUnits & { readonly share: number };
     /** Per index (`table`, each GSI): units, and its hottest key value's share of them. */
-    readonly byIndex: Record<string, { readonly units: number; readonly hottestKey: string; readonly hottestShare: number }>;
+    readonly byIndex: Record<
+        string,
+        { readonly units: number; readonly hottestKey: string; readonly hottestShare: number }
+    >;
 }
 
 /** What one scenario did. */
@@ -76,13 +79,29 @@ export interface ScaleResult {
     /** Simulated seconds from the first write until nothing was pending. */
     readonly drainedAfterSeconds: number;
     /** Throttled requests: in total, by who sent them, by command, by the index whose key hit the ceiling. */
-    readonly throttles: { readonly total: number; readonly byActor: Record<string, number>; readonly byCommand: Record<string, number>; readonly byIndex: Record<string, number> };
+    readonly throttles: {
+        readonly total: number;
+        readonly byActor: Record<string, number>;
+        readonly byCommand: Record<string, number>;
+        readonly byIndex: Record<string, number>;
+    };
     /** Records kept from the stream (`streamLossEvery`): only the sweeper could deliver them. */
     readonly streamLost: number;
     /** What the throttles cost: write attempts beyond the first, stream batch retries, batches left to the sweeper, sweeps that failed. */
-    readonly retries: { readonly writeAttempts: number; readonly batchRetries: number; readonly batchesLeftToSweeper: number; readonly sweeperFailures: number };
+    readonly retries: {
+        readonly writeAttempts: number;
+        readonly batchRetries: number;
+        readonly batchesLeftToSweeper: number;
+        readonly sweeperFailures: number;
+    };
     /** Delivery: distinct ids published, extra publishes of an id, ids dead-lettered as expired, ids neither (lost), records still pending. */
-    readonly delivery: { readonly published: number; readonly duplicates: number; readonly expired: number; readonly lost: number; readonly pendingLeft: number };
+    readonly delivery: {
+        readonly published: number;
+        readonly duplicates: number;
+        readonly expired: number;
+        readonly lost: number;
+        readonly pendingLeft: number;
+    };
     /** First write attempt → first publish, simulated ms. */
     readonly latencyMs: { readonly p50: number; readonly p99: number; readonly max: number };
     /** Units by index and key value. */
@@ -126,7 +145,11 @@ function unitsReport(totals: readonly KeyUnits[]): UnitsReport {
  * @param scenario - What to offer.
  * @param progress - Where progress lines go.
  */
-export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleScenario, progress: (line: string) => void): Promise<ScaleResult> {
+export async function runScaleScenario(
+    backend: DynamoDBClient,
+    scenario: ScaleScenario,
+    progress: (line: string) => void,
+): Promise<ScaleResult> {
     const tableName = `scale-${scenario.name.replace(/[^a-zA-Z0-9]/g, "-")}-${Date.now().toString(36)}`;
     await new OutboxStore({ client: backend, tableName }).createTable({ stream: false });
     const start = Date.UTC(2026, 0, 1);
@@ -143,7 +166,12 @@ export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleS
         actor: () => actor,
         onInsert: (item) => {
             streamSeq += 1;
-            if (scenario.streamLossEvery !== undefined && scenario.streamLossEvery > 0 && streamSeq % scenario.streamLossEvery === 0) streamLost += 1;
+            if (
+                scenario.streamLossEvery !== undefined &&
+                scenario.streamLossEvery > 0 &&
+                streamSeq % scenario.streamLossEvery === 0
+            )
+                streamLost += 1;
             else stream.push({ seq: String(streamSeq).padStart(21, "0"), item });
         },
     });
@@ -153,7 +181,17 @@ export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleS
     const expired = new Set<string>();
     const sns: BackendClient = {
         async send(command: object) {
-            const entries = ((command as { input: { PublishBatchRequestEntries?: { Id: string; MessageAttributes?: Record<string, { StringValue?: string }> }[] } }).input.PublishBatchRequestEntries ?? []);
+            const entries =
+                (
+                    command as {
+                        input: {
+                            PublishBatchRequestEntries?: {
+                                Id: string;
+                                MessageAttributes?: Record<string, { StringValue?: string }>;
+                            }[];
+                        };
+                    }
+                ).input.PublishBatchRequestEntries ?? [];
             for (const e of entries) {
                 const id = e.MessageAttributes?.[MESSAGE_ATTRIBUTE.recordId]?.StringValue ?? "";
                 published.set(id, (published.get(id) ?? 0) + 1);
@@ -164,22 +202,55 @@ export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleS
     };
     const sqs: BackendClient = {
         async send(command: object) {
-            const body = JSON.parse((command as { input: { MessageBody: string } }).input.MessageBody) as { recordId: string; reason: string };
+            const body = JSON.parse((command as { input: { MessageBody: string } }).input.MessageBody) as {
+                recordId: string;
+                reason: string;
+            };
             if (body.reason === "expired") expired.add(body.recordId);
             return { MessageId: `d-${body.recordId}` };
         },
     };
-    const handlerConfig = { dynamodb: model.client, sns, sqs, tableName, topicArn: TOPIC_ARN, dlqUrl: DLQ_URL, clock, logger: silentLogger, writeMetrics: () => undefined };
-    const writer = new OutboxWriter({ client: model.client as unknown as DynamoDBClient, tableName, clock, address: TOPIC_ARN, expiryShards: scenario.expiryShards });
+    const handlerConfig = {
+        dynamodb: model.client,
+        sns,
+        sqs,
+        tableName,
+        topicArn: TOPIC_ARN,
+        dlqUrl: DLQ_URL,
+        clock,
+        logger: silentLogger,
+        writeMetrics: () => undefined,
+    };
+    const writer = new OutboxWriter({
+        client: model.client as unknown as DynamoDBClient,
+        tableName,
+        clock,
+        address: TOPIC_ARN,
+        expiryShards: scenario.expiryShards,
+    });
     const publisher = createPublisher(handlerConfig);
     const sweeper = createSweeper({ ...handlerConfig, sweepAfterSeconds: 1, expiryShards: scenario.expiryShards });
 
     const message = (n: number, now: number): OutboxMessage => {
-        const payload = { order: n, customer: `customer-${n % 97}`, lines: [{ sku: `SKU-${n % 13}`, quantity: 1 + (n % 3) }], note: "x".repeat(120) };
-        if (scenario.mix === "keyed") return { partition: `ORDER#${n % 8}`, type: "OrderChanged", payload, orderingKey: `k${n % 2}` };
+        const payload = {
+            order: n,
+            customer: `customer-${n % 97}`,
+            lines: [{ sku: `SKU-${n % 13}`, quantity: 1 + (n % 3) }],
+            note: "x".repeat(120),
+        };
+        if (scenario.mix === "keyed")
+            return { partition: `ORDER#${n % 8}`, type: "OrderChanged", payload, orderingKey: `k${n % 2}` };
         if (scenario.mix === "keyless") return { partition: `ORDER#${n}`, type: "OrderPlaced", payload };
-        const short = scenario.shortExpiryEvery !== undefined && scenario.shortExpiryEvery > 0 && n % scenario.shortExpiryEvery === 0;
-        return { partition: `ORDER#${n}`, type: "OrderPlaced", payload, expiresAt: new Date(now + (short ? 2_000 : 3_600_000)) };
+        const short =
+            scenario.shortExpiryEvery !== undefined &&
+            scenario.shortExpiryEvery > 0 &&
+            n % scenario.shortExpiryEvery === 0;
+        return {
+            partition: `ORDER#${n}`,
+            type: "OrderPlaced",
+            payload,
+            expiresAt: new Date(now + (short ? 2_000 : 3_600_000)),
+        };
     };
 
     interface Attempt {
@@ -202,7 +273,12 @@ export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleS
     let tick = 0;
     let drainedAt = Number.NaN;
 
-    const pendingCount = async (): Promise<number> => (await backend.send(new ScanCommand({ TableName: tableName, IndexName: CLAIM_INDEX.indexName, Select: "COUNT" }))).Count ?? 0;
+    const pendingCount = async (): Promise<number> =>
+        (
+            await backend.send(
+                new ScanCommand({ TableName: tableName, IndexName: CLAIM_INDEX.indexName, Select: "COUNT" }),
+            )
+        ).Count ?? 0;
 
     for (; ; tick++) {
         const now = clock.now();
@@ -236,7 +312,13 @@ export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleS
                     eventSource: "aws:dynamodb",
                     eventSourceARN: `arn:aws:dynamodb:us-east-1:000000000000:table/${tableName}/stream/scale-bench`,
                     awsRegion: "us-east-1",
-                    dynamodb: { Keys: { [ATTR.pk]: r.item[ATTR.pk], [ATTR.sk]: r.item[ATTR.sk] }, NewImage: r.item, SequenceNumber: r.seq, SizeBytes: 1, StreamViewType: "NEW_IMAGE" },
+                    dynamodb: {
+                        Keys: { [ATTR.pk]: r.item[ATTR.pk], [ATTR.sk]: r.item[ATTR.sk] },
+                        NewImage: r.item,
+                        SequenceNumber: r.seq,
+                        SizeBytes: 1,
+                        StreamViewType: "NEW_IMAGE",
+                    },
                 })),
             };
             const response = await publisher(event);
@@ -246,7 +328,10 @@ export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleS
                 headRetries = 0;
                 continue;
             }
-            const at = Math.max(0, batch.findIndex((r) => r.seq === failed));
+            const at = Math.max(
+                0,
+                batch.findIndex((r) => r.seq === failed),
+            );
             stream.splice(0, at);
             if (at === 0) headRetries += 1;
             else headRetries = 1;
@@ -269,7 +354,9 @@ export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleS
             } catch (err) {
                 // A step of the sweep could not run; the next run retries it. Counted and reported, never hidden.
                 sweeperFailures += 1;
-                progress(`${scenario.name}: a sweep failed (${err instanceof Error ? err.message : String(err)}); the next run retries`);
+                progress(
+                    `${scenario.name}: a sweep failed (${err instanceof Error ? err.message : String(err)}); the next run retries`,
+                );
             }
         }
         clock.advance(TICK_MS);
@@ -281,11 +368,16 @@ export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleS
             }
         }
         if (tick >= offeredTicks + (MAX_DRAIN_SECONDS * 1000) / TICK_MS) break;
-        if (tick % 50 === 49) progress(`${scenario.name}: ${((clock.now() - start) / 1000).toFixed(0)} s simulated, ${firstAttemptOf.size} written, ${queue.length} waiting to retry, ${stream.length} in the stream`);
+        if (tick % 50 === 49)
+            progress(
+                `${scenario.name}: ${((clock.now() - start) / 1000).toFixed(0)} s simulated, ${firstAttemptOf.size} written, ${queue.length} waiting to retry, ${stream.length} in the stream`,
+            );
     }
 
     const written = [...firstAttemptOf.keys()];
-    const latencies = written.filter((id) => publishedAt.has(id)).map((id) => publishedAt.get(id)! - firstAttemptOf.get(id)!);
+    const latencies = written
+        .filter((id) => publishedAt.has(id))
+        .map((id) => publishedAt.get(id)! - firstAttemptOf.get(id)!);
     const lost = written.filter((id) => !published.has(id) && !expired.has(id)).length;
     const throttleTotal = Object.values(model.throttledRequests).reduce((a, b) => a + b, 0);
     return {
@@ -296,7 +388,12 @@ export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleS
         offeredSeconds: scenario.seconds,
         messages: written.length,
         drainedAfterSeconds: Number.isNaN(drainedAt) ? -1 : round((drainedAt - start) / 1000, 1),
-        throttles: { total: throttleTotal, byActor: { ...model.throttledByActor }, byCommand: { ...model.throttledRequests }, byIndex: { ...model.throttledBy } },
+        throttles: {
+            total: throttleTotal,
+            byActor: { ...model.throttledByActor },
+            byCommand: { ...model.throttledRequests },
+            byIndex: { ...model.throttledBy },
+        },
         retries: { writeAttempts, batchRetries, batchesLeftToSweeper, sweeperFailures },
         streamLost,
         delivery: {
@@ -306,7 +403,11 @@ export async function runScaleScenario(backend: DynamoDBClient, scenario: ScaleS
             lost,
             pendingLeft: await pendingCount(),
         },
-        latencyMs: { p50: percentile(latencies, 50), p99: percentile(latencies, 99), max: latencies.reduce((a, b) => Math.max(a, b), 0) },
+        latencyMs: {
+            p50: percentile(latencies, 50),
+            p99: percentile(latencies, 99),
+            max: latencies.reduce((a, b) => Math.max(a, b), 0),
+        },
         units: unitsReport(model.totals()),
         peakUnitsPerSecond: (({ index, key, units }) => ({ index, key, units }))(model.peak()),
     };

@@ -18,7 +18,13 @@
  * @packageDocumentation
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-import { JAVA_MISSING_MESSAGE, javaAvailable, localDynamoDbClient, startDynamoDbLocal, type DynamoDbLocal } from "../emulators/dynamodb-local";
+import {
+    JAVA_MISSING_MESSAGE,
+    javaAvailable,
+    localDynamoDbClient,
+    startDynamoDbLocal,
+    type DynamoDbLocal,
+} from "../emulators/dynamodb-local";
 import { EXPIRY_INDEX } from "../../runtime/schema";
 import { runScaleScenario, type ScaleResult } from "./scale-run";
 import { round } from "./stats";
@@ -42,9 +48,21 @@ function percent(share: number): string {
     return `${round(share * 100, 1)}%`;
 }
 
-function table(mixes: readonly ScaleResult[], ceiling: { readonly expiryUnitsPerMessage: number; readonly singleKeyMessagesPerSec: number }, runs: readonly ScaleResult[]): string {
-    const lines = [MODEL_NOTE, "", `Hottest partition key value, by mix (${MIX_RATE} msg/s for 2 s, accounted, not throttled):`, ""];
-    lines.push(`| mix | expiry shards | units | hottest key value | its share | ${EXPIRY_INDEX.indexName}'s hottest share |`, "|---|---|---|---|---|---|");
+function table(
+    mixes: readonly ScaleResult[],
+    ceiling: { readonly expiryUnitsPerMessage: number; readonly singleKeyMessagesPerSec: number },
+    runs: readonly ScaleResult[],
+): string {
+    const lines = [
+        MODEL_NOTE,
+        "",
+        `Hottest partition key value, by mix (${MIX_RATE} msg/s for 2 s, accounted, not throttled):`,
+        "",
+    ];
+    lines.push(
+        `| mix | expiry shards | units | hottest key value | its share | ${EXPIRY_INDEX.indexName}'s hottest share |`,
+        "|---|---|---|---|---|---|",
+    );
     for (const m of mixes) {
         const expiry = m.units.byIndex[EXPIRY_INDEX.indexName]!;
         lines.push(
@@ -65,7 +83,10 @@ function table(mixes: readonly ScaleResult[], ceiling: { readonly expiryUnitsPer
             `| ${r.expiryShards} | ${r.offeredPerSec} | ${r.throttles.total} (${by("writer")} / ${by("publisher")} / ${by("sweeper")}) | ${r.retries.writeAttempts} | ${r.retries.batchRetries} | ${r.delivery.duplicates} | ${r.drainedAfterSeconds} s | ${r.latencyMs.p50} / ${r.latencyMs.p99} ms | ${r.delivery.published} of ${r.messages} | ${r.delivery.expired} | ${r.delivery.lost} | ${r.delivery.pendingLeft} |`,
         );
     }
-    lines.push("", "Latency, drain time and throttles are simulated-clock figures of the model; 'lost' counts written messages neither published nor dead-lettered.");
+    lines.push(
+        "",
+        "Latency, drain time and throttles are simulated-clock figures of the model; 'lost' counts written messages neither published nor dead-lettered.",
+    );
     return lines.join("\n");
 }
 
@@ -76,7 +97,8 @@ async function main(): Promise<void> {
         return;
     }
     const unknown = argv.find((a) => a !== "--json");
-    if (unknown !== undefined) throw new Error(`unknown option ${JSON.stringify(unknown)}; the only option is --json (see --help)`);
+    if (unknown !== undefined)
+        throw new Error(`unknown option ${JSON.stringify(unknown)}; the only option is --json (see --help)`);
     const json = argv.includes("--json");
     if (!javaAvailable()) throw new Error(JAVA_MISSING_MESSAGE);
     const say = (line: string): void => void process.stderr.write(`${line}\n`);
@@ -99,9 +121,27 @@ async function main(): Promise<void> {
     say(MODEL_NOTE);
     const mixes = await withDynamo(async (client) => {
         const out: ScaleResult[] = [];
-        for (const [mix, shards] of [["keyless", 1], ["keyed", 1], ["expiring", 1], ["expiring", 8]] as const) {
+        for (const [mix, shards] of [
+            ["keyless", 1],
+            ["keyed", 1],
+            ["expiring", 1],
+            ["expiring", 8],
+        ] as const) {
             say(`mix ${mix}, ${shards} expiry shard(s)…`);
-            out.push(await runScaleScenario(client, { name: `mix-${mix}-${shards}`, mix, ratePerSec: MIX_RATE, seconds: 2, expiryShards: shards, throttle: false }, say));
+            out.push(
+                await runScaleScenario(
+                    client,
+                    {
+                        name: `mix-${mix}-${shards}`,
+                        mix,
+                        ratePerSec: MIX_RATE,
+                        seconds: 2,
+                        expiryShards: shards,
+                        throttle: false,
+                    },
+                    say,
+                ),
+            );
         }
         return out;
     });
@@ -115,7 +155,16 @@ async function main(): Promise<void> {
             await withDynamo((client) =>
                 runScaleScenario(
                     client,
-                    { name: `twice-ceiling-${shards}`, mix: "expiring", ratePerSec: 2 * singleKeyMessagesPerSec, seconds: 2, expiryShards: shards, throttle: true, shortExpiryEvery: 10, streamLossEvery: 7 },
+                    {
+                        name: `twice-ceiling-${shards}`,
+                        mix: "expiring",
+                        ratePerSec: 2 * singleKeyMessagesPerSec,
+                        seconds: 2,
+                        expiryShards: shards,
+                        throttle: true,
+                        shortExpiryEvery: 10,
+                        streamLossEvery: 7,
+                    },
                     say,
                 ),
             ),
@@ -134,6 +183,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-    process.stderr.write(`npm run bench:scale failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.stderr.write(
+        `npm run bench:scale failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+    );
     process.exit(1);
 });

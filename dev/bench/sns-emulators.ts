@@ -26,7 +26,9 @@ export interface CallFigures {
 
 const WARM_UP_CALLS = 50;
 
-function entries(call: number): { Id: string; Message: string; MessageAttributes: Record<string, { DataType: string; StringValue: string }> }[] {
+function entries(
+    call: number,
+): { Id: string; Message: string; MessageAttributes: Record<string, { DataType: string; StringValue: string }> }[] {
     return Array.from({ length: 10 }, (_, i) => ({
         Id: String(i),
         Message: JSON.stringify({ orderId: `order-${call}-${i}`, total: 42, lines: ["a", "b", "c"] }),
@@ -35,15 +37,23 @@ function entries(call: number): { Id: string; Message: string; MessageAttributes
 }
 
 async function measure(sns: SNSClient, topicArn: string, calls: number): Promise<CallFigures> {
-    for (let i = 0; i < WARM_UP_CALLS; i += 1) await sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries(-i) }));
+    for (let i = 0; i < WARM_UP_CALLS; i += 1)
+        await sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries(-i) }));
     const samples: number[] = [];
     for (let i = 0; i < calls; i += 1) {
         const start = process.hrtime.bigint();
-        const out = await sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries(i) }));
+        const out = await sns.send(
+            new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries(i) }),
+        );
         samples.push(Number(process.hrtime.bigint() - start) / 1e6);
         if ((out.Successful ?? []).length !== 10) throw new Error(`PublishBatch ${i}: ${JSON.stringify(out.Failed)}`);
     }
-    return { calls, p50Ms: round(percentile(samples, 50), 3), p99Ms: round(percentile(samples, 99), 3), meanMs: round(samples.reduce((a, b) => a + b, 0) / samples.length, 3) };
+    return {
+        calls,
+        p50Ms: round(percentile(samples, 50), 3),
+        p99Ms: round(percentile(samples, 99), 3),
+        meanMs: round(samples.reduce((a, b) => a + b, 0) / samples.length, 3),
+    };
 }
 
 /**
@@ -51,7 +61,9 @@ async function measure(sns: SNSClient, topicArn: string, calls: number): Promise
  *
  * @param calls - the measured calls per server, after {@link WARM_UP_CALLS} warm-up calls.
  */
-export async function measureSnsEmulators(calls: number): Promise<{ fauxqs: CallFigures; fauxqsDelivering: CallFigures; faultServer: CallFigures; node: string }> {
+export async function measureSnsEmulators(
+    calls: number,
+): Promise<{ fauxqs: CallFigures; fauxqsDelivering: CallFigures; faultServer: CallFigures; node: string }> {
     const fauxqs = await startFauxqs();
     let plain: CallFigures;
     let delivering: CallFigures;

@@ -30,11 +30,25 @@ export interface Ledger {
 
 /** An empty ledger. */
 export function newLedger(): Ledger {
-    return { writtenAt: new Map(), delivered: new Set(), duplicates: 0, latencies: [], outOfOrder: 0, deadLettered: new Map(), unidentified: 0 };
+    return {
+        writtenAt: new Map(),
+        delivered: new Set(),
+        duplicates: 0,
+        latencies: [],
+        outOfOrder: 0,
+        deadLettered: new Map(),
+        unidentified: 0,
+    };
 }
 
 /** Record one delivery of the message with record id `id` (and its JSON body, for the per-customer order check). */
-export function recordDelivery(ledger: Ledger, lastSequence: Map<string, number>, id: string | undefined, body: string, nowMs: number): void {
+export function recordDelivery(
+    ledger: Ledger,
+    lastSequence: Map<string, number>,
+    id: string | undefined,
+    body: string,
+    nowMs: number,
+): void {
     if (id === undefined) {
         ledger.unidentified += 1;
         return;
@@ -74,24 +88,45 @@ export interface Poller {
  *   awaited before the next.
  * @param concurrency - Parallel receive loops. @default 2
  */
-export function pollQueue(sqs: SQSClient, queueUrl: string, onMessage: (id: string | undefined, body: string, attributes: Record<string, string>) => void | Promise<void>, concurrency = 2): Poller {
+export function pollQueue(
+    sqs: SQSClient,
+    queueUrl: string,
+    onMessage: (id: string | undefined, body: string, attributes: Record<string, string>) => void | Promise<void>,
+    concurrency = 2,
+): Poller {
     let running = true;
     const loop = async (): Promise<void> => {
         while (running) {
             let out;
             try {
-                out = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: ["All"] }));
+                out = await sqs.send(
+                    new ReceiveMessageCommand({
+                        QueueUrl: queueUrl,
+                        MaxNumberOfMessages: 10,
+                        WaitTimeSeconds: 1,
+                        MessageAttributeNames: ["All"],
+                    }),
+                );
             } catch (err) {
                 if (!running) return;
                 throw err;
             }
             const messages = out.Messages ?? [];
             for (const m of messages) {
-                const attributes = Object.fromEntries(Object.entries(m.MessageAttributes ?? {}).flatMap(([name, a]) => (a.StringValue === undefined ? [] : [[name, a.StringValue]])));
+                const attributes = Object.fromEntries(
+                    Object.entries(m.MessageAttributes ?? {}).flatMap(([name, a]) =>
+                        a.StringValue === undefined ? [] : [[name, a.StringValue]],
+                    ),
+                );
                 await onMessage(attributes[MESSAGE_ATTRIBUTE.recordId], m.Body ?? "", attributes);
             }
             if (messages.length > 0 && running) {
-                await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })) }));
+                await sqs.send(
+                    new DeleteMessageBatchCommand({
+                        QueueUrl: queueUrl,
+                        Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
+                    }),
+                );
             }
         }
     };
@@ -113,11 +148,16 @@ export function pollQueue(sqs: SQSClient, queueUrl: string, onMessage: (id: stri
  * @param onMessage - Called once per accepted message.
  * @param intervalMs - Poll interval. @default 50
  */
-export function followRecording(messages: () => readonly RecordedMessage[], onMessage: (id: string | undefined, body: string) => void, intervalMs = 50): Poller {
+export function followRecording(
+    messages: () => readonly RecordedMessage[],
+    onMessage: (id: string | undefined, body: string) => void,
+    intervalMs = 50,
+): Poller {
     let next = 0;
     const tick = (): void => {
         const all = messages();
-        for (; next < all.length; next += 1) onMessage(all[next]!.attributes[MESSAGE_ATTRIBUTE.recordId]?.stringValue, all[next]!.body);
+        for (; next < all.length; next += 1)
+            onMessage(all[next]!.attributes[MESSAGE_ATTRIBUTE.recordId]?.stringValue, all[next]!.body);
     };
     const timer = setInterval(tick, intervalMs);
     return {

@@ -43,9 +43,15 @@ export async function startDemoPayloads(endpoint: string, bytes: number, runId: 
         writerOption: { objects, bucket },
         async resolveBody(id, body, attributes) {
             try {
-                const message = await resolver.resolveMessage({ outboxId: id, type: attributes[MESSAGE_ATTRIBUTE.type] ?? "", headers: attributes, body });
+                const message = await resolver.resolveMessage({
+                    outboxId: id,
+                    type: attributes[MESSAGE_ATTRIBUTE.type] ?? "",
+                    headers: attributes,
+                    body,
+                });
                 if (message.claimCheck !== undefined) fetched += 1;
-                if (Buffer.byteLength(message.body) !== bytes) throw new Error(`${Buffer.byteLength(message.body)} bytes, not ${bytes}`);
+                if (Buffer.byteLength(message.body) !== bytes)
+                    throw new Error(`${Buffer.byteLength(message.body)} bytes, not ${bytes}`);
                 return message.body;
             } catch {
                 failures += 1;

@@ -81,11 +81,21 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     let endpoint = options.endpoint;
     if (endpoint === undefined) {
         const starting = startDynamoDbLocal();
-        shutdown.add("DynamoDB Local", () => starting.then((dynamo) => dynamo.stop(), () => undefined));
+        shutdown.add("DynamoDB Local", () =>
+            starting.then(
+                (dynamo) => dynamo.stop(),
+                () => undefined,
+            ),
+        );
         endpoint = (await starting).endpoint;
     }
     const fauxqsStarting = startFauxqs();
-    shutdown.add("fauxqs", () => fauxqsStarting.then((f) => f.stop(), () => undefined));
+    shutdown.add("fauxqs", () =>
+        fauxqsStarting.then(
+            (f) => f.stop(),
+            () => undefined,
+        ),
+    );
     const fauxqs = await fauxqsStarting;
     const runId = Date.now().toString(36);
     const topicArn = await fauxqs.createTopic(`outbox-demo-events-${runId}`);
@@ -97,8 +107,16 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     let sns: SNSClient = fauxqs.sns;
     let faultServer: Awaited<ReturnType<typeof startSnsTestServer>> | undefined;
     if (options.failRate > 0) {
-        const serverStarting = startSnsTestServer({ seed: 7, faults: { calls: [{ kind: "InternalError", rate: options.failRate }] } });
-        shutdown.add("fault-injecting SNS", () => serverStarting.then((server) => server.stop(), () => undefined));
+        const serverStarting = startSnsTestServer({
+            seed: 7,
+            faults: { calls: [{ kind: "InternalError", rate: options.failRate }] },
+        });
+        shutdown.add("fault-injecting SNS", () =>
+            serverStarting.then(
+                (server) => server.stop(),
+                () => undefined,
+            ),
+        );
         faultServer = await serverStarting;
         publishTopicArn = faultServer.createTopic(`outbox-demo-events-${runId}`);
         sns = new SNSClient({ endpoint: faultServer.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
@@ -114,7 +132,8 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     let published = 0;
     instrumentClient(sns, snsTally, {
         onSuccess: (command, _input, output) => {
-            if (command === "PublishBatchCommand") published += (output.Successful as unknown[] | undefined)?.length ?? 0;
+            if (command === "PublishBatchCommand")
+                published += (output.Successful as unknown[] | undefined)?.length ?? 0;
             if (command === "PublishCommand") published += 1;
         },
     });
@@ -127,13 +146,17 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     const preflight = await store.preflight();
     if (options.endpoint !== undefined) {
         // On someone else's DynamoDB, leave nothing behind: the demo table goes when the demo does.
-        shutdown.add("demo table", () => ddb.send(new DeleteTableCommand({ TableName: tableName })).then(() => undefined));
+        shutdown.add("demo table", () =>
+            ddb.send(new DeleteTableCommand({ TableName: tableName })).then(() => undefined),
+        );
     }
     if (preflight !== "verified") throw new Error(`preflight on ${tableName} returned ${preflight}; expected verified`);
     progress.print(`table ${tableName} created from runtime/schema.ts; preflight: ${preflight}`);
     progress.print(
         `DynamoDB ${options.endpoint === undefined ? "Local" : "at"} ${endpoint}, SNS -> SQS (fauxqs) at ${fauxqs.endpoint}` +
-            (faultServer === undefined ? "" : `, SNS with ${Math.round(options.failRate * 100)}% failing calls at ${faultServer.endpoint}`),
+            (faultServer === undefined
+                ? ""
+                : `, SNS with ${Math.round(options.failRate * 100)}% failing calls at ${faultServer.endpoint}`),
     );
 
     // 4. The relay: the publisher Lambda's code behind the local event source mapping, and the sweeper.
@@ -181,7 +204,8 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     });
 
     // Events of any size: a bucket on fauxqs's S3 for the payloads the writer offloads.
-    const payloads = options.payloadBytes > 0 ? await startDemoPayloads(fauxqs.endpoint, options.payloadBytes, runId) : undefined;
+    const payloads =
+        options.payloadBytes > 0 ? await startDemoPayloads(fauxqs.endpoint, options.payloadBytes, runId) : undefined;
     if (payloads !== undefined) shutdown.add("S3 client", () => payloads.stop());
 
     // 5. The consumer and the DLQ reader.
@@ -195,12 +219,18 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
                   fauxqs.sqs,
                   consumerQueue.queueUrl,
                   async (id, body, attributes) => {
-                      const resolved = payloads === undefined || id === undefined ? body : await payloads.resolveBody(id, body, attributes);
+                      const resolved =
+                          payloads === undefined || id === undefined
+                              ? body
+                              : await payloads.resolveBody(id, body, attributes);
                       if (resolved !== undefined) recordDelivery(ledger, lastSequence, id, resolved, Date.now());
                   },
                   options.keys > 0 ? 1 : 3,
               )
-            : followRecording(() => faultServer!.topicMessages(publishTopicArn), (id, body) => recordDelivery(ledger, lastSequence, id, body, Date.now()));
+            : followRecording(
+                  () => faultServer!.topicMessages(publishTopicArn),
+                  (id, body) => recordDelivery(ledger, lastSequence, id, body, Date.now()),
+              );
     shutdown.add("consumer", () => consumer.stop());
     const dlqReader = pollQueue(
         fauxqs.sqs,
@@ -220,8 +250,18 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     shutdown.add("DLQ reader", () => dlqReader.stop());
 
     // 3. The producer.
-    const plan: OrderPlan = { tableName, keys: options.keys, expireRatio: options.expireRatio, runId: `${runId}-`, payloadBytes: options.payloadBytes };
-    const writer = new OutboxWriter({ client: ddb, tableName, ...(payloads !== undefined ? { largePayloads: payloads.writerOption } : {}) });
+    const plan: OrderPlan = {
+        tableName,
+        keys: options.keys,
+        expireRatio: options.expireRatio,
+        runId: `${runId}-`,
+        payloadBytes: options.payloadBytes,
+    };
+    const writer = new OutboxWriter({
+        client: ddb,
+        tableName,
+        ...(payloads !== undefined ? { largePayloads: payloads.writerOption } : {}),
+    });
     let written = 0;
     let expectedExpired = 0;
     const producerStart = Date.now();
@@ -331,6 +371,11 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
         lost,
         duplicates: ledger.duplicates,
         dlq: dlqCount,
-        ok: lost === 0 && dlqCount === expectedExpired && unexpectedDead === 0 && ledger.outOfOrder === 0 && (payloads?.failures() ?? 0) === 0,
+        ok:
+            lost === 0 &&
+            dlqCount === expectedExpired &&
+            unexpectedDead === 0 &&
+            ledger.outOfOrder === 0 &&
+            (payloads?.failures() ?? 0) === 0,
     };
 }

@@ -41,7 +41,8 @@ export function createProgressLine(options: ProgressLineOptions = {}): ProgressL
         update(text) {
             if (tty) {
                 // A pseudo-terminal without a size reports 0 columns.
-                const width = stream.columns !== undefined && stream.columns > 0 ? Math.max(20, stream.columns - 1) : 119;
+                const width =
+                    stream.columns !== undefined && stream.columns > 0 ? Math.max(20, stream.columns - 1) : 119;
                 stream.write(`\r\x1b[2K${text.length > width ? text.slice(0, width) : text}`);
                 live = true;
                 return;

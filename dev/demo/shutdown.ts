@@ -52,7 +52,9 @@ export function installShutdown(options: ShutdownOptions = {}): Shutdown {
             try {
                 await Promise.race([Promise.resolve().then(part.stop), timeout]);
             } catch (err) {
-                process.stderr.write(`stopping ${part.name} failed: ${err instanceof Error ? err.message : String(err)}\n`);
+                process.stderr.write(
+                    `stopping ${part.name} failed: ${err instanceof Error ? err.message : String(err)}\n`,
+                );
             } finally {
                 clearTimeout(timer);
             }
@@ -97,5 +99,7 @@ export function installShutdown(options: ShutdownOptions = {}): Shutdown {
 export function describeError(err: unknown): string {
     if (!(err instanceof Error)) return String(err);
     const code = (err as { code?: unknown }).code;
-    return typeof code === "string" && !err.message.includes(code) ? `${err.name} [${code}]: ${err.message}` : `${err.name === "Error" || err.name === "UsageError" ? "" : `${err.name}: `}${err.message}`;
+    return typeof code === "string" && !err.message.includes(code)
+        ? `${err.name} [${code}]: ${err.message}`
+        : `${err.name === "Error" || err.name === "UsageError" ? "" : `${err.name}: `}${err.message}`;
 }

@@ -89,23 +89,70 @@ interface NumberRule {
     readonly example: string;
 }
 
-const NUMBER_FLAGS: Readonly<Record<string, { readonly key: "count" | "rate" | "keys" | "parallelizationFactor" | "expireRatio" | "failRate" | "payloadBytes"; readonly rule: NumberRule }>> = {
-    "--count": { key: "count", rule: { min: 1, max: 1_000_000, integer: true, allowed: "an integer from 1 to 1000000", example: "100" } },
-    "--rate": { key: "rate", rule: { min: 0, max: 100_000, integer: false, allowed: "a number of orders per second from 0 (as fast as possible) to 100000", example: "200" } },
-    "--keys": { key: "keys", rule: { min: 0, max: 100_000, integer: true, allowed: "an integer from 0 (keyless) to 100000", example: "8" } },
+const NUMBER_FLAGS: Readonly<
+    Record<
+        string,
+        {
+            readonly key:
+                "count" | "rate" | "keys" | "parallelizationFactor" | "expireRatio" | "failRate" | "payloadBytes";
+            readonly rule: NumberRule;
+        }
+    >
+> = {
+    "--count": {
+        key: "count",
+        rule: { min: 1, max: 1_000_000, integer: true, allowed: "an integer from 1 to 1000000", example: "100" },
+    },
+    "--rate": {
+        key: "rate",
+        rule: {
+            min: 0,
+            max: 100_000,
+            integer: false,
+            allowed: "a number of orders per second from 0 (as fast as possible) to 100000",
+            example: "200",
+        },
+    },
+    "--keys": {
+        key: "keys",
+        rule: { min: 0, max: 100_000, integer: true, allowed: "an integer from 0 (keyless) to 100000", example: "8" },
+    },
     "--parallelization-factor": {
         key: "parallelizationFactor",
-        rule: { min: MAPPING_LIMITS.parallelizationFactor.min, max: MAPPING_LIMITS.parallelizationFactor.max, integer: true, allowed: "an integer from 1 to 10", example: "4" },
+        rule: {
+            min: MAPPING_LIMITS.parallelizationFactor.min,
+            max: MAPPING_LIMITS.parallelizationFactor.max,
+            integer: true,
+            allowed: "an integer from 1 to 10",
+            example: "4",
+        },
     },
-    "--expire-ratio": { key: "expireRatio", rule: { min: 0, max: 1, integer: false, allowed: "a share from 0 to 1", example: "0.1" } },
-    "--fail-rate": { key: "failRate", rule: { min: 0, max: 0.9, integer: false, allowed: "a share from 0 to 0.9", example: "0.2" } },
-    "--payload-bytes": { key: "payloadBytes", rule: { min: 0, max: 100_000_000, integer: true, allowed: "an integer number of bytes from 0 (the small payload) to 100000000", example: "1048576" } },
+    "--expire-ratio": {
+        key: "expireRatio",
+        rule: { min: 0, max: 1, integer: false, allowed: "a share from 0 to 1", example: "0.1" },
+    },
+    "--fail-rate": {
+        key: "failRate",
+        rule: { min: 0, max: 0.9, integer: false, allowed: "a share from 0 to 0.9", example: "0.2" },
+    },
+    "--payload-bytes": {
+        key: "payloadBytes",
+        rule: {
+            min: 0,
+            max: 100_000_000,
+            integer: true,
+            allowed: "an integer number of bytes from 0 (the small payload) to 100000000",
+            example: "1048576",
+        },
+    },
 };
 
 function parseNumber(flag: string, raw: string, rule: NumberRule): number {
     const value = raw.trim() === "" ? Number.NaN : Number(raw);
     if (!Number.isFinite(value) || (rule.integer && !Number.isInteger(value)) || value < rule.min || value > rule.max) {
-        throw new UsageError(`${flag} is ${JSON.stringify(raw)}; expected ${rule.allowed}. Example: ${flag} ${rule.example}`);
+        throw new UsageError(
+            `${flag} is ${JSON.stringify(raw)}; expected ${rule.allowed}. Example: ${flag} ${rule.example}`,
+        );
     }
     return value;
 }
@@ -118,7 +165,9 @@ function parseEndpoint(raw: string): string {
         url = undefined;
     }
     if (url === undefined || (url.protocol !== "http:" && url.protocol !== "https:")) {
-        throw new UsageError(`--endpoint is ${JSON.stringify(raw)}; expected an http(s) URL of a running DynamoDB, e.g. --endpoint http://127.0.0.1:8000`);
+        throw new UsageError(
+            `--endpoint is ${JSON.stringify(raw)}; expected an http(s) URL of a running DynamoDB, e.g. --endpoint http://127.0.0.1:8000`,
+        );
     }
     return raw.replace(/\/+$/, "");
 }
@@ -143,13 +192,21 @@ function setValue(out: Options, flag: string, value: string): void {
 function problemError(problem: FlagProblem): UsageError {
     const flag = `--${problem.name}`;
     if (problem.kind === "unknown") {
-        return new UsageError(`unknown option ${JSON.stringify(problem.raw)}; the options are ${[...Object.keys(NUMBER_FLAGS), "--endpoint", "--keep", "--help"].join(", ")} (see --help)`);
+        return new UsageError(
+            `unknown option ${JSON.stringify(problem.raw)}; the options are ${[...Object.keys(NUMBER_FLAGS), "--endpoint", "--keep", "--help"].join(", ")} (see --help)`,
+        );
     }
-    if (problem.kind === "value-on-boolean") return new UsageError(`${flag} takes no value (got ${JSON.stringify(problem.value)}); write just ${flag}`);
-    if (problem.kind === "missing-value") return new UsageError(`${flag} needs a value, e.g. ${flag} ${NUMBER_FLAGS[flag]?.rule.example ?? "http://127.0.0.1:8000"}`);
+    if (problem.kind === "value-on-boolean")
+        return new UsageError(`${flag} takes no value (got ${JSON.stringify(problem.value)}); write just ${flag}`);
+    if (problem.kind === "missing-value")
+        return new UsageError(
+            `${flag} needs a value, e.g. ${flag} ${NUMBER_FLAGS[flag]?.rule.example ?? "http://127.0.0.1:8000"}`,
+        );
     // A value that would be refused anyway gets its own message; a good one is refused only for how it is written.
     setValue({ ...START_DEFAULTS }, flag, problem.value);
-    return new UsageError(`${flag} is followed by ${JSON.stringify(problem.value)}, which reads as a flag; if it is the value, write ${flag}=${problem.value}`);
+    return new UsageError(
+        `${flag} is followed by ${JSON.stringify(problem.value)}, which reads as a flag; if it is the value, write ${flag}=${problem.value}`,
+    );
 }
 
 /**
@@ -164,18 +221,25 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
     const seen = new Set<string>();
     const { tokens, problem } = readFlags(argv, FLAG_TYPES);
     for (const token of tokens) {
-        if (token.kind === "positional") throw problemError({ kind: "unknown", name: "", flag: token.raw, raw: token.raw });
+        if (token.kind === "positional")
+            throw problemError({ kind: "unknown", name: "", flag: token.raw, raw: token.raw });
         // As written: `--help` and `-h` count apart.
         if (seen.has(token.rawName)) throw new UsageError(`${token.rawName} is given twice; give it once`);
         seen.add(token.rawName);
         if (token.value === undefined) out[token.name === "help" ? "help" : "keep"] = true;
         else setValue(out, token.rawName, token.value);
     }
-    if (problem !== undefined && problem.kind !== "unknown" && seen.has(`--${problem.name}`)) throw new UsageError(`--${problem.name} is given twice; give it once`);
+    if (problem !== undefined && problem.kind !== "unknown" && seen.has(`--${problem.name}`))
+        throw new UsageError(`--${problem.name} is given twice; give it once`);
     if (problem !== undefined) throw problemError(problem);
     if (out.payloadBytes > 0 && out.failRate > 0) {
-        throw new UsageError("--payload-bytes and --fail-rate do not go together: with --fail-rate the consumer reads what the fault-injecting SNS server recorded, and does not fetch payloads from S3; drop one");
+        throw new UsageError(
+            "--payload-bytes and --fail-rate do not go together: with --fail-rate the consumer reads what the fault-injecting SNS server recorded, and does not fetch payloads from S3; drop one",
+        );
     }
-    if (out.keys > out.count) throw new UsageError(`--keys is ${out.keys} but --count is ${out.count}; use at most one ordering key per order`);
+    if (out.keys > out.count)
+        throw new UsageError(
+            `--keys is ${out.keys} but --count is ${out.count}; use at most one ordering key per order`,
+        );
     return out;
 }

@@ -80,12 +80,14 @@ async function waitReady(endpoint: string, child: ChildProcess, timeoutMs: numbe
     const deadline = Date.now() + timeoutMs;
     try {
         for (;;) {
-            if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode} before it was ready`);
+            if (child.exitCode !== null)
+                throw new Error(`DynamoDB Local exited with code ${child.exitCode} before it was ready`);
             try {
                 await client.send(new ListTablesCommand({}));
                 return;
             } catch (err) {
-                if (Date.now() > deadline) throw new Error(`DynamoDB Local at ${endpoint} not ready after ${timeoutMs} ms`, { cause: err });
+                if (Date.now() > deadline)
+                    throw new Error(`DynamoDB Local at ${endpoint} not ready after ${timeoutMs} ms`, { cause: err });
                 await new Promise((r) => setTimeout(r, 50));
             }
         }
@@ -104,8 +106,20 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
     const cwd = jarDirectory();
     const child = spawn(
         "java",
-        ["-Djava.library.path=./DynamoDBLocal_lib", "-jar", "DynamoDBLocal.jar", "-inMemory", "-disableTelemetry", "-port", String(port)],
-        { cwd, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, JAVA_TOOL_OPTIONS: "-XX:TieredStopAtLevel=1" } },
+        [
+            "-Djava.library.path=./DynamoDBLocal_lib",
+            "-jar",
+            "DynamoDBLocal.jar",
+            "-inMemory",
+            "-disableTelemetry",
+            "-port",
+            String(port),
+        ],
+        {
+            cwd,
+            stdio: ["ignore", "ignore", "pipe"],
+            env: { ...process.env, JAVA_TOOL_OPTIONS: "-XX:TieredStopAtLevel=1" },
+        },
     );
     let stderr = "";
     child.stderr?.on("data", (chunk: Buffer) => {
@@ -121,7 +135,10 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
         await waitReady(endpoint, child, options.readyTimeoutMs ?? 30_000);
     } catch (err) {
         await stop();
-        throw new Error(`${(err as Error).message}\n${stderr.replace(/Picked up JAVA_TOOL_OPTIONS.*\n?/g, "")}`.trim(), { cause: err });
+        throw new Error(
+            `${(err as Error).message}\n${stderr.replace(/Picked up JAVA_TOOL_OPTIONS.*\n?/g, "")}`.trim(),
+            { cause: err },
+        );
     }
     return { endpoint, pid: child.pid, stop };
 }

@@ -11,11 +11,7 @@
  *
  * @packageDocumentation
  */
-import {
-    CreateTopicCommand,
-    SNSClient,
-    SubscribeCommand,
-} from "@aws-sdk/client-sns";
+import { CreateTopicCommand, SNSClient, SubscribeCommand } from "@aws-sdk/client-sns";
 import {
     CreateQueueCommand,
     DeleteMessageBatchCommand,
@@ -33,7 +29,12 @@ interface FauxqsServerHandle {
 }
 
 interface FauxqsModule {
-    startFauxqs(options: { port?: number; logger?: boolean; host?: string; defaultRegion?: string }): Promise<FauxqsServerHandle>;
+    startFauxqs(options: {
+        port?: number;
+        logger?: boolean;
+        host?: string;
+        defaultRegion?: string;
+    }): Promise<FauxqsServerHandle>;
 }
 
 /** A message received from a queue. */
@@ -80,7 +81,10 @@ export interface LocalFauxqs {
      * Create a queue (a `.fifo` name makes a FIFO queue), with optional queue attributes (e.g. `RedrivePolicy`,
      * which fauxqs honours on receive). Returns its URL and ARN.
      */
-    createQueue(name: string, attributes?: Readonly<Record<string, string>>): Promise<{ readonly queueUrl: string; readonly queueArn: string }>;
+    createQueue(
+        name: string,
+        attributes?: Readonly<Record<string, string>>,
+    ): Promise<{ readonly queueUrl: string; readonly queueArn: string }>;
     /** Subscribe a queue to a topic. Returns the subscription ARN. */
     subscribe(topicArn: string, queueArn: string, options?: SubscribeOptions): Promise<string>;
     /** Receive messages from a queue until it is empty or `expected` arrived. */
@@ -121,7 +125,12 @@ async function importFauxqs(): Promise<FauxqsModule> {
  */
 export async function startFauxqs(options: StartFauxqsOptions = {}): Promise<LocalFauxqs> {
     const fauxqs = await importFauxqs();
-    const server = await fauxqs.startFauxqs({ port: options.port ?? 0, host: "127.0.0.1", logger: false, defaultRegion: LOCAL_REGION });
+    const server = await fauxqs.startFauxqs({
+        port: options.port ?? 0,
+        host: "127.0.0.1",
+        logger: false,
+        defaultRegion: LOCAL_REGION,
+    });
     const endpoint = server.address.replace("0.0.0.0", "127.0.0.1").replace("localhost", "127.0.0.1");
     const clientConfig = { endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
     const sns = new SNSClient(clientConfig);
@@ -135,7 +144,13 @@ export async function startFauxqs(options: StartFauxqsOptions = {}): Promise<Loc
         const out: ReceivedMessage[] = [];
         for (;;) {
             const batch = await sqs.send(
-                new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 0, MessageAttributeNames: ["All"], VisibilityTimeout: 30 }),
+                new ReceiveMessageCommand({
+                    QueueUrl: queueUrl,
+                    MaxNumberOfMessages: 10,
+                    WaitTimeSeconds: 0,
+                    MessageAttributeNames: ["All"],
+                    VisibilityTimeout: 30,
+                }),
             );
             const messages = batch.Messages ?? [];
             for (const m of messages) {
@@ -166,22 +181,40 @@ export async function startFauxqs(options: StartFauxqsOptions = {}): Promise<Loc
         s3,
         async createTopic(name: string): Promise<string> {
             const fifo = name.endsWith(".fifo");
-            const out = await sns.send(new CreateTopicCommand({ Name: name, ...(fifo ? { Attributes: { FifoTopic: "true" } } : {}) }));
+            const out = await sns.send(
+                new CreateTopicCommand({ Name: name, ...(fifo ? { Attributes: { FifoTopic: "true" } } : {}) }),
+            );
             return out.TopicArn as string;
         },
         async createQueue(name: string, queueAttributes: Readonly<Record<string, string>> = {}) {
             const fifo = name.endsWith(".fifo");
             const given: Record<string, string> = { ...(fifo ? { FifoQueue: "true" } : {}), ...queueAttributes };
-            const created = await sqs.send(new CreateQueueCommand({ QueueName: name, ...(Object.keys(given).length > 0 ? { Attributes: given } : {}) }));
+            const created = await sqs.send(
+                new CreateQueueCommand({
+                    QueueName: name,
+                    ...(Object.keys(given).length > 0 ? { Attributes: given } : {}),
+                }),
+            );
             const queueUrl = created.QueueUrl as string;
-            const attributes = await sqs.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn"] }));
+            const attributes = await sqs.send(
+                new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ["QueueArn"] }),
+            );
             return { queueUrl, queueArn: attributes.Attributes?.QueueArn as string };
         },
         async subscribe(topicArn: string, queueArn: string, subscribeOptions: SubscribeOptions = {}): Promise<string> {
             const attributes: Record<string, string> = {};
             if (subscribeOptions.rawMessageDelivery !== false) attributes.RawMessageDelivery = "true";
-            if (subscribeOptions.filterPolicy !== undefined) attributes.FilterPolicy = JSON.stringify(subscribeOptions.filterPolicy);
-            const out = await sns.send(new SubscribeCommand({ TopicArn: topicArn, Protocol: "sqs", Endpoint: queueArn, Attributes: attributes, ReturnSubscriptionArn: true }));
+            if (subscribeOptions.filterPolicy !== undefined)
+                attributes.FilterPolicy = JSON.stringify(subscribeOptions.filterPolicy);
+            const out = await sns.send(
+                new SubscribeCommand({
+                    TopicArn: topicArn,
+                    Protocol: "sqs",
+                    Endpoint: queueArn,
+                    Attributes: attributes,
+                    ReturnSubscriptionArn: true,
+                }),
+            );
             return out.SubscriptionArn as string;
         },
         receiveAll,

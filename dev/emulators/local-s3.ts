@@ -41,7 +41,9 @@ export async function payloadKeys(s3: S3, bucket: string): Promise<string[]> {
     const keys: string[] = [];
     let token: string | undefined;
     do {
-        const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, ...(token !== undefined ? { ContinuationToken: token } : {}) }));
+        const page = await s3.send(
+            new ListObjectsV2Command({ Bucket: bucket, ...(token !== undefined ? { ContinuationToken: token } : {}) }),
+        );
         keys.push(...(page.Contents ?? []).map((o) => o.Key ?? ""));
         token = page.NextContinuationToken;
     } while (token !== undefined);

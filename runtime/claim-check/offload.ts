@@ -12,7 +12,15 @@
  * @packageDocumentation
  */
 import { OutboxError } from "../errors";
-import { attributeBudgetOverrun, DLQ_MAX_MESSAGE_BYTES, SNS_MAX_ATTRIBUTES, SNS_MAX_MESSAGE_BYTES, snsMessageSize, worstCaseDeadLetterSize, type OutboundMessage } from "../message";
+import {
+    attributeBudgetOverrun,
+    DLQ_MAX_MESSAGE_BYTES,
+    SNS_MAX_ATTRIBUTES,
+    SNS_MAX_MESSAGE_BYTES,
+    snsMessageSize,
+    worstCaseDeadLetterSize,
+    type OutboundMessage,
+} from "../message";
 import type { TraceContext } from "../trace-context";
 import { integerIn } from "../integer-setting";
 import type { IntegerLimit } from "../limits";
@@ -20,7 +28,16 @@ import { invalidPayload as invalid } from "../payload-json";
 import { awsErrorName, wrapAwsError } from "../store/aws-errors";
 import { describeValue } from "../transact-items";
 import type { PayloadObjectClient, PayloadPutInput } from "./object-client";
-import { CLAIM_CHECK_ATTRIBUTE, DEFAULT_PAYLOAD_KEY_PREFIX, S3_BUCKET_NAME, claimCheckKey, isClaimCheckAttribute, parsePointer, pointerText, sha256Of } from "./pointer";
+import {
+    CLAIM_CHECK_ATTRIBUTE,
+    DEFAULT_PAYLOAD_KEY_PREFIX,
+    S3_BUCKET_NAME,
+    claimCheckKey,
+    isClaimCheckAttribute,
+    parsePointer,
+    pointerText,
+    sha256Of,
+} from "./pointer";
 
 /**
  * The offload threshold's range, per destination: a message is at most the destination's limit inline. SNS takes
@@ -82,20 +99,43 @@ export interface PendingPut {
  */
 export function claimCheckPlan(options: LargePayloadOptions | undefined, who: string): ClaimCheckPlan | undefined {
     if (options === undefined) return undefined;
-    if (options === null || typeof options !== "object") throw new OutboxError("INVALID_CONFIG", `${who}: largePayloads must be { objects, bucket }, got ${describeValue(options)}; omit it to keep every payload inline`);
+    if (options === null || typeof options !== "object")
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: largePayloads must be { objects, bucket }, got ${describeValue(options)}; omit it to keep every payload inline`,
+        );
     if (typeof options.objects?.putObject !== "function") {
-        throw new OutboxError("INVALID_CONFIG", `${who}: largePayloads.objects must be an S3 client with putObject: new S3({}) from @aws-sdk/client-s3 (the aggregated client, not S3Client)`);
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: largePayloads.objects must be an S3 client with putObject: new S3({}) from @aws-sdk/client-s3 (the aggregated client, not S3Client)`,
+        );
     }
     if (typeof options.bucket !== "string" || !S3_BUCKET_NAME.test(options.bucket)) {
-        throw new OutboxError("INVALID_CONFIG", `${who}: largePayloads.bucket is ${describeValue(options.bucket)}; it must be an S3 bucket name (3-63 lowercase letters, digits, "." and "-"), e.g. the Outbox component's payloadBucketName output, not an ARN`, {
-            context: { bucket: String(options.bucket) },
-        });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: largePayloads.bucket is ${describeValue(options.bucket)}; it must be an S3 bucket name (3-63 lowercase letters, digits, "." and "-"), e.g. the Outbox component's payloadBucketName output, not an ARN`,
+            {
+                context: { bucket: String(options.bucket) },
+            },
+        );
     }
     const keyPrefix = options.keyPrefix ?? DEFAULT_PAYLOAD_KEY_PREFIX;
-    if (typeof keyPrefix !== "string" || keyPrefix.length > MAX_PAYLOAD_KEY_PREFIX_LENGTH || !/^[\x21-\x7e]*$/.test(keyPrefix)) {
-        throw new OutboxError("INVALID_CONFIG", `${who}: largePayloads.keyPrefix is ${describeValue(keyPrefix)}; it must be at most ${MAX_PAYLOAD_KEY_PREFIX_LENGTH} printable ASCII characters without spaces; omit it for "${DEFAULT_PAYLOAD_KEY_PREFIX}"`);
+    if (
+        typeof keyPrefix !== "string" ||
+        keyPrefix.length > MAX_PAYLOAD_KEY_PREFIX_LENGTH ||
+        !/^[\x21-\x7e]*$/.test(keyPrefix)
+    ) {
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: largePayloads.keyPrefix is ${describeValue(keyPrefix)}; it must be at most ${MAX_PAYLOAD_KEY_PREFIX_LENGTH} printable ASCII characters without spaces; omit it for "${DEFAULT_PAYLOAD_KEY_PREFIX}"`,
+        );
     }
-    const thresholdBytes = integerIn(`${who}: largePayloads`, "thresholdBytes", options.thresholdBytes, LARGE_PAYLOAD_LIMITS.thresholdBytes);
+    const thresholdBytes = integerIn(
+        `${who}: largePayloads`,
+        "thresholdBytes",
+        options.thresholdBytes,
+        LARGE_PAYLOAD_LIMITS.thresholdBytes,
+    );
     return { objects: options.objects, bucket: options.bucket, keyPrefix, thresholdBytes };
 }
 
@@ -113,14 +153,23 @@ function carriesClaimCheck(outbound: OutboundMessage, where: string, index: numb
     const name = names[0]!;
     const context = { messageId: outbound.id, messageIndex: index };
     if (names.length > 1 || name !== CLAIM_CHECK_ATTRIBUTE) {
-        throw invalid(`${where}.headers name ${describeValue(name)} is reserved: it marks an offloaded payload for the AWS Extended Clients; use another name`, context);
+        throw invalid(
+            `${where}.headers name ${describeValue(name)} is reserved: it marks an offloaded payload for the AWS Extended Clients; use another name`,
+            context,
+        );
     }
     const pointer = parsePointer(outbound.body);
     if ("problem" in pointer) {
-        throw invalid(`${where}.headers["${CLAIM_CHECK_ATTRIBUTE}"] marks a claim check, but the payload is no claim check pointer (${pointer.problem}); the header is reserved: use another name`, context);
+        throw invalid(
+            `${where}.headers["${CLAIM_CHECK_ATTRIBUTE}"] marks a claim check, but the payload is no claim check pointer (${pointer.problem}); the header is reserved: use another name`,
+            context,
+        );
     }
     if (outbound.headers[name] !== String(pointer.byteLength)) {
-        throw invalid(`${where}.headers["${CLAIM_CHECK_ATTRIBUTE}"] is ${describeValue(outbound.headers[name])}, but the pointer says the payload is ${pointer.byteLength} bytes; a claim check is redriven as the DLQ kept it`, context);
+        throw invalid(
+            `${where}.headers["${CLAIM_CHECK_ATTRIBUTE}"] is ${describeValue(outbound.headers[name])}, but the pointer says the payload is ${pointer.byteLength} bytes; a claim check is redriven as the DLQ kept it`,
+            context,
+        );
     }
     return true;
 }
@@ -136,20 +185,44 @@ function carriesClaimCheck(outbound: OutboundMessage, where: string, index: numb
  * @param index - The message's index.
  * @throws OutboxError `INVALID_PAYLOAD` for a reserved header.
  */
-export function claimCheckOf(plan: ClaimCheckPlan | undefined, outbound: OutboundMessage, where: string, index: number): { readonly outbound: OutboundMessage; readonly put: PendingPut } | undefined {
+export function claimCheckOf(
+    plan: ClaimCheckPlan | undefined,
+    outbound: OutboundMessage,
+    where: string,
+    index: number,
+): { readonly outbound: OutboundMessage; readonly put: PendingPut } | undefined {
     if (carriesClaimCheck(outbound, where, index) || plan === undefined) return undefined;
-    const fits = snsMessageSize(outbound) <= plan.thresholdBytes && worstCaseDeadLetterSize(outbound) <= DLQ_MAX_MESSAGE_BYTES;
+    const fits =
+        snsMessageSize(outbound) <= plan.thresholdBytes && worstCaseDeadLetterSize(outbound) <= DLQ_MAX_MESSAGE_BYTES;
     if (fits) return undefined;
     const bytes = Buffer.from(outbound.body, "utf8");
     const sha = sha256Of(bytes);
     const key = claimCheckKey(plan.keyPrefix, outbound.id, sha.hex);
-    const body = pointerText({ bucket: plan.bucket, key, byteLength: bytes.byteLength, sha256: sha.base64, outboxId: outbound.id });
+    const body = pointerText({
+        bucket: plan.bucket,
+        key,
+        byteLength: bytes.byteLength,
+        sha256: sha.base64,
+        outboxId: outbound.id,
+    });
     return {
-        outbound: { ...outbound, body, headers: { ...outbound.headers, [CLAIM_CHECK_ATTRIBUTE]: String(bytes.byteLength) } },
+        outbound: {
+            ...outbound,
+            body,
+            headers: { ...outbound.headers, [CLAIM_CHECK_ATTRIBUTE]: String(bytes.byteLength) },
+        },
         put: {
             index,
             id: outbound.id,
-            input: { Bucket: plan.bucket, Key: key, Body: bytes, ContentLength: bytes.byteLength, ContentType: "application/json", ChecksumSHA256: sha.base64, IfNoneMatch: "*" },
+            input: {
+                Bucket: plan.bucket,
+                Key: key,
+                Body: bytes,
+                ContentLength: bytes.byteLength,
+                ContentType: "application/json",
+                ChecksumSHA256: sha.base64,
+                IfNoneMatch: "*",
+            },
         },
     };
 }
@@ -215,12 +288,16 @@ export async function putPayloads(plan: ClaimCheckPlan | undefined, puts: readon
             } catch (err) {
                 if (isAlreadyStored(err)) continue;
                 failures.push(
-                    wrapAwsError(err, `write: storing the payload of messages[${put.index}] (id "${put.id}", ${put.input.ContentLength} bytes) at s3://${put.input.Bucket}/${put.input.Key} failed (${awsErrorName(err) || "error"}); nothing was written to the table`, {
-                        messageId: put.id,
-                        messageIndex: put.index,
-                        bucket: put.input.Bucket,
-                        key: put.input.Key,
-                    }),
+                    wrapAwsError(
+                        err,
+                        `write: storing the payload of messages[${put.index}] (id "${put.id}", ${put.input.ContentLength} bytes) at s3://${put.input.Bucket}/${put.input.Key} failed (${awsErrorName(err) || "error"}); nothing was written to the table`,
+                        {
+                            messageId: put.id,
+                            messageIndex: put.index,
+                            bucket: put.input.Bucket,
+                            key: put.input.Key,
+                        },
+                    ),
                 );
             }
         }

@@ -78,7 +78,16 @@ export function claimCheckKey(prefix: string, recordId: string, sha256Hex: strin
  * @param pointer - Where the payload is.
  */
 export function pointerText(pointer: ClaimCheckPointer): string {
-    return JSON.stringify([POINTER_CLASS, { s3BucketName: pointer.bucket, s3Key: pointer.key, byteLength: pointer.byteLength, sha256: pointer.sha256, outboxId: pointer.outboxId }]);
+    return JSON.stringify([
+        POINTER_CLASS,
+        {
+            s3BucketName: pointer.bucket,
+            s3Key: pointer.key,
+            byteLength: pointer.byteLength,
+            sha256: pointer.sha256,
+            outboxId: pointer.outboxId,
+        },
+    ]);
 }
 
 const SHA256_BASE64 = /^[A-Za-z0-9+/]{43}=$/;
@@ -96,15 +105,21 @@ export function parsePointer(body: string): ClaimCheckPointer | { readonly probl
     } catch {
         return { problem: "it is not JSON" };
     }
-    if (!Array.isArray(parsed) || parsed.length !== 2 || parsed[0] !== POINTER_CLASS) return { problem: `it is not a ["${POINTER_CLASS}", {…}] array` };
+    if (!Array.isArray(parsed) || parsed.length !== 2 || parsed[0] !== POINTER_CLASS)
+        return { problem: `it is not a ["${POINTER_CLASS}", {…}] array` };
     const p = parsed[1] as Record<string, unknown> | null;
-    if (p === null || typeof p !== "object" || Array.isArray(p)) return { problem: "its second element is not an object" };
+    if (p === null || typeof p !== "object" || Array.isArray(p))
+        return { problem: "its second element is not an object" };
     const { s3BucketName: bucket, s3Key: key, byteLength, sha256, outboxId } = p;
-    if (typeof bucket !== "string" || !S3_BUCKET_NAME.test(bucket)) return { problem: `its s3BucketName ${JSON.stringify(bucket)} is not a bucket name` };
+    if (typeof bucket !== "string" || !S3_BUCKET_NAME.test(bucket))
+        return { problem: `its s3BucketName ${JSON.stringify(bucket)} is not a bucket name` };
     if (typeof key !== "string" || key === "") return { problem: `its s3Key ${JSON.stringify(key)} is not a key` };
-    if (typeof byteLength !== "number" || !Number.isSafeInteger(byteLength) || byteLength < 0) return { problem: `its byteLength ${JSON.stringify(byteLength)} is not a byte count` };
-    if (typeof sha256 !== "string" || !SHA256_BASE64.test(sha256)) return { problem: `its sha256 ${JSON.stringify(sha256)} is not a base64 SHA-256` };
-    if (typeof outboxId !== "string" || outboxId === "") return { problem: `its outboxId ${JSON.stringify(outboxId)} is not a record id` };
+    if (typeof byteLength !== "number" || !Number.isSafeInteger(byteLength) || byteLength < 0)
+        return { problem: `its byteLength ${JSON.stringify(byteLength)} is not a byte count` };
+    if (typeof sha256 !== "string" || !SHA256_BASE64.test(sha256))
+        return { problem: `its sha256 ${JSON.stringify(sha256)} is not a base64 SHA-256` };
+    if (typeof outboxId !== "string" || outboxId === "")
+        return { problem: `its outboxId ${JSON.stringify(outboxId)} is not a record id` };
     return { bucket, key, byteLength, sha256, outboxId };
 }
 

@@ -10,12 +10,24 @@
  * @packageDocumentation
  */
 import { OutboxError } from "../errors";
-import { DELIVERY_FORMATS, parseDelivery, type DeliveredOutboxMessage, type DeliveryFormat } from "../inbox/delivery-formats";
+import {
+    DELIVERY_FORMATS,
+    parseDelivery,
+    type DeliveredOutboxMessage,
+    type DeliveryFormat,
+} from "../inbox/delivery-formats";
 import type { LambdaSqsRecord } from "../inbox/sqs-event";
 import { awsErrorName, wrapAwsError } from "../store/aws-errors";
 import { describeValue } from "../transact-items";
 import type { PayloadObjectClient } from "./object-client";
-import { CLAIM_CHECK_ATTRIBUTE, S3_BUCKET_NAME, isClaimCheckAttribute, parsePointer, sha256Of, type ClaimCheckPointer } from "./pointer";
+import {
+    CLAIM_CHECK_ATTRIBUTE,
+    S3_BUCKET_NAME,
+    isClaimCheckAttribute,
+    parsePointer,
+    sha256Of,
+    type ClaimCheckPointer,
+} from "./pointer";
 
 /** Options of {@link createPayloadResolver}. */
 export interface PayloadResolverOptions {
@@ -85,10 +97,16 @@ function withoutClaimCheck(headers: Readonly<Record<string, string>>): Record<st
  */
 export function createPayloadResolver(options: PayloadResolverOptions): PayloadResolver {
     if (typeof options?.objects?.getObject !== "function") {
-        throw new OutboxError("INVALID_CONFIG", "createPayloadResolver: objects must be an S3 client with getObject: new S3({}) from @aws-sdk/client-s3 (the aggregated client, not S3Client)");
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            "createPayloadResolver: objects must be an S3 client with getObject: new S3({}) from @aws-sdk/client-s3 (the aggregated client, not S3Client)",
+        );
     }
     if (typeof options.bucket !== "string" || !S3_BUCKET_NAME.test(options.bucket)) {
-        throw new OutboxError("INVALID_CONFIG", `createPayloadResolver: bucket is ${describeValue(options.bucket)}; it must be the payload bucket's name (the Outbox component's payloadBucketName output), not an ARN`);
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `createPayloadResolver: bucket is ${describeValue(options.bucket)}; it must be the payload bucket's name (the Outbox component's payloadBucketName output), not an ARN`,
+        );
     }
     const { objects, bucket } = options;
     const formats = options.formats ?? DELIVERY_FORMATS;
@@ -105,40 +123,79 @@ export function createPayloadResolver(options: PayloadResolverOptions): PayloadR
 }
 
 /** A claim check's error: names the outbox id, the pointer's place, and keeps the context small. */
-function claimCheckError(code: "INVALID_PAYLOAD" | "NOT_FOUND", outboxId: string, text: string, context: Record<string, string | number> = {}, cause?: unknown): OutboxError {
-    return new OutboxError(code, `claim check of outbox id "${outboxId}": ${text}`, { ...(cause !== undefined ? { cause } : {}), context: { outboxId, ...context } });
+function claimCheckError(
+    code: "INVALID_PAYLOAD" | "NOT_FOUND",
+    outboxId: string,
+    text: string,
+    context: Record<string, string | number> = {},
+    cause?: unknown,
+): OutboxError {
+    return new OutboxError(code, `claim check of outbox id "${outboxId}": ${text}`, {
+        ...(cause !== undefined ? { cause } : {}),
+        context: { outboxId, ...context },
+    });
 }
 
 /** The message's pointer, once it is one, agrees with the attribute, and points into the configured bucket. */
 function checkedPointer(message: DeliveredOutboxMessage, bucket: string): ClaimCheckPointer {
     const pointer = parsePointer(message.body);
-    if ("problem" in pointer) throw claimCheckError("INVALID_PAYLOAD", message.outboxId, `the message carries ${CLAIM_CHECK_ATTRIBUTE}, but its body is no pointer: ${pointer.problem}`);
+    if ("problem" in pointer)
+        throw claimCheckError(
+            "INVALID_PAYLOAD",
+            message.outboxId,
+            `the message carries ${CLAIM_CHECK_ATTRIBUTE}, but its body is no pointer: ${pointer.problem}`,
+        );
     const place = { bucket: pointer.bucket, key: pointer.key };
     if (pointer.bucket !== bucket) {
-        throw claimCheckError("INVALID_PAYLOAD", message.outboxId, `the pointer names bucket "${pointer.bucket}", not the payload bucket "${bucket}" this consumer reads; refused: the outbox writes only there`, { ...place, expectedBucket: bucket });
+        throw claimCheckError(
+            "INVALID_PAYLOAD",
+            message.outboxId,
+            `the pointer names bucket "${pointer.bucket}", not the payload bucket "${bucket}" this consumer reads; refused: the outbox writes only there`,
+            { ...place, expectedBucket: bucket },
+        );
     }
     const stated = Object.entries(message.headers).find(([name]) => isClaimCheckAttribute(name))?.[1];
     if (stated !== String(pointer.byteLength)) {
-        throw claimCheckError("INVALID_PAYLOAD", message.outboxId, `its ${CLAIM_CHECK_ATTRIBUTE} attribute is ${describeValue(stated)}, but the pointer says ${pointer.byteLength} bytes`, place);
+        throw claimCheckError(
+            "INVALID_PAYLOAD",
+            message.outboxId,
+            `its ${CLAIM_CHECK_ATTRIBUTE} attribute is ${describeValue(stated)}, but the pointer says ${pointer.byteLength} bytes`,
+            place,
+        );
     }
     return pointer;
 }
 
 /** The object's bytes, as the pointer describes them, as text. */
-async function fetchPayload(objects: Pick<PayloadObjectClient, "getObject">, pointer: ClaimCheckPointer, outboxId: string): Promise<string> {
+async function fetchPayload(
+    objects: Pick<PayloadObjectClient, "getObject">,
+    pointer: ClaimCheckPointer,
+    outboxId: string,
+): Promise<string> {
     const place = { bucket: pointer.bucket, key: pointer.key };
     const where = `s3://${pointer.bucket}/${pointer.key}`;
     let bytes: Uint8Array;
     try {
         const out = await objects.getObject({ Bucket: pointer.bucket, Key: pointer.key });
-        if (out.Body === undefined) throw claimCheckError("NOT_FOUND", outboxId, `${where} answered with no body`, place);
+        if (out.Body === undefined)
+            throw claimCheckError("NOT_FOUND", outboxId, `${where} answered with no body`, place);
         bytes = await out.Body.transformToByteArray();
     } catch (err) {
         const name = awsErrorName(err);
         if (name === "NoSuchKey" || name === "NotFound") {
-            throw claimCheckError("NOT_FOUND", outboxId, `the payload ${where} is gone (${name}): deleted, or expired by the bucket's lifecycle rule before this message was consumed; the record id is the pointer's "${pointer.outboxId}"`, place, err);
+            throw claimCheckError(
+                "NOT_FOUND",
+                outboxId,
+                `the payload ${where} is gone (${name}): deleted, or expired by the bucket's lifecycle rule before this message was consumed; the record id is the pointer's "${pointer.outboxId}"`,
+                place,
+                err,
+            );
         }
-        throw wrapAwsError(err, `claim check of outbox id "${outboxId}": fetching ${where} failed (${name || "error"})`, { outboxId, ...place });
+        throw wrapAwsError(
+            err,
+            `claim check of outbox id "${outboxId}": fetching ${where} failed (${name || "error"})`,
+            { outboxId, ...place },
+        );
     }
     const sha = sha256Of(bytes).base64;
     if (bytes.byteLength !== pointer.byteLength || sha !== pointer.sha256) {

@@ -39,7 +39,11 @@ export interface DeliveredOutboxMessage {
 }
 
 /** The outbox message read from a delivery's String attributes (name → value) and its body. */
-function fromAttributes(outboxId: string, strings: Readonly<Record<string, string>>, body: string): DeliveredOutboxMessage {
+function fromAttributes(
+    outboxId: string,
+    strings: Readonly<Record<string, string>>,
+    body: string,
+): DeliveredOutboxMessage {
     return {
         outboxId,
         type: strings[MESSAGE_ATTRIBUTE.type] ?? "",
@@ -63,7 +67,9 @@ export interface DeliveryFormat {
 }
 
 function poison(record: LambdaSqsRecord, format: string, why: string): OutboxError {
-    return new OutboxError("INVALID_PAYLOAD", `SQS message ${record.messageId} (${format}): ${why}`, { context: { messageId: record.messageId, format } });
+    return new OutboxError("INVALID_PAYLOAD", `SQS message ${record.messageId} (${format}): ${why}`, {
+        context: { messageId: record.messageId, format },
+    });
 }
 
 /** SNS → SQS raw delivery (and any path that sends the outbox attributes as SQS message attributes). */
@@ -74,7 +80,12 @@ export const MESSAGE_ATTRIBUTES_DELIVERY: DeliveryFormat = {
         const idAttribute = attributes[MESSAGE_ATTRIBUTE.recordId];
         if (idAttribute === undefined) return undefined;
         const outboxId = idAttribute.stringValue;
-        if (typeof outboxId !== "string" || outboxId === "") throw poison(record, "message-attributes", `its ${MESSAGE_ATTRIBUTE.recordId} attribute has no string value (dataType ${idAttribute.dataType})`);
+        if (typeof outboxId !== "string" || outboxId === "")
+            throw poison(
+                record,
+                "message-attributes",
+                `its ${MESSAGE_ATTRIBUTE.recordId} attribute has no string value (dataType ${idAttribute.dataType})`,
+            );
         const strings: Record<string, string> = {};
         for (const name of Object.keys(attributes)) {
             const value = attributes[name]?.stringValue;
@@ -111,18 +122,31 @@ export const SNS_ENVELOPE_DELIVERY: DeliveryFormat = {
     parse(record) {
         const notification = notificationOf(record.body);
         if (notification === undefined) return undefined;
-        if (typeof notification.Message !== "string") throw poison(record, "sns-envelope", "the SNS notification has no Message string");
+        if (typeof notification.Message !== "string")
+            throw poison(record, "sns-envelope", "the SNS notification has no Message string");
         const raw = notification.MessageAttributes ?? {};
-        if (raw === null || typeof raw !== "object") throw poison(record, "sns-envelope", "the SNS notification's MessageAttributes is not an object");
+        if (raw === null || typeof raw !== "object")
+            throw poison(record, "sns-envelope", "the SNS notification's MessageAttributes is not an object");
         const strings: Record<string, string> = {};
         for (const [name, attribute] of Object.entries(raw as Record<string, unknown>)) {
             const a = attribute as { Type?: unknown; Value?: unknown } | null;
             // Binary values are base64 text in the envelope; only String and Number ones are headers.
-            if (a !== null && typeof a === "object" && typeof a.Value === "string" && typeof a.Type === "string" && !a.Type.startsWith("Binary")) strings[name] = a.Value;
+            if (
+                a !== null &&
+                typeof a === "object" &&
+                typeof a.Value === "string" &&
+                typeof a.Type === "string" &&
+                !a.Type.startsWith("Binary")
+            )
+                strings[name] = a.Value;
         }
         const outboxId = strings[MESSAGE_ATTRIBUTE.recordId];
         if (outboxId === undefined || outboxId === "") {
-            throw poison(record, "sns-envelope", `the SNS notification carries no ${MESSAGE_ATTRIBUTE.recordId} message attribute, so it was not published by the outbox (or its attributes were stripped)`);
+            throw poison(
+                record,
+                "sns-envelope",
+                `the SNS notification carries no ${MESSAGE_ATTRIBUTE.recordId} message attribute, so it was not published by the outbox (or its attributes were stripped)`,
+            );
         }
         return fromAttributes(outboxId, strings, notification.Message);
     },
@@ -139,7 +163,10 @@ export const DELIVERY_FORMATS: readonly DeliveryFormat[] = [MESSAGE_ATTRIBUTES_D
  * @returns the message and the name of the format that read it.
  * @throws OutboxError `INVALID_PAYLOAD` when a format finds it unusable, or none recognizes it.
  */
-export function parseDelivery(record: LambdaSqsRecord, formats: readonly DeliveryFormat[] = DELIVERY_FORMATS): { readonly message: DeliveredOutboxMessage; readonly format: string } {
+export function parseDelivery(
+    record: LambdaSqsRecord,
+    formats: readonly DeliveryFormat[] = DELIVERY_FORMATS,
+): { readonly message: DeliveredOutboxMessage; readonly format: string } {
     for (const format of formats) {
         const message = format.parse(record);
         if (message !== undefined) return { message, format: format.name };

@@ -43,7 +43,9 @@ export interface InboxMessage extends DeliveredOutboxMessage {
  * read, but it must not write elsewhere: it runs again for a duplicate, whose writes are then dropped. Return
  * nothing (or `[]`) to only record the message as seen. Throw to fail the message; SQS redelivers it.
  */
-export type InboxConsumer = (message: InboxMessage) => Promise<readonly TransactWriteItem[] | void> | readonly TransactWriteItem[] | void;
+export type InboxConsumer = (
+    message: InboxMessage,
+) => Promise<readonly TransactWriteItem[] | void> | readonly TransactWriteItem[] | void;
 
 /** Options of {@link createInboxHandler}. */
 export interface InboxHandlerOptions {
@@ -78,18 +80,30 @@ export function isFifoRecord(record: LambdaSqsRecord): boolean {
 }
 
 /** A delivered message with its payload: fetched and checked when it is a claim check. */
-async function resolved(message: DeliveredOutboxMessage, messageId: string, payloads: PayloadResolver | undefined): Promise<DeliveredOutboxMessage & { readonly claimCheck?: ClaimCheckPointer }> {
+async function resolved(
+    message: DeliveredOutboxMessage,
+    messageId: string,
+    payloads: PayloadResolver | undefined,
+): Promise<DeliveredOutboxMessage & { readonly claimCheck?: ClaimCheckPointer }> {
     if (!isClaimCheck(message)) return message;
     if (payloads === undefined) {
-        throw new OutboxError("INVALID_CONFIG", `SQS message ${messageId} (outbox id "${message.outboxId}") is a claim check (its payload is in S3); pass payloads: createPayloadResolver({ objects: new S3({}), bucket }) to createInboxHandler`, {
-            context: { messageId, outboxId: message.outboxId },
-        });
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `SQS message ${messageId} (outbox id "${message.outboxId}") is a claim check (its payload is in S3); pass payloads: createPayloadResolver({ objects: new S3({}), bucket }) to createInboxHandler`,
+            {
+                context: { messageId, outboxId: message.outboxId },
+            },
+        );
     }
     return payloads.resolveMessage(message);
 }
 
 /** The message the consumer gets, or the poison error. */
-async function inboxMessage(record: LambdaSqsRecord, formats: readonly DeliveryFormat[], payloads: PayloadResolver | undefined): Promise<InboxMessage> {
+async function inboxMessage(
+    record: LambdaSqsRecord,
+    formats: readonly DeliveryFormat[],
+    payloads: PayloadResolver | undefined,
+): Promise<InboxMessage> {
     const parsed = parseDelivery(record, formats);
     const format = parsed.format;
     const message = await resolved(parsed.message, record.messageId, payloads);
@@ -98,10 +112,14 @@ async function inboxMessage(record: LambdaSqsRecord, formats: readonly DeliveryF
         payload = JSON.parse(message.body);
     } catch (cause) {
         // The parser's own message quotes the body: kept as the cause, out of the message that is logged.
-        throw new OutboxError("INVALID_PAYLOAD", `SQS message ${record.messageId} (outbox id "${message.outboxId}", ${format}): the body (${message.body.length} characters) is not JSON; OutboxWriter always publishes a payload's JSON text`, {
-            cause,
-            context: { messageId: record.messageId, outboxId: message.outboxId },
-        });
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `SQS message ${record.messageId} (outbox id "${message.outboxId}", ${format}): the body (${message.body.length} characters) is not JSON; OutboxWriter always publishes a payload's JSON text`,
+            {
+                cause,
+                context: { messageId: record.messageId, outboxId: message.outboxId },
+            },
+        );
     }
     const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? "1");
     const groupId = record.attributes?.MessageGroupId;
@@ -129,17 +147,33 @@ interface HandlerRun {
 function handlerRun(options: InboxHandlerOptions): HandlerRun {
     const inbox = options?.inbox;
     if (inbox === undefined || inbox === null || typeof inbox.apply !== "function") {
-        throw new OutboxError("INVALID_CONFIG", "createInboxHandler: inbox must be an Inbox (new Inbox({ client, consumer, tableName }))");
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            "createInboxHandler: inbox must be an Inbox (new Inbox({ client, consumer, tableName }))",
+        );
     }
     if (typeof options.consume !== "function") {
-        throw new OutboxError("INVALID_CONFIG", `createInboxHandler: consume must be a function (message) => writes, got ${typeof options.consume}`);
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `createInboxHandler: consume must be a function (message) => writes, got ${typeof options.consume}`,
+        );
     }
     const formats = options.formats ?? DELIVERY_FORMATS;
-    if (!Array.isArray(formats) || formats.length === 0 || formats.some((f) => f === null || typeof f !== "object" || typeof f.parse !== "function")) {
-        throw new OutboxError("INVALID_CONFIG", "createInboxHandler: formats must be a non-empty array of DeliveryFormat ({ name, parse(record) }); omit it for DELIVERY_FORMATS");
+    if (
+        !Array.isArray(formats) ||
+        formats.length === 0 ||
+        formats.some((f) => f === null || typeof f !== "object" || typeof f.parse !== "function")
+    ) {
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            "createInboxHandler: formats must be a non-empty array of DeliveryFormat ({ name, parse(record) }); omit it for DELIVERY_FORMATS",
+        );
     }
     if (options.payloads !== undefined && typeof options.payloads?.resolveMessage !== "function") {
-        throw new OutboxError("INVALID_CONFIG", "createInboxHandler: payloads must be a PayloadResolver (createPayloadResolver({ objects, bucket })); omit it when no payload is offloaded");
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            "createInboxHandler: payloads must be a PayloadResolver (createPayloadResolver({ objects, bucket })); omit it when no payload is offloaded",
+        );
     }
     const logger = options.logger ?? createLambdaLogger(`inbox ${inbox.consumer}`);
     return { inbox, consume: options.consume, formats, logger, consumer: inbox.consumer, payloads: options.payloads };
@@ -153,16 +187,24 @@ async function handleRecord(run: HandlerRun, record: LambdaSqsRecord): Promise<"
         message = await inboxMessage(record, run.formats, run.payloads);
     } catch (err) {
         if (isOutboxError(err) && err.transient) {
-            logger.warn("inbox: the payload could not be fetched; SQS redelivers the message", { consumer, messageId: record.messageId, code: err.code, error: err.message });
+            logger.warn("inbox: the payload could not be fetched; SQS redelivers the message", {
+                consumer,
+                messageId: record.messageId,
+                code: err.code,
+                error: err.message,
+            });
             throw err;
         }
-        logger.error("inbox: poison message failed; SQS redelivers it until the queue's redrive policy moves it to the DLQ", {
-            consumer,
-            messageId: record.messageId,
-            receiveCount: record.attributes?.ApproximateReceiveCount,
-            code: errorCodeOf(err),
-            error: err instanceof Error ? err.message : String(err),
-        });
+        logger.error(
+            "inbox: poison message failed; SQS redelivers it until the queue's redrive policy moves it to the DLQ",
+            {
+                consumer,
+                messageId: record.messageId,
+                receiveCount: record.attributes?.ApproximateReceiveCount,
+                code: errorCodeOf(err),
+                error: err instanceof Error ? err.message : String(err),
+            },
+        );
         throw err;
     }
     try {
@@ -236,9 +278,18 @@ export function createInboxHandler(options: InboxHandlerOptions): InboxHandler {
             }
         }
         for (const [group, count] of skipped) {
-            logger.warn("inbox: later messages of a FIFO group failed without being handled, to keep the group's order", { consumer, groupId: group, skipped: count });
+            logger.warn(
+                "inbox: later messages of a FIFO group failed without being handled, to keep the group's order",
+                { consumer, groupId: group, skipped: count },
+            );
         }
-        logger.debug("inbox: batch handled", { consumer, records: records.length, applied, duplicates, failed: failed.length });
+        logger.debug("inbox: batch handled", {
+            consumer,
+            records: records.length,
+            applied,
+            duplicates,
+            failed: failed.length,
+        });
         return { batchItemFailures: [...new Set(failed)].map((itemIdentifier) => ({ itemIdentifier })) };
     };
 }

@@ -5,7 +5,13 @@
  *
  * @packageDocumentation
  */
-import { TransactWriteItemsCommand, type AttributeValue, type DynamoDBClient, type TransactWriteItem, type TransactWriteItemsCommandInput } from "@aws-sdk/client-dynamodb";
+import {
+    TransactWriteItemsCommand,
+    type AttributeValue,
+    type DynamoDBClient,
+    type TransactWriteItem,
+    type TransactWriteItemsCommandInput,
+} from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
 import { integerIn } from "../integer-setting";
 import { MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, utf8Length } from "../item-size";
@@ -13,7 +19,14 @@ import { INBOX_LIMITS } from "../limits";
 import { systemClock, type Clock } from "../ports";
 import { INBOX_MARKER } from "../schema";
 import { cancellationCodes, isTransactionCanceled, wrapAwsError } from "../store/aws-errors";
-import { actionSize, actionTarget, cancellationReasonCode, describeAction, describeValue, transactionActionSize } from "../transact-items";
+import {
+    actionSize,
+    actionTarget,
+    cancellationReasonCode,
+    describeAction,
+    describeValue,
+    transactionActionSize,
+} from "../transact-items";
 import { inboxMarkerItem, inboxMarkerKey, type InboxMarkerLayout } from "./marker";
 
 /** Options for {@link Inbox}. */
@@ -73,7 +86,10 @@ function invalidConfig(message: string, context: Record<string, string> = {}): O
 function attributeName(value: unknown, option: string, fallback: string): string {
     const name = value ?? fallback;
     if (typeof name !== "string" || name === "" || utf8Length(name) > 255) {
-        throw invalidConfig(`Inbox: ${option} is ${describeValue(name)}; it must be the name of an attribute of the table (1 to 255 bytes); omit it for "${fallback}"`, { [option]: String(name) });
+        throw invalidConfig(
+            `Inbox: ${option} is ${describeValue(name)}; it must be the name of an attribute of the table (1 to 255 bytes); omit it for "${fallback}"`,
+            { [option]: String(name) },
+        );
     }
     return name;
 }
@@ -104,7 +120,10 @@ export class Inbox {
      * @throws OutboxError `INVALID_CONFIG` naming the option, its value, what is allowed and the fix.
      */
     constructor(options: InboxOptions) {
-        if (options === null || typeof options !== "object") throw invalidConfig(`Inbox: options must be an object with client, consumer and tableName, got ${describeValue(options)}`);
+        if (options === null || typeof options !== "object")
+            throw invalidConfig(
+                `Inbox: options must be an object with client, consumer and tableName, got ${describeValue(options)}`,
+            );
         if (options.client === undefined || options.client === null || typeof options.client.send !== "function") {
             throw invalidConfig("Inbox: client must be a DynamoDBClient from @aws-sdk/client-dynamodb");
         }
@@ -115,21 +134,32 @@ export class Inbox {
             );
         }
         if (typeof options.tableName !== "string" || options.tableName === "") {
-            throw invalidConfig(`Inbox: tableName is ${describeValue(options.tableName)}; it must be the name of the table the markers go in (the consumer's own table, or one of their own)`);
+            throw invalidConfig(
+                `Inbox: tableName is ${describeValue(options.tableName)}; it must be the name of the table the markers go in (the consumer's own table, or one of their own)`,
+            );
         }
         const partitionKey = attributeName(options.partitionKey, "partitionKey", INBOX_MARKER.partitionKey);
-        const sortKey = options.sortKey === null ? null : attributeName(options.sortKey, "sortKey", INBOX_MARKER.sortKey);
+        const sortKey =
+            options.sortKey === null ? null : attributeName(options.sortKey, "sortKey", INBOX_MARKER.sortKey);
         const ttl = attributeName(options.ttlAttribute, "ttlAttribute", INBOX_MARKER.ttl);
         const names = [partitionKey, ...(sortKey === null ? [] : [sortKey]), ttl, INBOX_MARKER.appliedAt];
         const clash = names.find((n, i) => names.indexOf(n) !== i);
         if (clash !== undefined) {
-            throw invalidConfig(`Inbox: the attribute "${clash}" is given two roles (partitionKey "${partitionKey}", sortKey ${sortKey === null ? "none" : `"${sortKey}"`}, ttlAttribute "${ttl}", and "${INBOX_MARKER.appliedAt}", which the marker always carries); give each its own attribute`, { attribute: clash });
+            throw invalidConfig(
+                `Inbox: the attribute "${clash}" is given two roles (partitionKey "${partitionKey}", sortKey ${sortKey === null ? "none" : `"${sortKey}"`}, ttlAttribute "${ttl}", and "${INBOX_MARKER.appliedAt}", which the marker always carries); give each its own attribute`,
+                { attribute: clash },
+            );
         }
         this.client = options.client;
         this.consumer = options.consumer;
         this.tableName = options.tableName;
         this.layout = { partitionKey, sortKey, ttl };
-        this.markerTtlSeconds = integerIn("Inbox", "markerTtlSeconds", options.markerTtlSeconds, INBOX_LIMITS.markerTtlSeconds);
+        this.markerTtlSeconds = integerIn(
+            "Inbox",
+            "markerTtlSeconds",
+            options.markerTtlSeconds,
+            INBOX_LIMITS.markerTtlSeconds,
+        );
         this.clock = options.clock ?? systemClock;
     }
 
@@ -156,7 +186,11 @@ export class Inbox {
         this.checkOutboxId(outboxId);
         const where = `inbox "${this.consumer}" (outbox id "${outboxId}")`;
         if (!Array.isArray(items)) {
-            throw new OutboxError("INVALID_PAYLOAD", `${where}: items must be an array of TransactWriteItem (the consumer's own writes), got ${describeValue(items)}`, { context: { outboxId } });
+            throw new OutboxError(
+                "INVALID_PAYLOAD",
+                `${where}: items must be an array of TransactWriteItem (the consumer's own writes), got ${describeValue(items)}`,
+                { context: { outboxId } },
+            );
         }
         if (items.length > MAX_TRANSACTION_ACTIONS - 1) {
             throw new OutboxError(
@@ -168,31 +202,54 @@ export class Inbox {
         const marker = inboxMarkerItem(this.layout, this.consumer, outboxId, this.clock.now(), this.markerTtlSeconds);
         const markerKey = inboxMarkerKey(this.layout, this.consumer, outboxId);
         const markerPut: TransactWriteItem = {
-            Put: { TableName: this.tableName, Item: marker, ConditionExpression: "attribute_not_exists(#pk)", ExpressionAttributeNames: { "#pk": this.layout.partitionKey } },
+            Put: {
+                TableName: this.tableName,
+                Item: marker,
+                ConditionExpression: "attribute_not_exists(#pk)",
+                ExpressionAttributeNames: { "#pk": this.layout.partitionKey },
+            },
         };
         // DynamoDB counts the expressions and the names and values they use toward the 4 MB, not only the items.
         let total = transactionActionSize(markerPut);
         for (let i = 0; i < items.length; i++) {
-            if (!(i in items)) throw new OutboxError("INVALID_PAYLOAD", `${where}: items[${i}] is a hole in a sparse array; pass a dense array of TransactWriteItem`, { context: { outboxId, item: i } });
+            if (!(i in items))
+                throw new OutboxError(
+                    "INVALID_PAYLOAD",
+                    `${where}: items[${i}] is a hole in a sparse array; pass a dense array of TransactWriteItem`,
+                    { context: { outboxId, item: i } },
+                );
             const action = items[i]!;
             const size = actionSize(action, i, `${where}: items[${i}]`);
             if (size > MAX_ITEM_BYTES) {
-                throw new OutboxError("INVALID_PAYLOAD", `${where}: ${describeAction(action, i)} is ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes; shrink it`, { context: { outboxId, item: i, size } });
+                throw new OutboxError(
+                    "INVALID_PAYLOAD",
+                    `${where}: ${describeAction(action, i)} is ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes; shrink it`,
+                    { context: { outboxId, item: i, size } },
+                );
             }
             total += transactionActionSize(action);
             const target = actionTarget(action);
-            if (target.tableName === this.tableName && target.key !== undefined && Object.keys(markerKey).every((k) => target.key?.[k]?.S === markerKey[k]?.S)) {
-                throw new OutboxError("INVALID_PAYLOAD", `${where}: ${describeAction(action, i)} is on the inbox marker's own key; the inbox writes that row itself (DynamoDB refuses two actions on one item in a transaction); use another key`, { context: { outboxId, item: i } });
+            if (
+                target.tableName === this.tableName &&
+                target.key !== undefined &&
+                Object.keys(markerKey).every((k) => target.key?.[k]?.S === markerKey[k]?.S)
+            ) {
+                throw new OutboxError(
+                    "INVALID_PAYLOAD",
+                    `${where}: ${describeAction(action, i)} is on the inbox marker's own key; the inbox writes that row itself (DynamoDB refuses two actions on one item in a transaction); use another key`,
+                    { context: { outboxId, item: i } },
+                );
             }
         }
         if (total > MAX_TRANSACTION_BYTES) {
-            throw new OutboxError("INVALID_PAYLOAD", `${where}: the items and the marker add up to ${total} bytes; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; write less per message`, { context: { outboxId, size: total } });
+            throw new OutboxError(
+                "INVALID_PAYLOAD",
+                `${where}: the items and the marker add up to ${total} bytes; a DynamoDB transaction holds at most ${MAX_TRANSACTION_BYTES} bytes; write less per message`,
+                { context: { outboxId, size: total } },
+            );
         }
         return {
-            TransactItems: [
-                ...items,
-                markerPut,
-            ],
+            TransactItems: [...items, markerPut],
         };
     }
 
@@ -215,19 +272,34 @@ export class Inbox {
             return { outcome: "applied" };
         } catch (err) {
             const markerIndex = items.length;
-            if (isTransactionCanceled(err) && cancellationCodes(err)[markerIndex] === "ConditionalCheckFailed") return { outcome: "duplicate" };
+            if (isTransactionCanceled(err) && cancellationCodes(err)[markerIndex] === "ConditionalCheckFailed")
+                return { outcome: "duplicate" };
             throw this.failure(err, outboxId, items);
         }
     }
 
     private checkOutboxId(outboxId: unknown): asserts outboxId is string {
         if (typeof outboxId !== "string" || outboxId === "") {
-            throw new OutboxError("INVALID_PAYLOAD", `inbox "${this.consumer}": the outbox id is ${describeValue(outboxId)}; it must be the message's non-empty outbox.id`, { context: { consumer: this.consumer } });
+            throw new OutboxError(
+                "INVALID_PAYLOAD",
+                `inbox "${this.consumer}": the outbox id is ${describeValue(outboxId)}; it must be the message's non-empty outbox.id`,
+                { context: { consumer: this.consumer } },
+            );
         }
         const bytes = utf8Length(outboxId);
-        const [limit, part] = this.layout.sortKey === null ? [MAX_PARTITION_KEY_BYTES - utf8Length(`${INBOX_MARKER.partitionPrefix}${this.consumer}#`), "partition key"] : [MAX_SORT_KEY_BYTES, "sort key"];
+        const [limit, part] =
+            this.layout.sortKey === null
+                ? [
+                      MAX_PARTITION_KEY_BYTES - utf8Length(`${INBOX_MARKER.partitionPrefix}${this.consumer}#`),
+                      "partition key",
+                  ]
+                : [MAX_SORT_KEY_BYTES, "sort key"];
         if (bytes > limit) {
-            throw new OutboxError("INVALID_PAYLOAD", `inbox "${this.consumer}": the outbox id is ${bytes} bytes; the marker's ${part} holds at most ${limit} bytes of it; outbox ids from OutboxWriter are at most 128`, { context: { consumer: this.consumer, size: bytes } });
+            throw new OutboxError(
+                "INVALID_PAYLOAD",
+                `inbox "${this.consumer}": the outbox id is ${bytes} bytes; the marker's ${part} holds at most ${limit} bytes of it; outbox ids from OutboxWriter are at most 128`,
+                { context: { consumer: this.consumer, size: bytes } },
+            );
         }
     }
 
@@ -235,17 +307,31 @@ export class Inbox {
     private failure(err: unknown, outboxId: string, items: readonly TransactWriteItem[]): unknown {
         const where = `inbox "${this.consumer}" (outbox id "${outboxId}")`;
         const context = { consumer: this.consumer, outboxId };
-        if (!isTransactionCanceled(err)) return wrapAwsError(err, `${where}: the transaction failed; nothing was applied and no marker written`, context);
-        const reasons = (err as { CancellationReasons?: ({ Message?: string } | undefined)[] }).CancellationReasons ?? [];
+        if (!isTransactionCanceled(err))
+            return wrapAwsError(
+                err,
+                `${where}: the transaction failed; nothing was applied and no marker written`,
+                context,
+            );
+        const reasons =
+            (err as { CancellationReasons?: ({ Message?: string } | undefined)[] }).CancellationReasons ?? [];
         const failed = cancellationCodes(err)
             .map((code, i) => ({ code, i, message: reasons[i]?.Message ?? "" }))
             .filter((r) => r.code !== "" && r.code !== "None");
         if (failed.length === 0) {
-            return new OutboxError("UNAVAILABLE", `${where}: the transaction was cancelled with no reasons; nothing was applied and no marker written; retry`, { cause: err, context });
+            return new OutboxError(
+                "UNAVAILABLE",
+                `${where}: the transaction was cancelled with no reasons; nothing was applied and no marker written; retry`,
+                { cause: err, context },
+            );
         }
-        const describe = (i: number): string => (i < items.length ? describeAction(items[i]!, i) : `the inbox marker (table "${this.tableName}")`);
+        const describe = (i: number): string =>
+            i < items.length ? describeAction(items[i]!, i) : `the inbox marker (table "${this.tableName}")`;
         const texts = failed.map((r) => {
-            const own = r.i < items.length && r.code === "ConditionalCheckFailed" ? ": the consumer's own condition failed" : "";
+            const own =
+                r.i < items.length && r.code === "ConditionalCheckFailed"
+                    ? ": the consumer's own condition failed"
+                    : "";
             return `${describe(r.i)}: ${r.code}${r.message ? ` (${r.message})` : ""}${own}`;
         });
         const conflict = failed.every((r) => r.code === "TransactionConflict");
@@ -256,7 +342,12 @@ export class Inbox {
             {
                 cause: err,
                 ...(conflict ? { transient: true } : {}),
-                context: { ...context, failedAction: first.i, failedKind: first.i < items.length ? "item" : "marker", reason: first.code },
+                context: {
+                    ...context,
+                    failedAction: first.i,
+                    failedKind: first.i < items.length ? "item" : "marker",
+                    reason: first.code,
+                },
             },
         );
     }

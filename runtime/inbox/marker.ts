@@ -25,7 +25,11 @@ export interface InboxMarkerLayout {
  * @param consumer - The consumer's name.
  * @param outboxId - The message's outbox id (`outbox.id`).
  */
-export function inboxMarkerKey(layout: InboxMarkerLayout, consumer: string, outboxId: string): Record<string, AttributeValue> {
+export function inboxMarkerKey(
+    layout: InboxMarkerLayout,
+    consumer: string,
+    outboxId: string,
+): Record<string, AttributeValue> {
     const partition = `${INBOX_MARKER.partitionPrefix}${consumer}`;
     if (layout.sortKey === null) return { [layout.partitionKey]: { S: `${partition}#${outboxId}` } };
     return { [layout.partitionKey]: { S: partition }, [layout.sortKey]: { S: outboxId } };
@@ -41,7 +45,13 @@ export function inboxMarkerKey(layout: InboxMarkerLayout, consumer: string, outb
  * @param nowMs - The inbox's clock, epoch ms.
  * @param ttlSeconds - How long the marker stays before TTL may delete it.
  */
-export function inboxMarkerItem(layout: InboxMarkerLayout, consumer: string, outboxId: string, nowMs: number, ttlSeconds: number): Record<string, AttributeValue> {
+export function inboxMarkerItem(
+    layout: InboxMarkerLayout,
+    consumer: string,
+    outboxId: string,
+    nowMs: number,
+    ttlSeconds: number,
+): Record<string, AttributeValue> {
     return {
         ...inboxMarkerKey(layout, consumer, outboxId),
         [INBOX_MARKER.appliedAt]: { N: String(Math.floor(nowMs)) },

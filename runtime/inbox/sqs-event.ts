@@ -100,7 +100,11 @@ function base64(bytes: Uint8Array): string {
  */
 export function toLambdaSqsRecord(message: SdkSqsMessage, queueArn: string): LambdaSqsRecord {
     if (message.MessageId === undefined) {
-        throw new OutboxError("INVALID_PAYLOAD", `an SQS message from ${queueArn} has no MessageId; ReceiveMessage always sets it, so this is not a received message`, { context: { queueArn } });
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `an SQS message from ${queueArn} has no MessageId; ReceiveMessage always sets it, so this is not a received message`,
+            { context: { queueArn } },
+        );
     }
     const messageAttributes: { [name: string]: LambdaSqsMessageAttribute } = {};
     for (const [name, value] of Object.entries(message.MessageAttributes ?? {})) {

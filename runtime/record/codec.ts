@@ -10,7 +10,16 @@ import { MAX_PARTITION_KEY_BYTES, utf8Length } from "../item-size";
 import { describeValue } from "../transact-items";
 import { ATTR, STATUS, statusOf, type RecordStatus } from "../schema";
 import { hasExpiryValue } from "./expiry-shard";
-import { decodeEnvelope, encodeEnvelope, envelopeOrderingKey, goJsonStringify, ORDERING_KEY_HEADER, toEnvelope, type Envelope, type EnvelopeInput } from "./envelope";
+import {
+    decodeEnvelope,
+    encodeEnvelope,
+    envelopeOrderingKey,
+    goJsonStringify,
+    ORDERING_KEY_HEADER,
+    toEnvelope,
+    type Envelope,
+    type EnvelopeInput,
+} from "./envelope";
 import { claimSort, parseRecordSortKey, recordSortKey } from "./keys";
 
 /** A DynamoDB item as the AWS SDK v3 reads and writes it. */
@@ -120,14 +129,23 @@ function invalid(message: string, recordId: string | undefined): OutboxError {
 export function validateNewRecord(input: NewOutboxRecord): void {
     const id = typeof input.recordId === "string" ? input.recordId : undefined;
     if (typeof input.partition !== "string" || input.partition === "") {
-        throw invalid(`outbox record ${JSON.stringify(id)}: partition must be a non-empty string, got ${JSON.stringify(input.partition)}; use the aggregate's key, e.g. "ORDER#1001"`, id);
+        throw invalid(
+            `outbox record ${JSON.stringify(id)}: partition must be a non-empty string, got ${JSON.stringify(input.partition)}; use the aggregate's key, e.g. "ORDER#1001"`,
+            id,
+        );
     }
     const partitionBytes = utf8Length(input.partition);
     if (partitionBytes > MAX_PARTITION_KEY_BYTES) {
-        throw invalid(`outbox record ${JSON.stringify(id)}: partition ${describeValue(input.partition)} is ${partitionBytes} bytes (UTF-8); a DynamoDB partition key holds at most ${MAX_PARTITION_KEY_BYTES}; use a shorter key`, id);
+        throw invalid(
+            `outbox record ${JSON.stringify(id)}: partition ${describeValue(input.partition)} is ${partitionBytes} bytes (UTF-8); a DynamoDB partition key holds at most ${MAX_PARTITION_KEY_BYTES}; use a shorter key`,
+            id,
+        );
     }
     if (id === undefined || id === "") {
-        throw invalid(`outbox record in partition ${describeValue(input.partition)}: recordId must be a non-empty string, got ${JSON.stringify(input.recordId)}`, id);
+        throw invalid(
+            `outbox record in partition ${describeValue(input.partition)}: recordId must be a non-empty string, got ${JSON.stringify(input.recordId)}`,
+            id,
+        );
     }
     if (typeof input.bindingId !== "string") {
         throw invalid(`outbox record "${id}": bindingId must be a string, got ${typeof input.bindingId}`, id);
@@ -135,21 +153,39 @@ export function validateNewRecord(input: NewOutboxRecord): void {
     if (typeof input.address !== "string") {
         throw invalid(`outbox record "${id}": address must be a string, got ${typeof input.address}`, id);
     }
-    if (input.envelope === null || typeof input.envelope !== "object" || typeof input.envelope.id !== "string" || input.envelope.id === "") {
+    if (
+        input.envelope === null ||
+        typeof input.envelope !== "object" ||
+        typeof input.envelope.id !== "string" ||
+        input.envelope.id === ""
+    ) {
         throw invalid(`outbox record "${id}": envelope.id must be a non-empty string; it is the record's identity`, id);
     }
     const headerKey = envelopeOrderingKey(input.envelope.headers ?? {});
     if (input.orderingKey !== undefined) {
         if (typeof input.orderingKey !== "string" || input.orderingKey === "") {
-            throw invalid(`outbox record "${id}": orderingKey must be a non-empty string when given, got ${JSON.stringify(input.orderingKey)}; omit it for keyless records`, id);
+            throw invalid(
+                `outbox record "${id}": orderingKey must be a non-empty string when given, got ${JSON.stringify(input.orderingKey)}; omit it for keyless records`,
+                id,
+            );
         }
         if (headerKey !== undefined && headerKey !== input.orderingKey) {
-            throw invalid(`outbox record "${id}": orderingKey "${input.orderingKey}" differs from the envelope header ${ORDERING_KEY_HEADER} "${headerKey}"; set one of them, or both to the same value`, id);
+            throw invalid(
+                `outbox record "${id}": orderingKey "${input.orderingKey}" differs from the envelope header ${ORDERING_KEY_HEADER} "${headerKey}"; set one of them, or both to the same value`,
+                id,
+            );
         }
     }
-    for (const [name, ms] of [["createdAt", input.createdAt], ["envelope.createdAt", input.envelope.createdAt], ["envelope.expiresAt", input.envelope.expiresAt]] as const) {
+    for (const [name, ms] of [
+        ["createdAt", input.createdAt],
+        ["envelope.createdAt", input.envelope.createdAt],
+        ["envelope.expiresAt", input.envelope.expiresAt],
+    ] as const) {
         if (ms !== undefined && (!Number.isSafeInteger(ms) || ms < 0)) {
-            throw invalid(`outbox record "${id}": ${name} must be whole non-negative epoch milliseconds, got ${ms}`, id);
+            throw invalid(
+                `outbox record "${id}": ${name} must be whole non-negative epoch milliseconds, got ${ms}`,
+                id,
+            );
         }
     }
 }
@@ -166,7 +202,8 @@ export function pendingRecord(input: NewOutboxRecord, seq: bigint, nowMs: number
     validateNewRecord(input);
     const orderingKey = input.orderingKey ?? envelopeOrderingKey(input.envelope.headers ?? {});
     const headers = { ...(input.envelope.headers ?? {}) };
-    if (input.orderingKey !== undefined && envelopeOrderingKey(headers) === undefined) headers[ORDERING_KEY_HEADER] = input.orderingKey;
+    if (input.orderingKey !== undefined && envelopeOrderingKey(headers) === undefined)
+        headers[ORDERING_KEY_HEADER] = input.orderingKey;
     const envelope = toEnvelope({ ...input.envelope, headers });
     const createdAt = input.createdAt || envelope.createdAt || nowMs;
     return {
@@ -226,7 +263,10 @@ export function marshalRecord(record: OutboxRecord, expiryShards = 1): Attribute
         [ATTR.completedAt]: n(record.completedAt),
         [ATTR.seq]: n(record.seq),
     };
-    if (record.dispatchHeaders !== undefined) item[ATTR.headersJson] = s(goJsonStringify(record.dispatchHeaders, `outbox record "${record.recordId}" dispatch headers`));
+    if (record.dispatchHeaders !== undefined)
+        item[ATTR.headersJson] = s(
+            goJsonStringify(record.dispatchHeaders, `outbox record "${record.recordId}" dispatch headers`),
+        );
     if (isNonTerminal(record.status)) {
         item[ATTR.claimSort] = s(claimSort(record.createdAt, record.seq));
         if (record.expiresAt !== 0) item[ATTR.hasExpiry] = s(hasExpiryValue(record.recordId, expiryShards));
@@ -251,7 +291,11 @@ function readNumberText(item: AnyItem, name: string, recordId: string): string |
     const value = (item[name] as StreamAttributeValue | undefined)?.N;
     if (value === undefined) return undefined;
     if (typeof value !== "string" || !/^-?\d+$/.test(value)) {
-        throw new OutboxError("INVALID_PAYLOAD", `outbox item attribute ${name} must be an integer N, got ${JSON.stringify(value)}`, { context: { recordId } });
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `outbox item attribute ${name} must be an integer N, got ${JSON.stringify(value)}`,
+            { context: { recordId } },
+        );
     }
     return value;
 }
@@ -289,7 +333,11 @@ function readStatus(item: AnyItem, recordId: string): RecordStatus {
         case STATUS.expired:
             return status;
         default:
-            throw new OutboxError("INVALID_PAYLOAD", `outbox item has unknown status "${status}"; expected pending, claimed, completed or expired`, { context: { recordId } });
+            throw new OutboxError(
+                "INVALID_PAYLOAD",
+                `outbox item has unknown status "${status}"; expected pending, claimed, completed or expired`,
+                { context: { recordId } },
+            );
     }
 }
 
@@ -300,11 +348,16 @@ function readDispatchHeaders(item: AnyItem, recordId: string): Record<string, st
     try {
         parsed = JSON.parse(json);
     } catch (cause) {
-        throw new OutboxError("INVALID_PAYLOAD", "outbox item headers_json is not valid JSON", { cause, context: { recordId } });
+        throw new OutboxError("INVALID_PAYLOAD", "outbox item headers_json is not valid JSON", {
+            cause,
+            context: { recordId },
+        });
     }
     if (parsed === null) return {};
     if (typeof parsed !== "object" || Array.isArray(parsed)) {
-        throw new OutboxError("INVALID_PAYLOAD", "outbox item headers_json must be a JSON object", { context: { recordId } });
+        throw new OutboxError("INVALID_PAYLOAD", "outbox item headers_json must be a JSON object", {
+            context: { recordId },
+        });
     }
     return parsed as Record<string, string>;
 }
@@ -324,18 +377,30 @@ export function unmarshalRecord(item: AttributeMap | StreamImage): OutboxRecord 
     const partition = readString(any, ATTR.pk);
     const sk = readString(any, ATTR.sk);
     if (partition === undefined || sk === undefined) {
-        throw new OutboxError("INVALID_PAYLOAD", `outbox item lacks its ${ATTR.pk}/${ATTR.sk} keys; it is not an outbox record`, { context: { recordId } });
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `outbox item lacks its ${ATTR.pk}/${ATTR.sk} keys; it is not an outbox record`,
+            { context: { recordId } },
+        );
     }
     if (recordId === "") {
         // The id is the outbox.id consumers deduplicate on (and the FIFO deduplication id): a record without one
         // would reach them as a message no one can recognise again.
-        throw new OutboxError("INVALID_PAYLOAD", `outbox item "${sk}" has no ${ATTR.recordId} (absent, NULL or empty); it is never published without one; repair the item (set ${ATTR.recordId}) or delete it`, {
-            context: { recordId, partition },
-        });
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `outbox item "${sk}" has no ${ATTR.recordId} (absent, NULL or empty); it is never published without one; repair the item (set ${ATTR.recordId}) or delete it`,
+            {
+                context: { recordId, partition },
+            },
+        );
     }
     const envelopeJson = readString(any, ATTR.envelopeJson);
     if (envelopeJson === undefined) {
-        throw new OutboxError("INVALID_PAYLOAD", `outbox item "${sk}" has no ${ATTR.envelopeJson}; it is not an outbox record`, { context: { recordId, partition } });
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `outbox item "${sk}" has no ${ATTR.envelopeJson}; it is not an outbox record`,
+            { context: { recordId, partition } },
+        );
     }
     const envelope = decodeEnvelope(envelopeJson);
     const fromKey = parseRecordSortKey(sk);

@@ -91,12 +91,18 @@ function pad(n: number, width: number): string {
 export function formatGoTime(ms: number): string {
     if (ms === 0) return ZERO_TIME_TEXT;
     if (!Number.isSafeInteger(ms)) {
-        throw new OutboxError("INVALID_PAYLOAD", `envelope time must be whole epoch milliseconds, got ${ms}; pass Math.trunc(ms)`);
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `envelope time must be whole epoch milliseconds, got ${ms}; pass Math.trunc(ms)`,
+        );
     }
     const d = new Date(ms);
     const year = d.getUTCFullYear();
     if (year < 1 || year > 9999) {
-        throw new OutboxError("INVALID_PAYLOAD", `envelope time ${ms} is outside years 1..9999, which RFC 3339 cannot express`);
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `envelope time ${ms} is outside years 1..9999, which RFC 3339 cannot express`,
+        );
     }
     const fraction = d.getUTCMilliseconds() === 0 ? "" : `.${pad(d.getUTCMilliseconds(), 3).replace(/0+$/, "")}`;
     return (
@@ -120,7 +126,10 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9
 export function parseGoTime(text: string, field = "time"): number {
     const m = RFC3339.exec(text);
     if (m === null) {
-        throw new OutboxError("INVALID_PAYLOAD", `envelope ${field} "${text}" is not an RFC 3339 timestamp; expected e.g. "2026-01-02T03:04:05.123Z"`);
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `envelope ${field} "${text}" is not an RFC 3339 timestamp; expected e.g. "2026-01-02T03:04:05.123Z"`,
+        );
     }
     const [, y, mo, d, h, mi, s, frac, , sign, oh, om] = m;
     const date = new Date(0);
@@ -160,14 +169,21 @@ function goJsonValue(value: unknown, where: string): string | undefined {
             return value ? "true" : "false";
         case "number":
             if (!Number.isFinite(value)) {
-                throw new OutboxError("INVALID_PAYLOAD", `${where} is ${value}; JSON has no NaN or Infinity (Go's encoding/json refuses it too); send null or a string instead`);
+                throw new OutboxError(
+                    "INVALID_PAYLOAD",
+                    `${where} is ${value}; JSON has no NaN or Infinity (Go's encoding/json refuses it too); send null or a string instead`,
+                );
             }
             return Object.is(value, -0) ? "-0" : JSON.stringify(value);
         case "bigint":
-            throw new OutboxError("INVALID_PAYLOAD", `${where} is a bigint (${value}n), which JSON cannot hold; send it as a string`);
+            throw new OutboxError(
+                "INVALID_PAYLOAD",
+                `${where} is a bigint (${value}n), which JSON cannot hold; send it as a string`,
+            );
         case "object": {
             if (value === null) return "null";
-            if (Array.isArray(value)) return `[${value.map((v, i) => goJsonValue(v, `${where}[${i}]`) ?? "null").join(",")}]`;
+            if (Array.isArray(value))
+                return `[${value.map((v, i) => goJsonValue(v, `${where}[${i}]`) ?? "null").join(",")}]`;
             const parts: string[] = [];
             for (const key of Object.keys(value).sort(compareUtf8)) {
                 const text = goJsonValue((value as Record<string, unknown>)[key], `${where}.${key}`);
@@ -201,7 +217,10 @@ export function goJsonStringify(value: unknown, where = "value"): string {
  */
 export function encodeEnvelope(envelope: EnvelopeInput): string {
     if (envelope.id === "") {
-        throw new OutboxError("INVALID_PAYLOAD", "envelope id is empty; every envelope needs a non-empty id (it is the record's identity)");
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            "envelope id is empty; every envelope needs a non-empty id (it is the record's identity)",
+        );
     }
     // Go writes the struct's fields in declaration order, so the keys are laid out by hand, not sorted.
     const fields = [`"ID":${JSON.stringify(envelope.id)}`];
@@ -210,7 +229,10 @@ export function encodeEnvelope(envelope: EnvelopeInput): string {
     if (envelope.headers !== undefined && Object.keys(envelope.headers).length > 0) {
         fields.push(`"Headers":${goJsonValue(envelope.headers, `envelope "${envelope.id}" header`)}`);
     }
-    fields.push(`"CreatedAt":"${formatGoTime(envelope.createdAt ?? 0)}"`, `"ExpiresAt":"${formatGoTime(envelope.expiresAt ?? 0)}"`);
+    fields.push(
+        `"CreatedAt":"${formatGoTime(envelope.createdAt ?? 0)}"`,
+        `"ExpiresAt":"${formatGoTime(envelope.expiresAt ?? 0)}"`,
+    );
     return goJsonEscape(`{${fields.join(",")}}`);
 }
 
@@ -238,18 +260,26 @@ export function decodeEnvelope(json: string): Envelope {
         throw new OutboxError("INVALID_PAYLOAD", "envelope_json is not valid JSON", { cause });
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-        throw new OutboxError("INVALID_PAYLOAD", `envelope_json must be a JSON object, got ${Array.isArray(parsed) ? "an array" : typeof parsed}`);
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `envelope_json must be a JSON object, got ${Array.isArray(parsed) ? "an array" : typeof parsed}`,
+        );
     }
     const wire = parsed as Record<string, unknown>;
     const id = optionalString(wire, "ID");
-    if (id === "") throw new OutboxError("INVALID_PAYLOAD", "envelope_json has an empty ID; an envelope needs a non-empty id");
+    if (id === "")
+        throw new OutboxError("INVALID_PAYLOAD", "envelope_json has an empty ID; an envelope needs a non-empty id");
     const payloadBase64 = optionalString(wire, "Payload");
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(payloadBase64) || payloadBase64.length % 4 !== 0) {
-        throw new OutboxError("INVALID_PAYLOAD", "envelope_json Payload is not standard base64", { context: { envelopeId: id } });
+        throw new OutboxError("INVALID_PAYLOAD", "envelope_json Payload is not standard base64", {
+            context: { envelopeId: id },
+        });
     }
     const headers = wire.Headers;
     if (headers !== undefined && headers !== null && (typeof headers !== "object" || Array.isArray(headers))) {
-        throw new OutboxError("INVALID_PAYLOAD", "envelope_json Headers must be a JSON object", { context: { envelopeId: id } });
+        throw new OutboxError("INVALID_PAYLOAD", "envelope_json Headers must be a JSON object", {
+            context: { envelopeId: id },
+        });
     }
     const createdAt = optionalString(wire, "CreatedAt");
     const expiresAt = optionalString(wire, "ExpiresAt");

@@ -105,7 +105,14 @@ export function idGuardItem(input: IdGuardInput): Record<string, AttributeValue>
 export function readIdGuard(item: Record<string, AttributeValue> | undefined): IdGuard | undefined {
     const pk = item?.[ATTR.pk]?.S;
     const partition = item?.[ATTR.idOwnerPartition]?.S;
-    if (item === undefined || pk === undefined || partition === undefined || !pk.startsWith(ID_GUARD_PK_PREFIX) || item[ATTR.sk]?.S !== ID_GUARD_SK) return undefined;
+    if (
+        item === undefined ||
+        pk === undefined ||
+        partition === undefined ||
+        !pk.startsWith(ID_GUARD_PK_PREFIX) ||
+        item[ATTR.sk]?.S !== ID_GUARD_SK
+    )
+        return undefined;
     try {
         return {
             recordId: pk.slice(ID_GUARD_PK_PREFIX.length),

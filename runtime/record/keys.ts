@@ -89,7 +89,10 @@ export function parseRecordSortKey(sk: string): RecordSortKeyParts | undefined {
     const rest = sk.slice(RECORD_SK_PREFIX.length);
     const separator = rest.indexOf(SK_SEPARATOR);
     if (separator < 0) return undefined;
-    return { envelopeId: unescapeKeyPart(rest.slice(0, separator)), bindingId: unescapeKeyPart(rest.slice(separator + 1)) };
+    return {
+        envelopeId: unescapeKeyPart(rest.slice(0, separator)),
+        bindingId: unescapeKeyPart(rest.slice(separator + 1)),
+    };
 }
 
 /**
@@ -102,10 +105,18 @@ export function parseRecordSortKey(sk: string): RecordSortKeyParts | undefined {
  */
 export function claimSort(createdAtMs: number, seq: bigint): string {
     if (!Number.isSafeInteger(createdAtMs)) {
-        throw new OutboxError("INVALID_PAYLOAD", `claim_sort: createdAt must be a whole number of epoch milliseconds, got ${createdAtMs}; pass Math.trunc(ms)`, { context: { createdAt: createdAtMs } });
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `claim_sort: createdAt must be a whole number of epoch milliseconds, got ${createdAtMs}; pass Math.trunc(ms)`,
+            { context: { createdAt: createdAtMs } },
+        );
     }
     if (seq < 0n || seq > MAX_SEQ) {
-        throw new OutboxError("INVALID_PAYLOAD", `claim_sort: seq must be between 0 and 2^64-1, got ${seq}; seq comes from the partition's FENCE seq_counter`, { context: { seq: seq.toString() } });
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `claim_sort: seq must be between 0 and 2^64-1, got ${seq}; seq comes from the partition's FENCE seq_counter`,
+            { context: { seq: seq.toString() } },
+        );
     }
     const time = String(Math.max(0, createdAtMs)).padStart(CLAIM_SORT_TIME_WIDTH, "0");
     return `${time}#${seq.toString().padStart(CLAIM_SORT_SEQ_WIDTH, "0")}`;

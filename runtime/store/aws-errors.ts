@@ -117,7 +117,19 @@ const TEXT_RULES: readonly (readonly [readonly string[], OutboxErrorCode])[] = [
     [["throttlingexception", "throttl", "rate exceeded", "requestlimitexceeded"], "THROTTLED"],
     [["expiredtoken", "expired credentials"], "TEMPORARY_AUTH_FAILURE"],
     [["accessdenied", "unauthorizedoperation", "invalidclienttokenid", "notauthorized"], "NOT_AUTHORIZED"],
-    [["connection refused", "connection reset", "no such host", "network is unreachable", "econnrefused", "econnreset", "enotfound", "enetunreach"], "CONNECTION_LOST"],
+    [
+        [
+            "connection refused",
+            "connection reset",
+            "no such host",
+            "network is unreachable",
+            "econnrefused",
+            "econnreset",
+            "enotfound",
+            "enetunreach",
+        ],
+        "CONNECTION_LOST",
+    ],
     [["serviceunavailable", "internalerror", "service unavailable"], "UNAVAILABLE"],
 ];
 
@@ -156,5 +168,8 @@ export function wrapAwsError(err: unknown, message: string, context: OutboxError
     if (err instanceof OutboxError || isAbort(err)) return err;
     const code = classifyAwsError(err);
     const reason = cancellationCodes(err).find((c) => !isBenignCancellationCode(c));
-    return new OutboxError(code, message, { cause: err, context: reason === undefined ? context : { ...context, cancellationReason: reason } });
+    return new OutboxError(code, message, {
+        cause: err,
+        context: reason === undefined ? context : { ...context, cancellationReason: reason },
+    });
 }

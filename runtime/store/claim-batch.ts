@@ -127,7 +127,11 @@ function nextChunk(state: BatchState, want: number): Decoded[] {
             continue;
         }
         // The key from the item itself, not re-derived: a legacy raw-SK row must be addressed by the SK it has.
-        chunk.push({ key: { [ATTR.pk]: candidate.item[ATTR.pk]!, [ATTR.sk]: candidate.item[ATTR.sk]! }, record, orderingKey: candidate.orderingKey });
+        chunk.push({
+            key: { [ATTR.pk]: candidate.item[ATTR.pk]!, [ATTR.sk]: candidate.item[ATTR.sk]! },
+            record,
+            orderingKey: candidate.orderingKey,
+        });
         bytes += bytesOf;
     }
     return chunk;
@@ -149,10 +153,14 @@ async function claimChunk(state: BatchState, chunk: readonly Decoded[]): Promise
         if (lost.size === 0) {
             fenceConflicts += 1;
             if (fenceConflicts < FENCE_CONFLICT_ATTEMPTS) continue;
-            throw new OutboxError("UNAVAILABLE", "outbox claim transaction kept conflicting on the partition's FENCE row", {
-                transient: true,
-                context: { partition: state.partition, attempts: String(fenceConflicts) },
-            });
+            throw new OutboxError(
+                "UNAVAILABLE",
+                "outbox claim transaction kept conflicting on the partition's FENCE row",
+                {
+                    transient: true,
+                    context: { partition: state.partition, attempts: String(fenceConflicts) },
+                },
+            );
         }
         live = withoutLost(state, live, lost);
     }
@@ -182,7 +190,10 @@ async function sendClaim(state: BatchState, live: readonly Decoded[]): Promise<S
     const { ctx, partition, token, at } = state;
     try {
         await transactWrite(ctx, "claim.transaction", {
-            TransactItems: [{ ConditionCheck: fenceConditionCheck(ctx.tableName, partition, token.version) }, ...live.map((d) => ({ Update: claimUpdate(ctx.tableName, d.key, token, at.nowMs, at.staleMs) }))],
+            TransactItems: [
+                { ConditionCheck: fenceConditionCheck(ctx.tableName, partition, token.version) },
+                ...live.map((d) => ({ Update: claimUpdate(ctx.tableName, d.key, token, at.nowMs, at.staleMs) })),
+            ],
         });
         return undefined;
     } catch (err) {

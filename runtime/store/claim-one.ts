@@ -41,7 +41,11 @@ export function fencedCancellationError(
     if (codes.length === 0) {
         const wrapped = wrapAwsError(err, `outbox ${verb} transaction canceled with no reasons`, context);
         if (wrapped instanceof OutboxError && !wrapped.transient) {
-            return new OutboxError(wrapped.code, wrapped.message, { transient: true, cause: err, context: wrapped.context });
+            return new OutboxError(wrapped.code, wrapped.message, {
+                transient: true,
+                cause: err,
+                context: wrapped.context,
+            });
         }
         return wrapped;
     }
@@ -51,7 +55,8 @@ export function fencedCancellationError(
             context: { ...context, givenVersion: token.version.toString(), partition },
         });
     }
-    if (codes.some((c) => !isBenignCancellationCode(c))) return wrapAwsError(err, `outbox ${verb} transaction canceled`, context);
+    if (codes.some((c) => !isBenignCancellationCode(c)))
+        return wrapAwsError(err, `outbox ${verb} transaction canceled`, context);
     if (verb === "claim" && codes.includes("TransactionConflict")) {
         ctx.metrics.count(STORE_METRICS.claimConflicts, 1, { partition });
         // The partition goes in the log, not in a metric dimension (one per aggregate would be a cost trap).

@@ -37,7 +37,11 @@ export function compareAge(a: AgePosition, b: AgePosition): number {
 
 /** The position of an item. */
 export function agePosition(item: Record<string, AttributeValue>): AgePosition {
-    return { createdAt: readNumber(item, ATTR.createdAt), seq: readBigInt(item, ATTR.seq), envelopeId: readString(item, ATTR.envelopeId) ?? "" };
+    return {
+        createdAt: readNumber(item, ATTR.createdAt),
+        seq: readBigInt(item, ATTR.seq),
+        envelopeId: readString(item, ATTR.envelopeId) ?? "",
+    };
 }
 
 /**
@@ -86,7 +90,9 @@ export async function claimByScan(
     const retain = Math.max(STORE_DEFAULTS.claimRetentionFactor * limit, limit);
     const scan = await scanPartition(ctx, partition, token, at, retain, options.signal);
     const batch = await claimBatch(ctx, partition, eligible(scan, retain), token, at, limit, options.signal);
-    return batch.error === undefined ? batch.claimed : truncatedClaim(ctx, partition, batch.claimed, batch.error, options);
+    return batch.error === undefined
+        ? batch.claimed
+        : truncatedClaim(ctx, partition, batch.claimed, batch.error, options);
 }
 
 /** What the scan of a partition found. */
@@ -100,7 +106,14 @@ interface PartitionScan {
 }
 
 /** Read the whole partition's non-terminal records, consistently, page by page. */
-async function scanPartition(ctx: StoreContext, partition: string, token: FencingToken, at: ClaimClock, retain: number, signal: AbortSignal | undefined): Promise<PartitionScan> {
+async function scanPartition(
+    ctx: StoreContext,
+    partition: string,
+    token: FencingToken,
+    at: ClaimClock,
+    retain: number,
+    signal: AbortSignal | undefined,
+): Promise<PartitionScan> {
     const key = partitionRecords(partition);
     const filter = nonTerminal();
     const scan: PartitionScan = { candidates: [], blockers: new Map(), unreadableKeys: new Set() };
@@ -109,13 +122,23 @@ async function scanPartition(ctx: StoreContext, partition: string, token: Fencin
     await queryPages(
         ctx,
         "claim.scan-query",
-        { TableName: ctx.tableName, KeyConditionExpression: key.text, FilterExpression: filter.text, ConsistentRead: true, ...placeholders(and(key, filter)) },
+        {
+            TableName: ctx.tableName,
+            KeyConditionExpression: key.text,
+            FilterExpression: filter.text,
+            ConsistentRead: true,
+            ...placeholders(and(key, filter)),
+        },
         { message: "outbox claim query failed", context: { partition } },
         (page) => {
             pages++;
             scanned += page.Items?.length ?? 0;
             if (pages === DEEP_BACKLOG_PAGE_WARN + 1) {
-                ctx.logger.warn(STORE_WARNINGS.deepBacklog, { partition_key: partition, pages, records_scanned: scanned });
+                ctx.logger.warn(STORE_WARNINGS.deepBacklog, {
+                    partition_key: partition,
+                    pages,
+                    records_scanned: scanned,
+                });
             }
             for (const item of page.Items ?? []) noteItem(ctx, partition, scan, item, token, at);
             if (scan.candidates.length > 2 * retain) scan.candidates = scan.candidates.sort(byAge).slice(0, retain);
@@ -127,7 +150,14 @@ async function scanPartition(ctx: StoreContext, partition: string, token: Fencin
 }
 
 /** One scanned item: a candidate if claimable; else, with an ordering key, a possible blocker of its key. */
-function noteItem(ctx: StoreContext, partition: string, scan: PartitionScan, item: Record<string, AttributeValue>, token: FencingToken, at: ClaimClock): void {
+function noteItem(
+    ctx: StoreContext,
+    partition: string,
+    scan: PartitionScan,
+    item: Record<string, AttributeValue>,
+    token: FencingToken,
+    at: ClaimClock,
+): void {
     const orderingKey = readString(item, ATTR.orderingKey) || undefined;
     let position: AgePosition;
     let claimable: boolean;

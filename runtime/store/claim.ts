@@ -27,11 +27,21 @@ type IndexOutcome = { readonly claimed: OutboxRecord[] } | { readonly handoff: t
 /** Check a partition argument before any I/O. */
 export function requirePartition(verb: string, partition: unknown): asserts partition is string {
     if (typeof partition !== "string" || partition === "") {
-        throw new OutboxError("INVALID_PAYLOAD", `${verb}: partition must be a non-empty string, got ${JSON.stringify(partition)}; pass the records' PK, e.g. "ORDER#1001"`);
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `${verb}: partition must be a non-empty string, got ${JSON.stringify(partition)}; pass the records' PK, e.g. "ORDER#1001"`,
+        );
     }
 }
 
-async function claimByIndex(ctx: StoreContext, partition: string, token: FencingToken, limit: number, at: ClaimClock, options: ClaimCallOptions): Promise<IndexOutcome> {
+async function claimByIndex(
+    ctx: StoreContext,
+    partition: string,
+    token: FencingToken,
+    limit: number,
+    at: ClaimClock,
+    options: ClaimCallOptions,
+): Promise<IndexOutcome> {
     const key = partitionIs(partition);
     const filter = claimable(token.version, at.staleMs);
     const claimed: OutboxRecord[] = [];
@@ -51,17 +61,37 @@ async function claimByIndex(ctx: StoreContext, partition: string, token: Fencing
                 ...placeholders(and(key, filter)),
             });
         } catch (err) {
-            return { claimed: truncatedClaim(ctx, partition, claimed, wrapAwsError(err, "outbox claim index query failed", { partition }), options) };
+            return {
+                claimed: truncatedClaim(
+                    ctx,
+                    partition,
+                    claimed,
+                    wrapAwsError(err, "outbox claim index query failed", { partition }),
+                    options,
+                ),
+            };
         }
         // Vet the page before claiming any of it: only the first `want` items matter, the rest are younger.
         const candidates = (page.Items ?? []).slice(0, limit - claimed.length);
         if (candidates.some((item) => (readString(item, ATTR.orderingKey) ?? "") !== "")) {
-            warnOncePerProcess(ctx.logger, "orderingBypass", { partition_key: partition, index: CLAIM_INDEX.indexName });
+            warnOncePerProcess(ctx.logger, "orderingBypass", {
+                partition_key: partition,
+                index: CLAIM_INDEX.indexName,
+            });
             return claimed.length === 0 ? { handoff: true } : { claimed };
         }
-        const batch = await claimBatch(ctx, partition, candidates.map((item) => ({ item, orderingKey: undefined })), token, at, candidates.length, options.signal);
+        const batch = await claimBatch(
+            ctx,
+            partition,
+            candidates.map((item) => ({ item, orderingKey: undefined })),
+            token,
+            at,
+            candidates.length,
+            options.signal,
+        );
         claimed.push(...batch.claimed);
-        if (batch.error !== undefined) return { claimed: truncatedClaim(ctx, partition, claimed, batch.error, options) };
+        if (batch.error !== undefined)
+            return { claimed: truncatedClaim(ctx, partition, claimed, batch.error, options) };
         if (claimed.length >= limit || page.LastEvaluatedKey === undefined) return { claimed };
         start = page.LastEvaluatedKey;
     }
@@ -73,11 +103,20 @@ async function claimByIndex(ctx: StoreContext, partition: string, token: Fencing
  * @throws OutboxError `STALE_FENCING_TOKEN` for an invalid token (no I/O), a token below the fence, or a fence
  * lost mid-batch (then no records are returned); a classified error when nothing could be claimed.
  */
-export async function claim(ctx: StoreContext, partition: string, token: FencingToken, limit: number, options: ClaimCallOptions = {}): Promise<OutboxRecord[]> {
+export async function claim(
+    ctx: StoreContext,
+    partition: string,
+    token: FencingToken,
+    limit: number,
+    options: ClaimCallOptions = {},
+): Promise<OutboxRecord[]> {
     if (!isValidToken(token)) throw invalidTokenError("claim", token);
     requirePartition("claim", partition);
     if (typeof limit !== "number" || Number.isNaN(limit)) {
-        throw new OutboxError("INVALID_PAYLOAD", `claim: limit must be a number, got ${String(limit)}; pass how many records to claim (≤ 0 only advances the fence)`);
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `claim: limit must be a number, got ${String(limit)}; pass how many records to claim (≤ 0 only advances the fence)`,
+        );
     }
     ctx.logger.debug("dynamodboutbox: claim", { partition_key: partition, limit });
     const nowMs = ctx.clock.now();

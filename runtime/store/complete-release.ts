@@ -54,7 +54,10 @@ export async function resolveRecordKey(ctx: StoreContext, recordId: string): Pro
 
 function requireIds(verb: string, recordIds: unknown): asserts recordIds is readonly string[] {
     if (!Array.isArray(recordIds) || recordIds.some((id) => typeof id !== "string" || id === "")) {
-        throw new OutboxError("INVALID_PAYLOAD", `${verb}: recordIds must be an array of non-empty record ids, got ${JSON.stringify(recordIds)}`);
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `${verb}: recordIds must be an array of non-empty record ids, got ${JSON.stringify(recordIds)}`,
+        );
     }
 }
 
@@ -63,7 +66,14 @@ function requireIds(verb: string, recordIds: unknown): asserts recordIds is read
  *
  * @param mismatch - The STALE message for a failed condition.
  */
-async function updateHeldClaim(ctx: StoreContext, verb: "complete" | "release", recordId: string, token: FencingToken, input: UpdateItemCommandInput, mismatch: string): Promise<void> {
+async function updateHeldClaim(
+    ctx: StoreContext,
+    verb: "complete" | "release",
+    recordId: string,
+    token: FencingToken,
+    input: UpdateItemCommandInput,
+    mismatch: string,
+): Promise<void> {
     try {
         await updateItem(ctx, `${verb}.update`, input);
     } catch (err) {
@@ -93,7 +103,14 @@ export async function complete(ctx: StoreContext, recordIds: readonly string[], 
     const ttl = ttlSeconds(nowMs, ctx.compactionGraceSeconds);
     for (const recordId of recordIds) {
         const key = await resolveRecordKey(ctx, recordId);
-        await updateHeldClaim(ctx, "complete", recordId, token, completeClaimedUpdate(ctx.tableName, key, token, nowMs, ttl), "claim version mismatch on complete");
+        await updateHeldClaim(
+            ctx,
+            "complete",
+            recordId,
+            token,
+            completeClaimedUpdate(ctx.tableName, key, token, nowMs, ttl),
+            "claim version mismatch on complete",
+        );
         ctx.keyCache.delete(recordId);
     }
 }
@@ -111,6 +128,13 @@ export async function release(ctx: StoreContext, recordIds: readonly string[], t
     ctx.logger.debug("dynamodboutbox: release", { count: recordIds.length });
     for (const recordId of recordIds) {
         const key = await resolveRecordKey(ctx, recordId);
-        await updateHeldClaim(ctx, "release", recordId, token, releaseUpdate(ctx.tableName, key, token), "claim mismatch on release");
+        await updateHeldClaim(
+            ctx,
+            "release",
+            recordId,
+            token,
+            releaseUpdate(ctx.tableName, key, token),
+            "claim mismatch on release",
+        );
     }
 }

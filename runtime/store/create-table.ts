@@ -12,7 +12,14 @@ import {
     type DescribeTableCommandOutput,
 } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { ATTRIBUTE_DEFINITIONS, GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, STREAM_VIEW_TYPE, TTL_ATTRIBUTE, type KeyElement } from "../schema";
+import {
+    ATTRIBUTE_DEFINITIONS,
+    GLOBAL_SECONDARY_INDEXES,
+    PRIMARY_KEY,
+    STREAM_VIEW_TYPE,
+    TTL_ATTRIBUTE,
+    type KeyElement,
+} from "../schema";
 import { isResourceInUse, isResourceNotFound, wrapAwsError } from "./aws-errors";
 import { warnOncePerProcess } from "./observability";
 import type { StoreContext } from "./options";
@@ -41,13 +48,18 @@ export function createTableInput(tableName: string, options: CreateTableOptions 
         TableName: tableName,
         BillingMode: "PAY_PER_REQUEST",
         KeySchema: keySchema(PRIMARY_KEY),
-        AttributeDefinitions: ATTRIBUTE_DEFINITIONS.map((a) => ({ AttributeName: a.attributeName, AttributeType: a.attributeType })),
+        AttributeDefinitions: ATTRIBUTE_DEFINITIONS.map((a) => ({
+            AttributeName: a.attributeName,
+            AttributeType: a.attributeType,
+        })),
         GlobalSecondaryIndexes: GLOBAL_SECONDARY_INDEXES.map((index) => ({
             IndexName: index.indexName,
             KeySchema: keySchema(index.keySchema),
             Projection: { ProjectionType: index.projectionType },
         })),
-        ...(options.stream === false ? {} : { StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE } }),
+        ...(options.stream === false
+            ? {}
+            : { StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE } }),
     };
 }
 
@@ -56,14 +68,19 @@ async function waitActive(ctx: StoreContext, timeoutMs: number): Promise<void> {
     for (;;) {
         let status: string | undefined;
         try {
-            const out = (await ctx.client.send(new DescribeTableCommand({ TableName: ctx.tableName }))) as DescribeTableCommandOutput;
+            const out = (await ctx.client.send(
+                new DescribeTableCommand({ TableName: ctx.tableName }),
+            )) as DescribeTableCommandOutput;
             status = out.Table?.TableStatus;
         } catch (err) {
-            if (!isResourceNotFound(err)) throw wrapAwsError(err, "wait for outbox table to exist failed", { table: ctx.tableName });
+            if (!isResourceNotFound(err))
+                throw wrapAwsError(err, "wait for outbox table to exist failed", { table: ctx.tableName });
         }
         if (status === "ACTIVE") return;
         if (ctx.clock.now() >= deadline) {
-            throw new OutboxError("TIMEOUT", "wait for outbox table to exist failed", { context: { table: ctx.tableName, status, timeoutMs } });
+            throw new OutboxError("TIMEOUT", "wait for outbox table to exist failed", {
+                context: { table: ctx.tableName, status, timeoutMs },
+            });
         }
         await ctx.clock.sleep(WAIT_POLL_MS);
     }
@@ -84,7 +101,12 @@ export async function createTable(ctx: StoreContext, options: CreateTableOptions
     }
     await waitActive(ctx, options.waitTimeoutMs ?? 120_000);
     try {
-        await ctx.client.send(new UpdateTimeToLiveCommand({ TableName: ctx.tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }));
+        await ctx.client.send(
+            new UpdateTimeToLiveCommand({
+                TableName: ctx.tableName,
+                TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+            }),
+        );
     } catch (err) {
         warnOncePerProcess(ctx.logger, "ttlEnableFailed", { table: ctx.tableName, error: String(err) });
     }

@@ -34,7 +34,13 @@ export async function queryPending(ctx: StoreContext, partition: string, limit: 
     await queryPages(
         ctx,
         "query-pending.query",
-        { TableName: ctx.tableName, KeyConditionExpression: key.text, FilterExpression: filter.text, ConsistentRead: true, ...placeholders(and(key, filter)) },
+        {
+            TableName: ctx.tableName,
+            KeyConditionExpression: key.text,
+            FilterExpression: filter.text,
+            ConsistentRead: true,
+            ...placeholders(and(key, filter)),
+        },
         { message: "outbox query pending failed", context: { partition } },
         (page) => {
             items.push(...(page.Items ?? []));
@@ -49,11 +55,19 @@ export async function queryPending(ctx: StoreContext, partition: string, limit: 
 
 /** The error for a depth question with no partition: there is no bounded fleet-wide path. Benign. */
 export function depthUnsupported(): OutboxError {
-    return new OutboxError("DEPTH_UNSUPPORTED", "cannot report depth: a partition is required (there is no bounded table-wide count)");
+    return new OutboxError(
+        "DEPTH_UNSUPPORTED",
+        "cannot report depth: a partition is required (there is no bounded table-wide count)",
+    );
 }
 
 /** Count the partition's records in `status` through ClaimIndex. */
-export async function countByStatus(ctx: StoreContext, partition: string, status: RecordStatus, options: DepthCallOptions = {}): Promise<number> {
+export async function countByStatus(
+    ctx: StoreContext,
+    partition: string,
+    status: RecordStatus,
+    options: DepthCallOptions = {},
+): Promise<number> {
     if (partition === "") throw depthUnsupported();
     requirePartition(`count ${status}`, partition);
     ctx.logger.debug(`dynamodboutbox: count_${status}`, { partition_key: partition });

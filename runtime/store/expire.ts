@@ -44,18 +44,34 @@ export function expiredCountOf(err: unknown): number {
 
 function withCount(err: unknown, expired: number, partition: string): OutboxError {
     if (err instanceof OutboxError) {
-        return new OutboxError(err.code, err.message, { transient: err.transient, cause: err.cause, context: { ...err.context, partition, expired } });
+        return new OutboxError(err.code, err.message, {
+            transient: err.transient,
+            cause: err.cause,
+            context: { ...err.context, partition, expired },
+        });
     }
     // The caller's abort is not reclassified; it is wrapped only so the partial count can travel with it.
-    return new OutboxError("TIMEOUT", "outbox expire sweep aborted", { transient: true, cause: err, context: { partition, expired } });
+    return new OutboxError("TIMEOUT", "outbox expire sweep aborted", {
+        transient: true,
+        cause: err,
+        context: { partition, expired },
+    });
 }
 
 function saveCursor(ctx: StoreContext, cursorKey: string, cursor: Record<string, AttributeValue>): void {
-    if (ctx.expiryCursors.size >= STORE_DEFAULTS.maxExpiryCursors && !ctx.expiryCursors.has(cursorKey)) ctx.expiryCursors.clear();
+    if (ctx.expiryCursors.size >= STORE_DEFAULTS.maxExpiryCursors && !ctx.expiryCursors.has(cursorKey))
+        ctx.expiryCursors.clear();
     ctx.expiryCursors.set(cursorKey, cursor);
 }
 
-async function expireOne(ctx: StoreContext, partition: string, key: Record<string, AttributeValue>, token: FencingToken, beforeMs: number, ttl: number): Promise<boolean> {
+async function expireOne(
+    ctx: StoreContext,
+    partition: string,
+    key: Record<string, AttributeValue>,
+    token: FencingToken,
+    beforeMs: number,
+    ttl: number,
+): Promise<boolean> {
     try {
         await transactWrite(ctx, "expire.transaction", {
             TransactItems: [
@@ -82,20 +98,43 @@ async function expireOne(ctx: StoreContext, partition: string, key: Record<strin
  * mid-sweep) or the classified SDK error; `context.expired` (see {@link expiredCountOf}) holds the records
  * expired before the failure.
  */
-export async function expire(ctx: StoreContext, beforeMs: number, partition: string, token: FencingToken, options: ExpireCallOptions = {}): Promise<number> {
+export async function expire(
+    ctx: StoreContext,
+    beforeMs: number,
+    partition: string,
+    token: FencingToken,
+    options: ExpireCallOptions = {},
+): Promise<number> {
     if (!isValidToken(token)) {
         const err = invalidTokenError("expire", token);
-        throw new OutboxError(err.code, err.message, { context: { givenOwner: err.context.owner, givenVersion: err.context.version } });
+        throw new OutboxError(err.code, err.message, {
+            context: { givenOwner: err.context.owner, givenVersion: err.context.version },
+        });
     }
     requirePartition("expire", partition);
     if (typeof beforeMs !== "number" || !Number.isSafeInteger(beforeMs)) {
-        throw new OutboxError("INVALID_PAYLOAD", `expire: before must be whole epoch milliseconds, got ${String(beforeMs)}; pass e.g. Date.now()`);
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `expire: before must be whole epoch milliseconds, got ${String(beforeMs)}; pass e.g. Date.now()`,
+        );
     }
     await acceptToken(ctx, partition, token, "expire");
-    const sweep: ExpireSweep = { partition, token, beforeMs, ttl: ttlSeconds(beforeMs, ctx.compactionGraceSeconds), signal: options.signal, expired: 0 };
+    const sweep: ExpireSweep = {
+        partition,
+        token,
+        beforeMs,
+        ttl: ttlSeconds(beforeMs, ctx.compactionGraceSeconds),
+        signal: options.signal,
+        expired: 0,
+    };
     let values: string[];
     try {
-        values = expiryReadValues(Math.max(ctx.expiryShards, await readExpiryShards((input) => getItem(ctx, "expire.shards-mark", input), ctx.tableName)));
+        values = expiryReadValues(
+            Math.max(
+                ctx.expiryShards,
+                await readExpiryShards((input) => getItem(ctx, "expire.shards-mark", input), ctx.tableName),
+            ),
+        );
     } catch (err) {
         throw withCount(err, sweep.expired, partition);
     }
@@ -142,12 +181,25 @@ async function expireShardValue(ctx: StoreContext, sweep: ExpireSweep, value: st
                 ...placeholders(and(key, filter)),
             });
         } catch (err) {
-            throw fail(wrapAwsError(err, "outbox expire query failed", { partition, status: "pending", expiryShard: value }), pageStart);
+            throw fail(
+                wrapAwsError(err, "outbox expire query failed", { partition, status: "pending", expiryShard: value }),
+                pageStart,
+            );
         }
         for (const item of page.Items ?? []) {
             try {
                 sweep.signal?.throwIfAborted();
-                if (await expireOne(ctx, partition, { [ATTR.pk]: item[ATTR.pk], [ATTR.sk]: item[ATTR.sk] }, sweep.token, sweep.beforeMs, sweep.ttl)) sweep.expired++;
+                if (
+                    await expireOne(
+                        ctx,
+                        partition,
+                        { [ATTR.pk]: item[ATTR.pk], [ATTR.sk]: item[ATTR.sk] },
+                        sweep.token,
+                        sweep.beforeMs,
+                        sweep.ttl,
+                    )
+                )
+                    sweep.expired++;
             } catch (err) {
                 throw fail(err, pageStart);
             }

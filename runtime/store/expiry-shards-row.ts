@@ -7,7 +7,12 @@
  *
  * @packageDocumentation
  */
-import type { AttributeValue, GetItemCommandInput, GetItemCommandOutput, UpdateItemCommandInput } from "@aws-sdk/client-dynamodb";
+import type {
+    AttributeValue,
+    GetItemCommandInput,
+    GetItemCommandOutput,
+    UpdateItemCommandInput,
+} from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
 import { HANDLER_LIMITS } from "../limits";
 import { ATTR, EXPIRY_SHARDS_PK, EXPIRY_SHARDS_SK } from "../schema";
@@ -45,7 +50,11 @@ export async function raiseExpiryShards(send: SendUpdateItem, tableName: string,
     } catch (err) {
         // The mark is already at least `shards`: what the writer needs is there.
         if (isConditionalCheckFailed(err)) return;
-        throw wrapAwsError(err, "outbox: raising the table's expiry shards mark failed; no sharded record was written", { table: tableName, expiryShards: shards });
+        throw wrapAwsError(
+            err,
+            "outbox: raising the table's expiry shards mark failed; no sharded record was written",
+            { table: tableName, expiryShards: shards },
+        );
     }
 }
 
@@ -59,7 +68,13 @@ export async function readExpiryShards(send: SendGetItem, tableName: string): Pr
     const mark = `#${ATTR.maxExpiryShards}`;
     let out: GetItemCommandOutput;
     try {
-        out = await send({ TableName: tableName, Key: expiryShardsRowKey(), ConsistentRead: true, ProjectionExpression: mark, ExpressionAttributeNames: { [mark]: ATTR.maxExpiryShards } });
+        out = await send({
+            TableName: tableName,
+            Key: expiryShardsRowKey(),
+            ConsistentRead: true,
+            ProjectionExpression: mark,
+            ExpressionAttributeNames: { [mark]: ATTR.maxExpiryShards },
+        });
     } catch (err) {
         throw wrapAwsError(err, "outbox: reading the table's expiry shards mark failed", { table: tableName });
     }

@@ -35,7 +35,10 @@ function mergeValues(parts: readonly Expression[]): Record<string, AttributeValu
         for (const [k, v] of Object.entries(part.values)) {
             const prior = out[k];
             if (prior !== undefined && JSON.stringify(prior) !== JSON.stringify(v)) {
-                throw new OutboxError("INVALID_CONFIG", `expression placeholder ${k} is bound to two values, ${JSON.stringify(prior)} and ${JSON.stringify(v)}: a bug in the expression pieces`);
+                throw new OutboxError(
+                    "INVALID_CONFIG",
+                    `expression placeholder ${k} is bound to two values, ${JSON.stringify(prior)} and ${JSON.stringify(v)}: a bug in the expression pieces`,
+                );
             }
             out[k] = v;
         }
@@ -63,7 +66,11 @@ export function or(...parts: Expression[]): Expression {
 
 /** `status = <status>`. */
 export function statusIs(status: RecordStatus): Expression {
-    return { text: `${nameRef(ATTR.status)} = :status_${status}`, names: names(ATTR.status), values: { [`:status_${status}`]: { S: status } } };
+    return {
+        text: `${nameRef(ATTR.status)} = :status_${status}`,
+        names: names(ATTR.status),
+        values: { [`:status_${status}`]: { S: status } },
+    };
 }
 
 /**
@@ -76,29 +83,53 @@ export function statusIs(status: RecordStatus): Expression {
 export function isPending(): Expression {
     const texts = PENDING_STATUS_TEXTS.map((text): Expression => {
         const placeholder = text === "" ? ":status_empty" : `:status_${text}`;
-        return { text: `${nameRef(ATTR.status)} = ${placeholder}`, names: names(ATTR.status), values: { [placeholder]: { S: text } } };
+        return {
+            text: `${nameRef(ATTR.status)} = ${placeholder}`,
+            names: names(ATTR.status),
+            values: { [placeholder]: { S: text } },
+        };
     });
-    return or(...texts, { text: `attribute_not_exists(${nameRef(ATTR.status)})`, names: names(ATTR.status), values: {} });
+    return or(...texts, {
+        text: `attribute_not_exists(${nameRef(ATTR.status)})`,
+        names: names(ATTR.status),
+        values: {},
+    });
 }
 
 /** `claim_version < token version`: the record was claimed by an older lease. */
 export function claimVersionBelow(version: bigint): Expression {
-    return { text: `${nameRef(ATTR.claimVersion)} < :token_version`, names: names(ATTR.claimVersion), values: { ":token_version": { N: version.toString() } } };
+    return {
+        text: `${nameRef(ATTR.claimVersion)} < :token_version`,
+        names: names(ATTR.claimVersion),
+        values: { ":token_version": { N: version.toString() } },
+    };
 }
 
 /** `claim_version = token version`. */
 export function claimVersionIs(version: bigint): Expression {
-    return { text: `${nameRef(ATTR.claimVersion)} = :token_version`, names: names(ATTR.claimVersion), values: { ":token_version": { N: version.toString() } } };
+    return {
+        text: `${nameRef(ATTR.claimVersion)} = :token_version`,
+        names: names(ATTR.claimVersion),
+        values: { ":token_version": { N: version.toString() } },
+    };
 }
 
 /** `claimed_by = token owner`. */
 export function claimedByIs(owner: string): Expression {
-    return { text: `${nameRef(ATTR.claimedBy)} = :token_owner`, names: names(ATTR.claimedBy), values: { ":token_owner": { S: owner } } };
+    return {
+        text: `${nameRef(ATTR.claimedBy)} = :token_owner`,
+        names: names(ATTR.claimedBy),
+        values: { ":token_owner": { S: owner } },
+    };
 }
 
 /** `claimed_at < staleMs`: the claim is older than the stale-claim window (`0` disables: no claim is older). */
 export function claimedBefore(staleMs: number): Expression {
-    return { text: `${nameRef(ATTR.claimedAt)} < :stale_ms`, names: names(ATTR.claimedAt), values: { ":stale_ms": { N: String(staleMs) } } };
+    return {
+        text: `${nameRef(ATTR.claimedAt)} < :stale_ms`,
+        names: names(ATTR.claimedAt),
+        values: { ":stale_ms": { N: String(staleMs) } },
+    };
 }
 
 /**
@@ -123,13 +154,21 @@ export function heldBy(owner: string, version: bigint): Expression {
 /** The claim-time FENCE check: `attribute_not_exists(max_claim_version) OR max_claim_version <= version`. */
 export function fenceAllows(version: bigint): Expression {
     const attr = nameRef(ATTR.maxClaimVersion);
-    return { text: `attribute_not_exists(${attr}) OR ${attr} <= :token_version`, names: names(ATTR.maxClaimVersion), values: { ":token_version": { N: version.toString() } } };
+    return {
+        text: `attribute_not_exists(${attr}) OR ${attr} <= :token_version`,
+        names: names(ATTR.maxClaimVersion),
+        values: { ":token_version": { N: version.toString() } },
+    };
 }
 
 /** The fence-raise condition: `attribute_not_exists(max_claim_version) OR max_claim_version < version`. */
 export function fenceBelow(version: bigint): Expression {
     const attr = nameRef(ATTR.maxClaimVersion);
-    return { text: `attribute_not_exists(${attr}) OR ${attr} < :token_version`, names: names(ATTR.maxClaimVersion), values: { ":token_version": { N: version.toString() } } };
+    return {
+        text: `attribute_not_exists(${attr}) OR ${attr} < :token_version`,
+        names: names(ATTR.maxClaimVersion),
+        values: { ":token_version": { N: version.toString() } },
+    };
 }
 
 /**
@@ -142,7 +181,11 @@ export function fenceBelow(version: bigint): Expression {
  */
 export function lastCreatedAtNotAfter(ms: number, placeholder = ":now_ms"): Expression {
     const attr = nameRef(ATTR.lastCreatedAt);
-    return { text: `attribute_not_exists(${attr}) OR ${attr} <= ${placeholder}`, names: names(ATTR.lastCreatedAt), values: { [placeholder]: { N: String(ms) } } };
+    return {
+        text: `attribute_not_exists(${attr}) OR ${attr} <= ${placeholder}`,
+        names: names(ATTR.lastCreatedAt),
+        values: { [placeholder]: { N: String(ms) } },
+    };
 }
 
 /** `attribute_not_exists(SK)`: the Persist put never overwrites. */
@@ -152,7 +195,11 @@ export function skAbsent(): Expression {
 
 /** `ttl < nowSeconds`: the row's DynamoDB TTL has passed (TTL deletes such a row, but only within days). */
 export function ttlPassed(nowSeconds: number): Expression {
-    return { text: `${nameRef(ATTR.ttl)} < :now_seconds`, names: names(ATTR.ttl), values: { ":now_seconds": { N: String(Math.floor(nowSeconds)) } } };
+    return {
+        text: `${nameRef(ATTR.ttl)} < :now_seconds`,
+        names: names(ATTR.ttl),
+        values: { ":now_seconds": { N: String(Math.floor(nowSeconds)) } },
+    };
 }
 
 /**
@@ -167,7 +214,11 @@ export function idGuardFree(nowSeconds: number): Expression {
 /** `expires_at > 0 AND expires_at < beforeMs`. */
 export function expiresBefore(beforeMs: number): Expression {
     const attr = nameRef(ATTR.expiresAt);
-    return { text: `${attr} > :zero AND ${attr} < :before_ms`, names: names(ATTR.expiresAt), values: { ":zero": { N: "0" }, ":before_ms": { N: String(beforeMs) } } };
+    return {
+        text: `${attr} > :zero AND ${attr} < :before_ms`,
+        names: names(ATTR.expiresAt),
+        values: { ":zero": { N: "0" }, ":before_ms": { N: String(beforeMs) } },
+    };
 }
 
 /** Key condition `PK = partition`. */
@@ -186,7 +237,11 @@ export function partitionRecords(partition: string): Expression {
 
 /** Key condition `record_id = id` (RecordIDIndex). */
 export function recordIdIs(recordId: string): Expression {
-    return { text: `${nameRef(ATTR.recordId)} = :record_id`, names: names(ATTR.recordId), values: { ":record_id": { S: recordId } } };
+    return {
+        text: `${nameRef(ATTR.recordId)} = :record_id`,
+        names: names(ATTR.recordId),
+        values: { ":record_id": { S: recordId } },
+    };
 }
 
 /** Key condition `has_expiry = "1" AND expires_at < beforeMs` (ExpiryIndex). */
@@ -231,7 +286,12 @@ export function updateExpression(parts: UpdateParts): Expression {
     if (remove.length > 0) clauses.push(`REMOVE ${remove.map(nameRef).join(", ")}`);
     return {
         text: clauses.join(" "),
-        names: names(...set.map((c) => c.attribute), ...add.map((c) => c.attribute), ...remove, ...(parts.alsoNames ?? [])),
+        names: names(
+            ...set.map((c) => c.attribute),
+            ...add.map((c) => c.attribute),
+            ...remove,
+            ...(parts.alsoNames ?? []),
+        ),
         values: parts.values ?? {},
     };
 }

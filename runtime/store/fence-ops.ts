@@ -22,7 +22,13 @@ import { fenceRaiseUpdate, type FencingToken } from "./transitions";
 export async function readFence(ctx: StoreContext, partition: string): Promise<bigint> {
     let item: Record<string, AttributeValue> | undefined;
     try {
-        item = (await getItem(ctx, "fence.read", { TableName: ctx.tableName, Key: fenceKey(partition), ConsistentRead: true })).Item;
+        item = (
+            await getItem(ctx, "fence.read", {
+                TableName: ctx.tableName,
+                Key: fenceKey(partition),
+                ConsistentRead: true,
+            })
+        ).Item;
     } catch (err) {
         throw wrapAwsError(err, "outbox fence read failed", { partition });
     }
@@ -40,7 +46,13 @@ async function coldSeed(ctx: StoreContext, partition: string): Promise<bigint> {
     await queryPages(
         ctx,
         "fence.cold-seed",
-        { TableName: ctx.tableName, KeyConditionExpression: key.text, ProjectionExpression: versionOnly.text, ConsistentRead: true, ...placeholders(key, versionOnly) },
+        {
+            TableName: ctx.tableName,
+            KeyConditionExpression: key.text,
+            ProjectionExpression: versionOnly.text,
+            ConsistentRead: true,
+            ...placeholders(key, versionOnly),
+        },
         { message: "outbox max claim version query failed", context: { partition } },
         (page) => {
             for (const item of page.Items ?? []) {
@@ -58,7 +70,16 @@ async function coldSeed(ctx: StoreContext, partition: string): Promise<bigint> {
  */
 export async function raiseFence(ctx: StoreContext, partition: string, version: bigint): Promise<void> {
     try {
-        await updateItem(ctx, "fence.raise", fenceRaiseUpdate(ctx.tableName, partition, version, fenceTtlSeconds(ctx.clock.now(), ctx.compactionGraceSeconds)));
+        await updateItem(
+            ctx,
+            "fence.raise",
+            fenceRaiseUpdate(
+                ctx.tableName,
+                partition,
+                version,
+                fenceTtlSeconds(ctx.clock.now(), ctx.compactionGraceSeconds),
+            ),
+        );
     } catch (err) {
         if (isConditionalCheckFailed(err)) return;
         throw wrapAwsError(err, "outbox fence raise failed", { partition });
@@ -71,7 +92,12 @@ export async function raiseFence(ctx: StoreContext, partition: string, version: 
  * @param verb - `claim` or `expire`, for the stale message.
  * @throws OutboxError `STALE_FENCING_TOKEN` when the token is below the fence.
  */
-export async function acceptToken(ctx: StoreContext, partition: string, token: FencingToken, verb: "claim" | "expire"): Promise<void> {
+export async function acceptToken(
+    ctx: StoreContext,
+    partition: string,
+    token: FencingToken,
+    verb: "claim" | "expire",
+): Promise<void> {
     const latest = await readFence(ctx, partition);
     if (token.version < latest) {
         throw new OutboxError("STALE_FENCING_TOKEN", `${verb} rejected: token version is stale`, {
@@ -89,5 +115,7 @@ export async function acceptToken(ctx: StoreContext, partition: string, token: F
 export function invalidTokenError(verb: string, token: FencingToken | undefined): OutboxError {
     const owner = typeof token?.owner === "string" ? token.owner : undefined;
     const version = typeof token?.version === "bigint" ? token.version.toString() : String(token?.version);
-    return new OutboxError("STALE_FENCING_TOKEN", `${verb} rejected: invalid (zero-value) fencing token`, { context: { owner, version } });
+    return new OutboxError("STALE_FENCING_TOKEN", `${verb} rejected: invalid (zero-value) fencing token`, {
+        context: { owner, version },
+    });
 }

@@ -4,13 +4,25 @@
  * @packageDocumentation
  */
 export { OutboxStore } from "./outbox-store";
-export { STORE_DEFAULTS, type ConsumedCapacityEvent, type DynamoDbClientLike, type OutboxStoreOptions, type ResolveRetry } from "./options";
+export {
+    STORE_DEFAULTS,
+    type ConsumedCapacityEvent,
+    type DynamoDbClientLike,
+    type OutboxStoreOptions,
+    type ResolveRetry,
+} from "./options";
 export type { PersistResult } from "./persist";
 export type { ClaimCallOptions, AgePosition } from "./claim-scan";
 export { compareAge, agePosition, isClaimableItem } from "./claim-scan";
 export type { ExpireCallOptions } from "./expire";
 export { expiredCountOf } from "./expire";
-export { expiryShardsRowKey, raiseExpiryShards, readExpiryShards, type SendGetItem, type SendUpdateItem } from "./expiry-shards-row";
+export {
+    expiryShardsRowKey,
+    raiseExpiryShards,
+    readExpiryShards,
+    type SendGetItem,
+    type SendUpdateItem,
+} from "./expiry-shards-row";
 export type { DepthCallOptions } from "./depth";
 export { createTableInput, type CreateTableOptions } from "./create-table";
 export { PREFLIGHT_REFUSAL, schemaMismatch, schemaMismatchError, type PreflightOutcome } from "./preflight";
@@ -28,7 +40,13 @@ export {
     type ItemKey,
     type SeqAllocationUpdates,
 } from "./transitions";
-export { classifyAwsError, wrapAwsError, cancellationCodes, isConditionalCheckFailed, isTransactionCanceled } from "./aws-errors";
+export {
+    classifyAwsError,
+    wrapAwsError,
+    cancellationCodes,
+    isConditionalCheckFailed,
+    isTransactionCanceled,
+} from "./aws-errors";
 export { STORE_METRICS, STORE_WARNINGS, resetStoreWarnings } from "./observability";
 export { KeyCache } from "./key-cache";
 export { MAX_FENCE_LEAD_MS, MAX_WRITER_CLOCK_MS } from "./writer-clock";

@@ -27,7 +27,8 @@ export const STORE_WARNINGS = {
         "dynamodboutbox: deep outbox backlog; Claim is reading the whole partition (O(backlog)) because this partition carries ordering keys, which no eventually-consistent index can serve — see doc.go / ADR 0005 / docs/runbooks",
     truncated:
         "dynamodboutbox: claim truncated by a mid-batch failure; returning the records already claimed so they are drained instead of stranded until the stale-claim window",
-    claimConflict: "dynamodb-outbox: a claim transaction lost to a concurrent transaction (OutboxClaimConflicts); the records stay for the next claim",
+    claimConflict:
+        "dynamodb-outbox: a claim transaction lost to a concurrent transaction (OutboxClaimConflicts); the records stay for the next claim",
     ttlEnableFailed: "dynamodboutbox: enabling DynamoDB TTL failed; completed records not compacted",
     undecodable:
         "dynamodb-outbox: an OUTBOX# item cannot be decoded as an outbox record; Claim skips it, and holds the later records of its ordering key behind it; repair or delete the item (its key is logged)",
@@ -45,10 +46,19 @@ export const STORE_WARNINGS = {
  * @param sk - The item's sort key, logged so an operator can find it (never its payload).
  * @param err - Why it could not be decoded.
  */
-export function noteUndecodable(ctx: { readonly logger: Logger; readonly metrics: MetricsSink }, partition: string, sk: string | undefined, err: unknown): void {
+export function noteUndecodable(
+    ctx: { readonly logger: Logger; readonly metrics: MetricsSink },
+    partition: string,
+    sk: string | undefined,
+    err: unknown,
+): void {
     ctx.metrics.count(STORE_METRICS.undecodable, 1, { partition });
     // The code only: a decoder's message can quote the item's text, and logs never carry payloads.
-    ctx.logger.error(STORE_WARNINGS.undecodable, { partition_key: partition, sort_key: sk ?? "", code: errorCodeOf(err) });
+    ctx.logger.error(STORE_WARNINGS.undecodable, {
+        partition_key: partition,
+        sort_key: sk ?? "",
+        code: errorCodeOf(err),
+    });
 }
 
 /** The deployment warnings that are logged at most once per process. */

@@ -144,7 +144,9 @@ function configError(message: string): OutboxError {
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
     if (value === undefined) return fallback;
     if (typeof value !== "number" || !Number.isFinite(value)) {
-        throw configError(`OutboxStore option ${name} must be a finite number, got ${String(value)}; omit it for the default ${fallback}`);
+        throw configError(
+            `OutboxStore option ${name} must be a finite number, got ${String(value)}; omit it for the default ${fallback}`,
+        );
     }
     return value;
 }
@@ -159,7 +161,9 @@ function wholeMillisecondClock(clock: Clock): Clock {
         now: () => {
             const ms = clock.now();
             if (typeof ms !== "number" || !Number.isFinite(ms)) {
-                throw configError(`OutboxStore option clock.now() returned ${String(ms)}; it must return epoch milliseconds as a finite number, e.g. Date.now()`);
+                throw configError(
+                    `OutboxStore option clock.now() returned ${String(ms)}; it must return epoch milliseconds as a finite number, e.g. Date.now()`,
+                );
             }
             return Math.floor(ms);
         },
@@ -173,28 +177,50 @@ function wholeMillisecondClock(clock: Clock): Clock {
  * @throws OutboxError `INVALID_CONFIG` naming the option, the bad value and what is allowed.
  */
 export function resolveStoreContext(options: OutboxStoreOptions): StoreContext {
-    if (options === null || typeof options !== "object") throw configError("OutboxStore needs an options object with at least { client, tableName }");
+    if (options === null || typeof options !== "object")
+        throw configError("OutboxStore needs an options object with at least { client, tableName }");
     if (options.client === null || typeof options.client !== "object" || typeof options.client.send !== "function") {
-        throw configError("OutboxStore option client must be a DynamoDB client (an object with send(command)); pass new DynamoDBClient({...})");
+        throw configError(
+            "OutboxStore option client must be a DynamoDB client (an object with send(command)); pass new DynamoDBClient({...})",
+        );
     }
     if (typeof options.tableName !== "string" || !TABLE_NAME.test(options.tableName)) {
         throw configError(
             `OutboxStore option tableName must be a DynamoDB table name (3-255 characters of a-z, A-Z, 0-9, '_', '-', '.'), got ${JSON.stringify(options.tableName)}`,
         );
     }
-    if (options.clock !== undefined && (options.clock === null || typeof options.clock.now !== "function" || typeof options.clock.sleep !== "function")) {
-        throw configError("OutboxStore option clock must be an object with now() (epoch ms) and sleep(ms); omit it for the system clock");
+    if (
+        options.clock !== undefined &&
+        (options.clock === null || typeof options.clock.now !== "function" || typeof options.clock.sleep !== "function")
+    ) {
+        throw configError(
+            "OutboxStore option clock must be an object with now() (epoch ms) and sleep(ms); omit it for the system clock",
+        );
     }
-    const grace = nonNegative("compactionGraceSeconds", options.compactionGraceSeconds, STORE_DEFAULTS.compactionGraceSeconds);
+    const grace = nonNegative(
+        "compactionGraceSeconds",
+        options.compactionGraceSeconds,
+        STORE_DEFAULTS.compactionGraceSeconds,
+    );
     if (!Number.isSafeInteger(grace) || grace < 0) {
-        throw configError(`OutboxStore option compactionGraceSeconds must be whole seconds ≥ 0 (GoBridge adds it to a time and keeps whole seconds), got ${grace}; e.g. 3600`);
+        throw configError(
+            `OutboxStore option compactionGraceSeconds must be whole seconds ≥ 0 (GoBridge adds it to a time and keeps whole seconds), got ${grace}; e.g. 3600`,
+        );
     }
     const keyCacheSize = nonNegative("keyCacheSize", options.keyCacheSize, STORE_DEFAULTS.keyCacheSize);
     if (!Number.isInteger(keyCacheSize) || keyCacheSize < 1) {
         throw configError(`OutboxStore option keyCacheSize must be a whole number ≥ 1, got ${keyCacheSize}`);
     }
-    const attempts = nonNegative("resolveRetry.attempts", options.resolveRetry?.attempts, STORE_DEFAULTS.resolveAttempts);
-    const backoff = nonNegative("resolveRetry.backoffMs", options.resolveRetry?.backoffMs, STORE_DEFAULTS.resolveBackoffMs);
+    const attempts = nonNegative(
+        "resolveRetry.attempts",
+        options.resolveRetry?.attempts,
+        STORE_DEFAULTS.resolveAttempts,
+    );
+    const backoff = nonNegative(
+        "resolveRetry.backoffMs",
+        options.resolveRetry?.backoffMs,
+        STORE_DEFAULTS.resolveBackoffMs,
+    );
     if (options.onConsumedCapacity !== undefined && typeof options.onConsumedCapacity !== "function") {
         throw configError("OutboxStore option onConsumedCapacity must be a function when given");
     }

@@ -9,7 +9,15 @@
  */
 import type { UpdateItemCommandInput } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { marshalRecord, pendingRecord, readString, recordKey, validateNewRecord, type NewOutboxRecord, type OutboxRecord } from "../record/codec";
+import {
+    marshalRecord,
+    pendingRecord,
+    readString,
+    recordKey,
+    validateNewRecord,
+    type NewOutboxRecord,
+    type OutboxRecord,
+} from "../record/codec";
 import { fenceTtlSeconds } from "../record/fence";
 import { ATTR } from "../schema";
 import { isConditionalCheckFailed, wrapAwsError } from "./aws-errors";
@@ -46,7 +54,11 @@ async function allocateSeqs(ctx: StoreContext, records: readonly NewOutboxRecord
     const send = (input: UpdateItemCommandInput) => updateItem(ctx, "persist.seq", input);
     for (const [partition, count] of counts) {
         try {
-            const range = await allocateSeqRange(send, { tableName: ctx.tableName, partition, count, nowMs, fenceTtl }, ctx.logger);
+            const range = await allocateSeqRange(
+                send,
+                { tableName: ctx.tableName, partition, count, nowMs, fenceTtl },
+                ctx.logger,
+            );
             next.set(partition, { seq: range.firstSeq, nowMs: range.createdAt });
         } catch (err) {
             throw wrapAwsError(err, "outbox seq allocation failed", { partition });
@@ -65,11 +77,23 @@ async function sameOccupant(ctx: StoreContext, record: OutboxRecord): Promise<bo
     const identity = projection(ATTR.envelopeId, ATTR.bindingId);
     let item;
     try {
-        item = (await getItem(ctx, "persist.readback", { TableName: ctx.tableName, Key: recordKey(record.partition, envelopeId, bindingId), ConsistentRead: true, ProjectionExpression: identity.text, ...placeholders(identity) })).Item;
+        item = (
+            await getItem(ctx, "persist.readback", {
+                TableName: ctx.tableName,
+                Key: recordKey(record.partition, envelopeId, bindingId),
+                ConsistentRead: true,
+                ProjectionExpression: identity.text,
+                ...placeholders(identity),
+            })
+        ).Item;
     } catch (err) {
         throw wrapAwsError(err, "outbox persist: resolve sort-key conflict", { recordId, envelopeId, bindingId });
     }
-    return item !== undefined && readString(item, ATTR.envelopeId) === envelopeId && readString(item, ATTR.bindingId) === bindingId;
+    return (
+        item !== undefined &&
+        readString(item, ATTR.envelopeId) === envelopeId &&
+        readString(item, ATTR.bindingId) === bindingId
+    );
 }
 
 /**
@@ -86,15 +110,24 @@ async function sameOccupant(ctx: StoreContext, record: OutboxRecord): Promise<bo
  * re-persisting is safe).
  */
 export async function persist(ctx: StoreContext, records: readonly NewOutboxRecord[]): Promise<PersistResult> {
-    if (!Array.isArray(records)) throw new OutboxError("INVALID_PAYLOAD", `persist takes an array of records, got ${typeof records}`);
+    if (!Array.isArray(records))
+        throw new OutboxError("INVALID_PAYLOAD", `persist takes an array of records, got ${typeof records}`);
     if (records.length === 0) return { written: 0, duplicates: 0 };
     for (const r of records) validateNewRecord(r);
     ctx.logger.debug("dynamodboutbox: persist", { count: records.length });
     const nowMs = ctx.clock.now();
     checkWriterClock("OutboxStore.persist", nowMs);
     const stamps = await allocateSeqs(ctx, records, nowMs);
-    if (!ctx.expiryShardsMark.raised && ctx.expiryShards > 1 && records.some((r) => (r.envelope.expiresAt ?? 0) !== 0)) {
-        await raiseExpiryShards((input) => updateItem(ctx, "persist.expiry-shards", input), ctx.tableName, ctx.expiryShards);
+    if (
+        !ctx.expiryShardsMark.raised &&
+        ctx.expiryShards > 1 &&
+        records.some((r) => (r.envelope.expiresAt ?? 0) !== 0)
+    ) {
+        await raiseExpiryShards(
+            (input) => updateItem(ctx, "persist.expiry-shards", input),
+            ctx.tableName,
+            ctx.expiryShards,
+        );
         ctx.expiryShardsMark.raised = true;
     }
     const condition = skAbsent();
@@ -102,9 +135,19 @@ export async function persist(ctx: StoreContext, records: readonly NewOutboxReco
     for (let i = 0; i < records.length; i++) {
         const record = pendingRecord(records[i], stamps[i].seq, stamps[i].nowMs);
         const item = marshalRecord(record, ctx.expiryShards);
-        const context = { recordId: record.recordId, envelopeId: record.envelopeId, bindingId: record.bindingId, partition: record.partition };
+        const context = {
+            recordId: record.recordId,
+            envelopeId: record.envelopeId,
+            bindingId: record.bindingId,
+            partition: record.partition,
+        };
         try {
-            await putItem(ctx, "persist.put", { TableName: ctx.tableName, Item: item, ConditionExpression: condition.text, ...placeholders(condition) });
+            await putItem(ctx, "persist.put", {
+                TableName: ctx.tableName,
+                Item: item,
+                ConditionExpression: condition.text,
+                ...placeholders(condition),
+            });
         } catch (err) {
             if (!isConditionalCheckFailed(err)) throw wrapAwsError(err, "outbox persist failed", context);
             if (await sameOccupant(ctx, record)) {
@@ -119,7 +162,9 @@ export async function persist(ctx: StoreContext, records: readonly NewOutboxReco
         }
     }
     if (duplicates === records.length) {
-        throw new OutboxError("DUPLICATE_RECORD", "all records in batch already persisted", { context: { recordCount: records.length } });
+        throw new OutboxError("DUPLICATE_RECORD", "all records in batch already persisted", {
+            context: { recordCount: records.length },
+        });
     }
     return { written: records.length - duplicates, duplicates };
 }

@@ -16,7 +16,15 @@
  */
 import { DescribeTableCommand, type DescribeTableCommandOutput, type TableDescription } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, STREAM_VIEW_TYPE, STREAM_VIEW_TYPES_WITH_NEW_IMAGE, type IndexShape, type KeyElement, type KeyType } from "../schema";
+import {
+    GLOBAL_SECONDARY_INDEXES,
+    PRIMARY_KEY,
+    STREAM_VIEW_TYPE,
+    STREAM_VIEW_TYPES_WITH_NEW_IMAGE,
+    type IndexShape,
+    type KeyElement,
+    type KeyType,
+} from "../schema";
 import { isResourceNotFound, wrapAwsError } from "./aws-errors";
 import { warnOncePerProcess } from "./observability";
 import { readExpiryShards } from "./expiry-shards-row";
@@ -54,7 +62,12 @@ function renderActual(actual: readonly ActualKey[], types: ReadonlyMap<string, s
  * The first mismatch between an actual key schema and the expected one, as the §7.2 detail text; `undefined`
  * when they match.
  */
-function keySchemaMismatch(what: string, expected: readonly KeyElement[], actual: readonly ActualKey[], types: ReadonlyMap<string, string>): string | undefined {
+function keySchemaMismatch(
+    what: string,
+    expected: readonly KeyElement[],
+    actual: readonly ActualKey[],
+    types: ReadonlyMap<string, string>,
+): string | undefined {
     const tail = `; expected ${renderExpected(expected)}, actual ${renderActual(actual, types)}`;
     const roles: KeyType[] = ["HASH", "RANGE"];
     for (const role of roles) {
@@ -66,7 +79,8 @@ function keySchemaMismatch(what: string, expected: readonly KeyElement[], actual
             continue;
         }
         if (got === undefined) return `${what} is missing its ${word} key${tail}`;
-        if (got.name !== want.attributeName) return `${what} ${word} key is "${got.name}", expected "${want.attributeName}"${tail}`;
+        if (got.name !== want.attributeName)
+            return `${what} ${word} key is "${got.name}", expected "${want.attributeName}"${tail}`;
         const type = types.get(got.name);
         if (type !== undefined && type !== want.attributeType) {
             return `${what} key "${got.name}" has attribute type "${type}", expected "${want.attributeType}"${tail}`;
@@ -89,7 +103,8 @@ function actualKeys(schema: readonly { AttributeName?: string; KeyType?: string 
 export function schemaMismatch(table: TableDescription | undefined): string | undefined {
     if (table === undefined || table === null) return "DescribeTable returned an empty table description";
     const types = new Map<string, string>();
-    for (const d of table.AttributeDefinitions ?? []) if (d.AttributeName !== undefined && d.AttributeType !== undefined) types.set(d.AttributeName, d.AttributeType);
+    for (const d of table.AttributeDefinitions ?? [])
+        if (d.AttributeName !== undefined && d.AttributeType !== undefined) types.set(d.AttributeName, d.AttributeType);
     const primary = keySchemaMismatch("primary key", PRIMARY_KEY, actualKeys(table.KeySchema), types);
     if (primary !== undefined) return primary;
     for (const index of GLOBAL_SECONDARY_INDEXES) {
@@ -99,9 +114,14 @@ export function schemaMismatch(table: TableDescription | undefined): string | un
     return undefined;
 }
 
-function indexMismatch(index: IndexShape, table: TableDescription, types: ReadonlyMap<string, string>): string | undefined {
+function indexMismatch(
+    index: IndexShape,
+    table: TableDescription,
+    types: ReadonlyMap<string, string>,
+): string | undefined {
     const actual = (table.GlobalSecondaryIndexes ?? []).find((g) => g.IndexName === index.indexName);
-    if (actual === undefined) return `required global secondary index "${index.indexName}" is missing (expected key schema ${renderExpected(index.keySchema)})`;
+    if (actual === undefined)
+        return `required global secondary index "${index.indexName}" is missing (expected key schema ${renderExpected(index.keySchema)})`;
     const keys = keySchemaMismatch(`GSI "${index.indexName}"`, index.keySchema, actualKeys(actual.KeySchema), types);
     if (keys !== undefined) return keys;
     // Only an ALL requirement is enforced: a KEYS_ONLY index projected wider still serves its queries.
@@ -116,7 +136,9 @@ function indexMismatch(index: IndexShape, table: TableDescription, types: Readon
  * `dynamodboutbox: table "<table>" schema mismatch: <detail>`.
  */
 export function schemaMismatchError(tableName: string, detail: string): OutboxError {
-    return new OutboxError("INVALID_CONFIG", `dynamodboutbox: table "${tableName}" schema mismatch: ${detail}`, { context: { table: tableName } });
+    return new OutboxError("INVALID_CONFIG", `dynamodboutbox: table "${tableName}" schema mismatch: ${detail}`, {
+        context: { table: tableName },
+    });
 }
 
 /**
@@ -132,7 +154,9 @@ export function schemaMismatchError(tableName: string, detail: string): OutboxEr
 export async function preflight(ctx: StoreContext): Promise<PreflightOutcome> {
     let out: DescribeTableCommandOutput;
     try {
-        out = (await ctx.client.send(new DescribeTableCommand({ TableName: ctx.tableName }))) as DescribeTableCommandOutput;
+        out = (await ctx.client.send(
+            new DescribeTableCommand({ TableName: ctx.tableName }),
+        )) as DescribeTableCommandOutput;
     } catch (err) {
         if (isResourceNotFound(err)) return "table-missing";
         const described = wrapAwsError(err, "outbox preflight: describe table failed", { table: ctx.tableName });
@@ -155,7 +179,10 @@ export async function preflight(ctx: StoreContext): Promise<PreflightOutcome> {
         // Every expiry sweep reads the mark; a malformed one would fail each of them, so refuse it here first.
         const mark = await readExpiryShards((input) => getItem(ctx, "preflight.expiry-shards", input), ctx.tableName);
         if (mark > ctx.expiryShards) {
-            ctx.logger.info("dynamodboutbox: the table's expiry shards mark is above this store's expiryShards; expire queries the mark's shards", { table: ctx.tableName, expiryShards: ctx.expiryShards, mark });
+            ctx.logger.info(
+                "dynamodboutbox: the table's expiry shards mark is above this store's expiryShards; expire queries the mark's shards",
+                { table: ctx.tableName, expiryShards: ctx.expiryShards, mark },
+            );
         }
     }
     return "verified";
@@ -188,9 +215,13 @@ export function readinessError(tableName: string, table: TableDescription): Outb
     if (!USABLE_TABLE_STATUSES.includes(tableStatus)) {
         const context = { table: tableName, tableStatus };
         if (tableStatus === "CREATING") {
-            return new OutboxError("UNAVAILABLE", `dynamodb-outbox: table "${tableName}" is not ready: its status is CREATING, expected ACTIVE; wait until DescribeTable shows it ACTIVE, then run preflight again`, {
-                context,
-            });
+            return new OutboxError(
+                "UNAVAILABLE",
+                `dynamodb-outbox: table "${tableName}" is not ready: its status is CREATING, expected ACTIVE; wait until DescribeTable shows it ACTIVE, then run preflight again`,
+                {
+                    context,
+                },
+            );
         }
         return new OutboxError(
             "INVALID_CONFIG",
@@ -231,7 +262,11 @@ export function readinessError(tableName: string, table: TableDescription): Outb
  * @param requireStream - Refuse a table without a stream.
  * @returns The `INVALID_CONFIG` error, or `undefined` when the stream is fit.
  */
-export function streamError(tableName: string, table: TableDescription, requireStream: boolean): OutboxError | undefined {
+export function streamError(
+    tableName: string,
+    table: TableDescription,
+    requireStream: boolean,
+): OutboxError | undefined {
     const spec = table.StreamSpecification;
     const viewType = spec?.StreamEnabled === true ? (spec.StreamViewType ?? "<none>") : undefined;
     if (viewType === undefined) {

@@ -27,7 +27,12 @@ import type { OutboxErrorContext } from "../errors";
 import { wrapAwsError } from "./aws-errors";
 import type { StoreContext } from "./options";
 
-function report(ctx: StoreContext, operation: string, command: string, capacity: ConsumedCapacity | ConsumedCapacity[] | undefined): void {
+function report(
+    ctx: StoreContext,
+    operation: string,
+    command: string,
+    capacity: ConsumedCapacity | ConsumedCapacity[] | undefined,
+): void {
     if (ctx.onConsumedCapacity === undefined || capacity === undefined) return;
     ctx.onConsumedCapacity({ operation, command, capacity: Array.isArray(capacity) ? capacity : [capacity] });
 }
@@ -37,28 +42,44 @@ function withCapacity<T extends object>(ctx: StoreContext, input: T): T {
 }
 
 /** GetItem. */
-export async function getItem(ctx: StoreContext, operation: string, input: GetItemCommandInput): Promise<GetItemCommandOutput> {
+export async function getItem(
+    ctx: StoreContext,
+    operation: string,
+    input: GetItemCommandInput,
+): Promise<GetItemCommandOutput> {
     const out = (await ctx.client.send(new GetItemCommand(withCapacity(ctx, input)))) as GetItemCommandOutput;
     report(ctx, operation, "GetItem", out?.ConsumedCapacity);
     return out;
 }
 
 /** PutItem. */
-export async function putItem(ctx: StoreContext, operation: string, input: PutItemCommandInput): Promise<PutItemCommandOutput> {
+export async function putItem(
+    ctx: StoreContext,
+    operation: string,
+    input: PutItemCommandInput,
+): Promise<PutItemCommandOutput> {
     const out = (await ctx.client.send(new PutItemCommand(withCapacity(ctx, input)))) as PutItemCommandOutput;
     report(ctx, operation, "PutItem", out?.ConsumedCapacity);
     return out;
 }
 
 /** UpdateItem. */
-export async function updateItem(ctx: StoreContext, operation: string, input: UpdateItemCommandInput): Promise<UpdateItemCommandOutput> {
+export async function updateItem(
+    ctx: StoreContext,
+    operation: string,
+    input: UpdateItemCommandInput,
+): Promise<UpdateItemCommandOutput> {
     const out = (await ctx.client.send(new UpdateItemCommand(withCapacity(ctx, input)))) as UpdateItemCommandOutput;
     report(ctx, operation, "UpdateItem", out?.ConsumedCapacity);
     return out;
 }
 
 /** Query (one page). */
-export async function query(ctx: StoreContext, operation: string, input: QueryCommandInput): Promise<QueryCommandOutput> {
+export async function query(
+    ctx: StoreContext,
+    operation: string,
+    input: QueryCommandInput,
+): Promise<QueryCommandOutput> {
     const out = (await ctx.client.send(new QueryCommand(withCapacity(ctx, input)))) as QueryCommandOutput;
     report(ctx, operation, "Query", out?.ConsumedCapacity);
     return out;
@@ -101,8 +122,14 @@ export async function queryPages(
 }
 
 /** TransactWriteItems. */
-export async function transactWrite(ctx: StoreContext, operation: string, input: TransactWriteItemsCommandInput): Promise<TransactWriteItemsCommandOutput> {
-    const out = (await ctx.client.send(new TransactWriteItemsCommand(withCapacity(ctx, input)))) as TransactWriteItemsCommandOutput;
+export async function transactWrite(
+    ctx: StoreContext,
+    operation: string,
+    input: TransactWriteItemsCommandInput,
+): Promise<TransactWriteItemsCommandOutput> {
+    const out = (await ctx.client.send(
+        new TransactWriteItemsCommand(withCapacity(ctx, input)),
+    )) as TransactWriteItemsCommandOutput;
     report(ctx, operation, "TransactWriteItems", out?.ConsumedCapacity);
     return out;
 }

@@ -49,8 +49,19 @@ export interface SeqAllocation {
  * @throws OutboxError `INVALID_CONFIG` ({@link fenceLeadError}) when the fence's `last_created_at` is more than
  *   {@link MAX_FENCE_LEAD_MS} ahead of now; whatever `send` throws, except the expected ConditionalCheckFailed of `atNow`.
  */
-export async function allocateSeqRange(send: SendUpdateItem, request: SeqAllocationRequest, logger: Logger): Promise<SeqAllocation> {
-    const updates = seqAllocationUpdates(request.tableName, request.partition, request.count, request.nowMs, request.fenceTtl, MAX_FENCE_LEAD_MS);
+export async function allocateSeqRange(
+    send: SendUpdateItem,
+    request: SeqAllocationRequest,
+    logger: Logger,
+): Promise<SeqAllocation> {
+    const updates = seqAllocationUpdates(
+        request.tableName,
+        request.partition,
+        request.count,
+        request.nowMs,
+        request.fenceTtl,
+        MAX_FENCE_LEAD_MS,
+    );
     let attributes;
     try {
         attributes = (await send(updates.atNow)).Attributes;
@@ -61,7 +72,8 @@ export async function allocateSeqRange(send: SendUpdateItem, request: SeqAllocat
         } catch (fenceErr) {
             if (!isConditionalCheckFailed(fenceErr)) throw fenceErr;
             const old = (fenceErr as { Item?: Record<string, AttributeValue> }).Item;
-            const fenceMs = old === undefined ? request.nowMs + MAX_FENCE_LEAD_MS + 1 : unmarshalFence(old).lastCreatedAt;
+            const fenceMs =
+                old === undefined ? request.nowMs + MAX_FENCE_LEAD_MS + 1 : unmarshalFence(old).lastCreatedAt;
             throw fenceLeadError(request.partition, request.nowMs, fenceMs, MAX_FENCE_LEAD_MS);
         }
     }
@@ -72,7 +84,11 @@ export async function allocateSeqRange(send: SendUpdateItem, request: SeqAllocat
     const top = fence.seqCounter < count ? count : fence.seqCounter;
     const carriedForwardMs = createdAt - request.nowMs;
     if (carriedForwardMs > CLOCK_BEHIND_WARN_MS) {
-        logger.warn(STORE_WARNINGS.clockBehind, { partition_key: request.partition, carried_forward_ms: carriedForwardMs, records: request.count });
+        logger.warn(STORE_WARNINGS.clockBehind, {
+            partition_key: request.partition,
+            carried_forward_ms: carriedForwardMs,
+            records: request.count,
+        });
     }
     return { firstSeq: top - count + 1n, createdAt };
 }

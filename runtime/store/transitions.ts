@@ -14,7 +14,20 @@ import type { AttributeValue, ConditionCheck, Update, UpdateItemCommandInput } f
 import { fenceKey } from "../record/fence";
 import { ATTR, STATUS } from "../schema";
 import { MAX_FENCE_LEAD_MS } from "./writer-clock";
-import { and, isPending, claimable, expiresBefore, fenceAllows, fenceBelow, heldBy, lastCreatedAtNotAfter, nameRef, placeholders, updateExpression, type Expression } from "./expressions";
+import {
+    and,
+    isPending,
+    claimable,
+    expiresBefore,
+    fenceAllows,
+    fenceBelow,
+    heldBy,
+    lastCreatedAtNotAfter,
+    nameRef,
+    placeholders,
+    updateExpression,
+    type Expression,
+} from "./expressions";
 
 /** A fencing token: the lease owner and its monotonic version. Valid only with a non-empty owner and version > 0. */
 export interface FencingToken {
@@ -59,7 +72,13 @@ function update(tableName: string, key: ItemKey, change: Expression, condition: 
  * @param nowMs - The claim time, epoch ms.
  * @param staleMs - Claims older than this (epoch ms) are reclaimable; `0` disables wall-clock reclaim.
  */
-export function claimUpdate(tableName: string, key: ItemKey, token: FencingToken, nowMs: number, staleMs: number): Update {
+export function claimUpdate(
+    tableName: string,
+    key: ItemKey,
+    token: FencingToken,
+    nowMs: number,
+    staleMs: number,
+): Update {
     const change = updateExpression({
         set: [
             { attribute: ATTR.status, value: ":status_claimed" },
@@ -90,7 +109,12 @@ export function claimUpdate(tableName: string, key: ItemKey, token: FencingToken
  */
 export function fenceConditionCheck(tableName: string, partition: string, version: bigint): ConditionCheck {
     const condition = fenceAllows(version);
-    return { TableName: tableName, Key: fenceKey(partition), ConditionExpression: condition.text, ...placeholders(condition) };
+    return {
+        TableName: tableName,
+        Key: fenceKey(partition),
+        ConditionExpression: condition.text,
+        ...placeholders(condition),
+    };
 }
 
 /**
@@ -145,18 +169,37 @@ export interface SeqAllocationUpdates {
  * @param fenceTtl - The FENCE row ttl, epoch seconds.
  * @param maxLeadMs - How far the fence's `last_created_at` may be ahead of `nowMs` for `atFence` to take it. @default MAX_FENCE_LEAD_MS (5 minutes)
  */
-export function seqAllocationUpdates(tableName: string, partition: string, count: number, nowMs: number, fenceTtl: number, maxLeadMs: number = MAX_FENCE_LEAD_MS): SeqAllocationUpdates {
-    const values = { ":fence_ttl": { N: String(fenceTtl) }, ":count": { N: String(count) }, ":now_ms": { N: String(nowMs) } };
+export function seqAllocationUpdates(
+    tableName: string,
+    partition: string,
+    count: number,
+    nowMs: number,
+    fenceTtl: number,
+    maxLeadMs: number = MAX_FENCE_LEAD_MS,
+): SeqAllocationUpdates {
+    const values = {
+        ":fence_ttl": { N: String(fenceTtl) },
+        ":count": { N: String(count) },
+        ":now_ms": { N: String(nowMs) },
+    };
     const add = [{ attribute: ATTR.seqCounter, value: ":count" }];
     const ttl = { attribute: ATTR.ttl, value: ":fence_ttl" };
     const atNow = updateExpression({ set: [ttl, { attribute: ATTR.lastCreatedAt, value: ":now_ms" }], add, values });
-    const atFence = updateExpression({ set: [ttl, { attribute: ATTR.lastCreatedAt, value: `if_not_exists(${nameRef(ATTR.lastCreatedAt)}, :now_ms)` }], add, values });
+    const atFence = updateExpression({
+        set: [ttl, { attribute: ATTR.lastCreatedAt, value: `if_not_exists(${nameRef(ATTR.lastCreatedAt)}, :now_ms)` }],
+        add,
+        values,
+    });
     const key = fenceKey(partition);
     return {
         atNow: { ...update(tableName, key, atNow, lastCreatedAtNotAfter(nowMs)), ReturnValues: "UPDATED_NEW" },
         // ALL_NEW, not UPDATED_NEW: the value is needed even when if_not_exists leaves it as it was. ALL_OLD on a
         // failed condition: the refusal names the fence's time.
-        atFence: { ...update(tableName, key, atFence, lastCreatedAtNotAfter(nowMs + maxLeadMs, ":lead_limit_ms")), ReturnValues: "ALL_NEW", ReturnValuesOnConditionCheckFailure: "ALL_OLD" },
+        atFence: {
+            ...update(tableName, key, atFence, lastCreatedAtNotAfter(nowMs + maxLeadMs, ":lead_limit_ms")),
+            ReturnValues: "ALL_NEW",
+            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
+        },
     };
 }
 
@@ -168,7 +211,11 @@ function completion(nowMs: number, ttl: number): Expression {
             { attribute: ATTR.ttl, value: ":ttl" },
         ],
         remove: [ATTR.hasExpiry, ATTR.claimSort],
-        values: { ":status_completed": { S: STATUS.completed }, ":now_ms": { N: String(nowMs) }, ":ttl": { N: String(ttl) } },
+        values: {
+            ":status_completed": { S: STATUS.completed },
+            ":now_ms": { N: String(nowMs) },
+            ":ttl": { N: String(ttl) },
+        },
     });
 }
 
@@ -193,7 +240,13 @@ function expiry(ttl: number): Expression {
  * @param nowMs - The completion time, epoch ms.
  * @param ttl - The terminal ttl, epoch seconds (now + compaction grace).
  */
-export function completeClaimedUpdate(tableName: string, key: ItemKey, token: FencingToken, nowMs: number, ttl: number): Update {
+export function completeClaimedUpdate(
+    tableName: string,
+    key: ItemKey,
+    token: FencingToken,
+    nowMs: number,
+    ttl: number,
+): Update {
     return update(tableName, key, completion(nowMs, ttl), heldBy(token.owner, token.version));
 }
 
@@ -236,7 +289,13 @@ export function expirePendingUpdate(tableName: string, key: ItemKey, beforeMs: n
  * @param beforeMs - Only a record with `0 < expires_at < beforeMs` is expired.
  * @param ttl - The terminal record's TTL, epoch seconds.
  */
-export function expireClaimedUpdate(tableName: string, key: ItemKey, token: FencingToken, beforeMs: number, ttl: number): Update {
+export function expireClaimedUpdate(
+    tableName: string,
+    key: ItemKey,
+    token: FencingToken,
+    beforeMs: number,
+    ttl: number,
+): Update {
     return update(tableName, key, expiry(ttl), and(heldBy(token.owner, token.version), expiresBefore(beforeMs)));
 }
 

@@ -14,10 +14,20 @@ import type { StoreContext } from "./options";
  * return no records); otherwise count `DynamoDBOutboxClaimTruncated`, warn, tell the caller (`onTruncated`: a short
  * batch that is not the end of the backlog), and return what was claimed.
  */
-export function truncatedClaim(ctx: StoreContext, partition: string, claimed: OutboxRecord[], err: unknown, options: { readonly onTruncated?: (error: unknown) => void } = {}): OutboxRecord[] {
+export function truncatedClaim(
+    ctx: StoreContext,
+    partition: string,
+    claimed: OutboxRecord[],
+    err: unknown,
+    options: { readonly onTruncated?: (error: unknown) => void } = {},
+): OutboxRecord[] {
     if (claimed.length === 0 || isOutboxError(err, "STALE_FENCING_TOKEN")) throw err;
     ctx.metrics.count(STORE_METRICS.claimTruncated, 1, { partition });
-    ctx.logger.warn(STORE_WARNINGS.truncated, { partition_key: partition, claimed: claimed.length, error: String(err) });
+    ctx.logger.warn(STORE_WARNINGS.truncated, {
+        partition_key: partition,
+        claimed: claimed.length,
+        error: String(err),
+    });
     options.onTruncated?.(err);
     return claimed;
 }

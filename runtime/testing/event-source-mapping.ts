@@ -25,7 +25,11 @@
 import { listShardsAtStart, drain, runLoop, stop } from "./mapping/lifecycle";
 import { mappingSettings, streamToRead } from "./mapping/settings";
 import { createMappingState, mappingStats } from "./mapping/state";
-import type { LocalEventSourceMapping, LocalEventSourceMappingOptions, LocalMappingDrainOptions } from "./mapping/types";
+import type {
+    LocalEventSourceMapping,
+    LocalEventSourceMappingOptions,
+    LocalMappingDrainOptions,
+} from "./mapping/types";
 
 export type {
     LocalBatchInfo,
@@ -46,12 +50,19 @@ export type {
  * @throws OutboxError `INVALID_CONFIG` for a bad option or a table without a stream, `NOT_FOUND` for a missing
  * table or stream.
  */
-export async function startLocalEventSourceMapping(options: LocalEventSourceMappingOptions): Promise<LocalEventSourceMapping> {
+export async function startLocalEventSourceMapping(
+    options: LocalEventSourceMappingOptions,
+): Promise<LocalEventSourceMapping> {
     const settings = mappingSettings(options);
     const streamArn = await streamToRead(options);
     const state = createMappingState(streamArn, options, settings);
     await listShardsAtStart(state);
-    settings.logger.info("local mapping: started", { streamArn, shards: state.shards.length, batchSize: settings.batchSize, parallelizationFactor: settings.parallelizationFactor });
+    settings.logger.info("local mapping: started", {
+        streamArn,
+        shards: state.shards.length,
+        batchSize: settings.batchSize,
+        parallelizationFactor: settings.parallelizationFactor,
+    });
     const loop = runLoop(state);
     const drainState = (drainOptions?: LocalMappingDrainOptions): Promise<void> => drain(state, drainOptions);
     return {

@@ -30,11 +30,20 @@ export type FilterAlternative =
     | { readonly prefix: string }
     | { readonly suffix: string }
     | { readonly "equals-ignore-case": string }
-    | { readonly "anything-but": string | number | boolean | readonly (string | number | boolean)[] | { readonly prefix: string } }
+    | {
+          readonly "anything-but":
+              string | number | boolean | readonly (string | number | boolean)[] | { readonly prefix: string };
+      }
     | { readonly exists: boolean };
 
 /** The operators {@link matchesFilterPattern} understands. */
-export const SUPPORTED_FILTER_OPERATORS: readonly string[] = ["prefix", "suffix", "equals-ignore-case", "anything-but", "exists"];
+export const SUPPORTED_FILTER_OPERATORS: readonly string[] = [
+    "prefix",
+    "suffix",
+    "equals-ignore-case",
+    "anything-but",
+    "exists",
+];
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
     return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -45,16 +54,30 @@ function isScalar(value: unknown): value is string | number | boolean | null {
 }
 
 function invalid(path: string, message: string, value: unknown): OutboxError {
-    return new OutboxError("INVALID_CONFIG", `filter pattern at ${path || "(root)"}: ${message} (got ${JSON.stringify(value)}); fix the pattern or filter in your handler instead`, {
-        context: { path: path || "(root)" },
-    });
+    return new OutboxError(
+        "INVALID_CONFIG",
+        `filter pattern at ${path || "(root)"}: ${message} (got ${JSON.stringify(value)}); fix the pattern or filter in your handler instead`,
+        {
+            context: { path: path || "(root)" },
+        },
+    );
 }
 
 function validateAlternative(path: string, alternative: unknown): void {
     if (isScalar(alternative)) return;
-    if (!isPlainObject(alternative)) throw invalid(path, "a leaf alternative must be a string, number, boolean, null or an operator object", alternative);
+    if (!isPlainObject(alternative))
+        throw invalid(
+            path,
+            "a leaf alternative must be a string, number, boolean, null or an operator object",
+            alternative,
+        );
     const keys = Object.keys(alternative);
-    if (keys.length !== 1) throw invalid(path, `an operator object must have exactly one key, one of ${SUPPORTED_FILTER_OPERATORS.join(", ")}`, alternative);
+    if (keys.length !== 1)
+        throw invalid(
+            path,
+            `an operator object must have exactly one key, one of ${SUPPORTED_FILTER_OPERATORS.join(", ")}`,
+            alternative,
+        );
     const operator = keys[0] as string;
     const operand = alternative[operator];
     switch (operator) {
@@ -68,13 +91,23 @@ function validateAlternative(path: string, alternative: unknown): void {
             return;
         case "anything-but":
             if (isPlainObject(operand)) {
-                if (Object.keys(operand).length !== 1 || typeof operand.prefix !== "string") throw invalid(path, `"anything-but" with an object supports only { "prefix": "…" }`, alternative);
+                if (Object.keys(operand).length !== 1 || typeof operand.prefix !== "string")
+                    throw invalid(path, `"anything-but" with an object supports only { "prefix": "…" }`, alternative);
                 return;
             }
-            if (Array.isArray(operand) ? operand.every((v) => isScalar(v) && v !== null) : isScalar(operand) && operand !== null) return;
+            if (
+                Array.isArray(operand)
+                    ? operand.every((v) => isScalar(v) && v !== null)
+                    : isScalar(operand) && operand !== null
+            )
+                return;
             throw invalid(path, `"anything-but" takes a value, an array of values or { "prefix": "…" }`, alternative);
         default:
-            throw invalid(path, `operator "${operator}" is not supported by the local matcher; supported: ${SUPPORTED_FILTER_OPERATORS.join(", ")}`, alternative);
+            throw invalid(
+                path,
+                `operator "${operator}" is not supported by the local matcher; supported: ${SUPPORTED_FILTER_OPERATORS.join(", ")}`,
+                alternative,
+            );
     }
 }
 
@@ -84,9 +117,19 @@ function validateNode(path: string, node: unknown): void {
         for (const alternative of node) validateAlternative(path, alternative);
         return;
     }
-    if (!isPlainObject(node)) throw invalid(path, "a pattern value must be an object or an array of alternatives (write [\"x\"], not \"x\")", node);
+    if (!isPlainObject(node))
+        throw invalid(
+            path,
+            'a pattern value must be an object or an array of alternatives (write ["x"], not "x")',
+            node,
+        );
     for (const [key, child] of Object.entries(node)) {
-        if (key.startsWith("$")) throw invalid(path ? `${path}.${key}` : key, `"${key}" is not supported by the local matcher; supported: ${SUPPORTED_FILTER_OPERATORS.join(", ")}`, child);
+        if (key.startsWith("$"))
+            throw invalid(
+                path ? `${path}.${key}` : key,
+                `"${key}" is not supported by the local matcher; supported: ${SUPPORTED_FILTER_OPERATORS.join(", ")}`,
+                child,
+            );
         validateNode(path ? `${path}.${key}` : key, child);
     }
 }
@@ -112,7 +155,8 @@ function matchesOne(alternative: FilterAlternative, value: unknown, present: boo
         return typeof value === "string" && value.toLowerCase() === alternative["equals-ignore-case"].toLowerCase();
     }
     const operand = alternative["anything-but"];
-    if (isPlainObject(operand)) return typeof value === "string" && !value.startsWith((operand as { prefix: string }).prefix);
+    if (isPlainObject(operand))
+        return typeof value === "string" && !value.startsWith((operand as { prefix: string }).prefix);
     const excluded: readonly unknown[] = Array.isArray(operand) ? operand : [operand];
     return isScalar(value) && !excluded.includes(value);
 }
@@ -127,7 +171,8 @@ function matchesLeaf(alternatives: readonly FilterAlternative[], value: unknown,
 function matchesNode(pattern: FilterPattern, value: unknown): boolean {
     const object = isPlainObject(value) ? value : undefined;
     for (const [key, child] of Object.entries(pattern)) {
-        const present = object !== undefined && Object.prototype.hasOwnProperty.call(object, key) && object[key] !== undefined;
+        const present =
+            object !== undefined && Object.prototype.hasOwnProperty.call(object, key) && object[key] !== undefined;
         const childValue = present ? (object as Record<string, unknown>)[key] : undefined;
         const ok = Array.isArray(child)
             ? matchesLeaf(child as readonly FilterAlternative[], childValue, present)

@@ -100,7 +100,10 @@ export function toLambdaAttributeValue(value: AttributeValue): LambdaAttributeVa
     if (value.L !== undefined) return { L: value.L.map(toLambdaAttributeValue) };
     if (value.NULL !== undefined) return { NULL: true };
     if (value.BOOL !== undefined) return { BOOL: value.BOOL };
-    throw new OutboxError("INVALID_PAYLOAD", `stream attribute value has no known type (keys: ${Object.keys(value).join(", ")}); expected one of S, N, B, SS, NS, BS, M, L, NULL, BOOL`);
+    throw new OutboxError(
+        "INVALID_PAYLOAD",
+        `stream attribute value has no known type (keys: ${Object.keys(value).join(", ")}); expected one of S, N, B, SS, NS, BS, M, L, NULL, BOOL`,
+    );
 }
 
 /** Convert an SDK key map or image to its wire shape. */
@@ -120,12 +123,18 @@ export function toLambdaAttributeMap(map: Record<string, AttributeValue>): Lambd
 export function toLambdaStreamRecord(record: SdkStreamRecord, streamArn: string): LambdaStreamRecord {
     const data = record.dynamodb;
     if (data === undefined || data.SequenceNumber === undefined || record.eventName === undefined) {
-        throw new OutboxError("INVALID_PAYLOAD", `stream record ${record.eventID ?? "(no eventID)"} has no dynamodb.SequenceNumber or eventName; GetRecords always sets them, so the stream client is not a DynamoDB Streams client`, {
-            context: { eventID: record.eventID, streamArn },
-        });
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `stream record ${record.eventID ?? "(no eventID)"} has no dynamodb.SequenceNumber or eventName; GetRecords always sets them, so the stream client is not a DynamoDB Streams client`,
+            {
+                context: { eventID: record.eventID, streamArn },
+            },
+        );
     }
     const dynamodb: LambdaStreamRecordData = {
-        ...(data.ApproximateCreationDateTime === undefined ? {} : { ApproximateCreationDateTime: data.ApproximateCreationDateTime.getTime() / 1000 }),
+        ...(data.ApproximateCreationDateTime === undefined
+            ? {}
+            : { ApproximateCreationDateTime: data.ApproximateCreationDateTime.getTime() / 1000 }),
         Keys: toLambdaAttributeMap(data.Keys ?? {}),
         ...(data.NewImage === undefined ? {} : { NewImage: toLambdaAttributeMap(data.NewImage) }),
         ...(data.OldImage === undefined ? {} : { OldImage: toLambdaAttributeMap(data.OldImage) }),
@@ -142,6 +151,8 @@ export function toLambdaStreamRecord(record: SdkStreamRecord, streamArn: string)
         awsRegion: record.awsRegion ?? "",
         dynamodb,
         eventSourceARN: streamArn,
-        ...(identity === undefined ? {} : { userIdentity: { type: identity.Type ?? "", principalId: identity.PrincipalId ?? "" } }),
+        ...(identity === undefined
+            ? {}
+            : { userIdentity: { type: identity.Type ?? "", principalId: identity.PrincipalId ?? "" } }),
     };
 }

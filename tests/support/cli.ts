@@ -18,7 +18,14 @@ import type { CliIo } from "../../cli/shared/io";
 import { main } from "../../cli/main";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import type { Clock } from "../../runtime/ports";
-import { ATTRIBUTE_DEFINITIONS, GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, STREAM_VIEW_TYPE, TTL_ATTRIBUTE, type ProjectionType } from "../../runtime/schema";
+import {
+    ATTRIBUTE_DEFINITIONS,
+    GLOBAL_SECONDARY_INDEXES,
+    PRIMARY_KEY,
+    STREAM_VIEW_TYPE,
+    TTL_ATTRIBUTE,
+    type ProjectionType,
+} from "../../runtime/schema";
 import { dynamoClient, dynamoEndpoint, uniqueTableName } from "./dynamodb";
 
 /** The environment a user of DynamoDB Local sets: fake credentials and the local region. */
@@ -102,17 +109,30 @@ export interface Misprovision {
 
 /** The CreateTable input of an outbox table, from the schema, bent as asked. */
 export function outboxTableInput(tableName: string, bend: Misprovision = {}): CreateTableCommandInput {
-    const indexes: GlobalSecondaryIndex[] = GLOBAL_SECONDARY_INDEXES.filter((i) => !(bend.withoutIndexes ?? []).includes(i.indexName)).map((i) => ({
+    const indexes: GlobalSecondaryIndex[] = GLOBAL_SECONDARY_INDEXES.filter(
+        (i) => !(bend.withoutIndexes ?? []).includes(i.indexName),
+    ).map((i) => ({
         IndexName: i.indexName,
         KeySchema: i.keySchema.map((k) => ({ AttributeName: k.attributeName, KeyType: k.keyType })),
-        Projection: { ProjectionType: i.indexName === GLOBAL_SECONDARY_INDEXES[2]?.indexName ? (bend.claimIndexProjection ?? i.projectionType) : i.projectionType },
+        Projection: {
+            ProjectionType:
+                i.indexName === GLOBAL_SECONDARY_INDEXES[2]?.indexName
+                    ? (bend.claimIndexProjection ?? i.projectionType)
+                    : i.projectionType,
+        },
     }));
-    const used = new Set([...PRIMARY_KEY.map((k) => k.attributeName), ...indexes.flatMap((i) => (i.KeySchema ?? []).map((k) => k.AttributeName as string))]);
+    const used = new Set([
+        ...PRIMARY_KEY.map((k) => k.attributeName),
+        ...indexes.flatMap((i) => (i.KeySchema ?? []).map((k) => k.AttributeName as string)),
+    ]);
     return {
         TableName: tableName,
         BillingMode: "PAY_PER_REQUEST",
         KeySchema: PRIMARY_KEY.map((k) => ({ AttributeName: k.attributeName, KeyType: k.keyType })),
-        AttributeDefinitions: ATTRIBUTE_DEFINITIONS.filter((a) => used.has(a.attributeName)).map((a) => ({ AttributeName: a.attributeName, AttributeType: a.attributeType })),
+        AttributeDefinitions: ATTRIBUTE_DEFINITIONS.filter((a) => used.has(a.attributeName)).map((a) => ({
+            AttributeName: a.attributeName,
+            AttributeType: a.attributeType,
+        })),
         ...(indexes.length > 0 ? { GlobalSecondaryIndexes: indexes } : {}),
         ...(bend.streamOff ? {} : { StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE } }),
     };
@@ -122,7 +142,13 @@ export function outboxTableInput(tableName: string, bend: Misprovision = {}): Cr
 export async function createTestTable(input: CreateTableCommandInput, ttl = true): Promise<string> {
     const client = await dynamoClient();
     await client.send(new CreateTableCommand(input));
-    if (ttl) await client.send(new UpdateTimeToLiveCommand({ TableName: input.TableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } }));
+    if (ttl)
+        await client.send(
+            new UpdateTimeToLiveCommand({
+                TableName: input.TableName,
+                TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
+            }),
+        );
     return input.TableName as string;
 }
 
@@ -132,11 +158,16 @@ export async function createOutboxTable(bend: Misprovision = {}, prefix = "cli")
 }
 
 /** A snapshot of what a migration could change: the table description (indexes, stream) and the TTL. */
-export async function provisioning(client: DynamoDBClient, tableName: string): Promise<{ indexes: string[]; stream: string; ttl: string }> {
+export async function provisioning(
+    client: DynamoDBClient,
+    tableName: string,
+): Promise<{ indexes: string[]; stream: string; ttl: string }> {
     const table = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table as TableDescription;
     const ttl = (await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }))).TimeToLiveDescription;
     return {
-        indexes: (table.GlobalSecondaryIndexes ?? []).map((g) => `${g.IndexName}:${g.Projection?.ProjectionType}:${g.IndexStatus}`).sort(),
+        indexes: (table.GlobalSecondaryIndexes ?? [])
+            .map((g) => `${g.IndexName}:${g.Projection?.ProjectionType}:${g.IndexStatus}`)
+            .sort(),
         stream: table.StreamSpecification?.StreamEnabled ? `${table.StreamSpecification.StreamViewType}` : "off",
         ttl: `${ttl?.TimeToLiveStatus}:${ttl?.AttributeName ?? ""}`,
     };

@@ -48,7 +48,10 @@ export async function buildOutbox(name: string, args?: OutboxArgs): Promise<Buil
         options,
         one(type: string, childName?: string): RecordedResource {
             const found = resources.filter((r) => r.type === type && (childName === undefined || r.name === childName));
-            if (found.length !== 1) throw new Error(`expected one ${type}${childName ? ` named ${childName}` : ""} in ${name}, found ${found.length}`);
+            if (found.length !== 1)
+                throw new Error(
+                    `expected one ${type}${childName ? ` named ${childName}` : ""} in ${name}, found ${found.length}`,
+                );
             return found[0];
         },
     };

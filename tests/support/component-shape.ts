@@ -69,7 +69,8 @@ function isOutputType(type: ts.Type): boolean {
 /** The `T` of `Output<T>` (`OutputInstance<T> & Lifted<T>`, a union of those for an optional T, or `OutputInstance<T>` alone). */
 function outputInner(checker: ts.TypeChecker, type: ts.Type): ts.Type | undefined {
     // `Output<T | undefined>` is a union (Lifted<T> distributes over T): its alias still carries the T.
-    if (type.aliasSymbol?.getName() === "Output" && type.aliasTypeArguments?.length === 1) return type.aliasTypeArguments[0];
+    if (type.aliasSymbol?.getName() === "Output" && type.aliasTypeArguments?.length === 1)
+        return type.aliasTypeArguments[0];
     const instance = type.isIntersection() ? type.types.find(isOutputType) : type;
     if (instance === undefined) return undefined;
     return checker.getTypeArguments(instance as ts.TypeReference)[0];
@@ -79,22 +80,46 @@ function outputInner(checker: ts.TypeChecker, type: ts.Type): ts.Type | undefine
 function inputInner(checker: ts.TypeChecker, type: ts.Type): ts.Type | undefined {
     if (!type.isUnion()) return undefined;
     const promise = type.types.find((t) => t.getSymbol()?.getName() === "Promise");
-    if (promise === undefined || !type.types.some(isOutputType) || !type.types.some((t) => t !== promise && !isOutputType(t))) return undefined;
+    if (
+        promise === undefined ||
+        !type.types.some(isOutputType) ||
+        !type.types.some((t) => t !== promise && !isOutputType(t))
+    )
+        return undefined;
     return checker.getTypeArguments(promise as ts.TypeReference)[0];
 }
 
 function isResourceClass(checker: ts.TypeChecker, type: ts.Type): boolean {
     if (!type.isClass()) return false;
-    return checker.getBaseTypes(type).some((base) => declaredIn(base.getSymbol(), ["CustomResource", "ComponentResource", "Resource"], ["resource.ts", "resource.d.ts"]) || isResourceClass(checker, base));
+    return checker
+        .getBaseTypes(type)
+        .some(
+            (base) =>
+                declaredIn(
+                    base.getSymbol(),
+                    ["CustomResource", "ComponentResource", "Resource"],
+                    ["resource.ts", "resource.d.ts"],
+                ) || isResourceClass(checker, base),
+        );
 }
 
 /** Whether `name` is declared in `file` as `const name = { ... } as const`. */
 function isAsConstObject(file: ts.SourceFile, name: string): boolean {
     let found = false;
     const visit = (node: ts.Node): void => {
-        if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === name && node.initializer !== undefined) {
+        if (
+            ts.isVariableDeclaration(node) &&
+            ts.isIdentifier(node.name) &&
+            node.name.text === name &&
+            node.initializer !== undefined
+        ) {
             const init = node.initializer;
-            if (ts.isAsExpression(init) && ts.isTypeReferenceNode(init.type) && init.type.typeName.getText(file) === "const") found = true;
+            if (
+                ts.isAsExpression(init) &&
+                ts.isTypeReferenceNode(init.type) &&
+                init.type.typeName.getText(file) === "const"
+            )
+                found = true;
         }
         if (!found) ts.forEachChild(node, visit);
     };
@@ -129,20 +154,34 @@ class Walker {
         const c = this.checker;
         const f = type.flags;
         if (f & (ts.TypeFlags.String | ts.TypeFlags.Number | ts.TypeFlags.Boolean | ts.TypeFlags.Any)) return;
-        if (f & (ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral | ts.TypeFlags.BooleanLiteral) && !(f & ts.TypeFlags.EnumLiteral)) {
-            return this.problem(where, "a literal type (the schema has no literal; use string, number or an enum)", type);
+        if (
+            f & (ts.TypeFlags.StringLiteral | ts.TypeFlags.NumberLiteral | ts.TypeFlags.BooleanLiteral) &&
+            !(f & ts.TypeFlags.EnumLiteral)
+        ) {
+            return this.problem(
+                where,
+                "a literal type (the schema has no literal; use string, number or an enum)",
+                type,
+            );
         }
         const alias = type.aliasSymbol?.getName();
-        if ((alias === "Partial" || alias === "Required") && type.aliasTypeArguments?.length === 1) return this.type(type.aliasTypeArguments[0]!, where);
+        if ((alias === "Partial" || alias === "Required") && type.aliasTypeArguments?.length === 1)
+            return this.type(type.aliasTypeArguments[0]!, where);
         const input = inputInner(c, type);
         if (input !== undefined) return this.type(input, where);
         if (isOutputType(type)) {
             const inner = outputInner(c, type);
-            return inner === undefined ? this.problem(where, "an Output without its type", type) : this.type(inner, where);
+            return inner === undefined
+                ? this.problem(where, "an Output without its type", type)
+                : this.type(inner, where);
         }
-        if (declaredIn(type.getSymbol(), ["Asset", "Archive"], ["asset.ts", "asset.d.ts", "archive.ts", "archive.d.ts"])) return;
+        if (
+            declaredIn(type.getSymbol(), ["Asset", "Archive"], ["asset.ts", "asset.d.ts", "archive.ts", "archive.d.ts"])
+        )
+            return;
         if (isResourceClass(c, type)) return;
-        if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0) return this.problem(where, "a function type (other languages cannot pass a function)", type);
+        if (type.getCallSignatures().length > 0 || type.getConstructSignatures().length > 0)
+            return this.problem(where, "a function type (other languages cannot pass a function)", type);
         if (type.isUnion()) return this.union(type, where);
         if (type.isIntersection()) return this.problem(where, "an intersection type", type);
         if (c.isTupleType(type)) return this.problem(where, "a tuple type", type);
@@ -150,7 +189,8 @@ class Walker {
         const index = c.getIndexInfoOfType(type, ts.IndexKind.String);
         if (index !== undefined) return this.type(index.type, `${where}{}`);
         if (type.isClassOrInterface()) return this.members(type, type.getSymbol()!.getName());
-        if (f & ts.TypeFlags.Object) return this.problem(where, "an inline or aliased object type (declare a named interface)", type);
+        if (f & ts.TypeFlags.Object)
+            return this.problem(where, "an inline or aliased object type (declare a named interface)", type);
         return this.problem(where, "a type the schema cannot express", type);
     }
 
@@ -175,13 +215,17 @@ class Walker {
     members(type: ts.Type, name: string): void {
         if (this.seen.has(type)) return;
         this.seen.add(type);
-        const installed = (type.getSymbol()?.declarations?.[0]?.getSourceFile().fileName ?? "").includes("/node_modules/");
+        const installed = (type.getSymbol()?.declarations?.[0]?.getSourceFile().fileName ?? "").includes(
+            "/node_modules/",
+        );
         if (installed && !this.walkInstalled) return;
         (installed ? this.walked.installed : this.walked.own).push(name);
         for (const member of type.getProperties()) {
             const where = `${name}.${member.getName()}`;
             if (member.flags & ts.SymbolFlags.Method) {
-                this.problems.push(`${where}: a method (the analyzer drops it silently: other languages would never see it)`);
+                this.problems.push(
+                    `${where}: a method (the analyzer drops it silently: other languages would never see it)`,
+                );
                 continue;
             }
             if (!(member.flags & ts.SymbolFlags.Property)) continue;
@@ -193,7 +237,7 @@ class Walker {
 }
 
 function modifiers(node: ts.Node): ts.SyntaxKind[] {
-    return (ts.canHaveModifiers(node) ? ts.getModifiers(node) ?? [] : []).map((m) => m.kind);
+    return (ts.canHaveModifiers(node) ? (ts.getModifiers(node) ?? []) : []).map((m) => m.kind);
 }
 
 /**
@@ -202,7 +246,11 @@ function modifiers(node: ts.Node): ts.SyntaxKind[] {
  * @returns the shape, the program it was read from (pass it as `oldProgram` to read a mutated copy faster), and
  *   the interfaces the walk read.
  */
-export function componentShape(options: ShapeOptions = {}): { shape: ComponentShape; program: ts.Program; walked: WalkedTypes } {
+export function componentShape(options: ShapeOptions = {}): {
+    shape: ComponentShape;
+    program: ts.Program;
+    walked: WalkedTypes;
+} {
     // The unmodified component is read by more than one test file; the type checker takes seconds.
     if (Object.keys(options).length === 0) return (unmodified ??= readShape(options));
     return readShape(options);
@@ -216,18 +264,31 @@ function readShape(options: ShapeOptions): { shape: ComponentShape; program: ts.
     const className = options.className ?? "Outbox";
     const overrides = options.overrides ?? {};
     const config = ts.readConfigFile(path.join(root, "tsconfig.json"), ts.sys.readFile);
-    const compilerOptions = { ...ts.parseJsonConfigFileContent(config.config, ts.sys, root).options, strictNullChecks: true, noEmit: true };
+    const compilerOptions = {
+        ...ts.parseJsonConfigFileContent(config.config, ts.sys, root).options,
+        strictNullChecks: true,
+        noEmit: true,
+    };
     const host = ts.createCompilerHost(compilerOptions);
     const getSourceFile = host.getSourceFile.bind(host);
     host.getSourceFile = (fileName, languageVersion, onError, shouldCreate) =>
-        overrides[path.resolve(fileName)] !== undefined ? ts.createSourceFile(fileName, overrides[path.resolve(fileName)]!, languageVersion, true) : getSourceFile(fileName, languageVersion, onError, shouldCreate);
+        overrides[path.resolve(fileName)] !== undefined
+            ? ts.createSourceFile(fileName, overrides[path.resolve(fileName)]!, languageVersion, true)
+            : getSourceFile(fileName, languageVersion, onError, shouldCreate);
     const readFile = host.readFile.bind(host);
     host.readFile = (fileName) => overrides[path.resolve(fileName)] ?? readFile(fileName);
-    const program = ts.createProgram({ rootNames: [componentFile], options: compilerOptions, host, oldProgram: options.oldProgram });
+    const program = ts.createProgram({
+        rootNames: [componentFile],
+        options: compilerOptions,
+        host,
+        oldProgram: options.oldProgram,
+    });
     const checker = program.getTypeChecker();
     const source = program.getSourceFile(componentFile);
     if (source === undefined) throw new Error(`${componentFile} is not in the program`);
-    const declaration = source.statements.find((s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === className);
+    const declaration = source.statements.find(
+        (s): s is ts.ClassDeclaration => ts.isClassDeclaration(s) && s.name?.text === className,
+    );
     if (declaration === undefined) throw new Error(`no class ${className} in ${componentFile}`);
 
     const walker = new Walker(checker, options.walkInstalledTypes ?? true);
@@ -235,11 +296,22 @@ function readShape(options: ShapeOptions): { shape: ComponentShape; program: ts.
     const inputs: string[] = [];
     const outputs: string[] = [];
     const constructors = declaration.members.filter(ts.isConstructorDeclaration);
-    if (constructors.length !== 1) problems.push(`${className}: ${constructors.length} constructors (the analyzer needs exactly one)`);
+    if (constructors.length !== 1)
+        problems.push(`${className}: ${constructors.length} constructors (the analyzer needs exactly one)`);
     for (const ctor of constructors) {
         for (const param of ctor.parameters) {
-            if (modifiers(param).some((k) => k === ts.SyntaxKind.PrivateKeyword || k === ts.SyntaxKind.ProtectedKeyword || k === ts.SyntaxKind.PublicKeyword || k === ts.SyntaxKind.ReadonlyKeyword)) {
-                problems.push(`${className}.constructor(${param.name.getText(source)}): a parameter property (it becomes a class property, so an output)`);
+            if (
+                modifiers(param).some(
+                    (k) =>
+                        k === ts.SyntaxKind.PrivateKeyword ||
+                        k === ts.SyntaxKind.ProtectedKeyword ||
+                        k === ts.SyntaxKind.PublicKeyword ||
+                        k === ts.SyntaxKind.ReadonlyKeyword,
+                )
+            ) {
+                problems.push(
+                    `${className}.constructor(${param.name.getText(source)}): a parameter property (it becomes a class property, so an output)`,
+                );
             }
         }
         const args = ctor.parameters.find((p) => ts.isIdentifier(p.name) && p.name.text === "args");
@@ -250,7 +322,9 @@ function readShape(options: ShapeOptions): { shape: ComponentShape; program: ts.
         const argsType = checker.getTypeAtLocation(args.type);
         const argsSymbol = argsType.getSymbol();
         if (argsSymbol === undefined || !(argsSymbol.flags & ts.SymbolFlags.Interface)) {
-            problems.push(`${className}.constructor(args): typed by ${checker.typeToString(argsType)}, not an interface`);
+            problems.push(
+                `${className}.constructor(args): typed by ${checker.typeToString(argsType)}, not an interface`,
+            );
             continue;
         }
         inputs.push(...argsType.getProperties().map((p) => p.getName()));
@@ -262,9 +336,14 @@ function readShape(options: ShapeOptions): { shape: ComponentShape; program: ts.
         const kinds = modifiers(member);
         if (kinds.includes(ts.SyntaxKind.StaticKeyword)) continue;
         const type = checker.getTypeAtLocation(member);
-        const isPublic = !kinds.includes(ts.SyntaxKind.PrivateKeyword) && !kinds.includes(ts.SyntaxKind.ProtectedKeyword) && !ts.isPrivateIdentifier(member.name);
+        const isPublic =
+            !kinds.includes(ts.SyntaxKind.PrivateKeyword) &&
+            !kinds.includes(ts.SyntaxKind.ProtectedKeyword) &&
+            !ts.isPrivateIdentifier(member.name);
         if (!isPublic || !kinds.includes(ts.SyntaxKind.ReadonlyKeyword) || !isOutputType(type)) {
-            problems.push(`${className}.${name}: a class property that is not a public readonly Output (the analyzer makes every property an output) (${checker.typeToString(type)})`);
+            problems.push(
+                `${className}.${name}: a class property that is not a public readonly Output (the analyzer makes every property an output) (${checker.typeToString(type)})`,
+            );
             continue;
         }
         outputs.push(name);

@@ -40,7 +40,8 @@ export function lambdaRuntimeModules(work: string): string {
     const dir = path.join(work, "lambda-runtime-modules");
     if (!fs.existsSync(dir)) {
         fs.mkdirSync(dir, { recursive: true });
-        for (const scope of ["@aws-sdk", "@smithy"]) fs.symlinkSync(path.join(REPO, "node_modules", scope), path.join(dir, scope));
+        for (const scope of ["@aws-sdk", "@smithy"])
+            fs.symlinkSync(path.join(REPO, "node_modules", scope), path.join(dir, scope));
     }
     return dir;
 }
@@ -72,7 +73,10 @@ export function runLambdaHost(archiveDir: string, options: HostOptions): HostRep
     const host = path.join(options.work, `${name}-host.js`);
     fs.copyFileSync(HOST, host);
     const resultFile = path.join(options.work, `${name}-result.json`);
-    const flags = [...(options.invokeEmptyBatch === true ? ["invoke-empty-batch"] : []), ...(options.runtimeEntry === true ? ["runtime-entry"] : [])];
+    const flags = [
+        ...(options.invokeEmptyBatch === true ? ["invoke-empty-batch"] : []),
+        ...(options.runtimeEntry === true ? ["runtime-entry"] : []),
+    ];
     const ran = spawnSync(lambdaNode().path, [host, resultFile, JSON.stringify(options.drop ?? []), ...flags], {
         cwd: archiveDir,
         encoding: "utf8",
@@ -87,6 +91,10 @@ export function runLambdaHost(archiveDir: string, options: HostOptions): HostRep
         },
     });
     if (ran.error) throw ran.error;
-    assert.equal(ran.status, 0, `the ${name} Lambda host (${lambdaNode().path}) exited ${ran.status}\nstdout: ${ran.stdout}\nstderr: ${ran.stderr}`);
+    assert.equal(
+        ran.status,
+        0,
+        `the ${name} Lambda host (${lambdaNode().path}) exited ${ran.status}\nstdout: ${ran.stdout}\nstderr: ${ran.stderr}`,
+    );
     return JSON.parse(fs.readFileSync(resultFile, "utf8")) as HostReport;
 }

@@ -14,7 +14,10 @@ export const ROOT = path.join(__dirname, "..", "..");
 
 /** The hand-written pages: the README, the changelog and every page of `docs/` (the generated `docs/api/` aside). */
 export function handWrittenPages(): string[] {
-    const docs = fs.readdirSync(path.join(ROOT, "docs")).filter((f) => f.endsWith(".md")).map((f) => path.join("docs", f));
+    const docs = fs
+        .readdirSync(path.join(ROOT, "docs"))
+        .filter((f) => f.endsWith(".md"))
+        .map((f) => path.join("docs", f));
     return ["README.md", "CHANGELOG.md", ...docs.sort()];
 }
 
@@ -74,14 +77,29 @@ export interface ShownCommand {
 export function shownCommands(page: string, text: string): ShownCommand[] {
     const found: ShownCommand[] = [];
     text.split("\n").forEach((lineText, i) => {
-        for (const m of lineText.matchAll(/\bnpm run ([a-z][\w:-]*)/g)) found.push({ page, line: i + 1, kind: "npm-script", name: m[1] });
-        for (const m of lineText.matchAll(/(?:^|[\s`(])(?:npx )?dynamodb-outbox ([a-z][\w-]*)/g)) found.push({ page, line: i + 1, kind: "cli", name: m[1] });
+        for (const m of lineText.matchAll(/\bnpm run ([a-z][\w:-]*)/g))
+            found.push({ page, line: i + 1, kind: "npm-script", name: m[1] });
+        for (const m of lineText.matchAll(/(?:^|[\s`(])(?:npx )?dynamodb-outbox ([a-z][\w-]*)/g))
+            found.push({ page, line: i + 1, kind: "cli", name: m[1] });
     });
     return found;
 }
 
 /** Words that follow `dynamodb-outbox` in prose without being a command of the tool. */
-const PROSE_AFTER_TOOL_NAME = new Set(["is", "and", "or", "package", "component", "table", "tool", "bin", "runtime", "policy", "to", "itself"]);
+const PROSE_AFTER_TOOL_NAME = new Set([
+    "is",
+    "and",
+    "or",
+    "package",
+    "component",
+    "table",
+    "tool",
+    "bin",
+    "runtime",
+    "policy",
+    "to",
+    "itself",
+]);
 
 /**
  * The shown commands that do not exist: an `npm run` script not in `package.json`, or a `dynamodb-outbox`
@@ -90,9 +108,15 @@ const PROSE_AFTER_TOOL_NAME = new Set(["is", "and", "or", "package", "component"
  * @param scripts - the `scripts` of `package.json`.
  * @param cliCommands - the CLI's commands.
  */
-export function unknownCommands(shown: readonly ShownCommand[], scripts: Readonly<Record<string, string>>, cliCommands: readonly string[]): ShownCommand[] {
+export function unknownCommands(
+    shown: readonly ShownCommand[],
+    scripts: Readonly<Record<string, string>>,
+    cliCommands: readonly string[],
+): ShownCommand[] {
     return shown.filter((c) =>
-        c.kind === "npm-script" ? !(c.name in scripts) : !cliCommands.includes(c.name) && !PROSE_AFTER_TOOL_NAME.has(c.name),
+        c.kind === "npm-script"
+            ? !(c.name in scripts)
+            : !cliCommands.includes(c.name) && !PROSE_AFTER_TOOL_NAME.has(c.name),
     );
 }
 
@@ -140,7 +164,9 @@ export function typeCheckBlocks(blocks: readonly CodeBlock[], scratchDir: string
             const block = d.file ? files.get(path.resolve(d.file.fileName)) : undefined;
             if (!d.file || d.start === undefined) return `(no file): ${message}`;
             const { line } = d.file.getLineAndCharacterOfPosition(d.start);
-            return block ? `${block.page}:${block.line + line}: ${message}` : `${path.relative(ROOT, d.file.fileName)}:${line + 1}: ${message}`;
+            return block
+                ? `${block.page}:${block.line + line}: ${message}`
+                : `${path.relative(ROOT, d.file.fileName)}:${line + 1}: ${message}`;
         });
     } finally {
         fs.rmSync(scratchDir, { recursive: true, force: true });

@@ -44,7 +44,9 @@ export const STACK_REFERENCE_OUTPUTS: Record<string, string> = {
     dlqUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/orders-dlq-abc`,
     dlqArn: `arn:aws:sqs:${REGION}:${ACCOUNT}:orders-dlq-abc`,
     publisherFunctionName: "orders-publisher-abc",
-    writerPolicy: JSON.stringify(writerPolicyDocument({ tableArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/orders-table-abc` })),
+    writerPolicy: JSON.stringify(
+        writerPolicyDocument({ tableArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/orders-table-abc` }),
+    ),
 };
 
 function computed(type: string, name: string, inputs: Record<string, any>): Record<string, unknown> {
@@ -107,7 +109,16 @@ void pulumi.runtime.setMocks(
             const urn = monitor.newUrn(parent, args.type, args.name);
             // The request's import ID ("" when none) is the `id` the mocks are given.
             const importId = args.id || undefined;
-            recorded.push({ type: args.type, name: args.name, inputs: args.inputs, urn, parent, computed: outputs, propertyDependencies, ...(importId === undefined ? {} : { importId }) });
+            recorded.push({
+                type: args.type,
+                name: args.name,
+                inputs: args.inputs,
+                urn,
+                parent,
+                computed: outputs,
+                propertyDependencies,
+                ...(importId === undefined ? {} : { importId }),
+            });
             return { id: importId ?? `${args.name}-id`, state: { ...args.inputs, ...outputs } };
         },
         call(args: pulumi.runtime.MockCallArgs): Record<string, any> {
@@ -166,8 +177,10 @@ export function recordedNamed(prefix: string): RecordedResource[] {
 
 /** Resolve an Output to a promise the test can await (assertions inside `.apply` would never be awaited). */
 export function unwrap<T>(output: pulumi.Output<T>): Promise<T> {
-    return new Promise<T>((resolve) => output.apply((v) => {
-        resolve(v);
-        return v;
-    }));
+    return new Promise<T>((resolve) =>
+        output.apply((v) => {
+            resolve(v);
+            return v;
+        }),
+    );
 }

@@ -11,7 +11,11 @@ export interface Ran {
 }
 
 /** Run `command` with `args` in `options.cwd` (environment: `options.env`, else this process's) and collect its output. */
-export function runAsync(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<Ran> {
+export function runAsync(
+    command: string,
+    args: string[],
+    options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<Ran> {
     return new Promise((resolve, reject) => {
         const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env });
         let stdout = "";

@@ -12,17 +12,34 @@ import * as aws from "@pulumi/aws";
 export type ProvidedModules = Readonly<Record<string, unknown>>;
 
 /** Transpile an example to CommonJS and wrap it as a function of `exports`, `require` and `module`. */
-function compile(source: string, filename: string, wrapper: "function" | "async function"): (e: unknown, r: unknown, m: unknown) => unknown {
-    const out = ts.transpileModule(source, { fileName: filename, reportDiagnostics: true, compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 } });
-    assert.deepEqual((out.diagnostics ?? []).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")), [], "the example parses");
-    return vm.runInThisContext(`(${wrapper} (exports, require, module) {\n${out.outputText}\n})`, { filename }) as (e: unknown, r: unknown, m: unknown) => unknown;
+function compile(
+    source: string,
+    filename: string,
+    wrapper: "function" | "async function",
+): (e: unknown, r: unknown, m: unknown) => unknown {
+    const out = ts.transpileModule(source, {
+        fileName: filename,
+        reportDiagnostics: true,
+        compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022 },
+    });
+    assert.deepEqual(
+        (out.diagnostics ?? []).map((d) => ts.flattenDiagnosticMessageText(d.messageText, "\n")),
+        [],
+        "the example parses",
+    );
+    return vm.runInThisContext(`(${wrapper} (exports, require, module) {\n${out.outputText}\n})`, { filename }) as (
+        e: unknown,
+        r: unknown,
+        m: unknown,
+    ) => unknown;
 }
 
 /** A `require` that gives the example only what the test provides, so it cannot quietly depend on anything else. */
 function shim(filename: string, extra: ProvidedModules): (id: string) => unknown {
     const provided: Record<string, unknown> = { "@pulumi/pulumi": pulumi, "@pulumi/aws": aws, ...extra };
     return (id: string): unknown => {
-        if (!(id in provided)) throw new Error(`${filename} imports ${id}; the test provides only ${Object.keys(provided).join(", ")}`);
+        if (!(id in provided))
+            throw new Error(`${filename} imports ${id}; the test provides only ${Object.keys(provided).join(", ")}`);
         return provided[id];
     };
 }
@@ -46,7 +63,11 @@ export function runModule(source: string, filename: string, extra: ProvidedModul
  *
  * @param extra - further modules the example may import, by name. @default {}
  */
-export async function runAsyncModule(source: string, filename: string, extra: ProvidedModules = {}): Promise<Record<string, unknown>> {
+export async function runAsyncModule(
+    source: string,
+    filename: string,
+    extra: ProvidedModules = {},
+): Promise<Record<string, unknown>> {
     const module = { exports: {} as Record<string, unknown> };
     await compile(source, filename, "async function")(module.exports, shim(filename, extra), module);
     return module.exports;

@@ -51,7 +51,8 @@ export async function archiveContents(fn: RecordedResource): Promise<{ name: str
             out.push({ name, bytes: Buffer.from(await asset.text, "utf8") });
         } else if (asset.path !== undefined) {
             const root = await asset.path;
-            for (const file of filesUnder(root)) out.push({ name: path.join(name, path.relative(root, file)), bytes: fs.readFileSync(file) });
+            for (const file of filesUnder(root))
+                out.push({ name: path.join(name, path.relative(root, file)), bytes: fs.readFileSync(file) });
         } else {
             throw new Error(`${fn.name}'s archive entry ${name} is neither a text asset nor a file/folder`);
         }

@@ -4,7 +4,12 @@
  * delete the messages it did not report failed. A failed message comes back when its visibility timeout ends;
  * here it is made visible at once (ChangeMessageVisibility 0), a shortcut for that wait, which Lambda never calls.
  */
-import { ChangeMessageVisibilityCommand, DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import {
+    ChangeMessageVisibilityCommand,
+    DeleteMessageBatchCommand,
+    ReceiveMessageCommand,
+    type SQSClient,
+} from "@aws-sdk/client-sqs";
 import { toLambdaSqsRecord, type LambdaSqsBatchResponse, type LambdaSqsEvent } from "../../runtime/inbox/sqs-event";
 
 /** A queue: its URL (for the API) and ARN (what Lambda puts in `eventSourceARN`). */
@@ -16,7 +21,14 @@ export interface Queue {
 /** Receive one batch as Lambda's poller does: up to `max` messages, all system and message attributes. */
 export async function receiveEvent(sqs: SQSClient, queue: Queue, max = 10): Promise<LambdaSqsEvent> {
     const out = await sqs.send(
-        new ReceiveMessageCommand({ QueueUrl: queue.queueUrl, MaxNumberOfMessages: max, WaitTimeSeconds: 0, VisibilityTimeout: 30, MessageAttributeNames: ["All"], MessageSystemAttributeNames: ["All"] }),
+        new ReceiveMessageCommand({
+            QueueUrl: queue.queueUrl,
+            MaxNumberOfMessages: max,
+            WaitTimeSeconds: 0,
+            VisibilityTimeout: 30,
+            MessageAttributeNames: ["All"],
+            MessageSystemAttributeNames: ["All"],
+        }),
     );
     return { Records: (out.Messages ?? []).map((m) => toLambdaSqsRecord(m, queue.queueArn)) };
 }
@@ -28,14 +40,35 @@ export async function receiveEvent(sqs: SQSClient, queue: Queue, max = 10): Prom
  * because fauxqs puts each one back at the head of its FIFO group (real SQS keeps the group's order whatever
  * order the calls come in).
  */
-export async function settle(sqs: SQSClient, queue: Queue, event: LambdaSqsEvent, response: LambdaSqsBatchResponse | undefined): Promise<void> {
-    const failed = new Set(response === undefined ? event.Records.map((r) => r.messageId) : response.batchItemFailures.map((f) => f.itemIdentifier));
+export async function settle(
+    sqs: SQSClient,
+    queue: Queue,
+    event: LambdaSqsEvent,
+    response: LambdaSqsBatchResponse | undefined,
+): Promise<void> {
+    const failed = new Set(
+        response === undefined
+            ? event.Records.map((r) => r.messageId)
+            : response.batchItemFailures.map((f) => f.itemIdentifier),
+    );
     const done = event.Records.filter((r) => !failed.has(r.messageId));
     if (done.length > 0) {
-        await sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queue.queueUrl, Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })) }));
+        await sqs.send(
+            new DeleteMessageBatchCommand({
+                QueueUrl: queue.queueUrl,
+                Entries: done.map((r, i) => ({ Id: String(i), ReceiptHandle: r.receiptHandle })),
+            }),
+        );
     }
     for (const r of [...event.Records].reverse()) {
-        if (failed.has(r.messageId)) await sqs.send(new ChangeMessageVisibilityCommand({ QueueUrl: queue.queueUrl, ReceiptHandle: r.receiptHandle, VisibilityTimeout: 0 }));
+        if (failed.has(r.messageId))
+            await sqs.send(
+                new ChangeMessageVisibilityCommand({
+                    QueueUrl: queue.queueUrl,
+                    ReceiptHandle: r.receiptHandle,
+                    VisibilityTimeout: 0,
+                }),
+            );
     }
 }
 
@@ -56,7 +89,7 @@ export async function pollUntilEmpty(
 ): Promise<PollReport> {
     let invocations = 0;
     let failures = 0;
-    for (; invocations < maxInvocations; ) {
+    for (; invocations < maxInvocations;) {
         const event = await receiveEvent(sqs, queue);
         if (event.Records.length === 0) return { invocations, failures };
         invocations += 1;

@@ -2,10 +2,23 @@
  * Test helpers for the local mapping: an outbox-shaped table with a NEW_IMAGE stream, built from schema.ts,
  * on the shared DynamoDB Local, and a streams client that sees the same database.
  */
-import { CreateTableCommand, PutItemCommand, TransactWriteItemsCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+    CreateTableCommand,
+    PutItemCommand,
+    TransactWriteItemsCommand,
+    type AttributeValue,
+    type DynamoDBClient,
+} from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
-import { ATTR, ATTRIBUTE_DEFINITIONS, GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, RECORD_SK_PREFIX, STREAM_VIEW_TYPE } from "../../runtime/schema";
+import {
+    ATTR,
+    ATTRIBUTE_DEFINITIONS,
+    GLOBAL_SECONDARY_INDEXES,
+    PRIMARY_KEY,
+    RECORD_SK_PREFIX,
+    STREAM_VIEW_TYPE,
+} from "../../runtime/schema";
 import { dynamoClient, dynamoEndpoint, uniqueTableName } from "./dynamodb";
 
 /** A fresh outbox table with a stream, and clients on it. */
@@ -20,7 +33,11 @@ const streamClients: DynamoDBStreamsClient[] = [];
 
 /** A streams client on the shared DynamoDB Local (same fake credentials and region as the tables client). */
 export async function streamsClient(): Promise<DynamoDBStreamsClient> {
-    const client = new DynamoDBStreamsClient({ endpoint: await dynamoEndpoint(), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const client = new DynamoDBStreamsClient({
+        endpoint: await dynamoEndpoint(),
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+    });
     streamClients.push(client);
     return client;
 }
@@ -38,14 +55,19 @@ export async function createStreamTable(options: { stream?: boolean } = {}): Pro
         new CreateTableCommand({
             TableName: tableName,
             BillingMode: "PAY_PER_REQUEST",
-            AttributeDefinitions: ATTRIBUTE_DEFINITIONS.map((d) => ({ AttributeName: d.attributeName, AttributeType: d.attributeType })),
+            AttributeDefinitions: ATTRIBUTE_DEFINITIONS.map((d) => ({
+                AttributeName: d.attributeName,
+                AttributeType: d.attributeType,
+            })),
             KeySchema: PRIMARY_KEY.map((k) => ({ AttributeName: k.attributeName, KeyType: k.keyType })),
             GlobalSecondaryIndexes: GLOBAL_SECONDARY_INDEXES.map((index) => ({
                 IndexName: index.indexName,
                 KeySchema: index.keySchema.map((k) => ({ AttributeName: k.attributeName, KeyType: k.keyType })),
                 Projection: { ProjectionType: index.projectionType },
             })),
-            ...(options.stream === false ? {} : { StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE } }),
+            ...(options.stream === false
+                ? {}
+                : { StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE } }),
         }),
     );
     return { tableName, streamArn: out.TableDescription?.LatestStreamArn ?? "", ddb, streams: await streamsClient() };
@@ -73,7 +95,16 @@ export async function writeOrderWithEvent(table: StreamTable, order: number): Pr
     await table.ddb.send(
         new TransactWriteItemsCommand({
             TransactItems: [
-                { Put: { TableName: table.tableName, Item: { [ATTR.pk]: { S: `ORDER#${order}` }, [ATTR.sk]: { S: `ORDER#${order}` }, total: { N: "10" } } } },
+                {
+                    Put: {
+                        TableName: table.tableName,
+                        Item: {
+                            [ATTR.pk]: { S: `ORDER#${order}` },
+                            [ATTR.sk]: { S: `ORDER#${order}` },
+                            total: { N: "10" },
+                        },
+                    },
+                },
                 { Put: { TableName: table.tableName, Item: outboxItem(`ORDER#${order}`, order) } },
             ],
         }),

@@ -28,9 +28,13 @@ function testFiles(dir: string): string[] {
     });
 }
 
-const outside = testFiles(TESTS).filter((file) => !TIERS.some((tier) => file.startsWith(path.join("tests", tier) + path.sep)));
+const outside = testFiles(TESTS).filter(
+    (file) => !TIERS.some((tier) => file.startsWith(path.join("tests", tier) + path.sep)),
+);
 if (outside.length > 0) {
-    throw new Error(`test files outside tests/unit, tests/integration and tests/e2e, which no npm script runs: ${outside.join(", ")}; move each into the tier that matches what it starts (see docs/contributing.md)`);
+    throw new Error(
+        `test files outside tests/unit, tests/integration and tests/e2e, which no npm script runs: ${outside.join(", ")}; move each into the tier that matches what it starts (see docs/contributing.md)`,
+    );
 }
 
 delete process.env.DYNAMODB_ENDPOINT;
@@ -52,7 +56,9 @@ const STARTERS = ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFil
 for (const name of STARTERS) {
     const refuse = (command: unknown, args?: unknown): never => {
         const shown = [String(command), ...(Array.isArray(args) ? args.slice(0, 3).map(String) : [])].join(" ");
-        const where = [callSite(), running === undefined ? "in a hook or while loading" : `test "${running}"`].filter((s) => s !== undefined).join(", ");
+        const where = [callSite(), running === undefined ? "in a hook or while loading" : `test "${running}"`]
+            .filter((s) => s !== undefined)
+            .join(", ");
         throw new Error(
             `unit tier: child_process.${name}(${JSON.stringify(shown)}) refused (${where}). The unit tier starts no child process: ` +
                 "no DynamoDB Local (Java), no Lambda's Node, no npm or CLI. Move the test to tests/integration/ (DynamoDB Local, " +

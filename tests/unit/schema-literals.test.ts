@@ -7,7 +7,16 @@
 import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { CLAIM_INDEX, EXPIRY_INDEX, EXPIRY_SHARDS_PK, ID_GUARD_PK_PREFIX, RECORD_ID_INDEX, RECORD_SK_PREFIX, STREAM_VIEW_TYPE, ATTR } from "../../runtime/schema";
+import {
+    CLAIM_INDEX,
+    EXPIRY_INDEX,
+    EXPIRY_SHARDS_PK,
+    ID_GUARD_PK_PREFIX,
+    RECORD_ID_INDEX,
+    RECORD_SK_PREFIX,
+    STREAM_VIEW_TYPE,
+    ATTR,
+} from "../../runtime/schema";
 
 const ROOT = path.join(__dirname, "..", "..");
 
@@ -60,7 +69,10 @@ describe("schema literals", () => {
         assert.deepEqual(spelledLiterals('const i = "ClaimIndex";'), ["ClaimIndex"]);
         assert.deepEqual(spelledLiterals("const sk = `OUTBOX#${id}`;"), []);
         assert.deepEqual(spelledLiterals("const p = 'OUTBOX#';"), ["OUTBOX#"]);
-        assert.deepEqual(spelledLiterals(stripComments('/** reads "ClaimIndex" */\n    // and "ExpiryIndex"\nconst x = 1;')), []);
+        assert.deepEqual(
+            spelledLiterals(stripComments('/** reads "ClaimIndex" */\n    // and "ExpiryIndex"\nconst x = 1;')),
+            [],
+        );
     });
 
     it("only runtime/schema.ts spells out index names, projections, the stream view and the record prefix", () => {

@@ -12,7 +12,12 @@ const SNS_XMLNS = "http://sns.amazonaws.com/doc/2010-03-31/";
 
 /** Escape text for an XML element. */
 export function xmlEscape(value: string): string {
-    return value.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;").replace(/'/g, "&apos;");
+    return value
+        .replace(/&/g, "&amp;")
+        .replace(/</g, "&lt;")
+        .replace(/>/g, "&gt;")
+        .replace(/"/g, "&quot;")
+        .replace(/'/g, "&apos;");
 }
 
 /** Read `Prefix.entry.N.Name` / `Prefix.entry.N.Value.*` query attributes. */
@@ -38,8 +43,12 @@ function queryEntry(params: URLSearchParams, prefix: string, index: number): Ent
         index,
         body: params.get(`${prefix}Message`) ?? "",
         attributes: queryAttributes(params, `${prefix}MessageAttributes`),
-        ...(params.has(`${prefix}MessageGroupId`) ? { messageGroupId: params.get(`${prefix}MessageGroupId`) as string } : {}),
-        ...(params.has(`${prefix}MessageDeduplicationId`) ? { messageDeduplicationId: params.get(`${prefix}MessageDeduplicationId`) as string } : {}),
+        ...(params.has(`${prefix}MessageGroupId`)
+            ? { messageGroupId: params.get(`${prefix}MessageGroupId`) as string }
+            : {}),
+        ...(params.has(`${prefix}MessageDeduplicationId`)
+            ? { messageDeduplicationId: params.get(`${prefix}MessageDeduplicationId`) as string }
+            : {}),
     };
 }
 

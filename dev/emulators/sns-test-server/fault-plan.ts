@@ -65,8 +65,12 @@ export function createFaultInjector(seed: number, initial: FaultPlan): FaultInje
         },
         callRule: (call) =>
             (plan.calls ?? []).find(
-                (r) => (r.actions ?? ["Publish", "PublishBatch"]).includes(call.action) && (r.when === undefined || r.when(call)) && fires(r),
+                (r) =>
+                    (r.actions ?? ["Publish", "PublishBatch"]).includes(call.action) &&
+                    (r.when === undefined || r.when(call)) &&
+                    fires(r),
             ),
-        entryRule: (entry, call) => (plan.entries ?? []).find((r) => (r.when === undefined || r.when(entry, call)) && fires(r)),
+        entryRule: (entry, call) =>
+            (plan.entries ?? []).find((r) => (r.when === undefined || r.when(entry, call)) && fires(r)),
     };
 }

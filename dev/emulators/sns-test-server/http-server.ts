@@ -48,7 +48,12 @@ function holdThenDrop(connections: Connections, socket: Socket, holdMs: number):
 }
 
 /** A call whose rule accepts it (`AcceptThenReset`, `AcceptThenTimeout`) or no rule at all: execute it. */
-function executeCall(state: ServerState, call: ParsedCall, rule: CallFaultRule | undefined, res: http.ServerResponse): ActionResult | undefined {
+function executeCall(
+    state: ServerState,
+    call: ParsedCall,
+    rule: CallFaultRule | undefined,
+    res: http.ServerResponse,
+): ActionResult | undefined {
     try {
         return execute(state, call, rule === undefined);
     } catch (err) {
@@ -60,10 +65,21 @@ function executeCall(state: ServerState, call: ParsedCall, rule: CallFaultRule |
 }
 
 function log(state: ServerState, call: ParsedCall, outcome: string): void {
-    state.callLog.push({ callNumber: call.info.callNumber, action: call.info.action, entries: call.info.entries.length, outcome });
+    state.callLog.push({
+        callNumber: call.info.callNumber,
+        action: call.info.action,
+        entries: call.info.entries.length,
+        outcome,
+    });
 }
 
-async function handle(state: ServerState, connections: Connections, req: http.IncomingMessage, res: http.ServerResponse, raw: string): Promise<void> {
+async function handle(
+    state: ServerState,
+    connections: Connections,
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    raw: string,
+): Promise<void> {
     let call: ParsedCall;
     try {
         call = readCall(state, req.headers, raw);

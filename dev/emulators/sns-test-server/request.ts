@@ -52,10 +52,23 @@ export function readCall(state: ServerState, headers: IncomingHttpHeaders, raw: 
             throw new ApiError("InvalidParameterValue", 400, "the request body is not JSON");
         }
     }
-    const action = protocol === "json" ? (headers["x-amz-target"] as string).slice(SQS_TARGET_PREFIX.length) : (params.get("Action") ?? "");
+    const action =
+        protocol === "json"
+            ? (headers["x-amz-target"] as string).slice(SQS_TARGET_PREFIX.length)
+            : (params.get("Action") ?? "");
     const entries = protocol === "query" ? queryEntries(action, params) : jsonEntries(action, json);
-    const destination = protocol === "query" ? (params.get("TopicArn") ?? undefined) : typeof json.QueueUrl === "string" ? json.QueueUrl : undefined;
+    const destination =
+        protocol === "query"
+            ? (params.get("TopicArn") ?? undefined)
+            : typeof json.QueueUrl === "string"
+              ? json.QueueUrl
+              : undefined;
     state.callCounter += 1;
-    const info: CallInfo = { action, callNumber: state.callCounter, ...(destination === undefined ? {} : { destination }), entries };
+    const info: CallInfo = {
+        action,
+        callNumber: state.callCounter,
+        ...(destination === undefined ? {} : { destination }),
+        entries,
+    };
     return { info, protocol, params, json };
 }

@@ -29,7 +29,12 @@ export function createTopicAction(state: ServerState, call: ParsedCall, requestI
 }
 
 /** Publish. */
-export function publishAction(state: ServerState, call: ParsedCall, acknowledged: boolean, requestId: string): ActionResult {
+export function publishAction(
+    state: ServerState,
+    call: ParsedCall,
+    acknowledged: boolean,
+    requestId: string,
+): ActionResult {
     const topic = topicOf(state, call);
     const entry = call.info.entries[0] as EntryInfo;
     checkSnsEntry(topic, entry);
@@ -38,7 +43,12 @@ export function publishAction(state: ServerState, call: ParsedCall, acknowledged
 }
 
 /** PublishBatch: the batch's checks, then each entry accepted or failed by an entry fault rule. */
-export function publishBatchAction(state: ServerState, call: ParsedCall, acknowledged: boolean, requestId: string): ActionResult {
+export function publishBatchAction(
+    state: ServerState,
+    call: ParsedCall,
+    acknowledged: boolean,
+    requestId: string,
+): ActionResult {
     const topic = topicOf(state, call);
     const { info } = call;
     checkPublishBatch(topic, info.entries);
@@ -47,14 +57,25 @@ export function publishBatchAction(state: ServerState, call: ParsedCall, acknowl
     for (const entry of info.entries) {
         const rule = state.faults.entryRule(entry, info);
         if (rule !== undefined) {
-            failed.push(failedEntryXml(entry.id ?? "", rule.code ?? "InternalError", rule.message ?? "injected failure", rule.senderFault === true));
+            failed.push(
+                failedEntryXml(
+                    entry.id ?? "",
+                    rule.code ?? "InternalError",
+                    rule.message ?? "injected failure",
+                    rule.senderFault === true,
+                ),
+            );
             continue;
         }
         const out = acceptSns(state, topic, entry, info, acknowledged);
         successful.push(`<member><Id>${xmlEscape(entry.id ?? "")}</Id>${publishedXml(out)}</member>`);
     }
     return {
-        body: xmlAnswer("PublishBatch", `<Successful>${successful.join("")}</Successful><Failed>${failed.join("")}</Failed>`, requestId),
+        body: xmlAnswer(
+            "PublishBatch",
+            `<Successful>${successful.join("")}</Successful><Failed>${failed.join("")}</Failed>`,
+            requestId,
+        ),
         outcome: failed.length === 0 ? "ok" : "partial",
     };
 }

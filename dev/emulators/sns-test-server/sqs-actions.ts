@@ -23,20 +23,38 @@ const SQS_INVALID_CHARACTER = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10
 function refuseInvalidSqsCharacters(entry: EntryInfo): void {
     const values = [entry.body, ...Object.values(entry.attributes).map((a) => a.stringValue ?? "")];
     if (values.some((v) => SQS_INVALID_CHARACTER.test(v))) {
-        throw new ApiError("InvalidMessageContents", 400, "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF");
+        throw new ApiError(
+            "InvalidMessageContents",
+            400,
+            "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF",
+        );
     }
 }
 
 function queueOf(state: ServerState, call: ParsedCall): Queue {
     const { json } = call;
-    const url = typeof json.QueueUrl === "string" ? json.QueueUrl : typeof json.QueueName === "string" ? json.QueueName : "";
+    const url =
+        typeof json.QueueUrl === "string" ? json.QueueUrl : typeof json.QueueName === "string" ? json.QueueName : "";
     const queue = findQueue(state, url);
-    if (queue === undefined) throw new ApiError("AWS.SimpleQueueService.NonExistentQueue", 400, "The specified queue does not exist.");
+    if (queue === undefined)
+        throw new ApiError("AWS.SimpleQueueService.NonExistentQueue", 400, "The specified queue does not exist.");
     return queue;
 }
 
-function enqueue(state: ServerState, queue: Queue, entry: EntryInfo, call: ParsedCall, acknowledged: boolean): RecordedMessage {
-    const message = recordMessage(state, { service: "sqs", destination: queue.url, destinationName: queue.name }, entry, call.info, acknowledged);
+function enqueue(
+    state: ServerState,
+    queue: Queue,
+    entry: EntryInfo,
+    call: ParsedCall,
+    acknowledged: boolean,
+): RecordedMessage {
+    const message = recordMessage(
+        state,
+        { service: "sqs", destination: queue.url, destinationName: queue.name },
+        entry,
+        call.info,
+        acknowledged,
+    );
     queue.messages.push({ record: message, receiptHandle: undefined, invisibleUntil: 0, deleted: false });
     return message;
 }
@@ -45,7 +63,11 @@ function enqueue(state: ServerState, queue: Queue, entry: EntryInfo, call: Parse
 export function createQueueAction(state: ServerState, call: ParsedCall): ActionResult {
     const name = typeof call.json.QueueName === "string" ? call.json.QueueName : "";
     if (!/^[A-Za-z0-9_-]{1,80}(\.fifo)?$/.test(name)) {
-        throw new ApiError("InvalidParameterValue", 400, "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length");
+        throw new ApiError(
+            "InvalidParameterValue",
+            400,
+            "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length",
+        );
     }
     return { body: { QueueUrl: createQueue(state, name) }, outcome: "ok" };
 }
@@ -100,7 +122,9 @@ export function receiveMessageAction(state: ServerState, call: ParsedCall): Acti
 /** DeleteMessage, by the receipt handle of the last receive. */
 export function deleteMessageAction(state: ServerState, call: ParsedCall): ActionResult {
     const queue = queueOf(state, call);
-    const found = queue.messages.find((m) => m.receiptHandle !== undefined && m.receiptHandle === call.json.ReceiptHandle);
+    const found = queue.messages.find(
+        (m) => m.receiptHandle !== undefined && m.receiptHandle === call.json.ReceiptHandle,
+    );
     if (found === undefined) throw new ApiError("ReceiptHandleIsInvalid", 400, "The input receipt handle is invalid.");
     found.deleted = true;
     return { body: {}, outcome: "ok" };

@@ -30,7 +30,9 @@ function jsonAttributes(raw: unknown): Record<string, RecordedAttribute> {
 }
 
 /** Recorded attributes in SQS JSON shape, as ReceiveMessage returns them. */
-export function toJsonAttributes(attributes: Readonly<Record<string, RecordedAttribute>>): Record<string, JsonAttribute> {
+export function toJsonAttributes(
+    attributes: Readonly<Record<string, RecordedAttribute>>,
+): Record<string, JsonAttribute> {
     return Object.fromEntries(
         Object.entries(attributes).map(([name, a]) => [
             name,
@@ -50,7 +52,9 @@ function jsonEntry(raw: Record<string, unknown>, index: number): EntryInfo {
         body: typeof raw.MessageBody === "string" ? raw.MessageBody : "",
         attributes: jsonAttributes(raw.MessageAttributes),
         ...(typeof raw.MessageGroupId === "string" ? { messageGroupId: raw.MessageGroupId } : {}),
-        ...(typeof raw.MessageDeduplicationId === "string" ? { messageDeduplicationId: raw.MessageDeduplicationId } : {}),
+        ...(typeof raw.MessageDeduplicationId === "string"
+            ? { messageDeduplicationId: raw.MessageDeduplicationId }
+            : {}),
     };
 }
 
@@ -66,7 +70,10 @@ export function jsonEntries(action: string, json: Record<string, unknown>): Entr
 /** The headers and body of an SQS error answer. */
 export function jsonError(error: ApiError): { headers: Record<string, string>; body: string } {
     return {
-        headers: { "content-type": SQS_CONTENT_TYPE, "x-amzn-query-error": `${error.code};${error.sender ? "Sender" : "Receiver"}` },
+        headers: {
+            "content-type": SQS_CONTENT_TYPE,
+            "x-amzn-query-error": `${error.code};${error.sender ? "Sender" : "Receiver"}`,
+        },
         body: JSON.stringify({ __type: `com.amazonaws.sqs#${error.code}`, message: error.message }),
     };
 }

@@ -75,7 +75,14 @@ export function createTopic(state: ServerState, name: string, contentBasedDedupl
     const arn = `arn:aws:sns:${state.region}:${state.accountId}:${name}`;
     if (!state.topics.has(arn)) {
         const fifo = name.endsWith(".fifo");
-        state.topics.set(arn, { arn, name, fifo, contentBasedDeduplication, dedup: new Map(), sequence: 10_000_000_000_000_000_000n });
+        state.topics.set(arn, {
+            arn,
+            name,
+            fifo,
+            contentBasedDeduplication,
+            dedup: new Map(),
+            sequence: 10_000_000_000_000_000_000n,
+        });
     }
     return arn;
 }
@@ -83,7 +90,13 @@ export function createTopic(state: ServerState, name: string, contentBasedDedupl
 /** Create a queue unless it exists; returns its URL. */
 export function createQueue(state: ServerState, name: string): string {
     const url = `${state.endpoint}/${state.accountId}/${name}`;
-    if (!state.queues.has(url)) state.queues.set(url, { url, name, arn: `arn:aws:sqs:${state.region}:${state.accountId}:${name}`, messages: [] });
+    if (!state.queues.has(url))
+        state.queues.set(url, {
+            url,
+            name,
+            arn: `arn:aws:sqs:${state.region}:${state.accountId}:${name}`,
+            messages: [],
+        });
     return url;
 }
 
@@ -94,7 +107,10 @@ export function findTopic(state: ServerState, arnOrName: string): Topic | undefi
 
 /** A queue by URL, name, or the URL's last path segments. */
 export function findQueue(state: ServerState, urlOrName: string): Queue | undefined {
-    return state.queues.get(urlOrName) ?? [...state.queues.values()].find((q) => q.name === urlOrName || q.url.endsWith(`/${urlOrName}`));
+    return (
+        state.queues.get(urlOrName) ??
+        [...state.queues.values()].find((q) => q.name === urlOrName || q.url.endsWith(`/${urlOrName}`))
+    );
 }
 
 /** Where a message was accepted. */
@@ -107,7 +123,13 @@ export interface Destination {
 }
 
 /** Record an accepted message with a fresh id. */
-export function recordMessage(state: ServerState, to: Destination, entry: EntryInfo, call: CallInfo, acknowledged: boolean): RecordedMessage {
+export function recordMessage(
+    state: ServerState,
+    to: Destination,
+    entry: EntryInfo,
+    call: CallInfo,
+    acknowledged: boolean,
+): RecordedMessage {
     const message: RecordedMessage = {
         service: to.service,
         destination: to.destination,

@@ -28,7 +28,12 @@ interface Attempt {
 }
 
 /** Call the handler with `batch` and read its answer; a thrown error fails the whole batch. */
-async function attempt(state: MappingState, shard: ShardState, lane: LaneState, batch: readonly LambdaStreamRecord[]): Promise<Attempt> {
+async function attempt(
+    state: MappingState,
+    shard: ShardState,
+    lane: LaneState,
+    batch: readonly LambdaStreamRecord[],
+): Promise<Attempt> {
     const { counters, settings } = state;
     const requestId = randomUUID();
     const startedAt = settings.clock.now();
@@ -45,15 +50,32 @@ async function attempt(state: MappingState, shard: ShardState, lane: LaneState, 
     // A JSON round trip, as Lambda serializes the event: the handler cannot alias the mapping's buffer.
     const event = JSON.parse(JSON.stringify({ Records: batch })) as LambdaStreamEvent;
     try {
-        return { requestId, invocation, batch, failedAt: lowestFailedIndex(await state.options.handler(event, context), batch), threw: false };
+        return {
+            requestId,
+            invocation,
+            batch,
+            failedAt: lowestFailedIndex(await state.options.handler(event, context), batch),
+            threw: false,
+        };
     } catch (err) {
-        settings.logger.warn("local mapping: handler threw", { shardId: shard.shardId, lane: lane.index, requestId, batchSize: batch.length, error: errorName(err) });
+        settings.logger.warn("local mapping: handler threw", {
+            shardId: shard.shardId,
+            lane: lane.index,
+            requestId,
+            batchSize: batch.length,
+            error: errorName(err),
+        });
         return { requestId, invocation, batch, failedAt: 0, threw: true };
     }
 }
 
 /** Whether the `redeliverSucceededBatch` hook asks for this successful batch again (fault injection). */
-function forcedRedelivery(state: MappingState, shard: ShardState, lane: LaneState, { requestId, invocation, batch }: Attempt): boolean {
+function forcedRedelivery(
+    state: MappingState,
+    shard: ShardState,
+    lane: LaneState,
+    { requestId, invocation, batch }: Attempt,
+): boolean {
     const redeliver = state.options.redeliverSucceededBatch;
     if (redeliver === undefined) return false;
     const info: LocalBatchInfo = {
@@ -82,11 +104,21 @@ function checkpoint(state: MappingState, shard: ShardState, lane: LaneState, { r
     lane.batchLimit = undefined;
     lane.redelivering = false;
     lane.bufferedSince = state.settings.clock.now();
-    state.settings.logger.debug("local mapping: batch handled", { shardId: shard.shardId, lane: lane.index, requestId, batchSize: batch.length });
+    state.settings.logger.debug("local mapping: batch handled", {
+        shardId: shard.shardId,
+        lane: lane.index,
+        requestId,
+        batchSize: batch.length,
+    });
 }
 
 /** The batch failed at `failedAt`: checkpoint before it, then schedule a retry from it, or give the rest up. */
-async function retryOrGiveUp(state: MappingState, shard: ShardState, lane: LaneState, outcome: Attempt & { failedAt: number }): Promise<void> {
+async function retryOrGiveUp(
+    state: MappingState,
+    shard: ShardState,
+    lane: LaneState,
+    outcome: Attempt & { failedAt: number },
+): Promise<void> {
     const { counters, settings } = state;
     const { requestId, batch, failedAt, threw } = outcome;
     counters.failedInvocations += 1;
@@ -108,8 +140,10 @@ async function retryOrGiveUp(state: MappingState, shard: ShardState, lane: LaneS
         await giveUpBatch(state, { shard, skipped, requestId, invokeCount, threw });
         return;
     }
-    if (threw && state.options.bisectBatchOnFunctionError !== false && batch.length > 1) lane.batchLimit = Math.ceil(batch.length / 2);
-    lane.retryAt = settings.clock.now() + Math.min(MAX_BACKOFF_MS, settings.retryBackoffMs * 2 ** (lane.headFailures - 1));
+    if (threw && state.options.bisectBatchOnFunctionError !== false && batch.length > 1)
+        lane.batchLimit = Math.ceil(batch.length / 2);
+    lane.retryAt =
+        settings.clock.now() + Math.min(MAX_BACKOFF_MS, settings.retryBackoffMs * 2 ** (lane.headFailures - 1));
     settings.logger.warn("local mapping: batch failed, retrying from the lowest failed record", {
         shardId: shard.shardId,
         lane: lane.index,

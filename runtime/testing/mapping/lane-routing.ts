@@ -21,7 +21,11 @@ function fnv1a(text: string): number {
 /** The item's key as one string, its attributes in name order (the stream does not promise an order). */
 function itemKeyText(record: LambdaStreamRecord): string {
     const keys = record.dynamodb.Keys;
-    return JSON.stringify(Object.keys(keys).sort().map((name) => [name, keys[name]]));
+    return JSON.stringify(
+        Object.keys(keys)
+            .sort()
+            .map((name) => [name, keys[name]]),
+    );
 }
 
 /**

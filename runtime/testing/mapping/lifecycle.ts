@@ -49,7 +49,11 @@ function settleWaiters(state: MappingState, idleCycle: number | undefined): void
             const message =
                 `local event source mapping: stream not drained in time; ${pending} record(s) still pending, ` +
                 `${state.counters.failedInvocations} failed invocation(s) so far`;
-            waiter.reject(new OutboxError("TIMEOUT", message, { context: { streamArn: state.streamArn, pendingRecords: pending } }));
+            waiter.reject(
+                new OutboxError("TIMEOUT", message, {
+                    context: { streamArn: state.streamArn, pendingRecords: pending },
+                }),
+            );
         }
     }
 }
@@ -70,7 +74,10 @@ async function describeIfDue(state: MappingState, thisCycle: number): Promise<bo
         return true;
     } catch (err) {
         state.counters.pollErrors += 1;
-        logger.warn("local mapping: DescribeStream failed, will retry", { streamArn: state.streamArn, error: errorName(err) });
+        logger.warn("local mapping: DescribeStream failed, will retry", {
+            streamArn: state.streamArn,
+            error: errorName(err),
+        });
         return false;
     }
 }
@@ -93,7 +100,10 @@ async function runCycle(state: MappingState): Promise<boolean> {
         } catch (err) {
             idle = false;
             state.counters.pollErrors += 1;
-            state.settings.logger.error("local mapping: shard loop failed, will retry", { shardId: shard.shardId, error: errorName(err) });
+            state.settings.logger.error("local mapping: shard loop failed, will retry", {
+                shardId: shard.shardId,
+                error: errorName(err),
+            });
         }
     }
     // A shard that ended in this cycle may have children listed before it that are ready only now.
@@ -106,18 +116,33 @@ async function runCycle(state: MappingState): Promise<boolean> {
 export async function runLoop(state: MappingState): Promise<void> {
     while (!state.stopped) {
         const worked = await runCycle(state);
-        if (!worked && !state.stopped) await Promise.race([state.settings.clock.sleep(state.settings.pollIntervalMs), state.stopSignal]);
+        if (!worked && !state.stopped)
+            await Promise.race([state.settings.clock.sleep(state.settings.pollIntervalMs), state.stopSignal]);
     }
 }
 
 /** A `drain()`: a waiter for the next idle cycle that begins after this call. */
 export function drain(state: MappingState, drainOptions: LocalMappingDrainOptions = {}): Promise<void> {
-    const timeoutMs = integerOption("timeoutMs", drainOptions.timeoutMs, { min: 0, max: 86_400_000, fallback: 30_000, unit: "ms" });
+    const timeoutMs = integerOption("timeoutMs", drainOptions.timeoutMs, {
+        min: 0,
+        max: 86_400_000,
+        fallback: 30_000,
+        unit: "ms",
+    });
     if (state.stopped) {
-        return Promise.reject(new OutboxError("UNAVAILABLE", "local event source mapping: drain() after stop()", { context: { streamArn: state.streamArn } }));
+        return Promise.reject(
+            new OutboxError("UNAVAILABLE", "local event source mapping: drain() after stop()", {
+                context: { streamArn: state.streamArn },
+            }),
+        );
     }
     return new Promise<void>((resolve, reject) => {
-        state.waiters.push({ fromCycle: state.cycle + 1, deadline: state.settings.clock.now() + timeoutMs, resolve, reject });
+        state.waiters.push({
+            fromCycle: state.cycle + 1,
+            deadline: state.settings.clock.now() + timeoutMs,
+            resolve,
+            reject,
+        });
     });
 }
 
@@ -129,7 +154,14 @@ export async function stop(state: MappingState, loop: Promise<void>): Promise<vo
     }
     await loop;
     for (const waiter of state.waiters.splice(0)) {
-        waiter.reject(new OutboxError("UNAVAILABLE", "local event source mapping stopped before the stream was drained", { context: { streamArn: state.streamArn } }));
+        waiter.reject(
+            new OutboxError("UNAVAILABLE", "local event source mapping stopped before the stream was drained", {
+                context: { streamArn: state.streamArn },
+            }),
+        );
     }
-    state.settings.logger.info("local mapping: stopped", { streamArn: state.streamArn, invocations: state.counters.invocations });
+    state.settings.logger.info("local mapping: stopped", {
+        streamArn: state.streamArn,
+        invocations: state.counters.invocations,
+    });
 }

@@ -37,7 +37,11 @@ function failureInfo(state: MappingState, batch: GivenUpBatch): LocalStreamFailu
             condition: "RetryAttemptsExhausted",
             approximateInvokeCount: batch.invokeCount,
         },
-        responseContext: { statusCode: 200, executedVersion: "$LATEST", ...(threw ? { functionError: "Unhandled" } : {}) },
+        responseContext: {
+            statusCode: 200,
+            executedVersion: "$LATEST",
+            ...(threw ? { functionError: "Unhandled" } : {}),
+        },
         version: "1.0",
         timestamp: new Date(state.settings.clock.now()).toISOString(),
         DDBStreamBatchInfo: {
@@ -68,6 +72,9 @@ export async function giveUpBatch(state: MappingState, batch: GivenUpBatch): Pro
     try {
         await options.onFailure(info);
     } catch (err) {
-        settings.logger.error("local mapping: onFailure threw; the batch is skipped anyway", { shardId, error: errorName(err) });
+        settings.logger.error("local mapping: onFailure threw; the batch is skipped anyway", {
+            shardId,
+            error: errorName(err),
+        });
     }
 }

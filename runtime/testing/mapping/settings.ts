@@ -50,14 +50,27 @@ function configError(message: string, option: string): OutboxError {
 /** The seven numeric options, checked in this order (the first bad one is reported). */
 function numericSettings(options: LocalEventSourceMappingOptions) {
     const window = MAPPING_LIMITS.maximumBatchingWindowInSeconds;
-    const windowLimit = { min: window.min * 1000, max: window.max * 1000, fallback: window.fallback * 1000, unit: "ms" };
+    const windowLimit = {
+        min: window.min * 1000,
+        max: window.max * 1000,
+        fallback: window.fallback * 1000,
+        unit: "ms",
+    };
     const ms = (min: number, max: number, fallback: number): IntegerLimit => ({ min, max, fallback, unit: "ms" });
     return {
         batchSize: integerOption("batchSize", options.batchSize, MAPPING_LIMITS.batchSize),
-        parallelizationFactor: integerOption("parallelizationFactor", options.parallelizationFactor, MAPPING_LIMITS.parallelizationFactor),
+        parallelizationFactor: integerOption(
+            "parallelizationFactor",
+            options.parallelizationFactor,
+            MAPPING_LIMITS.parallelizationFactor,
+        ),
         windowMs: integerOption("maximumBatchingWindowMs", options.maximumBatchingWindowMs, windowLimit),
         pollIntervalMs: integerOption("pollIntervalMs", options.pollIntervalMs, ms(1, 60_000, 50)),
-        maxRetries: integerOption("maximumRetryAttempts", options.maximumRetryAttempts, MAPPING_LIMITS.maximumRetryAttempts),
+        maxRetries: integerOption(
+            "maximumRetryAttempts",
+            options.maximumRetryAttempts,
+            MAPPING_LIMITS.maximumRetryAttempts,
+        ),
         retryBackoffMs: integerOption("retryBackoffMs", options.retryBackoffMs, ms(0, 60_000, 20)),
         invocationTimeoutMs: integerOption("invocationTimeoutMs", options.invocationTimeoutMs, ms(1, 900_000, 60_000)),
     };
@@ -80,10 +93,16 @@ export function mappingSettings(options: LocalEventSourceMappingOptions): Mappin
     const numbers = numericSettings(options);
     const startingPosition = options.startingPosition ?? "TRIM_HORIZON";
     if (startingPosition !== "TRIM_HORIZON" && startingPosition !== "LATEST") {
-        throw configError(`startingPosition is ${JSON.stringify(startingPosition)}; expected "TRIM_HORIZON" or "LATEST"`, "startingPosition");
+        throw configError(
+            `startingPosition is ${JSON.stringify(startingPosition)}; expected "TRIM_HORIZON" or "LATEST"`,
+            "startingPosition",
+        );
     }
     if (typeof options.handler !== "function") {
-        throw configError("handler is not a function; pass the stream handler to invoke, e.g. the publisher", "handler");
+        throw configError(
+            "handler is not a function; pass the stream handler to invoke, e.g. the publisher",
+            "handler",
+        );
     }
     const patterns = filterPatterns(options);
     const functionName = options.functionName ?? "local-stream-handler";

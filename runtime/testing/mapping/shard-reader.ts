@@ -6,7 +6,12 @@
  *
  * @packageDocumentation
  */
-import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type Shard } from "@aws-sdk/client-dynamodb-streams";
+import {
+    DescribeStreamCommand,
+    GetRecordsCommand,
+    GetShardIteratorCommand,
+    type Shard,
+} from "@aws-sdk/client-dynamodb-streams";
 import { matchesAnyFilterPattern } from "../filter-pattern";
 import { toLambdaStreamRecord, type LambdaStreamRecord } from "../stream-event";
 import { laneOf } from "./lane-routing";
@@ -20,7 +25,9 @@ export async function listShards(state: MappingState): Promise<void> {
     const found: Shard[] = [];
     let startShardId: string | undefined;
     do {
-        const out = await state.streams.send(new DescribeStreamCommand({ StreamArn: state.streamArn, ExclusiveStartShardId: startShardId }));
+        const out = await state.streams.send(
+            new DescribeStreamCommand({ StreamArn: state.streamArn, ExclusiveStartShardId: startShardId }),
+        );
         found.push(...(out.StreamDescription?.Shards ?? []));
         startShardId = out.StreamDescription?.LastEvaluatedShardId;
     } while (startShardId !== undefined);
@@ -40,7 +47,12 @@ async function takeIterator(state: MappingState, shard: ShardState): Promise<str
     const resume = shard.lastReadSequence !== undefined && shard.consecutiveResets < 2;
     const type = shard.lastReadSequence === undefined ? state.settings.startingPosition : ("TRIM_HORIZON" as const);
     const request = resume
-        ? { StreamArn: streamArn, ShardId: shard.shardId, ShardIteratorType: "AFTER_SEQUENCE_NUMBER" as const, SequenceNumber: shard.lastReadSequence }
+        ? {
+              StreamArn: streamArn,
+              ShardId: shard.shardId,
+              ShardIteratorType: "AFTER_SEQUENCE_NUMBER" as const,
+              SequenceNumber: shard.lastReadSequence,
+          }
         : { StreamArn: streamArn, ShardId: shard.shardId, ShardIteratorType: type };
     const out = await state.streams.send(new GetShardIteratorCommand(request));
     return out.ShardIterator;
@@ -63,7 +75,12 @@ function bufferPage(state: MappingState, shard: ShardState, records: readonly La
 }
 
 /** Forget the iterator after a failed read; returns what {@link readPage} returns for it. */
-function answerReadError(state: MappingState, shard: ShardState, err: unknown, freshIterator: boolean): number | undefined {
+function answerReadError(
+    state: MappingState,
+    shard: ShardState,
+    err: unknown,
+    freshIterator: boolean,
+): number | undefined {
     const { counters, settings } = state;
     const name = errorName(err);
     if (name === "TrimmedDataAccessException" && shard.lastReadSequence === undefined) {
@@ -99,14 +116,21 @@ export async function readPage(state: MappingState, shard: ShardState): Promise<
             shard.ended = true;
             return 0;
         }
-        const out = await state.streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: GET_RECORDS_LIMIT }));
+        const out = await state.streams.send(
+            new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: GET_RECORDS_LIMIT }),
+        );
         const page = out.Records ?? [];
         const after = shard.lastReadSequence === undefined ? undefined : BigInt(shard.lastReadSequence);
         // Convert the whole page before touching the shard's position: a record that cannot be converted
         // leaves the page to be read again (and counted as a poll error) instead of silently skipped.
         const fresh = page
             // After falling back to TRIM_HORIZON the shard is re-read from its start: skip what was seen.
-            .filter((raw) => after === undefined || raw.dynamodb?.SequenceNumber === undefined || BigInt(raw.dynamodb.SequenceNumber) > after)
+            .filter(
+                (raw) =>
+                    after === undefined ||
+                    raw.dynamodb?.SequenceNumber === undefined ||
+                    BigInt(raw.dynamodb.SequenceNumber) > after,
+            )
             .map((raw) => toLambdaStreamRecord(raw, state.streamArn));
         shard.iterator = out.NextShardIterator;
         shard.consecutiveResets = 0;

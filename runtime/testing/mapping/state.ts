@@ -125,7 +125,15 @@ export function createMappingState(
 }
 
 function newLaneState(index: number): LaneState {
-    return { index, buffer: [], bufferedSince: 0, headFailures: 0, retryAt: 0, batchLimit: undefined, redelivering: false };
+    return {
+        index,
+        buffer: [],
+        bufferedSince: 0,
+        headFailures: 0,
+        retryAt: 0,
+        batchLimit: undefined,
+        redelivering: false,
+    };
 }
 
 /** A shard just listed: nothing read, nothing buffered, `lanes` empty lanes. */
@@ -153,7 +161,8 @@ function isDone(shard: ShardState): boolean {
 /** A shard may be read once its parent is done or gone (trimmed), as Lambda keeps lineage order. */
 export function isReady(shard: ShardState, shards: readonly ShardState[]): boolean {
     if (isDone(shard)) return false;
-    const parent = shard.parentShardId === undefined ? undefined : shards.find((s) => s.shardId === shard.parentShardId);
+    const parent =
+        shard.parentShardId === undefined ? undefined : shards.find((s) => s.shardId === shard.parentShardId);
     return parent === undefined || isDone(parent);
 }
 

@@ -127,7 +127,10 @@ export interface LocalEventSourceMappingOptions {
      * The function to invoke with each batch. It receives the Lambda event (attribute values in wire shape) and a
      * minimal context. Do not await `stop()` from inside it: `stop()` waits for the running invocation.
      */
-    handler(event: LambdaStreamEvent, context: LocalInvocationContext): Promise<LambdaStreamHandlerResult> | LambdaStreamHandlerResult;
+    handler(
+        event: LambdaStreamEvent,
+        context: LocalInvocationContext,
+    ): Promise<LambdaStreamHandlerResult> | LambdaStreamHandlerResult;
     /**
      * The filter: one pattern or a list (OR-ed, like `FilterCriteria.Filters`); `null` delivers every record.
      * Only the operators in `SUPPORTED_FILTER_OPERATORS` are accepted.

@@ -73,7 +73,10 @@ interface Spawned {
 async function spawnCli(args: string[], env: Record<string, string>, killAfterMs = 30_000): Promise<Spawned> {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), "dynamodb-outbox-bounds-"));
     const started = Date.now();
-    const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env.PATH ?? "", HOME: home, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+        env: { PATH: process.env.PATH ?? "", HOME: home, ...env },
+        stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
@@ -83,7 +86,9 @@ async function spawnCli(args: string[], env: Record<string, string>, killAfterMs
         return await new Promise<Spawned>((resolve, reject) => {
             guard = setTimeout(() => child.kill("SIGKILL"), killAfterMs);
             child.on("error", reject);
-            child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr, elapsedMs: Date.now() - started }));
+            child.on("close", (code, signal) =>
+                resolve({ code, signal, stdout, stderr, elapsedMs: Date.now() - started }),
+            );
         });
     } finally {
         clearTimeout(guard);
@@ -110,33 +115,65 @@ describe("cli: every command is bounded by --timeout (the real executable, a ser
 
     for (const command of ["verify", "doctor"]) {
         it(`${command} --timeout 5 exits 1 within 10 s, naming the timeout and the call that never answered`, async () => {
-            const run = await spawnCli([command, "--table", "orders-outbox", "--endpoint", silent.url, "--timeout", "5"], KEYS);
-            assert.equal(run.signal, null, `killed by the test's guard after ${run.elapsedMs} ms: the bound did not hold\n${run.stderr}`);
+            const run = await spawnCli(
+                [command, "--table", "orders-outbox", "--endpoint", silent.url, "--timeout", "5"],
+                KEYS,
+            );
+            assert.equal(
+                run.signal,
+                null,
+                `killed by the test's guard after ${run.elapsedMs} ms: the bound did not hold\n${run.stderr}`,
+            );
             assert.equal(run.code, 1, run.stderr);
             assert.match(
                 run.stderr,
-                new RegExp(`^dynamodb-outbox ${command}: timed out: --timeout 5\\.0 s ran out \\(it bounds the whole ${command} command\\) while waiting for DynamoDB DescribeTable at ${silent.url.replace(/\./g, "\\.")}; check that the endpoint answers, or raise --timeout\\n$`, "m"),
+                new RegExp(
+                    `^dynamodb-outbox ${command}: timed out: --timeout 5\\.0 s ran out \\(it bounds the whole ${command} command\\) while waiting for DynamoDB DescribeTable at ${silent.url.replace(/\./g, "\\.")}; check that the endpoint answers, or raise --timeout\\n$`,
+                    "m",
+                ),
             );
             assert.ok(run.elapsedMs < ACCEPTANCE_MS, `exited after ${run.elapsedMs} ms`);
         });
     }
 
     it("migrate --timeout 3 exits 1 the same way", async () => {
-        const run = await spawnCli(["migrate", "--table", "orders-outbox", "--endpoint", silent.url, "--timeout", "3"], KEYS);
+        const run = await spawnCli(
+            ["migrate", "--table", "orders-outbox", "--endpoint", silent.url, "--timeout", "3"],
+            KEYS,
+        );
         assert.equal(run.signal, null, `killed by the test's guard: ${run.stderr}`);
         assert.equal(run.code, 1, run.stderr);
-        assert.match(run.stderr, /^dynamodb-outbox migrate: timed out: --timeout 3\.0 s ran out \(it bounds the whole migrate command\) while waiting for DynamoDB DescribeTable at /m);
+        assert.match(
+            run.stderr,
+            /^dynamodb-outbox migrate: timed out: --timeout 3\.0 s ran out \(it bounds the whole migrate command\) while waiting for DynamoDB DescribeTable at /m,
+        );
         assert.ok(run.elapsedMs < ACCEPTANCE_MS, `exited after ${run.elapsedMs} ms`);
     });
 
     it("redrive --timeout 3 exits 1 the same way, and --json prints the failure as one object", async () => {
         const run = await spawnCli(
-            ["redrive", "--table", "orders-outbox", "--dlq-url", `${silent.url}/000000000000/orders-dlq`, "--sqs-endpoint", silent.url, "--endpoint", silent.url, "--timeout", "3", "--json"],
+            [
+                "redrive",
+                "--table",
+                "orders-outbox",
+                "--dlq-url",
+                `${silent.url}/000000000000/orders-dlq`,
+                "--sqs-endpoint",
+                silent.url,
+                "--endpoint",
+                silent.url,
+                "--timeout",
+                "3",
+                "--json",
+            ],
             KEYS,
         );
         assert.equal(run.signal, null, `killed by the test's guard: ${run.stderr}`);
         assert.equal(run.code, 1, run.stderr);
-        assert.match(run.stderr, /^redrive failed: timed out: --timeout 3\.0 s ran out \(it bounds the whole redrive command\) while waiting for SQS ReceiveMessage at http:\/\/127\.0\.0\.1:\d+; /m);
+        assert.match(
+            run.stderr,
+            /^redrive failed: timed out: --timeout 3\.0 s ran out \(it bounds the whole redrive command\) while waiting for SQS ReceiveMessage at http:\/\/127\.0\.0\.1:\d+; /m,
+        );
         const json = JSON.parse(run.stdout) as { command: string; ok: boolean; error: string };
         assert.deepEqual([json.command, json.ok], ["redrive", false]);
         assert.match(json.error, /^timed out: --timeout 3\.0 s ran out/);
@@ -146,7 +183,13 @@ describe("cli: every command is bounded by --timeout (the real executable, a ser
     it("a request that gets no answer fails on its own request timeout, before --timeout, with throwOnRequestTimeout", async () => {
         const deadline = startDeadline("verify", 60_000);
         const client = bindToDeadline(
-            new DynamoDBClient({ region: LOCAL_REGION, endpoint: silent.url, credentials: { accessKeyId: "local", secretAccessKey: "local" }, ...requestBounds(1_500), maxAttempts: 1 }),
+            new DynamoDBClient({
+                region: LOCAL_REGION,
+                endpoint: silent.url,
+                credentials: { accessKeyId: "local", secretAccessKey: "local" },
+                ...requestBounds(1_500),
+                maxAttempts: 1,
+            }),
             deadline,
             { service: "DynamoDB", endpoint: silent.url, settings: "--endpoint and --region" },
         );
@@ -167,8 +210,15 @@ describe("cli: every command is bounded by --timeout (the real executable, a ser
     });
 
     it("bounds each request by the smaller of its own bounds and --timeout, and makes a request timeout throw", () => {
-        assert.deepEqual(requestBounds(60_000), { maxAttempts: 5, requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000, throwOnRequestTimeout: true } });
-        assert.deepEqual(requestBounds(2_000).requestHandler, { connectionTimeout: 2_000, requestTimeout: 2_000, throwOnRequestTimeout: true });
+        assert.deepEqual(requestBounds(60_000), {
+            maxAttempts: 5,
+            requestHandler: { connectionTimeout: 5_000, requestTimeout: 30_000, throwOnRequestTimeout: true },
+        });
+        assert.deepEqual(requestBounds(2_000).requestHandler, {
+            connectionTimeout: 2_000,
+            requestTimeout: 2_000,
+            throwOnRequestTimeout: true,
+        });
     });
 });
 
@@ -192,11 +242,24 @@ describe("cli: a command that ignores the deadline is abandoned", function () {
             destroy: () => undefined,
         };
         const io = { ...captureIo({ ...LOCAL_ENV }), doctorAws: () => aws };
-        const code = await main(["doctor", "--table", table, "--endpoint", await dynamoEndpoint(), "--timeout", "1", "--json"], io);
+        const code = await main(
+            ["doctor", "--table", table, "--endpoint", await dynamoEndpoint(), "--timeout", "1", "--json"],
+            io,
+        );
         assert.equal(code, 1);
-        const lines = io.errors().split("\n").filter((l) => l !== "");
-        assert.deepEqual(lines, ["dynamodb-outbox doctor: timed out: --timeout 1.0 s ran out (it bounds the whole doctor command); check that the endpoint answers, or raise --timeout"]);
-        assert.deepEqual(JSON.parse(io.output()), { command: "doctor", table, ok: false, error: lines[0]?.slice("dynamodb-outbox doctor: ".length) });
+        const lines = io
+            .errors()
+            .split("\n")
+            .filter((l) => l !== "");
+        assert.deepEqual(lines, [
+            "dynamodb-outbox doctor: timed out: --timeout 1.0 s ran out (it bounds the whole doctor command); check that the endpoint answers, or raise --timeout",
+        ]);
+        assert.deepEqual(JSON.parse(io.output()), {
+            command: "doctor",
+            table,
+            ok: false,
+            error: lines[0]?.slice("dynamodb-outbox doctor: ".length),
+        });
     });
 });
 
@@ -216,7 +279,12 @@ describe("cli: verify still removes its verification record when --timeout runs 
         const deadline = startDeadline("verify", 4_000);
         const endpoint = await dynamoEndpoint();
         const client = createDynamoDbClient({ region: LOCAL_REGION, endpoint }, LOCAL_ENV, deadline);
-        const cleanupClient = createDynamoDbClient({ region: LOCAL_REGION, endpoint }, LOCAL_ENV, deadline, deadline.cleanupSignal);
+        const cleanupClient = createDynamoDbClient(
+            { region: LOCAL_REGION, endpoint },
+            LOCAL_ENV,
+            deadline,
+            deadline.cleanupSignal,
+        );
         const clock = fastClock();
         const real = new OutboxStore({ client, tableName: table, clock });
         const lagging = {
@@ -232,7 +300,18 @@ describe("cli: verify still removes its verification record when --timeout runs 
         const out = createOutput(io, false);
         const checks = new Checklist(out);
         try {
-            await checkLive(checks, { store: lagging, client, cleanupClient, deadline, tableName: table, region: LOCAL_REGION, expiryMs: 1_000, timeoutMs: 3_600_000, pollIntervalMs: 200, out });
+            await checkLive(checks, {
+                store: lagging,
+                client,
+                cleanupClient,
+                deadline,
+                tableName: table,
+                region: LOCAL_REGION,
+                expiryMs: 1_000,
+                timeoutMs: 3_600_000,
+                pollIntervalMs: 200,
+                out,
+            });
         } finally {
             client.destroy();
             cleanupClient.destroy();
@@ -243,9 +322,16 @@ describe("cli: verify still removes its verification record when --timeout runs 
             ["preflight:pass", "expiry:fail", "depth:skip", "cleanup:pass"],
             io.output(),
         );
-        assert.match(checks.results[1]?.detail ?? "", /^timed out: --timeout 4\.0 s ran out \(it bounds the whole verify command\)/);
+        assert.match(
+            checks.results[1]?.detail ?? "",
+            /^timed out: --timeout 4\.0 s ran out \(it bounds the whole verify command\)/,
+        );
         const ddb = await dynamoClient();
-        assert.deepEqual((await ddb.send(new ScanCommand({ TableName: table }))).Items, [], "the verification record and fence row were left behind");
+        assert.deepEqual(
+            (await ddb.send(new ScanCommand({ TableName: table }))).Items,
+            [],
+            "the verification record and fence row were left behind",
+        );
     });
 });
 
@@ -264,8 +350,24 @@ describe("cli: network and credential failures say what to do", function () {
 
     it("an unresolvable host names the endpoint and ENOTFOUND", async () => {
         const io = captureIo({ ...LOCAL_ENV });
-        assert.equal(await main(["doctor", "--table", "orders-outbox", "--endpoint", "http://does-not-exist.invalid", "--timeout", "20", "--json"], io), 1);
-        const expected = /^describe table "orders-outbox" failed: cannot reach DynamoDB at http:\/\/does-not-exist\.invalid: (ENOTFOUND, the host name does not resolve|EAI_AGAIN, the host name could not be resolved: DNS did not answer) \(getaddrinfo \w+ does-not-exist\.invalid\): check --endpoint and --region/;
+        assert.equal(
+            await main(
+                [
+                    "doctor",
+                    "--table",
+                    "orders-outbox",
+                    "--endpoint",
+                    "http://does-not-exist.invalid",
+                    "--timeout",
+                    "20",
+                    "--json",
+                ],
+                io,
+            ),
+            1,
+        );
+        const expected =
+            /^describe table "orders-outbox" failed: cannot reach DynamoDB at http:\/\/does-not-exist\.invalid: (ENOTFOUND, the host name does not resolve|EAI_AGAIN, the host name could not be resolved: DNS did not answer) \(getaddrinfo \w+ does-not-exist\.invalid\): check --endpoint and --region/;
         assert.match(io.errors(), new RegExp(`^dynamodb-outbox doctor: ${expected.source.slice(1)}`));
         const json = JSON.parse(io.output()) as { command: string; ok: boolean; error: string };
         assert.deepEqual([json.command, json.ok], ["doctor", false]);
@@ -285,7 +387,10 @@ describe("cli: network and credential failures say what to do", function () {
             const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
             try {
                 const io = captureIo({ ...LOCAL_ENV });
-                assert.equal(await main(["verify", "--table", "orders-outbox", "--endpoint", url, "--timeout", "20"], io), 1);
+                assert.equal(
+                    await main(["verify", "--table", "orders-outbox", "--endpoint", url, "--timeout", "20"], io),
+                    1,
+                );
                 assert.equal(
                     io.errors(),
                     `dynamodb-outbox verify: describe table "orders-outbox" failed: DynamoDB at ${url} answered HTTP 404 with something that is not a DynamoDB response: check that --endpoint and --region point at DynamoDB (another server, or a proxy, answered)\n`,
@@ -306,21 +411,44 @@ describe("cli: network and credential failures say what to do", function () {
             ["EPIPE", /the connection was closed while the request was sent/],
         ];
         for (const [code, meaning] of meanings) {
-            const err = new OutboxError("CONNECTION_LOST", `describe table "t" failed`, { cause: Object.assign(new Error(`connect ${code} 10.0.0.7:8000`), { code }) });
+            const err = new OutboxError("CONNECTION_LOST", `describe table "t" failed`, {
+                cause: Object.assign(new Error(`connect ${code} 10.0.0.7:8000`), { code }),
+            });
             const text = explainFailure(err) ?? "";
-            assert.match(text, new RegExp(`^describe table "t" failed: cannot reach the AWS endpoint: ${code}, ${meaning.source} \\(connect ${code} 10\\.0\\.0\\.7:8000\\): check the endpoint and region`), code);
+            assert.match(
+                text,
+                new RegExp(
+                    `^describe table "t" failed: cannot reach the AWS endpoint: ${code}, ${meaning.source} \\(connect ${code} 10\\.0\\.0\\.7:8000\\): check the endpoint and region`,
+                ),
+                code,
+            );
         }
-        assert.equal(explainFailure(new OutboxError("NOT_FOUND", "no such table")), undefined, "an error none of the cases explain keeps its own text");
+        assert.equal(
+            explainFailure(new OutboxError("NOT_FOUND", "no such table")),
+            undefined,
+            "an error none of the cases explain keeps its own text",
+        );
     });
 
     it("no credentials anywhere (empty environment, no profile, no instance role) is reported as credentials, naming AWS_PROFILE and AWS_ACCESS_KEY_ID", async () => {
-        const run = await spawnCli(["verify", "--table", "orders-outbox", "--endpoint", `http://127.0.0.1:${await closedPort()}`, "--timeout", "20"], {
-            AWS_REGION: LOCAL_REGION,
-            AWS_CONFIG_FILE: path.join(os.tmpdir(), "dynamodb-outbox-no-such-config"),
-            AWS_SHARED_CREDENTIALS_FILE: path.join(os.tmpdir(), "dynamodb-outbox-no-such-credentials"),
-            // No instance metadata service in a test: the chain must end at once, as it does on a laptop.
-            AWS_EC2_METADATA_DISABLED: "true",
-        });
+        const run = await spawnCli(
+            [
+                "verify",
+                "--table",
+                "orders-outbox",
+                "--endpoint",
+                `http://127.0.0.1:${await closedPort()}`,
+                "--timeout",
+                "20",
+            ],
+            {
+                AWS_REGION: LOCAL_REGION,
+                AWS_CONFIG_FILE: path.join(os.tmpdir(), "dynamodb-outbox-no-such-config"),
+                AWS_SHARED_CREDENTIALS_FILE: path.join(os.tmpdir(), "dynamodb-outbox-no-such-credentials"),
+                // No instance metadata service in a test: the chain must end at once, as it does on a laptop.
+                AWS_EC2_METADATA_DISABLED: "true",
+            },
+        );
         assert.equal(run.code, 1, run.stderr);
         assert.match(
             run.stderr,

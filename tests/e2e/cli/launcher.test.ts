@@ -28,7 +28,11 @@ function installedLayout(): { root: string; bin: string } {
     return { root, bin };
 }
 
-function spawnBin(bin: string, args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function spawnBin(
+    bin: string,
+    args: string[],
+    cwd: string,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
     return new Promise((resolve, reject) => {
         const child = spawn(bin, args, { cwd, env: { PATH: process.env.PATH ?? "", HOME: cwd, ...LOCAL_ENV } });
         let stdout = "";
@@ -54,7 +58,21 @@ describe("cli: the installed executable", function () {
     });
 
     it("runs from node_modules/.bin as npx would: verify passes on a correct table with exit 0, and a bad flag exits 2 with the usage", async () => {
-        const run = await spawnBin(layout.bin, ["verify", "--table", table, "--endpoint", await dynamoEndpoint(), "--expiry", "1", "--poll-interval", "0.2"], layout.root);
+        const run = await spawnBin(
+            layout.bin,
+            [
+                "verify",
+                "--table",
+                table,
+                "--endpoint",
+                await dynamoEndpoint(),
+                "--expiry",
+                "1",
+                "--poll-interval",
+                "0.2",
+            ],
+            layout.root,
+        );
         assert.equal(run.stderr, "");
         assert.match(run.stdout, new RegExp(`^dynamodb-outbox verify: table "${table}"`));
         assert.match(run.stdout, /✓ store preflight passes/);
@@ -64,6 +82,9 @@ describe("cli: the installed executable", function () {
         const bad = await spawnBin(layout.bin, ["verify", "--tabel", table], layout.root);
         assert.equal(bad.code, 2);
         assert.equal(bad.stdout, "");
-        assert.match(bad.stderr, /^dynamodb-outbox: unknown flag "--tabel"; see the flags below\n\nusage: dynamodb-outbox/);
+        assert.match(
+            bad.stderr,
+            /^dynamodb-outbox: unknown flag "--tabel"; see the flags below\n\nusage: dynamodb-outbox/,
+        );
     });
 });

@@ -31,20 +31,34 @@ describe("Outbox Lambda code", () => {
         it(`ships the ${which} as the serialized handler alone, within ${ARCHIVE_BUDGET_BYTES / 1024} KB`, async () => {
             const fn = which === "publisher" ? publisher : sweeper;
             const assets = Object.keys(await (fn.inputs.code.assets as Promise<Record<string, unknown>>));
-            assert.deepEqual(assets, ["__index.js"], "no node_modules: @aws-sdk/* and @smithy/* come with the Lambda runtime");
+            assert.deepEqual(
+                assets,
+                ["__index.js"],
+                "no node_modules: @aws-sdk/* and @smithy/* come with the Lambda runtime",
+            );
             const size = await archiveSize(fn);
-            console.log(`      ${which} archive: ${size.files} file(s), ${size.raw} bytes raw, ${size.deflated} bytes deflated`);
-            assert.ok(size.raw > 0 && size.raw <= ARCHIVE_BUDGET_BYTES, `${which} archive is ${size.raw} bytes, budget ${ARCHIVE_BUDGET_BYTES}`);
+            console.log(
+                `      ${which} archive: ${size.files} file(s), ${size.raw} bytes raw, ${size.deflated} bytes deflated`,
+            );
+            assert.ok(
+                size.raw > 0 && size.raw <= ARCHIVE_BUDGET_BYTES,
+                `${which} archive is ${size.raw} bytes, budget ${ARCHIVE_BUDGET_BYTES}`,
+            );
         });
     }
 
     it("would blow the budget without the exclusions (what the budget guards against)", async () => {
         // The same factory in a CallbackFunction left to Pulumi's default dependency walk.
-        new aws.lambda.CallbackFunction("codeloose-publisher", { callbackFactory: publisherLambdaFactory, role: "arn:aws:iam::111111111111:role/r" });
+        new aws.lambda.CallbackFunction("codeloose-publisher", {
+            callbackFactory: publisherLambdaFactory,
+            role: "arn:aws:iam::111111111111:role/r",
+        });
         await waitForRPCs();
         const fn = recordedNamed("codeloose-publisher")[0];
         const size = await archiveSize(fn);
-        console.log(`      publisher archive without exclusions: ${size.files} files, ${size.raw} bytes raw, ${size.deflated} bytes deflated`);
+        console.log(
+            `      publisher archive without exclusions: ${size.files} files, ${size.raw} bytes raw, ${size.deflated} bytes deflated`,
+        );
         assert.ok(size.raw > ARCHIVE_BUDGET_BYTES, `${size.raw} bytes`);
     });
 
@@ -52,7 +66,9 @@ describe("Outbox Lambda code", () => {
         const excluded = handlerExcludePackages(path.join(__dirname, "..", "..", ".."));
         const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "..", "package.json"), "utf8"));
         for (const dep of Object.keys(manifest.dependencies)) assert.ok(excluded.includes(dep), `${dep} excluded`);
-        const smithy = fs.readdirSync(path.join(__dirname, "..", "..", "..", "node_modules", "@smithy")).map((p) => `@smithy/${p}`);
+        const smithy = fs
+            .readdirSync(path.join(__dirname, "..", "..", "..", "node_modules", "@smithy"))
+            .map((p) => `@smithy/${p}`);
         for (const pkg of smithy) assert.ok(excluded.includes(pkg), `${pkg} excluded`);
     });
 
@@ -60,10 +76,17 @@ describe("Outbox Lambda code", () => {
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "outbox-codepath-"));
         try {
             assert.deepEqual(handlerExcludePackages(dir), []);
-            fs.writeFileSync(path.join(dir, "package.json"), JSON.stringify({ dependencies: { "dynamodb-outbox": "0.1.0", leftpad: "1.0.0" } }));
+            fs.writeFileSync(
+                path.join(dir, "package.json"),
+                JSON.stringify({ dependencies: { "dynamodb-outbox": "0.1.0", leftpad: "1.0.0" } }),
+            );
             fs.mkdirSync(path.join(dir, "node_modules", "@aws-sdk", "client-sns"), { recursive: true });
             fs.mkdirSync(path.join(dir, "program"));
-            assert.deepEqual(handlerExcludePackages(path.join(dir, "program")), ["@aws-sdk/client-sns", "dynamodb-outbox", "leftpad"]);
+            assert.deepEqual(handlerExcludePackages(path.join(dir, "program")), [
+                "@aws-sdk/client-sns",
+                "dynamodb-outbox",
+                "leftpad",
+            ]);
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
         }
@@ -83,16 +106,29 @@ describe("Outbox Lambda code", () => {
                 fs.mkdirSync(dir);
                 fs.writeFileSync(path.join(dir, "__index.js"), await entryText(fn));
                 const dropped = [ENV.tableName, ENV.topicArn, ENV.dlqUrl];
-                const report = runLambdaHost(dir, { work, environment: fn.inputs.environment.variables as Record<string, string>, drop: dropped, invokeEmptyBatch: which === "publisher" });
+                const report = runLambdaHost(dir, {
+                    work,
+                    environment: fn.inputs.environment.variables as Record<string, string>,
+                    drop: dropped,
+                    invokeEmptyBatch: which === "publisher",
+                });
                 assert.equal(report.node, lambdaNode().version);
                 assert.equal(majorOf(report.node), LAMBDA_NODE_MAJOR, "Lambda's nodejs22.x");
                 assert.equal(report.handlerType, "function");
                 if (which === "publisher") assert.deepEqual(report.emptyBatch, { batchItemFailures: [] });
                 for (const variable of dropped) {
-                    assert.equal(report.missing[variable]?.code, "INVALID_CONFIG", `${variable}: ${JSON.stringify(report.missing[variable])}`);
+                    assert.equal(
+                        report.missing[variable]?.code,
+                        "INVALID_CONFIG",
+                        `${variable}: ${JSON.stringify(report.missing[variable])}`,
+                    );
                     assert.equal(report.missing[variable]?.context?.variable, variable);
                 }
-                assert.deepEqual(report.modules.filter((m) => m.includes(`${path.sep}@pulumi${path.sep}`)), [], "no @pulumi module loaded");
+                assert.deepEqual(
+                    report.modules.filter((m) => m.includes(`${path.sep}@pulumi${path.sep}`)),
+                    [],
+                    "no @pulumi module loaded",
+                );
             });
         }
     });
@@ -129,7 +165,8 @@ describe("Outbox Lambda code", () => {
                 delete process.env[variable];
                 assert.throws(
                     () => loadSerialized(text),
-                    (e: any) => e.code === "INVALID_CONFIG" && e.context?.variable === variable && e.message.includes(variable),
+                    (e: any) =>
+                        e.code === "INVALID_CONFIG" && e.context?.variable === variable && e.message.includes(variable),
                 );
             });
         }
@@ -139,14 +176,21 @@ describe("Outbox Lambda code", () => {
             assert.throws(
                 () => loadSerialized(text),
                 (e: any) =>
-                    e.code === "INVALID_CONFIG" && e.context?.variable === ENV.maxPublishAttempts && e.context?.value === "many" && e.message.includes(ENV.maxPublishAttempts) && e.message.includes('"many"'),
+                    e.code === "INVALID_CONFIG" &&
+                    e.context?.variable === ENV.maxPublishAttempts &&
+                    e.context?.value === "many" &&
+                    e.message.includes(ENV.maxPublishAttempts) &&
+                    e.message.includes('"many"'),
             );
         });
 
         it("keeps the error message and code through serialization", () => {
             Object.assign(process.env, environment());
             delete process.env[ENV.tableName];
-            assert.throws(() => loadSerialized(text), (e: any) => e.message.includes(ENV.tableName) && String(e).includes(ENV.tableName));
+            assert.throws(
+                () => loadSerialized(text),
+                (e: any) => e.message.includes(ENV.tableName) && String(e).includes(ENV.tableName),
+            );
         });
 
         it("fails the sweeper's cold start naming OUTBOX_EXPIRY_SHARDS when it is 0, 1.5 or 1000", async () => {
@@ -155,7 +199,11 @@ describe("Outbox Lambda code", () => {
                 Object.assign(process.env, environment(), { [ENV.expiryShards]: bad });
                 assert.throws(
                     () => loadSerialized(sweeperText),
-                    (e: any) => e.code === "INVALID_CONFIG" && e.context?.variable === ENV.expiryShards && e.message.includes(`"${bad}"`) && e.message.includes("from 1 to 64"),
+                    (e: any) =>
+                        e.code === "INVALID_CONFIG" &&
+                        e.context?.variable === ENV.expiryShards &&
+                        e.message.includes(`"${bad}"`) &&
+                        e.message.includes("from 1 to 64"),
                 );
             }
         });
@@ -163,25 +211,54 @@ describe("Outbox Lambda code", () => {
         it("fails the cold start of both functions naming a malformed topic ARN, a DLQ URL that is not a URL, and a topic or DLQ of another region than AWS_REGION", async () => {
             const sweeperText = await entryText(sweeper);
             const cases: [Record<string, string>, string, RegExp][] = [
-                [{ [ENV.topicArn]: "orders-topic" }, ENV.topicArn, /OUTBOX_TOPIC_ARN is "orders-topic"; expected an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>; set it to the topic's ARN/],
-                [{ [ENV.topicArn]: "arn:aws:sns:eu-west-1:111111111111" }, ENV.topicArn, /OUTBOX_TOPIC_ARN is "arn:aws:sns:eu-west-1:111111111111"; expected an SNS topic ARN/],
-                [{ [ENV.dlqUrl]: "not-a-url" }, ENV.dlqUrl, /OUTBOX_DLQ_URL is "not-a-url"; expected an SQS queue URL, https:\/\/sqs\.<region>\.amazonaws\.com\/<account>\/<queue name>; set it to the queue's URL/],
-                [{ [ENV.dlqUrl]: "arn:aws:sqs:eu-west-1:111111111111:dlq" }, ENV.dlqUrl, /OUTBOX_DLQ_URL is "arn:aws:sqs:eu-west-1:111111111111:dlq"; expected an SQS queue URL/],
-                [{ AWS_REGION: "us-east-1" }, ENV.topicArn, /OUTBOX_TOPIC_ARN is "arn:aws:sns:eu-west-1:[^"]+": the topic is in eu-west-1, but the function runs in us-east-1 \(AWS_REGION\); SNS refuses a topic of another region \(InvalidParameter: TopicArn\); point it at a topic in us-east-1/],
-                [{ AWS_REGION: "eu-west-1", [ENV.dlqUrl]: "https://sqs.us-east-2.amazonaws.com/111111111111/dlq" }, ENV.dlqUrl, /OUTBOX_DLQ_URL is "https:\/\/sqs\.us-east-2\.amazonaws\.com\/111111111111\/dlq": the queue is in us-east-2, but the function runs in eu-west-1 \(AWS_REGION\)/],
+                [
+                    { [ENV.topicArn]: "orders-topic" },
+                    ENV.topicArn,
+                    /OUTBOX_TOPIC_ARN is "orders-topic"; expected an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>; set it to the topic's ARN/,
+                ],
+                [
+                    { [ENV.topicArn]: "arn:aws:sns:eu-west-1:111111111111" },
+                    ENV.topicArn,
+                    /OUTBOX_TOPIC_ARN is "arn:aws:sns:eu-west-1:111111111111"; expected an SNS topic ARN/,
+                ],
+                [
+                    { [ENV.dlqUrl]: "not-a-url" },
+                    ENV.dlqUrl,
+                    /OUTBOX_DLQ_URL is "not-a-url"; expected an SQS queue URL, https:\/\/sqs\.<region>\.amazonaws\.com\/<account>\/<queue name>; set it to the queue's URL/,
+                ],
+                [
+                    { [ENV.dlqUrl]: "arn:aws:sqs:eu-west-1:111111111111:dlq" },
+                    ENV.dlqUrl,
+                    /OUTBOX_DLQ_URL is "arn:aws:sqs:eu-west-1:111111111111:dlq"; expected an SQS queue URL/,
+                ],
+                [
+                    { AWS_REGION: "us-east-1" },
+                    ENV.topicArn,
+                    /OUTBOX_TOPIC_ARN is "arn:aws:sns:eu-west-1:[^"]+": the topic is in eu-west-1, but the function runs in us-east-1 \(AWS_REGION\); SNS refuses a topic of another region \(InvalidParameter: TopicArn\); point it at a topic in us-east-1/,
+                ],
+                [
+                    { AWS_REGION: "eu-west-1", [ENV.dlqUrl]: "https://sqs.us-east-2.amazonaws.com/111111111111/dlq" },
+                    ENV.dlqUrl,
+                    /OUTBOX_DLQ_URL is "https:\/\/sqs\.us-east-2\.amazonaws\.com\/111111111111\/dlq": the queue is in us-east-2, but the function runs in eu-west-1 \(AWS_REGION\)/,
+                ],
             ];
             for (const [change, variable, pattern] of cases) {
                 for (const serialized of [text, sweeperText]) {
                     Object.assign(process.env, environment(), change);
                     assert.throws(
                         () => loadSerialized(serialized),
-                        (e: any) => e.code === "INVALID_CONFIG" && e.context?.variable === variable && pattern.test(e.message),
+                        (e: any) =>
+                            e.code === "INVALID_CONFIG" && e.context?.variable === variable && pattern.test(e.message),
                         JSON.stringify(change),
                     );
                 }
             }
             Object.assign(process.env, environment(), { AWS_REGION: "eu-west-1" });
-            assert.equal(typeof loadSerialized(text), "function", "the component's own names, in the function's region, pass");
+            assert.equal(
+                typeof loadSerialized(text),
+                "function",
+                "the component's own names, in the function's region, pass",
+            );
         });
 
         it("fails the sweeper's cold start naming OUTBOX_MAX_PARTITIONS_PER_RUN when it is 0, 1.5 or 10001, and takes 10000", async () => {
@@ -190,7 +267,11 @@ describe("Outbox Lambda code", () => {
                 Object.assign(process.env, environment(), { [ENV.maxPartitionsPerRun]: bad });
                 assert.throws(
                     () => loadSerialized(sweeperText),
-                    (e: any) => e.code === "INVALID_CONFIG" && e.context?.variable === ENV.maxPartitionsPerRun && e.message.includes(`"${bad}"`) && e.message.includes("from 1 to 10000"),
+                    (e: any) =>
+                        e.code === "INVALID_CONFIG" &&
+                        e.context?.variable === ENV.maxPartitionsPerRun &&
+                        e.message.includes(`"${bad}"`) &&
+                        e.message.includes("from 1 to 10000"),
                 );
             }
             Object.assign(process.env, environment(), { [ENV.maxPartitionsPerRun]: "10000" });

@@ -32,7 +32,9 @@ interface Run {
 
 /** `npm start -- <args>` when package.json has the script, else the same script through ts-node. */
 function startCommand(args: readonly string[]): { command: string; argv: string[] } {
-    const manifest = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { scripts?: Record<string, string> };
+    const manifest = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as {
+        scripts?: Record<string, string>;
+    };
     if (manifest.scripts?.start !== undefined) return { command: "npm", argv: ["start", "--", ...args] };
     return { command: process.execPath, argv: ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", ...args] };
 }
@@ -64,7 +66,8 @@ async function waitFor(run: Run, pattern: RegExp, timeoutMs = 90_000): Promise<R
         const match = run.stdout.match(pattern);
         if (match !== null) return match;
         if (exited) throw new Error(`exited before ${pattern}; stdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
-        if (Date.now() > deadline) throw new Error(`no ${pattern} after ${timeoutMs} ms; stdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
+        if (Date.now() > deadline)
+            throw new Error(`no ${pattern} after ${timeoutMs} ms; stdout:\n${run.stdout}\nstderr:\n${run.stderr}`);
         await new Promise((resolve) => setTimeout(resolve, 100));
     }
 }
@@ -119,7 +122,8 @@ function printedPorts(stdout: string): { dynamo: string; fauxqs: string } {
 
 async function assertNothingLeft(ports: { dynamo: string; fauxqs: string }): Promise<void> {
     // The Java process may take a moment to be reaped after its parent saw it exit.
-    for (let i = 0; i < 50 && dynamoProcessesOnPort(ports.dynamo).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 50 && dynamoProcessesOnPort(ports.dynamo).length > 0; i += 1)
+        await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(dynamoProcessesOnPort(ports.dynamo), [], `DynamoDB Local on port ${ports.dynamo} left running`);
     assert.equal(await listening(ports.dynamo), false, `port ${ports.dynamo} still accepts connections`);
     assert.equal(await listening(ports.fauxqs), false, `fauxqs port ${ports.fauxqs} still accepts connections`);
@@ -161,14 +165,28 @@ describe("npm start (end to end)", function () {
         const { code } = await run.exited;
         const lines = run.stdout.trimEnd().split("\n");
         assert.deepEqual(lines.at(-1)!.match(SUMMARY)?.slice(1).map(Number), [5, 5, 0, 0, 0], run.stdout);
-        assert.match(run.stdout, /\n {2}payloads {3}1048576 bytes each: 5 stored in S3 \(bucket outbox-demo-payloads-\w+\), 5 fetched and checked \(length, SHA-256\) by the consumer, 0 failed\n/);
+        assert.match(
+            run.stdout,
+            /\n {2}payloads {3}1048576 bytes each: 5 stored in S3 \(bucket outbox-demo-payloads-\w+\), 5 fetched and checked \(length, SHA-256\) by the consumer, 0 failed\n/,
+        );
         assert.equal(run.stderr, "");
         assert.equal(code, 0);
         await assertNothingLeft(printedPorts(run.stdout));
     });
 
     it("sends expired orders to the DLQ and keeps per-customer order; with --keep, stays up until SIGTERM stops everything", async () => {
-        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "40", "--keys", "4", "--expire-ratio", "0.25", "--keep"]);
+        const run = spawnRun(process.execPath, [
+            "-r",
+            "ts-node/register/transpile-only",
+            "dev/demo/start.ts",
+            "--count",
+            "40",
+            "--keys",
+            "4",
+            "--expire-ratio",
+            "0.25",
+            "--keep",
+        ]);
         started.push(run);
         await waitFor(run, /--keep: staying up/);
         assert.match(run.stdout, /^delivered 30\/40 lost 0 duplicates \d+ dlq 10$/m);
@@ -187,11 +205,23 @@ describe("npm start (end to end)", function () {
     it("--endpoint uses a running DynamoDB, starts no DynamoDB Local, and deletes its demo table on exit", async () => {
         const endpoint = await dynamoEndpoint();
         const client = await dynamoClient();
-        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "10", "--endpoint", endpoint]);
+        const run = spawnRun(process.execPath, [
+            "-r",
+            "ts-node/register/transpile-only",
+            "dev/demo/start.ts",
+            "--count",
+            "10",
+            "--endpoint",
+            endpoint,
+        ]);
         started.push(run);
         let children: number[] = [];
         const watch = setInterval(() => {
-            children = children.concat(childProcessesOf(run.child.pid!).filter((p) => p.args.includes("DynamoDBLocal.jar")).map((p) => p.pid));
+            children = children.concat(
+                childProcessesOf(run.child.pid!)
+                    .filter((p) => p.args.includes("DynamoDBLocal.jar"))
+                    .map((p) => p.pid),
+            );
         }, 100);
         const { code } = await run.exited.finally(() => clearInterval(watch));
         assert.equal(code, 0, run.stderr);
@@ -199,16 +229,28 @@ describe("npm start (end to end)", function () {
         assert.match(run.stdout, new RegExp(`DynamoDB at ${endpoint.replace(/[.]/g, "\\.")}`));
         assert.deepEqual(children, [], "no DynamoDB Local started");
         const table = run.stdout.match(/table (outbox-demo-\S+) created/)![1]!;
-        await assert.rejects(client.send(new DescribeTableCommand({ TableName: table })), (err: Error) => err.name === "ResourceNotFoundException", `${table} deleted`);
+        await assert.rejects(
+            client.send(new DescribeTableCommand({ TableName: table })),
+            (err: Error) => err.name === "ResourceNotFoundException",
+            `${table} deleted`,
+        );
     });
 
     it("stops DynamoDB Local when SIGTERM arrives while it is still starting", async () => {
-        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "5"]);
+        const run = spawnRun(process.execPath, [
+            "-r",
+            "ts-node/register/transpile-only",
+            "dev/demo/start.ts",
+            "--count",
+            "5",
+        ]);
         started.push(run);
         // The Java child exists well before it answers; signal as soon as it shows up.
         let java: number[] = [];
         for (let i = 0; i < 600 && java.length === 0; i += 1) {
-            java = childProcessesOf(run.child.pid!).filter((p) => p.args.includes("DynamoDBLocal.jar")).map((p) => p.pid);
+            java = childProcessesOf(run.child.pid!)
+                .filter((p) => p.args.includes("DynamoDBLocal.jar"))
+                .map((p) => p.pid);
             if (java.length === 0) await new Promise((r) => setTimeout(r, 25));
         }
         assert.equal(java.length, 1, "DynamoDB Local was started");
@@ -220,7 +262,11 @@ describe("npm start (end to end)", function () {
     });
 
     it("stops everything on Ctrl-C (SIGINT to the whole foreground process group)", async () => {
-        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "5", "--keep"], true);
+        const run = spawnRun(
+            process.execPath,
+            ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "5", "--keep"],
+            true,
+        );
         started.push(run);
         await waitFor(run, /--keep: staying up/);
         const ports = printedPorts(run.stdout);
@@ -256,7 +302,8 @@ describe("npm start (end to end)", function () {
             const { code } = await run.exited;
             assert.equal(code, 1);
             assert.match(run.stderr, /boom after start/);
-            for (let i = 0; i < 50 && dynamoProcessesOnPort(port).length > 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+            for (let i = 0; i < 50 && dynamoProcessesOnPort(port).length > 0; i += 1)
+                await new Promise((r) => setTimeout(r, 100));
             assert.deepEqual(dynamoProcessesOnPort(port), []);
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
@@ -266,12 +313,21 @@ describe("npm start (end to end)", function () {
     it("says in one line how to install Java when it is missing, and starts nothing", async () => {
         const noJava = fs.mkdtempSync(path.join(os.tmpdir(), "outbox-nojava-"));
         try {
-            const child = spawn(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "5"], {
-                cwd: REPO,
-                stdio: ["ignore", "pipe", "pipe"],
-                env: { ...process.env, PATH: noJava, JAVA_HOME: "" },
-            });
-            const run: Run = { child, stdout: "", stderr: "", exited: new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal }))) };
+            const child = spawn(
+                process.execPath,
+                ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "5"],
+                {
+                    cwd: REPO,
+                    stdio: ["ignore", "pipe", "pipe"],
+                    env: { ...process.env, PATH: noJava, JAVA_HOME: "" },
+                },
+            );
+            const run: Run = {
+                child,
+                stdout: "",
+                stderr: "",
+                exited: new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal }))),
+            };
             child.stdout!.on("data", (chunk: Buffer) => (run.stdout += chunk.toString()));
             child.stderr!.on("data", (chunk: Buffer) => (run.stderr += chunk.toString()));
             started.push(run);
@@ -285,12 +341,21 @@ describe("npm start (end to end)", function () {
     });
 
     it("refuses a bad flag with one clear line on stderr and starts nothing", async () => {
-        const run = spawnRun(process.execPath, ["-r", "ts-node/register/transpile-only", "dev/demo/start.ts", "--count", "lots"]);
+        const run = spawnRun(process.execPath, [
+            "-r",
+            "ts-node/register/transpile-only",
+            "dev/demo/start.ts",
+            "--count",
+            "lots",
+        ]);
         started.push(run);
         const { code } = await run.exited;
         assert.equal(code, 2);
         assert.equal(run.stdout, "");
-        assert.equal(run.stderr, 'npm start: --count is "lots"; expected an integer from 1 to 1000000. Example: --count 100\n');
+        assert.equal(
+            run.stderr,
+            'npm start: --count is "lots"; expected an integer from 1 to 1000000. Example: --count 100\n',
+        );
     });
 });
 
@@ -302,8 +367,31 @@ describe("npm start flags", () => {
 
     it("reads every flag, as --flag value and --flag=value", () => {
         assert.deepEqual(
-            parseStartArgs(["--count", "50", "--rate=0", "--keys", "4", "--parallelization-factor=4", "--expire-ratio", "0.1", "--fail-rate=0.2", "--endpoint", "http://127.0.0.1:8000/", "--keep"]),
-            { ...START_DEFAULTS, count: 50, rate: 0, keys: 4, parallelizationFactor: 4, expireRatio: 0.1, failRate: 0.2, endpoint: "http://127.0.0.1:8000", keep: true },
+            parseStartArgs([
+                "--count",
+                "50",
+                "--rate=0",
+                "--keys",
+                "4",
+                "--parallelization-factor=4",
+                "--expire-ratio",
+                "0.1",
+                "--fail-rate=0.2",
+                "--endpoint",
+                "http://127.0.0.1:8000/",
+                "--keep",
+            ]),
+            {
+                ...START_DEFAULTS,
+                count: 50,
+                rate: 0,
+                keys: 4,
+                parallelizationFactor: 4,
+                expireRatio: 0.1,
+                failRate: 0.2,
+                endpoint: "http://127.0.0.1:8000",
+                keep: true,
+            },
         );
         assert.equal(parseStartArgs(["--help"]).help, true);
         assert.equal(parseStartArgs(["--payload-bytes", "10000000"]).payloadBytes, 10_000_000);
@@ -315,7 +403,10 @@ describe("npm start flags", () => {
         [["--count", ""], /^--count is ""; expected an integer/],
         [["--rate", "-1"], /^--rate is "-1"; expected a number of orders per second from 0/],
         [["--keys", "x"], /^--keys is "x"; expected an integer from 0/],
-        [["--parallelization-factor", "11"], /^--parallelization-factor is "11"; expected an integer from 1 to 10\. Example: --parallelization-factor 4$/],
+        [
+            ["--parallelization-factor", "11"],
+            /^--parallelization-factor is "11"; expected an integer from 1 to 10\. Example: --parallelization-factor 4$/,
+        ],
         [["--parallelization-factor", "0"], /^--parallelization-factor is "0"; expected an integer from 1 to 10/],
         [["--expire-ratio", "1.5"], /^--expire-ratio is "1\.5"; expected a share from 0 to 1/],
         [["--fail-rate", "1"], /^--fail-rate is "1"; expected a share from 0 to 0\.9/],
@@ -333,13 +424,19 @@ describe("npm start flags", () => {
         [["-x"], /^unknown option "-x"; the options are --count, /],
         [["5"], /^unknown option "5"; the options are --count, /],
         [["--keep", "--keep=yes"], /^--keep is given twice; give it once$/],
-        [["--payload-bytes", "100000001"], /^--payload-bytes is "100000001"; expected an integer number of bytes from 0 \(the small payload\) to 100000000\. Example: --payload-bytes 1048576$/],
+        [
+            ["--payload-bytes", "100000001"],
+            /^--payload-bytes is "100000001"; expected an integer number of bytes from 0 \(the small payload\) to 100000000\. Example: --payload-bytes 1048576$/,
+        ],
         [["--payload-bytes", "1.5"], /^--payload-bytes is "1\.5"; expected an integer number of bytes/],
         [["--payload-bytes", "1048576", "--fail-rate", "0.1"], /^--payload-bytes and --fail-rate do not go together/],
     ];
     for (const [argv, message] of refused) {
         it(`refuses ${argv.join(" ")}`, () => {
-            assert.throws(() => parseStartArgs(argv), (err: unknown) => err instanceof UsageError && message.test(err.message));
+            assert.throws(
+                () => parseStartArgs(argv),
+                (err: unknown) => err instanceof UsageError && message.test(err.message),
+            );
         });
     }
 });
@@ -347,7 +444,11 @@ describe("npm start flags", () => {
 describe("npm start progress line", () => {
     function fakeStream(isTTY: boolean): { stream: NodeJS.WriteStream; written: string[] } {
         const written: string[] = [];
-        const stream = { isTTY, columns: 40, write: (chunk: string) => written.push(chunk) } as unknown as NodeJS.WriteStream;
+        const stream = {
+            isTTY,
+            columns: 40,
+            write: (chunk: string) => written.push(chunk),
+        } as unknown as NodeJS.WriteStream;
         return { stream, written };
     }
 
@@ -357,7 +458,12 @@ describe("npm start progress line", () => {
         progress.update("written 1/10");
         progress.update("written 2/10 " + "x".repeat(100));
         progress.print("summary");
-        assert.deepEqual(written, ["\r\x1b[2Kwritten 1/10", `\r\x1b[2K${("written 2/10 " + "x".repeat(100)).slice(0, 39)}`, "\r\x1b[2K", "summary\n"]);
+        assert.deepEqual(written, [
+            "\r\x1b[2Kwritten 1/10",
+            `\r\x1b[2K${("written 2/10 " + "x".repeat(100)).slice(0, 39)}`,
+            "\r\x1b[2K",
+            "summary\n",
+        ]);
     });
 
     it("writes plain lines, at most one per interval and none repeated, when stdout is not a terminal", () => {

@@ -12,7 +12,14 @@ import * as path from "node:path";
 import { COMMANDS, REDRIVE_COMMAND } from "../../../cli/shared/args";
 import { ALARM_THRESHOLD_RANGES, OUTBOX_DEFAULTS, OUTBOX_RANGES } from "../../../components/defaults";
 import { filesUnder } from "../../support/serialized";
-import { ROOT, codeBlocks, handWrittenPages, shownCommands, typeCheckBlocks, unknownCommands } from "../../support/markdown";
+import {
+    ROOT,
+    codeBlocks,
+    handWrittenPages,
+    shownCommands,
+    typeCheckBlocks,
+    unknownCommands,
+} from "../../support/markdown";
 
 const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
 const CLI_COMMANDS = [...Object.keys(COMMANDS), REDRIVE_COMMAND];
@@ -21,7 +28,20 @@ const read = (page: string) => fs.readFileSync(path.resolve(ROOT, page), "utf8")
 /** remark with the repository's link-checking config, on the given paths (from `cwd`). */
 function remark(paths: readonly string[], cwd = ROOT) {
     const cli = path.join(ROOT, "node_modules", "remark-cli", "cli.js");
-    const run = spawnSync(process.execPath, [cli, "--rc-path", path.join(ROOT, ".remarkrc.json"), "--no-stdout", "--frail", "--quiet", "--no-color", ...paths], { cwd, encoding: "utf8" });
+    const run = spawnSync(
+        process.execPath,
+        [
+            cli,
+            "--rc-path",
+            path.join(ROOT, ".remarkrc.json"),
+            "--no-stdout",
+            "--frail",
+            "--quiet",
+            "--no-color",
+            ...paths,
+        ],
+        { cwd, encoding: "utf8" },
+    );
     return { status: run.status, output: `${run.stdout}${run.stderr}` };
 }
 
@@ -59,7 +79,10 @@ describe("the docs", function () {
         it("the checker fails on a missing page and on a missing heading", () => {
             const dir = fs.mkdtempSync(path.join(os.tmpdir(), "outbox-docs-"));
             try {
-                fs.writeFileSync(path.join(dir, "a.md"), "# A\n\n[gone](gone.md) and [b](b.md#no-such-heading) and [fine](b.md#b)\n");
+                fs.writeFileSync(
+                    path.join(dir, "a.md"),
+                    "# A\n\n[gone](gone.md) and [b](b.md#no-such-heading) and [fine](b.md#b)\n",
+                );
                 fs.writeFileSync(path.join(dir, "b.md"), "# B\n");
                 const run = remark(["a.md", "b.md"], dir);
                 assert.notEqual(run.status, 0, run.output);
@@ -75,13 +98,22 @@ describe("the docs", function () {
     describe("commands", () => {
         it("every `npm run X` shown is a script of package.json, and every `dynamodb-outbox X` a command of the CLI", () => {
             const shown = handWrittenPages().flatMap((page) => shownCommands(page, read(page)));
-            assert.ok(shown.some((c) => c.kind === "npm-script") && shown.some((c) => c.kind === "cli"), "the pages show both kinds");
+            assert.ok(
+                shown.some((c) => c.kind === "npm-script") && shown.some((c) => c.kind === "cli"),
+                "the pages show both kinds",
+            );
             const unknown = unknownCommands(shown, pkg.scripts, CLI_COMMANDS);
-            assert.deepEqual(unknown.map((c) => `${c.page}:${c.line}: ${c.kind} ${c.name}`), []);
+            assert.deepEqual(
+                unknown.map((c) => `${c.page}:${c.line}: ${c.kind} ${c.name}`),
+                [],
+            );
         });
 
         it("finds a script and a CLI command that do not exist", () => {
-            const shown = shownCommands("x.md", "run `npm run nope`, then\n```sh\nnpx dynamodb-outbox frobnicate --table t\ndynamodb-outbox verify\n```\n");
+            const shown = shownCommands(
+                "x.md",
+                "run `npm run nope`, then\n```sh\nnpx dynamodb-outbox frobnicate --table t\ndynamodb-outbox verify\n```\n",
+            );
             assert.deepEqual(
                 unknownCommands(shown, pkg.scripts, CLI_COMMANDS).map((c) => `${c.line} ${c.name}`),
                 ["1 nope", "3 frobnicate"],
@@ -91,13 +123,16 @@ describe("the docs", function () {
 
     describe("TypeScript blocks", () => {
         it("every `ts` block type-checks against the package, as a strict project importing it by name", () => {
-            const blocks = handWrittenPages().flatMap((page) => codeBlocks(page, read(page))).filter((b) => b.lang === "ts");
+            const blocks = handWrittenPages()
+                .flatMap((page) => codeBlocks(page, read(page)))
+                .filter((b) => b.lang === "ts");
             assert.ok(blocks.length >= 10, `found ${blocks.length} ts blocks`);
             assert.deepEqual(typeCheckBlocks(blocks, path.join(ROOT, ".docs-blocks")), []);
         });
 
         it("reports a block that does not type-check, at its page and line", () => {
-            const text = "intro\n\n```ts\nimport { Outbox } from \"dynamodb-outbox\";\nnew Outbox(\"orders\", { batchSize: \"many\" });\n```\n";
+            const text =
+                'intro\n\n```ts\nimport { Outbox } from "dynamodb-outbox";\nnew Outbox("orders", { batchSize: "many" });\n```\n';
             const errors = typeCheckBlocks(codeBlocks("bad.md", text), path.join(ROOT, ".docs-blocks-bad"));
             assert.equal(errors.length, 1, errors.join("\n"));
             assert.match(errors[0], /^bad\.md:5: .*'string'.*/);
@@ -118,26 +153,66 @@ describe("the docs", function () {
         });
 
         it("the comparison finds a page that changed, went missing or is extra", () => {
-            const a = new Map([["x.md", "1"], ["y.md", "2"]]);
-            assert.deepEqual(treeDifferences(a, new Map([["x.md", "1"], ["y.md", "2"]])), []);
-            assert.deepEqual(treeDifferences(a, new Map([["x.md", "1!"], ["z.md", "3"]])), ["x.md", "y.md", "z.md"]);
+            const a = new Map([
+                ["x.md", "1"],
+                ["y.md", "2"],
+            ]);
+            assert.deepEqual(
+                treeDifferences(
+                    a,
+                    new Map([
+                        ["x.md", "1"],
+                        ["y.md", "2"],
+                    ]),
+                ),
+                [],
+            );
+            assert.deepEqual(
+                treeDifferences(
+                    a,
+                    new Map([
+                        ["x.md", "1!"],
+                        ["z.md", "3"],
+                    ]),
+                ),
+                ["x.md", "y.md", "z.md"],
+            );
         });
 
         it("the Outbox args page gives every arg the default components/defaults.ts applies", () => {
             const args = generatedDefaults(path.join("docs", "api", "index", "interfaces", "OutboxArgs.md"));
-            for (const key of Object.keys(OUTBOX_RANGES) as (keyof typeof OUTBOX_RANGES)[]) assert.equal(args.get(key), String(OUTBOX_RANGES[key].fallback), key);
-            for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule", "logLevel", "alarms", "dashboard"] as const) {
+            for (const key of Object.keys(OUTBOX_RANGES) as (keyof typeof OUTBOX_RANGES)[])
+                assert.equal(args.get(key), String(OUTBOX_RANGES[key].fallback), key);
+            for (const key of [
+                "billingMode",
+                "pointInTimeRecovery",
+                "deletionProtection",
+                "fifo",
+                "sweepSchedule",
+                "logLevel",
+                "alarms",
+                "dashboard",
+            ] as const) {
                 assert.equal(args.get(key), JSON.stringify(OUTBOX_DEFAULTS[key]), key);
             }
-            const thresholds = generatedDefaults(path.join("docs", "api", "index", "interfaces", "OutboxAlarmThresholds.md"));
+            const thresholds = generatedDefaults(
+                path.join("docs", "api", "index", "interfaces", "OutboxAlarmThresholds.md"),
+            );
             for (const key of Object.keys(ALARM_THRESHOLD_RANGES) as (keyof typeof ALARM_THRESHOLD_RANGES)[]) {
-                assert.equal(thresholds.get(key), String(ALARM_THRESHOLD_RANGES[key].fallback), `alarmThresholds.${key}`);
+                assert.equal(
+                    thresholds.get(key),
+                    String(ALARM_THRESHOLD_RANGES[key].fallback),
+                    `alarmThresholds.${key}`,
+                );
             }
         });
 
         it("reads a generated page's defaults as TypeDoc writes them", () => {
             const page = path.join(os.tmpdir(), `outbox-defaults-${process.pid}.md`);
-            fs.writeFileSync(page, "# Interface\n\n### batchSize?\n\ntext\n\n#### Default\n\n```ts\n100\n```\n\n***\n\n### tags?\n\nno default\n");
+            fs.writeFileSync(
+                page,
+                "# Interface\n\n### batchSize?\n\ntext\n\n#### Default\n\n```ts\n100\n```\n\n***\n\n### tags?\n\nno default\n",
+            );
             try {
                 assert.deepEqual([...generatedDefaults(page)], [["batchSize", "100"]]);
             } finally {

@@ -35,7 +35,24 @@ import { runAsync, type Ran } from "../../support/run-async";
 import { filesUnder, folderSize } from "../../support/serialized";
 import { LAMBDA_NODE_MAJOR, lambdaNode, majorOf } from "../../support/lambda-node";
 import { runLambdaHost, type HostReport } from "../../support/lambda-host";
-import { FIXTURES, MANIFEST, REPO, bytesUnder, consumerArchivesOf, consumerEnvironment, installConsumerProject, installRuntimeApp, installedPackages, ok, packPackage, pulumiConsumerDependencies, run, runConsumerProgram, type ConsumerArchives, type ConsumerProject } from "../../support/package/consumer-project";
+import {
+    FIXTURES,
+    MANIFEST,
+    REPO,
+    bytesUnder,
+    consumerArchivesOf,
+    consumerEnvironment,
+    installConsumerProject,
+    installRuntimeApp,
+    installedPackages,
+    ok,
+    packPackage,
+    pulumiConsumerDependencies,
+    run,
+    runConsumerProgram,
+    type ConsumerArchives,
+    type ConsumerProject,
+} from "../../support/package/consumer-project";
 
 const TSC = require.resolve("typescript/bin/tsc");
 
@@ -93,7 +110,11 @@ const TYPESCRIPT_PROGRAM = [
 ].join("\n");
 
 /** A policy pack of one's own, from the policy entry. */
-const TYPESCRIPT_POLICY_PROGRAM = [`import { outboxPolicies } from "${MANIFEST.name}/policy";`, `export const names: string[] = outboxPolicies.map((p) => p.name);`, ``].join("\n");
+const TYPESCRIPT_POLICY_PROGRAM = [
+    `import { outboxPolicies } from "${MANIFEST.name}/policy";`,
+    `export const names: string[] = outboxPolicies.map((p) => p.name);`,
+    ``,
+].join("\n");
 
 /** What `fixtures/runtime-app.js` reports. */
 interface RuntimeAppReport {
@@ -109,7 +130,10 @@ const INSTALL_TIME_SCRIPTS = ["preinstall", "install", "postinstall", "prepare"]
 
 /** The relative link targets of a Markdown text (no scheme, no bare anchor), without their `#anchor`. */
 function relativeLinks(markdown: string): string[] {
-    return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1]!).filter((t) => !/^[a-z]+:/i.test(t) && !t.startsWith("#")).map((t) => t.split("#")[0]!);
+    return [...markdown.matchAll(/\]\(([^)\s]+)\)/g)]
+        .map((m) => m[1]!)
+        .filter((t) => !/^[a-z]+:/i.test(t) && !t.startsWith("#"))
+        .map((t) => t.split("#")[0]!);
 }
 
 interface AppReport {
@@ -154,7 +178,17 @@ describe("package: consumed as an installed dependency", function () {
             const dir = path.join(project, "ts", name);
             fs.mkdirSync(dir, { recursive: true });
             fs.writeFileSync(path.join(dir, "index.ts"), program);
-            fs.writeFileSync(path.join(dir, "tsconfig.json"), JSON.stringify({ ...PULUMI_TEMPLATE_TSCONFIG, compilerOptions: { ...PULUMI_TEMPLATE_TSCONFIG.compilerOptions, ...compilerOptions } }, null, 2));
+            fs.writeFileSync(
+                path.join(dir, "tsconfig.json"),
+                JSON.stringify(
+                    {
+                        ...PULUMI_TEMPLATE_TSCONFIG,
+                        compilerOptions: { ...PULUMI_TEMPLATE_TSCONFIG.compilerOptions, ...compilerOptions },
+                    },
+                    null,
+                    2,
+                ),
+            );
             return runAsync(process.execPath, [TSC, "--noEmit", "--pretty", "false", "-p", dir], { cwd: dir });
         };
         typeChecks = {
@@ -185,63 +219,139 @@ describe("package: consumed as an installed dependency", function () {
     });
 
     it("packs compiled JavaScript with type declarations and the CLI launcher: no TypeScript sources, tests or dev tooling", () => {
-        for (const file of ["package.json", "bin/dynamodb-outbox.js", "dist/index.js", "dist/index.d.ts", "dist/runtime/index.js", "dist/runtime/index.d.ts", "dist/runtime/lambda.js", "dist/bin/dynamodb-outbox.js", "dist/policy/index.js", "dist/policy/policies.js", "dist/policy/policies.d.ts", "dist/policy/package.json", "dist/policy/PulumiPolicy.yaml"]) {
+        for (const file of [
+            "package.json",
+            "bin/dynamodb-outbox.js",
+            "dist/index.js",
+            "dist/index.d.ts",
+            "dist/runtime/index.js",
+            "dist/runtime/index.d.ts",
+            "dist/runtime/lambda.js",
+            "dist/bin/dynamodb-outbox.js",
+            "dist/policy/index.js",
+            "dist/policy/policies.js",
+            "dist/policy/policies.d.ts",
+            "dist/policy/package.json",
+            "dist/policy/PulumiPolicy.yaml",
+        ]) {
             assert.ok(packed.includes(file), `${file} is packed`);
         }
         const sources = packed.filter((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"));
         assert.deepEqual(sources, [], "no TypeScript sources");
         const stray = packed.filter((f) => /^(dist\/)?(tests|dev|program|scratch)\//.test(f));
         assert.deepEqual(stray, [], "nothing from tests/, dev/, program/");
-        assert.deepEqual(packed.filter((f) => f.endsWith(".map")), [], "no source maps (they would point at sources that are not shipped)");
+        assert.deepEqual(
+            packed.filter((f) => f.endsWith(".map")),
+            [],
+            "no source maps (they would point at sources that are not shipped)",
+        );
         // npm installs a dependency's optionalDependencies for its consumers, and links their bins: the toolchain's
         // Node binaries (dev/toolchain) would put 185 MB and a node_modules/.bin/node into every consumer's project.
-        assert.deepEqual(packedManifest.optionalDependencies ?? {}, {}, "no optionalDependencies in the packed package.json");
+        assert.deepEqual(
+            packedManifest.optionalDependencies ?? {},
+            {},
+            "no optionalDependencies in the packed package.json",
+        );
     });
 
     it("declares Pulumi and @opentelemetry/api as optional peers, with ranges, and depends only on the AWS SDK clients", () => {
-        assert.deepEqual(Object.keys(packedManifest.dependencies ?? {}).filter((d) => !d.startsWith("@aws-sdk/client-")), [], "only @aws-sdk/client-* in dependencies");
+        assert.deepEqual(
+            Object.keys(packedManifest.dependencies ?? {}).filter((d) => !d.startsWith("@aws-sdk/client-")),
+            [],
+            "only @aws-sdk/client-* in dependencies",
+        );
         const peers = packedManifest.peerDependencies ?? {};
-        assert.deepEqual(Object.keys(peers).sort(), ["@opentelemetry/api", "@pulumi/aws", "@pulumi/policy", "@pulumi/pulumi"]);
+        assert.deepEqual(Object.keys(peers).sort(), [
+            "@opentelemetry/api",
+            "@pulumi/aws",
+            "@pulumi/policy",
+            "@pulumi/pulumi",
+        ]);
         for (const [peer, range] of Object.entries(peers)) {
-            assert.match(range, /^\^\d+\.\d+\.\d+$/, `${peer}: a caret range, as @pulumi/awsx declares its Pulumi dependencies`);
-            assert.equal(packedManifest.peerDependenciesMeta?.[peer]?.optional, true, `${peer} is optional: npm 7+ installs a required peer by itself, into the runtime-only application too`);
+            assert.match(
+                range,
+                /^\^\d+\.\d+\.\d+$/,
+                `${peer}: a caret range, as @pulumi/awsx declares its Pulumi dependencies`,
+            );
+            assert.equal(
+                packedManifest.peerDependenciesMeta?.[peer]?.optional,
+                true,
+                `${peer} is optional: npm 7+ installs a required peer by itself, into the runtime-only application too`,
+            );
         }
         assert.deepEqual(packedManifest.engines, { node: ">=22" });
     });
 
     it("ships no install-time script (npm 11 would list it for every consumer to approve), and builds before npm pack (prepack)", () => {
-        for (const script of INSTALL_TIME_SCRIPTS) assert.equal(packedManifest.scripts?.[script], undefined, `the packed package.json has a ${script} script`);
+        for (const script of INSTALL_TIME_SCRIPTS)
+            assert.equal(packedManifest.scripts?.[script], undefined, `the packed package.json has a ${script} script`);
         assert.equal(packedManifest.scripts?.prepack, "npm run build");
-        for (const log of [installLog, runtimeApp.installLog]) assert.doesNotMatch(log, new RegExp(`install-scripts.*${MANIFEST.name}@`), "npm names no install script of the package");
-        assert.doesNotMatch(runtimeApp.installLog, /install-scripts/, "the runtime-only application installs nothing with an install script");
+        for (const log of [installLog, runtimeApp.installLog])
+            assert.doesNotMatch(
+                log,
+                new RegExp(`install-scripts.*${MANIFEST.name}@`),
+                "npm names no install script of the package",
+            );
+        assert.doesNotMatch(
+            runtimeApp.installLog,
+            /install-scripts/,
+            "the runtime-only application installs nothing with an install script",
+        );
     });
 
     it("ships every file the README and the docs link to, so their relative links resolve in the package (and on the npm page, against the repository)", () => {
         const broken = ["README.md", ...packed.filter((f) => /^docs\/.*\.md$/.test(f))].flatMap((page) => {
             const text = fs.readFileSync(path.join(installed, page), "utf8");
             return relativeLinks(text)
-                .map((target) => path.posix.normalize(path.posix.join(path.posix.dirname(page), decodeURIComponent(target))))
-                .filter((target) => !packed.includes(target) && !packed.some((f) => f.startsWith(`${target.replace(/\/$/, "")}/`)))
+                .map((target) =>
+                    path.posix.normalize(path.posix.join(path.posix.dirname(page), decodeURIComponent(target))),
+                )
+                .filter(
+                    (target) =>
+                        !packed.includes(target) && !packed.some((f) => f.startsWith(`${target.replace(/\/$/, "")}/`)),
+                )
                 .map((target) => `${page} → ${target}`);
         });
         assert.deepEqual(broken, []);
-        assert.ok(packed.includes("docs/packaging.md") && packed.includes("CHANGELOG.md"), "the docs and the changelog are packed");
+        assert.ok(
+            packed.includes("docs/packaging.md") && packed.includes("CHANGELOG.md"),
+            "the docs and the changelog are packed",
+        );
     });
 
     it("installs into a Pulumi project on the latest @pulumi/pulumi and @pulumi/aws with one copy of each @pulumi/* package: none nested", () => {
         const modules = path.join(project, "node_modules");
-        const pulumiPackages = installedPackages(modules).filter((p) => path.basename(path.dirname(p)) === "@pulumi").map((p) => path.relative(modules, p).split(path.sep).join("/"));
-        assert.deepEqual(pulumiPackages, ["@pulumi/aws", "@pulumi/policy", "@pulumi/pulumi"], "only the project's own, at the top of node_modules");
+        const pulumiPackages = installedPackages(modules)
+            .filter((p) => path.basename(path.dirname(p)) === "@pulumi")
+            .map((p) => path.relative(modules, p).split(path.sep).join("/"));
+        assert.deepEqual(
+            pulumiPackages,
+            ["@pulumi/aws", "@pulumi/policy", "@pulumi/pulumi"],
+            "only the project's own, at the top of node_modules",
+        );
         for (const [name, version] of Object.entries(pulumiConsumerDependencies())) {
             // @pulumi/policy's package.json spells its version "v1.21.0".
-            assert.equal((JSON.parse(fs.readFileSync(path.join(modules, name, "package.json"), "utf8")) as { version: string }).version.replace(/^v/, ""), version, name);
+            assert.equal(
+                (
+                    JSON.parse(fs.readFileSync(path.join(modules, name, "package.json"), "utf8")) as { version: string }
+                ).version.replace(/^v/, ""),
+                version,
+                name,
+            );
         }
-        assert.ok(!fs.existsSync(path.join(installed, "node_modules", "@pulumi")), `nothing under node_modules/${MANIFEST.name}/node_modules/@pulumi`);
+        assert.ok(
+            !fs.existsSync(path.join(installed, "node_modules", "@pulumi")),
+            `nothing under node_modules/${MANIFEST.name}/node_modules/@pulumi`,
+        );
     });
 
     it("declares an Outbox that is a pulumi.ComponentResource of the program's own @pulumi/pulumi (instanceof holds: one Pulumi, shared)", () => {
         const { component } = consumerArchives();
-        assert.equal(component.pulumiFromPackage, component.pulumiFromProgram, "the package resolves the program's @pulumi/pulumi");
+        assert.equal(
+            component.pulumiFromPackage,
+            component.pulumiFromProgram,
+            "the package resolves the program's @pulumi/pulumi",
+        );
         assert.equal(component.instanceOfComponentResource, true);
     });
 
@@ -249,14 +359,31 @@ describe("package: consumed as an installed dependency", function () {
         const archives = consumerArchives();
         const runtime = path.join(installed, "dist", "runtime");
         const testKit = path.join(runtime, "testing") + path.sep;
-        assert.ok(filesUnder(runtime).some((f) => f.startsWith(testKit) && f.endsWith(".js")), `the package ships its test kit under ${testKit}`);
+        assert.ok(
+            filesUnder(runtime).some((f) => f.startsWith(testKit) && f.endsWith(".js")),
+            `the package ships its test kit under ${testKit}`,
+        );
         const runtimeFiles = filesUnder(runtime)
             .filter((f) => f.endsWith(".js") && !f.startsWith(testKit))
-            .map((f) => `node_modules/${MANIFEST.name}/dist/runtime/${path.relative(runtime, f).split(path.sep).join("/")}`);
-        assert.ok(runtimeFiles.includes(`node_modules/${MANIFEST.name}/dist/runtime/lambda.js`), runtimeFiles.join(", "));
-        const expected = Object.fromEntries([["__index.js", "text"], [`node_modules/${MANIFEST.name}/package.json`, "path"], ...runtimeFiles.map((f) => [f, "path"])]);
+            .map(
+                (f) =>
+                    `node_modules/${MANIFEST.name}/dist/runtime/${path.relative(runtime, f).split(path.sep).join("/")}`,
+            );
+        assert.ok(
+            runtimeFiles.includes(`node_modules/${MANIFEST.name}/dist/runtime/lambda.js`),
+            runtimeFiles.join(", "),
+        );
+        const expected = Object.fromEntries([
+            ["__index.js", "text"],
+            [`node_modules/${MANIFEST.name}/package.json`, "path"],
+            ...runtimeFiles.map((f) => [f, "path"]),
+        ]);
         for (const child of ["publisher", "sweeper"] as const) {
-            assert.deepEqual(archives[child].entries, expected, `${child}: no declarations, components, CLI or README, and no @aws-sdk/*, @smithy/* or @pulumi/* in the archive`);
+            assert.deepEqual(
+                archives[child].entries,
+                expected,
+                `${child}: no declarations, components, CLI or README, and no @aws-sdk/*, @smithy/* or @pulumi/* in the archive`,
+            );
         }
         // The case this fix exists for: from node_modules, Pulumi captures the runtime modules by reference.
         const index = fs.readFileSync(path.join(lambdaRoot, "publisher", "__index.js"), "utf8");
@@ -268,9 +395,17 @@ describe("package: consumed as an installed dependency", function () {
         for (const child of ["publisher", "sweeper"] as const) {
             const size = folderSize(path.join(lambdaRoot, child));
             const index = fs.statSync(path.join(lambdaRoot, child, "__index.js")).size;
-            console.log(`      ${child} archive (installed package): ${size.files} files, ${size.raw} bytes raw (__index.js ${index}), ${size.deflated} bytes deflated`);
-            assert.ok(size.raw <= CONSUMED_ARCHIVE_BUDGET.raw, `${child} archive is ${size.raw} bytes raw, budget ${CONSUMED_ARCHIVE_BUDGET.raw}`);
-            assert.ok(size.deflated <= CONSUMED_ARCHIVE_BUDGET.deflated, `${child} archive is ${size.deflated} bytes deflated, budget ${CONSUMED_ARCHIVE_BUDGET.deflated}`);
+            console.log(
+                `      ${child} archive (installed package): ${size.files} files, ${size.raw} bytes raw (__index.js ${index}), ${size.deflated} bytes deflated`,
+            );
+            assert.ok(
+                size.raw <= CONSUMED_ARCHIVE_BUDGET.raw,
+                `${child} archive is ${size.raw} bytes raw, budget ${CONSUMED_ARCHIVE_BUDGET.raw}`,
+            );
+            assert.ok(
+                size.deflated <= CONSUMED_ARCHIVE_BUDGET.deflated,
+                `${child} archive is ${size.deflated} bytes deflated, budget ${CONSUMED_ARCHIVE_BUDGET.deflated}`,
+            );
         }
     });
 
@@ -282,7 +417,13 @@ describe("package: consumed as an installed dependency", function () {
             before(() => {
                 // On NODE_PATH, what the Lambda Node.js runtime provides: the AWS SDK v3 and its Smithy core,
                 // nothing else, whatever the package declares, so they come from this repository, not the consumer.
-                report = runLambdaHost(path.join(lambdaRoot, child), { work, environment: consumerArchives()[child].environment, drop: dropped, invokeEmptyBatch: child === "publisher", runtimeEntry: true });
+                report = runLambdaHost(path.join(lambdaRoot, child), {
+                    work,
+                    environment: consumerArchives()[child].environment,
+                    drop: dropped,
+                    invokeEmptyBatch: child === "publisher",
+                    runtimeEntry: true,
+                });
             });
 
             it(`runs on Lambda's Node.js major (nodejs${LAMBDA_NODE_MAJOR}.x: this process's ${lambdaNode().version})`, () => {
@@ -305,13 +446,25 @@ describe("package: consumed as an installed dependency", function () {
             }
 
             it("requires dynamodb-outbox/runtime with no @pulumi/* package anywhere it can resolve from", () => {
-                assert.deepEqual(report.runtimeExports, { OutboxError: "function", readHandlerEnvironment: "function" });
+                assert.deepEqual(report.runtimeExports, {
+                    OutboxError: "function",
+                    readHandlerEnvironment: "function",
+                });
                 const pulumi = report.modules.filter((m) => m.includes(`${path.sep}@pulumi${path.sep}`));
                 assert.deepEqual(pulumi, [], "no @pulumi module loaded");
                 // Real paths: this repository's node_modules may itself be a link (a git worktree sharing one).
                 const sdk = fs.realpathSync(path.join(REPO, "node_modules")) + path.sep;
-                const outside = report.modules.filter((m) => !m.startsWith(path.join(lambdaRoot, child) + path.sep) && !m.startsWith(sdk) && !m.endsWith("-host.js"));
-                assert.deepEqual(outside, [], "every module comes from the archive or the runtime-provided SDK (linked to this repository's node_modules)");
+                const outside = report.modules.filter(
+                    (m) =>
+                        !m.startsWith(path.join(lambdaRoot, child) + path.sep) &&
+                        !m.startsWith(sdk) &&
+                        !m.endsWith("-host.js"),
+                );
+                assert.deepEqual(
+                    outside,
+                    [],
+                    "every module comes from the archive or the runtime-provided SDK (linked to this repository's node_modules)",
+                );
             });
         });
     }
@@ -323,13 +476,21 @@ describe("package: consumed as an installed dependency", function () {
                 resolution === "node"
                     ? "moduleResolution node ignores package.json exports: each subpath entry needs its typesVersions entry"
                     : "moduleResolution node16 reads the exports' types conditions";
-            assert.equal(tsc.status, 0, `tsc --noEmit in ${path.join("ts", resolution)} (${hint}; no @pulumi/policy may be in the type graph of ${MANIFEST.name} or ${MANIFEST.name}/runtime):\n${tsc.stdout}${tsc.stderr}`);
+            assert.equal(
+                tsc.status,
+                0,
+                `tsc --noEmit in ${path.join("ts", resolution)} (${hint}; no @pulumi/policy may be in the type graph of ${MANIFEST.name} or ${MANIFEST.name}/runtime):\n${tsc.stdout}${tsc.stderr}`,
+            );
         });
     }
 
     it("type-checks a policy program importing outboxPolicies from the policy entry (with skipLibCheck: @pulumi/policy's own declarations)", async () => {
         const tsc = await typeChecks.policy;
-        assert.equal(tsc.status, 0, `tsc --noEmit in ts/policy (moduleResolution node: the typesVersions "policy" entry):\n${tsc.stdout}${tsc.stderr}`);
+        assert.equal(
+            tsc.status,
+            0,
+            `tsc --noEmit in ts/policy (moduleResolution node: the typesVersions "policy" entry):\n${tsc.stdout}${tsc.stderr}`,
+        );
     });
 
     describe("an application outside Lambda, with only the installed closure (no NODE_PATH)", () => {
@@ -337,38 +498,68 @@ describe("package: consumed as an installed dependency", function () {
 
         before(() => {
             fs.copyFileSync(path.join(FIXTURES, "consumer-app.js"), path.join(project, "app.js"));
-            app = JSON.parse(ok(run(process.execPath, ["app.js"], { cwd: project, env: plainEnv() }), "the consumer app (node app.js in the consumer project)").trim().split("\n").pop() as string);
+            app = JSON.parse(
+                ok(
+                    run(process.execPath, ["app.js"], { cwd: project, env: plainEnv() }),
+                    "the consumer app (node app.js in the consumer project)",
+                )
+                    .trim()
+                    .split("\n")
+                    .pop() as string,
+            );
         });
 
         it("finds the compiled files' requires", () => {
-            assert.ok(app.requires.some((r) => r.spec === "@aws-sdk/client-dynamodb"), JSON.stringify(app.requires));
+            assert.ok(
+                app.requires.some((r) => r.spec === "@aws-sdk/client-dynamodb"),
+                JSON.stringify(app.requires),
+            );
         });
 
         it("declares every package the compiled code requires in the packed package.json's dependencies or peerDependencies, and resolves it from the installed closure", () => {
-            const declared = [...Object.keys(packedManifest.dependencies ?? {}), ...Object.keys(packedManifest.peerDependencies ?? {})];
+            const declared = [
+                ...Object.keys(packedManifest.dependencies ?? {}),
+                ...Object.keys(packedManifest.peerDependencies ?? {}),
+            ];
             const modules = path.join(project, "node_modules") + path.sep;
             const problems = app.requires
                 .filter((r) => !builtinModules.includes(r.spec))
                 .flatMap((r) => {
                     const name = packageOf(r.spec);
-                    if (!declared.includes(name)) return [`${r.file} requires ${r.spec}, but ${name} is not in the packed package.json's dependencies or peerDependencies (${declared.join(", ")}): move it from devDependencies to dependencies`];
-                    if (!r.resolved.startsWith(modules)) return [`${r.file} requires ${r.spec}, which does not resolve from the consumer's node_modules: ${r.resolved}`];
+                    if (!declared.includes(name))
+                        return [
+                            `${r.file} requires ${r.spec}, but ${name} is not in the packed package.json's dependencies or peerDependencies (${declared.join(", ")}): move it from devDependencies to dependencies`,
+                        ];
+                    if (!r.resolved.startsWith(modules))
+                        return [
+                            `${r.file} requires ${r.spec}, which does not resolve from the consumer's node_modules: ${r.resolved}`,
+                        ];
                     return [];
                 });
             assert.deepEqual(problems, []);
         });
 
         it("redrives through the package's own @aws-sdk/client-sqs, loaded from the consumer's node_modules", () => {
-            assert.ok(!("error" in app.redrive), `require("${MANIFEST.name}/runtime") and redriveDeadLetters in a plain application: ${"error" in app.redrive ? app.redrive.error : ""} (a production dependency missing from the packed package.json's dependencies?)`);
+            assert.ok(
+                !("error" in app.redrive),
+                `require("${MANIFEST.name}/runtime") and redriveDeadLetters in a plain application: ${"error" in app.redrive ? app.redrive.error : ""} (a production dependency missing from the packed package.json's dependencies?)`,
+            );
             assert.deepEqual(app.redrive.sent, ["ReceiveMessageCommand"]);
             assert.equal(app.redrive.result.received, 0);
             const sqs = app.loaded.filter((m) => m.includes(`${path.sep}@aws-sdk${path.sep}client-sqs${path.sep}`));
             assert.ok(sqs.length > 0, "@aws-sdk/client-sqs loaded");
-            assert.deepEqual(sqs.filter((m) => !m.startsWith(path.join(project, "node_modules") + path.sep)), [], "@aws-sdk/client-sqs from the consumer's node_modules only");
+            assert.deepEqual(
+                sqs.filter((m) => !m.startsWith(path.join(project, "node_modules") + path.sep)),
+                [],
+                "@aws-sdk/client-sqs from the consumer's node_modules only",
+            );
         });
 
         it(`requires the policy entry ${MANIFEST.name}/policy, which exports outboxPolicies`, () => {
-            assert.ok(!("error" in app.policy), `require("${MANIFEST.name}/policy"): ${"error" in app.policy ? app.policy.error : ""}`);
+            assert.ok(
+                !("error" in app.policy),
+                `require("${MANIFEST.name}/policy"): ${"error" in app.policy ? app.policy.error : ""}`,
+            );
             assert.ok(app.policy.exports.includes("outboxPolicies"), app.policy.exports.join(", "));
         });
     });
@@ -378,28 +569,54 @@ describe("package: consumed as an installed dependency", function () {
 
         before(() => {
             fs.copyFileSync(path.join(FIXTURES, "runtime-app.js"), path.join(runtimeApp.project, "app.js"));
-            report = JSON.parse(ok(run(process.execPath, ["app.js"], { cwd: runtimeApp.project, env: plainEnv() }), "the runtime-only app (node app.js)").trim().split("\n").pop() as string);
+            report = JSON.parse(
+                ok(
+                    run(process.execPath, ["app.js"], { cwd: runtimeApp.project, env: plainEnv() }),
+                    "the runtime-only app (node app.js)",
+                )
+                    .trim()
+                    .split("\n")
+                    .pop() as string,
+            );
             const modules = path.join(runtimeApp.project, "node_modules");
             const size = bytesUnder(modules);
-            console.log(`      runtime-only install: ${installedPackages(modules).length} packages, ${size} bytes (${(size / 1024 / 1024).toFixed(1)} MiB) in node_modules`);
+            console.log(
+                `      runtime-only install: ${installedPackages(modules).length} packages, ${size} bytes (${(size / 1024 / 1024).toFixed(1)} MiB) in node_modules`,
+            );
         });
 
         it("gets no @pulumi or @opentelemetry package in node_modules (the peers are optional: npm installs none)", () => {
             const modules = path.join(runtimeApp.project, "node_modules");
-            const peers = installedPackages(modules).filter((p) => p.split(path.sep).includes("@pulumi") || p.split(path.sep).includes("@opentelemetry"));
+            const peers = installedPackages(modules).filter(
+                (p) => p.split(path.sep).includes("@pulumi") || p.split(path.sep).includes("@opentelemetry"),
+            );
             assert.deepEqual(peers, []);
-            assert.ok(fs.existsSync(path.join(modules, "@aws-sdk", "client-dynamodb")), "the AWS SDK clients are installed");
+            assert.ok(
+                fs.existsSync(path.join(modules, "@aws-sdk", "client-dynamodb")),
+                "the AWS SDK clients are installed",
+            );
         });
 
         it(`requires ${MANIFEST.name}/runtime and builds an OutboxWriter, loading no @pulumi module`, () => {
-            assert.deepEqual(report.runtime, { OutboxWriter: "function", OutboxError: "function", writer: "OutboxWriter" });
+            assert.deepEqual(report.runtime, {
+                OutboxWriter: "function",
+                OutboxError: "function",
+                writer: "OutboxWriter",
+            });
             assert.deepEqual(report.pulumiLoaded, []);
         });
 
         it("writes a message's traceparent without @opentelemetry/api installed, reads no active context, and builds a span link of plain data", () => {
             assert.deepEqual(report.trace, {
                 headers: [{ traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" }, {}],
-                link: { context: { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0ba902b7", traceFlags: 1, isRemote: true } },
+                link: {
+                    context: {
+                        traceId: "4bf92f3577b34da6a3ce929d0e0e4736",
+                        spanId: "00f067aa0ba902b7",
+                        traceFlags: 1,
+                        isRemote: true,
+                    },
+                },
             });
             assert.deepEqual(report.openTelemetryLoaded, []);
         });
@@ -409,7 +626,10 @@ describe("package: consumed as an installed dependency", function () {
             const failure = report.component as Exclude<RuntimeAppReport["component"], "loaded">;
             assert.equal(failure.name, "OutboxError");
             assert.equal(failure.code, "INVALID_CONFIG");
-            assert.match(failure.message, /^dynamodb-outbox needs @pulumi\/pulumi and @pulumi\/aws, which are not installed/);
+            assert.match(
+                failure.message,
+                /^dynamodb-outbox needs @pulumi\/pulumi and @pulumi\/aws, which are not installed/,
+            );
             assert.match(failure.message, /npm install @pulumi\/pulumi @pulumi\/aws/);
             assert.match(failure.message, /import "dynamodb-outbox\/runtime" instead/);
         });
@@ -425,7 +645,10 @@ describe("package: consumed as an installed dependency", function () {
         // @pulumi/pulumi/cmd/run-policy-pack in the pack's folder, then the analyzer protocol.
         const running = await RunningPack.start(pack, plainEnv());
         try {
-            assert.deepEqual((await running.info()).policies.map((p) => p.name), OUTBOX_POLICY_NAMES);
+            assert.deepEqual(
+                (await running.info()).policies.map((p) => p.name),
+                OUTBOX_POLICY_NAMES,
+            );
             // A default Outbox's table (its tags are an Output; the analyzer gets them resolved), with TTL off.
             const { tags: _tags, ...computed } = tableArgs(resolveOutboxSettings({}));
             const bent = { ...computed, ttl: { attributeName: "ttl", enabled: false } };
@@ -437,9 +660,20 @@ describe("package: consumed as an installed dependency", function () {
                 props: { ...bent, tags: { [OUTBOX_TABLE_TAG.key]: OUTBOX_TABLE_TAG.value } },
             };
             const ttl = `outbox table "orders-table": TTL must be enabled on "ttl" (terminal records expire by it); it is {"attributeName":"ttl","enabled":false}`;
-            assert.deepEqual(await running.analyze(table), [{ policyName: "outbox-table-shape", enforcementLevel: "mandatory", message: ttl, urn: table.urn }]);
-            const elsewhere = { ...table, props: bent, urn: "urn:pulumi:dev::shop::aws:dynamodb/table:Table::users", parent: undefined };
-            assert.deepEqual(await running.analyze(elsewhere), [], "the same table at the stack's root, untagged, is no outbox table");
+            assert.deepEqual(await running.analyze(table), [
+                { policyName: "outbox-table-shape", enforcementLevel: "mandatory", message: ttl, urn: table.urn },
+            ]);
+            const elsewhere = {
+                ...table,
+                props: bent,
+                urn: "urn:pulumi:dev::shop::aws:dynamodb/table:Table::users",
+                parent: undefined,
+            };
+            assert.deepEqual(
+                await running.analyze(elsewhere),
+                [],
+                "the same table at the stack's root, untagged, is no outbox table",
+            );
         } finally {
             running.stop();
         }
@@ -452,24 +686,38 @@ describe("package: consumed as an installed dependency", function () {
         });
 
         it("is linked by npm from the packed package.json's bin to a file that exists", () => {
-            assert.ok(fs.existsSync(bin), `npm linked no working node_modules/.bin/dynamodb-outbox from the packed package.json "bin": ${JSON.stringify(packedManifest.bin)}; it must name a file in the package's "files"`);
+            assert.ok(
+                fs.existsSync(bin),
+                `npm linked no working node_modules/.bin/dynamodb-outbox from the packed package.json "bin": ${JSON.stringify(packedManifest.bin)}; it must name a file in the package's "files"`,
+            );
         });
 
         it("prints its usage on --help, and redrive's on redrive --help, and exits 0, with no ts-node installed", () => {
             assert.ok(!fs.existsSync(path.join(project, "node_modules", "ts-node")), "the consumer has no ts-node");
             // Executed as the shell would: the link, its shebang and its mode.
             const help = run(bin, ["--help"], { cwd: project, env: plainEnv() });
-            assert.equal(help.status, 0, `node_modules/.bin/dynamodb-outbox --help exited ${help.status}\nstdout: ${help.stdout}\nstderr: ${help.stderr}`);
+            assert.equal(
+                help.status,
+                0,
+                `node_modules/.bin/dynamodb-outbox --help exited ${help.status}\nstdout: ${help.stdout}\nstderr: ${help.stderr}`,
+            );
             assert.match(help.stdout, /^usage: dynamodb-outbox <verify\|migrate\|doctor>/);
             const redrive = run(bin, ["redrive", "--help"], { cwd: project, env: plainEnv() });
-            assert.equal(redrive.status, 0, `node_modules/.bin/dynamodb-outbox redrive --help exited ${redrive.status}\nstdout: ${redrive.stdout}\nstderr: ${redrive.stderr}`);
+            assert.equal(
+                redrive.status,
+                0,
+                `node_modules/.bin/dynamodb-outbox redrive --help exited ${redrive.status}\nstdout: ${redrive.stdout}\nstderr: ${redrive.stderr}`,
+            );
             assert.match(redrive.stdout, /^Usage: dynamodb-outbox redrive --table <name> --dlq-url <url>/);
         });
 
         it("exits 2 with the message and the usage on a bad flag", () => {
             const bad = run(bin, ["verify", "--tabel", "orders"], { cwd: project, env: plainEnv() });
             assert.equal(bad.stdout, "");
-            assert.match(bad.stderr, /^dynamodb-outbox: unknown flag "--tabel"; see the flags below\n\nusage: dynamodb-outbox/);
+            assert.match(
+                bad.stderr,
+                /^dynamodb-outbox: unknown flag "--tabel"; see the flags below\n\nusage: dynamodb-outbox/,
+            );
             assert.equal(bad.status, 2);
         });
     });

@@ -78,11 +78,19 @@ function computed(type: string, name: string, inputs: Record<string, any>): Reco
     const physical = typeof inputs.name === "string" ? inputs.name : `${name}-abc`;
     switch (type) {
         case "aws:dynamodb/table:Table":
-            return { name: physical, arn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}`, streamArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}/stream/2026-01-01T00:00:00.000` };
+            return {
+                name: physical,
+                arn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}`,
+                streamArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}/stream/2026-01-01T00:00:00.000`,
+            };
         case "aws:sns/topic:Topic":
             return { name: physical, arn: `arn:aws:sns:${REGION}:${ACCOUNT}:${physical}` };
         case "aws:sqs/queue:Queue":
-            return { name: physical, arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${physical}`, url: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${physical}` };
+            return {
+                name: physical,
+                arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${physical}`,
+                url: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${physical}`,
+            };
         case "aws:lambda/function:Function":
             return { name: physical, arn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${physical}` };
         case "aws:iam/role:Role":
@@ -130,7 +138,9 @@ export class FakeEngine {
         engine.server.addService(resrpc.ResourceMonitorService, engine.monitor());
         engine.server.addService(enginerpc.EngineService, engine.engineService());
         const port = await new Promise<number>((resolve, reject) =>
-            engine.server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) => (err ? reject(err) : resolve(p))),
+            engine.server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (err, p) =>
+                err ? reject(err) : resolve(p),
+            ),
         );
         return Object.assign(engine, { address: `127.0.0.1:${port}` });
     }
@@ -162,10 +172,17 @@ export class FakeEngine {
     }
 
     private monitor(): resrpc.IResourceMonitorServer {
-        const unsupported = (what: string): grpc.handleUnaryCall<any, any> => (_call, callback) =>
-            callback({ code: grpc.status.UNIMPLEMENTED, details: `the fake engine does not implement ${what}` }, null);
+        const unsupported =
+            (what: string): grpc.handleUnaryCall<any, any> =>
+            (_call, callback) =>
+                callback(
+                    { code: grpc.status.UNIMPLEMENTED, details: `the fake engine does not implement ${what}` },
+                    null,
+                );
         return {
-            supportsFeature: unary((req: resproto.SupportsFeatureRequest) => new resproto.SupportsFeatureResponse().setHassupport(FEATURES.has(req.getId()))),
+            supportsFeature: unary((req: resproto.SupportsFeatureRequest) =>
+                new resproto.SupportsFeatureResponse().setHassupport(FEATURES.has(req.getId())),
+            ),
             registerResource: unary((req: resproto.RegisterResourceRequest) => {
                 const inputs = (req.getObject()?.toJavaScript() ?? {}) as Record<string, any>;
                 const urn = this.urn(req.getType(), req.getName(), req.getParent());
@@ -183,14 +200,20 @@ export class FakeEngine {
                 const response = new resproto.RegisterResourceResponse().setUrn(urn);
                 if (!req.getCustom()) return response;
                 const attributes = computed(req.getType(), req.getName(), inputs);
-                const state = this.dryRun ? Object.fromEntries(Object.keys(attributes).map((k) => [k, UNKNOWN])) : attributes;
-                return response.setId(this.dryRun ? "" : req.getImportid() || `${req.getName()}-id`).setObject(Struct.fromJavaScript({ ...inputs, ...state }));
+                const state = this.dryRun
+                    ? Object.fromEntries(Object.keys(attributes).map((k) => [k, UNKNOWN]))
+                    : attributes;
+                return response
+                    .setId(this.dryRun ? "" : req.getImportid() || `${req.getName()}-id`)
+                    .setObject(Struct.fromJavaScript({ ...inputs, ...state }));
             }),
             registerResourceOutputs: unary((req: resproto.RegisterResourceOutputsRequest) => {
                 this.outputs.set(req.getUrn(), (req.getOutputs()?.toJavaScript() ?? {}) as Record<string, any>);
                 return new Empty();
             }),
-            registerPackage: unary((req: resproto.RegisterPackageRequest) => new resproto.RegisterPackageResponse().setRef(`${req.getName()}-${req.getVersion()}`)),
+            registerPackage: unary((req: resproto.RegisterPackageRequest) =>
+                new resproto.RegisterPackageResponse().setRef(`${req.getName()}-${req.getVersion()}`),
+            ),
             signalAndWaitForShutdown: unary(() => new Empty()),
             getDeploymentInfo: unsupported("GetDeploymentInfo"),
             invoke: unsupported("Invoke (the component calls no data source)"),
@@ -228,13 +251,19 @@ export class PluginClient {
 
     /** `GetPluginInfo`: the plugin's version. */
     pluginInfo(): Promise<string> {
-        return new Promise((resolve, reject) => this.client.getPluginInfo(new Empty(), (err, res) => (err ? reject(err) : resolve((res as plugproto.PluginInfo).getVersion()))));
+        return new Promise((resolve, reject) =>
+            this.client.getPluginInfo(new Empty(), (err, res) =>
+                err ? reject(err) : resolve((res as plugproto.PluginInfo).getVersion()),
+            ),
+        );
     }
 
     /** `GetSchema` (version 0), parsed. */
     schema(): Promise<any> {
         return new Promise((resolve, reject) =>
-            this.client.getSchema(new provproto.GetSchemaRequest().setVersion(0), (err, res) => (err ? reject(err) : resolve(JSON.parse(res.getSchema())))),
+            this.client.getSchema(new provproto.GetSchemaRequest().setVersion(0), (err, res) =>
+                err ? reject(err) : resolve(JSON.parse(res.getSchema())),
+            ),
         );
     }
 
@@ -259,7 +288,14 @@ export class PluginClient {
             .setAcceptsOutputValues(true)
             .setInputs(Struct.fromJavaScript(args.inputs as Record<string, any>));
         return new Promise((resolve, reject) =>
-            this.client.construct(req, (err, res) => (err ? reject(err) : resolve({ urn: res.getUrn(), state: (res.getState()?.toJavaScript() ?? {}) as Record<string, any> }))),
+            this.client.construct(req, (err, res) =>
+                err
+                    ? reject(err)
+                    : resolve({
+                          urn: res.getUrn(),
+                          state: (res.getState()?.toJavaScript() ?? {}) as Record<string, any>,
+                      }),
+            ),
         );
     }
 

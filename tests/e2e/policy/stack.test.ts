@@ -10,7 +10,12 @@ import * as assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import * as aws from "@pulumi/aws";
-import { OUTBOX_ALARMS_DEFAULT_LEVEL, OUTBOX_POLICY_DEFAULT_LEVEL, OUTBOX_POLICY_NAMES, outboxPolicyPackConfig } from "../../../policy/outbox-policies";
+import {
+    OUTBOX_ALARMS_DEFAULT_LEVEL,
+    OUTBOX_POLICY_DEFAULT_LEVEL,
+    OUTBOX_POLICY_NAMES,
+    outboxPolicyPackConfig,
+} from "../../../policy/outbox-policies";
 import { RecordedResource, recordedNamed } from "../../support/pulumi-mocks";
 import { TYPE, buildOutbox, waitForRPCs } from "../../support/component-harness";
 import { Diagnostic, RunningPack, UNKNOWN } from "../../support/policy/analyzer";
@@ -32,9 +37,20 @@ function declareUnrelated(prefix: string): void {
     });
     const reports = new aws.iam.Role(`${prefix}-reports`, {
         assumeRolePolicy: aws.iam.assumeRolePolicyForPrincipal(aws.iam.Principals.LambdaPrincipal),
-        inlinePolicies: [{ name: "everything", policy: JSON.stringify({ Version: "2012-10-17", Statement: [{ Effect: "Allow", Action: "*", Resource: "*" }] }) }],
+        inlinePolicies: [
+            {
+                name: "everything",
+                policy: JSON.stringify({
+                    Version: "2012-10-17",
+                    Statement: [{ Effect: "Allow", Action: "*", Resource: "*" }],
+                }),
+            },
+        ],
     });
-    new aws.iam.RolePolicyAttachment(`${prefix}-reports-s3`, { role: reports.name, policyArn: aws.iam.ManagedPolicy.AmazonS3FullAccess });
+    new aws.iam.RolePolicyAttachment(`${prefix}-reports-s3`, {
+        role: reports.name,
+        policyArn: aws.iam.ManagedPolicy.AmazonS3FullAccess,
+    });
 }
 
 /** Every diagnostic as `level policy: message`, sorted. */
@@ -52,7 +68,11 @@ describe("the policy pack on a whole stack, through its analyzer server", functi
     let bentAttachmentUrn: string;
 
     before(async function () {
-        const started = RunningPack.start(path.join(ROOT, "policy"), { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true" });
+        const started = RunningPack.start(path.join(ROOT, "policy"), {
+            PATH: process.env.PATH ?? "",
+            HOME: process.env.HOME ?? "",
+            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+        });
         started.catch(() => undefined);
 
         declareUnrelated("mixed");
@@ -62,11 +82,20 @@ describe("the policy pack on a whole stack, through its analyzer server", functi
         // Bent through transform where the component allows it; the stream is turned off on the recorded inputs,
         // because transform.table refuses streamEnabled: false.
         declareUnrelated("bent");
-        const built = await buildOutbox("bent", { transform: { table: { hashKey: "id", ttl: { attributeName: "ttl", enabled: false } } } });
+        const built = await buildOutbox("bent", {
+            transform: { table: { hashKey: "id", ttl: { attributeName: "ttl", enabled: false } } },
+        });
         const role = built.one(TYPE.role, "bent-publisher-role").computed!.name as string;
-        new aws.iam.RolePolicyAttachment("bent-publisher-dynamodb", { role, policyArn: aws.iam.ManagedPolicy.AmazonDynamoDBFullAccess });
+        new aws.iam.RolePolicyAttachment("bent-publisher-dynamodb", {
+            role,
+            policyArn: aws.iam.ManagedPolicy.AmazonDynamoDBFullAccess,
+        });
         await waitForRPCs();
-        bent = recordedNamed("bent").map((r) => (r.type === TYPE.table && r.name === "bent-table" ? { ...r, inputs: { ...r.inputs, streamEnabled: false } } : r));
+        bent = recordedNamed("bent").map((r) =>
+            r.type === TYPE.table && r.name === "bent-table"
+                ? { ...r, inputs: { ...r.inputs, streamEnabled: false } }
+                : r,
+        );
         bentTableUrn = bent.find((r) => r.name === "bent-table")!.urn!;
         bentAttachmentUrn = bent.find((r) => r.name === "bent-publisher-dynamodb")!.urn!;
 
@@ -77,30 +106,55 @@ describe("the policy pack on a whole stack, through its analyzer server", functi
 
     it("holds the resources the stack is meant to hold", () => {
         const count = (type: string) => mixed.filter((r) => r.type === type).length;
-        assert.equal(mixed.filter((r) => r.type === TYPE.policyAttachment && r.name.startsWith("mixed-handler-")).length, 9, "the CallbackFunction's role gets nine managed policies");
-        assert.equal(mixed.filter((r) => r.type === TYPE.policyAttachment && r.inputs.policyArn.includes("FullAccess")).length, 7 + 1, "seven of them *FullAccess, and AmazonS3FullAccess");
+        assert.equal(
+            mixed.filter((r) => r.type === TYPE.policyAttachment && r.name.startsWith("mixed-handler-")).length,
+            9,
+            "the CallbackFunction's role gets nine managed policies",
+        );
+        assert.equal(
+            mixed.filter((r) => r.type === TYPE.policyAttachment && r.inputs.policyArn.includes("FullAccess")).length,
+            7 + 1,
+            "seven of them *FullAccess, and AmazonS3FullAccess",
+        );
         assert.equal(count(TYPE.table), 2);
         assert.equal(count(TYPE.mapping), 2);
         assert.equal(count(TYPE.role), 2 + 2, "the handler's and the reports role, the Outbox's two");
-        assert.equal(mixed.filter((r) => r.type === TYPE.table && r.parent === undefined).length, 1, "the plain table is at the stack's root");
+        assert.equal(
+            mixed.filter((r) => r.type === TYPE.table && r.parent === undefined).length,
+            1,
+            "the plain table is at the stack's root",
+        );
     });
 
     it("reports each policy's documented default level (mandatory, advisory for outbox-alarms) and no config schema: the level is the one setting", async () => {
         const info = await pack!.info();
         assert.equal(info.name, "dynamodb-outbox");
-        assert.deepEqual(info.policies.map((p) => p.name), OUTBOX_POLICY_NAMES);
         assert.deepEqual(
-            info.policies.filter((p) => p.enforcementLevel !== OUTBOX_POLICY_DEFAULT_LEVEL).map((p) => `${p.name} ${p.enforcementLevel}`),
+            info.policies.map((p) => p.name),
+            OUTBOX_POLICY_NAMES,
+        );
+        assert.deepEqual(
+            info.policies
+                .filter((p) => p.enforcementLevel !== OUTBOX_POLICY_DEFAULT_LEVEL)
+                .map((p) => `${p.name} ${p.enforcementLevel}`),
             [`outbox-alarms ${OUTBOX_ALARMS_DEFAULT_LEVEL}`],
             "every policy is mandatory but the alarms advice",
         );
-        assert.deepEqual(info.policies.filter((p) => p.hasConfigSchema), []);
+        assert.deepEqual(
+            info.policies.filter((p) => p.hasConfigSchema),
+            [],
+        );
     });
 
     it("is what the policy page's table says: each policy's name, kind and default level", async () => {
         const section = readme;
-        const rows = [...section.matchAll(/^\| `(outbox-[a-z-]+)` \| (resource|stack) \| [^|]+ \| `([a-z]+)` \|$/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
-        assert.deepEqual(rows, (await pack!.info()).policies.map((p) => `${p.name} ${p.kind} ${p.enforcementLevel}`));
+        const rows = [
+            ...section.matchAll(/^\| `(outbox-[a-z-]+)` \| (resource|stack) \| [^|]+ \| `([a-z]+)` \|$/gm),
+        ].map((m) => `${m[1]} ${m[2]} ${m[3]}`);
+        assert.deepEqual(
+            rows,
+            (await pack!.info()).policies.map((p) => `${p.name} ${p.kind} ${p.enforcementLevel}`),
+        );
     });
 
     it("gives no violation to the stack's other resources next to a default Outbox", async () => {
@@ -108,10 +162,14 @@ describe("the policy pack on a whole stack, through its analyzer server", functi
     });
 
     it("gives no diagnostic at all when the other resources' values are unknown during a preview", async () => {
-        const unknown = (r: RecordedResource, keys: string[]) => ({ ...r, inputs: { ...r.inputs, ...Object.fromEntries(keys.map((k) => [k, UNKNOWN])) } });
+        const unknown = (r: RecordedResource, keys: string[]) => ({
+            ...r,
+            inputs: { ...r.inputs, ...Object.fromEntries(keys.map((k) => [k, UNKNOWN])) },
+        });
         const previewed = mixed.map((r) => {
             if (r.name === "mixed-users") return unknown(r, ["tags"]);
-            if (r.name === "mixed-clicks-mapping") return unknown(r, ["eventSourceArn", "functionName", "destinationConfig"]);
+            if (r.name === "mixed-clicks-mapping")
+                return unknown(r, ["eventSourceArn", "functionName", "destinationConfig"]);
             if (r.name === "mixed-reports-s3") return unknown(r, ["role"]);
             if (r.name === "mixed-clicks-dlq") return { ...unknown(r, []), computed: { ...r.computed, arn: UNKNOWN } };
             return r;
@@ -135,12 +193,22 @@ describe("the policy pack on a whole stack, through its analyzer server", functi
     });
 
     describe("with the pack's config", () => {
-        afterEach(async () => pack?.configure(Object.fromEntries(OUTBOX_POLICY_NAMES.map((n) => [n, OUTBOX_POLICY_DEFAULT_LEVEL]))));
+        afterEach(async () =>
+            pack?.configure(Object.fromEntries(OUTBOX_POLICY_NAMES.map((n) => [n, OUTBOX_POLICY_DEFAULT_LEVEL]))),
+        );
 
         it("reports a policy set to advisory as advisory, and nothing for a disabled one", async () => {
-            await pack!.configure({ ...Object.fromEntries(OUTBOX_POLICY_NAMES.map((n) => [n, OUTBOX_POLICY_DEFAULT_LEVEL])), "outbox-table-shape": "advisory", "outbox-least-privilege-attached": "disabled" });
+            await pack!.configure({
+                ...Object.fromEntries(OUTBOX_POLICY_NAMES.map((n) => [n, OUTBOX_POLICY_DEFAULT_LEVEL])),
+                "outbox-table-shape": "advisory",
+                "outbox-least-privilege-attached": "disabled",
+            });
             const levels = shown(await pack!.preview(bent)).map((d) => d.split(":")[0]);
-            assert.deepEqual(levels, ["advisory outbox-table-shape", "advisory outbox-table-shape", "advisory outbox-table-shape"]);
+            assert.deepEqual(levels, [
+                "advisory outbox-table-shape",
+                "advisory outbox-table-shape",
+                "advisory outbox-table-shape",
+            ]);
         });
 
         it("applies the policy page's example config, which outboxPolicyPackConfig accepts", async () => {
@@ -148,11 +216,21 @@ describe("the policy pack on a whole stack, through its analyzer server", functi
             assert.ok(example, "the Policy pack section has a ```json config example");
             const config = outboxPolicyPackConfig(JSON.parse(example[1]!));
             // What the CLI sends after reconciling the file with the pack's defaults.
-            const reconciled = Object.fromEntries(OUTBOX_POLICY_NAMES.map((n) => [n, String(config[n] ?? config.all ?? OUTBOX_POLICY_DEFAULT_LEVEL)]));
+            const reconciled = Object.fromEntries(
+                OUTBOX_POLICY_NAMES.map((n) => [n, String(config[n] ?? config.all ?? OUTBOX_POLICY_DEFAULT_LEVEL)]),
+            );
             await pack!.configure(reconciled);
             const diagnostics = await pack!.preview(bent);
-            for (const d of diagnostics) assert.equal(d.enforcementLevel, reconciled[d.policyName], `${d.policyName} reported at its configured level`);
-            assert.ok(!diagnostics.some((d) => reconciled[d.policyName] === "disabled"), "a disabled policy reports nothing");
+            for (const d of diagnostics)
+                assert.equal(
+                    d.enforcementLevel,
+                    reconciled[d.policyName],
+                    `${d.policyName} reported at its configured level`,
+                );
+            assert.ok(
+                !diagnostics.some((d) => reconciled[d.policyName] === "disabled"),
+                "a disabled policy reports nothing",
+            );
             assert.ok(diagnostics.length > 0, "the bent stack is still judged");
         });
     });

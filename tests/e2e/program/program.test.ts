@@ -39,7 +39,12 @@ describe("the deployable program (Pulumi.yaml main)", () => {
         const configSection = yaml.slice(yaml.indexOf("\nconfig:\n"));
         const declared = [...configSection.matchAll(/^ {2}(\w+):$/gm)].map((m) => m[1]).sort();
         // `tags` is an object, a type project config cannot declare; docs/component.md shows `pulumi config set --path`.
-        assert.deepEqual(declared, configKeys().filter((k) => k !== "tags").sort());
+        assert.deepEqual(
+            declared,
+            configKeys()
+                .filter((k) => k !== "tags")
+                .sort(),
+        );
     });
 
     it("deploys one Outbox from the stack config and exports its outputs", async () => {
@@ -62,9 +67,16 @@ describe("the deployable program (Pulumi.yaml main)", () => {
         assert.equal(one(TYPE.topic)[0].inputs.fifoTopic, true);
         assert.equal(one(TYPE.mapping)[0].inputs.maximumRetryAttempts, 4);
         assert.equal(one(TYPE.rule)[0].inputs.scheduleExpression, "rate(5 minutes)");
-        assert.equal(one(TYPE.fn).find((f) => f.name === "prog-sweeper")?.inputs.environment.variables[ENV.sweepAfterSeconds], "300");
+        assert.equal(
+            one(TYPE.fn).find((f) => f.name === "prog-sweeper")?.inputs.environment.variables[ENV.sweepAfterSeconds],
+            "300",
+        );
         assert.equal(one(TYPE.table)[0].inputs.tags.team, "payments");
-        assert.deepEqual(await violationsOf(outboxPolicies, children), [], "the deployed outbox passes the policy pack");
+        assert.deepEqual(
+            await violationsOf(outboxPolicies, children),
+            [],
+            "the deployed outbox passes the policy pack",
+        );
 
         const account = "111111111111";
         assert.deepEqual(
@@ -88,25 +100,41 @@ describe("the deployable program (Pulumi.yaml main)", () => {
                 dlqArn: `arn:aws:sqs:eu-west-1:${account}:prog-dlq-abc`,
                 publisherFunctionName: "prog-publisher-abc",
                 sweeperFunctionName: "prog-sweeper-abc",
-                writerPolicy: writerPolicyDocument({ tableArn: `arn:aws:dynamodb:eu-west-1:${account}:table/prog-table-abc` }),
+                writerPolicy: writerPolicyDocument({
+                    tableArn: `arn:aws:dynamodb:eu-west-1:${account}:table/prog-table-abc`,
+                }),
             },
         );
     });
 
     it("maps only the keys that are set, leaving the rest to the component's defaults", async () => {
         await withStackConfig({}, () => assert.deepEqual(outboxArgsFromConfig(new pulumi.Config()), {}));
-        await withStackConfig({ billingMode: "PROVISIONED", provisionedCapacity: "8", deletionProtection: "true" }, () =>
-            assert.deepEqual(outboxArgsFromConfig(new pulumi.Config()), { billingMode: "PROVISIONED", provisionedCapacity: 8, deletionProtection: true }),
+        await withStackConfig(
+            { billingMode: "PROVISIONED", provisionedCapacity: "8", deletionProtection: "true" },
+            () =>
+                assert.deepEqual(outboxArgsFromConfig(new pulumi.Config()), {
+                    billingMode: "PROVISIONED",
+                    provisionedCapacity: 8,
+                    deletionProtection: true,
+                }),
         );
-        await withStackConfig({ importTableName: "legacy-outbox" }, () => assert.deepEqual(outboxArgsFromConfig(new pulumi.Config()), { importTableName: "legacy-outbox" }));
+        await withStackConfig({ importTableName: "legacy-outbox" }, () =>
+            assert.deepEqual(outboxArgsFromConfig(new pulumi.Config()), { importTableName: "legacy-outbox" }),
+        );
     });
 
     it("fails on a config value of the wrong type naming the key, and on one out of range naming the arg", async () => {
         await withStackConfig({ batchSize: "lots" }, () =>
-            assert.throws(() => outboxArgsFromConfig(new pulumi.Config()), (e: any) => e.message.includes(`${PROJECT}:batchSize`) && e.message.includes("number")),
+            assert.throws(
+                () => outboxArgsFromConfig(new pulumi.Config()),
+                (e: any) => e.message.includes(`${PROJECT}:batchSize`) && e.message.includes("number"),
+            ),
         );
         await withStackConfig({ batchSize: "0" }, () =>
-            assert.throws(() => validateOutboxArgs(outboxArgsFromConfig(new pulumi.Config())), (e: any) => e.code === "INVALID_CONFIG" && e.message.includes("args.batchSize is 0")),
+            assert.throws(
+                () => validateOutboxArgs(outboxArgsFromConfig(new pulumi.Config())),
+                (e: any) => e.code === "INVALID_CONFIG" && e.message.includes("args.batchSize is 0"),
+            ),
         );
     });
 });
@@ -133,11 +161,22 @@ describe("the package barrel (index.ts) and the policy entry (policy/policies.ts
         });
         const result = JSON.parse(out.trim().split("\n").pop() ?? "{}");
         assert.equal(result.recorded, 0);
-        for (const name of ["Outbox", "OUTBOX_TYPE", "validateOutboxArgs", "OUTBOX_RANGES", "publisherPolicyDocument", "OutboxError", "GLOBAL_SECONDARY_INDEXES"]) {
+        for (const name of [
+            "Outbox",
+            "OUTBOX_TYPE",
+            "validateOutboxArgs",
+            "OUTBOX_RANGES",
+            "publisherPolicyDocument",
+            "OutboxError",
+            "GLOBAL_SECONDARY_INDEXES",
+        ]) {
             assert.ok(result.exports.includes(name), `index.ts exports ${name}`);
         }
         for (const name of ["outboxPolicies", "outboxPolicyPackArgs", "isOutboxTable"]) {
-            assert.ok(!result.exports.includes(name), `index.ts does not export ${name}: it is the dynamodb-outbox/policy entry's`);
+            assert.ok(
+                !result.exports.includes(name),
+                `index.ts does not export ${name}: it is the dynamodb-outbox/policy entry's`,
+            );
             assert.ok(result.policy.includes(name), `policy/policies.ts exports ${name}`);
         }
         assert.deepEqual(result.policyLoaded, [], "requiring index.ts loads no @pulumi/policy module");

@@ -12,7 +12,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
-import { startLocalEventSourceMapping, type LocalInvocationContext } from "../../../runtime/testing/event-source-mapping";
+import {
+    startLocalEventSourceMapping,
+    type LocalInvocationContext,
+} from "../../../runtime/testing/event-source-mapping";
 import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { unmarshalRecord } from "../../../runtime/record/codec";
@@ -40,25 +43,39 @@ interface Invocation {
  * `archiveDir`, with `environment` and the Lambda runtime's modules only. Asynchronous on purpose: fauxqs and the
  * mapping run in this process, and the child calls them.
  */
-function processPerInvocation(archiveDir: string, work: string, environment: Record<string, string>, seen: Invocation[]) {
+function processPerInvocation(
+    archiveDir: string,
+    work: string,
+    environment: Record<string, string>,
+    seen: Invocation[],
+) {
     let n = 0;
     return async (event: LambdaStreamEvent, context: LocalInvocationContext) => {
         n += 1;
         const eventFile = path.join(work, `event-${n}.json`);
         const resultFile = path.join(work, `result-${n}.json`);
         fs.writeFileSync(eventFile, JSON.stringify(event));
-        const child = spawn(lambdaNode().path, [INVOKE_HOST, eventFile, resultFile, String(context.getRemainingTimeInMillis())], {
-            cwd: archiveDir,
-            env: { PATH: process.env.PATH ?? "", NODE_PATH: lambdaRuntimeModules(work), ...environment },
-            stdio: ["ignore", "ignore", "pipe"],
-        });
+        const child = spawn(
+            lambdaNode().path,
+            [INVOKE_HOST, eventFile, resultFile, String(context.getRemainingTimeInMillis())],
+            {
+                cwd: archiveDir,
+                env: { PATH: process.env.PATH ?? "", NODE_PATH: lambdaRuntimeModules(work), ...environment },
+                stdio: ["ignore", "ignore", "pipe"],
+            },
+        );
         let stderr = "";
         child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-        const code = await new Promise<number | null>((resolve, reject) => child.on("error", reject).on("close", resolve));
+        const code = await new Promise<number | null>((resolve, reject) =>
+            child.on("error", reject).on("close", resolve),
+        );
         assert.ok(fs.existsSync(resultFile), `invocation ${n} exited ${code} without a result\n${stderr}`);
         const report = JSON.parse(fs.readFileSync(resultFile, "utf8")) as Invocation;
         seen.push(report);
-        if (report.error) throw Object.assign(new Error(`invocation ${n}: ${report.error.message}`), { name: report.error.name ?? "Error" });
+        if (report.error)
+            throw Object.assign(new Error(`invocation ${n}: ${report.error.message}`), {
+                name: report.error.name ?? "Error",
+            });
         return report.result!;
     };
 }
@@ -93,16 +110,28 @@ describe("end to end on Lambda's Node: the serialized publisher archive in a pro
         await fauxqs.subscribe(topicArn, subscriber.queueArn, { rawMessageDelivery: true });
         const dlq = await fauxqs.createQueue("node22-dlq");
 
-        const environment = await localLambdaEnvironment(fn.inputs.environment.variables as Record<string, string>, { tableName, topicArn, dlqUrl: dlq.queueUrl }, fauxqs.endpoint, {
-            AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
-        });
+        const environment = await localLambdaEnvironment(
+            fn.inputs.environment.variables as Record<string, string>,
+            { tableName, topicArn, dlqUrl: dlq.queueUrl },
+            fauxqs.endpoint,
+            {
+                AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
+            },
+        );
 
         const writer = new OutboxWriter({ client: ddb, tableName, address: topicArn });
         const ids: { id: string; key?: string }[] = [];
         for (let n = 0; n < 24; n += 1) {
             const key = n % 4 === 0 ? `acct-${n % 8}` : undefined;
             const { messageIds } = await writer.write({
-                messages: [{ partition: key ? "ACCOUNT#1" : `ORDER#${n % 3}`, type: "OrderUpdated", payload: { n }, ...(key ? { orderingKey: key } : {}) }],
+                messages: [
+                    {
+                        partition: key ? "ACCOUNT#1" : `ORDER#${n % 3}`,
+                        type: "OrderUpdated",
+                        payload: { n },
+                        ...(key ? { orderingKey: key } : {}),
+                    },
+                ],
             });
             ids.push({ id: messageIds[0]!, ...(key ? { key } : {}) });
         }
@@ -138,9 +167,17 @@ describe("end to end on Lambda's Node: the serialized publisher archive in a pro
         assert.deepEqual([...got].sort(), ids.map((w) => w.id).sort(), "every record once");
         for (const key of new Set(ids.flatMap((w) => (w.key ? [w.key] : [])))) {
             const expected = ids.filter((w) => w.key === key).map((w) => w.id);
-            assert.deepEqual(got.filter((id) => expected.includes(id!)), expected, `order of ${key}`);
+            assert.deepEqual(
+                got.filter((id) => expected.includes(id!)),
+                expected,
+                `order of ${key}`,
+            );
         }
         const records = (await scanRecordItems(ddb, tableName)).map((item) => unmarshalRecord(item));
-        assert.deepEqual(records.filter((r) => r.status !== "completed").map((r) => r.recordId), [], "every record completed");
+        assert.deepEqual(
+            records.filter((r) => r.status !== "completed").map((r) => r.recordId),
+            [],
+            "every record completed",
+        );
     });
 });

@@ -15,19 +15,39 @@ import { dynamoClient, uniqueTableName } from "../../support/dynamodb";
 const T0 = Date.UTC(2026, 0, 1);
 
 function item(expiresAt = 0) {
-    return marshalRecord(pendingRecord({ partition: "ORDER#1", recordId: "rec-1", bindingId: "sns", address: "", envelope: { id: "rec-1", payload: "{}", expiresAt } }, 1n, T0));
+    return marshalRecord(
+        pendingRecord(
+            {
+                partition: "ORDER#1",
+                recordId: "rec-1",
+                bindingId: "sns",
+                address: "",
+                envelope: { id: "rec-1", payload: "{}", expiresAt },
+            },
+            1n,
+            T0,
+        ),
+    );
 }
 
 describe("bench capacity model", () => {
     it("charges a transactional insert 2 units on the table and on each index holding the record, and a completion 1 per copy it writes or removes", () => {
         const plain = Object.fromEntries(writeCharges(undefined, item(), true));
-        assert.deepEqual(plain, { "table\u0000ORDER#1": 2, "RecordIDIndex\u0000rec-1": 2, "ClaimIndex\u0000ORDER#1": 2 });
+        assert.deepEqual(plain, {
+            "table\u0000ORDER#1": 2,
+            "RecordIDIndex\u0000rec-1": 2,
+            "ClaimIndex\u0000ORDER#1": 2,
+        });
         const expiring = item(T0 + 60_000);
         assert.equal(writeCharges(undefined, expiring, true).get("ExpiryIndex\u00001"), 2);
         const completed = { ...expiring, status: { S: "completed" }, ttl: { N: "1" } };
         delete (completed as Record<string, unknown>).has_expiry;
         delete (completed as Record<string, unknown>).claim_sort;
-        assert.deepEqual(Object.fromEntries(writeCharges(expiring, completed, false)), { "table\u0000ORDER#1": 1, "ExpiryIndex\u00001": 1, "ClaimIndex\u0000ORDER#1": 1 });
+        assert.deepEqual(Object.fromEntries(writeCharges(expiring, completed, false)), {
+            "table\u0000ORDER#1": 1,
+            "ExpiryIndex\u00001": 1,
+            "ClaimIndex\u0000ORDER#1": 1,
+        });
     });
 
     it("throttles a write that would take one key value above the ceiling in the current second, as AWS does, and leaves DynamoDB Local as it was", async () => {
@@ -43,8 +63,13 @@ describe("bench capacity model", () => {
         assert.ok(first);
         await writer.write({ messages: [{ ...expiring, partition: "B" }] });
         // ExpiryIndex "1" holds 4 units this second: a third expiring insert (2 more) is over 5.
-        await assert.rejects(writer.write({ messages: [{ ...expiring, partition: "C", id: "third" }] }), (err: unknown) => isOutboxError(err, "THROTTLED"));
-        const got = await backend.send(new GetItemCommand({ TableName: tableName, Key: recordKey("C", "third", "sns"), ConsistentRead: true }));
+        await assert.rejects(
+            writer.write({ messages: [{ ...expiring, partition: "C", id: "third" }] }),
+            (err: unknown) => isOutboxError(err, "THROTTLED"),
+        );
+        const got = await backend.send(
+            new GetItemCommand({ TableName: tableName, Key: recordKey("C", "third", "sns"), ConsistentRead: true }),
+        );
         assert.equal(got.Item, undefined, "the throttled write was not applied");
         assert.deepEqual(model.throttledBy, { ExpiryIndex: 1 });
         now += 1000;

@@ -10,7 +10,13 @@ import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { writeFileSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { CloudWatchPort, DoctorAws, EventBridgePort, EventSourceMappingInfo, LambdaPort } from "../../../cli/doctor/aws";
+import type {
+    CloudWatchPort,
+    DoctorAws,
+    EventBridgePort,
+    EventSourceMappingInfo,
+    LambdaPort,
+} from "../../../cli/doctor/aws";
 import { loadDoctorAws } from "../../../cli/doctor/aws";
 import { readStackOutputs } from "../../../cli/doctor/outputs";
 import { main } from "../../../cli/main";
@@ -60,7 +66,12 @@ function fakeAws(world: FakeWorld, calls: string[] = []): () => DoctorAws {
             calls.push(`lambda:${JSON.stringify(input)}`);
             if (world.lambdaError) throw Object.assign(new Error("not allowed"), { name: "AccessDeniedException" });
             // A mapping built before the test's table was known reads from that table's stream.
-            return { EventSourceMappings: (world.mappings ?? [mapping()]).map((m) => ({ ...m, EventSourceArn: m.EventSourceArn ?? streams.get(currentTable) })) };
+            return {
+                EventSourceMappings: (world.mappings ?? [mapping()]).map((m) => ({
+                    ...m,
+                    EventSourceArn: m.EventSourceArn ?? streams.get(currentTable),
+                })),
+            };
         },
     };
     const eventBridge: EventBridgePort = {
@@ -68,16 +79,33 @@ function fakeAws(world: FakeWorld, calls: string[] = []): () => DoctorAws {
             calls.push(`rules:${input.TargetArn}`);
             return { RuleNames: world.rules ?? ["orders-sweep"] };
         },
-        describeRule: async ({ Name }) => ({ Name, State: world.ruleState ?? "ENABLED", ScheduleExpression: "rate(1 minute)" }),
+        describeRule: async ({ Name }) => ({
+            Name,
+            State: world.ruleState ?? "ENABLED",
+            ScheduleExpression: "rate(1 minute)",
+        }),
     };
     const cloudWatch: CloudWatchPort = {
         getMetricStatistics: async (input) => {
-            calls.push(`metric:${input.MetricName}:${input.Dimensions[0]?.Value}`, `window:${input.Namespace}:${input.EndTime.getTime() - input.StartTime.getTime()}`);
+            calls.push(
+                `metric:${input.MetricName}:${input.Dimensions[0]?.Value}`,
+                `window:${input.Namespace}:${input.EndTime.getTime() - input.StartTime.getTime()}`,
+            );
             if (world.metricsError) throw Object.assign(new Error("not allowed"), { name: "AccessDenied" });
-            return { Datapoints: input.MetricName === "IteratorAge" ? [{ Maximum: world.iteratorAgeMs ?? 1200 }] : [{ Sum: world.errors ?? 0 }] };
+            return {
+                Datapoints:
+                    input.MetricName === "IteratorAge"
+                        ? [{ Maximum: world.iteratorAgeMs ?? 1200 }]
+                        : [{ Sum: world.errors ?? 0 }],
+            };
         },
     };
-    return () => ({ lambda: { port: lambda }, eventBridge: { port: eventBridge }, cloudWatch: { port: cloudWatch }, destroy: () => undefined });
+    return () => ({
+        lambda: { port: lambda },
+        eventBridge: { port: eventBridge },
+        cloudWatch: { port: cloudWatch },
+        destroy: () => undefined,
+    });
 }
 
 describe("cli: doctor", function () {
@@ -100,7 +128,12 @@ describe("cli: doctor", function () {
 
     async function useTable(name: string): Promise<void> {
         currentTable = name;
-        if (!streams.has(name)) streams.set(name, (await (await dynamoClient()).send(new DescribeTableCommand({ TableName: name }))).Table?.LatestStreamArn as string);
+        if (!streams.has(name))
+            streams.set(
+                name,
+                (await (await dynamoClient()).send(new DescribeTableCommand({ TableName: name }))).Table
+                    ?.LatestStreamArn as string,
+            );
     }
 
     beforeEach(async () => {
@@ -109,13 +142,28 @@ describe("cli: doctor", function () {
 
     function outputsFile(extra: Record<string, unknown> = {}): string {
         const file = join(dir, `outputs-${Math.random().toString(36).slice(2)}.json`);
-        writeFileSync(file, JSON.stringify({ tableName: table, dlqUrl, dlqArn: DLQ_ARN, publisherFunctionName: "orders-publisher", sweeperFunctionName: "orders-sweeper", topicArn: "arn:aws:sns:us-east-1:1:t", writerPolicy: "{}", ...extra }));
+        writeFileSync(
+            file,
+            JSON.stringify({
+                tableName: table,
+                dlqUrl,
+                dlqArn: DLQ_ARN,
+                publisherFunctionName: "orders-publisher",
+                sweeperFunctionName: "orders-sweeper",
+                topicArn: "arn:aws:sns:us-east-1:1:t",
+                writerPolicy: "{}",
+                ...extra,
+            }),
+        );
         return file;
     }
 
     async function doctor(argv: string[], world: FakeWorld = {}, calls: string[] = []) {
         const io = { ...captureIo({ ...LOCAL_ENV }), doctorAws: fakeAws(world, calls) };
-        const code = await main(["doctor", ...argv, "--endpoint", await dynamoEndpoint(), "--sqs-endpoint", fauxqs.endpoint], io);
+        const code = await main(
+            ["doctor", ...argv, "--endpoint", await dynamoEndpoint(), "--sqs-endpoint", fauxqs.endpoint],
+            io,
+        );
         return { code, stdout: io.output(), stderr: io.errors() };
     }
 
@@ -125,7 +173,7 @@ describe("cli: doctor", function () {
         assert.equal(run.code, 0, run.stdout + run.stderr);
         for (const line of [
             `✓ table "${table}" exists and is ACTIVE`,
-            "✓ publisher event source mapping exists — m-1 on function \"orders-publisher\"",
+            '✓ publisher event source mapping exists — m-1 on function "orders-publisher"',
             "✓ mapping is enabled",
             "✓ mapping filter is the schema's (INSERTs of outbox records)",
             "✓ mapping starts from TRIM_HORIZON",
@@ -140,38 +188,125 @@ describe("cli: doctor", function () {
             assert.ok(run.stdout.includes(line), `missing "${line}" in:\n${run.stdout}`);
         }
         assert.match(run.stdout, /\nhealthy: \d+ passed/);
-        assert.ok(calls.includes(`rules:${SWEEPER_ARN}`), "the sweeper's ARN is the publisher's with the sweeper's name");
-        assert.ok(calls.includes("metric:IteratorAge:orders-publisher") && calls.includes("metric:Errors:orders-publisher"));
+        assert.ok(
+            calls.includes(`rules:${SWEEPER_ARN}`),
+            "the sweeper's ARN is the publisher's with the sweeper's name",
+        );
+        assert.ok(
+            calls.includes("metric:IteratorAge:orders-publisher") && calls.includes("metric:Errors:orders-publisher"),
+        );
         assert.ok(calls.includes(`window:AWS/Lambda:${15 * 60_000}`), "the last 15 minutes of AWS/Lambda");
         assert.deepEqual(await scanItems(await dynamoClient(), table), [], "doctor writes nothing to the table");
     });
 
     it("--json prints one object with every check", async () => {
         const run = await doctor(["--outputs", outputsFile(), "--json"]);
-        const result = JSON.parse(run.stdout) as { command: string; ok: boolean; checks: { id: string; status: string }[] };
+        const result = JSON.parse(run.stdout) as {
+            command: string;
+            ok: boolean;
+            checks: { id: string; status: string }[];
+        };
         assert.equal(result.command, "doctor");
-        assert.deepEqual(Object.keys(result).sort(), ["checks", "command", "counts", "durationMs", "ok", "region", "table"]);
+        assert.deepEqual(Object.keys(result).sort(), [
+            "checks",
+            "command",
+            "counts",
+            "durationMs",
+            "ok",
+            "region",
+            "table",
+        ]);
         assert.equal(result.ok, true);
         assert.deepEqual(
-            result.checks.filter((c) => !c.id.startsWith("index:") && !["table", "primary-key", "ttl", "stream"].includes(c.id)).map((c) => `${c.id}:${c.status}`),
-            ["mapping:pass", "mapping:state:pass", "mapping:filter:pass", "mapping:start:pass", "mapping:destination:pass", "mapping:last-result:pass", "sweeper-rule:pass", "dlq:pass", "oldest-pending:pass", "metrics:iterator-age:pass", "metrics:errors:pass"],
+            result.checks
+                .filter((c) => !c.id.startsWith("index:") && !["table", "primary-key", "ttl", "stream"].includes(c.id))
+                .map((c) => `${c.id}:${c.status}`),
+            [
+                "mapping:pass",
+                "mapping:state:pass",
+                "mapping:filter:pass",
+                "mapping:start:pass",
+                "mapping:destination:pass",
+                "mapping:last-result:pass",
+                "sweeper-rule:pass",
+                "dlq:pass",
+                "oldest-pending:pass",
+                "metrics:iterator-age:pass",
+                "metrics:errors:pass",
+            ],
         );
     });
 
     const failing: [string, FakeWorld, RegExp][] = [
-        ["no mapping", { mappings: [] }, /✗ publisher event source mapping exists — none for function "orders-publisher" on the table's stream: .*fix: pulumi up/],
-        ["a mapping on another stream", { mappings: [{ ...mapping(), EventSourceArn: "arn:aws:dynamodb:us-east-1:1:table/other/stream/x" }] }, /✗ publisher event source mapping exists — none for function "orders-publisher" on the table's stream/],
-        ["a disabled mapping", { mappings: [mapping({ State: "Disabled" })] }, /✗ mapping is enabled — state Disabled: .*fix: aws lambda update-event-source-mapping --uuid m-1 --enabled/],
-        ["a wrong filter", { mappings: [mapping({ FilterCriteria: { Filters: [{ Pattern: '{"eventName":["INSERT","MODIFY"]}' }] } })] }, /✗ mapping filter is the schema's .* expected exactly \{"eventName":\["INSERT"\]/],
-        ["no filter", { mappings: [mapping({ FilterCriteria: undefined })] }, /✗ mapping filter is the schema's .* — filters \[\]/],
-        ["a LATEST start", { mappings: [mapping({ StartingPosition: "LATEST" })] }, /✗ mapping starts from TRIM_HORIZON — starts from LATEST: .*recreate the mapping/],
-        ["no on-failure destination", { mappings: [mapping({ DestinationConfig: undefined })] }, /✗ mapping has its on-failure destination — none: .*OnFailure=\{Destination=arn:aws:sqs:us-east-1:123456789012:orders-dlq\}/],
-        ["a destination that is not the DLQ", { mappings: [mapping({ DestinationConfig: { OnFailure: { Destination: "arn:aws:sqs:x:1:other" } } })] }, /✗ mapping has its on-failure destination — arn:aws:sqs:x:1:other, not the DLQ/],
-        ["a PROBLEM last result", { mappings: [mapping({ LastProcessingResult: "PROBLEM: Function call failed" })] }, /✗ mapping's last processing result — PROBLEM: Function call failed; fix:/],
-        ["a disabled rule", { ruleState: "DISABLED" }, /✗ sweeper schedule rule is enabled — orders-sweep DISABLED: .*fix: aws events enable-rule --name orders-sweep/],
-        ["no rule", { rules: [] }, /✗ sweeper schedule rule is enabled — no EventBridge rule targets arn:aws:lambda:us-east-1:123456789012:function:orders-sweeper/],
-        ["a high IteratorAge", { iteratorAgeMs: 120_000 }, /✗ publisher IteratorAge under 60.0 s \(last 15 min\) — max 120.0 s: the publisher falls behind/],
-        ["publisher errors", { errors: 3 }, /✗ publisher has no Errors \(last 15 min\) — 3 error\(s\): fix: aws logs tail "\$\(aws lambda get-function-configuration --function-name orders-publisher --query LoggingConfig\.LogGroup --output text\)" --since 15m/],
+        [
+            "no mapping",
+            { mappings: [] },
+            /✗ publisher event source mapping exists — none for function "orders-publisher" on the table's stream: .*fix: pulumi up/,
+        ],
+        [
+            "a mapping on another stream",
+            { mappings: [{ ...mapping(), EventSourceArn: "arn:aws:dynamodb:us-east-1:1:table/other/stream/x" }] },
+            /✗ publisher event source mapping exists — none for function "orders-publisher" on the table's stream/,
+        ],
+        [
+            "a disabled mapping",
+            { mappings: [mapping({ State: "Disabled" })] },
+            /✗ mapping is enabled — state Disabled: .*fix: aws lambda update-event-source-mapping --uuid m-1 --enabled/,
+        ],
+        [
+            "a wrong filter",
+            {
+                mappings: [
+                    mapping({ FilterCriteria: { Filters: [{ Pattern: '{"eventName":["INSERT","MODIFY"]}' }] } }),
+                ],
+            },
+            /✗ mapping filter is the schema's .* expected exactly \{"eventName":\["INSERT"\]/,
+        ],
+        [
+            "no filter",
+            { mappings: [mapping({ FilterCriteria: undefined })] },
+            /✗ mapping filter is the schema's .* — filters \[\]/,
+        ],
+        [
+            "a LATEST start",
+            { mappings: [mapping({ StartingPosition: "LATEST" })] },
+            /✗ mapping starts from TRIM_HORIZON — starts from LATEST: .*recreate the mapping/,
+        ],
+        [
+            "no on-failure destination",
+            { mappings: [mapping({ DestinationConfig: undefined })] },
+            /✗ mapping has its on-failure destination — none: .*OnFailure=\{Destination=arn:aws:sqs:us-east-1:123456789012:orders-dlq\}/,
+        ],
+        [
+            "a destination that is not the DLQ",
+            { mappings: [mapping({ DestinationConfig: { OnFailure: { Destination: "arn:aws:sqs:x:1:other" } } })] },
+            /✗ mapping has its on-failure destination — arn:aws:sqs:x:1:other, not the DLQ/,
+        ],
+        [
+            "a PROBLEM last result",
+            { mappings: [mapping({ LastProcessingResult: "PROBLEM: Function call failed" })] },
+            /✗ mapping's last processing result — PROBLEM: Function call failed; fix:/,
+        ],
+        [
+            "a disabled rule",
+            { ruleState: "DISABLED" },
+            /✗ sweeper schedule rule is enabled — orders-sweep DISABLED: .*fix: aws events enable-rule --name orders-sweep/,
+        ],
+        [
+            "no rule",
+            { rules: [] },
+            /✗ sweeper schedule rule is enabled — no EventBridge rule targets arn:aws:lambda:us-east-1:123456789012:function:orders-sweeper/,
+        ],
+        [
+            "a high IteratorAge",
+            { iteratorAgeMs: 120_000 },
+            /✗ publisher IteratorAge under 60.0 s \(last 15 min\) — max 120.0 s: the publisher falls behind/,
+        ],
+        [
+            "publisher errors",
+            { errors: 3 },
+            /✗ publisher has no Errors \(last 15 min\) — 3 error\(s\): fix: aws logs tail "\$\(aws lambda get-function-configuration --function-name orders-publisher --query LoggingConfig\.LogGroup --output text\)" --since 15m/,
+        ],
     ];
     for (const [name, world, pattern] of failing) {
         it(`fails on ${name}, with the fix, exit 1`, async () => {
@@ -183,8 +318,13 @@ describe("cli: doctor", function () {
     }
 
     it("fails on a mapping with no on-failure destination also when the outputs give no dlqArn", async () => {
-        const run = await doctor(["--outputs", outputsFile({ dlqArn: undefined })], { mappings: [mapping({ DestinationConfig: undefined })] });
-        assert.match(run.stdout, /✗ mapping has its on-failure destination — none: .*OnFailure=\{Destination=<dlq arn>\}/);
+        const run = await doctor(["--outputs", outputsFile({ dlqArn: undefined })], {
+            mappings: [mapping({ DestinationConfig: undefined })],
+        });
+        assert.match(
+            run.stdout,
+            /✗ mapping has its on-failure destination — none: .*OnFailure=\{Destination=<dlq arn>\}/,
+        );
         assert.equal(run.code, 1);
     });
 
@@ -192,7 +332,12 @@ describe("cli: doctor", function () {
         const queueUrl = (await fauxqs.createQueue(`cli-doctor-full-${Date.now()}`)).queueUrl;
         await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: "{}" }));
         const run = await doctor(["--outputs", outputsFile({ dlqUrl: queueUrl })]);
-        assert.match(run.stdout, new RegExp(`✗ DLQ is empty — 1 message\\(s\\) dead-lettered; .*dynamodb-outbox redrive --table ${table} --dlq-url ${queueUrl.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`));
+        assert.match(
+            run.stdout,
+            new RegExp(
+                `✗ DLQ is empty — 1 message\\(s\\) dead-lettered; .*dynamodb-outbox redrive --table ${table} --dlq-url ${queueUrl.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`,
+            ),
+        );
         assert.equal(run.code, 1);
     });
 
@@ -201,14 +346,23 @@ describe("cli: doctor", function () {
         try {
             await useTable(old);
             const createdAt = Date.now() - 10 * 60_000;
-            await (await dynamoClient()).send(
+            await (
+                await dynamoClient()
+            ).send(
                 new PutItemCommand({
                     TableName: old,
-                    Item: { [ATTR.pk]: { S: "P" }, [ATTR.sk]: { S: "OUTBOX#x" }, [ATTR.claimSort]: { S: `${String(createdAt).padStart(19, "0")}#${"1".padStart(20, "0")}` } },
+                    Item: {
+                        [ATTR.pk]: { S: "P" },
+                        [ATTR.sk]: { S: "OUTBOX#x" },
+                        [ATTR.claimSort]: { S: `${String(createdAt).padStart(19, "0")}#${"1".padStart(20, "0")}` },
+                    },
                 }),
             );
             const run = await doctor(["--outputs", outputsFile({ tableName: old })]);
-            assert.match(run.stdout, /✗ oldest pending record is younger than 300.0 s — 600\.\d s old: neither the publisher nor the sweeper delivered it/);
+            assert.match(
+                run.stdout,
+                /✗ oldest pending record is younger than 300.0 s — 600\.\d s old: neither the publisher nor the sweeper delivered it/,
+            );
             assert.equal(run.code, 1);
             const relaxed = await doctor(["--outputs", outputsFile({ tableName: old }), "--max-pending-age", "900"]);
             assert.match(relaxed.stdout, /✓ oldest pending record is younger than 900.0 s — 600\.\d s old/);
@@ -221,17 +375,32 @@ describe("cli: doctor", function () {
     it("with --table alone checks the table and the mapping by the table's stream, and skips what needs the outputs (exit 1)", async () => {
         const calls: string[] = [];
         const run = await doctor(["--table", table], { mappings: [] }, calls);
-        assert.ok(calls.some((c) => c.startsWith('lambda:{"EventSourceArn":"arn:aws:dynamodb:')), calls.join("\n"));
+        assert.ok(
+            calls.some((c) => c.startsWith('lambda:{"EventSourceArn":"arn:aws:dynamodb:')),
+            calls.join("\n"),
+        );
         assert.match(run.stdout, /- DLQ is empty — no DLQ URL: pass --outputs with dlqUrl/);
-        assert.match(run.stdout, /- sweeper schedule rule is enabled — no sweeper function: pass --outputs with sweeperFunctionName/);
-        assert.match(run.stdout, /- publisher has no Errors \(last 15 min\) — no publisher function: pass --outputs with publisherFunctionName/);
+        assert.match(
+            run.stdout,
+            /- sweeper schedule rule is enabled — no sweeper function: pass --outputs with sweeperFunctionName/,
+        );
+        assert.match(
+            run.stdout,
+            /- publisher has no Errors \(last 15 min\) — no publisher function: pass --outputs with publisherFunctionName/,
+        );
         assert.equal(run.code, 1);
     });
 
     it("fails a line whose call is refused, naming the permission", async () => {
         const run = await doctor(["--outputs", outputsFile()], { lambdaError: true, metricsError: true });
-        assert.match(run.stdout, /✗ publisher event source mapping — ListEventSourceMappings failed: AccessDeniedException: not allowed; the tool needs lambda:ListEventSourceMappings/);
-        assert.match(run.stdout, /✗ publisher has no Errors \(last 15 min\) — GetMetricStatistics failed: AccessDenied: not allowed; the tool needs cloudwatch:GetMetricStatistics/);
+        assert.match(
+            run.stdout,
+            /✗ publisher event source mapping — ListEventSourceMappings failed: AccessDeniedException: not allowed; the tool needs lambda:ListEventSourceMappings/,
+        );
+        assert.match(
+            run.stdout,
+            /✗ publisher has no Errors \(last 15 min\) — GetMetricStatistics failed: AccessDenied: not allowed; the tool needs cloudwatch:GetMetricStatistics/,
+        );
         assert.equal(run.code, 1);
     });
 
@@ -245,10 +414,31 @@ describe("cli: doctor", function () {
         const aws = loadDoctorAws({ region: "us-east-1" }, (name) => {
             throw Object.assign(new Error(`Cannot find module '${name}'`), { code: "MODULE_NOT_FOUND" });
         });
-        assert.deepEqual([aws.lambda, aws.eventBridge, aws.cloudWatch], [{ missing: "@aws-sdk/client-lambda" }, { missing: "@aws-sdk/client-eventbridge" }, { missing: "@aws-sdk/client-cloudwatch" }]);
+        assert.deepEqual(
+            [aws.lambda, aws.eventBridge, aws.cloudWatch],
+            [
+                { missing: "@aws-sdk/client-lambda" },
+                { missing: "@aws-sdk/client-eventbridge" },
+                { missing: "@aws-sdk/client-cloudwatch" },
+            ],
+        );
         const io = { ...captureIo({ ...LOCAL_ENV }), doctorAws: () => aws };
-        const code = await main(["doctor", "--outputs", outputsFile(), "--endpoint", await dynamoEndpoint(), "--sqs-endpoint", fauxqs.endpoint], io);
-        assert.match(io.output(), /- publisher event source mapping — needs @aws-sdk\/client-lambda: npm install @aws-sdk\/client-lambda/);
+        const code = await main(
+            [
+                "doctor",
+                "--outputs",
+                outputsFile(),
+                "--endpoint",
+                await dynamoEndpoint(),
+                "--sqs-endpoint",
+                fauxqs.endpoint,
+            ],
+            io,
+        );
+        assert.match(
+            io.output(),
+            /- publisher event source mapping — needs @aws-sdk\/client-lambda: npm install @aws-sdk\/client-lambda/,
+        );
         assert.match(io.output(), /- sweeper schedule rule is enabled — needs @aws-sdk\/client-eventbridge/);
         assert.match(io.output(), /- publisher IteratorAge .* — needs @aws-sdk\/client-cloudwatch/);
         assert.equal(code, 1);
@@ -274,16 +464,28 @@ describe("cli: doctor", function () {
             throw Object.assign(new Error(`Cannot find module '${name}'`), { code: "MODULE_NOT_FOUND" });
         });
         assert.ok("port" in aws.lambda);
-        assert.deepEqual(await aws.lambda.port.listEventSourceMappings({ FunctionName: "f" }), { EventSourceMappings: [] });
-        assert.deepEqual(sent, [[{ region: "eu-west-1", maxAttempts: 5 }, "ListEventSourceMappings", { FunctionName: "f" }]]);
+        assert.deepEqual(await aws.lambda.port.listEventSourceMappings({ FunctionName: "f" }), {
+            EventSourceMappings: [],
+        });
+        assert.deepEqual(sent, [
+            [{ region: "eu-west-1", maxAttempts: 5 }, "ListEventSourceMappings", { FunctionName: "f" }],
+        ]);
         assert.deepEqual(aws.cloudWatch, { missing: "@aws-sdk/client-cloudwatch" });
         aws.destroy();
     });
 
     const badArgs: [string, string[], RegExp][] = [
         ["neither --table nor --outputs", ["doctor"], /doctor needs --table <name> or --outputs <file>/],
-        ["both --table and --outputs", ["doctor", "--table", "orders", "--outputs", "o.json"], /--table and --outputs were both given; give one/],
-        ["a bad --max-pending-age", ["doctor", "--table", "orders", "--max-pending-age", "soon"], /--max-pending-age must be a positive number of seconds, got "soon"/],
+        [
+            "both --table and --outputs",
+            ["doctor", "--table", "orders", "--outputs", "o.json"],
+            /--table and --outputs were both given; give one/,
+        ],
+        [
+            "a bad --max-pending-age",
+            ["doctor", "--table", "orders", "--max-pending-age", "soon"],
+            /--max-pending-age must be a positive number of seconds, got "soon"/,
+        ],
         ["a verify flag", ["doctor", "--table", "orders", "--expiry", "2"], /--expiry is not a flag of "doctor"/],
     ];
     for (const [name, argv, pattern] of badArgs) {
@@ -310,6 +512,9 @@ describe("cli: doctor", function () {
             assert.match(io.errors(), pattern);
             assert.ok(io.errors().includes(`--outputs "${file}"`));
         }
-        assert.throws(() => readStackOutputs(join(dir, "missing.json")), (e: unknown) => isOutboxError(e, "INVALID_CONFIG") && /cannot be read/.test((e as Error).message));
+        assert.throws(
+            () => readStackOutputs(join(dir, "missing.json")),
+            (e: unknown) => isOutboxError(e, "INVALID_CONFIG") && /cannot be read/.test((e as Error).message),
+        );
     });
 });

@@ -28,9 +28,17 @@ describe("cli: faults", function () {
         tables.push(table);
         const refusing = {
             send: async (command: object): Promise<unknown> => {
-                const create = command instanceof UpdateTableCommand ? command.input.GlobalSecondaryIndexUpdates?.[0]?.Create : undefined;
+                const create =
+                    command instanceof UpdateTableCommand
+                        ? command.input.GlobalSecondaryIndexUpdates?.[0]?.Create
+                        : undefined;
                 if (create?.IndexName === RECORD_ID_INDEX.indexName) {
-                    throw Object.assign(new Error("Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table"), { name: "LimitExceededException" });
+                    throw Object.assign(
+                        new Error(
+                            "Subscriber limit exceeded: Only 1 online index can be created or deleted simultaneously per table",
+                        ),
+                        { name: "LimitExceededException" },
+                    );
                 }
                 return client.send(command as never);
             },
@@ -38,18 +46,48 @@ describe("cli: faults", function () {
         } as unknown as DynamoDBClient;
         const io = captureIo({}, fastClock());
         const out = createOutput(io, true);
-        const code = await runMigrate({ client: refusing, tableName: table, region: LOCAL_REGION, apply: true, recreateClaimIndex: false, out });
+        const code = await runMigrate({
+            client: refusing,
+            tableName: table,
+            region: LOCAL_REGION,
+            apply: true,
+            recreateClaimIndex: false,
+            out,
+        });
         assert.equal(code, 1);
-        const report = JSON.parse(io.output()) as { ok: boolean; error: string; steps: { kind: string; status: string }[] };
+        const report = JSON.parse(io.output()) as {
+            ok: boolean;
+            error: string;
+            steps: { kind: string; status: string }[];
+        };
         assert.equal(report.ok, false);
-        assert.deepEqual(report.steps.map((s) => s.status), ["done", "failed", "not-run"]);
-        assert.match(report.error, /OutboxError \[UNAVAILABLE\]: create RecordIDIndex on "[^"]+" failed; nothing after this step was attempted, run migrate --apply again to continue: Subscriber limit exceeded/);
+        assert.deepEqual(
+            report.steps.map((s) => s.status),
+            ["done", "failed", "not-run"],
+        );
+        assert.match(
+            report.error,
+            /OutboxError \[UNAVAILABLE\]: create RecordIDIndex on "[^"]+" failed; nothing after this step was attempted, run migrate --apply again to continue: Subscriber limit exceeded/,
+        );
         assert.deepEqual((await provisioning(client, table)).indexes, [`${EXPIRY_INDEX.indexName}:KEYS_ONLY:ACTIVE`]);
 
         const rerun = captureIo({}, fastClock());
-        assert.equal(await runMigrate({ client, tableName: table, region: LOCAL_REGION, apply: true, recreateClaimIndex: false, out: createOutput(rerun, false) }), 0);
+        assert.equal(
+            await runMigrate({
+                client,
+                tableName: table,
+                region: LOCAL_REGION,
+                apply: true,
+                recreateClaimIndex: false,
+                out: createOutput(rerun, false),
+            }),
+            0,
+        );
         assert.match(rerun.output(), /1\. create RecordIDIndex[\s\S]*2\. create ClaimIndex[\s\S]*applied 2 step\(s\)/);
-        assert.deepEqual((await provisioning(client, table)).indexes, GLOBAL_SECONDARY_INDEXES.map((i) => `${i.indexName}:${i.projectionType}:ACTIVE`).sort());
+        assert.deepEqual(
+            (await provisioning(client, table)).indexes,
+            GLOBAL_SECONDARY_INDEXES.map((i) => `${i.indexName}:${i.projectionType}:ACTIVE`).sort(),
+        );
     });
 
     it("verify fails the expiry line after --timeout when the sweep never sees the record, and still cleans up", async () => {
@@ -70,15 +108,31 @@ describe("cli: faults", function () {
         };
         const io = captureIo({}, clock);
         const checks = new Checklist(createOutput(io, false));
-        await checkLive(checks, { store: lagging, client, tableName: table, region: LOCAL_REGION, expiryMs: 1000, timeoutMs: 10_000, pollIntervalMs: 1000, out: createOutput(io, false) });
+        await checkLive(checks, {
+            store: lagging,
+            client,
+            tableName: table,
+            region: LOCAL_REGION,
+            expiryMs: 1000,
+            timeoutMs: 10_000,
+            pollIntervalMs: 1000,
+            out: createOutput(io, false),
+        });
         assert.deepEqual(
             checks.results.map((r) => `${r.id}:${r.status}`),
             ["preflight:pass", "expiry:fail", "depth:skip", "cleanup:pass"],
         );
-        assert.match(io.output(), /✗ a record expiring 1\.0 s after persist, in partition "__verify#[^"]+", is moved by the expiry sweep — not moved 10\.0 s after persist: the sweep reads ExpiryIndex \(has_expiry, expires_at\); check that index, or raise --timeout/);
+        assert.match(
+            io.output(),
+            /✗ a record expiring 1\.0 s after persist, in partition "__verify#[^"]+", is moved by the expiry sweep — not moved 10\.0 s after persist: the sweep reads ExpiryIndex \(has_expiry, expires_at\); check that index, or raise --timeout/,
+        );
         assert.match(io.output(), /… waiting for the expiry sweep: sweep moved 0 \(ExpiryIndex may lag\)/);
         // One early sweep, then one per poll interval after the expiry: never a busy loop.
         assert.ok(sweeps >= 9 && sweeps <= 12, `expected about 10 sweeps in 10 s at 1 s intervals, got ${sweeps}`);
-        assert.deepEqual((await client.send(new ScanCommand({ TableName: table }))).Items, [], "the verification record and fence row were left behind");
+        assert.deepEqual(
+            (await client.send(new ScanCommand({ TableName: table }))).Items,
+            [],
+            "the verification record and fence row were left behind",
+        );
     });
 });

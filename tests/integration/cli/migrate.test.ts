@@ -1,8 +1,27 @@
 import * as assert from "node:assert/strict";
-import { CreateTableCommand, DescribeTableCommand, UpdateTableCommand, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
-import { CLAIM_INDEX, EXPIRY_INDEX, GLOBAL_SECONDARY_INDEXES, RECORD_ID_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../../../runtime/schema";
+import {
+    CreateTableCommand,
+    DescribeTableCommand,
+    UpdateTableCommand,
+    UpdateTimeToLiveCommand,
+} from "@aws-sdk/client-dynamodb";
+import {
+    CLAIM_INDEX,
+    EXPIRY_INDEX,
+    GLOBAL_SECONDARY_INDEXES,
+    RECORD_ID_INDEX,
+    STREAM_VIEW_TYPE,
+    TTL_ATTRIBUTE,
+} from "../../../runtime/schema";
 import { dynamoClient, uniqueTableName } from "../../support/dynamodb";
-import { createOutboxTable, createTestTable, dropTable, outboxTableInput, provisioning, runCli } from "../../support/cli";
+import {
+    createOutboxTable,
+    createTestTable,
+    dropTable,
+    outboxTableInput,
+    provisioning,
+    runCli,
+} from "../../support/cli";
 
 const ALL_ACTIVE = GLOBAL_SECONDARY_INDEXES.map((i) => `${i.indexName}:${i.projectionType}:ACTIVE`).sort();
 
@@ -18,12 +37,19 @@ describe("cli: migrate on DynamoDB Local", function () {
         tables.push(table);
         const run = await runCli(["migrate", "--table", table, "--apply"]);
         assert.equal(run.code, 0, run.stdout + run.stderr);
-        assert.match(run.stdout, /nothing to do: the table matches the schema and no record needs a backfill \(0 item\(s\) scanned\)\./);
+        assert.match(
+            run.stdout,
+            /nothing to do: the table matches the schema and no record needs a backfill \(0 item\(s\) scanned\)\./,
+        );
     });
 
     it("plans every missing piece without changing anything, then applies it one index at a time, and a second --apply changes nothing", async () => {
         const client = await dynamoClient();
-        const table = await createOutboxTable({ withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName), ttlOff: true, streamOff: true });
+        const table = await createOutboxTable({
+            withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName),
+            ttlOff: true,
+            streamOff: true,
+        });
         tables.push(table);
         const before = await provisioning(client, table);
 
@@ -32,7 +58,13 @@ describe("cli: migrate on DynamoDB Local", function () {
         const steps = plan.stdout.split("\n").filter((l) => /^ {2}\d+\. /.test(l));
         assert.deepEqual(
             steps.map((l) => l.replace(/^ {2}\d+\. (\S+ \S+).*$/, "$1")),
-            ["enable TTL", "enable the", `create ${EXPIRY_INDEX.indexName}`, `create ${RECORD_ID_INDEX.indexName}`, `create ${CLAIM_INDEX.indexName}`],
+            [
+                "enable TTL",
+                "enable the",
+                `create ${EXPIRY_INDEX.indexName}`,
+                `create ${RECORD_ID_INDEX.indexName}`,
+                `create ${CLAIM_INDEX.indexName}`,
+            ],
         );
         assert.match(plan.stdout, /nothing was changed\. Run again with --apply/);
         assert.deepEqual(await provisioning(client, table), before, "the plan changed the table");
@@ -41,14 +73,27 @@ describe("cli: migrate on DynamoDB Local", function () {
         assert.equal(apply.code, 0, apply.stdout + apply.stderr);
         assert.match(apply.stdout, /applied 5 step\(s\)/);
         // Each create waited for ACTIVE before the next one started (DynamoDB Local reports CREATING first).
-        assert.match(apply.stdout, new RegExp(`waiting for ${EXPIRY_INDEX.indexName} ACTIVE: CREATING[\\s\\S]*create ${RECORD_ID_INDEX.indexName}`));
-        assert.deepEqual(await provisioning(client, table), { indexes: ALL_ACTIVE, stream: STREAM_VIEW_TYPE, ttl: `ENABLED:${TTL_ATTRIBUTE}` });
+        assert.match(
+            apply.stdout,
+            new RegExp(
+                `waiting for ${EXPIRY_INDEX.indexName} ACTIVE: CREATING[\\s\\S]*create ${RECORD_ID_INDEX.indexName}`,
+            ),
+        );
+        assert.deepEqual(await provisioning(client, table), {
+            indexes: ALL_ACTIVE,
+            stream: STREAM_VIEW_TYPE,
+            ttl: `ENABLED:${TTL_ATTRIBUTE}`,
+        });
 
         const again = await runCli(["migrate", "--table", table, "--apply", "--json"]);
         assert.equal(again.code, 0, again.stdout + again.stderr);
         const report = JSON.parse(again.stdout) as { ok: boolean; steps: unknown[]; mode: string };
         assert.deepEqual([report.ok, report.mode, report.steps], [true, "apply", []]);
-        assert.deepEqual(await provisioning(client, table), { indexes: ALL_ACTIVE, stream: STREAM_VIEW_TYPE, ttl: `ENABLED:${TTL_ATTRIBUTE}` });
+        assert.deepEqual(await provisioning(client, table), {
+            indexes: ALL_ACTIVE,
+            stream: STREAM_VIEW_TYPE,
+            ttl: `ENABLED:${TTL_ATTRIBUTE}`,
+        });
     });
 
     it("refuses to recreate a KEYS_ONLY ClaimIndex without --recreate-claim-index, stating the consequence, and recreates it with the flag", async () => {
@@ -60,12 +105,18 @@ describe("cli: migrate on DynamoDB Local", function () {
         assert.match(refused.stdout, /refused: nothing was changed\./);
         assert.doesNotMatch(refused.stdout, /counting records/, "a refusal must not read the whole table first");
         assert.match(refused.stdout, /ClaimIndex is projected KEYS_ONLY, and must be ALL/);
-        assert.match(refused.stdout, /run again with --recreate-claim-index\. Consequence: claims fail while ClaimIndex is absent, so delivery stops; nothing is lost: records stay pending/);
+        assert.match(
+            refused.stdout,
+            /run again with --recreate-claim-index\. Consequence: claims fail while ClaimIndex is absent, so delivery stops; nothing is lost: records stay pending/,
+        );
         assert.ok((await provisioning(client, table)).indexes.includes(`${CLAIM_INDEX.indexName}:KEYS_ONLY:ACTIVE`));
 
         const applied = await runCli(["migrate", "--table", table, "--apply", "--recreate-claim-index"]);
         assert.equal(applied.code, 0, applied.stdout + applied.stderr);
-        assert.match(applied.stdout, /1\. delete ClaimIndex \(projected KEYS_ONLY\), then wait until it is gone\. Consequence: claims fail/);
+        assert.match(
+            applied.stdout,
+            /1\. delete ClaimIndex \(projected KEYS_ONLY\), then wait until it is gone\. Consequence: claims fail/,
+        );
         assert.match(applied.stdout, /waiting for ClaimIndex to be gone: DELETING/);
         assert.match(applied.stdout, /2\. create ClaimIndex \[PK\(S,HASH\), claim_sort\(S,RANGE\)\] projected ALL/);
         assert.deepEqual((await provisioning(client, table)).indexes, ALL_ACTIVE);
@@ -77,15 +128,28 @@ describe("cli: migrate on DynamoDB Local", function () {
             ...input,
             BillingMode: "PROVISIONED",
             ProvisionedThroughput: { ReadCapacityUnits: 4, WriteCapacityUnits: 2 },
-            GlobalSecondaryIndexes: input.GlobalSecondaryIndexes?.map((g) => ({ ...g, ProvisionedThroughput: { ReadCapacityUnits: 4, WriteCapacityUnits: 2 } })),
+            GlobalSecondaryIndexes: input.GlobalSecondaryIndexes?.map((g) => ({
+                ...g,
+                ProvisionedThroughput: { ReadCapacityUnits: 4, WriteCapacityUnits: 2 },
+            })),
         });
         tables.push(table);
         const run = await runCli(["migrate", "--table", table, "--apply"]);
         assert.equal(run.code, 0, run.stdout + run.stderr);
-        assert.match(run.stdout, /create ClaimIndex \[PK\(S,HASH\), claim_sort\(S,RANGE\)\] projected ALL with 4 RCU \/ 2 WCU \(the table's\)/);
+        assert.match(
+            run.stdout,
+            /create ClaimIndex \[PK\(S,HASH\), claim_sort\(S,RANGE\)\] projected ALL with 4 RCU \/ 2 WCU \(the table's\)/,
+        );
         const described = (await (await dynamoClient()).send(new DescribeTableCommand({ TableName: table }))).Table;
         const claim = described?.GlobalSecondaryIndexes?.find((g) => g.IndexName === CLAIM_INDEX.indexName);
-        assert.deepEqual([claim?.IndexStatus, claim?.ProvisionedThroughput?.ReadCapacityUnits, claim?.ProvisionedThroughput?.WriteCapacityUnits], ["ACTIVE", 4, 2]);
+        assert.deepEqual(
+            [
+                claim?.IndexStatus,
+                claim?.ProvisionedThroughput?.ReadCapacityUnits,
+                claim?.ProvisionedThroughput?.WriteCapacityUnits,
+            ],
+            ["ACTIVE", 4, 2],
+        );
     });
 
     it("refuses a table whose primary key is not PK/SK, and changes nothing", async () => {
@@ -103,7 +167,10 @@ describe("cli: migrate on DynamoDB Local", function () {
         const before = await provisioning(client, name);
         const run = await runCli(["migrate", "--table", name, "--apply", "--recreate-claim-index"]);
         assert.equal(run.code, 1);
-        assert.match(run.stdout, /✗ the primary key is \[PK\(S,HASH\)\], expected \[PK\(S,HASH\), SK\(S,RANGE\)\]\. A table's primary key cannot be changed/);
+        assert.match(
+            run.stdout,
+            /✗ the primary key is \[PK\(S,HASH\)\], expected \[PK\(S,HASH\), SK\(S,RANGE\)\]\. A table's primary key cannot be changed/,
+        );
         assert.match(run.stdout, /fix: create a new table with the Outbox component/);
         assert.deepEqual(await provisioning(client, name), before);
     });
@@ -111,17 +178,27 @@ describe("cli: migrate on DynamoDB Local", function () {
     it("refuses an index with the right name and the wrong keys, explaining the manual fix", async () => {
         const client = await dynamoClient();
         const input = outboxTableInput(uniqueTableName("cli-gsi"), { withoutIndexes: [RECORD_ID_INDEX.indexName] });
-        input.AttributeDefinitions = [...(input.AttributeDefinitions ?? []), { AttributeName: "envelope_id", AttributeType: "S" }];
+        input.AttributeDefinitions = [
+            ...(input.AttributeDefinitions ?? []),
+            { AttributeName: "envelope_id", AttributeType: "S" },
+        ];
         input.GlobalSecondaryIndexes = [
             ...(input.GlobalSecondaryIndexes ?? []),
-            { IndexName: RECORD_ID_INDEX.indexName, KeySchema: [{ AttributeName: "envelope_id", KeyType: "HASH" }], Projection: { ProjectionType: "KEYS_ONLY" } },
+            {
+                IndexName: RECORD_ID_INDEX.indexName,
+                KeySchema: [{ AttributeName: "envelope_id", KeyType: "HASH" }],
+                Projection: { ProjectionType: "KEYS_ONLY" },
+            },
         ];
         const table = await createTestTable(input);
         tables.push(table);
         const before = await provisioning(client, table);
         const run = await runCli(["migrate", "--table", table, "--apply"]);
         assert.equal(run.code, 1);
-        assert.match(run.stdout, /RecordIDIndex exists with key schema \[envelope_id\(S,HASH\)\], expected \[record_id\(S,HASH\)\]/);
+        assert.match(
+            run.stdout,
+            /RecordIDIndex exists with key schema \[envelope_id\(S,HASH\)\], expected \[record_id\(S,HASH\)\]/,
+        );
         assert.match(run.stdout, /"Delete":\{"IndexName":"RecordIDIndex"\}/);
         assert.deepEqual(await provisioning(client, table), before);
     });
@@ -130,7 +207,12 @@ describe("cli: migrate on DynamoDB Local", function () {
         const client = await dynamoClient();
         const table = await createOutboxTable({ ttlOff: true });
         tables.push(table);
-        await client.send(new UpdateTimeToLiveCommand({ TableName: table, TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true } }));
+        await client.send(
+            new UpdateTimeToLiveCommand({
+                TableName: table,
+                TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
+            }),
+        );
         const run = await runCli(["migrate", "--table", table]);
         assert.equal(run.code, 1);
         assert.match(run.stdout, /TTL is ENABLED on attribute "expiresAt", not "ttl"/);
@@ -149,15 +231,30 @@ describe("cli: migrate on DynamoDB Local", function () {
         await client.send(
             new UpdateTableCommand({
                 TableName: table,
-                AttributeDefinitions: RECORD_ID_INDEX.keySchema.map((k) => ({ AttributeName: k.attributeName, AttributeType: k.attributeType })),
+                AttributeDefinitions: RECORD_ID_INDEX.keySchema.map((k) => ({
+                    AttributeName: k.attributeName,
+                    AttributeType: k.attributeType,
+                })),
                 GlobalSecondaryIndexUpdates: [
-                    { Create: { IndexName: RECORD_ID_INDEX.indexName, KeySchema: RECORD_ID_INDEX.keySchema.map((k) => ({ AttributeName: k.attributeName, KeyType: k.keyType })), Projection: { ProjectionType: "KEYS_ONLY" } } },
+                    {
+                        Create: {
+                            IndexName: RECORD_ID_INDEX.indexName,
+                            KeySchema: RECORD_ID_INDEX.keySchema.map((k) => ({
+                                AttributeName: k.attributeName,
+                                KeyType: k.keyType,
+                            })),
+                            Projection: { ProjectionType: "KEYS_ONLY" },
+                        },
+                    },
                 ],
             }),
         );
         const run = await runCli(["migrate", "--table", table, "--apply"]);
         assert.equal(run.code, 0, run.stdout + run.stderr);
-        assert.match(run.stdout, /1\. wait for the changes in progress to finish \(table ACTIVE, RecordIDIndex CREATING\)/);
+        assert.match(
+            run.stdout,
+            /1\. wait for the changes in progress to finish \(table ACTIVE, RecordIDIndex CREATING\)/,
+        );
         assert.match(run.stdout, /2\. create ExpiryIndex/);
         assert.deepEqual((await provisioning(client, table)).indexes, ALL_ACTIVE);
     });

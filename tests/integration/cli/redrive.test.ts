@@ -26,24 +26,55 @@ describe("cli: redrive", function () {
         assert.equal(run.code, 0);
         assert.match(run.stdout, /^Usage: dynamodb-outbox redrive --table <name> --dlq-url <url> \[options\]/);
         assert.match(run.stdout, /--dry-run/);
-        assert.match(run.stdout, /exit codes: 0 every message received was handled, 1 a message failed or the redrive failed, 2 bad command line/);
+        assert.match(
+            run.stdout,
+            /exit codes: 0 every message received was handled, 1 a message failed or the redrive failed, 2 bad command line/,
+        );
         assert.equal(run.stderr, "");
     });
 
     it("is listed in the top-level usage", async () => {
         const io = captureIo({});
         assert.equal(await main(["--help"], io), 0);
-        assert.match(io.output(), /^usage: dynamodb-outbox <verify\|migrate\|doctor> --table <name> \[flags\]\n {7}dynamodb-outbox redrive --table <name> --dlq-url <url> \[flags\]/);
+        assert.match(
+            io.output(),
+            /^usage: dynamodb-outbox <verify\|migrate\|doctor> --table <name> \[flags\]\n {7}dynamodb-outbox redrive --table <name> --dlq-url <url> \[flags\]/,
+        );
         assert.match(io.output(), /\n {2}redrive +move dead-lettered messages from the DLQ back into the outbox/);
     });
 
     const dlq = "https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq";
     const failing: [string, string[], Record<string, string>, RegExp][] = [
-        ["no table", ["--dlq-url", dlq], {}, /^redrive: --table is ""; expected the outbox table's name; pass --table or set OUTBOX_TABLE_NAME\n\nUsage: dynamodb-outbox redrive/],
-        ["no DLQ URL", ["--table", "t"], {}, /^redrive: --dlq-url is ""; expected the DLQ URL \(the Outbox component's dlqUrl output\); pass --dlq-url or set OUTBOX_DLQ_URL/],
-        ["a bad --max", ["--table", "t", "--dlq-url", dlq, "--max", "lots"], {}, /--max is "lots"; expected an integer from 1 to 1000000; omit it for 1000/],
-        ["a hex --max", ["--table", "t", "--dlq-url", dlq, "--max", "0x10"], {}, /^redrive: --max is "0x10"; expected an integer from 1 to 1000000; omit it for 1000\n/],
-        ["a bad --expires-in", ["--table", "t", "--dlq-url", dlq, "--expires-in", "0"], {}, /--expires-in is "0"; expected a whole number of seconds ≥ 1/],
+        [
+            "no table",
+            ["--dlq-url", dlq],
+            {},
+            /^redrive: --table is ""; expected the outbox table's name; pass --table or set OUTBOX_TABLE_NAME\n\nUsage: dynamodb-outbox redrive/,
+        ],
+        [
+            "no DLQ URL",
+            ["--table", "t"],
+            {},
+            /^redrive: --dlq-url is ""; expected the DLQ URL \(the Outbox component's dlqUrl output\); pass --dlq-url or set OUTBOX_DLQ_URL/,
+        ],
+        [
+            "a bad --max",
+            ["--table", "t", "--dlq-url", dlq, "--max", "lots"],
+            {},
+            /--max is "lots"; expected an integer from 1 to 1000000; omit it for 1000/,
+        ],
+        [
+            "a hex --max",
+            ["--table", "t", "--dlq-url", dlq, "--max", "0x10"],
+            {},
+            /^redrive: --max is "0x10"; expected an integer from 1 to 1000000; omit it for 1000\n/,
+        ],
+        [
+            "a bad --expires-in",
+            ["--table", "t", "--dlq-url", dlq, "--expires-in", "0"],
+            {},
+            /--expires-in is "0"; expected a whole number of seconds ≥ 1/,
+        ],
         [
             "an --expires-in past any Date",
             ["--table", "t", "--dlq-url", dlq, "--expires-in", "1e15"],
@@ -56,18 +87,58 @@ describe("cli: redrive", function () {
             {},
             /^redrive: --dlq-url is "not-a-url"; expected the DLQ's URL \(the Outbox component's dlqUrl output\), but it is not an SQS queue URL; fix --dlq-url, e\.g\. https:\/\/sqs\.eu-west-1\.amazonaws\.com\/123456789012\/orders-dlq\n/,
         ],
-        ["an OUTBOX_DLQ_URL that is not a URL", ["--table", "t"], { OUTBOX_DLQ_URL: "orders-dlq" }, /^redrive: --dlq-url is "orders-dlq"; expected the DLQ's URL .*, but it is not an SQS queue URL; fix OUTBOX_DLQ_URL, e\.g\./],
-        ["an --endpoint that is not a URL", ["--table", "t", "--dlq-url", dlq, "--endpoint", "127.0.0.1:8000"], {}, /^redrive: --endpoint is "127\.0\.0\.1:8000"; expected an http:\/\/ or https:\/\/ URL, but it is (not a URL|a 127\.0\.0\.1 URL, not http or https); e\.g\. --endpoint http:\/\/127\.0\.0\.1:8000\n/],
-        ["a --timeout of 1e308", ["--table", "t", "--dlq-url", dlq, "--timeout", "1e308"], {}, /^redrive: --timeout is "1e308"; expected a positive number of seconds in plain digits, from 0\.001 to 86400; e\.g\. --timeout 600, or omit it for 3600\n/],
+        [
+            "an OUTBOX_DLQ_URL that is not a URL",
+            ["--table", "t"],
+            { OUTBOX_DLQ_URL: "orders-dlq" },
+            /^redrive: --dlq-url is "orders-dlq"; expected the DLQ's URL .*, but it is not an SQS queue URL; fix OUTBOX_DLQ_URL, e\.g\./,
+        ],
+        [
+            "an --endpoint that is not a URL",
+            ["--table", "t", "--dlq-url", dlq, "--endpoint", "127.0.0.1:8000"],
+            {},
+            /^redrive: --endpoint is "127\.0\.0\.1:8000"; expected an http:\/\/ or https:\/\/ URL, but it is (not a URL|a 127\.0\.0\.1 URL, not http or https); e\.g\. --endpoint http:\/\/127\.0\.0\.1:8000\n/,
+        ],
+        [
+            "a --timeout of 1e308",
+            ["--table", "t", "--dlq-url", dlq, "--timeout", "1e308"],
+            {},
+            /^redrive: --timeout is "1e308"; expected a positive number of seconds in plain digits, from 0\.001 to 86400; e\.g\. --timeout 600, or omit it for 3600\n/,
+        ],
         ["an unknown flag", ["--tabel", "t"], {}, /--tabel is "--tabel"; expected one of --table/],
         ["a positional argument", ["now"], {}, /--\(positional\) is "now"; expected only --flags/],
         ["a flag without its value", ["--table"], {}, /--table is ""; expected a value; write --table <value>/],
         // util.parseArgs in strict mode: a boolean flag takes no value, and a value with one leading dash is written --flag=-value.
-        ["a value on a boolean flag", ["--table", "t", "--dlq-url", dlq, "--fifo=false"], {}, /^redrive: --fifo is "--fifo=false"; expected no value; write just --fifo\n/],
-        ["a bad --max with a leading dash after a space (its own message)", ["--table", "t", "--dlq-url", dlq, "--max", "-5"], {}, /^redrive: --max is "-5"; expected an integer from 1 to 1000000; omit it for 1000\n/],
-        ["a good value with a leading dash after a space", ["--table", "-abc", "--dlq-url", dlq], {}, /^redrive: --table is "-abc"; expected a value that does not read as a flag; if it is the value, write --table=-abc\n/],
-        ["a one-letter flag", ["-h"], {}, /^redrive: --\(positional\) is "-h"; expected only --flags; run with --help for the flags\n/],
-        ["--, the end of the flags", ["--table", "t", "--dlq-url", dlq, "--"], {}, /^redrive: -- is "--"; expected one of --table, /],
+        [
+            "a value on a boolean flag",
+            ["--table", "t", "--dlq-url", dlq, "--fifo=false"],
+            {},
+            /^redrive: --fifo is "--fifo=false"; expected no value; write just --fifo\n/,
+        ],
+        [
+            "a bad --max with a leading dash after a space (its own message)",
+            ["--table", "t", "--dlq-url", dlq, "--max", "-5"],
+            {},
+            /^redrive: --max is "-5"; expected an integer from 1 to 1000000; omit it for 1000\n/,
+        ],
+        [
+            "a good value with a leading dash after a space",
+            ["--table", "-abc", "--dlq-url", dlq],
+            {},
+            /^redrive: --table is "-abc"; expected a value that does not read as a flag; if it is the value, write --table=-abc\n/,
+        ],
+        [
+            "a one-letter flag",
+            ["-h"],
+            {},
+            /^redrive: --\(positional\) is "-h"; expected only --flags; run with --help for the flags\n/,
+        ],
+        [
+            "--, the end of the flags",
+            ["--table", "t", "--dlq-url", dlq, "--"],
+            {},
+            /^redrive: -- is "--"; expected one of --table, /,
+        ],
     ];
     for (const [name, argv, env, pattern] of failing) {
         it(`exits 2 with the message and the usage on ${name}`, async () => {
@@ -86,7 +157,10 @@ describe("cli: redrive", function () {
     it("exits 2 when redrive does not come first, saying so", async () => {
         const io = captureIo({});
         assert.equal(await main(["--table", "orders", "redrive"], io), 2);
-        assert.match(io.errors(), /^dynamodb-outbox: "redrive" must come first, before any flag: dynamodb-outbox redrive --table <name> --dlq-url <url>/);
+        assert.match(
+            io.errors(),
+            /^dynamodb-outbox: "redrive" must come first, before any flag: dynamodb-outbox redrive --table <name> --dlq-url <url>/,
+        );
     });
 
     describe("against DynamoDB Local and fauxqs", () => {
@@ -102,7 +176,14 @@ describe("cli: redrive", function () {
             const ddb = await dynamoClient();
             const tableName = await createOutboxTable(ddb, "cli-redrive");
             const dlq = await fauxqs.createQueue(`cli-redrive-${Date.now()}`);
-            const body = JSON.stringify({ reason: "expired", recordId: "m-1", partition: "P", type: "T", headers: {}, payload: { x: 1 } });
+            const body = JSON.stringify({
+                reason: "expired",
+                recordId: "m-1",
+                partition: "P",
+                type: "T",
+                headers: {},
+                payload: { x: 1 },
+            });
             await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dlq.queueUrl, MessageBody: body }));
             const env = { ...LOCAL_ENV, OUTBOX_TABLE_NAME: tableName, OUTBOX_DLQ_URL: dlq.queueUrl };
             const endpoints = ["--endpoint", await dynamoEndpoint(), "--sqs-endpoint", fauxqs.endpoint];
@@ -111,15 +192,29 @@ describe("cli: redrive", function () {
             const dryDlq = await fauxqs.createQueue(`cli-redrive-dry-${Date.now()}`);
             await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dryDlq.queueUrl, MessageBody: body }));
             const dry = await redrive([...endpoints, "--dry-run", "--dlq-url", dryDlq.queueUrl], env);
-            assert.equal(dry.stdout, "redrive (dry run) received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0\n", dry.stderr);
+            assert.equal(
+                dry.stdout,
+                "redrive (dry run) received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0\n",
+                dry.stderr,
+            );
             assert.equal(dry.code, 0);
             assert.deepEqual(await scanRecords(ddb, tableName), [], "a dry run writes nothing");
 
             const run = await redrive(endpoints, env);
-            assert.equal(run.stdout, "redrive received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0\n", run.stderr);
+            assert.equal(
+                run.stdout,
+                "redrive received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0\n",
+                run.stderr,
+            );
             assert.equal(run.code, 0);
-            assert.ok(run.stderr.split("\n").some((l) => l.includes('"tool":"redrive"') && l.includes('"recordId":"m-1"')), `JSON log lines with ids on stderr: ${run.stderr}`);
-            assert.deepEqual((await scanRecords(ddb, tableName)).map((r) => r.recordId), ["redrive.m-1"]);
+            assert.ok(
+                run.stderr.split("\n").some((l) => l.includes('"tool":"redrive"') && l.includes('"recordId":"m-1"')),
+                `JSON log lines with ids on stderr: ${run.stderr}`,
+            );
+            assert.deepEqual(
+                (await scanRecords(ddb, tableName)).map((r) => r.recordId),
+                ["redrive.m-1"],
+            );
             assert.equal((await fauxqs.receiveAll(dlq.queueUrl, { delete: false })).length, 0, "deleted from the DLQ");
         });
 
@@ -127,11 +222,40 @@ describe("cli: redrive", function () {
             const ddb = await dynamoClient();
             const tableName = await createOutboxTable(ddb, "cli-redrive-json");
             const dlq = await fauxqs.createQueue(`cli-redrive-json-${Date.now()}`);
-            const body = JSON.stringify({ reason: "expired", recordId: "m-2", partition: "P", type: "T", headers: {}, payload: { x: 2 } });
+            const body = JSON.stringify({
+                reason: "expired",
+                recordId: "m-2",
+                partition: "P",
+                type: "T",
+                headers: {},
+                payload: { x: 2 },
+            });
             await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dlq.queueUrl, MessageBody: body }));
-            const stray = await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dlq.queueUrl, MessageBody: JSON.stringify({ reason: "expired", recordId: "m-3", partition: "P", type: "", headers: {}, payload: 3 }) }));
+            const stray = await fauxqs.sqs.send(
+                new SendMessageCommand({
+                    QueueUrl: dlq.queueUrl,
+                    MessageBody: JSON.stringify({
+                        reason: "expired",
+                        recordId: "m-3",
+                        partition: "P",
+                        type: "",
+                        headers: {},
+                        payload: 3,
+                    }),
+                }),
+            );
             const endpoint = await dynamoEndpoint();
-            const run = await redrive(["--table", tableName, "--dlq-url", dlq.queueUrl, "--endpoint", endpoint, "--sqs-endpoint", fauxqs.endpoint, "--json"]);
+            const run = await redrive([
+                "--table",
+                tableName,
+                "--dlq-url",
+                dlq.queueUrl,
+                "--endpoint",
+                endpoint,
+                "--sqs-endpoint",
+                fauxqs.endpoint,
+                "--json",
+            ]);
             assert.equal(run.code, 0, run.stderr);
             const json = JSON.parse(run.stdout) as Record<string, unknown>;
             assert.equal(typeof json.durationMs, "number");
@@ -147,17 +271,43 @@ describe("cli: redrive", function () {
                     ok: true,
                     counts: { received: 2, redriven: 1, alreadyRedriven: 0, notRedrivable: 1, failed: 0 },
                     records: [{ originalId: "m-2", recordId: "redrive.m-2" }],
-                    notRedrivable: [{ sqsMessageId: stray.MessageId, recordId: "m-3", problem: 'it has no type (""); OutboxWriter writes every record with one: publish it by hand, or give it a type and send it again' }],
+                    notRedrivable: [
+                        {
+                            sqsMessageId: stray.MessageId,
+                            recordId: "m-3",
+                            problem:
+                                'it has no type (""); OutboxWriter writes every record with one: publish it by hand, or give it a type and send it again',
+                        },
+                    ],
                     durationMs: 0,
                 },
             );
-            assert.doesNotMatch(run.stdout, /^redrive received/m, "the summary line is the object's, not a second output");
-            assert.ok(run.stderr.split("\n").some((l) => l.includes('"tool":"redrive"') && l.includes('"recordId":"m-2"')), `JSON log lines on stderr: ${run.stderr}`);
-            assert.deepEqual((await scanRecords(ddb, tableName)).map((r) => r.recordId), ["redrive.m-2"]);
+            assert.doesNotMatch(
+                run.stdout,
+                /^redrive received/m,
+                "the summary line is the object's, not a second output",
+            );
+            assert.ok(
+                run.stderr.split("\n").some((l) => l.includes('"tool":"redrive"') && l.includes('"recordId":"m-2"')),
+                `JSON log lines on stderr: ${run.stderr}`,
+            );
+            assert.deepEqual(
+                (await scanRecords(ddb, tableName)).map((r) => r.recordId),
+                ["redrive.m-2"],
+            );
         });
 
         it("exits 1 with 'redrive failed' and the cause when the DLQ does not exist", async () => {
-            const run = await redrive(["--table", "t-missing", "--dlq-url", `${fauxqs.endpoint}/000000000000/no-such-queue`, "--sqs-endpoint", fauxqs.endpoint, "--endpoint", await dynamoEndpoint()]);
+            const run = await redrive([
+                "--table",
+                "t-missing",
+                "--dlq-url",
+                `${fauxqs.endpoint}/000000000000/no-such-queue`,
+                "--sqs-endpoint",
+                fauxqs.endpoint,
+                "--endpoint",
+                await dynamoEndpoint(),
+            ]);
             assert.equal(run.code, 1, run.stderr);
             assert.equal(run.stdout, "");
             assert.match(

@@ -3,7 +3,14 @@ import { ScanCommand, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
 import { VERIFY_HEADER, VERIFY_PARTITION_PREFIX } from "../../../cli/verify/expiry";
 import { startFauxqs } from "../../../dev/emulators/fauxqs";
 import { MESSAGE_ATTRIBUTE } from "../../../runtime/message";
-import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, RECORD_ID_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../../../runtime/schema";
+import {
+    ATTR,
+    CLAIM_INDEX,
+    EXPIRY_INDEX,
+    RECORD_ID_INDEX,
+    STREAM_VIEW_TYPE,
+    TTL_ATTRIBUTE,
+} from "../../../runtime/schema";
 import { expiryShardsRowKey } from "../../../runtime/store";
 import { dynamoClient, uniqueTableName } from "../../support/dynamodb";
 import { createOutboxTable, dropTable, fastClock, runCli, type Misprovision } from "../../support/cli";
@@ -45,7 +52,10 @@ describe("cli: verify on DynamoDB Local", function () {
         ]);
         // It waited for the expiry on the clock (and said so) rather than sweeping early.
         assert.match(run.stdout, /… waiting for the expiry sweep: expires in \d\.\d s/);
-        assert.match(run.stdout, /moved 2\.\d s after persist; status expired, ttl \d+, out of ClaimIndex and ExpiryIndex/);
+        assert.match(
+            run.stdout,
+            /moved 2\.\d s after persist; status expired, ttl \d+, out of ClaimIndex and ExpiryIndex/,
+        );
         assert.match(run.stdout, /\nverified: 11 passed/);
         const scan = await (await dynamoClient()).send(new ScanCommand({ TableName: table }));
         assert.deepEqual(scan.Items, [], "verify left items behind");
@@ -66,13 +76,31 @@ describe("cli: verify on DynamoDB Local", function () {
         tables.push(table);
         const run = await runCli(["verify", "--table", table, "--json", "--expiry", "1"]);
         assert.equal(run.code, 0, run.stdout + run.stderr);
-        const report = JSON.parse(run.stdout) as { ok: boolean; table: string; counts: Record<string, number>; checks: { id: string; status: string }[]; verificationRecord: { partition: string; movedAfterMs: number } };
+        const report = JSON.parse(run.stdout) as {
+            ok: boolean;
+            table: string;
+            counts: Record<string, number>;
+            checks: { id: string; status: string }[];
+            verificationRecord: { partition: string; movedAfterMs: number };
+        };
         assert.equal(report.ok, true);
         assert.equal(report.table, table);
         assert.deepEqual(report.counts, { pass: 11, fail: 0, warn: 0, skip: 0 });
         assert.deepEqual(
             report.checks.map((c) => `${c.id}:${c.status}`),
-            ["table", "primary-key", `index:${EXPIRY_INDEX.indexName}`, `index:${RECORD_ID_INDEX.indexName}`, `index:${CLAIM_INDEX.indexName}`, "ttl", "stream", "preflight", "expiry", "depth", "cleanup"].map((id) => `${id}:pass`),
+            [
+                "table",
+                "primary-key",
+                `index:${EXPIRY_INDEX.indexName}`,
+                `index:${RECORD_ID_INDEX.indexName}`,
+                `index:${CLAIM_INDEX.indexName}`,
+                "ttl",
+                "stream",
+                "preflight",
+                "expiry",
+                "depth",
+                "cleanup",
+            ].map((id) => `${id}:pass`),
         );
         assert.ok(report.verificationRecord.partition.startsWith(VERIFY_PARTITION_PREFIX));
         assert.ok(report.verificationRecord.movedAfterMs >= 1000);
@@ -80,17 +108,42 @@ describe("cli: verify on DynamoDB Local", function () {
     });
 
     const broken: [string, Misprovision, RegExp, string[]][] = [
-        [`without ${EXPIRY_INDEX.indexName}`, { withoutIndexes: [EXPIRY_INDEX.indexName] }, /✗ ExpiryIndex \[has_expiry\(S,HASH\), expires_at\(N,RANGE\)\] KEYS_ONLY, ACTIVE — missing: the expiry sweep finds pending records past expires_at, and preflight rejects the table; fix: dynamodb-outbox migrate --table \S+ \(plan\), then add --apply/, []],
-        [`without ${RECORD_ID_INDEX.indexName}`, { withoutIndexes: [RECORD_ID_INDEX.indexName] }, /✗ RecordIDIndex \[record_id\(S,HASH\)\] KEYS_ONLY, ACTIVE — missing: complete and release resolve a record id to its keys/, []],
-        [`without ${CLAIM_INDEX.indexName}`, { withoutIndexes: [CLAIM_INDEX.indexName] }, /✗ ClaimIndex \[PK\(S,HASH\), claim_sort\(S,RANGE\)\] ALL, ACTIVE — missing: the claim query filters on the non-key status attribute/, []],
+        [
+            `without ${EXPIRY_INDEX.indexName}`,
+            { withoutIndexes: [EXPIRY_INDEX.indexName] },
+            /✗ ExpiryIndex \[has_expiry\(S,HASH\), expires_at\(N,RANGE\)\] KEYS_ONLY, ACTIVE — missing: the expiry sweep finds pending records past expires_at, and preflight rejects the table; fix: dynamodb-outbox migrate --table \S+ \(plan\), then add --apply/,
+            [],
+        ],
+        [
+            `without ${RECORD_ID_INDEX.indexName}`,
+            { withoutIndexes: [RECORD_ID_INDEX.indexName] },
+            /✗ RecordIDIndex \[record_id\(S,HASH\)\] KEYS_ONLY, ACTIVE — missing: complete and release resolve a record id to its keys/,
+            [],
+        ],
+        [
+            `without ${CLAIM_INDEX.indexName}`,
+            { withoutIndexes: [CLAIM_INDEX.indexName] },
+            /✗ ClaimIndex \[PK\(S,HASH\), claim_sort\(S,RANGE\)\] ALL, ACTIVE — missing: the claim query filters on the non-key status attribute/,
+            [],
+        ],
         [
             `with ${CLAIM_INDEX.indexName} KEYS_ONLY`,
             { claimIndexProjection: "KEYS_ONLY" },
             /✗ ClaimIndex \[PK\(S,HASH\), claim_sort\(S,RANGE\)\] ALL, ACTIVE — projected KEYS_ONLY: every claim fails with "does not project one or more filter attributes"\. fix: dynamodb-outbox migrate --table \S+ --recreate-claim-index \(plan\), then add --apply\. While it is rebuilt, claims fail while ClaimIndex is absent, so delivery stops; nothing is lost/,
             ["--recreate-claim-index"],
         ],
-        ["with TTL off", { ttlOff: true }, /✗ TTL enabled on "ttl" — DISABLED: completed and expired records are never deleted; fix: dynamodb-outbox migrate/, []],
-        ["with the stream off", { streamOff: true }, /✗ stream enabled with new images \(NEW_IMAGE\) — no stream: the publisher gets nothing and only the sweeper delivers/, []],
+        [
+            "with TTL off",
+            { ttlOff: true },
+            /✗ TTL enabled on "ttl" — DISABLED: completed and expired records are never deleted; fix: dynamodb-outbox migrate/,
+            [],
+        ],
+        [
+            "with the stream off",
+            { streamOff: true },
+            /✗ stream enabled with new images \(NEW_IMAGE\) — no stream: the publisher gets nothing and only the sweeper delivers/,
+            [],
+        ],
     ];
     for (const [what, bend, line, flags] of broken) {
         it(`fails a table ${what} with its line; migrate plans the fix, applies it, and the table then verifies clean`, async () => {
@@ -99,7 +152,11 @@ describe("cli: verify on DynamoDB Local", function () {
             const failed = await runCli(["verify", "--table", table]);
             assert.equal(failed.code, 1, failed.stdout);
             assert.match(failed.stdout, line);
-            assert.equal(lines(failed.stdout).filter((l) => l.startsWith("  ✗")).length, 1, `exactly one ✗ line expected:\n${failed.stdout}`);
+            assert.equal(
+                lines(failed.stdout).filter((l) => l.startsWith("  ✗")).length,
+                1,
+                `exactly one ✗ line expected:\n${failed.stdout}`,
+            );
             assert.match(failed.stdout, /\nNOT verified: 1 failed/);
 
             const plan = await runCli(["migrate", "--table", table, ...flags]);
@@ -121,17 +178,28 @@ describe("cli: verify on DynamoDB Local", function () {
         tables.push(table);
         const run = await runCli(["verify", "--table", table]);
         assert.equal(run.code, 1);
-        assert.match(run.stdout, /\n {2}- store preflight and expiry round trip — fix the lines marked ✗ above first\n/);
+        assert.match(
+            run.stdout,
+            /\n {2}- store preflight and expiry round trip — fix the lines marked ✗ above first\n/,
+        );
     });
 
     it("fails TTL enabled on another attribute, naming it", async () => {
         const client = await dynamoClient();
         const table = await createOutboxTable({ ttlOff: true });
         tables.push(table);
-        await client.send(new UpdateTimeToLiveCommand({ TableName: table, TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true } }));
+        await client.send(
+            new UpdateTimeToLiveCommand({
+                TableName: table,
+                TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
+            }),
+        );
         const run = await runCli(["verify", "--table", table]);
         assert.equal(run.code, 1);
-        assert.match(run.stdout, /✗ TTL enabled on "ttl" — ENABLED on "expiresAt": completed and expired records are never deleted; migrate explains the fix/);
+        assert.match(
+            run.stdout,
+            /✗ TTL enabled on "ttl" — ENABLED on "expiresAt": completed and expired records are never deleted; migrate explains the fix/,
+        );
     });
 
     it("with --dlq-url, sends the expired verification record to the DLQ as the sweeper does, marked as a verification", async () => {
@@ -140,12 +208,30 @@ describe("cli: verify on DynamoDB Local", function () {
             const table = await createOutboxTable();
             tables.push(table);
             const { queueUrl } = await fauxqs.createQueue("orders-outbox-dlq");
-            const run = await runCli(["verify", "--table", table, "--dlq-url", queueUrl, "--sqs-endpoint", fauxqs.endpoint, "--expiry", "1"]);
+            const run = await runCli([
+                "verify",
+                "--table",
+                table,
+                "--dlq-url",
+                queueUrl,
+                "--sqs-endpoint",
+                fauxqs.endpoint,
+                "--expiry",
+                "1",
+            ]);
             assert.equal(run.code, 0, run.stdout + run.stderr);
-            assert.match(run.stdout, /✓ expired record sent to the DLQ — message \S+ on \S+\/orders-outbox-dlq \(body headers carry dynamodb-outbox-verify: true/);
+            assert.match(
+                run.stdout,
+                /✓ expired record sent to the DLQ — message \S+ on \S+\/orders-outbox-dlq \(body headers carry dynamodb-outbox-verify: true/,
+            );
             const [message, ...more] = await fauxqs.receiveAll(queueUrl, { expected: 1 });
             assert.deepEqual(more, []);
-            const body = JSON.parse(message?.body ?? "{}") as { reason: string; recordId: string; partition: string; headers: Record<string, string> };
+            const body = JSON.parse(message?.body ?? "{}") as {
+                reason: string;
+                recordId: string;
+                partition: string;
+                headers: Record<string, string>;
+            };
             assert.equal(body.reason, "expired");
             assert.ok(body.partition.startsWith(VERIFY_PARTITION_PREFIX));
             assert.deepEqual(body.headers, { [VERIFY_HEADER]: "true" });
@@ -161,9 +247,22 @@ describe("cli: verify on DynamoDB Local", function () {
         try {
             const table = await createOutboxTable();
             tables.push(table);
-            const run = await runCli(["verify", "--table", table, "--dlq-url", `${fauxqs.endpoint}/000000000000/no-such-queue`, "--sqs-endpoint", fauxqs.endpoint, "--expiry", "1"]);
+            const run = await runCli([
+                "verify",
+                "--table",
+                table,
+                "--dlq-url",
+                `${fauxqs.endpoint}/000000000000/no-such-queue`,
+                "--sqs-endpoint",
+                fauxqs.endpoint,
+                "--expiry",
+                "1",
+            ]);
             assert.equal(run.code, 1);
-            assert.match(run.stdout, /✗ expired record sent to the DLQ — .*\(check the queue URL and region; the tool needs sqs:SendMessage on the queue\)/);
+            assert.match(
+                run.stdout,
+                /✗ expired record sent to the DLQ — .*\(check the queue URL and region; the tool needs sqs:SendMessage on the queue\)/,
+            );
             assert.match(run.stdout, /✓ verification record and fence row removed/);
         } finally {
             await fauxqs.stop();
@@ -173,6 +272,9 @@ describe("cli: verify on DynamoDB Local", function () {
     it("fails on a table that does not exist", async () => {
         const run = await runCli(["verify", "--table", uniqueTableName("cli-none")]);
         assert.equal(run.code, 1);
-        assert.match(run.stdout, /✗ table "cli-none-[^"]+" exists and is ACTIVE — not found in us-east-1: check --table and --region/);
+        assert.match(
+            run.stdout,
+            /✗ table "cli-none-[^"]+" exists and is ACTIVE — not found in us-east-1: check --table and --region/,
+        );
     });
 });

@@ -32,7 +32,10 @@ function declaredShape(inputs: Record<string, any>): TableShape {
         key: [`${inputs.hashKey}:HASH`, `${inputs.rangeKey}:RANGE`],
         attributes: inputs.attributes.map((a: any) => `${a.name}:${a.type}`).sort(),
         indexes: inputs.globalSecondaryIndexes
-            .map((i: any) => `${i.name}[${i.keySchemas.map((k: any) => `${k.attributeName}:${k.keyType}`).join(",")}]${i.projectionType}`)
+            .map(
+                (i: any) =>
+                    `${i.name}[${i.keySchemas.map((k: any) => `${k.attributeName}:${k.keyType}`).join(",")}]${i.projectionType}`,
+            )
             .sort(),
         ttl: inputs.ttl.enabled ? `ENABLED:${inputs.ttl.attributeName}` : "DISABLED",
         stream: inputs.streamEnabled ? inputs.streamViewType : "off",
@@ -48,7 +51,10 @@ async function describedShape(tableName: string): Promise<TableShape> {
         key: (table.KeySchema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`),
         attributes: (table.AttributeDefinitions ?? []).map((a) => `${a.AttributeName}:${a.AttributeType}`).sort(),
         indexes: (table.GlobalSecondaryIndexes ?? [])
-            .map((i) => `${i.IndexName}[${(i.KeySchema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(",")}]${i.Projection?.ProjectionType}`)
+            .map(
+                (i) =>
+                    `${i.IndexName}[${(i.KeySchema ?? []).map((k) => `${k.AttributeName}:${k.KeyType}`).join(",")}]${i.Projection?.ProjectionType}`,
+            )
             .sort(),
         ttl: ttl?.TimeToLiveStatus === "ENABLED" ? `ENABLED:${ttl.AttributeName}` : "DISABLED",
         stream: table.StreamSpecification?.StreamEnabled ? `${table.StreamSpecification.StreamViewType}` : "off",
@@ -71,9 +77,15 @@ describe("Outbox adopting an existing table (importTableName)", () => {
     });
 
     it("imports nothing else, and nothing at all without importTableName", async () => {
-        assert.deepEqual(adopted.resources.filter((r) => r.importId !== undefined).map((r) => r.name), ["adopt-table"]);
+        assert.deepEqual(
+            adopted.resources.filter((r) => r.importId !== undefined).map((r) => r.name),
+            ["adopt-table"],
+        );
         const created = await buildOutbox("adoptnone");
-        assert.deepEqual(created.resources.filter((r) => r.importId !== undefined).map((r) => r.name), []);
+        assert.deepEqual(
+            created.resources.filter((r) => r.importId !== undefined).map((r) => r.name),
+            [],
+        );
         assert.equal(created.one(TYPE.table).inputs.name, undefined, "a created table is autonamed");
         assert.equal(created.options.get("adoptnone-table")?.import, undefined);
     });
@@ -82,7 +94,8 @@ describe("Outbox adopting an existing table (importTableName)", () => {
         assert.equal(await unwrap(adopted.outbox.tableName), "legacy-outbox");
         assert.match(await unwrap(adopted.outbox.tableArn), /:table\/legacy-outbox$/);
         assert.match(await unwrap(adopted.outbox.streamArn), /:table\/legacy-outbox\/stream\//);
-        for (const fn of ["adopt-publisher", "adopt-sweeper"]) assert.equal(adopted.one(TYPE.fn, fn).inputs.environment.variables[ENV.tableName], "legacy-outbox", fn);
+        for (const fn of ["adopt-publisher", "adopt-sweeper"])
+            assert.equal(adopted.one(TYPE.fn, fn).inputs.environment.variables[ENV.tableName], "legacy-outbox", fn);
     });
 
     it("declares the args of a created table, plus the name: the import compares these with the table", async () => {
@@ -98,7 +111,13 @@ describe("Outbox adopting an existing table (importTableName)", () => {
 
         before(async () => {
             // An inherited table: the outbox's keys, but no index, no TTL and no stream yet.
-            tableName = await createTestTable(outboxTableInput(uniqueTableName("adopt"), { withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName), streamOff: true }), false);
+            tableName = await createTestTable(
+                outboxTableInput(uniqueTableName("adopt"), {
+                    withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName),
+                    streamOff: true,
+                }),
+                false,
+            );
         });
 
         after(async () => {

@@ -19,11 +19,16 @@ interface NamedMetric {
     readonly namedBy: string;
 }
 
-type EmfDoc = Record<string, unknown> & { _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] } };
+type EmfDoc = Record<string, unknown> & {
+    _aws: { CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string }[] }[] };
+};
 
 /** `name {dim=value,…}`, dimensions sorted: the identity CloudWatch gives a metric in one namespace. */
 function identity(metricName: string, dimensions: Record<string, string>): string {
-    return `${metricName} {${Object.keys(dimensions).sort().map((k) => `${k}=${dimensions[k]}`).join(",")}}`;
+    return `${metricName} {${Object.keys(dimensions)
+        .sort()
+        .map((k) => `${k}=${dimensions[k]}`)
+        .join(",")}}`;
 }
 
 /** Every custom metric the lines define, with the dimensions of their directive, as identities; other namespaces apart. */
@@ -36,7 +41,8 @@ function emitted(lines: readonly string[]): { identities: Set<string>; otherName
             if (directive.Namespace !== METRIC_NAMESPACE) otherNamespaces.add(directive.Namespace);
             for (const set of directive.Dimensions) {
                 const dimensions = Object.fromEntries(set.map((d) => [d, String(doc[d])]));
-                for (const m of directive.Metrics) identities.add(`${directive.Namespace} ${identity(m.Name, dimensions)}`);
+                for (const m of directive.Metrics)
+                    identities.add(`${directive.Namespace} ${identity(m.Name, dimensions)}`);
             }
         }
     }
@@ -49,9 +55,16 @@ async function namedByComponent(name: string): Promise<{ metrics: NamedMetric[];
     const tableName = built.one(TYPE.table).computed!.name as string;
     const metrics: NamedMetric[] = [];
     for (const alarm of built.resources.filter((r) => r.type === TYPE.alarm)) {
-        if (alarm.inputs.namespace === METRIC_NAMESPACE) metrics.push({ metricName: alarm.inputs.metricName, dimensions: alarm.inputs.dimensions, namedBy: `alarm ${alarm.name}` });
+        if (alarm.inputs.namespace === METRIC_NAMESPACE)
+            metrics.push({
+                metricName: alarm.inputs.metricName,
+                dimensions: alarm.inputs.dimensions,
+                namedBy: `alarm ${alarm.name}`,
+            });
     }
-    const body = JSON.parse(built.one(TYPE.dashboard).inputs.dashboardBody) as { widgets: { properties: { title: string; metrics: unknown[][] } }[] };
+    const body = JSON.parse(built.one(TYPE.dashboard).inputs.dashboardBody) as {
+        widgets: { properties: { title: string; metrics: unknown[][] } }[];
+    };
     for (const widget of body.widgets) {
         for (const m of widget.properties.metrics) {
             if (m[0] !== METRIC_NAMESPACE) continue;
@@ -73,21 +86,36 @@ describe("alarms and dashboard name only metrics the real handlers emit (Pulumi 
     it("every custom metric of every alarm and widget is in the handlers' EMF lines, with the same dimensions", async function () {
         const { metrics, tableName } = await namedByComponent("drift");
         // Guards against a vacuous pass: the component does name custom metrics, through both alarms and widgets.
-        assert.ok(metrics.filter((m) => m.namedBy.startsWith("alarm")).length >= 3, metrics.map((m) => m.namedBy).join("\n"));
-        assert.ok(metrics.filter((m) => m.namedBy.startsWith("widget")).length >= 8, metrics.map((m) => m.namedBy).join("\n"));
-        for (const m of metrics) assert.equal(m.dimensions[METRIC_DIMENSIONS.table], tableName, `${m.namedBy}: the Table dimension is the table's name`);
+        assert.ok(
+            metrics.filter((m) => m.namedBy.startsWith("alarm")).length >= 3,
+            metrics.map((m) => m.namedBy).join("\n"),
+        );
+        assert.ok(
+            metrics.filter((m) => m.namedBy.startsWith("widget")).length >= 8,
+            metrics.map((m) => m.namedBy).join("\n"),
+        );
+        for (const m of metrics)
+            assert.equal(
+                m.dimensions[METRIC_DIMENSIONS.table],
+                tableName,
+                `${m.namedBy}: the Table dimension is the table's name`,
+            );
 
         h = await createHarness();
         const now = h.clock.now();
         // 1. The stream path: two records published, one expired record dead-lettered.
         await h.writer.write({ messages: [1, 2].map((n) => ({ partition: `ORDER#${n}`, type: "T", payload: n })) });
-        await h.writer.write({ messages: [{ partition: "ORDER#3", type: "T", payload: 3, expiresAt: new Date(now + 1_000) }] });
+        await h.writer.write({
+            messages: [{ partition: "ORDER#3", type: "T", payload: 3, expiresAt: new Date(now + 1_000) }],
+        });
         h.clock.advance(2_000);
         const publisherEvent = await h.streamEvent();
         await h.publisher()(publisherEvent);
         // 2. The sweep path: a record whose stream event never reached the publisher, and one that expired unseen.
         await h.writer.write({ messages: [{ partition: "ORDER#4", type: "T", payload: 4 }] });
-        await h.writer.write({ messages: [{ partition: "ORDER#5", type: "T", payload: 5, expiresAt: new Date(h.clock.now() + 1_000) }] });
+        await h.writer.write({
+            messages: [{ partition: "ORDER#5", type: "T", payload: 5, expiresAt: new Date(h.clock.now() + 1_000) }],
+        });
         h.clock.advance(121_000);
         const sweep = await createSweeper(h.config())();
         assert.deepEqual([sweep.published, sweep.expired], [1, 1], "the sweep delivered one record and expired one");
@@ -96,7 +124,10 @@ describe("alarms and dashboard name only metrics the real handlers emit (Pulumi 
         const { identities, otherNamespaces } = emitted(h.metricLines);
         assert.deepEqual([...otherNamespaces], [], "every line is in the outbox's namespace");
         const missing = metrics
-            .map((m) => ({ m, id: `${METRIC_NAMESPACE} ${identity(m.metricName, { ...m.dimensions, [METRIC_DIMENSIONS.table]: h.tableName })}` }))
+            .map((m) => ({
+                m,
+                id: `${METRIC_NAMESPACE} ${identity(m.metricName, { ...m.dimensions, [METRIC_DIMENSIONS.table]: h.tableName })}`,
+            }))
             .filter(({ id }) => !identities.has(id))
             .map(({ m, id }) => `${m.namedBy} names ${id}`);
         assert.deepEqual(missing, [], `emitted:\n${[...identities].sort().join("\n")}`);

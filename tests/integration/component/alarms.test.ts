@@ -15,13 +15,29 @@ const PAGER = "arn:aws:sns:eu-west-1:111111111111:pager";
 
 /** The fields of an alarm a test asserts, in one object. */
 function alarmShape(inputs: Record<string, any>): Record<string, unknown> {
-    const keys = ["namespace", "metricName", "dimensions", "statistic", "extendedStatistic", "threshold", "comparisonOperator", "period", "evaluationPeriods", "datapointsToAlarm", "treatMissingData", "alarmActions", "okActions"];
+    const keys = [
+        "namespace",
+        "metricName",
+        "dimensions",
+        "statistic",
+        "extendedStatistic",
+        "threshold",
+        "comparisonOperator",
+        "period",
+        "evaluationPeriods",
+        "datapointsToAlarm",
+        "treatMissingData",
+        "alarmActions",
+        "okActions",
+    ];
     return Object.fromEntries(keys.filter((k) => inputs[k] !== undefined).map((k) => [k, inputs[k]]));
 }
 
 /** The alarm shapes of a built outbox, by Pulumi name. */
 function alarmsOf(built: BuiltOutbox): Record<string, Record<string, unknown>> {
-    return Object.fromEntries(built.resources.filter((r) => r.type === TYPE.alarm).map((r) => [r.name, alarmShape(r.inputs)]));
+    return Object.fromEntries(
+        built.resources.filter((r) => r.type === TYPE.alarm).map((r) => [r.name, alarmShape(r.inputs)]),
+    );
 }
 
 describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
@@ -39,38 +55,138 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
     });
 
     it("declares each alarm with its metric, statistic, threshold, period, evaluation periods, missing-data rule and actions", () => {
-        const actions = { alarmActions: [ONCALL, PAGER], okActions: [ONCALL, PAGER], comparisonOperator: "GreaterThanThreshold" };
+        const actions = {
+            alarmActions: [ONCALL, PAGER],
+            okActions: [ONCALL, PAGER],
+            comparisonOperator: "GreaterThanThreshold",
+        };
         const custom = (fn: string) => ({ Function: fn, Table: names.table });
         assert.deepEqual(alarmsOf(built), {
-            "alm-iterator-age-alarm": { namespace: "AWS/Lambda", metricName: "IteratorAge", dimensions: { FunctionName: names.publisher }, statistic: "Maximum", threshold: 60000, period: 60, evaluationPeriods: 3, datapointsToAlarm: 3, treatMissingData: "notBreaching", ...actions },
-            "alm-oldest-pending-alarm": { namespace: "DynamoDBOutbox", metricName: "OldestPendingAge", dimensions: custom("sweeper"), statistic: "Maximum", threshold: 600000, period: 300, evaluationPeriods: 2, datapointsToAlarm: 2, treatMissingData: "breaching", ...actions },
-            "alm-age-at-publish-alarm": { namespace: "DynamoDBOutbox", metricName: "AgeAtPublish", dimensions: custom("publisher"), extendedStatistic: "p99", threshold: 30000, period: 300, evaluationPeriods: 2, datapointsToAlarm: 2, treatMissingData: "notBreaching", ...actions },
-            "alm-dlq-depth-alarm": { namespace: "AWS/SQS", metricName: "ApproximateNumberOfMessagesVisible", dimensions: { QueueName: names.dlq }, statistic: "Maximum", threshold: 0, period: 300, evaluationPeriods: 1, treatMissingData: "notBreaching", ...actions },
-            "alm-sweeper-published-alarm": { namespace: "DynamoDBOutbox", metricName: "Published", dimensions: custom("sweeper"), statistic: "Sum", threshold: 0, period: 300, evaluationPeriods: 1, treatMissingData: "notBreaching", ...actions },
-            "alm-publisher-errors-alarm": { namespace: "AWS/Lambda", metricName: "Errors", dimensions: { FunctionName: names.publisher }, statistic: "Sum", threshold: 0, period: 300, evaluationPeriods: 1, treatMissingData: "notBreaching", ...actions },
-            "alm-sweeper-errors-alarm": { namespace: "AWS/Lambda", metricName: "Errors", dimensions: { FunctionName: names.sweeper }, statistic: "Sum", threshold: 0, period: 300, evaluationPeriods: 1, treatMissingData: "notBreaching", ...actions },
-            "alm-publisher-throttles-alarm": { namespace: "AWS/Lambda", metricName: "Throttles", dimensions: { FunctionName: names.publisher }, statistic: "Sum", threshold: 0, period: 300, evaluationPeriods: 1, treatMissingData: "notBreaching", ...actions },
+            "alm-iterator-age-alarm": {
+                namespace: "AWS/Lambda",
+                metricName: "IteratorAge",
+                dimensions: { FunctionName: names.publisher },
+                statistic: "Maximum",
+                threshold: 60000,
+                period: 60,
+                evaluationPeriods: 3,
+                datapointsToAlarm: 3,
+                treatMissingData: "notBreaching",
+                ...actions,
+            },
+            "alm-oldest-pending-alarm": {
+                namespace: "DynamoDBOutbox",
+                metricName: "OldestPendingAge",
+                dimensions: custom("sweeper"),
+                statistic: "Maximum",
+                threshold: 600000,
+                period: 300,
+                evaluationPeriods: 2,
+                datapointsToAlarm: 2,
+                treatMissingData: "breaching",
+                ...actions,
+            },
+            "alm-age-at-publish-alarm": {
+                namespace: "DynamoDBOutbox",
+                metricName: "AgeAtPublish",
+                dimensions: custom("publisher"),
+                extendedStatistic: "p99",
+                threshold: 30000,
+                period: 300,
+                evaluationPeriods: 2,
+                datapointsToAlarm: 2,
+                treatMissingData: "notBreaching",
+                ...actions,
+            },
+            "alm-dlq-depth-alarm": {
+                namespace: "AWS/SQS",
+                metricName: "ApproximateNumberOfMessagesVisible",
+                dimensions: { QueueName: names.dlq },
+                statistic: "Maximum",
+                threshold: 0,
+                period: 300,
+                evaluationPeriods: 1,
+                treatMissingData: "notBreaching",
+                ...actions,
+            },
+            "alm-sweeper-published-alarm": {
+                namespace: "DynamoDBOutbox",
+                metricName: "Published",
+                dimensions: custom("sweeper"),
+                statistic: "Sum",
+                threshold: 0,
+                period: 300,
+                evaluationPeriods: 1,
+                treatMissingData: "notBreaching",
+                ...actions,
+            },
+            "alm-publisher-errors-alarm": {
+                namespace: "AWS/Lambda",
+                metricName: "Errors",
+                dimensions: { FunctionName: names.publisher },
+                statistic: "Sum",
+                threshold: 0,
+                period: 300,
+                evaluationPeriods: 1,
+                treatMissingData: "notBreaching",
+                ...actions,
+            },
+            "alm-sweeper-errors-alarm": {
+                namespace: "AWS/Lambda",
+                metricName: "Errors",
+                dimensions: { FunctionName: names.sweeper },
+                statistic: "Sum",
+                threshold: 0,
+                period: 300,
+                evaluationPeriods: 1,
+                treatMissingData: "notBreaching",
+                ...actions,
+            },
+            "alm-publisher-throttles-alarm": {
+                namespace: "AWS/Lambda",
+                metricName: "Throttles",
+                dimensions: { FunctionName: names.publisher },
+                statistic: "Sum",
+                threshold: 0,
+                period: 300,
+                evaluationPeriods: 1,
+                treatMissingData: "notBreaching",
+                ...actions,
+            },
         });
     });
 
     it("uses every default of ALARM_THRESHOLD_RANGES, parents each alarm on the component and describes what to do", () => {
         const alarms = built.resources.filter((r) => r.type === TYPE.alarm);
         const thresholds = new Set(alarms.map((a) => a.inputs.threshold));
-        for (const range of Object.values(ALARM_THRESHOLD_RANGES)) assert.ok(thresholds.has(range.fallback), `default ${range.fallback} used`);
+        for (const range of Object.values(ALARM_THRESHOLD_RANGES))
+            assert.ok(thresholds.has(range.fallback), `default ${range.fallback} used`);
         for (const a of alarms) {
             assert.equal(a.parent, built.one(TYPE.outbox).urn, `${a.name} is the component's child`);
-            assert.match(a.inputs.alarmDescription, /^dynamodb-outbox "alm": .+\. .+ \(docs\/operations\.md, Alarms\)\.$/, a.name);
+            assert.match(
+                a.inputs.alarmDescription,
+                /^dynamodb-outbox "alm": .+\. .+ \(docs\/operations\.md, Alarms\)\.$/,
+                a.name,
+            );
         }
     });
 
     it("exposes the alarms' ARNs as the alarmArns output", async () => {
         const arns = await unwrap(built.outbox.alarmArns);
         assert.equal(arns.length, 8);
-        assert.deepEqual([...arns].sort(), built.resources.filter((r) => r.type === TYPE.alarm).map((r) => r.computed!.arn).sort());
+        assert.deepEqual(
+            [...arns].sort(),
+            built.resources
+                .filter((r) => r.type === TYPE.alarm)
+                .map((r) => r.computed!.arn)
+                .sort(),
+        );
     });
 
     it("takes each threshold from alarmThresholds, keeping the defaults of the others, and has no actions by default", async () => {
-        const tuned = await buildOutbox("almtuned", { alarmThresholds: { iteratorAgeMs: 5000, dlqDepth: 10, errors: 3 } });
+        const tuned = await buildOutbox("almtuned", {
+            alarmThresholds: { iteratorAgeMs: 5000, dlqDepth: 10, errors: 3 },
+        });
         const alarms = alarmsOf(tuned);
         assert.equal(alarms["almtuned-iterator-age-alarm"]!.threshold, 5000);
         assert.equal(alarms["almtuned-dlq-depth-alarm"]!.threshold, 10);
@@ -84,16 +200,32 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
     });
 
     it("treats a silent sweeper as breaching only when its schedule runs at least every five minutes", async () => {
-        assert.deepEqual(["rate(1 minute)", "rate(5 minutes)", "rate(6 minutes)", "rate(1 hour)", "rate(2 days)", "cron(0/5 * * * ? *)"].map(scheduleIntervalSeconds), [60, 300, 360, 3600, 172800, undefined]);
+        assert.deepEqual(
+            [
+                "rate(1 minute)",
+                "rate(5 minutes)",
+                "rate(6 minutes)",
+                "rate(1 hour)",
+                "rate(2 days)",
+                "cron(0/5 * * * ? *)",
+            ].map(scheduleIntervalSeconds),
+            [60, 300, 360, 3600, 172800, undefined],
+        );
         const hourly = await buildOutbox("almhourly", { sweepSchedule: "rate(1 hour)" });
         assert.equal(alarmsOf(hourly)["almhourly-oldest-pending-alarm"]!.treatMissingData, "notBreaching");
     });
 
     it("declares no alarm with alarms: false, and no dashboard with dashboard: false", async () => {
         const quiet = await buildOutbox("almoff", { alarms: false, dashboard: false });
-        assert.deepEqual(quiet.resources.filter((r) => r.type === TYPE.alarm || r.type === TYPE.dashboard).map((r) => r.name), []);
+        assert.deepEqual(
+            quiet.resources.filter((r) => r.type === TYPE.alarm || r.type === TYPE.dashboard).map((r) => r.name),
+            [],
+        );
         assert.deepEqual(await unwrap(quiet.outbox.alarmArns), []);
-        assert.ok(quiet.resources.some((r) => r.type === TYPE.fn), "the rest of the outbox is declared");
+        assert.ok(
+            quiet.resources.some((r) => r.type === TYPE.fn),
+            "the rest of the outbox is declared",
+        );
     });
 
     it("declares one dashboard, named as autonaming would name it, whose widgets read this outbox's names", () => {
@@ -102,19 +234,40 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
         assert.match(dashboard.inputs.dashboardName, /^alm-dashboard-[0-9a-f]{7}$/);
         assert.equal(dashboard.inputs.dashboardName, dashboardName("alm", "dynamodb-outbox", "test"));
         assert.equal(dashboard.parent, built.one(TYPE.outbox).urn);
-        const body = JSON.parse(dashboard.inputs.dashboardBody) as { widgets: { properties: { title: string; region: string; metrics: unknown[][] } }[] };
+        const body = JSON.parse(dashboard.inputs.dashboardBody) as {
+            widgets: { properties: { title: string; region: string; metrics: unknown[][] } }[];
+        };
         assert.equal(body.widgets.length, 7);
         for (const w of body.widgets) assert.equal(w.properties.region, "eu-west-1", w.properties.title);
         const text = dashboard.inputs.dashboardBody as string;
-        for (const name of Object.values(names)) assert.ok(text.includes(JSON.stringify(name)), `the body names ${name}`);
-        const named = body.widgets.flatMap((w) => w.properties.metrics.filter((m) => typeof m[0] === "string").map((m) => `${m[0]} ${m[1]}`));
-        for (const metric of ["AWS/Lambda IteratorAge", "AWS/Lambda Errors", "AWS/Lambda Throttles", "AWS/SQS ApproximateNumberOfMessagesVisible", "DynamoDBOutbox OldestPendingAge", "DynamoDBOutbox AgeAtPublish", "DynamoDBOutbox Published", "DynamoDBOutbox DeadLettered", "AWS/DynamoDB ConsumedWriteCapacityUnits", "AWS/DynamoDB ConsumedReadCapacityUnits"]) {
+        for (const name of Object.values(names))
+            assert.ok(text.includes(JSON.stringify(name)), `the body names ${name}`);
+        const named = body.widgets.flatMap((w) =>
+            w.properties.metrics.filter((m) => typeof m[0] === "string").map((m) => `${m[0]} ${m[1]}`),
+        );
+        for (const metric of [
+            "AWS/Lambda IteratorAge",
+            "AWS/Lambda Errors",
+            "AWS/Lambda Throttles",
+            "AWS/SQS ApproximateNumberOfMessagesVisible",
+            "DynamoDBOutbox OldestPendingAge",
+            "DynamoDBOutbox AgeAtPublish",
+            "DynamoDBOutbox Published",
+            "DynamoDBOutbox DeadLettered",
+            "AWS/DynamoDB ConsumedWriteCapacityUnits",
+            "AWS/DynamoDB ConsumedReadCapacityUnits",
+        ]) {
             assert.ok(named.includes(metric), `a widget shows ${metric}`);
         }
     });
 
     it("names each stack's dashboard apart, the same from one update to the next, without spelling out project or stack", () => {
-        const names = [dashboardName("orders", "shop", "dev"), dashboardName("orders", "shop", "prod"), dashboardName("orders", "billing", "prod"), dashboardName("refunds", "shop", "prod")];
+        const names = [
+            dashboardName("orders", "shop", "dev"),
+            dashboardName("orders", "shop", "prod"),
+            dashboardName("orders", "billing", "prod"),
+            dashboardName("refunds", "shop", "prod"),
+        ];
         assert.equal(new Set(names).size, names.length, names.join(", "));
         assert.equal(dashboardName("orders", "shop", "prod"), names[1]);
         for (const n of names) assert.match(n, /^(orders|refunds)-dashboard-[0-9a-f]{7}$/);
@@ -123,8 +276,13 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
     });
 
     it("takes the name given through transform.dashboard", async () => {
-        const named = await buildOutbox("almnamed", { transform: { dashboard: { dashboardName: "shop-prod-orders" } } });
+        const named = await buildOutbox("almnamed", {
+            transform: { dashboard: { dashboardName: "shop-prod-orders" } },
+        });
         assert.equal(named.one(TYPE.dashboard).inputs.dashboardName, "shop-prod-orders");
-        assert.ok(named.one(TYPE.dashboard).inputs.dashboardBody.includes("almnamed-table-abc"), "the rest of the args stay the component's");
+        assert.ok(
+            named.one(TYPE.dashboard).inputs.dashboardBody.includes("almnamed-table-abc"),
+            "the rest of the args stay the component's",
+        );
     });
 });

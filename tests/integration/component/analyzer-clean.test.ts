@@ -33,42 +33,68 @@ describe("Outbox stays analyzer-clean (type checker walk of the args and the cla
 
     it("has no union but T | undefined, no function-typed field, no class property that is not an output", () => {
         assert.deepEqual(clean.problems, []);
-        assert.ok(clean.inputs.includes("transform") && clean.inputs.includes("maximumRetryAttempts"), clean.inputs.join(", "));
+        assert.ok(
+            clean.inputs.includes("transform") && clean.inputs.includes("maximumRetryAttempts"),
+            clean.inputs.join(", "),
+        );
         assert.ok(clean.outputs.includes("tableName"), clean.outputs.join(", "));
         assert.deepEqual(walked.own, ["OutboxArgs", "OutboxAlarmThresholds", "OutboxTransforms"]);
-        assert.ok(clean.inputs.includes("alarmThresholds") && clean.inputs.includes("alarmActions") && clean.outputs.includes("alarmArns"), "the alarm args and output are walked");
+        assert.ok(
+            clean.inputs.includes("alarmThresholds") &&
+                clean.inputs.includes("alarmActions") &&
+                clean.outputs.includes("alarmArns"),
+            "the alarm args and output are walked",
+        );
         // The AWS args `transform` takes, which the analyzer copies into the package schema.
-        assert.ok(walked.installed.includes("TableArgs") && walked.installed.includes("FunctionArgs") && walked.installed.length > 40, walked.installed.join(", "));
+        assert.ok(
+            walked.installed.includes("TableArgs") &&
+                walked.installed.includes("FunctionArgs") &&
+                walked.installed.length > 40,
+            walked.installed.join(", "),
+        );
     });
 
     it("names each analyzer-breaking mutation, and accepts a TS enum and an as-const object", () => {
         const args = fs.readFileSync(ARGS_FILE, "utf8");
         const outbox = fs.readFileSync(OUTBOX_FILE, "utf8");
-        const mutatedArgs = after(
-            args,
-            "export interface OutboxArgs {",
+        const mutatedArgs =
+            after(
+                args,
+                "export interface OutboxArgs {",
+                [
+                    "",
+                    `    /** @default undefined */ mode?: "fast" | "safe";`,
+                    `    /** @default undefined */ level?: OutboxLevel;`,
+                    `    /** @default undefined */ priority?: OutboxPriority;`,
+                    `    /** @default undefined */ region?: string | null;`,
+                    `    /** @default undefined */ onEvent?: (id: string) => void;`,
+                    `    /** @default undefined */ limits?: { reads: number };`,
+                    `    /** @default undefined */ describe?(): string;`,
+                    "",
+                ].join("\n"),
+            ) +
             [
                 "",
-                `    /** @default undefined */ mode?: "fast" | "safe";`,
-                `    /** @default undefined */ level?: OutboxLevel;`,
-                `    /** @default undefined */ priority?: OutboxPriority;`,
-                `    /** @default undefined */ region?: string | null;`,
-                `    /** @default undefined */ onEvent?: (id: string) => void;`,
-                `    /** @default undefined */ limits?: { reads: number };`,
-                `    /** @default undefined */ describe?(): string;`,
+                `export const OutboxLevel = { Low: "low", High: "high" } as const;`,
+                `export type OutboxLevel = (typeof OutboxLevel)[keyof typeof OutboxLevel];`,
+                `export enum OutboxPriority { Low = "low", High = "high" }`,
                 "",
-            ].join("\n"),
-        ) + [
-            "",
-            `export const OutboxLevel = { Low: "low", High: "high" } as const;`,
-            `export type OutboxLevel = (typeof OutboxLevel)[keyof typeof OutboxLevel];`,
-            `export enum OutboxPriority { Low = "low", High = "high" }`,
-            "",
-        ].join("\n");
-        const mutatedOutbox = after(outbox, "export class Outbox extends pulumi.ComponentResource {", "\n    private readonly cache = new Map<string, string>();\n    public readonly label: string = \"x\";\n");
-        const { shape } = componentShape({ overrides: { [ARGS_FILE]: mutatedArgs, [OUTBOX_FILE]: mutatedOutbox }, oldProgram: program, walkInstalledTypes: false });
+            ].join("\n");
+        const mutatedOutbox = after(
+            outbox,
+            "export class Outbox extends pulumi.ComponentResource {",
+            '\n    private readonly cache = new Map<string, string>();\n    public readonly label: string = "x";\n',
+        );
+        const { shape } = componentShape({
+            overrides: { [ARGS_FILE]: mutatedArgs, [OUTBOX_FILE]: mutatedOutbox },
+            oldProgram: program,
+            walkInstalledTypes: false,
+        });
         const about = (where: string): string[] => shape.problems.filter((p) => p.startsWith(`${where}:`));
-        assert.match(about("OutboxArgs.mode").join(), /union of literals that is neither a TS enum nor an as-const object/);
+        assert.match(
+            about("OutboxArgs.mode").join(),
+            /union of literals that is neither a TS enum nor an as-const object/,
+        );
         assert.match(about("OutboxArgs.region").join(), /a union type/);
         assert.match(about("OutboxArgs.onEvent").join(), /a function type/);
         assert.match(about("OutboxArgs.limits").join(), /inline or aliased object type/);

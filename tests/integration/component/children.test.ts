@@ -23,7 +23,16 @@ describe("Outbox children and outputs", () => {
             "aws:cloudwatch/eventTarget:EventTarget kids-sweep-target",
             "aws:cloudwatch/logGroup:LogGroup kids-publisher-logs",
             "aws:cloudwatch/logGroup:LogGroup kids-sweeper-logs",
-            ...["age-at-publish", "dlq-depth", "iterator-age", "oldest-pending", "publisher-errors", "publisher-throttles", "sweeper-errors", "sweeper-published"].map((a) => `aws:cloudwatch/metricAlarm:MetricAlarm kids-${a}-alarm`),
+            ...[
+                "age-at-publish",
+                "dlq-depth",
+                "iterator-age",
+                "oldest-pending",
+                "publisher-errors",
+                "publisher-throttles",
+                "sweeper-errors",
+                "sweeper-published",
+            ].map((a) => `aws:cloudwatch/metricAlarm:MetricAlarm kids-${a}-alarm`),
             "aws:dynamodb/table:Table kids-table",
             "aws:iam/role:Role kids-publisher-role",
             "aws:iam/role:Role kids-sweeper-role",
@@ -89,7 +98,11 @@ describe("Outbox children and outputs", () => {
     });
 
     it("keeps DLQ messages 14 days with SQS-managed SSE, or the customer key when given", async () => {
-        assert.deepEqual(std.one(TYPE.queue).inputs, { messageRetentionSeconds: 1209600, sqsManagedSseEnabled: true, tags: { team: "payments" } });
+        assert.deepEqual(std.one(TYPE.queue).inputs, {
+            messageRetentionSeconds: 1209600,
+            sqsManagedSseEnabled: true,
+            tags: { team: "payments" },
+        });
         const kms = await buildOutbox("kidskms", { kmsKeyArn: KMS_KEY });
         const queue = kms.one(TYPE.queue).inputs;
         assert.equal(queue.kmsMasterKeyId, KMS_KEY);
@@ -108,7 +121,12 @@ describe("Outbox children and outputs", () => {
             const logs = std.one(TYPE.logGroup, `kids-${fn}-logs`);
             assert.deepEqual(logs.inputs, { retentionInDays: 30, tags: { team: "payments" } });
             // JSON, so that Lambda sets AWS_LAMBDA_LOG_LEVEL for the handlers; INFO by default.
-            assert.deepEqual(inputs.loggingConfig, { logFormat: "JSON", applicationLogLevel: "INFO", systemLogLevel: "INFO", logGroup: `kids-${fn}-logs-abc` });
+            assert.deepEqual(inputs.loggingConfig, {
+                logFormat: "JSON",
+                applicationLogLevel: "INFO",
+                systemLogLevel: "INFO",
+                logGroup: `kids-${fn}-logs-abc`,
+            });
             assert.equal(logs.computed?.name, `kids-${fn}-logs-abc`);
         }
     });
@@ -126,7 +144,8 @@ describe("Outbox children and outputs", () => {
             [ENV.maxPartitionsPerRun]: "200",
         };
         assert.deepEqual(Object.keys(expected).sort(), Object.values(ENV).sort(), "the test covers every ENV name");
-        for (const fn of ["kids-publisher", "kids-sweeper"]) assert.deepEqual(std.one(TYPE.fn, fn).inputs.environment.variables, expected);
+        for (const fn of ["kids-publisher", "kids-sweeper"])
+            assert.deepEqual(std.one(TYPE.fn, fn).inputs.environment.variables, expected);
     });
 
     it("schedules the sweeper every minute, invoked by EventBridge from that rule only", async () => {
@@ -172,7 +191,16 @@ describe("Outbox children and outputs", () => {
             sweepSchedule: "rate(5 minutes)",
         });
         const env = custom.one(TYPE.fn, "kidsargs-sweeper").inputs.environment.variables;
-        assert.deepEqual([env[ENV.completionGraceSeconds], env[ENV.sweepAfterSeconds], env[ENV.maxPublishAttempts], env[ENV.expiryShards], env[ENV.maxPartitionsPerRun]], ["60", "300", "5", "8", "50"]);
+        assert.deepEqual(
+            [
+                env[ENV.completionGraceSeconds],
+                env[ENV.sweepAfterSeconds],
+                env[ENV.maxPublishAttempts],
+                env[ENV.expiryShards],
+                env[ENV.maxPartitionsPerRun],
+            ],
+            ["60", "300", "5", "8", "50"],
+        );
         const fn = custom.one(TYPE.fn, "kidsargs-publisher").inputs;
         assert.deepEqual([fn.memorySize, fn.timeout], [512, 30]);
         assert.equal(custom.one(TYPE.logGroup, "kidsargs-sweeper-logs").inputs.retentionInDays, 7);
@@ -182,14 +210,25 @@ describe("Outbox children and outputs", () => {
     it("takes fixed log group names through transform.publisherLogs and sweeperLogs, and logs and grants there", async () => {
         // The names 0.1.0 gave, which an upgraded stack can keep.
         const fixed = await buildOutbox("kidsfixed", {
-            transform: { publisherLogs: { name: "/aws/lambda/shop-prod-kidsfixed-publisher" }, sweeperLogs: { name: "/aws/lambda/shop-prod-kidsfixed-sweeper" } },
+            transform: {
+                publisherLogs: { name: "/aws/lambda/shop-prod-kidsfixed-publisher" },
+                sweeperLogs: { name: "/aws/lambda/shop-prod-kidsfixed-sweeper" },
+            },
         });
         for (const fn of ["publisher", "sweeper"]) {
             const group = `/aws/lambda/shop-prod-kidsfixed-${fn}`;
-            assert.deepEqual(fixed.one(TYPE.logGroup, `kidsfixed-${fn}-logs`).inputs, { name: group, retentionInDays: 30, tags: {} });
+            assert.deepEqual(fixed.one(TYPE.logGroup, `kidsfixed-${fn}-logs`).inputs, {
+                name: group,
+                retentionInDays: 30,
+                tags: {},
+            });
             assert.equal(fixed.one(TYPE.fn, `kidsfixed-${fn}`).inputs.loggingConfig.logGroup, group);
-            const policy = JSON.parse(fixed.one(TYPE.role, `kidsfixed-${fn}-role`).inputs.inlinePolicies[0].policy) as { Statement: { Sid: string; Resource: string[] }[] };
-            assert.deepEqual(policy.Statement.find((st) => st.Sid === "WriteOwnLogs")?.Resource, [`arn:aws:logs:eu-west-1:111111111111:log-group:${group}:*`]);
+            const policy = JSON.parse(fixed.one(TYPE.role, `kidsfixed-${fn}-role`).inputs.inlinePolicies[0].policy) as {
+                Statement: { Sid: string; Resource: string[] }[];
+            };
+            assert.deepEqual(policy.Statement.find((st) => st.Sid === "WriteOwnLogs")?.Resource, [
+                `arn:aws:logs:eu-west-1:111111111111:log-group:${group}:*`,
+            ]);
         }
     });
 
@@ -213,14 +252,28 @@ describe("Outbox children and outputs", () => {
             alarmThresholds: { errors: pulumi.output(4) },
         });
         const table = out.one(TYPE.table).inputs;
-        assert.deepEqual([table.readCapacity, table.pointInTimeRecovery, table.deletionProtectionEnabled], [8, { enabled: false }, true]);
+        assert.deepEqual(
+            [table.readCapacity, table.pointInTimeRecovery, table.deletionProtectionEnabled],
+            [8, { enabled: false }, true],
+        );
         const fn = out.one(TYPE.fn, "kidsout-publisher").inputs;
-        assert.deepEqual([fn.memorySize, fn.timeout, fn.loggingConfig.applicationLogLevel, fn.environment.variables[ENV.completionGraceSeconds]], [512, 30, "WARN", "60"]);
+        assert.deepEqual(
+            [
+                fn.memorySize,
+                fn.timeout,
+                fn.loggingConfig.applicationLogLevel,
+                fn.environment.variables[ENV.completionGraceSeconds],
+            ],
+            [512, 30, "WARN", "60"],
+        );
         assert.equal(out.one(TYPE.logGroup, "kidsout-publisher-logs").inputs.retentionInDays, 14);
         assert.equal(out.one(TYPE.mapping).inputs.batchSize, 50);
         assert.equal(out.one(TYPE.rule).inputs.scheduleExpression, "rate(1 hour)");
         const errors = out.one(TYPE.alarm, "kidsout-publisher-errors-alarm").inputs;
-        assert.deepEqual([errors.alarmActions, errors.okActions, errors.threshold], [[STACK_REFERENCE_OUTPUTS.topicArn], [STACK_REFERENCE_OUTPUTS.topicArn], 4]);
+        assert.deepEqual(
+            [errors.alarmActions, errors.okActions, errors.threshold],
+            [[STACK_REFERENCE_OUTPUTS.topicArn], [STACK_REFERENCE_OUTPUTS.topicArn], 4],
+        );
         assert.match(errors.alarmDescription, /the publisher failed more than 4 invocations/);
         // An hourly sweeper is silent for whole five-minute periods: not a breach, also when the schedule is an Output.
         assert.equal(out.one(TYPE.alarm, "kidsout-oldest-pending-alarm").inputs.treatMissingData, "notBreaching");
@@ -239,7 +292,10 @@ describe("Outbox children and outputs", () => {
         assert.equal(tr.one(TYPE.topic).inputs.displayName, "Orders");
         assert.equal(tr.one(TYPE.queue).inputs.messageRetentionSeconds, 345600);
         const publisher = tr.one(TYPE.fn, "kidstr-publisher").inputs;
-        assert.deepEqual([publisher.memorySize, publisher.reservedConcurrentExecutions, publisher.runtime], [1024, 5, "nodejs22.x"]);
+        assert.deepEqual(
+            [publisher.memorySize, publisher.reservedConcurrentExecutions, publisher.runtime],
+            [1024, 5, "nodejs22.x"],
+        );
         assert.equal(tr.one(TYPE.fn, "kidstr-sweeper").inputs.timeout, 300);
         const rule = tr.one(TYPE.rule).inputs;
         assert.deepEqual([rule.state, rule.scheduleExpression], ["DISABLED", "rate(1 minute)"]);

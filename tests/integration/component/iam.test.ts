@@ -87,36 +87,65 @@ describe("Outbox IAM", () => {
 
     it("uses a * resource only for dynamodb:ListStreams, which AWS authorizes only on *", () => {
         for (const role of ["iam-publisher-role", "iam-sweeper-role"]) {
-            const wildcards = inlineStatements(std, role).filter((s) => s.Resource.some((r) => r === "*" || r.endsWith(":*:*")));
-            assert.deepEqual(wildcards.flatMap((s) => s.Action), role === "iam-publisher-role" ? ["dynamodb:ListStreams"] : []);
+            const wildcards = inlineStatements(std, role).filter((s) =>
+                s.Resource.some((r) => r === "*" || r.endsWith(":*:*")),
+            );
+            assert.deepEqual(
+                wildcards.flatMap((s) => s.Action),
+                role === "iam-publisher-role" ? ["dynamodb:ListStreams"] : [],
+            );
         }
     });
 
     it("grants no KMS action without a key, and Decrypt/GenerateDataKey* on exactly the key when given", async () => {
         for (const role of ["iam-publisher-role", "iam-sweeper-role"]) {
-            assert.equal(inlineStatements(std, role).filter((s) => s.Action.some((a) => a.startsWith("kms:"))).length, 0);
+            assert.equal(
+                inlineStatements(std, role).filter((s) => s.Action.some((a) => a.startsWith("kms:"))).length,
+                0,
+            );
         }
         const kms = await buildOutbox("iamkms", { kmsKeyArn: KMS_KEY });
         for (const role of ["iamkms-publisher-role", "iamkms-sweeper-role"]) {
             const g = grants(inlineStatements(kms, role));
             assert.deepEqual(g["kms:Decrypt"], [KMS_KEY]);
             assert.deepEqual(g["kms:GenerateDataKey*"], [KMS_KEY]);
-            assert.deepEqual(Object.keys(g).filter((a) => a.startsWith("kms:")).sort(), ["kms:Decrypt", "kms:GenerateDataKey*"]);
+            assert.deepEqual(
+                Object.keys(g)
+                    .filter((a) => a.startsWith("kms:"))
+                    .sort(),
+                ["kms:Decrypt", "kms:GenerateDataKey*"],
+            );
         }
     });
 
     it("lets only Lambda assume the roles, with no managed policy: no *FullAccess anywhere", () => {
         for (const role of ["iam-publisher-role", "iam-sweeper-role"]) {
             const inputs = std.one(TYPE.role, role).inputs;
-            const trust = typeof inputs.assumeRolePolicy === "string" ? JSON.parse(inputs.assumeRolePolicy) : inputs.assumeRolePolicy;
+            const trust =
+                typeof inputs.assumeRolePolicy === "string"
+                    ? JSON.parse(inputs.assumeRolePolicy)
+                    : inputs.assumeRolePolicy;
             assert.deepEqual(trust.Statement, [
-                { Action: "sts:AssumeRole", Effect: "Allow", Principal: { Service: "lambda.amazonaws.com" }, Sid: "AllowAssumeRole" },
+                {
+                    Action: "sts:AssumeRole",
+                    Effect: "Allow",
+                    Principal: { Service: "lambda.amazonaws.com" },
+                    Sid: "AllowAssumeRole",
+                },
             ]);
             assert.equal(inputs.managedPolicyArns, undefined);
         }
-        assert.deepEqual(std.resources.filter((r) => r.type === TYPE.policyAttachment), []);
-        const anyFullAccess = recorded.filter((r) => r.name.startsWith("iam") && JSON.stringify(r.inputs).includes("FullAccess"));
-        assert.deepEqual(anyFullAccess.map((r) => r.name), []);
+        assert.deepEqual(
+            std.resources.filter((r) => r.type === TYPE.policyAttachment),
+            [],
+        );
+        const anyFullAccess = recorded.filter(
+            (r) => r.name.startsWith("iam") && JSON.stringify(r.inputs).includes("FullAccess"),
+        );
+        assert.deepEqual(
+            anyFullAccess.map((r) => r.name),
+            [],
+        );
     });
 
     it("runs each function under its own role", async () => {
@@ -126,8 +155,16 @@ describe("Outbox IAM", () => {
     });
 
     it("refuses to build a publisher policy for a table without a stream, naming the table", () => {
-        const targets = { tableArn: "arn:aws:dynamodb:eu-west-1:111111111111:table/t", topicArn: "t", dlqArn: "d", logGroupArn: "l" };
-        assert.throws(() => publisherPolicyDocument(targets), (e: any) => e.code === "INVALID_CONFIG" && /table\/t has no stream/.test(e.message));
+        const targets = {
+            tableArn: "arn:aws:dynamodb:eu-west-1:111111111111:table/t",
+            topicArn: "t",
+            dlqArn: "d",
+            logGroupArn: "l",
+        };
+        assert.throws(
+            () => publisherPolicyDocument(targets),
+            (e: any) => e.code === "INVALID_CONFIG" && /table\/t has no stream/.test(e.message),
+        );
         assert.equal(sweeperPolicyDocument(targets).Statement.length, 5);
     });
 });

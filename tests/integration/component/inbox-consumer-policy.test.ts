@@ -8,7 +8,12 @@
  */
 import * as assert from "node:assert/strict";
 import * as aws from "@pulumi/aws";
-import { CONSUMER_INBOX_TABLE_ACTIONS, CONSUMER_QUEUE_ACTIONS, consumerPolicy, consumerPolicyDocument } from "../../../components/consumer-policy";
+import {
+    CONSUMER_INBOX_TABLE_ACTIONS,
+    CONSUMER_QUEUE_ACTIONS,
+    consumerPolicy,
+    consumerPolicyDocument,
+} from "../../../components/consumer-policy";
 import * as packageEntry from "../../../index";
 import { createInboxHandler, Inbox } from "../../../runtime";
 import { isOutboxError } from "../../../runtime/errors";
@@ -40,56 +45,128 @@ describe("consumerPolicy: what an inbox consumer's role needs", () => {
             inbox: new Inbox({ client: recordingClient(ddb, sent), consumer: "billing", tableName: inboxTable }),
             consume: (m) => [
                 { Put: { TableName: ownTable, Item: { PK: { S: `INVOICE#${m.messageId}` }, SK: { S: "META" } } } },
-                ...(m.messageId === "m3" ? [{ ConditionCheck: { TableName: ownTable, Key: { PK: { S: "MISSING" }, SK: { S: "X" } }, ConditionExpression: "attribute_exists(PK)" } }] : []),
+                ...(m.messageId === "m3"
+                    ? [
+                          {
+                              ConditionCheck: {
+                                  TableName: ownTable,
+                                  Key: { PK: { S: "MISSING" }, SK: { S: "X" } },
+                                  ConditionExpression: "attribute_exists(PK)",
+                              },
+                          },
+                      ]
+                    : []),
             ],
             logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
         });
         const response = await handler({ Records: [record("m1", "p-1"), record("m2", "p-1"), record("m3", "p-3")] });
-        assert.deepEqual(response.batchItemFailures, [{ itemIdentifier: "m3" }], "m2 is a duplicate, m3's own condition failed");
+        assert.deepEqual(
+            response.batchItemFailures,
+            [{ itemIdentifier: "m3" }],
+            "m2 is a duplicate, m3's own condition failed",
+        );
 
         const onInbox = [...new Set(sent.filter((a) => a.table === inboxTable).map((a) => a.action))].sort();
         assert.deepEqual(onInbox, [...CONSUMER_INBOX_TABLE_ACTIONS].sort());
-        assert.deepEqual([...new Set(sent.map((a) => a.table))].sort(), [inboxTable, ownTable].sort(), "the consumer's own table is the only other one: its grants are the user's");
+        assert.deepEqual(
+            [...new Set(sent.map((a) => a.table))].sort(),
+            [inboxTable, ownTable].sort(),
+            "the consumer's own table is the only other one: its grants are the user's",
+        );
 
         const doc = consumerPolicyDocument({ queueArn: QUEUE_ARN, inboxTableArn: TABLE_ARN });
         assert.deepEqual(doc, {
             Version: "2012-10-17",
             Statement: [
-                { Sid: "ReceiveFromQueue", Effect: "Allow", Action: ["sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"], Resource: [QUEUE_ARN] },
+                {
+                    Sid: "ReceiveFromQueue",
+                    Effect: "Allow",
+                    Action: ["sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"],
+                    Resource: [QUEUE_ARN],
+                },
                 { Sid: "WriteInboxMarkers", Effect: "Allow", Action: onInbox, Resource: [TABLE_ARN] },
             ],
         });
-        assert.deepEqual([...CONSUMER_QUEUE_ACTIONS], ["sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"], "what AWSLambdaSQSQueueExecutionRole grants on queues, and no ChangeMessageVisibility");
-        assert.ok(doc.Statement.every((s) => s.Resource.every((r) => !r.includes("*"))), "no wildcard");
+        assert.deepEqual(
+            [...CONSUMER_QUEUE_ACTIONS],
+            ["sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"],
+            "what AWSLambdaSQSQueueExecutionRole grants on queues, and no ChangeMessageVisibility",
+        );
+        assert.ok(
+            doc.Statement.every((s) => s.Resource.every((r) => !r.includes("*"))),
+            "no wildcard",
+        );
     });
 
     it("is an Output of the queue's and the table's ARNs, from the package entry, under the mocks", async () => {
         assert.equal(packageEntry.consumerPolicy, consumerPolicy);
         const queue = new aws.sqs.Queue("billing-events");
-        const table = new aws.dynamodb.Table("billing-inbox", { attributes: [{ name: "PK", type: "S" }, { name: "SK", type: "S" }], hashKey: "PK", rangeKey: "SK", billingMode: "PAY_PER_REQUEST" });
+        const table = new aws.dynamodb.Table("billing-inbox", {
+            attributes: [
+                { name: "PK", type: "S" },
+                { name: "SK", type: "S" },
+            ],
+            hashKey: "PK",
+            rangeKey: "SK",
+            billingMode: "PAY_PER_REQUEST",
+        });
         const policy = consumerPolicy(queue.arn, table.arn);
         await waitForRPCs();
         const doc = JSON.parse(await unwrap(policy)) as { Statement: { Action: string[]; Resource: string[] }[] };
-        assert.deepEqual(doc, consumerPolicyDocument({ queueArn: await unwrap(queue.arn), inboxTableArn: await unwrap(table.arn) }));
-        assert.deepEqual(doc.Statement.map((s) => s.Resource), [["arn:aws:sqs:eu-west-1:111111111111:billing-events-abc"], ["arn:aws:dynamodb:eu-west-1:111111111111:table/billing-inbox-abc"]]);
-        assert.equal(JSON.parse(await unwrap(consumerPolicy(`${QUEUE_ARN}.fifo`, TABLE_ARN))).Statement[0].Resource[0], `${QUEUE_ARN}.fifo`, "a FIFO queue");
+        assert.deepEqual(
+            doc,
+            consumerPolicyDocument({ queueArn: await unwrap(queue.arn), inboxTableArn: await unwrap(table.arn) }),
+        );
+        assert.deepEqual(
+            doc.Statement.map((s) => s.Resource),
+            [
+                ["arn:aws:sqs:eu-west-1:111111111111:billing-events-abc"],
+                ["arn:aws:dynamodb:eu-west-1:111111111111:table/billing-inbox-abc"],
+            ],
+        );
+        assert.equal(
+            JSON.parse(await unwrap(consumerPolicy(`${QUEUE_ARN}.fifo`, TABLE_ARN))).Statement[0].Resource[0],
+            `${QUEUE_ARN}.fifo`,
+            "a FIFO queue",
+        );
     });
 
     describe("refuses what is not a queue ARN or a table ARN (INVALID_CONFIG, naming the value and the fix)", () => {
         const cases: [string, string, string, RegExp][] = [
-            ["a queue URL", "https://sqs.eu-west-1.amazonaws.com/111111111111/billing", TABLE_ARN, /queueArn is "https:\/\/sqs[^"]+"; expected an SQS queue ARN, arn:aws:sqs:<region>:<account>:<queue name>; pass the queue's arn \(not its url\)/],
+            [
+                "a queue URL",
+                "https://sqs.eu-west-1.amazonaws.com/111111111111/billing",
+                TABLE_ARN,
+                /queueArn is "https:\/\/sqs[^"]+"; expected an SQS queue ARN, arn:aws:sqs:<region>:<account>:<queue name>; pass the queue's arn \(not its url\)/,
+            ],
             ["a topic ARN", "arn:aws:sns:eu-west-1:111111111111:billing", TABLE_ARN, /queueArn is "arn:aws:sns:/],
             ["an empty queue ARN", "", TABLE_ARN, /queueArn is ""/],
-            ["a table name", QUEUE_ARN, "billing-inbox", /inboxTableArn is "billing-inbox"; expected a DynamoDB table ARN, arn:aws:dynamodb:<region>:<account>:table\/<table name>; pass the table's arn/],
+            [
+                "a table name",
+                QUEUE_ARN,
+                "billing-inbox",
+                /inboxTableArn is "billing-inbox"; expected a DynamoDB table ARN, arn:aws:dynamodb:<region>:<account>:table\/<table name>; pass the table's arn/,
+            ],
             ["an index ARN", QUEUE_ARN, `${TABLE_ARN}/index/ClaimIndex`, /inboxTableArn is ".*\/index\/ClaimIndex"/],
-            ["a stream ARN", QUEUE_ARN, `${TABLE_ARN}/stream/2026-01-01T00:00:00.000`, /inboxTableArn is ".*\/stream\//],
+            [
+                "a stream ARN",
+                QUEUE_ARN,
+                `${TABLE_ARN}/stream/2026-01-01T00:00:00.000`,
+                /inboxTableArn is ".*\/stream\//,
+            ],
         ];
         for (const [name, queueArn, inboxTableArn, message] of cases) {
             it(name, async () => {
-                assert.throws(() => consumerPolicyDocument({ queueArn, inboxTableArn }), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && message.test(err.message));
+                assert.throws(
+                    () => consumerPolicyDocument({ queueArn, inboxTableArn }),
+                    (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && message.test(err.message),
+                );
                 // unwrap waits for a value; an Output that failed has none, so read its (internal) promise.
                 const output = consumerPolicy(queueArn, inboxTableArn) as unknown as { promise(): Promise<string> };
-                await assert.rejects(output.promise(), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && message.test(err.message));
+                await assert.rejects(
+                    output.promise(),
+                    (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && message.test(err.message),
+                );
             });
         }
     });

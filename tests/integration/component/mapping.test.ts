@@ -60,7 +60,14 @@ describe("Outbox stream mapping", () => {
         });
         const m = custom.one(TYPE.mapping).inputs;
         assert.deepEqual(
-            [m.maximumRetryAttempts, m.maximumRecordAgeInSeconds, m.batchSize, m.maximumBatchingWindowInSeconds, m.parallelizationFactor, m.tumblingWindowInSeconds],
+            [
+                m.maximumRetryAttempts,
+                m.maximumRecordAgeInSeconds,
+                m.batchSize,
+                m.maximumBatchingWindowInSeconds,
+                m.parallelizationFactor,
+                m.tumblingWindowInSeconds,
+            ],
             [2, 600, 50, 5, 2, 30],
         );
         assert.equal(m.startingPosition, "TRIM_HORIZON");

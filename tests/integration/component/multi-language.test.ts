@@ -17,7 +17,12 @@ describe("Outbox as a multi-language component", () => {
         const root = path.join(__dirname, "..", "..", "..");
         // eslint-disable-next-line @typescript-eslint/no-require-imports -- JSON by a computed path
         const pkg = require(path.join(root, "package.json"));
-        const { components, typeDefinitions } = new Analyzer(root, "dynamodb-outbox", pkg, new Set(["Outbox"])).analyze();
+        const { components, typeDefinitions } = new Analyzer(
+            root,
+            "dynamodb-outbox",
+            pkg,
+            new Set(["Outbox"]),
+        ).analyze();
         const outbox = components.Outbox;
         assert.ok(outbox, "the analyzer found the Outbox component");
         assert.deepEqual(Object.keys(outbox.outputs).sort(), [
@@ -46,17 +51,47 @@ describe("Outbox as a multi-language component", () => {
         assert.ok(outbox.inputs.alarmActions, "alarmActions is an input");
         // The choices are enums other languages can name; a plain arg is `plain`, an Input arg takes an expression.
         assert.equal(outbox.inputs.billingMode.$ref, "#/types/dynamodb-outbox:index:OutboxBillingMode");
-        assert.deepEqual(typeDefinitions.OutboxBillingMode.enum.map((e: { value: string }) => e.value), ["PAY_PER_REQUEST", "PROVISIONED"]);
+        assert.deepEqual(
+            typeDefinitions.OutboxBillingMode.enum.map((e: { value: string }) => e.value),
+            ["PAY_PER_REQUEST", "PROVISIONED"],
+        );
         assert.equal(outbox.inputs.logLevel.$ref, "#/types/dynamodb-outbox:index:OutboxLogLevel");
-        assert.deepEqual(typeDefinitions.OutboxLogLevel.enum.map((e: { value: string }) => e.value), ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"]);
-        const plain = Object.keys(outbox.inputs).filter((k) => outbox.inputs[k].plain === true).sort();
-        assert.deepEqual(plain, ["alarmThresholds", "alarms", "billingMode", "dashboard", "fifo", "importTableName", "largePayloads", "transform"].filter((k) => k in outbox.inputs));
+        assert.deepEqual(
+            typeDefinitions.OutboxLogLevel.enum.map((e: { value: string }) => e.value),
+            ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"],
+        );
+        const plain = Object.keys(outbox.inputs)
+            .filter((k) => outbox.inputs[k].plain === true)
+            .sort();
+        assert.deepEqual(
+            plain,
+            [
+                "alarmThresholds",
+                "alarms",
+                "billingMode",
+                "dashboard",
+                "fifo",
+                "importTableName",
+                "largePayloads",
+                "transform",
+            ].filter((k) => k in outbox.inputs),
+        );
         assert.deepEqual([outbox.inputs.alarmActions.type, outbox.inputs.alarmActions.items.type], ["array", "string"]);
         // The analyzer writes a TSDoc {@link} as "[object Object]": the descriptions must do without.
-        const descriptions = [outbox.description, ...Object.values(outbox.inputs), ...Object.values(outbox.outputs), ...Object.values(typeDefinitions).filter((t: any) => /^Outbox/.test(t.name)).flatMap((t: any) => [t, ...Object.values(t.properties ?? {}), ...(t.enum ?? [])])]
+        const descriptions = [
+            outbox.description,
+            ...Object.values(outbox.inputs),
+            ...Object.values(outbox.outputs),
+            ...Object.values(typeDefinitions)
+                .filter((t: any) => /^Outbox/.test(t.name))
+                .flatMap((t: any) => [t, ...Object.values(t.properties ?? {}), ...(t.enum ?? [])]),
+        ]
             .map((d: any) => (typeof d === "string" ? d : d?.description))
             .filter((d): d is string => typeof d === "string");
         assert.ok(descriptions.length > 40, `${descriptions.length} descriptions`);
-        assert.deepEqual(descriptions.filter((d) => d.includes("[object Object]")), []);
+        assert.deepEqual(
+            descriptions.filter((d) => d.includes("[object Object]")),
+            [],
+        );
     });
 });

@@ -23,7 +23,8 @@ describe("the handler factories serialize directly (no mocks, no hang)", () => {
 
     it("no limit the factories reach holds a primitive under a `default` key (the serializer bug's trigger)", () => {
         for (const table of [HANDLER_LIMITS, MAPPING_LIMITS, REDRIVE_LIMITS]) {
-            for (const [key, limit] of Object.entries(table)) assert.ok(!Object.prototype.hasOwnProperty.call(limit, "default"), key);
+            for (const [key, limit] of Object.entries(table))
+                assert.ok(!Object.prototype.hasOwnProperty.call(limit, "default"), key);
         }
     });
 });

@@ -22,14 +22,22 @@ describe("Outbox table", () => {
     it("keys the table on PK (HASH) and SK (RANGE), both strings", () => {
         assert.equal(table.hashKey, "PK");
         assert.equal(table.rangeKey, "SK");
-        assert.deepEqual(
-            table.attributes.map((a: any) => `${a.name}:${a.type}`).sort(),
-            ["PK:S", "SK:S", "claim_sort:S", "expires_at:N", "has_expiry:S", "record_id:S"],
-        );
+        assert.deepEqual(table.attributes.map((a: any) => `${a.name}:${a.type}`).sort(), [
+            "PK:S",
+            "SK:S",
+            "claim_sort:S",
+            "expires_at:N",
+            "has_expiry:S",
+            "record_id:S",
+        ]);
     });
 
     it("declares exactly the three GSIs through v7 keySchemas, never the deprecated hashKey/rangeKey", () => {
-        assert.deepEqual(table.globalSecondaryIndexes.map((i: any) => i.name).sort(), ["ClaimIndex", "ExpiryIndex", "RecordIDIndex"]);
+        assert.deepEqual(table.globalSecondaryIndexes.map((i: any) => i.name).sort(), [
+            "ClaimIndex",
+            "ExpiryIndex",
+            "RecordIDIndex",
+        ]);
         for (const i of table.globalSecondaryIndexes) {
             assert.equal(i.hashKey, undefined, `${i.name}.hashKey`);
             assert.equal(i.rangeKey, undefined, `${i.name}.rangeKey`);
@@ -85,7 +93,11 @@ describe("Outbox table", () => {
     });
 
     it("encrypts with the customer key, and honours PITR and deletion protection args", async () => {
-        const kms = await buildOutbox("tblkms", { kmsKeyArn: KMS_KEY, pointInTimeRecovery: false, deletionProtection: true });
+        const kms = await buildOutbox("tblkms", {
+            kmsKeyArn: KMS_KEY,
+            pointInTimeRecovery: false,
+            deletionProtection: true,
+        });
         const t = kms.one(TYPE.table).inputs;
         assert.deepEqual(t.serverSideEncryption, { enabled: true, kmsKeyArn: KMS_KEY });
         assert.deepEqual(t.pointInTimeRecovery, { enabled: false });
@@ -108,7 +120,14 @@ describe("Outbox table", () => {
     });
 
     it("merges transform.table over the computed args, top-level keys replacing", async () => {
-        const tr = await buildOutbox("tbltr", { transform: { table: { tableClass: "STANDARD_INFREQUENT_ACCESS", pointInTimeRecovery: { enabled: true, recoveryPeriodInDays: 7 } } } });
+        const tr = await buildOutbox("tbltr", {
+            transform: {
+                table: {
+                    tableClass: "STANDARD_INFREQUENT_ACCESS",
+                    pointInTimeRecovery: { enabled: true, recoveryPeriodInDays: 7 },
+                },
+            },
+        });
         const t = tr.one(TYPE.table).inputs;
         assert.equal(t.tableClass, "STANDARD_INFREQUENT_ACCESS");
         assert.deepEqual(t.pointInTimeRecovery, { enabled: true, recoveryPeriodInDays: 7 });

@@ -5,7 +5,13 @@
  */
 import * as assert from "node:assert/strict";
 import * as dynamodbSdk from "@aws-sdk/client-dynamodb";
-import { CreateTableCommand, DeleteItemCommand, GetItemCommand, QueryCommand, type DynamoDBClientConfig } from "@aws-sdk/client-dynamodb";
+import {
+    CreateTableCommand,
+    DeleteItemCommand,
+    GetItemCommand,
+    QueryCommand,
+    type DynamoDBClientConfig,
+} from "@aws-sdk/client-dynamodb";
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import * as pulumi from "@pulumi/pulumi";
 import * as packageEntry from "../../../index";
@@ -32,10 +38,23 @@ async function localDynamoDbModule(): Promise<Record<string, unknown>> {
 /** Create a table keyed on one attribute, unless a previous run on the same DynamoDB left it. */
 async function ensureTable(name: string, key: string, type: "S" | "N", sortKey?: string): Promise<void> {
     const client = await dynamoClient();
-    const attributes = [{ AttributeName: key, AttributeType: type }, ...(sortKey ? [{ AttributeName: sortKey, AttributeType: "S" as const }] : [])];
-    const schema = [{ AttributeName: key, KeyType: "HASH" as const }, ...(sortKey ? [{ AttributeName: sortKey, KeyType: "RANGE" as const }] : [])];
+    const attributes = [
+        { AttributeName: key, AttributeType: type },
+        ...(sortKey ? [{ AttributeName: sortKey, AttributeType: "S" as const }] : []),
+    ];
+    const schema = [
+        { AttributeName: key, KeyType: "HASH" as const },
+        ...(sortKey ? [{ AttributeName: sortKey, KeyType: "RANGE" as const }] : []),
+    ];
     try {
-        await client.send(new CreateTableCommand({ TableName: name, AttributeDefinitions: attributes, KeySchema: schema, BillingMode: "PAY_PER_REQUEST" }));
+        await client.send(
+            new CreateTableCommand({
+                TableName: name,
+                AttributeDefinitions: attributes,
+                KeySchema: schema,
+                BillingMode: "PAY_PER_REQUEST",
+            }),
+        );
     } catch (err) {
         if ((err as Error).name !== "ResourceInUseException") throw err;
     }
@@ -47,8 +66,23 @@ function sqsRecord(messageId: string, outboxId: string | undefined, body: unknow
         messageId,
         receiptHandle: `handle-${messageId}`,
         body: JSON.stringify(body),
-        attributes: { ApproximateReceiveCount: "1", SentTimestamp: "0", SenderId: "sns", ApproximateFirstReceiveTimestamp: "0" },
-        messageAttributes: outboxId === undefined ? {} : { "outbox.id": { stringValue: outboxId, dataType: "String", stringListValues: [], binaryListValues: [] } },
+        attributes: {
+            ApproximateReceiveCount: "1",
+            SentTimestamp: "0",
+            SenderId: "sns",
+            ApproximateFirstReceiveTimestamp: "0",
+        },
+        messageAttributes:
+            outboxId === undefined
+                ? {}
+                : {
+                      "outbox.id": {
+                          stringValue: outboxId,
+                          dataType: "String",
+                          stringListValues: [],
+                          binaryListValues: [],
+                      },
+                  },
         md5OfBody: "",
         eventSource: "aws:sqs",
         eventSourceARN: "arn:aws:sqs:us-east-1:123456789012:billing",
@@ -61,20 +95,30 @@ describe("the README's examples", function () {
 
     it("the stack declares the outbox with its alarms notifying the on-call topic, and exports what it says", async () => {
         const before = recorded.length;
-        const exported = runModule(tsBlockUnder("README.md", "## A stack"), "README.md (A stack).ts", { "dynamodb-outbox": packageEntry });
+        const exported = runModule(tsBlockUnder("README.md", "## A stack"), "README.md (A stack).ts", {
+            "dynamodb-outbox": packageEntry,
+        });
         await waitForRPCs();
         const mine = recorded.slice(before);
         const onCall = mine.find((r) => r.type === "aws:sns/topic:Topic" && r.name === "on-call");
         assert.ok(onCall, "the on-call topic");
-        assert.ok(mine.some((r) => r.type === "dynamodb-outbox:index:Outbox" && r.name === "orders"), "the Outbox");
+        assert.ok(
+            mine.some((r) => r.type === "dynamodb-outbox:index:Outbox" && r.name === "orders"),
+            "the Outbox",
+        );
         const table = mine.find((r) => r.type === "aws:dynamodb/table:Table" && r.name === "orders-table");
         assert.equal(table?.inputs.deletionProtectionEnabled, true);
         const alarms = mine.filter((r) => r.type === "aws:cloudwatch/metricAlarm:MetricAlarm");
         assert.equal(alarms.length, 8);
         for (const alarm of alarms) assert.deepEqual(alarm.inputs.alarmActions, [onCall.computed?.arn], alarm.name);
         assert.deepEqual(Object.keys(exported).sort(), ["tableName", "topicArn", "writerPolicy"]);
-        const policy = JSON.parse(await unwrap(exported.writerPolicy as pulumi.Output<string>)) as { Statement: { Action: string[] }[] };
-        assert.ok(policy.Statement.some((s) => s.Action.includes("dynamodb:PutItem")), "the writer policy lets a role put items");
+        const policy = JSON.parse(await unwrap(exported.writerPolicy as pulumi.Output<string>)) as {
+            Statement: { Action: string[] }[];
+        };
+        assert.ok(
+            policy.Statement.some((s) => s.Action.includes("dynamodb:PutItem")),
+            "the writer policy lets a role put items",
+        );
     });
 
     it("the write commits the order item and its OrderCreated record together, on DynamoDB Local", async () => {
@@ -82,7 +126,9 @@ describe("the README's examples", function () {
         const client = await dynamoClient();
         await new OutboxStore({ client, tableName: outboxTable }).createTable();
         await ensureTable("orders", "PK", "S", "SK");
-        await client.send(new DeleteItemCommand({ TableName: "orders", Key: { PK: { S: "ORDER#1001" }, SK: { S: "META" } } }));
+        await client.send(
+            new DeleteItemCommand({ TableName: "orders", Key: { PK: { S: "ORDER#1001" }, SK: { S: "META" } } }),
+        );
         process.env.OUTBOX_TABLE_NAME = outboxTable;
         try {
             await runAsyncModule(tsBlockUnder("README.md", "## Writing an event"), "README.md (Writing an event).ts", {
@@ -92,14 +138,22 @@ describe("the README's examples", function () {
         } finally {
             delete process.env.OUTBOX_TABLE_NAME;
         }
-        const order = await client.send(new GetItemCommand({ TableName: "orders", Key: { PK: { S: "ORDER#1001" }, SK: { S: "META" } }, ConsistentRead: true }));
+        const order = await client.send(
+            new GetItemCommand({
+                TableName: "orders",
+                Key: { PK: { S: "ORDER#1001" }, SK: { S: "META" } },
+                ConsistentRead: true,
+            }),
+        );
         assert.equal(order.Item?.total?.N, "42");
-        const records = await client.send(new QueryCommand({
-            TableName: outboxTable,
-            KeyConditionExpression: "PK = :pk AND begins_with(SK, :outbox)",
-            ExpressionAttributeValues: { ":pk": { S: "ORDER#1001" }, ":outbox": { S: "OUTBOX#" } },
-            ConsistentRead: true,
-        }));
+        const records = await client.send(
+            new QueryCommand({
+                TableName: outboxTable,
+                KeyConditionExpression: "PK = :pk AND begins_with(SK, :outbox)",
+                ExpressionAttributeValues: { ":pk": { S: "ORDER#1001" }, ":outbox": { S: "OUTBOX#" } },
+                ConsistentRead: true,
+            }),
+        );
         assert.equal(records.Items?.length, 1);
         assert.equal(records.Items?.[0].status?.S, "pending");
         assert.equal(records.Items?.[0].ordering_key?.S, "customer-77");
@@ -109,26 +163,58 @@ describe("the README's examples", function () {
         let handler: (event: SQSEvent) => Promise<SQSBatchResponse>;
         before(async () => {
             await ensureTable("billing", "PK", "S", "SK");
-            const consumer = runModule(tsBlockUnder("README.md", "## Consuming events: the inbox"), "README.md (Consuming events).ts", {
-                "@aws-sdk/client-dynamodb": await localDynamoDbModule(),
-                "dynamodb-outbox/runtime": runtimeEntry,
-            });
+            const consumer = runModule(
+                tsBlockUnder("README.md", "## Consuming events: the inbox"),
+                "README.md (Consuming events).ts",
+                {
+                    "@aws-sdk/client-dynamodb": await localDynamoDbModule(),
+                    "dynamodb-outbox/runtime": runtimeEntry,
+                },
+            );
             handler = consumer.handler as typeof handler;
         });
 
         async function invoice(orderId: number) {
             const client = await dynamoClient();
-            return (await client.send(new GetItemCommand({ TableName: "billing", Key: { PK: { S: `INVOICE#${orderId}` }, SK: { S: "META" } }, ConsistentRead: true }))).Item;
+            return (
+                await client.send(
+                    new GetItemCommand({
+                        TableName: "billing",
+                        Key: { PK: { S: `INVOICE#${orderId}` }, SK: { S: "META" } },
+                        ConsistentRead: true,
+                    }),
+                )
+            ).Item;
         }
 
         it("applies each outbox id once: a repeat, in the same batch or a later one, changes nothing; one marker, under INBOX#billing", async () => {
-            const id = `01J${uniqueTableName("").replace(/[^A-Za-z0-9]/g, "").toUpperCase()}`;
+            const id = `01J${uniqueTableName("")
+                .replace(/[^A-Za-z0-9]/g, "")
+                .toUpperCase()}`;
             const orderId = Date.now();
-            assert.deepEqual(await handler({ Records: [sqsRecord("m1", id, { orderId, total: 42 }), sqsRecord("m2", id, { orderId, total: 42 })] }), { batchItemFailures: [] });
-            assert.deepEqual(await handler({ Records: [sqsRecord("m3", id, { orderId, total: 99 })] }), { batchItemFailures: [] });
-            assert.equal((await invoice(orderId))?.total?.N, "42", "the repeat with another body did not overwrite the first");
+            assert.deepEqual(
+                await handler({
+                    Records: [sqsRecord("m1", id, { orderId, total: 42 }), sqsRecord("m2", id, { orderId, total: 42 })],
+                }),
+                { batchItemFailures: [] },
+            );
+            assert.deepEqual(await handler({ Records: [sqsRecord("m3", id, { orderId, total: 99 })] }), {
+                batchItemFailures: [],
+            });
+            assert.equal(
+                (await invoice(orderId))?.total?.N,
+                "42",
+                "the repeat with another body did not overwrite the first",
+            );
             const client = await dynamoClient();
-            const markers = await client.send(new QueryCommand({ TableName: "billing", KeyConditionExpression: "PK = :pk AND SK = :id", ExpressionAttributeValues: { ":pk": { S: "INBOX#billing" }, ":id": { S: id } }, ConsistentRead: true }));
+            const markers = await client.send(
+                new QueryCommand({
+                    TableName: "billing",
+                    KeyConditionExpression: "PK = :pk AND SK = :id",
+                    ExpressionAttributeValues: { ":pk": { S: "INBOX#billing" }, ":id": { S: id } },
+                    ConsistentRead: true,
+                }),
+            );
             assert.equal(markers.Count, 1);
         });
 
@@ -136,7 +222,12 @@ describe("the README's examples", function () {
             const orderId = Date.now() + 1;
             const id = `01JENV${orderId}`;
             const record = sqsRecord("e1", undefined, {});
-            const body = JSON.stringify({ Type: "Notification", TopicArn: "arn:aws:sns:us-east-1:123456789012:orders", Message: JSON.stringify({ orderId, total: 7 }), MessageAttributes: { "outbox.id": { Type: "String", Value: id } } });
+            const body = JSON.stringify({
+                Type: "Notification",
+                TopicArn: "arn:aws:sns:us-east-1:123456789012:orders",
+                Message: JSON.stringify({ orderId, total: 7 }),
+                MessageAttributes: { "outbox.id": { Type: "String", Value: id } },
+            });
             assert.deepEqual(await handler({ Records: [{ ...record, body }] }), { batchItemFailures: [] });
             assert.equal((await invoice(orderId))?.total?.N, "7");
         });
@@ -145,16 +236,27 @@ describe("the README's examples", function () {
             const orderId = Date.now() + 2;
             const logged: string[] = [];
             const write = process.stdout.write;
-            process.stdout.write = ((chunk: unknown) => (logged.push(String(chunk)), true)) as typeof process.stdout.write;
+            process.stdout.write = ((chunk: unknown) => (
+                logged.push(String(chunk)),
+                true
+            )) as typeof process.stdout.write;
             let response: SQSBatchResponse;
             try {
-                response = await handler({ Records: [sqsRecord("no-id", undefined, { orderId: 1, total: 1 }), sqsRecord("ok", `01JOK${orderId}`, { orderId, total: 5 })] });
+                response = await handler({
+                    Records: [
+                        sqsRecord("no-id", undefined, { orderId: 1, total: 1 }),
+                        sqsRecord("ok", `01JOK${orderId}`, { orderId, total: 5 }),
+                    ],
+                });
             } finally {
                 process.stdout.write = write;
             }
             assert.deepEqual(response.batchItemFailures, [{ itemIdentifier: "no-id" }]);
             assert.equal((await invoice(orderId))?.total?.N, "5");
-            assert.match(logged.join(""), /"level":"error","message":"inbox: poison message failed[^"]*","function":"inbox billing".*"messageId":"no-id"/);
+            assert.match(
+                logged.join(""),
+                /"level":"error","message":"inbox: poison message failed[^"]*","function":"inbox billing".*"messageId":"no-id"/,
+            );
         });
     });
 });

@@ -32,7 +32,10 @@ function topicMessage(id: string, n: number): RecordedMessage {
         destinationName: "events",
         messageId: `sns-${n}`,
         body: JSON.stringify({ n }),
-        attributes: { "outbox.id": { dataType: "String", stringValue: id }, "outbox.type": { dataType: "String", stringValue: "OrderUpdated" } },
+        attributes: {
+            "outbox.id": { dataType: "String", stringValue: id },
+            "outbox.type": { dataType: "String", stringValue: "OrderUpdated" },
+        },
         action: "PublishBatch",
         callNumber: n,
         acknowledged: true,

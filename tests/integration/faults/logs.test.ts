@@ -18,7 +18,13 @@ describe("logs carry ids, never payloads", function () {
         const logLines: string[] = [];
         const metricLines: string[] = [];
         const logger = createJsonLogger({ level: "debug", write: (line) => logLines.push(line) });
-        const result = await runScenario(spec, { messages: 60, rate: 0.3, seed: 11, logger, writeMetrics: (line) => metricLines.push(line) });
+        const result = await runScenario(spec, {
+            messages: 60,
+            rate: 0.3,
+            seed: 11,
+            logger,
+            writeMetrics: (line) => metricLines.push(line),
+        });
         assert.equal(result.lost, 0);
         assert.ok(logLines.length >= 5, `the run logged (${logLines.length} lines)`);
         assert.ok(metricLines.length > 0);
@@ -28,6 +34,9 @@ describe("logs carry ids, never payloads", function () {
         }
         const withRecordId = logLines.filter((l) => /"recordId":"everythingat-\d+/.test(l));
         assert.ok(withRecordId.length > 0, "lines about a record carry its id");
-        assert.ok(logLines.some((l) => l.includes('"level":"warn"') || l.includes('"level":"error"')), "failures were logged");
+        assert.ok(
+            logLines.some((l) => l.includes('"level":"warn"') || l.includes('"level":"error"')),
+            "failures were logged",
+        );
     });
 });

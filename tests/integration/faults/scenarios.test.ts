@@ -7,7 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { faultScale, messagesFor } from "../../support/faults/scale";
-import { inboxSummaryLine, runScenario, scenarioLine, summaryLine, type ScenarioResult } from "../../support/faults/scenario";
+import {
+    inboxSummaryLine,
+    runScenario,
+    scenarioLine,
+    summaryLine,
+    type ScenarioResult,
+} from "../../support/faults/scenario";
 import { SCENARIOS } from "../../support/faults/scenarios";
 
 describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)", function () {
@@ -21,7 +27,11 @@ describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)
 
     SCENARIOS.forEach((spec, i) => {
         it(`${spec.name}: ${spec.description}; nothing lost, per-key order kept, nothing left pending, DLQ exact; the inbox consumer applies each event once`, async function () {
-            const r = await runScenario(spec, { messages: messagesFor(scale, i, SCENARIOS.length), rate: scale.rate, seed: scale.seed + i });
+            const r = await runScenario(spec, {
+                messages: messagesFor(scale, i, SCENARIOS.length),
+                rate: scale.rate,
+                seed: scale.seed + i,
+            });
             results.push(r);
             const line = scenarioLine(r);
             assert.ok(r.injected > 0 || scale.rate === 0, `faults were injected: ${line}`);
@@ -34,7 +44,10 @@ describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)
             assert.deepEqual(r.wrongReason, [], `DLQ reasons: ${line}`);
             assert.equal(r.reuseAccepted, 0, `every write reusing an id in another partition refused: ${line}`);
             const c = r.consumer;
-            assert.ok(c.redelivered > 0 || scale.rate === 0, `redeliveries were injected on the consumer's side: ${line}`);
+            assert.ok(
+                c.redelivered > 0 || scale.rate === 0,
+                `redeliveries were injected on the consumer's side: ${line}`,
+            );
             assert.ok(c.expected > 0, `the consumer had messages: ${line}`);
             assert.deepEqual(c.appliedTwice, [], `no effect applied twice: ${line}`);
             assert.deepEqual(c.missing, [], `every published event applied: ${line}`);
@@ -45,15 +58,38 @@ describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)
             assert.equal(c.leftInQueue, 0, `the consumer's queue emptied: ${line}`);
             if (spec.faults(scale.rate).skewMix === undefined) return;
             const k = r.skew!;
-            assert.ok(k.refusedWrites > 0, `the correct writer's keyed writes behind a FENCE hours ahead were refused: ${line}`);
-            assert.deepEqual([k.refusedUnexpected, k.refusalsMissed], [[], []], `exactly the planned writes were refused: ${line}`);
+            assert.ok(
+                k.refusedWrites > 0,
+                `the correct writer's keyed writes behind a FENCE hours ahead were refused: ${line}`,
+            );
+            assert.deepEqual(
+                [k.refusedUnexpected, k.refusalsMissed],
+                [[], []],
+                `exactly the planned writes were refused: ${line}`,
+            );
             assert.deepEqual(k.refusedFound, [], `a refused write is nowhere (topic, DLQ, table): ${line}`);
-            assert.ok(k.stuckPartitions > k.maxPartitionsPerRun, `more stuck partitions than maxPartitionsPerRun: ${line}`);
-            assert.deepEqual([k.stuckChanged, k.stuckDelivered], [[], []], `the stuck items are as planted, none delivered: ${line}`);
-            assert.ok(k.emptyStatusRows > 0 && k.fastRecords > 0, `rows with status "" and records stamped ahead were written: ${line}`);
-            assert.ok(k.census !== undefined && k.census.stampedAhead > 0 && k.sweptPartitions > 0, `the sweeper had healthy partitions to deliver, records stamped ahead among them: ${line}`);
+            assert.ok(
+                k.stuckPartitions > k.maxPartitionsPerRun,
+                `more stuck partitions than maxPartitionsPerRun: ${line}`,
+            );
+            assert.deepEqual(
+                [k.stuckChanged, k.stuckDelivered],
+                [[], []],
+                `the stuck items are as planted, none delivered: ${line}`,
+            );
+            assert.ok(
+                k.emptyStatusRows > 0 && k.fastRecords > 0,
+                `rows with status "" and records stamped ahead were written: ${line}`,
+            );
+            assert.ok(
+                k.census !== undefined && k.census.stampedAhead > 0 && k.sweptPartitions > 0,
+                `the sweeper had healthy partitions to deliver, records stamped ahead among them: ${line}`,
+            );
             assert.deepEqual(k.undelivered, [], `the sweeper delivered every healthy partition: ${line}`);
-            assert.ok(k.runsToDeliver <= k.bound, `within ⌈N / maxPartitionsPerRun⌉ runs (+ the runs until the last record is due): ${line}`);
+            assert.ok(
+                k.runsToDeliver <= k.bound,
+                `within ⌈N / maxPartitionsPerRun⌉ runs (+ the runs until the last record is due): ${line}`,
+            );
         });
     });
 });

@@ -14,7 +14,8 @@ describe("outbox-payload-bucket", () => {
         resources = (await buildOutbox("polpay", { largePayloads: true })).resources;
     });
 
-    const payloadViolations = async (changed: RecordedResource[]) => (await violationsOf(outboxPolicies, changed)).filter((v) => v.startsWith("outbox-payload-bucket:"));
+    const payloadViolations = async (changed: RecordedResource[]) =>
+        (await violationsOf(outboxPolicies, changed)).filter((v) => v.startsWith("outbox-payload-bucket:"));
     const change = (type: string, edit: (inputs: Record<string, any>) => Record<string, any> | undefined) =>
         resources.flatMap((r) => {
             if (r.type !== type) return [r];
@@ -28,15 +29,33 @@ describe("outbox-payload-bucket", () => {
     });
 
     it("flags a bucket whose public access is not fully blocked", async () => {
-        const v = await payloadViolations(change(PAYLOAD_BUCKET_TYPES.publicAccessBlock, (i) => ({ ...i, restrictPublicBuckets: false })));
-        assert.deepEqual(v, ['outbox-payload-bucket: outbox payload bucket "polpay-payloads" may be public: restrictPublicBuckets not true in a public access block; it holds whole payloads: block all four (the Outbox component does)']);
-        assert.equal((await payloadViolations(change(PAYLOAD_BUCKET_TYPES.publicAccessBlock, () => undefined))).length, 1);
+        const v = await payloadViolations(
+            change(PAYLOAD_BUCKET_TYPES.publicAccessBlock, (i) => ({ ...i, restrictPublicBuckets: false })),
+        );
+        assert.deepEqual(v, [
+            'outbox-payload-bucket: outbox payload bucket "polpay-payloads" may be public: restrictPublicBuckets not true in a public access block; it holds whole payloads: block all four (the Outbox component does)',
+        ]);
+        assert.equal(
+            (await payloadViolations(change(PAYLOAD_BUCKET_TYPES.publicAccessBlock, () => undefined))).length,
+            1,
+        );
     });
 
     it("flags a bucket without encryption, and one without an expiring lifecycle rule", async () => {
-        assert.match((await payloadViolations(change(PAYLOAD_BUCKET_TYPES.encryption, () => undefined)))[0] ?? "", /has no server-side encryption configuration/);
-        assert.match((await payloadViolations(change(PAYLOAD_BUCKET_TYPES.lifecycle, () => undefined)))[0] ?? "", /has no enabled lifecycle rule that expires its objects/);
-        const disabled = await payloadViolations(change(PAYLOAD_BUCKET_TYPES.lifecycle, (i) => ({ ...i, rules: (i.rules as Record<string, unknown>[]).map((r) => ({ ...r, status: "Disabled" })) })));
+        assert.match(
+            (await payloadViolations(change(PAYLOAD_BUCKET_TYPES.encryption, () => undefined)))[0] ?? "",
+            /has no server-side encryption configuration/,
+        );
+        assert.match(
+            (await payloadViolations(change(PAYLOAD_BUCKET_TYPES.lifecycle, () => undefined)))[0] ?? "",
+            /has no enabled lifecycle rule that expires its objects/,
+        );
+        const disabled = await payloadViolations(
+            change(PAYLOAD_BUCKET_TYPES.lifecycle, (i) => ({
+                ...i,
+                rules: (i.rules as Record<string, unknown>[]).map((r) => ({ ...r, status: "Disabled" })),
+            })),
+        );
         assert.equal(disabled.length, 1);
     });
 });

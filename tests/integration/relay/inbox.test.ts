@@ -11,11 +11,23 @@
  * received from the FIFO queue.
  */
 import assert from "node:assert/strict";
-import { GetItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
+import {
+    GetItemCommand,
+    PutItemCommand,
+    QueryCommand,
+    type DynamoDBClient,
+    type TransactWriteItem,
+} from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import { DeleteMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
-import { createInboxHandler, Inbox, type InboxMessage, type LambdaSqsEvent, type LambdaSqsRecord } from "../../../runtime";
+import {
+    createInboxHandler,
+    Inbox,
+    type InboxMessage,
+    type LambdaSqsEvent,
+    type LambdaSqsRecord,
+} from "../../../runtime";
 import { outboundMessage, publishEntry } from "../../../runtime/message";
 import type { Logger } from "../../../runtime/ports";
 import type { OutboxMessage } from "../../../runtime/writer";
@@ -49,14 +61,21 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
     });
 
     /** A consumer's effect: count the order's applications on its own row (`applied` is 1 when applied once). */
-    function countOn(prefix: string, extra: (m: InboxMessage) => TransactWriteItem[] = () => []): (m: InboxMessage) => TransactWriteItem[] {
+    function countOn(
+        prefix: string,
+        extra: (m: InboxMessage) => TransactWriteItem[] = () => [],
+    ): (m: InboxMessage) => TransactWriteItem[] {
         return (m) => [
             {
                 Update: {
                     TableName: consumerTable,
                     Key: { PK: { S: `${prefix}#${(m.payload as { orderId: string }).orderId}` }, SK: { S: "META" } },
                     UpdateExpression: "ADD applied :one SET outboxId = :id, tenant = :tenant",
-                    ExpressionAttributeValues: { ":one": { N: "1" }, ":id": { S: m.outboxId }, ":tenant": { S: m.headers.tenant ?? "" } },
+                    ExpressionAttributeValues: {
+                        ":one": { N: "1" },
+                        ":id": { S: m.outboxId },
+                        ":tenant": { S: m.headers.tenant ?? "" },
+                    },
                 },
             },
             ...extra(m),
@@ -64,12 +83,25 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
     }
 
     async function row(key: string): Promise<Record<string, string>> {
-        const out = await ddb.send(new GetItemCommand({ TableName: consumerTable, Key: { PK: { S: key }, SK: { S: "META" } }, ConsistentRead: true }));
+        const out = await ddb.send(
+            new GetItemCommand({
+                TableName: consumerTable,
+                Key: { PK: { S: key }, SK: { S: "META" } },
+                ConsistentRead: true,
+            }),
+        );
         return Object.fromEntries(Object.entries(out.Item ?? {}).map(([k, v]) => [k, v.S ?? v.N ?? ""]));
     }
 
     async function markers(consumer: string): Promise<string[]> {
-        const out = await ddb.send(new QueryCommand({ TableName: consumerTable, KeyConditionExpression: "PK = :pk", ExpressionAttributeValues: { ":pk": { S: `INBOX#${consumer}` } }, ConsistentRead: true }));
+        const out = await ddb.send(
+            new QueryCommand({
+                TableName: consumerTable,
+                KeyConditionExpression: "PK = :pk",
+                ExpressionAttributeValues: { ":pk": { S: `INBOX#${consumer}` } },
+                ConsistentRead: true,
+            }),
+        );
         return (out.Items ?? []).map((i) => i.SK?.S ?? "").sort();
     }
 
@@ -83,8 +115,16 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
         const ids: string[] = [];
         try {
             for (let n = 1; n <= 4; n += 1) {
-                const message: OutboxMessage = { partition: `ORDER#${n}`, type: "OrderCreated", payload: { orderId: `o${n}`, total: n * 10 }, headers: { tenant: n % 2 === 0 ? "acme" : "globex" } };
-                const { messageIds } = await writer.write({ items: [{ Put: { TableName: tableName, Item: { PK: { S: `ORDER#${n}` }, SK: { S: "META" } } } }], messages: [message] });
+                const message: OutboxMessage = {
+                    partition: `ORDER#${n}`,
+                    type: "OrderCreated",
+                    payload: { orderId: `o${n}`, total: n * 10 },
+                    headers: { tenant: n % 2 === 0 ? "acme" : "globex" },
+                };
+                const { messageIds } = await writer.write({
+                    items: [{ Put: { TableName: tableName, Item: { PK: { S: `ORDER#${n}` }, SK: { S: "META" } } } }],
+                    messages: [message],
+                });
                 ids.push(messageIds[0]!);
             }
             await mapping.drain({ timeoutMs: 30_000 });
@@ -94,7 +134,12 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
         // The relay publishing order 1 again (as after a completion that failed once SNS had taken it): its stored
         // record's own publish entry, sent to the topic a second time.
         const first = (await scanRecords(ddb, tableName)).find((r) => r.recordId === ids[0])!;
-        await fauxqs.sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: [publishEntry(outboundMessage(first), "again", false)] }));
+        await fauxqs.sns.send(
+            new PublishBatchCommand({
+                TopicArn: topicArn,
+                PublishBatchRequestEntries: [publishEntry(outboundMessage(first), "again", false)],
+            }),
+        );
         await untilDepth(fauxqs, raw, 5);
         await untilDepth(fauxqs, enveloped, 5);
 
@@ -115,17 +160,28 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
         // The invocation's answer is lost (a timeout after the work): nothing is deleted, the batch comes back.
         await settle(fauxqs.sqs, raw, batch, undefined);
         const again = await receiveEvent(fauxqs.sqs, raw);
-        assert.deepEqual(again.Records.map((r) => r.messageId).sort(), batch.Records.map((r) => r.messageId).sort(), "the same SQS messages, redelivered");
+        assert.deepEqual(
+            again.Records.map((r) => r.messageId).sort(),
+            batch.Records.map((r) => r.messageId).sort(),
+            "the same SQS messages, redelivered",
+        );
         assert.ok(again.Records.every((r) => r.attributes?.ApproximateReceiveCount === "2"));
         assert.deepEqual(await billing(again), { batchItemFailures: [] });
         await settle(fauxqs.sqs, raw, again, { batchItemFailures: [] });
         assert.equal(await queueDepth(fauxqs, raw), 0);
 
         const m1 = billingSeen.find((m) => m.outboxId === ids[0])!;
-        assert.deepEqual([m1.format, m1.type, m1.headers, m1.payload], ["message-attributes", "OrderCreated", { tenant: "globex" }, { orderId: "o1", total: 10 }]);
+        assert.deepEqual(
+            [m1.format, m1.type, m1.headers, m1.payload],
+            ["message-attributes", "OrderCreated", { tenant: "globex" }, { orderId: "o1", total: 10 }],
+        );
         for (let n = 1; n <= 4; n += 1) {
             const invoice = await row(`INVOICE#o${n}`);
-            assert.equal(invoice.applied, "1", `order ${n} invoiced once (seen ${billingSeen.filter((m) => m.outboxId === ids[n - 1]).length} times)`);
+            assert.equal(
+                invoice.applied,
+                "1",
+                `order ${n} invoiced once (seen ${billingSeen.filter((m) => m.outboxId === ids[n - 1]).length} times)`,
+            );
             assert.equal(invoice.outboxId, ids[n - 1]);
             assert.equal(invoice.tenant, n % 2 === 0 ? "acme" : "globex");
         }
@@ -139,7 +195,19 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
             consume: (m) => {
                 shippingSeen.push(m);
                 const orderId = (m.payload as { orderId: string }).orderId;
-                return countOn("SHIPMENT", () => (orderId === "o2" ? [{ ConditionCheck: { TableName: consumerTable, Key: warehouse, ConditionExpression: "attribute_exists(PK)" } }] : []))(m);
+                return countOn("SHIPMENT", () =>
+                    orderId === "o2"
+                        ? [
+                              {
+                                  ConditionCheck: {
+                                      TableName: consumerTable,
+                                      Key: warehouse,
+                                      ConditionExpression: "attribute_exists(PK)",
+                                  },
+                              },
+                          ]
+                        : [],
+                )(m);
             },
             logger: quiet,
         });
@@ -149,23 +217,43 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
         const o2 = envelopedBatch.Records.find((r) => JSON.parse(JSON.parse(r.body).Message).orderId === "o2")!;
         assert.deepEqual(response.batchItemFailures, [{ itemIdentifier: o2.messageId }]);
         await settle(fauxqs.sqs, enveloped, envelopedBatch, response);
-        assert.equal((await ddb.send(new GetItemCommand({ TableName: consumerTable, Key: { PK: { S: "INBOX#shipping" }, SK: { S: ids[1]! } }, ConsistentRead: true }))).Item, undefined, "no marker for the failed write");
+        assert.equal(
+            (
+                await ddb.send(
+                    new GetItemCommand({
+                        TableName: consumerTable,
+                        Key: { PK: { S: "INBOX#shipping" }, SK: { S: ids[1]! } },
+                        ConsistentRead: true,
+                    }),
+                )
+            ).Item,
+            undefined,
+            "no marker for the failed write",
+        );
         assert.deepEqual(await row("SHIPMENT#o2"), {}, "and none of its effect");
 
         await ddb.send(new PutItemCommand({ TableName: consumerTable, Item: warehouse }));
         const report = await pollUntilEmpty(fauxqs.sqs, enveloped, shipping);
         assert.deepEqual(report, { invocations: 1, failures: 0 }, "the retry of order 2 applies");
         const retried = shippingSeen.filter((m) => m.outboxId === ids[1]);
-        assert.deepEqual(retried.map((m) => m.receiveCount), [1, 2]);
+        assert.deepEqual(
+            retried.map((m) => m.receiveCount),
+            [1, 2],
+        );
         assert.equal(retried[0]!.format, "sns-envelope");
         assert.deepEqual(retried[0]!.headers, { tenant: "acme" });
-        for (let n = 1; n <= 4; n += 1) assert.equal((await row(`SHIPMENT#o${n}`)).applied, "1", `order ${n} shipped once`);
+        for (let n = 1; n <= 4; n += 1)
+            assert.equal((await row(`SHIPMENT#o${n}`)).applied, "1", `order ${n} shipped once`);
         assert.deepEqual(await markers("shipping"), [...ids].sort(), "two consumers, each with its own markers");
     });
 
     describe("a FIFO topic and queue (per-key MessageGroupId)", () => {
         /** Write `keys` × `perKey` keyed messages on a FIFO outbox and publish them through a FIFO topic to a FIFO queue. */
-        async function fifoWorld(name: string, keys: readonly string[], perKey: number): Promise<{ queue: Queue; ids: Map<string, string> }> {
+        async function fifoWorld(
+            name: string,
+            keys: readonly string[],
+            perKey: number,
+        ): Promise<{ queue: Queue; ids: Map<string, string> }> {
             const topicArn = await fauxqs.createTopic(`${name}.fifo`);
             const queue = await fauxqs.createQueue(`${name}-consumer.fifo`);
             await fauxqs.subscribe(topicArn, queue.queueArn, { rawMessageDelivery: true });
@@ -174,7 +262,16 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
             try {
                 for (let n = 1; n <= perKey; n += 1) {
                     for (const key of keys) {
-                        const { messageIds } = await writer.write({ messages: [{ partition: "ACCOUNT#1", orderingKey: key, type: "BalanceChanged", payload: { key, n } }] });
+                        const { messageIds } = await writer.write({
+                            messages: [
+                                {
+                                    partition: "ACCOUNT#1",
+                                    orderingKey: key,
+                                    type: "BalanceChanged",
+                                    payload: { key, n },
+                                },
+                            ],
+                        });
                         ids.set(`${key}${n}`, messageIds[0]!);
                     }
                 }
@@ -206,7 +303,13 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
         }
 
         async function appliedOf(key: string): Promise<number[]> {
-            const out = await ddb.send(new GetItemCommand({ TableName: consumerTable, Key: { PK: { S: key }, SK: { S: "META" } }, ConsistentRead: true }));
+            const out = await ddb.send(
+                new GetItemCommand({
+                    TableName: consumerTable,
+                    Key: { PK: { S: key }, SK: { S: "META" } },
+                    ConsistentRead: true,
+                }),
+            );
             return (out.Item?.applied?.L ?? []).map((v) => Number(v.N));
         }
 
@@ -229,8 +332,17 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
                 return handler(event);
             });
             assert.equal(report.failures, 2, "A2 failed twice");
-            assert.deepEqual([...new Set(seenGroups)].sort(), ["A", "B", "C"], "every record carries its MessageGroupId: the ordering key");
-            for (const key of ["A", "B", "C"]) assert.deepEqual(await appliedOf(`LEDGERQ#${key}`), [1, 2, 3, 4], `group ${key} applied once each, in order`);
+            assert.deepEqual(
+                [...new Set(seenGroups)].sort(),
+                ["A", "B", "C"],
+                "every record carries its MessageGroupId: the ordering key",
+            );
+            for (const key of ["A", "B", "C"])
+                assert.deepEqual(
+                    await appliedOf(`LEDGERQ#${key}`),
+                    [1, 2, 3, 4],
+                    `group ${key} applied once each, in order`,
+                );
             const before = ["B2", "C2", "B3", "C3"].filter((k) => log.indexOf(k) > log.indexOf("A2"));
             assert.deepEqual(before, [], `the other groups went on while A2 failed: ${log.join(" ")}`);
             assert.ok(log.indexOf("A3") > log.indexOf("A2"), "A3 only after A2");
@@ -241,16 +353,32 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
             // fauxqs hands out one message per group per receive, and locks the group until it is deleted: receive
             // and delete until empty, keeping the records in the order received (each group's in order).
             const received: LambdaSqsRecord[] = [];
-            for (let event = await receiveEvent(fauxqs.sqs, queue); event.Records.length > 0; event = await receiveEvent(fauxqs.sqs, queue)) {
+            for (
+                let event = await receiveEvent(fauxqs.sqs, queue);
+                event.Records.length > 0;
+                event = await receiveEvent(fauxqs.sqs, queue)
+            ) {
                 for (const r of event.Records) {
                     received.push(r);
-                    await fauxqs.sqs.send(new DeleteMessageCommand({ QueueUrl: queue.queueUrl, ReceiptHandle: r.receiptHandle }));
+                    await fauxqs.sqs.send(
+                        new DeleteMessageCommand({ QueueUrl: queue.queueUrl, ReceiptHandle: r.receiptHandle }),
+                    );
                 }
             }
             assert.equal(received.length, 8);
-            const keyOf = (r: LambdaSqsRecord) => (JSON.parse(r.body) as { key: string; n: number });
-            assert.deepEqual(received.map((r) => `${keyOf(r).key}${keyOf(r).n}`), ["A1", "B1", "A2", "B2", "A3", "B3", "A4", "B4"]);
-            assert.ok(received.every((r) => r.eventSourceARN?.endsWith(".fifo") && r.attributes?.MessageGroupId !== undefined && r.attributes.SequenceNumber !== undefined));
+            const keyOf = (r: LambdaSqsRecord) => JSON.parse(r.body) as { key: string; n: number };
+            assert.deepEqual(
+                received.map((r) => `${keyOf(r).key}${keyOf(r).n}`),
+                ["A1", "B1", "A2", "B2", "A3", "B3", "A4", "B4"],
+            );
+            assert.ok(
+                received.every(
+                    (r) =>
+                        r.eventSourceARN?.endsWith(".fifo") &&
+                        r.attributes?.MessageGroupId !== undefined &&
+                        r.attributes.SequenceNumber !== undefined,
+                ),
+            );
 
             const log: string[] = [];
             let failing = true;
@@ -262,13 +390,22 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
             const batch: LambdaSqsEvent = { Records: received };
             const response = await handler(batch);
             const name = (id: string) => received.find((r) => r.messageId === id)!;
-            assert.deepEqual(response.batchItemFailures.map((f) => `${keyOf(name(f.itemIdentifier)).key}${keyOf(name(f.itemIdentifier)).n}`), ["A2", "A3", "A4"]);
+            assert.deepEqual(
+                response.batchItemFailures.map(
+                    (f) => `${keyOf(name(f.itemIdentifier)).key}${keyOf(name(f.itemIdentifier)).n}`,
+                ),
+                ["A2", "A3", "A4"],
+            );
             assert.deepEqual(log, ["A1", "B1", "B2", "B3", "B4"], "A3 and A4 were not handled; B went on");
 
             // Lambda's next batch: the failed messages again, in group order, received once more.
             failing = false;
             const failed = new Set(response.batchItemFailures.map((f) => f.itemIdentifier));
-            const retry: LambdaSqsEvent = { Records: received.filter((r) => failed.has(r.messageId)).map((r) => ({ ...r, attributes: { ...r.attributes, ApproximateReceiveCount: "2" } })) };
+            const retry: LambdaSqsEvent = {
+                Records: received
+                    .filter((r) => failed.has(r.messageId))
+                    .map((r) => ({ ...r, attributes: { ...r.attributes, ApproximateReceiveCount: "2" } })),
+            };
             assert.deepEqual(await handler(retry), { batchItemFailures: [] });
             assert.deepEqual(await appliedOf("LEDGERB#A"), [1, 2, 3, 4]);
             assert.deepEqual(await appliedOf("LEDGERB#B"), [1, 2, 3, 4]);
@@ -277,20 +414,41 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
 
     it("a poison message is failed on every receive until the queue's redrive policy moves it to the DLQ (maxReceiveCount 3); the good message is applied", async () => {
         const dlq = await fauxqs.createQueue("inbox-poison-dlq");
-        const queue = await fauxqs.createQueue("inbox-poison", { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: 3 }) });
-        await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: JSON.stringify({ orderId: "no-id" }) }));
-        await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: JSON.stringify({ orderId: "p1" }), MessageAttributes: { "outbox.id": { DataType: "String", StringValue: "poison-test-good-1" } } }));
+        const queue = await fauxqs.createQueue("inbox-poison", {
+            RedrivePolicy: JSON.stringify({ deadLetterTargetArn: dlq.queueArn, maxReceiveCount: 3 }),
+        });
+        await fauxqs.sqs.send(
+            new SendMessageCommand({ QueueUrl: queue.queueUrl, MessageBody: JSON.stringify({ orderId: "no-id" }) }),
+        );
+        await fauxqs.sqs.send(
+            new SendMessageCommand({
+                QueueUrl: queue.queueUrl,
+                MessageBody: JSON.stringify({ orderId: "p1" }),
+                MessageAttributes: { "outbox.id": { DataType: "String", StringValue: "poison-test-good-1" } },
+            }),
+        );
         const errors: string[] = [];
         const handler = createInboxHandler({
             inbox: new Inbox({ client: ddb, consumer: "poison", tableName: consumerTable }),
             consume: countOn("POISON"),
-            logger: { ...quiet, error: (message, attributes) => void errors.push(`${message} ${String(attributes?.receiveCount)}`) },
+            logger: {
+                ...quiet,
+                error: (message, attributes) => void errors.push(`${message} ${String(attributes?.receiveCount)}`),
+            },
         });
         const report = await pollUntilEmpty(fauxqs.sqs, queue, handler);
         assert.deepEqual(report, { invocations: 3, failures: 3 });
-        assert.deepEqual(errors.map((e) => e.replace(/.* /, "")), ["1", "2", "3"], "logged on each receive, with its receive count");
+        assert.deepEqual(
+            errors.map((e) => e.replace(/.* /, "")),
+            ["1", "2", "3"],
+            "logged on each receive, with its receive count",
+        );
         assert.equal((await row("POISON#p1")).applied, "1");
         const dead = await receiveEvent(fauxqs.sqs, dlq);
-        assert.deepEqual(dead.Records.map((r) => JSON.parse(r.body)), [{ orderId: "no-id" }], "the poison message is in the DLQ, not dropped");
+        assert.deepEqual(
+            dead.Records.map((r) => JSON.parse(r.body)),
+            [{ orderId: "no-id" }],
+            "the poison message is in the DLQ, not dropped",
+        );
     });
 });

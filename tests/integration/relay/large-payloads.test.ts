@@ -31,15 +31,29 @@ import { entryText, loadSerialized } from "../../support/serialized";
 import { receiveEvent, type Queue } from "../../support/sqs-lambda";
 import { destroyStreamsClients, streamsClient } from "../../support/stream-table";
 
-type Handler = (event: LambdaStreamEvent, context?: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+type Handler = (
+    event: LambdaStreamEvent,
+    context?: unknown,
+) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
 
-const SDK_ENVIRONMENT = ["AWS_LAMBDA_LOG_LEVEL", "AWS_MAX_ATTEMPTS", "AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SNS", "AWS_ENDPOINT_URL_SQS"];
+const SDK_ENVIRONMENT = [
+    "AWS_LAMBDA_LOG_LEVEL",
+    "AWS_MAX_ATTEMPTS",
+    "AWS_REGION",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_ENDPOINT_URL_DYNAMODB",
+    "AWS_ENDPOINT_URL_SNS",
+    "AWS_ENDPOINT_URL_SQS",
+];
 const BUCKET = "relay-payloads";
 const MB = 1_000_000;
 
 /** A payload whose JSON text is exactly `bytes` long, with multi-byte characters in it. */
 function payloadOf(bytes: number, tag: string): { tag: string; text: string } {
-    const filler = "0123456789abcdef".repeat(Math.ceil(bytes / 16)).slice(0, bytes - Buffer.byteLength(JSON.stringify({ tag, text: "é€" })));
+    const filler = "0123456789abcdef"
+        .repeat(Math.ceil(bytes / 16))
+        .slice(0, bytes - Buffer.byteLength(JSON.stringify({ tag, text: "é€" })));
     const payload = { tag, text: `é€${filler}` };
     assert.equal(Buffer.byteLength(JSON.stringify(payload)), bytes);
     return payload;
@@ -48,7 +62,8 @@ function payloadOf(bytes: number, tag: string): { tag: string; text: string } {
 /** The SNS size of a received raw-delivery record: the body and the attributes' names, types and values. */
 function messageSize(record: LambdaSqsRecord): number {
     let size = Buffer.byteLength(record.body);
-    for (const [name, a] of Object.entries(record.messageAttributes ?? {})) size += Buffer.byteLength(name) + Buffer.byteLength(a.dataType ?? "") + Buffer.byteLength(a.stringValue ?? "");
+    for (const [name, a] of Object.entries(record.messageAttributes ?? {}))
+        size += Buffer.byteLength(name) + Buffer.byteLength(a.dataType ?? "") + Buffer.byteLength(a.stringValue ?? "");
     return size;
 }
 
@@ -60,7 +75,14 @@ async function quietly(work: () => Promise<void>): Promise<void> {
     const write = process.stdout.write;
     const warn = console.warn;
     const warnings: unknown[] = [];
-    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => (String(chunk).startsWith("{") ? true : (write as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest))) as typeof process.stdout.write;
+    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) =>
+        String(chunk).startsWith("{")
+            ? true
+            : (write as (...a: unknown[]) => boolean).call(
+                  process.stdout,
+                  chunk,
+                  ...rest,
+              )) as typeof process.stdout.write;
     console.warn = (...args: unknown[]) => void warnings.push(args[0]);
     try {
         await work();
@@ -115,16 +137,42 @@ describe("end to end: payloads of 1 MB and 10 MB through S3, the serialized publ
         await fauxqs.subscribe(topicArn, raw.queueArn, { rawMessageDelivery: true });
         await fauxqs.subscribe(topicArn, enveloped.queueArn, { rawMessageDelivery: false });
         const dlq = await fauxqs.createQueue("orders-dlq");
-        Object.assign(process.env, await localLambdaEnvironment(fn.inputs.environment.variables as Record<string, string>, { tableName, topicArn, dlqUrl: dlq.queueUrl }, fauxqs.endpoint));
+        Object.assign(
+            process.env,
+            await localLambdaEnvironment(
+                fn.inputs.environment.variables as Record<string, string>,
+                { tableName, topicArn, dlqUrl: dlq.queueUrl },
+                fauxqs.endpoint,
+            ),
+        );
         const handler = loadSerialized<Handler>(await entryText(fn));
 
         const writer = new OutboxWriter({ client: ddb, tableName, largePayloads: { objects: s3, bucket: BUCKET } });
         const messages: OutboxMessage[] = [
-            { id: "order-1mb", partition: "ORDER#1", type: "OrderPlaced", payload: payloadOf(1 * MB, "1mb"), headers: { tenant: "acme" } },
-            { id: "order-10mb", partition: "ORDER#2", type: "OrderPlaced", payload: payloadOf(10 * MB, "10mb"), headers: { tenant: "acme" }, orderingKey: "customer-7" },
+            {
+                id: "order-1mb",
+                partition: "ORDER#1",
+                type: "OrderPlaced",
+                payload: payloadOf(1 * MB, "1mb"),
+                headers: { tenant: "acme" },
+            },
+            {
+                id: "order-10mb",
+                partition: "ORDER#2",
+                type: "OrderPlaced",
+                payload: payloadOf(10 * MB, "10mb"),
+                headers: { tenant: "acme" },
+                orderingKey: "customer-7",
+            },
             { id: "order-small", partition: "ORDER#3", type: "OrderPlaced", payload: { tag: "small" } },
             // Expires before the mapping runs: the publisher dead-letters its pointer.
-            { id: "order-expired", partition: "ORDER#4", type: "OrderPlaced", payload: payloadOf(1 * MB, "expired"), expiresAt: new Date(Date.now() + 300) },
+            {
+                id: "order-expired",
+                partition: "ORDER#4",
+                type: "OrderPlaced",
+                payload: payloadOf(1 * MB, "expired"),
+                expiresAt: new Date(Date.now() + 300),
+            },
         ];
         for (const message of messages) await writer.write({ messages: [message] });
         await new Promise((resolve) => setTimeout(resolve, 400));
@@ -133,7 +181,15 @@ describe("end to end: payloads of 1 MB and 10 MB through S3, the serialized publ
         const keysAfterWrite = await payloadKeys(s3, BUCKET);
         assert.equal(keysAfterWrite.length, 3, "three payloads offloaded, the small one inline");
 
-        const esm = await startLocalEventSourceMapping({ streamsClient: await streamsClient(), dynamodbClient: ddb, tableName, handler, filterPattern, batchSize: mapping.inputs.batchSize as number, maximumRetryAttempts: 5 });
+        const esm = await startLocalEventSourceMapping({
+            streamsClient: await streamsClient(),
+            dynamodbClient: ddb,
+            tableName,
+            handler,
+            filterPattern,
+            batchSize: mapping.inputs.batchSize as number,
+            maximumRetryAttempts: 5,
+        });
         try {
             await quietly(() => esm.drain({ timeoutMs: 60_000 }));
             const resolver = createPayloadResolver({ objects: s3, bucket: BUCKET });
@@ -144,12 +200,23 @@ describe("end to end: payloads of 1 MB and 10 MB through S3, the serialized publ
                 for (const record of records) {
                     const resolved = await resolver.resolve(record);
                     const written = live.find((m) => m.id === resolved.outboxId)!;
-                    assert.equal(resolved.body, JSON.stringify(written.payload), `${resolved.outboxId} on ${queue === raw ? "raw" : "enveloped"} delivery: the writer's bytes`);
+                    assert.equal(
+                        resolved.body,
+                        JSON.stringify(written.payload),
+                        `${resolved.outboxId} on ${queue === raw ? "raw" : "enveloped"} delivery: the writer's bytes`,
+                    );
                     assert.deepEqual(resolved.headers, written.headers ?? {});
                     assert.equal(resolved.claimCheck !== undefined, written.id !== "order-small");
                     if (queue === raw) {
-                        assert.ok(messageSize(record) < 4096, `the SNS message of ${resolved.outboxId} is ${messageSize(record)} bytes`);
-                        if (resolved.claimCheck !== undefined) assert.equal(record.messageAttributes?.[CLAIM_CHECK_ATTRIBUTE]?.stringValue, String(resolved.claimCheck.byteLength));
+                        assert.ok(
+                            messageSize(record) < 4096,
+                            `the SNS message of ${resolved.outboxId} is ${messageSize(record)} bytes`,
+                        );
+                        if (resolved.claimCheck !== undefined)
+                            assert.equal(
+                                record.messageAttributes?.[CLAIM_CHECK_ATTRIBUTE]?.stringValue,
+                                String(resolved.claimCheck.byteLength),
+                            );
                     }
                 }
             }
@@ -157,7 +224,11 @@ describe("end to end: payloads of 1 MB and 10 MB through S3, the serialized publ
             // The dead letter kept the pointer; redrive writes it back as it is, with no S3 client at all, and copies nothing.
             const [expiredRecord] = (await scanRecords(ddb, tableName)).filter((r) => r.recordId === "order-expired");
             assert.equal(expiredRecord!.status, "expired");
-            const redriven = await redriveDeadLetters({ sqs: fauxqs.sqs, queueUrl: dlq.queueUrl, writer: new OutboxWriter({ client: ddb, tableName }) });
+            const redriven = await redriveDeadLetters({
+                sqs: fauxqs.sqs,
+                queueUrl: dlq.queueUrl,
+                writer: new OutboxWriter({ client: ddb, tableName }),
+            });
             assert.equal(redriven.redriven, 1, JSON.stringify(redriven.problems));
             await quietly(() => esm.drain({ timeoutMs: 60_000 }));
             const [again] = await receiveAllRecords(fauxqs, raw, 1);
@@ -165,8 +236,15 @@ describe("end to end: payloads of 1 MB and 10 MB through S3, the serialized publ
             assert.equal(resolvedAgain.outboxId, "redrive.order-expired");
             assert.equal(resolvedAgain.body, JSON.stringify(messages[3]!.payload));
             assert.equal(resolvedAgain.claimCheck!.outboxId, "order-expired", "the pointer is the original record's");
-            const [redrivenRecord] = (await scanRecords(ddb, tableName)).filter((r) => r.recordId === "redrive.order-expired");
-            assert.deepEqual(parsePointer(redrivenRecord!.envelope.payload), parsePointer((await scanRecords(ddb, tableName)).find((r) => r.recordId === "order-expired")!.envelope.payload) as ClaimCheckPointer);
+            const [redrivenRecord] = (await scanRecords(ddb, tableName)).filter(
+                (r) => r.recordId === "redrive.order-expired",
+            );
+            assert.deepEqual(
+                parsePointer(redrivenRecord!.envelope.payload),
+                parsePointer(
+                    (await scanRecords(ddb, tableName)).find((r) => r.recordId === "order-expired")!.envelope.payload,
+                ) as ClaimCheckPointer,
+            );
             assert.deepEqual(await payloadKeys(s3, BUCKET), keysAfterWrite, "the redrive copied no object");
         } finally {
             await esm.stop();

@@ -26,9 +26,21 @@ import { entryText, loadSerialized } from "../../support/serialized";
 import { localLambdaEnvironment } from "../../support/local-environment";
 import { createOutboxTable, scanRecordItems, scanRecords, sparseIndexCounts } from "../../support/runtime/table";
 
-type Handler = (event: LambdaStreamEvent, context?: unknown) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
+type Handler = (
+    event: LambdaStreamEvent,
+    context?: unknown,
+) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
 
-const SDK_ENVIRONMENT = ["AWS_LAMBDA_LOG_LEVEL", "AWS_MAX_ATTEMPTS", "AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SNS", "AWS_ENDPOINT_URL_SQS"];
+const SDK_ENVIRONMENT = [
+    "AWS_LAMBDA_LOG_LEVEL",
+    "AWS_MAX_ATTEMPTS",
+    "AWS_REGION",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_ENDPOINT_URL_DYNAMODB",
+    "AWS_ENDPOINT_URL_SNS",
+    "AWS_ENDPOINT_URL_SQS",
+];
 
 interface Written {
     readonly id: string;
@@ -109,17 +121,40 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
                 payload: { n, note: `#${n} é <&> "quoted"`, nested: { list: [n, n + 1] } },
                 headers: { tenant: n % 2 === 0 ? "acme" : "globex" },
                 ...(keyed ? { orderingKey: `acct-${n % 2}` } : {}),
-                ...(expiring ? { expiresAt: new Date(soon) } : n % 10 === 3 ? { expiresAt: new Date(Date.now() + 3_600_000) } : {}),
+                ...(expiring
+                    ? { expiresAt: new Date(soon) }
+                    : n % 10 === 3
+                      ? { expiresAt: new Date(Date.now() + 3_600_000) }
+                      : {}),
             };
             const { messageIds } = await writer.write({
-                items: [{ Put: { TableName: tableName, Item: { [ATTR.pk]: { S: message.partition }, [ATTR.sk]: { S: `STATE#${n}` }, n: { N: String(n) } } } }],
+                items: [
+                    {
+                        Put: {
+                            TableName: tableName,
+                            Item: {
+                                [ATTR.pk]: { S: message.partition },
+                                [ATTR.sk]: { S: `STATE#${n}` },
+                                n: { N: String(n) },
+                            },
+                        },
+                    },
+                ],
                 messages: [message],
             });
             written.push({ id: messageIds[0]!, message, expired: expiring });
         }
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, soon - Date.now()) + 50));
 
-        const esm = await startLocalEventSourceMapping({ streamsClient: await streamsClient(), dynamodbClient: ddb, tableName, handler, filterPattern, batchSize, maximumRetryAttempts: 5 });
+        const esm = await startLocalEventSourceMapping({
+            streamsClient: await streamsClient(),
+            dynamodbClient: ddb,
+            tableName,
+            handler,
+            filterPattern,
+            batchSize,
+            maximumRetryAttempts: 5,
+        });
         const sdkWarnings: unknown[] = [];
         const warn = console.warn;
         console.warn = (...args: unknown[]) => void sdkWarnings.push(args[0]);
@@ -141,11 +176,16 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
             await esm.stop();
             console.warn = warn;
         }
-        for (const w of sdkWarnings) assert.match(String(w), /Invalid URL/, "the only SDK warnings are the fauxqs queue-URL quirk");
+        for (const w of sdkWarnings)
+            assert.match(String(w), /Invalid URL/, "the only SDK warnings are the fauxqs queue-URL quirk");
         assert.equal(esm.stats().recordsDiscarded, 0, "no batch ran out of retries");
         const parsed = jsonLines.map((l) => JSON.parse(l) as Record<string, unknown>);
         const logs = parsed.filter((l) => !("_aws" in l));
-        assert.deepEqual(logs.filter((l) => l.level !== "error"), [], "AWS_LAMBDA_LOG_LEVEL=ERROR: the serialized handler writes no log line below error");
+        assert.deepEqual(
+            logs.filter((l) => l.level !== "error"),
+            [],
+            "AWS_LAMBDA_LOG_LEVEL=ERROR: the serialized handler writes no log line below error",
+        );
 
         const live = written.filter((w) => !w.expired);
         const expired = written.filter((w) => w.expired);
@@ -206,23 +246,45 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         const subscriber = await fauxqs.createQueue("sweep-subscriber");
         await fauxqs.subscribe(topicArn, subscriber.queueArn, { rawMessageDelivery: true });
         const dlq = await fauxqs.createQueue("sweep-dlq");
-        await setLambdaEnvironment(fn.inputs.environment.variables as Record<string, string>, { tableName, topicArn, dlqUrl: dlq.queueUrl }, fauxqs.endpoint, {
-            [ENV.sweepAfterSeconds]: "1",
-        });
+        await setLambdaEnvironment(
+            fn.inputs.environment.variables as Record<string, string>,
+            { tableName, topicArn, dlqUrl: dlq.queueUrl },
+            fauxqs.endpoint,
+            {
+                [ENV.sweepAfterSeconds]: "1",
+            },
+        );
         const sweeper = loadSerialized<(event?: unknown) => Promise<{ published: number }>>(await entryText(fn));
 
         // No mapping runs: these records' stream events are never delivered.
         const writer = new OutboxWriter({ client: ddb, tableName });
         const ids: string[] = [];
         for (let n = 0; n < 5; n += 1) {
-            ids.push(...(await writer.write({ messages: [{ partition: n < 3 ? "ACCOUNT#1" : `ORDER#${n}`, type: "T", payload: { n }, ...(n < 3 ? { orderingKey: "acct-1" } : {}) }] })).messageIds);
+            ids.push(
+                ...(
+                    await writer.write({
+                        messages: [
+                            {
+                                partition: n < 3 ? "ACCOUNT#1" : `ORDER#${n}`,
+                                type: "T",
+                                payload: { n },
+                                ...(n < 3 ? { orderingKey: "acct-1" } : {}),
+                            },
+                        ],
+                    })
+                ).messageIds,
+            );
         }
         await new Promise((resolve) => setTimeout(resolve, 1_100));
         const result = await sweeper({ source: "aws.events", "detail-type": "Scheduled Event" });
         assert.equal(result.published, 5);
         const received = await fauxqs.receiveAll(subscriber.queueUrl, { expected: 5, timeoutMs: 10_000 });
         assert.deepEqual(received.map((m) => m.attributes["outbox.id"]).sort(), [...ids].sort());
-        assert.deepEqual(received.map((m) => m.attributes["outbox.id"]).filter((id) => ids.slice(0, 3).includes(id!)), ids.slice(0, 3), "per-key order");
+        assert.deepEqual(
+            received.map((m) => m.attributes["outbox.id"]).filter((id) => ids.slice(0, 3).includes(id!)),
+            ids.slice(0, 3),
+            "per-key order",
+        );
         const records = await scanRecords(ddb, tableName);
         assert.ok(records.every((r) => r.status === "completed"));
     });
@@ -235,22 +297,50 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         // A fake, on purpose: no emulator fails one PublishBatch entry on demand. Seeded, so a failure replays.
         const server = await startSnsTestServer({
             seed: 2026,
-            faults: { entries: [{ code: "InternalError", senderFault: false, rate: 0.15 }], calls: [{ kind: "Throttled", actions: ["PublishBatch"], rate: 0.1 }] },
+            faults: {
+                entries: [{ code: "InternalError", senderFault: false, rate: 0.15 }],
+                calls: [{ kind: "Throttled", actions: ["PublishBatch"], rate: 0.1 }],
+            },
         });
         try {
             const topicArn = server.createTopic("fault-events");
             const dlqUrl = server.createQueue("fault-dlq");
-            await setLambdaEnvironment(fn.inputs.environment.variables as Record<string, string>, { tableName, topicArn, dlqUrl }, server.endpoint, { AWS_MAX_ATTEMPTS: "1" });
+            await setLambdaEnvironment(
+                fn.inputs.environment.variables as Record<string, string>,
+                { tableName, topicArn, dlqUrl },
+                server.endpoint,
+                { AWS_MAX_ATTEMPTS: "1" },
+            );
             const handler = loadSerialized<Handler>(await entryText(fn));
             const writer = new OutboxWriter({ client: ddb, tableName });
             const written: { id: string; key?: string }[] = [];
             for (let n = 0; n < 80; n += 1) {
                 const key = n % 4 === 0 ? `acct-${n % 3}` : undefined;
-                const { messageIds } = await writer.write({ messages: [{ partition: key ? "ACCOUNT#9" : `ORDER#${n % 7}`, type: "T", payload: { n }, ...(key ? { orderingKey: key } : {}) }] });
+                const { messageIds } = await writer.write({
+                    messages: [
+                        {
+                            partition: key ? "ACCOUNT#9" : `ORDER#${n % 7}`,
+                            type: "T",
+                            payload: { n },
+                            ...(key ? { orderingKey: key } : {}),
+                        },
+                    ],
+                });
                 written.push({ id: messageIds[0]!, ...(key ? { key } : {}) });
             }
-            const filterPattern = JSON.parse(mapping.inputs.filterCriteria.filters[0].pattern as string) as FilterPattern;
-            const esm = await startLocalEventSourceMapping({ streamsClient: await streamsClient(), dynamodbClient: ddb, tableName, handler, filterPattern, batchSize: 25, maximumRetryAttempts: -1, retryBackoffMs: 1 });
+            const filterPattern = JSON.parse(
+                mapping.inputs.filterCriteria.filters[0].pattern as string,
+            ) as FilterPattern;
+            const esm = await startLocalEventSourceMapping({
+                streamsClient: await streamsClient(),
+                dynamodbClient: ddb,
+                tableName,
+                handler,
+                filterPattern,
+                batchSize: 25,
+                maximumRetryAttempts: -1,
+                retryBackoffMs: 1,
+            });
             try {
                 await esm.drain({ timeoutMs: 60_000 });
             } finally {
@@ -258,14 +348,21 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
             }
             assert.ok(esm.stats().retries > 0, "faults forced rewinds");
             const ids = server.topicMessages(topicArn).map((m) => m.attributes["outbox.id"]!.stringValue!);
-            assert.deepEqual([...new Set(ids)].sort(), written.map((w) => w.id).sort(), "every message published at least once");
+            assert.deepEqual(
+                [...new Set(ids)].sort(),
+                written.map((w) => w.id).sort(),
+                "every message published at least once",
+            );
             for (const key of ["acct-0", "acct-1", "acct-2"]) {
                 const expected = written.filter((w) => w.key === key).map((w) => w.id);
                 const firsts = ids.filter((id, i) => ids.indexOf(id) === i && expected.includes(id));
                 assert.deepEqual(firsts, expected, `first deliveries of ${key} in order`);
             }
             const records = await scanRecords(ddb, tableName);
-            assert.ok(records.every((r) => r.status === "completed"), "every record completed");
+            assert.ok(
+                records.every((r) => r.status === "completed"),
+                "every record completed",
+            );
             assert.equal(server.queueMessages(dlqUrl).length, 0, "transient faults never dead-letter");
         } finally {
             await server.stop();

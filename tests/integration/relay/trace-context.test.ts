@@ -45,7 +45,12 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
     });
 
     /** Write `messages` one write each, and let the real publisher publish them from the stream. */
-    async function writeAndRelay(outbox: RelayedOutbox, messages: readonly OutboxMessage[], write: (m: OutboxMessage) => Promise<string> = async (m) => (await outbox.writer.write({ messages: [m] })).messageIds[0]!): Promise<string[]> {
+    async function writeAndRelay(
+        outbox: RelayedOutbox,
+        messages: readonly OutboxMessage[],
+        write: (m: OutboxMessage) => Promise<string> = async (m) =>
+            (await outbox.writer.write({ messages: [m] })).messageIds[0]!,
+    ): Promise<string[]> {
         const ids: string[] = [];
         try {
             for (const m of messages) ids.push(await write(m));
@@ -57,7 +62,12 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
     }
 
     /** Consume a queue to the end with an inbox consumer; what its handler was given, by outbox id. */
-    async function consumeAll(queue: Queue, consumer: string, count: number, consume: (m: InboxMessage) => void = () => undefined): Promise<Map<string, InboxMessage>> {
+    async function consumeAll(
+        queue: Queue,
+        consumer: string,
+        count: number,
+        consume: (m: InboxMessage) => void = () => undefined,
+    ): Promise<Map<string, InboxMessage>> {
         await untilDepth(fauxqs, queue, count);
         const seen = new Map<string, InboxMessage>();
         const handler = createInboxHandler({
@@ -81,22 +91,45 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
         await fauxqs.subscribe(topicArn, enveloped.queueArn, { rawMessageDelivery: false });
         const outbox = await relayedOutbox(ddb, fauxqs, topicArn, false, "trace", { traceContext: "none" });
         const [traced, parentOnly, untraced] = await writeAndRelay(outbox, [
-            { partition: "ORDER#1", type: "OrderCreated", payload: { orderId: 1 }, headers: { tenant: "acme" }, traceparent: TRACEPARENT, tracestate: TRACESTATE },
-            { partition: "ORDER#2", type: "OrderCreated", payload: { orderId: 2 }, traceparent: `00-${TRACE_ID}-b7ad6b7169203331-00` },
+            {
+                partition: "ORDER#1",
+                type: "OrderCreated",
+                payload: { orderId: 1 },
+                headers: { tenant: "acme" },
+                traceparent: TRACEPARENT,
+                tracestate: TRACESTATE,
+            },
+            {
+                partition: "ORDER#2",
+                type: "OrderCreated",
+                payload: { orderId: 2 },
+                traceparent: `00-${TRACE_ID}-b7ad6b7169203331-00`,
+            },
             { partition: "ORDER#3", type: "OrderCreated", payload: { orderId: 3 } },
         ]);
-        for (const [queue, format] of [[raw, "message-attributes"], [enveloped, "sns-envelope"]] as const) {
+        for (const [queue, format] of [
+            [raw, "message-attributes"],
+            [enveloped, "sns-envelope"],
+        ] as const) {
             const seen = await consumeAll(queue, `trace-${format}`, 3);
             const one = seen.get(traced!)!;
             assert.equal(one.format, format);
             assert.equal(one.traceparent, TRACEPARENT, `${format}: the writer's traceparent`);
-            assert.equal(parseTraceparent(one.traceparent)?.traceId, TRACE_ID, `${format}: one trace id from the write to the handler`);
+            assert.equal(
+                parseTraceparent(one.traceparent)?.traceId,
+                TRACE_ID,
+                `${format}: one trace id from the write to the handler`,
+            );
             assert.equal(one.tracestate, TRACESTATE);
             assert.deepEqual(one.headers, { tenant: "acme" }, `${format}: the trace context is not among the headers`);
             const two = seen.get(parentOnly!)!;
             assert.deepEqual([two.traceparent, two.tracestate], [`00-${TRACE_ID}-b7ad6b7169203331-00`, undefined]);
             const three = seen.get(untraced!)!;
-            assert.deepEqual([three.traceparent, three.tracestate], [undefined, undefined], `${format}: none written, none handed on`);
+            assert.deepEqual(
+                [three.traceparent, three.tracestate],
+                [undefined, undefined],
+                `${format}: none written, none handed on`,
+            );
         }
     });
 
@@ -106,8 +139,21 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
         await fauxqs.subscribe(topicArn, queue.queueArn, { rawMessageDelivery: true });
         const outbox = await relayedOutbox(ddb, fauxqs, topicArn, true, "trace", { traceContext: "none" });
         const ids = await writeAndRelay(outbox, [
-            { partition: "ACCOUNT#1", orderingKey: "A", type: "BalanceChanged", payload: { n: 1 }, traceparent: TRACEPARENT, tracestate: TRACESTATE },
-            { partition: "ACCOUNT#1", orderingKey: "B", type: "BalanceChanged", payload: { n: 2 }, traceparent: TRACEPARENT },
+            {
+                partition: "ACCOUNT#1",
+                orderingKey: "A",
+                type: "BalanceChanged",
+                payload: { n: 1 },
+                traceparent: TRACEPARENT,
+                tracestate: TRACESTATE,
+            },
+            {
+                partition: "ACCOUNT#1",
+                orderingKey: "B",
+                type: "BalanceChanged",
+                payload: { n: 2 },
+                traceparent: TRACEPARENT,
+            },
         ]);
         const seen = await consumeAll(queue, "trace-fifo", 2);
         assert.deepEqual(
@@ -125,7 +171,12 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
         const tracer = provider.getTracer("trace-context.test");
         const contextManager = new AsyncLocalStorageContextManager();
 
-        before(() => assert.ok(context.setGlobalContextManager(contextManager.enable()), "no other context manager is registered"));
+        before(() =>
+            assert.ok(
+                context.setGlobalContextManager(contextManager.enable()),
+                "no other context manager is registered",
+            ),
+        );
         after(() => context.disable());
 
         it("the writer reads the active span's context; the consumer's span, started with traceLink, links to the writer's span, through raw delivery and SNS's envelope", async () => {
@@ -136,14 +187,17 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
             await fauxqs.subscribe(topicArn, enveloped.queueArn, { rawMessageDelivery: false });
             const outbox = await relayedOutbox(ddb, fauxqs, topicArn, false, "trace-otel");
             // The application's request span, active while it writes: the writer is given no traceparent.
-            const [id] = await writeAndRelay(outbox, [{ partition: "ORDER#7", type: "OrderCreated", payload: { orderId: 7 } }], (m) =>
-                tracer.startActiveSpan("POST /orders", { kind: SpanKind.SERVER }, async (span) => {
-                    try {
-                        return (await outbox.writer.write({ messages: [m] })).messageIds[0]!;
-                    } finally {
-                        span.end();
-                    }
-                }),
+            const [id] = await writeAndRelay(
+                outbox,
+                [{ partition: "ORDER#7", type: "OrderCreated", payload: { orderId: 7 } }],
+                (m) =>
+                    tracer.startActiveSpan("POST /orders", { kind: SpanKind.SERVER }, async (span) => {
+                        try {
+                            return (await outbox.writer.write({ messages: [m] })).messageIds[0]!;
+                        } finally {
+                            span.end();
+                        }
+                    }),
             );
             const writerSpan = exporter.getFinishedSpans().find((s) => s.name === "POST /orders")!;
             assert.ok(writerSpan !== undefined, "the writer's span was exported");
@@ -152,20 +206,52 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
             const process = (m: InboxMessage): void => {
                 const link = traceLink(m);
                 assert.ok(link !== undefined, "the message carries a trace context");
-                assert.equal(trace.getActiveSpan(), undefined, "the consumer runs outside the writer's span: only the message links them");
-                tracer.startSpan(`process ${m.type}`, { kind: SpanKind.CONSUMER, links: [link], attributes: { "messaging.message.id": m.outboxId, "test.format": m.format } }).end();
+                assert.equal(
+                    trace.getActiveSpan(),
+                    undefined,
+                    "the consumer runs outside the writer's span: only the message links them",
+                );
+                tracer
+                    .startSpan(`process ${m.type}`, {
+                        kind: SpanKind.CONSUMER,
+                        links: [link],
+                        attributes: { "messaging.message.id": m.outboxId, "test.format": m.format },
+                    })
+                    .end();
             };
-            for (const [queue, format] of [[raw, "message-attributes"], [enveloped, "sns-envelope"]] as const) {
+            for (const [queue, format] of [
+                [raw, "message-attributes"],
+                [enveloped, "sns-envelope"],
+            ] as const) {
                 const seen = await consumeAll(queue, `trace-otel-${format}`, 1, process);
-                assert.equal(parseTraceparent(seen.get(id!)?.traceparent)?.traceId, writerSpan.spanContext().traceId, `${format}: the handler got the writer's trace id`);
+                assert.equal(
+                    parseTraceparent(seen.get(id!)?.traceparent)?.traceId,
+                    writerSpan.spanContext().traceId,
+                    `${format}: the handler got the writer's trace id`,
+                );
             }
             const consumerSpans = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.CONSUMER);
-            assert.deepEqual(consumerSpans.map((s) => s.attributes["test.format"]).sort(), ["message-attributes", "sns-envelope"]);
+            assert.deepEqual(consumerSpans.map((s) => s.attributes["test.format"]).sort(), [
+                "message-attributes",
+                "sns-envelope",
+            ]);
             for (const span of consumerSpans) {
                 assert.equal(span.links.length, 1);
-                assert.equal(span.links[0]!.context.traceId, writerSpan.spanContext().traceId, "linked to the writer's trace");
-                assert.equal(span.links[0]!.context.spanId, writerSpan.spanContext().spanId, "and to the writer's span itself");
-                assert.notEqual(span.spanContext().traceId, writerSpan.spanContext().traceId, "a link, not a parent: the consumer's span starts its own trace");
+                assert.equal(
+                    span.links[0]!.context.traceId,
+                    writerSpan.spanContext().traceId,
+                    "linked to the writer's trace",
+                );
+                assert.equal(
+                    span.links[0]!.context.spanId,
+                    writerSpan.spanContext().spanId,
+                    "and to the writer's span itself",
+                );
+                assert.notEqual(
+                    span.spanContext().traceId,
+                    writerSpan.spanContext().traceId,
+                    "a link, not a parent: the consumer's span starts its own trace",
+                );
             }
         });
     });

@@ -4,7 +4,12 @@
  * messages keep their zero-extra-write path. The store's Persist side is in tests/integration/store/clock-skew-order.test.ts.
  */
 import assert from "node:assert/strict";
-import { GetItemCommand, UpdateItemCommand, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
+import {
+    GetItemCommand,
+    UpdateItemCommand,
+    type DynamoDBClient,
+    type TransactWriteItem,
+} from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../../../runtime/errors";
 import { itemSize, MAX_TRANSACTION_BYTES } from "../../../runtime/item-size";
 import { transactionActionSize } from "../../../runtime/transact-items";
@@ -42,7 +47,12 @@ function padding(bytes: number): TransactWriteItem[] {
     return items;
 }
 
-const keyed = (partition: string, payload: string, orderingKey = "k") => ({ partition, type: "T", payload, orderingKey });
+const keyed = (partition: string, payload: string, orderingKey = "k") => ({
+    partition,
+    type: "T",
+    payload,
+    orderingKey,
+});
 
 describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", function () {
     let client: DynamoDBClient;
@@ -55,7 +65,9 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
 
     async function claimPayloads(partition: string): Promise<string[]> {
         const store = new OutboxStore({ client, tableName: table, clock: new FakeClock(T0 + 60_000) });
-        return (await store.claim(partition, { owner: "relay", version: 1n }, 10)).map((r) => JSON.parse(r.envelope.payload) as string);
+        return (await store.claim(partition, { owner: "relay", version: 1n }, 10)).map(
+            (r) => JSON.parse(r.envelope.payload) as string,
+        );
     }
 
     it("writer A (clock 2 s fast) writes 'first', then writer B (correct clock) writes 'second' with the same key: claimed first, second", async function () {
@@ -65,12 +77,30 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
         const [secondId] = (await slow.writer.write({ messages: [keyed("ORDER#1", "second")] })).messageIds;
         assert.deepEqual(await claimPayloads("ORDER#1"), ["first", "second"]);
 
-        const item = (await client.send(new GetItemCommand({ TableName: table, Key: recordKey("ORDER#1", secondId!, "sns"), ConsistentRead: true }))).Item!;
+        const item = (
+            await client.send(
+                new GetItemCommand({
+                    TableName: table,
+                    Key: recordKey("ORDER#1", secondId!, "sns"),
+                    ConsistentRead: true,
+                }),
+            )
+        ).Item!;
         const second = unmarshalRecord(item);
         assert.equal(second.createdAt, T0 + 2000, "created_at carried forward to the fence's last_created_at");
         assert.equal(second.envelope.createdAt, T0 + 2000, "the envelope's CreatedAt moves with it");
-        assert.deepEqual(item.claim_sort, { S: claimSort(T0 + 2000, second.seq) }, "claim_sort starts with the carried-forward time (a claimed record keeps its claim_sort)");
-        assert.deepEqual(slow.logger.warnings(), [{ level: "warn", message: STORE_WARNINGS.clockBehind, attributes: { partition_key: "ORDER#1", carried_forward_ms: 2000, records: 1 } }]);
+        assert.deepEqual(
+            item.claim_sort,
+            { S: claimSort(T0 + 2000, second.seq) },
+            "claim_sort starts with the carried-forward time (a claimed record keeps its claim_sort)",
+        );
+        assert.deepEqual(slow.logger.warnings(), [
+            {
+                level: "warn",
+                message: STORE_WARNINGS.clockBehind,
+                attributes: { partition_key: "ORDER#1", carried_forward_ms: 2000, records: 1 },
+            },
+        ]);
         assert.ok(!JSON.stringify(slow.logger.lines).includes("second"), "ids only, never a payload");
     });
 
@@ -80,33 +110,78 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
         const slow = writerAt(client, table, T0);
         await fast.writer.write({ messages: [keyed("ORDER#1", "from-the-future")] });
         const business = { Put: { TableName: table, Item: { PK: { S: "ORDER#1" }, SK: { S: "META" } } } };
-        await assert.rejects(slow.writer.write({ items: [business], messages: [keyed("ORDER#1", "now", "other-key")] }), (err: unknown) => {
-            assert.ok(isOutboxError(err, "INVALID_CONFIG"), String(err));
-            assert.match(
-                err.message,
-                /^clock skew: partition "ORDER#1"'s FENCE row says a keyed record was created at 2026-12-01T05:00:00\.000Z, 86400 s ahead of this writer's clock \(2026-11-30T05:00:00\.000Z\); a keyed record takes the later of the two to keep per-key order, and is refused past 300 s, .*hidden from the sweeper and OldestPendingAge\. Either this clock is behind \(check its time sync\), or a writer whose clock runs ahead wrote to this partition \(fix that clock\)\. Nothing was written; keyed writes to the partition pass again once this clock reads 2026-12-01T04:55:00\.000Z, or at once after/,
-            );
-            return true;
-        });
-        assert.equal(slow.counting.count("TransactWriteItems"), 0, "refused before the transaction: the business item is not written either");
-        const fence = unmarshalFence((await client.send(new GetItemCommand({ TableName: table, Key: fenceKey("ORDER#1"), ConsistentRead: true }))).Item);
+        await assert.rejects(
+            slow.writer.write({ items: [business], messages: [keyed("ORDER#1", "now", "other-key")] }),
+            (err: unknown) => {
+                assert.ok(isOutboxError(err, "INVALID_CONFIG"), String(err));
+                assert.match(
+                    err.message,
+                    /^clock skew: partition "ORDER#1"'s FENCE row says a keyed record was created at 2026-12-01T05:00:00\.000Z, 86400 s ahead of this writer's clock \(2026-11-30T05:00:00\.000Z\); a keyed record takes the later of the two to keep per-key order, and is refused past 300 s, .*hidden from the sweeper and OldestPendingAge\. Either this clock is behind \(check its time sync\), or a writer whose clock runs ahead wrote to this partition \(fix that clock\)\. Nothing was written; keyed writes to the partition pass again once this clock reads 2026-12-01T04:55:00\.000Z, or at once after/,
+                );
+                return true;
+            },
+        );
+        assert.equal(
+            slow.counting.count("TransactWriteItems"),
+            0,
+            "refused before the transaction: the business item is not written either",
+        );
+        const fence = unmarshalFence(
+            (
+                await client.send(
+                    new GetItemCommand({ TableName: table, Key: fenceKey("ORDER#1"), ConsistentRead: true }),
+                )
+            ).Item,
+        );
         assert.deepEqual([fence.seqCounter, fence.lastCreatedAt], [1n, T0 + DAY], "no seq used, the fence unchanged");
 
         // Keyless messages and other partitions keep their own clock.
-        const [keylessId] = (await slow.writer.write({ messages: [{ partition: "ORDER#1", type: "T", payload: "keyless" }] })).messageIds;
+        const [keylessId] = (
+            await slow.writer.write({ messages: [{ partition: "ORDER#1", type: "T", payload: "keyless" }] })
+        ).messageIds;
         const [otherId] = (await slow.writer.write({ messages: [keyed("ORDER#2", "elsewhere")] })).messageIds;
-        for (const [partition, id] of [["ORDER#1", keylessId!], ["ORDER#2", otherId!]] as const) {
-            const item = (await client.send(new GetItemCommand({ TableName: table, Key: recordKey(partition, id, "sns"), ConsistentRead: true }))).Item!;
+        for (const [partition, id] of [
+            ["ORDER#1", keylessId!],
+            ["ORDER#2", otherId!],
+        ] as const) {
+            const item = (
+                await client.send(
+                    new GetItemCommand({
+                        TableName: table,
+                        Key: recordKey(partition, id, "sns"),
+                        ConsistentRead: true,
+                    }),
+                )
+            ).Item!;
             assert.equal(item.created_at!.N, String(T0));
         }
 
         // Once the record stamped ahead is delivered, removing last_created_at lets correct clocks write the partition again.
         const store = new OutboxStore({ client, tableName: table, clock: new FakeClock(T0) });
         const claimed = await store.claim("ORDER#1", { owner: "relay", version: 1n }, 10);
-        await store.complete(claimed.map((r) => r.recordId), { owner: "relay", version: 1n });
-        await client.send(new UpdateItemCommand({ TableName: table, Key: fenceKey("ORDER#1"), UpdateExpression: "REMOVE last_created_at" }));
+        await store.complete(
+            claimed.map((r) => r.recordId),
+            { owner: "relay", version: 1n },
+        );
+        await client.send(
+            new UpdateItemCommand({
+                TableName: table,
+                Key: fenceKey("ORDER#1"),
+                UpdateExpression: "REMOVE last_created_at",
+            }),
+        );
         const [afterId] = (await slow.writer.write({ messages: [keyed("ORDER#1", "now")] })).messageIds;
-        const after = unmarshalRecord((await client.send(new GetItemCommand({ TableName: table, Key: recordKey("ORDER#1", afterId!, "sns"), ConsistentRead: true }))).Item!);
+        const after = unmarshalRecord(
+            (
+                await client.send(
+                    new GetItemCommand({
+                        TableName: table,
+                        Key: recordKey("ORDER#1", afterId!, "sns"),
+                        ConsistentRead: true,
+                    }),
+                )
+            ).Item!,
+        );
         assert.equal(after.createdAt, T0);
         assert.ok(after.seq > 1n, "the counter goes on: seq stays monotonic");
     });
@@ -116,21 +191,37 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
         await ahead.writer.write({ messages: [keyed("P", "ahead")] });
         const atBound = writerAt(client, table, T0);
         const [id] = (await atBound.writer.write({ messages: [keyed("P", "at-bound")] })).messageIds;
-        const item = (await client.send(new GetItemCommand({ TableName: table, Key: recordKey("P", id!, "sns"), ConsistentRead: true }))).Item!;
+        const item = (
+            await client.send(
+                new GetItemCommand({ TableName: table, Key: recordKey("P", id!, "sns"), ConsistentRead: true }),
+            )
+        ).Item!;
         assert.equal(item.created_at!.N, String(T0 + MAX_FENCE_LEAD_MS));
         assert.equal(atBound.logger.warnings()[0]?.attributes?.carried_forward_ms, MAX_FENCE_LEAD_MS);
         const pastBound = writerAt(client, table, T0 - 1);
-        await assert.rejects(pastBound.writer.write({ messages: [keyed("P", "past-bound")] }), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /, 300\.001 s ahead of this writer's clock/.test((err as Error).message));
+        await assert.rejects(
+            pastBound.writer.write({ messages: [keyed("P", "past-bound")] }),
+            (err: unknown) =>
+                isOutboxError(err, "INVALID_CONFIG") &&
+                /, 300\.001 s ahead of this writer's clock/.test((err as Error).message),
+        );
     });
 
     it("refuses a writer clock no record can carry, naming the clock (a clock in year 9999 used to be blamed on the FENCE seq_counter)", async function () {
-        await writerAt(client, table, MAX_WRITER_CLOCK_MS).writer.write({ messages: [{ partition: "P", type: "T", payload: 1 }, keyed("P", "k")] });
+        await writerAt(client, table, MAX_WRITER_CLOCK_MS).writer.write({
+            messages: [{ partition: "P", type: "T", payload: 1 }, keyed("P", "k")],
+        });
         for (const bad of [MAX_WRITER_CLOCK_MS + 1, Date.UTC(9999, 11, 31), Number.NaN, -1]) {
             const w = writerAt(client, table, bad);
             for (const messages of [[keyed("Q", "k")], [{ partition: "Q", type: "T", payload: 1 }]]) {
                 await assert.rejects(w.writer.write({ messages }), (err: unknown) => {
                     assert.ok(isOutboxError(err, "INVALID_CONFIG"), String(err));
-                    assert.match(err.message, new RegExp(`^OutboxWriter: the clock reads ${bad} \\((not a date|[-+0-9T:.Z]+)\\), which no record can carry: .*fix the clock \\(the clock option, or the machine's time\\)$`));
+                    assert.match(
+                        err.message,
+                        new RegExp(
+                            `^OutboxWriter: the clock reads ${bad} \\((not a date|[-+0-9T:.Z]+)\\), which no record can carry: .*fix the clock \\(the clock option, or the machine's time\\)$`,
+                        ),
+                    );
                     assert.ok(!err.message.includes("seq_counter"), err.message);
                     return true;
                 });
@@ -142,15 +233,33 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
     it("the normal path costs one UpdateItem per partition per write, a writer behind the fence two, and one again once its clock passes the fence", async function () {
         const fast = writerAt(client, table, T0 + 2000);
         const slow = writerAt(client, table, T0);
-        await slow.writer.write({ messages: [keyed("P", "p1"), keyed("P", "p2"), keyed("Q", "q1"), { partition: "P", type: "T", payload: "keyless" }] });
-        assert.equal(slow.counting.count("UpdateItem"), 2, "fresh fences: one conditional UpdateItem per partition, none for the keyless message");
+        await slow.writer.write({
+            messages: [
+                keyed("P", "p1"),
+                keyed("P", "p2"),
+                keyed("Q", "q1"),
+                { partition: "P", type: "T", payload: "keyless" },
+            ],
+        });
+        assert.equal(
+            slow.counting.count("UpdateItem"),
+            2,
+            "fresh fences: one conditional UpdateItem per partition, none for the keyless message",
+        );
         await fast.writer.write({ messages: [keyed("P", "p3")] });
         assert.equal(fast.counting.count("UpdateItem"), 1);
 
         slow.counting.calls.length = 0;
         await slow.writer.write({ messages: [keyed("P", "p4"), keyed("Q", "q2")] });
-        assert.deepEqual(slow.counting.of("UpdateItem").map((c) => `${c.input.Key.PK.S}:${c.input.ReturnValues}`), ["P:UPDATED_NEW", "P:ALL_NEW", "Q:UPDATED_NEW"]);
-        const fence = async (p: string) => unmarshalFence((await client.send(new GetItemCommand({ TableName: table, Key: fenceKey(p), ConsistentRead: true }))).Item);
+        assert.deepEqual(
+            slow.counting.of("UpdateItem").map((c) => `${c.input.Key.PK.S}:${c.input.ReturnValues}`),
+            ["P:UPDATED_NEW", "P:ALL_NEW", "Q:UPDATED_NEW"],
+        );
+        const fence = async (p: string) =>
+            unmarshalFence(
+                (await client.send(new GetItemCommand({ TableName: table, Key: fenceKey(p), ConsistentRead: true })))
+                    .Item,
+            );
         assert.deepEqual([(await fence("P")).lastCreatedAt, (await fence("Q")).lastCreatedAt], [T0 + 2000, T0]);
 
         slow.counting.calls.length = 0;
@@ -158,16 +267,27 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
         await slow.writer.write({ messages: [keyed("P", "p5")] });
         assert.equal(slow.counting.count("UpdateItem"), 1);
         assert.equal((await fence("P")).lastCreatedAt, T0 + 3000);
-        assert.deepEqual((await claimPayloads("P")).filter((p) => p !== "keyless"), ["p1", "p2", "p3", "p4", "p5"]);
+        assert.deepEqual(
+            (await claimPayloads("P")).filter((p) => p !== "keyless"),
+            ["p1", "p2", "p3", "p4", "p5"],
+        );
     });
 
     it("keyless messages keep their zero-extra-write path and their own clock, even behind a partition's fence", async function () {
         const fast = writerAt(client, table, T0 + 2000);
         const slow = writerAt(client, table, T0);
         await fast.writer.write({ messages: [keyed("P", "keyed")] });
-        const [id] = (await slow.writer.write({ messages: [{ partition: "P", type: "T", payload: "keyless" }] })).messageIds;
-        assert.deepEqual(slow.counting.calls.map((c) => c.command), ["TransactWriteItems"]);
-        const item = (await client.send(new GetItemCommand({ TableName: table, Key: recordKey("P", id!, "sns"), ConsistentRead: true }))).Item!;
+        const [id] = (await slow.writer.write({ messages: [{ partition: "P", type: "T", payload: "keyless" }] }))
+            .messageIds;
+        assert.deepEqual(
+            slow.counting.calls.map((c) => c.command),
+            ["TransactWriteItems"],
+        );
+        const item = (
+            await client.send(
+                new GetItemCommand({ TableName: table, Key: recordKey("P", id!, "sns"), ConsistentRead: true }),
+            )
+        ).Item!;
         assert.equal(item.created_at!.N, String(T0));
         assert.deepEqual(slow.logger.lines, []);
     });
@@ -175,32 +295,59 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
     it("checks the limits again after a carried-forward created_at lengthened a record: a transaction that fit at the writer's now but not at the fence's time is refused", async function () {
         const later = T0 + 2123; // 13 significant digits and a ".123" fraction in the envelope: the widest time text
         const fake = (behind: boolean) =>
-            new FakeDynamoDb()
-                .on("UpdateItem", (_input, call) => {
-                    if (behind && call.nth === 1) throw conditionFailed();
-                    return { Attributes: { seq_counter: { N: "1" }, ...(behind ? { last_created_at: { N: String(later) } } : {}) } };
-                });
-        const writerOn = (client: FakeDynamoDb) => new OutboxWriter({ client: client as unknown as DynamoDBClient, tableName: table, clock: new FakeClock(T0) });
+            new FakeDynamoDb().on("UpdateItem", (_input, call) => {
+                if (behind && call.nth === 1) throw conditionFailed();
+                return {
+                    Attributes: {
+                        seq_counter: { N: "1" },
+                        ...(behind ? { last_created_at: { N: String(later) } } : {}),
+                    },
+                };
+            });
+        const writerOn = (client: FakeDynamoDb) =>
+            new OutboxWriter({
+                client: client as unknown as DynamoDBClient,
+                tableName: table,
+                clock: new FakeClock(T0),
+            });
         const message = keyed("P", "x".repeat(1000));
         // The first check measures the record with seq 1 before the allocation, which is what the fake allocates.
-        const firstCheck = transactionActionSize((await writerOn(fake(false)).prepare({ messages: [message] })).input.TransactItems![0]!);
+        const firstCheck = transactionActionSize(
+            (await writerOn(fake(false)).prepare({ messages: [message] })).input.TransactItems![0]!,
+        );
         const items = padding(MAX_TRANSACTION_BYTES - firstCheck);
         await writerOn(fake(false)).prepare({ messages: [message], items });
         const behind = fake(true);
         await assert.rejects(writerOn(behind).prepare({ messages: [message], items }), (err: unknown) => {
             assert.ok(isOutboxError(err, "INVALID_PAYLOAD"), String(err));
             // ".123" in the envelope's CreatedAt (4 bytes) and created_at 1796014802123 (8 bytes, not 6).
-            assert.match(err.message, /the transaction adds up to 4194310 bytes as DynamoDB counts it .*; a DynamoDB transaction holds at most 4194304 bytes/);
+            assert.match(
+                err.message,
+                /the transaction adds up to 4194310 bytes as DynamoDB counts it .*; a DynamoDB transaction holds at most 4194304 bytes/,
+            );
             return true;
         });
-        assert.deepEqual(behind.calls.map((c) => c.command), ["UpdateItem", "UpdateItem"], "refused after the allocation, before any transaction");
+        assert.deepEqual(
+            behind.calls.map((c) => c.command),
+            ["UpdateItem", "UpdateItem"],
+            "refused after the allocation, before any transaction",
+        );
     });
 
     it("a writer and a store share the fence: a store behind a writer's clock persists after it and is claimed after it", async function () {
         const fast = writerAt(client, table, T0 + 2000);
         await fast.writer.write({ messages: [keyed("P", "from-writer")] });
         const store = new OutboxStore({ client, tableName: table, clock: new FakeClock(T0) });
-        await store.persist([{ partition: "P", recordId: "from-store", bindingId: "sns", address: "", orderingKey: "k", envelope: { id: "from-store", subject: "T", payload: JSON.stringify("from-store") } }]);
+        await store.persist([
+            {
+                partition: "P",
+                recordId: "from-store",
+                bindingId: "sns",
+                address: "",
+                orderingKey: "k",
+                envelope: { id: "from-store", subject: "T", payload: JSON.stringify("from-store") },
+            },
+        ]);
         assert.deepEqual(await claimPayloads("P"), ["from-writer", "from-store"]);
     });
 });

@@ -23,7 +23,9 @@ function skOf(r: LambdaStreamRecord): string {
 }
 
 function metric(h: Harness, name: string): number {
-    return h.metricLines.map((l) => JSON.parse(l) as Record<string, unknown>).reduce((sum, l) => sum + (typeof l[name] === "number" ? (l[name] as number) : 0), 0);
+    return h.metricLines
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .reduce((sum, l) => sum + (typeof l[name] === "number" ? (l[name] as number) : 0), 0);
 }
 
 /** The event Lambda would deliver after rewinding to `sequenceNumber`. */
@@ -36,7 +38,9 @@ function from(event: LambdaStreamEvent, sequenceNumber: string): LambdaStreamEve
 /** Record ids of a PublishBatch call. */
 function entryIds(command: object): string[] {
     if (!(command instanceof PublishBatchCommand)) return [];
-    return (command.input.PublishBatchRequestEntries ?? []).map((e) => e.MessageAttributes?.["outbox.id"]?.StringValue ?? "");
+    return (command.input.PublishBatchRequestEntries ?? []).map(
+        (e) => e.MessageAttributes?.["outbox.id"]?.StringValue ?? "",
+    );
 }
 
 /** Message groups of a PublishBatch call. */
@@ -74,7 +78,11 @@ function watchPublishes(sns: Sender): Sender & { maxInFlight: number; maxInFligh
 
 async function writeKeyless(h: Harness, partitions: readonly string[]): Promise<void> {
     for (let i = 0; i < partitions.length; i += 10) {
-        await h.writer.write({ messages: partitions.slice(i, i + 10).map((partition, j) => ({ partition, type: "T", payload: { n: i + j } })) });
+        await h.writer.write({
+            messages: partitions
+                .slice(i, i + 10)
+                .map((partition, j) => ({ partition, type: "T", payload: { n: i + j } })),
+        });
     }
 }
 
@@ -86,7 +94,10 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + SNS test
 
     it("a 100-record batch costs three sequential round trips: one status read, ten PublishBatch calls in flight together, each call's completions as it returns", async function () {
         h = await createHarness();
-        await writeKeyless(h, Array.from({ length: 100 }, (_, i) => `ORDER#${i}`));
+        await writeKeyless(
+            h,
+            Array.from({ length: 100 }, (_, i) => `ORDER#${i}`),
+        );
         const event = await h.streamEvent();
         assert.equal(event.Records.length, 100);
         const path = createCriticalPathCounter();
@@ -99,21 +110,42 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + SNS test
             },
         };
         path.begin();
-        const response = await h.publisher({ dynamodb: path.wrap(dynamodb) as unknown as Harness["ddb"], sns: path.wrap(sns) as unknown as Harness["sns"] })(event);
+        const response = await h.publisher({
+            dynamodb: path.wrap(dynamodb) as unknown as Harness["ddb"],
+            sns: path.wrap(sns) as unknown as Harness["sns"],
+        })(event);
         assert.deepEqual(response, { batchItemFailures: [] });
         assert.equal(path.depth(), 3, "status read, then the publishes, then the completions");
         assert.equal(statusReads, 1);
         assert.equal(sns.maxInFlight, 10);
-        assert.deepEqual(h.published().map((p) => p.id).sort(), event.Records.map(idOf).sort());
+        assert.deepEqual(
+            h
+                .published()
+                .map((p) => p.id)
+                .sort(),
+            event.Records.map(idOf).sort(),
+        );
         assert.ok((await h.records()).every((r) => r.status === "completed"));
     });
 
     it("reports the lowest failure whatever order the calls end in: a completion that fails in a later call never replaces a refused entry of an earlier one", async function () {
         h = await createHarness();
-        await writeKeyless(h, Array.from({ length: 20 }, () => "P"));
+        await writeKeyless(
+            h,
+            Array.from({ length: 20 }, () => "P"),
+        );
         const event = await h.streamEvent();
         const [fourth, sixteenth] = [event.Records[3]!, event.Records[15]!];
-        h.server.setFaults({ entries: [{ code: "InternalError", senderFault: false, times: 1, when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth) }] });
+        h.server.setFaults({
+            entries: [
+                {
+                    code: "InternalError",
+                    senderFault: false,
+                    times: 1,
+                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth),
+                },
+            ],
+        });
         // Fakes in front of the emulators: the second call's completion of the sixteenth record is throttled, and
         // the first call (which holds the refused fourth) is held back until then, so the later failure is seen first.
         let throttled: () => void = () => undefined;
@@ -122,20 +154,33 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + SNS test
         });
         const dynamodb = {
             send: (command: object) => {
-                if (command instanceof UpdateItemCommand && command.input.Key?.[ATTR.sk]?.S === skOf(sixteenth) && JSON.stringify(command.input.ExpressionAttributeValues).includes('"completed"')) {
+                if (
+                    command instanceof UpdateItemCommand &&
+                    command.input.Key?.[ATTR.sk]?.S === skOf(sixteenth) &&
+                    JSON.stringify(command.input.ExpressionAttributeValues).includes('"completed"')
+                ) {
                     throttled();
-                    return Promise.reject(Object.assign(new Error("Rate of requests exceeds the allowed throughput."), { name: "ThrottlingException", $fault: "client" }));
+                    return Promise.reject(
+                        Object.assign(new Error("Rate of requests exceeds the allowed throughput."), {
+                            name: "ThrottlingException",
+                            $fault: "client",
+                        }),
+                    );
                 }
                 return h.ddb.send(command as never);
             },
         };
         const sns = {
             send: async (command: object) => {
-                if (entryIds(command).includes(idOf(fourth))) await Promise.race([completionFailed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+                if (entryIds(command).includes(idOf(fourth)))
+                    await Promise.race([completionFailed, new Promise((resolve) => setTimeout(resolve, 5_000))]);
                 return h.sns.send(command as never);
             },
         };
-        const response = await h.publisher({ dynamodb: dynamodb as unknown as Harness["ddb"], sns: sns as unknown as Harness["sns"] })(event);
+        const response = await h.publisher({
+            dynamodb: dynamodb as unknown as Harness["ddb"],
+            sns: sns as unknown as Harness["sns"],
+        })(event);
         assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: fourth.dynamodb.SequenceNumber }] });
         const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.deepEqual(
@@ -148,35 +193,65 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + SNS test
         assert.deepEqual(await h.publisher()(from(event, fourth.dynamodb.SequenceNumber)), { batchItemFailures: [] });
         assert.ok((await h.records()).every((r) => r.status === "completed"));
         const ids = h.published().map((p) => p.id);
-        assert.deepEqual([...ids].sort(), [...event.Records.map(idOf), idOf(sixteenth)].sort(), "every record once, and the sixteenth (its completion failed) twice");
+        assert.deepEqual(
+            [...ids].sort(),
+            [...event.Records.map(idOf), idOf(sixteenth)].sort(),
+            "every record once, and the sixteenth (its completion failed) twice",
+        );
     });
 
     it("on a FIFO topic, calls of different message groups are in flight together, one group's calls never are, and each group arrives in shard order", async function () {
         h = await createHarness({ fifo: true });
         // Calls in shard order: [A×10] [A×10] [B0..B9] [B10..B19]: the second waits for the first, the others overlap.
-        await writeKeyless(h, [...Array.from({ length: 20 }, () => "A"), ...Array.from({ length: 20 }, (_, i) => `B${i}`)]);
+        await writeKeyless(h, [
+            ...Array.from({ length: 20 }, () => "A"),
+            ...Array.from({ length: 20 }, (_, i) => `B${i}`),
+        ]);
         const event = await h.streamEvent();
         const sns = watchPublishes(h.sns);
-        assert.deepEqual(await h.publisher({ sns: sns as unknown as Harness["sns"] })(event), { batchItemFailures: [] });
+        assert.deepEqual(await h.publisher({ sns: sns as unknown as Harness["sns"] })(event), {
+            batchItemFailures: [],
+        });
         assert.equal(sns.maxInFlightPerGroup.get("A"), 1, "group A's two calls one after the other");
         assert.ok(sns.maxInFlight >= 2, `calls of different groups overlap (at most ${sns.maxInFlight} in flight)`);
         const order = new Map(event.Records.map((r, i) => [idOf(r), i]));
-        const groupA = h.published().filter((p) => p.groupId === "A").map((p) => order.get(p.id)!);
-        assert.deepEqual(groupA, [...groupA].sort((a, b) => a - b));
+        const groupA = h
+            .published()
+            .filter((p) => p.groupId === "A")
+            .map((p) => order.get(p.id)!);
+        assert.deepEqual(
+            groupA,
+            [...groupA].sort((a, b) => a - b),
+        );
         assert.equal(groupA.length, 20);
         assert.ok((await h.records()).every((r) => r.status === "completed"));
     });
 
     it("on a FIFO topic a refused entry holds its group's later calls: they are not sent, and the retry from the refusal sends the refused entry before them", async function () {
         h = await createHarness({ fifo: true });
-        await writeKeyless(h, [...Array.from({ length: 20 }, () => "A"), ...Array.from({ length: 10 }, (_, i) => `B${i}`)]);
+        await writeKeyless(h, [
+            ...Array.from({ length: 20 }, () => "A"),
+            ...Array.from({ length: 10 }, (_, i) => `B${i}`),
+        ]);
         const event = await h.streamEvent();
         const fourth = event.Records[3]!;
-        h.server.setFaults({ entries: [{ code: "InternalError", senderFault: false, times: 1, when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth) }] });
+        h.server.setFaults({
+            entries: [
+                {
+                    code: "InternalError",
+                    senderFault: false,
+                    times: 1,
+                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth),
+                },
+            ],
+        });
         const publisher = h.publisher();
-        assert.deepEqual(await publisher(event), { batchItemFailures: [{ itemIdentifier: fourth.dynamodb.SequenceNumber }] });
+        assert.deepEqual(await publisher(event), {
+            batchItemFailures: [{ itemIdentifier: fourth.dynamodb.SequenceNumber }],
+        });
         const sentInFirst = new Set(h.published().map((p) => p.id));
-        for (const r of event.Records.slice(10, 20)) assert.ok(!sentInFirst.has(idOf(r)), "group A's second call was not sent");
+        for (const r of event.Records.slice(10, 20))
+            assert.ok(!sentInFirst.has(idOf(r)), "group A's second call was not sent");
         const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.deepEqual(
             event.Records.slice(10, 20).map((r) => status.get(idOf(r))),
@@ -186,17 +261,36 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + SNS test
         assert.deepEqual(await publisher(from(event, fourth.dynamodb.SequenceNumber)), { batchItemFailures: [] });
         assert.ok((await h.records()).every((r) => r.status === "completed"));
         const order = new Map(event.Records.map((r, i) => [idOf(r), i]));
-        const groupA = h.published().filter((p) => p.groupId === "A").map((p) => order.get(p.id)!);
-        assert.deepEqual(groupA.slice(-11), [3, ...Array.from({ length: 10 }, (_, i) => 10 + i)], "the refused entry, then the held call, in order");
+        const groupA = h
+            .published()
+            .filter((p) => p.groupId === "A")
+            .map((p) => order.get(p.id)!);
+        assert.deepEqual(
+            groupA.slice(-11),
+            [3, ...Array.from({ length: 10 }, (_, i) => 10 + i)],
+            "the refused entry, then the held call, in order",
+        );
     });
 
     it("on a FIFO topic a call that was held behind its group and then not sent, because another call's entry was refused meanwhile, is the lowest failure reported", async function () {
         h = await createHarness({ fifo: true });
         // Calls in shard order: [A0..A9] [A10..A19] (waits for the first) [B0..B9] (B3 refused).
-        await writeKeyless(h, [...Array.from({ length: 20 }, () => "A"), ...Array.from({ length: 10 }, (_, i) => `B${i}`)]);
+        await writeKeyless(h, [
+            ...Array.from({ length: 20 }, () => "A"),
+            ...Array.from({ length: 10 }, (_, i) => `B${i}`),
+        ]);
         const event = await h.streamEvent();
         const [a0, a10, b3] = [event.Records[0]!, event.Records[10]!, event.Records[23]!];
-        h.server.setFaults({ entries: [{ code: "InternalError", senderFault: false, times: 1, when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(b3) }] });
+        h.server.setFaults({
+            entries: [
+                {
+                    code: "InternalError",
+                    senderFault: false,
+                    times: 1,
+                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(b3),
+                },
+            ],
+        });
         // A fake in front of the SNS server: group A's first call is held until the call with the refusal has
         // returned, an ordering of answers no emulator gives on demand.
         let refusedCallReturned: () => void = () => undefined;
@@ -206,7 +300,8 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + SNS test
         const sns = {
             send: async (command: object) => {
                 const ids = entryIds(command);
-                if (ids.includes(idOf(a0))) await Promise.race([refusal, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+                if (ids.includes(idOf(a0)))
+                    await Promise.race([refusal, new Promise((resolve) => setTimeout(resolve, 5_000))]);
                 try {
                     return await h.sns.send(command as never);
                 } finally {
@@ -215,11 +310,15 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + SNS test
             },
         };
         const publisher = h.publisher({ sns: sns as unknown as Harness["sns"] });
-        assert.deepEqual(await publisher(event), { batchItemFailures: [{ itemIdentifier: a10.dynamodb.SequenceNumber }] }, "A10 comes before B3 in the shard");
+        assert.deepEqual(
+            await publisher(event),
+            { batchItemFailures: [{ itemIdentifier: a10.dynamodb.SequenceNumber }] },
+            "A10 comes before B3 in the shard",
+        );
         const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.deepEqual(
             event.Records.map((r) => status.get(idOf(r))),
-            event.Records.map((_, i) => (i >= 10 && i < 20) || i === 23 ? "pending" : "completed"),
+            event.Records.map((_, i) => ((i >= 10 && i < 20) || i === 23 ? "pending" : "completed")),
         );
 
         assert.deepEqual(await publisher(from(event, a10.dynamodb.SequenceNumber)), { batchItemFailures: [] });
@@ -228,10 +327,21 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + SNS test
 
     it("a permanent refusal is the record's own: the other calls of the batch are still sent, the refused record stays pending for the sweeper, and nothing is retried", async function () {
         h = await createHarness({ fifo: true });
-        await writeKeyless(h, [...Array.from({ length: 20 }, () => "A"), ...Array.from({ length: 10 }, (_, i) => `B${i}`)]);
+        await writeKeyless(h, [
+            ...Array.from({ length: 20 }, () => "A"),
+            ...Array.from({ length: 10 }, (_, i) => `B${i}`),
+        ]);
         const event = await h.streamEvent();
         const fourth = event.Records[3]!;
-        h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth) }] });
+        h.server.setFaults({
+            entries: [
+                {
+                    code: "InvalidParameter",
+                    senderFault: true,
+                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth),
+                },
+            ],
+        });
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
         const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.equal(status.get(idOf(fourth)), "pending");

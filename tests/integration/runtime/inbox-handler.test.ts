@@ -9,7 +9,13 @@ import * as assert from "node:assert/strict";
 import { GetItemCommand, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { Inbox } from "../../../runtime/inbox/inbox";
-import { createInboxHandler, isFifoRecord, type InboxConsumer, type InboxHandler, type InboxMessage } from "../../../runtime/inbox/handler";
+import {
+    createInboxHandler,
+    isFifoRecord,
+    type InboxConsumer,
+    type InboxHandler,
+    type InboxMessage,
+} from "../../../runtime/inbox/handler";
 import { DELIVERY_FORMATS, type DeliveryFormat } from "../../../runtime/inbox/delivery-formats";
 import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
 import { OutboxError, isOutboxError } from "../../../runtime/errors";
@@ -33,7 +39,12 @@ interface Delivered {
 
 /** A record as SNS raw delivery leaves it: the payload as the body, the outbox attributes as message attributes. */
 function rawRecord(d: Delivered): LambdaSqsRecord {
-    const attribute = (value: string) => ({ stringValue: value, stringListValues: [], binaryListValues: [], dataType: "String" });
+    const attribute = (value: string) => ({
+        stringValue: value,
+        stringListValues: [],
+        binaryListValues: [],
+        dataType: "String",
+    });
     const messageAttributes: Record<string, ReturnType<typeof attribute>> = {};
     if (d.outboxId !== undefined) messageAttributes["outbox.id"] = attribute(d.outboxId);
     messageAttributes["outbox.type"] = attribute(d.type ?? "OrderCreated");
@@ -47,7 +58,13 @@ function rawRecord(d: Delivered): LambdaSqsRecord {
             SentTimestamp: "1767225600000",
             SenderId: "AIDAEXAMPLE",
             ApproximateFirstReceiveTimestamp: "1767225600000",
-            ...(d.groupId !== undefined ? { MessageGroupId: d.groupId, MessageDeduplicationId: d.outboxId ?? d.messageId, SequenceNumber: String(d.n) } : {}),
+            ...(d.groupId !== undefined
+                ? {
+                      MessageGroupId: d.groupId,
+                      MessageDeduplicationId: d.outboxId ?? d.messageId,
+                      SequenceNumber: String(d.n),
+                  }
+                : {}),
         },
         messageAttributes,
         md5OfBody: "",
@@ -59,7 +76,9 @@ function rawRecord(d: Delivered): LambdaSqsRecord {
 
 /** A record as SNS delivers without raw delivery: its Notification JSON as the body. */
 function envelopeRecord(d: Delivered, tweak: (n: Record<string, unknown>) => void = () => undefined): LambdaSqsRecord {
-    const attributes: Record<string, { Type: string; Value: string }> = { "outbox.type": { Type: "String", Value: d.type ?? "OrderCreated" } };
+    const attributes: Record<string, { Type: string; Value: string }> = {
+        "outbox.type": { Type: "String", Value: d.type ?? "OrderCreated" },
+    };
     if (d.outboxId !== undefined) attributes["outbox.id"] = { Type: "String", Value: d.outboxId };
     for (const [k, v] of Object.entries(d.headers ?? {})) attributes[k] = { Type: "String", Value: v };
     attributes["bin"] = { Type: "Binary", Value: Buffer.from("x").toString("base64") };
@@ -82,7 +101,10 @@ function envelopeRecord(d: Delivered, tweak: (n: Record<string, unknown>) => voi
 /** A logger that keeps every entry. */
 function memoryLogger(): Logger & { entries: { level: string; message: string; attributes: LogAttributes }[] } {
     const entries: { level: string; message: string; attributes: LogAttributes }[] = [];
-    const at = (level: string) => (message: string, attributes: LogAttributes = {}) => void entries.push({ level, message, attributes });
+    const at =
+        (level: string) =>
+        (message: string, attributes: LogAttributes = {}) =>
+            void entries.push({ level, message, attributes });
     return { entries, debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error") };
 }
 
@@ -103,18 +125,32 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
                     TableName: table,
                     Key: { PK: { S: row }, SK: { S: "APPLIED" } },
                     UpdateExpression: "SET applied = list_append(if_not_exists(applied, :empty), :n)",
-                    ExpressionAttributeValues: { ":empty": { L: [] }, ":n": { L: [{ N: String((message.payload as { n: number }).n) }] } },
+                    ExpressionAttributeValues: {
+                        ":empty": { L: [] },
+                        ":n": { L: [{ N: String((message.payload as { n: number }).n) }] },
+                    },
                 },
             },
         ];
     }
 
     async function applied(row: string): Promise<number[]> {
-        const out = await ddb.send(new GetItemCommand({ TableName: table, Key: { PK: { S: row }, SK: { S: "APPLIED" } }, ConsistentRead: true }));
+        const out = await ddb.send(
+            new GetItemCommand({
+                TableName: table,
+                Key: { PK: { S: row }, SK: { S: "APPLIED" } },
+                ConsistentRead: true,
+            }),
+        );
         return (out.Item?.applied?.L ?? []).map((v) => Number(v.N));
     }
 
-    function handlerFor(consumer: string, consume: InboxConsumer, logger = memoryLogger(), formats?: readonly DeliveryFormat[]): { handler: InboxHandler; logger: ReturnType<typeof memoryLogger> } {
+    function handlerFor(
+        consumer: string,
+        consume: InboxConsumer,
+        logger = memoryLogger(),
+        formats?: readonly DeliveryFormat[],
+    ): { handler: InboxHandler; logger: ReturnType<typeof memoryLogger> } {
         const inbox = new Inbox({ client: ddb, consumer, tableName: table });
         return { handler: createInboxHandler({ inbox, consume, logger, ...(formats ? { formats } : {}) }), logger };
     }
@@ -129,7 +165,10 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
         const first = rawRecord({ messageId: "m1", outboxId: "id-raw-1", n: 1, headers: { tenant: "acme" } });
         const again = rawRecord({ messageId: "m2", outboxId: "id-raw-1", n: 1, headers: { tenant: "acme" } });
         assert.deepEqual(await handler({ Records: [first, again] }), { batchItemFailures: [] });
-        assert.deepEqual(await handler({ Records: [rawRecord({ messageId: "m1", outboxId: "id-raw-1", n: 1, receiveCount: 2 })] }), { batchItemFailures: [] });
+        assert.deepEqual(
+            await handler({ Records: [rawRecord({ messageId: "m1", outboxId: "id-raw-1", n: 1, receiveCount: 2 })] }),
+            { batchItemFailures: [] },
+        );
         assert.deepEqual(await applied(row), [1], "applied once");
 
         const m = seen[0]!;
@@ -153,12 +192,25 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
             seen.push(m);
             return appendTo(row)(m);
         });
-        const record = envelopeRecord({ messageId: "e1", outboxId: "id-env-1", n: 5, type: "OrderShipped", headers: { tenant: "globex", region: "eu" } });
-        assert.deepEqual(await handler({ Records: [record, envelopeRecord({ messageId: "e2", outboxId: "id-env-1", n: 5 })] }), { batchItemFailures: [] });
+        const record = envelopeRecord({
+            messageId: "e1",
+            outboxId: "id-env-1",
+            n: 5,
+            type: "OrderShipped",
+            headers: { tenant: "globex", region: "eu" },
+        });
+        assert.deepEqual(
+            await handler({ Records: [record, envelopeRecord({ messageId: "e2", outboxId: "id-env-1", n: 5 })] }),
+            { batchItemFailures: [] },
+        );
         assert.deepEqual(await applied(row), [5]);
         assert.equal(seen[0]!.outboxId, "id-env-1");
         assert.equal(seen[0]!.type, "OrderShipped");
-        assert.deepEqual(seen[0]!.headers, { tenant: "globex", region: "eu" }, "String attributes only: the Binary one is not a header");
+        assert.deepEqual(
+            seen[0]!.headers,
+            { tenant: "globex", region: "eu" },
+            "String attributes only: the Binary one is not a header",
+        );
         assert.deepEqual(seen[0]!.payload, { n: 5, note: "é <&>" });
         assert.equal(seen[0]!.format, "sns-envelope");
     });
@@ -169,21 +221,52 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
         const noId = rawRecord({ messageId: "no-id", n: 1, receiveCount: 3 });
         const notJson = { ...rawRecord({ messageId: "not-json", outboxId: "id-p-2", n: 2 }), body: "<order/>" };
         const envelopeNoId = envelopeRecord({ messageId: "env-no-id", n: 3 });
-        const envelopeNoMessage = envelopeRecord({ messageId: "env-no-message", outboxId: "id-p-4", n: 4 }, (n) => delete n.Message);
-        const binaryId = { ...rawRecord({ messageId: "binary-id", n: 5 }), messageAttributes: { "outbox.id": { binaryValue: "AAE=", dataType: "Binary" } } };
+        const envelopeNoMessage = envelopeRecord(
+            { messageId: "env-no-message", outboxId: "id-p-4", n: 4 },
+            (n) => delete n.Message,
+        );
+        const binaryId = {
+            ...rawRecord({ messageId: "binary-id", n: 5 }),
+            messageAttributes: { "outbox.id": { binaryValue: "AAE=", dataType: "Binary" } },
+        };
         const good = rawRecord({ messageId: "good", outboxId: "id-p-6", n: 6 });
         const response = await handler({ Records: [noId, notJson, envelopeNoId, envelopeNoMessage, binaryId, good] });
-        assert.deepEqual(response.batchItemFailures.map((f) => f.itemIdentifier), ["no-id", "not-json", "env-no-id", "env-no-message", "binary-id"]);
+        assert.deepEqual(
+            response.batchItemFailures.map((f) => f.itemIdentifier),
+            ["no-id", "not-json", "env-no-id", "env-no-message", "binary-id"],
+        );
         assert.deepEqual(await applied(row), [6]);
         const errors = logger.entries.filter((e) => e.level === "error");
-        assert.deepEqual(errors.map((e) => e.attributes.messageId), ["no-id", "not-json", "env-no-id", "env-no-message", "binary-id"]);
-        assert.ok(errors.every((e) => /poison message failed; SQS redelivers it until the queue's redrive policy moves it to the DLQ/.test(e.message) && e.attributes.code === "INVALID_PAYLOAD"));
+        assert.deepEqual(
+            errors.map((e) => e.attributes.messageId),
+            ["no-id", "not-json", "env-no-id", "env-no-message", "binary-id"],
+        );
+        assert.ok(
+            errors.every(
+                (e) =>
+                    /poison message failed; SQS redelivers it until the queue's redrive policy moves it to the DLQ/.test(
+                        e.message,
+                    ) && e.attributes.code === "INVALID_PAYLOAD",
+            ),
+        );
         assert.equal(errors[0]!.attributes.receiveCount, "3");
-        assert.match(String(errors[0]!.attributes.error), /SQS message no-id has no outbox\.id: neither a message attribute \(SNS raw delivery\) nor an SNS notification carrying it \(tried message-attributes, sns-envelope\)/);
-        assert.match(String(errors[1]!.attributes.error), /SQS message not-json \(outbox id "id-p-2", message-attributes\): the body \(8 characters\) is not JSON/);
-        assert.match(String(errors[2]!.attributes.error), /SQS message env-no-id \(sns-envelope\): the SNS notification carries no outbox\.id message attribute/);
+        assert.match(
+            String(errors[0]!.attributes.error),
+            /SQS message no-id has no outbox\.id: neither a message attribute \(SNS raw delivery\) nor an SNS notification carrying it \(tried message-attributes, sns-envelope\)/,
+        );
+        assert.match(
+            String(errors[1]!.attributes.error),
+            /SQS message not-json \(outbox id "id-p-2", message-attributes\): the body \(8 characters\) is not JSON/,
+        );
+        assert.match(
+            String(errors[2]!.attributes.error),
+            /SQS message env-no-id \(sns-envelope\): the SNS notification carries no outbox\.id message attribute/,
+        );
         assert.match(String(errors[3]!.attributes.error), /the SNS notification has no Message string/);
-        assert.match(String(errors[4]!.attributes.error), /its outbox\.id attribute has no string value \(dataType Binary\)/);
+        assert.match(
+            String(errors[4]!.attributes.error),
+            /its outbox\.id attribute has no string value \(dataType Binary\)/,
+        );
         assert.ok(!JSON.stringify(logger.entries).includes("<order/>"), "no payload in the logs");
     });
 
@@ -196,10 +279,19 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
             return appendTo(row)(m);
         });
         const records = [1, 2, 3, 4].map((n) => rawRecord({ messageId: `t${n}`, outboxId: `id-t-${n}`, n }));
-        assert.deepEqual((await handler({ Records: records })).batchItemFailures, [{ itemIdentifier: "t2" }, { itemIdentifier: "t3" }]);
+        assert.deepEqual((await handler({ Records: records })).batchItemFailures, [
+            { itemIdentifier: "t2" },
+            { itemIdentifier: "t3" },
+        ]);
         assert.deepEqual(await applied(row), [1, 4], "a standard queue keeps no order: the others go on");
         const failures = logger.entries.filter((e) => e.message === "inbox: message failed; SQS redelivers it");
-        assert.deepEqual(failures.map((e) => [e.level, e.attributes.outboxId, e.attributes.code]), [["error", "id-t-2", "Error"], ["warn", "id-t-3", "THROTTLED"]]);
+        assert.deepEqual(
+            failures.map((e) => [e.level, e.attributes.outboxId, e.attributes.code]),
+            [
+                ["error", "id-t-2", "Error"],
+                ["warn", "id-t-3", "THROTTLED"],
+            ],
+        );
     });
 
     it("a failed consumer write leaves no marker: the redelivery applies it", async () => {
@@ -208,14 +300,33 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
         const { handler } = handlerFor("retry-1", (m) => [
             ...appendTo(row)(m),
             // The consumer's own condition: the first attempt finds no customer row.
-            { ConditionCheck: { TableName: table, Key: { PK: { S: "CUSTOMER#R1" }, SK: { S: "META" } }, ConditionExpression: failOnce ? "attribute_exists(PK)" : "attribute_not_exists(PK)" } },
+            {
+                ConditionCheck: {
+                    TableName: table,
+                    Key: { PK: { S: "CUSTOMER#R1" }, SK: { S: "META" } },
+                    ConditionExpression: failOnce ? "attribute_exists(PK)" : "attribute_not_exists(PK)",
+                },
+            },
         ]);
         const record = rawRecord({ messageId: "r1", outboxId: "id-r-1", n: 1 });
         assert.deepEqual((await handler({ Records: [record] })).batchItemFailures, [{ itemIdentifier: "r1" }]);
-        const marker = await ddb.send(new GetItemCommand({ TableName: table, Key: { PK: { S: "INBOX#retry-1" }, SK: { S: "id-r-1" } }, ConsistentRead: true }));
+        const marker = await ddb.send(
+            new GetItemCommand({
+                TableName: table,
+                Key: { PK: { S: "INBOX#retry-1" }, SK: { S: "id-r-1" } },
+                ConsistentRead: true,
+            }),
+        );
         assert.equal(marker.Item, undefined, "no marker");
         failOnce = false;
-        assert.deepEqual((await handler({ Records: [{ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: "2" } }] })).batchItemFailures, []);
+        assert.deepEqual(
+            (
+                await handler({
+                    Records: [{ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: "2" } }],
+                })
+            ).batchItemFailures,
+            [],
+        );
         assert.deepEqual(await applied(row), [1]);
     });
 
@@ -228,17 +339,27 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
                 if (m.messageId === "a2" && failing) throw new Error("a2's effect cannot be applied yet");
                 return appendTo(`FIFO1#${m.groupId}`)(m);
             });
-            const a = [1, 2, 3, 4].map((n) => rawRecord({ messageId: `a${n}`, outboxId: `id-a-${n}`, n, groupId: "A" }));
+            const a = [1, 2, 3, 4].map((n) =>
+                rawRecord({ messageId: `a${n}`, outboxId: `id-a-${n}`, n, groupId: "A" }),
+            );
             const b = [1, 2, 3].map((n) => rawRecord({ messageId: `b${n}`, outboxId: `id-b-${n}`, n, groupId: "B" }));
             // As SQS hands out a FIFO batch: each group's messages in order, groups interleaved.
             const batch = [a[0]!, b[0]!, a[1]!, b[1]!, a[2]!, a[3]!, b[2]!];
             const first = await handler({ Records: batch });
-            assert.deepEqual(first.batchItemFailures.map((f) => f.itemIdentifier), ["a2", "a3", "a4"]);
+            assert.deepEqual(
+                first.batchItemFailures.map((f) => f.itemIdentifier),
+                ["a2", "a3", "a4"],
+            );
             assert.deepEqual(handled, ["a1", "b1", "a2", "b2", "b3"], "a3 and a4 were not handed to the consumer");
             assert.deepEqual(await applied("FIFO1#A"), [1]);
             assert.deepEqual(await applied("FIFO1#B"), [1, 2, 3], "the other group went on");
-            const skipped = logger.entries.filter((e) => /later messages of a FIFO group failed without being handled/.test(e.message));
-            assert.deepEqual(skipped.map((e) => [e.level, e.attributes.groupId, e.attributes.skipped]), [["warn", "A", 2]]);
+            const skipped = logger.entries.filter((e) =>
+                /later messages of a FIFO group failed without being handled/.test(e.message),
+            );
+            assert.deepEqual(
+                skipped.map((e) => [e.level, e.attributes.groupId, e.attributes.skipped]),
+                [["warn", "A", 2]],
+            );
 
             // The failed messages come back, in order, after the failing one.
             failing = false;
@@ -248,15 +369,30 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
         });
 
         it("is recognized by the queue ARN's .fifo suffix or by a MessageGroupId", () => {
-            assert.equal(isFifoRecord(rawRecord({ messageId: "x", n: 1, groupId: "g", queueArn: STANDARD_QUEUE })), true, "a MessageGroupId");
-            assert.equal(isFifoRecord({ ...rawRecord({ messageId: "x", n: 1 }), eventSourceARN: FIFO_QUEUE }), true, "the ARN");
+            assert.equal(
+                isFifoRecord(rawRecord({ messageId: "x", n: 1, groupId: "g", queueArn: STANDARD_QUEUE })),
+                true,
+                "a MessageGroupId",
+            );
+            assert.equal(
+                isFifoRecord({ ...rawRecord({ messageId: "x", n: 1 }), eventSourceARN: FIFO_QUEUE }),
+                true,
+                "the ARN",
+            );
             assert.equal(isFifoRecord(rawRecord({ messageId: "x", n: 1 })), false);
         });
 
         it("a poison message fails its group's later messages too (they wait for the redrive policy to move it)", async () => {
             const { handler } = handlerFor("fifo-2", appendTo("FIFO2"));
-            const records = [rawRecord({ messageId: "c1", outboxId: "id-c-1", n: 1, groupId: "C" }), { ...rawRecord({ messageId: "c2", n: 2, groupId: "C" }) }, rawRecord({ messageId: "c3", outboxId: "id-c-3", n: 3, groupId: "C" })];
-            assert.deepEqual((await handler({ Records: records })).batchItemFailures.map((f) => f.itemIdentifier), ["c2", "c3"]);
+            const records = [
+                rawRecord({ messageId: "c1", outboxId: "id-c-1", n: 1, groupId: "C" }),
+                { ...rawRecord({ messageId: "c2", n: 2, groupId: "C" }) },
+                rawRecord({ messageId: "c3", outboxId: "id-c-3", n: 3, groupId: "C" }),
+            ];
+            assert.deepEqual(
+                (await handler({ Records: records })).batchItemFailures.map((f) => f.itemIdentifier),
+                ["c2", "c3"],
+            );
             assert.deepEqual(await applied("FIFO2"), [1]);
         });
     });
@@ -265,19 +401,47 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
         const eventBridge: DeliveryFormat = {
             name: "eventbridge-test",
             parse(record) {
-                const body = JSON.parse(record.body) as { "detail-type"?: string; detail?: { outboxId: string; payload: unknown } };
+                const body = JSON.parse(record.body) as {
+                    "detail-type"?: string;
+                    detail?: { outboxId: string; payload: unknown };
+                };
                 if (body["detail-type"] === undefined || body.detail === undefined) return undefined;
-                return { outboxId: body.detail.outboxId, type: body["detail-type"], headers: {}, body: JSON.stringify(body.detail.payload) };
+                return {
+                    outboxId: body.detail.outboxId,
+                    type: body["detail-type"],
+                    headers: {},
+                    body: JSON.stringify(body.detail.payload),
+                };
             },
         };
         const seen: InboxMessage[] = [];
-        const { handler } = handlerFor("eb-1", (m) => void seen.push(m), memoryLogger(), [...DELIVERY_FORMATS, eventBridge]);
-        const body = JSON.stringify({ version: "0", id: "ev-1", "detail-type": "OrderCreated", source: "orders", detail: { outboxId: "id-eb-1", payload: { n: 9 } } });
+        const { handler } = handlerFor("eb-1", (m) => void seen.push(m), memoryLogger(), [
+            ...DELIVERY_FORMATS,
+            eventBridge,
+        ]);
+        const body = JSON.stringify({
+            version: "0",
+            id: "ev-1",
+            "detail-type": "OrderCreated",
+            source: "orders",
+            detail: { outboxId: "id-eb-1", payload: { n: 9 } },
+        });
         const record = { ...rawRecord({ messageId: "eb1", n: 9 }), messageAttributes: {}, body };
-        assert.deepEqual(await handler({ Records: [record, { ...record, messageId: "eb2" }] }), { batchItemFailures: [] });
+        assert.deepEqual(await handler({ Records: [record, { ...record, messageId: "eb2" }] }), {
+            batchItemFailures: [],
+        });
         assert.equal(seen.length, 2, "the consumer runs for the duplicate too; its writes are dropped");
-        assert.deepEqual([seen[0]!.outboxId, seen[0]!.type, seen[0]!.format, seen[0]!.payload], ["id-eb-1", "OrderCreated", "eventbridge-test", { n: 9 }]);
-        const marker = await ddb.send(new GetItemCommand({ TableName: table, Key: { PK: { S: "INBOX#eb-1" }, SK: { S: "id-eb-1" } }, ConsistentRead: true }));
+        assert.deepEqual(
+            [seen[0]!.outboxId, seen[0]!.type, seen[0]!.format, seen[0]!.payload],
+            ["id-eb-1", "OrderCreated", "eventbridge-test", { n: 9 }],
+        );
+        const marker = await ddb.send(
+            new GetItemCommand({
+                TableName: table,
+                Key: { PK: { S: "INBOX#eb-1" }, SK: { S: "id-eb-1" } },
+                ConsistentRead: true,
+            }),
+        );
         assert.ok(marker.Item, "returning nothing records the message as seen");
     });
 
@@ -306,11 +470,41 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
 
     describe("refuses bad options (INVALID_CONFIG)", () => {
         const cases: [string, () => unknown, RegExp][] = [
-            ["no inbox", () => createInboxHandler({ consume: () => undefined } as never), /createInboxHandler: inbox must be an Inbox/],
-            ["no consume", () => createInboxHandler({ inbox: new Inbox({ client: ddb, consumer: "x", tableName: table }) } as never), /consume must be a function \(message\) => writes, got undefined/],
-            ["empty formats", () => createInboxHandler({ inbox: new Inbox({ client: ddb, consumer: "x", tableName: table }), consume: () => undefined, formats: [] }), /formats must be a non-empty array of DeliveryFormat/],
-            ["a format without parse", () => createInboxHandler({ inbox: new Inbox({ client: ddb, consumer: "x", tableName: table }), consume: () => undefined, formats: [{ name: "x" } as DeliveryFormat] }), /formats must be a non-empty array/],
+            [
+                "no inbox",
+                () => createInboxHandler({ consume: () => undefined } as never),
+                /createInboxHandler: inbox must be an Inbox/,
+            ],
+            [
+                "no consume",
+                () =>
+                    createInboxHandler({ inbox: new Inbox({ client: ddb, consumer: "x", tableName: table }) } as never),
+                /consume must be a function \(message\) => writes, got undefined/,
+            ],
+            [
+                "empty formats",
+                () =>
+                    createInboxHandler({
+                        inbox: new Inbox({ client: ddb, consumer: "x", tableName: table }),
+                        consume: () => undefined,
+                        formats: [],
+                    }),
+                /formats must be a non-empty array of DeliveryFormat/,
+            ],
+            [
+                "a format without parse",
+                () =>
+                    createInboxHandler({
+                        inbox: new Inbox({ client: ddb, consumer: "x", tableName: table }),
+                        consume: () => undefined,
+                        formats: [{ name: "x" } as DeliveryFormat],
+                    }),
+                /formats must be a non-empty array/,
+            ],
         ];
-        for (const [name, run, message] of cases) it(name, () => assert.throws(run, (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && message.test(err.message)));
+        for (const [name, run, message] of cases)
+            it(name, () =>
+                assert.throws(run, (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && message.test(err.message)),
+            );
     });
 });

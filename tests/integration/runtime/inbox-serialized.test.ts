@@ -24,7 +24,11 @@ describe("the inbox handler serialized by value, as CallbackFunction ships it", 
         const region = LOCAL_REGION;
         const credentials = { ...LOCAL_CREDENTIALS };
         const factory = () => {
-            const inbox = new Inbox({ client: new DynamoDBClient({ endpoint, region, credentials }), consumer: "serialized", tableName: table });
+            const inbox = new Inbox({
+                client: new DynamoDBClient({ endpoint, region, credentials }),
+                consumer: "serialized",
+                tableName: table,
+            });
             return createInboxHandler({
                 inbox,
                 consume: (message) => {
@@ -36,16 +40,28 @@ describe("the inbox handler serialized by value, as CallbackFunction ships it", 
                                 TableName: table,
                                 Key: { PK: { S: `EFFECT#${message.outboxId}` }, SK: { S: "META" } },
                                 UpdateExpression: "ADD applied :one SET traceparent = :tp",
-                                ExpressionAttributeValues: { ":one": { N: "1" }, ":tp": { S: message.traceparent ?? "none" } },
+                                ExpressionAttributeValues: {
+                                    ":one": { N: "1" },
+                                    ":tp": { S: message.traceparent ?? "none" },
+                                },
                             },
                         },
                     ];
                 },
-                logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+                logger: {
+                    debug: () => undefined,
+                    info: () => undefined,
+                    warn: () => undefined,
+                    error: () => undefined,
+                },
             });
         };
         const serialized = await pulumi.runtime.serializeFunction(factory, { isFactoryFunction: true });
-        assert.match(serialized.text, /partitionPrefix: "INBOX#"/, "the inbox's code travels by value, not as a require of this repository");
+        assert.match(
+            serialized.text,
+            /partitionPrefix: "INBOX#"/,
+            "the inbox's code travels by value, not as a require of this repository",
+        );
         const handler = loadSerialized<InboxHandler>(serialized.text);
         assert.equal(typeof handler, "function");
 
@@ -54,14 +70,38 @@ describe("the inbox handler serialized by value, as CallbackFunction ships it", 
             messageId,
             body: JSON.stringify(payload),
             attributes: { ApproximateReceiveCount: "1", ...(groupId !== undefined ? { MessageGroupId: groupId } : {}) },
-            messageAttributes: { "outbox.id": { stringValue: outboxId, dataType: "String" }, traceparent: { stringValue: traceparent, dataType: "String" } },
+            messageAttributes: {
+                "outbox.id": { stringValue: outboxId, dataType: "String" },
+                traceparent: { stringValue: traceparent, dataType: "String" },
+            },
             eventSourceARN: `arn:aws:sqs:eu-west-1:111111111111:serialized${groupId !== undefined ? ".fifo" : ""}`,
         });
-        assert.deepEqual(await handler({ Records: [record("m1", "s-1", {}), record("m2", "s-1", {})] }), { batchItemFailures: [] });
-        const effect = await ddb.send(new GetItemCommand({ TableName: table, Key: { PK: { S: "EFFECT#s-1" }, SK: { S: "META" } }, ConsistentRead: true }));
+        assert.deepEqual(await handler({ Records: [record("m1", "s-1", {}), record("m2", "s-1", {})] }), {
+            batchItemFailures: [],
+        });
+        const effect = await ddb.send(
+            new GetItemCommand({
+                TableName: table,
+                Key: { PK: { S: "EFFECT#s-1" }, SK: { S: "META" } },
+                ConsistentRead: true,
+            }),
+        );
         assert.equal(effect.Item?.applied?.N, "1");
-        assert.equal(effect.Item?.traceparent?.S, traceparent, "the serialized delivery format read the trace context (runtime/trace-context.ts travels by value too)");
-        const fifo = await handler({ Records: [record("f1", "s-f1", { fail: true }, "g"), record("f2", "s-f2", {}, "g"), record("h1", "s-h1", {}, "h")] });
-        assert.deepEqual(fifo.batchItemFailures.map((f) => f.itemIdentifier), ["f1", "f2"]);
+        assert.equal(
+            effect.Item?.traceparent?.S,
+            traceparent,
+            "the serialized delivery format read the trace context (runtime/trace-context.ts travels by value too)",
+        );
+        const fifo = await handler({
+            Records: [
+                record("f1", "s-f1", { fail: true }, "g"),
+                record("f2", "s-f2", {}, "g"),
+                record("h1", "s-h1", {}, "h"),
+            ],
+        });
+        assert.deepEqual(
+            fifo.batchItemFailures.map((f) => f.itemIdentifier),
+            ["f1", "f2"],
+        );
     });
 });

@@ -33,10 +33,20 @@ function recordingSns(h: Harness, onCall?: (call: number) => Promise<void> | voi
     };
 }
 
-async function writeKeyed(h: Harness, placement: Placement, partition: string, orderingKey: string, n: number): Promise<string[]> {
+async function writeKeyed(
+    h: Harness,
+    placement: Placement,
+    partition: string,
+    orderingKey: string,
+    n: number,
+): Promise<string[]> {
     const ids: string[] = [];
     for (let i = 0; i < n; i += 1) {
-        const [id] = (await h.writer.write({ messages: [{ partition, type: "T", payload: `${partition}/${orderingKey}/${i}`, orderingKey }] })).messageIds;
+        const [id] = (
+            await h.writer.write({
+                messages: [{ partition, type: "T", payload: `${partition}/${orderingKey}/${i}`, orderingKey }],
+            })
+        ).messageIds;
         placement.set(id!, { partition, orderingKey });
         ids.push(id!);
     }
@@ -60,9 +70,15 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
         const sns = recordingSns(h);
         assert.deepEqual(await h.publisher({ sns: sns.client })(await h.streamEvent()), { batchItemFailures: [] });
         assert.equal(sns.calls.length, 3, "three rounds of three heads, not nine calls of one");
-        for (const call of sns.calls) assert.equal(partitionsOf(placement, call).size, 2, "each call carries the heads of both partitions");
+        for (const call of sns.calls)
+            assert.equal(partitionsOf(placement, call).size, 2, "each call carries the heads of both partitions");
         const published = h.published().map((p) => p.id);
-        for (const key of [a, b, c]) assert.deepEqual(published.filter((id) => key.includes(id)), key, "each key in order");
+        for (const key of [a, b, c])
+            assert.deepEqual(
+                published.filter((id) => key.includes(id)),
+                key,
+                "each key in order",
+            );
     });
 
     it("never puts two records of one key in one call, nor two of one ordering-key string from two partitions (on a FIFO topic, one MessageGroupId)", async function () {
@@ -78,10 +94,21 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
             const keys = call.map((id) => placement.get(id)!.orderingKey);
             assert.equal(new Set(keys).size, keys.length, `no key string twice in a call: ${keys.join(",")}`);
         }
-        assert.ok(sns.calls.some((call) => partitionsOf(placement, call).size === 2), "heads of the two partitions share calls");
+        assert.ok(
+            sns.calls.some((call) => partitionsOf(placement, call).size === 2),
+            "heads of the two partitions share calls",
+        );
         const published = h.published();
-        for (const key of [p1k, p1j, p2k, p2m]) assert.deepEqual(published.map((p) => p.id).filter((id) => key.includes(id)), key, "each key in order");
-        assert.ok(published.every((p) => p.groupId === placement.get(p.id)!.orderingKey), "MessageGroupId is the ordering key");
+        for (const key of [p1k, p1j, p2k, p2m])
+            assert.deepEqual(
+                published.map((p) => p.id).filter((id) => key.includes(id)),
+                key,
+                "each key in order",
+            );
+        assert.ok(
+            published.every((p) => p.groupId === placement.get(p.id)!.orderingKey),
+            "MessageGroupId is the ordering key",
+        );
     });
 
     it("a head SNS refuses in a merged call holds only its key: the other heads of that call are completed and their keys go on", async function () {
@@ -89,13 +116,36 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
         const placement: Placement = new Map();
         const [a1, a2] = await writeKeyed(h, placement, "A", "a", 2);
         const b = await writeKeyed(h, placement, "B", "b", 2);
-        h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === a1 }] });
+        h.server.setFaults({
+            entries: [
+                {
+                    code: "InvalidParameter",
+                    senderFault: true,
+                    when: (e) => e.attributes["outbox.id"]?.stringValue === a1,
+                },
+            ],
+        });
         const sns = recordingSns(h);
-        assert.deepEqual(await h.publisher({ sns: sns.client, maxPublishAttempts: 3 })(await h.streamEvent()), { batchItemFailures: [] }, "the shard goes on");
-        assert.deepEqual(sns.calls[0]!.slice().sort(), [a1!, b[0]!].sort(), "the refused head shared its call with key b's head");
-        assert.deepEqual(h.published().map((p) => p.id), b, "key b delivered in order past key a's refused head");
+        assert.deepEqual(
+            await h.publisher({ sns: sns.client, maxPublishAttempts: 3 })(await h.streamEvent()),
+            { batchItemFailures: [] },
+            "the shard goes on",
+        );
+        assert.deepEqual(
+            sns.calls[0]!.slice().sort(),
+            [a1!, b[0]!].sort(),
+            "the refused head shared its call with key b's head",
+        );
+        assert.deepEqual(
+            h.published().map((p) => p.id),
+            b,
+            "key b delivered in order past key a's refused head",
+        );
         const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-        assert.deepEqual([a1, a2, ...b].map((id) => states.get(id!)), ["pending", "pending", "completed", "completed"]);
+        assert.deepEqual(
+            [a1, a2, ...b].map((id) => states.get(id!)),
+            ["pending", "pending", "completed", "completed"],
+        );
     });
 
     it("under a stale token (another claimer took partition A over mid-delivery) the stale publisher completes nothing of A, and B goes on", async function () {
@@ -108,12 +158,27 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
         const sns = recordingSns(h, async (call) => {
             if (call === 1) assert.equal((await other.claim("A", { owner: "takeover", version: 2n }, 100)).length, 3);
         });
-        assert.deepEqual(await h.publisher({ sns: sns.client })(await h.streamEvent()), { batchItemFailures: [] }, "A is the other claimer's now: nothing to retry");
+        assert.deepEqual(
+            await h.publisher({ sns: sns.client })(await h.streamEvent()),
+            { batchItemFailures: [] },
+            "A is the other claimer's now: nothing to retry",
+        );
         assert.equal(partitionsOf(placement, sns.calls[0]!).size, 2, "the partitions were delivered together");
         const records = new Map((await h.records()).map((r) => [r.recordId, r]));
-        for (const id of a) assert.deepEqual([records.get(id)!.status, records.get(id)!.claimedBy], ["claimed", "takeover"], "nothing of A completed by the stale claimer");
+        for (const id of a)
+            assert.deepEqual(
+                [records.get(id)!.status, records.get(id)!.claimedBy],
+                ["claimed", "takeover"],
+                "nothing of A completed by the stale claimer",
+            );
         for (const id of b) assert.equal(records.get(id)!.status, "completed");
-        assert.deepEqual(h.published().map((p) => p.id).filter((id) => b.includes(id)), b);
+        assert.deepEqual(
+            h
+                .published()
+                .map((p) => p.id)
+                .filter((id) => b.includes(id)),
+            b,
+        );
     });
 
     it("reports the lowest SequenceNumber not delivered, whatever order concurrent partitions ended in; what SNS took after it is completed", async function () {
@@ -122,14 +187,24 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
         const [a1] = await writeKeyed(h, placement, "A", "a", 1);
         const [b1] = await writeKeyed(h, placement, "B", "b", 1);
         const [c1] = await writeKeyed(h, placement, "C", "c", 1);
-        h.server.setFaults({ entries: [{ code: "InternalError", when: (e) => e.attributes["outbox.id"]?.stringValue === b1 }] });
+        h.server.setFaults({
+            entries: [{ code: "InternalError", when: (e) => e.attributes["outbox.id"]?.stringValue === b1 }],
+        });
         const event = await h.streamEvent();
         const sns = recordingSns(h);
         const response = await h.publisher({ sns: sns.client })(event);
         assert.deepEqual(sns.calls, [[a1, b1, c1]], "one call carried the three heads");
-        assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: event.Records[1]!.dynamodb.SequenceNumber }] }, "b1, the lowest failure");
+        assert.deepEqual(
+            response,
+            { batchItemFailures: [{ itemIdentifier: event.Records[1]!.dynamodb.SequenceNumber }] },
+            "b1, the lowest failure",
+        );
         const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-        assert.deepEqual([a1, b1, c1].map((id) => states.get(id!)), ["completed", "pending", "completed"], "c1, accepted after b1's refusal, is completed so the retry skips it");
+        assert.deepEqual(
+            [a1, b1, c1].map((id) => states.get(id!)),
+            ["completed", "pending", "completed"],
+            "c1, accepted after b1's refusal, is completed so the retry skips it",
+        );
     });
 
     it("starts no round once the invocation is short of time: the first doorbell not delivered is reported, and the retry goes on in order", async function () {
@@ -140,17 +215,37 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
         const event = await h.streamEvent();
         const sns = recordingSns(h);
         // Time for one round: the invocation runs short once a call was sent.
-        const context = { awsRequestId: "short", getRemainingTimeInMillis: () => (sns.calls.length > 0 ? 1_000 : 60_000) };
+        const context = {
+            awsRequestId: "short",
+            getRemainingTimeInMillis: () => (sns.calls.length > 0 ? 1_000 : 60_000),
+        };
         const response = await h.publisher({ sns: sns.client, reserveMs: 5_000 })(event, context);
         assert.equal(sns.calls.length, 1, "one round, then no more");
-        assert.deepEqual(h.published().map((p) => p.id).sort(), [a[0]!, b[0]!].sort());
+        assert.deepEqual(
+            h
+                .published()
+                .map((p) => p.id)
+                .sort(),
+            [a[0]!, b[0]!].sort(),
+        );
         const firstUndelivered = event.Records.find((r) => ![a[0], b[0]].includes(idOfRecord(r)))!;
-        assert.deepEqual(response, { batchItemFailures: [{ itemIdentifier: firstUndelivered.dynamodb.SequenceNumber }] });
+        assert.deepEqual(response, {
+            batchItemFailures: [{ itemIdentifier: firstUndelivered.dynamodb.SequenceNumber }],
+        });
         const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-        assert.deepEqual([...a, ...b].map((id) => states.get(id)), ["completed", "pending", "pending", "completed", "pending", "pending"], "the rest released, not held");
+        assert.deepEqual(
+            [...a, ...b].map((id) => states.get(id)),
+            ["completed", "pending", "pending", "completed", "pending", "pending"],
+            "the rest released, not held",
+        );
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
         const published = h.published().map((p) => p.id);
-        for (const key of [a, b]) assert.deepEqual(published.filter((id) => key.includes(id)), key, "in order, each once");
+        for (const key of [a, b])
+            assert.deepEqual(
+                published.filter((id) => key.includes(id)),
+                key,
+                "in order, each once",
+            );
     });
 });
 

@@ -29,7 +29,13 @@ const T0 = Date.UTC(2026, 10, 30, 5, 0, 0);
 const clock = { now: () => T0, sleep: async () => undefined };
 const BUCKET = "orders-payloads";
 
-const large = (id: string, bytes = 300 * 1024): OutboxMessage => ({ id, partition: "ORDER#1", type: "OrderPlaced", payload: { id, blob: "é".repeat(bytes / 2) }, headers: { tenant: "acme" } });
+const large = (id: string, bytes = 300 * 1024): OutboxMessage => ({
+    id,
+    partition: "ORDER#1",
+    type: "OrderPlaced",
+    payload: { id, blob: "é".repeat(bytes / 2) },
+    headers: { tenant: "acme" },
+});
 
 describe("claim check on DynamoDB Local and fauxqs's S3", function () {
     this.timeout(60_000);
@@ -67,7 +73,12 @@ describe("claim check on DynamoDB Local and fauxqs's S3", function () {
         assert.ok((await payloadKeys(s3, BUCKET)).includes(pointer.key));
         const outbound = outboundMessage(record!);
         assert.equal(outbound.headers[CLAIM_CHECK_ATTRIBUTE], String(pointer.byteLength));
-        const resolved = await createPayloadResolver({ objects: s3, bucket: BUCKET }).resolveMessage({ outboxId: outbound.id, type: outbound.type, headers: outbound.headers, body: outbound.body });
+        const resolved = await createPayloadResolver({ objects: s3, bucket: BUCKET }).resolveMessage({
+            outboxId: outbound.id,
+            type: outbound.type,
+            headers: outbound.headers,
+            body: outbound.body,
+        });
         assert.equal(resolved.body, JSON.stringify(message.payload));
         assert.deepEqual(resolved.headers, { tenant: "acme" });
         assert.deepEqual(resolved.claimCheck, pointer);
@@ -76,7 +87,14 @@ describe("claim check on DynamoDB Local and fauxqs's S3", function () {
     it("writes a small message's record exactly as a writer without largePayloads does (GoBridge's layout), and puts nothing", async function () {
         const withOffload = await createOutboxTable(ddb, "small-a");
         const without = await createOutboxTable(ddb, "small-b");
-        const message: OutboxMessage = { id: "evt-small", partition: "ORDER#2", type: "OrderPlaced", payload: { orderId: 2, note: "<&>" }, headers: { tenant: "acme" }, orderingKey: "k" };
+        const message: OutboxMessage = {
+            id: "evt-small",
+            partition: "ORDER#2",
+            type: "OrderPlaced",
+            payload: { orderId: 2, note: "<&>" },
+            headers: { tenant: "acme" },
+            orderingKey: "k",
+        };
         const before = await payloadKeys(s3, BUCKET);
         await (await writerOn(withOffload)).write({ messages: [message] });
         await new OutboxWriter({ client: ddb, tableName: without, clock }).write({ messages: [message] });
@@ -88,14 +106,29 @@ describe("claim check on DynamoDB Local and fauxqs's S3", function () {
         const tableName = await createOutboxTable(ddb, "failed");
         const writer = await writerOn(tableName);
         const before = await payloadKeys(s3, BUCKET);
-        const failing = { ConditionCheck: { TableName: tableName, Key: { PK: { S: "ORDER#3" }, SK: { S: "META" } }, ConditionExpression: "attribute_exists(PK)" } };
-        await assert.rejects(writer.write({ items: [failing], messages: [large("evt-failed")] }), (err: unknown) => isOutboxError(err, "CONDITION_FAILED"));
+        const failing = {
+            ConditionCheck: {
+                TableName: tableName,
+                Key: { PK: { S: "ORDER#3" }, SK: { S: "META" } },
+                ConditionExpression: "attribute_exists(PK)",
+            },
+        };
+        await assert.rejects(writer.write({ items: [failing], messages: [large("evt-failed")] }), (err: unknown) =>
+            isOutboxError(err, "CONDITION_FAILED"),
+        );
         assert.deepEqual(await scanItems(ddb, tableName), [], "nothing in the table: no record, no id guard");
         const left = (await payloadKeys(s3, BUCKET)).filter((k) => !before.includes(k));
         assert.equal(left.length, 1, "one object");
-        assert.ok(left[0]!.startsWith(PAYLOAD_EXPIRY_PREFIX), `${left[0]} is under the lifecycle rule's prefix ${PAYLOAD_EXPIRY_PREFIX}`);
+        assert.ok(
+            left[0]!.startsWith(PAYLOAD_EXPIRY_PREFIX),
+            `${left[0]} is under the lifecycle rule's prefix ${PAYLOAD_EXPIRY_PREFIX}`,
+        );
         await writer.write({ messages: [large("evt-failed")] });
-        assert.deepEqual((await payloadKeys(s3, BUCKET)).filter((k) => !before.includes(k)), left, "the retry put to the same key");
+        assert.deepEqual(
+            (await payloadKeys(s3, BUCKET)).filter((k) => !before.includes(k)),
+            left,
+            "the retry put to the same key",
+        );
         const [record] = await scanRecords(ddb, tableName);
         assert.equal((parsePointer(record!.envelope.payload) as ClaimCheckPointer).key, left[0]);
     });
@@ -112,13 +145,18 @@ describe("claim check on DynamoDB Local and fauxqs's S3", function () {
         const keyOf = (id: string) => (parsePointer(records.get(id)!.body) as ClaimCheckPointer).key;
         const resolver = createPayloadResolver({ objects: s3, bucket: BUCKET });
 
-        const original = Buffer.from(await (await s3.getObject({ Bucket: BUCKET, Key: keyOf("evt-tampered") })).Body!.transformToByteArray());
+        const original = Buffer.from(
+            await (await s3.getObject({ Bucket: BUCKET, Key: keyOf("evt-tampered") })).Body!.transformToByteArray(),
+        );
         const changed = Buffer.from(original);
         changed[10] = changed[10]! ^ 1;
         await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: keyOf("evt-tampered"), Body: changed }));
         await assert.rejects(resolver.resolveMessage(delivered("evt-tampered")), (err: unknown) => {
             assert.ok(isOutboxError(err, "INVALID_PAYLOAD"), String(err));
-            assert.match(err.message, /^claim check of outbox id "evt-tampered": the payload s3:\/\/orders-payloads\/.* is \d+ bytes with SHA-256 .*, but the pointer says \d+ bytes with SHA-256 .*: the object is not the one written/);
+            assert.match(
+                err.message,
+                /^claim check of outbox id "evt-tampered": the payload s3:\/\/orders-payloads\/.* is \d+ bytes with SHA-256 .*, but the pointer says \d+ bytes with SHA-256 .*: the object is not the one written/,
+            );
             assert.equal(err.context.outboxId, "evt-tampered");
             return true;
         });
@@ -126,17 +164,30 @@ describe("claim check on DynamoDB Local and fauxqs's S3", function () {
         await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: keyOf("evt-deleted") }));
         await assert.rejects(resolver.resolveMessage(delivered("evt-deleted")), (err: unknown) => {
             assert.ok(isOutboxError(err, "NOT_FOUND"), String(err));
-            assert.match(err.message, /^claim check of outbox id "evt-deleted": the payload s3:\/\/orders-payloads\/.* is gone \(NoSuchKey\): deleted, or expired by the bucket's lifecycle rule/);
+            assert.match(
+                err.message,
+                /^claim check of outbox id "evt-deleted": the payload s3:\/\/orders-payloads\/.* is gone \(NoSuchKey\): deleted, or expired by the bucket's lifecycle rule/,
+            );
             return true;
         });
 
-        await assert.rejects(createPayloadResolver({ objects: s3, bucket: "other-payloads" }).resolveMessage(delivered("evt-elsewhere")), (err: unknown) => {
-            assert.ok(isOutboxError(err, "INVALID_PAYLOAD"), String(err));
-            assert.match(err.message, /^claim check of outbox id "evt-elsewhere": the pointer names bucket "orders-payloads", not the payload bucket "other-payloads" this consumer reads; refused/);
-            return true;
-        });
+        await assert.rejects(
+            createPayloadResolver({ objects: s3, bucket: "other-payloads" }).resolveMessage(delivered("evt-elsewhere")),
+            (err: unknown) => {
+                assert.ok(isOutboxError(err, "INVALID_PAYLOAD"), String(err));
+                assert.match(
+                    err.message,
+                    /^claim check of outbox id "evt-elsewhere": the pointer names bucket "orders-payloads", not the payload bucket "other-payloads" this consumer reads; refused/,
+                );
+                return true;
+            },
+        );
         const untouched = await resolver.resolveMessage(delivered("evt-elsewhere"));
-        assert.deepEqual(JSON.parse(untouched.body), large("evt-elsewhere").payload, "the untouched one still resolves");
+        assert.deepEqual(
+            JSON.parse(untouched.body),
+            large("evt-elsewhere").payload,
+            "the untouched one still resolves",
+        );
     });
 
     it("createInboxHandler with payloads hands consume the payload; without them a claim check fails as a misconfiguration, never as its pointer", async function () {
@@ -146,21 +197,45 @@ describe("claim check on DynamoDB Local and fauxqs's S3", function () {
         /** What SNS raw delivery puts in the subscribed queue: the body and the publisher's attributes. */
         const delivered = (r: OutboxRecord): LambdaSqsRecord => {
             const m = outboundMessage(r);
-            return toLambdaSqsRecord({ MessageId: `sqs-${r.recordId}`, ReceiptHandle: "rh", Body: m.body, MessageAttributes: messageAttributes(m), Attributes: { ApproximateReceiveCount: "1" } }, "arn:aws:sqs:us-east-1:000000000000:billing");
+            return toLambdaSqsRecord(
+                {
+                    MessageId: `sqs-${r.recordId}`,
+                    ReceiptHandle: "rh",
+                    Body: m.body,
+                    MessageAttributes: messageAttributes(m),
+                    Attributes: { ApproximateReceiveCount: "1" },
+                },
+                "arn:aws:sqs:us-east-1:000000000000:billing",
+            );
         };
         const consumerTable = await createConsumerTable(ddb, "billing");
         const seen: InboxMessage[] = [];
         const errors: string[] = [];
-        const logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: (_m: string, a?: Record<string, unknown>) => void errors.push(String(a?.error)) };
+        const logger = {
+            debug: () => undefined,
+            info: () => undefined,
+            warn: () => undefined,
+            error: (_m: string, a?: Record<string, unknown>) => void errors.push(String(a?.error)),
+        };
         const inbox = new Inbox({ client: ddb, consumer: "billing", tableName: consumerTable });
         const consume = (m: InboxMessage) => void seen.push(m);
 
         const without = createInboxHandler({ inbox, consume, logger });
-        assert.deepEqual(await without({ Records: [delivered(record!)] }), { batchItemFailures: [{ itemIdentifier: "sqs-evt-inbox" }] });
+        assert.deepEqual(await without({ Records: [delivered(record!)] }), {
+            batchItemFailures: [{ itemIdentifier: "sqs-evt-inbox" }],
+        });
         assert.equal(seen.length, 0, "consume never got the pointer");
-        assert.match(errors[0]!, /SQS message sqs-evt-inbox \(outbox id "evt-inbox"\) is a claim check \(its payload is in S3\); pass payloads: createPayloadResolver/);
+        assert.match(
+            errors[0]!,
+            /SQS message sqs-evt-inbox \(outbox id "evt-inbox"\) is a claim check \(its payload is in S3\); pass payloads: createPayloadResolver/,
+        );
 
-        const handler = createInboxHandler({ inbox, consume, logger, payloads: createPayloadResolver({ objects: s3, bucket: BUCKET }) });
+        const handler = createInboxHandler({
+            inbox,
+            consume,
+            logger,
+            payloads: createPayloadResolver({ objects: s3, bucket: BUCKET }),
+        });
         assert.deepEqual(await handler({ Records: [delivered(record!)] }), { batchItemFailures: [] });
         assert.deepEqual(seen[0]!.payload, large("evt-inbox").payload);
         assert.deepEqual(seen[0]!.headers, { tenant: "acme" });
@@ -168,8 +243,15 @@ describe("claim check on DynamoDB Local and fauxqs's S3", function () {
 
         await s3.send(new DeleteObjectCommand({ Bucket: BUCKET, Key: seen[0]!.claimCheck!.key }));
         const again = { ...delivered(record!), messageId: "sqs-again" };
-        assert.deepEqual(await handler({ Records: [again] }), { batchItemFailures: [{ itemIdentifier: "sqs-again" }] }, "a payload gone fails the message, for the queue's redrive policy");
+        assert.deepEqual(
+            await handler({ Records: [again] }),
+            { batchItemFailures: [{ itemIdentifier: "sqs-again" }] },
+            "a payload gone fails the message, for the queue's redrive policy",
+        );
         assert.match(errors.at(-1)!, /claim check of outbox id "evt-inbox": the payload .* is gone/);
-        assert.throws(() => createInboxHandler({ inbox, consume, payloads: {} as never }), /payloads must be a PayloadResolver/);
+        assert.throws(
+            () => createInboxHandler({ inbox, consume, payloads: {} as never }),
+            /payloads must be a PayloadResolver/,
+        );
     });
 });

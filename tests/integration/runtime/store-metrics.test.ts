@@ -10,11 +10,18 @@ import { createSweeper } from "../../../runtime/sweeper";
 import { brokenRow, RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 
-type EmfDoc = Record<string, unknown> & { _aws: { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] } };
+type EmfDoc = Record<string, unknown> & {
+    _aws: { CloudWatchMetrics: { Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] };
+};
 
 /** A pending OUTBOX# row of ordering key `a`, older than the records the test writes, whose envelope is not JSON. */
 async function putBrokenKeyedRow(h: Harness, partition: string): Promise<void> {
-    await h.ddb.send(new PutItemCommand({ TableName: h.tableName, Item: brokenRow(partition, h.clock.now() - 1_000, { ordering_key: { S: "a" } }) }));
+    await h.ddb.send(
+        new PutItemCommand({
+            TableName: h.tableName,
+            Item: brokenRow(partition, h.clock.now() - 1_000, { ordering_key: { S: "a" } }),
+        }),
+    );
 }
 
 /** The EMF documents among `lines` that define `name`, with the value each carries. */
@@ -29,7 +36,10 @@ function assertNoPartitionDimension(doc: EmfDoc, fn: string, tableName: string):
     assert.deepEqual(doc._aws.CloudWatchMetrics[0]!.Dimensions, [["Function", "Table"]], "no partition dimension");
     assert.equal(doc.Function, fn);
     assert.equal(doc.Table, tableName);
-    assert.ok(!("partition" in doc) && !JSON.stringify(doc).includes("ORDER#1"), "the partition is not in the metric line");
+    assert.ok(
+        !("partition" in doc) && !JSON.stringify(doc).includes("ORDER#1"),
+        "the partition is not in the metric line",
+    );
 }
 
 describe("store metrics in the handlers' EMF lines (DynamoDB Local)", function () {
@@ -57,7 +67,11 @@ describe("store metrics in the handlers' EMF lines (DynamoDB Local)", function (
         await h.writer.write({ messages: [{ partition: "ORDER#1", type: "T", payload: 2, orderingKey: "b" }] });
         const again = await h.streamEvent();
         await publish({ Records: again.Records.slice(event.Records.length) });
-        assert.equal(documentsWith(h.metricLines, STORE_METRICS.undecodable).length, 1, "the second invocation's line carries it too");
+        assert.equal(
+            documentsWith(h.metricLines, STORE_METRICS.undecodable).length,
+            1,
+            "the second invocation's line carries it too",
+        );
         const logged = logger.lines.find((l) => l.message === STORE_WARNINGS.undecodable);
         assert.equal(logged?.attributes?.partition_key, "ORDER#1", "the partition is in the log line");
         assert.ok(!JSON.stringify(logger.lines).includes("secret-payload"), "never the payload");

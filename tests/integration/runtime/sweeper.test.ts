@@ -26,28 +26,54 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
 
     it("publishes within one sweep the records whose stream events were never delivered, keyed ones in order", async function () {
         h = await createHarness();
-        const keyless = (await h.writer.write({ messages: [1, 2, 3].map((n) => ({ partition: `ORDER#${n}`, type: "T", payload: n })) })).messageIds;
+        const keyless = (
+            await h.writer.write({
+                messages: [1, 2, 3].map((n) => ({ partition: `ORDER#${n}`, type: "T", payload: n })),
+            })
+        ).messageIds;
         const keyed: string[] = [];
         for (let n = 0; n < 4; n += 1) {
-            keyed.push(...(await h.writer.write({ messages: [{ partition: "ACCOUNT#7", type: "T", payload: { n }, orderingKey: "acct-7" }] })).messageIds);
+            keyed.push(
+                ...(
+                    await h.writer.write({
+                        messages: [{ partition: "ACCOUNT#7", type: "T", payload: { n }, orderingKey: "acct-7" }],
+                    })
+                ).messageIds,
+            );
             h.clock.advance(1);
         }
         h.clock.advance(121_000);
         const result = await createSweeper(h.config())();
-        assert.deepEqual(result, { published: 7, expired: 0, deadLettered: 0, partitions: 4, failedPartitions: 0, failedRecords: 0 });
+        assert.deepEqual(result, {
+            published: 7,
+            expired: 0,
+            deadLettered: 0,
+            partitions: 4,
+            failedPartitions: 0,
+            failedRecords: 0,
+        });
         const published = h.published().map((p) => p.id);
         assert.deepEqual([...published].sort(), [...keyless, ...keyed].sort());
-        assert.deepEqual(published.filter((id) => keyed.includes(id)), keyed, "per-key order");
+        assert.deepEqual(
+            published.filter((id) => keyed.includes(id)),
+            keyed,
+            "per-key order",
+        );
         assert.ok((await h.records()).every((r) => r.status === "completed"));
         assert.deepEqual(await h.indexCounts(), { claim: 0, expiry: 0 });
-        assert.deepEqual(await createSweeper(h.config())(), { published: 0, expired: 0, deadLettered: 0, partitions: 0, failedPartitions: 0, failedRecords: 0 }, "a second sweep finds nothing");
+        assert.deepEqual(
+            await createSweeper(h.config())(),
+            { published: 0, expired: 0, deadLettered: 0, partitions: 0, failedPartitions: 0, failedRecords: 0 },
+            "a second sweep finds nothing",
+        );
     });
 
     it("leaves records younger than sweepAfter to the stream path, unclaimed", async function () {
         h = await createHarness();
         await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "old" }] });
         h.clock.advance(100_000);
-        const young = (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "young" }] })).messageIds[0];
+        const young = (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "young" }] }))
+            .messageIds[0];
         h.clock.advance(30_000);
         const result = await createSweeper(h.config())();
         assert.equal(result.published, 1);
@@ -59,32 +85,57 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
 
     it("leaves a record whose created_at is ahead of the sweeper's clock for a later run", async function () {
         h = await createHarness();
-        const ahead = new OutboxWriter({ client: h.ddb, tableName: h.tableName, clock: { now: () => h.clock.now() + 60_000, sleep: async () => undefined } });
+        const ahead = new OutboxWriter({
+            client: h.ddb,
+            tableName: h.tableName,
+            clock: { now: () => h.clock.now() + 60_000, sleep: async () => undefined },
+        });
         for (const partition of ["SWEPT", "STREAMED"]) {
             await ahead.write({ messages: [{ partition, type: "T", payload: "first", orderingKey: "k" }] });
             await h.writer.write({ messages: [{ partition, type: "T", payload: "second", orderingKey: "k" }] });
         }
         h.clock.advance(121_000);
-        assert.equal((await createSweeper(h.config())()).published, 0, "sweepAfter has passed on the sweeper's clock, but not since the records' created_at (60 s ahead)");
+        assert.equal(
+            (await createSweeper(h.config())()).published,
+            0,
+            "sweepAfter has passed on the sweeper's clock, but not since the records' created_at (60 s ahead)",
+        );
         const event = await h.streamEvent();
-        const streamed = event.Records.filter((r) => (r.dynamodb.Keys as Record<string, { S?: string }>)[ATTR.pk]!.S === "STREAMED");
+        const streamed = event.Records.filter(
+            (r) => (r.dynamodb.Keys as Record<string, { S?: string }>)[ATTR.pk]!.S === "STREAMED",
+        );
         await h.publisher()({ Records: streamed });
-        assert.deepEqual(h.published().map((p) => JSON.parse(p.body) as string), ["first", "second"], "the stream path does not wait for created_at");
+        assert.deepEqual(
+            h.published().map((p) => JSON.parse(p.body) as string),
+            ["first", "second"],
+            "the stream path does not wait for created_at",
+        );
         h.clock.advance(60_000);
         assert.equal((await createSweeper(h.config())()).published, 2);
-        assert.deepEqual(h.published().map((p) => JSON.parse(p.body) as string), ["first", "second", "first", "second"]);
+        assert.deepEqual(
+            h.published().map((p) => JSON.parse(p.body) as string),
+            ["first", "second", "first", "second"],
+        );
     });
 
     it("reclaims and delivers a record a crashed publisher left claimed, once its claim is stale", async function () {
         h = await createHarness();
-        const [id] = (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1, orderingKey: "k" }] })).messageIds;
+        const [id] = (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1, orderingKey: "k" }] }))
+            .messageIds;
         const crashed = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
         assert.equal((await crashed.claim("P", { owner: "publisher/crashed", version: 1n }, 10)).length, 1);
         h.clock.advance(10_000);
-        assert.equal((await createSweeper({ ...h.config(), sweepAfterSeconds: 5 })()).published, 0, "a live claim is not stolen");
+        assert.equal(
+            (await createSweeper({ ...h.config(), sweepAfterSeconds: 5 })()).published,
+            0,
+            "a live claim is not stolen",
+        );
         h.clock.advance(60_000);
         assert.equal((await createSweeper({ ...h.config(), sweepAfterSeconds: 5 })()).published, 1);
-        assert.deepEqual(h.published().map((p) => p.id), [id]);
+        assert.deepEqual(
+            h.published().map((p) => p.id),
+            [id],
+        );
         assert.equal((await h.records())[0]!.status, "completed");
     });
 
@@ -102,17 +153,36 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         const result = await createSweeper(h.config())();
         assert.equal(result.expired, 2);
         assert.equal(result.published, 0, "nothing is older than sweepAfter yet");
-        assert.deepEqual(h.deadLetters().map((d) => [d.reason, d.recordId]).sort(), [["expired", messageIds[0]], ["expired", messageIds[1]]].sort());
+        assert.deepEqual(
+            h
+                .deadLetters()
+                .map((d) => [d.reason, d.recordId])
+                .sort(),
+            [
+                ["expired", messageIds[0]],
+                ["expired", messageIds[1]],
+            ].sort(),
+        );
         assert.equal(h.published().length, 0);
         const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-        assert.deepEqual([byId.get(messageIds[0]!), byId.get(messageIds[1]!), byId.get(messageIds[2]!)], ["expired", "expired", "pending"]);
+        assert.deepEqual(
+            [byId.get(messageIds[0]!), byId.get(messageIds[1]!), byId.get(messageIds[2]!)],
+            ["expired", "expired", "pending"],
+        );
         assert.deepEqual(await h.indexCounts(), { claim: 1, expiry: 1 });
     });
 
     it("reports a partition that failed and delivers the others", async function () {
         h = await createHarness();
-        const { messageIds } = await h.writer.write({ messages: [{ partition: "A", type: "T", payload: 1 }, { partition: "B", type: "T", payload: 2 }] });
-        h.server.setFaults({ entries: [{ code: "InternalError", when: (e) => e.attributes["outbox.id"]?.stringValue === messageIds[0] }] });
+        const { messageIds } = await h.writer.write({
+            messages: [
+                { partition: "A", type: "T", payload: 1 },
+                { partition: "B", type: "T", payload: 2 },
+            ],
+        });
+        h.server.setFaults({
+            entries: [{ code: "InternalError", when: (e) => e.attributes["outbox.id"]?.stringValue === messageIds[0] }],
+        });
         h.clock.advance(200_000);
         const result = await createSweeper(h.config())();
         assert.equal(result.failedPartitions, 1);
@@ -127,29 +197,70 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         const ids: string[] = [];
         // 100 records: a claim of 100 is two transactions of 50, so a throttled second one leaves a short batch.
         for (let n = 0; n < 2; n += 1) {
-            ids.push(...(await h.writer.write({ messages: Array.from({ length: 50 }, (_, i) => ({ partition: "K", type: "T", payload: n * 50 + i, orderingKey: "k" })) })).messageIds);
+            ids.push(
+                ...(
+                    await h.writer.write({
+                        messages: Array.from({ length: 50 }, (_, i) => ({
+                            partition: "K",
+                            type: "T",
+                            payload: n * 50 + i,
+                            orderingKey: "k",
+                        })),
+                    })
+                ).messageIds,
+            );
         }
         h.clock.advance(200_000);
         // A fake in front of DynamoDB Local, which never throttles: the second claim transaction is throttled.
-        const db = new FakeDynamoDb(h.ddb).on("TransactWriteItems", (_input, call) => (call.nth === 2 ? Promise.reject(throttled()) : PASS));
+        const db = new FakeDynamoDb(h.ddb).on("TransactWriteItems", (_input, call) =>
+            call.nth === 2 ? Promise.reject(throttled()) : PASS,
+        );
         const logger = new RecordingLogger();
         const result = await createSweeper({ ...h.config({ dynamodb: db as never }), logger })();
         assert.deepEqual([result.published, result.failedPartitions], [50, 1]);
-        assert.ok(logger.lines.some((l) => l.level === "warn" && /claim came back truncated/.test(l.message) && l.attributes?.partition === "K"));
+        assert.ok(
+            logger.lines.some(
+                (l) =>
+                    l.level === "warn" &&
+                    /claim came back truncated/.test(l.message) &&
+                    l.attributes?.partition === "K",
+            ),
+        );
         assert.equal((await createSweeper(h.config())()).published, 50);
-        assert.deepEqual(h.published().map((p) => p.id), ids);
+        assert.deepEqual(
+            h.published().map((p) => p.id),
+            ids,
+        );
     });
 
     it("starts no work when the invocation has less time left than reserveMs", async function () {
         h = await createHarness();
-        await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1, expiresAt: new Date(h.clock.now() + 1) }, { partition: "Q", type: "T", payload: 2 }] });
+        await h.writer.write({
+            messages: [
+                { partition: "P", type: "T", payload: 1, expiresAt: new Date(h.clock.now() + 1) },
+                { partition: "Q", type: "T", payload: 2 },
+            ],
+        });
         h.clock.advance(200_000);
         let remaining = 9_000;
-        const result = await createSweeper({ ...h.config(), reserveMs: 10_000 })(undefined, { awsRequestId: "r-1", getRemainingTimeInMillis: () => remaining });
-        assert.deepEqual(result, { published: 0, expired: 0, deadLettered: 0, partitions: 0, failedPartitions: 0, failedRecords: 0 });
+        const result = await createSweeper({ ...h.config(), reserveMs: 10_000 })(undefined, {
+            awsRequestId: "r-1",
+            getRemainingTimeInMillis: () => remaining,
+        });
+        assert.deepEqual(result, {
+            published: 0,
+            expired: 0,
+            deadLettered: 0,
+            partitions: 0,
+            failedPartitions: 0,
+            failedRecords: 0,
+        });
         assert.ok((await h.records()).every((r) => r.status === "pending"));
         remaining = 60_000;
-        const next = await createSweeper({ ...h.config(), reserveMs: 10_000 })(undefined, { awsRequestId: "r-2", getRemainingTimeInMillis: () => remaining });
+        const next = await createSweeper({ ...h.config(), reserveMs: 10_000 })(undefined, {
+            awsRequestId: "r-2",
+            getRemainingTimeInMillis: () => remaining,
+        });
         assert.deepEqual([next.expired, next.published], [1, 1]);
     });
 
@@ -157,13 +268,28 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
      * A record put in the table as another writer left it (an older one, a Go one, or one whose clock ran fast):
      * `change` is applied to the item, e.g. a claim by a live owner.
      */
-    async function putRecord(partition: string, id: string, createdAt: number, options: { orderingKey?: string; seq?: bigint; change?: Record<string, AttributeValue> } = {}): Promise<string> {
+    async function putRecord(
+        partition: string,
+        id: string,
+        createdAt: number,
+        options: { orderingKey?: string; seq?: bigint; change?: Record<string, AttributeValue> } = {},
+    ): Promise<string> {
         const record = pendingRecord(
-            { partition, recordId: id, bindingId: "sns", address: h.topicArn, createdAt, ...(options.orderingKey ? { orderingKey: options.orderingKey } : {}), envelope: { id, subject: "T", payload: JSON.stringify(id) } },
+            {
+                partition,
+                recordId: id,
+                bindingId: "sns",
+                address: h.topicArn,
+                createdAt,
+                ...(options.orderingKey ? { orderingKey: options.orderingKey } : {}),
+                envelope: { id, subject: "T", payload: JSON.stringify(id) },
+            },
             options.seq ?? 0n,
             createdAt,
         );
-        await h.ddb.send(new PutItemCommand({ TableName: h.tableName, Item: { ...marshalRecord(record), ...options.change } }));
+        await h.ddb.send(
+            new PutItemCommand({ TableName: h.tableName, Item: { ...marshalRecord(record), ...options.change } }),
+        );
         return id;
     }
 
@@ -180,7 +306,13 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         const order: string[] = [];
         let start: Record<string, AttributeValue> | undefined;
         do {
-            const page = await h.ddb.send(new ScanCommand({ TableName: h.tableName, IndexName: CLAIM_INDEX.indexName, ...(start ? { ExclusiveStartKey: start } : {}) }));
+            const page = await h.ddb.send(
+                new ScanCommand({
+                    TableName: h.tableName,
+                    IndexName: CLAIM_INDEX.indexName,
+                    ...(start ? { ExclusiveStartKey: start } : {}),
+                }),
+            );
             for (const item of page.Items ?? []) if (!order.includes(item[ATTR.pk]!.S!)) order.push(item[ATTR.pk]!.S!);
             start = page.LastEvaluatedKey;
         } while (start);
@@ -196,14 +328,25 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
                 await h.ddb.send(
                     new PutItemCommand({
                         TableName: h.tableName,
-                        Item: { PK: { S: partition }, SK: { S: "OUTBOX#broken#sns" }, record_id: { S: `${partition}/broken` }, envelope_json: { S: "not json" }, status: { S: "pending" }, claim_sort: { S: claimSort(old, 0n) } },
+                        Item: {
+                            PK: { S: partition },
+                            SK: { S: "OUTBOX#broken#sns" },
+                            record_id: { S: `${partition}/broken` },
+                            envelope_json: { S: "not json" },
+                            status: { S: "pending" },
+                            claim_sort: { S: claimSort(old, 0n) },
+                        },
                     }),
                 );
             } else if (kind === 1) {
                 await putRecord(partition, `${partition}/held`, old, { change: heldByAnother() });
             } else {
                 // A key tail behind a held head: the head is claimed by a live relay, the tail is pending and due.
-                await putRecord(partition, `${partition}/head`, old - 1_000, { orderingKey: "held", seq: 0n, change: heldByAnother() });
+                await putRecord(partition, `${partition}/head`, old - 1_000, {
+                    orderingKey: "held",
+                    seq: 0n,
+                    change: heldByAnother(),
+                });
                 await putRecord(partition, `${partition}/tail`, old, { orderingKey: "held", seq: 1n });
             }
         }
@@ -211,7 +354,10 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         it("reaches every healthy partition within ⌈N / maxPartitionsPerRun⌉ runs, each a cold start, when the partitions first in ClaimIndex's scan order never drain: undecodable items, rows no claim can take, key tails behind a held head", async function () {
             h = await createHarness();
             const healthy: string[] = [];
-            for (let n = 0; n < 10; n += 1) healthy.push(...(await h.writer.write({ messages: [{ partition: `P${n}`, type: "T", payload: n }] })).messageIds);
+            for (let n = 0; n < 10; n += 1)
+                healthy.push(
+                    ...(await h.writer.write({ messages: [{ partition: `P${n}`, type: "T", payload: n }] })).messageIds,
+                );
             const order = await claimIndexOrder();
             assert.equal(order.length, 10);
             // More stuck partitions than maxPartitionsPerRun, and first in scan order: today's worst case.
@@ -221,20 +367,38 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
             const runs = Math.ceil(order.length / maxPartitionsPerRun);
             for (let run = 1; run <= runs; run += 1) {
                 const result = await createSweeper({ ...h.config(), maxPartitionsPerRun })();
-                assert.equal(result.partitions, maxPartitionsPerRun, `run ${run} drains its ${maxPartitionsPerRun} partitions`);
+                assert.equal(
+                    result.partitions,
+                    maxPartitionsPerRun,
+                    `run ${run} drains its ${maxPartitionsPerRun} partitions`,
+                );
                 if (run === 1) {
                     const row = (await h.items()).find((i) => i[ATTR.pk]?.S === SWEEP_CURSOR_PK);
-                    assert.equal(row?.[ATTR.sweepCursor]?.M?.[ATTR.pk]?.S, order[1], "the cursor, a row of the table (so it survives cold starts), is past the partitions drained");
+                    assert.equal(
+                        row?.[ATTR.sweepCursor]?.M?.[ATTR.pk]?.S,
+                        order[1],
+                        "the cursor, a row of the table (so it survives cold starts), is past the partitions drained",
+                    );
                 }
             }
-            assert.deepEqual(h.published().map((p) => p.id).sort(), [...healthy].sort(), `every healthy record within ${runs} runs, none of the stuck ones`);
+            assert.deepEqual(
+                h
+                    .published()
+                    .map((p) => p.id)
+                    .sort(),
+                [...healthy].sort(),
+                `every healthy record within ${runs} runs, none of the stuck ones`,
+            );
         });
 
         it("a run that runs out of time resumes, on the next run, at the first partition it did not reach", async function () {
             h = await createHarness();
             const healthy: string[] = [];
             // One more partition than a run drains at once, so a run out of time after its first group leaves one.
-            for (let n = 0; n <= PARTITIONS_IN_FLIGHT; n += 1) healthy.push(...(await h.writer.write({ messages: [{ partition: `T${n}`, type: "T", payload: n }] })).messageIds);
+            for (let n = 0; n <= PARTITIONS_IN_FLIGHT; n += 1)
+                healthy.push(
+                    ...(await h.writer.write({ messages: [{ partition: `T${n}`, type: "T", payload: n }] })).messageIds,
+                );
             const [first] = await claimIndexOrder();
             await plantStuck(first!, 0);
             h.clock.advance(200_000);
@@ -243,31 +407,100 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
                 // Time for one group per run: it runs out once the run has published.
                 let publishes = 0;
                 const sns = { send: (command: object) => ((publishes += 1), h.sns.send(command as never)) };
-                const context = { awsRequestId: `run-${run}`, getRemainingTimeInMillis: () => (publishes > 0 ? 0 : 60_000) };
-                reached.push((await createSweeper({ ...h.config({ sns }), reserveMs: 1 })(undefined, context)).partitions);
+                const context = {
+                    awsRequestId: `run-${run}`,
+                    getRemainingTimeInMillis: () => (publishes > 0 ? 0 : 60_000),
+                };
+                reached.push(
+                    (await createSweeper({ ...h.config({ sns }), reserveMs: 1 })(undefined, context)).partitions,
+                );
             }
-            assert.equal(reached[0], PARTITIONS_IN_FLIGHT, "the first run reaches one group, the stuck partition first in scan order among them");
-            assert.deepEqual(h.published().map((p) => p.id).sort(), [...healthy].sort(), "the stuck partition first in scan order is passed, not retried every run");
+            assert.equal(
+                reached[0],
+                PARTITIONS_IN_FLIGHT,
+                "the first run reaches one group, the stuck partition first in scan order among them",
+            );
+            assert.deepEqual(
+                h
+                    .published()
+                    .map((p) => p.id)
+                    .sort(),
+                [...healthy].sort(),
+                "the stuck partition first in scan order is passed, not retried every run",
+            );
         });
 
         it("a cursor that cannot be read, or that the scan refuses, never stops a sweep: the run scans from the start of the index", async function () {
             h = await createHarness();
             const ids: string[] = [];
-            for (let n = 0; n < 3; n += 1) ids.push(...(await h.writer.write({ messages: [{ partition: `C${n}`, type: "T", payload: n }] })).messageIds);
+            for (let n = 0; n < 3; n += 1)
+                ids.push(
+                    ...(await h.writer.write({ messages: [{ partition: `C${n}`, type: "T", payload: n }] })).messageIds,
+                );
             h.clock.advance(200_000);
-            await h.ddb.send(new PutItemCommand({ TableName: h.tableName, Item: { PK: { S: SWEEP_CURSOR_PK }, SK: { S: "META" }, [ATTR.sweepCursor]: { M: { PK: { S: "C-gone" }, SK: { S: "OUTBOX#x#sns" }, claim_sort: { S: "not-a-position" } } } } }));
-            // Fakes in front of DynamoDB Local: no emulator fails one GetItem or refuses one ExclusiveStartKey on demand.
-            const unreadable = new FakeDynamoDb(h.ddb).on("GetItem", (input) => (input.Key?.PK?.S === SWEEP_CURSOR_PK ? Promise.reject(throttled()) : PASS));
-            const logger = new RecordingLogger();
-            assert.equal((await createSweeper({ ...h.config({ dynamodb: unreadable as never }), logger, maxPartitionsPerRun: 1 })()).published, 1);
-            assert.ok(logger.lines.some((l) => l.level === "error" && /sweep cursor could not be read/.test(l.message)));
-            const refusing = new FakeDynamoDb(h.ddb).on("Scan", (input) =>
-                input.ExclusiveStartKey !== undefined && input.ExclusiveStartKey[ATTR.claimSort]?.S === "not-a-position" ? Promise.reject(Object.assign(new Error("The provided starting key is invalid"), { name: "ValidationException" })) : PASS,
+            await h.ddb.send(
+                new PutItemCommand({
+                    TableName: h.tableName,
+                    Item: {
+                        PK: { S: SWEEP_CURSOR_PK },
+                        SK: { S: "META" },
+                        [ATTR.sweepCursor]: {
+                            M: { PK: { S: "C-gone" }, SK: { S: "OUTBOX#x#sns" }, claim_sort: { S: "not-a-position" } },
+                        },
+                    },
+                }),
             );
-            await h.ddb.send(new PutItemCommand({ TableName: h.tableName, Item: { PK: { S: SWEEP_CURSOR_PK }, SK: { S: "META" }, [ATTR.sweepCursor]: { M: { PK: { S: "C-gone" }, SK: { S: "OUTBOX#x#sns" }, claim_sort: { S: "not-a-position" } } } } }));
-            const result = await createSweeper({ ...h.config({ dynamodb: refusing as never }), maxPartitionsPerRun: 10 })();
+            // Fakes in front of DynamoDB Local: no emulator fails one GetItem or refuses one ExclusiveStartKey on demand.
+            const unreadable = new FakeDynamoDb(h.ddb).on("GetItem", (input) =>
+                input.Key?.PK?.S === SWEEP_CURSOR_PK ? Promise.reject(throttled()) : PASS,
+            );
+            const logger = new RecordingLogger();
+            assert.equal(
+                (
+                    await createSweeper({
+                        ...h.config({ dynamodb: unreadable as never }),
+                        logger,
+                        maxPartitionsPerRun: 1,
+                    })()
+                ).published,
+                1,
+            );
+            assert.ok(
+                logger.lines.some((l) => l.level === "error" && /sweep cursor could not be read/.test(l.message)),
+            );
+            const refusing = new FakeDynamoDb(h.ddb).on("Scan", (input) =>
+                input.ExclusiveStartKey !== undefined && input.ExclusiveStartKey[ATTR.claimSort]?.S === "not-a-position"
+                    ? Promise.reject(
+                          Object.assign(new Error("The provided starting key is invalid"), {
+                              name: "ValidationException",
+                          }),
+                      )
+                    : PASS,
+            );
+            await h.ddb.send(
+                new PutItemCommand({
+                    TableName: h.tableName,
+                    Item: {
+                        PK: { S: SWEEP_CURSOR_PK },
+                        SK: { S: "META" },
+                        [ATTR.sweepCursor]: {
+                            M: { PK: { S: "C-gone" }, SK: { S: "OUTBOX#x#sns" }, claim_sort: { S: "not-a-position" } },
+                        },
+                    },
+                }),
+            );
+            const result = await createSweeper({
+                ...h.config({ dynamodb: refusing as never }),
+                maxPartitionsPerRun: 10,
+            })();
             assert.equal(result.published, 2, "the rest, from the start of the index");
-            assert.deepEqual(h.published().map((p) => p.id).sort(), [...ids].sort());
+            assert.deepEqual(
+                h
+                    .published()
+                    .map((p) => p.id)
+                    .sort(),
+                [...ids].sort(),
+            );
         });
     });
 
@@ -282,20 +515,36 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
             const k2 = await putRecord("KEYED", "k2", now + day, { orderingKey: "k", seq: 2n });
             h.clock.advance(5_000);
             await createSweeper(h.config())();
-            assert.deepEqual(h.published().map((p) => p.id), [future], "at once, not a day later; k2 waits behind k1, which is not due yet");
+            assert.deepEqual(
+                h.published().map((p) => p.id),
+                [future],
+                "at once, not a day later; k2 waits behind k1, which is not due yet",
+            );
             const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-            assert.deepEqual([k1, k2].map((id) => byId.get(id)), ["pending", "pending"]);
+            assert.deepEqual(
+                [k1, k2].map((id) => byId.get(id)),
+                ["pending", "pending"],
+            );
             h.clock.advance(120_000);
             await createSweeper(h.config())();
-            assert.deepEqual(h.published().map((p) => p.id), [future, k1, k2], "per-key order kept");
+            assert.deepEqual(
+                h.published().map((p) => p.id),
+                [future, k1, k2],
+                "per-key order kept",
+            );
         });
 
         it("counts such a record in OldestPendingAge from its first claim, so a future stamp cannot hide a stuck record", async function () {
             h = await createHarness();
             const stuck = await putRecord("FUTURE", "future-stuck", h.clock.now() + 86_400_000);
-            h.server.setFaults({ entries: [{ code: "InternalError", when: (e) => e.attributes["outbox.id"]?.stringValue === stuck }] });
+            h.server.setFaults({
+                entries: [{ code: "InternalError", when: (e) => e.attributes["outbox.id"]?.stringValue === stuck }],
+            });
             const ages = (): number[] => {
-                const values = h.metricLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((d) => SWEEPER_METRICS.oldestPendingAge in d).map((d) => d[SWEEPER_METRICS.oldestPendingAge] as number);
+                const values = h.metricLines
+                    .map((l) => JSON.parse(l) as Record<string, unknown>)
+                    .filter((d) => SWEEPER_METRICS.oldestPendingAge in d)
+                    .map((d) => d[SWEEPER_METRICS.oldestPendingAge] as number);
                 h.metricLines.length = 0;
                 return values;
             };
@@ -312,37 +561,72 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         async function persistRaw(partition: string, payload: string, expiresAt: number): Promise<string> {
             const store = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
             const recordId = `${partition}/raw`;
-            await store.persist([{ partition, recordId, bindingId: "topic", address: h.topicArn, envelope: { id: `env-${partition}`, subject: "T", payload, expiresAt } }]);
+            await store.persist([
+                {
+                    partition,
+                    recordId,
+                    bindingId: "topic",
+                    address: h.topicArn,
+                    envelope: { id: `env-${partition}`, subject: "T", payload, expiresAt },
+                },
+            ]);
             return recordId;
         }
 
         it("an expired record holding U+FFFF (which SQS refuses) reaches the DLQ escaped, byte-identical once parsed, and the sweep goes on", async function () {
             h = await createHarness();
             const poison = await persistRaw("POISON", JSON.stringify({ text: "a\uFFFFb" }), h.clock.now() + 1_000);
-            const [healthy] = (await h.writer.write({ messages: [{ partition: "OK", type: "T", payload: { n: 1 } }] })).messageIds;
+            const [healthy] = (await h.writer.write({ messages: [{ partition: "OK", type: "T", payload: { n: 1 } }] }))
+                .messageIds;
             h.clock.advance(200_000);
             const result = await createSweeper(h.config())();
             assert.deepEqual([result.expired, result.published, result.failedRecords], [1, 1, 0]);
             const [dead] = h.deadLetters();
             assert.equal(dead!.recordId, poison);
             assert.deepEqual(dead!.body.payload, { text: "a\uFFFFb" });
-            assert.ok(h.server.queueMessages(h.dlqUrl)[0]!.body.includes("\\uffff"), "the DLQ body carries the character as a JSON escape");
-            assert.deepEqual(h.published().map((p) => p.id), [healthy]);
+            assert.ok(
+                h.server.queueMessages(h.dlqUrl)[0]!.body.includes("\\uffff"),
+                "the DLQ body carries the character as a JSON escape",
+            );
+            assert.deepEqual(
+                h.published().map((p) => p.id),
+                [healthy],
+            );
             assert.equal((await h.records()).find((r) => r.recordId === poison)!.status, "expired");
         });
 
         it("a DLQ outage fails only the expired records (counted as SweepFailures, left pending); missed records of other partitions are still published", async function () {
-            h = await createHarness({ faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] } });
+            h = await createHarness({
+                faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] },
+            });
             const now = h.clock.now();
-            const expiring = (await h.writer.write({ messages: ["E1", "E2"].map((p) => ({ partition: p, type: "T", payload: p, expiresAt: new Date(now + 1_000) })) })).messageIds;
-            const [missed] = (await h.writer.write({ messages: [{ partition: "M", type: "T", payload: "m" }] })).messageIds;
+            const expiring = (
+                await h.writer.write({
+                    messages: ["E1", "E2"].map((p) => ({
+                        partition: p,
+                        type: "T",
+                        payload: p,
+                        expiresAt: new Date(now + 1_000),
+                    })),
+                })
+            ).messageIds;
+            const [missed] = (await h.writer.write({ messages: [{ partition: "M", type: "T", payload: "m" }] }))
+                .messageIds;
             h.clock.advance(200_000);
             const result = await createSweeper(h.config())();
             assert.deepEqual([result.expired, result.failedRecords, result.published], [0, 2, 1]);
-            assert.deepEqual(h.published().map((p) => p.id), [missed]);
+            assert.deepEqual(
+                h.published().map((p) => p.id),
+                [missed],
+            );
             const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-            assert.deepEqual(expiring.map((id) => byId.get(id)), ["pending", "pending"]);
-            const line = h.metricLines.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => "SweepFailures" in l);
+            assert.deepEqual(
+                expiring.map((id) => byId.get(id)),
+                ["pending", "pending"],
+            );
+            const line = h.metricLines
+                .map((l) => JSON.parse(l) as Record<string, unknown>)
+                .find((l) => "SweepFailures" in l);
             assert.equal(line?.SweepFailures, 2);
 
             h.server.setFaults({});
@@ -350,8 +634,23 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         });
 
         it("a keyed head the DLQ cannot take (an outage) holds only its own key: the partition's other keys are published in the same sweep", async function () {
-            h = await createHarness({ faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] } });
-            const write = async (orderingKey: string, expiresAt?: Date) => (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: orderingKey, orderingKey, ...(expiresAt ? { expiresAt } : {}) }] })).messageIds[0]!;
+            h = await createHarness({
+                faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] },
+            });
+            const write = async (orderingKey: string, expiresAt?: Date) =>
+                (
+                    await h.writer.write({
+                        messages: [
+                            {
+                                partition: "P",
+                                type: "T",
+                                payload: orderingKey,
+                                orderingKey,
+                                ...(expiresAt ? { expiresAt } : {}),
+                            },
+                        ],
+                    })
+                ).messageIds[0]!;
             const a1 = await write("a", new Date(h.clock.now() + 1_000));
             const b1 = await write("b");
             const a2 = await write("a");
@@ -359,35 +658,81 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
             h.clock.advance(200_000);
             const result = await createSweeper(h.config())();
             assert.deepEqual([result.published, result.failedPartitions], [2, 1]);
-            assert.deepEqual(h.published().map((p) => p.id), [b1, b2], "key b went on past key a's head");
+            assert.deepEqual(
+                h.published().map((p) => p.id),
+                [b1, b2],
+                "key b went on past key a's head",
+            );
             const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-            assert.deepEqual([a1, a2].map((id) => byId.get(id)), ["pending", "pending"], "key a waits, released in order");
+            assert.deepEqual(
+                [a1, a2].map((id) => byId.get(id)),
+                ["pending", "pending"],
+                "key a waits, released in order",
+            );
 
             h.server.setFaults({});
             await createSweeper(h.config())();
-            assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.reason]), [[a1, "expired"]]);
-            assert.deepEqual(h.published().map((p) => p.id), [b1, b2, a2]);
+            assert.deepEqual(
+                h.deadLetters().map((d) => [d.recordId, d.reason]),
+                [[a1, "expired"]],
+            );
+            assert.deepEqual(
+                h.published().map((p) => p.id),
+                [b1, b2, a2],
+            );
         });
 
         it("a keyed record SNS refused maxPublishAttempts times whose DLQ send fails holds only its own key: the partition's other keys are published in the same sweep, and its key follows once the DLQ takes it", async function () {
             h = await createHarness();
-            const write = async (orderingKey: string) => (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: orderingKey, orderingKey }] })).messageIds[0]!;
+            const write = async (orderingKey: string) =>
+                (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: orderingKey, orderingKey }] }))
+                    .messageIds[0]!;
             const a1 = await write("a");
             const b1 = await write("b");
             const a2 = await write("a");
             const b2 = await write("b");
-            h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === a1 }], calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] });
+            h.server.setFaults({
+                entries: [
+                    {
+                        code: "InvalidParameter",
+                        senderFault: true,
+                        when: (e) => e.attributes["outbox.id"]?.stringValue === a1,
+                    },
+                ],
+                calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }],
+            });
             h.clock.advance(200_000);
             const result = await createSweeper(h.config({ maxPublishAttempts: 1 }))();
             assert.deepEqual([result.published, result.deadLettered, result.failedPartitions], [2, 0, 1]);
-            assert.deepEqual(h.published().map((p) => p.id), [b1, b2], "key b went on past key a's head, in a later call too");
+            assert.deepEqual(
+                h.published().map((p) => p.id),
+                [b1, b2],
+                "key b went on past key a's head, in a later call too",
+            );
             const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-            assert.deepEqual([a1, a2].map((id) => byId.get(id)), ["pending", "pending"]);
+            assert.deepEqual(
+                [a1, a2].map((id) => byId.get(id)),
+                ["pending", "pending"],
+            );
 
-            h.server.setFaults({ entries: [{ code: "InvalidParameter", senderFault: true, when: (e) => e.attributes["outbox.id"]?.stringValue === a1 }] });
+            h.server.setFaults({
+                entries: [
+                    {
+                        code: "InvalidParameter",
+                        senderFault: true,
+                        when: (e) => e.attributes["outbox.id"]?.stringValue === a1,
+                    },
+                ],
+            });
             await createSweeper(h.config({ maxPublishAttempts: 1 }))();
-            assert.deepEqual(h.deadLetters().map((d) => [d.recordId, d.reason]), [[a1, "publish-rejected"]]);
-            assert.deepEqual(h.published().map((p) => p.id), [b1, b2, a2]);
+            assert.deepEqual(
+                h.deadLetters().map((d) => [d.recordId, d.reason]),
+                [[a1, "publish-rejected"]],
+            );
+            assert.deepEqual(
+                h.published().map((p) => p.id),
+                [b1, b2, a2],
+            );
         });
 
         it("an undecodable item with has_expiry is counted and skipped; the other expired records are dead-lettered", async function () {
@@ -396,19 +741,35 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
             await h.ddb.send(
                 new PutItemCommand({
                     TableName: h.tableName,
-                    Item: { PK: { S: "BROKEN" }, SK: { S: "OUTBOX#x#topic" }, record_id: { S: "broken" }, envelope_json: { S: "not json" }, status: { S: "pending" }, has_expiry: { S: "1" }, expires_at: { N: String(now - 5_000) } },
+                    Item: {
+                        PK: { S: "BROKEN" },
+                        SK: { S: "OUTBOX#x#topic" },
+                        record_id: { S: "broken" },
+                        envelope_json: { S: "not json" },
+                        status: { S: "pending" },
+                        has_expiry: { S: "1" },
+                        expires_at: { N: String(now - 5_000) },
+                    },
                 }),
             );
-            const [fine] = (await h.writer.write({ messages: [{ partition: "FINE", type: "T", payload: 1, expiresAt: new Date(now + 1_000) }] })).messageIds;
+            const [fine] = (
+                await h.writer.write({
+                    messages: [{ partition: "FINE", type: "T", payload: 1, expiresAt: new Date(now + 1_000) }],
+                })
+            ).messageIds;
             h.clock.advance(2_000);
             const result = await createSweeper(h.config())();
             assert.deepEqual([result.expired, result.failedRecords], [1, 1]);
-            assert.deepEqual(h.deadLetters().map((d) => d.recordId), [fine]);
+            assert.deepEqual(
+                h.deadLetters().map((d) => d.recordId),
+                [fine],
+            );
         });
 
         it("a failed expiry query does not stop the missed-record step; the invocation then fails with the query's error", async function () {
             h = await createHarness();
-            const [missed] = (await h.writer.write({ messages: [{ partition: "M", type: "T", payload: "m" }] })).messageIds;
+            const [missed] = (await h.writer.write({ messages: [{ partition: "M", type: "T", payload: "m" }] }))
+                .messageIds;
             h.clock.advance(200_000);
             // A fake in front of DynamoDB Local: no emulator fails one index query on demand.
             const dynamodb = {
@@ -417,15 +778,24 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
                         ? Promise.reject(Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException" }))
                         : h.ddb.send(command as never),
             };
-            await assert.rejects(createSweeper({ ...h.config(), dynamodb })(), (err: unknown) => isOutboxError(err, "THROTTLED") && /expiry index query failed/.test(err.message));
-            assert.deepEqual(h.published().map((p) => p.id), [missed]);
+            await assert.rejects(
+                createSweeper({ ...h.config(), dynamodb })(),
+                (err: unknown) => isOutboxError(err, "THROTTLED") && /expiry index query failed/.test(err.message),
+            );
+            assert.deepEqual(
+                h.published().map((p) => p.id),
+                [missed],
+            );
         });
     });
 
     describe("OldestPendingAge", function () {
         /** The OldestPendingAge values of the lines written so far, one per run, and empties the lines. */
         function oldestAges(): number[] {
-            const values = h.metricLines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((d) => SWEEPER_METRICS.oldestPendingAge in d).map((d) => d[SWEEPER_METRICS.oldestPendingAge] as number);
+            const values = h.metricLines
+                .map((l) => JSON.parse(l) as Record<string, unknown>)
+                .filter((d) => SWEEPER_METRICS.oldestPendingAge in d)
+                .map((d) => d[SWEEPER_METRICS.oldestPendingAge] as number);
             h.metricLines.length = 0;
             return values;
         }
@@ -446,15 +816,24 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
             await sweep();
             assert.deepEqual(oldestAges(), [100_000], "B is the oldest left");
             await sweep();
-            const line = JSON.parse(h.metricLines.find((l) => l.includes(SWEEPER_METRICS.oldestPendingAge))!) as { _aws: { CloudWatchMetrics: { Metrics: { Name: string; Unit: string }[] }[] } };
-            assert.deepEqual(line._aws.CloudWatchMetrics[0]!.Metrics.find((m) => m.Name === SWEEPER_METRICS.oldestPendingAge), { Name: SWEEPER_METRICS.oldestPendingAge, Unit: "Milliseconds" });
+            const line = JSON.parse(h.metricLines.find((l) => l.includes(SWEEPER_METRICS.oldestPendingAge))!) as {
+                _aws: { CloudWatchMetrics: { Metrics: { Name: string; Unit: string }[] }[] };
+            };
+            assert.deepEqual(
+                line._aws.CloudWatchMetrics[0]!.Metrics.find((m) => m.Name === SWEEPER_METRICS.oldestPendingAge),
+                { Name: SWEEPER_METRICS.oldestPendingAge, Unit: "Milliseconds" },
+            );
         });
 
         it("counts a claimed record too, and is not emitted when the ClaimIndex scan fails", async function () {
             h = await createHarness();
             await h.writer.write({ messages: [{ partition: "C", type: "T", payload: "c" }] });
             h.clock.advance(10_000);
-            const claimed = await new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock }).claim("C", { owner: "other", version: 1n }, 10);
+            const claimed = await new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock }).claim(
+                "C",
+                { owner: "other", version: 1n },
+                10,
+            );
             assert.equal(claimed.length, 1);
             h.clock.advance(5_000);
             await createSweeper(h.config())();
@@ -462,15 +841,25 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
             // A fake in front of DynamoDB Local: no emulator fails one index scan on demand.
             const dynamodb = {
                 send: (command: object) =>
-                    command instanceof ScanCommand ? Promise.reject(Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException" })) : h.ddb.send(command as never),
+                    command instanceof ScanCommand
+                        ? Promise.reject(Object.assign(new Error("Rate exceeded"), { name: "ThrottlingException" }))
+                        : h.ddb.send(command as never),
             };
-            await assert.rejects(createSweeper({ ...h.config(), dynamodb })(), (err: unknown) => isOutboxError(err, "THROTTLED") && /claim index scan failed/.test(err.message));
+            await assert.rejects(
+                createSweeper({ ...h.config(), dynamodb })(),
+                (err: unknown) => isOutboxError(err, "THROTTLED") && /claim index scan failed/.test(err.message),
+            );
             assert.deepEqual(oldestAges(), [], "no value rather than a wrong one");
         });
     });
 
     it("rejects an invalid sweep setting with INVALID_CONFIG", async function () {
         h = await createHarness();
-        assert.throws(() => createSweeper({ ...h.config(), sweepAfterSeconds: 0 }), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /sweepAfterSeconds is 0; expected an integer from 1 to 86400/.test(err.message));
+        assert.throws(
+            () => createSweeper({ ...h.config(), sweepAfterSeconds: 0 }),
+            (err: unknown) =>
+                isOutboxError(err, "INVALID_CONFIG") &&
+                /sweepAfterSeconds is 0; expected an integer from 1 to 86400/.test(err.message),
+        );
     });
 });

@@ -3,13 +3,26 @@
  * DynamoDB Local: two stores whose clocks disagree, the FENCE row's `last_created_at`, and what each path costs.
  * The writer's side is in tests/integration/runtime/clock-skew-order.test.ts; both go through `allocateSeqRange`.
  */
-import { DeleteItemCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import {
+    DeleteItemCommand,
+    GetItemCommand,
+    PutItemCommand,
+    UpdateItemCommand,
+    type AttributeValue,
+    type DynamoDBClient,
+} from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
 import { marshalRecord, pendingRecord, recordKey } from "../../../runtime/record/codec";
 import { fenceKey, unmarshalFence } from "../../../runtime/record/fence";
 import { claimSort } from "../../../runtime/record/keys";
 import { isOutboxError } from "../../../runtime/errors";
-import { MAX_FENCE_LEAD_MS, MAX_WRITER_CLOCK_MS, OutboxStore, seqAllocationUpdates, STORE_WARNINGS } from "../../../runtime/store";
+import {
+    MAX_FENCE_LEAD_MS,
+    MAX_WRITER_CLOCK_MS,
+    OutboxStore,
+    seqAllocationUpdates,
+    STORE_WARNINGS,
+} from "../../../runtime/store";
 import { dynamoClient } from "../../support/dynamodb";
 import { FakeDynamoDb, PASS } from "../../support/store/fake-client";
 import { FakeClock, ids, localStore, rec, RecordingLogger, tok } from "../../support/store/helpers";
@@ -25,24 +38,44 @@ function storeBeside(client: DynamoDBClient, tableName: string, clockMs: number)
     const counting = new FakeDynamoDb(client);
     const clock = new FakeClock(clockMs);
     const logger = new RecordingLogger();
-    return { store: new OutboxStore({ client: counting, tableName, clock, logger, staleClaimMs: 0 }), counting, clock, logger };
+    return {
+        store: new OutboxStore({ client: counting, tableName, clock, logger, staleClaimMs: 0 }),
+        counting,
+        clock,
+        logger,
+    };
 }
 
 describe("seqAllocationUpdates: the two FENCE updates of a seq allocation", () => {
     it("atNow sets last_created_at = now only while the fence is not ahead of now; atFence keeps a later last_created_at only within the lead bound (5 minutes), returns the whole row, and the old one when refused", () => {
         const { atNow, atFence } = seqAllocationUpdates("t", "P", 3, T0, 99);
-        assert.equal(atNow.UpdateExpression, "SET #ttl = :fence_ttl, #last_created_at = :now_ms ADD #seq_counter :count");
-        assert.equal(atNow.ConditionExpression, "attribute_not_exists(#last_created_at) OR #last_created_at <= :now_ms");
+        assert.equal(
+            atNow.UpdateExpression,
+            "SET #ttl = :fence_ttl, #last_created_at = :now_ms ADD #seq_counter :count",
+        );
+        assert.equal(
+            atNow.ConditionExpression,
+            "attribute_not_exists(#last_created_at) OR #last_created_at <= :now_ms",
+        );
         assert.equal(atNow.ReturnValues, "UPDATED_NEW");
-        assert.equal(atFence.UpdateExpression, "SET #ttl = :fence_ttl, #last_created_at = if_not_exists(#last_created_at, :now_ms) ADD #seq_counter :count");
-        assert.equal(atFence.ConditionExpression, "attribute_not_exists(#last_created_at) OR #last_created_at <= :lead_limit_ms");
+        assert.equal(
+            atFence.UpdateExpression,
+            "SET #ttl = :fence_ttl, #last_created_at = if_not_exists(#last_created_at, :now_ms) ADD #seq_counter :count",
+        );
+        assert.equal(
+            atFence.ConditionExpression,
+            "attribute_not_exists(#last_created_at) OR #last_created_at <= :lead_limit_ms",
+        );
         assert.equal(atFence.ReturnValues, "ALL_NEW");
         assert.equal(atFence.ReturnValuesOnConditionCheckFailure, "ALL_OLD");
         assert.equal(MAX_FENCE_LEAD_MS, 300_000);
         for (const u of [atNow, atFence]) assert.deepEqual(u.Key, fenceKey("P"));
         const values = { ":fence_ttl": { N: "99" }, ":count": { N: "3" }, ":now_ms": { N: String(T0) } };
         assert.deepEqual(atNow.ExpressionAttributeValues, values);
-        assert.deepEqual(atFence.ExpressionAttributeValues, { ...values, ":lead_limit_ms": { N: String(T0 + 300_000) } });
+        assert.deepEqual(atFence.ExpressionAttributeValues, {
+            ...values,
+            ":lead_limit_ms": { N: String(T0 + 300_000) },
+        });
     });
 });
 
@@ -59,12 +92,20 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
         assert.deepEqual(ids(claimed), ["env-first", "env-second"]);
         const second = claimed[1]!;
         assert.equal(second.createdAt, T0 + 2000);
-        assert.equal(second.envelope.createdAt, 0, "an envelope persisted without a time keeps none: only the record's created_at is stamped");
+        assert.equal(
+            second.envelope.createdAt,
+            0,
+            "an envelope persisted without a time keeps none: only the record's created_at is stamped",
+        );
         const item = (await rawItem(client, tableName, recordKey("ORDER#1", "env-second", "topic")))!;
         assert.deepEqual(item.claim_sort, { S: claimSort(T0 + 2000, second.seq) });
         assert.ok(second.seq > claimed[0]!.seq);
         assert.deepEqual(slow.logger.warnings("dynamodb-outbox: this writer's clock is behind"), [
-            { level: "warn", message: STORE_WARNINGS.clockBehind, attributes: { partition_key: "ORDER#1", carried_forward_ms: 2000, records: 1 } },
+            {
+                level: "warn",
+                message: STORE_WARNINGS.clockBehind,
+                attributes: { partition_key: "ORDER#1", carried_forward_ms: 2000, records: 1 },
+            },
         ]);
         assert.deepEqual(fast.logger.warnings(), []);
     });
@@ -75,23 +116,45 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
         const fast = storeBeside(client, tableName, T0 + 24 * 3600_000);
         const slow = storeBeside(client, tableName, T0);
         await fast.store.persist([rec("P", "fast", { orderingKey: "K" })]);
-        await assert.rejects(slow.store.persist([rec("P", "slow", { orderingKey: "K" }), rec("Q", "other")]), (e: unknown) => {
-            assert.ok(isOutboxError(e, "INVALID_CONFIG"), String(e));
-            assert.match(e.message, /^clock skew: partition "P"'s FENCE row says a keyed record was created at 2026-01-02T00:00:00\.000Z, 86400 s ahead of this writer's clock \(2026-01-01T00:00:00\.000Z\); .* refused past 300 s/);
-            assert.equal(e.context.leadMs, 24 * 3600_000);
-            return true;
-        });
-        assert.deepEqual(slow.counting.calls.map((c) => c.command), ["UpdateItem", "UpdateItem"], "two FENCE updates, both conditional, and no put");
+        await assert.rejects(
+            slow.store.persist([rec("P", "slow", { orderingKey: "K" }), rec("Q", "other")]),
+            (e: unknown) => {
+                assert.ok(isOutboxError(e, "INVALID_CONFIG"), String(e));
+                assert.match(
+                    e.message,
+                    /^clock skew: partition "P"'s FENCE row says a keyed record was created at 2026-01-02T00:00:00\.000Z, 86400 s ahead of this writer's clock \(2026-01-01T00:00:00\.000Z\); .* refused past 300 s/,
+                );
+                assert.equal(e.context.leadMs, 24 * 3600_000);
+                return true;
+            },
+        );
+        assert.deepEqual(
+            slow.counting.calls.map((c) => c.command),
+            ["UpdateItem", "UpdateItem"],
+            "two FENCE updates, both conditional, and no put",
+        );
         const fence = unmarshalFence(await rawItem(client, tableName, fenceKey("P")));
-        assert.deepEqual([fence.seqCounter, fence.lastCreatedAt], [1n, T0 + 24 * 3600_000], "no seq used, the fence unchanged");
+        assert.deepEqual(
+            [fence.seqCounter, fence.lastCreatedAt],
+            [1n, T0 + 24 * 3600_000],
+            "no seq used, the fence unchanged",
+        );
         assert.equal(await rawItem(client, tableName, recordKey("P", "env-slow", "topic")), undefined);
 
         // The bound itself: a fence exactly 5 minutes ahead is taken, one millisecond more is refused.
         const bound = storeBeside(client, tableName, T0 + 24 * 3600_000 - MAX_FENCE_LEAD_MS);
         await bound.store.persist([rec("P", "at-bound", { orderingKey: "K" })]);
-        assert.equal((await rawItem(client, tableName, recordKey("P", "env-at-bound", "topic")))!.created_at!.N, String(T0 + 24 * 3600_000));
+        assert.equal(
+            (await rawItem(client, tableName, recordKey("P", "env-at-bound", "topic")))!.created_at!.N,
+            String(T0 + 24 * 3600_000),
+        );
         bound.clock.advance(-1);
-        await assert.rejects(bound.store.persist([rec("P", "past-bound", { orderingKey: "K" })]), (e: unknown) => isOutboxError(e, "INVALID_CONFIG") && /, 300\.001 s ahead of this writer's clock/.test((e as Error).message));
+        await assert.rejects(
+            bound.store.persist([rec("P", "past-bound", { orderingKey: "K" })]),
+            (e: unknown) =>
+                isOutboxError(e, "INVALID_CONFIG") &&
+                /, 300\.001 s ahead of this writer's clock/.test((e as Error).message),
+        );
     });
 
     it("refuses a store clock no record can carry, naming the clock (it used to blame the FENCE seq_counter or the envelope time)", async () => {
@@ -101,7 +164,12 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
         for (const bad of [MAX_WRITER_CLOCK_MS + 1, Date.UTC(9999, 11, 31), -1]) {
             await assert.rejects(storeBeside(client, tableName, bad).store.persist([rec("P", "bad")]), (e: unknown) => {
                 assert.ok(isOutboxError(e, "INVALID_CONFIG"), String(e));
-                assert.match(e.message, new RegExp(`^OutboxStore\\.persist: the clock reads ${bad} .*which no record can carry: a writer's clock must read epoch milliseconds from 0 \\(1970\\) to 18446744073708 \\(2554-07-21T23:34:33\\.708Z`));
+                assert.match(
+                    e.message,
+                    new RegExp(
+                        `^OutboxStore\\.persist: the clock reads ${bad} .*which no record can carry: a writer's clock must read epoch milliseconds from 0 \\(1970\\) to 18446744073708 \\(2554-07-21T23:34:33\\.708Z`,
+                    ),
+                );
                 assert.ok(!e.message.includes("seq_counter"));
                 return true;
             });
@@ -114,10 +182,16 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
         const fast = storeBeside(client, tableName, T0 + 2000);
         const slow = storeBeside(client, tableName, T0);
         await fast.store.persist([rec("P", "now", { orderingKey: "K" })]);
-        await slow.store.persist([rec("P", "given", { orderingKey: "K", createdAt: T0 - 5000 }), rec("P", "stamped", { orderingKey: "K" })]);
+        await slow.store.persist([
+            rec("P", "given", { orderingKey: "K", createdAt: T0 - 5000 }),
+            rec("P", "stamped", { orderingKey: "K" }),
+        ]);
         const claimed = await slow.store.claim("P", tok(1), 10);
         assert.deepEqual(ids(claimed), ["env-given", "env-now", "env-stamped"]);
-        assert.deepEqual(claimed.map((r) => r.createdAt), [T0 - 5000, T0 + 2000, T0 + 2000]);
+        assert.deepEqual(
+            claimed.map((r) => r.createdAt),
+            [T0 - 5000, T0 + 2000, T0 + 2000],
+        );
         assert.equal(unmarshalFence(await rawItem(client, tableName, fenceKey("P"))).lastCreatedAt, T0 + 2000);
     });
 
@@ -134,7 +208,11 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
 
         slow.counting.calls.length = 0;
         await slow.store.persist([rec("P", 4, { orderingKey: "K" }), rec("Q", 2)]);
-        assert.deepEqual(slow.counting.of("UpdateItem").map((c) => `${c.input.Key.PK.S}:${c.input.ReturnValues}`), ["P:UPDATED_NEW", "P:ALL_NEW", "Q:UPDATED_NEW"], "P's fence is ahead: a second UpdateItem; Q's is not");
+        assert.deepEqual(
+            slow.counting.of("UpdateItem").map((c) => `${c.input.Key.PK.S}:${c.input.ReturnValues}`),
+            ["P:UPDATED_NEW", "P:ALL_NEW", "Q:UPDATED_NEW"],
+            "P's fence is ahead: a second UpdateItem; Q's is not",
+        );
         assert.equal(unmarshalFence(await rawItem(client, tableName, fenceKey("P"))).lastCreatedAt, T0 + 2000);
         assert.equal(unmarshalFence(await rawItem(client, tableName, fenceKey("Q"))).lastCreatedAt, T0);
 
@@ -153,7 +231,10 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
         const slow = storeBeside(client, tableName, T0);
         await ahead.store.persist([rec("P", 1, { orderingKey: "K" })]);
         await slow.store.persist([rec("P", 2, { orderingKey: "K" })]);
-        assert.deepEqual((await slow.store.queryPending("P", 10)).map((r) => r.createdAt), [T0 + 1000, T0 + 1000]);
+        assert.deepEqual(
+            (await slow.store.queryPending("P", 10)).map((r) => r.createdAt),
+            [T0 + 1000, T0 + 1000],
+        );
         assert.deepEqual(slow.logger.warnings(), []);
     });
 
@@ -174,9 +255,18 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
             }),
         );
         const seq = BigInt(goBridge.Attributes!.seq_counter!.N!);
-        await client.send(new PutItemCommand({ TableName: tableName, Item: marshalRecord(pendingRecord(rec("P", "gobridge", { orderingKey: "K" }), seq, T0 - 1000)) }));
+        await client.send(
+            new PutItemCommand({
+                TableName: tableName,
+                Item: marshalRecord(pendingRecord(rec("P", "gobridge", { orderingKey: "K" }), seq, T0 - 1000)),
+            }),
+        );
         assert.equal(unmarshalFence(await rawItem(client, tableName, fenceKey("P"))).lastCreatedAt, T0 + 2000);
-        assert.deepEqual(ids(await fast.store.claim("P", tok(1), 10)), ["env-gobridge", "env-ours"], "the GoBridge record sorts by its own, earlier, clock");
+        assert.deepEqual(
+            ids(await fast.store.claim("P", tok(1), 10)),
+            ["env-gobridge", "env-ours"],
+            "the GoBridge record sorts by its own, earlier, clock",
+        );
     });
 
     it("a fence row that vanishes between the two UpdateItems (TTL) gets this store's now back, so the next allocation still cannot go below it", async () => {

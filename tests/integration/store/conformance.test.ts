@@ -10,19 +10,38 @@ import type { OutboxStore } from "../../../runtime/store";
 import { dynamoClient } from "../../support/dynamodb";
 import { ids, localStore, rec, rejectsWith, tok } from "../../support/store/helpers";
 
-async function stored(tableName: string, partition: string, envelopeId: string, bindingId = "topic"): Promise<OutboxRecord> {
+async function stored(
+    tableName: string,
+    partition: string,
+    envelopeId: string,
+    bindingId = "topic",
+): Promise<OutboxRecord> {
     const client = await dynamoClient();
-    const out = await client.send(new GetItemCommand({ TableName: tableName, Key: recordKey(partition, envelopeId, bindingId), ConsistentRead: true }));
+    const out = await client.send(
+        new GetItemCommand({
+            TableName: tableName,
+            Key: recordKey(partition, envelopeId, bindingId),
+            ConsistentRead: true,
+        }),
+    );
     assert.ok(out.Item, `no item for ${partition}/${envelopeId}/${bindingId}`);
     return unmarshalRecord(out.Item);
 }
 
 /** Claim, treating a STALE_FENCING_TOKEN as "nothing" (the contract allows either) and failing on any other error. */
-async function claimOrStale(store: OutboxStore, partition: string, token: { owner: string; version: bigint }, limit: number): Promise<OutboxRecord[]> {
+async function claimOrStale(
+    store: OutboxStore,
+    partition: string,
+    token: { owner: string; version: bigint },
+    limit: number,
+): Promise<OutboxRecord[]> {
     try {
         return await store.claim(partition, token, limit);
     } catch (err) {
-        assert.ok(isOutboxError(err, "STALE_FENCING_TOKEN"), `expected STALE_FENCING_TOKEN or no records, got ${String(err)}`);
+        assert.ok(
+            isOutboxError(err, "STALE_FENCING_TOKEN"),
+            `expected STALE_FENCING_TOKEN or no records, got ${String(err)}`,
+        );
         return [];
     }
 }
@@ -41,7 +60,11 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
     it("persisting the same (partition, envelope, binding) again with a new record id is DUPLICATE_RECORD", async () => {
         const { store } = await localStore();
         await store.persist([rec("P", 1)]);
-        await rejectsWith(store.persist([rec("P", 1, { recordId: "other-id" })]), "DUPLICATE_RECORD", /all records in batch already persisted/);
+        await rejectsWith(
+            store.persist([rec("P", 1, { recordId: "other-id" })]),
+            "DUPLICATE_RECORD",
+            /all records in batch already persisted/,
+        );
     });
 
     it("the same (envelope, binding) in two partitions is two distinct records, both claimable", async () => {
@@ -62,7 +85,10 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
     it("partial overlap {A existing, B new} writes B, keeps A unchanged, and {A} alone is DUPLICATE_RECORD", async () => {
         const { store, tableName } = await localStore();
         await store.persist([rec("P", "A", {}, { payload: '"original"' })]);
-        const result = await store.persist([rec("P", "A", { recordId: "A2" }, { payload: '"replacement"' }), rec("P", "B")]);
+        const result = await store.persist([
+            rec("P", "A", { recordId: "A2" }, { payload: '"replacement"' }),
+            rec("P", "B"),
+        ]);
         assert.deepEqual(result, { written: 1, duplicates: 1 });
         const a = await stored(tableName, "P", "env-A");
         assert.equal(a.envelope.payload, '"original"');
@@ -73,7 +99,10 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
 
     it("a batch with an internal duplicate succeeds and keeps only the first occurrence", async () => {
         const { store, tableName } = await localStore();
-        const result = await store.persist([rec("P", 1, {}, { payload: '"first"' }), rec("P", 1, { recordId: "dup" }, { payload: '"second"' })]);
+        const result = await store.persist([
+            rec("P", 1, {}, { payload: '"first"' }),
+            rec("P", 1, { recordId: "dup" }, { payload: '"second"' }),
+        ]);
         assert.deepEqual(result, { written: 1, duplicates: 1 });
         const only = await store.queryPending("P", 10);
         assert.equal(only.length, 1);
@@ -113,7 +142,10 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
         ]);
         const first = await store.claim("P", tok(1), 3);
         assert.deepEqual(ids(first), ["env-e", "env-d", "env-c"]);
-        assert.ok(first[2].seq < (await store.claim("P", tok(1), 1))[0].seq, "the same-millisecond pair is decided by seq");
+        assert.ok(
+            first[2].seq < (await store.claim("P", tok(1), 1))[0].seq,
+            "the same-millisecond pair is decided by seq",
+        );
         assert.deepEqual(ids(await store.claim("P", tok(1), 5)), ["env-a"]);
     });
 
@@ -137,7 +169,11 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
         const { store } = await localStore();
         await store.persist([rec("P", 1), rec("P", 2)]);
         const [a, b] = await store.claim("P", tok(4), 2);
-        await rejectsWith(store.complete([b.recordId], tok(3)), "STALE_FENCING_TOKEN", /claim version mismatch on complete/);
+        await rejectsWith(
+            store.complete([b.recordId], tok(3)),
+            "STALE_FENCING_TOKEN",
+            /claim version mismatch on complete/,
+        );
         await store.complete([a.recordId], tok(4));
         assert.equal(await store.countPending("P"), 0);
         assert.equal(await store.countClaimed("P"), 1);
@@ -188,7 +224,10 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
 
         it("is scoped to its partition (the other partition's expired-by-time record stays pending)", async () => {
             const { store, clock } = await localStore();
-            await store.persist([rec("P1", 1, {}, { expiresAt: clock.now() + 1000 }), rec("P2", 1, {}, { expiresAt: clock.now() + 1000 })]);
+            await store.persist([
+                rec("P1", 1, {}, { expiresAt: clock.now() + 1000 }),
+                rec("P2", 1, {}, { expiresAt: clock.now() + 1000 }),
+            ]);
             assert.equal(await store.expire(clock.now() + 2000, "P1", tok(1)), 1);
             assert.equal(await store.countPending("P2"), 1);
         });
@@ -239,9 +278,15 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
     it("same ordering key persisted out of order is claimed in created_at order; equal created_at in persist order with increasing seq", async () => {
         const { store } = await localStore();
         const t0 = Date.UTC(2026, 0, 1);
-        await store.persist([rec("P", "late", { createdAt: t0 + 30, orderingKey: "K" }), rec("P", "early", { createdAt: t0 + 10, orderingKey: "K" })]);
+        await store.persist([
+            rec("P", "late", { createdAt: t0 + 30, orderingKey: "K" }),
+            rec("P", "early", { createdAt: t0 + 10, orderingKey: "K" }),
+        ]);
         await store.persist([rec("P", "mid", { createdAt: t0 + 20, orderingKey: "K" })]);
-        await store.persist([rec("P", "z1", { createdAt: t0 + 40, orderingKey: "K" }), rec("P", "a2", { createdAt: t0 + 40, orderingKey: "K" })]);
+        await store.persist([
+            rec("P", "z1", { createdAt: t0 + 40, orderingKey: "K" }),
+            rec("P", "a2", { createdAt: t0 + 40, orderingKey: "K" }),
+        ]);
         await store.persist([rec("P", "m3", { createdAt: t0 + 40, orderingKey: "K" })]);
         const claimed = await store.claim("P", tok(1), 10);
         assert.deepEqual(ids(claimed), ["env-early", "env-mid", "env-late", "env-z1", "env-a2", "env-m3"]);
@@ -298,7 +343,11 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
         it("a stranded head (claimed, same version) blocks its tail but not a keyless record; completing it unblocks the tail", async () => {
             const { store } = await localStore();
             const t0 = Date.UTC(2026, 0, 1);
-            await store.persist([rec("P", "head", { createdAt: t0 + 1, orderingKey: "K" }), rec("P", "tail", { createdAt: t0 + 2, orderingKey: "K" }), rec("P", "free", { createdAt: t0 + 3 })]);
+            await store.persist([
+                rec("P", "head", { createdAt: t0 + 1, orderingKey: "K" }),
+                rec("P", "tail", { createdAt: t0 + 2, orderingKey: "K" }),
+                rec("P", "free", { createdAt: t0 + 3 }),
+            ]);
             const [head] = await store.claim("P", tok(1), 1);
             assert.equal(head.envelopeId, "env-head");
             assert.deepEqual(ids(await store.claim("P", tok(1), 10)), ["env-free"]);
@@ -309,7 +358,11 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
         it("head beyond the limit: 3 same-key records, limit 1 gives the oldest", async () => {
             const { store } = await localStore();
             const t0 = Date.UTC(2026, 0, 1);
-            await store.persist([rec("P", "c", { createdAt: t0 + 3, orderingKey: "K" }), rec("P", "a", { createdAt: t0 + 1, orderingKey: "K" }), rec("P", "b", { createdAt: t0 + 2, orderingKey: "K" })]);
+            await store.persist([
+                rec("P", "c", { createdAt: t0 + 3, orderingKey: "K" }),
+                rec("P", "a", { createdAt: t0 + 1, orderingKey: "K" }),
+                rec("P", "b", { createdAt: t0 + 2, orderingKey: "K" }),
+            ]);
             assert.deepEqual(ids(await store.claim("P", tok(1), 1)), ["env-a"]);
         });
 
@@ -329,7 +382,11 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
         it("the whole group is claimable when its head is claimable in the same batch (3 same-key in order)", async () => {
             const { store } = await localStore();
             const t0 = Date.UTC(2026, 0, 1);
-            await store.persist([rec("P", "x", { createdAt: t0 + 2, orderingKey: "K" }), rec("P", "y", { createdAt: t0 + 1, orderingKey: "K" }), rec("P", "z", { createdAt: t0 + 3, orderingKey: "K" })]);
+            await store.persist([
+                rec("P", "x", { createdAt: t0 + 2, orderingKey: "K" }),
+                rec("P", "y", { createdAt: t0 + 1, orderingKey: "K" }),
+                rec("P", "z", { createdAt: t0 + 3, orderingKey: "K" }),
+            ]);
             assert.deepEqual(ids(await store.claim("P", tok(1), 10)), ["env-y", "env-x", "env-z"]);
         });
     });
@@ -337,8 +394,20 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
     it("zero-value and partial tokens are rejected, and a claimed row cannot be completed or released with them", async () => {
         const { store, tableName } = await localStore();
         await store.persist([rec("P", 1)]);
-        const bad = [{}, { version: 1n }, { owner: "x" }, { owner: "x", version: 0n }, { owner: "", version: 1n }, { owner: "x", version: 1 }] as never[];
-        for (const token of bad) await rejectsWith(store.claim("P", token, 1), "STALE_FENCING_TOKEN", /claim rejected: invalid \(zero-value\) fencing token/);
+        const bad = [
+            {},
+            { version: 1n },
+            { owner: "x" },
+            { owner: "x", version: 0n },
+            { owner: "", version: 1n },
+            { owner: "x", version: 1 },
+        ] as never[];
+        for (const token of bad)
+            await rejectsWith(
+                store.claim("P", token, 1),
+                "STALE_FENCING_TOKEN",
+                /claim rejected: invalid \(zero-value\) fencing token/,
+            );
         const [r] = await store.claim("P", tok(1), 1);
         for (const token of bad) {
             await rejectsWith(store.complete([r.recordId], token), "STALE_FENCING_TOKEN", /complete rejected: invalid/);
@@ -393,7 +462,8 @@ describe("store conformance: release (RunOutboxReleaseTests)", () => {
         const { store, tableName } = await localStore();
         await store.persist([rec("P", 1)]);
         const [r] = await store.claim("P", tok(1), 1);
-        for (const token of [{}, { version: 1n }, { owner: "x" }] as never[]) await rejectsWith(store.release([r.recordId], token), "STALE_FENCING_TOKEN");
+        for (const token of [{}, { version: 1n }, { owner: "x" }] as never[])
+            await rejectsWith(store.release([r.recordId], token), "STALE_FENCING_TOKEN");
         await store.release([r.recordId], tok(1));
         assert.equal((await stored(tableName, "P", "env-1")).status, "pending");
     });

@@ -2,7 +2,13 @@
  * DynamoDB-specific store tests (reference §11.3) on DynamoDB Local: the stored attributes, TTL placement, the
  * cold-seed race, deep backlogs and concurrency. Each test has its own table.
  */
-import { BatchWriteItemCommand, DescribeTableCommand, DescribeTimeToLiveCommand, GetItemCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
+import {
+    BatchWriteItemCommand,
+    DescribeTableCommand,
+    DescribeTimeToLiveCommand,
+    GetItemCommand,
+    PutItemCommand,
+} from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
 import { isOutboxError } from "../../../runtime/errors";
 import { marshalRecord, pendingRecord, recordKey, unmarshalRecord } from "../../../runtime/record/codec";
@@ -34,7 +40,10 @@ describe("store on DynamoDB Local (§11.3)", () => {
         const [again] = await store.claim("P", tok(1), 1);
         assert.deepEqual([again.recordId, again.replayCount], [first.recordId, 2]);
         const item = (await rawItem(tableName, recordKey("P", "env-1", "topic")))!;
-        assert.deepEqual([item.created_at, item.first_attempted_at, item.claimed_at], [{ N: "1767225600000" }, { N: "1767225600000" }, { N: "1767225601000" }]);
+        assert.deepEqual(
+            [item.created_at, item.first_attempted_at, item.claimed_at],
+            [{ N: "1767225600000" }, { N: "1767225600000" }, { N: "1767225601000" }],
+        );
         await store.complete([again.recordId], tok(1));
         const done = (await rawItem(tableName, recordKey("P", "env-1", "topic")))!;
         assert.deepEqual([done.completed_at, done.ttl], [{ N: "1767225601000" }, { N: String(1767225601 + 3600) }]);
@@ -42,8 +51,17 @@ describe("store on DynamoDB Local (§11.3)", () => {
 
     it("a clock that reads NaN fails the operation with INVALID_CONFIG naming clock.now(), and writes nothing", async () => {
         const { store, tableName } = await localStore();
-        const broken = new OutboxStore({ client: await dynamoClient(), tableName, clock: new FakeClock(Number.NaN), staleClaimMs: 0 });
-        await rejectsWith(broken.persist([rec("P", 1)]), "INVALID_CONFIG", /clock.now\(\) returned NaN; it must return epoch milliseconds as a finite number/);
+        const broken = new OutboxStore({
+            client: await dynamoClient(),
+            tableName,
+            clock: new FakeClock(Number.NaN),
+            staleClaimMs: 0,
+        });
+        await rejectsWith(
+            broken.persist([rec("P", 1)]),
+            "INVALID_CONFIG",
+            /clock.now\(\) returned NaN; it must return epoch milliseconds as a finite number/,
+        );
         assert.deepEqual(await store.queryPending("P", 10), []);
     });
 
@@ -58,7 +76,9 @@ describe("store on DynamoDB Local (§11.3)", () => {
     it("fan-out partial overlap persists the new legs and rolls nothing back", async () => {
         const { store } = await localStore();
         await store.persist([rec("P", 1, { bindingId: "b1", recordId: "r1" })]);
-        const result = await store.persist(["b1", "b2", "b3"].map((b) => rec("P", 1, { bindingId: b, recordId: `r-${b}` })));
+        const result = await store.persist(
+            ["b1", "b2", "b3"].map((b) => rec("P", 1, { bindingId: b, recordId: `r-${b}` })),
+        );
         assert.deepEqual(result, { written: 2, duplicates: 1 });
         assert.deepEqual((await store.queryPending("P", 10)).map((r) => r.recordId).sort(), ["r-b2", "r-b3", "r1"]);
     });
@@ -67,7 +87,8 @@ describe("store on DynamoDB Local (§11.3)", () => {
         const { store, tableName } = await localStore();
         await store.persist(Array.from({ length: 12 }, (_, i) => rec("P", i)));
         const outcomes = await Promise.allSettled([1, 2, 3, 4].map((v) => store.claim("P", tok(v, `o${v}`), 12)));
-        for (const o of outcomes) if (o.status === "rejected") assert.ok(isOutboxError(o.reason, "STALE_FENCING_TOKEN"), String(o.reason));
+        for (const o of outcomes)
+            if (o.status === "rejected") assert.ok(isOutboxError(o.reason, "STALE_FENCING_TOKEN"), String(o.reason));
         // Whoever holds a record now must match the stored owner/version exactly.
         for (let i = 0; i < 12; i++) {
             const r = unmarshalRecord((await rawItem(tableName, recordKey("P", `env-${i}`, "topic")))!);
@@ -75,8 +96,16 @@ describe("store on DynamoDB Local (§11.3)", () => {
         }
         await store.claim("P", tok(4, "o4"), 12);
         assert.equal(await store.countClaimed("P"), 12, "the highest version holds everything");
-        for (let i = 0; i < 12; i++) assert.equal(unmarshalRecord((await rawItem(tableName, recordKey("P", `env-${i}`, "topic")))!).claimVersion, 4n);
-        await rejectsWith(store.claim("P", tok(3, "o3"), 1), "STALE_FENCING_TOKEN", /claim rejected: token version is stale/);
+        for (let i = 0; i < 12; i++)
+            assert.equal(
+                unmarshalRecord((await rawItem(tableName, recordKey("P", `env-${i}`, "topic")))!).claimVersion,
+                4n,
+            );
+        await rejectsWith(
+            store.claim("P", tok(3, "o3"), 1),
+            "STALE_FENCING_TOKEN",
+            /claim rejected: token version is stale/,
+        );
     });
 
     it("replay count increments on a version reclaim; completing with the older version is STALE", async () => {
@@ -113,35 +142,63 @@ describe("store on DynamoDB Local (§11.3)", () => {
         assert.equal(done.claim_sort, undefined);
         assert.deepEqual(done.ttl, { N: String(Math.floor(clock.now() / 1000) + 7200) });
         assert.deepEqual(done.completed_at, { N: String(clock.now()) });
-        assert.equal(await store.expire(clock.now() + 120_000, "P", tok(1)), 0, "a completed record is not in ExpiryIndex");
+        assert.equal(
+            await store.expire(clock.now() + 120_000, "P", tok(1)),
+            0,
+            "a completed record is not in ExpiryIndex",
+        );
     });
 
     it("expire sets ttl = cutoff + grace (not now), removes has_expiry and claim_sort, and keeps completed_at 0", async () => {
         const { store, clock, tableName } = await localStore({ compactionGraceSeconds: 100 });
-        await store.persist([rec("P", 1, {}, { expiresAt: clock.now() + 1000 }), rec("P", 2, {}, { expiresAt: clock.now() + 9000 })]);
+        await store.persist([
+            rec("P", 1, {}, { expiresAt: clock.now() + 1000 }),
+            rec("P", 2, {}, { expiresAt: clock.now() + 9000 }),
+        ]);
         const cutoff = clock.now() + 5000;
         assert.equal(await store.expire(cutoff, "P", tok(1)), 1);
         const expired = (await rawItem(tableName, recordKey("P", "env-1", "topic")))!;
-        assert.deepEqual([expired.status, expired.ttl, expired.completed_at], [{ S: "expired" }, { N: String(Math.floor(cutoff / 1000) + 100) }, { N: "0" }]);
+        assert.deepEqual(
+            [expired.status, expired.ttl, expired.completed_at],
+            [{ S: "expired" }, { N: String(Math.floor(cutoff / 1000) + 100) }, { N: "0" }],
+        );
         assert.equal(expired.has_expiry, undefined);
         assert.equal(expired.claim_sort, undefined);
-        assert.equal((await rawItem(tableName, recordKey("P", "env-2", "topic")))!.status?.S, "pending", "expires_at after the cutoff stays");
+        assert.equal(
+            (await rawItem(tableName, recordKey("P", "env-2", "topic")))!.status?.S,
+            "pending",
+            "expires_at after the cutoff stays",
+        );
     });
 
     it("an accepted expire raises the fence even when nothing expired; a lower token is then STALE", async () => {
         const { store } = await localStore();
         assert.equal(await store.expire(Date.UTC(2030, 0, 1), "P", tok(7)), 0);
         await rejectsWith(store.claim("P", tok(6), 1), "STALE_FENCING_TOKEN");
-        await rejectsWith(store.expire(Date.UTC(2030, 0, 1), "P", tok(6)), "STALE_FENCING_TOKEN", /expire rejected: token version is stale/);
+        await rejectsWith(
+            store.expire(Date.UTC(2030, 0, 1), "P", tok(6)),
+            "STALE_FENCING_TOKEN",
+            /expire rejected: token version is stale/,
+        );
     });
 
     it("dispatch headers and the envelope's payload, subject and headers round-trip through claim", async () => {
         const { store } = await localStore();
         const headers = { "x-bridge.correlation-id": "c-1", traceparent: "00-abc-01", count: 3 };
-        await store.persist([rec("P", 1, { dispatchHeaders: { "content-type": "application/json", "x-a": "<&>" } }, { subject: "OrderPlaced", payload: '{"é":"✓"}', headers })]);
+        await store.persist([
+            rec(
+                "P",
+                1,
+                { dispatchHeaders: { "content-type": "application/json", "x-a": "<&>" } },
+                { subject: "OrderPlaced", payload: '{"é":"✓"}', headers },
+            ),
+        ]);
         const [r] = await store.claim("P", tok(1), 1);
         assert.deepEqual(r.dispatchHeaders, { "content-type": "application/json", "x-a": "<&>" });
-        assert.deepEqual([r.envelope.subject, r.envelope.payload, r.envelope.headers], ["OrderPlaced", '{"é":"✓"}', headers]);
+        assert.deepEqual(
+            [r.envelope.subject, r.envelope.payload, r.envelope.headers],
+            ["OrderPlaced", '{"é":"✓"}', headers],
+        );
     });
 
     it("createTable is idempotent, creates the schema's indexes and enables TTL on ttl", async () => {
@@ -151,10 +208,17 @@ describe("store on DynamoDB Local (§11.3)", () => {
         await store.createTable();
         await store.createTable();
         const table = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table!;
-        assert.deepEqual(table.GlobalSecondaryIndexes!.map((g) => g.IndexName).sort(), ["ClaimIndex", "ExpiryIndex", "RecordIDIndex"]);
+        assert.deepEqual(table.GlobalSecondaryIndexes!.map((g) => g.IndexName).sort(), [
+            "ClaimIndex",
+            "ExpiryIndex",
+            "RecordIDIndex",
+        ]);
         assert.equal(table.StreamSpecification?.StreamViewType, "NEW_IMAGE");
         const ttl = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
-        assert.deepEqual([ttl.TimeToLiveDescription?.AttributeName, ttl.TimeToLiveDescription?.TimeToLiveStatus], ["ttl", "ENABLED"]);
+        assert.deepEqual(
+            [ttl.TimeToLiveDescription?.AttributeName, ttl.TimeToLiveDescription?.TimeToLiveStatus],
+            ["ttl", "ENABLED"],
+        );
         assert.equal(await store.preflight(), "verified");
     });
 
@@ -169,7 +233,11 @@ describe("store on DynamoDB Local (§11.3)", () => {
         await store.claim("P", tok(9), 1);
         const raised = (await rawItem(tableName, fenceKey("P")))!;
         assert.deepEqual(raised.max_claim_version, { N: "9" });
-        assert.deepEqual(raised.ttl, { N: String(Math.floor(clock.now() / 1000) + 30 * 86400) }, "a fence raise refreshes the ttl");
+        assert.deepEqual(
+            raised.ttl,
+            { N: String(Math.floor(clock.now() / 1000) + 30 * 86400) },
+            "a fence raise refreshes the ttl",
+        );
         const raisedTtl = raised.ttl;
         // Same version again: the raise's condition (strictly greater) fails, so the ttl is not refreshed (as in GoBridge).
         clock.advance(86_400_000);
@@ -186,15 +254,25 @@ describe("store on DynamoDB Local (§11.3)", () => {
             const n = 60;
             // Persisted in a shuffled order so neither SK order nor persist order matches age.
             const order = Array.from({ length: n }, (_, i) => (i * 37) % n);
-            await store.persist(order.map((i) => rec("P", adversarialId(i, n), { createdAt: t0 + i * 10, ...(keyed ? { orderingKey: "K" } : {}) })));
+            await store.persist(
+                order.map((i) =>
+                    rec("P", adversarialId(i, n), { createdAt: t0 + i * 10, ...(keyed ? { orderingKey: "K" } : {}) }),
+                ),
+            );
             const drained: string[] = [];
             for (let round = 0; round < 20 && drained.length < n; round++) {
                 const batch = await store.claim("P", tok(1), 5);
                 assert.ok(batch.length <= 5);
-                await store.complete(batch.map((r) => r.recordId), tok(1));
+                await store.complete(
+                    batch.map((r) => r.recordId),
+                    tok(1),
+                );
                 drained.push(...ids(batch));
             }
-            assert.deepEqual(drained, Array.from({ length: n }, (_, i) => `env-${adversarialId(i, n)}`));
+            assert.deepEqual(
+                drained,
+                Array.from({ length: n }, (_, i) => `env-${adversarialId(i, n)}`),
+            );
         });
     }
 
@@ -203,17 +281,32 @@ describe("store on DynamoDB Local (§11.3)", () => {
         const { store, tableName } = await localStore({ client });
         const t0 = Date.UTC(2026, 0, 1);
         // Records left behind by a v3 owner whose FENCE row was TTL-reaped: released (pending) at claim_version 3.
-        const items = Array.from({ length: 25 }, (_, i) => marshalRecord({ ...pendingRecord(rec("P", i, { createdAt: t0 + i }), BigInt(i + 1), t0), claimVersion: 3n, replayCount: 1 }));
+        const items = Array.from({ length: 25 }, (_, i) =>
+            marshalRecord({
+                ...pendingRecord(rec("P", i, { createdAt: t0 + i }), BigInt(i + 1), t0),
+                claimVersion: 3n,
+                replayCount: 1,
+            }),
+        );
         for (let i = 0; i < items.length; i += 25) {
-            await client.send(new BatchWriteItemCommand({ RequestItems: { [tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
+            await client.send(
+                new BatchWriteItemCommand({
+                    RequestItems: { [tableName]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) },
+                }),
+            );
         }
         assert.equal(await rawItem(tableName, fenceKey("P")), undefined);
         const stores = Array.from({ length: 8 }, () => new OutboxStore({ client, tableName, staleClaimMs: 0 }));
-        const results = await Promise.allSettled(stores.map((s, i) => (async () => {
-            const mine: string[] = [];
-            for (let round = 0; round < 6; round++) mine.push(...ids(await s.claim("P", tok(3, `owner-${i}`), 3)));
-            return mine;
-        })()));
+        const results = await Promise.allSettled(
+            stores.map((s, i) =>
+                (async () => {
+                    const mine: string[] = [];
+                    for (let round = 0; round < 6; round++)
+                        mine.push(...ids(await s.claim("P", tok(3, `owner-${i}`), 3)));
+                    return mine;
+                })(),
+            ),
+        );
         const all: string[] = [];
         for (const r of results) {
             if (r.status === "fulfilled") all.push(...r.value);
@@ -230,20 +323,45 @@ describe("store on DynamoDB Local (§11.3)", () => {
         const { store, tableName } = await localStore();
         const client = await dynamoClient();
         // The application's order item shares the partition and has its own `status` attribute.
-        await client.send(new PutItemCommand({ TableName: tableName, Item: { PK: { S: "P" }, SK: { S: "ORDER" }, status: { S: "pending" }, record_id: { S: "order-row" }, created_at: { N: "1" } } }));
-        const legacy = marshalRecord(pendingRecord(rec("P", "legacy", { bindingId: "eu#prod", orderingKey: "K", createdAt: Date.UTC(2025, 11, 31) }), 1n, 0));
+        await client.send(
+            new PutItemCommand({
+                TableName: tableName,
+                Item: {
+                    PK: { S: "P" },
+                    SK: { S: "ORDER" },
+                    status: { S: "pending" },
+                    record_id: { S: "order-row" },
+                    created_at: { N: "1" },
+                },
+            }),
+        );
+        const legacy = marshalRecord(
+            pendingRecord(
+                rec("P", "legacy", { bindingId: "eu#prod", orderingKey: "K", createdAt: Date.UTC(2025, 11, 31) }),
+                1n,
+                0,
+            ),
+        );
         legacy.SK = { S: "OUTBOX#env-legacy#eu#prod" };
         await client.send(new PutItemCommand({ TableName: tableName, Item: legacy }));
         await store.persist([rec("P", 2, { orderingKey: "K" })]);
         const claimed = await store.claim("P", tok(1), 10);
-        assert.deepEqual(claimed.map((r) => [r.envelopeId, r.bindingId]), [["env-legacy", "eu#prod"], ["env-2", "topic"]]);
+        assert.deepEqual(
+            claimed.map((r) => [r.envelopeId, r.bindingId]),
+            [
+                ["env-legacy", "eu#prod"],
+                ["env-2", "topic"],
+            ],
+        );
         assert.deepEqual((await rawItem(tableName, { PK: { S: "P" }, SK: { S: "ORDER" } }))!.status, { S: "pending" });
     });
 
     it("legacy raw-SK rows still match begins_with(SK, OUTBOX#): claimed and completed with identity from attributes", async () => {
         const client = await dynamoClient();
         const { store, tableName } = await localStore({ client });
-        const item = marshalRecord(pendingRecord(rec("P", "legacy", { bindingId: "eu#prod" }), 1n, Date.UTC(2026, 0, 1)));
+        const item = marshalRecord(
+            pendingRecord(rec("P", "legacy", { bindingId: "eu#prod" }), 1n, Date.UTC(2026, 0, 1)),
+        );
         item.SK = { S: "OUTBOX#env-legacy#eu#prod" };
         await client.send(new PutItemCommand({ TableName: tableName, Item: item }));
         const [r] = await store.claim("P", tok(1), 5);

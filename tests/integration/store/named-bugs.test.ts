@@ -13,9 +13,22 @@ import { FakeDynamoDb, PASS } from "../../support/store/fake-client";
 import { ids, localStore, rec, rejectsWith, tok } from "../../support/store/helpers";
 
 /** Backfill one string attribute of one record by hand, as the migration would. */
-async function backfillOne(tableName: string, key: ReturnType<typeof recordKey>, attribute: string, value: string): Promise<void> {
-    await (await dynamoClient()).send(
-        new UpdateItemCommand({ TableName: tableName, Key: key, UpdateExpression: "SET #a = :v", ExpressionAttributeNames: { "#a": attribute }, ExpressionAttributeValues: { ":v": { S: value } } }),
+async function backfillOne(
+    tableName: string,
+    key: ReturnType<typeof recordKey>,
+    attribute: string,
+    value: string,
+): Promise<void> {
+    await (
+        await dynamoClient()
+    ).send(
+        new UpdateItemCommand({
+            TableName: tableName,
+            Key: key,
+            UpdateExpression: "SET #a = :v",
+            ExpressionAttributeNames: { "#a": attribute },
+            ExpressionAttributeValues: { ":v": { S: value } },
+        }),
     );
 }
 
@@ -34,7 +47,11 @@ describe("GoBridge named findings on DynamoDB Local (§12)", () => {
             return PASS;
         });
         const a = new OutboxStore({ client: hooked, tableName, staleClaimMs: 0 });
-        await rejectsWith(a.claim("P", tok(1, "A"), 10), "STALE_FENCING_TOKEN", /claim aborted: partition fence advanced past token version/);
+        await rejectsWith(
+            a.claim("P", tok(1, "A"), 10),
+            "STALE_FENCING_TOKEN",
+            /claim aborted: partition fence advanced past token version/,
+        );
         assert.equal(await b.countClaimed("P"), 0, "A claimed nothing");
         assert.deepEqual(ids(await b.claim("P", tok(2, "B"), 10)), ["env-1", "env-2"]);
     });
@@ -43,7 +60,9 @@ describe("GoBridge named findings on DynamoDB Local (§12)", () => {
         const client = await dynamoClient();
         const tableName = uniqueTableName("keys-only");
         const input = createTableInput(tableName, { stream: false });
-        input.GlobalSecondaryIndexes!.find((g) => g.IndexName === "ClaimIndex")!.Projection = { ProjectionType: "KEYS_ONLY" };
+        input.GlobalSecondaryIndexes!.find((g) => g.IndexName === "ClaimIndex")!.Projection = {
+            ProjectionType: "KEYS_ONLY",
+        };
         await client.send(new CreateTableCommand(input));
         const store = new OutboxStore({ client, tableName, staleClaimMs: 0 });
         await store.persist([rec("P", 1)]);
@@ -60,7 +79,12 @@ describe("GoBridge named findings on DynamoDB Local (§12)", () => {
         assert.deepEqual(await store.claim("P", tok(1), 10), []);
         assert.equal(await store.countPending("P"), 0);
         assert.equal((await store.queryPending("P", 10)).length, 1, "the base table still has it");
-        await backfillOne(tableName, recordKey("P", "env-old", "topic"), ATTR.claimSort, claimSort(Date.UTC(2025, 0, 1), 0n));
+        await backfillOne(
+            tableName,
+            recordKey("P", "env-old", "topic"),
+            ATTR.claimSort,
+            claimSort(Date.UTC(2025, 0, 1), 0n),
+        );
         assert.deepEqual(ids(await store.claim("P", tok(1), 10)), ["env-old"]);
     });
 
@@ -68,7 +92,9 @@ describe("GoBridge named findings on DynamoDB Local (§12)", () => {
         const client = await dynamoClient();
         const { store, tableName, clock } = await localStore({ client });
         const statusless = (n: string, expiresAt = 0) => {
-            const item = marshalRecord(pendingRecord(rec("P", n, {}, { expiresAt }), BigInt(n.length), clock.now() - 1000));
+            const item = marshalRecord(
+                pendingRecord(rec("P", n, {}, { expiresAt }), BigInt(n.length), clock.now() - 1000),
+            );
             delete item.status;
             return item;
         };
@@ -86,7 +112,9 @@ describe("GoBridge named findings on DynamoDB Local (§12)", () => {
     it("finding 18, the has_expiry half: an old-build record with an expiry but no has_expiry is never expired until backfilled", async () => {
         const client = await dynamoClient();
         const { store, tableName, clock } = await localStore({ client });
-        const old = marshalRecord(pendingRecord(rec("P", "old", {}, { expiresAt: clock.now() - 1000 }), 1n, clock.now() - 5000));
+        const old = marshalRecord(
+            pendingRecord(rec("P", "old", {}, { expiresAt: clock.now() - 1000 }), 1n, clock.now() - 5000),
+        );
         delete old.has_expiry;
         await client.send(new PutItemCommand({ TableName: tableName, Item: old }));
         assert.equal(await store.expire(clock.now(), "P", tok(1)), 0, "ExpiryIndex does not hold it");

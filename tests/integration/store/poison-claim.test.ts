@@ -19,10 +19,17 @@ describe("claim with an undecodable item in the partition (DynamoDB Local)", () 
         await store.persist([rec("P", 1), rec("P", 2)]);
         const claimed = await store.claim("P", tok(1), 10);
         assert.deepEqual(ids(claimed), ["env-1", "env-2"]);
-        assert.deepEqual(metrics.named(STORE_METRICS.undecodable).map((c) => [c.value, c.tags?.partition]), [[1, "P"]]);
+        assert.deepEqual(
+            metrics.named(STORE_METRICS.undecodable).map((c) => [c.value, c.tags?.partition]),
+            [[1, "P"]],
+        );
         const line = logger.lines.find((l) => l.message === STORE_WARNINGS.undecodable);
         assert.equal(line?.level, "error");
-        assert.deepEqual(line?.attributes, { partition_key: "P", sort_key: "OUTBOX#broken#topic", code: "INVALID_PAYLOAD" });
+        assert.deepEqual(line?.attributes, {
+            partition_key: "P",
+            sort_key: "OUTBOX#broken#topic",
+            code: "INVALID_PAYLOAD",
+        });
         assert.ok(!JSON.stringify(logger.lines).includes("secret-payload"), "the item's text is never logged");
     });
 
@@ -35,7 +42,10 @@ describe("claim with an undecodable item in the partition (DynamoDB Local)", () 
 
     it("an item whose created_at cannot be read as a time holds only its key in the scan path", async () => {
         const { store, tableName, clock, metrics } = await localStore();
-        await put(tableName, { ...brokenRow("P", clock.now() - 1_000, { ordering_key: { S: "a" } }), created_at: { N: "100000000000000000000" } });
+        await put(tableName, {
+            ...brokenRow("P", clock.now() - 1_000, { ordering_key: { S: "a" } }),
+            created_at: { N: "100000000000000000000" },
+        });
         await store.persist([rec("P", 1, { orderingKey: "a" }), rec("P", 2, { orderingKey: "b" })]);
         assert.deepEqual(ids(await store.claim("P", tok(1), 10)), ["env-2"]);
         assert.equal(metrics.named(STORE_METRICS.undecodable).length, 1);

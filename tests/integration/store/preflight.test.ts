@@ -4,10 +4,24 @@
  * produce: it never denies access or throttles) and the not-ready states (Local creates a table and its indexes
  * ACTIVE at once, so it never shows CREATING, DELETING or a backfilling index) use a fake client.
  */
-import { CreateTableCommand, DescribeTableCommand, type CreateTableCommandInput, type DescribeTableCommandOutput, type TableDescription } from "@aws-sdk/client-dynamodb";
+import {
+    CreateTableCommand,
+    DescribeTableCommand,
+    type CreateTableCommandInput,
+    type DescribeTableCommandOutput,
+    type TableDescription,
+} from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
 import { isOutboxError } from "../../../runtime/errors";
-import { createTableInput, OutboxStore, PREFLIGHT_REFUSAL, resetStoreWarnings, schemaMismatch, STORE_WARNINGS, type OutboxStoreOptions } from "../../../runtime/store";
+import {
+    createTableInput,
+    OutboxStore,
+    PREFLIGHT_REFUSAL,
+    resetStoreWarnings,
+    schemaMismatch,
+    STORE_WARNINGS,
+    type OutboxStoreOptions,
+} from "../../../runtime/store";
 import { dynamoClient, uniqueTableName } from "../../support/dynamodb";
 import { FakeDynamoDb, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
@@ -17,7 +31,10 @@ type Mutate = (input: CreateTableCommandInput) => void;
 type StoreExtras = Pick<OutboxStoreOptions, "requireStream">;
 
 /** Create a table from the schema's input after `mutate`, and preflight it. */
-async function preflightOf(mutate: Mutate, extras: StoreExtras = {}): Promise<{ outcome?: string; error?: unknown; tableName: string }> {
+async function preflightOf(
+    mutate: Mutate,
+    extras: StoreExtras = {},
+): Promise<{ outcome?: string; error?: unknown; tableName: string }> {
     const client = await dynamoClient();
     const tableName = uniqueTableName("preflight");
     const input = createTableInput(tableName, { stream: false });
@@ -34,7 +51,10 @@ async function preflightOf(mutate: Mutate, extras: StoreExtras = {}): Promise<{ 
  * Preflight a real, well-formed table on DynamoDB Local whose DescribeTable answer the fake client rewrites with
  * `describe` (a status DynamoDB Local never reports).
  */
-async function preflightDescribedAs(describe: (table: TableDescription) => void, mutate: Mutate = () => undefined): Promise<{ outcome?: string; error?: unknown; tableName: string }> {
+async function preflightDescribedAs(
+    describe: (table: TableDescription) => void,
+    mutate: Mutate = () => undefined,
+): Promise<{ outcome?: string; error?: unknown; tableName: string }> {
     const client = await dynamoClient();
     const tableName = uniqueTableName("preflight");
     const input = createTableInput(tableName, { stream: false });
@@ -59,7 +79,12 @@ function indexOf(table: TableDescription, name: string) {
 }
 
 /** Assert preflight threw `code` with `transient`, a message matching `message`. */
-function threw(result: { outcome?: string; error?: unknown }, code: "UNAVAILABLE" | "INVALID_CONFIG", transient: boolean, message: RegExp): void {
+function threw(
+    result: { outcome?: string; error?: unknown },
+    code: "UNAVAILABLE" | "INVALID_CONFIG",
+    transient: boolean,
+    message: RegExp,
+): void {
     assert.equal(result.outcome, undefined, "preflight should have failed");
     assert.ok(isOutboxError(result.error, code), String(result.error));
     assert.equal((result.error as { transient: boolean }).transient, transient);
@@ -90,7 +115,11 @@ describe("preflight", () => {
     it("ignores extra GSIs and wider projections of the KEYS_ONLY indexes", async () => {
         const { outcome } = await preflightOf((input) => {
             input.AttributeDefinitions!.push({ AttributeName: "tenant", AttributeType: "S" });
-            input.GlobalSecondaryIndexes!.push({ IndexName: "TenantIndex", KeySchema: [{ AttributeName: "tenant", KeyType: "HASH" }], Projection: { ProjectionType: "ALL" } });
+            input.GlobalSecondaryIndexes!.push({
+                IndexName: "TenantIndex",
+                KeySchema: [{ AttributeName: "tenant", KeyType: "HASH" }],
+                Projection: { ProjectionType: "ALL" },
+            });
             gsi(input, "RecordIDIndex").Projection = { ProjectionType: "ALL" };
         });
         assert.equal(outcome, "verified");
@@ -98,7 +127,10 @@ describe("preflight", () => {
 
     it("a missing table is not an error (table-missing)", async () => {
         const client = await dynamoClient();
-        assert.equal(await new OutboxStore({ client, tableName: uniqueTableName("absent") }).preflight(), "table-missing");
+        assert.equal(
+            await new OutboxStore({ client, tableName: uniqueTableName("absent") }).preflight(),
+            "table-missing",
+        );
     });
 
     it("refuses a ClaimIndex projected KEYS_ONLY", async () => {
@@ -110,7 +142,8 @@ describe("preflight", () => {
 
     it("refuses a ClaimIndex projected INCLUDE", async () => {
         await failsWith(
-            (input) => (gsi(input, "ClaimIndex").Projection = { ProjectionType: "INCLUDE", NonKeyAttributes: ["status"] }),
+            (input) =>
+                (gsi(input, "ClaimIndex").Projection = { ProjectionType: "INCLUDE", NonKeyAttributes: ["status"] }),
             'GSI "ClaimIndex" must be Projection: ALL (the claim query filters on the non-key status attribute); actual projection is "INCLUDE"',
         );
     });
@@ -148,14 +181,20 @@ describe("preflight", () => {
     it("refuses a primary key with the wrong attribute name", async () => {
         await failsWith((input) => {
             input.AttributeDefinitions!.push({ AttributeName: "id", AttributeType: "S" });
-            input.KeySchema = [{ AttributeName: "id", KeyType: "HASH" }, { AttributeName: "SK", KeyType: "RANGE" }];
+            input.KeySchema = [
+                { AttributeName: "id", KeyType: "HASH" },
+                { AttributeName: "SK", KeyType: "RANGE" },
+            ];
         }, 'primary key hash key is "id", expected "PK"; expected [PK(S,HASH), SK(S,RANGE)], actual [id(S,HASH), SK(S,RANGE)]');
     });
 
     it("refuses a ClaimIndex keyed on another range attribute", async () => {
         await failsWith((input) => {
             input.AttributeDefinitions!.push({ AttributeName: "created_at", AttributeType: "N" });
-            gsi(input, "ClaimIndex").KeySchema = [{ AttributeName: "PK", KeyType: "HASH" }, { AttributeName: "created_at", KeyType: "RANGE" }];
+            gsi(input, "ClaimIndex").KeySchema = [
+                { AttributeName: "PK", KeyType: "HASH" },
+                { AttributeName: "created_at", KeyType: "RANGE" },
+            ];
             input.AttributeDefinitions = input.AttributeDefinitions!.filter((a) => a.AttributeName !== "claim_sort");
         }, 'GSI "ClaimIndex" range key is "created_at", expected "claim_sort"; expected [PK(S,HASH), claim_sort(S,RANGE)], actual [PK(S,HASH), created_at(N,RANGE)]');
     });
@@ -165,14 +204,26 @@ describe("preflight", () => {
         const good = createTableInput("t");
         const withoutDefinitions = { ...good, AttributeDefinitions: [] } as never;
         assert.equal(schemaMismatch(withoutDefinitions), undefined);
-        const noProjection = { ...good, GlobalSecondaryIndexes: good.GlobalSecondaryIndexes!.map((g) => (g.IndexName === "ClaimIndex" ? { ...g, Projection: undefined } : g)) } as never;
+        const noProjection = {
+            ...good,
+            GlobalSecondaryIndexes: good.GlobalSecondaryIndexes!.map((g) =>
+                g.IndexName === "ClaimIndex" ? { ...g, Projection: undefined } : g,
+            ),
+        } as never;
         assert.match(schemaMismatch(noProjection)!, /actual projection is "<none>"$/);
     });
 
     describe("readiness (fake DescribeTable over a real table: DynamoDB Local never shows CREATING, DELETING or a backfill)", () => {
         it("a CREATING table is transient UNAVAILABLE, naming the table, its status and what to do", async () => {
             const result = await preflightDescribedAs((t) => (t.TableStatus = "CREATING"));
-            threw(result, "UNAVAILABLE", true, new RegExp(`^dynamodb-outbox: table "${result.tableName}" is not ready: its status is CREATING, expected ACTIVE; wait until DescribeTable shows it ACTIVE, then run preflight again$`));
+            threw(
+                result,
+                "UNAVAILABLE",
+                true,
+                new RegExp(
+                    `^dynamodb-outbox: table "${result.tableName}" is not ready: its status is CREATING, expected ACTIVE; wait until DescribeTable shows it ACTIVE, then run preflight again$`,
+                ),
+            );
         });
 
         it("an UPDATING table whose indexes are ACTIVE is usable", async () => {
@@ -180,30 +231,70 @@ describe("preflight", () => {
         });
 
         it("a DELETING or ARCHIVED table is permanent INVALID_CONFIG", async () => {
-            threw(await preflightDescribedAs((t) => (t.TableStatus = "DELETING")), "INVALID_CONFIG", false, /is unusable: its status is DELETING, expected ACTIVE or UPDATING; this does not fix itself/);
-            threw(await preflightDescribedAs((t) => (t.TableStatus = "ARCHIVED")), "INVALID_CONFIG", false, /is unusable: its status is ARCHIVED/);
+            threw(
+                await preflightDescribedAs((t) => (t.TableStatus = "DELETING")),
+                "INVALID_CONFIG",
+                false,
+                /is unusable: its status is DELETING, expected ACTIVE or UPDATING; this does not fix itself/,
+            );
+            threw(
+                await preflightDescribedAs((t) => (t.TableStatus = "ARCHIVED")),
+                "INVALID_CONFIG",
+                false,
+                /is unusable: its status is ARCHIVED/,
+            );
         });
 
         it("a backfilling ClaimIndex is transient UNAVAILABLE, naming the index and its purpose", async () => {
-            const result = await preflightDescribedAs((t) => Object.assign(indexOf(t, "ClaimIndex"), { IndexStatus: "CREATING", Backfilling: true }));
-            threw(result, "UNAVAILABLE", true, /is not ready: GSI "ClaimIndex" is CREATING and backfilling, expected ACTIVE; the claim query filters on the non-key status attribute only once it is ACTIVE\. Wait .*then run preflight again$/);
-            assert.deepEqual((result.error as { context: object }).context, { table: result.tableName, index: "ClaimIndex", indexStatus: "CREATING", backfilling: true });
+            const result = await preflightDescribedAs((t) =>
+                Object.assign(indexOf(t, "ClaimIndex"), { IndexStatus: "CREATING", Backfilling: true }),
+            );
+            threw(
+                result,
+                "UNAVAILABLE",
+                true,
+                /is not ready: GSI "ClaimIndex" is CREATING and backfilling, expected ACTIVE; the claim query filters on the non-key status attribute only once it is ACTIVE\. Wait .*then run preflight again$/,
+            );
+            assert.deepEqual((result.error as { context: object }).context, {
+                table: result.tableName,
+                index: "ClaimIndex",
+                indexStatus: "CREATING",
+                backfilling: true,
+            });
         });
 
         it("an index CREATING before its backfill starts is not ready either", async () => {
-            threw(await preflightDescribedAs((t) => (indexOf(t, "ExpiryIndex").IndexStatus = "CREATING")), "UNAVAILABLE", true, /GSI "ExpiryIndex" is CREATING, expected ACTIVE/);
+            threw(
+                await preflightDescribedAs((t) => (indexOf(t, "ExpiryIndex").IndexStatus = "CREATING")),
+                "UNAVAILABLE",
+                true,
+                /GSI "ExpiryIndex" is CREATING, expected ACTIVE/,
+            );
         });
 
         it("Backfilling: true is not ready whatever the status says", async () => {
-            threw(await preflightDescribedAs((t) => (indexOf(t, "RecordIDIndex").Backfilling = true)), "UNAVAILABLE", true, /GSI "RecordIDIndex" is ACTIVE and backfilling/);
+            threw(
+                await preflightDescribedAs((t) => (indexOf(t, "RecordIDIndex").Backfilling = true)),
+                "UNAVAILABLE",
+                true,
+                /GSI "RecordIDIndex" is ACTIVE and backfilling/,
+            );
         });
 
         it("an index UPDATING (a throughput change) still serves queries", async () => {
-            assert.equal((await preflightDescribedAs((t) => (indexOf(t, "ClaimIndex").IndexStatus = "UPDATING"))).outcome, "verified");
+            assert.equal(
+                (await preflightDescribedAs((t) => (indexOf(t, "ClaimIndex").IndexStatus = "UPDATING"))).outcome,
+                "verified",
+            );
         });
 
         it("a required index being deleted is permanent INVALID_CONFIG, pointing at migrate", async () => {
-            threw(await preflightDescribedAs((t) => (indexOf(t, "ClaimIndex").IndexStatus = "DELETING")), "INVALID_CONFIG", false, /GSI "ClaimIndex" is DELETING, expected ACTIVE; .*dynamodb-outbox migrate --table \S+ --apply/);
+            threw(
+                await preflightDescribedAs((t) => (indexOf(t, "ClaimIndex").IndexStatus = "DELETING")),
+                "INVALID_CONFIG",
+                false,
+                /GSI "ClaimIndex" is DELETING, expected ACTIVE; .*dynamodb-outbox migrate --table \S+ --apply/,
+            );
         });
 
         it("the GoBridge schema checks come first: a CREATING table with a KEYS_ONLY ClaimIndex gets the schema mismatch", async () => {
@@ -216,7 +307,8 @@ describe("preflight", () => {
     });
 
     describe("stream (real tables on DynamoDB Local)", () => {
-        const withStream = (viewType: string) => (input: CreateTableCommandInput) => (input.StreamSpecification = { StreamEnabled: true, StreamViewType: viewType as never });
+        const withStream = (viewType: string) => (input: CreateTableCommandInput) =>
+            (input.StreamSpecification = { StreamEnabled: true, StreamViewType: viewType as never });
 
         it("refuses a KEYS_ONLY stream: the publisher cannot read a record from it", async () => {
             const result = await preflightOf(withStream("KEYS_ONLY"));
@@ -224,7 +316,9 @@ describe("preflight", () => {
                 result,
                 "INVALID_CONFIG",
                 false,
-                new RegExp(`^dynamodb-outbox: table "${result.tableName}" stream view type is KEYS_ONLY, expected NEW_IMAGE or NEW_AND_OLD_IMAGES: the publisher reads each record from the new image; change the stream to NEW_IMAGE in the IaC that owns the table and its event source mapping, together`),
+                new RegExp(
+                    `^dynamodb-outbox: table "${result.tableName}" stream view type is KEYS_ONLY, expected NEW_IMAGE or NEW_AND_OLD_IMAGES: the publisher reads each record from the new image; change the stream to NEW_IMAGE in the IaC that owns the table and its event source mapping, together`,
+                ),
             );
             assert.equal((result.error as { context: { streamViewType: string } }).context.streamViewType, "KEYS_ONLY");
         });
@@ -235,12 +329,20 @@ describe("preflight", () => {
 
         it("passes NEW_IMAGE and NEW_AND_OLD_IMAGES", async () => {
             assert.equal((await preflightOf(withStream("NEW_IMAGE"), { requireStream: true })).outcome, "verified");
-            assert.equal((await preflightOf(withStream("NEW_AND_OLD_IMAGES"), { requireStream: true })).outcome, "verified");
+            assert.equal(
+                (await preflightOf(withStream("NEW_AND_OLD_IMAGES"), { requireStream: true })).outcome,
+                "verified",
+            );
         });
 
         it("passes GoBridge's table without a stream by default, and refuses it under requireStream", async () => {
             assert.equal((await preflightOf(() => undefined)).outcome, "verified");
-            threw(await preflightOf(() => undefined, { requireStream: true }), "INVALID_CONFIG", false, /has no stream, and requireStream is set: the publisher needs a NEW_IMAGE stream; enable it with `dynamodb-outbox migrate --table \S+ --apply`/);
+            threw(
+                await preflightOf(() => undefined, { requireStream: true }),
+                "INVALID_CONFIG",
+                false,
+                /has no stream, and requireStream is set: the publisher needs a NEW_IMAGE stream; enable it with `dynamodb-outbox migrate --table \S+ --apply`/,
+            );
         });
     });
 
@@ -248,7 +350,10 @@ describe("preflight", () => {
         it("fails closed with the refusal message, keeping the classified code", async () => {
             const fake = new FakeDynamoDb().on("DescribeTable", () => {
                 // The shape the SDK gives a service error it has no class for: a name and a message.
-                throw Object.assign(new Error("User is not authorized to perform: dynamodb:DescribeTable"), { name: "AccessDeniedException", $fault: "client" });
+                throw Object.assign(new Error("User is not authorized to perform: dynamodb:DescribeTable"), {
+                    name: "AccessDeniedException",
+                    $fault: "client",
+                });
             });
             await assert.rejects(new OutboxStore({ client: fake, tableName: "outbox" }).preflight(), (err: unknown) => {
                 assert.ok(isOutboxError(err, "NOT_AUTHORIZED"), String(err));
@@ -263,7 +368,10 @@ describe("preflight", () => {
             const fake = new FakeDynamoDb().on("DescribeTable", () => {
                 throw throttled();
             });
-            await assert.rejects(new OutboxStore({ client: fake, tableName: "outbox" }).preflight(), (err: unknown) => isOutboxError(err, "THROTTLED") && (err as { transient: boolean }).transient);
+            await assert.rejects(
+                new OutboxStore({ client: fake, tableName: "outbox" }).preflight(),
+                (err: unknown) => isOutboxError(err, "THROTTLED") && (err as { transient: boolean }).transient,
+            );
         });
 
         it("with schemaPreflightAdvisory it warns once per process and returns unverified", async () => {
@@ -281,7 +389,10 @@ describe("preflight", () => {
             const fake = new FakeDynamoDb().on("DescribeTable", () => ({}));
             await assert.rejects(
                 new OutboxStore({ client: fake, tableName: "outbox" }).preflight(),
-                (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && (err as Error).message === 'dynamodboutbox: table "outbox" schema mismatch: DescribeTable returned an empty table description',
+                (err: unknown) =>
+                    isOutboxError(err, "INVALID_CONFIG") &&
+                    (err as Error).message ===
+                        'dynamodboutbox: table "outbox" schema mismatch: DescribeTable returned an empty table description',
             );
         });
     });

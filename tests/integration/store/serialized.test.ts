@@ -18,7 +18,11 @@ interface Event {
 }
 
 async function driveTheStore(event: Event): Promise<Record<string, unknown>> {
-    const client = new DynamoDBClient({ endpoint: event.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const client = new DynamoDBClient({
+        endpoint: event.endpoint,
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+    });
     try {
         const store = new OutboxStore({ client, tableName: event.tableName, staleClaimMs: 0, keyCacheSize: 4 });
         await store.createTable({ stream: false });
@@ -28,13 +32,33 @@ async function driveTheStore(event: Event): Promise<Record<string, unknown>> {
         await store.persist([
             { ...base, partition: "P", recordId: "r1", envelope: { id: "e1", payload: '{"n":1}', createdAt: now } },
             { ...base, partition: "P", recordId: "r2", envelope: { id: "e2", payload: '{"n":2}', createdAt: now + 1 } },
-            { ...base, partition: "K", recordId: "k1", orderingKey: "O", envelope: { id: "k1", payload: "{}", createdAt: now } },
-            { ...base, partition: "K", recordId: "k2", orderingKey: "O", envelope: { id: "k2", payload: "{}", createdAt: now + 1 } },
-            { ...base, partition: "X", recordId: "x1", envelope: { id: "x1", payload: "{}", createdAt: now, expiresAt: now + 10 } },
+            {
+                ...base,
+                partition: "K",
+                recordId: "k1",
+                orderingKey: "O",
+                envelope: { id: "k1", payload: "{}", createdAt: now },
+            },
+            {
+                ...base,
+                partition: "K",
+                recordId: "k2",
+                orderingKey: "O",
+                envelope: { id: "k2", payload: "{}", createdAt: now + 1 },
+            },
+            {
+                ...base,
+                partition: "X",
+                recordId: "x1",
+                envelope: { id: "x1", payload: "{}", createdAt: now, expiresAt: now + 10 },
+            },
         ]);
         const token = { owner: "lambda", version: 1n };
         const claimed = await store.claim("P", token, 10);
-        await store.complete(claimed.map((r) => r.recordId), token);
+        await store.complete(
+            claimed.map((r) => r.recordId),
+            token,
+        );
         const keyed = await store.claim("K", token, 10);
         await store.release([keyed[1].recordId], token);
         const expired = await store.expire(now + 1000, "X", token);
@@ -54,10 +78,24 @@ async function driveTheStore(event: Event): Promise<Record<string, unknown>> {
 describe("the store serialized by value (as Pulumi ships it)", () => {
     it("loads and runs every operation from the serialized text", async function () {
         this.timeout(120_000);
-        const serialized = await pulumi.runtime.serializeFunction(() => driveTheStore, { isFactoryFunction: true, exportName: "handler" });
-        assert.doesNotMatch(serialized.text, /require\([^)]*runtime\//, "the store must travel by value, not as a require of the repo's runtime/");
+        const serialized = await pulumi.runtime.serializeFunction(() => driveTheStore, {
+            isFactoryFunction: true,
+            exportName: "handler",
+        });
+        assert.doesNotMatch(
+            serialized.text,
+            /require\([^)]*runtime\//,
+            "the store must travel by value, not as a require of the repo's runtime/",
+        );
         const handler = loadSerialized<(event: Event) => Promise<Record<string, unknown>>>(serialized.text);
         const result = await handler({ endpoint: await dynamoEndpoint(), tableName: uniqueTableName("serialized") });
-        assert.deepEqual(result, { preflight: "verified", claimed: ["e1", "e2"], keyed: ["k1", "k2"], pendingK: 1, claimedK: 1, expired: 1 });
+        assert.deepEqual(result, {
+            preflight: "verified",
+            claimed: ["e1", "e2"],
+            keyed: ["k1", "k2"],
+            pendingK: 1,
+            claimedK: 1,
+            expired: 1,
+        });
     });
 });

@@ -13,13 +13,30 @@ import {
     type LocalEventSourceMappingOptions,
     type LocalStreamFailureInfo,
 } from "../../../runtime/testing/event-source-mapping";
-import type { LambdaStreamEvent, LambdaStreamHandlerResult, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
-import { createStreamTable, destroyStreamsClients, outboxItem, putOutboxRecords, recordIdOf, writeOrderWithEvent, type StreamTable } from "../../support/stream-table";
+import type {
+    LambdaStreamEvent,
+    LambdaStreamHandlerResult,
+    LambdaStreamRecord,
+} from "../../../runtime/testing/stream-event";
+import {
+    createStreamTable,
+    destroyStreamsClients,
+    outboxItem,
+    putOutboxRecords,
+    recordIdOf,
+    writeOrderWithEvent,
+    type StreamTable,
+} from "../../support/stream-table";
 
 type Handler = (event: LambdaStreamEvent) => Promise<LambdaStreamHandlerResult> | LambdaStreamHandlerResult;
 
 /** Records each invocation's record ids, then defers to `respond`. */
-function recorder(respond: (event: LambdaStreamEvent, call: number) => Promise<LambdaStreamHandlerResult> | LambdaStreamHandlerResult = () => undefined) {
+function recorder(
+    respond: (
+        event: LambdaStreamEvent,
+        call: number,
+    ) => Promise<LambdaStreamHandlerResult> | LambdaStreamHandlerResult = () => undefined,
+) {
     const calls: string[][] = [];
     const events: LambdaStreamEvent[] = [];
     const handler: Handler = (event) => {
@@ -45,13 +62,18 @@ function overlapMeter(waitMs = 500) {
 const seq = (r: LambdaStreamRecord): bigint => BigInt(r.dynamodb.SequenceNumber);
 const poisonAt = (event: LambdaStreamEvent, id: string) => event.Records.find((r) => recordIdOf(r) === id);
 
-const ids = (partition: string, from: number, to: number): string[] => Array.from({ length: to - from }, (_, i) => `rec-${partition}-${from + i}`);
+const ids = (partition: string, from: number, to: number): string[] =>
+    Array.from({ length: to - from }, (_, i) => `rec-${partition}-${from + i}`);
 
 describe("local event source mapping (DynamoDB Local, real stream records)", function () {
     this.timeout(60_000);
     const running: LocalEventSourceMapping[] = [];
 
-    async function start(table: StreamTable, handler: Handler, options: Partial<LocalEventSourceMappingOptions> = {}): Promise<LocalEventSourceMapping> {
+    async function start(
+        table: StreamTable,
+        handler: Handler,
+        options: Partial<LocalEventSourceMappingOptions> = {},
+    ): Promise<LocalEventSourceMapping> {
         const mapping = await startLocalEventSourceMapping({
             streamsClient: table.streams,
             streamArn: table.streamArn,
@@ -82,10 +104,19 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
                 ExpressionAttributeValues: { ":s": { S: "completed" } },
             }),
         );
-        await table.ddb.send(new DeleteItemCommand({ TableName: table.tableName, Key: { [ATTR.pk]: { S: "ORDER#2" }, [ATTR.sk]: { S: "ORDER#2" } } }));
+        await table.ddb.send(
+            new DeleteItemCommand({
+                TableName: table.tableName,
+                Key: { [ATTR.pk]: { S: "ORDER#2" }, [ATTR.sk]: { S: "ORDER#2" } },
+            }),
+        );
 
         const rec = recorder();
-        const mapping = await start(table, rec.handler, { dynamodbClient: table.ddb, tableName: table.tableName, streamArn: undefined });
+        const mapping = await start(table, rec.handler, {
+            dynamodbClient: table.ddb,
+            tableName: table.tableName,
+            streamArn: undefined,
+        });
         assert.equal(mapping.streamArn, table.streamArn);
         await mapping.drain();
 
@@ -105,9 +136,17 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
         assert.equal(typeof record.awsRegion, "string");
         assert.match(record.eventID, /\S/);
         assert.equal(typeof record.dynamodb.ApproximateCreationDateTime, "number");
-        assert.ok(Number.isInteger(record.dynamodb.ApproximateCreationDateTime), "DynamoDB Local rounds to the minute; seconds, not a Date");
+        assert.ok(
+            Number.isInteger(record.dynamodb.ApproximateCreationDateTime),
+            "DynamoDB Local rounds to the minute; seconds, not a Date",
+        );
         assert.deepEqual(record.dynamodb.Keys, { PK: { S: "ORDER#1" }, SK: { S: "OUTBOX#000001" } });
-        assert.deepEqual(record.dynamodb.NewImage, { PK: { S: "ORDER#1" }, SK: { S: "OUTBOX#000001" }, record_id: { S: "rec-ORDER#1-1" }, payload: { B: "AQ==" } });
+        assert.deepEqual(record.dynamodb.NewImage, {
+            PK: { S: "ORDER#1" },
+            SK: { S: "OUTBOX#000001" },
+            record_id: { S: "rec-ORDER#1-1" },
+            payload: { B: "AQ==" },
+        });
         assert.equal(record.dynamodb.StreamViewType, "NEW_IMAGE");
         assert.match(record.dynamodb.SequenceNumber, /^\d+$/);
         assert.ok(record.dynamodb.SizeBytes > 0);
@@ -129,10 +168,16 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
         const rec = recorder();
         const mapping = await start(table, rec.handler, { batchSize: 10 });
         await mapping.drain();
-        assert.deepEqual(rec.calls.map((c) => c.length), [10, 10, 5]);
+        assert.deepEqual(
+            rec.calls.map((c) => c.length),
+            [10, 10, 5],
+        );
         assert.deepEqual(rec.delivered(), ids("P", 0, 25));
         const sequences = rec.events.flatMap((e) => e.Records.map((r) => BigInt(r.dynamodb.SequenceNumber)));
-        assert.ok(sequences.every((s, i) => i === 0 || s > (sequences[i - 1] as bigint)), "ascending SequenceNumbers");
+        assert.ok(
+            sequences.every((s, i) => i === 0 || s > (sequences[i - 1] as bigint)),
+            "ascending SequenceNumbers",
+        );
 
         await putOutboxRecords(table, "P", 3, 25);
         await mapping.drain();
@@ -145,7 +190,16 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
         await putOutboxRecords(table, "P", 10);
         const k = 4;
         const rec = recorder((event, call) =>
-            call === 1 ? { batchItemFailures: [{ itemIdentifier: (event.Records[k] as { dynamodb: { SequenceNumber: string } }).dynamodb.SequenceNumber }] } : { batchItemFailures: [] },
+            call === 1
+                ? {
+                      batchItemFailures: [
+                          {
+                              itemIdentifier: (event.Records[k] as { dynamodb: { SequenceNumber: string } }).dynamodb
+                                  .SequenceNumber,
+                          },
+                      ],
+                  }
+                : { batchItemFailures: [] },
         );
         const mapping = await start(table, rec.handler);
         await mapping.drain();
@@ -161,7 +215,14 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
         const table = await createStreamTable();
         await putOutboxRecords(table, "P", 8);
         const rec = recorder((event, call) =>
-            call === 1 ? { batchItemFailures: [6, 2, 5].map((i) => ({ itemIdentifier: (event.Records[i] as { dynamodb: { SequenceNumber: string } }).dynamodb.SequenceNumber })) } : undefined,
+            call === 1
+                ? {
+                      batchItemFailures: [6, 2, 5].map((i) => ({
+                          itemIdentifier: (event.Records[i] as { dynamodb: { SequenceNumber: string } }).dynamodb
+                              .SequenceNumber,
+                      })),
+                  }
+                : undefined,
         );
         const mapping = await start(table, rec.handler);
         await mapping.drain();
@@ -172,7 +233,9 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
         for (const bogus of ["999999999999999999999", ""]) {
             const table = await createStreamTable();
             await putOutboxRecords(table, "P", 3);
-            const rec = recorder((_event, call) => (call === 1 ? { batchItemFailures: [{ itemIdentifier: bogus }] } : { batchItemFailures: [] }));
+            const rec = recorder((_event, call) =>
+                call === 1 ? { batchItemFailures: [{ itemIdentifier: bogus }] } : { batchItemFailures: [] },
+            );
             const mapping = await start(table, rec.handler);
             await mapping.drain();
             assert.deepEqual(rec.calls, [ids("P", 0, 3), ids("P", 0, 3)], `itemIdentifier ${JSON.stringify(bogus)}`);
@@ -208,9 +271,14 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
         await putOutboxRecords(table, "P", 3);
         const failures: LocalStreamFailureInfo[] = [];
         const rec = recorder((event) => {
-            if (event.Records.some((r) => ["rec-P-0", "rec-P-1", "rec-P-2"].includes(recordIdOf(r)))) throw new Error("poison");
+            if (event.Records.some((r) => ["rec-P-0", "rec-P-1", "rec-P-2"].includes(recordIdOf(r))))
+                throw new Error("poison");
         });
-        const mapping = await start(table, rec.handler, { maximumRetryAttempts: 2, bisectBatchOnFunctionError: false, onFailure: (info) => void failures.push(info) });
+        const mapping = await start(table, rec.handler, {
+            maximumRetryAttempts: 2,
+            bisectBatchOnFunctionError: false,
+            onFailure: (info) => void failures.push(info),
+        });
         await mapping.drain();
         assert.deepEqual(rec.calls, [ids("P", 0, 3), ids("P", 0, 3), ids("P", 0, 3)], "1 attempt + 2 retries");
         assert.equal(failures.length, 1);
@@ -242,7 +310,11 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
             const poison = event.Records.find((r) => recordIdOf(r) === "rec-P-2");
             return { batchItemFailures: poison ? [{ itemIdentifier: poison.dynamodb.SequenceNumber }] : [] };
         });
-        const mapping = await start(table, rec.handler, { batchSize: 4, maximumRetryAttempts: 1, onFailure: (info) => void failures.push(info) });
+        const mapping = await start(table, rec.handler, {
+            batchSize: 4,
+            maximumRetryAttempts: 1,
+            onFailure: (info) => void failures.push(info),
+        });
         await mapping.drain();
         // Batch [0..3] fails at 2; retry [2..5] fails at 2 again; retries exhausted: [2..5] skipped.
         assert.deepEqual(rec.calls, [ids("P", 0, 4), ids("P", 2, 6)]);
@@ -262,7 +334,13 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
                 new TransactWriteItemsCommand({
                     TransactItems: [
                         { Put: { TableName: fresh.tableName, Item: outboxItem("Q", 0) } },
-                        { ConditionCheck: { TableName: fresh.tableName, Key: { PK: { S: "none" }, SK: { S: "none" } }, ConditionExpression: "attribute_exists(PK)" } },
+                        {
+                            ConditionCheck: {
+                                TableName: fresh.tableName,
+                                Key: { PK: { S: "none" }, SK: { S: "none" } },
+                                ConditionExpression: "attribute_exists(PK)",
+                            },
+                        },
                     ],
                 }),
             ),
@@ -282,7 +360,11 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
         const table = await createStreamTable();
         await putOutboxRecords(table, "P", 6);
         const rec = recorder();
-        const mapping = await start(table, rec.handler, { batchSize: 4, maximumRetryAttempts: 0, redeliverSucceededBatch: (batch) => batch.invocation === 1 });
+        const mapping = await start(table, rec.handler, {
+            batchSize: 4,
+            maximumRetryAttempts: 0,
+            redeliverSucceededBatch: (batch) => batch.invocation === 1,
+        });
         await mapping.drain();
         assert.deepEqual(rec.calls, [ids("P", 0, 4), ids("P", 0, 4), ids("P", 4, 6)]);
         const stats = mapping.stats();
@@ -308,7 +390,10 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
             throw new Error("always");
         });
         const mapping = await start(table, rec.handler, { maximumRetryAttempts: -1 });
-        await assert.rejects(mapping.drain({ timeoutMs: 300 }), (err: unknown) => isOutboxError(err, "TIMEOUT") && /1 record\(s\) still pending/.test(err.message));
+        await assert.rejects(
+            mapping.drain({ timeoutMs: 300 }),
+            (err: unknown) => isOutboxError(err, "TIMEOUT") && /1 record\(s\) still pending/.test(err.message),
+        );
         await mapping.stop();
         const calls = rec.calls.length;
         assert.ok(calls >= 2, "it kept retrying");
@@ -324,7 +409,10 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
         }
 
         it("has up to N batches of one shard in flight at once (at 1, never two)", async () => {
-            for (const [factor, overlapping] of [[4, true], [1, false]] as const) {
+            for (const [factor, overlapping] of [
+                [4, true],
+                [1, false],
+            ] as const) {
                 const table = await createStreamTable();
                 await fourPartitions(table);
                 const meter = overlapMeter(factor === 1 ? 20 : 200);
@@ -359,15 +447,26 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
                 }
             }
             const rec = recorder();
-            const mapping = await start(table, rec.handler, { filterPattern: null, batchSize: 2, parallelizationFactor: 4 });
+            const mapping = await start(table, rec.handler, {
+                filterPattern: null,
+                batchSize: 2,
+                parallelizationFactor: 4,
+            });
             await mapping.drain();
             const records = rec.events.flatMap((e) => e.Records);
             assert.equal(records.length, 24);
             const lanesUsed = new Set<number>();
             for (let n = 0; n < 6; n += 1) {
                 const ofItem = records.filter((r) => recordIdOf(r) === `rec-P-${n}`);
-                assert.deepEqual(ofItem.map((r) => r.eventName), ["INSERT", "MODIFY", "MODIFY", "MODIFY"], `item ${n}`);
-                assert.ok(ofItem.every((r, i) => i === 0 || seq(r) > seq(ofItem[i - 1]!)), `item ${n} in stream order`);
+                assert.deepEqual(
+                    ofItem.map((r) => r.eventName),
+                    ["INSERT", "MODIFY", "MODIFY", "MODIFY"],
+                    `item ${n}`,
+                );
+                assert.ok(
+                    ofItem.every((r, i) => i === 0 || seq(r) > seq(ofItem[i - 1]!)),
+                    `item ${n} in stream order`,
+                );
                 lanesUsed.add(laneOf(ofItem[0]!, 4));
             }
             assert.ok(lanesUsed.size >= 2, "one partition's items went to several lanes");
@@ -390,7 +489,11 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
                 succeeded.push(...event.Records.map(recordIdOf));
                 return undefined;
             });
-            const mapping = await start(table, rec.handler, { batchSize: 5, parallelizationFactor: 4, retryBackoffMs: 20 });
+            const mapping = await start(table, rec.handler, {
+                batchSize: 5,
+                parallelizationFactor: 4,
+                retryBackoffMs: 20,
+            });
             await mapping.drain();
 
             const all = ["A", "B", "C", "D"].flatMap((p) => ids(p, 0, 10));
@@ -405,10 +508,17 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
             const otherLanes = all.filter((id) => laneOfId.get(id) !== poisonLane);
             assert.ok(otherLanes.length > 0, "the 40 records use more than one lane");
             const acceptedPoisonAt = succeeded.indexOf(poison);
-            assert.ok(otherLanes.every((id) => succeeded.indexOf(id) < acceptedPoisonAt), "the other lanes did not wait for the failing one");
+            assert.ok(
+                otherLanes.every((id) => succeeded.indexOf(id) < acceptedPoisonAt),
+                "the other lanes did not wait for the failing one",
+            );
             for (let lane = 0; lane < 4; lane += 1) {
                 const order = succeeded.filter((id) => laneOfId.get(id) === lane);
-                assert.deepEqual(order, all.filter((id) => laneOfId.get(id) === lane), `lane ${lane} accepted in shard order`);
+                assert.deepEqual(
+                    order,
+                    all.filter((id) => laneOfId.get(id) === lane),
+                    `lane ${lane} accepted in shard order`,
+                );
             }
         });
 
@@ -430,14 +540,21 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
             const records = rec.events.flatMap((e) => e.Records);
             const poisonBatch = rec.events.find((e) => poisonAt(e, "rec-C-0") !== undefined)!.Records;
             const lane = laneOf(poisonBatch[0]!, 4);
-            assert.ok(poisonBatch.every((r) => laneOf(r, 4) === lane), "a batch holds one lane's records");
+            assert.ok(
+                poisonBatch.every((r) => laneOf(r, 4) === lane),
+                "a batch holds one lane's records",
+            );
             assert.equal(failures.length, 1);
             assert.equal(failures[0]!.DDBStreamBatchInfo.batchSize, poisonBatch.length);
             assert.equal(failures[0]!.DDBStreamBatchInfo.startSequenceNumber, poisonBatch[0]!.dynamodb.SequenceNumber);
             const skipped = new Set(poisonBatch.map(recordIdOf));
             const all = ["A", "B", "C", "D"].flatMap((p) => ids(p, 0, 10));
             const delivered = new Set(records.map(recordIdOf));
-            assert.deepEqual(all.filter((id) => !delivered.has(id)), [], "every record was delivered at least once");
+            assert.deepEqual(
+                all.filter((id) => !delivered.has(id)),
+                [],
+                "every record was delivered at least once",
+            );
             const stats = mapping.stats();
             assert.equal(stats.recordsDiscarded, skipped.size);
             assert.equal(stats.recordsSucceeded, 40 - skipped.size);
@@ -449,21 +566,38 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
         it("fails when the table has no stream, naming the table and the fix", async () => {
             const table = await createStreamTable({ stream: false });
             await assert.rejects(
-                startLocalEventSourceMapping({ ...base, streamsClient: table.streams, dynamodbClient: table.ddb, tableName: table.tableName }),
-                (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && err.message.includes(`table ${table.tableName} has no stream; enable a NEW_IMAGE stream`),
+                startLocalEventSourceMapping({
+                    ...base,
+                    streamsClient: table.streams,
+                    dynamodbClient: table.ddb,
+                    tableName: table.tableName,
+                }),
+                (err: unknown) =>
+                    isOutboxError(err, "INVALID_CONFIG") &&
+                    err.message.includes(`table ${table.tableName} has no stream; enable a NEW_IMAGE stream`),
             );
         });
         it("fails when the table does not exist", async () => {
             const table = await createStreamTable();
             await assert.rejects(
-                startLocalEventSourceMapping({ ...base, streamsClient: table.streams, dynamodbClient: table.ddb, tableName: "no-such-table" }),
-                (err: unknown) => isOutboxError(err, "NOT_FOUND") && err.message.includes("table no-such-table does not exist"),
+                startLocalEventSourceMapping({
+                    ...base,
+                    streamsClient: table.streams,
+                    dynamodbClient: table.ddb,
+                    tableName: "no-such-table",
+                }),
+                (err: unknown) =>
+                    isOutboxError(err, "NOT_FOUND") && err.message.includes("table no-such-table does not exist"),
             );
         });
         it("fails when the stream does not exist", async () => {
             const table = await createStreamTable();
             await assert.rejects(
-                startLocalEventSourceMapping({ ...base, streamsClient: table.streams, streamArn: `${table.streamArn}-gone` }),
+                startLocalEventSourceMapping({
+                    ...base,
+                    streamsClient: table.streams,
+                    streamArn: `${table.streamArn}-gone`,
+                }),
                 (err: unknown) => isOutboxError(err, "NOT_FOUND") && err.message.includes("DescribeStream"),
             );
         });
@@ -472,12 +606,18 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
             const cases: [Partial<LocalEventSourceMappingOptions>, RegExp][] = [
                 [{ batchSize: 0 }, /batchSize is 0; expected an integer from 1 to 10000; omit it for the default 100/],
                 [{ batchSize: 1.5 }, /batchSize is 1.5/],
-                [{ parallelizationFactor: 0 }, /parallelizationFactor is 0; expected an integer from 1 to 10; omit it for the default 1/],
+                [
+                    { parallelizationFactor: 0 },
+                    /parallelizationFactor is 0; expected an integer from 1 to 10; omit it for the default 1/,
+                ],
                 [{ parallelizationFactor: 11 }, /parallelizationFactor is 11; expected an integer from 1 to 10/],
                 [{ parallelizationFactor: 2.5 }, /parallelizationFactor is 2.5/],
                 [{ maximumRetryAttempts: -2 }, /maximumRetryAttempts is -2; expected an integer from -1 to 10000/],
                 [{ pollIntervalMs: 0 }, /pollIntervalMs is 0/],
-                [{ startingPosition: "AT_TIMESTAMP" as never }, /startingPosition is "AT_TIMESTAMP"; expected "TRIM_HORIZON" or "LATEST"/],
+                [
+                    { startingPosition: "AT_TIMESTAMP" as never },
+                    /startingPosition is "AT_TIMESTAMP"; expected "TRIM_HORIZON" or "LATEST"/,
+                ],
                 [{ streamArn: undefined }, /no stream given; pass streamArn, or dynamodbClient and tableName/],
                 [{ tableName: table.tableName }, /both streamArn and tableName are set; give one of them/],
                 [{ filterPattern: { eventName: "INSERT" } as never }, /filter pattern at eventName/],
@@ -485,7 +625,12 @@ describe("local event source mapping (DynamoDB Local, real stream records)", fun
             ];
             for (const [options, message] of cases) {
                 await assert.rejects(
-                    startLocalEventSourceMapping({ ...base, streamsClient: table.streams, streamArn: table.streamArn, ...options }),
+                    startLocalEventSourceMapping({
+                        ...base,
+                        streamsClient: table.streams,
+                        streamArn: table.streamArn,
+                        ...options,
+                    }),
                     (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && message.test(err.message),
                     JSON.stringify(options),
                 );

@@ -3,7 +3,12 @@ import { ATTR, STREAM_FILTER_PATTERN, streamFilterPatternJson } from "../../../r
 import { idGuardItem, idGuardKey } from "../../../runtime/record/id-guard";
 import { isOutboxError } from "../../../runtime/errors";
 import { TYPE, buildOutbox } from "../../support/component-harness";
-import { matchesAnyFilterPattern, matchesFilterPattern, validateFilterPattern, type FilterPattern } from "../../../runtime/testing/filter-pattern";
+import {
+    matchesAnyFilterPattern,
+    matchesFilterPattern,
+    validateFilterPattern,
+    type FilterPattern,
+} from "../../../runtime/testing/filter-pattern";
 
 /** A Lambda-shaped stream record (wire attribute values), as the local mapping produces them. */
 function record(eventName: string, sk: string | undefined, newImage: boolean): Record<string, unknown> {
@@ -49,7 +54,16 @@ describe("local filter pattern matcher", () => {
             const guard = record("INSERT", idGuardKey("OUTBOX#evt-1#sns")[ATTR.sk]!.S!, true);
             const dynamodb = guard.dynamodb as { Keys: Record<string, unknown>; NewImage: Record<string, unknown> };
             dynamodb.Keys = idGuardKey("OUTBOX#evt-1#sns");
-            dynamodb.NewImage = { ...idGuardItem({ recordId: "OUTBOX#evt-1#sns", partition: "ORDER#1", bindingId: "sns", createdAt: 1, expiresAt: 0, graceSeconds: 3600 }) };
+            dynamodb.NewImage = {
+                ...idGuardItem({
+                    recordId: "OUTBOX#evt-1#sns",
+                    partition: "ORDER#1",
+                    bindingId: "sns",
+                    createdAt: 1,
+                    expiresAt: 0,
+                    graceSeconds: 3600,
+                }),
+            };
             assert.equal(matchesFilterPattern(outboxPattern, guard), false);
         });
         it("is the pattern the component serializes on its stream mapping (built under the mocks)", async () => {
@@ -74,19 +88,64 @@ describe("local filter pattern matcher", () => {
             ["number does not equal its string", { dynamodb: { SequenceNumber: [100] } }, insert, false],
             ["prefix", { dynamodb: { Keys: { PK: { S: [{ prefix: "ORDER#" }] } } } }, insert, true],
             ["prefix mismatch", { dynamodb: { Keys: { PK: { S: [{ prefix: "USER#" }] } } } }, insert, false],
-            ["prefix never matches a number", { dynamodb: { ApproximateCreationDateTime: [{ prefix: "1796" }] } }, insert, false],
+            [
+                "prefix never matches a number",
+                { dynamodb: { ApproximateCreationDateTime: [{ prefix: "1796" }] } },
+                insert,
+                false,
+            ],
             ["suffix", { dynamodb: { Keys: { SK: { S: [{ suffix: "#1" }] } } } }, insert, true],
             ["equals-ignore-case", { eventName: [{ "equals-ignore-case": "insert" }] }, insert, true],
             ["anything-but a value", { eventName: [{ "anything-but": "REMOVE" }] }, insert, true],
             ["anything-but the value itself", { eventName: [{ "anything-but": ["INSERT", "MODIFY"] }] }, insert, false],
-            ["anything-but prefix", { dynamodb: { Keys: { SK: { S: [{ "anything-but": { prefix: "OUTBOX#" } }] } } } }, insert, false],
-            ["anything-but needs the field", { dynamodb: { OldImage: { SK: { S: [{ "anything-but": "x" }] } } } }, insert, false],
-            ["exists true on a present leaf", { dynamodb: { NewImage: { status: { S: [{ exists: true }] } } } }, insert, true],
-            ["exists true on a missing leaf", { dynamodb: { NewImage: { claimed_by: { S: [{ exists: true }] } } } }, insert, false],
-            ["exists true on a map is not a leaf", { dynamodb: { NewImage: { status: [{ exists: true }] } } }, insert, false],
-            ["exists false on a missing leaf", { dynamodb: { NewImage: { claimed_by: { S: [{ exists: false }] } } } }, insert, true],
-            ["exists false under a missing NewImage", { dynamodb: { NewImage: { SK: { S: [{ exists: false }] } } } }, record("REMOVE", "OUTBOX#1", false), true],
-            ["exists false on a present leaf", { dynamodb: { NewImage: { status: { S: [{ exists: false }] } } } }, insert, false],
+            [
+                "anything-but prefix",
+                { dynamodb: { Keys: { SK: { S: [{ "anything-but": { prefix: "OUTBOX#" } }] } } } },
+                insert,
+                false,
+            ],
+            [
+                "anything-but needs the field",
+                { dynamodb: { OldImage: { SK: { S: [{ "anything-but": "x" }] } } } },
+                insert,
+                false,
+            ],
+            [
+                "exists true on a present leaf",
+                { dynamodb: { NewImage: { status: { S: [{ exists: true }] } } } },
+                insert,
+                true,
+            ],
+            [
+                "exists true on a missing leaf",
+                { dynamodb: { NewImage: { claimed_by: { S: [{ exists: true }] } } } },
+                insert,
+                false,
+            ],
+            [
+                "exists true on a map is not a leaf",
+                { dynamodb: { NewImage: { status: [{ exists: true }] } } },
+                insert,
+                false,
+            ],
+            [
+                "exists false on a missing leaf",
+                { dynamodb: { NewImage: { claimed_by: { S: [{ exists: false }] } } } },
+                insert,
+                true,
+            ],
+            [
+                "exists false under a missing NewImage",
+                { dynamodb: { NewImage: { SK: { S: [{ exists: false }] } } } },
+                record("REMOVE", "OUTBOX#1", false),
+                true,
+            ],
+            [
+                "exists false on a present leaf",
+                { dynamodb: { NewImage: { status: { S: [{ exists: false }] } } } },
+                insert,
+                false,
+            ],
             ["any element of an array value", { dynamodb: { NewImage: { tags: { SS: ["b"] } } } }, insert, true],
             ["no element of an array value", { dynamodb: { NewImage: { tags: { SS: ["c"] } } } }, insert, false],
             ["a pattern key missing from the record", { userIdentity: { type: ["Service"] } }, insert, false],
@@ -99,17 +158,31 @@ describe("local filter pattern matcher", () => {
         }
         it("ORs a list of patterns and treats an empty list as match-all", () => {
             const insert2 = record("INSERT", "ORDER#1", true);
-            assert.equal(matchesAnyFilterPattern([{ eventName: ["MODIFY"] }, { eventName: ["INSERT"] }], insert2), true);
-            assert.equal(matchesAnyFilterPattern([{ eventName: ["MODIFY"] }, { eventName: ["REMOVE"] }], insert2), false);
+            assert.equal(
+                matchesAnyFilterPattern([{ eventName: ["MODIFY"] }, { eventName: ["INSERT"] }], insert2),
+                true,
+            );
+            assert.equal(
+                matchesAnyFilterPattern([{ eventName: ["MODIFY"] }, { eventName: ["REMOVE"] }], insert2),
+                false,
+            );
             assert.equal(matchesAnyFilterPattern([], insert2), true);
         });
     });
 
     describe("validation", () => {
         const bad: [string, unknown, RegExp][] = [
-            ["a leaf that is not an array", { eventName: "INSERT" }, /at eventName: a pattern value must be an object or an array.*write \["x"\], not "x"/],
+            [
+                "a leaf that is not an array",
+                { eventName: "INSERT" },
+                /at eventName: a pattern value must be an object or an array.*write \["x"\], not "x"/,
+            ],
             ["an empty leaf array", { eventName: [] }, /at eventName: a leaf array must hold at least one alternative/],
-            ["an unsupported operator", { dynamodb: { SizeBytes: [{ numeric: [">", 1] }] } }, /at dynamodb\.SizeBytes: operator "numeric" is not supported.*supported: prefix, suffix, equals-ignore-case, anything-but, exists/],
+            [
+                "an unsupported operator",
+                { dynamodb: { SizeBytes: [{ numeric: [">", 1] }] } },
+                /at dynamodb\.SizeBytes: operator "numeric" is not supported.*supported: prefix, suffix, equals-ignore-case, anything-but, exists/,
+            ],
             ["$or", { $or: [{ eventName: ["INSERT"] }] }, /at \$or: "\$or" is not supported/],
             ["prefix on a number", { eventName: [{ prefix: 1 }] }, /"prefix" takes a string \(got \{"prefix":1\}\)/],
             ["exists with a string", { eventName: [{ exists: "yes" }] }, /"exists" takes true or false/],

@@ -11,7 +11,11 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb
 import { startFauxqs } from "../../../dev/emulators/fauxqs";
 import { startSnsTestServer } from "../../../dev/emulators/sns-test-server";
 // Through the test kit's entry point, as users import it (`dynamodb-outbox/testing`).
-import { startLocalEventSourceMapping, type LambdaStreamEvent, type LambdaStreamHandlerResult } from "../../../runtime/testing";
+import {
+    startLocalEventSourceMapping,
+    type LambdaStreamEvent,
+    type LambdaStreamHandlerResult,
+} from "../../../runtime/testing";
 import { createStreamTable, destroyStreamsClients, putOutboxRecords, recordIdOf } from "../../support/stream-table";
 
 /** A user's relay: PublishBatch per 10 records, stop at the first failure and report it (Lambda rewinds there). */
@@ -31,7 +35,12 @@ function relay(sns: SNSClient, topicArn: string) {
                 }),
             );
             const failed = (out.Failed ?? []).map((f) => Number(f.Id)).sort((a, b) => a - b)[0];
-            if (failed !== undefined) return { batchItemFailures: [{ itemIdentifier: (chunk[failed] as (typeof chunk)[number]).dynamodb.SequenceNumber }] };
+            if (failed !== undefined)
+                return {
+                    batchItemFailures: [
+                        { itemIdentifier: (chunk[failed] as (typeof chunk)[number]).dynamodb.SequenceNumber },
+                    ],
+                };
         }
         return { batchItemFailures: [] };
     };
@@ -74,7 +83,12 @@ describe("round trip: DynamoDB Local stream → local mapping → user handler �
 
     it("test server with failing entries: the rewind redelivers from the failed record, nothing is lost, duplicates are visible", async () => {
         const server = await startSnsTestServer({ seed: 3, faults: { entries: [{ rate: 0.2 }] } });
-        const sns = new Sns({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+        const sns = new Sns({
+            endpoint: server.endpoint,
+            region: LOCAL_REGION,
+            credentials: LOCAL_CREDENTIALS,
+            maxAttempts: 1,
+        });
         const table = await createStreamTable();
         try {
             const topicArn = server.createTopic("round-trip");
@@ -98,9 +112,16 @@ describe("round trip: DynamoDB Local stream → local mapping → user handler �
             }
             const published = server.topicMessages(topicArn).map((m) => m.attributes.recordId?.stringValue);
             const unique = [...new Set(published)];
-            assert.deepEqual(unique.sort(), Array.from({ length: 30 }, (_, n) => `rec-ORDER#2-${n}`).sort(), "lost = 0");
+            assert.deepEqual(
+                unique.sort(),
+                Array.from({ length: 30 }, (_, n) => `rec-ORDER#2-${n}`).sort(),
+                "lost = 0",
+            );
             // Entries after a failed one in the same PublishBatch are accepted too, then redelivered: duplicates.
-            assert.ok(published.length > unique.length, `duplicates are expected (${published.length - unique.length})`);
+            assert.ok(
+                published.length > unique.length,
+                `duplicates are expected (${published.length - unique.length})`,
+            );
             // (Publish order is not record order here: SNS accepts the entries after a failed one in the same call.
             // Keeping per-key order is the package publisher's job, proven in its own end-to-end test.)
         } finally {

@@ -15,7 +15,11 @@
  *   expired update, the step after publishing or dead-lettering) never answers and `onKill` fires: the invocation dies between publishing and completing, as a Lambda
  *   crash or timeout would. The scenario arms it for a share of the invocations.
  */
-import { BatchGetItemCommand, type BatchGetItemCommandInput, type BatchGetItemCommandOutput } from "@aws-sdk/client-dynamodb";
+import {
+    BatchGetItemCommand,
+    type BatchGetItemCommandInput,
+    type BatchGetItemCommandOutput,
+} from "@aws-sdk/client-dynamodb";
 import { faultDice, seededRandom } from "./random";
 
 /** Anything with an AWS SDK v3 client's `send`. */
@@ -59,16 +63,20 @@ interface CommandShape {
     readonly constructor: { readonly name: string };
     readonly input: {
         readonly ExpressionAttributeValues?: Record<string, unknown>;
-        readonly TransactItems?: readonly { readonly Update?: { readonly ExpressionAttributeValues?: Record<string, unknown> } }[];
+        readonly TransactItems?: readonly {
+            readonly Update?: { readonly ExpressionAttributeValues?: Record<string, unknown> };
+        }[];
     };
 }
 
 /** Whether a command moves a record to completed or expired (UpdateItem, or a transaction holding such an update). */
 export function isTerminalWrite(command: object): boolean {
     const c = command as CommandShape;
-    const completes = (values: Record<string, unknown> | undefined) => values !== undefined && (":status_completed" in values || ":status_expired" in values);
+    const completes = (values: Record<string, unknown> | undefined) =>
+        values !== undefined && (":status_completed" in values || ":status_expired" in values);
     if (c.constructor.name === "UpdateItemCommand") return completes(c.input.ExpressionAttributeValues);
-    if (c.constructor.name === "TransactWriteItemsCommand") return (c.input.TransactItems ?? []).some((i) => completes(i.Update?.ExpressionAttributeValues));
+    if (c.constructor.name === "TransactWriteItemsCommand")
+        return (c.input.TransactItems ?? []).some((i) => completes(i.Update?.ExpressionAttributeValues));
     return false;
 }
 
@@ -81,7 +89,13 @@ function sdkError(name: string, status: number, extra: Record<string, unknown> =
     });
 }
 
-const WRITES = new Set(["PutItemCommand", "UpdateItemCommand", "DeleteItemCommand", "TransactWriteItemsCommand", "BatchWriteItemCommand"]);
+const WRITES = new Set([
+    "PutItemCommand",
+    "UpdateItemCommand",
+    "DeleteItemCommand",
+    "TransactWriteItemsCommand",
+    "BatchWriteItemCommand",
+]);
 
 /**
  * Wrap `inner` with seeded faults.
@@ -91,7 +105,12 @@ const WRITES = new Set(["PutItemCommand", "UpdateItemCommand", "DeleteItemComman
  * @param seed - RNG seed.
  * @param onKill - Called when a `kill` fault fires; the handler wrapper turns it into a dead invocation.
  */
-export function faultyDynamoClient(inner: SendClient, rates: DynamoFaultRates, seed: number, onKill: () => void = () => undefined): FaultyDynamoClient {
+export function faultyDynamoClient(
+    inner: SendClient,
+    rates: DynamoFaultRates,
+    seed: number,
+    onKill: () => void = () => undefined,
+): FaultyDynamoClient {
     const random = seededRandom(seed);
     const counts: DynamoFaultCounts = { throttle: 0, conflict: 0, lostAnswer: 0, unprocessed: 0, kill: 0 };
     let enabled = true;
@@ -126,7 +145,11 @@ export function faultyDynamoClient(inner: SendClient, rates: DynamoFaultRates, s
             if (name === "TransactWriteItemsCommand" && fires("conflict")) {
                 counts.conflict += 1;
                 const items = (command as CommandShape).input.TransactItems ?? [];
-                throw sdkError("TransactionCanceledException", 400, { CancellationReasons: items.map((_, i) => ({ Code: i === items.length - 1 ? "TransactionConflict" : "None" })) });
+                throw sdkError("TransactionCanceledException", 400, {
+                    CancellationReasons: items.map((_, i) => ({
+                        Code: i === items.length - 1 ? "TransactionConflict" : "None",
+                    })),
+                });
             }
             if (name === "BatchGetItemCommand" && fires("unprocessed")) {
                 const input = (command as unknown as { input: BatchGetItemCommandInput }).input;
@@ -135,7 +158,12 @@ export function faultyDynamoClient(inner: SendClient, rates: DynamoFaultRates, s
                 if (table !== undefined && request !== undefined && keys.length > 1) {
                     counts.unprocessed += 1;
                     const half = Math.ceil(keys.length / 2);
-                    const out = (await inner.send(new BatchGetItemCommand({ ...input, RequestItems: { [table]: { ...request, Keys: keys.slice(0, half) } } }))) as BatchGetItemCommandOutput;
+                    const out = (await inner.send(
+                        new BatchGetItemCommand({
+                            ...input,
+                            RequestItems: { [table]: { ...request, Keys: keys.slice(0, half) } },
+                        }),
+                    )) as BatchGetItemCommandOutput;
                     return { ...out, UnprocessedKeys: { [table]: { ...request, Keys: keys.slice(half) } } };
                 }
             }

@@ -70,16 +70,41 @@ interface QueueMessage {
     receives: number;
 }
 
-function sqsRecord(messageId: string, body: string, attributes: RecordedMessage["attributes"], receives: number): LambdaSqsRecord {
-    const messageAttributes: Record<string, { stringValue?: string; binaryValue?: string; stringListValues: string[]; binaryListValues: string[]; dataType: string }> = {};
+function sqsRecord(
+    messageId: string,
+    body: string,
+    attributes: RecordedMessage["attributes"],
+    receives: number,
+): LambdaSqsRecord {
+    const messageAttributes: Record<
+        string,
+        {
+            stringValue?: string;
+            binaryValue?: string;
+            stringListValues: string[];
+            binaryListValues: string[];
+            dataType: string;
+        }
+    > = {};
     for (const [name, a] of Object.entries(attributes)) {
-        messageAttributes[name] = { ...(a.stringValue !== undefined ? { stringValue: a.stringValue } : {}), ...(a.binaryValue !== undefined ? { binaryValue: a.binaryValue } : {}), stringListValues: [], binaryListValues: [], dataType: a.dataType };
+        messageAttributes[name] = {
+            ...(a.stringValue !== undefined ? { stringValue: a.stringValue } : {}),
+            ...(a.binaryValue !== undefined ? { binaryValue: a.binaryValue } : {}),
+            stringListValues: [],
+            binaryListValues: [],
+            dataType: a.dataType,
+        };
     }
     return {
         messageId,
         receiptHandle: `${messageId}-${receives}`,
         body,
-        attributes: { ApproximateReceiveCount: String(receives), SentTimestamp: "0", SenderId: "sns", ApproximateFirstReceiveTimestamp: "0" },
+        attributes: {
+            ApproximateReceiveCount: String(receives),
+            SentTimestamp: "0",
+            SenderId: "sns",
+            ApproximateFirstReceiveTimestamp: "0",
+        },
         messageAttributes,
         md5OfBody: "",
         eventSource: "aws:sqs",
@@ -95,12 +120,25 @@ function sqsRecord(messageId: string, body: string, attributes: RecordedMessage[
  * @param topic - What the SNS test server accepted on the topic, in order (relay duplicates included).
  * @param options - The rate, the seed, the scenario's tag and the logger.
  */
-export async function consumeOnInbox(ddb: DynamoDBClient, topic: readonly RecordedMessage[], options: { readonly rate: number; readonly seed: number; readonly tag: string; readonly logger?: Logger }): Promise<ConsumerReport> {
+export async function consumeOnInbox(
+    ddb: DynamoDBClient,
+    topic: readonly RecordedMessage[],
+    options: { readonly rate: number; readonly seed: number; readonly tag: string; readonly logger?: Logger },
+): Promise<ConsumerReport> {
     const random = seededRandom(options.seed + 5);
     const rate = options.rate;
     const table = await createConsumerTable(ddb, `inbox-${options.tag}`);
-    const client = faultyDynamoClient(ddb, { throttle: rate / 3, conflict: rate / 3, lostAnswer: rate / 3 }, options.seed + 6);
-    const silent: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
+    const client = faultyDynamoClient(
+        ddb,
+        { throttle: rate / 3, conflict: rate / 3, lostAnswer: rate / 3 },
+        options.seed + 6,
+    );
+    const silent: Logger = {
+        debug: () => undefined,
+        info: () => undefined,
+        warn: () => undefined,
+        error: () => undefined,
+    };
     const handler = createInboxHandler({
         inbox: new Inbox({ client: client as unknown as DynamoDBClient, consumer: "faults", tableName: table }),
         consume: (m: InboxMessage) => [
@@ -117,8 +155,12 @@ export async function consumeOnInbox(ddb: DynamoDBClient, topic: readonly Record
     });
 
     const poison = Math.max(1, Math.round(rate * 10));
-    const available: QueueMessage[] = topic.map((m, i) => ({ record: sqsRecord(`sqs-${i}`, m.body, m.attributes, 0), receives: 0 }));
-    for (let i = 0; i < poison; i += 1) available.push({ record: sqsRecord(`poison-${i}`, JSON.stringify({ poison: i }), {}, 0), receives: 0 });
+    const available: QueueMessage[] = topic.map((m, i) => ({
+        record: sqsRecord(`sqs-${i}`, m.body, m.attributes, 0),
+        receives: 0,
+    }));
+    for (let i = 0; i < poison; i += 1)
+        available.push({ record: sqsRecord(`poison-${i}`, JSON.stringify({ poison: i }), {}, 0), receives: 0 });
     const handedOut: QueueMessage[] = [];
     const deadLettered: QueueMessage[] = [];
     const againDice = faultDice(rate, random);
@@ -143,11 +185,17 @@ export async function consumeOnInbox(ddb: DynamoDBClient, topic: readonly Record
     }
 
     async function invoke(batch: QueueMessage[]): Promise<void> {
-        const records = batch.map((m) => ({ ...m.record, attributes: { ...m.record.attributes, ApproximateReceiveCount: String(m.receives) } }));
+        const records = batch.map((m) => ({
+            ...m.record,
+            attributes: { ...m.record.attributes, ApproximateReceiveCount: String(m.receives) },
+        }));
         // The same SQS message again: one handed out before (deleted since, or still in another invocation).
         if (handedOut.length > 0 && againDice(Math.ceil(records.length / 10))) {
             const again = handedOut[Math.floor(random() * handedOut.length)]!;
-            records.push({ ...again.record, attributes: { ...again.record.attributes, ApproximateReceiveCount: String(again.receives + 1) } });
+            records.push({
+                ...again.record,
+                attributes: { ...again.record.attributes, ApproximateReceiveCount: String(again.receives + 1) },
+            });
             redelivered += 1;
         }
         handedOut.push(...batch);
@@ -207,7 +255,15 @@ export async function consumeOnInbox(ddb: DynamoDBClient, topic: readonly Record
 
 /** Whether the consumer's effects were applied exactly once each, and every poison message reached the DLQ. */
 export function consumerHolds(r: ConsumerReport): boolean {
-    return r.appliedOnce === r.expected && r.appliedTwice.length === 0 && r.missing.length === 0 && r.unexpected.length === 0 && r.markers === r.expected && r.poisonDeadLettered === r.poison && r.leftInQueue === 0;
+    return (
+        r.appliedOnce === r.expected &&
+        r.appliedTwice.length === 0 &&
+        r.missing.length === 0 &&
+        r.unexpected.length === 0 &&
+        r.markers === r.expected &&
+        r.poisonDeadLettered === r.poison &&
+        r.leftInQueue === 0
+    );
 }
 
 /** The consumer's part of a scenario line. */

@@ -61,11 +61,21 @@ export function countInversions(planned: readonly PlannedMessage[], topic: reado
 }
 
 /** Check every invariant. */
-export function checkInvariants(planned: readonly PlannedMessage[], topic: readonly Delivery[], dlq: readonly DeadLetter[]): InvariantReport {
+export function checkInvariants(
+    planned: readonly PlannedMessage[],
+    topic: readonly Delivery[],
+    dlq: readonly DeadLetter[],
+): InvariantReport {
     const topicIds = new Set(topic.map((d) => d.id));
     const dlqIds = new Set(dlq.map((d) => d.id));
-    const lostIds = planned.filter((p) => !topicIds.has(p.message.id) && !dlqIds.has(p.message.id)).map((p) => p.message.id);
-    const expected = new Map(planned.filter((p) => p.expired || p.poison).map((p) => [p.message.id, p.expired ? "expired" : "publish-rejected"]));
+    const lostIds = planned
+        .filter((p) => !topicIds.has(p.message.id) && !dlqIds.has(p.message.id))
+        .map((p) => p.message.id);
+    const expected = new Map(
+        planned
+            .filter((p) => p.expired || p.poison)
+            .map((p) => [p.message.id, p.expired ? "expired" : "publish-rejected"]),
+    );
     return {
         messages: planned.length,
         lost: lostIds.length,
@@ -75,6 +85,8 @@ export function checkInvariants(planned: readonly PlannedMessage[], topic: reado
         dlqUnexpected: [...dlqIds].filter((id) => !expected.has(id)),
         dlqMissing: [...expected.keys()].filter((id) => !dlqIds.has(id)),
         publishedButDeadLettered: [...expected.keys()].filter((id) => topicIds.has(id)),
-        wrongReason: dlq.filter((d) => expected.has(d.id) && expected.get(d.id) !== d.reason).map((d) => `${d.id}: ${d.reason}`),
+        wrongReason: dlq
+            .filter((d) => expected.has(d.id) && expected.get(d.id) !== d.reason)
+            .map((d) => `${d.id}: ${d.reason}`),
     };
 }

@@ -20,18 +20,35 @@ export interface FaultScale {
     readonly seed: number;
 }
 
-function read(env: NodeJS.ProcessEnv, name: string, fallback: number, valid: (n: number) => boolean, allowed: string): number {
+function read(
+    env: NodeJS.ProcessEnv,
+    name: string,
+    fallback: number,
+    valid: (n: number) => boolean,
+    allowed: string,
+): number {
     const text = env[name];
     if (text === undefined || text.trim() === "") return fallback;
     const n = Number(text);
-    if (!valid(n)) throw new OutboxError("INVALID_CONFIG", `${name} is ${JSON.stringify(text)}; expected ${allowed}; unset it for the default ${fallback}`, { context: { variable: name, value: text } });
+    if (!valid(n))
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${name} is ${JSON.stringify(text)}; expected ${allowed}; unset it for the default ${fallback}`,
+            { context: { variable: name, value: text } },
+        );
     return n;
 }
 
 /** Read the scale from `env`. */
 export function faultScale(env: NodeJS.ProcessEnv = process.env): FaultScale {
     return {
-        totalMessages: read(env, FAULT_MESSAGES_ENV, 320, (n) => Number.isInteger(n) && n >= 8 && n <= 1_000_000, "an integer from 8 to 1000000"),
+        totalMessages: read(
+            env,
+            FAULT_MESSAGES_ENV,
+            320,
+            (n) => Number.isInteger(n) && n >= 8 && n <= 1_000_000,
+            "an integer from 8 to 1000000",
+        ),
         rate: read(env, FAULT_RATE_ENV, 0.1, (n) => Number.isFinite(n) && n >= 0 && n <= 0.5, "a number from 0 to 0.5"),
         seed: read(env, FAULT_SEED_ENV, 7, (n) => Number.isInteger(n) && n >= 0, "a non-negative integer"),
     };

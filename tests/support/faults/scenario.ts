@@ -15,9 +15,21 @@ import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
-import { startSnsTestServer, type CallFaultRule, type EntryFaultRule, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
-import { startLocalEventSourceMapping, type LocalInvocationContext } from "../../../runtime/testing/event-source-mapping";
-import type { LambdaAttributeMap, LambdaStreamEvent, LambdaStreamHandlerResult } from "../../../runtime/testing/stream-event";
+import {
+    startSnsTestServer,
+    type CallFaultRule,
+    type EntryFaultRule,
+    type SnsTestServer,
+} from "../../../dev/emulators/sns-test-server";
+import {
+    startLocalEventSourceMapping,
+    type LocalInvocationContext,
+} from "../../../runtime/testing/event-source-mapping";
+import type {
+    LambdaAttributeMap,
+    LambdaStreamEvent,
+    LambdaStreamHandlerResult,
+} from "../../../runtime/testing/stream-event";
 import type { Clock, Logger } from "../../../runtime/ports";
 import { createPublisher } from "../../../runtime/publisher";
 import { ATTR, STATUS } from "../../../runtime/schema";
@@ -33,7 +45,18 @@ import { faultyDynamoClient, type DynamoFaultRates, type FaultyDynamoClient } fr
 import { consumeOnInbox, consumerHolds, consumerLine, type ConsumerReport } from "./inbox-consumer";
 import { checkInvariants, type InvariantReport } from "./invariants";
 import { faultDice, seededRandom } from "./random";
-import { DeliveryTracker, dueCensus, fixedStreamLoss, isClockSkewRefusal, plantStuckPartitions, putEmptyStatusRows, stuckChanges, type DueCensus, type SkewMix, type StuckItem } from "./skew";
+import {
+    DeliveryTracker,
+    dueCensus,
+    fixedStreamLoss,
+    isClockSkewRefusal,
+    plantStuckPartitions,
+    putEmptyStatusRows,
+    stuckChanges,
+    type DueCensus,
+    type SkewMix,
+    type StuckItem,
+} from "./skew";
 import { planMessages, transactions, type PlannedMessage } from "./workload";
 
 /** The faults of one scenario at injection rate `rate`. */
@@ -200,7 +223,12 @@ function drainTimeoutMs(messages: number): number {
 
 /** Record items neither completed nor expired, outside `excluded` partitions (read raw: a planted item may not decode). */
 function nonTerminal(items: readonly Record<string, AttributeValue>[], excluded: ReadonlySet<string>): number {
-    return items.filter((i) => !excluded.has(i[ATTR.pk]?.S ?? "") && i[ATTR.status]?.S !== STATUS.completed && i[ATTR.status]?.S !== STATUS.expired).length;
+    return items.filter(
+        (i) =>
+            !excluded.has(i[ATTR.pk]?.S ?? "") &&
+            i[ATTR.status]?.S !== STATUS.completed &&
+            i[ATTR.status]?.S !== STATUS.expired,
+    ).length;
 }
 
 /** The partition key of a stream record's `Keys`. */
@@ -247,7 +275,13 @@ function foreignRecord(p: PlannedMessage, address: string): NewOutboxRecord {
         recordId: m.id,
         bindingId: "sns",
         address,
-        envelope: { id: m.id, subject: m.type, payload: JSON.stringify(m.payload), headers: { ...(m.headers ?? {}) }, expiresAt: m.expiresAt?.getTime() ?? 0 },
+        envelope: {
+            id: m.id,
+            subject: m.type,
+            payload: JSON.stringify(m.payload),
+            headers: { ...(m.headers ?? {}) },
+            expiresAt: m.expiresAt?.getTime() ?? 0,
+        },
         ...(m.orderingKey !== undefined ? { orderingKey: m.orderingKey } : {}),
     };
 }
@@ -277,7 +311,12 @@ function runsOf(tx: readonly PlannedMessage[]): PlannedMessage[][] {
  * store, every other transaction through the skewed writer, and some transactions are followed by a write that
  * reuses an earlier id (one this writer wrote, so guarded) in another partition, which must be refused.
  */
-async function writeAll(writers: Writers, planned: readonly PlannedMessage[], random: () => number, mix: PoisonMix | undefined): Promise<Written> {
+async function writeAll(
+    writers: Writers,
+    planned: readonly PlannedMessage[],
+    random: () => number,
+    mix: PoisonMix | undefined,
+): Promise<Written> {
     let attempts = 0;
     let accepted = 0;
     const refused = new Set<string>();
@@ -288,11 +327,14 @@ async function writeAll(writers: Writers, planned: readonly PlannedMessage[], ra
         n += 1;
         for (const run of runsOf(tx)) {
             const first = run[0]!;
-            if (first.foreign === true && writers.store !== undefined) await writers.store.persist(run.map((p) => foreignRecord(p, writers.address)));
+            if (first.foreign === true && writers.store !== undefined)
+                await writers.store.persist(run.map((p) => foreignRecord(p, writers.address)));
             else if (first.source === "legacy" && writers.legacy !== undefined) await writers.legacy(run);
             else {
                 try {
-                    await (first.source === "fast" && writers.fast !== undefined ? writers.fast : writer).write({ messages: run.map((p) => p.message) });
+                    await (first.source === "fast" && writers.fast !== undefined ? writers.fast : writer).write({
+                        messages: run.map((p) => p.message),
+                    });
                 } catch (err) {
                     // Behind a FENCE that a fast clock set hours ahead, a keyed write is refused: never committed.
                     if (writers.fast === undefined || !isClockSkewRefusal(err)) throw err;
@@ -306,7 +348,16 @@ async function writeAll(writers: Writers, planned: readonly PlannedMessage[], ra
         const earlier = written[Math.floor(random() * written.length)]!;
         attempts += 1;
         try {
-            await writer.write({ messages: [{ id: earlier.message.id, partition: `REUSE#${attempts}`, type: "Reused", payload: { reuses: earlier.index } }] });
+            await writer.write({
+                messages: [
+                    {
+                        id: earlier.message.id,
+                        partition: `REUSE#${attempts}`,
+                        type: "Reused",
+                        payload: { reuses: earlier.index },
+                    },
+                ],
+            });
             accepted += 1;
         } catch (err) {
             if (!isOutboxError(err, "INVALID_PAYLOAD")) throw err;
@@ -327,22 +378,44 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     const writeRandom = seededRandom(seed);
     const random = seededRandom(seed + 3);
     const ddb = await dynamoClient();
-    const streams = new DynamoDBStreamsClient({ endpoint: await dynamoEndpoint(), region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
+    const streams = new DynamoDBStreamsClient({
+        endpoint: await dynamoEndpoint(),
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+    });
     const tableName = await createOutboxTable(ddb, `faults-${spec.name}`);
     const server: SnsTestServer = await startSnsTestServer({ seed });
     const topicArn = server.createTopic("events");
     const dlqUrl = server.createQueue("outbox-dlq");
-    const sns = new SNSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
-    const sqs = new SQSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    const sns = new SNSClient({
+        endpoint: server.endpoint,
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+        maxAttempts: 1,
+    });
+    const sqs = new SQSClient({
+        endpoint: server.endpoint,
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+        maxAttempts: 1,
+    });
     // The relay's clock runs ahead of the writer's when the sweeper races the stream: every record is then already
     // older than sweepAfter (1 s), so both paths go for the same records.
     const relayClock = offsetClock(faults.sweeperDuringRun ? 2_000 : 0);
     const writerClock = offsetClock(0);
     const tag = spec.name.replace(/[^a-z0-9]/gi, "").slice(0, 12);
     const skewMix = faults.skewMix;
-    const planned = planMessages(tag, options.messages, writerClock.now(), { poisonMix: faults.poisonMix !== undefined, skewMix: skewMix !== undefined });
+    const planned = planMessages(tag, options.messages, writerClock.now(), {
+        poisonMix: faults.poisonMix !== undefined,
+        skewMix: skewMix !== undefined,
+    });
     const poisonIds = new Set(planned.filter((p) => p.poison).map((p) => p.message.id));
-    const poisonRule: EntryFaultRule = { code: "InvalidParameter", senderFault: true, message: "poison message (injected)", when: (e) => poisonIds.has(e.attributes["outbox.id"]?.stringValue ?? "") };
+    const poisonRule: EntryFaultRule = {
+        code: "InvalidParameter",
+        senderFault: true,
+        message: "poison message (injected)",
+        when: (e) => poisonIds.has(e.attributes["outbox.id"]?.stringValue ?? ""),
+    };
     // Each rule decides by its own rate in `when`, from the scenario's RNG, so the faults it injects are counted
     // (poison refusals are not faults: they are the message's own property).
     let snsFaults = 0;
@@ -359,7 +432,10 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
             },
         };
     };
-    server.setFaults({ calls: (faults.calls ?? []).map(counted), entries: [poisonRule, ...(faults.entries ?? []).map(counted)] });
+    server.setFaults({
+        calls: (faults.calls ?? []).map(counted),
+        entries: [poisonRule, ...(faults.entries ?? []).map(counted)],
+    });
 
     let killCurrent: (() => void) | undefined;
     let kills = 0;
@@ -385,7 +461,12 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     };
     const publisher = createPublisher({ ...common, dynamodb: publisherDb });
     const maxPartitionsPerRun = faults.maxPartitionsPerRun ?? HANDLER_LIMITS.maxPartitionsPerRun.fallback;
-    const sweeper = createSweeper({ ...common, dynamodb: sweeperDb, sweepAfterSeconds: SWEEP_AFTER_MS / 1000, maxPartitionsPerRun });
+    const sweeper = createSweeper({
+        ...common,
+        dynamodb: sweeperDb,
+        sweepAfterSeconds: SWEEP_AFTER_MS / 1000,
+        maxPartitionsPerRun,
+    });
     let redeliveries = 0;
     const killDice = faultDice(faults.kill ?? 0, random);
     const sweepKillDice = faultDice(faults.kill ?? 0, random);
@@ -421,7 +502,10 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         return !lost;
     };
 
-    const handler = async (event: LambdaStreamEvent, context: LocalInvocationContext): Promise<LambdaStreamHandlerResult> => {
+    const handler = async (
+        event: LambdaStreamEvent,
+        context: LocalInvocationContext,
+    ): Promise<LambdaStreamHandlerResult> => {
         let kill: (reason: Error) => void = () => undefined;
         const killed = new Promise<never>((_, reject) => {
             kill = reject;
@@ -429,10 +513,18 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         // The invocation dies with its completion write in flight: what it published stays published, what it
         // had not completed stays pending or claimed.
         killCurrent = () => kill(new Error("invocation killed between publishing and completing (injected)"));
-        publisherDb.armKill(killDice(perTenRecords(event)) ? 1 + Math.floor(random() * Math.min(10, event.Records.length)) : undefined);
+        publisherDb.armKill(
+            killDice(perTenRecords(event)) ? 1 + Math.floor(random() * Math.min(10, event.Records.length)) : undefined,
+        );
         try {
             const filtered = faults.streamLoss !== undefined || skewMix !== undefined;
-            const delivered = filtered ? { Records: event.Records.filter((r) => survives(r.dynamodb.SequenceNumber, partitionOf(r.dynamodb.Keys))) } : event;
+            const delivered = filtered
+                ? {
+                      Records: event.Records.filter((r) =>
+                          survives(r.dynamodb.SequenceNumber, partitionOf(r.dynamodb.Keys)),
+                      ),
+                  }
+                : event;
             const out = await Promise.race([publisher(delivered, context), killed]);
             // Whole-batch redelivery: rewinding to the first record is always allowed, whatever the handler reported.
             if (event.Records.length > 0 && redeliverDice(perTenRecords(event))) {
@@ -484,7 +576,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     let stuck: StuckItem[] = [];
     let census: DueCensus | undefined;
     let tracker: DeliveryTracker | undefined;
-    const topicIds = (): Set<string> => new Set(server.topicMessages(topicArn).map((m) => m.attributes["outbox.id"]?.stringValue ?? ""));
+    const topicIds = (): Set<string> =>
+        new Set(server.topicMessages(topicArn).map((m) => m.attributes["outbox.id"]?.stringValue ?? ""));
     try {
         const writer = new OutboxWriter({ client: ddb, tableName, clock: writerClock, address: topicArn });
         const mix = faults.poisonMix;
@@ -493,7 +586,12 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
             address: topicArn,
             ...(mix !== undefined
                 ? {
-                      skewed: new OutboxWriter({ client: ddb, tableName, clock: offsetClock(mix.writerSkewMs), address: topicArn }),
+                      skewed: new OutboxWriter({
+                          client: ddb,
+                          tableName,
+                          clock: offsetClock(mix.writerSkewMs),
+                          address: topicArn,
+                      }),
                       store: new OutboxStore({ client: ddb, tableName, clock: writerClock }),
                   }
                 : {}),
@@ -501,13 +599,27 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
                 ? (() => {
                       const seqs = new Map<string, bigint>();
                       return {
-                          fast: new OutboxWriter({ client: ddb, tableName, clock: offsetClock(skewMix.writerAheadMs), address: topicArn }),
-                          legacy: (run: readonly PlannedMessage[]) => putEmptyStatusRows(ddb, tableName, topicArn, run, writerClock.now(), seqs),
+                          fast: new OutboxWriter({
+                              client: ddb,
+                              tableName,
+                              clock: offsetClock(skewMix.writerAheadMs),
+                              address: topicArn,
+                          }),
+                          legacy: (run: readonly PlannedMessage[]) =>
+                              putEmptyStatusRows(ddb, tableName, topicArn, run, writerClock.now(), seqs),
                       };
                   })()
                 : {}),
         };
-        if (skewMix !== undefined) stuck = await plantStuckPartitions(ddb, tableName, topicArn, skewMix.stuckPartitions, writerClock.now(), relayClock.now());
+        if (skewMix !== undefined)
+            stuck = await plantStuckPartitions(
+                ddb,
+                tableName,
+                topicArn,
+                skewMix.stuckPartitions,
+                writerClock.now(),
+                relayClock.now(),
+            );
         reuse = await writeAll(writers, planned, writeRandom, mix);
         await mapping.drain({ timeoutMs: drainTimeoutMs(planned.length) });
         sweeping = false;
@@ -533,8 +645,15 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
                 census = await dueCensus(ddb, tableName, relayClock.now(), SWEEP_AFTER_MS, RECOVERY_STEP_MS);
                 // One round of the sweep cursor takes ⌈N / maxPartitionsPerRun⌉ runs, and a poisoned record gets
                 // one attempt per round: the budget counts rounds.
-                stallBudget = RECOVERY_SWEEPS_WITHOUT_PROGRESS * Math.max(1, Math.ceil(census.partitions / maxPartitionsPerRun));
-                if (skewMix !== undefined) tracker = new DeliveryTracker(planned.filter((p) => !reuse.refused.has(p.message.id) && !stuckPartitions.has(p.message.partition)), topicIds());
+                stallBudget =
+                    RECOVERY_SWEEPS_WITHOUT_PROGRESS * Math.max(1, Math.ceil(census.partitions / maxPartitionsPerRun));
+                if (skewMix !== undefined)
+                    tracker = new DeliveryTracker(
+                        planned.filter(
+                            (p) => !reuse.refused.has(p.message.id) && !stuckPartitions.has(p.message.partition),
+                        ),
+                        topicIds(),
+                    );
             }
             await sweeper();
             tracker?.afterRun(recoverySweeps + 1, topicIds());
@@ -555,12 +674,34 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     // A refused write was never committed: it is not lost, and it must be nowhere.
     const committed = planned.filter((p) => !reuse.refused.has(p.message.id));
     const report = { ...checkInvariants(committed, topic, dlq), messages: planned.length };
-    const skew = skewMix === undefined ? undefined : skewReport(skewMix, { planned, refused: reuse.refused, stuck, census, tracker, maxPartitionsPerRun, items: await scanItems(ddb, tableName), topic, dlq, lostPartitions });
+    const skew =
+        skewMix === undefined
+            ? undefined
+            : skewReport(skewMix, {
+                  planned,
+                  refused: reuse.refused,
+                  stuck,
+                  census,
+                  tracker,
+                  maxPartitionsPerRun,
+                  items: await scanItems(ddb, tableName),
+                  topic,
+                  dlq,
+                  lostPartitions,
+              });
     const stats = mapping.stats();
-    const dynamoInjected = [publisherDb, sweeperDb].reduce((sum, c) => sum + c.counts.throttle + c.counts.conflict + c.counts.lostAnswer + c.counts.unprocessed, 0);
+    const dynamoInjected = [publisherDb, sweeperDb].reduce(
+        (sum, c) => sum + c.counts.throttle + c.counts.conflict + c.counts.lostAnswer + c.counts.unprocessed,
+        0,
+    );
     let consumer: ConsumerReport;
     try {
-        consumer = await consumeOnInbox(ddb, server.topicMessages(topicArn), { rate: options.rate, seed, tag, ...(options.logger !== undefined ? { logger: options.logger } : {}) });
+        consumer = await consumeOnInbox(ddb, server.topicMessages(topicArn), {
+            rate: options.rate,
+            seed,
+            tag,
+            ...(options.logger !== undefined ? { logger: options.logger } : {}),
+        });
     } finally {
         sns.destroy();
         sqs.destroy();
@@ -605,8 +746,12 @@ function skewReport(
     return {
         aheadMs: mix.writerAheadMs,
         refusedWrites: seen.refused.size,
-        refusedUnexpected: seen.planned.filter((p) => p.refused !== true && seen.refused.has(p.message.id)).map((p) => p.message.id),
-        refusalsMissed: seen.planned.filter((p) => p.refused === true && !seen.refused.has(p.message.id)).map((p) => p.message.id),
+        refusedUnexpected: seen.planned
+            .filter((p) => p.refused !== true && seen.refused.has(p.message.id))
+            .map((p) => p.message.id),
+        refusalsMissed: seen.planned
+            .filter((p) => p.refused === true && !seen.refused.has(p.message.id))
+            .map((p) => p.message.id),
         refusedFound: [...seen.refused].filter((id) => delivered.has(id) || inTable.has(id)),
         fastRecords: committed.filter((p) => p.source === "fast").length,
         emptyStatusRows: committed.filter((p) => p.source === "legacy").length,
@@ -638,7 +783,9 @@ export function skewProblems(k: SkewReport): string[] {
         k.refusedFound.length > 0 ? `refused-yet-written ${k.refusedFound.join(",")}` : "",
         k.stuckChanged.length > 0 ? `stuck-changed ${k.stuckChanged.join(",")}` : "",
         k.stuckDelivered.length > 0 ? `stuck-delivered ${k.stuckDelivered.join(",")}` : "",
-        k.stuckPartitions <= k.maxPartitionsPerRun ? `only ${k.stuckPartitions} stuck partitions for ${k.maxPartitionsPerRun} per run` : "",
+        k.stuckPartitions <= k.maxPartitionsPerRun
+            ? `only ${k.stuckPartitions} stuck partitions for ${k.maxPartitionsPerRun} per run`
+            : "",
         k.census === undefined || k.sweptPartitions === 0 ? "the sweeper had no partition to deliver" : "",
         k.census !== undefined && k.census.stampedAhead === 0 ? "no record stamped ahead was left to the sweeper" : "",
         k.undelivered.length > 0 ? `never-swept ${k.undelivered.join(",")}` : "",
@@ -660,7 +807,18 @@ function skewLine(k: SkewReport): string {
 
 /** Whether a result meets every invariant, the inbox consumer's exactly-once included. */
 export function holds(r: ScenarioResult): boolean {
-    return (r.skew === undefined || skewHolds(r.skew)) && consumerHolds(r.consumer) && r.lost === 0 && r.inversions === 0 && r.leftOver === 0 && r.reuseAccepted === 0 && r.dlqUnexpected.length === 0 && r.dlqMissing.length === 0 && r.publishedButDeadLettered.length === 0 && r.wrongReason.length === 0;
+    return (
+        (r.skew === undefined || skewHolds(r.skew)) &&
+        consumerHolds(r.consumer) &&
+        r.lost === 0 &&
+        r.inversions === 0 &&
+        r.leftOver === 0 &&
+        r.reuseAccepted === 0 &&
+        r.dlqUnexpected.length === 0 &&
+        r.dlqMissing.length === 0 &&
+        r.publishedButDeadLettered.length === 0 &&
+        r.wrongReason.length === 0
+    );
 }
 
 /** One line per scenario. */
@@ -670,7 +828,9 @@ export function scenarioLine(r: ScenarioResult): string {
         r.leftOver > 0 ? `left-over ${r.leftOver}` : "",
         r.dlqUnexpected.length > 0 ? `dlq-unexpected ${r.dlqUnexpected.join(",")}` : "",
         r.dlqMissing.length > 0 ? `dlq-missing ${r.dlqMissing.join(",")}` : "",
-        r.publishedButDeadLettered.length > 0 ? `published-and-dead-lettered ${r.publishedButDeadLettered.join(",")}` : "",
+        r.publishedButDeadLettered.length > 0
+            ? `published-and-dead-lettered ${r.publishedButDeadLettered.join(",")}`
+            : "",
         r.wrongReason.length > 0 ? `wrong-reason ${r.wrongReason.join(",")}` : "",
         r.reuseAccepted > 0 ? `reused-ids-accepted ${r.reuseAccepted}` : "",
         ...(r.skew !== undefined ? skewProblems(r.skew) : []),

@@ -8,7 +8,8 @@ import type { ScenarioSpec } from "./scenario";
 export const SCENARIOS: readonly ScenarioSpec[] = [
     {
         name: "sns-5xx-throttling",
-        description: "PublishBatch and the DLQ's SendMessage answer 500 InternalError, Throttled or Throttling, or drop the connection",
+        description:
+            "PublishBatch and the DLQ's SendMessage answer 500 InternalError, Throttled or Throttling, or drop the connection",
         faults: (rate) => ({
             calls: [
                 { kind: "InternalError", actions: ["PublishBatch", "SendMessage"], rate: rate / 3 },
@@ -20,12 +21,19 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     },
     {
         name: "partial-batch",
-        description: "single PublishBatch entries fail (InternalError, Throttled) while SNS accepts the entries after them",
-        faults: (rate) => ({ entries: [{ code: "InternalError", rate: rate / 2 }, { code: "Throttled", rate: rate / 2 }] }),
+        description:
+            "single PublishBatch entries fail (InternalError, Throttled) while SNS accepts the entries after them",
+        faults: (rate) => ({
+            entries: [
+                { code: "InternalError", rate: rate / 2 },
+                { code: "Throttled", rate: rate / 2 },
+            ],
+        }),
     },
     {
         name: "accepted-then-timeout",
-        description: "SNS (and the DLQ) accept the messages, then the answer never comes: the connection times out or resets",
+        description:
+            "SNS (and the DLQ) accept the messages, then the answer never comes: the connection times out or resets",
         faults: (rate) => ({
             calls: [
                 { kind: "AcceptThenTimeout", actions: ["PublishBatch", "SendMessage"], rate: rate / 2, holdMs: 30 },
@@ -35,7 +43,8 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     },
     {
         name: "killed-mid-batch",
-        description: "a share of the publisher's invocations die after publishing or dead-lettering, at a random completion or expiry write that never answers",
+        description:
+            "a share of the publisher's invocations die after publishing or dead-lettering, at a random completion or expiry write that never answers",
         faults: (rate) => ({ kill: rate }),
     },
     {
@@ -45,17 +54,22 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     },
     {
         name: "dynamodb-throttling",
-        description: "DynamoDB throttles, cancels transactions for conflicts, leaves batch reads unprocessed and loses answers after applying (fake client: DynamoDB Local cannot)",
-        faults: (rate) => ({ dynamo: { throttle: rate / 2, conflict: rate / 4, lostAnswer: rate / 4, unprocessed: rate } }),
+        description:
+            "DynamoDB throttles, cancels transactions for conflicts, leaves batch reads unprocessed and loses answers after applying (fake client: DynamoDB Local cannot)",
+        faults: (rate) => ({
+            dynamo: { throttle: rate / 2, conflict: rate / 4, lostAnswer: rate / 4, unprocessed: rate },
+        }),
     },
     {
         name: "stream-records-lost",
-        description: "stream records expire before the relay reads them (24 h retention, a disabled mapping): only the sweeper can deliver them",
+        description:
+            "stream records expire before the relay reads them (24 h retention, a disabled mapping): only the sweeper can deliver them",
         faults: (rate) => ({ streamLoss: rate }),
     },
     {
         name: "mapping-redelivery",
-        description: "the mapping redelivers whole batches the handler had processed (a timeout after the work, a lost answer)",
+        description:
+            "the mapping redelivers whole batches the handler had processed (a timeout after the work, a lost answer)",
         faults: (rate) => ({ redeliver: rate }),
     },
     {

@@ -72,18 +72,44 @@ function heldByAnother(relayNowMs: number): Record<string, AttributeValue> {
  * @param writerNowMs - The correct writer's clock: the items are stamped a second before it.
  * @param relayNowMs - The relay's clock, for the held claims.
  */
-export async function plantStuckPartitions(ddb: DynamoDBClient, tableName: string, address: string, count: number, writerNowMs: number, relayNowMs: number): Promise<StuckItem[]> {
+export async function plantStuckPartitions(
+    ddb: DynamoDBClient,
+    tableName: string,
+    address: string,
+    count: number,
+    writerNowMs: number,
+    relayNowMs: number,
+): Promise<StuckItem[]> {
     const old = writerNowMs - 1_000;
     const planted: StuckItem[] = [];
-    const put = async (partition: string, id: string, createdAt: number, options: { orderingKey?: string; seq?: bigint; held?: boolean }): Promise<void> => {
+    const put = async (
+        partition: string,
+        id: string,
+        createdAt: number,
+        options: { orderingKey?: string; seq?: bigint; held?: boolean },
+    ): Promise<void> => {
         const record = pendingRecord(
-            { partition, recordId: id, bindingId: "sns", address, createdAt, ...(options.orderingKey ? { orderingKey: options.orderingKey } : {}), envelope: { id, subject: "Stuck", payload: JSON.stringify(id) } },
+            {
+                partition,
+                recordId: id,
+                bindingId: "sns",
+                address,
+                createdAt,
+                ...(options.orderingKey ? { orderingKey: options.orderingKey } : {}),
+                envelope: { id, subject: "Stuck", payload: JSON.stringify(id) },
+            },
             options.seq ?? 0n,
             createdAt,
         );
         const item = { ...marshalRecord(record), ...(options.held === true ? heldByAnother(relayNowMs) : {}) };
         await ddb.send(new PutItemCommand({ TableName: tableName, Item: item }));
-        planted.push({ partition, sk: item[ATTR.sk]!.S!, recordId: id, status: options.held === true ? STATUS.claimed : STATUS.pending, ...(options.held === true ? { claimedBy: "another-relay" } : {}) });
+        planted.push({
+            partition,
+            sk: item[ATTR.sk]!.S!,
+            recordId: id,
+            status: options.held === true ? STATUS.claimed : STATUS.pending,
+            ...(options.held === true ? { claimedBy: "another-relay" } : {}),
+        });
     };
     for (let i = 0; i < count; i += 1) {
         const partition = `${STUCK_PREFIX}${i}`;
@@ -92,7 +118,14 @@ export async function plantStuckPartitions(ddb: DynamoDBClient, tableName: strin
             await ddb.send(
                 new PutItemCommand({
                     TableName: tableName,
-                    Item: { [ATTR.pk]: { S: partition }, [ATTR.sk]: { S: sk }, [ATTR.recordId]: { S: `${partition}/broken` }, [ATTR.envelopeJson]: { S: "not json" }, [ATTR.status]: { S: STATUS.pending }, [ATTR.claimSort]: { S: claimSort(old, 0n) } },
+                    Item: {
+                        [ATTR.pk]: { S: partition },
+                        [ATTR.sk]: { S: sk },
+                        [ATTR.recordId]: { S: `${partition}/broken` },
+                        [ATTR.envelopeJson]: { S: "not json" },
+                        [ATTR.status]: { S: STATUS.pending },
+                        [ATTR.claimSort]: { S: claimSort(old, 0n) },
+                    },
                 }),
             );
             planted.push({ partition, sk, recordId: `${partition}/broken`, status: STATUS.pending });
@@ -107,7 +140,10 @@ export async function plantStuckPartitions(ddb: DynamoDBClient, tableName: strin
 }
 
 /** The stuck items that are not as planted (gone, delivered, released or taken), one line each. */
-export function stuckChanges(planted: readonly StuckItem[], items: readonly Record<string, AttributeValue>[]): string[] {
+export function stuckChanges(
+    planted: readonly StuckItem[],
+    items: readonly Record<string, AttributeValue>[],
+): string[] {
     const byKey = new Map(items.map((i) => [`${i[ATTR.pk]?.S}\u0000${i[ATTR.sk]?.S}`, i]));
     const changed: string[] = [];
     for (const p of planted) {
@@ -115,7 +151,8 @@ export function stuckChanges(planted: readonly StuckItem[], items: readonly Reco
         const status = item?.[ATTR.status]?.S;
         const holder = item?.[ATTR.claimedBy]?.S;
         if (item === undefined) changed.push(`${p.recordId}: gone`);
-        else if (status !== p.status || (p.claimedBy !== undefined && holder !== p.claimedBy)) changed.push(`${p.recordId}: ${status ?? "no status"}${holder !== undefined ? ` by ${holder}` : ""}`);
+        else if (status !== p.status || (p.claimedBy !== undefined && holder !== p.claimedBy))
+            changed.push(`${p.recordId}: ${status ?? "no status"}${holder !== undefined ? ` by ${holder}` : ""}`);
     }
     return changed;
 }
@@ -124,7 +161,14 @@ export function stuckChanges(planted: readonly StuckItem[], items: readonly Reco
  * Write `run` as an older writer leaves its records: raw PutItems, `status: ""`, no id guard and no FENCE
  * (keyed ones take the next `seq` of their partition, kept in `seqs`; keyless ones `created_at × 10^6 + n`).
  */
-export async function putEmptyStatusRows(ddb: DynamoDBClient, tableName: string, address: string, run: readonly PlannedMessage[], nowMs: number, seqs: Map<string, bigint>): Promise<void> {
+export async function putEmptyStatusRows(
+    ddb: DynamoDBClient,
+    tableName: string,
+    address: string,
+    run: readonly PlannedMessage[],
+    nowMs: number,
+    seqs: Map<string, bigint>,
+): Promise<void> {
     for (const [n, p] of run.entries()) {
         const m = p.message;
         const keyed = m.orderingKey !== undefined;
@@ -137,13 +181,21 @@ export async function putEmptyStatusRows(ddb: DynamoDBClient, tableName: string,
                 bindingId: "sns",
                 address,
                 createdAt: nowMs,
-                envelope: { id: m.id, subject: m.type, payload: JSON.stringify(m.payload), headers: { ...(m.headers ?? {}) }, createdAt: nowMs },
+                envelope: {
+                    id: m.id,
+                    subject: m.type,
+                    payload: JSON.stringify(m.payload),
+                    headers: { ...(m.headers ?? {}) },
+                    createdAt: nowMs,
+                },
                 ...(keyed ? { orderingKey: m.orderingKey } : {}),
             },
             keyed ? next : BigInt(nowMs) * 1_000_000n + BigInt(n),
             nowMs,
         );
-        await ddb.send(new PutItemCommand({ TableName: tableName, Item: { ...marshalRecord(record), [ATTR.status]: { S: "" } } }));
+        await ddb.send(
+            new PutItemCommand({ TableName: tableName, Item: { ...marshalRecord(record), [ATTR.status]: { S: "" } } }),
+        );
     }
 }
 
@@ -173,14 +225,26 @@ export interface DueCensus {
  * @param sweepAfterMs - Its `sweepAfter`.
  * @param stepMs - How far its clock moves between runs.
  */
-export async function dueCensus(ddb: DynamoDBClient, tableName: string, nowMs: number, sweepAfterMs: number, stepMs: number): Promise<DueCensus> {
+export async function dueCensus(
+    ddb: DynamoDBClient,
+    tableName: string,
+    nowMs: number,
+    sweepAfterMs: number,
+    stepMs: number,
+): Promise<DueCensus> {
     const due = new Set<string>();
     let notDue = 0;
     let stampedAhead = 0;
     let dueDelayRuns = 0;
     let start: Record<string, AttributeValue> | undefined;
     do {
-        const page = await ddb.send(new ScanCommand({ TableName: tableName, IndexName: CLAIM_INDEX.indexName, ...(start ? { ExclusiveStartKey: start } : {}) }));
+        const page = await ddb.send(
+            new ScanCommand({
+                TableName: tableName,
+                IndexName: CLAIM_INDEX.indexName,
+                ...(start ? { ExclusiveStartKey: start } : {}),
+            }),
+        );
         for (const item of page.Items ?? []) {
             const createdAt = Number(item[ATTR.claimSort]!.S!.slice(0, 19));
             if (createdAt > nowMs + sweepAfterMs) stampedAhead += 1;

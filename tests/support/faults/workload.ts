@@ -81,7 +81,14 @@ function skewMessage(tag: string, index: number, count: number): PlannedMessage 
             ...base,
             ...(fast ? { source: "fast" as const } : {}),
             ...(keyed && !fast && k > 0 ? { refused: true } : {}),
-            message: { id: messageId(tag, index), partition: `SKEW#${p}`, type: keyed ? "BalanceChanged" : "OrderUpdated", payload, headers: { scenario: tag }, ...(keyed ? { orderingKey: `skew-${p}` } : {}) },
+            message: {
+                id: messageId(tag, index),
+                partition: `SKEW#${p}`,
+                type: keyed ? "BalanceChanged" : "OrderUpdated",
+                payload,
+                headers: { scenario: tag },
+                ...(keyed ? { orderingKey: `skew-${p}` } : {}),
+            },
         };
     }
     if (index % 10 === 8) {
@@ -91,7 +98,14 @@ function skewMessage(tag: string, index: number, count: number): PlannedMessage 
         return {
             ...base,
             source: "legacy",
-            message: { id: messageId(tag, index), partition: `LEGACY#${p}`, type: keyed ? "BalanceChanged" : "OrderUpdated", payload, headers: { scenario: tag }, ...(keyed ? { orderingKey: `legacy-${p}` } : {}) },
+            message: {
+                id: messageId(tag, index),
+                partition: `LEGACY#${p}`,
+                type: keyed ? "BalanceChanged" : "OrderUpdated",
+                payload,
+                headers: { scenario: tag },
+                ...(keyed ? { orderingKey: `legacy-${p}` } : {}),
+            },
         };
     }
     return undefined;
@@ -152,7 +166,7 @@ export function planMessages(tag: string, count: number, nowMs: number, options:
 /** Split messages into transactions of 1 to 10 messages, deterministically. */
 export function transactions(messages: readonly PlannedMessage[], random: () => number): PlannedMessage[][] {
     const out: PlannedMessage[][] = [];
-    for (let i = 0; i < messages.length; ) {
+    for (let i = 0; i < messages.length;) {
         const size = 1 + Math.floor(random() * 10);
         out.push(messages.slice(i, i + size));
         i += size;

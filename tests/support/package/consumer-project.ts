@@ -29,7 +29,10 @@ export const REPO = path.resolve(__dirname, "..", "..", "..");
 export const FIXTURES = path.join(__dirname, "fixtures");
 
 /** This repository's package.json: the name and version the tarball carries. */
-export const MANIFEST = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as { name: string; version: string };
+export const MANIFEST = JSON.parse(fs.readFileSync(path.join(REPO, "package.json"), "utf8")) as {
+    name: string;
+    version: string;
+};
 
 /** One `packages` entry of a package-lock.json (lockfileVersion 3). */
 export interface LockEntry {
@@ -46,7 +49,11 @@ export interface LockEntry {
 
 /** This repository's package-lock.json `packages`, by location (`node_modules/a`). */
 export function repositoryLock(): Record<string, LockEntry> {
-    return (JSON.parse(fs.readFileSync(path.join(REPO, "package-lock.json"), "utf8")) as { packages: Record<string, LockEntry> }).packages;
+    return (
+        JSON.parse(fs.readFileSync(path.join(REPO, "package-lock.json"), "utf8")) as {
+            packages: Record<string, LockEntry>;
+        }
+    ).packages;
 }
 
 /**
@@ -60,7 +67,7 @@ export function repositoryLock(): Record<string, LockEntry> {
  */
 export function lockClosure(lock: Record<string, LockEntry>, roots: readonly string[]): Set<string> {
     const locate = (from: string, name: string): string | undefined => {
-        for (let base = from; ; ) {
+        for (let base = from; ;) {
             const location = `${base === "" ? "" : `${base}/`}node_modules/${name}`;
             if (lock[location] !== undefined) return location;
             if (base === "") return undefined;
@@ -74,13 +81,17 @@ export function lockClosure(lock: Record<string, LockEntry>, roots: readonly str
         const [from, name] = next;
         const location = locate(from, name);
         if (location === undefined) {
-            throw new Error(`${name} (needed by ${from || "the packed package.json"}) has no entry in package-lock.json: the lock is out of step with package.json; run npm install and commit package-lock.json`);
+            throw new Error(
+                `${name} (needed by ${from || "the packed package.json"}) has no entry in package-lock.json: the lock is out of step with package.json; run npm install and commit package-lock.json`,
+            );
         }
         if (seen.has(location)) continue;
         seen.add(location);
         const entry = lock[location]!;
-        for (const dep of [...Object.keys(entry.dependencies ?? {}), ...Object.keys(entry.optionalDependencies ?? {})]) queue.push([location, dep]);
-        for (const dep of Object.keys(entry.peerDependencies ?? {})) if (entry.peerDependenciesMeta?.[dep]?.optional !== true) queue.push([location, dep]);
+        for (const dep of [...Object.keys(entry.dependencies ?? {}), ...Object.keys(entry.optionalDependencies ?? {})])
+            queue.push([location, dep]);
+        for (const dep of Object.keys(entry.peerDependencies ?? {}))
+            if (entry.peerDependenciesMeta?.[dep]?.optional !== true) queue.push([location, dep]);
     }
     return seen;
 }
@@ -96,11 +107,20 @@ export function lockClosure(lock: Record<string, LockEntry>, roots: readonly str
  * @param devDependencies - the consumer's own devDependencies.
  * @param dependencies - the consumer's own dependencies. @default none
  */
-export function consumerLock(packedDependencies: Record<string, string>, devDependencies: Record<string, string>, dependencies: Record<string, string> = {}): object {
+export function consumerLock(
+    packedDependencies: Record<string, string>,
+    devDependencies: Record<string, string>,
+    dependencies: Record<string, string> = {},
+): object {
     const lock = repositoryLock();
     const production = lockClosure(lock, [...Object.keys(packedDependencies), ...Object.keys(dependencies)]);
     const dev = lockClosure(lock, Object.keys(devDependencies));
-    const root = { name: "consumer", version: "1.0.0", ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}), ...(Object.keys(devDependencies).length > 0 ? { devDependencies } : {}) };
+    const root = {
+        name: "consumer",
+        version: "1.0.0",
+        ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}),
+        ...(Object.keys(devDependencies).length > 0 ? { devDependencies } : {}),
+    };
     const packages: Record<string, object> = { "": root };
     for (const location of [...new Set([...production, ...dev])].sort()) {
         const { dev: _dev, devOptional: _devOptional, peer: _peer, ...entry } = lock[location]!;
@@ -115,7 +135,9 @@ export function consumerLock(packedDependencies: Record<string, string>, devDepe
  * so that a cache chosen that way still applies.
  */
 export function npmEnvironment(): NodeJS.ProcessEnv {
-    return Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) || /^npm_config_cache$/i.test(key)));
+    return Object.fromEntries(
+        Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key) || /^npm_config_cache$/i.test(key)),
+    );
 }
 
 /**
@@ -126,8 +148,17 @@ export function npmEnvironment(): NodeJS.ProcessEnv {
  * @param options - its working directory, and its environment. @default this process's environment
  * @throws the spawn error when it could not start.
  */
-export function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): SpawnSyncReturns<string> {
-    const result = spawnSync(command, args, { cwd: options.cwd, env: options.env ?? process.env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+export function run(
+    command: string,
+    args: string[],
+    options: { cwd: string; env?: NodeJS.ProcessEnv },
+): SpawnSyncReturns<string> {
+    const result = spawnSync(command, args, {
+        cwd: options.cwd,
+        env: options.env ?? process.env,
+        encoding: "utf8",
+        maxBuffer: 64 * 1024 * 1024,
+    });
     if (result.error) throw result.error;
     return result;
 }
@@ -139,7 +170,11 @@ export function run(command: string, args: string[], options: { cwd: string; env
  * @param what - what it was, for the message.
  */
 export function ok(result: Ran, what: string): string {
-    assert.equal(result.status, 0, `${what} exited ${result.status}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`);
+    assert.equal(
+        result.status,
+        0,
+        `${what} exited ${result.status}\nstdout: ${result.stdout}\nstderr: ${result.stderr}`,
+    );
     return result.stdout;
 }
 
@@ -192,7 +227,12 @@ export interface ConsumerProject extends PackedPackage {
  */
 export function pulumiConsumerDependencies(): Record<string, string> {
     const lock = repositoryLock();
-    return Object.fromEntries(["@pulumi/aws", "@pulumi/policy", "@pulumi/pulumi"].map((name) => [name, lock[`node_modules/${name}`]!.version!]));
+    return Object.fromEntries(
+        ["@pulumi/aws", "@pulumi/policy", "@pulumi/pulumi"].map((name) => [
+            name,
+            lock[`node_modules/${name}`]!.version!,
+        ]),
+    );
 }
 
 /**
@@ -203,11 +243,15 @@ export function pulumiConsumerDependencies(): Record<string, string> {
 export function packPackage(work: string): PackedPackage {
     ok(run("npm", ["run", "--silent", "build"], { cwd: REPO }), "npm run build");
     // --ignore-scripts: prepack would build a second time.
-    const pack = JSON.parse(ok(run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], { cwd: REPO }), "npm pack")) as { filename: string; files: { path: string }[] }[];
+    const pack = JSON.parse(
+        ok(run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], { cwd: REPO }), "npm pack"),
+    ) as { filename: string; files: { path: string }[] }[];
     const packed = pack[0]!.files.map((f) => f.path).sort();
     const tarballName = pack[0]!.filename;
     const tarball = path.join(work, tarballName);
-    const packedManifest = JSON.parse(ok(run("tar", ["-xOzf", tarball, "package/package.json"], { cwd: work }), "tar (package.json)")) as PackedManifest;
+    const packedManifest = JSON.parse(
+        ok(run("tar", ["-xOzf", tarball, "package/package.json"], { cwd: work }), "tar (package.json)"),
+    ) as PackedManifest;
     return { tarball, tarballName, packed, packedManifest };
 }
 
@@ -215,16 +259,43 @@ export function packPackage(work: string): PackedPackage {
  * Install the packed package into `<work>/<name>`, a fresh project with `dependencies` and `devDependencies` of
  * its own, offline (see the module notes). Fails (assertion) with npm's output when the install fails.
  */
-function installInto(work: string, name: string, pack: PackedPackage, dependencies: Record<string, string>, devDependencies: Record<string, string>): ConsumerProject {
+function installInto(
+    work: string,
+    name: string,
+    pack: PackedPackage,
+    dependencies: Record<string, string>,
+    devDependencies: Record<string, string>,
+): ConsumerProject {
     const project = path.join(work, name);
     fs.mkdirSync(project);
-    const manifest = { name: "consumer", version: "1.0.0", private: true, main: "index.js", ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}), ...(Object.keys(devDependencies).length > 0 ? { devDependencies } : {}) };
+    const manifest = {
+        name: "consumer",
+        version: "1.0.0",
+        private: true,
+        main: "index.js",
+        ...(Object.keys(dependencies).length > 0 ? { dependencies } : {}),
+        ...(Object.keys(devDependencies).length > 0 ? { devDependencies } : {}),
+    };
     fs.writeFileSync(path.join(project, "package.json"), JSON.stringify(manifest, null, 2));
-    const shipped = { ...(pack.packedManifest.dependencies ?? {}), ...(pack.packedManifest.optionalDependencies ?? {}) };
-    fs.writeFileSync(path.join(project, "package-lock.json"), JSON.stringify(consumerLock(shipped, devDependencies, dependencies), null, 2));
-    const installed = run("npm", ["install", "--offline", "--no-audit", "--no-fund", pack.tarball], { cwd: project, env: npmEnvironment() });
+    const shipped = {
+        ...(pack.packedManifest.dependencies ?? {}),
+        ...(pack.packedManifest.optionalDependencies ?? {}),
+    };
+    fs.writeFileSync(
+        path.join(project, "package-lock.json"),
+        JSON.stringify(consumerLock(shipped, devDependencies, dependencies), null, 2),
+    );
+    const installed = run("npm", ["install", "--offline", "--no-audit", "--no-fund", pack.tarball], {
+        cwd: project,
+        env: npmEnvironment(),
+    });
     ok(installed, `npm install --offline ${pack.tarballName} in ${name}`);
-    return { ...pack, project, installed: path.join(project, "node_modules", MANIFEST.name), installLog: installed.stderr };
+    return {
+        ...pack,
+        project,
+        installed: path.join(project, "node_modules", MANIFEST.name),
+        installLog: installed.stderr,
+    };
 }
 
 /**
@@ -258,7 +329,10 @@ export function installedPackages(modules: string): string[] {
         if (!fs.existsSync(dir)) return;
         for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
             if (entry.name.startsWith(".")) continue;
-            const folders = entry.name.startsWith("@") && entry.isDirectory() ? fs.readdirSync(path.join(dir, entry.name)).map((n) => path.join(dir, entry.name, n)) : [path.join(dir, entry.name)];
+            const folders =
+                entry.name.startsWith("@") && entry.isDirectory()
+                    ? fs.readdirSync(path.join(dir, entry.name)).map((n) => path.join(dir, entry.name, n))
+                    : [path.join(dir, entry.name)];
             for (const folder of folders) {
                 if (!fs.existsSync(path.join(folder, "package.json"))) continue;
                 found.push(folder);
@@ -323,5 +397,7 @@ export type ConsumerArchives = { publisher: ArchiveReport; sweeper: ArchiveRepor
  * @param program - how {@link runConsumerProgram} ended.
  */
 export function consumerArchivesOf(program: Ran): ConsumerArchives {
-    return JSON.parse(ok(program, "the consumer program (node index.js in the consumer project)").trim().split("\n").pop() as string) as ConsumerArchives;
+    return JSON.parse(
+        ok(program, "the consumer program (node index.js in the consumer project)").trim().split("\n").pop() as string,
+    ) as ConsumerArchives;
 }

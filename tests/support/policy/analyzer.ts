@@ -28,7 +28,10 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
 
 /** The enforcement levels as the analyzer protocol numbers them. */
 const LEVELS: Record<string, number> = analyzerproto.EnforcementLevel;
-const levelName = (n: number): string => Object.keys(LEVELS).find((k) => LEVELS[k] === n)?.toLowerCase() ?? `level ${n}`;
+const levelName = (n: number): string =>
+    Object.keys(LEVELS)
+        .find((k) => LEVELS[k] === n)
+        ?.toLowerCase() ?? `level ${n}`;
 
 /** One diagnostic the pack reported. */
 export interface Diagnostic {
@@ -65,7 +68,14 @@ export interface AnalyzedResource {
 /** A recorded resource as the engine would hand it to `Analyze` (inputs) and `AnalyzeStack` (outputs). */
 export function analyzed(r: RecordedResource, view: "inputs" | "outputs"): AnalyzedResource {
     const props = view === "inputs" ? r.inputs : { ...r.inputs, ...(r.computed ?? {}) };
-    return { type: r.type, name: r.name, urn: urnOf(r), props, parent: r.parent, propertyDependencies: r.propertyDependencies };
+    return {
+        type: r.type,
+        name: r.name,
+        urn: urnOf(r),
+        props,
+        parent: r.parent,
+        propertyDependencies: r.propertyDependencies,
+    };
 }
 
 /** Plain JSON values: drops `undefined` and turns Pulumi assets into plain objects, which a protobuf Struct can hold. */
@@ -80,7 +90,9 @@ function options(r: AnalyzedResource): unknown {
 }
 
 function call<T>(client: any, method: string, request: unknown): Promise<T> {
-    return new Promise((resolve, reject) => client[method](request, (err: Error | null, response: T) => (err ? reject(err) : resolve(response))));
+    return new Promise((resolve, reject) =>
+        client[method](request, (err: Error | null, response: T) => (err ? reject(err) : resolve(response))),
+    );
 }
 
 /** A policy pack process serving the analyzer protocol. */
@@ -102,12 +114,19 @@ export class RunningPack {
     static async start(dir: string, env: NodeJS.ProcessEnv, timeoutMs = 120_000): Promise<RunningPack> {
         const runPolicyPack = require.resolve("@pulumi/pulumi/cmd/run-policy-pack", { paths: [dir] });
         // The engine's address comes first; a policy pack does not call the engine, so nothing listens there.
-        const child = spawn(process.execPath, [runPolicyPack, "127.0.0.1:1", "."], { cwd: dir, env, stdio: ["ignore", "pipe", "pipe"] });
+        const child = spawn(process.execPath, [runPolicyPack, "127.0.0.1:1", "."], {
+            cwd: dir,
+            env,
+            stdio: ["ignore", "pipe", "pipe"],
+        });
         let stdout = "";
         let stderr = "";
         child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
         const port = await new Promise<number>((resolve, reject) => {
-            const timer = setTimeout(() => reject(new Error(`the pack printed no port within ${timeoutMs} ms\nstderr: ${stderr}`)), timeoutMs);
+            const timer = setTimeout(
+                () => reject(new Error(`the pack printed no port within ${timeoutMs} ms\nstderr: ${stderr}`)),
+                timeoutMs,
+            );
             child.stdout!.on("data", (c: Buffer) => {
                 stdout += c.toString();
                 const line = /^(\d+)\n/.exec(stdout);
@@ -133,7 +152,12 @@ export class RunningPack {
             name: info.getName(),
             policies: info.getPoliciesList().map((p: any) => ({
                 name: p.getName(),
-                kind: p.getPolicyType() === analyzerproto.PolicyType.POLICY_TYPE_STACK ? "stack" : p.getPolicyType() === analyzerproto.PolicyType.POLICY_TYPE_RESOURCE ? "resource" : "unknown",
+                kind:
+                    p.getPolicyType() === analyzerproto.PolicyType.POLICY_TYPE_STACK
+                        ? "stack"
+                        : p.getPolicyType() === analyzerproto.PolicyType.POLICY_TYPE_RESOURCE
+                          ? "resource"
+                          : "unknown",
                 enforcementLevel: levelName(p.getEnforcementlevel()),
                 hasConfigSchema: p.hasConfigschema(),
             })),
@@ -215,6 +239,11 @@ function diagnostics(response: any, analyzedUrn: string): Diagnostic[] {
         const description: string = d.getDescription();
         const text: string = d.getMessage();
         const message = text.startsWith(`${description}\n`) ? text.slice(description.length + 1) : text;
-        return { policyName: d.getPolicyname(), enforcementLevel: levelName(d.getEnforcementlevel()), message, urn: d.getUrn() || analyzedUrn };
+        return {
+            policyName: d.getPolicyname(),
+            enforcementLevel: levelName(d.getEnforcementlevel()),
+            message,
+            urn: d.getUrn() || analyzedUrn,
+        };
     });
 }

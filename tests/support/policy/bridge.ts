@@ -5,7 +5,12 @@
  * plugins; `analyzer.ts` runs the pack's own analyzer server instead, for what only the server does (enforcement
  * levels, config).
  */
-import type { PolicyResource, ResourceValidationArgs, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import type {
+    PolicyResource,
+    ResourceValidationArgs,
+    ResourceValidationPolicy,
+    StackValidationPolicy,
+} from "@pulumi/policy";
 import type { RecordedResource } from "../pulumi-mocks";
 
 /** The URN of a recorded resource: the one the mocks gave it, or a root-level one for a resource a test made up. */
@@ -15,7 +20,8 @@ export function urnOf(r: RecordedResource): string {
 
 /** The analyzer's arguments for one recorded resource. `isType` mimics the engine's `__pulumiType` check. */
 export function validationArgs(r: RecordedResource): ResourceValidationArgs {
-    const isType = (cls: any): boolean => typeof cls?.isInstance === "function" && cls.isInstance({ __pulumiType: r.type });
+    const isType = (cls: any): boolean =>
+        typeof cls?.isInstance === "function" && cls.isInstance({ __pulumiType: r.type });
     return {
         type: r.type,
         props: r.inputs,
@@ -48,7 +54,17 @@ export function policyResources(resources: readonly RecordedResource[]): PolicyR
     const views = resources.map((r) => {
         const args = validationArgs(r);
         const props = { ...r.inputs, ...(r.computed ?? {}) };
-        return { type: r.type, props, urn: args.urn, name: r.name, opts: args.opts, dependencies: [], propertyDependencies: {}, isType: args.isType, asType: args.asType } as PolicyResource;
+        return {
+            type: r.type,
+            props,
+            urn: args.urn,
+            name: r.name,
+            opts: args.opts,
+            dependencies: [],
+            propertyDependencies: {},
+            isType: args.isType,
+            asType: args.asType,
+        } as PolicyResource;
     });
     const byUrn = new Map(views.map((v) => [v.urn, v]));
     resources.forEach((r, i) => {
@@ -64,7 +80,10 @@ export function policyResources(resources: readonly RecordedResource[]): PolicyR
 }
 
 /** Every violation `policies` report for `resources` (resource and stack policies), as `policy-name: message`. */
-export async function violationsOf(policies: readonly (ResourceValidationPolicy | StackValidationPolicy)[], resources: readonly RecordedResource[]): Promise<string[]> {
+export async function violationsOf(
+    policies: readonly (ResourceValidationPolicy | StackValidationPolicy)[],
+    resources: readonly RecordedResource[],
+): Promise<string[]> {
     const out: string[] = [];
     for (const policy of policies) {
         if ("validateStack" in policy) {
@@ -73,7 +92,12 @@ export async function violationsOf(policies: readonly (ResourceValidationPolicy 
             };
             try {
                 await policy.validateStack(
-                    { resources: policyResources(resources), stackTags: new Map(), getConfig: (<T>() => ({}) as T) as any, notApplicable },
+                    {
+                        resources: policyResources(resources),
+                        stackTags: new Map(),
+                        getConfig: (<T>() => ({}) as T) as any,
+                        notApplicable,
+                    },
                     (message) => out.push(`${policy.name}: ${message}`),
                 );
             } catch (e: any) {
@@ -81,7 +105,11 @@ export async function violationsOf(policies: readonly (ResourceValidationPolicy 
             }
             continue;
         }
-        const validations = Array.isArray(policy.validateResource) ? policy.validateResource : policy.validateResource ? [policy.validateResource] : [];
+        const validations = Array.isArray(policy.validateResource)
+            ? policy.validateResource
+            : policy.validateResource
+              ? [policy.validateResource]
+              : [];
         for (const r of resources) {
             for (const validate of validations) {
                 try {

@@ -4,13 +4,22 @@
  * hand-driven clock, and the table's real stream records in Lambda's event shape.
  */
 import { DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
+import {
+    DescribeStreamCommand,
+    GetRecordsCommand,
+    GetShardIteratorCommand,
+    type DynamoDBStreamsClient,
+} from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startSnsTestServer, type FaultPlan, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
 import { matchesFilterPattern, type FilterPattern } from "../../../runtime/testing/filter-pattern";
-import { toLambdaStreamRecord, type LambdaStreamEvent, type LambdaStreamRecord } from "../../../runtime/testing/stream-event";
+import {
+    toLambdaStreamRecord,
+    type LambdaStreamEvent,
+    type LambdaStreamRecord,
+} from "../../../runtime/testing/stream-event";
 import type { Clock } from "../../../runtime/ports";
 import { createPublisher, type PublisherConfig, type PublisherHandler } from "../../../runtime/publisher";
 import type { OutboxRecord } from "../../../runtime/record/codec";
@@ -92,8 +101,18 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     const server = await startSnsTestServer({ seed: 11, ...(options.faults ? { faults: options.faults } : {}) });
     const topicArn = server.createTopic(options.fifo ? "events.fifo" : "events");
     const dlqUrl = server.createQueue("outbox-dlq");
-    const sns = new SNSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
-    const sqs = new SQSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+    const sns = new SNSClient({
+        endpoint: server.endpoint,
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+        maxAttempts: 1,
+    });
+    const sqs = new SQSClient({
+        endpoint: server.endpoint,
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+        maxAttempts: 1,
+    });
     const clock = manualClock();
     const writer = new OutboxWriter({ client: ddb, tableName, clock, address: topicArn });
     const metricLines: string[] = [];
@@ -114,10 +133,19 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
 
     /** Every stream record of the table so far, unfiltered, in shard order. */
     async function streamRecords(): Promise<LambdaStreamRecord[]> {
-        const shards = (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? [];
+        const shards =
+            (await streams.send(new DescribeStreamCommand({ StreamArn: streamArn }))).StreamDescription?.Shards ?? [];
         const records: LambdaStreamRecord[] = [];
         for (const shard of shards) {
-            let iterator = (await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shard.ShardId, ShardIteratorType: "TRIM_HORIZON" }))).ShardIterator;
+            let iterator = (
+                await streams.send(
+                    new GetShardIteratorCommand({
+                        StreamArn: streamArn,
+                        ShardId: shard.ShardId,
+                        ShardIteratorType: "TRIM_HORIZON",
+                    }),
+                )
+            ).ShardIterator;
             for (let polls = 0; iterator && polls < 50; polls += 1) {
                 const page = await streams.send(new GetRecordsCommand({ ShardIterator: iterator }));
                 for (const r of page.Records ?? []) records.push(toLambdaStreamRecord(r, streamArn));
@@ -144,7 +172,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         config,
         publisher: (overrides) => createPublisher(config(overrides)),
         async streamEvent() {
-            return { Records: (await streamRecords()).filter((r) => matchesFilterPattern(STREAM_FILTER_PATTERN as unknown as FilterPattern, r)) };
+            return {
+                Records: (await streamRecords()).filter((r) =>
+                    matchesFilterPattern(STREAM_FILTER_PATTERN as unknown as FilterPattern, r),
+                ),
+            };
         },
         streamRecords,
         records: () => scanRecords(ddb, tableName),

@@ -9,7 +9,10 @@ import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import type { Logger } from "../../../runtime/ports";
 import { createPublisher } from "../../../runtime/publisher";
 import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
-import { startLocalEventSourceMapping, type LocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
+import {
+    startLocalEventSourceMapping,
+    type LocalEventSourceMapping,
+} from "../../../runtime/testing/event-source-mapping";
 import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import { OutboxWriter, type OutboxWriterOptions } from "../../../runtime/writer";
 import type { Queue } from "../sqs-lambda";
@@ -32,10 +35,27 @@ export interface RelayedOutbox {
  * @param prefix - The table name's prefix.
  * @param writerOptions - More writer options (`traceContext`, `logger`).
  */
-export async function relayedOutbox(ddb: DynamoDBClient, fauxqs: LocalFauxqs, topicArn: string, fifo: boolean, prefix: string, writerOptions: Partial<OutboxWriterOptions> = {}): Promise<RelayedOutbox> {
+export async function relayedOutbox(
+    ddb: DynamoDBClient,
+    fauxqs: LocalFauxqs,
+    topicArn: string,
+    fifo: boolean,
+    prefix: string,
+    writerOptions: Partial<OutboxWriterOptions> = {},
+): Promise<RelayedOutbox> {
     const tableName = await createOutboxTable(ddb, fifo ? `${prefix}-fifo` : prefix);
     const dlq = await fauxqs.createQueue(`${tableName}-dlq${fifo ? ".fifo" : ""}`);
-    const publisher = createPublisher({ dynamodb: ddb, sns: fauxqs.sns, sqs: fauxqs.sqs, tableName, topicArn, dlqUrl: dlq.queueUrl, fifo, logger: quiet, writeMetrics: () => undefined });
+    const publisher = createPublisher({
+        dynamodb: ddb,
+        sns: fauxqs.sns,
+        sqs: fauxqs.sqs,
+        tableName,
+        topicArn,
+        dlqUrl: dlq.queueUrl,
+        fifo,
+        logger: quiet,
+        writeMetrics: () => undefined,
+    });
     const mapping = await startLocalEventSourceMapping({
         streamsClient: await streamsClient(),
         dynamodbClient: ddb,
@@ -45,20 +65,33 @@ export async function relayedOutbox(ddb: DynamoDBClient, fauxqs: LocalFauxqs, to
         batchSize: 100,
         pollIntervalMs: 10,
     });
-    return { tableName, writer: new OutboxWriter({ client: ddb, tableName, address: topicArn, fifo, ...writerOptions }), mapping };
+    return {
+        tableName,
+        writer: new OutboxWriter({ client: ddb, tableName, address: topicArn, fifo, ...writerOptions }),
+        mapping,
+    };
 }
 
 /** Messages in the queue, visible or not. */
 export async function queueDepth(fauxqs: LocalFauxqs, queue: Queue): Promise<number> {
-    const out = await fauxqs.sqs.send(new GetQueueAttributesCommand({ QueueUrl: queue.queueUrl, AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"] }));
-    return Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) + Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0);
+    const out = await fauxqs.sqs.send(
+        new GetQueueAttributesCommand({
+            QueueUrl: queue.queueUrl,
+            AttributeNames: ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"],
+        }),
+    );
+    return (
+        Number(out.Attributes?.ApproximateNumberOfMessages ?? 0) +
+        Number(out.Attributes?.ApproximateNumberOfMessagesNotVisible ?? 0)
+    );
 }
 
 /** Wait until the queue holds `count` messages (SNS delivery is asynchronous to the publish). */
 export async function untilDepth(fauxqs: LocalFauxqs, queue: Queue, count: number): Promise<void> {
     const deadline = Date.now() + 10_000;
     while ((await queueDepth(fauxqs, queue)) < count) {
-        if (Date.now() > deadline) throw new Error(`${queue.queueArn} holds ${await queueDepth(fauxqs, queue)} messages, expected ${count}`);
+        if (Date.now() > deadline)
+            throw new Error(`${queue.queueArn} holds ${await queueDepth(fauxqs, queue)} messages, expected ${count}`);
         await new Promise((resolve) => setTimeout(resolve, 20));
     }
 }

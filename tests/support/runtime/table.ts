@@ -20,7 +20,13 @@ export async function scanItems(ddb: DynamoDBClient, tableName: string): Promise
     const items: Record<string, AttributeValue>[] = [];
     let start: Record<string, AttributeValue> | undefined;
     do {
-        const page = await ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true, ...(start ? { ExclusiveStartKey: start } : {}) }));
+        const page = await ddb.send(
+            new ScanCommand({
+                TableName: tableName,
+                ConsistentRead: true,
+                ...(start ? { ExclusiveStartKey: start } : {}),
+            }),
+        );
         items.push(...(page.Items ?? []));
         start = page.LastEvaluatedKey;
     } while (start);
@@ -28,7 +34,10 @@ export async function scanItems(ddb: DynamoDBClient, tableName: string): Promise
 }
 
 /** The outbox record items of the table (SK starts with RECORD_SK_PREFIX). */
-export async function scanRecordItems(ddb: DynamoDBClient, tableName: string): Promise<Record<string, AttributeValue>[]> {
+export async function scanRecordItems(
+    ddb: DynamoDBClient,
+    tableName: string,
+): Promise<Record<string, AttributeValue>[]> {
     return (await scanItems(ddb, tableName)).filter((item) => item[ATTR.sk]?.S?.startsWith(RECORD_SK_PREFIX));
 }
 
@@ -38,10 +47,17 @@ export async function scanRecords(ddb: DynamoDBClient, tableName: string): Promi
 }
 
 /** How many items each sparse index holds: both are empty once every record is terminal. */
-export async function sparseIndexCounts(ddb: DynamoDBClient, tableName: string): Promise<{ claim: number; expiry: number }> {
-    const claim = await ddb.send(new ScanCommand({ TableName: tableName, IndexName: CLAIM_INDEX.indexName, Select: "COUNT" }));
+export async function sparseIndexCounts(
+    ddb: DynamoDBClient,
+    tableName: string,
+): Promise<{ claim: number; expiry: number }> {
+    const claim = await ddb.send(
+        new ScanCommand({ TableName: tableName, IndexName: CLAIM_INDEX.indexName, Select: "COUNT" }),
+    );
     // A Scan counts every has_expiry value: "1" and the expiry shards alike.
-    const expiry = await ddb.send(new ScanCommand({ TableName: tableName, IndexName: EXPIRY_INDEX.indexName, Select: "COUNT" }));
+    const expiry = await ddb.send(
+        new ScanCommand({ TableName: tableName, IndexName: EXPIRY_INDEX.indexName, Select: "COUNT" }),
+    );
     return { claim: claim.Count ?? 0, expiry: expiry.Count ?? 0 };
 }
 
@@ -49,7 +65,11 @@ export async function sparseIndexCounts(ddb: DynamoDBClient, tableName: string):
  * A consumer's own table on the shared DynamoDB Local, keyed `PK` (S) and, unless `sortKey` is false, `SK` (S):
  * where an inbox consumer writes its effects, and its inbox markers unless they get a table of their own.
  */
-export async function createConsumerTable(client: DynamoDBClient, prefix = "consumer", options: { readonly sortKey?: boolean; readonly partitionKey?: string; readonly sortKeyName?: string } = {}): Promise<string> {
+export async function createConsumerTable(
+    client: DynamoDBClient,
+    prefix = "consumer",
+    options: { readonly sortKey?: boolean; readonly partitionKey?: string; readonly sortKeyName?: string } = {},
+): Promise<string> {
     const tableName = uniqueTableName(prefix);
     const pk = options.partitionKey ?? "PK";
     const sk = options.sortKeyName ?? "SK";
@@ -58,8 +78,14 @@ export async function createConsumerTable(client: DynamoDBClient, prefix = "cons
         new CreateTableCommand({
             TableName: tableName,
             BillingMode: "PAY_PER_REQUEST",
-            AttributeDefinitions: [{ AttributeName: pk, AttributeType: "S" }, ...(withSort ? [{ AttributeName: sk, AttributeType: "S" as const }] : [])],
-            KeySchema: [{ AttributeName: pk, KeyType: "HASH" }, ...(withSort ? [{ AttributeName: sk, KeyType: "RANGE" as const }] : [])],
+            AttributeDefinitions: [
+                { AttributeName: pk, AttributeType: "S" },
+                ...(withSort ? [{ AttributeName: sk, AttributeType: "S" as const }] : []),
+            ],
+            KeySchema: [
+                { AttributeName: pk, KeyType: "HASH" },
+                ...(withSort ? [{ AttributeName: sk, KeyType: "RANGE" as const }] : []),
+            ],
         }),
     );
     return tableName;

@@ -55,7 +55,9 @@ export class FakeDynamoDb implements DynamoDbClientLike {
 
     /** How many calls of `command` were made (optionally on one index; "" = base table). */
     count(command?: string, index?: string): number {
-        return this.calls.filter((c) => (command === undefined || c.command === command) && (index === undefined || c.index === index)).length;
+        return this.calls.filter(
+            (c) => (command === undefined || c.command === command) && (index === undefined || c.index === index),
+        ).length;
     }
 
     /** The recorded calls of `command`. */
@@ -75,12 +77,18 @@ export function cancelled(...codes: string[]): TransactionCanceledException {
 
 /** A failed single-item condition, as the SDK throws it. */
 export function conditionFailed(): ConditionalCheckFailedException {
-    return new ConditionalCheckFailedException({ message: "The conditional request failed", $metadata: { httpStatusCode: 400 } });
+    return new ConditionalCheckFailedException({
+        message: "The conditional request failed",
+        $metadata: { httpStatusCode: 400 },
+    });
 }
 
 /** A throughput error, as the SDK throws it. */
 export function throttled(): ProvisionedThroughputExceededException {
-    return new ProvisionedThroughputExceededException({ message: "The level of configured provisioned throughput for the table was exceeded", $metadata: { httpStatusCode: 400 } });
+    return new ProvisionedThroughputExceededException({
+        message: "The level of configured provisioned throughput for the table was exceeded",
+        $metadata: { httpStatusCode: 400 },
+    });
 }
 
 /** A FENCE GetItem response with `max_claim_version`. */

@@ -67,7 +67,12 @@ export function tok(version: number | bigint, owner = "owner-a"): { owner: strin
 }
 
 /** A new record for `partition`; ids derive from `n`. */
-export function rec(partition: string, n: number | string, overrides: Partial<NewOutboxRecord> = {}, envelope: Partial<NewOutboxRecord["envelope"]> = {}): NewOutboxRecord {
+export function rec(
+    partition: string,
+    n: number | string,
+    overrides: Partial<NewOutboxRecord> = {},
+    envelope: Partial<NewOutboxRecord["envelope"]> = {},
+): NewOutboxRecord {
     return {
         partition,
         recordId: `${partition}/rec-${n}`,
@@ -121,7 +126,11 @@ export function ids(records: readonly OutboxRecord[]): string[] {
 }
 
 /** A pending OUTBOX# row created at `createdAt` whose envelope is not JSON (its text holds `secret-payload`), as a foreign writer or a hand edit leaves it. */
-export function brokenRow(partition: string, createdAt: number, extra: Record<string, AttributeValue> = {}): Record<string, AttributeValue> {
+export function brokenRow(
+    partition: string,
+    createdAt: number,
+    extra: Record<string, AttributeValue> = {},
+): Record<string, AttributeValue> {
     return {
         PK: { S: partition },
         SK: { S: "OUTBOX#broken#topic" },

@@ -33,19 +33,36 @@ describe("doctor's SDK clients (real @aws-sdk packages, a local HTTP stand-in)",
                 seen.push({ method: req.method ?? "", path: req.url ?? "", target, body });
                 if ((req.url ?? "").startsWith("/2015-03-31/event-source-mappings")) {
                     res.writeHead(200, { "content-type": "application/json" });
-                    res.end(JSON.stringify({ EventSourceMappings: [{ UUID: "m-1", State: "Enabled", StartingPosition: "TRIM_HORIZON" }] }));
+                    res.end(
+                        JSON.stringify({
+                            EventSourceMappings: [{ UUID: "m-1", State: "Enabled", StartingPosition: "TRIM_HORIZON" }],
+                        }),
+                    );
                 } else if (target === "AWSEvents.ListRuleNamesByTarget") {
                     res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
                     res.end(JSON.stringify({ RuleNames: ["orders-sweeper-schedule"] }));
                 } else if (target === "AWSEvents.DescribeRule") {
                     res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
-                    res.end(JSON.stringify({ Name: "orders-sweeper-schedule", State: "ENABLED", ScheduleExpression: "rate(1 minute)" }));
+                    res.end(
+                        JSON.stringify({
+                            Name: "orders-sweeper-schedule",
+                            State: "ENABLED",
+                            ScheduleExpression: "rate(1 minute)",
+                        }),
+                    );
                 } else if (target === "GraniteServiceVersion20100801.GetMetricStatistics") {
                     res.writeHead(200, { "content-type": "application/x-amz-json-1.0" });
-                    res.end(JSON.stringify({ Label: "IteratorAge", Datapoints: [{ Maximum: 1234, Unit: "Milliseconds" }] }));
+                    res.end(
+                        JSON.stringify({ Label: "IteratorAge", Datapoints: [{ Maximum: 1234, Unit: "Milliseconds" }] }),
+                    );
                 } else {
                     res.writeHead(400, { "content-type": "application/json" });
-                    res.end(JSON.stringify({ __type: "UnknownOperation", message: `no stand-in for ${req.method} ${req.url} ${target}` }));
+                    res.end(
+                        JSON.stringify({
+                            __type: "UnknownOperation",
+                            message: `no stand-in for ${req.method} ${req.url} ${target}`,
+                        }),
+                    );
                 }
             });
         });
@@ -58,26 +75,44 @@ describe("doctor's SDK clients (real @aws-sdk packages, a local HTTP stand-in)",
     });
 
     it("every SDK client doctor needs is installed with the package: no check is skipped for a missing client", function () {
-        const aws = loadDoctorAws({ region: "eu-west-1", credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret" }, endpoint });
+        const aws = loadDoctorAws({
+            region: "eu-west-1",
+            credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret" },
+            endpoint,
+        });
         try {
-            for (const [name, port] of Object.entries({ lambda: aws.lambda, eventBridge: aws.eventBridge, cloudWatch: aws.cloudWatch })) {
+            for (const [name, port] of Object.entries({
+                lambda: aws.lambda,
+                eventBridge: aws.eventBridge,
+                cloudWatch: aws.cloudWatch,
+            })) {
                 assert.ok("port" in port, `${name}: ${"missing" in port ? `missing ${port.missing}` : ""}`);
             }
             // eslint-disable-next-line @typescript-eslint/no-require-imports -- the manifest, read as the doctor reads it
             const pkg = require("../../../package.json") as { dependencies: Record<string, string> };
-            for (const name of Object.values(DOCTOR_PACKAGES)) assert.ok(pkg.dependencies[name], `${name} is a dependency`);
+            for (const name of Object.values(DOCTOR_PACKAGES))
+                assert.ok(pkg.dependencies[name], `${name} is a dependency`);
         } finally {
             aws.destroy();
         }
     });
 
     it("each port sends its call in the service's protocol and reads the answer", async function () {
-        const aws = loadDoctorAws({ region: "eu-west-1", credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret" }, endpoint });
+        const aws = loadDoctorAws({
+            region: "eu-west-1",
+            credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret" },
+            endpoint,
+        });
         try {
             assert.ok("port" in aws.lambda && "port" in aws.eventBridge && "port" in aws.cloudWatch);
             const mappings = await aws.lambda.port.listEventSourceMappings({ FunctionName: "orders-publisher" });
-            assert.deepEqual(mappings.EventSourceMappings?.map((m) => [m.UUID, m.State, m.StartingPosition]), [["m-1", "Enabled", "TRIM_HORIZON"]]);
-            const rules = await aws.eventBridge.port.listRuleNamesByTarget({ TargetArn: "arn:aws:lambda:eu-west-1:123456789012:function:orders-sweeper" });
+            assert.deepEqual(
+                mappings.EventSourceMappings?.map((m) => [m.UUID, m.State, m.StartingPosition]),
+                [["m-1", "Enabled", "TRIM_HORIZON"]],
+            );
+            const rules = await aws.eventBridge.port.listRuleNamesByTarget({
+                TargetArn: "arn:aws:lambda:eu-west-1:123456789012:function:orders-sweeper",
+            });
             assert.deepEqual(rules.RuleNames, ["orders-sweeper-schedule"]);
             const rule = await aws.eventBridge.port.describeRule({ Name: "orders-sweeper-schedule" });
             assert.equal(rule.State, "ENABLED");
@@ -91,10 +126,19 @@ describe("doctor's SDK clients (real @aws-sdk packages, a local HTTP stand-in)",
                 Period: 300,
                 Statistics: ["Maximum"],
             });
-            assert.deepEqual(stats.Datapoints?.map((d) => d.Maximum), [1234]);
+            assert.deepEqual(
+                stats.Datapoints?.map((d) => d.Maximum),
+                [1234],
+            );
 
-            assert.match(seen.find((s) => s.path.startsWith("/2015-03-31/event-source-mappings"))?.path ?? "", /FunctionName=orders-publisher/);
-            assert.match(seen.find((s) => s.target === "AWSEvents.ListRuleNamesByTarget")?.body ?? "", /"TargetArn":"arn:aws:lambda:eu-west-1:123456789012:function:orders-sweeper"/);
+            assert.match(
+                seen.find((s) => s.path.startsWith("/2015-03-31/event-source-mappings"))?.path ?? "",
+                /FunctionName=orders-publisher/,
+            );
+            assert.match(
+                seen.find((s) => s.target === "AWSEvents.ListRuleNamesByTarget")?.body ?? "",
+                /"TargetArn":"arn:aws:lambda:eu-west-1:123456789012:function:orders-sweeper"/,
+            );
             const cw = seen.find((s) => s.target === "GraniteServiceVersion20100801.GetMetricStatistics");
             assert.ok(cw, "CloudWatch was called");
             assert.match(cw.body, /IteratorAge/);

@@ -7,7 +7,16 @@ import { describeOutboxTable } from "../../../cli/shared/table-state";
 import { checkProvisioning } from "../../../cli/verify/table";
 import { isOutboxError } from "../../../runtime/errors";
 import { inspectTable, keysMatch, renderActualKeys, renderExpectedKeys } from "../../../cli/shared/table-shape";
-import { ATTRIBUTE_DEFINITIONS, CLAIM_INDEX, EXPIRY_INDEX, GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, RECORD_ID_INDEX, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from "../../../runtime/schema";
+import {
+    ATTRIBUTE_DEFINITIONS,
+    CLAIM_INDEX,
+    EXPIRY_INDEX,
+    GLOBAL_SECONDARY_INDEXES,
+    PRIMARY_KEY,
+    RECORD_ID_INDEX,
+    STREAM_VIEW_TYPE,
+    TTL_ATTRIBUTE,
+} from "../../../runtime/schema";
 
 /** A DescribeTable result for a table provisioned from the schema, as DynamoDB reports one. */
 function describedTable(): TableDescription {
@@ -15,7 +24,10 @@ function describedTable(): TableDescription {
         TableName: "orders-outbox",
         TableStatus: "ACTIVE",
         KeySchema: PRIMARY_KEY.map((k) => ({ AttributeName: k.attributeName, KeyType: k.keyType })),
-        AttributeDefinitions: ATTRIBUTE_DEFINITIONS.map((a) => ({ AttributeName: a.attributeName, AttributeType: a.attributeType })),
+        AttributeDefinitions: ATTRIBUTE_DEFINITIONS.map((a) => ({
+            AttributeName: a.attributeName,
+            AttributeType: a.attributeType,
+        })),
         GlobalSecondaryIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => ({
             IndexName: i.indexName,
             KeySchema: i.keySchema.map((k) => ({ AttributeName: k.attributeName, KeyType: k.keyType })),
@@ -38,7 +50,13 @@ describe("cli: table comparison and the migration planner", () => {
     it("renders key schemas the way GoBridge's preflight does, types from the attribute definitions", () => {
         assert.equal(renderExpectedKeys(PRIMARY_KEY), "[PK(S,HASH), SK(S,RANGE)]");
         assert.equal(
-            renderActualKeys([{ AttributeName: "x", KeyType: "RANGE" }, { AttributeName: "PK", KeyType: "HASH" }], [{ AttributeName: "PK", AttributeType: "S" }]),
+            renderActualKeys(
+                [
+                    { AttributeName: "x", KeyType: "RANGE" },
+                    { AttributeName: "PK", KeyType: "HASH" },
+                ],
+                [{ AttributeName: "PK", AttributeType: "S" }],
+            ),
             "[PK(S,HASH), x(,RANGE)]",
         );
     });
@@ -46,29 +64,65 @@ describe("cli: table comparison and the migration planner", () => {
     it("matches key schemas by role, name and declared type, and rejects an extra range key", () => {
         const defs = [{ AttributeName: "record_id", AttributeType: "S" as const }];
         assert.ok(keysMatch(RECORD_ID_INDEX.keySchema, [{ AttributeName: "record_id", KeyType: "HASH" }], defs));
-        assert.ok(!keysMatch(RECORD_ID_INDEX.keySchema, [{ AttributeName: "record_id", KeyType: "HASH" }], [{ AttributeName: "record_id", AttributeType: "N" }]));
-        assert.ok(!keysMatch(RECORD_ID_INDEX.keySchema, [{ AttributeName: "record_id", KeyType: "HASH" }, { AttributeName: "SK", KeyType: "RANGE" }], defs));
+        assert.ok(
+            !keysMatch(
+                RECORD_ID_INDEX.keySchema,
+                [{ AttributeName: "record_id", KeyType: "HASH" }],
+                [{ AttributeName: "record_id", AttributeType: "N" }],
+            ),
+        );
+        assert.ok(
+            !keysMatch(
+                RECORD_ID_INDEX.keySchema,
+                [
+                    { AttributeName: "record_id", KeyType: "HASH" },
+                    { AttributeName: "SK", KeyType: "RANGE" },
+                ],
+                defs,
+            ),
+        );
         assert.ok(!keysMatch(RECORD_ID_INDEX.keySchema, [{ AttributeName: "recordId", KeyType: "HASH" }], defs));
     });
 
     it("plans nothing for a table provisioned from the schema", () => {
-        assert.deepEqual(planMigration(inspectTable(describedTable(), TTL_ON), OPTIONS), { steps: [], refusals: [], notes: [] });
+        assert.deepEqual(planMigration(inspectTable(describedTable(), TTL_ON), OPTIONS), {
+            steps: [],
+            refusals: [],
+            notes: [],
+        });
     });
 
     it("orders TTL and stream first, then the backfill, then one index per step", () => {
         let table = describedTable();
         for (const i of GLOBAL_SECONDARY_INDEXES) table = withoutIndex(table, i.indexName);
         table.StreamSpecification = undefined;
-        const plan = planMigration(inspectTable(table, { TimeToLiveStatus: "DISABLED" }), { ...OPTIONS, backfillRecords: 7 });
+        const plan = planMigration(inspectTable(table, { TimeToLiveStatus: "DISABLED" }), {
+            ...OPTIONS,
+            backfillRecords: 7,
+        });
         assert.deepEqual(
             plan.steps.map((s) => (s.kind === "create-index" ? `create ${s.shape.indexName}` : s.kind)),
-            ["enable-ttl", "enable-stream", "backfill", `create ${EXPIRY_INDEX.indexName}`, `create ${RECORD_ID_INDEX.indexName}`, `create ${CLAIM_INDEX.indexName}`],
+            [
+                "enable-ttl",
+                "enable-stream",
+                "backfill",
+                `create ${EXPIRY_INDEX.indexName}`,
+                `create ${RECORD_ID_INDEX.indexName}`,
+                `create ${CLAIM_INDEX.indexName}`,
+            ],
         );
-        assert.match(plan.steps[2]?.description ?? "", /^backfill 7 pending\/claimed record\(s\) missing claim_sort or has_expiry/);
+        assert.match(
+            plan.steps[2]?.description ?? "",
+            /^backfill 7 pending\/claimed record\(s\) missing claim_sort or has_expiry/,
+        );
     });
 
     it("gives a new index on a provisioned table the table's throughput", () => {
-        const table = { ...withoutIndex(describedTable(), CLAIM_INDEX.indexName), BillingModeSummary: undefined, ProvisionedThroughput: { ReadCapacityUnits: 7, WriteCapacityUnits: 3 } };
+        const table = {
+            ...withoutIndex(describedTable(), CLAIM_INDEX.indexName),
+            BillingModeSummary: undefined,
+            ProvisionedThroughput: { ReadCapacityUnits: 7, WriteCapacityUnits: 3 },
+        };
         const shape = inspectTable(table, TTL_ON);
         assert.deepEqual(shape.provisionedThroughput, { readCapacityUnits: 7, writeCapacityUnits: 3 });
         assert.match(planMigration(shape, OPTIONS).steps[0]?.description ?? "", /with 7 RCU \/ 3 WCU \(the table's\)/);
@@ -83,7 +137,10 @@ describe("cli: table comparison and the migration planner", () => {
         assert.deepEqual(refused.steps, []);
         assert.match(refused.refusals[0]?.reason ?? "", /ClaimIndex is projected INCLUDE, and must be ALL/);
         const plan = planMigration(shape, { ...OPTIONS, recreateClaimIndex: true });
-        assert.deepEqual(plan.steps.map((s) => s.kind), ["delete-index", "create-index"]);
+        assert.deepEqual(
+            plan.steps.map((s) => s.kind),
+            ["delete-index", "create-index"],
+        );
     });
 
     it("only notes an over-projected KEYS_ONLY index: it works", () => {
@@ -98,7 +155,9 @@ describe("cli: table comparison and the migration planner", () => {
     it("refuses a stream without new images, and a key attribute declared with another type", () => {
         const table = withoutIndex(describedTable(), CLAIM_INDEX.indexName);
         table.StreamSpecification = { StreamEnabled: true, StreamViewType: "KEYS_ONLY" };
-        table.AttributeDefinitions = table.AttributeDefinitions?.map((d) => (d.AttributeName === "claim_sort" ? { ...d, AttributeType: "N" } : d));
+        table.AttributeDefinitions = table.AttributeDefinitions?.map((d) =>
+            d.AttributeName === "claim_sort" ? { ...d, AttributeType: "N" } : d,
+        );
         const plan = planMigration(inspectTable(table, TTL_ON), OPTIONS);
         assert.deepEqual(plan.steps, []);
         assert.deepEqual(
@@ -115,13 +174,19 @@ describe("cli: table comparison and the migration planner", () => {
         const record = table.GlobalSecondaryIndexes?.find((g) => g.IndexName === RECORD_ID_INDEX.indexName);
         if (record) record.IndexStatus = "DELETING";
         const plan = planMigration(inspectTable(table, TTL_ON), OPTIONS);
-        assert.deepEqual(plan.steps.map((s) => s.kind), ["wait-idle", "create-index"]);
+        assert.deepEqual(
+            plan.steps.map((s) => s.kind),
+            ["wait-idle", "create-index"],
+        );
         assert.match(plan.steps[0]?.description ?? "", /RecordIDIndex DELETING/);
     });
 });
 
 describe("cli: verify's provisioning lines for states DynamoDB Local never shows", () => {
-    function linesFor(table: TableDescription, ttl: Parameters<typeof inspectTable>[1]): { usable: boolean; lines: string[] } {
+    function linesFor(
+        table: TableDescription,
+        ttl: Parameters<typeof inspectTable>[1],
+    ): { usable: boolean; lines: string[] } {
         const printed: string[] = [];
         const out = createOutput({ stdout: (t) => printed.push(t.trimEnd()), stderr: () => undefined, env: {} }, false);
         const usable = checkProvisioning(new Checklist(out), "orders-outbox", inspectTable(table, ttl));
@@ -135,9 +200,21 @@ describe("cli: verify's provisioning lines for states DynamoDB Local never shows
         if (expiry) expiry.Projection = { ProjectionType: "ALL" };
         const { usable, lines } = linesFor(table, { TimeToLiveStatus: "ENABLING", AttributeName: TTL_ATTRIBUTE });
         assert.equal(usable, true);
-        assert.ok(lines.includes(`  ! ${EXPIRY_INDEX.indexName} [has_expiry(S,HASH), expires_at(N,RANGE)] KEYS_ONLY, ACTIVE — projected ALL: works, and costs more per write than KEYS_ONLY`));
-        assert.ok(lines.includes('  ! TTL enabled on "ttl" — ENABLING: AWS takes up to an hour; completed records pile up until then'));
-        assert.ok(lines.includes("  ✓ stream enabled with new images (NEW_IMAGE) — view type NEW_AND_OLD_IMAGES (carries the new image)"));
+        assert.ok(
+            lines.includes(
+                `  ! ${EXPIRY_INDEX.indexName} [has_expiry(S,HASH), expires_at(N,RANGE)] KEYS_ONLY, ACTIVE — projected ALL: works, and costs more per write than KEYS_ONLY`,
+            ),
+        );
+        assert.ok(
+            lines.includes(
+                '  ! TTL enabled on "ttl" — ENABLING: AWS takes up to an hour; completed records pile up until then',
+            ),
+        );
+        assert.ok(
+            lines.includes(
+                "  ✓ stream enabled with new images (NEW_IMAGE) — view type NEW_AND_OLD_IMAGES (carries the new image)",
+            ),
+        );
     });
 
     it("fails an index still CREATING and a stream without new images, and keeps the live checks off", () => {
@@ -147,8 +224,16 @@ describe("cli: verify's provisioning lines for states DynamoDB Local never shows
         if (claim) claim.IndexStatus = "CREATING";
         const { usable, lines } = linesFor(table, TTL_ON);
         assert.equal(usable, false);
-        assert.ok(lines.includes(`  ✗ ${CLAIM_INDEX.indexName} [PK(S,HASH), claim_sort(S,RANGE)] ALL, ACTIVE — CREATING: wait until it is ACTIVE (a new index backfills first), then verify again`));
-        assert.ok(lines.includes("  ✗ stream enabled with new images (NEW_IMAGE) — view type KEYS_ONLY: the publisher needs the new image; change it with the IaC that owns the event source mapping"));
+        assert.ok(
+            lines.includes(
+                `  ✗ ${CLAIM_INDEX.indexName} [PK(S,HASH), claim_sort(S,RANGE)] ALL, ACTIVE — CREATING: wait until it is ACTIVE (a new index backfills first), then verify again`,
+            ),
+        );
+        assert.ok(
+            lines.includes(
+                "  ✗ stream enabled with new images (NEW_IMAGE) — view type KEYS_ONLY: the publisher needs the new image; change it with the IaC that owns the event source mapping",
+            ),
+        );
     });
 
     it("keeps the live checks off for a stream without new images alone: the store's preflight refuses it", () => {
@@ -156,7 +241,12 @@ describe("cli: verify's provisioning lines for states DynamoDB Local never shows
         table.StreamSpecification = { StreamEnabled: true, StreamViewType: "KEYS_ONLY" };
         const { usable, lines } = linesFor(table, TTL_ON);
         assert.equal(usable, false);
-        assert.deepEqual(lines.filter((l) => l.startsWith("  ✗")), ["  ✗ stream enabled with new images (NEW_IMAGE) — view type KEYS_ONLY: the publisher needs the new image; change it with the IaC that owns the event source mapping"]);
+        assert.deepEqual(
+            lines.filter((l) => l.startsWith("  ✗")),
+            [
+                "  ✗ stream enabled with new images (NEW_IMAGE) — view type KEYS_ONLY: the publisher needs the new image; change it with the IaC that owns the event source mapping",
+            ],
+        );
     });
 
     it("fails a wrong primary key and a mis-keyed index with the actual shapes", () => {
@@ -166,14 +256,25 @@ describe("cli: verify's provisioning lines for states DynamoDB Local never shows
         if (record) record.KeySchema = [{ AttributeName: "SK", KeyType: "HASH" }];
         const { usable, lines } = linesFor(table, TTL_ON);
         assert.equal(usable, false);
-        assert.ok(lines.includes("  ✗ primary key [PK(S,HASH), SK(S,RANGE)] — actual [PK(S,HASH)]: not an outbox table (a primary key cannot be changed; create one with the Outbox component)"));
-        assert.ok(lines.includes(`  ✗ ${RECORD_ID_INDEX.indexName} [record_id(S,HASH)] KEYS_ONLY, ACTIVE — key schema is [SK(S,HASH)]; preflight rejects the table. migrate explains the manual fix`));
+        assert.ok(
+            lines.includes(
+                "  ✗ primary key [PK(S,HASH), SK(S,RANGE)] — actual [PK(S,HASH)]: not an outbox table (a primary key cannot be changed; create one with the Outbox component)",
+            ),
+        );
+        assert.ok(
+            lines.includes(
+                `  ✗ ${RECORD_ID_INDEX.indexName} [record_id(S,HASH)] KEYS_ONLY, ACTIVE — key schema is [SK(S,HASH)]; preflight rejects the table. migrate explains the manual fix`,
+            ),
+        );
     });
 });
 
 describe("cli: reading the table", () => {
     it("names the missing permission when DescribeTable is denied (a fake client: no emulator enforces IAM)", async () => {
-        const denied = Object.assign(new Error("User: arn:aws:iam::1:user/ops is not authorized to perform: dynamodb:DescribeTable"), { name: "AccessDeniedException" });
+        const denied = Object.assign(
+            new Error("User: arn:aws:iam::1:user/ops is not authorized to perform: dynamodb:DescribeTable"),
+            { name: "AccessDeniedException" },
+        );
         const client = { send: async () => Promise.reject(denied) } as unknown as DynamoDBClient;
         await assert.rejects(describeOutboxTable(client, "orders-outbox"), (err: unknown) => {
             assert.ok(isOutboxError(err, "NOT_AUTHORIZED"));

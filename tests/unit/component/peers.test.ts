@@ -22,29 +22,38 @@ describe("unit: the optional peer dependencies an entry needs", () => {
     });
 
     it("fails the component entry with INVALID_CONFIG naming the missing peers, the install command and the runtime entry", () => {
-        assert.throws(() => assertPeers("dynamodb-outbox", COMPONENT_PEERS, only()), (err: unknown) => {
-            assert.ok(err instanceof OutboxError);
-            assert.equal(err.code, "INVALID_CONFIG");
-            assert.equal(
-                err.message,
-                "dynamodb-outbox needs @pulumi/pulumi and @pulumi/aws, which are not installed: they are optional peer dependencies, which npm does not install by itself. " +
-                    'Install them next to it: npm install @pulumi/pulumi @pulumi/aws. An application that only writes or relays events needs none of them: import "dynamodb-outbox/runtime" instead.',
-            );
-            assert.deepEqual(err.context, { entry: "dynamodb-outbox", missing: "@pulumi/pulumi @pulumi/aws" });
-            return true;
-        });
+        assert.throws(
+            () => assertPeers("dynamodb-outbox", COMPONENT_PEERS, only()),
+            (err: unknown) => {
+                assert.ok(err instanceof OutboxError);
+                assert.equal(err.code, "INVALID_CONFIG");
+                assert.equal(
+                    err.message,
+                    "dynamodb-outbox needs @pulumi/pulumi and @pulumi/aws, which are not installed: they are optional peer dependencies, which npm does not install by itself. " +
+                        'Install them next to it: npm install @pulumi/pulumi @pulumi/aws. An application that only writes or relays events needs none of them: import "dynamodb-outbox/runtime" instead.',
+                );
+                assert.deepEqual(err.context, { entry: "dynamodb-outbox", missing: "@pulumi/pulumi @pulumi/aws" });
+                return true;
+            },
+        );
     });
 
     it("fails the policy entry naming the one missing peer, without the runtime hint", () => {
-        assert.throws(() => assertPeers("dynamodb-outbox/policy", POLICY_PEERS, only("@pulumi/pulumi", "@pulumi/aws")), {
-            name: "OutboxError",
-            message: "dynamodb-outbox/policy needs @pulumi/policy, which is not installed: it is an optional peer dependency, which npm does not install by itself. Install it next to it: npm install @pulumi/policy.",
-        });
+        assert.throws(
+            () => assertPeers("dynamodb-outbox/policy", POLICY_PEERS, only("@pulumi/pulumi", "@pulumi/aws")),
+            {
+                name: "OutboxError",
+                message:
+                    "dynamodb-outbox/policy needs @pulumi/policy, which is not installed: it is an optional peer dependency, which npm does not install by itself. Install it next to it: npm install @pulumi/policy.",
+            },
+        );
     });
 
     it("rethrows a resolution failure other than a missing package (a broken install is not a missing one)", () => {
         const broken = (): string => {
-            throw Object.assign(new SyntaxError("Unexpected token in package.json"), { code: "ERR_INVALID_PACKAGE_CONFIG" });
+            throw Object.assign(new SyntaxError("Unexpected token in package.json"), {
+                code: "ERR_INVALID_PACKAGE_CONFIG",
+            });
         };
         assert.throws(() => missingPeers(COMPONENT_PEERS, broken), SyntaxError);
     });

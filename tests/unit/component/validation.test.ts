@@ -3,7 +3,14 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import type { OutboxArgs } from "../../../components/args";
-import { ALARM_THRESHOLD_RANGES, AlarmThreshold, LOG_RETENTION_DAYS, OUTBOX_DEFAULTS, OUTBOX_RANGES, RangedArg } from "../../../components/defaults";
+import {
+    ALARM_THRESHOLD_RANGES,
+    AlarmThreshold,
+    LOG_RETENTION_DAYS,
+    OUTBOX_DEFAULTS,
+    OUTBOX_RANGES,
+    RangedArg,
+} from "../../../components/defaults";
 import { Outbox, OutboxBillingMode, OutboxLogLevel } from "../../../components/outbox";
 import { OUTBOX_NAME_MAX_LENGTH, findOutboxArgProblems, validateOutboxArgs } from "../../../components/validation";
 import { recordedNamed } from "../../support/pulumi-mocks";
@@ -34,7 +41,10 @@ describe("validateOutboxArgs", () => {
         for (const bound of ["min", "max"] as const) {
             const args: Record<string, unknown> = { billingMode: "PROVISIONED" };
             for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) args[key] = OUTBOX_RANGES[key][bound];
-            assert.ok((LOG_RETENTION_DAYS as readonly number[]).includes(args.logRetentionInDays as number), "the range's bounds are CloudWatch periods");
+            assert.ok(
+                (LOG_RETENTION_DAYS as readonly number[]).includes(args.logRetentionInDays as number),
+                "the range's bounds are CloudWatch periods",
+            );
             assert.deepEqual(findOutboxArgProblems(args as OutboxArgs), [], bound);
         }
     });
@@ -52,7 +62,13 @@ describe("validateOutboxArgs", () => {
     }
 
     it("rejects expiryShards 0, 1.5 and 1000, naming the range 1 to 64 and the default", () => {
-        for (const bad of [0, 1.5, 1000]) rejects({ expiryShards: bad }, "args.expiryShards", String(bad), /allowed: an integer from 1 to 64 \(shards\).*fix: .*default 1/);
+        for (const bad of [0, 1.5, 1000])
+            rejects(
+                { expiryShards: bad },
+                "args.expiryShards",
+                String(bad),
+                /allowed: an integer from 1 to 64 \(shards\).*fix: .*default 1/,
+            );
     });
 
     it("rejects maximumRetryAttempts -1 (retry forever), which AWS would accept", () => {
@@ -60,25 +76,69 @@ describe("validateOutboxArgs", () => {
     });
 
     it("rejects a log retention CloudWatch does not offer, suggesting the next longer one", () => {
-        rejects({ logRetentionInDays: 10 }, "args.logRetentionInDays", "10", /allowed: one of CloudWatch's retention periods: 1, 3, 5, 7, 14,/);
+        rejects(
+            { logRetentionInDays: 10 },
+            "args.logRetentionInDays",
+            "10",
+            /allowed: one of CloudWatch's retention periods: 1, 3, 5, 7, 14,/,
+        );
         assert.match(findOutboxArgProblems({ logRetentionInDays: 10 })[0].fix, /use 14/);
     });
 
     it("rejects an unknown billing mode or log level (a plain string from JavaScript or YAML), and provisionedCapacity without PROVISIONED", () => {
         // The types refuse these; a JavaScript or YAML caller's string reaches the validator unchecked.
-        rejects({ billingMode: "on-demand" as never }, "args.billingMode", '"on-demand"', /allowed: "PAY_PER_REQUEST" or "PROVISIONED"/);
-        rejects({ logLevel: "info" as never }, "args.logLevel", '"info"', /allowed: "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL".*fix: use one of those \(upper case/s);
-        rejects({ logLevel: "VERBOSE" as never }, "args.logLevel", '"VERBOSE"', /allowed: "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"/);
-        rejects({ provisionedCapacity: 5 }, "args.provisionedCapacity", "5", /only with billingMode "PROVISIONED" \(billingMode is "PAY_PER_REQUEST"\)/);
+        rejects(
+            { billingMode: "on-demand" as never },
+            "args.billingMode",
+            '"on-demand"',
+            /allowed: "PAY_PER_REQUEST" or "PROVISIONED"/,
+        );
+        rejects(
+            { logLevel: "info" as never },
+            "args.logLevel",
+            '"info"',
+            /allowed: "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL".*fix: use one of those \(upper case/s,
+        );
+        rejects(
+            { logLevel: "VERBOSE" as never },
+            "args.logLevel",
+            '"VERBOSE"',
+            /allowed: "TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"/,
+        );
+        rejects(
+            { provisionedCapacity: 5 },
+            "args.provisionedCapacity",
+            "5",
+            /only with billingMode "PROVISIONED" \(billingMode is "PAY_PER_REQUEST"\)/,
+        );
     });
 
     it("rejects an importTableName that is no DynamoDB table name, and a transform.table.name that contradicts it", () => {
-        const allowed = /allowed: an existing DynamoDB table's name: 3 to 255 letters, digits, "_", "-" or "\."; fix: pass the table's name \(not its ARN\)/;
-        for (const bad of ["ab", "legacy outbox", "arn:aws:dynamodb:eu-west-1:111111111111:table/legacy", "t".repeat(256)]) rejects({ importTableName: bad }, "args.importTableName", JSON.stringify(bad), allowed);
+        const allowed =
+            /allowed: an existing DynamoDB table's name: 3 to 255 letters, digits, "_", "-" or "\."; fix: pass the table's name \(not its ARN\)/;
+        for (const bad of [
+            "ab",
+            "legacy outbox",
+            "arn:aws:dynamodb:eu-west-1:111111111111:table/legacy",
+            "t".repeat(256),
+        ])
+            rejects({ importTableName: bad }, "args.importTableName", JSON.stringify(bad), allowed);
         rejects({ importTableName: 42 as never }, "args.importTableName", "42", allowed);
-        rejects({ importTableName: "legacy-outbox", transform: { table: { name: "other" } } }, "args.transform.table.name", '"other"', /allowed: nothing, or the imported table's name "legacy-outbox"/);
-        for (const good of ["legacy-outbox", "Orders.Outbox_v2", "abc", "t".repeat(255)]) assert.deepEqual(findOutboxArgProblems({ importTableName: good }), [], good);
-        assert.deepEqual(findOutboxArgProblems({ importTableName: "legacy-outbox", transform: { table: { name: "legacy-outbox" } } }), []);
+        rejects(
+            { importTableName: "legacy-outbox", transform: { table: { name: "other" } } },
+            "args.transform.table.name",
+            '"other"',
+            /allowed: nothing, or the imported table's name "legacy-outbox"/,
+        );
+        for (const good of ["legacy-outbox", "Orders.Outbox_v2", "abc", "t".repeat(255)])
+            assert.deepEqual(findOutboxArgProblems({ importTableName: good }), [], good);
+        assert.deepEqual(
+            findOutboxArgProblems({
+                importTableName: "legacy-outbox",
+                transform: { table: { name: "legacy-outbox" } },
+            }),
+            [],
+        );
     });
 
     it("rejects non-boolean flags", () => {
@@ -89,38 +149,82 @@ describe("validateOutboxArgs", () => {
 
     it("rejects a topic ARN that is not one, and a fifo flag that does not match the topic", () => {
         rejects({ topicArn: "orders-events" }, "args.topicArn", '"orders-events"', /allowed: an SNS topic ARN/);
-        rejects({ topicArn: "arn:aws:sns:eu-west-1:111111111111:events.fifo" }, "args.fifo", "false", /allowed: true for the FIFO topic/);
-        rejects({ topicArn: "arn:aws:sns:eu-west-1:111111111111:events", fifo: true }, "args.fifo", "true", /allowed: false for the standard topic/);
-        assert.deepEqual(findOutboxArgProblems({ topicArn: "arn:aws:sns:eu-west-1:111111111111:events.fifo", fifo: true }), []);
+        rejects(
+            { topicArn: "arn:aws:sns:eu-west-1:111111111111:events.fifo" },
+            "args.fifo",
+            "false",
+            /allowed: true for the FIFO topic/,
+        );
+        rejects(
+            { topicArn: "arn:aws:sns:eu-west-1:111111111111:events", fifo: true },
+            "args.fifo",
+            "true",
+            /allowed: false for the standard topic/,
+        );
+        assert.deepEqual(
+            findOutboxArgProblems({ topicArn: "arn:aws:sns:eu-west-1:111111111111:events.fifo", fifo: true }),
+            [],
+        );
     });
 
     it("rejects a KMS key id or alias where the key ARN is needed", () => {
         rejects({ kmsKeyArn: "1234abcd-12ab" }, "args.kmsKeyArn", '"1234abcd-12ab"', /allowed: a KMS key ARN/);
-        rejects({ kmsKeyArn: "arn:aws:kms:eu-west-1:111111111111:alias/outbox" }, "args.kmsKeyArn", '"arn:aws:kms:eu-west-1:111111111111:alias/outbox"', /key\/<key-id>/);
+        rejects(
+            { kmsKeyArn: "arn:aws:kms:eu-west-1:111111111111:alias/outbox" },
+            "args.kmsKeyArn",
+            '"arn:aws:kms:eu-west-1:111111111111:alias/outbox"',
+            /key\/<key-id>/,
+        );
         assert.deepEqual(findOutboxArgProblems({ kmsKeyArn: KMS_KEY }), []);
     });
 
     it("rejects schedules EventBridge would refuse", () => {
         for (const bad of ["every minute", "rate(1 minutes)", "rate(5 minute)", "rate(0 minutes)", "cron(0 * * *)"]) {
-            rejects({ sweepSchedule: bad }, "args.sweepSchedule", JSON.stringify(bad), /allowed: an EventBridge schedule/);
+            rejects(
+                { sweepSchedule: bad },
+                "args.sweepSchedule",
+                JSON.stringify(bad),
+                /allowed: an EventBridge schedule/,
+            );
         }
-        for (const good of ["rate(1 minute)", "rate(5 minutes)", "rate(1 hour)", "rate(2 days)", "cron(0/5 * * * ? *)"]) {
+        for (const good of [
+            "rate(1 minute)",
+            "rate(5 minutes)",
+            "rate(1 hour)",
+            "rate(2 days)",
+            "cron(0/5 * * * ? *)",
+        ]) {
             assert.deepEqual(findOutboxArgProblems({ sweepSchedule: good }), [], good);
         }
     });
 
     it("rejects a transform that turns the table's stream off, which the publisher cannot work without", () => {
-        rejects({ transform: { table: { streamEnabled: false } } }, "args.transform.table.streamEnabled", "false", /allowed: true \(the publisher/);
+        rejects(
+            { transform: { table: { streamEnabled: false } } },
+            "args.transform.table.streamEnabled",
+            "false",
+            /allowed: true \(the publisher/,
+        );
         assert.deepEqual(findOutboxArgProblems({ transform: { table: { streamEnabled: true } } }), []);
     });
 
     it("rejects an unknown transform key, naming the keys it accepts", () => {
-        rejects({ transform: { mapping: {} } as never }, "args.transform.mapping", "{}", /one of the keys table, topic, queue, publisher, eventSourceMapping, sweeper, schedule, publisherLogs, sweeperLogs, dashboard;/);
+        rejects(
+            { transform: { mapping: {} } as never },
+            "args.transform.mapping",
+            "{}",
+            /one of the keys table, topic, queue, publisher, eventSourceMapping, sweeper, schedule, publisherLogs, sweeperLogs, dashboard;/,
+        );
         rejects({ transform: "x" as never }, "args.transform", '"x"', /allowed: an object/);
     });
 
     it("rejects tags that are not an object of strings", () => {
-        rejects({ tags: { team: "payments", tier: 1 } as never }, "args.tags", '{"team":"payments","tier":1}', /allowed: an object of string values/);
+        rejects(
+            { tags: { team: "payments", tier: 1 } as never },
+            "args.tags",
+            '{"team":"payments","tier":1}',
+            /allowed: an object of string values/,
+        );
         rejects({ tags: ["team"] as never }, "args.tags", '["team"]', /allowed: an object of string values/);
         assert.deepEqual(findOutboxArgProblems({ tags: { team: pulumi.output("x") } }), []);
     });
@@ -129,8 +233,14 @@ describe("validateOutboxArgs", () => {
         const range = ALARM_THRESHOLD_RANGES[key];
         const allowed = new RegExp(`allowed: an integer from ${range.min} to ${range.max} `);
         it(`rejects alarmThresholds.${key} below ${range.min}, above ${range.max}, fractional or not a number`, () => {
-            for (const bad of [range.min - 1, range.max + 1, range.min + 0.5]) rejects({ alarmThresholds: { [key]: bad } }, `args.alarmThresholds.${key}`, String(bad), allowed);
-            rejects({ alarmThresholds: { [key]: "10" as unknown as number } }, `args.alarmThresholds.${key}`, '"10"', allowed);
+            for (const bad of [range.min - 1, range.max + 1, range.min + 0.5])
+                rejects({ alarmThresholds: { [key]: bad } }, `args.alarmThresholds.${key}`, String(bad), allowed);
+            rejects(
+                { alarmThresholds: { [key]: "10" as unknown as number } },
+                `args.alarmThresholds.${key}`,
+                '"10"',
+                allowed,
+            );
             assert.deepEqual(findOutboxArgProblems({ alarmThresholds: { [key]: range.min } }), []);
             assert.deepEqual(findOutboxArgProblems({ alarmThresholds: { [key]: range.max } }), []);
         });
@@ -138,19 +248,42 @@ describe("validateOutboxArgs", () => {
 
     it("rejects alarmThresholds that is not an object, or has a key that is no threshold", () => {
         rejects({ alarmThresholds: 5 as never }, "args.alarmThresholds", "5", /allowed: an object/);
-        rejects({ alarmThresholds: { iteratorAge: 5000 } as never }, "args.alarmThresholds.iteratorAge", "5000", /allowed: one of the keys iteratorAgeMs, oldestPendingAgeMs, ageAtPublishP99Ms, dlqDepth, sweeperPublished, errors, throttles/);
+        rejects(
+            { alarmThresholds: { iteratorAge: 5000 } as never },
+            "args.alarmThresholds.iteratorAge",
+            "5000",
+            /allowed: one of the keys iteratorAgeMs, oldestPendingAgeMs, ageAtPublishP99Ms, dlqDepth, sweeperPublished, errors, throttles/,
+        );
     });
 
     it("rejects alarmActions that are not SNS topic ARNs, naming the bad entry", () => {
-        rejects({ alarmActions: "arn:aws:sns:eu-west-1:111111111111:oncall" as never }, "args.alarmActions", '"arn:aws:sns:eu-west-1:111111111111:oncall"', /allowed: a list of SNS topic ARNs/);
-        rejects({ alarmActions: ["arn:aws:sns:eu-west-1:111111111111:oncall", "oncall"] }, "args.alarmActions[1]", '"oncall"', /allowed: an SNS topic ARN/);
-        assert.deepEqual(findOutboxArgProblems({ alarmActions: ["arn:aws:sns:eu-west-1:111111111111:oncall", pulumi.output("x")] }), []);
+        rejects(
+            { alarmActions: "arn:aws:sns:eu-west-1:111111111111:oncall" as never },
+            "args.alarmActions",
+            '"arn:aws:sns:eu-west-1:111111111111:oncall"',
+            /allowed: a list of SNS topic ARNs/,
+        );
+        rejects(
+            { alarmActions: ["arn:aws:sns:eu-west-1:111111111111:oncall", "oncall"] },
+            "args.alarmActions[1]",
+            '"oncall"',
+            /allowed: an SNS topic ARN/,
+        );
+        assert.deepEqual(
+            findOutboxArgProblems({ alarmActions: ["arn:aws:sns:eu-west-1:111111111111:oncall", pulumi.output("x")] }),
+            [],
+        );
     });
 
     it("rejects alarms and dashboard that are not plain booleans", () => {
         for (const key of ["alarms", "dashboard"] as const) {
             rejects({ [key]: "false" as unknown as boolean }, `args.${key}`, '"false"', /allowed: true or false/);
-            rejects({ [key]: pulumi.output(false) as never }, `args.${key}`, "an Output (not known until deployment)", /allowed: a plain value/);
+            rejects(
+                { [key]: pulumi.output(false) as never },
+                `args.${key}`,
+                "an Output (not known until deployment)",
+                /allowed: a plain value/,
+            );
         }
     });
 
@@ -158,17 +291,23 @@ describe("validateOutboxArgs", () => {
         for (const bad of ["my outbox", "-orders", "orders/eu", "o".repeat(OUTBOX_NAME_MAX_LENGTH + 1)]) {
             assert.throws(
                 () => validateOutboxArgs({}, bad),
-                (e: any) => e.code === "INVALID_CONFIG" && e.message.includes(`name is ${JSON.stringify(bad)};`) && /allowed: 1 to 40 letters, digits/.test(e.message),
+                (e: any) =>
+                    e.code === "INVALID_CONFIG" &&
+                    e.message.includes(`name is ${JSON.stringify(bad)};`) &&
+                    /allowed: 1 to 40 letters, digits/.test(e.message),
                 bad,
             );
         }
-        for (const good of ["orders", "Orders_2", "o".repeat(OUTBOX_NAME_MAX_LENGTH)]) assert.doesNotThrow(() => validateOutboxArgs({}, good), good);
+        for (const good of ["orders", "Orders_2", "o".repeat(OUTBOX_NAME_MAX_LENGTH)])
+            assert.doesNotThrow(() => validateOutboxArgs({}, good), good);
     });
 
     it("lists every problem at once", () => {
         assert.throws(
             () => validateOutboxArgs({ batchSize: 0, sweepSchedule: "often", billingMode: "x" as never }, "orders"),
-            (e: any) => /has 3 invalid args/.test(e.message) && e.context.paths === "args.billingMode,args.batchSize,args.sweepSchedule",
+            (e: any) =>
+                /has 3 invalid args/.test(e.message) &&
+                e.context.paths === "args.billingMode,args.batchSize,args.sweepSchedule",
         );
     });
 
@@ -189,18 +328,52 @@ describe("validateOutboxArgs", () => {
     it("never fails on the engine's unknown, as a preview hands it to the component in the provider plugin", () => {
         // What the provider host's deserializer makes of the unknown sentinel at the top of an input.
         const unknown = pulumi.unknown as never;
-        assert.deepEqual(findOutboxArgProblems({ kmsKeyArn: unknown, topicArn: unknown, maximumRetryAttempts: unknown, sweepSchedule: unknown, tags: unknown }), []);
+        assert.deepEqual(
+            findOutboxArgProblems({
+                kmsKeyArn: unknown,
+                topicArn: unknown,
+                maximumRetryAttempts: unknown,
+                sweepSchedule: unknown,
+                tags: unknown,
+            }),
+            [],
+        );
         assert.deepEqual(findOutboxArgProblems({ tags: { team: unknown } }), []);
     });
 
     it("asks for a plain value where the arg decides which resources exist or how they are shaped", () => {
         const output = "an Output (not known until deployment)";
-        rejects({ fifo: pulumi.output(true) as never }, "args.fifo", output, /allowed: a plain value: it shapes the topic/);
-        rejects({ billingMode: pulumi.output("PROVISIONED") as never }, "args.billingMode", output, /allowed: a plain value: it decides whether the table/);
-        rejects({ importTableName: pulumi.output("legacy-outbox") as never }, "args.importTableName", output, /allowed: a plain table name: it is the table's import resource option/);
+        rejects(
+            { fifo: pulumi.output(true) as never },
+            "args.fifo",
+            output,
+            /allowed: a plain value: it shapes the topic/,
+        );
+        rejects(
+            { billingMode: pulumi.output("PROVISIONED") as never },
+            "args.billingMode",
+            output,
+            /allowed: a plain value: it decides whether the table/,
+        );
+        rejects(
+            { importTableName: pulumi.output("legacy-outbox") as never },
+            "args.importTableName",
+            output,
+            /allowed: a plain table name: it is the table's import resource option/,
+        );
         // Forced into a plain object, an Output would otherwise be read as "no thresholds" and "no overrides".
-        rejects({ alarmThresholds: pulumi.output({ errors: 5 }) as never }, "args.alarmThresholds", output, /allowed: a plain object \(each threshold in it may be an Output\)/);
-        rejects({ transform: pulumi.output({ table: {} }) as never }, "args.transform", output, /allowed: a plain object \(the values in each override may be Outputs\)/);
+        rejects(
+            { alarmThresholds: pulumi.output({ errors: 5 }) as never },
+            "args.alarmThresholds",
+            output,
+            /allowed: a plain object \(each threshold in it may be an Output\)/,
+        );
+        rejects(
+            { transform: pulumi.output({ table: {} }) as never },
+            "args.transform",
+            output,
+            /allowed: a plain object \(the values in each override may be Outputs\)/,
+        );
         rejects({ transform: Promise.resolve({}) as never }, "args.transform", output, /allowed: a plain object/);
     });
 
@@ -223,21 +396,43 @@ describe("validateOutboxArgs", () => {
             [],
         );
         // Beside an Output, a plain value of the same kind is still checked.
-        rejects({ memorySize: pulumi.output(512), timeout: 0 }, "args.timeout", "0", /allowed: an integer from 1 to 900/);
-        rejects({ alarmThresholds: { errors: pulumi.output(3), throttles: -1 } }, "args.alarmThresholds.throttles", "-1", /allowed: an integer from 0 to 1000000/);
+        rejects(
+            { memorySize: pulumi.output(512), timeout: 0 },
+            "args.timeout",
+            "0",
+            /allowed: an integer from 1 to 900/,
+        );
+        rejects(
+            { alarmThresholds: { errors: pulumi.output(3), throttles: -1 } },
+            "args.alarmThresholds.throttles",
+            "-1",
+            /allowed: an integer from 0 to 1000000/,
+        );
     });
 
     it("accepts the choices' values, typed or as plain strings", () => {
-        for (const mode of Object.values(OutboxBillingMode)) assert.deepEqual(findOutboxArgProblems({ billingMode: mode }), [], mode);
-        for (const level of Object.values(OutboxLogLevel)) assert.deepEqual(findOutboxArgProblems({ logLevel: level }), [], level);
-        const fromYaml: Record<string, unknown> = { billingMode: "PROVISIONED", provisionedCapacity: 8, logLevel: "DEBUG" };
+        for (const mode of Object.values(OutboxBillingMode))
+            assert.deepEqual(findOutboxArgProblems({ billingMode: mode }), [], mode);
+        for (const level of Object.values(OutboxLogLevel))
+            assert.deepEqual(findOutboxArgProblems({ logLevel: level }), [], level);
+        const fromYaml: Record<string, unknown> = {
+            billingMode: "PROVISIONED",
+            provisionedCapacity: 8,
+            logLevel: "DEBUG",
+        };
         assert.deepEqual(findOutboxArgProblems(fromYaml as OutboxArgs), []);
     });
 
     it("throws from the constructor before anything is declared, the component included", async () => {
-        assert.throws(() => new Outbox("badargs", { batchSize: 0 }), (e: any) => e.code === "INVALID_CONFIG" && e.message.includes('Outbox "badargs"'));
+        assert.throws(
+            () => new Outbox("badargs", { batchSize: 0 }),
+            (e: any) => e.code === "INVALID_CONFIG" && e.message.includes('Outbox "badargs"'),
+        );
         await waitForRPCs();
-        assert.deepEqual(recordedNamed("badargs").map((r) => r.name), []);
+        assert.deepEqual(
+            recordedNamed("badargs").map((r) => r.name),
+            [],
+        );
     });
 
     it("quotes in each arg's TSDoc @default exactly the default the component applies", () => {
@@ -246,14 +441,33 @@ describe("validateOutboxArgs", () => {
         for (const m of source.matchAll(/@default ([^\n]+)\n\s*\*\/\n\s*(\w+)\?:/g)) documented.set(m[2], m[1].trim());
         for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) {
             assert.equal(documented.get(key), String(OUTBOX_RANGES[key].fallback), `${key} @default`);
-            assert.ok(source.includes(`From ${OUTBOX_RANGES[key].min} to ${OUTBOX_RANGES[key].max}`), `${key} range in TSDoc`);
+            assert.ok(
+                source.includes(`From ${OUTBOX_RANGES[key].min} to ${OUTBOX_RANGES[key].max}`),
+                `${key} range in TSDoc`,
+            );
         }
-        for (const key of ["billingMode", "pointInTimeRecovery", "deletionProtection", "fifo", "sweepSchedule", "logLevel", "alarms", "dashboard"] as const) {
+        for (const key of [
+            "billingMode",
+            "pointInTimeRecovery",
+            "deletionProtection",
+            "fifo",
+            "sweepSchedule",
+            "logLevel",
+            "alarms",
+            "dashboard",
+        ] as const) {
             assert.equal(documented.get(key), JSON.stringify(OUTBOX_DEFAULTS[key]), `${key} @default`);
         }
         for (const key of Object.keys(ALARM_THRESHOLD_RANGES) as AlarmThreshold[]) {
-            assert.equal(documented.get(key), String(ALARM_THRESHOLD_RANGES[key].fallback), `alarmThresholds.${key} @default`);
-            assert.ok(source.includes(`From ${ALARM_THRESHOLD_RANGES[key].min} to ${ALARM_THRESHOLD_RANGES[key].max}.`), `alarmThresholds.${key} range in TSDoc`);
+            assert.equal(
+                documented.get(key),
+                String(ALARM_THRESHOLD_RANGES[key].fallback),
+                `alarmThresholds.${key} @default`,
+            );
+            assert.ok(
+                source.includes(`From ${ALARM_THRESHOLD_RANGES[key].min} to ${ALARM_THRESHOLD_RANGES[key].max}.`),
+                `alarmThresholds.${key} range in TSDoc`,
+            );
         }
     });
 });

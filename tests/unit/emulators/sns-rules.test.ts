@@ -5,11 +5,22 @@
  */
 import assert from "node:assert/strict";
 import { ApiError } from "../../../dev/emulators/sns-test-server/api-error";
-import { acceptSns, checkPublishBatch, checkSnsEntry, checkTopicName } from "../../../dev/emulators/sns-test-server/sns-rules";
+import {
+    acceptSns,
+    checkPublishBatch,
+    checkSnsEntry,
+    checkTopicName,
+} from "../../../dev/emulators/sns-test-server/sns-rules";
 import { createServerState, createTopic, type Topic } from "../../../dev/emulators/sns-test-server/state";
 import type { CallInfo, EntryInfo } from "../../../dev/emulators/sns-test-server/types";
 
-const entry = (id: string, body = "m", extra: Partial<EntryInfo> = {}): EntryInfo => ({ id, index: 0, body, attributes: {}, ...extra });
+const entry = (id: string, body = "m", extra: Partial<EntryInfo> = {}): EntryInfo => ({
+    id,
+    index: 0,
+    body,
+    attributes: {},
+    ...extra,
+});
 
 function refusedWith(code: string, fn: () => void): void {
     assert.throws(fn, (err: unknown) => err instanceof ApiError && err.code === code && err.status === 400);
@@ -23,16 +34,28 @@ describe("SNS test server: the rules SNS enforces", () => {
 
     it("refuses an empty batch, more than 10 entries, repeated ids, and more than 256 KB in all", () => {
         refusedWith("EmptyBatchRequest", () => checkPublishBatch(standard, []));
-        refusedWith("TooManyEntriesInBatchRequest", () => checkPublishBatch(standard, Array.from({ length: 11 }, (_, i) => entry(`e${i}`))));
+        refusedWith("TooManyEntriesInBatchRequest", () =>
+            checkPublishBatch(
+                standard,
+                Array.from({ length: 11 }, (_, i) => entry(`e${i}`)),
+            ),
+        );
         refusedWith("BatchEntryIdsNotDistinct", () => checkPublishBatch(standard, [entry("a"), entry("a")]));
-        refusedWith("BatchRequestTooLong", () => checkPublishBatch(standard, [entry("a", "x".repeat(200_000)), entry("b", "x".repeat(100_000))]));
-        checkPublishBatch(standard, Array.from({ length: 10 }, (_, i) => entry(`e${i}`, "x".repeat(26_000))));
+        refusedWith("BatchRequestTooLong", () =>
+            checkPublishBatch(standard, [entry("a", "x".repeat(200_000)), entry("b", "x".repeat(100_000))]),
+        );
+        checkPublishBatch(
+            standard,
+            Array.from({ length: 10 }, (_, i) => entry(`e${i}`, "x".repeat(26_000))),
+        );
     });
 
     it("counts attribute names, types and values in the 256 KB of one message", () => {
         const attributes = { k: { dataType: "String", stringValue: "v" } };
         checkSnsEntry(standard, entry("a", "x".repeat(262_144 - 8), { attributes }));
-        refusedWith("InvalidParameter", () => checkSnsEntry(standard, entry("a", "x".repeat(262_144 - 7), { attributes })));
+        refusedWith("InvalidParameter", () =>
+            checkSnsEntry(standard, entry("a", "x".repeat(262_144 - 7), { attributes })),
+        );
     });
 
     it("requires a FIFO topic's MessageGroupId, and its MessageDeduplicationId without content-based deduplication", () => {
@@ -44,9 +67,27 @@ describe("SNS test server: the rules SNS enforces", () => {
     });
 
     it("answers a FIFO duplicate with the first message's id, records it once, and numbers only new messages", () => {
-        const first = acceptSns(state, fifo, entry("a", "m", { messageGroupId: "g", messageDeduplicationId: "d1" }), call, true);
-        const again = acceptSns(state, fifo, entry("b", "other", { messageGroupId: "g", messageDeduplicationId: "d1" }), call, true);
-        const next = acceptSns(state, fifo, entry("c", "m", { messageGroupId: "g", messageDeduplicationId: "d2" }), call, true);
+        const first = acceptSns(
+            state,
+            fifo,
+            entry("a", "m", { messageGroupId: "g", messageDeduplicationId: "d1" }),
+            call,
+            true,
+        );
+        const again = acceptSns(
+            state,
+            fifo,
+            entry("b", "other", { messageGroupId: "g", messageDeduplicationId: "d1" }),
+            call,
+            true,
+        );
+        const next = acceptSns(
+            state,
+            fifo,
+            entry("c", "m", { messageGroupId: "g", messageDeduplicationId: "d2" }),
+            call,
+            true,
+        );
         assert.deepEqual(again, { messageId: first.messageId });
         assert.equal(BigInt(next.sequenceNumber as string), BigInt(first.sequenceNumber as string) + 1n);
         assert.equal(state.accepted.filter((m) => m.destination === fifo.arn).length, 2);

@@ -15,7 +15,9 @@ describe("fault scenario invariants", function () {
     const planned = planMessages("t", 60, 1_000);
     const ids = planned.map((p) => p.message.id);
     const normal = planned.filter((p) => !p.expired && !p.poison);
-    const deadLetters = planned.filter((p) => p.expired || p.poison).map((p) => ({ id: p.message.id, reason: p.expired ? "expired" : "publish-rejected" }));
+    const deadLetters = planned
+        .filter((p) => p.expired || p.poison)
+        .map((p) => ({ id: p.message.id, reason: p.expired ? "expired" : "publish-rejected" }));
     const keyed = normal.filter((p) => p.message.orderingKey !== undefined);
     const sameKey = keyed.filter((p) => p.message.orderingKey === keyed[0]!.message.orderingKey);
 
@@ -28,15 +30,38 @@ describe("fault scenario invariants", function () {
     });
 
     it("passes a clean run", function () {
-        const r = checkInvariants(planned, normal.map((p) => ({ id: p.message.id })), deadLetters);
-        assert.deepEqual([r.lost, r.inversions, r.duplicates, r.dlqUnexpected.length, r.dlqMissing.length, r.publishedButDeadLettered.length, r.wrongReason.length], [0, 0, 0, 0, 0, 0, 0]);
+        const r = checkInvariants(
+            planned,
+            normal.map((p) => ({ id: p.message.id })),
+            deadLetters,
+        );
+        assert.deepEqual(
+            [
+                r.lost,
+                r.inversions,
+                r.duplicates,
+                r.dlqUnexpected.length,
+                r.dlqMissing.length,
+                r.publishedButDeadLettered.length,
+                r.wrongReason.length,
+            ],
+            [0, 0, 0, 0, 0, 0, 0],
+        );
     });
 
     it("counts a lost message, a duplicate, and DLQ mismatches", function () {
         const topic = normal.slice(1).map((p) => ({ id: p.message.id }));
         topic.push({ id: normal[2]!.message.id });
         const poison = planned.find((p) => p.poison)!;
-        const r = checkInvariants(planned, [...topic, { id: poison.message.id }], [...deadLetters.slice(1), { id: normal[3]!.message.id, reason: "expired" }, { ...deadLetters[1]!, reason: "other" }]);
+        const r = checkInvariants(
+            planned,
+            [...topic, { id: poison.message.id }],
+            [
+                ...deadLetters.slice(1),
+                { id: normal[3]!.message.id, reason: "expired" },
+                { ...deadLetters[1]!, reason: "other" },
+            ],
+        );
         const lost = [normal[0]!.message.id, deadLetters[0]!.id];
         assert.equal(r.lost, 2, "the first normal message, and the first dead letter that never reached the DLQ");
         assert.deepEqual([...r.lostIds].sort(), lost.sort());
@@ -51,11 +76,19 @@ describe("fault scenario invariants", function () {
         assert.ok(sameKey.length >= 3);
         const [a, b, c] = sameKey.map((p) => ({ id: p.message.id }));
         assert.equal(countInversions(planned, [a!, c!, b!]), 1);
-        assert.equal(countInversions(planned, [a!, b!, a!, c!]), 0, "a redelivered older message after a younger one is deduplicated away");
+        assert.equal(
+            countInversions(planned, [a!, b!, a!, c!]),
+            0,
+            "a redelivered older message after a younger one is deduplicated away",
+        );
         const otherKey = keyed.find((p) => p.message.orderingKey !== sameKey[0]!.message.orderingKey)!;
         assert.equal(countInversions(planned, [{ id: otherKey.message.id }, a!, b!]), 0);
         const keyless = normal.filter((p) => p.message.orderingKey === undefined);
-        assert.equal(countInversions(planned, [{ id: keyless[1]!.message.id }, { id: keyless[0]!.message.id }]), 0, "keyless messages promise no order");
+        assert.equal(
+            countInversions(planned, [{ id: keyless[1]!.message.id }, { id: keyless[0]!.message.id }]),
+            0,
+            "keyless messages promise no order",
+        );
     });
 
     it("prints the summary line in the exact format", function () {
@@ -69,18 +102,72 @@ describe("fault scenario invariants", function () {
     });
 
     it("recognises terminal writes (completed, expired), the seam where a killed handler dies", function () {
-        assert.ok(isTerminalWrite(new UpdateItemCommand({ TableName: "t", Key: {}, ExpressionAttributeValues: { ":status_completed": { S: "completed" } } })));
-        assert.ok(isTerminalWrite(new TransactWriteItemsCommand({ TransactItems: [{ Update: { TableName: "t", Key: {}, UpdateExpression: "SET a = :b", ExpressionAttributeValues: { ":status_completed": { S: "completed" } } } }] })));
-        assert.ok(isTerminalWrite(new UpdateItemCommand({ TableName: "t", Key: {}, ExpressionAttributeValues: { ":status_expired": { S: "expired" } } })));
-        assert.ok(!isTerminalWrite(new UpdateItemCommand({ TableName: "t", Key: {}, ExpressionAttributeValues: { ":status_claimed": { S: "claimed" } } })));
+        assert.ok(
+            isTerminalWrite(
+                new UpdateItemCommand({
+                    TableName: "t",
+                    Key: {},
+                    ExpressionAttributeValues: { ":status_completed": { S: "completed" } },
+                }),
+            ),
+        );
+        assert.ok(
+            isTerminalWrite(
+                new TransactWriteItemsCommand({
+                    TransactItems: [
+                        {
+                            Update: {
+                                TableName: "t",
+                                Key: {},
+                                UpdateExpression: "SET a = :b",
+                                ExpressionAttributeValues: { ":status_completed": { S: "completed" } },
+                            },
+                        },
+                    ],
+                }),
+            ),
+        );
+        assert.ok(
+            isTerminalWrite(
+                new UpdateItemCommand({
+                    TableName: "t",
+                    Key: {},
+                    ExpressionAttributeValues: { ":status_expired": { S: "expired" } },
+                }),
+            ),
+        );
+        assert.ok(
+            !isTerminalWrite(
+                new UpdateItemCommand({
+                    TableName: "t",
+                    Key: {},
+                    ExpressionAttributeValues: { ":status_claimed": { S: "claimed" } },
+                }),
+            ),
+        );
     });
 
     it("reads the scale from the environment and rejects a bad value, naming the variable", function () {
         assert.deepEqual(faultScale({}), { totalMessages: 320, rate: 0.1, seed: 7 });
-        assert.deepEqual(faultScale({ OUTBOX_FAULT_MESSAGES: "10000", OUTBOX_FAULT_RATE: "0.2" }), { totalMessages: 10000, rate: 0.2, seed: 7 });
-        assert.throws(() => faultScale({ OUTBOX_FAULT_MESSAGES: "lots" }), (e: unknown) => isOutboxError(e, "INVALID_CONFIG") && /OUTBOX_FAULT_MESSAGES is "lots"; expected an integer from 8/.test((e as Error).message));
-        assert.throws(() => faultScale({ OUTBOX_FAULT_RATE: "0.9" }), /OUTBOX_FAULT_RATE is "0.9"; expected a number from 0 to 0.5/);
+        assert.deepEqual(faultScale({ OUTBOX_FAULT_MESSAGES: "10000", OUTBOX_FAULT_RATE: "0.2" }), {
+            totalMessages: 10000,
+            rate: 0.2,
+            seed: 7,
+        });
+        assert.throws(
+            () => faultScale({ OUTBOX_FAULT_MESSAGES: "lots" }),
+            (e: unknown) =>
+                isOutboxError(e, "INVALID_CONFIG") &&
+                /OUTBOX_FAULT_MESSAGES is "lots"; expected an integer from 8/.test((e as Error).message),
+        );
+        assert.throws(
+            () => faultScale({ OUTBOX_FAULT_RATE: "0.9" }),
+            /OUTBOX_FAULT_RATE is "0.9"; expected a number from 0 to 0.5/,
+        );
         const scale = faultScale({ OUTBOX_FAULT_MESSAGES: "10" });
-        assert.deepEqual([0, 1, 2].map((i) => messagesFor(scale, i, 3)), [4, 3, 3]);
+        assert.deepEqual(
+            [0, 1, 2].map((i) => messagesFor(scale, i, 3)),
+            [4, 3, 3],
+        );
     });
 });

@@ -5,7 +5,13 @@
  */
 import assert from "node:assert/strict";
 import { skewProblems, type SkewReport } from "../../support/faults/scenario";
-import { DeliveryTracker, fixedStreamLoss, STUCK_PREFIX, stuckChanges, type StuckItem } from "../../support/faults/skew";
+import {
+    DeliveryTracker,
+    fixedStreamLoss,
+    STUCK_PREFIX,
+    stuckChanges,
+    type StuckItem,
+} from "../../support/faults/skew";
 import { planMessages } from "../../support/faults/workload";
 
 describe("the skew scenario's plan and accounting", function () {
@@ -22,31 +28,60 @@ describe("the skew scenario's plan and accounting", function () {
             assert.equal(firstFast, 1);
             for (const p of own.slice(firstFast)) {
                 const correctKeyed = p.source === undefined && p.message.orderingKey !== undefined;
-                assert.equal(p.refused === true, correctKeyed, `${p.message.id}: refused exactly when the correct writer writes a keyed message after a fast one`);
+                assert.equal(
+                    p.refused === true,
+                    correctKeyed,
+                    `${p.message.id}: refused exactly when the correct writer writes a keyed message after a fast one`,
+                );
             }
-            assert.ok(own.some((p) => p.source === undefined && p.message.orderingKey === undefined), `${partition}: a keyless correct write, which the fence does not stop`);
-            assert.ok(own.some((p) => p.source === "fast" && p.message.orderingKey === undefined), `${partition}: a keyless fast write`);
+            assert.ok(
+                own.some((p) => p.source === undefined && p.message.orderingKey === undefined),
+                `${partition}: a keyless correct write, which the fence does not stop`,
+            );
+            assert.ok(
+                own.some((p) => p.source === "fast" && p.message.orderingKey === undefined),
+                `${partition}: a keyless fast write`,
+            );
         }
         assert.equal(planned.filter((p) => p.refused === true).length, 25);
     });
 
-    it("plans LEGACY# rows (status \"\"), keyed and keyless, never expired or poison; the CI scale still refuses one write", function () {
+    it('plans LEGACY# rows (status ""), keyed and keyless, never expired or poison; the CI scale still refuses one write', function () {
         const legacy = planned.filter((p) => p.source === "legacy");
         assert.equal(legacy.length, 100);
         assert.ok(legacy.every((p) => p.message.partition.startsWith("LEGACY#") && !p.expired && !p.poison));
-        assert.ok(legacy.some((p) => p.message.orderingKey !== undefined) && legacy.some((p) => p.message.orderingKey === undefined));
+        assert.ok(
+            legacy.some((p) => p.message.orderingKey !== undefined) &&
+                legacy.some((p) => p.message.orderingKey === undefined),
+        );
         const small = planMessages("s", 29, 1_000, { skewMix: true });
-        assert.deepEqual(small.filter((p) => p.refused === true).map((p) => p.index), [26]);
-        assert.equal(new Set(small.filter((p) => p.source === "legacy").map((p) => p.message.partition)).size, 2, "one LEGACY# partition whose stream is lost, one whose is not");
-        assert.equal(planMessages("s", 1000, 1_000).filter((p) => p.source !== undefined || p.refused === true).length, 0, "no other scenario gets the mix");
+        assert.deepEqual(
+            small.filter((p) => p.refused === true).map((p) => p.index),
+            [26],
+        );
+        assert.equal(
+            new Set(small.filter((p) => p.source === "legacy").map((p) => p.message.partition)).size,
+            2,
+            "one LEGACY# partition whose stream is lost, one whose is not",
+        );
+        assert.equal(
+            planMessages("s", 1000, 1_000).filter((p) => p.source !== undefined || p.refused === true).length,
+            0,
+            "no other scenario gets the mix",
+        );
     });
 
     it("loses the stream of the even SKEW# and LEGACY# partitions, never of the stuck ones, and leaves the others to the dice", function () {
-        assert.deepEqual(["SKEW#0", "SKEW#1", "LEGACY#2", "LEGACY#3", `${STUCK_PREFIX}0`, "ORDER#1"].map(fixedStreamLoss), [true, false, true, false, false, undefined]);
+        assert.deepEqual(
+            ["SKEW#0", "SKEW#1", "LEGACY#2", "LEGACY#3", `${STUCK_PREFIX}0`, "ORDER#1"].map(fixedStreamLoss),
+            [true, false, true, false, false, undefined],
+        );
     });
 
     it("counts, per partition, the run that delivered its last deliverable record; poison, expired and already delivered ones are not waited for", function () {
-        const mine = planMessages("t", 60, 1_000).filter((p) => p.message.partition === "ORDER#0" || p.message.partition === "ORDER#1");
+        const mine = planMessages("t", 60, 1_000).filter(
+            (p) => p.message.partition === "ORDER#0" || p.message.partition === "ORDER#1",
+        );
         const onTopic = new Set<string>();
         const tracker = new DeliveryTracker(mine, onTopic);
         assert.equal(tracker.partitions, 2);
@@ -58,7 +93,11 @@ describe("the skew scenario's plan and accounting", function () {
         for (const p of deliverable) onTopic.add(p.message.id);
         tracker.afterRun(3, onTopic);
         assert.deepEqual([tracker.runsToDeliver, tracker.undelivered, tracker.partitions], [3, [], 2]);
-        assert.equal(new DeliveryTracker(mine, onTopic).partitions, 0, "a partition the stream path delivered is not the sweeper's");
+        assert.equal(
+            new DeliveryTracker(mine, onTopic).partitions,
+            0,
+            "a partition the stream path delivered is not the sweeper's",
+        );
     });
 
     it("reports a stuck item delivered, released, taken or gone", function () {
@@ -68,9 +107,29 @@ describe("the skew scenario's plan and accounting", function () {
             { partition: "!S#2", sk: "OUTBOX#c#sns", recordId: "c", status: "claimed", claimedBy: "another-relay" },
             { partition: "!S#3", sk: "OUTBOX#d#sns", recordId: "d", status: "pending" },
         ];
-        const item = (pk: string, sk: string, status: string, by?: string) => ({ PK: { S: pk }, SK: { S: sk }, status: { S: status }, ...(by ? { claimed_by: { S: by } } : {}) });
-        assert.deepEqual(stuckChanges(planted, [item("!S#0", "OUTBOX#a#sns", "pending"), item("!S#1", "OUTBOX#b#sns", "claimed", "another-relay"), item("!S#2", "OUTBOX#c#sns", "claimed", "another-relay"), item("!S#3", "OUTBOX#d#sns", "pending")]), []);
-        assert.deepEqual(stuckChanges(planted, [item("!S#0", "OUTBOX#a#sns", "completed"), item("!S#1", "OUTBOX#b#sns", "pending"), item("!S#2", "OUTBOX#c#sns", "claimed", "sweeper/1")]), ["a: completed", "b: pending", "c: claimed by sweeper/1", "d: gone"]);
+        const item = (pk: string, sk: string, status: string, by?: string) => ({
+            PK: { S: pk },
+            SK: { S: sk },
+            status: { S: status },
+            ...(by ? { claimed_by: { S: by } } : {}),
+        });
+        assert.deepEqual(
+            stuckChanges(planted, [
+                item("!S#0", "OUTBOX#a#sns", "pending"),
+                item("!S#1", "OUTBOX#b#sns", "claimed", "another-relay"),
+                item("!S#2", "OUTBOX#c#sns", "claimed", "another-relay"),
+                item("!S#3", "OUTBOX#d#sns", "pending"),
+            ]),
+            [],
+        );
+        assert.deepEqual(
+            stuckChanges(planted, [
+                item("!S#0", "OUTBOX#a#sns", "completed"),
+                item("!S#1", "OUTBOX#b#sns", "pending"),
+                item("!S#2", "OUTBOX#c#sns", "claimed", "sweeper/1"),
+            ]),
+            ["a: completed", "b: pending", "c: claimed by sweeper/1", "d: gone"],
+        );
     });
 
     it("finds every problem of the accounting, and none in a clean report", function () {
@@ -108,6 +167,7 @@ describe("the skew scenario's plan and accounting", function () {
             [{ undelivered: ["ORDER#1"] }, /never-swept ORDER#1/],
             [{ runsToDeliver: 4 }, /runs-to-deliver 4 over the bound 3/],
         ];
-        for (const [change, problem] of broken) assert.match(skewProblems({ ...clean, ...change }).join("; "), problem, JSON.stringify(change));
+        for (const [change, problem] of broken)
+            assert.match(skewProblems({ ...clean, ...change }).join("; "), problem, JSON.stringify(change));
     });
 });

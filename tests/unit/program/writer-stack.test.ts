@@ -17,14 +17,24 @@ describe("examples/writer-stack: an application stack writing to another stack's
     it("attaches the outbox's writerPolicy to its function's role and passes the table name, with no hand-written IAM", async () => {
         runModule(fs.readFileSync(EXAMPLE, "utf8"), "examples/writer-stack/index.ts");
         await waitForRPCs();
-        assert.ok(recordedOfType("pulumi:pulumi:StackReference").some((r) => r.inputs.name === "acme/orders-outbox/prod"));
-        const rolePolicy = recordedNamed("orders-api-outbox-writer").find((r) => r.type === "aws:iam/rolePolicy:RolePolicy");
+        assert.ok(
+            recordedOfType("pulumi:pulumi:StackReference").some((r) => r.inputs.name === "acme/orders-outbox/prod"),
+        );
+        const rolePolicy = recordedNamed("orders-api-outbox-writer").find(
+            (r) => r.type === "aws:iam/rolePolicy:RolePolicy",
+        );
         assert.ok(rolePolicy, "a RolePolicy is declared");
         assert.equal(rolePolicy.inputs.role, "orders-api-id", "on the function's role");
-        assert.deepEqual(JSON.parse(rolePolicy.inputs.policy), writerPolicyDocument({ tableArn: STACK_REFERENCE_OUTPUTS.tableArn! }));
+        assert.deepEqual(
+            JSON.parse(rolePolicy.inputs.policy),
+            writerPolicyDocument({ tableArn: STACK_REFERENCE_OUTPUTS.tableArn! }),
+        );
         const fn = recordedNamed("orders-api").find((r) => r.type === "aws:lambda/function:Function");
         assert.equal(fn?.inputs.environment.variables.OUTBOX_TABLE_NAME, STACK_REFERENCE_OUTPUTS.tableName);
         const role = recordedNamed("orders-api").find((r) => r.type === "aws:iam/role:Role");
-        assert.ok(role !== undefined && typeof fn?.inputs.role === "string" && fn.inputs.role.includes("orders-api"), "the function runs as that role");
+        assert.ok(
+            role !== undefined && typeof fn?.inputs.role === "string" && fn.inputs.role.includes("orders-api"),
+            "the function runs as that role",
+        );
     });
 });

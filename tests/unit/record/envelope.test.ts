@@ -1,6 +1,12 @@
 import * as assert from "node:assert/strict";
 import { isOutboxError } from "../../../runtime/errors";
-import { decodeEnvelope, encodeEnvelope, formatGoTime, goJsonStringify, parseGoTime } from "../../../runtime/record/envelope";
+import {
+    decodeEnvelope,
+    encodeEnvelope,
+    formatGoTime,
+    goJsonStringify,
+    parseGoTime,
+} from "../../../runtime/record/envelope";
 
 const created = Date.UTC(2026, 0, 2, 3, 4, 5, 120);
 
@@ -22,7 +28,10 @@ describe("envelope_json wire format (GoBridge §14)", () => {
     });
 
     it("omits empty Subject, Payload and Headers but always writes both times", () => {
-        assert.equal(encodeEnvelope({ id: "x", headers: {} }), '{"ID":"x","CreatedAt":"0001-01-01T00:00:00Z","ExpiresAt":"0001-01-01T00:00:00Z"}');
+        assert.equal(
+            encodeEnvelope({ id: "x", headers: {} }),
+            '{"ID":"x","CreatedAt":"0001-01-01T00:00:00Z","ExpiresAt":"0001-01-01T00:00:00Z"}',
+        );
     });
 
     it("base64-encodes the UTF-8 bytes of the payload", () => {
@@ -45,7 +54,14 @@ describe("envelope_json wire format (GoBridge §14)", () => {
     });
 
     it("round-trips every field", () => {
-        const input = { id: "e", subject: "T", payload: '{"a":[1,2]}', headers: { k: "v" }, createdAt: created, expiresAt: created + 60_000 };
+        const input = {
+            id: "e",
+            subject: "T",
+            payload: '{"a":[1,2]}',
+            headers: { k: "v" },
+            createdAt: created,
+            expiresAt: created + 60_000,
+        };
         assert.deepEqual(decodeEnvelope(encodeEnvelope(input)), input);
     });
 
@@ -59,15 +75,30 @@ describe("envelope_json wire format (GoBridge §14)", () => {
 
     it("writes header values as Go's json.Marshal does: -0 stays -0, map keys in UTF-8 byte order at every level", () => {
         // Go: json.Marshal(map[string]any{"z": math.Copysign(0, -1)}) is {"z":-0}; JSON.stringify(-0) is "0".
-        assert.match(encodeEnvelope({ id: "x", headers: { z: -0, n: [-0, 1.5] } }), /"Headers":\{"n":\[-0,1.5\],"z":-0\}/);
+        assert.match(
+            encodeEnvelope({ id: "x", headers: { z: -0, n: [-0, 1.5] } }),
+            /"Headers":\{"n":\[-0,1.5\],"z":-0\}/,
+        );
         // U+FFFD is EF BF BD in UTF-8 and sorts before U+1F600 (F0 9F 98 80); in UTF-16 units \uD83D sorts first.
-        assert.match(encodeEnvelope({ id: "x", headers: { "\u{1F600}": "a", "\uFFFD": "b", m: { "\u{1F600}": 1, "\uFFFD": 2 } } }), /"Headers":\{"m":\{"\uFFFD":2,"\u{1F600}":1\},"\uFFFD":"b","\u{1F600}":"a"\}/u);
-        assert.equal(goJsonStringify({ b: undefined, a: [undefined, null], c: new Date(0) }), '{"a":[null,null],"c":"1970-01-01T00:00:00.000Z"}');
+        assert.match(
+            encodeEnvelope({
+                id: "x",
+                headers: { "\u{1F600}": "a", "\uFFFD": "b", m: { "\u{1F600}": 1, "\uFFFD": 2 } },
+            }),
+            /"Headers":\{"m":\{"\uFFFD":2,"\u{1F600}":1\},"\uFFFD":"b","\u{1F600}":"a"\}/u,
+        );
+        assert.equal(
+            goJsonStringify({ b: undefined, a: [undefined, null], c: new Date(0) }),
+            '{"a":[null,null],"c":"1970-01-01T00:00:00.000Z"}',
+        );
     });
 
     it("refuses a header value JSON cannot hold (NaN, Infinity, a bigint), naming where it is, as Go's encoder refuses NaN", () => {
         const refuses = (value: unknown, pattern: RegExp) =>
-            assert.throws(() => encodeEnvelope({ id: "e1", headers: { h: value } }), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD") && pattern.test((e as Error).message));
+            assert.throws(
+                () => encodeEnvelope({ id: "e1", headers: { h: value } }),
+                (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD") && pattern.test((e as Error).message),
+            );
         refuses(Number.NaN, /envelope "e1" header\.h is NaN; JSON has no NaN or Infinity/);
         refuses({ deep: [1, Number.POSITIVE_INFINITY] }, /envelope "e1" header\.h\.deep\[1\] is Infinity/);
         refuses(3n, /header\.h is a bigint \(3n\), which JSON cannot hold; send it as a string/);
@@ -75,7 +106,10 @@ describe("envelope_json wire format (GoBridge §14)", () => {
 
     it("rejects bad input with INVALID_PAYLOAD naming the problem", () => {
         const rejects = (json: string, pattern: RegExp) =>
-            assert.throws(() => decodeEnvelope(json), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD") && pattern.test((e as Error).message));
+            assert.throws(
+                () => decodeEnvelope(json),
+                (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD") && pattern.test((e as Error).message),
+            );
         rejects("not json", /not valid JSON/);
         rejects("[1]", /must be a JSON object, got an array/);
         rejects('{"Subject":"x"}', /empty ID/);
@@ -83,7 +117,13 @@ describe("envelope_json wire format (GoBridge §14)", () => {
         rejects('{"ID":"x","Headers":[1]}', /Headers must be a JSON object/);
         rejects('{"ID":"x","CreatedAt":"yesterday"}', /CreatedAt "yesterday" is not an RFC 3339 timestamp/);
         rejects('{"ID":7}', /"ID" must be a string, got number/);
-        assert.throws(() => encodeEnvelope({ id: "" }), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD") && /envelope id is empty/.test((e as Error).message));
-        assert.throws(() => encodeEnvelope({ id: "x", createdAt: 1.5 }), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD"));
+        assert.throws(
+            () => encodeEnvelope({ id: "" }),
+            (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD") && /envelope id is empty/.test((e as Error).message),
+        );
+        assert.throws(
+            () => encodeEnvelope({ id: "x", createdAt: 1.5 }),
+            (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD"),
+        );
     });
 });

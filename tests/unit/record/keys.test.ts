@@ -1,6 +1,12 @@
 import * as assert from "node:assert/strict";
 import { isOutboxError } from "../../../runtime/errors";
-import { claimSort, escapeKeyPart, parseRecordSortKey, recordSortKey, unescapeKeyPart } from "../../../runtime/record/keys";
+import {
+    claimSort,
+    escapeKeyPart,
+    parseRecordSortKey,
+    recordSortKey,
+    unescapeKeyPart,
+} from "../../../runtime/record/keys";
 
 describe("record keys", () => {
     describe("escapeKeyPart / unescapeKeyPart", () => {
@@ -77,15 +83,39 @@ describe("record keys", () => {
         });
 
         it("sorts lexicographically in (created_at, seq) order", () => {
-            const tuples: [number, bigint][] = [[10, 2n], [9, 100n], [10, 1n], [1000, 0n], [10, 10n]];
+            const tuples: [number, bigint][] = [
+                [10, 2n],
+                [9, 100n],
+                [10, 1n],
+                [1000, 0n],
+                [10, 10n],
+            ];
             const sorted = tuples.map(([c, q]) => claimSort(c, q)).sort();
-            assert.deepEqual(sorted, [[9, 100n], [10, 1n], [10, 2n], [10, 10n], [1000, 0n]].map(([c, q]) => claimSort(c as number, q as bigint)));
+            assert.deepEqual(
+                sorted,
+                [
+                    [9, 100n],
+                    [10, 1n],
+                    [10, 2n],
+                    [10, 10n],
+                    [1000, 0n],
+                ].map(([c, q]) => claimSort(c as number, q as bigint)),
+            );
         });
 
         it("rejects a fractional time and an out-of-range seq, naming the value", () => {
-            assert.throws(() => claimSort(1.5, 1n), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD") && /got 1\.5/.test((e as Error).message));
-            assert.throws(() => claimSort(1, -1n), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD") && /got -1/.test((e as Error).message));
-            assert.throws(() => claimSort(1, 18446744073709551616n), (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD"));
+            assert.throws(
+                () => claimSort(1.5, 1n),
+                (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD") && /got 1\.5/.test((e as Error).message),
+            );
+            assert.throws(
+                () => claimSort(1, -1n),
+                (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD") && /got -1/.test((e as Error).message),
+            );
+            assert.throws(
+                () => claimSort(1, 18446744073709551616n),
+                (e: unknown) => isOutboxError(e, "INVALID_PAYLOAD"),
+            );
         });
     });
 });

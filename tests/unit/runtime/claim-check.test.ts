@@ -11,7 +11,13 @@ import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
 import { isOutboxError } from "../../../runtime/errors";
 import { decodeEnvelope } from "../../../runtime/record/envelope";
 import { ATTR } from "../../../runtime/schema";
-import { CLAIM_CHECK_ATTRIBUTE, POINTER_CLASS, claimCheckKey, parsePointer, pointerText } from "../../../runtime/claim-check/pointer";
+import {
+    CLAIM_CHECK_ATTRIBUTE,
+    POINTER_CLASS,
+    claimCheckKey,
+    parsePointer,
+    pointerText,
+} from "../../../runtime/claim-check/pointer";
 import { LARGE_PAYLOAD_LIMITS } from "../../../runtime/claim-check/offload";
 import { createPayloadResolver } from "../../../runtime/claim-check/resolver";
 import { context, createTraceState, ROOT_CONTEXT, trace } from "@opentelemetry/api";
@@ -27,7 +33,12 @@ const BUCKET = "orders-payloads";
 function setup(over: { thresholdBytes?: number } = {}) {
     const ddb = new FakeDynamoDb().on("TransactWriteItems", () => ({}));
     const objects = new MemoryObjects();
-    const writer = new OutboxWriter({ client: ddb as never, tableName: "outbox", clock, largePayloads: { objects, bucket: BUCKET, ...over } });
+    const writer = new OutboxWriter({
+        client: ddb as never,
+        tableName: "outbox",
+        clock,
+        largePayloads: { objects, bucket: BUCKET, ...over },
+    });
     return { ddb, objects, writer };
 }
 
@@ -36,7 +47,13 @@ function recordOf(ddb: FakeDynamoDb, n = 0) {
     return { item, envelope: decodeEnvelope(item[ATTR.envelopeJson].S) };
 }
 
-const big = (bytes: number): OutboxMessage => ({ id: "evt-1", partition: "ORDER#1", type: "OrderPlaced", payload: { blob: "x".repeat(bytes) }, headers: { tenant: "acme" } });
+const big = (bytes: number): OutboxMessage => ({
+    id: "evt-1",
+    partition: "ORDER#1",
+    type: "OrderPlaced",
+    payload: { blob: "x".repeat(bytes) },
+    headers: { tenant: "acme" },
+});
 
 async function refuses(promise: Promise<unknown> | (() => unknown), code: string, pattern: RegExp): Promise<void> {
     const run = typeof promise === "function" ? Promise.resolve().then(promise) : promise;
@@ -52,7 +69,13 @@ describe("claim check: the writer's side", function () {
     it("keeps a message that fits inline as it is: no put, and the same record as a writer without largePayloads", async function () {
         const { ddb, objects, writer } = setup();
         const plain = new FakeDynamoDb().on("TransactWriteItems", () => ({}));
-        const message: OutboxMessage = { id: "evt-small", partition: "ORDER#1", type: "OrderPlaced", payload: { orderId: 1 }, headers: { tenant: "acme" } };
+        const message: OutboxMessage = {
+            id: "evt-small",
+            partition: "ORDER#1",
+            type: "OrderPlaced",
+            payload: { orderId: 1 },
+            headers: { tenant: "acme" },
+        };
         await writer.write({ messages: [message] });
         await new OutboxWriter({ client: plain as never, tableName: "outbox", clock }).write({ messages: [message] });
         assert.equal(objects.puts.length, 0);
@@ -72,7 +95,16 @@ describe("claim check: the writer's side", function () {
         assert.equal(put.IfNoneMatch, "*");
         assert.equal(put.Key, `outbox-payloads/evt-1/${sha.toString("hex")}`);
         const { item, envelope } = recordOf(ddb);
-        assert.deepEqual(JSON.parse(envelope.payload), [POINTER_CLASS, { s3BucketName: BUCKET, s3Key: put.Key, byteLength: bytes.byteLength, sha256: sha.toString("base64"), outboxId: "evt-1" }]);
+        assert.deepEqual(JSON.parse(envelope.payload), [
+            POINTER_CLASS,
+            {
+                s3BucketName: BUCKET,
+                s3Key: put.Key,
+                byteLength: bytes.byteLength,
+                sha256: sha.toString("base64"),
+                outboxId: "evt-1",
+            },
+        ]);
         assert.deepEqual(envelope.headers, { tenant: "acme", [CLAIM_CHECK_ATTRIBUTE]: String(bytes.byteLength) });
         assert.equal(item[ATTR.status].S, "pending");
         assert.ok(JSON.stringify(item).length < 4096, "the record is small");
@@ -81,7 +113,16 @@ describe("claim check: the writer's side", function () {
     it("offloads at the threshold the user sets, and not one byte below it", async function () {
         const { objects, writer } = setup({ thresholdBytes: 2048 });
         // The SNS size is the body plus the attributes (outbox.id, outbox.type, tenant: names, types and values).
-        const attributes = "outbox.id".length + 6 + "evt-1".length + "outbox.type".length + 6 + "OrderPlaced".length + "tenant".length + 6 + "acme".length;
+        const attributes =
+            "outbox.id".length +
+            6 +
+            "evt-1".length +
+            "outbox.type".length +
+            6 +
+            "OrderPlaced".length +
+            "tenant".length +
+            6 +
+            "acme".length;
         const bodyAt = (n: number) => JSON.stringify({ blob: "x".repeat(n) }).length;
         const fill = 2048 - attributes - bodyAt(0);
         assert.equal(bodyAt(fill) + attributes, 2048);
@@ -103,7 +144,11 @@ describe("claim check: the writer's side", function () {
     it("writes nothing to the table when a put fails, and says which message, bucket and key", async function () {
         const { ddb, objects, writer } = setup();
         objects.putFailures.push(s3Error("AccessDenied", 403));
-        await refuses(writer.write({ messages: [big(300 * 1024)] }), "NOT_AUTHORIZED", /messages\[0\] \(id "evt-1", \d+ bytes\) at s3:\/\/orders-payloads\/outbox-payloads\/evt-1\/[0-9a-f]{64} failed \(AccessDenied\); nothing was written/);
+        await refuses(
+            writer.write({ messages: [big(300 * 1024)] }),
+            "NOT_AUTHORIZED",
+            /messages\[0\] \(id "evt-1", \d+ bytes\) at s3:\/\/orders-payloads\/outbox-payloads\/evt-1\/[0-9a-f]{64} failed \(AccessDenied\); nothing was written/,
+        );
         assert.equal(ddb.count("TransactWriteItems"), 0);
     });
 
@@ -116,39 +161,96 @@ describe("claim check: the writer's side", function () {
     it("refuses an offloaded message with 8 headers: the claim check's attribute needs the ninth slot", async function () {
         const { objects, writer } = setup();
         const headers = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`h${i}`, "v"]));
-        await refuses(writer.write({ messages: [{ ...big(300 * 1024), headers }] }), "INVALID_PAYLOAD", /offloaded to S3, and its message carries the ExtendedPayloadSize attribute besides the outbox.s \(outbox.id, outbox.type\), so at most 7 headers fit .* it has 8: move 1 into the payload/);
+        await refuses(
+            writer.write({ messages: [{ ...big(300 * 1024), headers }] }),
+            "INVALID_PAYLOAD",
+            /offloaded to S3, and its message carries the ExtendedPayloadSize attribute besides the outbox.s \(outbox.id, outbox.type\), so at most 7 headers fit .* it has 8: move 1 into the payload/,
+        );
         assert.equal(objects.puts.length, 0);
         // Seven are fine.
-        await writer.write({ messages: [{ ...big(300 * 1024), headers: Object.fromEntries(Object.entries(headers).slice(0, 7)) }] });
+        await writer.write({
+            messages: [{ ...big(300 * 1024), headers: Object.fromEntries(Object.entries(headers).slice(0, 7)) }],
+        });
     });
 
     it("refuses a payload past the limits without largePayloads, as before", async function () {
         const ddb = new FakeDynamoDb();
-        await refuses(new OutboxWriter({ client: ddb as never, tableName: "outbox", clock }).write({ messages: [big(300 * 1024)] }), "INVALID_PAYLOAD", /SNS accepts at most 262144/);
+        await refuses(
+            new OutboxWriter({ client: ddb as never, tableName: "outbox", clock }).write({
+                messages: [big(300 * 1024)],
+            }),
+            "INVALID_PAYLOAD",
+            /SNS accepts at most 262144/,
+        );
     });
 
     it("refuses the claim check's attribute names as headers, unless the payload is a pointer that agrees with it (a redriven claim check)", async function () {
         const { writer } = setup();
         for (const name of [CLAIM_CHECK_ATTRIBUTE, "SQSLargePayloadSize", "extendedpayloadsize"]) {
-            await refuses(writer.write({ messages: [{ partition: "P", type: "T", payload: { a: 1 }, headers: { [name]: "7" } }] }), "INVALID_PAYLOAD", /reserved/);
+            await refuses(
+                writer.write({
+                    messages: [{ partition: "P", type: "T", payload: { a: 1 }, headers: { [name]: "7" } }],
+                }),
+                "INVALID_PAYLOAD",
+                /reserved/,
+            );
         }
-        const pointer = { bucket: BUCKET, key: "outbox-payloads/evt-1/ab", byteLength: 300_000, sha256: "A".repeat(43) + "=", outboxId: "evt-1" };
+        const pointer = {
+            bucket: BUCKET,
+            key: "outbox-payloads/evt-1/ab",
+            byteLength: 300_000,
+            sha256: "A".repeat(43) + "=",
+            outboxId: "evt-1",
+        };
         const payload = JSON.parse(pointerText(pointer)) as unknown;
-        await refuses(writer.write({ messages: [{ partition: "P", type: "T", payload, headers: { [CLAIM_CHECK_ATTRIBUTE]: "299999" } }] }), "INVALID_PAYLOAD", /pointer says the payload is 300000 bytes/);
+        await refuses(
+            writer.write({
+                messages: [{ partition: "P", type: "T", payload, headers: { [CLAIM_CHECK_ATTRIBUTE]: "299999" } }],
+            }),
+            "INVALID_PAYLOAD",
+            /pointer says the payload is 300000 bytes/,
+        );
         // A redriven claim check, on a writer with no S3 at all: written as it is, nothing put.
         const ddb = new FakeDynamoDb().on("TransactWriteItems", () => ({}));
-        await new OutboxWriter({ client: ddb as never, tableName: "outbox", clock }).write({ messages: [{ id: "redrive.evt-1", partition: "P", type: "T", payload, headers: { [CLAIM_CHECK_ATTRIBUTE]: "300000" } }] });
+        await new OutboxWriter({ client: ddb as never, tableName: "outbox", clock }).write({
+            messages: [
+                {
+                    id: "redrive.evt-1",
+                    partition: "P",
+                    type: "T",
+                    payload,
+                    headers: { [CLAIM_CHECK_ATTRIBUTE]: "300000" },
+                },
+            ],
+        });
         assert.equal(recordOf(ddb).envelope.payload, pointerText(pointer));
     });
 
     it("refuses bad largePayloads options with INVALID_CONFIG, naming the field and the fix", function () {
         const objects = new MemoryObjects();
-        const make = (largePayloads: unknown) => () => new OutboxWriter({ client: new FakeDynamoDb() as never, tableName: "outbox", largePayloads: largePayloads as never });
-        assert.throws(make({ objects, bucket: "arn:aws:s3:::orders-payloads" }), /largePayloads\.bucket is "arn:aws:s3:::orders-payloads"; it must be an S3 bucket name .* not an ARN/);
+        const make = (largePayloads: unknown) => () =>
+            new OutboxWriter({
+                client: new FakeDynamoDb() as never,
+                tableName: "outbox",
+                largePayloads: largePayloads as never,
+            });
+        assert.throws(
+            make({ objects, bucket: "arn:aws:s3:::orders-payloads" }),
+            /largePayloads\.bucket is "arn:aws:s3:::orders-payloads"; it must be an S3 bucket name .* not an ARN/,
+        );
         assert.throws(make({ objects, bucket: "Orders" }), /largePayloads\.bucket/);
-        assert.throws(make({ objects: {}, bucket: BUCKET }), /objects must be an S3 client with putObject: new S3\(\{\}\)/);
-        assert.throws(make({ objects, bucket: BUCKET, thresholdBytes: LARGE_PAYLOAD_LIMITS.thresholdBytes.min - 1 }), /thresholdBytes is 1023; expected an integer from 1024 to 262144/);
-        assert.throws(make({ objects, bucket: BUCKET, thresholdBytes: LARGE_PAYLOAD_LIMITS.thresholdBytes.max + 1 }), /thresholdBytes is 262145; expected an integer from 1024 to 262144/);
+        assert.throws(
+            make({ objects: {}, bucket: BUCKET }),
+            /objects must be an S3 client with putObject: new S3\(\{\}\)/,
+        );
+        assert.throws(
+            make({ objects, bucket: BUCKET, thresholdBytes: LARGE_PAYLOAD_LIMITS.thresholdBytes.min - 1 }),
+            /thresholdBytes is 1023; expected an integer from 1024 to 262144/,
+        );
+        assert.throws(
+            make({ objects, bucket: BUCKET, thresholdBytes: LARGE_PAYLOAD_LIMITS.thresholdBytes.max + 1 }),
+            /thresholdBytes is 262145; expected an integer from 1024 to 262144/,
+        );
         assert.throws(make({ objects, bucket: BUCKET, keyPrefix: "with space/" }), /keyPrefix is "with space\/"/);
         assert.throws(make("yes"), /largePayloads must be \{ objects, bucket \}/);
         for (const thresholdBytes of [1024, 262144]) make({ objects, bucket: BUCKET, thresholdBytes })();
@@ -157,24 +259,61 @@ describe("claim check: the writer's side", function () {
 
 describe("claim check: the attribute budget with the active trace context (the real @opentelemetry/api)", function () {
     const contextManager = new AsyncLocalStorageContextManager();
-    before(() => assert.ok(context.setGlobalContextManager(contextManager.enable()), "no other context manager is registered"));
+    before(() =>
+        assert.ok(context.setGlobalContextManager(contextManager.enable()), "no other context manager is registered"),
+    );
     after(() => context.disable());
 
     it("gives an offloaded message's trace context what the claim check's attribute leaves: the traceparent without the tracestate at 6 headers, with a warning", async function () {
         const warnings: string[] = [];
         const ddb = new FakeDynamoDb().on("TransactWriteItems", () => ({}));
-        const logger = { debug: () => undefined, info: () => undefined, warn: (m: string) => void warnings.push(m), error: () => undefined };
-        const writer = new OutboxWriter({ client: ddb as never, tableName: "outbox", clock, logger, largePayloads: { objects: new MemoryObjects(), bucket: BUCKET } });
+        const logger = {
+            debug: () => undefined,
+            info: () => undefined,
+            warn: (m: string) => void warnings.push(m),
+            error: () => undefined,
+        };
+        const writer = new OutboxWriter({
+            client: ddb as never,
+            tableName: "outbox",
+            clock,
+            logger,
+            largePayloads: { objects: new MemoryObjects(), bucket: BUCKET },
+        });
         const headers = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`h${i}`, "v"]));
-        const parent = trace.setSpanContext(ROOT_CONTEXT, { traceId: "0af7651916cd43dd8448eb211c80319c", spanId: "b7ad6b7169203331", traceFlags: 1, isRemote: true, traceState: createTraceState("vendor=1") });
+        const parent = trace.setSpanContext(ROOT_CONTEXT, {
+            traceId: "0af7651916cd43dd8448eb211c80319c",
+            spanId: "b7ad6b7169203331",
+            traceFlags: 1,
+            isRemote: true,
+            traceState: createTraceState("vendor=1"),
+        });
         const span = new BasicTracerProvider().getTracer("claim-check.test").startSpan("write", {}, parent);
-        await context.with(trace.setSpan(parent, span), () => writer.write({ messages: [{ ...big(300 * 1024), headers }, { ...big(10), id: "evt-inline", headers }] }));
+        await context.with(trace.setSpan(parent, span), () =>
+            writer.write({
+                messages: [
+                    { ...big(300 * 1024), headers },
+                    { ...big(10), id: "evt-inline", headers },
+                ],
+            }),
+        );
         span.end();
         const offloaded = recordOf(ddb, 0).envelope.headers;
-        assert.deepEqual(Object.keys(offloaded).sort(), [...Object.keys(headers), CLAIM_CHECK_ATTRIBUTE, "traceparent"].sort(), "no room left for the tracestate");
-        assert.deepEqual(Object.keys(recordOf(ddb, 1).envelope.headers).sort(), [...Object.keys(headers), "traceparent", "tracestate"].sort(), "inline: both");
+        assert.deepEqual(
+            Object.keys(offloaded).sort(),
+            [...Object.keys(headers), CLAIM_CHECK_ATTRIBUTE, "traceparent"].sort(),
+            "no room left for the tracestate",
+        );
+        assert.deepEqual(
+            Object.keys(recordOf(ddb, 1).envelope.headers).sort(),
+            [...Object.keys(headers), "traceparent", "tracestate"].sort(),
+            "inline: both",
+        );
         assert.equal(warnings.length, 1);
-        assert.match(warnings[0]!, /has 7 headers, which leave 1 of SNS's 10 message attributes for the active trace context; it carries the traceparent without the tracestate/);
+        assert.match(
+            warnings[0]!,
+            /has 7 headers, which leave 1 of SNS's 10 message attributes for the active trace context; it carries the traceparent without the tracestate/,
+        );
     });
 });
 
@@ -182,9 +321,19 @@ describe("claim check: the pointer", function () {
     it("reads back what it writes, and says what is wrong with anything else", function () {
         const pointer = { bucket: BUCKET, key: "k", byteLength: 3, sha256: "B".repeat(43) + "=", outboxId: "id" };
         assert.deepEqual(parsePointer(pointerText(pointer)), pointer);
-        assert.match((parsePointer("{}") as { problem: string }).problem, /not a \["software\.amazon\.payloadoffloading\.PayloadS3Pointer"/);
+        assert.match(
+            (parsePointer("{}") as { problem: string }).problem,
+            /not a \["software\.amazon\.payloadoffloading\.PayloadS3Pointer"/,
+        );
         assert.match((parsePointer("nope") as { problem: string }).problem, /not JSON/);
-        assert.match((parsePointer(JSON.stringify([POINTER_CLASS, { ...JSON.parse(pointerText(pointer))[1], sha256: "x" }])) as { problem: string }).problem, /sha256 "x"/);
+        assert.match(
+            (
+                parsePointer(
+                    JSON.stringify([POINTER_CLASS, { ...JSON.parse(pointerText(pointer))[1], sha256: "x" }]),
+                ) as { problem: string }
+            ).problem,
+            /sha256 "x"/,
+        );
     });
 
     it("keys a payload by its record id (URI-encoded) and its SHA-256", function () {
@@ -199,14 +348,39 @@ describe("claim check: the resolver (in memory; on fauxqs in the integration tes
         const message = { outboxId: "a", type: "T", headers: { tenant: "acme" }, body: '{"a":1}' };
         assert.deepEqual(await resolver.resolveMessage(message), message);
         assert.equal(objects.gets.length, 0);
-        assert.throws(() => createPayloadResolver({ objects, bucket: "arn:aws:s3:::x" }), /bucket is "arn:aws:s3:::x"; it must be the payload bucket's name/);
-        assert.throws(() => createPayloadResolver({ objects: {} as never, bucket: BUCKET }), /objects must be an S3 client with getObject/);
+        assert.throws(
+            () => createPayloadResolver({ objects, bucket: "arn:aws:s3:::x" }),
+            /bucket is "arn:aws:s3:::x"; it must be the payload bucket's name/,
+        );
+        assert.throws(
+            () => createPayloadResolver({ objects: {} as never, bucket: BUCKET }),
+            /objects must be an S3 client with getObject/,
+        );
     });
 
     it("refuses a message that carries ExtendedPayloadSize with a body that is no pointer, or a size that disagrees", async function () {
         const resolver = createPayloadResolver({ objects: new MemoryObjects(), bucket: BUCKET });
-        await refuses(resolver.resolveMessage({ outboxId: "r-1", type: "T", headers: { [CLAIM_CHECK_ATTRIBUTE]: "3" }, body: "{}" }), "INVALID_PAYLOAD", /claim check of outbox id "r-1": .* body is no pointer/);
-        const body = pointerText({ bucket: BUCKET, key: "k", byteLength: 3, sha256: "B".repeat(43) + "=", outboxId: "r-1" });
-        await refuses(resolver.resolveMessage({ outboxId: "r-1", type: "T", headers: { [CLAIM_CHECK_ATTRIBUTE]: "4" }, body }), "INVALID_PAYLOAD", /attribute is "4", but the pointer says 3 bytes/);
+        await refuses(
+            resolver.resolveMessage({
+                outboxId: "r-1",
+                type: "T",
+                headers: { [CLAIM_CHECK_ATTRIBUTE]: "3" },
+                body: "{}",
+            }),
+            "INVALID_PAYLOAD",
+            /claim check of outbox id "r-1": .* body is no pointer/,
+        );
+        const body = pointerText({
+            bucket: BUCKET,
+            key: "k",
+            byteLength: 3,
+            sha256: "B".repeat(43) + "=",
+            outboxId: "r-1",
+        });
+        await refuses(
+            resolver.resolveMessage({ outboxId: "r-1", type: "T", headers: { [CLAIM_CHECK_ATTRIBUTE]: "4" }, body }),
+            "INVALID_PAYLOAD",
+            /attribute is "4", but the pointer says 3 bytes/,
+        );
     });
 });

@@ -4,18 +4,50 @@
  * every integer limit of `runtime/limits.ts` at its bounds. No I/O.
  */
 import assert from "node:assert/strict";
-import { classifyPublishFailure, isPermanentPublishError, isPermanentSqsRefusal, publishBatches } from "../../../runtime/delivery";
+import {
+    classifyPublishFailure,
+    isPermanentPublishError,
+    isPermanentSqsRefusal,
+    publishBatches,
+} from "../../../runtime/delivery";
 import { createEmfMetrics } from "../../../runtime/emf";
 import { createIdGenerator, idTimestamp } from "../../../runtime/ids";
 import { attributeValueSize, itemSize } from "../../../runtime/item-size";
 import { createJsonLogger, createLambdaLogger, parseLogLevel } from "../../../runtime/json-logger";
-import { deadLetterMessage, headerNameProblem, messageAttributes, publishEntry, snsMessageSize, sqsSafeText, worstCaseDeadLetterSize, type OutboundMessage } from "../../../runtime/message";
+import {
+    deadLetterMessage,
+    headerNameProblem,
+    messageAttributes,
+    publishEntry,
+    snsMessageSize,
+    sqsSafeText,
+    worstCaseDeadLetterSize,
+    type OutboundMessage,
+} from "../../../runtime/message";
 
 import * as runtime from "../../../runtime";
 import { startLocalEventSourceMapping } from "../../../runtime/testing";
-import { ENV, HANDLER_LIMITS, INBOX_LIMITS, LARGE_PAYLOAD_LIMITS, MAPPING_LIMITS, REDRIVE_LIMITS, WRITER_LIMITS, type IntegerLimit } from "../../../runtime";
+import {
+    ENV,
+    HANDLER_LIMITS,
+    INBOX_LIMITS,
+    LARGE_PAYLOAD_LIMITS,
+    MAPPING_LIMITS,
+    REDRIVE_LIMITS,
+    WRITER_LIMITS,
+    type IntegerLimit,
+} from "../../../runtime";
 
-const message = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({ id: "id-1", type: "T", partition: "P", body: '{"a":1}', headers: {}, createdAt: 0, expiresAt: 0, ...over });
+const message = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({
+    id: "id-1",
+    type: "T",
+    partition: "P",
+    body: '{"a":1}',
+    headers: {},
+    createdAt: 0,
+    expiresAt: 0,
+    ...over,
+});
 
 describe("runtime pieces", function () {
     describe("ids", function () {
@@ -89,46 +121,131 @@ describe("runtime pieces", function () {
         it("escapes exactly the characters SQS refuses, so the body parses back to the same value", function () {
             const text = "ok é \u{1F600} \uFFFD | \uFFFE \uFFFF \u0001 \uD800 end";
             assert.equal(sqsSafeText(text), "ok é \u{1F600} \uFFFD | \\ufffe \\uffff \\u0001 \\ud800 end");
-            const dl = deadLetterMessage(message({ id: "id-\uFFFF", body: JSON.stringify({ s: "a\uFFFF\uFFFE" }) }), { reason: "expired", at: 0 });
+            const dl = deadLetterMessage(message({ id: "id-\uFFFF", body: JSON.stringify({ s: "a\uFFFF\uFFFE" }) }), {
+                reason: "expired",
+                at: 0,
+            });
             assert.doesNotMatch(dl.body, /[\uFFFE\uFFFF]/);
-            assert.deepEqual((JSON.parse(dl.body) as { payload: unknown; recordId: string }).payload, { s: "a\uFFFF\uFFFE" });
-            assert.equal((JSON.parse(dl.body) as { recordId: string }).recordId, "id-\uFFFF", "the body keeps the exact id");
+            assert.deepEqual((JSON.parse(dl.body) as { payload: unknown; recordId: string }).payload, {
+                s: "a\uFFFF\uFFFE",
+            });
+            assert.equal(
+                (JSON.parse(dl.body) as { recordId: string }).recordId,
+                "id-\uFFFF",
+                "the body keeps the exact id",
+            );
             assert.equal(dl.attributes["outbox.id"]!.StringValue, "id-\\uffff");
         });
 
         it("classifies SQS's content refusals as permanent, and outages as not", function () {
-            for (const code of ["InvalidMessageContents", "AWS.SimpleQueueService.InvalidMessageContents", "InvalidAttributeValue", "InvalidAttributeName", "MessageTooLong"]) assert.equal(isPermanentSqsRefusal(code), true, code);
-            for (const code of ["ThrottlingException", "InternalError", "KmsThrottled", "QueueDoesNotExist", ""]) assert.equal(isPermanentSqsRefusal(code), false, code);
+            for (const code of [
+                "InvalidMessageContents",
+                "AWS.SimpleQueueService.InvalidMessageContents",
+                "InvalidAttributeValue",
+                "InvalidAttributeName",
+                "MessageTooLong",
+            ])
+                assert.equal(isPermanentSqsRefusal(code), true, code);
+            for (const code of ["ThrottlingException", "InternalError", "KmsThrottled", "QueueDoesNotExist", ""])
+                assert.equal(isPermanentSqsRefusal(code), false, code);
         });
     });
 
     describe("PublishBatch splitting", function () {
-        const items = (specs: Partial<OutboundMessage>[]) => specs.map((s, i) => ({ message: message({ id: `m${i}`, ...s }) }));
+        const items = (specs: Partial<OutboundMessage>[]) =>
+            specs.map((s, i) => ({ message: message({ id: `m${i}`, ...s }) }));
         it("cuts at 10 entries and at 256 KB in total, in order", function () {
-            assert.deepEqual(publishBatches(items(Array.from({ length: 23 }, () => ({}))), false).map((b) => b.length), [10, 10, 3]);
+            assert.deepEqual(
+                publishBatches(items(Array.from({ length: 23 }, () => ({}))), false).map((b) => b.length),
+                [10, 10, 3],
+            );
             const big = "x".repeat(100 * 1024);
-            assert.deepEqual(publishBatches(items([{ body: big }, { body: big }, { body: big }]), false).map((b) => b.length), [2, 1]);
+            assert.deepEqual(
+                publishBatches(items([{ body: big }, { body: big }, { body: big }]), false).map((b) => b.length),
+                [2, 1],
+            );
         });
         it("never puts two entries of one ordering key in one call when asked", function () {
-            const batches = publishBatches(items([{ orderingKey: "a" }, { orderingKey: "b" }, {}, { orderingKey: "a" }, { orderingKey: "c" }]), true);
-            assert.deepEqual(batches.map((b) => b.map((i) => i.message.id)), [["m0", "m1", "m2"], ["m3", "m4"]]);
+            const batches = publishBatches(
+                items([{ orderingKey: "a" }, { orderingKey: "b" }, {}, { orderingKey: "a" }, { orderingKey: "c" }]),
+                true,
+            );
+            assert.deepEqual(
+                batches.map((b) => b.map((i) => i.message.id)),
+                [
+                    ["m0", "m1", "m2"],
+                    ["m3", "m4"],
+                ],
+            );
         });
     });
 
     it("classifies SNS errors: a message's own fault, the deployment's (never dead-lettered), or transient", function () {
-        const kinds = (codes: string[], senderFault?: boolean) => codes.map((c) => classifyPublishFailure(c, senderFault));
-        const message = ["InvalidParameter", "InvalidParameterException", "InvalidParameterValue", "BatchRequestTooLongException"];
-        assert.deepEqual(kinds(message), message.map(() => "message"));
-        const deployment = ["NotFoundException", "NotFound", "AuthorizationError", "KMSDisabledException", "KMSInvalidState", "KMSNotFoundException", "KMSAccessDeniedException", "KMSOptInRequired", "InvalidSecurity"];
-        assert.deepEqual(kinds(deployment, true), deployment.map(() => "deployment"), "even when SNS says the sender is at fault");
-        const transient = ["Throttled", "ThrottledException", "InternalError", "KMSThrottlingException", "TimeoutError", "ServiceUnavailable"];
-        assert.deepEqual(kinds(transient, true), transient.map(() => "transient"));
+        const kinds = (codes: string[], senderFault?: boolean) =>
+            codes.map((c) => classifyPublishFailure(c, senderFault));
+        const message = [
+            "InvalidParameter",
+            "InvalidParameterException",
+            "InvalidParameterValue",
+            "BatchRequestTooLongException",
+        ];
+        assert.deepEqual(
+            kinds(message),
+            message.map(() => "message"),
+        );
+        const deployment = [
+            "NotFoundException",
+            "NotFound",
+            "AuthorizationError",
+            "KMSDisabledException",
+            "KMSInvalidState",
+            "KMSNotFoundException",
+            "KMSAccessDeniedException",
+            "KMSOptInRequired",
+            "InvalidSecurity",
+        ];
+        assert.deepEqual(
+            kinds(deployment, true),
+            deployment.map(() => "deployment"),
+            "even when SNS says the sender is at fault",
+        );
+        const transient = [
+            "Throttled",
+            "ThrottledException",
+            "InternalError",
+            "KMSThrottlingException",
+            "TimeoutError",
+            "ServiceUnavailable",
+        ];
+        assert.deepEqual(
+            kinds(transient, true),
+            transient.map(() => "transient"),
+        );
         // A code this package does not know: SNS's SenderFault decides.
-        assert.deepEqual([classifyPublishFailure("SomethingNew", true), classifyPublishFailure("SomethingNew", false), classifyPublishFailure("SomethingNew")], ["message", "transient", "transient"]);
-        assert.deepEqual([isPermanentPublishError("SomethingNew", true), isPermanentPublishError("NotFound", true), isPermanentPublishError("InvalidParameter")], [true, false, true]);
+        assert.deepEqual(
+            [
+                classifyPublishFailure("SomethingNew", true),
+                classifyPublishFailure("SomethingNew", false),
+                classifyPublishFailure("SomethingNew"),
+            ],
+            ["message", "transient", "transient"],
+        );
+        assert.deepEqual(
+            [
+                isPermanentPublishError("SomethingNew", true),
+                isPermanentPublishError("NotFound", true),
+                isPermanentPublishError("InvalidParameter"),
+            ],
+            [true, false, true],
+        );
         // SNS names the parameter it refuses: the topic ARN is the deployment's, any other parameter the message's.
         assert.deepEqual(
-            ["Invalid parameter: TopicArn", "Invalid parameter: Topic Name", "Invalid parameter: Message too long", "Invalid parameter: MessageAttributes"].map((m) => classifyPublishFailure("InvalidParameterException", true, m)),
+            [
+                "Invalid parameter: TopicArn",
+                "Invalid parameter: Topic Name",
+                "Invalid parameter: Message too long",
+                "Invalid parameter: MessageAttributes",
+            ].map((m) => classifyPublishFailure("InvalidParameterException", true, m)),
             ["deployment", "deployment", "message", "message"],
         );
         assert.equal(isPermanentPublishError("InvalidParameter", false, "Invalid parameter: TopicArn"), false);
@@ -136,7 +253,11 @@ describe("runtime pieces", function () {
 
     it("writes one EMF line per flush, with counters, samples and dimensions, and nothing when empty", function () {
         const lines: string[] = [];
-        const metrics = createEmfMetrics({ dimensions: { Function: "publisher" }, write: (l) => lines.push(l), now: () => 1234 });
+        const metrics = createEmfMetrics({
+            dimensions: { Function: "publisher" },
+            write: (l) => lines.push(l),
+            now: () => 1234,
+        });
         metrics.flush();
         assert.equal(lines.length, 0);
         metrics.count("Published", 2);
@@ -148,7 +269,16 @@ describe("runtime pieces", function () {
         assert.deepEqual(JSON.parse(lines[0]!), {
             _aws: {
                 Timestamp: 1234,
-                CloudWatchMetrics: [{ Namespace: "DynamoDBOutbox", Dimensions: [["Function"]], Metrics: [{ Name: "Published", Unit: "Count" }, { Name: "AgeAtPublish", Unit: "Milliseconds" }] }],
+                CloudWatchMetrics: [
+                    {
+                        Namespace: "DynamoDBOutbox",
+                        Dimensions: [["Function"]],
+                        Metrics: [
+                            { Name: "Published", Unit: "Count" },
+                            { Name: "AgeAtPublish", Unit: "Milliseconds" },
+                        ],
+                    },
+                ],
             },
             Function: "publisher",
             Published: 3,
@@ -160,7 +290,11 @@ describe("runtime pieces", function () {
 
     it("never drops an EMF value: more than 100 samples of a metric or 100 metrics flush as several valid documents", function () {
         const lines: string[] = [];
-        const metrics = createEmfMetrics({ dimensions: { Function: "publisher", Table: "t" }, write: (l) => lines.push(l), now: () => 1234 });
+        const metrics = createEmfMetrics({
+            dimensions: { Function: "publisher", Table: "t" },
+            write: (l) => lines.push(l),
+            now: () => 1234,
+        });
         for (let i = 0; i < 250; i++) metrics.sample("AgeAtPublish", i, "Milliseconds");
         for (let i = 0; i < 150; i++) metrics.count(`Counter${i}`, i + 1);
         metrics.count("Published", 7);
@@ -169,7 +303,16 @@ describe("runtime pieces", function () {
         const ages: number[] = [];
         const counts: Record<string, number> = {};
         for (const text of lines) {
-            const doc = JSON.parse(text) as Record<string, unknown> & { _aws: { Timestamp: number; CloudWatchMetrics: { Namespace: string; Dimensions: string[][]; Metrics: { Name: string; Unit: string }[] }[] } };
+            const doc = JSON.parse(text) as Record<string, unknown> & {
+                _aws: {
+                    Timestamp: number;
+                    CloudWatchMetrics: {
+                        Namespace: string;
+                        Dimensions: string[][];
+                        Metrics: { Name: string; Unit: string }[];
+                    }[];
+                };
+            };
             // The EMF specification's shape: one directive, namespace, dimension sets that name root members, ≤ 100 metrics.
             assert.equal(doc._aws.Timestamp, 1234);
             assert.equal(doc._aws.CloudWatchMetrics.length, 1);
@@ -178,12 +321,22 @@ describe("runtime pieces", function () {
             assert.deepEqual(directive.Dimensions, [["Function", "Table"]]);
             assert.equal(doc.Function, "publisher");
             assert.equal(doc.Table, "t");
-            assert.ok(directive.Metrics.length >= 1 && directive.Metrics.length <= 100, `≤ 100 metrics per directive, got ${directive.Metrics.length}`);
-            assert.equal(new Set(directive.Metrics.map((m) => m.Name)).size, directive.Metrics.length, "a metric once per document");
+            assert.ok(
+                directive.Metrics.length >= 1 && directive.Metrics.length <= 100,
+                `≤ 100 metrics per directive, got ${directive.Metrics.length}`,
+            );
+            assert.equal(
+                new Set(directive.Metrics.map((m) => m.Name)).size,
+                directive.Metrics.length,
+                "a metric once per document",
+            );
             for (const m of directive.Metrics) {
                 const value = doc[m.Name];
                 const values = Array.isArray(value) ? (value as number[]) : [value as number];
-                assert.ok(values.length >= 1 && values.length <= 100, `≤ 100 values of ${m.Name}, got ${values.length}`);
+                assert.ok(
+                    values.length >= 1 && values.length <= 100,
+                    `≤ 100 values of ${m.Name}, got ${values.length}`,
+                );
                 for (const v of values) assert.equal(typeof v, "number");
                 if (m.Name === "AgeAtPublish") {
                     assert.equal(m.Unit, "Milliseconds");
@@ -194,7 +347,11 @@ describe("runtime pieces", function () {
                 }
             }
         }
-        assert.deepEqual(ages, Array.from({ length: 250 }, (_, i) => i), "every sample, once, in order");
+        assert.deepEqual(
+            ages,
+            Array.from({ length: 250 }, (_, i) => i),
+            "every sample, once, in order",
+        );
         assert.equal(Object.keys(counts).length, 151);
         for (let i = 0; i < 150; i++) assert.equal(counts[`Counter${i}`], i + 1);
         assert.equal(counts.Published, 7);
@@ -205,10 +362,27 @@ describe("runtime pieces", function () {
 
     it("logs JSON lines at or above the level, bigint-safe", function () {
         const lines: string[] = [];
-        const logger = createJsonLogger({ level: "warn", write: (l) => lines.push(l), now: () => 0, fields: { function: "f" } });
+        const logger = createJsonLogger({
+            level: "warn",
+            write: (l) => lines.push(l),
+            now: () => 0,
+            fields: { function: "f" },
+        });
         logger.info("dropped");
         logger.warn("kept", { recordId: "r", version: 3n });
-        assert.deepEqual(lines.map((l) => JSON.parse(l)), [{ time: "1970-01-01T00:00:00.000Z", level: "warn", message: "kept", function: "f", recordId: "r", version: "3" }]);
+        assert.deepEqual(
+            lines.map((l) => JSON.parse(l)),
+            [
+                {
+                    time: "1970-01-01T00:00:00.000Z",
+                    level: "warn",
+                    message: "kept",
+                    function: "f",
+                    recordId: "r",
+                    version: "3",
+                },
+            ],
+        );
         assert.equal(parseLogLevel("ERROR"), "error");
         assert.equal(parseLogLevel("nonsense"), "info");
         assert.equal(parseLogLevel(undefined, "warn"), "warn");
@@ -229,7 +403,11 @@ describe("runtime pieces", function () {
                 return entry.level as string;
             });
         };
-        assert.deepEqual(levelsWritten({ AWS_LAMBDA_LOG_LEVEL: "DEBUG" }), ["debug", "info", "warn", "error"], "DEBUG shows debug");
+        assert.deepEqual(
+            levelsWritten({ AWS_LAMBDA_LOG_LEVEL: "DEBUG" }),
+            ["debug", "info", "warn", "error"],
+            "DEBUG shows debug",
+        );
         assert.deepEqual(levelsWritten({ AWS_LAMBDA_LOG_LEVEL: "TRACE" }), ["debug", "info", "warn", "error"]);
         assert.deepEqual(levelsWritten({ AWS_LAMBDA_LOG_LEVEL: "INFO" }), ["info", "warn", "error"]);
         assert.deepEqual(levelsWritten({ AWS_LAMBDA_LOG_LEVEL: "WARN" }), ["warn", "error"], "WARN hides info");
@@ -239,7 +417,11 @@ describe("runtime pieces", function () {
     });
 
     describe("the handlers' environment (readHandlerEnvironment)", function () {
-        const required = { [ENV.tableName]: "outbox", [ENV.topicArn]: "arn:aws:sns:us-east-1:111111111111:events", [ENV.dlqUrl]: "https://sqs.us-east-1.amazonaws.com/111111111111/outbox-dlq" };
+        const required = {
+            [ENV.tableName]: "outbox",
+            [ENV.topicArn]: "arn:aws:sns:us-east-1:111111111111:events",
+            [ENV.dlqUrl]: "https://sqs.us-east-1.amazonaws.com/111111111111/outbox-dlq",
+        };
         const numeric = [ENV.completionGraceSeconds, ENV.sweepAfterSeconds, ENV.maxPublishAttempts, ENV.expiryShards];
 
         it("refuses a number not written in decimal digits (0x3, 1e1, 0b11, 0o7, 3.0, +3, Infinity) with INVALID_CONFIG naming the variable and the value", function () {
@@ -251,12 +433,18 @@ describe("runtime pieces", function () {
                             runtime.isOutboxError(e, "INVALID_CONFIG") &&
                             e.context.variable === name &&
                             e.context.value === raw &&
-                            e.message.startsWith(`environment variable ${name} is ${JSON.stringify(raw)}; expected an integer from `) &&
+                            e.message.startsWith(
+                                `environment variable ${name} is ${JSON.stringify(raw)}; expected an integer from `,
+                            ) &&
                             e.message.includes(" in decimal digits; unset it to use the default "),
                         `${name}=${raw}`,
                     );
                 }
-                assert.equal(runtime.readHandlerEnvironment({ ...required, [name]: " 3 " })[envKey(name)], 3, "surrounding spaces are fine");
+                assert.equal(
+                    runtime.readHandlerEnvironment({ ...required, [name]: " 3 " })[envKey(name)],
+                    3,
+                    "surrounding spaces are fine",
+                );
             }
         });
     });
@@ -269,43 +457,131 @@ describe("runtime pieces", function () {
      */
     describe("every integer limit at its bounds", function () {
         type Probe = { readonly who: string; readonly run: (value: number) => unknown };
-        const tables: Record<string, Record<string, IntegerLimit>> = { HANDLER_LIMITS, REDRIVE_LIMITS, MAPPING_LIMITS, INBOX_LIMITS, WRITER_LIMITS, LARGE_PAYLOAD_LIMITS };
+        const tables: Record<string, Record<string, IntegerLimit>> = {
+            HANDLER_LIMITS,
+            REDRIVE_LIMITS,
+            MAPPING_LIMITS,
+            INBOX_LIMITS,
+            WRITER_LIMITS,
+            LARGE_PAYLOAD_LIMITS,
+        };
         const fakeClient = { send: async () => ({}) } as never;
-        const delivery = { dynamodb: fakeClient, sns: fakeClient, sqs: fakeClient, tableName: "outbox", topicArn: "arn:aws:sns:us-east-1:111111111111:events", dlqUrl: "https://sqs.us-east-1.amazonaws.com/111111111111/dlq" };
+        const delivery = {
+            dynamodb: fakeClient,
+            sns: fakeClient,
+            sqs: fakeClient,
+            tableName: "outbox",
+            topicArn: "arn:aws:sns:us-east-1:111111111111:events",
+            dlqUrl: "https://sqs.us-east-1.amazonaws.com/111111111111/dlq",
+        };
         const env = { [ENV.tableName]: "outbox", [ENV.topicArn]: delivery.topicArn, [ENV.dlqUrl]: delivery.dlqUrl };
-        const publisher = (key: string): Probe => ({ who: "createPublisher", run: (v) => runtime.createPublisher({ ...delivery, [key]: v }) });
-        const sweeper = (key: string): Probe => ({ who: "createSweeper", run: (v) => runtime.createSweeper({ ...delivery, [key]: v }) });
-        const environment = (variable: string): Probe => ({ who: `environment ${variable}`, run: (v) => runtime.readHandlerEnvironment({ ...env, [variable]: String(v) }) });
-        const writer = (key: string): Probe => ({ who: "OutboxWriter", run: (v) => new runtime.OutboxWriter({ client: fakeClient, tableName: "outbox", [key]: v }) });
+        const publisher = (key: string): Probe => ({
+            who: "createPublisher",
+            run: (v) => runtime.createPublisher({ ...delivery, [key]: v }),
+        });
+        const sweeper = (key: string): Probe => ({
+            who: "createSweeper",
+            run: (v) => runtime.createSweeper({ ...delivery, [key]: v }),
+        });
+        const environment = (variable: string): Probe => ({
+            who: `environment ${variable}`,
+            run: (v) => runtime.readHandlerEnvironment({ ...env, [variable]: String(v) }),
+        });
+        const writer = (key: string): Probe => ({
+            who: "OutboxWriter",
+            run: (v) => new runtime.OutboxWriter({ client: fakeClient, tableName: "outbox", [key]: v }),
+        });
         const redrive = (key: string): Probe => ({
             who: "redriveDeadLetters",
-            run: (v) => runtime.redriveDeadLetters({ sqs: { send: async () => ({ Messages: [] }) }, queueUrl: delivery.dlqUrl, writer: new runtime.OutboxWriter({ client: fakeClient, tableName: "outbox" }), [key]: v }),
+            run: (v) =>
+                runtime.redriveDeadLetters({
+                    sqs: { send: async () => ({ Messages: [] }) },
+                    queueUrl: delivery.dlqUrl,
+                    writer: new runtime.OutboxWriter({ client: fakeClient, tableName: "outbox" }),
+                    [key]: v,
+                }),
         });
         // The local mapping checks its settings before it looks at anything else, so a missing handler is the next refusal.
-        const mapping = (key: string, scale = 1): Probe => ({ who: "startLocalEventSourceMapping", run: (v) => startLocalEventSourceMapping({ streamsClient: fakeClient, streamArn: "arn", handler: undefined as never, [key]: v * scale }) });
+        const mapping = (key: string, scale = 1): Probe => ({
+            who: "startLocalEventSourceMapping",
+            run: (v) =>
+                startLocalEventSourceMapping({
+                    streamsClient: fakeClient,
+                    streamArn: "arn",
+                    handler: undefined as never,
+                    [key]: v * scale,
+                }),
+        });
         const probes: Record<string, Record<string, readonly Probe[]>> = {
             HANDLER_LIMITS: {
-                completionGraceSeconds: [publisher("completionGraceSeconds"), sweeper("completionGraceSeconds"), environment(ENV.completionGraceSeconds)],
+                completionGraceSeconds: [
+                    publisher("completionGraceSeconds"),
+                    sweeper("completionGraceSeconds"),
+                    environment(ENV.completionGraceSeconds),
+                ],
                 sweepAfterSeconds: [sweeper("sweepAfterSeconds"), environment(ENV.sweepAfterSeconds)],
-                maxPublishAttempts: [publisher("maxPublishAttempts"), sweeper("maxPublishAttempts"), environment(ENV.maxPublishAttempts)],
+                maxPublishAttempts: [
+                    publisher("maxPublishAttempts"),
+                    sweeper("maxPublishAttempts"),
+                    environment(ENV.maxPublishAttempts),
+                ],
                 claimLimit: [publisher("claimLimit"), sweeper("claimLimit")],
                 publisherReserveMs: [publisher("reserveMs")],
                 sweeperReserveMs: [sweeper("reserveMs")],
                 maxPartitionsPerRun: [sweeper("maxPartitionsPerRun")],
                 maxExpiredPerRun: [sweeper("maxExpiredPerRun")],
-                expiryShards: [sweeper("expiryShards"), writer("expiryShards"), { who: "OutboxStore", run: (v) => new runtime.OutboxStore({ client: fakeClient, tableName: "outbox", expiryShards: v }) }, environment(ENV.expiryShards)],
+                expiryShards: [
+                    sweeper("expiryShards"),
+                    writer("expiryShards"),
+                    {
+                        who: "OutboxStore",
+                        run: (v) =>
+                            new runtime.OutboxStore({ client: fakeClient, tableName: "outbox", expiryShards: v }),
+                    },
+                    environment(ENV.expiryShards),
+                ],
             },
-            REDRIVE_LIMITS: { maxMessages: [redrive("maxMessages")], visibilityTimeoutSeconds: [redrive("visibilityTimeoutSeconds")] },
+            REDRIVE_LIMITS: {
+                maxMessages: [redrive("maxMessages")],
+                visibilityTimeoutSeconds: [redrive("visibilityTimeoutSeconds")],
+            },
             MAPPING_LIMITS: {
                 batchSize: [mapping("batchSize")],
                 maximumBatchingWindowInSeconds: [mapping("maximumBatchingWindowMs", 1000)],
                 maximumRetryAttempts: [mapping("maximumRetryAttempts")],
                 parallelizationFactor: [mapping("parallelizationFactor")],
             },
-            INBOX_LIMITS: { markerTtlSeconds: [{ who: "Inbox", run: (v) => new runtime.Inbox({ client: fakeClient, consumer: "billing", tableName: "inbox", markerTtlSeconds: v }) }] },
+            INBOX_LIMITS: {
+                markerTtlSeconds: [
+                    {
+                        who: "Inbox",
+                        run: (v) =>
+                            new runtime.Inbox({
+                                client: fakeClient,
+                                consumer: "billing",
+                                tableName: "inbox",
+                                markerTtlSeconds: v,
+                            }),
+                    },
+                ],
+            },
             WRITER_LIMITS: { compactionGraceSeconds: [writer("compactionGraceSeconds")] },
             LARGE_PAYLOAD_LIMITS: {
-                thresholdBytes: [{ who: "OutboxWriter", run: (v) => new runtime.OutboxWriter({ client: fakeClient, tableName: "outbox", largePayloads: { objects: { putObject: async () => ({}), getObject: async () => ({}) }, bucket: "payloads", thresholdBytes: v } }) }],
+                thresholdBytes: [
+                    {
+                        who: "OutboxWriter",
+                        run: (v) =>
+                            new runtime.OutboxWriter({
+                                client: fakeClient,
+                                tableName: "outbox",
+                                largePayloads: {
+                                    objects: { putObject: async () => ({}), getObject: async () => ({}) },
+                                    bucket: "payloads",
+                                    thresholdBytes: v,
+                                },
+                            }),
+                    },
+                ],
             },
         };
 
@@ -321,16 +597,40 @@ describe("runtime pieces", function () {
 
         /** Whether `err` refuses the setting: INVALID_CONFIG naming it and its range (another refusal, e.g. of a missing handler, is not one). */
         function refuses(err: unknown, limit: IntegerLimit, name: string): boolean {
-            return runtime.isOutboxError(err, "INVALID_CONFIG") && err.message.includes(name) && err.message.includes(`from ${limit.min} to ${limit.max}`);
+            return (
+                runtime.isOutboxError(err, "INVALID_CONFIG") &&
+                err.message.includes(name) &&
+                err.message.includes(`from ${limit.min} to ${limit.max}`)
+            );
         }
 
         it("has a probe for every limit of every table runtime/limits.ts exports", function () {
             const exported = Object.entries(runtime).filter(
-                ([, value]) => value !== null && typeof value === "object" && Object.values(value).length > 0 && Object.values(value).every((l) => l !== null && typeof l === "object" && "min" in l && "max" in l && "fallback" in l && "unit" in l),
+                ([, value]) =>
+                    value !== null &&
+                    typeof value === "object" &&
+                    Object.values(value).length > 0 &&
+                    Object.values(value).every(
+                        (l) =>
+                            l !== null &&
+                            typeof l === "object" &&
+                            "min" in l &&
+                            "max" in l &&
+                            "fallback" in l &&
+                            "unit" in l,
+                    ),
             );
-            assert.deepEqual(exported.map(([name]) => name).sort(), Object.keys(tables).sort(), "a new limit table needs a place in this test");
+            assert.deepEqual(
+                exported.map(([name]) => name).sort(),
+                Object.keys(tables).sort(),
+                "a new limit table needs a place in this test",
+            );
             for (const [table, limits] of Object.entries(tables)) {
-                for (const key of Object.keys(limits)) assert.ok((probes[table]?.[key]?.length ?? 0) > 0, `${table}.${key} has no probe: add the validator that reads it`);
+                for (const key of Object.keys(limits))
+                    assert.ok(
+                        (probes[table]?.[key]?.length ?? 0) > 0,
+                        `${table}.${key} has no probe: add the validator that reads it`,
+                    );
             }
         });
 
@@ -338,15 +638,32 @@ describe("runtime pieces", function () {
             for (const [key, limit] of Object.entries(limits)) {
                 for (const probe of probes[table]?.[key] ?? []) {
                     it(`${table}.${key} through ${probe.who}: ${limit.min} and ${limit.max} accepted, ${limit.min - 1} and ${limit.max + 1} refused`, async function () {
-                        const name = probe.who.startsWith("environment ") ? probe.who.slice("environment ".length) : key === "maximumBatchingWindowInSeconds" ? "maximumBatchingWindowMs" : probe.who === "createPublisher" || probe.who === "createSweeper" ? (key.endsWith("ReserveMs") ? "reserveMs" : key) : key;
-                        const scaled = (l: IntegerLimit) => (key === "maximumBatchingWindowInSeconds" ? { ...l, min: l.min * 1000, max: l.max * 1000 } : l);
+                        const name = probe.who.startsWith("environment ")
+                            ? probe.who.slice("environment ".length)
+                            : key === "maximumBatchingWindowInSeconds"
+                              ? "maximumBatchingWindowMs"
+                              : probe.who === "createPublisher" || probe.who === "createSweeper"
+                                ? key.endsWith("ReserveMs")
+                                    ? "reserveMs"
+                                    : key
+                                : key;
+                        const scaled = (l: IntegerLimit) =>
+                            key === "maximumBatchingWindowInSeconds"
+                                ? { ...l, min: l.min * 1000, max: l.max * 1000 }
+                                : l;
                         for (const accepted of [limit.min, limit.max]) {
                             const err = await outcome(probe, accepted);
-                            assert.ok(!refuses(err, scaled(limit), name), `${accepted} must be accepted: ${String(err)}`);
+                            assert.ok(
+                                !refuses(err, scaled(limit), name),
+                                `${accepted} must be accepted: ${String(err)}`,
+                            );
                         }
                         for (const refused of [limit.min - 1, limit.max + 1]) {
                             const err = await outcome(probe, refused);
-                            assert.ok(refuses(err, scaled(limit), name), `${refused} must be refused naming ${name} and its range: ${String(err)}`);
+                            assert.ok(
+                                refuses(err, scaled(limit), name),
+                                `${refused} must be refused naming ${name} and its range: ${String(err)}`,
+                            );
                         }
                     });
                 }

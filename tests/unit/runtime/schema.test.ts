@@ -19,7 +19,11 @@ describe("schema", () => {
 
     it("declares the three GSIs with their exact keys and projections", () => {
         assert.deepEqual(
-            GLOBAL_SECONDARY_INDEXES.map((i) => [i.indexName, i.keySchema.map((k) => `${k.attributeName}:${k.attributeType}:${k.keyType}`), i.projectionType]),
+            GLOBAL_SECONDARY_INDEXES.map((i) => [
+                i.indexName,
+                i.keySchema.map((k) => `${k.attributeName}:${k.attributeType}:${k.keyType}`),
+                i.projectionType,
+            ]),
             [
                 ["ExpiryIndex", ["has_expiry:S:HASH", "expires_at:N:RANGE"], "KEYS_ONLY"],
                 ["RecordIDIndex", ["record_id:S:HASH"], "KEYS_ONLY"],
@@ -39,6 +43,9 @@ describe("schema", () => {
     });
 
     it("serializes the stream filter to the exact pattern string", () => {
-        assert.equal(streamFilterPatternJson(), '{"eventName":["INSERT"],"dynamodb":{"Keys":{"SK":{"S":[{"prefix":"OUTBOX#"}]}}}}');
+        assert.equal(
+            streamFilterPatternJson(),
+            '{"eventName":["INSERT"],"dynamodb":{"Keys":{"SK":{"S":[{"prefix":"OUTBOX#"}]}}}}',
+        );
     });
 });

@@ -15,12 +15,26 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "
 import { isOutboxError } from "../../../runtime/errors";
 import { MESSAGE_ATTRIBUTES_DELIVERY, SNS_ENVELOPE_DELIVERY } from "../../../runtime/inbox/delivery-formats";
 import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
-import { deadLetterMessage, headerNameProblem, messageAttributes, outboundMessage, traceHeaders, userHeaders, type OutboundMessage } from "../../../runtime/message";
+import {
+    deadLetterMessage,
+    headerNameProblem,
+    messageAttributes,
+    outboundMessage,
+    traceHeaders,
+    userHeaders,
+    type OutboundMessage,
+} from "../../../runtime/message";
 import { activeTraceContext, loadOpenTelemetryApi, traceLink } from "../../../runtime/open-telemetry";
 import type { Logger } from "../../../runtime/ports";
 import { unmarshalRecord } from "../../../runtime/record/codec";
 import { parseDeadLetter } from "../../../runtime/redrive";
-import { deliveredTraceContext, parseTraceparent, tracestateProblem, traceparentProblem, TRACEPARENT_EXAMPLE } from "../../../runtime/trace-context";
+import {
+    deliveredTraceContext,
+    parseTraceparent,
+    tracestateProblem,
+    traceparentProblem,
+    TRACEPARENT_EXAMPLE,
+} from "../../../runtime/trace-context";
 import { OutboxWriter, type OutboxMessage, type OutboxWriterOptions } from "../../../runtime/writer";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -29,20 +43,32 @@ const TP = `00-${TRACE_ID}-${PARENT_ID}-01`;
 const TS = "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7";
 
 /** `n` user headers. */
-const headers = (n: number): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`h${i}`, "v"]));
+const headers = (n: number): Record<string, string> =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`h${i}`, "v"]));
 
-const message = (over: Partial<OutboxMessage> = {}): OutboxMessage => ({ partition: "ORDER#1", type: "OrderCreated", payload: { orderId: 1 }, ...over });
+const message = (over: Partial<OutboxMessage> = {}): OutboxMessage => ({
+    partition: "ORDER#1",
+    type: "OrderCreated",
+    payload: { orderId: 1 },
+    ...over,
+});
 
 function writerWith(options: Partial<OutboxWriterOptions> = {}): OutboxWriter {
     // Never sends: check() and prepare() of keyless messages do no I/O.
-    return new OutboxWriter({ client: new DynamoDBClient({ region: "eu-west-1", credentials: { accessKeyId: "x", secretAccessKey: "x" } }), tableName: "orders-outbox", ...options });
+    return new OutboxWriter({
+        client: new DynamoDBClient({ region: "eu-west-1", credentials: { accessKeyId: "x", secretAccessKey: "x" } }),
+        tableName: "orders-outbox",
+        ...options,
+    });
 }
 
 /** The envelope headers of the records a prepared write would put. */
 async function storedHeaders(writer: OutboxWriter, messages: OutboxMessage[]): Promise<Record<string, unknown>[]> {
     const prepared = await writer.prepare({ messages });
     // The records come first (no items here), then the id guards of messages with their own id.
-    return prepared.input.TransactItems!.slice(0, messages.length).map((action) => unmarshalRecord(action.Put!.Item!).envelope.headers);
+    return prepared.input
+        .TransactItems!.slice(0, messages.length)
+        .map((action) => unmarshalRecord(action.Put!.Item!).envelope.headers);
 }
 
 function refuses(run: () => unknown, pattern: RegExp, context: Record<string, unknown> = {}): void {
@@ -57,10 +83,23 @@ function refuses(run: () => unknown, pattern: RegExp, context: Record<string, un
 describe("trace context: W3C traceparent and tracestate from the writer to the consumer", function () {
     describe("the traceparent validator (W3C Trace Context Level 1)", function () {
         it("accepts version 00 of exactly 55 characters with any flags, and a later version with more fields", function () {
-            for (const ok of [TP, `00-${TRACE_ID}-${PARENT_ID}-00`, `00-${TRACE_ID}-${PARENT_ID}-ff`, TRACEPARENT_EXAMPLE, `01-${TRACE_ID}-${PARENT_ID}-01`, `cc-${TRACE_ID}-${PARENT_ID}-01-what-the-future-holds`]) {
+            for (const ok of [
+                TP,
+                `00-${TRACE_ID}-${PARENT_ID}-00`,
+                `00-${TRACE_ID}-${PARENT_ID}-ff`,
+                TRACEPARENT_EXAMPLE,
+                `01-${TRACE_ID}-${PARENT_ID}-01`,
+                `cc-${TRACE_ID}-${PARENT_ID}-01-what-the-future-holds`,
+            ]) {
                 assert.equal(traceparentProblem(ok), undefined, ok);
             }
-            assert.deepEqual(parseTraceparent(TP), { version: "00", traceId: TRACE_ID, parentId: PARENT_ID, traceFlags: "01", sampled: true });
+            assert.deepEqual(parseTraceparent(TP), {
+                version: "00",
+                traceId: TRACE_ID,
+                parentId: PARENT_ID,
+                traceFlags: "01",
+                sampled: true,
+            });
             assert.equal(parseTraceparent(`00-${TRACE_ID}-${PARENT_ID}-02`)?.sampled, false);
         });
 
@@ -71,7 +110,10 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
                 [`00-${"0".repeat(32)}-${PARENT_ID}-01`, /all-zero trace id/],
                 [`00-${TRACE_ID}-${"0".repeat(16)}-01`, /all-zero parent id/],
                 [`ff-${TRACE_ID}-${PARENT_ID}-01`, /version "ff", which W3C forbids/],
-                [`00-${TRACE_ID}-${PARENT_ID}-01-extra`, /version "00" but 61 characters long; a version 00 traceparent is exactly 55/],
+                [
+                    `00-${TRACE_ID}-${PARENT_ID}-01-extra`,
+                    /version "00" but 61 characters long; a version 00 traceparent is exactly 55/,
+                ],
                 [`01-${TRACE_ID}-${PARENT_ID}-01extra`, /not of that form/],
                 [`00-${TRACE_ID.slice(1)}-${PARENT_ID}-01`, /not of that form/],
                 [`00-${TRACE_ID}-${PARENT_ID}-1`, /not of that form/],
@@ -86,7 +128,11 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
                 const problem = traceparentProblem(value);
                 assert.ok(problem !== undefined, `${String(value)} is refused`);
                 assert.match(problem, pattern, String(value));
-                assert.match(problem, /a W3C traceparent is <version>-<trace id>-<parent id>-<flags>: "00", 32 and 16 lowercase hex digits/, "the allowed form is named");
+                assert.match(
+                    problem,
+                    /a W3C traceparent is <version>-<trace id>-<parent id>-<flags>: "00", 32 and 16 lowercase hex digits/,
+                    "the allowed form is named",
+                );
                 assert.equal(parseTraceparent(value), undefined);
             }
         });
@@ -95,7 +141,18 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
     describe("the tracestate validator", function () {
         it("accepts list members, with spaces and tabs around commas, empty members, multi-tenant keys, 32 members and 512 characters", function () {
             const wide = Array.from({ length: 32 }, (_, i) => `k${i}=${"v".repeat(10)}`).join(",");
-            for (const ok of [TS, "congo=t61rcWkgMzE", " a=1 ,\tb=2 ", "a=1,,b=2", "tenant@system=v", "0tenant@sys_tem=v", "a=with space inside", "k*/_-=!~", wide, `a=${"x".repeat(256)},b=${"y".repeat(251)}`]) {
+            for (const ok of [
+                TS,
+                "congo=t61rcWkgMzE",
+                " a=1 ,\tb=2 ",
+                "a=1,,b=2",
+                "tenant@system=v",
+                "0tenant@sys_tem=v",
+                "a=with space inside",
+                "k*/_-=!~",
+                wide,
+                `a=${"x".repeat(256)},b=${"y".repeat(251)}`,
+            ]) {
                 assert.equal(tracestateProblem(ok), undefined, ok);
             }
         });
@@ -134,20 +191,52 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
     describe("the writer", function () {
         it("refuses a traceparent or tracestate that is not W3C, naming the message, the value, the form and the fix", function () {
             const writer = writerWith({ traceContext: "none" });
-            refuses(() => writer.check({ messages: [message(), message({ id: "evt-2", traceparent: TP.toUpperCase() })] }), /^messages\[1\]\.traceparent \(message id "evt-2"\) is "00-4BF92F[^"]*", which is not of that form .*; a W3C traceparent is <version>-<trace id>-<parent id>-<flags>: .*; pass the incoming request's traceparent as it came, or omit it$/, { messageId: "evt-2", messageIndex: 1, field: "traceparent" });
-            refuses(() => writer.check({ messages: [message({ traceparent: `00-${"0".repeat(32)}-${PARENT_ID}-01` })] }), /messages\[0\]\.traceparent .* all-zero trace id/);
-            refuses(() => writer.check({ messages: [message({ traceparent: TP, tracestate: "a=1,a=2" })] }), /messages\[0\]\.tracestate .* has the key "a" twice.*; pass the incoming request's tracestate as it came, or omit it/, { field: "tracestate" });
-            refuses(() => writer.check({ messages: [message({ traceparent: TP, tracestate: "" })] }), /messages\[0\]\.tracestate .* holds no list member; omit it/);
-            refuses(() => writer.check({ messages: [message({ tracestate: TS })] }), /messages\[0\]\.tracestate is given without a traceparent; .* pass both, or neither/);
-            refuses(() => writer.check({ messages: [message({ traceparent: 1 as unknown as string })] }), /messages\[0\]\.traceparent .* is number, not a string/);
+            refuses(
+                () => writer.check({ messages: [message(), message({ id: "evt-2", traceparent: TP.toUpperCase() })] }),
+                /^messages\[1\]\.traceparent \(message id "evt-2"\) is "00-4BF92F[^"]*", which is not of that form .*; a W3C traceparent is <version>-<trace id>-<parent id>-<flags>: .*; pass the incoming request's traceparent as it came, or omit it$/,
+                { messageId: "evt-2", messageIndex: 1, field: "traceparent" },
+            );
+            refuses(
+                () => writer.check({ messages: [message({ traceparent: `00-${"0".repeat(32)}-${PARENT_ID}-01` })] }),
+                /messages\[0\]\.traceparent .* all-zero trace id/,
+            );
+            refuses(
+                () => writer.check({ messages: [message({ traceparent: TP, tracestate: "a=1,a=2" })] }),
+                /messages\[0\]\.tracestate .* has the key "a" twice.*; pass the incoming request's tracestate as it came, or omit it/,
+                { field: "tracestate" },
+            );
+            refuses(
+                () => writer.check({ messages: [message({ traceparent: TP, tracestate: "" })] }),
+                /messages\[0\]\.tracestate .* holds no list member; omit it/,
+            );
+            refuses(
+                () => writer.check({ messages: [message({ tracestate: TS })] }),
+                /messages\[0\]\.tracestate is given without a traceparent; .* pass both, or neither/,
+            );
+            refuses(
+                () => writer.check({ messages: [message({ traceparent: 1 as unknown as string })] }),
+                /messages\[0\]\.traceparent .* is number, not a string/,
+            );
         });
 
         it("refuses traceparent and tracestate as header names, in any case: they are the message's own fields", function () {
             for (const name of ["traceparent", "TraceParent", "tracestate", "TRACESTATE"]) {
-                assert.match(headerNameProblem(name)!, new RegExp(`is the W3C trace context, which the outbox carries itself: pass it as the message's ${name.toLowerCase()} field`));
-                refuses(() => writerWith().check({ messages: [message({ headers: { [name]: TP } })] }), new RegExp(`messages\\[0\\]\\.headers name "${name}" is the W3C trace context`));
+                assert.match(
+                    headerNameProblem(name)!,
+                    new RegExp(
+                        `is the W3C trace context, which the outbox carries itself: pass it as the message's ${name.toLowerCase()} field`,
+                    ),
+                );
+                refuses(
+                    () => writerWith().check({ messages: [message({ headers: { [name]: TP } })] }),
+                    new RegExp(`messages\\[0\\]\\.headers name "${name}" is the W3C trace context`),
+                );
             }
-            assert.equal(headerNameProblem("traceparent-copy"), undefined, "only the exact names are the trace context");
+            assert.equal(
+                headerNameProblem("traceparent-copy"),
+                undefined,
+                "only the exact names are the trace context",
+            );
         });
 
         it("refuses, up front, a message whose headers and the outbox's own attributes would exceed SNS's 10, naming the count and the fix", function () {
@@ -165,26 +254,50 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
                 /has 7 entries; at most 6 fit: .* 11 message attributes, 4 of them the outbox's \(outbox\.id, outbox\.type, traceparent, tracestate\).*; move 1 into the payload, or drop the tracestate \(or the trace context\)$/,
                 { attributes: 11, maxHeaders: 6 },
             );
-            refuses(() => writer.check({ messages: [message({ headers: headers(9) })] }), /^messages\[0\]\.headers has 9 entries; at most 8 fit \(SNS carries 10 message attributes, 2 are the outbox's, and a trace context takes 1 or 2 more\); move the rest into the payload$/);
+            refuses(
+                () => writer.check({ messages: [message({ headers: headers(9) })] }),
+                /^messages\[0\]\.headers has 9 entries; at most 8 fit \(SNS carries 10 message attributes, 2 are the outbox's, and a trace context takes 1 or 2 more\); move the rest into the payload$/,
+            );
         });
 
         it("stores the trace context as the record's traceparent and tracestate envelope headers, next to the user headers", async function () {
-            const [first, second, third] = await storedHeaders(writerWith({ traceContext: "none" }), [message({ headers: { tenant: "acme" }, traceparent: TP, tracestate: TS }), message({ traceparent: TP }), message()]);
+            const [first, second, third] = await storedHeaders(writerWith({ traceContext: "none" }), [
+                message({ headers: { tenant: "acme" }, traceparent: TP, tracestate: TS }),
+                message({ traceparent: TP }),
+                message(),
+            ]);
             assert.deepEqual(first, { tenant: "acme", traceparent: TP, tracestate: TS });
             assert.deepEqual(second, { traceparent: TP });
             assert.deepEqual(third, {});
         });
 
         it("refuses a traceContext setting other than active or none", function () {
-            assert.throws(() => writerWith({ traceContext: "on" as never }), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /traceContext must be "active" .* or "none", got "on"; omit it for "active"/.test(err.message));
+            assert.throws(
+                () => writerWith({ traceContext: "on" as never }),
+                (err: unknown) =>
+                    isOutboxError(err, "INVALID_CONFIG") &&
+                    /traceContext must be "active" .* or "none", got "on"; omit it for "active"/.test(err.message),
+            );
         });
     });
 
     describe("what travels: the published attributes, the DLQ message and its redrive", function () {
-        const base: OutboundMessage = { id: "evt-1", type: "OrderCreated", partition: "ORDER#1", body: '{"orderId":1}', headers: { tenant: "acme" }, traceparent: TP, tracestate: TS, createdAt: Date.UTC(2026, 0, 1), expiresAt: 0 };
+        const base: OutboundMessage = {
+            id: "evt-1",
+            type: "OrderCreated",
+            partition: "ORDER#1",
+            body: '{"orderId":1}',
+            headers: { tenant: "acme" },
+            traceparent: TP,
+            tracestate: TS,
+            createdAt: Date.UTC(2026, 0, 1),
+            expiresAt: 0,
+        };
 
         it("reads a stored record's trace headers back, and sends them as String attributes named traceparent and tracestate", async function () {
-            const prepared = await writerWith({ traceContext: "none" }).prepare({ messages: [message({ headers: { tenant: "acme" }, traceparent: TP, tracestate: TS })] });
+            const prepared = await writerWith({ traceContext: "none" }).prepare({
+                messages: [message({ headers: { tenant: "acme" }, traceparent: TP, tracestate: TS })],
+            });
             const outbound = outboundMessage(unmarshalRecord(prepared.input.TransactItems![0]!.Put!.Item!));
             assert.deepEqual(outbound.headers, { tenant: "acme" }, "the trace context is not a user header");
             assert.equal(outbound.traceparent, TP);
@@ -199,10 +312,16 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
         });
 
         it("takes GoBridge's traceparent/tracestate envelope headers as they are stored, and drops a tracestate with no traceparent", function () {
-            assert.deepEqual(traceHeaders({ traceparent: "whatever GoBridge stored", "x-bridge.ordering-key": "k" }), { traceparent: "whatever GoBridge stored" });
+            assert.deepEqual(traceHeaders({ traceparent: "whatever GoBridge stored", "x-bridge.ordering-key": "k" }), {
+                traceparent: "whatever GoBridge stored",
+            });
             assert.deepEqual(traceHeaders({ tracestate: TS }), {});
             assert.deepEqual(traceHeaders({ traceparent: 7, tracestate: TS }), {});
-            assert.deepEqual(userHeaders({ traceparent: TP, tracestate: TS, TraceParent: "legacy", tenant: "acme" }), { TraceParent: "legacy", tenant: "acme" }, "only the exact names are the trace context");
+            assert.deepEqual(
+                userHeaders({ traceparent: TP, tracestate: TS, TraceParent: "legacy", tenant: "acme" }),
+                { TraceParent: "legacy", tenant: "acme" },
+                "only the exact names are the trace context",
+            );
         });
 
         it("keeps the trace context in the DLQ message, body and attributes, and the redrive writes it again", function () {
@@ -217,8 +336,14 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
             assert.ok(!("problem" in parsed));
             assert.equal(parsed.traceparent, TP);
             assert.equal(parsed.tracestate, TS);
-            const plain = deadLetterMessage({ ...base, traceparent: undefined, tracestate: undefined }, { reason: "expired", at: 0 });
-            assert.ok(!("traceparent" in JSON.parse(plain.body)) && !("traceparent" in plain.attributes), "no trace context, no field");
+            const plain = deadLetterMessage(
+                { ...base, traceparent: undefined, tracestate: undefined },
+                { reason: "expired", at: 0 },
+            );
+            assert.ok(
+                !("traceparent" in JSON.parse(plain.body)) && !("traceparent" in plain.attributes),
+                "no trace context, no field",
+            );
         });
     });
 
@@ -226,7 +351,12 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
         const raw = (attributes: Record<string, string>): LambdaSqsRecord => ({
             messageId: "m1",
             body: '{"orderId":1}',
-            messageAttributes: Object.fromEntries(Object.entries({ "outbox.id": "evt-1", "outbox.type": "OrderCreated", ...attributes }).map(([k, v]) => [k, { dataType: "String", stringValue: v }])),
+            messageAttributes: Object.fromEntries(
+                Object.entries({ "outbox.id": "evt-1", "outbox.type": "OrderCreated", ...attributes }).map(([k, v]) => [
+                    k,
+                    { dataType: "String", stringValue: v },
+                ]),
+            ),
         });
         const enveloped = (attributes: Record<string, string>): LambdaSqsRecord => ({
             messageId: "m2",
@@ -235,20 +365,33 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
                 MessageId: "sns-1",
                 TopicArn: "arn:aws:sns:eu-west-1:111111111111:orders",
                 Message: '{"orderId":1}',
-                MessageAttributes: Object.fromEntries(Object.entries({ "outbox.id": "evt-1", "outbox.type": "OrderCreated", ...attributes }).map(([k, v]) => [k, { Type: "String", Value: v }])),
+                MessageAttributes: Object.fromEntries(
+                    Object.entries({ "outbox.id": "evt-1", "outbox.type": "OrderCreated", ...attributes }).map(
+                        ([k, v]) => [k, { Type: "String", Value: v }],
+                    ),
+                ),
             }),
         });
 
         it("raw delivery and SNS's envelope: traceparent and tracestate, not among the headers", function () {
-            for (const [format, record] of [[MESSAGE_ATTRIBUTES_DELIVERY, raw], [SNS_ENVELOPE_DELIVERY, enveloped]] as const) {
+            for (const [format, record] of [
+                [MESSAGE_ATTRIBUTES_DELIVERY, raw],
+                [SNS_ENVELOPE_DELIVERY, enveloped],
+            ] as const) {
                 const delivered = format.parse(record({ traceparent: TP, tracestate: TS, tenant: "acme" }))!;
                 assert.equal(delivered.traceparent, TP, format.name);
                 assert.equal(delivered.tracestate, TS, format.name);
                 assert.deepEqual(delivered.headers, { tenant: "acme" }, format.name);
                 const none = format.parse(record({}))!;
-                assert.ok(!("traceparent" in none) && !("tracestate" in none), `${format.name}: none carried, none handed on`);
+                assert.ok(
+                    !("traceparent" in none) && !("tracestate" in none),
+                    `${format.name}: none carried, none handed on`,
+                );
                 const bad = format.parse(record({ traceparent: "00-not-a-trace", tracestate: TS }))!;
-                assert.ok(!("traceparent" in bad) && !("tracestate" in bad), `${format.name}: a traceparent that is not W3C is dropped, with its tracestate`);
+                assert.ok(
+                    !("traceparent" in bad) && !("tracestate" in bad),
+                    `${format.name}: a traceparent that is not W3C is dropped, with its tracestate`,
+                );
             }
         });
     });
@@ -259,9 +402,19 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
         const tracer = provider.getTracer("trace-context.test");
         const contextManager = new AsyncLocalStorageContextManager();
         const warnings: string[] = [];
-        const logger: Logger = { debug: () => undefined, info: () => undefined, warn: (m) => void warnings.push(m), error: () => undefined };
+        const logger: Logger = {
+            debug: () => undefined,
+            info: () => undefined,
+            warn: (m) => void warnings.push(m),
+            error: () => undefined,
+        };
 
-        before(() => assert.ok(context.setGlobalContextManager(contextManager.enable()), "no other context manager is registered"));
+        before(() =>
+            assert.ok(
+                context.setGlobalContextManager(contextManager.enable()),
+                "no other context manager is registered",
+            ),
+        );
         after(() => context.disable());
         beforeEach(() => {
             warnings.length = 0;
@@ -270,11 +423,21 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
 
         /** Run `fn` inside an active span whose parent carries a trace state; returns the span's traceparent too. */
         async function inSpan<T>(fn: () => Promise<T>): Promise<{ result: T; traceparent: string; traceId: string }> {
-            const parent = trace.setSpanContext(ROOT_CONTEXT, { traceId: TRACE_ID, spanId: PARENT_ID, traceFlags: 1, isRemote: true, traceState: createTraceState(TS) });
+            const parent = trace.setSpanContext(ROOT_CONTEXT, {
+                traceId: TRACE_ID,
+                spanId: PARENT_ID,
+                traceFlags: 1,
+                isRemote: true,
+                traceState: createTraceState(TS),
+            });
             const span = tracer.startSpan("write order", {}, parent);
             try {
                 const result = await context.with(trace.setSpan(parent, span), fn);
-                return { result, traceparent: `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`, traceId: span.spanContext().traceId };
+                return {
+                    result,
+                    traceparent: `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`,
+                    traceId: span.spanContext().traceId,
+                };
             } finally {
                 span.end();
             }
@@ -288,10 +451,16 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
 
         it("a message without a traceparent carries the active span's, with its tracestate; its own wins; traceContext none reads none", async function () {
             const writer = writerWith({ logger });
-            const { result, traceparent, traceId } = await inSpan(() => storedHeaders(writer, [message(), message({ traceparent: TP })]));
+            const { result, traceparent, traceId } = await inSpan(() =>
+                storedHeaders(writer, [message(), message({ traceparent: TP })]),
+            );
             assert.equal(traceId, TRACE_ID, "the span continues the parent's trace");
             assert.deepEqual(result[0], { traceparent, tracestate: TS });
-            assert.deepEqual(result[1], { traceparent: TP }, "the message's own traceparent, and no tracestate it did not give");
+            assert.deepEqual(
+                result[1],
+                { traceparent: TP },
+                "the message's own traceparent, and no tracestate it did not give",
+            );
             const off = await inSpan(() => storedHeaders(writerWith({ traceContext: "none" }), [message()]));
             assert.deepEqual(off.result[0], {});
             assert.deepEqual(await storedHeaders(writer, [message()]), [{}], "outside a span: none");
@@ -300,30 +469,56 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
 
         it("leaves out what the headers leave no room for, with a warning, instead of failing the write", async function () {
             const writer = writerWith({ logger });
-            const { result, traceparent } = await inSpan(() => storedHeaders(writer, [message({ headers: headers(7) }), message({ id: "full", headers: headers(8) })]));
+            const { result, traceparent } = await inSpan(() =>
+                storedHeaders(writer, [message({ headers: headers(7) }), message({ id: "full", headers: headers(8) })]),
+            );
             assert.deepEqual(result[0], { ...headers(7), traceparent }, "room for the traceparent only");
             assert.deepEqual(result[1], headers(8), "no room at all");
             assert.equal(warnings.length, 2);
-            assert.match(warnings[0]!, /messages\[0\] .* has 7 headers, which leave 1 of SNS's 10 message attributes for the active trace context; it carries the traceparent without the tracestate; use at most 6 headers to carry it/);
-            assert.match(warnings[1]!, /messages\[1\] \(id "full"\) has 8 headers, which leave 0 .*; it carries no trace context/);
+            assert.match(
+                warnings[0]!,
+                /messages\[0\] .* has 7 headers, which leave 1 of SNS's 10 message attributes for the active trace context; it carries the traceparent without the tracestate; use at most 6 headers to carry it/,
+            );
+            assert.match(
+                warnings[1]!,
+                /messages\[1\] \(id "full"\) has 8 headers, which leave 0 .*; it carries no trace context/,
+            );
         });
 
         it("builds a span link to the writer's span from what the consumer got, with the trace state", function () {
             const link: Link | undefined = traceLink({ traceparent: TP, tracestate: TS });
             assert.ok(link !== undefined);
-            assert.deepEqual({ ...link.context, traceState: link.context.traceState?.serialize() }, { traceId: TRACE_ID, spanId: PARENT_ID, traceFlags: 1, isRemote: true, traceState: TS });
+            assert.deepEqual(
+                { ...link.context, traceState: link.context.traceState?.serialize() },
+                { traceId: TRACE_ID, spanId: PARENT_ID, traceFlags: 1, isRemote: true, traceState: TS },
+            );
             assert.equal(traceLink({ traceparent: "nope" }), undefined);
             assert.equal(traceLink({}), undefined);
-            assert.ok(!("traceState" in traceLink({ traceparent: TP }, undefined)!.context), "without the API: no trace state object");
+            assert.ok(
+                !("traceState" in traceLink({ traceparent: TP }, undefined)!.context),
+                "without the API: no trace state object",
+            );
         });
 
         it("is optional: a missing peer is no OpenTelemetry; a broken or foreign install is INVALID_CONFIG", function () {
             const missing = (name: string) => () => {
-                throw Object.assign(new Error(`Cannot find module '${name}'\nRequire stack:\n- x.js`), { code: "MODULE_NOT_FOUND" });
+                throw Object.assign(new Error(`Cannot find module '${name}'\nRequire stack:\n- x.js`), {
+                    code: "MODULE_NOT_FOUND",
+                });
             };
             assert.equal(loadOpenTelemetryApi(missing("@opentelemetry/api")), undefined);
-            assert.throws(() => loadOpenTelemetryApi(missing("./build/src/index.js")), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /@opentelemetry\/api is installed but could not be loaded \(Cannot find module '\.\/build\/src\/index\.js'\); reinstall it/.test(err.message));
-            assert.throws(() => loadOpenTelemetryApi(() => ({ trace: {} })), (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /is not the 1\.x API/.test(err.message));
+            assert.throws(
+                () => loadOpenTelemetryApi(missing("./build/src/index.js")),
+                (err: unknown) =>
+                    isOutboxError(err, "INVALID_CONFIG") &&
+                    /@opentelemetry\/api is installed but could not be loaded \(Cannot find module '\.\/build\/src\/index\.js'\); reinstall it/.test(
+                        err.message,
+                    ),
+            );
+            assert.throws(
+                () => loadOpenTelemetryApi(() => ({ trace: {} })),
+                (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && /is not the 1\.x API/.test(err.message),
+            );
         });
     });
 });

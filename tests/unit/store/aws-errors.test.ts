@@ -1,7 +1,12 @@
 /**
  * The SDK error mapping (reference §6.3). Pure: the errors are built the way the SDK builds them.
  */
-import { InternalServerError, ProvisionedThroughputExceededException, RequestLimitExceeded, ResourceNotFoundException } from "@aws-sdk/client-dynamodb";
+import {
+    InternalServerError,
+    ProvisionedThroughputExceededException,
+    RequestLimitExceeded,
+    ResourceNotFoundException,
+} from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
 import { OutboxError } from "../../../runtime/errors";
 import { classifyAwsError, wrapAwsError } from "../../../runtime/store";
@@ -18,15 +23,25 @@ describe("AWS error mapping (§6.3)", () => {
         assert.equal(classifyAwsError(cancelled("ItemCollectionSizeLimitExceeded")), "INVALID_PAYLOAD");
         assert.equal(classifyAwsError(cancelled("InternalServerError")), "UNAVAILABLE");
         assert.equal(classifyAwsError(cancelled("AccessDenied")), "NOT_AUTHORIZED");
-        assert.equal(classifyAwsError(cancelled("ValidationError", "ThrottlingError")), "INVALID_PAYLOAD", "the first matching code wins");
+        assert.equal(
+            classifyAwsError(cancelled("ValidationError", "ThrottlingError")),
+            "INVALID_PAYLOAD",
+            "the first matching code wins",
+        );
     });
 
     it("then the SDK error class", () => {
         assert.equal(classifyAwsError(new ResourceNotFoundException({ message: "x", $metadata: {} })), "NOT_FOUND");
-        assert.equal(classifyAwsError(new ProvisionedThroughputExceededException({ message: "x", $metadata: {} })), "THROTTLED");
+        assert.equal(
+            classifyAwsError(new ProvisionedThroughputExceededException({ message: "x", $metadata: {} })),
+            "THROTTLED",
+        );
         assert.equal(classifyAwsError(new RequestLimitExceeded({ message: "x", $metadata: {} })), "THROTTLED");
         assert.equal(classifyAwsError(new InternalServerError({ message: "x", $metadata: {} })), "UNAVAILABLE");
-        assert.equal(classifyAwsError(named("ValidationException", "Item size has exceeded the maximum allowed size")), "INVALID_PAYLOAD");
+        assert.equal(
+            classifyAwsError(named("ValidationException", "Item size has exceeded the maximum allowed size")),
+            "INVALID_PAYLOAD",
+        );
     });
 
     it("a read of a backfilling index is transient UNAVAILABLE, not the permanent ValidationException class (this port's rule)", () => {
@@ -36,16 +51,30 @@ describe("AWS error mapping (§6.3)", () => {
         const wrapped = wrapAwsError(backfilling, "outbox claim query failed", { partition: "P" }) as OutboxError;
         assert.deepEqual([wrapped.code, wrapped.transient, wrapped.cause], ["UNAVAILABLE", true, backfilling]);
         // A write whose index key has the wrong type while the index backfills is a bad value: it stays permanent.
-        assert.equal(classifyAwsError(named("ValidationException", "One or more parameter values were invalid: Schema violation against backfilling index")), "INVALID_PAYLOAD");
+        assert.equal(
+            classifyAwsError(
+                named(
+                    "ValidationException",
+                    "One or more parameter values were invalid: Schema violation against backfilling index",
+                ),
+            ),
+            "INVALID_PAYLOAD",
+        );
     });
 
     it("then the error text, case-insensitively", () => {
         assert.equal(classifyAwsError(named("ThrottlingException")), "THROTTLED");
         assert.equal(classifyAwsError(new Error("Rate exceeded")), "THROTTLED");
-        assert.equal(classifyAwsError(named("ExpiredTokenException", "The security token included in the request is expired")), "TEMPORARY_AUTH_FAILURE");
+        assert.equal(
+            classifyAwsError(named("ExpiredTokenException", "The security token included in the request is expired")),
+            "TEMPORARY_AUTH_FAILURE",
+        );
         assert.equal(classifyAwsError(named("UnrecognizedClientException", "InvalidClientTokenId")), "NOT_AUTHORIZED");
         assert.equal(classifyAwsError(named("AccessDeniedException")), "NOT_AUTHORIZED");
-        assert.equal(classifyAwsError(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:8000"), { code: "ECONNREFUSED" })), "CONNECTION_LOST");
+        assert.equal(
+            classifyAwsError(Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:8000"), { code: "ECONNREFUSED" })),
+            "CONNECTION_LOST",
+        );
         assert.equal(classifyAwsError(new Error("read ECONNRESET")), "CONNECTION_LOST");
         assert.equal(classifyAwsError(new Error("getaddrinfo ENOTFOUND dynamodb.nowhere")), "CONNECTION_LOST");
         assert.equal(classifyAwsError(named("ServiceUnavailable")), "UNAVAILABLE");
@@ -60,7 +89,10 @@ describe("AWS error mapping (§6.3)", () => {
         const sdk = new ProvisionedThroughputExceededException({ message: "slow down", $metadata: {} });
         const wrapped = wrapAwsError(sdk, "outbox claim query failed", { partition: "P" }) as OutboxError;
         assert.ok(wrapped instanceof OutboxError);
-        assert.deepEqual([wrapped.code, wrapped.message, wrapped.transient, wrapped.cause, wrapped.context.partition], ["THROTTLED", "outbox claim query failed", true, sdk, "P"]);
+        assert.deepEqual(
+            [wrapped.code, wrapped.message, wrapped.transient, wrapped.cause, wrapped.context.partition],
+            ["THROTTLED", "outbox claim query failed", true, sdk, "P"],
+        );
         assert.equal(String(wrapped), "OutboxError [THROTTLED]: outbox claim query failed: slow down");
         const rejected = wrapAwsError(named("ValidationException"), "m") as OutboxError;
         assert.equal(rejected.transient, false);

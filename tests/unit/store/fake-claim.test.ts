@@ -8,7 +8,17 @@ import { isOutboxError } from "../../../runtime/errors";
 import { pendingRecord } from "../../../runtime/record/codec";
 import { OutboxStore, resetStoreWarnings, STORE_METRICS, STORE_WARNINGS } from "../../../runtime/store";
 import { cancelled, fenceAt, FakeDynamoDb, throttled } from "../../support/store/fake-client";
-import { FakeClock, ids, itemOf, pendingItem, RecordingLogger, RecordingMetrics, rec, rejectsWith, tok } from "../../support/store/helpers";
+import {
+    FakeClock,
+    ids,
+    itemOf,
+    pendingItem,
+    RecordingLogger,
+    RecordingMetrics,
+    rec,
+    rejectsWith,
+    tok,
+} from "../../support/store/helpers";
 
 const t0 = Date.UTC(2026, 0, 1);
 
@@ -24,7 +34,15 @@ function storeOn(client: FakeDynamoDb, extra: Partial<ConstructorParameters<type
     const logger = new RecordingLogger();
     const metrics = new RecordingMetrics();
     const clock = new FakeClock(t0 + 1_000_000);
-    const store = new OutboxStore({ client, tableName: "fake-outbox", clock, logger, metrics, staleClaimMs: 0, ...extra });
+    const store = new OutboxStore({
+        client,
+        tableName: "fake-outbox",
+        clock,
+        logger,
+        metrics,
+        staleClaimMs: 0,
+        ...extra,
+    });
     return { store, logger, metrics, clock };
 }
 
@@ -38,7 +56,11 @@ describe("claim on a fake client (§11.4)", () => {
     it("reads the fence with one consistent GetItem and rejects a stale token without any query", async () => {
         const fake = fakeWithFence(5);
         const { store } = storeOn(fake);
-        await rejectsWith(store.claim("P", tok(3), 10), "STALE_FENCING_TOKEN", /^claim rejected: token version is stale$/);
+        await rejectsWith(
+            store.claim("P", tok(3), 10),
+            "STALE_FENCING_TOKEN",
+            /^claim rejected: token version is stale$/,
+        );
         assert.equal(fake.count("GetItem"), 1);
         assert.equal(fake.of("GetItem")[0].input.ConsistentRead, true);
         assert.equal(fake.count("Query"), 0);
@@ -47,12 +69,32 @@ describe("claim on a fake client (§11.4)", () => {
     });
 
     it("rejects invalid tokens on claim, complete and release with zero SDK calls; valid controls make exactly one UpdateItem", async () => {
-        const fake = fakeWithFence(0).on("Query", () => ({ Items: [{ PK: { S: "P" }, SK: { S: "OUTBOX#e#b" }, record_id: { S: "r" } }] }));
+        const fake = fakeWithFence(0).on("Query", () => ({
+            Items: [{ PK: { S: "P" }, SK: { S: "OUTBOX#e#b" }, record_id: { S: "r" } }],
+        }));
         const { store } = storeOn(fake);
-        for (const token of [{}, { owner: "", version: 1n }, { owner: "x", version: 0n }, { owner: "x" }, { version: 2n }] as never[]) {
-            await rejectsWith(store.claim("P", token, 1), "STALE_FENCING_TOKEN", /^claim rejected: invalid \(zero-value\) fencing token$/);
-            await rejectsWith(store.complete(["r"], token), "STALE_FENCING_TOKEN", /^complete rejected: invalid \(zero-value\) fencing token$/);
-            await rejectsWith(store.release(["r"], token), "STALE_FENCING_TOKEN", /^release rejected: invalid \(zero-value\) fencing token$/);
+        for (const token of [
+            {},
+            { owner: "", version: 1n },
+            { owner: "x", version: 0n },
+            { owner: "x" },
+            { version: 2n },
+        ] as never[]) {
+            await rejectsWith(
+                store.claim("P", token, 1),
+                "STALE_FENCING_TOKEN",
+                /^claim rejected: invalid \(zero-value\) fencing token$/,
+            );
+            await rejectsWith(
+                store.complete(["r"], token),
+                "STALE_FENCING_TOKEN",
+                /^complete rejected: invalid \(zero-value\) fencing token$/,
+            );
+            await rejectsWith(
+                store.release(["r"], token),
+                "STALE_FENCING_TOKEN",
+                /^release rejected: invalid \(zero-value\) fencing token$/,
+            );
         }
         assert.equal(fake.calls.length, 0);
         await store.complete(["r"], tok(1));
@@ -68,13 +110,20 @@ describe("claim on a fake client (§11.4)", () => {
         assert.equal(fake.count("UpdateItem"), 1);
         const raise = fake.of("UpdateItem")[0].input;
         assert.equal(raise.ExpressionAttributeValues[":token_version"].N, "4");
-        assert.match(raise.ConditionExpression, /attribute_not_exists\(#max_claim_version\) OR #max_claim_version < :token_version/);
+        assert.match(
+            raise.ConditionExpression,
+            /attribute_not_exists\(#max_claim_version\) OR #max_claim_version < :token_version/,
+        );
         assert.equal(fake.count("Query"), 0);
         assert.equal(fake.count("TransactWriteItems"), 0);
     });
 
     it("the index fast path reads one full ClaimIndex page and never the base table", async () => {
-        const fake = fakeWithFence(1).on("Query", (input) => ({ Items: keyless(5), LastEvaluatedKey: { PK: { S: "P" } }, _index: input.IndexName }));
+        const fake = fakeWithFence(1).on("Query", (input) => ({
+            Items: keyless(5),
+            LastEvaluatedKey: { PK: { S: "P" } },
+            _index: input.IndexName,
+        }));
         const { store } = storeOn(fake);
         const got = await store.claim("P", tok(1), 5);
         assert.equal(got.length, 5);
@@ -97,9 +146,15 @@ describe("claim on a fake client (§11.4)", () => {
         const tx = fake.of("TransactWriteItems")[0].input.TransactItems;
         assert.equal(tx.length, 2);
         assert.deepEqual(tx[0].ConditionCheck.Key, { PK: { S: "P" }, SK: { S: "FENCE" } });
-        assert.match(tx[0].ConditionCheck.ConditionExpression, /attribute_not_exists\(#max_claim_version\) OR #max_claim_version <= :token_version/);
+        assert.match(
+            tx[0].ConditionCheck.ConditionExpression,
+            /attribute_not_exists\(#max_claim_version\) OR #max_claim_version <= :token_version/,
+        );
         assert.deepEqual(tx[1].Update.Key, { PK: { S: "P" }, SK: { S: "OUTBOX#env-1#topic" } });
-        assert.deepEqual([r.status, r.claimedBy, r.claimVersion, r.replayCount, r.claimedAt, r.firstAttemptedAt], ["claimed", "relay", 7n, 1, clock.now(), clock.now()]);
+        assert.deepEqual(
+            [r.status, r.claimedBy, r.claimVersion, r.replayCount, r.claimedAt, r.firstAttemptedAt],
+            ["claimed", "relay", 7n, 1, clock.now(), clock.now()],
+        );
     });
 
     it("claims 100 records in two transactions of 50, each with the FENCE ConditionCheck first: 2 round trips, not 100", async () => {
@@ -107,9 +162,15 @@ describe("claim on a fake client (§11.4)", () => {
         const got = await storeOn(fake).store.claim("P", tok(3), 100);
         assert.equal(got.length, 100);
         const txs = fake.of("TransactWriteItems").map((c) => c.input.TransactItems);
-        assert.deepEqual(txs.map((tx) => tx.length), [51, 51]);
+        assert.deepEqual(
+            txs.map((tx) => tx.length),
+            [51, 51],
+        );
         for (const tx of txs) assert.deepEqual(tx[0].ConditionCheck.Key, { PK: { S: "P" }, SK: { S: "FENCE" } });
-        assert.deepEqual(txs.flatMap((tx) => tx.slice(1).map((i: any) => i.Update.Key.SK.S)), got.map((r) => `OUTBOX#${r.envelopeId}#topic`));
+        assert.deepEqual(
+            txs.flatMap((tx) => tx.slice(1).map((i: any) => i.Update.Key.SK.S)),
+            got.map((r) => `OUTBOX#${r.envelopeId}#topic`),
+        );
     });
 
     it("a record whose condition fails in a claim transaction is dropped with the younger records of its key, and the rest is sent again", async () => {
@@ -129,7 +190,10 @@ describe("claim on a fake client (§11.4)", () => {
         const got = await storeOn(fake).store.claim("P", tok(1), 10);
         assert.deepEqual(ids(got), ["env-a1", "env-a2"], "b1 was taken by someone else: b2 must not overtake it");
         const retry = fake.of("TransactWriteItems")[1]!.input.TransactItems;
-        assert.deepEqual(retry.slice(1).map((i: any) => i.Update.Key.SK.S), ["OUTBOX#env-a1#topic", "OUTBOX#env-a2#topic"]);
+        assert.deepEqual(
+            retry.slice(1).map((i: any) => i.Update.Key.SK.S),
+            ["OUTBOX#env-a1#topic", "OUTBOX#env-a2#topic"],
+        );
     });
 
     it("a claim transaction cancelled by a conflict on the FENCE row alone is sent again; three in a row end the claim", async () => {
@@ -146,7 +210,11 @@ describe("claim on a fake client (§11.4)", () => {
             .on("TransactWriteItems", () => {
                 throw cancelled("TransactionConflict", "None", "None");
             });
-        await rejectsWith(storeOn(always).store.claim("P", tok(1), 2), "UNAVAILABLE", /kept conflicting on the partition's FENCE row/);
+        await rejectsWith(
+            storeOn(always).store.claim("P", tok(1), 2),
+            "UNAVAILABLE",
+            /kept conflicting on the partition's FENCE row/,
+        );
         assert.equal(always.count("TransactWriteItems"), 3);
     });
 
@@ -164,10 +232,16 @@ describe("claim on a fake client (§11.4)", () => {
 
     it("a failed FENCE ConditionCheck is STALE after exactly one transaction, with no records", async () => {
         // Fake: the cancellation reasons are chosen; counting transactions needs the call log.
-        const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(3) })).on("TransactWriteItems", () => {
-            throw cancelled("ConditionalCheckFailed", "None");
-        });
-        await rejectsWith(storeOn(fake).store.claim("P", tok(1), 3), "STALE_FENCING_TOKEN", /^claim aborted: partition fence advanced past token version$/);
+        const fake = fakeWithFence(1)
+            .on("Query", () => ({ Items: keyless(3) }))
+            .on("TransactWriteItems", () => {
+                throw cancelled("ConditionalCheckFailed", "None");
+            });
+        await rejectsWith(
+            storeOn(fake).store.claim("P", tok(1), 3),
+            "STALE_FENCING_TOKEN",
+            /^claim aborted: partition fence advanced past token version$/,
+        );
         assert.equal(fake.count("TransactWriteItems"), 1);
     });
 
@@ -181,7 +255,9 @@ describe("claim on a fake client (§11.4)", () => {
             });
         const { store, metrics, logger } = storeOn(fake);
         assert.deepEqual(ids(await store.claim("P", tok(1), 3)), ["env-2"]);
-        assert.deepEqual(metrics.named(STORE_METRICS.claimConflicts), [{ name: "OutboxClaimConflicts", value: 1, tags: { partition: "P" } }]);
+        assert.deepEqual(metrics.named(STORE_METRICS.claimConflicts), [
+            { name: "OutboxClaimConflicts", value: 1, tags: { partition: "P" } },
+        ]);
         // The partition is logged with each conflict, since the handlers count it without a partition dimension.
         assert.deepEqual(
             logger.lines.filter((l) => l.message === STORE_WARNINGS.claimConflict).map((l) => [l.level, l.attributes]),
@@ -198,30 +274,39 @@ describe("claim on a fake client (§11.4)", () => {
     ] as const) {
         it(`cancellation [${codes.join(", ")}] is ${code} (transient ${transient}) with no records`, async () => {
             // Fake: DynamoDB Local cannot be made to cancel with a throughput or validation reason code.
-            const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(2) })).on("TransactWriteItems", () => {
-                throw cancelled(...codes);
-            });
+            const fake = fakeWithFence(1)
+                .on("Query", () => ({ Items: keyless(2) }))
+                .on("TransactWriteItems", () => {
+                    throw cancelled(...codes);
+                });
             await assert.rejects(storeOn(fake).store.claim("P", tok(1), 2), (err: unknown) => {
                 assert.ok(isOutboxError(err, code), String(err));
                 assert.equal((err as { transient: boolean }).transient, transient);
                 assert.equal((err as Error).message, "outbox claim transaction canceled");
-                assert.equal((err as { context: Record<string, unknown> }).context.cancellationReason, codes.find((c) => c !== "None"));
+                assert.equal(
+                    (err as { context: Record<string, unknown> }).context.cancellationReason,
+                    codes.find((c) => c !== "None"),
+                );
                 return true;
             });
         });
     }
 
     it("a fence conflict stays STALE even next to a throttle code", async () => {
-        const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(1) })).on("TransactWriteItems", () => {
-            throw cancelled("ConditionalCheckFailed", "ThrottlingError");
-        });
+        const fake = fakeWithFence(1)
+            .on("Query", () => ({ Items: keyless(1) }))
+            .on("TransactWriteItems", () => {
+                throw cancelled("ConditionalCheckFailed", "ThrottlingError");
+            });
         await rejectsWith(storeOn(fake).store.claim("P", tok(1), 1), "STALE_FENCING_TOKEN");
     });
 
     it("a cancellation with no reasons is a transient error, never a silent skip", async () => {
-        const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(1) })).on("TransactWriteItems", () => {
-            throw cancelled();
-        });
+        const fake = fakeWithFence(1)
+            .on("Query", () => ({ Items: keyless(1) }))
+            .on("TransactWriteItems", () => {
+                throw cancelled();
+            });
         await assert.rejects(storeOn(fake).store.claim("P", tok(1), 1), (err: unknown) => {
             assert.ok(isOutboxError(err), String(err));
             assert.equal((err as { transient: boolean }).transient, true);
@@ -246,7 +331,9 @@ describe("claim on a fake client (§11.4)", () => {
         // Fake: DynamoDB Local updates GSIs synchronously, so it can never show B in ClaimIndex before A.
         const a = pendingItem(rec("P", "A", { orderingKey: "K" }), 1, t0);
         const b = pendingItem(rec("P", "B", { orderingKey: "K" }), 2, t0 + 5);
-        const fake = fakeWithFence(1).on("Query", (input) => (input.IndexName === "ClaimIndex" ? { Items: [b] } : { Items: [a, b] }));
+        const fake = fakeWithFence(1).on("Query", (input) =>
+            input.IndexName === "ClaimIndex" ? { Items: [b] } : { Items: [a, b] },
+        );
         const { store, logger } = storeOn(fake);
         assert.deepEqual(ids(await store.claim("P", tok(1), 10)), ["env-A", "env-B"]);
         const base = fake.of("Query").filter((c) => c.index === "");
@@ -255,21 +342,35 @@ describe("claim on a fake client (§11.4)", () => {
         assert.equal(base[0].input.Limit, undefined);
         assert.equal(logger.warnings(STORE_WARNINGS.orderingBypass).length, 1);
         await store.claim("P", tok(1), 10);
-        assert.equal(logger.warnings(STORE_WARNINGS.orderingBypass).length, 1, "the bypass warning is logged once per process");
+        assert.equal(
+            logger.warnings(STORE_WARNINGS.orderingBypass).length,
+            1,
+            "the bypass warning is logged once per process",
+        );
     });
 
     it("a keyed record after keyless ones already claimed on the page stops the batch short (no hand-off mid-batch)", async () => {
         const items = [...keyless(2), pendingItem(rec("P", "k", { orderingKey: "K" }), 3, t0 + 3)];
-        const fake = fakeWithFence(1).on("Query", (input) => (input.ExclusiveStartKey ? { Items: [items[2]] } : { Items: items.slice(0, 2), LastEvaluatedKey: items[1] }));
+        const fake = fakeWithFence(1).on("Query", (input) =>
+            input.ExclusiveStartKey ? { Items: [items[2]] } : { Items: items.slice(0, 2), LastEvaluatedKey: items[1] },
+        );
         assert.deepEqual(ids(await storeOn(fake).store.claim("P", tok(1), 10)), ["env-0", "env-1"]);
         assert.equal(fake.count("Query", ""), 0);
     });
 
     it("on the scan path a stranded head blocks its tail while a keyless record is returned", async () => {
-        const head = itemOf({ ...pendingRecord(rec("P", "head", { orderingKey: "K" }), 1n, t0), status: "claimed", claimedBy: "other", claimVersion: 1n, claimedAt: t0 });
+        const head = itemOf({
+            ...pendingRecord(rec("P", "head", { orderingKey: "K" }), 1n, t0),
+            status: "claimed",
+            claimedBy: "other",
+            claimVersion: 1n,
+            claimedAt: t0,
+        });
         const tail = pendingItem(rec("P", "tail", { orderingKey: "K" }), 2, t0 + 1);
         const free = pendingItem(rec("P", "free"), 3, t0 + 2);
-        const fake = fakeWithFence(1).on("Query", (input) => (input.IndexName === "ClaimIndex" ? { Items: [tail, free] } : { Items: [head, tail, free] }));
+        const fake = fakeWithFence(1).on("Query", (input) =>
+            input.IndexName === "ClaimIndex" ? { Items: [tail, free] } : { Items: [head, tail, free] },
+        );
         assert.deepEqual(ids(await storeOn(fake).store.claim("P", tok(1), 10)), ["env-free"]);
     });
 
@@ -289,15 +390,22 @@ describe("claim on a fake client (§11.4)", () => {
     describe("truncation rule (finding 10: short batches instead of stranded claims)", () => {
         it("a throttle on the second transaction (limit 100: two transactions of 50) returns the first 50 records, no error, and counts Truncated once", async () => {
             // Fake: DynamoDB Local never throttles, and only a fake can fail exactly the second transaction.
-            const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(100) })).on("TransactWriteItems", (_i, call) => {
-                if (call.nth === 2) throw throttled();
-                return {};
-            });
+            const fake = fakeWithFence(1)
+                .on("Query", () => ({ Items: keyless(100) }))
+                .on("TransactWriteItems", (_i, call) => {
+                    if (call.nth === 2) throw throttled();
+                    return {};
+                });
             const { store, metrics, logger } = storeOn(fake);
             const told: unknown[] = [];
             const got = await store.claim("P", tok(1), 100, { onTruncated: (error) => told.push(error) });
-            assert.deepEqual(ids(got), Array.from({ length: 50 }, (_, i) => `env-${i}`));
-            assert.deepEqual(metrics.named(STORE_METRICS.claimTruncated), [{ name: "DynamoDBOutboxClaimTruncated", value: 1, tags: { partition: "P" } }]);
+            assert.deepEqual(
+                ids(got),
+                Array.from({ length: 50 }, (_, i) => `env-${i}`),
+            );
+            assert.deepEqual(metrics.named(STORE_METRICS.claimTruncated), [
+                { name: "DynamoDBOutboxClaimTruncated", value: 1, tags: { partition: "P" } },
+            ]);
             assert.equal(logger.warnings(STORE_WARNINGS.truncated).length, 1);
             assert.equal(fake.count("TransactWriteItems"), 2);
             assert.equal(told.length, 1, "the caller is told the short batch is not the end of the backlog");
@@ -306,10 +414,12 @@ describe("claim on a fake client (§11.4)", () => {
 
         it("a cancel (AbortSignal) after the first transaction returns its 50 records", async () => {
             const controller = new AbortController();
-            const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(100) })).on("TransactWriteItems", (_i, call) => {
-                if (call.nth === 1) controller.abort();
-                return {};
-            });
+            const fake = fakeWithFence(1)
+                .on("Query", () => ({ Items: keyless(100) }))
+                .on("TransactWriteItems", (_i, call) => {
+                    if (call.nth === 1) controller.abort();
+                    return {};
+                });
             const { store, metrics } = storeOn(fake);
             assert.equal((await store.claim("P", tok(1), 100, { signal: controller.signal })).length, 50);
             assert.equal(fake.count("TransactWriteItems"), 1);
@@ -317,10 +427,13 @@ describe("claim on a fake client (§11.4)", () => {
         });
 
         it("a fence lost mid-batch (on the second transaction) is STALE with no records", async () => {
-            const fake = fakeWithFence(1).on("Query", () => ({ Items: keyless(100) })).on("TransactWriteItems", (_i, call) => {
-                if (call.nth === 2) throw cancelled("ConditionalCheckFailed", ...Array.from({ length: 50 }, () => "None"));
-                return {};
-            });
+            const fake = fakeWithFence(1)
+                .on("Query", () => ({ Items: keyless(100) }))
+                .on("TransactWriteItems", (_i, call) => {
+                    if (call.nth === 2)
+                        throw cancelled("ConditionalCheckFailed", ...Array.from({ length: 50 }, () => "None"));
+                    return {};
+                });
             const { store, metrics } = storeOn(fake);
             await rejectsWith(store.claim("P", tok(1), 100), "STALE_FENCING_TOKEN");
             assert.equal(metrics.named(STORE_METRICS.claimTruncated).length, 0);
@@ -330,7 +443,11 @@ describe("claim on a fake client (§11.4)", () => {
             const fake = fakeWithFence(1).on("Query", () => {
                 throw throttled();
             });
-            await rejectsWith(storeOn(fake).store.claim("P", tok(1), 10), "THROTTLED", /^outbox claim index query failed$/);
+            await rejectsWith(
+                storeOn(fake).store.claim("P", tok(1), 10),
+                "THROTTLED",
+                /^outbox claim index query failed$/,
+            );
         });
 
         it("a page-2 query failure after claims on page 1 returns the page-1 records", async () => {
@@ -350,7 +467,10 @@ describe("claim on a fake client (§11.4)", () => {
             return fakeWithFence(1).on("Query", (input) => {
                 if (input.IndexName === "ClaimIndex") return { Items: [keyed(0)] };
                 const page = input.ExclusiveStartKey ? Number(input.ExclusiveStartKey.page.N) : 0;
-                return { Items: [keyed(page)], ...(page + 1 < pages ? { LastEvaluatedKey: { page: { N: String(page + 1) } } } : {}) };
+                return {
+                    Items: [keyed(page)],
+                    ...(page + 1 < pages ? { LastEvaluatedKey: { page: { N: String(page + 1) } } } : {}),
+                };
             });
         }
 
@@ -363,17 +483,25 @@ describe("claim on a fake client (§11.4)", () => {
             const warned = logger.warnings(STORE_WARNINGS.deepBacklog);
             assert.equal(warned.length, 1);
             assert.equal(warned[0].attributes?.partition_key, "P");
-            assert.deepEqual(metrics.named(STORE_METRICS.claimScanPages), [{ name: "DynamoDBOutboxClaimScanPages", value: 12, tags: { partition: "P" } }]);
+            assert.deepEqual(metrics.named(STORE_METRICS.claimScanPages), [
+                { name: "DynamoDBOutboxClaimScanPages", value: 12, tags: { partition: "P" } },
+            ]);
         });
 
         it("the boundary is GoBridge's pages > 8: 8 pages stay quiet, 9 pages warn once and count 9", async () => {
-            for (const [pages, warns] of [[8, 0], [9, 1]] as const) {
+            for (const [pages, warns] of [
+                [8, 0],
+                [9, 1],
+            ] as const) {
                 const fake = pagedScan(pages);
                 const { store, logger, metrics } = storeOn(fake);
                 await store.claim("P", tok(1), 1);
                 assert.equal(fake.count("Query", ""), pages);
                 assert.equal(logger.warnings(STORE_WARNINGS.deepBacklog).length, warns, `${pages} pages`);
-                assert.deepEqual(metrics.named(STORE_METRICS.claimScanPages), warns ? [{ name: "DynamoDBOutboxClaimScanPages", value: pages, tags: { partition: "P" } }] : []);
+                assert.deepEqual(
+                    metrics.named(STORE_METRICS.claimScanPages),
+                    warns ? [{ name: "DynamoDBOutboxClaimScanPages", value: pages, tags: { partition: "P" } }] : [],
+                );
             }
         });
 
@@ -390,7 +518,11 @@ describe("claim on a fake client (§11.4)", () => {
     it("a cold fence is seeded from the records' highest claim_version and raised to it", async () => {
         const fake = new FakeDynamoDb()
             .on("GetItem", () => ({ Item: { PK: { S: "P" }, SK: { S: "FENCE" }, seq_counter: { N: "9" } } }))
-            .on("Query", (input) => (input.ProjectionExpression ? { Items: [{ claim_version: { N: "4" } }, { claim_version: { N: "6" } }] } : { Items: [] }))
+            .on("Query", (input) =>
+                input.ProjectionExpression
+                    ? { Items: [{ claim_version: { N: "4" } }, { claim_version: { N: "6" } }] }
+                    : { Items: [] },
+            )
             .on("UpdateItem", () => ({}));
         const { store } = storeOn(fake);
         await rejectsWith(store.claim("P", tok(5), 1), "STALE_FENCING_TOKEN", /token version is stale/);

@@ -25,14 +25,19 @@ describe("complete / release on a fake client (§11.4)", () => {
             .on("GetItem", () => fenceAt(1))
             .on("UpdateItem", () => ({}))
             .on("TransactWriteItems", () => ({}))
-            .on("Query", (input) => (input.IndexName === "ClaimIndex" ? { Items: [pendingItem(rec("P", 1), 1, t0)] } : { Items: [keyOf(1)] }));
+            .on("Query", (input) =>
+                input.IndexName === "ClaimIndex" ? { Items: [pendingItem(rec("P", 1), 1, t0)] } : { Items: [keyOf(1)] },
+            );
         const { store } = storeOn(fake);
         const [r] = await store.claim("P", tok(1), 1);
         await store.complete([r.recordId], tok(1));
         assert.equal(fake.count("Query", "RecordIDIndex"), 0);
         const update = fake.of("UpdateItem").at(-1)!.input;
         assert.deepEqual(update.Key, { PK: { S: "P" }, SK: { S: "OUTBOX#env-1#topic" } });
-        assert.match(update.ConditionExpression, /#status = :status_claimed\) AND \(#claimed_by = :token_owner\) AND \(#claim_version = :token_version/);
+        assert.match(
+            update.ConditionExpression,
+            /#status = :status_claimed\) AND \(#claimed_by = :token_owner\) AND \(#claim_version = :token_version/,
+        );
         // Evicted: the next call has to resolve through the index.
         await store.complete([r.recordId], tok(1));
         assert.equal(fake.count("Query", "RecordIDIndex"), 1);
@@ -40,7 +45,9 @@ describe("complete / release on a fake client (§11.4)", () => {
 
     it("retries a lagging RecordIDIndex: two misses then a hit is 3 index queries with 2 backoff pauses", async () => {
         // Fake: DynamoDB Local's RecordIDIndex is updated synchronously, so it never misses a just-written record.
-        const fake = new FakeDynamoDb().on("UpdateItem", () => ({})).on("Query", (_input, call) => ({ Items: call.nth <= 2 ? [] : [keyOf(1)] }));
+        const fake = new FakeDynamoDb()
+            .on("UpdateItem", () => ({}))
+            .on("Query", (_input, call) => ({ Items: call.nth <= 2 ? [] : [keyOf(1)] }));
         const { store, clock } = storeOn(fake);
         await store.complete(["P/rec-1"], tok(1));
         assert.equal(fake.count("Query", "RecordIDIndex"), 3);
@@ -70,7 +77,10 @@ describe("complete / release on a fake client (§11.4)", () => {
         await rejectsWith(store.complete(["r"], tok(1)), "TIMEOUT");
         assert.deepEqual([fake.count("Query"), clock.sleeps], [2, [7]]);
         const fake2 = new FakeDynamoDb().on("Query", () => ({ Items: [] }));
-        await rejectsWith(storeOn(fake2, { resolveRetry: { attempts: 0, backoffMs: -1 } }).store.complete(["r"], tok(1)), "TIMEOUT");
+        await rejectsWith(
+            storeOn(fake2, { resolveRetry: { attempts: 0, backoffMs: -1 } }).store.complete(["r"], tok(1)),
+            "TIMEOUT",
+        );
         assert.equal(fake2.count("Query"), 5);
     });
 
@@ -78,26 +88,42 @@ describe("complete / release on a fake client (§11.4)", () => {
         const fake = new FakeDynamoDb().on("Query", () => {
             throw throttled();
         });
-        await rejectsWith(storeOn(fake).store.complete(["r"], tok(1)), "THROTTLED", /^outbox resolve record keys failed$/);
+        await rejectsWith(
+            storeOn(fake).store.complete(["r"], tok(1)),
+            "THROTTLED",
+            /^outbox resolve record keys failed$/,
+        );
         assert.equal(fake.count("Query"), 1);
     });
 
     it("complete stops at the first failure; earlier records stay completed", async () => {
         const fake = new FakeDynamoDb()
-            .on("Query", (input) => ({ Items: [keyOf(Number(input.ExpressionAttributeValues[":record_id"].S.split("-")[1]))] }))
+            .on("Query", (input) => ({
+                Items: [keyOf(Number(input.ExpressionAttributeValues[":record_id"].S.split("-")[1]))],
+            }))
             .on("UpdateItem", (_i, call) => {
                 if (call.nth === 2) throw conditionFailed();
                 return {};
             });
-        await rejectsWith(storeOn(fake).store.complete(["P/rec-1", "P/rec-2", "P/rec-3"], tok(1)), "STALE_FENCING_TOKEN", /claim version mismatch on complete/);
+        await rejectsWith(
+            storeOn(fake).store.complete(["P/rec-1", "P/rec-2", "P/rec-3"], tok(1)),
+            "STALE_FENCING_TOKEN",
+            /claim version mismatch on complete/,
+        );
         assert.equal(fake.count("UpdateItem"), 2);
     });
 
     it("an update fault on complete is classified, not STALE", async () => {
-        const fake = new FakeDynamoDb().on("Query", () => ({ Items: [keyOf(1)] })).on("UpdateItem", () => {
-            throw throttled();
-        });
-        await rejectsWith(storeOn(fake).store.complete(["P/rec-1"], tok(1)), "THROTTLED", /^outbox complete update failed$/);
+        const fake = new FakeDynamoDb()
+            .on("Query", () => ({ Items: [keyOf(1)] }))
+            .on("UpdateItem", () => {
+                throw throttled();
+            });
+        await rejectsWith(
+            storeOn(fake).store.complete(["P/rec-1"], tok(1)),
+            "THROTTLED",
+            /^outbox complete update failed$/,
+        );
     });
 });
 
@@ -124,7 +150,11 @@ describe("key cache (J-N1: bounded under lease churn)", () => {
             .on("GetItem", () => fenceAt(1))
             .on("UpdateItem", () => ({}))
             .on("TransactWriteItems", () => ({}))
-            .on("Query", (input) => (input.IndexName === "ClaimIndex" ? { Items: Array.from({ length: 20 }, (_, i) => pendingItem(rec("P", i), i + 1, t0 + i)) } : { Items: [keyOf(0)] }));
+            .on("Query", (input) =>
+                input.IndexName === "ClaimIndex"
+                    ? { Items: Array.from({ length: 20 }, (_, i) => pendingItem(rec("P", i), i + 1, t0 + i)) }
+                    : { Items: [keyOf(0)] },
+            );
         const { store } = storeOn(fake, { keyCacheSize: 3 });
         await store.claim("P", tok(1), 20);
         await store.complete(["P/rec-19"], tok(1));
@@ -137,7 +167,9 @@ describe("key cache (J-N1: bounded under lease churn)", () => {
 describe("persist on a fake client (§11.4)", () => {
     function persistFake(onPut: (input: any, nth: number) => unknown, occupant?: Record<string, unknown>) {
         return new FakeDynamoDb()
-            .on("UpdateItem", (input) => ({ Attributes: { seq_counter: { N: String(Number(input.ExpressionAttributeValues[":count"].N)) } } }))
+            .on("UpdateItem", (input) => ({
+                Attributes: { seq_counter: { N: String(Number(input.ExpressionAttributeValues[":count"].N)) } },
+            }))
             .on("PutItem", (input, call) => onPut(input, call.nth))
             .on("GetItem", () => ({ Item: occupant }));
     }
@@ -152,8 +184,16 @@ describe("persist on a fake client (§11.4)", () => {
         assert.equal(seqUpdate.ReturnValues, "UPDATED_NEW");
         assert.match(seqUpdate.UpdateExpression, /ADD #seq_counter :count/);
         const puts = fake.of("PutItem").map((c) => c.input);
-        assert.deepEqual(puts.map((p) => p.Item.seq.N), ["1", "2", "3"]);
-        assert.ok(puts.every((p) => p.ConditionExpression === "attribute_not_exists(#SK)" && p.ExpressionAttributeNames["#SK"] === "SK"));
+        assert.deepEqual(
+            puts.map((p) => p.Item.seq.N),
+            ["1", "2", "3"],
+        );
+        assert.ok(
+            puts.every(
+                (p) =>
+                    p.ConditionExpression === "attribute_not_exists(#SK)" && p.ExpressionAttributeNames["#SK"] === "SK",
+            ),
+        );
     });
 
     it("allocates one seq range per distinct partition, in batch order (gaps allowed)", async () => {
@@ -161,7 +201,10 @@ describe("persist on a fake client (§11.4)", () => {
             .on("UpdateItem", (input) => ({ Attributes: { seq_counter: { N: input.Key.PK.S === "P" ? "12" : "4" } } }))
             .on("PutItem", () => ({}));
         await storeOn(fake).store.persist([rec("P", 1), rec("Q", 1), rec("P", 2)]);
-        assert.deepEqual(fake.of("PutItem").map((c) => `${c.input.Item.PK.S}:${c.input.Item.seq.N}`), ["P:11", "Q:4", "P:12"]);
+        assert.deepEqual(
+            fake.of("PutItem").map((c) => `${c.input.Item.PK.S}:${c.input.Item.seq.N}`),
+            ["P:11", "Q:4", "P:12"],
+        );
         assert.equal(fake.count("UpdateItem"), 2);
     });
 
@@ -177,7 +220,11 @@ describe("persist on a fake client (§11.4)", () => {
         const allDup = persistFake(() => {
             throw conditionFailed();
         }, same);
-        await rejectsWith(storeOn(allDup).store.persist([rec("P", 2)]), "DUPLICATE_RECORD", /^all records in batch already persisted$/);
+        await rejectsWith(
+            storeOn(allDup).store.persist([rec("P", 2)]),
+            "DUPLICATE_RECORD",
+            /^all records in batch already persisted$/,
+        );
     });
 
     it("an SK held by a DIFFERENT record is a transient UNAVAILABLE, never a dropped duplicate (c13-sk-collision)", async () => {
@@ -205,8 +252,16 @@ describe("persist on a fake client (§11.4)", () => {
 
     it("an invalid record anywhere in the batch is rejected before any I/O", async () => {
         const fake = new FakeDynamoDb();
-        await rejectsWith(storeOn(fake).store.persist([rec("P", 1), rec("", 2)]), "INVALID_PAYLOAD", /partition must be a non-empty string/);
-        await rejectsWith(storeOn(fake).store.persist([rec("P", 1), rec("p".repeat(2049), 2)]), "INVALID_PAYLOAD", /: partition "p{60}…" is 2049 bytes \(UTF-8\); a DynamoDB partition key holds at most 2048; use a shorter key$/);
+        await rejectsWith(
+            storeOn(fake).store.persist([rec("P", 1), rec("", 2)]),
+            "INVALID_PAYLOAD",
+            /partition must be a non-empty string/,
+        );
+        await rejectsWith(
+            storeOn(fake).store.persist([rec("P", 1), rec("p".repeat(2049), 2)]),
+            "INVALID_PAYLOAD",
+            /: partition "p{60}…" is 2049 bytes \(UTF-8\); a DynamoDB partition key holds at most 2048; use a shorter key$/,
+        );
         assert.equal(fake.calls.length, 0);
     });
 });
@@ -219,7 +274,10 @@ describe("expire on a fake client (§11.4)", () => {
             .on("Query", (input, call) => pages(input, call.nth))
             .on("TransactWriteItems", (_i, call) => tx(call.nth));
     }
-    const page = (from: number, n: number, last?: boolean) => ({ Items: Array.from({ length: n }, (_, i) => keyOf(from + i)), ...(last ? {} : { LastEvaluatedKey: keyOf(from + n - 1) }) });
+    const page = (from: number, n: number, last?: boolean) => ({
+        Items: Array.from({ length: n }, (_, i) => keyOf(from + i)),
+        ...(last ? {} : { LastEvaluatedKey: keyOf(from + n - 1) }),
+    });
 
     it("a page-2 query failure still reports the page-1 count with the error (conservation law)", async () => {
         // Fake: DynamoDB Local cannot fail the second page of a query on demand.
@@ -241,10 +299,20 @@ describe("expire on a fake client (§11.4)", () => {
         const q = fake.of("Query")[0].input;
         assert.equal(q.IndexName, "ExpiryIndex");
         assert.match(q.KeyConditionExpression, /#has_expiry = :has_expiry AND #expires_at < :before_ms/);
-        assert.deepEqual([q.ExpressionAttributeValues[":has_expiry"], q.ExpressionAttributeValues[":before_ms"], q.ExpressionAttributeValues[":pk"]], [{ S: "1" }, { N: String(t0 + 5) }, { S: "P" }]);
+        assert.deepEqual(
+            [
+                q.ExpressionAttributeValues[":has_expiry"],
+                q.ExpressionAttributeValues[":before_ms"],
+                q.ExpressionAttributeValues[":pk"],
+            ],
+            [{ S: "1" }, { N: String(t0 + 5) }, { S: "P" }],
+        );
         const tx = fake.of("TransactWriteItems")[0].input.TransactItems;
         assert.deepEqual(tx[0].ConditionCheck.Key.SK, { S: "FENCE" });
-        assert.match(tx[1].Update.ConditionExpression, /\(\(#status = :status_pending\) OR \(#status = :status_empty\) OR \(attribute_not_exists\(#status\)\)\) AND \(#expires_at > :zero AND #expires_at < :before_ms/);
+        assert.match(
+            tx[1].Update.ConditionExpression,
+            /\(\(#status = :status_pending\) OR \(#status = :status_empty\) OR \(attribute_not_exists\(#status\)\)\) AND \(#expires_at > :zero AND #expires_at < :before_ms/,
+        );
     });
 
     it("a fence lost mid-sweep aborts with STALE and the count so far; a lost race is a skip", async () => {
@@ -268,7 +336,9 @@ describe("expire on a fake client (§11.4)", () => {
         let failOn = 2;
         const fake = expireFake((input, nth) => {
             if (nth === failOn) throw throttled();
-            const from = input.ExclusiveStartKey ? Number(input.ExclusiveStartKey.SK.S.split("#")[1].split("-")[1]) + 1 : 0;
+            const from = input.ExclusiveStartKey
+                ? Number(input.ExclusiveStartKey.SK.S.split("#")[1].split("-")[1]) + 1
+                : 0;
             return page(from, 2, from >= 4);
         });
         const { store } = storeOn(fake);
@@ -299,7 +369,10 @@ describe("expire on a fake client (§11.4)", () => {
         failing = false;
         const before = fake.of("Query").length;
         await store.expire(t0, "P", tok(1));
-        const second = fake.of("Query").slice(before).map((c) => [c.input.ExpressionAttributeValues[":has_expiry"].S, c.input.ExclusiveStartKey]);
+        const second = fake
+            .of("Query")
+            .slice(before)
+            .map((c) => [c.input.ExpressionAttributeValues[":has_expiry"].S, c.input.ExclusiveStartKey]);
         assert.deepEqual(second, [
             ["1", undefined],
             ["1#0", keyOf(1)],
@@ -343,16 +416,28 @@ describe("expire on a fake client (§11.4)", () => {
     it("rejects an invalid token with no I/O, and a stale one after a single fence read", async () => {
         const fake = expireFake(() => page(0, 1, true));
         const { store } = storeOn(fake);
-        await rejectsWith(store.expire(t0, "P", { owner: "", version: 1n }), "STALE_FENCING_TOKEN", /^expire rejected: invalid \(zero-value\) fencing token$/);
+        await rejectsWith(
+            store.expire(t0, "P", { owner: "", version: 1n }),
+            "STALE_FENCING_TOKEN",
+            /^expire rejected: invalid \(zero-value\) fencing token$/,
+        );
         assert.equal(fake.calls.length, 0);
         const staleFake = new FakeDynamoDb().on("GetItem", () => fenceAt(9));
-        await rejectsWith(storeOn(staleFake).store.expire(t0, "P", tok(3)), "STALE_FENCING_TOKEN", /^expire rejected: token version is stale$/);
+        await rejectsWith(
+            storeOn(staleFake).store.expire(t0, "P", tok(3)),
+            "STALE_FENCING_TOKEN",
+            /^expire rejected: token version is stale$/,
+        );
         assert.equal(staleFake.calls.length, 1);
     });
 
     it("requires a partition (there is no table-wide expire)", async () => {
         const fake = new FakeDynamoDb();
-        await rejectsWith(storeOn(fake).store.expire(t0, "", tok(1)), "INVALID_PAYLOAD", /partition must be a non-empty string/);
+        await rejectsWith(
+            storeOn(fake).store.expire(t0, "", tok(1)),
+            "INVALID_PAYLOAD",
+            /partition must be a non-empty string/,
+        );
         assert.equal(fake.calls.length, 0);
     });
 });
@@ -385,11 +470,22 @@ describe("depth on a fake client (§11.4)", () => {
     });
 
     it("counts ClaimIndex pages with Select COUNT and sums them", async () => {
-        const fake = new FakeDynamoDb().on("Query", (input) => (input.ExclusiveStartKey ? { Count: 2 } : { Count: 3, LastEvaluatedKey: { x: { S: "1" } } }));
+        const fake = new FakeDynamoDb().on("Query", (input) =>
+            input.ExclusiveStartKey ? { Count: 2 } : { Count: 3, LastEvaluatedKey: { x: { S: "1" } } },
+        );
         assert.equal(await storeOn(fake).store.countPending("P"), 5);
-        assert.deepEqual(fake.of("Query").map((c) => [c.input.IndexName, c.input.Select, c.input.ExpressionAttributeValues[":status_pending"].S]), [
-            ["ClaimIndex", "COUNT", "pending"],
-            ["ClaimIndex", "COUNT", "pending"],
-        ]);
+        assert.deepEqual(
+            fake
+                .of("Query")
+                .map((c) => [
+                    c.input.IndexName,
+                    c.input.Select,
+                    c.input.ExpressionAttributeValues[":status_pending"].S,
+                ]),
+            [
+                ["ClaimIndex", "COUNT", "pending"],
+                ["ClaimIndex", "COUNT", "pending"],
+            ],
+        );
     });
 });

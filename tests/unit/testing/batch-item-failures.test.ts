@@ -11,14 +11,23 @@ const batch = ["101", "102", "103"].map((seq) => ({ dynamodb: { SequenceNumber: 
 
 describe("testing: batchItemFailures as Lambda reads it", () => {
     it("succeeds on no answer, an answer without failures, and an empty list", () => {
-        for (const result of [undefined, null, {}, { batchItemFailures: null }, { batchItemFailures: [] }] as LambdaStreamHandlerResult[]) {
+        for (const result of [
+            undefined,
+            null,
+            {},
+            { batchItemFailures: null },
+            { batchItemFailures: [] },
+        ] as LambdaStreamHandlerResult[]) {
             assert.equal(lowestFailedIndex(result, batch), undefined, JSON.stringify(result));
         }
     });
 
     it("fails from the lowest reported record, whatever the order of the list", () => {
         assert.equal(lowestFailedIndex({ batchItemFailures: [{ itemIdentifier: "103" }] }, batch), 2);
-        assert.equal(lowestFailedIndex({ batchItemFailures: [{ itemIdentifier: "103" }, { itemIdentifier: "102" }] }, batch), 1);
+        assert.equal(
+            lowestFailedIndex({ batchItemFailures: [{ itemIdentifier: "103" }, { itemIdentifier: "102" }] }, batch),
+            1,
+        );
     });
 
     it("fails the whole batch on an identifier not in it, an empty or missing one, or a list that is not one", () => {

@@ -3,7 +3,12 @@ import assert from "node:assert/strict";
 import { laneOf } from "../../../runtime/testing/mapping/lane-routing";
 import type { LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 
-function record(pk: string, sk: string, sequence: number, keyOrder: "PK first" | "SK first" = "PK first"): LambdaStreamRecord {
+function record(
+    pk: string,
+    sk: string,
+    sequence: number,
+    keyOrder: "PK first" | "SK first" = "PK first",
+): LambdaStreamRecord {
     const keys = keyOrder === "PK first" ? { PK: { S: pk }, SK: { S: sk } } : { SK: { S: sk }, PK: { S: pk } };
     return { dynamodb: { Keys: keys, SequenceNumber: String(sequence) } } as unknown as LambdaStreamRecord;
 }
@@ -24,7 +29,11 @@ describe("local mapping lane routing (parallelizationFactor)", () => {
     });
 
     it("spreads the items of one partition over the lanes: Lambda keeps order per item, not per partition key", () => {
-        const lanes = new Set(Array.from({ length: 40 }, (_, n) => laneOf(record("ORDER#1", `OUTBOX#${String(n).padStart(6, "0")}`, n), 4)));
+        const lanes = new Set(
+            Array.from({ length: 40 }, (_, n) =>
+                laneOf(record("ORDER#1", `OUTBOX#${String(n).padStart(6, "0")}`, n), 4),
+            ),
+        );
         assert.deepEqual([...lanes].sort(), [0, 1, 2, 3]);
     });
 });

@@ -74,7 +74,9 @@ describe("SDK stream record → Lambda event record", () => {
     it("fails on a record without a SequenceNumber, naming the record", () => {
         assert.throws(
             () => toLambdaStreamRecord({ eventID: "bad-1", eventName: "INSERT", dynamodb: { Keys: {} } }, streamArn),
-            (err: unknown) => isOutboxError(err, "INVALID_PAYLOAD") && /stream record bad-1 has no dynamodb.SequenceNumber/.test(err.message),
+            (err: unknown) =>
+                isOutboxError(err, "INVALID_PAYLOAD") &&
+                /stream record bad-1 has no dynamodb.SequenceNumber/.test(err.message),
         );
     });
 
@@ -82,10 +84,15 @@ describe("SDK stream record → Lambda event record", () => {
         assert.throws(
             () =>
                 toLambdaStreamRecord(
-                    { eventID: "e", eventName: "INSERT", dynamodb: { Keys: { PK: { $unknown: ["X", 1] } as never }, SequenceNumber: "1" } },
+                    {
+                        eventID: "e",
+                        eventName: "INSERT",
+                        dynamodb: { Keys: { PK: { $unknown: ["X", 1] } as never }, SequenceNumber: "1" },
+                    },
                     streamArn,
                 ),
-            (err: unknown) => isOutboxError(err, "INVALID_PAYLOAD") && /no known type \(keys: \$unknown\)/.test(err.message),
+            (err: unknown) =>
+                isOutboxError(err, "INVALID_PAYLOAD") && /no known type \(keys: \$unknown\)/.test(err.message),
         );
     });
 });
