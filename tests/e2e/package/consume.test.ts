@@ -63,10 +63,12 @@ const TSC = require.resolve("typescript/bin/tsc");
  * took it to 272,880 bytes raw, 79,659 deflated (the sweeper, 55 files), under 320 KB raw and 96 KB deflated. The
  * runtime grew into that headroom; the trace context (issue 27: trace-context.js, open-telemetry.js,
  * message-trace.js, about 3.8 KB deflated) took the publisher's to 324,433 bytes raw, 99,429 deflated (75 files),
- * so the budget is now 336 KB raw and 104 KB deflated. The index the handlers require loads every module, the
- * writer's, the redrive's and the inbox's among them, so an archive carries them all (docs/packaging.md).
+ * and the claim check (issue 26: runtime/claim-check/, the writer's offload and the consumer's resolver) to 360,888
+ * bytes raw, 110,174 deflated (82 files), so the budget is now 376 KB raw and 116 KB deflated. The index the
+ * handlers require loads every module, the writer's, the redrive's, the inbox's and the claim check's among them,
+ * so an archive carries them all (docs/packaging.md); a relay-only index would take them out.
  */
-const CONSUMED_ARCHIVE_BUDGET = { raw: 336 * 1024, deflated: 104 * 1024 } as const;
+const CONSUMED_ARCHIVE_BUDGET = { raw: 376 * 1024, deflated: 116 * 1024 } as const;
 
 /** The `tsconfig.json` of Pulumi's TypeScript template (`pulumi new typescript`): strict, no `skipLibCheck`. */
 const PULUMI_TEMPLATE_TSCONFIG = {

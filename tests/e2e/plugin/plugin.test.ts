@@ -143,6 +143,14 @@ function acceptedKinds(schema: any, prop: any): ValueKind[] {
     return [prop.type as ValueKind, ...expression];
 }
 
+/**
+ * The outputs that hold a value for an Outbox without a payload bucket: `payloadBucketName` and `readerPolicy` are
+ * undefined without `largePayloads` or `payloadBucketArn`, and the SDK's serializer leaves an undefined output out of
+ * both Construct's result and the registered outputs. The schema still declares every output (the GetSchema test).
+ */
+const BUCKET_OUTPUTS: readonly string[] = ["payloadBucketName", "readerPolicy"];
+const hasValueWithoutBucket = (output: string): boolean => !BUCKET_OUTPUTS.includes(output);
+
 describe("plugin: the package as a provider plugin, driven over gRPC as the engine drives it", function () {
     this.timeout(600_000);
     let work: string;
@@ -338,7 +346,7 @@ describe("plugin: the package as a provider plugin, driven over gRPC as the engi
         it("returns every output of the class, resolved to the children's values", () => {
             console.log(`      Construct state: ${JSON.stringify(result.state)}`);
             assert.equal(result.urn, component.urn);
-            assert.deepEqual(Object.keys(result.state).sort(), [...shape.outputs].sort());
+            assert.deepEqual(Object.keys(result.state).sort(), [...shape.outputs].filter(hasValueWithoutBucket).sort());
             // writerPolicy names the KMS key, given as a secret here, so the policy comes back secret too.
             assert.ok(isSecret(result.state.writerPolicy), "writerPolicy holds the secret key ARN: it stays secret");
             const plain = {
@@ -360,7 +368,7 @@ describe("plugin: the package as a provider plugin, driven over gRPC as the engi
             assert.equal(result.state.tableName, one("aws:dynamodb/table:Table").name + "-abc");
             assert.deepEqual(
                 Object.keys(engine.outputs.get(component.urn) ?? {}).sort(),
-                [...shape.outputs].sort(),
+                [...shape.outputs].filter(hasValueWithoutBucket).sort(),
                 "registerResourceOutputs",
             );
         });
@@ -576,7 +584,7 @@ describe("plugin: the package as a provider plugin, driven over gRPC as the engi
 
         it("accepts the engine's unknown and an output value without a value, and returns every output", () => {
             assert.ok(registered.some((r) => r.type === OUTBOX_TYPE && r.urn === result.urn));
-            assert.deepEqual(Object.keys(result.state).sort(), [...shape.outputs].sort());
+            assert.deepEqual(Object.keys(result.state).sort(), [...shape.outputs].filter(hasValueWithoutBucket).sort());
         });
 
         it("passes the unknown key on as unknown and, given a topic, creates none", () => {
