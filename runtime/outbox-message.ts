@@ -18,8 +18,7 @@ import {
     type OutboundMessage,
 } from "./message";
 import { checkAttributeBudget, givenTraceContext } from "./message-trace";
-import { invalidPayload as invalid, serializePayload } from "./payload-json";
-import { characterProblem } from "./sendable-text";
+import { invalidPayload as invalid, refuseUnsendable, serializePayload } from "./payload-json";
 import type { TraceContext } from "./trace-context";
 import { describeValue } from "./transact-items";
 import {
@@ -238,14 +237,7 @@ function checkKeys(message: OutboxMessage, where: string, id: string, index: num
         ["type", message.type],
         ["orderingKey", message.orderingKey],
     ] as const) {
-        const bad = value === undefined ? undefined : characterProblem(value, `${where}.${field}`);
-        if (bad !== undefined)
-            throw invalid(`${bad.message} (message id "${id}")`, {
-                messageId: id,
-                messageIndex: index,
-                character: bad.codePoint,
-                position: bad.position,
-            });
+        if (value !== undefined) refuseUnsendable(value, `${where}.${field}`, id, index);
     }
 }
 
@@ -329,14 +321,7 @@ function checkHeader(name: string, value: unknown, where: string, id: string, in
             `${where}.headers["${name}"] is ""; SNS refuses an empty String attribute value; omit the header or give it a value`,
             { messageId: id, messageIndex: index },
         );
-    const bad = characterProblem(value, `${where}.headers["${name}"]`);
-    if (bad !== undefined)
-        throw invalid(`${bad.message} (message id "${id}")`, {
-            messageId: id,
-            messageIndex: index,
-            character: bad.codePoint,
-            position: bad.position,
-        });
+    refuseUnsendable(value, `${where}.headers["${name}"]`, id, index);
 }
 
 /** The message fits SNS (body and attributes) and, with the largest reason and error text, the DLQ. */

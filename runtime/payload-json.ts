@@ -30,6 +30,21 @@ export function invalidPayload(
     return new OutboxError("INVALID_PAYLOAD", message, { context });
 }
 
+/**
+ * Throw `INVALID_PAYLOAD` when `text` holds a character SNS or the DLQ refuses, naming `field`, the character, its
+ * index and the message.
+ */
+export function refuseUnsendable(text: string, field: string, id: string, index: number): void {
+    const bad = characterProblem(text, field);
+    if (bad !== undefined)
+        throw invalidPayload(`${bad.message} (message id "${id}")`, {
+            messageId: id,
+            messageIndex: index,
+            character: bad.codePoint,
+            position: bad.position,
+        });
+}
+
 /** A key for an error message: JSON-quoted, with U+FFFE and U+FFFF (which JSON leaves raw) escaped too. */
 function printable(key: string): string {
     return JSON.stringify(key).replace(/[\uFFFE\uFFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16)}`);
@@ -242,14 +257,7 @@ export function serializePayload(payload: unknown, where: string, id: string, in
         );
     }
     // Defence in depth: the walk above names the path; this holds even for a toJSON that answers differently twice.
-    const bad = characterProblem(text, `${where}.payload's JSON text`);
-    if (bad !== undefined)
-        throw invalidPayload(`${bad.message} (message id "${id}")`, {
-            messageId: id,
-            messageIndex: index,
-            character: bad.codePoint,
-            position: bad.position,
-        });
+    refuseUnsendable(text, `${where}.payload's JSON text`, id, index);
     return text;
 }
 
