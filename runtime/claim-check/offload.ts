@@ -11,6 +11,7 @@
  *
  * @packageDocumentation
  */
+import { mapBounded } from "../slots";
 import { OutboxError } from "../errors";
 import {
     attributeBudgetOverrun,
@@ -278,30 +279,21 @@ function isAlreadyStored(err: unknown): boolean {
  */
 export async function putPayloads(plan: ClaimCheckPlan | undefined, puts: readonly PendingPut[]): Promise<void> {
     if (plan === undefined || puts.length === 0) return;
-    const failures: unknown[] = [];
-    let next = 0;
-    const worker = async (): Promise<void> => {
-        while (next < puts.length) {
-            const put = puts[next++]!;
-            try {
-                await plan.objects.putObject(put.input);
-            } catch (err) {
-                if (isAlreadyStored(err)) continue;
-                failures.push(
-                    wrapAwsError(
-                        err,
-                        `write: storing the payload of messages[${put.index}] (id "${put.id}", ${put.input.ContentLength} bytes) at s3://${put.input.Bucket}/${put.input.Key} failed (${awsErrorName(err) || "error"}); nothing was written to the table`,
-                        {
-                            messageId: put.id,
-                            messageIndex: put.index,
-                            bucket: put.input.Bucket,
-                            key: put.input.Key,
-                        },
-                    ),
-                );
-            }
+    await mapBounded(puts, PUT_CONCURRENCY, async (put) => {
+        try {
+            await plan.objects.putObject(put.input);
+        } catch (err) {
+            if (isAlreadyStored(err)) return;
+            throw wrapAwsError(
+                err,
+                `write: storing the payload of messages[${put.index}] (id "${put.id}", ${put.input.ContentLength} bytes) at s3://${put.input.Bucket}/${put.input.Key} failed (${awsErrorName(err) || "error"}); nothing was written to the table`,
+                {
+                    messageId: put.id,
+                    messageIndex: put.index,
+                    bucket: put.input.Bucket,
+                    key: put.input.Key,
+                },
+            );
         }
-    };
-    await Promise.all(Array.from({ length: Math.min(PUT_CONCURRENCY, puts.length) }, worker));
-    if (failures.length > 0) throw failures[0];
+    });
 }

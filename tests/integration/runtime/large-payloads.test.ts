@@ -133,6 +133,30 @@ describe("claim check on DynamoDB Local and fauxqs's S3", function () {
         assert.equal((parsePointer(record!.envelope.payload) as ClaimCheckPointer).key, left[0]);
     });
 
+    it("fails the write when S3 refuses a put (no such bucket), naming the message and the object, and writes nothing to the table", async function () {
+        const tableName = await createOutboxTable(ddb, "claim-put-fails");
+        const writer = new OutboxWriter({
+            client: ddb,
+            tableName,
+            clock,
+            largePayloads: { objects: s3, bucket: "missing-payloads" },
+        });
+        await assert.rejects(
+            writer.write({ messages: [{ ...large("evt-small"), payload: { small: true } }, large("evt-nobucket")] }),
+            (err: unknown) => {
+                assert.ok(isOutboxError(err), String(err));
+                assert.match(
+                    err.message,
+                    /^write: storing the payload of messages\[1\] \(id "evt-nobucket", \d+ bytes\) at s3:\/\/missing-payloads\/.+ failed \(\w+\); nothing was written to the table/,
+                );
+                assert.equal(err.context.messageId, "evt-nobucket");
+                assert.equal(err.context.bucket, "missing-payloads");
+                return true;
+            },
+        );
+        assert.deepEqual(await scanItems(ddb, tableName), []);
+    });
+
     it("refuses a tampered object, a deleted one and a pointer to another bucket, naming the record id", async function () {
         const tableName = await createOutboxTable(ddb, "tamper");
         const writer = await writerOn(tableName);
