@@ -21,8 +21,14 @@ import { HANDLER_LIMITS, type IntegerLimit } from "./limits";
 export const ENV = {
     /** The outbox table's name. Required. */
     tableName: "OUTBOX_TABLE_NAME",
-    /** The SNS topic ARN events are published to. Required. */
+    /** The SNS topic ARN events are published to. Exactly one of this, `queueArn` and `eventBusArn` is set. */
     topicArn: "OUTBOX_TOPIC_ARN",
+    /** The SQS queue ARN events are sent to. Exactly one of this, `topicArn` and `eventBusArn` is set. */
+    queueArn: "OUTBOX_QUEUE_ARN",
+    /** The EventBridge event bus ARN events are put on. Exactly one of this, `topicArn` and `queueArn` is set. */
+    eventBusArn: "OUTBOX_EVENT_BUS_ARN",
+    /** The EventBridge `Source` of every entry. Optional, default `dynamodb-outbox`; only with `eventBusArn`. */
+    eventSource: "OUTBOX_EVENT_SOURCE",
     /** The SQS DLQ URL for expired and poison records. Required. */
     dlqUrl: "OUTBOX_DLQ_URL",
     /** `"true"` when the topic is FIFO. Optional, default `"false"`. */
