@@ -7,13 +7,19 @@
  * @packageDocumentation
  */
 import {
+    EVENT_BUS_ARN_SHAPE,
+    isEventBusArn,
+    isQueueArn,
     isQueueUrl,
     isTopicArn,
+    QUEUE_ARN_SHAPE,
     QUEUE_URL_SHAPE,
+    queueOrBusArnRegion,
     queueUrlRegion,
     TOPIC_ARN_SHAPE,
     topicArnRegion,
 } from "./aws-resource-names";
+import { DESTINATION_SETTINGS, type DestinationKind, type DestinationSetting } from "./destination/kind";
 import { OutboxError } from "./errors";
 import { HANDLER_LIMITS, type IntegerLimit } from "./limits";
 
@@ -31,7 +37,7 @@ export const ENV = {
     eventSource: "OUTBOX_EVENT_SOURCE",
     /** The SQS DLQ URL for expired and poison records. Required. */
     dlqUrl: "OUTBOX_DLQ_URL",
-    /** `"true"` when the topic is FIFO. Optional, default `"false"`. */
+    /** `"true"` when the topic or queue is FIFO. Optional, default `"false"`. */
     fifo: "OUTBOX_FIFO",
     /** Seconds a terminal record stays before TTL deletes it. Optional, default 3600. */
     completionGraceSeconds: "OUTBOX_COMPLETION_GRACE_SECONDS",
@@ -59,11 +65,13 @@ export const ENV_DEFAULTS = {
 export interface HandlerEnvironment {
     /** The outbox table's name. */
     readonly tableName: string;
-    /** The SNS topic ARN. */
-    readonly topicArn: string;
+    /** The destination: the `PublisherConfig` setting its variable stands for, and its ARN. */
+    readonly destination: { readonly setting: DestinationSetting; readonly arn: string };
+    /** The EventBridge `Source` (`OUTBOX_EVENT_SOURCE`), when set. */
+    readonly eventSource?: string;
     /** The SQS DLQ URL. */
     readonly dlqUrl: string;
-    /** Whether the topic is FIFO. */
+    /** Whether the topic or queue is FIFO. */
     readonly fifo: boolean;
     /** Seconds a terminal record stays before TTL deletes it. */
     readonly completionGraceSeconds: number;
@@ -92,31 +100,60 @@ function required(env: Readonly<Record<string, string | undefined>>, name: strin
 }
 
 const DECIMAL_INTEGER = /^-?[0-9]+$/;
+/** Each destination variable: the setting it stands for, what it holds and what that looks like. */
+const DESTINATION_VARIABLES = {
+    sns: { variable: ENV.topicArn, what: "an SNS topic ARN", shape: TOPIC_ARN_SHAPE, valid: isTopicArn },
+    sqs: { variable: ENV.queueArn, what: "an SQS queue ARN", shape: QUEUE_ARN_SHAPE, valid: isQueueArn },
+    eventbridge: {
+        variable: ENV.eventBusArn,
+        what: "an EventBridge event bus ARN",
+        shape: EVENT_BUS_ARN_SHAPE,
+        valid: isEventBusArn,
+    },
+} as const satisfies Record<DestinationKind, { variable: string } & Record<string, unknown>>;
+
 /**
- * The topic ARN: its shape, and its region against the function's (`AWS_REGION`, the region of the SDK clients the
- * handlers build), since SNS refuses a topic of another region (`InvalidParameter: TopicArn`) for every record.
+ * The destination: exactly one of the three variables, its shape, and its region against the function's
+ * (`AWS_REGION`, the region of the SDK clients the handlers build), since a destination of another region fails
+ * every record (SNS: `InvalidParameter: TopicArn`).
  */
-function topicArn(env: Readonly<Record<string, string | undefined>>): string {
-    const value = required(env, ENV.topicArn, "the SNS topic ARN");
-    if (!isTopicArn(value)) {
+function destination(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment["destination"] {
+    const kinds = (Object.keys(DESTINATION_VARIABLES) as DestinationKind[]).filter(
+        (k) => (env[DESTINATION_VARIABLES[k].variable] ?? "").trim() !== "",
+    );
+    const names = Object.values(DESTINATION_VARIABLES).map((d) => d.variable);
+    if (kinds.length !== 1) {
+        const set = kinds.map((k) => DESTINATION_VARIABLES[k].variable);
+        const found =
+            set.length === 0
+                ? `none of the environment variables ${names.join(", ")} is set`
+                : `the environment variables ${set.join(" and ")} are all set`;
         throw new OutboxError(
             "INVALID_CONFIG",
-            `environment variable ${ENV.topicArn} is ${JSON.stringify(value)}; expected an SNS topic ARN, ${TOPIC_ARN_SHAPE}; set it to the topic's ARN (the Outbox component does this for you)`,
-            {
-                context: { variable: ENV.topicArn, value },
-            },
+            `${found}; exactly one of them names the destination (an SNS topic, an SQS queue or an EventBridge bus); set exactly one (the Outbox component does this for you)`,
+            { context: { variables: set.join(", ") } },
+        );
+    }
+    const kind = kinds[0]!;
+    const rule = DESTINATION_VARIABLES[kind];
+    const value = env[rule.variable]!.trim();
+    if (!rule.valid(value)) {
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `environment variable ${rule.variable} is ${JSON.stringify(value)}; expected ${rule.what}, ${rule.shape}; set it to the ARN (the Outbox component does this for you)`,
+            { context: { variable: rule.variable, value } },
         );
     }
     const region = env.AWS_REGION;
-    const topicRegion = topicArnRegion(value);
-    if (region !== undefined && region !== "" && topicRegion !== region) {
+    const arnRegion = topicArnRegion(value) ?? queueOrBusArnRegion(value);
+    if (region !== undefined && region !== "" && arnRegion !== region) {
         throw new OutboxError(
             "INVALID_CONFIG",
-            `environment variable ${ENV.topicArn} is ${JSON.stringify(value)}: the topic is in ${topicRegion}, but the function runs in ${region} (AWS_REGION); SNS refuses a topic of another region (InvalidParameter: TopicArn); point it at a topic in ${region}`,
-            { context: { variable: ENV.topicArn, value } },
+            `environment variable ${rule.variable} is ${JSON.stringify(value)}: it is in ${arnRegion}, but the function runs in ${region} (AWS_REGION), and the function's clients cannot publish to another region's ${kind === "sns" ? "topic (InvalidParameter: TopicArn)" : kind === "sqs" ? "queue" : "bus"}; point it at one in ${region}`,
+            { context: { variable: rule.variable, value } },
         );
     }
-    return value;
+    return { setting: DESTINATION_SETTINGS[kind], arn: value };
 }
 
 /** The DLQ URL: its shape, and the region its AWS host names against the function's (`AWS_REGION`). */
@@ -179,7 +216,8 @@ function flag(env: Readonly<Record<string, string | undefined>>, name: string, f
 export function readHandlerEnvironment(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment {
     return {
         tableName: required(env, ENV.tableName, "the outbox table name"),
-        topicArn: topicArn(env),
+        destination: destination(env),
+        ...((env[ENV.eventSource] ?? "").trim() !== "" ? { eventSource: env[ENV.eventSource]!.trim() } : {}),
         dlqUrl: dlqUrl(env),
         fifo: flag(env, ENV.fifo, ENV_DEFAULTS.fifo),
         completionGraceSeconds: positiveInteger(env, ENV.completionGraceSeconds, HANDLER_LIMITS.completionGraceSeconds),

@@ -1,6 +1,6 @@
 /**
- * Delivery steps shared by the stream publisher and the sweeper: publish records to SNS in batches, classify
- * what failed, count permanent failures durably on the record, dead-letter what cannot be delivered, and move
+ * Delivery steps shared by the stream publisher and the sweeper: publish records to the destination in batches
+ * (`runtime/destination/`), classify what failed, count permanent failures durably on the record, dead-letter what cannot be delivered, and move
  * records to their terminal state. Each function takes its clients and settings explicitly (no hidden state),
  * so both handlers compose the same steps in the order their path needs.
  *
@@ -13,21 +13,14 @@ import {
     type BatchGetItemCommandOutput,
     type UpdateItemCommandOutput,
 } from "@aws-sdk/client-dynamodb";
-import { PublishBatchCommand, type PublishBatchCommandOutput } from "@aws-sdk/client-sns";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import type { EmfMetrics } from "./emf";
 import { DELIVERY_METRICS } from "./metric-catalog";
 import { OutboxError } from "./errors";
-import {
-    deadLetterMessage,
-    outboundMessage,
-    publishEntry,
-    SNS_MAX_MESSAGE_BYTES,
-    snsMessageSize,
-    type DeadLetterReason,
-    type OutboundMessage,
-} from "./message";
-import type { Clock, Logger } from "./ports";
+import { publishBatch as publishToDestination, type Destination, type PublishResult } from "./destination/destination";
+import { classifySnsFailure } from "./destination/sns";
+import { deadLetterMessage, outboundMessage, type DeadLetterReason, type OutboundMessage } from "./message";
+import type { ClientLike, Clock, Logger } from "./ports";
 import { recordKey, ttlSeconds, type OutboxRecord } from "./record/codec";
 import { ATTR, STATUS, statusOf, type RecordStatus } from "./schema";
 import { awsErrorName, isConditionalCheckFailed, wrapAwsError } from "./store/aws-errors";
@@ -39,23 +32,21 @@ import {
     type FencingToken,
 } from "./store/transitions";
 
-/** Anything with an AWS SDK v3 client's `send` (a real client, or a fault-injecting fake in tests). */
-export interface ClientLike {
-    /** Send an SDK command. */
-    send(command: object): Promise<unknown>;
-}
-
-/** SNS PublishBatch takes at most 10 entries. */
-export const MAX_BATCH_ENTRIES = 10;
-
-/** The most characters of an AWS error message kept in a DLQ message or a log line. */
-const MAX_ERROR_TEXT = 1024;
+export type { ClientLike } from "./ports";
+export {
+    MAX_BATCH_ENTRIES,
+    publishBatches,
+    type Destination,
+    type PublishFailureKind,
+    type PublishResult,
+} from "./destination/destination";
+export { classifySnsFailure as classifyPublishFailure } from "./destination/sns";
 
 /** Metric names the handlers emit (EMF); they live in `metric-catalog.ts`, re-exported here for existing imports. */
 export { DELIVERY_METRICS };
 
 /**
- * Run the state write that follows a send (SNS or the DLQ). When it throws, the record keeps its state and the
+ * Run the state write that follows a send (to the destination or the DLQ). When it throws, the record keeps its state and the
  * send will be repeated: count that duplicate under `metric`, then rethrow.
  *
  * @param ctx - Where to count.
@@ -75,18 +66,14 @@ export async function afterSend<T>(ctx: DeliveryContext, metric: string, write: 
 export interface DeliveryContext {
     /** DynamoDB client for the outbox table. */
     readonly dynamodb: ClientLike;
-    /** SNS client. */
-    readonly sns: ClientLike;
+    /** Where every record is published: an SNS topic, an SQS queue or an EventBridge bus. */
+    readonly destination: Destination;
     /** SQS client for the DLQ. */
     readonly sqs: ClientLike;
     /** The outbox table. */
     readonly tableName: string;
-    /** The topic every record is published to. */
-    readonly topicArn: string;
     /** The DLQ URL. */
     readonly dlqUrl: string;
-    /** Whether the topic is FIFO. */
-    readonly fifo: boolean;
     /** Seconds a terminal record stays before TTL deletes it. */
     readonly completionGraceSeconds: number;
     /** Permanent publish failures before a record goes to the DLQ. */
@@ -99,79 +86,16 @@ export interface DeliveryContext {
     readonly metrics: EmfMetrics;
 }
 
-/** The outcome of publishing one message. */
-export type PublishResult =
-    | { readonly ok: true; readonly messageId: string }
-    | { readonly ok: false; readonly code: string; readonly message: string; readonly permanent: boolean };
-
-/**
- * What an SNS failure is a fault of:
- * - `message`: this message can never be published (bad parameters, too large, or any entry SNS marks
- *   `SenderFault` that is not one of the kinds below). It is counted on the record and dead-lettered at
- *   `maxPublishAttempts`.
- * - `deployment`: the topic, its KMS key or the function's permissions are wrong (the topic does not exist,
- *   AuthorizationError, a KMS key disabled or not usable, an `InvalidParameter` that names the topic ARN, as SNS
- *   answers for a topic of another region or a malformed ARN). Every message would fail the same way, so the
- *   record is never counted or dead-lettered: the shard holds, Lambda retries, and the operator's alarm fires.
- * - `transient`: throttling, internal errors, timeouts: retried as they are.
- */
-export type PublishFailureKind = "message" | "deployment" | "transient";
-
-/** An SNS refusal whose message names the topic ARN (or name) as the parameter at fault. */
-const NAMES_THE_TOPIC = /\bTopic ?(?:Arn|Name)\b/i;
-
-/**
- * Classify an SNS error (a whole call's exception, or one `Failed[]` entry).
- *
- * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `Exception` suffix.
- * @param senderFault - A `Failed[]` entry's `SenderFault`. @default false (a call's exception: throttling is a sender fault there too)
- * @param message - The error's message (SNS names the parameter it refuses). @default ""
- */
-export function classifyPublishFailure(code: string, senderFault = false, message = ""): PublishFailureKind {
-    const bare = code.replace(/Exception$/, "");
-    switch (bare) {
-        case "InvalidParameter":
-        case "InvalidParameterValue":
-            // "Invalid parameter: TopicArn": the topic is the deployment's, whatever the message holds.
-            return NAMES_THE_TOPIC.test(message) ? "deployment" : "message";
-        case "NotFound":
-        case "AuthorizationError":
-        case "AccessDenied":
-        case "InvalidSecurity":
-        case "InvalidClientTokenId":
-        case "ExpiredToken":
-        case "KMSDisabled":
-        case "KMSInvalidState":
-        case "KMSNotFound":
-        case "KMSOptInRequired":
-        case "KMSAccessDenied":
-        case "EndpointDisabled":
-            return "deployment";
-        case "ParameterValueInvalid":
-        case "Validation":
-        case "ValidationError":
-        case "InvalidBatchEntryId":
-        case "BatchEntryIdsNotDistinct":
-        case "BatchRequestTooLong":
-        case "TooManyEntriesInBatchRequest":
-        case "EmptyBatchRequest":
-            return "message";
-        default:
-            if (/throttl|internal|unavailable|timeout|KMSThrottling/i.test(bare)) return "transient";
-            return senderFault ? "message" : "transient";
-    }
-}
-
 /**
  * Whether an SNS error code means retrying the same message cannot succeed (a `message` fault of
- * {@link classifyPublishFailure}).
+ * `classifySnsFailure`; each destination kind classifies its own errors, `Destination.classify`).
  *
  * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `Exception` suffix.
  * @param senderFault - A `Failed[]` entry's `SenderFault`. @default false
  * @param message - The error's message. @default ""
  */
 export function isPermanentPublishError(code: string, senderFault = false, message = ""): boolean {
-    return classifyPublishFailure(code, senderFault, message) === "message";
+    return classifySnsFailure(code, senderFault, message) === "message";
 }
 
 /**
@@ -192,99 +116,15 @@ export function isPermanentSqsRefusal(code: string): boolean {
     }
 }
 
-function errorText(err: unknown): string {
-    const text = err instanceof Error ? err.message : String(err);
-    return text.length > MAX_ERROR_TEXT ? `${text.slice(0, MAX_ERROR_TEXT - 1)}…` : text;
-}
-
 /**
- * Split messages into PublishBatch calls, in order: at most 10 entries and 256 KB per call, and, when
- * `oneEntryPerKey` is set, never two entries with the same ordering key in one call (so a failed entry can never
- * be overtaken by a later entry of its key that SNS accepted in the same call).
+ * Publish up to 10 messages in one batch call to the context's destination and report each entry's outcome, in
+ * order (see `runtime/destination/destination.ts`).
  *
- * @param items - What to publish, in delivery order; each carries its published form.
- * @param oneEntryPerKey - Keep entries of one ordering key in separate calls.
+ * @param ctx - The destination.
+ * @param messages - At most 10 messages, within the destination's bytes per call (see {@link publishBatches}).
  */
-export function publishBatches<T extends { readonly message: OutboundMessage }>(
-    items: readonly T[],
-    oneEntryPerKey: boolean,
-): T[][] {
-    const batches: T[][] = [];
-    let current: T[] = [];
-    let bytes = 0;
-    for (const item of items) {
-        const size = snsMessageSize(item.message);
-        const key = item.message.orderingKey;
-        const keyClash = oneEntryPerKey && key !== undefined && current.some((c) => c.message.orderingKey === key);
-        if (
-            current.length > 0 &&
-            (current.length === MAX_BATCH_ENTRIES || bytes + size > SNS_MAX_MESSAGE_BYTES || keyClash)
-        ) {
-            batches.push(current);
-            current = [];
-            bytes = 0;
-        }
-        current.push(item);
-        bytes += size;
-    }
-    if (current.length > 0) batches.push(current);
-    return batches;
-}
-
-/**
- * Publish up to 10 messages in one PublishBatch call and report each entry's outcome, in order. Every `Failed[]`
- * entry is checked. When the whole call fails with a permanent error and holds several entries, each is
- * published alone to find out which one SNS refuses.
- *
- * @param ctx - The SNS client, topic and FIFO setting.
- * @param messages - At most 10 messages, 256 KB in total (see {@link publishBatches}).
- */
-export async function publishBatch(
-    ctx: DeliveryContext,
-    messages: readonly OutboundMessage[],
-): Promise<PublishResult[]> {
-    let out: PublishBatchCommandOutput | undefined;
-    try {
-        out = (await ctx.sns.send(
-            new PublishBatchCommand({
-                TopicArn: ctx.topicArn,
-                PublishBatchRequestEntries: messages.map((m, i) => publishEntry(m, String(i), ctx.fifo)),
-            }),
-        )) as PublishBatchCommandOutput | undefined;
-    } catch (err) {
-        const code = awsErrorName(err) || "UnknownError";
-        const permanent = isPermanentPublishError(code, false, errorText(err));
-        if (permanent && messages.length > 1) {
-            const results: PublishResult[] = [];
-            for (const m of messages) results.push(...(await publishBatch(ctx, [m])));
-            return results;
-        }
-        return messages.map(() => ({ ok: false, code, message: errorText(err), permanent }));
-    }
-    const results: PublishResult[] = messages.map(() => ({
-        ok: false,
-        code: "NoResult",
-        message: "SNS reported neither success nor failure for this entry",
-        permanent: false,
-    }));
-    // An answer with no output at all (a broken proxy or SDK middleware) reports nothing: every entry stays NoResult.
-    for (const s of out?.Successful ?? []) {
-        const i = Number(s.Id);
-        if (Number.isInteger(i) && i >= 0 && i < messages.length)
-            results[i] = { ok: true, messageId: s.MessageId ?? "" };
-    }
-    for (const f of out?.Failed ?? []) {
-        const i = Number(f.Id);
-        if (!Number.isInteger(i) || i < 0 || i >= messages.length) continue;
-        const code = f.Code ?? "UnknownError";
-        results[i] = {
-            ok: false,
-            code,
-            message: errorText(f.Message ?? ""),
-            permanent: isPermanentPublishError(code, f.SenderFault === true, f.Message ?? ""),
-        };
-    }
-    return results;
+export function publishBatch(ctx: DeliveryContext, messages: readonly OutboundMessage[]): Promise<PublishResult[]> {
+    return publishToDestination(ctx.destination, messages);
 }
 
 /** Current status and permanent-failure count of a record, read consistently, with the item itself. */

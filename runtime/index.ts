@@ -30,6 +30,16 @@ export * from "./claim-check/object-client";
 export { LARGE_PAYLOAD_LIMITS, MAX_PAYLOAD_KEY_PREFIX_LENGTH, type LargePayloadOptions } from "./claim-check/offload";
 export * from "./claim-check/resolver";
 export * from "./delivery";
+export * from "./destination/kind";
+export * from "./destination/create";
+export * from "./destination/event-detail";
+export { classifySnsFailure, snsDestination } from "./destination/sns";
+export { classifySqsFailure, sqsDestination, SQS_MAX_BATCH_BYTES } from "./destination/sqs";
+export {
+    classifyEventBridgeFailure,
+    eventBridgeDestination,
+    EVENTBRIDGE_MAX_CALL_BYTES,
+} from "./destination/eventbridge";
 export * from "./claimed-delivery";
 export * from "./publisher";
 export * from "./sweeper";

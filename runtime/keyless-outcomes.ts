@@ -41,7 +41,7 @@ export async function publishKeyless(
     pending: readonly BufferedKeyless[],
 ): Promise<string | undefined> {
     if (pending.length === 0) return undefined;
-    const calls = publishBatches(pending, false);
+    const calls = publishBatches(ctx.destination, pending, false);
     const outcomes = await publishAndComplete(ctx, calls);
     // The bookkeeping reads every entry in shard order, whatever order the calls ended in, and only the first
     // failure sets failedAt: a later failure (a refused entry, a failed completion, a call not sent) never

@@ -87,7 +87,7 @@ export async function publishAndComplete(
     calls: readonly (readonly KeylessItem[])[],
 ): Promise<KeylessCallOutcome[]> {
     const slots = callSlots(PUBLISH_CALLS_IN_FLIGHT);
-    const predecessors = ctx.fifo ? fifoPredecessors(calls) : calls.map(() => []);
+    const predecessors = ctx.destination.fifo ? fifoPredecessors(calls) : calls.map(() => []);
     const published: Promise<readonly PublishResult[] | undefined>[] = [];
     const outcomes: Promise<KeylessCallOutcome>[] = [];
     let refused = false;

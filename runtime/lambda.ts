@@ -4,15 +4,18 @@
  * {@link ENV} contract, builds the SDK clients once, and returns the handler.
  *
  * The clients take region, credentials and endpoints from the Lambda environment the usual SDK way
- * (`AWS_REGION`, the execution role, and `AWS_ENDPOINT_URL_DYNAMODB` / `_SNS` / `_SQS` when set, which is how
- * the end-to-end test points the exact serialized code at DynamoDB Local and a local SNS).
+ * (`AWS_REGION`, the execution role, and `AWS_ENDPOINT_URL_DYNAMODB` / `_SNS` / `_SQS` / `_EVENTBRIDGE` when set,
+ * which is how the end-to-end test points the exact serialized code at DynamoDB Local and a local SNS). Only the
+ * destination's client is built beside DynamoDB's and the DLQ's SQS client.
  *
  * @packageDocumentation
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { ENV, readHandlerEnvironment, type HandlerEnvironment } from "./config";
+import { DESTINATION_SETTINGS } from "./destination/kind";
 import { createLambdaLogger } from "./json-logger";
 import { createPublisher, type PublisherConfig, type PublisherHandler, type StreamBatchResponse } from "./publisher";
 import { createSweeper, type SweeperHandler } from "./sweeper";
@@ -22,12 +25,15 @@ import { createSweeper, type SweeperHandler } from "./sweeper";
  * and a JSON logger naming the function.
  */
 function configFromEnvironment(env: HandlerEnvironment, functionName: string): PublisherConfig {
+    const { setting, arn } = env.destination;
     return {
         dynamodb: new DynamoDBClient({}),
-        sns: new SNSClient({}),
         sqs: new SQSClient({}),
+        ...(setting === DESTINATION_SETTINGS.sns ? { sns: new SNSClient({}) } : {}),
+        ...(setting === DESTINATION_SETTINGS.eventbridge ? { eventBridge: new EventBridgeClient({}) } : {}),
+        [setting]: arn,
+        ...(env.eventSource !== undefined ? { eventSource: env.eventSource } : {}),
         tableName: env.tableName,
-        topicArn: env.topicArn,
         dlqUrl: env.dlqUrl,
         fifo: env.fifo,
         completionGraceSeconds: env.completionGraceSeconds,

@@ -39,6 +39,7 @@ import {
     type DeliveryContext,
     type PublishResult,
 } from "./delivery";
+import { DESTINATION_LABELS } from "./destination/kind";
 import { isOutboxError, OutboxError } from "./errors";
 import { PUBLISH_CALLS_IN_FLIGHT } from "./keyless-publish";
 import { fifoMessageGroupId, outboundMessage, type OutboundMessage } from "./message";
@@ -164,7 +165,7 @@ function startPartition(ctx: DeliveryContext, batch: ClaimedPartition): Partitio
             record.orderingKey !== undefined ? `key\u0000${record.orderingKey}` : `record\u0000${record.recordId}`;
         let lane = byLane.get(id);
         if (lane === undefined) {
-            const group = ctx.fifo
+            const group = ctx.destination.fifo
                 ? fifoMessageGroupId(outboundMessage(record))
                 : (record.orderingKey ?? `\u0000${record.recordId}`);
             lane = { state, group, records: [], next: 0, ended: false, held: false, chain: Promise.resolve(true) };
@@ -202,7 +203,7 @@ async function deliverRound(run: LaneRun, lanes: readonly Lane[]): Promise<void>
     const slots = callSlots(PUBLISH_CALLS_IN_FLIGHT);
     await Promise.all([
         ...expired.map((lane) => deadLetterExpired(run, lane)),
-        ...publishBatches(heads, true).map(async (call) => {
+        ...publishBatches(run.ctx.destination, heads, true).map(async (call) => {
             await slots.acquire();
             try {
                 // No call starts once a fault every record would meet is known.
@@ -293,13 +294,13 @@ async function refused(
     ctx.metrics.count(DELIVERY_METRICS.publishFailed);
     const error = new OutboxError(
         result.permanent ? "INVALID_PAYLOAD" : "UNAVAILABLE",
-        `SNS refused record ${record.recordId}: ${result.code}`,
+        `${DESTINATION_LABELS[ctx.destination.kind]} refused record ${record.recordId}: ${result.code}`,
         {
             context: { recordId: record.recordId, code: result.code },
         },
     );
     if (!result.permanent) {
-        // Not this record's fault: every later record would meet the same SNS.
+        // Not this record's fault: every later record would meet the same destination.
         ctx.logger.warn("outbox publish failed", {
             recordId: record.recordId,
             partition: record.partition,

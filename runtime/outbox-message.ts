@@ -114,6 +114,11 @@ export interface MessageRules {
     /** Whether partitions and ordering keys are SNS FIFO `MessageGroupId`s. */
     readonly fifo: boolean;
     /**
+     * The longest type the destination carries, when it limits it: an EventBridge bus takes the type as the event's
+     * `DetailType`, 1 to 128 characters. @default undefined (no limit but the attribute's)
+     */
+    readonly maxTypeLength?: number;
+    /**
      * The trace context of a message that gives none, for its number of headers (the active OpenTelemetry span's,
      * as far as they leave room); absent when the writer reads none.
      */
@@ -151,6 +156,7 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
         );
     }
     checkKeys(message, where, id, index);
+    if (rules.maxTypeLength !== undefined) checkTypeLength(message.type, rules.maxTypeLength, where, id, index);
     if (rules.fifo) checkFifoGroup(message, where, id);
     const expiresAtMs = expiryOf(message, where, id);
     const headers = checkedHeaders(message, where, id, index);
@@ -238,6 +244,16 @@ function checkKeys(message: OutboxMessage, where: string, id: string, index: num
         ["orderingKey", message.orderingKey],
     ] as const) {
         if (value !== undefined) refuseUnsendable(value, `${where}.${field}`, id, index);
+    }
+}
+
+/** A type the destination can carry: on an EventBridge bus it is the event's `DetailType`. */
+function checkTypeLength(type: string, max: number, where: string, id: string, index: number): void {
+    if (type.length > max) {
+        throw invalid(
+            `${where}.type is ${type.length} characters; the writer's address is an EventBridge bus, whose events carry the type as their DetailType, at most ${max} characters; use a shorter type`,
+            { messageId: id, messageIndex: index, size: type.length },
+        );
     }
 }
 

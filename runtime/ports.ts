@@ -1,10 +1,16 @@
 /**
- * The small seams every runtime part takes by injection: a clock, a logger and a counter sink.
+ * The small seams every runtime part takes by injection: the AWS clients, a clock, a logger and a counter sink.
  * Defaults are the wall clock, a silent logger and a no-op sink, so nothing is printed or emitted unless the
  * caller asks for it.
  *
  * @packageDocumentation
  */
+
+/** Anything with an AWS SDK v3 client's `send` (a real client, or a fault-injecting fake in tests). */
+export interface ClientLike {
+    /** Send an SDK command. */
+    send(command: object): Promise<unknown>;
+}
 
 /** A source of the current time. Injected so tests never sleep. */
 export interface Clock {

@@ -1,25 +1,25 @@
 /**
  * The stream publisher: the Lambda handler behind the table's event source mapping. It publishes the outbox
- * records of each stream batch to SNS and completes them, and reports the first record it could not deliver so
+ * records of each stream batch to the destination (an SNS topic, an SQS queue or an EventBridge bus) and completes them, and reports the first record it could not deliver so
  * Lambda retries from there: what one batch goes through is `runtime/stream-batch.ts`.
  *
  * This module holds the handler's wiring, shared with the sweeper: the configuration, validated and defaulted
- * once per cold start ({@link resolveDeliveryConfig}), the check that the topic and the DLQ are in their clients'
- * regions, and what each invocation starts with ({@link startInvocation}).
+ * once per cold start ({@link resolveDeliveryConfig}), the check that the destination and the DLQ are in their
+ * clients' regions, and what each invocation starts with ({@link startInvocation}).
  *
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
-import {
-    isQueueUrl,
-    isTopicArn,
-    QUEUE_URL_SHAPE,
-    queueUrlRegion,
-    TOPIC_ARN_SHAPE,
-    topicArnRegion,
-} from "./aws-resource-names";
+import { isQueueUrl, QUEUE_URL_SHAPE, queueUrlRegion } from "./aws-resource-names";
 import type { ClaimingStore } from "./claimed-delivery";
 import type { ClientLike, DeliveryContext } from "./delivery";
+import {
+    createDestination,
+    destinationClientSetting,
+    destinationRegionProblem,
+    type DestinationConfig,
+} from "./destination/create";
+import type { Destination } from "./destination/destination";
 import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
 import { OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
@@ -48,21 +48,36 @@ export interface HandlerContext {
 /** A stream publisher handler. */
 export type PublisherHandler = (event: unknown, context?: HandlerContext) => Promise<StreamBatchResponse>;
 
-/** Configuration of {@link createPublisher}. */
-export interface PublisherConfig {
+/**
+ * Configuration of {@link createPublisher}. The destination is exactly one of `topicArn` (an SNS topic), `queueArn`
+ * (an SQS queue, standard or FIFO) and `eventBusArn` (an EventBridge bus), with the client of its kind.
+ */
+export interface PublisherConfig extends DestinationConfig {
     /** DynamoDB client for the outbox table (a `DynamoDBClient`, or anything with its `send`). */
     readonly dynamodb: ClientLike;
-    /** SNS client (`SNSClient`). */
-    readonly sns: ClientLike;
-    /** SQS client for the DLQ (`SQSClient`). */
+    /** SNS client (`SNSClient`); required with `topicArn`. @default undefined */
+    readonly sns?: ClientLike;
+    /** SQS client (`SQSClient`): the DLQ's, and the destination's with `queueArn`. */
     readonly sqs: ClientLike;
+    /** EventBridge client (`EventBridgeClient`); required with `eventBusArn`. @default undefined */
+    readonly eventBridge?: ClientLike;
     /** The outbox table. */
     readonly tableName: string;
-    /** The topic to publish to. */
-    readonly topicArn: string;
+    /** The SNS topic to publish to. Exactly one of `topicArn`, `queueArn` and `eventBusArn`. @default undefined */
+    readonly topicArn?: string;
+    /** The SQS queue to send to (its URL is derived from the ARN). One destination only. @default undefined */
+    readonly queueArn?: string;
+    /** The EventBridge bus to put events on. One destination only. @default undefined */
+    readonly eventBusArn?: string;
+    /** The EventBridge `Source` of every event; only with `eventBusArn`. @default "dynamodb-outbox" */
+    readonly eventSource?: string;
     /** The DLQ URL for expired and undeliverable records. */
     readonly dlqUrl: string;
-    /** Whether the topic is FIFO (sets `MessageGroupId` = ordering key or partition, `MessageDeduplicationId` = record id). @default false */
+    /**
+     * Whether the topic or queue is FIFO (sets `MessageGroupId` = ordering key or partition, `MessageDeduplicationId`
+     * = record id); it must match the name's `.fifo`, and is never true with a bus.
+     * @default false
+     */
     readonly fifo?: boolean;
     /** Seconds a completed or expired record stays before TTL deletes it. @default 3600 */
     readonly completionGraceSeconds?: number;
@@ -104,7 +119,7 @@ export interface ResolvedDeliveryConfig extends Omit<PublisherSettings, "ctx"> {
     /** What the default store counts into; {@link startInvocation} points it at the invocation's metrics. */
     readonly storeMetrics: StoreMetricsRelay;
     /**
-     * The check, started at construction, that the topic and the DLQ are in their clients' regions (read from the
+     * The check, started at construction, that the destination and the DLQ are in their clients' regions (read from the
      * SDK clients' config, which resolves asynchronously): the `INVALID_CONFIG` error to throw from every
      * invocation, or `undefined`. It never rejects.
      */
@@ -157,20 +172,21 @@ async function clientRegion(client: ClientLike): Promise<string | undefined> {
 }
 
 /**
- * Whether the topic and the DLQ are in their clients' regions. SNS refuses a topic of another region
- * (`InvalidParameter: TopicArn`) for every record, and a DLQ the SQS client cannot reach leaves every expired or
- * refused record pending.
+ * Whether the destination and the DLQ are in their clients' regions. SNS refuses a topic of another region
+ * (`InvalidParameter: TopicArn`) for every record, SQS and EventBridge a queue or bus they cannot find, and a DLQ the
+ * SQS client cannot reach leaves every expired or refused record pending.
  */
-async function regionProblem(who: string, config: PublisherConfig): Promise<OutboxError | undefined> {
-    const topicRegion = topicArnRegion(config.topicArn);
-    const snsRegion = await clientRegion(config.sns);
-    if (topicRegion !== undefined && snsRegion !== undefined && topicRegion !== snsRegion) {
-        return new OutboxError(
-            "INVALID_CONFIG",
-            `${who}: topicArn ${config.topicArn} is in region ${topicRegion}, but the SNS client's region is ${snsRegion}; SNS refuses a topic of another region (InvalidParameter: TopicArn); point topicArn at the topic in ${snsRegion}, or give the handler an SNS client of ${topicRegion}`,
-            { context: { topicArn: config.topicArn, region: snsRegion } },
-        );
-    }
+async function regionProblem(
+    who: string,
+    config: PublisherConfig,
+    destination: Destination,
+): Promise<OutboxError | undefined> {
+    const problem = destinationRegionProblem(
+        who,
+        destination,
+        await clientRegion(config[destinationClientSetting(destination.kind)] as ClientLike),
+    );
+    if (problem !== undefined) return problem;
     const queueRegion = queueUrlRegion(config.dlqUrl);
     const sqsRegion = await clientRegion(config.sqs);
     if (queueRegion !== undefined && sqsRegion !== undefined && queueRegion !== sqsRegion) {
@@ -184,8 +200,8 @@ async function regionProblem(who: string, config: PublisherConfig): Promise<Outb
 }
 
 /**
- * Throw the region check's error, if any, logged at error: every invocation of a handler whose topic or DLQ is in
- * another region fails the same way, so the shard holds (and a sweep fails) until the deployment is fixed.
+ * Throw the region check's error, if any, logged at error: every invocation of a handler whose destination or DLQ is
+ * in another region fails the same way, so the shard holds (and a sweep fails) until the deployment is fixed.
  *
  * @param resolved - The handler's settings.
  */
@@ -193,7 +209,7 @@ export async function assertRegions(resolved: ResolvedDeliveryConfig): Promise<v
     const problem = await resolved.regionCheck;
     if (problem === undefined) return;
     resolved.base.logger.error(
-        "outbox handler: the topic or the DLQ is in another region than its client; every invocation fails until the deployment is fixed",
+        "outbox handler: the destination or the DLQ is in another region than its client; every invocation fails until the deployment is fixed",
         { code: problem.code, ...problem.context },
     );
     throw problem;
@@ -209,20 +225,11 @@ function requireClient(name: string, value: unknown): void {
 }
 
 /**
- * The topic ARN and the DLQ URL have their shapes, and `fifo` matches the topic; returns `fifo`.
+ * The DLQ URL has its shape.
  *
  * @throws OutboxError `INVALID_CONFIG` naming the setting, the bad value and the fix.
  */
-function checkedDestinations(config: PublisherConfig, who: string): boolean {
-    if (!isTopicArn(config.topicArn)) {
-        throw new OutboxError(
-            "INVALID_CONFIG",
-            `${who}: topicArn is ${JSON.stringify(config.topicArn)}; expected an SNS topic ARN, ${TOPIC_ARN_SHAPE}; pass the topic's arn (not its name)`,
-            {
-                context: { topicArn: config.topicArn },
-            },
-        );
-    }
+function checkDlqUrl(config: PublisherConfig, who: string): void {
     if (!isQueueUrl(config.dlqUrl)) {
         throw new OutboxError(
             "INVALID_CONFIG",
@@ -232,18 +239,6 @@ function checkedDestinations(config: PublisherConfig, who: string): boolean {
             },
         );
     }
-    const fifo = config.fifo ?? false;
-    if (typeof fifo !== "boolean")
-        throw new OutboxError("INVALID_CONFIG", `${who}: fifo must be true or false, got ${JSON.stringify(fifo)}`);
-    if (fifo !== config.topicArn.endsWith(".fifo")) {
-        // A mismatch fails every message the same way (SNS refuses the group id, or requires one), so it is a fault
-        // of the deployment: refuse it at cold start instead of dead-lettering the whole stream.
-        throw new OutboxError(
-            "INVALID_CONFIG",
-            `${who}: fifo is ${fifo} but topicArn ${config.topicArn} ${fifo ? "is not" : "is"} a FIFO topic (a name ending in .fifo); set fifo to ${!fifo}, or point topicArn at the matching topic`,
-        );
-    }
-    return fifo;
 }
 
 /**
@@ -257,12 +252,11 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
     if (config === null || typeof config !== "object")
         throw new OutboxError("INVALID_CONFIG", `${who}: config must be an object`);
     requireClient(`${who}: dynamodb`, config.dynamodb);
-    requireClient(`${who}: sns`, config.sns);
     requireClient(`${who}: sqs`, config.sqs);
     requireText(`${who}: tableName`, config.tableName);
-    requireText(`${who}: topicArn`, config.topicArn);
     requireText(`${who}: dlqUrl`, config.dlqUrl);
-    const fifo = checkedDestinations(config, who);
+    const destination = createDestination(config, who);
+    checkDlqUrl(config, who);
     const clock = config.clock ?? systemClock;
     const logger = config.logger ?? silentLogger;
     const completionGraceSeconds = integerIn(
@@ -281,12 +275,10 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
     return {
         base: {
             dynamodb: config.dynamodb,
-            sns: config.sns,
+            destination,
             sqs: config.sqs,
             tableName: config.tableName,
-            topicArn: config.topicArn,
             dlqUrl: config.dlqUrl,
-            fifo,
             completionGraceSeconds,
             maxPublishAttempts: integerIn(
                 who,
@@ -316,7 +308,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
             who === "createSweeper" ? HANDLER_LIMITS.sweeperReserveMs : HANDLER_LIMITS.publisherReserveMs,
         ),
         claimVersion,
-        regionCheck: regionProblem(who, config).catch(() => undefined),
+        regionCheck: regionProblem(who, config, destination).catch(() => undefined),
     };
 }
 

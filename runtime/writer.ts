@@ -14,6 +14,7 @@ import {
     type TransactWriteItemsCommandInput,
     type UpdateItemCommandInput,
 } from "@aws-sdk/client-dynamodb";
+import { DESTINATION_KINDS, destinationKindOfArn, EVENTBRIDGE_NAME_LIMITS } from "./destination/kind";
 import { OutboxError } from "./errors";
 import { wrapAwsError } from "./store/aws-errors";
 import { idGuardFree, placeholders, skAbsent } from "./store/expressions";
@@ -113,9 +114,17 @@ export interface OutboxWriterOptions {
      * @default a ULID generator on `clock` (80 random bits per millisecond; its ids need no guard)
      */
     readonly idGenerator?: IdGenerator;
-    /** The record's binding id (the destination's name; part of the sort key). @default "sns" */
+    /**
+     * The record's binding id (the destination's name; part of the sort key).
+     * @default the kind of destination `address` names (`"sns"`, `"sqs"` or `"eventbridge"`), else `"sns"`
+     */
     readonly bindingId?: string;
-    /** The record's egress address, e.g. the topic ARN. Informational: the publisher uses its own topic. @default "" */
+    /**
+     * The record's egress address: the destination's ARN (the `Outbox` component's `destinationArn` output). The
+     * publisher publishes to its own destination whatever the record says; the writer reads the kind the address
+     * names for the default `bindingId` and, for an EventBridge bus, refuses a type longer than a `DetailType`
+     * takes (128 characters) before anything is written. @default ""
+     */
     readonly address?: string;
     /**
      * Grace the FENCE row's ttl is at least as long as (it is max(grace, 30 days)); an id guard holds its id for
@@ -230,7 +239,12 @@ export class OutboxWriter {
         }
         const otel = traceContext === "active" ? loadOpenTelemetryApi() : undefined;
         const logger = this.logger;
+        this.address = options.address ?? "";
+        const addressKind = typeof this.address === "string" ? destinationKindOfArn(this.address) : undefined;
         this.rules = {
+            ...(addressKind === DESTINATION_KINDS.eventBridge
+                ? { maxTypeLength: EVENTBRIDGE_NAME_LIMITS.detailTypeMaxLength }
+                : {}),
             newId: options.idGenerator ?? createIdGenerator(this.clock),
             generatedIdsNeedGuard: options.idGenerator !== undefined,
             fifo: options.fifo ?? false,
@@ -242,7 +256,7 @@ export class OutboxWriter {
                   }
                 : {}),
         };
-        this.bindingId = options.bindingId ?? "sns";
+        this.bindingId = options.bindingId ?? addressKind ?? "sns";
         if (typeof this.bindingId !== "string")
             throw new OutboxError(
                 "INVALID_CONFIG",
@@ -257,7 +271,6 @@ export class OutboxWriter {
                 { context: { size: longestSk } },
             );
         }
-        this.address = options.address ?? "";
         this.graceSeconds = integerIn(
             "OutboxWriter",
             "compactionGraceSeconds",

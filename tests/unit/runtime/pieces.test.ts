@@ -19,6 +19,7 @@ import {
     headerNameProblem,
     messageAttributes,
     publishEntry,
+    SNS_MAX_MESSAGE_BYTES,
     snsMessageSize,
     sqsSafeText,
     worstCaseDeadLetterSize,
@@ -152,21 +153,25 @@ describe("runtime pieces", function () {
     });
 
     describe("PublishBatch splitting", function () {
+        const SNS_LIMITS = { bytesPerCall: SNS_MAX_MESSAGE_BYTES, entryBytes: snsMessageSize };
         const items = (specs: Partial<OutboundMessage>[]) =>
             specs.map((s, i) => ({ message: message({ id: `m${i}`, ...s }) }));
         it("cuts at 10 entries and at 256 KB in total, in order", function () {
             assert.deepEqual(
-                publishBatches(items(Array.from({ length: 23 }, () => ({}))), false).map((b) => b.length),
+                publishBatches(SNS_LIMITS, items(Array.from({ length: 23 }, () => ({}))), false).map((b) => b.length),
                 [10, 10, 3],
             );
             const big = "x".repeat(100 * 1024);
             assert.deepEqual(
-                publishBatches(items([{ body: big }, { body: big }, { body: big }]), false).map((b) => b.length),
+                publishBatches(SNS_LIMITS, items([{ body: big }, { body: big }, { body: big }]), false).map(
+                    (b) => b.length,
+                ),
                 [2, 1],
             );
         });
         it("never puts two entries of one ordering key in one call when asked", function () {
             const batches = publishBatches(
+                SNS_LIMITS,
                 items([{ orderingKey: "a" }, { orderingKey: "b" }, {}, { orderingKey: "a" }, { orderingKey: "c" }]),
                 true,
             );

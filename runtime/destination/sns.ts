@@ -1,0 +1,108 @@
+/**
+ * An SNS topic as the destination: `PublishBatch`, 10 entries and 256 KB per call, each entry's `Failed[]` read,
+ * and what an SNS error is a fault of.
+ *
+ * Errors are mapped from the PublishBatch reference's error list
+ * (https://docs.aws.amazon.com/sns/latest/api/API_PublishBatch.html#API_PublishBatch_Errors) and the common errors
+ * (https://docs.aws.amazon.com/sns/latest/api/CommonErrors.html); a `Failed[]` entry carries `SenderFault`
+ * (https://docs.aws.amazon.com/sns/latest/api/API_BatchResultErrorEntry.html).
+ *
+ * @packageDocumentation
+ */
+import { PublishBatchCommand, type PublishBatchCommandOutput } from "@aws-sdk/client-sns";
+import { publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type OutboundMessage } from "../message";
+import type { ClientLike } from "../ports";
+import { refusedEntry, unanswered, type Destination, type PublishFailureKind, type PublishResult } from "./destination";
+import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
+
+/** An SNS refusal whose message names the topic ARN (or name) as the parameter at fault. */
+const NAMES_THE_TOPIC = /\bTopic ?(?:Arn|Name)\b/i;
+
+/**
+ * Classify an SNS error (a whole call's exception, or one `Failed[]` entry):
+ * - `message`: bad parameters, too large, or any entry SNS marks `SenderFault` that is not one of the kinds below;
+ * - `deployment`: the topic does not exist, AuthorizationError, a KMS key disabled or not usable, an
+ *   `InvalidParameter` that names the topic ARN (as SNS answers for a topic of another region or a malformed ARN);
+ * - `transient`: throttling, internal errors, timeouts.
+ *
+ * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `Exception` suffix.
+ * @param senderFault - A `Failed[]` entry's `SenderFault`. @default false (a call's exception: throttling is a sender fault there too)
+ * @param message - The error's message (SNS names the parameter it refuses). @default ""
+ */
+export function classifySnsFailure(code: string, senderFault = false, message = ""): PublishFailureKind {
+    const bare = code.replace(/Exception$/, "");
+    switch (bare) {
+        case "InvalidParameter":
+        case "InvalidParameterValue":
+            // "Invalid parameter: TopicArn": the topic is the deployment's, whatever the message holds.
+            return NAMES_THE_TOPIC.test(message) ? "deployment" : "message";
+        case "NotFound":
+        case "AuthorizationError":
+        case "AccessDenied":
+        case "InvalidSecurity":
+        case "InvalidClientTokenId":
+        case "ExpiredToken":
+        case "KMSDisabled":
+        case "KMSInvalidState":
+        case "KMSNotFound":
+        case "KMSOptInRequired":
+        case "KMSAccessDenied":
+        case "EndpointDisabled":
+            return "deployment";
+        case "ParameterValueInvalid":
+        case "Validation":
+        case "ValidationError":
+        case "InvalidBatchEntryId":
+        case "BatchEntryIdsNotDistinct":
+        case "BatchRequestTooLong":
+        case "TooManyEntriesInBatchRequest":
+        case "EmptyBatchRequest":
+            return "message";
+        default:
+            if (/throttl|internal|unavailable|timeout|KMSThrottling/i.test(bare)) return "transient";
+            return senderFault ? "message" : "transient";
+    }
+}
+
+/** The results of a PublishBatch answer, aligned with its entries (`Id` is the entry's index). */
+function readPublishBatch(out: PublishBatchCommandOutput | undefined, count: number): PublishResult[] {
+    const results = unanswered(DESTINATION_LABELS.sns, count);
+    for (const s of out?.Successful ?? []) {
+        const i = Number(s.Id);
+        if (Number.isInteger(i) && i >= 0 && i < count) results[i] = { ok: true, messageId: s.MessageId ?? "" };
+    }
+    for (const f of out?.Failed ?? []) {
+        const i = Number(f.Id);
+        if (Number.isInteger(i) && i >= 0 && i < count)
+            results[i] = refusedEntry({ classify: classifySnsFailure }, f.Code, f.SenderFault === true, f.Message);
+    }
+    return results;
+}
+
+/**
+ * An SNS topic as a {@link Destination}. On a FIFO topic each entry's `MessageGroupId` is the ordering key (else the
+ * partition) and its `MessageDeduplicationId` the record id.
+ *
+ * @param sns - The SNS client (`SNSClient`).
+ * @param topicArn - The topic.
+ * @param fifo - Whether the topic is FIFO.
+ */
+export function snsDestination(sns: ClientLike, topicArn: string, fifo: boolean): Destination {
+    return {
+        kind: DESTINATION_KINDS.sns,
+        arn: topicArn,
+        fifo,
+        bytesPerCall: SNS_MAX_MESSAGE_BYTES,
+        entryBytes: snsMessageSize,
+        classify: classifySnsFailure,
+        async sendCall(messages: readonly OutboundMessage[]) {
+            const out = (await sns.send(
+                new PublishBatchCommand({
+                    TopicArn: topicArn,
+                    PublishBatchRequestEntries: messages.map((m, i) => publishEntry(m, String(i), fifo)),
+                }),
+            )) as PublishBatchCommandOutput | undefined;
+            return readPublishBatch(out, messages.length);
+        },
+    };
+}

@@ -1,0 +1,141 @@
+/**
+ * An SQS queue as the destination: `SendMessageBatch`, 10 entries and 1 MiB per call, each entry's `Failed[]` read,
+ * and what an SQS error is a fault of. The message is what an SNS subscriber with raw delivery receives: the payload
+ * as the body, the outbox's attributes and the headers as String message attributes.
+ *
+ * Errors are mapped from the SendMessageBatch reference's error list
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatch.html#API_SendMessageBatch_Errors)
+ * and the common errors (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/CommonErrors.html).
+ * A `Failed[]` entry carries `SenderFault`
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_BatchResultErrorEntry.html); AWS
+ * publishes no closed list of entry codes, so `SenderFault` decides what is not named here.
+ *
+ * @packageDocumentation
+ */
+import { SendMessageBatchCommand, type SendMessageBatchCommandOutput } from "@aws-sdk/client-sqs";
+import { queueUrlOfArn } from "../aws-resource-names";
+import { OutboxError } from "../errors";
+import { fifoMessageGroupId, messageAttributes, snsMessageSize, type OutboundMessage } from "../message";
+import type { ClientLike } from "../ports";
+import { refusedEntry, unanswered, type Destination, type PublishFailureKind, type PublishResult } from "./destination";
+import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
+
+/**
+ * SQS's limit for one message and for a whole `SendMessageBatch`, body plus attributes: 1 MiB since August 2025
+ * (https://aws.amazon.com/about-aws/whats-new/2025/08/amazon-sqs-max-payload-size-1mib/). A queue's own
+ * `MaximumMessageSize` may be lower: a message over it is refused as the message's own fault.
+ */
+export const SQS_MAX_BATCH_BYTES = 1024 * 1024;
+
+/**
+ * An SQS refusal that is the deployment's rather than one message's: a parameter valid only for the other queue
+ * type (`fifo` does not match the queue), a missing deduplication setting, or the queue URL itself.
+ */
+const NAMES_THE_QUEUE = /queue type|QueueUrl|ContentBasedDeduplication|MessageGroupId/i;
+
+/**
+ * Classify an SQS error (a whole call's exception, or one `Failed[]` entry):
+ * - `message`: characters SQS refuses, a bad attribute, a message over the queue's size, a batch too long;
+ * - `deployment`: the queue does not exist, access denied, a KMS key not usable, an unsupported operation, or a
+ *   parameter that only the other queue type takes (the `fifo` setting does not match the queue);
+ * - `transient`: throttling (`RequestThrottled`, `ThrottlingException`, `KmsThrottled`), internal errors.
+ *
+ * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `AWS.SimpleQueueService.`
+ *   prefix and the `Exception` suffix.
+ * @param senderFault - A `Failed[]` entry's `SenderFault`. @default false
+ * @param message - The error's message. @default ""
+ */
+export function classifySqsFailure(code: string, senderFault = false, message = ""): PublishFailureKind {
+    const bare = code.replace(/^AWS\.SimpleQueueService\./, "").replace(/Exception$/, "");
+    switch (bare) {
+        case "InvalidParameterValue":
+        case "MissingParameter":
+            return NAMES_THE_QUEUE.test(message) ? "deployment" : "message";
+        case "QueueDoesNotExist":
+        case "NonExistentQueue":
+        case "QueueDeletedRecently":
+        case "AccessDenied":
+        case "InvalidSecurity":
+        case "InvalidAddress":
+        case "InvalidClientTokenId":
+        case "UnrecognizedClient":
+        case "ExpiredToken":
+        case "UnsupportedOperation":
+        case "KmsAccessDenied":
+        case "KmsDisabled":
+        case "KmsInvalidKeyUsage":
+        case "KmsInvalidState":
+        case "KmsNotFound":
+        case "KmsOptInRequired":
+            return "deployment";
+        case "InvalidMessageContents":
+        case "InvalidAttributeName":
+        case "InvalidAttributeValue":
+        case "MessageTooLong":
+        case "BatchRequestTooLong":
+        case "BatchEntryIdsNotDistinct":
+        case "InvalidBatchEntryId":
+        case "TooManyEntriesInBatchRequest":
+        case "EmptyBatchRequest":
+            return "message";
+        default:
+            // RequestThrottled, ThrottlingException, KmsThrottled, InternalError, ServiceUnavailable: retried,
+            // whatever SenderFault says (a throttle may come flagged as the sender's).
+            if (/throttl|internal|unavailable|timeout/i.test(bare)) return "transient";
+            return senderFault ? "message" : "transient";
+    }
+}
+
+/** The results of a SendMessageBatch answer, aligned with its entries (`Id` is the entry's index). */
+function readSendMessageBatch(out: SendMessageBatchCommandOutput | undefined, count: number): PublishResult[] {
+    const results = unanswered(DESTINATION_LABELS.sqs, count);
+    for (const s of out?.Successful ?? []) {
+        const i = Number(s.Id);
+        if (Number.isInteger(i) && i >= 0 && i < count) results[i] = { ok: true, messageId: s.MessageId ?? "" };
+    }
+    for (const f of out?.Failed ?? []) {
+        const i = Number(f.Id);
+        if (Number.isInteger(i) && i >= 0 && i < count)
+            results[i] = refusedEntry({ classify: classifySqsFailure }, f.Code, f.SenderFault === true, f.Message);
+    }
+    return results;
+}
+
+/**
+ * An SQS queue as a {@link Destination}. On a FIFO queue each entry's `MessageGroupId` is the ordering key (else the
+ * partition) and its `MessageDeduplicationId` the record id; on a standard queue neither is sent (a group id there
+ * would turn on SQS's fair queues).
+ *
+ * @param sqs - The SQS client (`SQSClient`).
+ * @param queueArn - The queue; its URL is derived from it (`queueUrlOfArn`).
+ * @param fifo - Whether the queue is FIFO.
+ * @throws OutboxError `INVALID_CONFIG` when `queueArn` is not a queue ARN.
+ */
+export function sqsDestination(sqs: ClientLike, queueArn: string, fifo: boolean): Destination {
+    const queueUrl = queueUrlOfArn(queueArn);
+    if (queueUrl === undefined)
+        throw new OutboxError("INVALID_CONFIG", `queueArn ${JSON.stringify(queueArn)} is not an SQS queue ARN`);
+    return {
+        kind: DESTINATION_KINDS.sqs,
+        arn: queueArn,
+        fifo,
+        bytesPerCall: SQS_MAX_BATCH_BYTES,
+        // SQS counts a message as SNS does: the body plus each attribute's name, data type and value.
+        entryBytes: snsMessageSize,
+        classify: classifySqsFailure,
+        async sendCall(messages: readonly OutboundMessage[]) {
+            const out = (await sqs.send(
+                new SendMessageBatchCommand({
+                    QueueUrl: queueUrl,
+                    Entries: messages.map((m, i) => ({
+                        Id: String(i),
+                        MessageBody: m.body,
+                        MessageAttributes: messageAttributes(m),
+                        ...(fifo ? { MessageGroupId: fifoMessageGroupId(m), MessageDeduplicationId: m.id } : {}),
+                    })),
+                }),
+            )) as SendMessageBatchCommandOutput | undefined;
+            return readSendMessageBatch(out, messages.length);
+        },
+    };
+}
