@@ -127,7 +127,7 @@ function destination(env: Readonly<Record<string, string | undefined>>): Handler
         const found =
             set.length === 0
                 ? `none of the environment variables ${names.join(", ")} is set`
-                : `the environment variables ${set.join(" and ")} are all set`;
+                : `the environment variables ${set.join(" and ")} are ${set.length === 2 ? "both" : "all"} set`;
         throw new OutboxError(
             "INVALID_CONFIG",
             `${found}; exactly one of them names the destination (an SNS topic, an SQS queue or an EventBridge bus); set exactly one (the Outbox component does this for you)`,

@@ -2,14 +2,16 @@
  * What each delivery path puts in an SQS record, read back into the outbox message: its outbox id, type, headers,
  * trace context and body. A format recognizes its own records and leaves the rest to the next one.
  *
- * - {@link MESSAGE_ATTRIBUTES_DELIVERY}: SNS → SQS with raw message delivery. The body is the payload, and the
- *   publisher's attributes (`outbox.id`, `outbox.type`, `traceparent`, `tracestate`, the headers) arrive as SQS message attributes. A queue
- *   destination that sends the same attributes reads the same way.
+ * - {@link MESSAGE_ATTRIBUTES_DELIVERY}: SNS → SQS with raw message delivery, and an SQS queue as the outbox's own
+ *   destination. The body is the payload, and the publisher's attributes (`outbox.id`, `outbox.type`, `traceparent`,
+ *   `tracestate`, the headers) arrive as SQS message attributes.
  * - {@link SNS_ENVELOPE_DELIVERY}: SNS → SQS without raw delivery. The body is SNS's Notification JSON; the payload
  *   is its `Message`, and the attributes are in its `MessageAttributes` (`{ Type, Value }`).
+ * - {@link EVENTBRIDGE_ENVELOPE_DELIVERY}: an EventBridge bus → a rule's SQS target (no input transformer). The body
+ *   is the event (`source`, `detail-type`, `detail`, …); the outbox's fields are `detail.outbox` and the payload is
+ *   `detail.payload` (`runtime/destination/event-detail.ts`).
  *
- * A path that carries the message differently (EventBridge → SQS, whose body is the event envelope) is one more
- * {@link DeliveryFormat}, in {@link DELIVERY_FORMATS} or in the handler's `formats`.
+ * A path that carries the message differently is one more {@link DeliveryFormat}, in the handler's `formats`.
  *
  * @packageDocumentation
  */
@@ -152,8 +154,70 @@ export const SNS_ENVELOPE_DELIVERY: DeliveryFormat = {
     },
 };
 
+/** The part of an EventBridge event, as a rule's SQS target delivers it, this format reads. */
+interface BusEvent {
+    readonly "detail-type"?: unknown;
+    readonly source?: unknown;
+    readonly detail?: { readonly outbox?: unknown; readonly payload?: unknown } | null;
+}
+
+function busEventOf(body: string): BusEvent | undefined {
+    // Cheap test first: only an event envelope holds both keys.
+    if (!body.startsWith("{") || !body.includes('"detail-type"') || !body.includes('"outbox"')) return undefined;
+    try {
+        const parsed: unknown = JSON.parse(body);
+        if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) return undefined;
+        const event = parsed as BusEvent;
+        return typeof event.source === "string" && typeof event["detail-type"] === "string" ? event : undefined;
+    } catch {
+        return undefined;
+    }
+}
+
+/** The string values of an object (the headers of `detail.outbox`). */
+function stringValues(value: unknown): Record<string, string> {
+    const out: Record<string, string> = {};
+    if (value === null || typeof value !== "object") return out;
+    for (const [name, v] of Object.entries(value as Record<string, unknown>)) if (typeof v === "string") out[name] = v;
+    return out;
+}
+
+/**
+ * An EventBridge bus → an SQS target: the event envelope in the body, the outbox's fields in `detail.outbox`. The
+ * body handed on is `detail.payload` written as JSON again (EventBridge parses `Detail` and delivers it as JSON, so
+ * the text is EventBridge's, not the writer's byte for byte); a payload the publisher sent as text (`payloadFormat:
+ * "text"`) is that text.
+ */
+export const EVENTBRIDGE_ENVELOPE_DELIVERY: DeliveryFormat = {
+    name: "eventbridge-envelope",
+    parse(record) {
+        const event = busEventOf(record.body);
+        if (event === undefined) return undefined;
+        const outbox = event.detail?.outbox;
+        if (outbox === null || typeof outbox !== "object") return undefined;
+        const fields = outbox as Record<string, unknown>;
+        if (typeof fields.id !== "string" || fields.id === "")
+            throw poison(record, "eventbridge-envelope", "the event's detail.outbox has no id string");
+        const payload = event.detail?.payload;
+        return {
+            outboxId: fields.id,
+            type: typeof fields.type === "string" ? fields.type : "",
+            headers: userHeaders(stringValues(fields.headers)),
+            ...deliveredTraceContext(
+                typeof fields.traceparent === "string" ? fields.traceparent : undefined,
+                typeof fields.tracestate === "string" ? fields.tracestate : undefined,
+            ),
+            body: fields.payloadFormat === "text" && typeof payload === "string" ? payload : JSON.stringify(payload),
+        };
+    },
+};
+
 /** The formats the inbox handler tries, in order. */
-export const DELIVERY_FORMATS: readonly DeliveryFormat[] = [MESSAGE_ATTRIBUTES_DELIVERY, SNS_ENVELOPE_DELIVERY];
+export const DELIVERY_FORMATS: readonly DeliveryFormat[] = [
+    MESSAGE_ATTRIBUTES_DELIVERY,
+    SNS_ENVELOPE_DELIVERY,
+    EVENTBRIDGE_ENVELOPE_DELIVERY,
+];
 
 /**
  * Read a record with the first format that recognizes it.
@@ -173,7 +237,7 @@ export function parseDelivery(
     }
     throw new OutboxError(
         "INVALID_PAYLOAD",
-        `SQS message ${record.messageId} has no ${MESSAGE_ATTRIBUTE.recordId}: neither a message attribute (SNS raw delivery) nor an SNS notification carrying it (tried ${formats.map((f) => f.name).join(", ")}); it was not published by the outbox, or its subscription drops message attributes`,
+        `SQS message ${record.messageId} has no ${MESSAGE_ATTRIBUTE.recordId}: neither a message attribute (SNS raw delivery, an SQS destination), an SNS notification carrying it, nor an EventBridge event with detail.outbox.id (tried ${formats.map((f) => f.name).join(", ")}); it was not published by the outbox, or its subscription drops message attributes`,
         { context: { messageId: record.messageId } },
     );
 }

@@ -18,6 +18,7 @@ import {
 } from "../../../runtime/inbox/handler";
 import { DELIVERY_FORMATS, type DeliveryFormat } from "../../../runtime/inbox/delivery-formats";
 import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
+import { eventDetail } from "../../../runtime/destination/event-detail";
 import { OutboxError, isOutboxError } from "../../../runtime/errors";
 import type { LogAttributes, Logger } from "../../../runtime/ports";
 import { dynamoClient } from "../../support/dynamodb";
@@ -215,6 +216,62 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
         assert.equal(seen[0]!.format, "sns-envelope");
     });
 
+    it("reads an EventBridge event an SQS target delivered: detail.outbox's id, type, headers and trace context, detail.payload as the body", async () => {
+        const seen: InboxMessage[] = [];
+        const row = "BUS#1";
+        const { handler, logger } = handlerFor("bus-1", (m) => {
+            seen.push(m);
+            return appendTo(row)(m);
+        });
+        const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+        // The event as EventBridge delivers it to an SQS target: the Detail the publisher put, parsed, in the envelope.
+        const busRecord = (messageId: string, detail: string) => ({
+            ...rawRecord({ messageId, n: 0 }),
+            messageAttributes: {},
+            body: JSON.stringify({
+                version: "0",
+                id: `ev-${messageId}`,
+                "detail-type": "OrderShipped",
+                source: "dynamodb-outbox",
+                account: "111111111111",
+                time: "2026-12-02T05:04:15Z",
+                region: "eu-west-1",
+                resources: [],
+                detail: JSON.parse(detail) as unknown,
+            }),
+        });
+        const detail = eventDetail({
+            id: "id-bus-1",
+            type: "OrderShipped",
+            partition: "P",
+            body: JSON.stringify({ n: 7, note: "é <&>" }),
+            headers: { tenant: "initech" },
+            traceparent,
+            createdAt: 0,
+            expiresAt: 0,
+        });
+        assert.deepEqual(
+            await handler({
+                Records: [
+                    busRecord("b1", detail),
+                    busRecord("b2", detail),
+                    busRecord("b3", '{"outbox":{"type":"T","headers":{}},"payload":1}'),
+                ],
+            }),
+            { batchItemFailures: [{ itemIdentifier: "b3" }] },
+        );
+        assert.deepEqual(await applied(row), [7], "applied once");
+        assert.deepEqual(
+            [seen[0]!.outboxId, seen[0]!.type, seen[0]!.headers, seen[0]!.traceparent, seen[0]!.format],
+            ["id-bus-1", "OrderShipped", { tenant: "initech" }, traceparent, "eventbridge-envelope"],
+        );
+        assert.deepEqual(seen[0]!.payload, { n: 7, note: "é <&>" });
+        assert.match(
+            String(logger.entries.find((e) => e.level === "error")?.attributes.error),
+            /SQS message b3 \(eventbridge-envelope\): the event's detail\.outbox has no id string/,
+        );
+    });
+
     it("fails poison messages, logs each at error with its message id and receive count, and handles the rest", async () => {
         const row = "POISON#1";
         const { handler, logger } = handlerFor("poison-1", appendTo(row));
@@ -252,7 +309,7 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
         assert.equal(errors[0]!.attributes.receiveCount, "3");
         assert.match(
             String(errors[0]!.attributes.error),
-            /SQS message no-id has no outbox\.id: neither a message attribute \(SNS raw delivery\) nor an SNS notification carrying it \(tried message-attributes, sns-envelope\)/,
+            /SQS message no-id has no outbox\.id: neither a message attribute \(SNS raw delivery, an SQS destination\), an SNS notification carrying it, nor an EventBridge event with detail\.outbox\.id \(tried message-attributes, sns-envelope, eventbridge-envelope\)/,
         );
         assert.match(
             String(errors[1]!.attributes.error),
