@@ -73,10 +73,11 @@ function isJsonObject(text: string): boolean {
 
 /**
  * EventBridge's refusal of one entry, if any. A missing (or empty) `Source`, `DetailType` or `Detail` fails the
- * entry with `InvalidArgument`, also when no entry of the request has all three: AWS's reference says the whole
- * request then fails, and AWS answers so by failing every entry, with HTTP 200 (the LocalStack snapshots above,
- * one entry without a `Source`). Then the lengths (`InvalidArgument`), an `aws.` source
- * (`NotAuthorizedForSourceException`) and a `Detail` that is not a JSON object (`MalformedDetail`).
+ * entry with `InvalidArgument`, also when no entry of the request has all three. AWS's reference says the whole
+ * request then fails; what AWS was recorded answering to a request of one entry without a `Source` (the LocalStack
+ * snapshot above) is HTTP 200 with that entry failed, so here every entry fails and the call is answered. Then the
+ * lengths (`InvalidArgument`), an `aws.` source (`NotAuthorizedForSourceException`) and a `Detail` that is not a
+ * JSON object (`MalformedDetail`).
  */
 export function eventEntryRefusal(entry: EventEntry): EntryRefusal | undefined {
     for (const [parameter, value] of [

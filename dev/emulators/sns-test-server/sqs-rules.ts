@@ -11,7 +11,7 @@ import { ApiError } from "./api-error";
 import type { Queue } from "./state";
 import type { EntryInfo } from "./types";
 
-/** SQS's limit on a message, and on a batch's messages together, since August 2025 (256 KiB before). */
+/** SQS's limit on a batch's messages together: 1 MiB, since AWS raised it from 256 KiB (2025). */
 const SQS_MAX_BATCH_BYTES = 1_048_576;
 const SQS_MAX_BATCH_ENTRIES = 10;
 const FIFO_DEDUP_WINDOW_MS = 5 * 60 * 1000;

@@ -64,7 +64,8 @@ export interface RecordedCall {
     readonly entries: number;
     /**
      * `ok`; `partial` (some batch entries failed); the kind of an injected fault (`Throttled`, `Reset`…); the code
-     * of an injected `Error` rule; or the code of the error the server answered (`BatchRequestTooLong`…).
+     * of an injected `Error` rule; or the code of the error the server answered
+     * (`AWS.SimpleQueueService.BatchRequestTooLong`, `ValidationException`…).
      */
     readonly outcome: string;
 }
