@@ -1,15 +1,17 @@
 /**
- * The actions the server answers, by name, SNS's and SQS's; any other is `InvalidAction`.
+ * The actions the server answers, by name, SNS's, SQS's and EventBridge's; any other is `InvalidAction`.
  *
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
 import { ApiError } from "./api-error";
+import { putEventsAction } from "./events-actions";
 import type { ActionResult, ParsedCall } from "./request";
 import { createTopicAction, publishAction, publishBatchAction } from "./sns-actions";
 import {
     createQueueAction,
     deleteMessageAction,
+    deleteMessageBatchAction,
     getQueueUrlAction,
     receiveMessageAction,
     sendMessageAction,
@@ -17,11 +19,15 @@ import {
 } from "./sqs-actions";
 import type { ServerState } from "./state";
 
+/** Every action the server answers, as the `InvalidAction` message lists them. */
+const SUPPORTED_ACTIONS =
+    "CreateTopic, Publish, PublishBatch (SNS); CreateQueue, GetQueueUrl, SendMessage, SendMessageBatch, ReceiveMessage, DeleteMessage, DeleteMessageBatch (SQS); PutEvents (EventBridge)";
+
 /**
  * Run the call's action. `acknowledged` is false when the caller will never see the answer (an accept-then fault):
  * the messages are recorded so.
  *
- * @throws ApiError what SNS or SQS would answer the call with.
+ * @throws ApiError what SNS, SQS or EventBridge would answer the call with.
  */
 export function execute(state: ServerState, call: ParsedCall, acknowledged: boolean): ActionResult {
     const requestId = randomUUID();
@@ -44,11 +50,15 @@ export function execute(state: ServerState, call: ParsedCall, acknowledged: bool
             return receiveMessageAction(state, call);
         case "DeleteMessage":
             return deleteMessageAction(state, call);
+        case "DeleteMessageBatch":
+            return deleteMessageBatchAction(state, call);
+        case "PutEvents":
+            return putEventsAction(state, call, acknowledged);
         default:
             throw new ApiError(
                 "InvalidAction",
                 400,
-                `The action ${call.info.action} is not valid for this endpoint (the SNS test server supports CreateTopic, Publish, PublishBatch, CreateQueue, GetQueueUrl, SendMessage, SendMessageBatch, ReceiveMessage, DeleteMessage)`,
+                `The action ${call.info.action} is not valid for this endpoint (the SNS test server supports ${SUPPORTED_ACTIONS})`,
             );
     }
 }

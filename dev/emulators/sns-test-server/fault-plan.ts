@@ -1,5 +1,5 @@
 /**
- * The fault plan at work: which rule fires on a call or a PublishBatch entry (the first that matches, within its
+ * The fault plan at work: which rule fires on a call or a batch entry (the first that matches, within its
  * `times`, at its `rate` from the server's seeded RNG, so a failing run replays exactly), and the error each
  * whole-call fault answers with.
  *
@@ -24,13 +24,28 @@ const CALL_FAULTS: Readonly<Record<string, CallFaultDefinition>> = {
     AuthorizationError: { status: 403, type: "Sender", message: "Not authorized (injected)" },
 };
 
-/** The faults that are an error answer, as opposed to a dropped or held connection. */
+/** The named faults that are an error answer, as opposed to a dropped or held connection. */
 export type AnsweredFaultKind = Exclude<CallFaultKind, "Reset" | "AcceptThenReset" | "AcceptThenTimeout">;
 
-/** The error answer of a whole-call fault. */
-export function injectedError(kind: AnsweredFaultKind): ApiError {
-    const fault = CALL_FAULTS[kind] as CallFaultDefinition;
-    return new ApiError(kind, fault.status, fault.message, fault.type === "Sender");
+/** The entry rules' actions when a rule names none: entry rules were PublishBatch's alone before. */
+const DEFAULT_ENTRY_ACTIONS: readonly string[] = ["PublishBatch"];
+
+/** The call rules' actions when a rule names none. */
+const DEFAULT_CALL_ACTIONS: readonly string[] = ["Publish", "PublishBatch"];
+
+/** The outcome a call failed by `rule` is logged with: the named kind, or an `Error` rule's code. */
+export function faultOutcome(rule: CallFaultRule): string {
+    return rule.kind === "Error" ? rule.code : rule.kind;
+}
+
+/** The error answer of a whole-call fault that answers (a named error kind, or an `Error` rule). */
+export function injectedError(rule: CallFaultRule): ApiError {
+    if (rule.kind === "Error") {
+        const message = rule.message ?? `${rule.code} (injected)`;
+        return new ApiError(rule.code, rule.status, message, rule.senderFault ?? rule.status < 500);
+    }
+    const fault = CALL_FAULTS[rule.kind as AnsweredFaultKind] as CallFaultDefinition;
+    return new ApiError(rule.kind, fault.status, fault.message, fault.type === "Sender");
 }
 
 /** The plan in force, and the rule counters that `times` reads. */
@@ -41,7 +56,7 @@ export interface FaultInjector {
     replace(plan: FaultPlan): void;
     /** The call rule that fires on this call, if any (counted). */
     callRule(call: CallInfo): CallFaultRule | undefined;
-    /** The entry rule that fires on this PublishBatch entry, if any (counted). */
+    /** The entry rule that fires on this entry of a batch call (its `actions` name the call's), if any (counted). */
     entryRule(entry: EntryInfo, call: CallInfo): EntryFaultRule | undefined;
 }
 
@@ -66,11 +81,16 @@ export function createFaultInjector(seed: number, initial: FaultPlan): FaultInje
         callRule: (call) =>
             (plan.calls ?? []).find(
                 (r) =>
-                    (r.actions ?? ["Publish", "PublishBatch"]).includes(call.action) &&
+                    (r.actions ?? DEFAULT_CALL_ACTIONS).includes(call.action) &&
                     (r.when === undefined || r.when(call)) &&
                     fires(r),
             ),
         entryRule: (entry, call) =>
-            (plan.entries ?? []).find((r) => (r.when === undefined || r.when(entry, call)) && fires(r)),
+            (plan.entries ?? []).find(
+                (r) =>
+                    (r.actions ?? DEFAULT_ENTRY_ACTIONS).includes(call.action) &&
+                    (r.when === undefined || r.when(entry, call)) &&
+                    fires(r),
+            ),
     };
 }

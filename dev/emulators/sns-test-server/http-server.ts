@@ -1,7 +1,8 @@
 /**
  * The server on `node:http`: each request is read into a call, delayed by the plan's latency, failed by the first
  * call fault rule that fires (an error answer, a dropped connection, or the messages accepted and the answer
- * dropped or held), or executed and answered in its protocol. Every call is logged with its outcome.
+ * dropped or held), or executed and answered in its protocol (SNS's XML, SQS's JSON 1.0, EventBridge's JSON 1.1).
+ * Every call is logged with its outcome.
  *
  * @packageDocumentation
  */
@@ -10,7 +11,8 @@ import type { Socket } from "node:net";
 import { execute } from "./actions";
 import { ApiError } from "./api-error";
 import { xmlError } from "./aws-query";
-import { injectedError } from "./fault-plan";
+import { EVENTS_CONTENT_TYPE, eventsJsonError } from "./events-json";
+import { faultOutcome, injectedError } from "./fault-plan";
 import { protocolOf, readCall, type ActionResult, type ParsedCall, type Protocol } from "./request";
 import { jsonError, SQS_CONTENT_TYPE } from "./sqs-json";
 import type { ServerState } from "./state";
@@ -28,13 +30,19 @@ function sendError(res: http.ServerResponse, protocol: Protocol, error: ApiError
         res.end(xmlError(error));
         return;
     }
-    const { headers, body } = jsonError(error);
+    const { headers, body } = protocol === "json" ? jsonError(error) : eventsJsonError(error);
     res.writeHead(error.status, headers);
     res.end(body);
 }
 
+const CONTENT_TYPES: Readonly<Record<Protocol, string>> = {
+    query: "text/xml",
+    json: SQS_CONTENT_TYPE,
+    events: EVENTS_CONTENT_TYPE,
+};
+
 function send(res: http.ServerResponse, protocol: Protocol, body: string | object): void {
-    res.writeHead(200, { "content-type": protocol === "query" ? "text/xml" : SQS_CONTENT_TYPE });
+    res.writeHead(200, { "content-type": CONTENT_TYPES[protocol] });
     res.end(typeof body === "string" ? body : JSON.stringify(body));
 }
 
@@ -92,9 +100,9 @@ async function handle(
     if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
     const rule = state.faults.callRule(call.info);
     if (rule !== undefined && rule.kind !== "AcceptThenTimeout" && rule.kind !== "AcceptThenReset") {
-        log(state, call, rule.kind);
+        log(state, call, faultOutcome(rule));
         if (rule.kind === "Reset") req.socket.destroy();
-        else sendError(res, call.protocol, injectedError(rule.kind));
+        else sendError(res, call.protocol, injectedError(rule));
         return;
     }
     const result = executeCall(state, call, rule, res);
@@ -104,7 +112,7 @@ async function handle(
         send(res, call.protocol, result.body);
         return;
     }
-    log(state, call, rule.kind);
+    log(state, call, faultOutcome(rule));
     if (rule.kind === "AcceptThenReset") req.socket.destroy();
     else holdThenDrop(connections, req.socket, rule.holdMs ?? 10_000);
 }

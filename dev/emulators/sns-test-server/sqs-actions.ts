@@ -1,7 +1,9 @@
 /**
- * The SQS actions, enough for a publisher's DLQ: CreateQueue, GetQueueUrl, SendMessage, SendMessageBatch,
- * ReceiveMessage (with a visibility timeout) and DeleteMessage. SendMessage refuses what SQS refuses: a
- * character outside XML's set, in the body or a String attribute.
+ * The SQS actions, enough for a publisher's DLQ and for a queue as a destination: CreateQueue, GetQueueUrl,
+ * SendMessage, SendMessageBatch (whose entries SQS's rules or an entry fault rule can fail one by one, into
+ * `Failed[]`), ReceiveMessage (with a visibility timeout; `WaitTimeSeconds` is ignored, the answer comes at once),
+ * DeleteMessage and DeleteMessageBatch. Each returns its JSON answer and the call's outcome, or throws the
+ * {@link ApiError} SQS would answer with.
  *
  * @packageDocumentation
  */
@@ -9,26 +11,18 @@ import { createHash, randomUUID } from "node:crypto";
 import { ApiError } from "./api-error";
 import type { ActionResult, ParsedCall } from "./request";
 import { toJsonAttributes } from "./sqs-json";
-import { createQueue, findQueue, recordMessage, type Queue, type ServerState } from "./state";
-import type { EntryInfo, RecordedMessage } from "./types";
+import {
+    checkDeleteMessageBatch,
+    checkSendMessageBatch,
+    fifoDuplicateOf,
+    rememberFifo,
+    sqsMessageRefusal,
+} from "./sqs-rules";
+import { createQueue, enqueueRecord, findQueue, recordMessage, type Queue, type ServerState } from "./state";
+import type { EntryInfo } from "./types";
 
 function md5(text: string): string {
     return createHash("md5").update(text, "utf8").digest("hex");
-}
-
-/** What SQS accepts in a body or a String attribute: #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF. */
-const SQS_INVALID_CHARACTER = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
-
-/** SQS refuses a message holding any other character, whole, with InvalidMessageContents (a sender fault). */
-function refuseInvalidSqsCharacters(entry: EntryInfo): void {
-    const values = [entry.body, ...Object.values(entry.attributes).map((a) => a.stringValue ?? "")];
-    if (values.some((v) => SQS_INVALID_CHARACTER.test(v))) {
-        throw new ApiError(
-            "InvalidMessageContents",
-            400,
-            "Invalid characters found. Valid unicode characters are #x9 | #xA | #xD | #x20 to #xD7FF | #xE000 to #xFFFD | #x10000 to #x10FFFF",
-        );
-    }
 }
 
 function queueOf(state: ServerState, call: ParsedCall): Queue {
@@ -41,13 +35,17 @@ function queueOf(state: ServerState, call: ParsedCall): Queue {
     return queue;
 }
 
+/** Accept one message: enqueue and record it, unless it duplicates a FIFO message of the last 5 minutes. */
 function enqueue(
     state: ServerState,
     queue: Queue,
     entry: EntryInfo,
     call: ParsedCall,
     acknowledged: boolean,
-): RecordedMessage {
+): { messageId: string; sequenceNumber?: string } {
+    const now = Date.now();
+    const duplicateOf = fifoDuplicateOf(queue, entry, now);
+    if (duplicateOf !== undefined) return { messageId: duplicateOf };
     const message = recordMessage(
         state,
         { service: "sqs", destination: queue.url, destinationName: queue.name },
@@ -55,11 +53,26 @@ function enqueue(
         call.info,
         acknowledged,
     );
-    queue.messages.push({ record: message, receiptHandle: undefined, invisibleUntil: 0, deleted: false });
-    return message;
+    enqueueRecord(queue, message);
+    if (!queue.fifo) return { messageId: message.messageId };
+    return { messageId: message.messageId, sequenceNumber: rememberFifo(queue, entry, message.messageId, now) };
 }
 
-/** CreateQueue. */
+/** A sent message's answer fields: `MessageId`, `MD5OfMessageBody` and, on a FIFO queue, `SequenceNumber`. */
+function sentJson(out: { messageId: string; sequenceNumber?: string }, entry: EntryInfo): object {
+    return {
+        MessageId: out.messageId,
+        MD5OfMessageBody: md5(entry.body),
+        ...(out.sequenceNumber === undefined ? {} : { SequenceNumber: out.sequenceNumber }),
+    };
+}
+
+/** A `Failed[]` entry of an SQS batch answer. */
+function failedJson(id: string | undefined, code: string, message: string, senderFault: boolean): object {
+    return { Id: id, SenderFault: senderFault, Code: code, Message: message };
+}
+
+/** CreateQueue, with the `ContentBasedDeduplication` attribute of a FIFO queue. */
 export function createQueueAction(state: ServerState, call: ParsedCall): ActionResult {
     const name = typeof call.json.QueueName === "string" ? call.json.QueueName : "";
     if (!/^[A-Za-z0-9_-]{1,80}(\.fifo)?$/.test(name)) {
@@ -69,7 +82,9 @@ export function createQueueAction(state: ServerState, call: ParsedCall): ActionR
             "Can only include alphanumeric characters, hyphens, or underscores. 1 to 80 in length",
         );
     }
-    return { body: { QueueUrl: createQueue(state, name) }, outcome: "ok" };
+    const attributes = (call.json.Attributes ?? {}) as Record<string, unknown>;
+    const url = createQueue(state, name, attributes.ContentBasedDeduplication === "true");
+    return { body: { QueueUrl: url }, outcome: "ok" };
 }
 
 /** GetQueueUrl. */
@@ -77,23 +92,40 @@ export function getQueueUrlAction(state: ServerState, call: ParsedCall): ActionR
     return { body: { QueueUrl: queueOf(state, call).url }, outcome: "ok" };
 }
 
-/** SendMessage. */
+/** SendMessage: SQS's refusal of the message fails the whole call. Entry fault rules do not apply. */
 export function sendMessageAction(state: ServerState, call: ParsedCall, acknowledged: boolean): ActionResult {
     const queue = queueOf(state, call);
     const entry = call.info.entries[0] as EntryInfo;
-    refuseInvalidSqsCharacters(entry);
-    const message = enqueue(state, queue, entry, call, acknowledged);
-    return { body: { MessageId: message.messageId, MD5OfMessageBody: md5(entry.body) }, outcome: "ok" };
+    const refusal = sqsMessageRefusal(queue, entry);
+    if (refusal !== undefined) throw refusal;
+    return { body: sentJson(enqueue(state, queue, entry, call, acknowledged), entry), outcome: "ok" };
 }
 
-/** SendMessageBatch: every entry accepted. */
+/**
+ * SendMessageBatch: the batch's checks, then each entry refused by SQS's rules or failed by an entry fault rule
+ * (into `Failed[]`, the sender's fault for SQS's refusals), or accepted.
+ */
 export function sendMessageBatchAction(state: ServerState, call: ParsedCall, acknowledged: boolean): ActionResult {
     const queue = queueOf(state, call);
-    const successful = call.info.entries.map((entry) => {
-        const message = enqueue(state, queue, entry, call, acknowledged);
-        return { Id: entry.id, MessageId: message.messageId, MD5OfMessageBody: md5(entry.body) };
-    });
-    return { body: { Successful: successful, Failed: [] }, outcome: "ok" };
+    const { info } = call;
+    checkSendMessageBatch(info.entries);
+    const successful: object[] = [];
+    const failed: object[] = [];
+    for (const entry of info.entries) {
+        const refusal = sqsMessageRefusal(queue, entry);
+        if (refusal !== undefined) {
+            failed.push(failedJson(entry.id, refusal.code, refusal.message, refusal.sender));
+            continue;
+        }
+        const rule = state.faults.entryRule(entry, info);
+        if (rule !== undefined) {
+            const code = rule.code ?? "InternalError";
+            failed.push(failedJson(entry.id, code, rule.message ?? "injected failure", rule.senderFault === true));
+            continue;
+        }
+        successful.push({ Id: entry.id, ...sentJson(enqueue(state, queue, entry, call, acknowledged), entry) });
+    }
+    return { body: { Successful: successful, Failed: failed }, outcome: failed.length === 0 ? "ok" : "partial" };
 }
 
 /** ReceiveMessage: up to `MaxNumberOfMessages` visible ones, hidden for `VisibilityTimeout` seconds (default 30). */
@@ -119,13 +151,33 @@ export function receiveMessageAction(state: ServerState, call: ParsedCall): Acti
     return { body: messages.length === 0 ? {} : { Messages: messages }, outcome: "ok" };
 }
 
+/** Delete the message of this receipt handle (the last receive's); false when no message has it. */
+function deleteByReceipt(queue: Queue, receiptHandle: unknown): boolean {
+    const found = queue.messages.find((m) => m.receiptHandle !== undefined && m.receiptHandle === receiptHandle);
+    if (found === undefined) return false;
+    found.deleted = true;
+    return true;
+}
+
 /** DeleteMessage, by the receipt handle of the last receive. */
 export function deleteMessageAction(state: ServerState, call: ParsedCall): ActionResult {
     const queue = queueOf(state, call);
-    const found = queue.messages.find(
-        (m) => m.receiptHandle !== undefined && m.receiptHandle === call.json.ReceiptHandle,
-    );
-    if (found === undefined) throw new ApiError("ReceiptHandleIsInvalid", 400, "The input receipt handle is invalid.");
-    found.deleted = true;
+    if (!deleteByReceipt(queue, call.json.ReceiptHandle))
+        throw new ApiError("ReceiptHandleIsInvalid", 400, "The input receipt handle is invalid.");
     return { body: {}, outcome: "ok" };
+}
+
+/** DeleteMessageBatch: `Entries[{ Id, ReceiptHandle }]`; an unknown receipt handle fails its entry. */
+export function deleteMessageBatchAction(state: ServerState, call: ParsedCall): ActionResult {
+    const queue = queueOf(state, call);
+    const entries = (Array.isArray(call.json.Entries) ? call.json.Entries : []) as Record<string, unknown>[];
+    const ids = entries.map((e) => (typeof e.Id === "string" ? e.Id : undefined));
+    checkDeleteMessageBatch(ids);
+    const successful: object[] = [];
+    const failed: object[] = [];
+    entries.forEach((entry, i) => {
+        if (deleteByReceipt(queue, entry.ReceiptHandle)) successful.push({ Id: ids[i] });
+        else failed.push(failedJson(ids[i], "ReceiptHandleIsInvalid", "The input receipt handle is invalid.", true));
+    });
+    return { body: { Successful: successful, Failed: failed }, outcome: failed.length === 0 ? "ok" : "partial" };
 }

@@ -1,6 +1,7 @@
 /**
  * SQS's wire format, JSON 1.0 (`x-amz-target: AmazonSQS.<Action>`): the entries and message attributes of a
- * request, the attributes of a received message, and the error answer.
+ * request, the attributes of a received message, and the error answer (SQS's shape name in `__type`, its
+ * awsQuery code in the `x-amzn-query-error` header).
  *
  * @packageDocumentation
  */
@@ -67,13 +68,38 @@ export function jsonEntries(action: string, json: Record<string, unknown>): Entr
     return [];
 }
 
-/** The headers and body of an SQS error answer. */
+/**
+ * The SQS codes whose JSON shape has another name, from the SDK's model (`awsQueryError` traits of
+ * `@aws-sdk/client-sqs`). Other `AWS.SimpleQueueService.X` codes are shape `X`; any other code is its own shape.
+ */
+const SHAPE_OF_QUERY_CODE: Readonly<Record<string, string>> = {
+    "AWS.SimpleQueueService.NonExistentQueue": "QueueDoesNotExist",
+    QueueAlreadyExists: "QueueNameExists",
+    "KMS.AccessDeniedException": "KmsAccessDenied",
+    "KMS.DisabledException": "KmsDisabled",
+    "KMS.InvalidKeyUsageException": "KmsInvalidKeyUsage",
+    "KMS.InvalidStateException": "KmsInvalidState",
+    "KMS.NotFoundException": "KmsNotFound",
+    "KMS.OptInRequired": "KmsOptInRequired",
+    "KMS.ThrottlingException": "KmsThrottled",
+};
+
+/** The JSON shape name of an SQS error code, e.g. `QueueDoesNotExist` for `AWS.SimpleQueueService.NonExistentQueue`. */
+export function sqsShapeOf(code: string): string {
+    return SHAPE_OF_QUERY_CODE[code] ?? code.replace(/^AWS\.SimpleQueueService\./, "");
+}
+
+/**
+ * The headers and body of an SQS error answer, as SQS documents it ("Interpreting Amazon SQS JSON API responses"):
+ * `x-amzn-query-error: AWS.SimpleQueueService.NonExistentQueue;Sender` and
+ * `{"__type":"com.amazonaws.sqs#QueueDoesNotExist","message":…}`.
+ */
 export function jsonError(error: ApiError): { headers: Record<string, string>; body: string } {
     return {
         headers: {
             "content-type": SQS_CONTENT_TYPE,
             "x-amzn-query-error": `${error.code};${error.sender ? "Sender" : "Receiver"}`,
         },
-        body: JSON.stringify({ __type: `com.amazonaws.sqs#${error.code}`, message: error.message }),
+        body: JSON.stringify({ __type: `com.amazonaws.sqs#${sqsShapeOf(error.code)}`, message: error.message }),
     };
 }

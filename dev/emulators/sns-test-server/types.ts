@@ -1,6 +1,6 @@
 /**
- * The public types of the SNS test server: what it records (messages, calls), the fault plan, its options and
- * the running server's handle. Re-exported by `index.ts`.
+ * The public types of the test server (SNS, SQS and EventBridge): what it records (messages, calls), the fault
+ * plan, its options and the running server's handle. Re-exported by `index.ts`.
  *
  * @packageDocumentation
  */
@@ -15,20 +15,30 @@ export interface RecordedAttribute {
     readonly binaryValue?: string;
 }
 
-/** A message the server accepted. */
+/**
+ * A message the server accepted: a Publish/PublishBatch entry, a SendMessage/SendMessageBatch entry, a PutEvents
+ * entry, or the copy of a PutEvents entry that a route (`routeBusToQueue`) put on a queue.
+ */
 export interface RecordedMessage {
-    /** `sns` for a Publish/PublishBatch entry, `sqs` for a SendMessage/SendMessageBatch entry. */
-    readonly service: "sns" | "sqs";
-    /** The topic ARN (SNS) or queue URL (SQS). */
+    /**
+     * `sns` for a Publish/PublishBatch entry; `sqs` for a SendMessage/SendMessageBatch entry or a routed copy of an
+     * event (its `action` is then `PutEvents`); `events` for a PutEvents entry.
+     */
+    readonly service: "sns" | "sqs" | "events";
+    /** The topic ARN (SNS), queue URL (SQS) or event bus ARN (EventBridge). */
     readonly destination: string;
-    /** The topic or queue name. */
+    /** The topic, queue or event bus name. */
     readonly destinationName: string;
-    /** The id the server returned. */
+    /** The id the server returned (an event's `EventId`). */
     readonly messageId: string;
-    /** The message body. */
+    /** The message body; an event's `Detail`, as sent; a routed copy's event envelope (JSON). */
     readonly body: string;
-    /** The message attributes by name. */
+    /** The message attributes by name (none for an event or a routed copy). */
     readonly attributes: Readonly<Record<string, RecordedAttribute>>;
+    /** An event's `Source`. */
+    readonly source?: string;
+    /** An event's `DetailType`. */
+    readonly detailType?: string;
     /** The FIFO message group. */
     readonly messageGroupId?: string;
     /** The FIFO deduplication id. */
@@ -47,13 +57,23 @@ export interface RecordedCall {
     readonly callNumber: number;
     /** The API action. */
     readonly action: string;
-    /** How many entries it carried (1 for Publish/SendMessage). */
+    /**
+     * How many messages it carried: 1 for Publish/SendMessage, the entries of PublishBatch, SendMessageBatch and
+     * PutEvents; 0 for any other action (a DeleteMessageBatch's receipt handles are not counted).
+     */
     readonly entries: number;
-    /** `ok`, `partial` (some batch entries failed), or the injected or real fault kind. */
+    /**
+     * `ok`; `partial` (some batch entries failed); the kind of an injected fault (`Throttled`, `Reset`…); the code
+     * of an injected `Error` rule; or the code of the error the server answered
+     * (`AWS.SimpleQueueService.BatchRequestTooLong`, `ValidationException`…).
+     */
     readonly outcome: string;
 }
 
-/** The whole-call faults the server can inject. */
+/**
+ * The named whole-call faults the server can inject. Their codes are SNS's; on an SQS action they are answered
+ * in SQS's JSON error shape, on PutEvents in EventBridge's. For any other AWS error, see {@link ErrorCallFaultRule}.
+ */
 export type CallFaultKind =
     /** HTTP 500 `InternalError` (the SDK's `InternalErrorException`, retried by the SDK). */
     | "InternalError"
@@ -76,36 +96,40 @@ export type CallFaultKind =
 
 /** What a call fault predicate sees. */
 export interface CallInfo {
-    /** The API action, e.g. `Publish`. */
+    /** The API action, e.g. `Publish`, `SendMessageBatch`, `PutEvents`. */
     readonly action: string;
     /** 1-based number of this call over every action. */
     readonly callNumber: number;
-    /** The topic ARN or queue URL, when the call names one. */
+    /** The topic ARN or queue URL, when the call names one (a PutEvents entry names its own bus). */
     readonly destination?: string;
     /** The entries the call carries. */
     readonly entries: readonly EntryInfo[];
 }
 
-/** What an entry fault predicate sees: one Publish/PublishBatch/SendMessage entry. */
+/** What an entry fault predicate sees: one Publish/PublishBatch/SendMessage(Batch)/PutEvents entry. */
 export interface EntryInfo {
-    /** The batch entry id (`undefined` for Publish/SendMessage). */
+    /** The batch entry id (`undefined` for Publish/SendMessage and PutEvents entries). */
     readonly id?: string;
     /** 0-based position in the call. */
     readonly index: number;
-    /** The body. */
+    /** The body; a PutEvents entry's `Detail` (`""` when it has none). */
     readonly body: string;
-    /** The attributes by name. */
+    /** The attributes by name (none for a PutEvents entry). */
     readonly attributes: Readonly<Record<string, RecordedAttribute>>;
     /** The FIFO message group. */
     readonly messageGroupId?: string;
     /** The FIFO deduplication id. */
     readonly messageDeduplicationId?: string;
+    /** A PutEvents entry's `Source`. */
+    readonly source?: string;
+    /** A PutEvents entry's `DetailType`. */
+    readonly detailType?: string;
+    /** A PutEvents entry's `EventBusName`, as sent (a name or an ARN; `undefined` for the default bus). */
+    readonly eventBusName?: string;
 }
 
-/** A rule that fails a whole call. The first rule that fires wins. */
-export interface CallFaultRule {
-    /** The fault to inject. */
-    readonly kind: CallFaultKind;
+/** What every whole-call fault rule has: which calls it fires on, and how often. */
+export interface CallFaultRuleBase {
     /** Which actions it applies to. @default ["Publish", "PublishBatch"] */
     readonly actions?: readonly string[];
     /** Only calls for which this returns true. @default every call */
@@ -114,15 +138,59 @@ export interface CallFaultRule {
     readonly rate?: number;
     /** Fire at most this many times. @default unlimited */
     readonly times?: number;
+}
+
+/** A rule that fails a whole call with one of the named faults. */
+export interface NamedCallFaultRule extends CallFaultRuleBase {
+    /** The fault to inject. */
+    readonly kind: CallFaultKind;
     /** For `AcceptThenTimeout`: how long to hold the answer before dropping the connection, ms. @default 10000 */
     readonly holdMs?: number;
 }
 
-/** A rule that fails single PublishBatch entries (they come back in `Failed[]`). The first rule that fires wins. */
+/**
+ * A rule that answers a whole call with any AWS error code and HTTP status, in the protocol of the call's
+ * service, so the SDK throws an error whose `name` is the SDK's name for that code:
+ * - SQS (JSON 1.0): the body `{"__type":"com.amazonaws.sqs#<shape>","message":…}` and the header
+ *   `x-amzn-query-error: <code>;Sender|Receiver`, which the SDK reads first (its awsQueryCompatible mode) and maps
+ *   through the model's query codes. So inject SQS's wire code: `AWS.SimpleQueueService.NonExistentQueue` arrives as
+ *   `QueueDoesNotExist`, `KMS.AccessDeniedException` as `KmsAccessDenied`; `RequestThrottled`, `AccessDenied`,
+ *   `ThrottlingException`, `InternalError` keep their names;
+ * - EventBridge (JSON 1.1): the body `{"__type":"<code>","message":…}`: `ThrottlingException`,
+ *   `InternalException`, `ResourceNotFoundException`, `AccessDeniedException`… arrive under that name;
+ * - SNS (awsQuery): `<Error><Type>…</Type><Code><code></Code>…`.
+ *
+ * For example `{ kind: "Error", code: "AWS.SimpleQueueService.NonExistentQueue", status: 400, actions:
+ * ["SendMessageBatch"] }`. The call is logged with the code as its outcome.
+ */
+export interface ErrorCallFaultRule extends CallFaultRuleBase {
+    /** Marks the rule as an error by code. */
+    readonly kind: "Error";
+    /** The AWS error code, as the service puts it on the wire. */
+    readonly code: string;
+    /** The HTTP status, e.g. 400, 403 or 500. */
+    readonly status: number;
+    /** Whether it is the sender's fault (SQS's `;Sender`, SNS's `<Type>Sender`). @default status < 500 */
+    readonly senderFault?: boolean;
+    /** The error message. @default "<code> (injected)" */
+    readonly message?: string;
+}
+
+/** A rule that fails a whole call. The first rule that fires wins. */
+export type CallFaultRule = NamedCallFaultRule | ErrorCallFaultRule;
+
+/**
+ * A rule that fails single batch entries, which come back in the answer while the other entries go on:
+ * PublishBatch's and SendMessageBatch's `Failed[]` (`{ Id, Code, Message, SenderFault }`), PutEvents'
+ * `{ ErrorCode, ErrorMessage }` at the entry's position. It meets only entries that passed the service's own
+ * checks. The first rule that fires wins.
+ */
 export interface EntryFaultRule {
-    /** The error code in the `Failed[]` entry. @default "InternalError" */
+    /** Which batch actions it applies to (`PublishBatch`, `SendMessageBatch`, `PutEvents`). @default ["PublishBatch"] */
+    readonly actions?: readonly string[];
+    /** The error code of the failed entry. @default "InternalFailure" for PutEvents, "InternalError" otherwise */
     readonly code?: string;
-    /** The `SenderFault` flag. @default false */
+    /** The `SenderFault` flag (PutEvents entries have none). @default false */
     readonly senderFault?: boolean;
     /** The error message. @default "injected failure" */
     readonly message?: string;
@@ -138,7 +206,7 @@ export interface EntryFaultRule {
 export interface FaultPlan {
     /** Whole-call faults. @default [] */
     readonly calls?: readonly CallFaultRule[];
-    /** PublishBatch entry faults. @default [] */
+    /** Batch entry faults (PublishBatch, SendMessageBatch, PutEvents). @default [] */
     readonly entries?: readonly EntryFaultRule[];
     /** Delay before answering every call, ms (e.g. 5 to model a real network in benchmarks). @default 0 */
     readonly latencyMs?: number;
@@ -150,9 +218,9 @@ export interface SnsTestServerOptions {
     readonly port?: number;
     /** The seed of the RNG that decides rate-based faults. @default 1 */
     readonly seed?: number;
-    /** The region in ARNs and queue URLs. @default "us-east-1" */
+    /** The region in ARNs, queue URLs and event envelopes. @default "us-east-1" */
     readonly region?: string;
-    /** The account id in ARNs and queue URLs. @default "000000000000" */
+    /** The account id in ARNs, queue URLs and event envelopes. @default "000000000000" */
     readonly accountId?: string;
     /** The initial fault plan. @default no faults */
     readonly faults?: FaultPlan;
@@ -160,25 +228,44 @@ export interface SnsTestServerOptions {
 
 /** A running test server. */
 export interface SnsTestServer {
-    /** `http://127.0.0.1:<port>`: the endpoint of both the SNS and the SQS client. */
+    /** `http://127.0.0.1:<port>`: the endpoint of the SNS, SQS and EventBridge clients. */
     readonly endpoint: string;
     /** Create a topic without a client call; `.fifo` names become FIFO topics. Returns its ARN. */
     createTopic(name: string): string;
-    /** Create a queue without a client call. Returns its URL. */
+    /** Create a queue without a client call; `.fifo` names become FIFO queues. Returns its URL. */
     createQueue(name: string): string;
-    /** Every accepted message, in acceptance order (SNS and SQS). */
+    /**
+     * Create an event bus without a client call (the `default` bus always exists). Returns its ARN,
+     * `arn:aws:events:<region>:<account>:event-bus/<name>`.
+     */
+    createEventBus(name: string): string;
+    /**
+     * Deliver every event accepted on `bus` (name or ARN) from now on to `queue` (URL or name) too, as an
+     * EventBridge rule with an SQS target does by default: the body is the event envelope JSON
+     * (`version`, `id` = the EventId, `detail-type`, `source`, `account`, `time`, `region`, `resources`, `detail`),
+     * with no message attributes. A stand-in: AWS has no maintained EventBridge emulator to check it against.
+     *
+     * @throws Error when the bus or the queue does not exist, or the queue is FIFO.
+     */
+    routeBusToQueue(bus: string, queue: string): void;
+    /** Every accepted message, in acceptance order (SNS, SQS, EventBridge and routed copies). */
     messages(): readonly RecordedMessage[];
     /** Accepted SNS messages of one topic (by ARN or name). */
     topicMessages(topic: string): readonly RecordedMessage[];
-    /** Messages sent to one queue (by URL or name), deleted or not. */
+    /** Messages sent or routed to one queue (by URL or name), deleted or not. */
     queueMessages(queue: string): readonly RecordedMessage[];
+    /** Events accepted on one bus (by ARN or name). */
+    busEvents(bus: string): readonly RecordedMessage[];
     /** Every call received, in order. */
     calls(): readonly RecordedCall[];
     /** Replace the fault plan (rule counters restart). */
     setFaults(plan: FaultPlan): void;
     /** Remove every fault and the latency. */
     clearFaults(): void;
-    /** Forget recorded messages and calls; keep topics, queues and faults. */
+    /**
+     * Forget recorded messages (events included), calls, queue contents and FIFO deduplication; keep topics,
+     * queues, buses, routes and faults.
+     */
     reset(): void;
     /** Stop listening and drop held connections. Idempotent. */
     stop(): Promise<void>;
