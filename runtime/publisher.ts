@@ -19,7 +19,9 @@ import {
     destinationRegionProblem,
     type DestinationConfig,
 } from "./destination/create";
+import { busCheckOnce, checkBusExists } from "./destination/bus-check";
 import type { Destination } from "./destination/destination";
+import { DESTINATION_KINDS } from "./destination/kind";
 import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
 import { OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
@@ -124,6 +126,12 @@ export interface ResolvedDeliveryConfig extends Omit<PublisherSettings, "ctx"> {
      * invocation, or `undefined`. It never rejects.
      */
     readonly regionCheck: Promise<OutboxError | undefined>;
+    /**
+     * The check that the destination exists where its service would not say so: an EventBridge bus (PutEvents drops
+     * events for a bus that does not exist; `runtime/destination/bus-check.ts`). Resolves to the `INVALID_CONFIG`
+     * error to throw from every invocation, or `undefined`; it never rejects. Asked on the first invocation.
+     */
+    readonly destinationCheck: () => Promise<OutboxError | undefined>;
 }
 
 /**
@@ -200,16 +208,17 @@ async function regionProblem(
 }
 
 /**
- * Throw the region check's error, if any, logged at error: every invocation of a handler whose destination or DLQ is
- * in another region fails the same way, so the shard holds (and a sweep fails) until the deployment is fixed.
+ * Throw the deployment checks' error, if any, logged at error: every invocation of a handler whose destination or
+ * DLQ is in another region than its client, or whose bus does not exist, fails the same way, so the shard holds (and
+ * a sweep fails) until the deployment is fixed.
  *
  * @param resolved - The handler's settings.
  */
-export async function assertRegions(resolved: ResolvedDeliveryConfig): Promise<void> {
-    const problem = await resolved.regionCheck;
+export async function assertDeployment(resolved: ResolvedDeliveryConfig): Promise<void> {
+    const problem = (await resolved.regionCheck) ?? (await resolved.destinationCheck());
     if (problem === undefined) return;
     resolved.base.logger.error(
-        "outbox handler: the destination or the DLQ is in another region than its client; every invocation fails until the deployment is fixed",
+        "outbox handler: the destination or the DLQ cannot be used as configured; every invocation fails until the deployment is fixed",
         { code: problem.code, ...problem.context },
     );
     throw problem;
@@ -309,6 +318,10 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
         ),
         claimVersion,
         regionCheck: regionProblem(who, config, destination).catch(() => undefined),
+        destinationCheck:
+            destination.kind === DESTINATION_KINDS.eventBridge
+                ? busCheckOnce(() => checkBusExists(who, config.eventBridge as ClientLike, destination.arn, logger))
+                : async () => undefined,
     };
 }
 
@@ -354,7 +367,7 @@ export function startInvocation(
 export function createPublisher(config: PublisherConfig): PublisherHandler {
     const resolved = resolveDeliveryConfig(config, "createPublisher");
     return async (event, context) => {
-        await assertRegions(resolved);
+        await assertDeployment(resolved);
         const { metrics, timeLeft } = startInvocation(
             resolved,
             config.writeMetrics,

@@ -44,7 +44,7 @@ import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
 import { DELIVERY_METRICS, HANDLER_FUNCTIONS, SWEEPER_METRICS } from "./metric-catalog";
 import {
-    assertRegions,
+    assertDeployment,
     resolveDeliveryConfig,
     startInvocation,
     type HandlerContext,
@@ -162,7 +162,7 @@ interface SweepRun {
 /** One invocation: the expiry step, then the missed records, with one EMF line. */
 async function sweep(settings: SweepSettings, context: SweeperContext | undefined): Promise<SweepResult> {
     const { resolved } = settings;
-    await assertRegions(resolved);
+    await assertDeployment(resolved);
     const { metrics, timeLeft } = startInvocation(
         resolved,
         settings.config.writeMetrics,

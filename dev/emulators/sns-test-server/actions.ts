@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { ApiError } from "./api-error";
-import { putEventsAction } from "./events-actions";
+import { describeEventBusAction, putEventsAction } from "./events-actions";
 import type { ActionResult, ParsedCall } from "./request";
 import { createTopicAction, publishAction, publishBatchAction } from "./sns-actions";
 import {
@@ -21,7 +21,7 @@ import type { ServerState } from "./state";
 
 /** Every action the server answers, as the `InvalidAction` message lists them. */
 const SUPPORTED_ACTIONS =
-    "CreateTopic, Publish, PublishBatch (SNS); CreateQueue, GetQueueUrl, SendMessage, SendMessageBatch, ReceiveMessage, DeleteMessage, DeleteMessageBatch (SQS); PutEvents (EventBridge)";
+    "CreateTopic, Publish, PublishBatch (SNS); CreateQueue, GetQueueUrl, SendMessage, SendMessageBatch, ReceiveMessage, DeleteMessage, DeleteMessageBatch (SQS); PutEvents, DescribeEventBus (EventBridge)";
 
 /**
  * Run the call's action. `acknowledged` is false when the caller will never see the answer (an accept-then fault):
@@ -54,6 +54,8 @@ export function execute(state: ServerState, call: ParsedCall, acknowledged: bool
             return deleteMessageBatchAction(state, call);
         case "PutEvents":
             return putEventsAction(state, call, acknowledged);
+        case "DescribeEventBus":
+            return describeEventBusAction(state, call);
         default:
             throw new ApiError(
                 "InvalidAction",

@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
+import { ApiError } from "./api-error";
 import type { EventEntry } from "./events-json";
 import { eventEntries, eventEntryInfo } from "./events-json";
 import { checkPutEvents, eventEntryRefusal, type EntryRefusal } from "./events-rules";
@@ -59,6 +60,19 @@ function accept(state: ServerState, entry: EventEntry, index: number, call: Call
     recordMessage(state, to, eventEntryInfo(entry, index), call, acknowledged, eventId);
     route(state, bus, eventEnvelope(state, eventId, entry, Date.now()), call, acknowledged);
     return eventId;
+}
+
+/**
+ * DescribeEventBus, by `Name` (a name or an ARN; omitted = the default bus): the bus's `Name` and `Arn`, or
+ * `ResourceNotFoundException` for a bus that does not exist. The publisher asks it once per cold start, since
+ * PutEvents alone accepts events for a missing bus and drops them.
+ */
+export function describeEventBusAction(state: ServerState, call: ParsedCall): ActionResult {
+    const name = typeof call.json.Name === "string" ? call.json.Name : undefined;
+    const bus = findBus(state, name);
+    if (bus === undefined)
+        throw new ApiError("ResourceNotFoundException", 400, `Event bus ${name ?? "default"} does not exist.`);
+    return { body: { Name: bus.name, Arn: bus.arn }, outcome: "ok" };
 }
 
 /** PutEvents: the request's checks, then each entry refused by EventBridge's rules, failed by an entry rule, or accepted. */

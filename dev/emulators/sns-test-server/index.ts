@@ -88,6 +88,11 @@ export async function startSnsTestServer(options: SnsTestServerOptions = {}): Pr
         endpoint: state.endpoint,
         createTopic: (name) => createTopic(state, name),
         createQueue: (name) => createQueue(state, name),
+        queueArn: (queue) => {
+            const found = findQueue(state, queue);
+            if (found === undefined) throw new Error(`the SNS test server has no queue ${queue}`);
+            return found.arn;
+        },
         createEventBus: (name) => createEventBus(state, name),
         routeBusToQueue: (bus, queue) => routeBusToQueue(state, bus, queue),
         messages: () => [...accepted],

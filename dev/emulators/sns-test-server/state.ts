@@ -143,9 +143,15 @@ export function findTopic(state: ServerState, arnOrName: string): Topic | undefi
 
 /** A queue by URL, name, or the URL's last path segments. */
 export function findQueue(state: ServerState, urlOrName: string): Queue | undefined {
+    // A queue URL of any host finds the queue by its path (`/<account>/<name>`), as fauxqs and LocalStack do: a
+    // publisher derives the AWS-form URL from the queue's ARN and sends it to this endpoint.
+    const path = /^https?:\/\/[^/]+(\/[^/]+\/[^/]+)$/.exec(urlOrName)?.[1];
     return (
         state.queues.get(urlOrName) ??
-        [...state.queues.values()].find((q) => q.name === urlOrName || q.url.endsWith(`/${urlOrName}`))
+        [...state.queues.values()].find(
+            (q) =>
+                q.name === urlOrName || q.url.endsWith(`/${urlOrName}`) || (path !== undefined && q.url.endsWith(path)),
+        )
     );
 }
 

@@ -235,6 +235,13 @@ export interface SnsTestServer {
     /** Create a queue without a client call; `.fifo` names become FIFO queues. Returns its URL. */
     createQueue(name: string): string;
     /**
+     * The ARN of a queue (by URL or name), `arn:aws:sqs:<region>:<account>:<name>`: what a publisher is given as its
+     * `queueArn`. Its AWS-form URL finds the queue here too.
+     *
+     * @throws Error when the queue does not exist.
+     */
+    queueArn(queue: string): string;
+    /**
      * Create an event bus without a client call (the `default` bus always exists). Returns its ARN,
      * `arn:aws:events:<region>:<account>:event-bus/<name>`.
      */

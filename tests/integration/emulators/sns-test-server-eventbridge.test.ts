@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import {
     AccessDeniedException,
+    DescribeEventBusCommand,
     EventBridgeClient,
     EventBridgeServiceException,
     InternalException,
@@ -217,6 +218,19 @@ describe("SNS test server: EventBridge PutEvents, through the real AWS SDK", () 
         assert.ok(out.Entries?.every((e) => typeof e.EventId === "string"));
         assert.deepEqual(server.messages(), [], "not recorded on any bus, not routed");
         assert.deepEqual(server.queueMessages(queueUrl), []);
+    });
+
+    it("DescribeEventBus answers a bus by name or ARN, and ResourceNotFoundException for one that does not exist", async () => {
+        const arn = server.createEventBus("orders");
+        for (const name of ["orders", arn]) {
+            const out = await events.send(new DescribeEventBusCommand({ Name: name }));
+            assert.deepEqual([out.Name, out.Arn], ["orders", arn], name);
+        }
+        assert.equal((await events.send(new DescribeEventBusCommand({}))).Name, "default");
+        await assert.rejects(
+            events.send(new DescribeEventBusCommand({ Name: "arn:aws:events:us-east-1:000000000000:event-bus/gone" })),
+            (err: unknown) => err instanceof ResourceNotFoundException && /gone does not exist/.test(err.message),
+        );
     });
 
     describe("whole-call faults by code arrive as the SDK's error names", () => {

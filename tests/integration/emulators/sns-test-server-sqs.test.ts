@@ -52,6 +52,22 @@ describe("SNS test server: SQS as a destination, through the real AWS SDK", () =
         await server.stop();
     });
 
+    it("finds a queue by the AWS-form URL a publisher derives from its ARN, whatever the host", async () => {
+        const arn = server.queueArn("orders");
+        assert.equal(arn, "arn:aws:sqs:us-east-1:000000000000:orders");
+        await sqs.send(
+            new SendMessageCommand({
+                QueueUrl: "https://sqs.us-east-1.amazonaws.com/000000000000/orders",
+                MessageBody: "by-arn",
+            }),
+        );
+        assert.deepEqual(
+            server.queueMessages(queueUrl).map((m) => m.body),
+            ["by-arn"],
+        );
+        assert.throws(() => server.queueArn("nope"), /the SNS test server has no queue nope/);
+    });
+
     describe("SendMessageBatch", () => {
         it("an entry fault in the middle comes back in Failed[] with Id, Code, SenderFault; the others are accepted", async () => {
             server.setFaults({
@@ -401,7 +417,7 @@ describe("SNS test server: SQS as a destination, through the real AWS SDK", () =
             (err: unknown) =>
                 err instanceof SQSServiceException &&
                 err.name === "InvalidAction" &&
-                /DeleteMessageBatch .*PutEvents \(EventBridge\)/.test(err.message),
+                /DeleteMessageBatch .*PutEvents, DescribeEventBus \(EventBridge\)/.test(err.message),
         );
     });
 });

@@ -1,7 +1,8 @@
 /**
  * One publisher test's world: a fresh outbox table on the shared DynamoDB Local (stream on), the
- * fault-injecting SNS test server with a topic and a DLQ queue, real SDK clients on both, a writer, a
- * hand-driven clock, and the table's real stream records in Lambda's event shape.
+ * fault-injecting SNS test server with the destination (an SNS topic by default, or an SQS queue, or an EventBridge
+ * bus: the server's stand-in) and a DLQ queue, real SDK clients on them, a writer, a hand-driven clock, and the
+ * table's real stream records in Lambda's event shape.
  */
 import { DescribeTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import {
@@ -10,10 +11,18 @@ import {
     GetShardIteratorCommand,
     type DynamoDBStreamsClient,
 } from "@aws-sdk/client-dynamodb-streams";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
-import { startSnsTestServer, type FaultPlan, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
+import {
+    startSnsTestServer,
+    type EntryInfo,
+    type FaultPlan,
+    type RecordedMessage,
+    type SnsTestServer,
+} from "../../../dev/emulators/sns-test-server";
+import { DESTINATION_SETTINGS, type DestinationKind } from "../../../runtime/destination/kind";
 import { matchesFilterPattern, type FilterPattern } from "../../../runtime/testing/filter-pattern";
 import {
     toLambdaStreamRecord,
@@ -57,7 +66,15 @@ export interface Harness {
     readonly server: SnsTestServer;
     readonly sns: SNSClient;
     readonly sqs: SQSClient;
+    readonly eventBridge: EventBridgeClient;
+    /** The SNS topic (the destination unless another kind was asked for). */
     readonly topicArn: string;
+    /** The destination's kind. */
+    readonly kind: DestinationKind;
+    /** The destination's ARN: the topic's, the queue's or the bus's. */
+    readonly destinationArn: string;
+    /** The batch action of the destination's kind (`PublishBatch`, `SendMessageBatch`, `PutEvents`). */
+    readonly batchAction: string;
     readonly dlqUrl: string;
     readonly clock: ManualClock;
     readonly writer: OutboxWriter;
@@ -77,7 +94,11 @@ export interface Harness {
     items(): Promise<Record<string, import("@aws-sdk/client-dynamodb").AttributeValue>[]>;
     /** How many items ClaimIndex and ExpiryIndex hold. */
     indexCounts(): Promise<{ claim: number; expiry: number }>;
-    /** Messages accepted on the topic, in order. */
+    /**
+     * Messages the destination accepted, in order, read back the same way whatever its kind: the record id, the
+     * payload's text, the attributes (on a bus: `outbox.id`, `outbox.type` and the headers from the detail), the
+     * FIFO group and deduplication id.
+     */
     published(): { id: string; body: string; attributes: Record<string, string>; groupId?: string; dedupId?: string }[];
     /** Messages in the DLQ, with their bodies parsed. */
     deadLetters(): { reason: string; recordId: string; body: Record<string, unknown> }[];
@@ -85,9 +106,50 @@ export interface Harness {
     close(): Promise<void>;
 }
 
+/**
+ * The record id a destination entry carries, whatever its kind: the `outbox.id` attribute (SNS, SQS), or the
+ * PutEvents detail's `outbox.id` (EventBridge). For fault predicates.
+ */
+export function entryRecordId(entry: Pick<EntryInfo, "attributes" | "body" | "detailType">): string | undefined {
+    const attribute = entry.attributes["outbox.id"]?.stringValue;
+    if (attribute !== undefined || entry.detailType === undefined) return attribute;
+    return (JSON.parse(entry.body) as { outbox?: { id?: string } }).outbox?.id;
+}
+
+/** A message the destination accepted, read back as an SNS or SQS message would be. */
+function readBack(m: RecordedMessage): ReturnType<Harness["published"]>[number] {
+    const group = {
+        ...(m.messageGroupId !== undefined ? { groupId: m.messageGroupId } : {}),
+        ...(m.messageDeduplicationId !== undefined ? { dedupId: m.messageDeduplicationId } : {}),
+    };
+    if (m.service !== "events") {
+        return {
+            id: m.attributes["outbox.id"]?.stringValue ?? "",
+            body: m.body,
+            attributes: Object.fromEntries(Object.entries(m.attributes).map(([k, v]) => [k, v.stringValue ?? ""])),
+            ...group,
+        };
+    }
+    const detail = JSON.parse(m.body) as { outbox: { id: string; type: string; headers: Record<string, string> } };
+    return {
+        id: detail.outbox.id,
+        body: JSON.stringify((JSON.parse(m.body) as { payload: unknown }).payload),
+        attributes: { "outbox.id": detail.outbox.id, "outbox.type": detail.outbox.type, ...detail.outbox.headers },
+    };
+}
+
+/** The batch action each kind's publisher calls. */
+const BATCH_ACTIONS: Readonly<Record<DestinationKind, string>> = {
+    sns: "PublishBatch",
+    sqs: "SendMessageBatch",
+    eventbridge: "PutEvents",
+};
+
 /** Options of {@link createHarness}. */
 export interface HarnessOptions {
-    /** Make the topic FIFO. @default false */
+    /** The destination's kind. @default "sns" */
+    readonly destination?: DestinationKind;
+    /** Make the topic (or the queue) FIFO. @default false */
     readonly fifo?: boolean;
     /** Faults from the start. @default none */
     readonly faults?: FaultPlan;
@@ -101,6 +163,13 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     const server = await startSnsTestServer({ seed: 11, ...(options.faults ? { faults: options.faults } : {}) });
     const topicArn = server.createTopic(options.fifo ? "events.fifo" : "events");
     const dlqUrl = server.createQueue("outbox-dlq");
+    const kind = options.destination ?? "sns";
+    const destinationArn =
+        kind === "sns"
+            ? topicArn
+            : kind === "sqs"
+              ? server.queueArn(server.createQueue(options.fifo ? "destination.fifo" : "destination"))
+              : server.createEventBus("events");
     const sns = new SNSClient({
         endpoint: server.endpoint,
         region: LOCAL_REGION,
@@ -113,8 +182,14 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         credentials: LOCAL_CREDENTIALS,
         maxAttempts: 1,
     });
+    const eventBridge = new EventBridgeClient({
+        endpoint: server.endpoint,
+        region: LOCAL_REGION,
+        credentials: LOCAL_CREDENTIALS,
+        maxAttempts: 1,
+    });
     const clock = manualClock();
-    const writer = new OutboxWriter({ client: ddb, tableName, clock, address: topicArn });
+    const writer = new OutboxWriter({ client: ddb, tableName, clock, address: destinationArn });
     const metricLines: string[] = [];
     const streamArn = (await ddb.send(new DescribeTableCommand({ TableName: tableName }))).Table?.LatestStreamArn ?? "";
 
@@ -122,8 +197,9 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         dynamodb: ddb,
         sns,
         sqs,
+        eventBridge,
         tableName,
-        topicArn,
+        [DESTINATION_SETTINGS[kind]]: destinationArn,
         dlqUrl,
         fifo: options.fifo ?? false,
         clock,
@@ -164,7 +240,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         server,
         sns,
         sqs,
+        eventBridge,
         topicArn,
+        kind,
+        destinationArn,
+        batchAction: BATCH_ACTIONS[kind],
         dlqUrl,
         clock,
         writer,
@@ -183,13 +263,13 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         items: () => scanItems(ddb, tableName),
         indexCounts: () => sparseIndexCounts(ddb, tableName),
         published() {
-            return server.topicMessages(topicArn).map((m) => ({
-                id: m.attributes["outbox.id"]?.stringValue ?? "",
-                body: m.body,
-                attributes: Object.fromEntries(Object.entries(m.attributes).map(([k, v]) => [k, v.stringValue ?? ""])),
-                ...(m.messageGroupId !== undefined ? { groupId: m.messageGroupId } : {}),
-                ...(m.messageDeduplicationId !== undefined ? { dedupId: m.messageDeduplicationId } : {}),
-            }));
+            const accepted =
+                kind === "sns"
+                    ? server.topicMessages(topicArn)
+                    : kind === "sqs"
+                      ? server.queueMessages(destinationArn.split(":").at(-1)!)
+                      : server.busEvents(destinationArn);
+            return accepted.map(readBack);
         },
         deadLetters() {
             return server.queueMessages(dlqUrl).map((m) => {
@@ -200,6 +280,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         async close() {
             sns.destroy();
             sqs.destroy();
+            eventBridge.destroy();
             await server.stop();
         },
     };
