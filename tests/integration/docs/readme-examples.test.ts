@@ -4,61 +4,18 @@
  * `DynamoDBClient` points: it gives them a client class that adds the local endpoint to whatever config they pass.
  */
 import * as assert from "node:assert/strict";
-import * as dynamodbSdk from "@aws-sdk/client-dynamodb";
-import {
-    CreateTableCommand,
-    DeleteItemCommand,
-    GetItemCommand,
-    QueryCommand,
-    type DynamoDBClientConfig,
-} from "@aws-sdk/client-dynamodb";
+import { DeleteItemCommand, GetItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from "aws-lambda";
 import * as pulumi from "@pulumi/pulumi";
 import * as packageEntry from "../../../index";
 import * as runtimeEntry from "../../../runtime";
 import { OutboxStore } from "../../../runtime";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { waitForRPCs } from "../../support/component-harness";
-import { dynamoClient, dynamoEndpoint, uniqueTableName } from "../../support/dynamodb";
+import { dynamoClient, uniqueTableName } from "../../support/dynamodb";
+import { ensureTable, localDynamoDbModule } from "../../support/docs-examples";
 import { recorded, unwrap } from "../../support/pulumi-mocks";
 import { runAsyncModule, runModule } from "../../support/run-module";
 import { tsBlockUnder } from "../../support/markdown";
-
-/** `@aws-sdk/client-dynamodb` as the examples import it, with clients that reach DynamoDB Local. */
-async function localDynamoDbModule(): Promise<Record<string, unknown>> {
-    const endpoint = await dynamoEndpoint();
-    class DynamoDBClient extends dynamodbSdk.DynamoDBClient {
-        constructor(config: DynamoDBClientConfig = {}) {
-            super({ ...config, endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-        }
-    }
-    return { ...dynamodbSdk, DynamoDBClient };
-}
-
-/** Create a table keyed on one attribute, unless a previous run on the same DynamoDB left it. */
-async function ensureTable(name: string, key: string, type: "S" | "N", sortKey?: string): Promise<void> {
-    const client = await dynamoClient();
-    const attributes = [
-        { AttributeName: key, AttributeType: type },
-        ...(sortKey ? [{ AttributeName: sortKey, AttributeType: "S" as const }] : []),
-    ];
-    const schema = [
-        { AttributeName: key, KeyType: "HASH" as const },
-        ...(sortKey ? [{ AttributeName: sortKey, KeyType: "RANGE" as const }] : []),
-    ];
-    try {
-        await client.send(
-            new CreateTableCommand({
-                TableName: name,
-                AttributeDefinitions: attributes,
-                KeySchema: schema,
-                BillingMode: "PAY_PER_REQUEST",
-            }),
-        );
-    } catch (err) {
-        if ((err as Error).name !== "ResourceInUseException") throw err;
-    }
-}
 
 /** An SQS record as SNS delivers an outbox message with raw message delivery. */
 function sqsRecord(messageId: string, outboxId: string | undefined, body: unknown): SQSRecord {
