@@ -74,6 +74,8 @@ function computed(type: string, name: string, inputs: Record<string, any>): Reco
             return { name: physical, arn: `arn:aws:iam::${ACCOUNT}:role/${physical}` };
         case "aws:kms/key:Key":
             return { arn: `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name}`, keyId: `${name}-key-id` };
+        case "aws:cloudwatch/eventBus:EventBus":
+            return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${physical}` };
         case "aws:cloudwatch/eventRule:EventRule":
             return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${physical}` };
         case "aws:s3/bucket:Bucket": {
