@@ -40,6 +40,7 @@ export const STACK_REFERENCE_OUTPUTS: Record<string, string> = {
     tableName: "orders-table-abc",
     tableArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/orders-table-abc`,
     streamArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/orders-table-abc/stream/2026-01-01T00:00:00.000`,
+    destinationArn: `arn:aws:sns:${REGION}:${ACCOUNT}:orders-topic-abc`,
     topicArn: `arn:aws:sns:${REGION}:${ACCOUNT}:orders-topic-abc`,
     dlqUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/orders-dlq-abc`,
     dlqArn: `arn:aws:sqs:${REGION}:${ACCOUNT}:orders-dlq-abc`,
