@@ -210,6 +210,15 @@ describe("Outbox destinations", () => {
         });
     });
 
+    it("declares the default's children but the topic with a queue or a bus, and nothing on the destination itself", () => {
+        const children = (built: BuiltOutbox, name: string) =>
+            built.resources.map((r) => `${r.type} ${r.name.slice(name.length)}`).sort();
+        const withoutTopic = children(sns, "destsns").filter((c) => c !== `${TYPE.topic} -topic`);
+        assert.equal(withoutTopic.length, children(sns, "destsns").length - 1);
+        assert.deepEqual(children(queue, "destq"), withoutTopic);
+        assert.deepEqual(children(bus, "destbus"), withoutTopic);
+    });
+
     it("refuses two destinations with INVALID_CONFIG before any resource is registered, the component included", async () => {
         const pairs: [string, OutboxArgs][] = [
             ["desttwoa", { topicArn: TOPIC, queueArn: STANDARD_QUEUE }],
