@@ -19,6 +19,7 @@ import {
     handlerDimensions,
     type HandlerFunction,
 } from "../runtime/metric-catalog";
+import { DESTINATION_LABELS } from "../runtime/destination/kind";
 import { withTags } from "./children";
 import { OutboxChild, childName } from "./naming";
 import type { OutboxSettings } from "./settings";
@@ -81,6 +82,8 @@ interface AlarmContext {
     readonly t: MonitoredOutbox;
     /** Whether an empty period of the sweeper's OldestPendingAge breaches. */
     readonly sweeperSilence: pulumi.Output<string>;
+    /** What the destination is called: `SNS`, `SQS` or `EventBridge`. */
+    readonly destination: string;
 }
 
 /** One alarm's child key, what it means and what to do, and its metric. */
@@ -138,7 +141,7 @@ function latenessAlarms(c: AlarmContext): OutboxAlarm[] {
         alarm(c, {
             child: "ageAtPublishAlarm",
             says: (v) => `the p99 write-to-publish age of the publisher's records is above ${v} ms`,
-            action: "Check the publisher's IteratorAge, throttles and SNS errors",
+            action: `Check the publisher's IteratorAge, throttles and ${c.destination} errors`,
             namespace: METRIC_NAMESPACE,
             metricName: DELIVERY_METRICS.ageAtPublish,
             dimensions: customDimensions(HANDLER_FUNCTIONS.publisher, t.tableName),
@@ -247,7 +250,14 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
         const interval = scheduleIntervalSeconds(schedule);
         return interval !== undefined && interval <= FIVE_MINUTES ? "breaching" : "notBreaching";
     });
-    const c: AlarmContext = { name, common, th: s.alarmThresholds, t, sweeperSilence };
+    const c: AlarmContext = {
+        name,
+        common,
+        th: s.alarmThresholds,
+        t,
+        sweeperSilence,
+        destination: DESTINATION_LABELS[s.destinationKind],
+    };
     return [...latenessAlarms(c), ...missedDeliveryAlarms(c), ...functionAlarms(c)];
 }
 

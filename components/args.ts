@@ -52,7 +52,10 @@ export type OutboxLogLevel = (typeof OutboxLogLevel)[keyof typeof OutboxLogLevel
 export interface OutboxTransforms {
     /** Merged into the `aws.dynamodb.Table` args. @default undefined */
     table?: Partial<aws.dynamodb.TableArgs>;
-    /** Merged into the `aws.sns.Topic` args (ignored when `topicArn` is given). @default undefined */
+    /**
+     * Merged into the created `aws.sns.Topic` args; ignored when `topicArn`, `queueArn` or `eventBusArn` is given,
+     * since no topic is created then. @default undefined
+     */
     topic?: Partial<aws.sns.TopicArgs>;
     /** Merged into the DLQ's `aws.sqs.Queue` args. @default undefined */
     queue?: Partial<aws.sqs.QueueArgs>;
@@ -173,20 +176,54 @@ export interface OutboxArgs {
     /**
      * A customer managed KMS key ARN. When given it encrypts the table, the DLQ and the created topic, and
      * both functions get `kms:Decrypt` and `kms:GenerateDataKey*` on it (and on nothing else).
-     * When omitted: the table uses the AWS owned key, the DLQ SQS-managed SSE, the topic no SSE.
+     * When omitted: the table uses the AWS owned key, the DLQ SQS-managed SSE, the topic no SSE. A given
+     * destination encrypted with another key needs `destinationKmsKeyArn`.
      * @default undefined
      */
     kmsKeyArn?: pulumi.Input<string>;
     /**
-     * An existing SNS topic to publish to. When given, the component creates no topic.
-     * Set `fifo` to match the topic.
-     * @default undefined (a topic is created)
+     * An existing SNS topic to publish to (`PublishBatch`). When given, the component creates no topic.
+     * Set `fifo` to match the topic. An outbox has exactly one destination: at most one of `topicArn`, `queueArn`
+     * and `eventBusArn` (with none, a topic is created).
+     * @default undefined (a topic is created, unless queueArn or eventBusArn is given)
      */
     topicArn?: pulumi.Input<string>;
     /**
-     * Whether the topic is FIFO. A created FIFO topic gets a name ending in `.fifo` and content-based
-     * deduplication off, because the publisher sends the record id as `MessageDeduplicationId`. Plain: it shapes
-     * the topic and the publisher.
+     * An existing SQS queue to send the events to instead of an SNS topic (`SendMessageBatch`): a standard
+     * queue, or a FIFO one (a name ending in `.fifo`) with `fifo: true`. The component then creates no topic,
+     * and both functions get `sqs:SendMessage` on this queue (besides the DLQ's). At most one of `topicArn`,
+     * `queueArn` and `eventBusArn`.
+     * @default undefined
+     */
+    queueArn?: pulumi.Input<string>;
+    /**
+     * An existing EventBridge event bus to put the events on instead of an SNS topic (`PutEvents`), e.g.
+     * `arn:aws:events:<region>:<account>:event-bus/default`. The component then creates no topic, and both
+     * functions get `events:PutEvents` on this bus only. A bus is never FIFO, so `fifo: true` is refused. At most
+     * one of `topicArn`, `queueArn` and `eventBusArn`.
+     * @default undefined
+     */
+    eventBusArn?: pulumi.Input<string>;
+    /**
+     * The EventBridge `Source` of every event the outbox puts on `eventBusArn`, which consumers' rules match on:
+     * 1 to 256 characters, not starting with `aws.` (reverse DNS is usual, e.g. `com.acme.orders`). Only with
+     * `eventBusArn`.
+     * @default "dynamodb-outbox"
+     */
+    eventSource?: pulumi.Input<string>;
+    /**
+     * The customer managed KMS key ARN a given destination (`topicArn`, `queueArn` or `eventBusArn`) is
+     * encrypted with, when it is not `kmsKeyArn`: both functions then get `kms:GenerateDataKey*` and `kms:Decrypt`
+     * on it (and on nothing else). Only with a given destination: a created topic uses `kmsKeyArn`.
+     * @default undefined
+     */
+    destinationKmsKeyArn?: pulumi.Input<string>;
+    /**
+     * Whether the destination is FIFO: the created or given SNS topic, or the given SQS queue (never an event
+     * bus). A created FIFO topic gets a name ending in `.fifo` and content-based deduplication off, because the
+     * publisher sends the record id as `MessageDeduplicationId`. A given topic or queue whose ARN is known must
+     * match it: a name ending in `.fifo` needs `true`, any other `false`. Plain: it shapes the topic and the
+     * publisher.
      * @default false
      */
     fifo?: boolean;

@@ -17,6 +17,7 @@ import {
     streamFilterPatternJson,
 } from "../runtime/schema";
 import { ENV } from "../runtime/config";
+import { DESTINATION_SETTINGS, type DestinationKind } from "../runtime/destination/kind";
 import { OutboxError } from "../runtime/errors";
 import { OUTBOX_DEFAULTS } from "./defaults";
 import type { OutboxSettings } from "./settings";
@@ -99,17 +100,28 @@ export function logGroupArgs(s: OutboxSettings): aws.cloudwatch.LogGroupArgs {
 export interface HandlerTargets {
     /** The table's name. */
     readonly tableName: pulumi.Input<string>;
-    /** The topic's ARN. */
-    readonly topicArn: pulumi.Input<string>;
+    /** The destination's kind: which variable names it. */
+    readonly destinationKind: DestinationKind;
+    /** The destination's ARN: the topic's, the queue's or the bus's. */
+    readonly destinationArn: pulumi.Input<string>;
     /** The DLQ's URL. */
     readonly dlqUrl: pulumi.Input<string>;
 }
 
-/** Every variable of the `runtime/config.ts` contract, set explicitly (the defaults too, so a console read shows them). */
+/** The variable that names a destination of `kind`: `OUTBOX_TOPIC_ARN`, `OUTBOX_QUEUE_ARN` or `OUTBOX_EVENT_BUS_ARN`. */
+export function destinationVariable(kind: DestinationKind): string {
+    return ENV[DESTINATION_SETTINGS[kind]];
+}
+
+/**
+ * Every variable of the `runtime/config.ts` contract, set explicitly (the defaults too, so a console read shows
+ * them): the one variable that names the destination (its kind follows), and `OUTBOX_EVENT_SOURCE` with a bus.
+ */
 export function handlerEnvironment(s: OutboxSettings, t: HandlerTargets): Record<string, pulumi.Input<string>> {
     return {
         [ENV.tableName]: t.tableName,
-        [ENV.topicArn]: t.topicArn,
+        [destinationVariable(t.destinationKind)]: t.destinationArn,
+        ...(s.eventSource !== undefined ? { [ENV.eventSource]: s.eventSource } : {}),
         [ENV.dlqUrl]: t.dlqUrl,
         [ENV.fifo]: String(s.fifo),
         // Numbers typed as plain may still arrive as Outputs from JavaScript callers.

@@ -76,7 +76,7 @@ export const OUTBOX_DEFAULTS = {
     pointInTimeRecovery: true,
     /** Deletion protection off, so that a stack can be torn down; turn it on in production. */
     deletionProtection: false,
-    /** A standard SNS topic. */
+    /** Not FIFO: a standard topic or queue (a bus is never FIFO). */
     fifo: false,
     /** The sweeper runs every minute. */
     sweepSchedule: "rate(1 minute)",

@@ -7,6 +7,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "./aws";
+import { DESTINATION_LABELS } from "../runtime/destination/kind";
 import { publisherLambdaFactory, sweeperLambdaFactory } from "../runtime/lambda";
 import type { OutboxTransforms } from "./args";
 import { LAMBDA_RUNTIME, eventSourceMappingArgs, logGroupArgs, withTags } from "./children";
@@ -28,10 +29,11 @@ export interface OutboxParent {
     readonly t: OutboxTransforms;
 }
 
-/** The table, the topic and the DLQ, as the functions use them. */
+/** The table, the destination and the DLQ, as the functions use them. */
 export interface HandlerTargets {
     readonly table: aws.dynamodb.Table;
-    readonly topicArn: pulumi.Output<string>;
+    /** The destination's ARN: the created or given topic's, the given queue's or bus's. */
+    readonly destinationArn: pulumi.Output<string>;
     readonly dlq: aws.sqs.Queue;
     /** Both functions' environment. */
     readonly environment: aws.lambda.CallbackFunctionArgs<any, any>["environment"];
@@ -50,13 +52,36 @@ function declareRole(
         .all([
             targets.tableArn,
             targets.streamArn,
-            targets.topicArn,
+            targets.destinationKind,
+            targets.destinationArn,
             targets.dlqArn,
             targets.logGroupArn,
             targets.kmsKeyArn,
+            targets.destinationKmsKeyArn,
         ])
-        .apply(([tableArn, streamArn, topicArn, dlqArn, logGroupArn, kmsKeyArn]) =>
-            JSON.stringify(document({ tableArn, streamArn, topicArn, dlqArn, logGroupArn, kmsKeyArn })),
+        .apply(
+            ([
+                tableArn,
+                streamArn,
+                destinationKind,
+                destinationArn,
+                dlqArn,
+                logGroupArn,
+                kmsKeyArn,
+                destinationKmsKeyArn,
+            ]) =>
+                JSON.stringify(
+                    document({
+                        tableArn,
+                        streamArn,
+                        destinationKind,
+                        destinationArn,
+                        dlqArn,
+                        logGroupArn,
+                        kmsKeyArn,
+                        destinationKmsKeyArn,
+                    }),
+                ),
         );
     return new aws.iam.Role(
         childName(o.name, child),
@@ -117,7 +142,7 @@ export function declarePublisher(o: OutboxParent, targets: HandlerTargets): aws.
     );
     const publisher = declareFunction(o, "publisher", {
         callbackFactory: publisherLambdaFactory,
-        description: `Publishes the ${name} outbox's records from the table stream to SNS`,
+        description: `Publishes the ${name} outbox's records from the table stream to ${DESTINATION_LABELS[s.destinationKind]}`,
         role: declareRole(
             o,
             "publisherRole",

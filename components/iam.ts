@@ -1,11 +1,13 @@
 /**
  * The least-privilege IAM policy documents of the publisher and the sweeper, as pure functions of resolved
  * ARNs, so tests can read every action and resource. Each statement names only this outbox's table, indexes,
- * stream, topic, DLQ, log group and (when given) KMS key. The one `*` resource is `dynamodb:ListStreams`,
+ * stream, destination (its one action on its one ARN: `sns:Publish` on the topic, `sqs:SendMessage` on the queue or
+ * `events:PutEvents` on the bus), DLQ, log group and (when given) KMS keys. The one `*` resource is `dynamodb:ListStreams`,
  * which AWS only authorizes on `*` (the action lists streams account-wide and takes no resource ARN).
  *
  * @packageDocumentation
  */
+import type { DestinationKind } from "../runtime/destination/kind";
 import { OutboxError } from "../runtime/errors";
 import { CLAIM_INDEX } from "../runtime/schema";
 
@@ -35,15 +37,30 @@ export interface GrantTargets {
     readonly tableArn: string;
     /** The table's stream ARN (publisher only). */
     readonly streamArn?: string;
-    /** The SNS topic ARN. */
-    readonly topicArn: string;
+    /** The destination's kind: which one action {@link DESTINATION_GRANTS} grants on it. */
+    readonly destinationKind: DestinationKind;
+    /** The destination's ARN: the SNS topic's, the SQS queue's or the EventBridge bus's. */
+    readonly destinationArn: string;
     /** The DLQ ARN. */
     readonly dlqArn: string;
     /** The function's own log group ARN (without the `:*` suffix). */
     readonly logGroupArn: string;
     /** The customer managed KMS key, when one is given. */
     readonly kmsKeyArn?: string;
+    /** The given destination's own customer managed KMS key, when it is not `kmsKeyArn`. */
+    readonly destinationKmsKeyArn?: string;
 }
+
+/**
+ * The one action each kind of destination is granted, on its ARN only, and the statement's id: `sns:Publish` on the
+ * topic (`PublishBatch` is authorized as it), `sqs:SendMessage` on the queue (`SendMessageBatch` too),
+ * `events:PutEvents` on the bus.
+ */
+export const DESTINATION_GRANTS = {
+    sns: { sid: "PublishToTopic", action: "sns:Publish" },
+    sqs: { sid: "SendToQueue", action: "sqs:SendMessage" },
+    eventbridge: { sid: "PutEventsOnBus", action: "events:PutEvents" },
+} as const satisfies Record<DestinationKind, { readonly sid: string; readonly action: string }>;
 
 /**
  * DynamoDB data actions the runtime's store uses: persist (PutItem, UpdateItem), claim (Query on ClaimIndex and
@@ -78,8 +95,19 @@ export const LIST_STREAMS_ACTION = "dynamodb:ListStreams";
 /** CloudWatch Logs actions on the function's own log group (the group itself is a child resource). */
 export const LOG_ACTIONS = ["logs:CreateLogStream", "logs:PutLogEvents"] as const;
 
-/** KMS actions needed to read an encrypted table/stream and to send to an encrypted topic and queue. */
+/** KMS actions needed to read an encrypted table/stream and to send to an encrypted destination and queue. */
 export const KMS_ACTIONS = ["kms:Decrypt", "kms:GenerateDataKey*"] as const;
+
+/**
+ * The grant on the destination: its kind's one action ({@link DESTINATION_GRANTS}) on its ARN only.
+ *
+ * @param kind - The destination's kind.
+ * @param arn - The destination's ARN.
+ */
+export function destinationStatement(kind: DestinationKind, arn: string): PolicyStatement {
+    const grant = DESTINATION_GRANTS[kind];
+    return { Sid: grant.sid, Effect: "Allow", Action: [grant.action], Resource: [arn] };
+}
 
 function commonStatements(t: GrantTargets): PolicyStatement[] {
     const statements: PolicyStatement[] = [
@@ -89,12 +117,21 @@ function commonStatements(t: GrantTargets): PolicyStatement[] {
             Action: [...TABLE_DATA_ACTIONS],
             Resource: [t.tableArn, `${t.tableArn}/index/*`],
         },
-        { Sid: "PublishToTopic", Effect: "Allow", Action: ["sns:Publish"], Resource: [t.topicArn] },
+        destinationStatement(t.destinationKind, t.destinationArn),
+        // Its own statement even when the destination is a queue too: the DLQ is not the destination.
         { Sid: "SendToDeadLetterQueue", Effect: "Allow", Action: ["sqs:SendMessage"], Resource: [t.dlqArn] },
         { Sid: "WriteOwnLogs", Effect: "Allow", Action: [...LOG_ACTIONS], Resource: [`${t.logGroupArn}:*`] },
     ];
     if (t.kmsKeyArn !== undefined) {
         statements.push({ Sid: "UseOutboxKey", Effect: "Allow", Action: [...KMS_ACTIONS], Resource: [t.kmsKeyArn] });
+    }
+    if (t.destinationKmsKeyArn !== undefined && t.destinationKmsKeyArn !== t.kmsKeyArn) {
+        statements.push({
+            Sid: "UseDestinationKey",
+            Effect: "Allow",
+            Action: [...KMS_ACTIONS],
+            Resource: [t.destinationKmsKeyArn],
+        });
     }
     return statements;
 }
@@ -124,7 +161,7 @@ export function publisherPolicyDocument(t: GrantTargets): PolicyDocument {
 }
 
 /**
- * The sweeper's policy: the table and its indexes, the topic, the DLQ, its log group and the key, plus `Scan`
+ * The sweeper's policy: the table and its indexes, the destination, the DLQ, its log group and the keys, plus `Scan`
  * on the sparse ClaimIndex only (the working set of non-terminal records across all partitions). No stream.
  */
 export function sweeperPolicyDocument(t: GrantTargets): PolicyDocument {
@@ -163,7 +200,8 @@ export interface WriterGrantTargets {
  * The policy an application role needs to call `OutboxWriter.write` on this outbox: {@link WRITER_TABLE_ACTIONS}
  * on the table's ARN only, `s3:PutObject` under the payload bucket's prefix with `largePayloads`, plus {@link KMS_ACTIONS}
  * on the key when the table uses a customer managed key (the created payload bucket uses it too). The
- * application's own items in the same transaction are on its own tables: grant those yourself.
+ * application's own items in the same transaction are on its own tables: grant those yourself. It grants no
+ * destination action, whatever the destination: the writer never publishes.
  */
 export function writerPolicyDocument(t: WriterGrantTargets): PolicyDocument {
     const statements: PolicyStatement[] = [

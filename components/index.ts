@@ -15,3 +15,5 @@ export * from "./defaults";
 export * from "./validation";
 export * from "./iam";
 export * from "./consumer-policy";
+// The destination kinds the component's args, IAM and outputs speak of (the runtime's own, one binding).
+export { DESTINATION_KINDS, type DestinationKind } from "../runtime/destination/kind";

@@ -1,11 +1,13 @@
 /**
  * The `Outbox` Pulumi component: a DynamoDB outbox table, its stream mapped to a publisher Lambda that
- * publishes to SNS, a scheduled sweeper as the safety net, and an SQS dead-letter queue.
+ * publishes to its destination (an SNS topic, created or given; or a given SQS queue or EventBridge bus), a
+ * scheduled sweeper as the safety net, and an SQS dead-letter queue.
  *
  * @packageDocumentation
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "./aws";
+import { DESTINATION_KINDS } from "../runtime/destination/kind";
 import type { OutboxArgs } from "./args";
 import { handlerEnvironment, queueArgs, tableArgs, topicArgs } from "./children";
 import { enterSerializationRoot } from "./code-path";
@@ -28,8 +30,8 @@ export { OUTBOX_TYPE } from "./naming";
  * A transactional outbox on DynamoDB, provisioned right the first time.
  *
  * Children (named `<name>-<suffix>`, see `components/naming.ts`): the table (or an existing one it adopts, see
- * `importTableName`), the SNS topic (unless `topicArn`
- * is given), the SQS DLQ, the publisher function with its role and log group, the stream mapping, and the
+ * `importTableName`), the SNS topic (unless a destination is given: `topicArn`, `queueArn` or `eventBusArn`), the
+ * SQS DLQ, the publisher function with its role and log group, the stream mapping, and the
  * sweeper function with its role, log group, schedule, target and invoke permission; unless turned off, the
  * CloudWatch alarms (`components/alarms.ts`) and the dashboard (`components/dashboard.ts`).
  *
@@ -46,8 +48,16 @@ export class Outbox extends pulumi.ComponentResource {
     public readonly tableArn: pulumi.Output<string>;
     /** The table's stream ARN. */
     public readonly streamArn: pulumi.Output<string>;
-    /** The SNS topic events are published to (created, or the one given). */
-    public readonly topicArn: pulumi.Output<string>;
+    /**
+     * The ARN of the destination events are published to: the SNS topic (created, or `topicArn`), the SQS queue
+     * (`queueArn`) or the EventBridge bus (`eventBusArn`). Give it to the application's `OutboxWriter` as `address`.
+     */
+    public readonly destinationArn: pulumi.Output<string>;
+    /**
+     * The SNS topic events are published to (created, or the one given); undefined when the destination is a queue
+     * or a bus (see `destinationArn`).
+     */
+    public readonly topicArn: pulumi.Output<string | undefined>;
     /** The DLQ's URL. */
     public readonly dlqUrl: pulumi.Output<string>;
     /** The DLQ's ARN. */
@@ -89,14 +99,23 @@ export class Outbox extends pulumi.ComponentResource {
         super(OUTBOX_TYPE, name, {}, opts);
         const s = resolveOutboxSettings(args);
         const o: OutboxParent = { parent: this, name, s, t: args.transform ?? {} };
-        const { table, topicArn, dlq } = declareStorage(o);
+        const { table, destinationArn, dlq } = declareStorage(o);
         const payloads = declarePayloadBucket(o, args);
+        const destination = { destinationKind: s.destinationKind, destinationArn };
         const targets: HandlerTargets = {
             table,
-            topicArn,
+            destinationArn,
             dlq,
-            environment: { variables: handlerEnvironment(s, { tableName: table.name, topicArn, dlqUrl: dlq.url }) },
-            grants: { tableArn: table.arn, topicArn, dlqArn: dlq.arn, kmsKeyArn: s.kmsKeyArn },
+            environment: {
+                variables: handlerEnvironment(s, { tableName: table.name, ...destination, dlqUrl: dlq.url }),
+            },
+            grants: {
+                tableArn: table.arn,
+                ...destination,
+                dlqArn: dlq.arn,
+                kmsKeyArn: s.kmsKeyArn,
+                destinationKmsKeyArn: s.destinationKmsKeyArn,
+            },
         };
         const publisher = declarePublisher(o, targets);
         const sweeper = declareSweeper(o, targets);
@@ -112,7 +131,8 @@ export class Outbox extends pulumi.ComponentResource {
         this.tableName = table.name;
         this.tableArn = table.arn;
         this.streamArn = table.streamArn;
-        this.topicArn = topicArn;
+        this.destinationArn = destinationArn;
+        this.topicArn = s.destinationKind === DESTINATION_KINDS.sns ? destinationArn : pulumi.output(undefined);
         this.dlqUrl = dlq.url;
         this.dlqArn = dlq.arn;
         this.publisherFunctionName = publisher.name;
@@ -136,6 +156,7 @@ export class Outbox extends pulumi.ComponentResource {
             tableName: this.tableName,
             tableArn: this.tableArn,
             streamArn: this.streamArn,
+            destinationArn: this.destinationArn,
             topicArn: this.topicArn,
             dlqUrl: this.dlqUrl,
             dlqArn: this.dlqArn,
@@ -149,8 +170,13 @@ export class Outbox extends pulumi.ComponentResource {
     }
 }
 
-/** The table (or the one it adopts), the topic (unless `topicArn` is given) and the DLQ. */
-function declareStorage({ parent, name, s, t }: OutboxParent): Pick<HandlerTargets, "table" | "topicArn" | "dlq"> {
+/** The table (or the one it adopts), the destination (a topic is created unless one is given) and the DLQ. */
+function declareStorage({
+    parent,
+    name,
+    s,
+    t,
+}: OutboxParent): Pick<HandlerTargets, "table" | "destinationArn" | "dlq"> {
     // An adopted table keeps its name: autonamed, the import would plan a replacement of the table it takes over.
     const table = new aws.dynamodb.Table(
         childName(name, "table"),
@@ -160,10 +186,11 @@ function declareStorage({ parent, name, s, t }: OutboxParent): Pick<HandlerTarge
         ),
         s.importTableName === undefined ? { parent } : { parent, import: s.importTableName },
     );
-    const topicArn =
-        s.topicArn !== undefined
-            ? pulumi.output(s.topicArn)
+    // A given topic, queue or bus is published to as it is; transform.topic has no topic to merge into then.
+    const destinationArn =
+        s.destinationArn !== undefined
+            ? pulumi.output(s.destinationArn)
             : new aws.sns.Topic(childName(name, "topic"), mergeArgs(topicArgs(s), t.topic), { parent }).arn;
     const dlq = new aws.sqs.Queue(childName(name, "queue"), mergeArgs(queueArgs(s), t.queue), { parent });
-    return { table, topicArn, dlq };
+    return { table, destinationArn, dlq };
 }

@@ -4,8 +4,10 @@
  * @packageDocumentation
  */
 import type * as pulumi from "@pulumi/pulumi";
+import { DEFAULT_EVENT_SOURCE, DESTINATION_KINDS, type DestinationKind } from "../runtime/destination/kind";
 import type { OutboxArgs, OutboxBillingMode, OutboxLogLevel } from "./args";
 import { ALARM_THRESHOLD_RANGES, AlarmThreshold, OUTBOX_DEFAULTS, OUTBOX_RANGES, RangedArg } from "./defaults";
+import { destinationKindOfArgs } from "./destination";
 
 /**
  * The component's effective settings: the args, defaults filled in. The Inputs stay Inputs (the children take them
@@ -24,7 +26,14 @@ export type OutboxSettings = { readonly [K in RangedArg]: pulumi.Input<number> }
     readonly alarmActions: pulumi.Input<pulumi.Input<string>[]>;
     readonly dashboard: boolean;
     readonly kmsKeyArn?: pulumi.Input<string>;
-    readonly topicArn?: pulumi.Input<string>;
+    /** The destination's kind: by which of `topicArn`, `queueArn` and `eventBusArn` is given (`sns` with none). */
+    readonly destinationKind: DestinationKind;
+    /** The given destination's ARN (`topicArn`, `queueArn` or `eventBusArn`); undefined when a topic is created. */
+    readonly destinationArn?: pulumi.Input<string>;
+    /** The EventBridge `Source` (`eventSource`, default {@link DEFAULT_EVENT_SOURCE}); only with a bus. */
+    readonly eventSource?: pulumi.Input<string>;
+    /** The given destination's own key (`destinationKmsKeyArn`). */
+    readonly destinationKmsKeyArn?: pulumi.Input<string>;
     readonly tags: pulumi.Input<Record<string, pulumi.Input<string>>>;
 };
 
@@ -52,7 +61,21 @@ export function resolveOutboxSettings(args: OutboxArgs): OutboxSettings {
         alarmActions: args.alarmActions ?? [],
         dashboard: args.dashboard ?? OUTBOX_DEFAULTS.dashboard,
         kmsKeyArn: args.kmsKeyArn,
-        topicArn: args.topicArn,
+        ...destinationSettings(args),
         tags: args.tags ?? {},
+    };
+}
+
+/** The destination part of the settings. */
+function destinationSettings(
+    args: OutboxArgs,
+): Pick<OutboxSettings, "destinationKind" | "destinationArn" | "eventSource" | "destinationKmsKeyArn"> {
+    const destinationKind = destinationKindOfArgs(args);
+    return {
+        destinationKind,
+        destinationArn: args.queueArn ?? args.eventBusArn ?? args.topicArn,
+        eventSource:
+            destinationKind === DESTINATION_KINDS.eventBridge ? (args.eventSource ?? DEFAULT_EVENT_SOURCE) : undefined,
+        destinationKmsKeyArn: args.destinationKmsKeyArn,
     };
 }

@@ -6,10 +6,11 @@
  *
  * @packageDocumentation
  */
-import * as pulumi from "@pulumi/pulumi";
 import { OutboxError } from "../runtime/errors";
 import { SNS_TOPIC_ARN } from "../runtime/aws-resource-names";
 import type { OutboxArgs, OutboxTransforms } from "./args";
+import { KMS_KEY_ARN, checkPattern, isUnknown, show } from "./arg-checks";
+import { checkDestinationArgs } from "./destination-validation";
 import { checkPayloadArgs } from "./payload-validation";
 import {
     ALARM_THRESHOLD_RANGES,
@@ -49,39 +50,6 @@ export const TRANSFORM_KEYS: readonly (keyof OutboxTransforms)[] = [
 
 const RATE_EXPRESSION = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
 const CRON_EXPRESSION = /^cron\(\S+( \S+){5}\)$/;
-const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
-
-/**
- * Whether a value is not known yet (an Output, a promise, or the engine's unknown) and so cannot be checked now.
- * The engine's unknown reaches the component as `pulumi.unknown` when the package runs as a provider plugin and
- * a preview passes an input that another resource has not produced yet.
- */
-function isUnknown(value: unknown): boolean {
-    return pulumi.Output.isInstance(value) || value instanceof Promise || pulumi.isUnknown(value);
-}
-
-function show(value: unknown): string {
-    return JSON.stringify(value) ?? String(value);
-}
-
-/**
- * Checks a plain string arg against `pattern`, adding the problem when it does not match.
- *
- * @returns the string when it is plain and matches; `undefined` when it is absent, unknown or invalid.
- */
-function checkPattern(
-    args: OutboxArgs,
-    key: "importTableName" | "kmsKeyArn" | "topicArn",
-    pattern: RegExp,
-    problem: Pick<OutboxArgProblem, "allowed" | "fix">,
-    problems: OutboxArgProblem[],
-): string | undefined {
-    const value: unknown = args[key];
-    if (value === undefined || isUnknown(value)) return undefined;
-    if (typeof value === "string" && pattern.test(value)) return value;
-    problems.push({ path: `args.${key}`, value: show(value), ...problem });
-    return undefined;
-}
 
 function checkRanges(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) {
@@ -230,29 +198,6 @@ function checkSchedule(args: OutboxArgs, problems: OutboxArgProblem[]): void {
             value: show(schedule),
             allowed: `an EventBridge schedule: "rate(1 minute)", "rate(N minutes|hours|days)" with N > 1, or "cron(m h dom mon dow y)"`,
             fix: `e.g. "rate(5 minutes)"; a unit of 1 is singular ("rate(1 hour)"), any other is plural`,
-        });
-    }
-}
-
-function checkTopic(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    const arn = checkPattern(
-        args,
-        "topicArn",
-        SNS_TOPIC_ARN,
-        {
-            allowed: "an SNS topic ARN, arn:aws:sns:<region>:<account>:<name>",
-            fix: "pass the topic's `arn` output (not its name or URL), or omit topicArn to create a topic",
-        },
-        problems,
-    );
-    if (arn === undefined) return;
-    const isFifoTopic = arn.endsWith(".fifo");
-    if (isFifoTopic !== (args.fifo === true)) {
-        problems.push({
-            path: "args.fifo",
-            value: show(args.fifo ?? false),
-            allowed: `${isFifoTopic} for the ${isFifoTopic ? "FIFO" : "standard"} topic ${arn}`,
-            fix: `set fifo: ${isFifoTopic}, so the publisher ${isFifoTopic ? "sends" : "does not send"} MessageGroupId and MessageDeduplicationId`,
         });
     }
 }
@@ -418,7 +363,7 @@ export function findOutboxArgProblems(args: OutboxArgs, name?: string): OutboxAr
     checkImport(args, problems);
     checkBooleans(args, problems);
     checkKmsKey(args, problems);
-    checkTopic(args, problems);
+    checkDestinationArgs(args, problems);
     checkRanges(args, problems);
     checkLogRetention(args, problems);
     checkSchedule(args, problems);

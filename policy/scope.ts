@@ -30,6 +30,7 @@ export const RESOURCE_TYPES = {
     mapping: "aws:lambda/eventSourceMapping:EventSourceMapping",
     queue: "aws:sqs/queue:Queue",
     topic: "aws:sns/topic:Topic",
+    eventBus: "aws:cloudwatch/eventBus:EventBus",
     fn: "aws:lambda/function:Function",
     role: "aws:iam/role:Role",
     rolePolicy: "aws:iam/rolePolicy:RolePolicy",

@@ -1,7 +1,7 @@
 /**
  * The outbox's security policies for the CrossGuard pack: least privilege for the outbox's IAM (what an Outbox
  * declares, and grants declared elsewhere on the roles its functions run as), and encryption at rest for the
- * outbox's DLQ and topic. Like `outbox-policies.ts`, this module only exports policies; `outboxPolicies` includes them.
+ * outbox's DLQ and its destination (topic, queue or event bus). Like `outbox-policies.ts`, this module only exports policies; `outboxPolicies` includes them.
  * IAM that belongs to no outbox is left alone (`scope.ts`).
  *
  * Values still unknown during a preview (a policy document built from Outputs) arrive absent or unparseable
@@ -17,6 +17,7 @@ import {
     validateResourceOfType,
 } from "@pulumi/policy";
 import { ENV } from "../runtime/config";
+import { DESTINATION_KINDS, DESTINATION_SETTINGS, type DestinationKind } from "../runtime/destination/kind";
 import { LIST_STREAMS_ACTION } from "../components/iam";
 import {
     RESOURCE_TYPES,
@@ -98,11 +99,67 @@ function queueEncryption(props: Props): "kms" | "sqs" | "none" {
 }
 
 /**
+ * How a policy finds an outbox's destination and reads its key: the resource type declared in the stack, the
+ * property that names its customer managed key (`kmsKeyIdentifier` on an event bus, in @pulumi/aws 7.x), and what
+ * the messages call it.
+ */
+export const DESTINATION_KEY_PROPERTIES = {
+    sns: { type: RESOURCE_TYPES.topic, property: "kmsMasterKeyId", noun: "topic" },
+    sqs: { type: RESOURCE_TYPES.queue, property: "kmsMasterKeyId", noun: "destination queue" },
+    eventbridge: { type: RESOURCE_TYPES.eventBus, property: "kmsKeyIdentifier", noun: "event bus" },
+} as const satisfies Record<DestinationKind, { type: string; property: string; noun: string }>;
+
+/** The destination a function publishes to, declared in the stack: found by the ARN its environment names. */
+function destinationOf(
+    resources: readonly StackResourceView[],
+    fn: StackResourceView,
+): { kind: DestinationKind; resource: StackResourceView } | undefined {
+    for (const kind of Object.values(DESTINATION_KINDS)) {
+        const arn: unknown = known(() => fn.props.environment?.variables?.[ENV[DESTINATION_SETTINGS[kind]]]);
+        if (typeof arn !== "string") continue;
+        const resource = resources.find(
+            (r) => r.type === DESTINATION_KEY_PROPERTIES[kind].type && known(() => r.props.arn) === arn,
+        );
+        if (resource !== undefined) return { kind, resource };
+    }
+    return undefined;
+}
+
+/** The DLQ's violation: not encrypted at all, or SSE-SQS while the table has a customer managed key. */
+function dlqViolation(queue: StackResourceView, customerKey: unknown, tableText: string): string | undefined {
+    const sse = queueEncryption(queue.props);
+    if (sse === "none")
+        return `outbox DLQ "${queue.name}" is not encrypted at rest (sqsManagedSseEnabled: false, no kmsMasterKeyId); it holds whole payloads: remove sqsManagedSseEnabled: false or set kmsMasterKeyId`;
+    if (typeof customerKey === "string" && sse !== "kms")
+        return `outbox DLQ "${queue.name}" uses SSE-SQS while ${tableText} is encrypted with the customer managed key ${customerKey}; set kmsMasterKeyId to that key (the Outbox component does when kmsKeyArn is given)`;
+    return undefined;
+}
+
+/** The destination's violation: no KMS key while the table has a customer managed key. */
+function destinationViolation(
+    kind: DestinationKind,
+    destination: StackResourceView,
+    customerKey: string,
+    tableText: string,
+): string | undefined {
+    const { property, noun } = DESTINATION_KEY_PROPERTIES[kind];
+    const key: unknown = known(() => destination.props[property]);
+    if (typeof key === "string" && key !== "") return undefined;
+    const fix =
+        kind === DESTINATION_KINDS.sns
+            ? "set kmsMasterKeyId to that key (the Outbox component does when kmsKeyArn is given)"
+            : `set ${property} to a customer managed key, and give the Outbox that key as destinationKmsKeyArn unless it is kmsKeyArn`;
+    return `outbox ${noun} "${destination.name}" has no ${property} while ${tableText} is encrypted with the customer managed key ${customerKey}; ${fix}`;
+}
+
+/**
  * Encryption-at-rest violations of each outbox in the stack, found from its stream mappings (the Outbox's own
  * and those on an outbox table's stream): the DLQ (the mapping's on-failure destination) must be encrypted
- * (SSE-SQS or KMS); and when the outbox table uses a customer managed KMS key, the DLQ and the publisher's topic
- * must use a KMS key too, or payloads the table keeps under that key sit in the DLQ, or pass through the topic,
- * without it.
+ * (SSE-SQS or KMS); and when the outbox table uses a customer managed key, the DLQ and the publisher's destination
+ * must use a KMS key too, or payloads the table keeps under that key sit in the DLQ, or pass through the
+ * destination, without it. The destination is the topic, queue or event bus declared in the same stack whose ARN
+ * the publisher's environment names (`OUTBOX_TOPIC_ARN`, `OUTBOX_QUEUE_ARN` or `OUTBOX_EVENT_BUS_ARN`); one
+ * declared elsewhere is not judged.
  *
  * @param resources - The stack's resources with their outputs (`streamArn`, `arn`, `name`).
  */
@@ -121,20 +178,8 @@ export function encryptionAtRestViolations(
         const tableText = table === undefined ? "the outbox table" : `outbox table "${table.name}"`;
         const dlqArn: unknown = known(() => mapping.props.destinationConfig?.onFailure?.destinationArn);
         const queue = of(RESOURCE_TYPES.queue).find((q) => dlqArn !== undefined && known(() => q.props.arn) === dlqArn);
-        if (queue !== undefined) {
-            const sse = queueEncryption(queue.props);
-            if (sse === "none") {
-                out.push({
-                    urn: queue.urn,
-                    message: `outbox DLQ "${queue.name}" is not encrypted at rest (sqsManagedSseEnabled: false, no kmsMasterKeyId); it holds whole payloads: remove sqsManagedSseEnabled: false or set kmsMasterKeyId`,
-                });
-            } else if (typeof customerKey === "string" && sse !== "kms") {
-                out.push({
-                    urn: queue.urn,
-                    message: `outbox DLQ "${queue.name}" uses SSE-SQS while ${tableText} is encrypted with the customer managed key ${customerKey}; set kmsMasterKeyId to that key (the Outbox component does when kmsKeyArn is given)`,
-                });
-            }
-        }
+        const dlqMessage = queue === undefined ? undefined : dlqViolation(queue, customerKey, tableText);
+        if (queue !== undefined && dlqMessage !== undefined) out.push({ urn: queue.urn, message: dlqMessage });
         if (typeof customerKey !== "string") continue;
         const functionName: unknown = known(() => mapping.props.functionName);
         const fn = of(RESOURCE_TYPES.fn).find(
@@ -142,20 +187,10 @@ export function encryptionAtRestViolations(
                 functionName !== undefined &&
                 (known(() => f.props.arn) === functionName || known(() => f.props.name) === functionName),
         );
-        const topicArn: unknown =
-            fn === undefined ? undefined : known(() => fn.props.environment?.variables?.[ENV.topicArn]);
-        const topic = of(RESOURCE_TYPES.topic).find(
-            (t) => topicArn !== undefined && known(() => t.props.arn) === topicArn,
-        );
-        if (
-            topic !== undefined &&
-            !(typeof topic.props.kmsMasterKeyId === "string" && topic.props.kmsMasterKeyId !== "")
-        ) {
-            out.push({
-                urn: topic.urn,
-                message: `outbox topic "${topic.name}" has no kmsMasterKeyId while ${tableText} is encrypted with the customer managed key ${customerKey}; set kmsMasterKeyId to that key (the Outbox component does when kmsKeyArn is given)`,
-            });
-        }
+        const destination = fn === undefined ? undefined : destinationOf(resources, fn);
+        if (destination === undefined) continue;
+        const message = destinationViolation(destination.kind, destination.resource, customerKey, tableText);
+        if (message !== undefined) out.push({ urn: destination.resource.urn, message });
     }
     return out;
 }
@@ -306,7 +341,7 @@ export function outboxSecurityPolicies(
         {
             name: "outbox-encryption-at-rest",
             description:
-                "An outbox's DLQ is encrypted at rest; when the outbox table uses a customer managed KMS key, the DLQ and the publisher's topic use a KMS key too.",
+                "An outbox's DLQ is encrypted at rest; when the outbox table uses a customer managed KMS key, the DLQ and the publisher's destination (its topic, queue or event bus, when declared in the stack) use a KMS key too.",
             enforcementLevel,
             validateStack: (args, reportViolation) => {
                 for (const v of encryptionAtRestViolations(args.resources)) reportViolation(v.message, v.urn);

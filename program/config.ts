@@ -21,6 +21,10 @@ export const STRING_KEYS = [
     "importTableName",
     "kmsKeyArn",
     "topicArn",
+    "queueArn",
+    "eventBusArn",
+    "eventSource",
+    "destinationKmsKeyArn",
     "sweepSchedule",
     "logLevel",
 ] as const;

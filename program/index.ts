@@ -18,7 +18,9 @@ export const tableName = outbox.tableName;
 export const tableArn = outbox.tableArn;
 /** The table's stream ARN. */
 export const streamArn = outbox.streamArn;
-/** The SNS topic events are published to. */
+/** The ARN of the destination events are published to: the topic, the queue or the bus (for `OutboxWriter`'s `address`). */
+export const destinationArn = outbox.destinationArn;
+/** The SNS topic events are published to; undefined when the destination is a queue or a bus. */
 export const topicArn = outbox.topicArn;
 /** The dead-letter queue's URL. */
 export const dlqUrl = outbox.dlqUrl;

@@ -1,8 +1,9 @@
 /**
  * The AWS services `doctor` reads besides DynamoDB and SQS, as minimal ports: Lambda (event source mappings),
- * EventBridge (the sweeper's schedule rule) and CloudWatch (the publisher's metrics). Their SDK clients
- * (`@aws-sdk/client-lambda`, `@aws-sdk/client-eventbridge`, `@aws-sdk/client-cloudwatch`) are dependencies of this
- * package, like the DynamoDB, SNS and SQS ones; the Lambda archives leave them out, as every `@aws-sdk/*` package.
+ * EventBridge (the sweeper's schedule rule, and an event bus destination), CloudWatch (the publisher's metrics) and
+ * SNS (a topic destination). Their SDK clients (`@aws-sdk/client-lambda`, `@aws-sdk/client-eventbridge`,
+ * `@aws-sdk/client-cloudwatch`, `@aws-sdk/client-sns`) are dependencies of this package, like the DynamoDB and SQS
+ * ones; the Lambda archives leave them out, as every `@aws-sdk/*` package.
  * {@link loadDoctorAws} still loads each one lazily, so a check whose package was pruned from an install names the
  * package to install instead of crashing the other checks. Tests pass fakes of the ports, and one test drives the
  * real clients against a local HTTP endpoint.
@@ -47,6 +48,14 @@ export interface EventBridgePort {
     listRuleNamesByTarget(input: { TargetArn: string }): Promise<{ RuleNames?: readonly string[] }>;
     /** DescribeRule. */
     describeRule(input: { Name: string }): Promise<{ Name?: string; State?: string; ScheduleExpression?: string }>;
+    /** DescribeEventBus (`Name` takes the bus's name or ARN). */
+    describeEventBus(input: { Name: string }): Promise<{ Name?: string; Arn?: string }>;
+}
+
+/** The SNS calls doctor makes. */
+export interface SnsPort {
+    /** GetTopicAttributes. */
+    getTopicAttributes(input: { TopicArn: string }): Promise<{ Attributes?: Readonly<Record<string, string>> }>;
 }
 
 /** One metric statistics request, as CloudWatch's GetMetricStatistics takes it. */
@@ -76,6 +85,7 @@ export interface DoctorAws {
     readonly lambda: Port<LambdaPort>;
     readonly eventBridge: Port<EventBridgePort>;
     readonly cloudWatch: Port<CloudWatchPort>;
+    readonly sns: Port<SnsPort>;
     /** Destroy the real clients. */
     destroy(): void;
 }
@@ -85,6 +95,7 @@ export const DOCTOR_PACKAGES = {
     lambda: "@aws-sdk/client-lambda",
     eventBridge: "@aws-sdk/client-eventbridge",
     cloudWatch: "@aws-sdk/client-cloudwatch",
+    sns: "@aws-sdk/client-sns",
 } as const;
 
 type Sdk = Record<string, new (input: object) => { send(command: object): Promise<unknown>; destroy(): void }>;
@@ -105,7 +116,7 @@ export interface DoctorAwsConfig {
     readonly region: string;
     /** Credentials for every client. @default the SDK's default provider chain */
     readonly credentials?: EnvCredentials;
-    /** One endpoint URL for all three clients (a local stand-in). @default each service's regional endpoint */
+    /** One endpoint URL for all four clients (a local stand-in). @default each service's regional endpoint */
     readonly endpoint?: string;
     /** The command's deadline: every call carries its signal and each request is bounded. @default unbounded */
     readonly deadline?: CommandDeadline;
@@ -162,10 +173,14 @@ export function loadDoctorAws(config: DoctorAwsConfig, load: (name: string) => u
             (send) => ({
                 listRuleNamesByTarget: async (input) => (await send("ListRuleNamesByTargetCommand", input)) as never,
                 describeRule: async (input) => (await send("DescribeRuleCommand", input)) as never,
+                describeEventBus: async (input) => (await send("DescribeEventBusCommand", input)) as never,
             }),
         ),
         cloudWatch: build<CloudWatchPort>(DOCTOR_PACKAGES.cloudWatch, "CloudWatchClient", "CloudWatch", (send) => ({
             getMetricStatistics: async (input) => (await send("GetMetricStatisticsCommand", input)) as never,
+        })),
+        sns: build<SnsPort>(DOCTOR_PACKAGES.sns, "SNSClient", "SNS", (send) => ({
+            getTopicAttributes: async (input) => (await send("GetTopicAttributesCommand", input)) as never,
         })),
         destroy: () => {
             for (const c of clients) c.destroy();

@@ -1,7 +1,8 @@
 /**
  * `dynamodb-outbox doctor`: a live outbox checked end to end. The table as `verify` checks it (provisioning only:
- * doctor writes nothing), then the publisher's event source mapping, the sweeper's schedule rule, the DLQ depth,
- * the oldest pending record and the publisher's recent metrics. Exit 0 only when every line is ✓ (or !).
+ * doctor writes nothing), then the publisher's event source mapping, the sweeper's schedule rule, the destination
+ * (topic, queue or bus), the DLQ depth, the oldest pending record and the publisher's recent metrics. Exit 0 only
+ * when every line is ✓ (or !).
  *
  * @packageDocumentation
  */
@@ -9,6 +10,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { SqsClientLike } from "../../runtime/redrive";
 import { Checklist } from "../shared/checklist";
 import type { DoctorAws } from "./aws";
+import { checkDestination } from "./destination";
 import {
     checkDlqDepth,
     checkMapping,
@@ -33,9 +35,9 @@ export const DOCTOR_DEFAULTS = {
 export interface DoctorOptions {
     /** The DynamoDB client. */
     readonly client: DynamoDBClient;
-    /** The SQS client of the DLQ. */
+    /** The SQS client of the DLQ (and of a destination queue). */
     readonly sqs: SqsClientLike;
-    /** Lambda, EventBridge and CloudWatch. */
+    /** Lambda, EventBridge, CloudWatch and SNS. */
     readonly aws: DoctorAws;
     /** The target: `--table` alone gives `{ tableName }`; `--outputs` gives the stack outputs. */
     readonly target: Omit<StackOutputs, "tableName"> & { readonly tableName: string };
@@ -81,6 +83,12 @@ export async function runDoctor(options: DoctorOptions): Promise<number> {
         options.aws.eventBridge,
         sweeperArn(publisherArn, target.sweeperFunctionName),
         target.sweeperFunctionName,
+    );
+    await checkDestination(
+        checks,
+        { sns: options.aws.sns, sqs: options.sqs, eventBridge: options.aws.eventBridge },
+        // A stack of 0.1 names its topic only by topicArn.
+        target.destinationArn ?? target.topicArn,
     );
     await checkDlqDepth(checks, options.sqs, target.dlqUrl, tableName);
     if (described !== undefined)

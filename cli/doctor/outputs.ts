@@ -6,11 +6,15 @@
 import { readFileSync } from "node:fs";
 import { OutboxError } from "../../runtime/errors";
 
-/** The stack outputs doctor reads. Every key is optional but `tableName`. */
+/**
+ * The stack outputs doctor reads. Every key is optional but `tableName`. `destinationArn` names the destination
+ * (topic, queue or bus); a stack of 0.1, which has no `destinationArn`, names its topic with `topicArn`.
+ */
 export interface StackOutputs {
     readonly tableName: string;
     readonly tableArn?: string;
     readonly streamArn?: string;
+    readonly destinationArn?: string;
     readonly topicArn?: string;
     readonly dlqUrl?: string;
     readonly dlqArn?: string;
@@ -22,6 +26,7 @@ const KEYS = [
     "tableName",
     "tableArn",
     "streamArn",
+    "destinationArn",
     "topicArn",
     "dlqUrl",
     "dlqArn",
@@ -43,7 +48,8 @@ function bad(file: string, what: string): OutboxError {
  * @param file - The path given to `--outputs`.
  * @param read - How the file is read. @default readFileSync as UTF-8
  * @throws OutboxError `INVALID_CONFIG` naming the file when it cannot be read, is not a JSON object, has no
- *   `tableName`, or has a key of the list above that is not a non-empty string.
+ *   `tableName`, or has a key of the list above that is not a non-empty string. A `null` counts as absent: an
+ *   output the Outbox leaves undefined (`topicArn` with a queue or a bus) may be written so.
  */
 export function readStackOutputs(
     file: string,
@@ -67,7 +73,7 @@ export function readStackOutputs(
     const outputs: Record<string, string> = {};
     for (const key of KEYS) {
         const v = record[key];
-        if (v === undefined) continue;
+        if (v === undefined || v === null) continue;
         if (typeof v !== "string" || v === "")
             throw bad(file, `has ${key} ${JSON.stringify(v)}; expected a non-empty string`);
         outputs[key] = v;

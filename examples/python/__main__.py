@@ -15,6 +15,7 @@ orders = dynamodb_outbox.Outbox(
 pulumi.export("tableName", orders.table_name)
 pulumi.export("tableArn", orders.table_arn)
 pulumi.export("streamArn", orders.stream_arn)
+pulumi.export("destinationArn", orders.destination_arn)
 pulumi.export("topicArn", orders.topic_arn)
 pulumi.export("dlqUrl", orders.dlq_url)
 pulumi.export("dlqArn", orders.dlq_arn)

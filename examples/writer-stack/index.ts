@@ -18,7 +18,13 @@ const api = new aws.lambda.Function("orders-api", {
     runtime: aws.lambda.Runtime.NodeJS22dX,
     handler: "index.handler",
     code: new pulumi.asset.FileArchive("./app"),
-    environment: { variables: { OUTBOX_TABLE_NAME: outbox.requireOutput("tableName") } },
+    environment: {
+        variables: {
+            OUTBOX_TABLE_NAME: outbox.requireOutput("tableName"),
+            // Recorded with each event as its address: the topic, queue or bus the outbox publishes to.
+            OUTBOX_DESTINATION_ARN: outbox.requireOutput("destinationArn"),
+        },
+    },
 });
 
 export const functionName = api.name;

@@ -40,6 +40,7 @@ export const STACK_REFERENCE_OUTPUTS: Record<string, string> = {
     tableName: "orders-table-abc",
     tableArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/orders-table-abc`,
     streamArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/orders-table-abc/stream/2026-01-01T00:00:00.000`,
+    destinationArn: `arn:aws:sns:${REGION}:${ACCOUNT}:orders-topic-abc`,
     topicArn: `arn:aws:sns:${REGION}:${ACCOUNT}:orders-topic-abc`,
     dlqUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/orders-dlq-abc`,
     dlqArn: `arn:aws:sqs:${REGION}:${ACCOUNT}:orders-dlq-abc`,
@@ -74,6 +75,8 @@ function computed(type: string, name: string, inputs: Record<string, any>): Reco
             return { name: physical, arn: `arn:aws:iam::${ACCOUNT}:role/${physical}` };
         case "aws:kms/key:Key":
             return { arn: `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name}`, keyId: `${name}-key-id` };
+        case "aws:cloudwatch/eventBus:EventBus":
+            return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${physical}` };
         case "aws:cloudwatch/eventRule:EventRule":
             return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${physical}` };
         case "aws:s3/bucket:Bucket": {

@@ -2,7 +2,11 @@
 const { DynamoDBClient } = require("@aws-sdk/client-dynamodb");
 const { OutboxWriter } = require("dynamodb-outbox/runtime");
 
-const writer = new OutboxWriter({ client: new DynamoDBClient({}), tableName: process.env.OUTBOX_TABLE_NAME });
+const writer = new OutboxWriter({
+    client: new DynamoDBClient({}),
+    tableName: process.env.OUTBOX_TABLE_NAME,
+    address: process.env.OUTBOX_DESTINATION_ARN,
+});
 
 exports.handler = async (order) => {
     const { messageIds } = await writer.write({

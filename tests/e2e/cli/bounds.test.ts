@@ -239,6 +239,7 @@ describe("cli: a command that ignores the deadline is abandoned", function () {
             lambda: { port: { listEventSourceMappings: () => new Promise<never>(() => undefined) } },
             eventBridge: { missing: DOCTOR_PACKAGES.eventBridge },
             cloudWatch: { missing: DOCTOR_PACKAGES.cloudWatch },
+            sns: { missing: DOCTOR_PACKAGES.sns },
             destroy: () => undefined,
         };
         const io = { ...captureIo({ ...LOCAL_ENV }), doctorAws: () => aws };

@@ -11,6 +11,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { COMMANDS, REDRIVE_COMMAND } from "../../../cli/shared/args";
 import { ALARM_THRESHOLD_RANGES, OUTBOX_DEFAULTS, OUTBOX_RANGES } from "../../../components/defaults";
+import { DEFAULT_EVENT_SOURCE } from "../../../runtime/destination/kind";
 import { filesUnder } from "../../support/serialized";
 import {
     ROOT,
@@ -195,6 +196,7 @@ describe("the docs", function () {
             ] as const) {
                 assert.equal(args.get(key), JSON.stringify(OUTBOX_DEFAULTS[key]), key);
             }
+            assert.equal(args.get("eventSource"), JSON.stringify(DEFAULT_EVENT_SOURCE), "eventSource");
             const thresholds = generatedDefaults(
                 path.join("docs", "api", "index", "interfaces", "OutboxAlarmThresholds.md"),
             );

@@ -541,6 +541,45 @@ describe("plugin: the package as a provider plugin, driven over gRPC as the engi
         });
     });
 
+    describe("Construct, an update publishing to an EventBridge bus", () => {
+        const BUS = "arn:aws:events:eu-west-1:111111111111:event-bus/orders";
+        let result: { urn: string; state: Record<string, any> };
+        let registered: Registration[];
+
+        before(async () => {
+            result = await timed("Construct (bus)", () =>
+                construct("bussed", false, { eventBusArn: BUS, eventSource: "com.acme.orders" }),
+            );
+            registered = engine.of("bussed");
+        });
+
+        it("creates no topic, and names the bus and the event source in both functions' environment", () => {
+            assert.deepEqual(
+                registered.filter((r) => r.type === "aws:sns/topic:Topic"),
+                [],
+            );
+            const functions = registered.filter((r) => r.type === "aws:lambda/function:Function");
+            assert.equal(functions.length, 2);
+            for (const fn of functions) {
+                const env = fn.inputs.environment.variables as Record<string, string>;
+                assert.deepEqual(
+                    [env.OUTBOX_EVENT_BUS_ARN, env.OUTBOX_EVENT_SOURCE, env.OUTBOX_TOPIC_ARN, env.OUTBOX_QUEUE_ARN],
+                    [BUS, "com.acme.orders", undefined, undefined],
+                    fn.name,
+                );
+            }
+        });
+
+        it("returns destinationArn, the bus, and no topicArn (undefined outputs are left out, as payloadBucketName is)", () => {
+            assert.equal(result.state.destinationArn, BUS);
+            assert.equal("topicArn" in result.state, false, JSON.stringify(Object.keys(result.state)));
+            assert.deepEqual(
+                Object.keys(result.state).sort(),
+                [...shape.outputs].filter((o) => hasValueWithoutBucket(o) && o !== "topicArn").sort(),
+            );
+        });
+    });
+
     describe("Construct, an invalid arg", () => {
         let refused: ServiceError | undefined;
 

@@ -84,6 +84,7 @@ describe("the deployable program (Pulumi.yaml main)", () => {
                 tableName: await unwrap(program.tableName),
                 tableArn: await unwrap(program.tableArn),
                 streamArn: await unwrap(program.streamArn),
+                destinationArn: await unwrap(program.destinationArn),
                 topicArn: await unwrap(program.topicArn),
                 dlqUrl: await unwrap(program.dlqUrl),
                 dlqArn: await unwrap(program.dlqArn),
@@ -95,6 +96,7 @@ describe("the deployable program (Pulumi.yaml main)", () => {
                 tableName: "prog-table-abc",
                 tableArn: `arn:aws:dynamodb:eu-west-1:${account}:table/prog-table-abc`,
                 streamArn: `arn:aws:dynamodb:eu-west-1:${account}:table/prog-table-abc/stream/2026-01-01T00:00:00.000`,
+                destinationArn: `arn:aws:sns:eu-west-1:${account}:prog-topic-abc`,
                 topicArn: `arn:aws:sns:eu-west-1:${account}:prog-topic-abc`,
                 dlqUrl: `https://sqs.eu-west-1.amazonaws.com/${account}/prog-dlq-abc`,
                 dlqArn: `arn:aws:sqs:eu-west-1:${account}:prog-dlq-abc`,
@@ -120,6 +122,18 @@ describe("the deployable program (Pulumi.yaml main)", () => {
         );
         await withStackConfig({ importTableName: "legacy-outbox" }, () =>
             assert.deepEqual(outboxArgsFromConfig(new pulumi.Config()), { importTableName: "legacy-outbox" }),
+        );
+        const bus = {
+            eventBusArn: "arn:aws:events:eu-west-1:111111111111:event-bus/orders",
+            eventSource: "com.acme.orders",
+            destinationKmsKeyArn: "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+        };
+        await withStackConfig(bus, () => assert.deepEqual(outboxArgsFromConfig(new pulumi.Config()), bus));
+        await withStackConfig({ queueArn: "arn:aws:sqs:eu-west-1:111111111111:orders.fifo", fifo: "true" }, () =>
+            assert.deepEqual(outboxArgsFromConfig(new pulumi.Config()), {
+                queueArn: "arn:aws:sqs:eu-west-1:111111111111:orders.fifo",
+                fifo: true,
+            }),
         );
     });
 

@@ -1,8 +1,9 @@
 /**
- * `dynamodb-outbox doctor`, in-process through `main`. The table half runs against DynamoDB Local and the DLQ depth
- * against fauxqs (a local SQS). Lambda (event source mappings), EventBridge (rules) and CloudWatch (metrics) are
- * SDK-level fakes of the ports in cli/doctor/aws.ts: no emulator here serves them (tests/unit/cli/doctor-sdk.test.ts
- * drives the real SDK clients against a local HTTP stand-in).
+ * `dynamodb-outbox doctor`, in-process through `main`. The table half runs against DynamoDB Local, the DLQ depth
+ * and a destination queue against fauxqs (a local SQS). Lambda (event source mappings), EventBridge (rules, a
+ * destination bus), CloudWatch (metrics) and SNS (a destination topic) are SDK-level fakes of the ports in
+ * cli/doctor/aws.ts: no emulator here serves the first three (tests/unit/cli/doctor-sdk.test.ts drives the real SDK
+ * clients against a local HTTP stand-in).
  */
 import * as assert from "node:assert/strict";
 import { DescribeTableCommand, PutItemCommand } from "@aws-sdk/client-dynamodb";
@@ -16,6 +17,7 @@ import type {
     EventBridgePort,
     EventSourceMappingInfo,
     LambdaPort,
+    SnsPort,
 } from "../../../cli/doctor/aws";
 import { loadDoctorAws } from "../../../cli/doctor/aws";
 import { readStackOutputs } from "../../../cli/doctor/outputs";
@@ -30,6 +32,8 @@ import { captureIo, createOutboxTable, dropTable, LOCAL_ENV } from "../../suppor
 const PUBLISHER_ARN = "arn:aws:lambda:us-east-1:123456789012:function:orders-publisher";
 const SWEEPER_ARN = "arn:aws:lambda:us-east-1:123456789012:function:orders-sweeper";
 const DLQ_ARN = "arn:aws:sqs:us-east-1:123456789012:orders-dlq";
+const TOPIC_ARN = "arn:aws:sns:us-east-1:123456789012:orders-events";
+const BUS_ARN = "arn:aws:events:us-east-1:123456789012:event-bus/orders";
 /** The stream ARNs of the test tables, by table: a fake mapping reads from the table's stream. */
 const streams = new Map<string, string>();
 let currentTable = "";
@@ -57,6 +61,17 @@ interface FakeWorld {
     errors?: number;
     lambdaError?: boolean;
     metricsError?: boolean;
+    /** The topics that exist, with their attributes. @default the outputs' topic, standard */
+    topics?: Record<string, Record<string, string>>;
+    /** The buses that exist. @default the test bus */
+    buses?: string[];
+    /** An error GetTopicAttributes throws instead of answering. */
+    snsError?: string;
+}
+
+/** An SDK-shaped service error. */
+function serviceError(name: string, message: string): Error {
+    return Object.assign(new Error(message), { name });
 }
 
 /** Fakes of the three ports (see the file comment for why they are fakes), recording the calls. */
@@ -84,6 +99,21 @@ function fakeAws(world: FakeWorld, calls: string[] = []): () => DoctorAws {
             State: world.ruleState ?? "ENABLED",
             ScheduleExpression: "rate(1 minute)",
         }),
+        describeEventBus: async ({ Name }) => {
+            calls.push(`bus:${Name}`);
+            if (!(world.buses ?? [BUS_ARN]).includes(Name))
+                throw serviceError("ResourceNotFoundException", `Event bus ${Name} does not exist.`);
+            return { Name: Name.split("/").pop(), Arn: Name };
+        },
+    };
+    const sns: SnsPort = {
+        getTopicAttributes: async ({ TopicArn }) => {
+            calls.push(`sns:${TopicArn}`);
+            if (world.snsError !== undefined) throw serviceError(world.snsError, "not allowed");
+            const attributes = (world.topics ?? { [TOPIC_ARN]: {} })[TopicArn];
+            if (attributes === undefined) throw serviceError("NotFoundException", "Topic does not exist");
+            return { Attributes: { TopicArn, ...attributes } };
+        },
     };
     const cloudWatch: CloudWatchPort = {
         getMetricStatistics: async (input) => {
@@ -104,6 +134,7 @@ function fakeAws(world: FakeWorld, calls: string[] = []): () => DoctorAws {
         lambda: { port: lambda },
         eventBridge: { port: eventBridge },
         cloudWatch: { port: cloudWatch },
+        sns: { port: sns },
         destroy: () => undefined,
     });
 }
@@ -150,7 +181,8 @@ describe("cli: doctor", function () {
                 dlqArn: DLQ_ARN,
                 publisherFunctionName: "orders-publisher",
                 sweeperFunctionName: "orders-sweeper",
-                topicArn: "arn:aws:sns:us-east-1:1:t",
+                destinationArn: TOPIC_ARN,
+                topicArn: TOPIC_ARN,
                 writerPolicy: "{}",
                 ...extra,
             }),
@@ -180,6 +212,7 @@ describe("cli: doctor", function () {
             `✓ mapping has its on-failure destination — ${DLQ_ARN}`,
             "✓ mapping's last processing result — OK",
             "✓ sweeper schedule rule is enabled — orders-sweep rate(1 minute)",
+            `✓ destination SNS topic exists — ${TOPIC_ARN}`,
             "✓ DLQ is empty — 0 messages",
             "✓ oldest pending record is younger than 300.0 s — no pending record",
             "✓ publisher IteratorAge under 60.0 s (last 15 min) — max 1.2 s",
@@ -196,6 +229,7 @@ describe("cli: doctor", function () {
             calls.includes("metric:IteratorAge:orders-publisher") && calls.includes("metric:Errors:orders-publisher"),
         );
         assert.ok(calls.includes(`window:AWS/Lambda:${15 * 60_000}`), "the last 15 minutes of AWS/Lambda");
+        assert.ok(calls.includes(`sns:${TOPIC_ARN}`), "the topic is asked for by its ARN");
         assert.deepEqual(await scanItems(await dynamoClient(), table), [], "doctor writes nothing to the table");
     });
 
@@ -229,6 +263,7 @@ describe("cli: doctor", function () {
                 "mapping:destination:pass",
                 "mapping:last-result:pass",
                 "sweeper-rule:pass",
+                "destination:pass",
                 "dlq:pass",
                 "oldest-pending:pass",
                 "metrics:iterator-age:pass",
@@ -283,6 +318,16 @@ describe("cli: doctor", function () {
             /✗ mapping has its on-failure destination — arn:aws:sqs:x:1:other, not the DLQ/,
         ],
         [
+            "a destination topic that does not exist",
+            { topics: {} },
+            /✗ destination SNS topic exists — arn:aws:sns:us-east-1:123456789012:orders-events does not exist: nothing the outbox publishes reaches a consumer; fix: pulumi up recreates a topic the Outbox created; a topic you gave \(topicArn\) must be created again/,
+        ],
+        [
+            "a refused GetTopicAttributes",
+            { snsError: "AuthorizationErrorException" },
+            /✗ destination SNS topic exists — GetTopicAttributes failed: AuthorizationErrorException: not allowed; the tool needs sns:GetTopicAttributes/,
+        ],
+        [
             "a PROBLEM last result",
             { mappings: [mapping({ LastProcessingResult: "PROBLEM: Function call failed" })] },
             /✗ mapping's last processing result — PROBLEM: Function call failed; fix:/,
@@ -316,6 +361,82 @@ describe("cli: doctor", function () {
             assert.equal(run.code, 1);
         });
     }
+
+    describe("the destination, by its kind", () => {
+        it("finds an SQS queue by its ARN (GetQueueAttributes on its URL) and says it is FIFO; a topicArn of null is no topic", async () => {
+            const queue = await fauxqs.createQueue(`cli-doctor-events-${Date.now()}.fifo`);
+            const calls: string[] = [];
+            const run = await doctor(
+                ["--outputs", outputsFile({ destinationArn: queue.queueArn, topicArn: null })],
+                {},
+                calls,
+            );
+            assert.ok(run.stdout.includes(`✓ destination SQS queue exists — ${queue.queueArn} (FIFO)`), run.stdout);
+            assert.equal(run.code, 0, run.stdout);
+            assert.deepEqual(
+                calls.filter((c) => c.startsWith("sns:") || c.startsWith("bus:")),
+                [],
+            );
+        });
+
+        it("fails on a destination queue that does not exist, with the fix", async () => {
+            const missing = "arn:aws:sqs:us-east-1:000000000000:cli-doctor-no-such-queue";
+            const run = await doctor(["--outputs", outputsFile({ destinationArn: missing, topicArn: undefined })]);
+            assert.ok(
+                run.stdout.includes(
+                    `✗ destination SQS queue exists — ${missing} does not exist: nothing the outbox publishes reaches a consumer; fix: create the queue again, or point the Outbox's queueArn at one that exists, then pulumi up`,
+                ),
+                run.stdout,
+            );
+            assert.equal(run.code, 1);
+        });
+
+        it("finds an EventBridge bus by its ARN (DescribeEventBus), and fails on one that does not exist", async () => {
+            const calls: string[] = [];
+            const outputs = outputsFile({ destinationArn: BUS_ARN, topicArn: undefined });
+            const run = await doctor(["--outputs", outputs], {}, calls);
+            assert.ok(run.stdout.includes(`✓ destination EventBridge bus exists — ${BUS_ARN}`), run.stdout);
+            assert.equal(run.code, 0, run.stdout);
+            assert.deepEqual(
+                calls.filter((c) => c.startsWith("sns:") || c.startsWith("bus:")),
+                [`bus:${BUS_ARN}`],
+            );
+            const gone = await doctor(["--outputs", outputs], { buses: [] });
+            assert.ok(
+                gone.stdout.includes(
+                    `✗ destination EventBridge bus exists — ${BUS_ARN} does not exist: nothing the outbox publishes reaches a consumer; fix: create the bus again, or point the Outbox's eventBusArn at one that exists, then pulumi up`,
+                ),
+                gone.stdout,
+            );
+            assert.equal(gone.code, 1);
+        });
+
+        it("takes the topic of a 0.1 stack's outputs, which have topicArn and no destinationArn", async () => {
+            const calls: string[] = [];
+            const run = await doctor(["--outputs", outputsFile({ destinationArn: undefined })], {}, calls);
+            assert.ok(run.stdout.includes(`✓ destination SNS topic exists — ${TOPIC_ARN}`), run.stdout);
+            assert.ok(calls.includes(`sns:${TOPIC_ARN}`));
+            assert.equal(run.code, 0, run.stdout);
+            assert.equal(readStackOutputs(outputsFile({ destinationArn: undefined })).destinationArn, undefined);
+        });
+
+        it("says a FIFO topic is FIFO", async () => {
+            const fifo = "arn:aws:sns:us-east-1:123456789012:orders-events.fifo";
+            const run = await doctor(["--outputs", outputsFile({ destinationArn: fifo, topicArn: fifo })], {
+                topics: { [fifo]: { FifoTopic: "true" } },
+            });
+            assert.ok(run.stdout.includes(`✓ destination SNS topic exists — ${fifo} (FIFO)`), run.stdout);
+        });
+
+        it("fails on an ARN that names no destination, with the fix", async () => {
+            const run = await doctor(["--outputs", outputsFile({ destinationArn: "arn:aws:sqs:us-east-1:1:t" })]);
+            assert.match(
+                run.stdout,
+                /✗ destination exists — arn:aws:sqs:us-east-1:1:t is not an SNS topic, SQS queue or EventBridge bus ARN; fix: write the outputs again with pulumi stack output --json/,
+            );
+            assert.equal(run.code, 1);
+        });
+    });
 
     it("fails on a mapping with no on-failure destination also when the outputs give no dlqArn", async () => {
         const run = await doctor(["--outputs", outputsFile({ dlqArn: undefined })], {
@@ -382,6 +503,10 @@ describe("cli: doctor", function () {
         assert.match(run.stdout, /- DLQ is empty — no DLQ URL: pass --outputs with dlqUrl/);
         assert.match(
             run.stdout,
+            /- destination exists — no destination: pass --outputs with destinationArn \(a stack of 0\.1 has topicArn instead\)/,
+        );
+        assert.match(
+            run.stdout,
             /- sweeper schedule rule is enabled — no sweeper function: pass --outputs with sweeperFunctionName/,
         );
         assert.match(
@@ -415,11 +540,12 @@ describe("cli: doctor", function () {
             throw Object.assign(new Error(`Cannot find module '${name}'`), { code: "MODULE_NOT_FOUND" });
         });
         assert.deepEqual(
-            [aws.lambda, aws.eventBridge, aws.cloudWatch],
+            [aws.lambda, aws.eventBridge, aws.cloudWatch, aws.sns],
             [
                 { missing: "@aws-sdk/client-lambda" },
                 { missing: "@aws-sdk/client-eventbridge" },
                 { missing: "@aws-sdk/client-cloudwatch" },
+                { missing: "@aws-sdk/client-sns" },
             ],
         );
         const io = { ...captureIo({ ...LOCAL_ENV }), doctorAws: () => aws };
@@ -441,6 +567,10 @@ describe("cli: doctor", function () {
         );
         assert.match(io.output(), /- sweeper schedule rule is enabled — needs @aws-sdk\/client-eventbridge/);
         assert.match(io.output(), /- publisher IteratorAge .* — needs @aws-sdk\/client-cloudwatch/);
+        assert.match(
+            io.output(),
+            /- destination SNS topic exists — needs @aws-sdk\/client-sns: npm install @aws-sdk\/client-sns/,
+        );
         assert.equal(code, 1);
     });
 

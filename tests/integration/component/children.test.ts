@@ -59,6 +59,7 @@ describe("Outbox children and outputs", () => {
                 tableName: await unwrap(std.outbox.tableName),
                 tableArn: await unwrap(std.outbox.tableArn),
                 streamArn: await unwrap(std.outbox.streamArn),
+                destinationArn: await unwrap(std.outbox.destinationArn),
                 topicArn: await unwrap(std.outbox.topicArn),
                 dlqUrl: await unwrap(std.outbox.dlqUrl),
                 dlqArn: await unwrap(std.outbox.dlqArn),
@@ -69,6 +70,7 @@ describe("Outbox children and outputs", () => {
                 tableName: "kids-table-abc",
                 tableArn: `arn:aws:dynamodb:eu-west-1:${account}:table/kids-table-abc`,
                 streamArn: `arn:aws:dynamodb:eu-west-1:${account}:table/kids-table-abc/stream/2026-01-01T00:00:00.000`,
+                destinationArn: `arn:aws:sns:eu-west-1:${account}:kids-topic-abc`,
                 topicArn: `arn:aws:sns:eu-west-1:${account}:kids-topic-abc`,
                 dlqUrl: `https://sqs.eu-west-1.amazonaws.com/${account}/kids-dlq-abc`,
                 dlqArn: `arn:aws:sqs:eu-west-1:${account}:kids-dlq-abc`,
@@ -131,7 +133,7 @@ describe("Outbox children and outputs", () => {
         }
     });
 
-    it("sets every variable of the handler environment contract on both functions", async () => {
+    it("sets every variable of the handler environment contract an SNS destination takes on both functions", async () => {
         const expected = {
             [ENV.tableName]: await unwrap(std.outbox.tableName),
             [ENV.topicArn]: await unwrap(std.outbox.topicArn),
@@ -143,7 +145,12 @@ describe("Outbox children and outputs", () => {
             [ENV.expiryShards]: "1",
             [ENV.maxPartitionsPerRun]: "200",
         };
-        assert.deepEqual(Object.keys(expected).sort(), Object.values(ENV).sort(), "the test covers every ENV name");
+        // The other destinations' variables, and the bus's event source, are destinations.test.ts'.
+        assert.deepEqual(
+            [...Object.keys(expected), ENV.queueArn, ENV.eventBusArn, ENV.eventSource].sort(),
+            Object.values(ENV).sort(),
+            "the tests cover every ENV name",
+        );
         for (const fn of ["kids-publisher", "kids-sweeper"])
             assert.deepEqual(std.one(TYPE.fn, fn).inputs.environment.variables, expected);
     });

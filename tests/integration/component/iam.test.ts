@@ -48,7 +48,7 @@ describe("Outbox IAM", () => {
         arns = {
             table: await unwrap(std.outbox.tableArn),
             stream: await unwrap(std.outbox.streamArn),
-            topic: await unwrap(std.outbox.topicArn),
+            topic: await unwrap(std.outbox.destinationArn),
             dlq: await unwrap(std.outbox.dlqArn),
             publisherLogs: logArn("iam-publisher-logs"),
             sweeperLogs: logArn("iam-sweeper-logs"),
@@ -157,7 +157,8 @@ describe("Outbox IAM", () => {
     it("refuses to build a publisher policy for a table without a stream, naming the table", () => {
         const targets = {
             tableArn: "arn:aws:dynamodb:eu-west-1:111111111111:table/t",
-            topicArn: "t",
+            destinationKind: "sns" as const,
+            destinationArn: "t",
             dlqArn: "d",
             logGroupArn: "l",
         };

@@ -27,6 +27,7 @@ describe("Outbox as a multi-language component", () => {
         assert.ok(outbox, "the analyzer found the Outbox component");
         assert.deepEqual(Object.keys(outbox.outputs).sort(), [
             "alarmArns",
+            "destinationArn",
             "dlqArn",
             "dlqUrl",
             "payloadBucketName",
@@ -47,6 +48,14 @@ describe("Outbox as a multi-language component", () => {
         assert.equal(outbox.inputs.payloadExpirationDays.type, "number");
         assert.equal(outbox.outputs.readerPolicy.type, "string");
         assert.equal(outbox.outputs.payloadBucketName.type, "string");
+        // The destinations: each ARN an Input other languages pass as a string; topicArn, undefined but for SNS,
+        // stays a string output as payloadBucketName does.
+        for (const input of ["topicArn", "queueArn", "eventBusArn", "eventSource", "destinationKmsKeyArn"]) {
+            assert.equal(outbox.inputs[input]?.type, "string", input);
+            assert.notEqual(outbox.inputs[input].plain, true, `${input} takes an expression`);
+        }
+        assert.equal(outbox.outputs.destinationArn.type, "string");
+        assert.equal(outbox.outputs.topicArn.type, "string");
         assert.ok(outbox.inputs.alarmThresholds, "alarmThresholds is an input");
         assert.ok(outbox.inputs.alarmActions, "alarmActions is an input");
         // The choices are enums other languages can name; a plain arg is `plain`, an Input arg takes an expression.

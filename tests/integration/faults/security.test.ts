@@ -5,7 +5,12 @@
  * the topic and the DLQ when a key is given. Runs on resources recorded under the Pulumi mocks.
  */
 import * as assert from "node:assert/strict";
-import { KMS_ACTIONS, publisherPolicyDocument, sweeperPolicyDocument } from "../../../components/iam";
+import {
+    KMS_ACTIONS,
+    type GrantTargets,
+    publisherPolicyDocument,
+    sweeperPolicyDocument,
+} from "../../../components/iam";
 import { outboxPolicies } from "../../../policy/outbox-policies";
 import {
     encryptionAtRestViolations,
@@ -22,7 +27,7 @@ const KMS_KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-
 async function withOutputs(built: BuiltOutbox, name: string): Promise<RecordedResource[]> {
     const streamArn = await unwrap(built.outbox.streamArn);
     const dlqArn = await unwrap(built.outbox.dlqArn);
-    const topicArn = await unwrap(built.outbox.topicArn);
+    const topicArn = await unwrap(built.outbox.destinationArn);
     const functionArn = built.one(TYPE.mapping).inputs.functionName as string;
     return built.resources.map((r) => {
         if (r.type === TYPE.table) return { ...r, inputs: { ...r.inputs, streamArn } };
@@ -55,16 +60,25 @@ describe("security posture", function () {
     });
 
     describe("least privilege", function () {
-        const targets = {
+        const targets: GrantTargets = {
             tableArn: "arn:aws:dynamodb:eu-west-1:111111111111:table/t",
             streamArn: "arn:aws:dynamodb:eu-west-1:111111111111:table/t/stream/x",
-            topicArn: "arn:aws:sns:eu-west-1:111111111111:topic",
+            destinationKind: "sns",
+            destinationArn: "arn:aws:sns:eu-west-1:111111111111:topic",
             dlqArn: "arn:aws:sqs:eu-west-1:111111111111:dlq",
             logGroupArn: "arn:aws:logs:eu-west-1:111111111111:log-group:/aws/lambda/p",
         };
+        const destinations: Pick<GrantTargets, "destinationKind" | "destinationArn">[] = [
+            { destinationKind: "sns", destinationArn: "arn:aws:sns:eu-west-1:111111111111:topic" },
+            { destinationKind: "sqs", destinationArn: "arn:aws:sqs:eu-west-1:111111111111:events.fifo" },
+            { destinationKind: "eventbridge", destinationArn: "arn:aws:events:eu-west-1:111111111111:event-bus/b" },
+        ];
 
-        it("the publisher's and sweeper's documents, with and without a key, have no * action and a * resource only for actions AWS authorizes on * alone", function () {
-            for (const t of [targets, { ...targets, kmsKeyArn: KMS_KEY }]) {
+        it("the publisher's and sweeper's documents, for each destination, with and without keys, have no * action and a * resource only for actions AWS authorizes on * alone", function () {
+            for (const t of destinations.flatMap((d) => [
+                { ...targets, ...d },
+                { ...targets, ...d, kmsKeyArn: KMS_KEY, destinationKmsKeyArn: `${KMS_KEY}0` },
+            ])) {
                 for (const doc of [publisherPolicyDocument(t), sweeperPolicyDocument(t)]) {
                     assert.deepEqual(leastPrivilegeViolations("doc", doc), []);
                     for (const s of doc.Statement) {

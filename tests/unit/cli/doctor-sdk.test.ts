@@ -1,12 +1,15 @@
 /**
- * `doctor`'s Lambda, EventBridge and CloudWatch ports built from the real SDK clients, which are dependencies of this
- * package. No emulator serves those three services, so a local HTTP server stands in for them: it answers the one
- * call each port makes in the service's own wire protocol, and records what the clients sent.
+ * `doctor`'s Lambda, EventBridge, CloudWatch and SNS ports built from the real SDK clients, which are dependencies of
+ * this package. A local HTTP server stands in for the four services: it answers each call a port makes in the
+ * service's own wire protocol (SNS's is awsQuery: a form body, an XML answer), and records what the clients sent.
  */
 import * as assert from "node:assert/strict";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { DOCTOR_PACKAGES, loadDoctorAws } from "../../../cli/doctor/aws";
+
+const TOPIC_ARN = "arn:aws:sns:eu-west-1:123456789012:orders-events.fifo";
+const BUS_ARN = "arn:aws:events:eu-west-1:123456789012:event-bus/orders";
 
 interface Seen {
     readonly method: string;
@@ -50,6 +53,17 @@ describe("doctor's SDK clients (real @aws-sdk packages, a local HTTP stand-in)",
                             ScheduleExpression: "rate(1 minute)",
                         }),
                     );
+                } else if (target === "AWSEvents.DescribeEventBus") {
+                    res.writeHead(200, { "content-type": "application/x-amz-json-1.1" });
+                    res.end(JSON.stringify({ Name: "orders", Arn: BUS_ARN }));
+                } else if (body.includes("Action=GetTopicAttributes")) {
+                    res.writeHead(200, { "content-type": "text/xml" });
+                    res.end(
+                        `<GetTopicAttributesResponse xmlns="http://sns.amazonaws.com/doc/2010-03-31/"><GetTopicAttributesResult><Attributes>` +
+                            `<entry><key>TopicArn</key><value>${TOPIC_ARN}</value></entry>` +
+                            `<entry><key>FifoTopic</key><value>true</value></entry>` +
+                            `</Attributes></GetTopicAttributesResult><ResponseMetadata><RequestId>r-1</RequestId></ResponseMetadata></GetTopicAttributesResponse>`,
+                    );
                 } else if (target === "GraniteServiceVersion20100801.GetMetricStatistics") {
                     res.writeHead(200, { "content-type": "application/x-amz-json-1.0" });
                     res.end(
@@ -85,6 +99,7 @@ describe("doctor's SDK clients (real @aws-sdk packages, a local HTTP stand-in)",
                 lambda: aws.lambda,
                 eventBridge: aws.eventBridge,
                 cloudWatch: aws.cloudWatch,
+                sns: aws.sns,
             })) {
                 assert.ok("port" in port, `${name}: ${"missing" in port ? `missing ${port.missing}` : ""}`);
             }
@@ -104,7 +119,9 @@ describe("doctor's SDK clients (real @aws-sdk packages, a local HTTP stand-in)",
             endpoint,
         });
         try {
-            assert.ok("port" in aws.lambda && "port" in aws.eventBridge && "port" in aws.cloudWatch);
+            assert.ok(
+                "port" in aws.lambda && "port" in aws.eventBridge && "port" in aws.cloudWatch && "port" in aws.sns,
+            );
             const mappings = await aws.lambda.port.listEventSourceMappings({ FunctionName: "orders-publisher" });
             assert.deepEqual(
                 mappings.EventSourceMappings?.map((m) => [m.UUID, m.State, m.StartingPosition]),
@@ -139,6 +156,17 @@ describe("doctor's SDK clients (real @aws-sdk packages, a local HTTP stand-in)",
                 seen.find((s) => s.target === "AWSEvents.ListRuleNamesByTarget")?.body ?? "",
                 /"TargetArn":"arn:aws:lambda:eu-west-1:123456789012:function:orders-sweeper"/,
             );
+            const bus = await aws.eventBridge.port.describeEventBus({ Name: BUS_ARN });
+            assert.deepEqual([bus.Name, bus.Arn], ["orders", BUS_ARN]);
+            assert.match(
+                seen.find((s) => s.target === "AWSEvents.DescribeEventBus")?.body ?? "",
+                new RegExp(`"Name":"${BUS_ARN.replace(/[/]/g, "\\/")}"`),
+            );
+            const topic = await aws.sns.port.getTopicAttributes({ TopicArn: TOPIC_ARN });
+            assert.deepEqual(topic.Attributes, { TopicArn: TOPIC_ARN, FifoTopic: "true" });
+            const snsCall = seen.find((s) => s.body.includes("Action=GetTopicAttributes"));
+            assert.ok(snsCall, "SNS was called");
+            assert.match(snsCall.body, new RegExp(`TopicArn=${encodeURIComponent(TOPIC_ARN)}`));
             const cw = seen.find((s) => s.target === "GraniteServiceVersion20100801.GetMetricStatistics");
             assert.ok(cw, "CloudWatch was called");
             assert.match(cw.body, /IteratorAge/);

@@ -13,6 +13,7 @@ import {
 } from "../../../components/defaults";
 import { Outbox, OutboxBillingMode, OutboxLogLevel } from "../../../components/outbox";
 import { OUTBOX_NAME_MAX_LENGTH, findOutboxArgProblems, validateOutboxArgs } from "../../../components/validation";
+import { DEFAULT_EVENT_SOURCE } from "../../../runtime/destination/kind";
 import { recordedNamed } from "../../support/pulumi-mocks";
 import { waitForRPCs } from "../../support/component-harness";
 
@@ -165,6 +166,181 @@ describe("validateOutboxArgs", () => {
             findOutboxArgProblems({ topicArn: "arn:aws:sns:eu-west-1:111111111111:events.fifo", fifo: true }),
             [],
         );
+    });
+
+    describe("destinations", () => {
+        const TOPIC = "arn:aws:sns:eu-west-1:111111111111:events";
+        const QUEUE = "arn:aws:sqs:eu-west-1:111111111111:events";
+        const FIFO_QUEUE = "arn:aws:sqs:eu-west-1:111111111111:events.fifo";
+        const BUS = "arn:aws:events:eu-west-1:111111111111:event-bus/orders";
+        const OUTPUT = "an Output (not known until deployment)";
+
+        it("accepts each destination alone, and none (a topic is created)", () => {
+            for (const args of [
+                {},
+                { topicArn: TOPIC },
+                { queueArn: QUEUE },
+                { queueArn: FIFO_QUEUE, fifo: true },
+                { eventBusArn: BUS },
+                { eventBusArn: "arn:aws:events:eu-west-1:111111111111:event-bus/default" },
+                { eventBusArn: BUS, eventSource: "com.acme.orders" },
+                { queueArn: QUEUE, destinationKmsKeyArn: KMS_KEY },
+                { eventBusArn: pulumi.output(BUS), eventSource: pulumi.output("x"), fifo: false },
+            ] as OutboxArgs[])
+                assert.deepEqual(findOutboxArgProblems(args), [], JSON.stringify(Object.keys(args)));
+        });
+
+        it("rejects two destinations, naming both, also when a value is an Output", () => {
+            rejects(
+                { topicArn: TOPIC, queueArn: QUEUE },
+                "args.queueArn",
+                JSON.stringify(QUEUE),
+                /allowed: one destination, and topicArn is given too: an outbox publishes to exactly one of topicArn, queueArn and eventBusArn .*; fix: keep the one the outbox should publish to and remove the other of topicArn and queueArn/,
+            );
+            rejects(
+                { queueArn: pulumi.output(QUEUE), eventBusArn: pulumi.output(BUS) },
+                "args.eventBusArn",
+                OUTPUT,
+                /allowed: one destination, and queueArn is given too;?.*fix: .*remove the other of queueArn and eventBusArn/,
+            );
+        });
+
+        it("rejects three destinations on two lines, each naming the others", () => {
+            const problems = findOutboxArgProblems({ topicArn: TOPIC, queueArn: QUEUE, eventBusArn: BUS });
+            assert.deepEqual(
+                problems.map((p) => p.path),
+                ["args.queueArn", "args.eventBusArn"],
+            );
+            assert.match(problems[0]!.allowed, /topicArn and eventBusArn are given too/);
+            assert.match(problems[1]!.allowed, /topicArn and queueArn are given too/);
+            assert.match(problems[1]!.fix, /remove the others of topicArn, queueArn and eventBusArn/);
+        });
+
+        it("rejects two destinations before any resource is registered, the component included", async () => {
+            assert.throws(
+                () => new Outbox("twodest", { topicArn: TOPIC, eventBusArn: pulumi.output(BUS) }),
+                (e: any) =>
+                    e.code === "INVALID_CONFIG" &&
+                    e.message.includes('Outbox "twodest"') &&
+                    e.message.includes("args.eventBusArn is an Output") &&
+                    e.message.includes("topicArn is given too"),
+            );
+            await waitForRPCs();
+            assert.deepEqual(
+                recordedNamed("twodest").map((r) => r.name),
+                [],
+            );
+        });
+
+        it("rejects a queue ARN that is not one", () => {
+            for (const bad of [
+                "https://sqs.eu-west-1.amazonaws.com/111111111111/events",
+                "events",
+                "arn:aws:sns:eu-west-1:111111111111:events",
+            ])
+                rejects(
+                    { queueArn: bad },
+                    "args.queueArn",
+                    JSON.stringify(bad),
+                    /allowed: an SQS queue ARN, arn:aws:sqs:<region>:<account>:<queue name> \(a FIFO queue's name ends in \.fifo\); fix: pass the queue's `arn` output \(not its URL or name\)/,
+                );
+        });
+
+        it("rejects a fifo flag that does not match a given queue", () => {
+            rejects(
+                { queueArn: FIFO_QUEUE },
+                "args.fifo",
+                "false",
+                /allowed: true for the FIFO queue arn:aws:sqs:eu-west-1:111111111111:events\.fifo; fix: set fifo: true, so the publisher sends MessageGroupId and MessageDeduplicationId/,
+            );
+            rejects(
+                { queueArn: QUEUE, fifo: true },
+                "args.fifo",
+                "true",
+                /allowed: false for the standard queue .*; fix: set fifo: false, so the publisher does not send MessageGroupId/,
+            );
+        });
+
+        it("rejects an event bus ARN that is not one", () => {
+            for (const bad of ["orders", "arn:aws:events:eu-west-1:111111111111:rule/orders", QUEUE])
+                rejects(
+                    { eventBusArn: bad },
+                    "args.eventBusArn",
+                    JSON.stringify(bad),
+                    /allowed: an EventBridge event bus ARN, arn:aws:events:<region>:<account>:event-bus\/<bus name>; fix: pass the bus's `arn` output \(not its name\)/,
+                );
+        });
+
+        it("rejects fifo: true with a bus, plain or an Output, pointing at a FIFO queue or topic", () => {
+            for (const eventBusArn of [BUS, pulumi.output(BUS)])
+                rejects(
+                    { eventBusArn, fifo: true },
+                    "args.fifo",
+                    "true",
+                    /allowed: false or omitted with eventBusArn: an EventBridge bus is never FIFO .*; fix: remove fifo; for consumers that need order, publish to a FIFO queue .* or an SNS FIFO topic/,
+                );
+        });
+
+        it("rejects an eventSource EventBridge refuses, and one without a bus", () => {
+            const allowed = (why: string) =>
+                new RegExp(
+                    `allowed: an EventBridge Source: 1 to 256 characters, .*not with "aws\\.", but this one ${why}.*; fix: name your application in reverse DNS, e\\.g\\. "com\\.acme\\.orders", or omit it for "dynamodb-outbox"`,
+                );
+            rejects({ eventBusArn: BUS, eventSource: "" }, "args.eventSource", '""', allowed("must be 1 to 256"));
+            rejects(
+                { eventBusArn: BUS, eventSource: "s".repeat(257) },
+                "args.eventSource",
+                JSON.stringify("s".repeat(257)),
+                allowed("must be 1 to 256"),
+            );
+            rejects(
+                { eventBusArn: BUS, eventSource: "aws.orders" },
+                "args.eventSource",
+                '"aws.orders"',
+                allowed("may not start with 'aws\\.'"),
+            );
+            rejects(
+                { eventBusArn: BUS, eventSource: " orders" },
+                "args.eventSource",
+                '" orders"',
+                allowed("must start with a letter"),
+            );
+            rejects(
+                { eventBusArn: BUS, eventSource: 7 as never },
+                "args.eventSource",
+                "7",
+                allowed("must be a string"),
+            );
+            rejects(
+                { queueArn: QUEUE, eventSource: "com.acme.orders" },
+                "args.eventSource",
+                '"com.acme.orders"',
+                /allowed: only with eventBusArn .*; fix: remove eventSource, or set eventBusArn/,
+            );
+            rejects(
+                { eventSource: pulumi.output("com.acme.orders") },
+                "args.eventSource",
+                OUTPUT,
+                /allowed: only with eventBusArn/,
+            );
+        });
+
+        it("rejects a destinationKmsKeyArn that is no key ARN, and one without a given destination", () => {
+            rejects(
+                { queueArn: QUEUE, destinationKmsKeyArn: "alias/events" },
+                "args.destinationKmsKeyArn",
+                '"alias/events"',
+                /allowed: a KMS key ARN, arn:aws:kms:<region>:<account>:key\/<key-id>; fix: pass the key's `arn` output/,
+            );
+            rejects(
+                { destinationKmsKeyArn: KMS_KEY },
+                "args.destinationKmsKeyArn",
+                JSON.stringify(KMS_KEY),
+                /allowed: only with a destination you give \(topicArn, queueArn and eventBusArn\); the topic the component creates is encrypted with kmsKeyArn; fix: remove destinationKmsKeyArn/,
+            );
+            for (const destination of [{ topicArn: TOPIC }, { eventBusArn: pulumi.output(BUS) }])
+                assert.deepEqual(findOutboxArgProblems({ ...destination, destinationKmsKeyArn: KMS_KEY }), []);
+        });
     });
 
     it("rejects a KMS key id or alias where the key ARN is needed", () => {
@@ -458,6 +634,7 @@ describe("validateOutboxArgs", () => {
         ] as const) {
             assert.equal(documented.get(key), JSON.stringify(OUTBOX_DEFAULTS[key]), `${key} @default`);
         }
+        assert.equal(documented.get("eventSource"), JSON.stringify(DEFAULT_EVENT_SOURCE), "eventSource @default");
         for (const key of Object.keys(ALARM_THRESHOLD_RANGES) as AlarmThreshold[]) {
             assert.equal(
                 documented.get(key),

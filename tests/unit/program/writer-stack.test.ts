@@ -14,7 +14,7 @@ import { runModule } from "../../support/run-module";
 const EXAMPLE = path.join(__dirname, "..", "..", "..", "examples", "writer-stack", "index.ts");
 
 describe("examples/writer-stack: an application stack writing to another stack's outbox", () => {
-    it("attaches the outbox's writerPolicy to its function's role and passes the table name, with no hand-written IAM", async () => {
+    it("attaches the outbox's writerPolicy to its function's role and passes the table name and the destination, with no hand-written IAM", async () => {
         runModule(fs.readFileSync(EXAMPLE, "utf8"), "examples/writer-stack/index.ts");
         await waitForRPCs();
         assert.ok(
@@ -31,6 +31,15 @@ describe("examples/writer-stack: an application stack writing to another stack's
         );
         const fn = recordedNamed("orders-api").find((r) => r.type === "aws:lambda/function:Function");
         assert.equal(fn?.inputs.environment.variables.OUTBOX_TABLE_NAME, STACK_REFERENCE_OUTPUTS.tableName);
+        assert.equal(
+            fn?.inputs.environment.variables.OUTBOX_DESTINATION_ARN,
+            STACK_REFERENCE_OUTPUTS.destinationArn,
+            "the destination, which the app's OutboxWriter records as each event's address",
+        );
+        assert.match(
+            fs.readFileSync(path.join(path.dirname(EXAMPLE), "app", "index.js"), "utf8"),
+            /address: process\.env\.OUTBOX_DESTINATION_ARN/,
+        );
         const role = recordedNamed("orders-api").find((r) => r.type === "aws:iam/role:Role");
         assert.ok(
             role !== undefined && typeof fn?.inputs.role === "string" && fn.inputs.role.includes("orders-api"),

@@ -1,0 +1,60 @@
+/**
+ * The small pieces every arg check shares (`validation.ts`, `destination-validation.ts`): whether a value is known
+ * yet, how a value is quoted, and the check of a plain string against a pattern.
+ *
+ * @packageDocumentation
+ */
+import * as pulumi from "@pulumi/pulumi";
+import type { OutboxArgs } from "./args";
+import type { OutboxArgProblem } from "./validation";
+
+/** A KMS key ARN (not a key id, an alias or an alias ARN). */
+export const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;
+
+/**
+ * Whether a value is not known yet (an Output, a promise, or the engine's unknown) and so cannot be checked now.
+ * The engine's unknown reaches the component as `pulumi.unknown` when the package runs as a provider plugin and
+ * a preview passes an input that another resource has not produced yet.
+ *
+ * @param value - An arg's value.
+ */
+export function isUnknown(value: unknown): boolean {
+    return pulumi.Output.isInstance(value) || value instanceof Promise || pulumi.isUnknown(value);
+}
+
+/**
+ * A value as the messages quote it: its JSON.
+ *
+ * @param value - An arg's value.
+ */
+export function show(value: unknown): string {
+    return JSON.stringify(value) ?? String(value);
+}
+
+/** The string args {@link checkPattern} checks. */
+export type PatternArg =
+    "importTableName" | "kmsKeyArn" | "topicArn" | "queueArn" | "eventBusArn" | "destinationKmsKeyArn";
+
+/**
+ * Checks a plain string arg against `pattern`, adding the problem when it does not match.
+ *
+ * @param args - The component args.
+ * @param key - The arg.
+ * @param pattern - What a valid value matches.
+ * @param problem - What is allowed, and the fix.
+ * @param problems - Where the problem goes.
+ * @returns the string when it is plain and matches; `undefined` when it is absent, unknown or invalid.
+ */
+export function checkPattern(
+    args: OutboxArgs,
+    key: PatternArg,
+    pattern: RegExp,
+    problem: Pick<OutboxArgProblem, "allowed" | "fix">,
+    problems: OutboxArgProblem[],
+): string | undefined {
+    const value: unknown = args[key];
+    if (value === undefined || isUnknown(value)) return undefined;
+    if (typeof value === "string" && pattern.test(value)) return value;
+    problems.push({ path: `args.${key}`, value: show(value), ...problem });
+    return undefined;
+}
