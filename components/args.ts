@@ -199,7 +199,8 @@ export interface OutboxArgs {
     /**
      * An existing EventBridge event bus to put the events on instead of an SNS topic (`PutEvents`), e.g.
      * `arn:aws:events:<region>:<account>:event-bus/default`. The component then creates no topic, and both
-     * functions get `events:PutEvents` on this bus only. A bus is never FIFO, so `fifo: true` is refused. At most
+     * functions get `events:PutEvents` on this bus only, and `events:DescribeEventBus` on it: EventBridge accepts and
+     * drops events put on a bus that does not exist, so the handlers check once per cold start that it does. A bus is never FIFO, so `fifo: true` is refused. At most
      * one of `topicArn`, `queueArn` and `eventBusArn`.
      * @default undefined
      */

@@ -1,8 +1,8 @@
 /**
  * The least-privilege IAM policy documents of the publisher and the sweeper, as pure functions of resolved
  * ARNs, so tests can read every action and resource. Each statement names only this outbox's table, indexes,
- * stream, destination (its one action on its one ARN: `sns:Publish` on the topic, `sqs:SendMessage` on the queue or
- * `events:PutEvents` on the bus), DLQ, log group and (when given) KMS keys. The one `*` resource is `dynamodb:ListStreams`,
+ * stream, destination (on its one ARN: `sns:Publish` on the topic, `sqs:SendMessage` on the queue, or
+ * `events:PutEvents` and `events:DescribeEventBus` on the bus), DLQ, log group and (when given) KMS keys. The one `*` resource is `dynamodb:ListStreams`,
  * which AWS only authorizes on `*` (the action lists streams account-wide and takes no resource ARN).
  *
  * @packageDocumentation
@@ -37,7 +37,7 @@ export interface GrantTargets {
     readonly tableArn: string;
     /** The table's stream ARN (publisher only). */
     readonly streamArn?: string;
-    /** The destination's kind: which one action {@link DESTINATION_GRANTS} grants on it. */
+    /** The destination's kind: which actions {@link DESTINATION_GRANTS} grants on it. */
     readonly destinationKind: DestinationKind;
     /** The destination's ARN: the SNS topic's, the SQS queue's or the EventBridge bus's. */
     readonly destinationArn: string;
@@ -52,15 +52,16 @@ export interface GrantTargets {
 }
 
 /**
- * The one action each kind of destination is granted, on its ARN only, and the statement's id: `sns:Publish` on the
- * topic (`PublishBatch` is authorized as it), `sqs:SendMessage` on the queue (`SendMessageBatch` too),
- * `events:PutEvents` on the bus.
+ * What each kind of destination is granted, on its ARN only, and the statement's id: `sns:Publish` on the topic
+ * (`PublishBatch` is authorized as it), `sqs:SendMessage` on the queue (`SendMessageBatch` too), `events:PutEvents`
+ * on the bus, and on the bus `events:DescribeEventBus` too: PutEvents accepts and drops events for a bus that does
+ * not exist, so the handlers ask once per cold start that it does (`runtime/destination/bus-check.ts`).
  */
 export const DESTINATION_GRANTS = {
-    sns: { sid: "PublishToTopic", action: "sns:Publish" },
-    sqs: { sid: "SendToQueue", action: "sqs:SendMessage" },
-    eventbridge: { sid: "PutEventsOnBus", action: "events:PutEvents" },
-} as const satisfies Record<DestinationKind, { readonly sid: string; readonly action: string }>;
+    sns: { sid: "PublishToTopic", actions: ["sns:Publish"] },
+    sqs: { sid: "SendToQueue", actions: ["sqs:SendMessage"] },
+    eventbridge: { sid: "PutEventsOnBus", actions: ["events:PutEvents", "events:DescribeEventBus"] },
+} as const satisfies Record<DestinationKind, { readonly sid: string; readonly actions: readonly string[] }>;
 
 /**
  * DynamoDB data actions the runtime's store uses: persist (PutItem, UpdateItem), claim (Query on ClaimIndex and
@@ -99,14 +100,14 @@ export const LOG_ACTIONS = ["logs:CreateLogStream", "logs:PutLogEvents"] as cons
 export const KMS_ACTIONS = ["kms:Decrypt", "kms:GenerateDataKey*"] as const;
 
 /**
- * The grant on the destination: its kind's one action ({@link DESTINATION_GRANTS}) on its ARN only.
+ * The grant on the destination: its kind's actions ({@link DESTINATION_GRANTS}) on its ARN only.
  *
  * @param kind - The destination's kind.
  * @param arn - The destination's ARN.
  */
 export function destinationStatement(kind: DestinationKind, arn: string): PolicyStatement {
     const grant = DESTINATION_GRANTS[kind];
-    return { Sid: grant.sid, Effect: "Allow", Action: [grant.action], Resource: [arn] };
+    return { Sid: grant.sid, Effect: "Allow", Action: [...grant.actions], Resource: [arn] };
 }
 
 function commonStatements(t: GrantTargets): PolicyStatement[] {

@@ -85,15 +85,21 @@ describe("Outbox destinations", () => {
             );
         });
 
-        it("grants both functions events:PutEvents on that bus only: no sns:Publish, no sqs:SendMessage but the DLQ's", () => {
+        it("grants both functions events:PutEvents (and DescribeEventBus, the cold start's check) on that bus only: no sns:Publish, no sqs:SendMessage but the DLQ's", () => {
             for (const role of ["destbus-publisher-role", "destbus-sweeper-role"]) {
                 assert.deepEqual(grantsOn(bus, role, DESTINATION_PREFIXES), {
+                    "events:DescribeEventBus": [BUS],
                     "events:PutEvents": [BUS],
                     "sqs:SendMessage": [dlqArns.destbus!],
                 });
                 assert.deepEqual(
                     statements(bus, role).find((s) => s.Sid === "PutEventsOnBus"),
-                    { Sid: "PutEventsOnBus", Effect: "Allow", Action: ["events:PutEvents"], Resource: [BUS] },
+                    {
+                        Sid: "PutEventsOnBus",
+                        Effect: "Allow",
+                        Action: ["events:PutEvents", "events:DescribeEventBus"],
+                        Resource: [BUS],
+                    },
                 );
             }
         });
@@ -123,7 +129,10 @@ describe("Outbox destinations", () => {
         it("takes the bus as an Output (a StackReference's, say) and grants and names its resolved ARN", async () => {
             const out = await buildOutbox("destbusout", { eventBusArn: pulumi.output(BUS) });
             assert.equal(out.resources.filter((r) => r.type === TYPE.topic).length, 0);
-            assert.deepEqual(grantsOn(out, "destbusout-publisher-role", ["events:"]), { "events:PutEvents": [BUS] });
+            assert.deepEqual(grantsOn(out, "destbusout-publisher-role", ["events:"]), {
+                "events:DescribeEventBus": [BUS],
+                "events:PutEvents": [BUS],
+            });
             for (const env of environments(out, "destbusout")) assert.equal(env[ENV.eventBusArn], BUS);
             assert.equal(await unwrap(out.outbox.destinationArn), BUS);
         });
