@@ -6,20 +6,13 @@
  *
  * @packageDocumentation
  */
+import { isQueueUrl, QUEUE_URL_SHAPE, queueOrBusArnRegion, queueUrlRegion, topicArnRegion } from "./aws-resource-names";
 import {
-    EVENT_BUS_ARN_SHAPE,
-    isEventBusArn,
-    isQueueArn,
-    isQueueUrl,
-    isTopicArn,
-    QUEUE_ARN_SHAPE,
-    QUEUE_URL_SHAPE,
-    queueOrBusArnRegion,
-    queueUrlRegion,
-    TOPIC_ARN_SHAPE,
-    topicArnRegion,
-} from "./aws-resource-names";
-import { DESTINATION_SETTINGS, type DestinationKind, type DestinationSetting } from "./destination/kind";
+    DESTINATION_ARN_RULES,
+    DESTINATION_SETTINGS,
+    type DestinationKind,
+    type DestinationSetting,
+} from "./destination/kind";
 import { OutboxError } from "./errors";
 import { HANDLER_LIMITS, type IntegerLimit } from "./limits";
 
@@ -100,17 +93,12 @@ function required(env: Readonly<Record<string, string | undefined>>, name: strin
 }
 
 const DECIMAL_INTEGER = /^-?[0-9]+$/;
-/** Each destination variable: the setting it stands for, what it holds and what that looks like. */
+/** The variable that names each kind of destination. */
 const DESTINATION_VARIABLES = {
-    sns: { variable: ENV.topicArn, what: "an SNS topic ARN", shape: TOPIC_ARN_SHAPE, valid: isTopicArn },
-    sqs: { variable: ENV.queueArn, what: "an SQS queue ARN", shape: QUEUE_ARN_SHAPE, valid: isQueueArn },
-    eventbridge: {
-        variable: ENV.eventBusArn,
-        what: "an EventBridge event bus ARN",
-        shape: EVENT_BUS_ARN_SHAPE,
-        valid: isEventBusArn,
-    },
-} as const satisfies Record<DestinationKind, { variable: string } & Record<string, unknown>>;
+    sns: ENV.topicArn,
+    sqs: ENV.queueArn,
+    eventbridge: ENV.eventBusArn,
+} as const satisfies Record<DestinationKind, string>;
 
 /**
  * The destination: exactly one of the three variables, its shape, and its region against the function's
@@ -119,11 +107,11 @@ const DESTINATION_VARIABLES = {
  */
 function destination(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment["destination"] {
     const kinds = (Object.keys(DESTINATION_VARIABLES) as DestinationKind[]).filter(
-        (k) => (env[DESTINATION_VARIABLES[k].variable] ?? "").trim() !== "",
+        (k) => (env[DESTINATION_VARIABLES[k]] ?? "").trim() !== "",
     );
-    const names = Object.values(DESTINATION_VARIABLES).map((d) => d.variable);
+    const names: string[] = Object.values(DESTINATION_VARIABLES);
     if (kinds.length !== 1) {
-        const set = kinds.map((k) => DESTINATION_VARIABLES[k].variable);
+        const set = kinds.map((k) => DESTINATION_VARIABLES[k]);
         const found =
             set.length === 0
                 ? `none of the environment variables ${names.join(", ")} is set`
@@ -131,17 +119,18 @@ function destination(env: Readonly<Record<string, string | undefined>>): Handler
         throw new OutboxError(
             "INVALID_CONFIG",
             `${found}; exactly one of them names the destination (an SNS topic, an SQS queue or an EventBridge bus); set exactly one (the Outbox component does this for you)`,
-            { context: { variables: set.join(", ") } },
+            { context: { variable: (set.length === 0 ? names : set).join(", ") } },
         );
     }
     const kind = kinds[0]!;
-    const rule = DESTINATION_VARIABLES[kind];
-    const value = env[rule.variable]!.trim();
+    const variable = DESTINATION_VARIABLES[kind];
+    const rule = DESTINATION_ARN_RULES[kind];
+    const value = env[variable]!.trim();
     if (!rule.valid(value)) {
         throw new OutboxError(
             "INVALID_CONFIG",
-            `environment variable ${rule.variable} is ${JSON.stringify(value)}; expected ${rule.what}, ${rule.shape}; set it to the ARN (the Outbox component does this for you)`,
-            { context: { variable: rule.variable, value } },
+            `environment variable ${variable} is ${JSON.stringify(value)}; expected ${rule.what}, ${rule.shape}; set it to the ${rule.unit}'s ARN (the Outbox component does this for you)`,
+            { context: { variable, value } },
         );
     }
     const region = env.AWS_REGION;
@@ -149,8 +138,8 @@ function destination(env: Readonly<Record<string, string | undefined>>): Handler
     if (region !== undefined && region !== "" && arnRegion !== region) {
         throw new OutboxError(
             "INVALID_CONFIG",
-            `environment variable ${rule.variable} is ${JSON.stringify(value)}: it is in ${arnRegion}, but the function runs in ${region} (AWS_REGION), and the function's clients cannot publish to another region's ${kind === "sns" ? "topic (InvalidParameter: TopicArn)" : kind === "sqs" ? "queue" : "bus"}; point it at one in ${region}`,
-            { context: { variable: rule.variable, value } },
+            `environment variable ${variable} is ${JSON.stringify(value)}: the ${rule.unit} is in ${arnRegion}, but the function runs in ${region} (AWS_REGION); ${rule.elsewhere}; point it at a ${rule.unit} in ${region}`,
+            { context: { variable, value } },
         );
     }
     return { setting: DESTINATION_SETTINGS[kind], arn: value };

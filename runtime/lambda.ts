@@ -28,7 +28,9 @@ function configFromEnvironment(env: HandlerEnvironment, functionName: string): P
     const { setting, arn } = env.destination;
     return {
         dynamodb: new DynamoDBClient({}),
-        sqs: new SQSClient({}),
+        // The queue destination's URL is derived from its ARN (`sqs.<region>.amazonaws.com`); the client sends to
+        // its own resolved endpoint (the region's, a FIPS one, or AWS_ENDPOINT_URL_SQS) instead of that URL's host.
+        sqs: new SQSClient({ useQueueUrlAsEndpoint: false }),
         ...(setting === DESTINATION_SETTINGS.sns ? { sns: new SNSClient({}) } : {}),
         ...(setting === DESTINATION_SETTINGS.eventbridge ? { eventBridge: new EventBridgeClient({}) } : {}),
         [setting]: arn,

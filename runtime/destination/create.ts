@@ -6,22 +6,14 @@
  *
  * @packageDocumentation
  */
-import {
-    EVENT_BUS_ARN_SHAPE,
-    isEventBusArn,
-    isQueueArn,
-    isTopicArn,
-    QUEUE_ARN_SHAPE,
-    queueOrBusArnRegion,
-    TOPIC_ARN_SHAPE,
-    topicArnRegion,
-} from "../aws-resource-names";
+import { queueOrBusArnRegion, topicArnRegion } from "../aws-resource-names";
 import { OutboxError } from "../errors";
 import type { ClientLike } from "../ports";
 import type { Destination } from "./destination";
 import { eventBridgeDestination } from "./eventbridge";
 import {
     DEFAULT_EVENT_SOURCE,
+    DESTINATION_ARN_RULES,
     DESTINATION_KINDS,
     DESTINATION_LABELS,
     DESTINATION_SETTINGS,
@@ -52,36 +44,12 @@ export interface DestinationConfig {
     readonly eventSource?: string;
 }
 
-/** What each kind's ARN looks like, and what its client setting is called. */
-const KIND_RULES = {
-    sns: {
-        what: "an SNS topic ARN",
-        shape: TOPIC_ARN_SHAPE,
-        valid: isTopicArn,
-        client: "sns",
-        unit: "topic",
-        notThe: "not its name",
-        elsewhere: "SNS refuses a topic of another region (InvalidParameter: TopicArn)",
-    },
-    sqs: {
-        what: "an SQS queue ARN",
-        shape: QUEUE_ARN_SHAPE,
-        valid: isQueueArn,
-        client: "sqs",
-        unit: "queue",
-        notThe: "not its URL or name",
-        elsewhere: "SQS refuses a queue of another region",
-    },
-    eventbridge: {
-        what: "an EventBridge event bus ARN",
-        shape: EVENT_BUS_ARN_SHAPE,
-        valid: isEventBusArn,
-        client: "eventBridge",
-        unit: "bus",
-        notThe: "not its name",
-        elsewhere: "EventBridge refuses a bus of another region",
-    },
-} as const satisfies Record<DestinationKind, { client: keyof DestinationConfig } & Record<string, unknown>>;
+/** What each kind's client setting is called: the client that must be given with its ARN. */
+const CLIENT_SETTINGS = {
+    sns: "sns",
+    sqs: "sqs",
+    eventbridge: "eventBridge",
+} as const satisfies Record<DestinationKind, keyof DestinationConfig>;
 
 function invalid(message: string, context: Record<string, string>): OutboxError {
     return new OutboxError("INVALID_CONFIG", message, { context });
@@ -131,7 +99,7 @@ function checkedFifo(who: string, kind: DestinationKind, setting: string, arn: s
             );
         return false;
     }
-    const unit = KIND_RULES[kind].unit;
+    const unit = DESTINATION_ARN_RULES[kind].unit;
     // A mismatch fails every message the same way (the service refuses the group id, or requires one), so it is a
     // fault of the deployment: refuse it at cold start instead of dead-lettering the whole stream.
     if (value !== arn.endsWith(".fifo"))
@@ -171,16 +139,16 @@ function checkedEventSource(who: string, kind: DestinationKind, source: unknown)
  */
 export function createDestination(config: DestinationConfig, who: string): Destination {
     const { kind, setting, arn } = givenDestination(config, who);
-    const rules = KIND_RULES[kind];
+    const rules = DESTINATION_ARN_RULES[kind];
     if (typeof arn !== "string" || !rules.valid(arn))
         throw invalid(
             `${who}: ${setting} is ${JSON.stringify(arn)}; expected ${rules.what}, ${rules.shape}; pass the ${rules.unit}'s arn (${rules.notThe})`,
             { [setting]: String(arn) },
         );
-    const client = config[rules.client];
+    const client = config[CLIENT_SETTINGS[kind]];
     if (typeof (client as ClientLike | undefined)?.send !== "function")
         throw invalid(
-            `${who}: ${rules.client} must be an AWS SDK v3 client (an object with send) when ${setting} is set, got ${client === undefined ? "undefined" : typeof client}`,
+            `${who}: ${CLIENT_SETTINGS[kind]} must be an AWS SDK v3 client (an object with send) when ${setting} is set, got ${client === undefined ? "undefined" : typeof client}`,
             { [setting]: arn },
         );
     const fifo = checkedFifo(who, kind, setting, arn, config.fifo);
@@ -205,7 +173,7 @@ export function destinationRegionProblem(
 ): OutboxError | undefined {
     const arnRegion = topicArnRegion(destination.arn) ?? queueOrBusArnRegion(destination.arn);
     if (arnRegion === undefined || clientRegion === undefined || arnRegion === clientRegion) return undefined;
-    const rules = KIND_RULES[destination.kind];
+    const rules = DESTINATION_ARN_RULES[destination.kind];
     const setting = DESTINATION_SETTINGS[destination.kind];
     const label = DESTINATION_LABELS[destination.kind];
     return invalid(
@@ -220,5 +188,5 @@ export function destinationRegionProblem(
  * @param kind - The destination's kind.
  */
 export function destinationClientSetting(kind: DestinationKind): "sns" | "sqs" | "eventBridge" {
-    return KIND_RULES[kind].client;
+    return CLIENT_SETTINGS[kind];
 }

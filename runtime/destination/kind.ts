@@ -8,7 +8,14 @@
  *
  * @packageDocumentation
  */
-import { isEventBusArn, isQueueArn, isTopicArn } from "../aws-resource-names";
+import {
+    EVENT_BUS_ARN_SHAPE,
+    isEventBusArn,
+    isQueueArn,
+    isTopicArn,
+    QUEUE_ARN_SHAPE,
+    TOPIC_ARN_SHAPE,
+} from "../aws-resource-names";
 
 /** The destination kinds: an SNS topic, an SQS queue (standard or FIFO), an EventBridge event bus. */
 export const DESTINATION_KINDS = {
@@ -39,6 +46,44 @@ export const DESTINATION_LABELS = {
     sqs: "SQS",
     eventbridge: "EventBridge",
 } as const satisfies Record<DestinationKind, string>;
+
+/** What each kind's ARN is called and looks like, and how it is refused: for messages that name the fix. */
+export const DESTINATION_ARN_RULES = {
+    sns: {
+        what: "an SNS topic ARN",
+        shape: TOPIC_ARN_SHAPE,
+        valid: isTopicArn,
+        unit: "topic",
+        notThe: "not its name",
+        elsewhere: "SNS refuses a topic of another region (InvalidParameter: TopicArn)",
+    },
+    sqs: {
+        what: "an SQS queue ARN",
+        shape: QUEUE_ARN_SHAPE,
+        valid: isQueueArn,
+        unit: "queue",
+        notThe: "not its URL or name",
+        elsewhere: "SQS refuses a queue of another region",
+    },
+    eventbridge: {
+        what: "an EventBridge event bus ARN",
+        shape: EVENT_BUS_ARN_SHAPE,
+        valid: isEventBusArn,
+        unit: "bus",
+        notThe: "not its name",
+        elsewhere: "EventBridge refuses a bus of another region",
+    },
+} as const satisfies Record<
+    DestinationKind,
+    {
+        readonly what: string;
+        readonly shape: string;
+        readonly valid: (arn: string) => boolean;
+        readonly unit: string;
+        readonly notThe: string;
+        readonly elsewhere: string;
+    }
+>;
 
 /**
  * The kind a destination ARN names, by its shape: an SNS topic, an SQS queue or an EventBridge bus; `undefined` for

@@ -9,16 +9,23 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-lo
 import { ENV } from "../../runtime/config";
 import { dynamoEndpoint } from "./dynamodb";
 
-/** The local resources a handler's names point at. */
+/** The local resources a handler's names point at: the table, the DLQ, and one destination. */
 export interface LocalNames {
     readonly tableName: string;
-    readonly topicArn: string;
+    /** An SNS topic; or give `queueArn` or `eventBusArn`. */
+    readonly topicArn?: string;
+    /** An SQS queue as the destination. */
+    readonly queueArn?: string;
+    /** An EventBridge bus as the destination. */
+    readonly eventBusArn?: string;
     readonly dlqUrl: string;
 }
 
 /**
- * The handler's environment: `componentEnvironment` with `names` in place of the component's, the error log level,
- * the local region and credentials, DynamoDB Local's endpoint, and `endpoint` for SNS and SQS.
+ * The handler's environment: `componentEnvironment` with `names` in place of the component's (the destination
+ * variable of the kind `names` gives, the other two emptied, which the handlers read as unset, and the event source
+ * only where the component set one), the error log level,
+ * the local region and credentials, DynamoDB Local's endpoint, and `endpoint` for SNS, SQS and EventBridge.
  *
  * @param extra - further variables, applied last. @default {}
  */
@@ -31,7 +38,10 @@ export async function localLambdaEnvironment(
     return {
         ...componentEnvironment,
         [ENV.tableName]: names.tableName,
-        [ENV.topicArn]: names.topicArn,
+        [ENV.topicArn]: names.topicArn ?? "",
+        [ENV.queueArn]: names.queueArn ?? "",
+        [ENV.eventBusArn]: names.eventBusArn ?? "",
+        [ENV.eventSource]: componentEnvironment[ENV.eventSource] ?? "",
         [ENV.dlqUrl]: names.dlqUrl,
         AWS_LAMBDA_LOG_LEVEL: "ERROR",
         AWS_REGION: LOCAL_REGION,
@@ -40,6 +50,7 @@ export async function localLambdaEnvironment(
         AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
         AWS_ENDPOINT_URL_SNS: endpoint,
         AWS_ENDPOINT_URL_SQS: endpoint,
+        AWS_ENDPOINT_URL_EVENTBRIDGE: endpoint,
         ...extra,
     };
 }

@@ -64,11 +64,12 @@ const TSC = require.resolve("typescript/bin/tsc");
  * runtime grew into that headroom; the trace context (issue 27: trace-context.js, open-telemetry.js,
  * message-trace.js, about 3.8 KB deflated) took the publisher's to 324,433 bytes raw, 99,429 deflated (75 files),
  * and the claim check (issue 26: runtime/claim-check/, the writer's offload and the consumer's resolver) to 360,888
- * bytes raw, 110,174 deflated (82 files), so the budget is now 376 KB raw and 116 KB deflated. The index the
+ * bytes raw, 110,174 deflated (82 files), and the three destination kinds (issue 25: runtime/destination/) to
+ * 387,628 bytes raw, 119,105 deflated (90 files), so the budget is now 400 KB raw and 124 KB deflated. The index the
  * handlers require loads every module, the writer's, the redrive's, the inbox's and the claim check's among them,
  * so an archive carries them all (docs/packaging.md); a relay-only index would take them out.
  */
-const CONSUMED_ARCHIVE_BUDGET = { raw: 376 * 1024, deflated: 116 * 1024 } as const;
+const CONSUMED_ARCHIVE_BUDGET = { raw: 400 * 1024, deflated: 124 * 1024 } as const;
 
 /** The `tsconfig.json` of Pulumi's TypeScript template (`pulumi new typescript`): strict, no `skipLibCheck`. */
 const PULUMI_TEMPLATE_TSCONFIG = {
@@ -442,7 +443,10 @@ describe("package: consumed as an installed dependency", function () {
                 it(`fails the cold start with INVALID_CONFIG naming ${variable} when it is missing`, () => {
                     const failure = report.missing[variable];
                     assert.equal(failure.code, "INVALID_CONFIG", JSON.stringify(failure));
-                    assert.equal(failure.context?.variable, variable);
+                    // A missing topic is a missing destination: the error names the three variables that can name one.
+                    const named =
+                        variable === ENV.topicArn ? [ENV.topicArn, ENV.queueArn, ENV.eventBusArn].join(", ") : variable;
+                    assert.equal(failure.context?.variable, named);
                     assert.ok(failure.message?.includes(variable), failure.message);
                 });
             }

@@ -5,7 +5,9 @@
  * resources, SDK endpoints at the emulators), and driven by the local event source mapping with the filter and
  * batch size the component provisioned, on DynamoDB Local's real stream, publishing to fauxqs (real SNS → SQS
  * delivery). Nothing in between is a fake. A third case swaps fauxqs for the fault-injecting SNS test server (a
- * fake, for faults no emulator can produce) and shows that rewinds lose nothing and keep per-key order.
+ * fake, for faults no emulator can produce) and shows that rewinds lose nothing and keep per-key order; the same
+ * with the component given an SQS FIFO queue, and an EventBridge bus (the fault server's stand-in: no maintained
+ * EventBridge emulator exists), each with faults in its own kind's codes.
  *
  * Not proven here: IAM (component tests), real AWS limits and timings, GSI lag.
  */
@@ -23,7 +25,7 @@ import { TYPE, buildOutbox } from "../../support/component-harness";
 import { destroyStreamsClients, streamsClient } from "../../support/stream-table";
 import { dynamoClient } from "../../support/dynamodb";
 import { entryText, loadSerialized } from "../../support/serialized";
-import { localLambdaEnvironment } from "../../support/local-environment";
+import { localLambdaEnvironment, type LocalNames } from "../../support/local-environment";
 import { createOutboxTable, scanRecordItems, scanRecords, sparseIndexCounts } from "../../support/runtime/table";
 
 type Handler = (
@@ -40,6 +42,7 @@ const SDK_ENVIRONMENT = [
     "AWS_ENDPOINT_URL_DYNAMODB",
     "AWS_ENDPOINT_URL_SNS",
     "AWS_ENDPOINT_URL_SQS",
+    "AWS_ENDPOINT_URL_EVENTBRIDGE",
 ];
 
 interface Written {
@@ -54,7 +57,7 @@ interface Written {
  */
 async function setLambdaEnvironment(
     componentEnvironment: Record<string, string>,
-    names: { readonly tableName: string; readonly topicArn: string; readonly dlqUrl: string },
+    names: LocalNames,
     endpoint: string,
     extra: Record<string, string> = {},
 ): Promise<void> {
@@ -368,4 +371,101 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
             await server.stop();
         }
     });
+
+    for (const kind of ["sqs", "eventbridge"] as const) {
+        it(`the serialized publisher of an outbox given ${kind === "sqs" ? "an SQS FIFO queue" : "an EventBridge bus"}, under injected faults in that kind's codes, loses nothing and keeps per-key order`, async function () {
+            const server = await startSnsTestServer({ seed: 2027 });
+            try {
+                const dlqUrl = server.createQueue("dest-dlq");
+                const destinationArn =
+                    kind === "sqs"
+                        ? server.queueArn(server.createQueue("dest-events.fifo"))
+                        : server.createEventBus("dest-events");
+                const args =
+                    kind === "sqs" ? { queueArn: destinationArn, fifo: true } : { eventBusArn: destinationArn };
+                const name = `e2e${kind}`;
+                const built = await buildOutbox(name, args);
+                const fn = built.one(TYPE.fn, `${name}-publisher`);
+                const mapping = built.one(TYPE.mapping);
+                const componentEnvironment = fn.inputs.environment.variables as Record<string, string>;
+                assert.equal(componentEnvironment[kind === "sqs" ? ENV.queueArn : ENV.eventBusArn], destinationArn);
+                const action = kind === "sqs" ? "SendMessageBatch" : "PutEvents";
+                server.setFaults({
+                    entries: [
+                        kind === "sqs"
+                            ? { actions: [action], code: "InternalError", senderFault: false, rate: 0.15 }
+                            : { actions: [action], code: "ThrottlingException", rate: 0.15 },
+                    ],
+                    calls: [
+                        kind === "sqs"
+                            ? { kind: "Error", code: "RequestThrottled", status: 400, actions: [action], rate: 0.1 }
+                            : { kind: "Error", code: "InternalException", status: 500, actions: [action], rate: 0.1 },
+                    ],
+                });
+                const ddb = await dynamoClient();
+                const tableName = await createOutboxTable(ddb, name);
+                await setLambdaEnvironment(
+                    componentEnvironment,
+                    { tableName, [kind === "sqs" ? "queueArn" : "eventBusArn"]: destinationArn, dlqUrl },
+                    server.endpoint,
+                    { AWS_MAX_ATTEMPTS: "1" },
+                );
+                const handler = loadSerialized<Handler>(await entryText(fn));
+                const writer = new OutboxWriter({ client: ddb, tableName, address: destinationArn, fifo: true });
+                const written: { id: string; key?: string }[] = [];
+                for (let n = 0; n < 60; n += 1) {
+                    const key = n % 3 === 0 ? `acct-${n % 2}` : undefined;
+                    const { messageIds } = await writer.write({
+                        messages: [
+                            {
+                                partition: key ? "ACCOUNT#9" : `ORDER#${n % 7}`,
+                                type: "OrderUpdated",
+                                payload: { n },
+                                ...(key ? { orderingKey: key } : {}),
+                            },
+                        ],
+                    });
+                    written.push({ id: messageIds[0]!, ...(key ? { key } : {}) });
+                }
+                const esm = await startLocalEventSourceMapping({
+                    streamsClient: await streamsClient(),
+                    dynamodbClient: ddb,
+                    tableName,
+                    handler,
+                    filterPattern: JSON.parse(
+                        mapping.inputs.filterCriteria.filters[0].pattern as string,
+                    ) as FilterPattern,
+                    batchSize: 25,
+                    maximumRetryAttempts: -1,
+                    retryBackoffMs: 1,
+                });
+                try {
+                    await esm.drain({ timeoutMs: 60_000 });
+                } finally {
+                    await esm.stop();
+                }
+                assert.ok(esm.stats().retries > 0, "faults forced rewinds");
+                const delivered =
+                    kind === "sqs"
+                        ? server.queueMessages("dest-events.fifo").map((m) => m.attributes["outbox.id"]!.stringValue!)
+                        : server
+                              .busEvents(destinationArn)
+                              .map((m) => (JSON.parse(m.body) as { outbox: { id: string } }).outbox.id);
+                assert.deepEqual(
+                    [...new Set(delivered)].sort(),
+                    written.map((w) => w.id).sort(),
+                    "every one once at least",
+                );
+                for (const key of ["acct-0", "acct-1"]) {
+                    const expected = written.filter((w) => w.key === key).map((w) => w.id);
+                    const firsts = delivered.filter((id, i) => delivered.indexOf(id) === i && expected.includes(id));
+                    assert.deepEqual(firsts, expected, `first deliveries of ${key} in order`);
+                }
+                assert.ok((await scanRecords(ddb, tableName)).every((r) => r.status === "completed"));
+                assert.equal(server.queueMessages(dlqUrl).length, 0, "transient faults never dead-letter");
+            } finally {
+                await server.stop();
+            }
+        });
+    }
 });

@@ -216,7 +216,7 @@ describe("destinations", function () {
             );
             refused(
                 { [ENV.queueArn]: QUEUE, AWS_REGION: "eu-west-1" },
-                /OUTBOX_QUEUE_ARN is .*: it is in us-east-1, but the function runs in eu-west-1 \(AWS_REGION\)/,
+                /OUTBOX_QUEUE_ARN is .*: the queue is in us-east-1, but the function runs in eu-west-1 \(AWS_REGION\); SQS refuses a queue of another region; point it at a queue in eu-west-1/,
             );
         });
     });
