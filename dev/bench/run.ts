@@ -579,7 +579,7 @@ async function main(): Promise<void> {
                 runId: `${Date.now().toString(36)}-${run}`,
             });
             say(
-                `drain: ${kind.padEnd(5)} ${variant.padEnd(8)} ${destination.padEnd(11)} factor ${parallelizationFactor} ${result.msgsPerSec} msg/s, ${result.destinationCallsPerMessage} ${BATCH_ACTIONS[destination]} calls per message (${result.entriesPerCall} entries each), ${result.inversions ?? "-"} inversions, ${result.peakConcurrentBatches} batches at once, ${result.roundTripsPerBatch} round trips per batch, ` +
+                `drain: ${kind.padEnd(5)} ${variant.padEnd(8)} ${destination.padEnd(11)} factor ${parallelizationFactor} ${result.msgsPerSec} msg/s, ${result.destinationCallsPerMessage} ${kind === "naive" ? "Publish" : BATCH_ACTIONS[destination]} calls per message (${result.entriesPerCall} entries each), ${result.inversions ?? "-"} inversions, ${result.peakConcurrentBatches} batches at once, ${result.roundTripsPerBatch} round trips per batch, ` +
                     `${result.invocations} invocations (${result.failedInvocations} failed), ${result.shards} shard(s); mean ms per call ${JSON.stringify(result.msPerCall)}; ` +
                     `${result.msPerBatch} ms per batch, ${result.msBetweenBatches} ms between batches; CPU ms per message: DynamoDB Local ${result.emulatorCpuMsPerMessage ?? "-"}, bench process ${result.benchCpuMsPerMessage}`,
             );
