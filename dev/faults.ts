@@ -11,7 +11,7 @@
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
 import { stopDynamo } from "../tests/support/dynamodb";
-import { faultScale, messagesFor } from "../tests/support/faults/scale";
+import { faultScale, scenarioMessages } from "../tests/support/faults/scale";
 import {
     holds,
     inboxSummaryLine,
@@ -53,6 +53,10 @@ async function main(): Promise<number> {
     }
     const started = Date.now();
     const results: ScenarioResult[] = [];
+    const messages = scenarioMessages(
+        scale,
+        chosen.map((s) => s.minMessages ?? 0),
+    );
     try {
         for (let i = 0; i < chosen.length; i += 1) {
             const spec = chosen[i]!;
@@ -61,7 +65,7 @@ async function main(): Promise<number> {
             try {
                 results.push(
                     await runScenario(spec, {
-                        messages: messagesFor(scale, i, chosen.length),
+                        messages: messages[i]!,
                         rate: scale.rate,
                         seed: scale.seed + i,
                         ...(tally ? { logger: tally.logger } : {}),

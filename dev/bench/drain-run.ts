@@ -8,8 +8,12 @@
  *   batches of that shard at once) drains it through the relay, whose DynamoDB and SNS clients wait a fixed latency before every call, modelling a same-region network.
  * - The clock runs from the mapping's first GetRecords to the relay's last call (its last completion).
  *
- * - The keyed variant then checks per-key order: the order SNS accepted each key's records in, against the store's
- *   allocation order (dev/bench/key-order.ts).
+ * - The keyed variant then checks per-key order: the order the destination accepted each key's records in, against
+ *   the store's allocation order (dev/bench/key-order.ts).
+ *
+ * Ours publishes to an SNS topic by default, or to an SQS queue or an EventBridge bus (`destination`,
+ * dev/bench/drain-destination.ts), each on the same fault server with the same latency added to every call of the
+ * destination's client.
  *
  * Every figure comes from the clients: calls are counted by the middleware of dev/bench/instrument.ts, and the
  * sequential round trips of each invocation by dev/bench/critical-path.ts.
@@ -17,6 +21,7 @@
  * @packageDocumentation
  */
 import type { SnsTestServer } from "../emulators/sns-test-server";
+import type { DestinationKind } from "../../runtime/destination/kind";
 import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
 import type { LambdaStreamEvent } from "../../runtime/testing/stream-event";
 import { silentLogger } from "../../runtime/ports";
@@ -24,6 +29,7 @@ import { createPublisher } from "../../runtime/publisher";
 import { OutboxWriter } from "../../runtime/writer";
 import { demoOrder, orderPartition, orderWriteRequest, type OrderPlan } from "../demo/demo-orders";
 import { createCriticalPathCounter } from "./critical-path";
+import { drainDestination, observedEntriesPerCall } from "./drain-destination";
 import { countInversions } from "./key-order";
 import { instrumentClient, newTally, totalCalls } from "./instrument";
 import { injectLatency } from "./latency";
@@ -43,13 +49,18 @@ export interface DrainRunOptions {
     readonly kind: RelayKind;
     /** The records and topic. @default "standard" */
     readonly variant?: DrainVariant;
+    /**
+     * Where ours publishes: the run's SNS topic, or an SQS queue or an EventBridge bus on the same server (the
+     * `standard` and `keyed` variants; the naive relay publishes to SNS only). @default "sns"
+     */
+    readonly destination?: DestinationKind;
     /** DynamoDB endpoint (a fresh DynamoDB Local). */
     readonly endpoint: string;
     /** The local SNS. */
     readonly sns: SnsTestServer;
     /** Records in the backlog. */
     readonly messages: number;
-    /** Latency added to every relay call, ms. */
+    /** Latency added to every relay call, ms: each DynamoDB call, and each call of the destination's client (`sns`, whatever its kind). */
     readonly latencyMs: { readonly dynamodb: number; readonly sns: number };
     /** Ordering keys (customers) of the `keyed` variant. @default 10 */
     readonly keys?: number;
@@ -72,8 +83,14 @@ export interface DrainRunResult {
      * Only at `parallelizationFactor` 1: concurrent invocations share the counter, so it is `NaN` above.
      */
     readonly roundTripsPerBatch: number;
-    /** The relay's SNS calls per record. */
+    /** The relay's SNS calls per record (0 when it publishes to another kind). */
     readonly snsCallsPerMessage: number;
+    /** Where it published. */
+    readonly destination: DestinationKind;
+    /** The destination's batch calls (PublishBatch, SendMessageBatch or PutEvents; the naive relay's Publish) per record. */
+    readonly destinationCallsPerMessage: number;
+    /** Entries per batch call, as the server saw them (the naive relay's Publish: 1). */
+    readonly entriesPerCall: number;
     /** The relay's DynamoDB calls per record (the backlog's writes excluded). */
     readonly ddbCallsPerMessage: number;
     /** Handler invocations, retries included. */
@@ -98,7 +115,10 @@ export interface DrainRunResult {
     readonly benchCpuMsPerMessage: number;
     /** The most handler invocations in flight at once (at most `parallelizationFactor` per shard). */
     readonly peakConcurrentBatches: number;
-    /** Keyed variant: records SNS accepted out of their key's order; `undefined` for the keyless variants. */
+    /**
+     * Keyed variant: records the destination accepted out of their key's order (on a bus, the order the publisher put
+     * them in); `undefined` for the keyless variants.
+     */
     readonly inversions: number | undefined;
 }
 
@@ -130,9 +150,14 @@ const WRITERS = 16;
 /** Write the backlog, drain it through one relay, and measure the drain. */
 export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult> {
     const variant = options.variant ?? "standard";
-    if (options.kind === "naive" && variant !== "standard")
-        throw new Error(`bench: the naive relay has no ${variant} variant`);
-    const tableName = `drain-${options.kind}-${variant}-${options.runId}`;
+    const kind = options.destination ?? "sns";
+    if (options.kind === "naive" && (variant !== "standard" || kind !== "sns"))
+        throw new Error(
+            `bench: the naive relay has no ${variant} variant on ${kind}; it publishes keyless records to SNS`,
+        );
+    if (variant === "fifo" && kind !== "sns")
+        throw new Error(`bench: the fifo variant is an SNS FIFO topic, not ${kind}`);
+    const tableName = `drain-${options.kind}-${variant}-${kind}-${options.runId}`;
     const clients = await localRelayClients({
         kind: options.kind,
         endpoint: options.endpoint,
@@ -142,6 +167,7 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
         queueName: `drain-dlq-${options.kind}-${options.runId}`,
     });
     const { setup, writer: writerClient, relay: relayDynamoDb, streams, sns, sqs, topicArn, dlqUrl } = clients;
+    const destination = drainDestination(kind, options.sns, clients, `drain-${kind}-${options.runId}`);
     try {
         const plan: OrderPlan = {
             tableName,
@@ -175,7 +201,7 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
         await Promise.all(Array.from({ length: WRITERS }, () => write()));
 
         const relayTally = newTally();
-        const snsTally = newTally();
+        const destinationTally = newTally();
         const path = createCriticalPathCounter();
         let lastRelayCallAt = 0;
         const acknowledged = new Set<string>();
@@ -188,7 +214,7 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
             }),
         );
         path.instrument(
-            instrumentClient(injectLatency(sns, options.latencyMs.sns), snsTally, {
+            instrumentClient(injectLatency(destination.client, options.latencyMs.sns), destinationTally, {
                 onSuccess: (command, input, output) => {
                     noteCall();
                     for (const id of acknowledgedIds(command, input, output)) acknowledged.add(id);
@@ -211,8 +237,8 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                       dynamodb: relayDynamoDb,
                       sns,
                       sqs,
+                      ...destination.config,
                       tableName,
-                      topicArn,
                       dlqUrl,
                       fifo: variant === "fifo",
                       logger: silentLogger,
@@ -260,7 +286,7 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
             await waitForCount(
                 () => acknowledged.size,
                 options.messages,
-                `bench drain ${options.kind} ${variant}: published`,
+                `bench drain ${options.kind} ${variant} ${kind}: published`,
             );
             await mapping.drain({ timeoutMs: STALL_TIMEOUT_MS });
             const emulatorCpuAtEnd = processCpuMs(options.emulatorPid);
@@ -271,6 +297,8 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
             const counted = full.length > 0 ? full : batches;
             const n = options.messages;
             const gaps = batches.slice(1).map((b, i) => b.startedAt - batches[i]!.endedAt);
+            const batchCommand = `${options.kind === "ours" ? destination.batchAction : "Publish"}Command`;
+            const observed = observedEntriesPerCall(options.sns, destination.batchAction);
             return {
                 messages: acknowledged.size,
                 msgsPerSec: round((n * 1000) / elapsedMs, 1),
@@ -278,14 +306,17 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                     factor > 1
                         ? Number.NaN
                         : round(counted.reduce((sum, b) => sum + b.depth, 0) / Math.max(1, counted.length), 1),
-                snsCallsPerMessage: round(totalCalls(snsTally) / n, 3),
+                snsCallsPerMessage: kind === "sns" ? round(totalCalls(destinationTally) / n, 3) : 0,
+                destination: kind,
+                destinationCallsPerMessage: round(totalCalls(destinationTally, (c) => c === batchCommand) / n, 3),
+                entriesPerCall: options.kind === "ours" ? round(observed.mean, 2) : 1,
                 ddbCallsPerMessage: round(totalCalls(relayTally) / n, 3),
                 invocations: stats.invocations,
                 failedInvocations: stats.failedInvocations,
                 shards: stats.shards,
                 elapsedMs,
                 msPerCall: Object.fromEntries(
-                    [relayTally, snsTally].flatMap((t) =>
+                    [relayTally, destinationTally].flatMap((t) =>
                         Object.entries(t.ms).map(([command, ms]) => [
                             command.replace(/Command$/, ""),
                             round(ms / Math.max(1, t.calls[command] ?? 1), 1),
@@ -310,6 +341,7 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
             await mapping.stop();
         }
     } finally {
+        destination.close();
         await clients.close();
     }
 }

@@ -93,11 +93,28 @@ function orderIdOf(record: LambdaStreamRecord): string | undefined {
     return image?.[ATTR.recordId]?.S ?? image?.[ATTR.sk]?.S?.replace(/^OUTBOX#/, "");
 }
 
+/** The record ids of a PutEvents call's entries that EventBridge accepted (an `EventId`, no `ErrorCode`), by position. */
+function acceptedEvents(input: Record<string, unknown>, output: Record<string, unknown>): string[] {
+    const results = (output.Entries ?? []) as { EventId?: string; ErrorCode?: string }[];
+    return ((input.Entries ?? []) as { Detail?: string }[]).flatMap((entry, i) => {
+        const result = results[i];
+        if (result?.EventId === undefined || result.ErrorCode !== undefined) return [];
+        try {
+            const id = (JSON.parse(entry.Detail ?? "") as { outbox?: { id?: unknown } }).outbox?.id;
+            return typeof id === "string" ? [id] : [];
+        } catch {
+            return [];
+        }
+    });
+}
+
 /**
- * The order ids SNS acknowledged in one successful call: ours carries the record id (the order id) as a message
- * attribute, the naive relay inside its JSON body. An entry whose id cannot be read is left out.
+ * The order ids a destination acknowledged in one successful call: ours carries the record id (the order id) as a
+ * message attribute (SNS, SQS) or in the event's `detail.outbox.id` (EventBridge), the naive relay inside its JSON
+ * body. An entry whose id cannot be read is left out.
  *
- * @param command - The SDK command name (`PublishBatchCommand` or `PublishCommand`; others acknowledge nothing).
+ * @param command - The SDK command name (`PublishBatchCommand`, `SendMessageBatchCommand`, `PutEventsCommand` or
+ *   `PublishCommand`; others acknowledge nothing).
  * @param input - The call's input.
  * @param output - Its answer.
  */
@@ -107,9 +124,11 @@ export function acknowledgedIds(
     output: Record<string, unknown>,
 ): string[] {
     const ids: string[] = [];
-    if (command === "PublishBatchCommand") {
+    if (command === "PutEventsCommand") return acceptedEvents(input, output);
+    if (command === "PublishBatchCommand" || command === "SendMessageBatchCommand") {
         const ok = new Set(((output.Successful ?? []) as { Id?: string }[]).map((s) => s.Id));
-        for (const entry of (input.PublishBatchRequestEntries ?? []) as {
+        const entries = command === "PublishBatchCommand" ? input.PublishBatchRequestEntries : input.Entries;
+        for (const entry of (entries ?? []) as {
             Id?: string;
             MessageAttributes?: Record<string, { StringValue?: string }>;
         }[]) {

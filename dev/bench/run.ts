@@ -10,7 +10,10 @@
  * - `drain`: one shard draining a backlog written beforehand, with a latency added to every DynamoDB and SNS call
  *   of the relay (dev/bench/drain-run.ts): msgs/s, sequential round trips per 100-record batch, calls per message;
  *   ours and the naive relay on the same orders, then ours on a FIFO topic and with ordering keys, the keyed drain
- *   at `parallelizationFactor` 1 and at {@link KEYED_PARALLEL_FACTOR}, each with its per-key order check.
+ *   at `parallelizationFactor` 1 and at {@link KEYED_PARALLEL_FACTOR}, each with its per-key order check; then ours,
+ *   keyless and keyed, to an SQS queue and to an EventBridge bus (the fault server's stand-in) with the same latency
+ *   per destination call, beside the SNS runs (`drain.destinations`: msgs/s, round trips, calls per message and the
+ *   entries per call the server saw).
  *
  * - `ours`/`naive`: calls, capacity units, throughput and write → SNS-acknowledgement latency per message, with
  *   SNS answering at once, and under `withSnsLatency` with `--sns-latency-ms` added to every SNS call (local
@@ -35,6 +38,8 @@ import { startSnsTestServer } from "../emulators/sns-test-server";
 import { measureClaimCost } from "./claim-cost";
 import { measureLambdaCost, type LambdaCost } from "./lambda-cost";
 import { measureOffloadCost, offloadTable } from "./offload-cost";
+import type { DestinationKind } from "../../runtime/destination/kind";
+import { BATCH_ACTIONS } from "./drain-destination";
 import { runDrain, type DrainRunResult, type DrainVariant } from "./drain-run";
 import { runRelay, type RelayKind, type RelayRunResult } from "./relay-run";
 import { round } from "./stats";
@@ -55,7 +60,7 @@ export interface BenchOptions {
     readonly drainMessages: number;
     /** Latency added to every DynamoDB call of the relay in the drain runs, ms. @default 5 */
     readonly drainDynamoDbLatencyMs: number;
-    /** Latency added to every SNS call of the relay in the drain runs, ms. @default 15 */
+    /** Latency added to every destination call (SNS, SQS or EventBridge) of the relay in the drain runs, ms. @default 15 */
     readonly drainSnsLatencyMs: number;
     /** Run the drain only (no end-to-end runs, no claim or archive figures). @default false */
     readonly drainOnly: boolean;
@@ -83,6 +88,32 @@ export type KeyedDrainFigures = DrainFigures &
 /** The keyed drain's second `parallelizationFactor`: what a higher factor buys on one shard (issue 24 point 5). */
 export const KEYED_PARALLEL_FACTOR = 4;
 
+/** One destination kind's drain figures (ours), keyless or keyed, in `drain.destinations`. */
+export type DestinationDrainFigures = Pick<
+    DrainRunResult,
+    | "msgsPerSec"
+    | "roundTripsPerBatch"
+    | "destinationCallsPerMessage"
+    | "entriesPerCall"
+    | "ddbCallsPerMessage"
+    | "msPerBatch"
+    | "emulatorCpuMsPerMessage"
+> & {
+    /** The kind's batch call: `PublishBatch`, `SendMessageBatch`, `PutEvents`. */
+    readonly batchAction: string;
+    /** Keyed only: records accepted out of their key's order (on a bus, in the order the publisher put them). */
+    readonly inversions?: number;
+};
+
+/** The `drain.destinations` object: ours drained to each kind, keyless and keyed, with the same latency per call. */
+export type DestinationsReport = Record<
+    DestinationKind,
+    { readonly keyless: DestinationDrainFigures; readonly keyed: DestinationDrainFigures }
+> & {
+    /** The latency added to every DynamoDB call and every destination call of the relay. */
+    readonly latencyMs: { readonly dynamodb: number; readonly destination: number };
+};
+
 /** The `drain` object of the JSON. */
 export interface DrainReport {
     /** Ours, keyless records on a standard topic. */
@@ -95,6 +126,8 @@ export interface DrainReport {
     readonly keyed: KeyedDrainFigures;
     /** The same keyed drain with the local mapping at `parallelizationFactor` {@link KEYED_PARALLEL_FACTOR}. */
     readonly keyedParallel: KeyedDrainFigures;
+    /** Ours to an SNS topic (the `ours` and `keyed` runs), an SQS queue and an EventBridge bus, side by side. */
+    readonly destinations: DestinationsReport;
     /** The latency added to every relay call. */
     readonly latencyMs: { readonly dynamodb: number; readonly sns: number };
     /** Records per backlog. */
@@ -139,8 +172,9 @@ const USAGE = `Usage: npm run bench -- [--quick] [--json] [--messages <n>] [--sn
                           [--drain-messages <n>] [--drain-dynamodb-ms <n>] [--drain-sns-ms <n>] [--drain-only]
 
 Drain: a backlog of <drain-messages> orders written first, then drained through the local event source mapping
-(one shard, batch size 100) with a latency added to every DynamoDB and SNS call of the relay; ours and the naive
-relay, then ours on a FIFO topic and with ordering keys.
+(one shard, batch size 100) with a latency added to every DynamoDB and destination call of the relay; ours and
+the naive relay, then ours on a FIFO topic and with ordering keys, then ours keyless and keyed to an SQS queue
+and to an EventBridge bus (the fault server's stand-in), beside SNS.
 
 End to end: for each relay and each SNS mode, a burst of <messages> orders written as fast as DynamoDB takes them
 (calls, capacity units, messages/s), then <messages>/4 orders paced at a third of the slower relay's burst rate,
@@ -156,7 +190,7 @@ drained, or a 100-order burst), so no relay is timed on a cold JVM.
   --latency-rate <n>   orders per second in the latency runs, 1 to 1000, instead of the measured pace
   --drain-messages <n> records per drain backlog, 100 to 100000 (default 1000, 300 with --quick)
   --drain-dynamodb-ms <n> latency added to each DynamoDB call in the drain, 0 to 1000 (default 5)
-  --drain-sns-ms <n>   latency added to each SNS call in the drain, 0 to 1000 (default 15)
+  --drain-sns-ms <n>   latency added to each destination call (SNS, SQS, EventBridge) in the drain, 0 to 1000 (default 15)
   --drain-only         the drain table only`;
 
 function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
@@ -281,6 +315,55 @@ function drainFigures(r: DrainRunResult): DrainFigures {
     };
 }
 
+function destinationFigures(r: DrainRunResult, keyed: boolean): DestinationDrainFigures {
+    return {
+        msgsPerSec: r.msgsPerSec,
+        roundTripsPerBatch: r.roundTripsPerBatch,
+        destinationCallsPerMessage: r.destinationCallsPerMessage,
+        entriesPerCall: r.entriesPerCall,
+        ddbCallsPerMessage: r.ddbCallsPerMessage,
+        msPerBatch: r.msPerBatch,
+        emulatorCpuMsPerMessage: r.emulatorCpuMsPerMessage,
+        batchAction: BATCH_ACTIONS[r.destination],
+        ...(keyed ? { inversions: r.inversions ?? Number.NaN } : {}),
+    };
+}
+
+const KINDS: readonly DestinationKind[] = ["sns", "sqs", "eventbridge"];
+const KIND_NAMES: Readonly<Record<DestinationKind, string>> = { sns: "SNS", sqs: "SQS", eventbridge: "EventBridge" };
+
+/** The destinations table: each kind keyless, then keyed, with ratios against SNS from the same run. */
+function destinationsTable(d: DestinationsReport, messages: number): string {
+    const columns = (["keyless", "keyed"] as const).flatMap((records) =>
+        KINDS.map((kind) => ({ name: `${KIND_NAMES[kind]} ${records}`, records, kind, f: d[kind][records] })),
+    );
+    const vsSns = (pick: (f: DestinationDrainFigures) => number) => (c: (typeof columns)[number]) =>
+        ratio(pick(c.f), pick(d.sns[c.records]));
+    const rows: [string, (c: (typeof columns)[number]) => string | number][] = [
+        ["messages / s", (c) => c.f.msgsPerSec],
+        ["messages / s against SNS", vsSns((f) => f.msgsPerSec)],
+        ["sequential round trips / 100 records", (c) => c.f.roundTripsPerBatch],
+        ["round trips against SNS", vsSns((f) => f.roundTripsPerBatch)],
+        ["destination calls / message", (c) => c.f.destinationCallsPerMessage],
+        ["calls / message against SNS", vsSns((f) => f.destinationCallsPerMessage)],
+        ["entries / destination call (observed)", (c) => c.f.entriesPerCall],
+        ["DynamoDB calls / message", (c) => c.f.ddbCallsPerMessage],
+        ["ms / 100-record batch", (c) => c.f.msPerBatch],
+        ["inversions (keyed; a bus: put order)", (c) => c.f.inversions ?? "-"],
+    ];
+    const widths = columns.map((c) => Math.max(c.name.length, 8));
+    return [
+        `destinations: ours, ${messages} records each, one shard, +${d.latencyMs.destination} ms per destination call (PublishBatch, SendMessageBatch, PutEvents) and +${d.latencyMs.dynamodb} ms per DynamoDB call; SQS is a standard queue, EventBridge the fault server's stand-in (a real bus keeps no order)`,
+        "",
+        `| ${"figure".padEnd(38)} | ${columns.map((c, i) => c.name.padStart(widths[i]!)).join(" | ")} |`,
+        `|${"-".repeat(40)}|${widths.map((w) => `${"-".repeat(w + 1)}:`).join("|")}|`,
+        ...rows.map(
+            ([name, cell]) =>
+                `| ${name.padEnd(38)} | ${columns.map((c, i) => String(cell(c)).padStart(widths[i]!)).join(" | ")} |`,
+        ),
+    ].join("\n");
+}
+
 function drainTable(drain: DrainReport, shards: number): string {
     const { ours, keyed, naive } = drain;
     const rows: [string, number, number, number][] = [
@@ -322,6 +405,8 @@ function drainTable(drain: DrainReport, shards: number): string {
                 `${ratio(k.msgsPerSec, keyed.msgsPerSec)} factor 1), up to ${k.peakConcurrentBatches} batches at once, ${k.inversions} inversions, ` +
                 `${k.snsCallsPerMessage} SNS and ${k.ddbCallsPerMessage} DynamoDB calls per message`,
         ),
+        "",
+        destinationsTable(drain.destinations, drain.messages),
     ].join("\n");
 }
 
@@ -457,6 +542,7 @@ async function main(): Promise<void> {
             endpoint: string,
             emulatorPid: number | undefined,
             parallelizationFactor = 1,
+            destination: DestinationKind = "sns",
         ): Promise<DrainRunResult> => {
             sns.reset();
             sns.clearFaults();
@@ -465,11 +551,12 @@ async function main(): Promise<void> {
             // took about 270 ms more (656 ms against about 380 for ours), a cost that lands on whichever relay
             // drains in fewer batches' time, not on the relay.
             say(
-                `drain: warming DynamoDB Local with ${DRAIN_WARM_UP_MESSAGES} records through ${kind} (${variant}), untimed…`,
+                `drain: warming DynamoDB Local with ${DRAIN_WARM_UP_MESSAGES} records through ${kind} (${variant}) to ${destination}, untimed…`,
             );
             await runDrain({
                 kind,
                 variant,
+                destination,
                 endpoint,
                 sns,
                 messages: DRAIN_WARM_UP_MESSAGES,
@@ -478,10 +565,11 @@ async function main(): Promise<void> {
                 runId: `${Date.now().toString(36)}-${run}-warm`,
             });
             sns.reset();
-            say(`drain: writing ${options.drainMessages} records for ${kind} (${variant})…`);
+            say(`drain: writing ${options.drainMessages} records for ${kind} (${variant}) to ${destination}…`);
             const result = await runDrain({
                 kind,
                 variant,
+                destination,
                 endpoint,
                 emulatorPid,
                 sns,
@@ -491,7 +579,7 @@ async function main(): Promise<void> {
                 runId: `${Date.now().toString(36)}-${run}`,
             });
             say(
-                `drain: ${kind.padEnd(5)} ${variant.padEnd(8)} factor ${parallelizationFactor} ${result.msgsPerSec} msg/s, ${result.inversions ?? "-"} inversions, ${result.peakConcurrentBatches} batches at once, ${result.roundTripsPerBatch} round trips per batch, ` +
+                `drain: ${kind.padEnd(5)} ${variant.padEnd(8)} ${destination.padEnd(11)} factor ${parallelizationFactor} ${result.msgsPerSec} msg/s, ${result.destinationCallsPerMessage} ${kind === "naive" ? "Publish" : BATCH_ACTIONS[destination]} calls per message (${result.entriesPerCall} entries each), ${result.inversions ?? "-"} inversions, ${result.peakConcurrentBatches} batches at once, ${result.roundTripsPerBatch} round trips per batch, ` +
                     `${result.invocations} invocations (${result.failedInvocations} failed), ${result.shards} shard(s); mean ms per call ${JSON.stringify(result.msPerCall)}; ` +
                     `${result.msPerBatch} ms per batch, ${result.msBetweenBatches} ms between batches; CPU ms per message: DynamoDB Local ${result.emulatorCpuMsPerMessage ?? "-"}, bench process ${result.benchCpuMsPerMessage}`,
             );
@@ -510,6 +598,24 @@ async function main(): Promise<void> {
             async ([a], [pa]) => drainOnce("ours", "keyed", a!, pa, KEYED_PARALLEL_FACTOR),
             1,
         );
+        // Ours to the other kinds, keyless then keyed, each on a fresh DynamoDB Local like the SNS runs above.
+        const [sqsDrain, busDrain] = await withDynamos(async ([a, b], [pa, pb]) => [
+            await drainOnce("ours", "standard", a!, pa, 1, "sqs"),
+            await drainOnce("ours", "standard", b!, pb, 1, "eventbridge"),
+        ]);
+        const [sqsKeyedDrain, busKeyedDrain] = await withDynamos(async ([a, b], [pa, pb]) => [
+            await drainOnce("ours", "keyed", a!, pa, 1, "sqs"),
+            await drainOnce("ours", "keyed", b!, pb, 1, "eventbridge"),
+        ]);
+        const destinations: DestinationsReport = {
+            sns: { keyless: destinationFigures(oursDrain!, false), keyed: destinationFigures(keyedDrain!, true) },
+            sqs: { keyless: destinationFigures(sqsDrain!, false), keyed: destinationFigures(sqsKeyedDrain!, true) },
+            eventbridge: {
+                keyless: destinationFigures(busDrain!, false),
+                keyed: destinationFigures(busKeyedDrain!, true),
+            },
+            latencyMs: { dynamodb: latencyMs.dynamodb, destination: latencyMs.sns },
+        };
         const keyedFigures = (r: DrainRunResult, parallelizationFactor: number): KeyedDrainFigures => ({
             ...drainFigures(r),
             keys: 10,
@@ -523,6 +629,7 @@ async function main(): Promise<void> {
             fifo: drainFigures(fifoDrain!),
             keyed: keyedFigures(keyedDrain!, 1),
             keyedParallel: keyedFigures(keyedParallelDrain, KEYED_PARALLEL_FACTOR),
+            destinations,
             latencyMs,
             messages: options.drainMessages,
         };

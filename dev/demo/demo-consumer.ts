@@ -1,12 +1,15 @@
 /**
- * The demo's consumer side: read what reached the subscriber queue (or, in `--fail-rate` mode, what the
- * fault-injecting SNS server accepted) and the DLQ, and keep the books: first deliveries, duplicates
+ * The demo's consumer side: read what reached the consumer's queue (or, with `--fail-rate` on an SNS topic, what
+ * the fault-injecting SNS server accepted) and the DLQ, and keep the books: first deliveries, duplicates
  * (deduplicated on the record id, as a real consumer must: delivery is at least once), per-customer order,
- * and write → delivery latency.
+ * and write → delivery latency. A queue's messages are read as a Lambda consumer reads them: each one converted to
+ * the SQS record Lambda delivers and read by the runtime's `parseDelivery` (SNS raw delivery, an SQS destination's
+ * attributes, an EventBridge rule's event envelope).
  *
  * @packageDocumentation
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
+import { toLambdaSqsRecord, type LambdaSqsRecord } from "../../runtime/inbox/sqs-event";
 import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
 import type { RecordedMessage } from "../emulators/sns-test-server";
 
@@ -79,19 +82,25 @@ export interface Poller {
     stop(): Promise<void>;
 }
 
+/** A queue to poll: its URL, and its ARN (the records' `eventSourceARN`). */
+export interface PolledQueue {
+    readonly queueUrl: string;
+    readonly queueArn: string;
+}
+
 /**
- * Poll an SQS queue with `concurrency` long-polling loops, hand every message to `onMessage`, and delete it.
+ * Poll an SQS queue with `concurrency` long-polling loops, hand every message to `onMessage` as the record Lambda
+ * would deliver, and delete it.
  *
  * @param sqs - The SQS client.
- * @param queueUrl - The queue.
- * @param onMessage - Called with the record id attribute, the body and the String attributes of each message, and
- *   awaited before the next.
+ * @param queue - The queue.
+ * @param onMessage - Called with each message as a Lambda SQS record, and awaited before the next.
  * @param concurrency - Parallel receive loops. @default 2
  */
 export function pollQueue(
     sqs: SQSClient,
-    queueUrl: string,
-    onMessage: (id: string | undefined, body: string, attributes: Record<string, string>) => void | Promise<void>,
+    queue: PolledQueue,
+    onMessage: (record: LambdaSqsRecord) => void | Promise<void>,
     concurrency = 2,
 ): Poller {
     let running = true;
@@ -101,10 +110,11 @@ export function pollQueue(
             try {
                 out = await sqs.send(
                     new ReceiveMessageCommand({
-                        QueueUrl: queueUrl,
+                        QueueUrl: queue.queueUrl,
                         MaxNumberOfMessages: 10,
                         WaitTimeSeconds: 1,
                         MessageAttributeNames: ["All"],
+                        MessageSystemAttributeNames: ["All"],
                     }),
                 );
             } catch (err) {
@@ -112,18 +122,11 @@ export function pollQueue(
                 throw err;
             }
             const messages = out.Messages ?? [];
-            for (const m of messages) {
-                const attributes = Object.fromEntries(
-                    Object.entries(m.MessageAttributes ?? {}).flatMap(([name, a]) =>
-                        a.StringValue === undefined ? [] : [[name, a.StringValue]],
-                    ),
-                );
-                await onMessage(attributes[MESSAGE_ATTRIBUTE.recordId], m.Body ?? "", attributes);
-            }
+            for (const m of messages) await onMessage(toLambdaSqsRecord(m, queue.queueArn));
             if (messages.length > 0 && running) {
                 await sqs.send(
                     new DeleteMessageBatchCommand({
-                        QueueUrl: queueUrl,
+                        QueueUrl: queue.queueUrl,
                         Entries: messages.map((m, i) => ({ Id: String(i), ReceiptHandle: m.ReceiptHandle })),
                     }),
                 );
@@ -139,6 +142,15 @@ export function pollQueue(
             return stopped;
         },
     };
+}
+
+/**
+ * The record id a DLQ message carries in its `outbox.id` attribute.
+ *
+ * @param record - A DLQ message as a Lambda SQS record.
+ */
+export function recordIdAttribute(record: LambdaSqsRecord): string | undefined {
+    return record.messageAttributes?.[MESSAGE_ATTRIBUTE.recordId]?.stringValue;
 }
 
 /**

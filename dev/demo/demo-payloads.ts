@@ -8,15 +8,18 @@
 import type { S3 } from "@aws-sdk/client-s3";
 import { createPayloadResolver } from "../../runtime/claim-check/resolver";
 import type { LargePayloadOptions } from "../../runtime/claim-check/offload";
-import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
+import type { DeliveredOutboxMessage } from "../../runtime/inbox/delivery-formats";
 import { createPayloadBucket, localPayloadObjects, payloadKeys } from "../emulators/local-s3";
 
 /** The demo's payloads: the writer's option, the consumer's resolution, and the summary line. */
 export interface DemoPayloads {
     /** `OutboxWriter`'s `largePayloads`. */
     readonly writerOption: LargePayloadOptions;
-    /** The body a delivered message stands for: fetched and checked when it is a claim check; `undefined` when that failed. */
-    resolveBody(id: string, body: string, attributes: Readonly<Record<string, string>>): Promise<string | undefined>;
+    /**
+     * The body a delivered message (as `parseDelivery` read it) stands for: fetched and checked when it is a claim
+     * check; `undefined` when that failed.
+     */
+    resolveBody(message: DeliveredOutboxMessage): Promise<string | undefined>;
     /** Payloads that could not be resolved, or resolved to another size than asked. */
     readonly failures: () => number;
     /** The summary line. */
@@ -41,14 +44,9 @@ export async function startDemoPayloads(endpoint: string, bytes: number, runId: 
     let failures = 0;
     return {
         writerOption: { objects, bucket },
-        async resolveBody(id, body, attributes) {
+        async resolveBody(delivered) {
             try {
-                const message = await resolver.resolveMessage({
-                    outboxId: id,
-                    type: attributes[MESSAGE_ATTRIBUTE.type] ?? "",
-                    headers: attributes,
-                    body,
-                });
+                const message = await resolver.resolveMessage(delivered);
                 if (message.claimCheck !== undefined) fetched += 1;
                 if (Buffer.byteLength(message.body) !== bytes)
                     throw new Error(`${Buffer.byteLength(message.body)} bytes, not ${bytes}`);

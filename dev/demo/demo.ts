@@ -1,23 +1,26 @@
 /**
  * The whole outbox on one machine, as `npm start` runs it:
  *
- * 1. DynamoDB Local (or `--endpoint`) and fauxqs (a local SNS with an SQS subscription, and the DLQ);
- *    with `--fail-rate`, the fault-injecting SNS server takes SNS's place and the consumer reads what it accepted.
+ * 1. DynamoDB Local (or `--endpoint`), fauxqs (SNS, SQS and S3: the DLQ, the payloads) and the destination of
+ *    `--destination` (`./demo-destination.ts`): an SNS topic with the consumer's queue subscribed, an SQS queue, or
+ *    an EventBridge bus (the fault server's stand-in) routed to the consumer's queue; with `--fail-rate`, the
+ *    fault-injecting server holds the destination and fails a share of its batch calls.
  * 2. The table, created from `runtime/schema.ts`, and `preflight` on it.
  * 3. A producer writing orders at `--rate`: the order item and its event in ONE transaction (`OutboxWriter`).
  * 4. The relay: the local event source mapping (the component's filter, batching and rewind) invoking the
  *    publisher built by `createPublisher`, the same code the Lambda runs, with clients on the local endpoints;
  *    and the sweeper on a short interval.
- * 5. A consumer on the subscriber queue that deduplicates on the record id, and a reader of the DLQ.
+ * 5. A consumer on its queue that reads each message with the runtime's `parseDelivery` and deduplicates on the
+ *    record id, and a reader of the DLQ.
  *
  * @packageDocumentation
  */
 import { DeleteTableCommand } from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
-import { SNSClient } from "@aws-sdk/client-sns";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient, startDynamoDbLocal } from "../emulators/dynamodb-local";
 import { startFauxqs } from "../emulators/fauxqs";
-import { startSnsTestServer } from "../emulators/sns-test-server";
+import { parseDelivery } from "../../runtime/inbox/delivery-formats";
+import type { LambdaSqsRecord } from "../../runtime/inbox/sqs-event";
 import { silentLogger } from "../../runtime/ports";
 import { createPublisher } from "../../runtime/publisher";
 import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
@@ -27,8 +30,17 @@ import { OutboxWriter } from "../../runtime/writer";
 import { instrumentClient, newTally, totalCalls } from "../bench/instrument";
 import { percentile } from "../bench/stats";
 import { demoOrder, orderWriteRequest, type OrderPlan } from "./demo-orders";
-import { startDemoPayloads } from "./demo-payloads";
-import { followRecording, newLedger, pollQueue, recordDelivery, type Ledger, type Poller } from "./demo-consumer";
+import { startDemoPayloads, type DemoPayloads } from "./demo-payloads";
+import {
+    followRecording,
+    newLedger,
+    pollQueue,
+    recordDelivery,
+    recordIdAttribute,
+    type Ledger,
+    type Poller,
+} from "./demo-consumer";
+import { acceptedEntries, callsLabel, startDemoDestination, type DemoDestination } from "./demo-destination";
 import type { ProgressLine } from "./progress";
 import type { Shutdown } from "./shutdown";
 import type { StartOptions } from "./start-args";
@@ -66,6 +78,49 @@ function latencyText(ledger: Ledger): string {
     return `p50 ${ms(percentile(ledger.latencies, 50))} p99 ${ms(percentile(ledger.latencies, 99))}`;
 }
 
+/** What the consumer line says of order, by kind: only a bus promises none. */
+function orderNote(destination: DemoDestination): string {
+    if (destination.kind === "eventbridge")
+        return " as the stand-in delivered them (in put order; a real EventBridge bus keeps no order, so this checks the publisher's put order only)";
+    return destination.fifo ? " (a FIFO queue, one message group per customer)" : "";
+}
+
+/**
+ * Start the consumer: a queue read with `parseDelivery` (claim checks resolved with `--payload-bytes`), or what the
+ * fault server's topic accepted. Parallel receivers on a standard queue hand messages over out of publish order,
+ * which would count as inversions the publisher never made: with ordering keys, one receiver checks the order the
+ * destination delivered in.
+ */
+function startConsumer(
+    destination: DemoDestination,
+    ledger: Ledger,
+    payloads: DemoPayloads | undefined,
+    keyed: boolean,
+): Poller {
+    const lastSequence = new Map<string, number>();
+    const source = destination.consumer;
+    if ("recording" in source)
+        return followRecording(source.recording, (id, body) =>
+            recordDelivery(ledger, lastSequence, id, body, Date.now()),
+        );
+    return pollQueue(
+        source.sqs,
+        source.queue,
+        async (record: LambdaSqsRecord) => {
+            let message;
+            try {
+                message = parseDelivery(record).message;
+            } catch {
+                ledger.unidentified += 1;
+                return;
+            }
+            const body = payloads === undefined ? message.body : await payloads.resolveBody(message);
+            if (body !== undefined) recordDelivery(ledger, lastSequence, message.outboxId, body, Date.now());
+        },
+        keyed ? 1 : 3,
+    );
+}
+
 /**
  * Run the demo; every part it starts is registered with `shutdown`, which stops it on any way out.
  *
@@ -98,43 +153,22 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     );
     const fauxqs = await fauxqsStarting;
     const runId = Date.now().toString(36);
-    const topicArn = await fauxqs.createTopic(`outbox-demo-events-${runId}`);
-    const consumerQueue = await fauxqs.createQueue(`outbox-demo-consumer-${runId}`);
-    await fauxqs.subscribe(topicArn, consumerQueue.queueArn);
-    const dlq = await fauxqs.createQueue(`outbox-demo-dlq-${runId}`);
-
-    let publishTopicArn = topicArn;
-    let sns: SNSClient = fauxqs.sns;
-    let faultServer: Awaited<ReturnType<typeof startSnsTestServer>> | undefined;
-    if (options.failRate > 0) {
-        const serverStarting = startSnsTestServer({
-            seed: 7,
-            faults: { calls: [{ kind: "InternalError", rate: options.failRate }] },
-        });
-        shutdown.add("fault-injecting SNS", () =>
-            serverStarting.then(
-                (server) => server.stop(),
-                () => undefined,
-            ),
-        );
-        faultServer = await serverStarting;
-        publishTopicArn = faultServer.createTopic(`outbox-demo-events-${runId}`);
-        sns = new SNSClient({ endpoint: faultServer.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
-        shutdown.add("SNS client", () => sns.destroy());
-    }
+    const destination = await startDemoDestination(
+        { kind: options.destination, failRate: options.failRate, keyed: options.keys > 0, runId },
+        fauxqs,
+        shutdown,
+    );
     const ddb = localDynamoDbClient(endpoint);
     const streams = new DynamoDBStreamsClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     shutdown.add("DynamoDB clients", () => {
         ddb.destroy();
         streams.destroy();
     });
-    const snsTally = newTally();
+    const destinationTally = newTally();
     let published = 0;
-    instrumentClient(sns, snsTally, {
+    instrumentClient(destination.client, destinationTally, {
         onSuccess: (command, _input, output) => {
-            if (command === "PublishBatchCommand")
-                published += (output.Successful as unknown[] | undefined)?.length ?? 0;
-            if (command === "PublishCommand") published += 1;
+            if (command === destination.batchCommand) published += acceptedEntries(command, output);
         },
     });
 
@@ -152,21 +186,13 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     }
     if (preflight !== "verified") throw new Error(`preflight on ${tableName} returned ${preflight}; expected verified`);
     progress.print(`table ${tableName} created from runtime/schema.ts; preflight: ${preflight}`);
-    progress.print(
-        `DynamoDB ${options.endpoint === undefined ? "Local" : "at"} ${endpoint}, SNS -> SQS (fauxqs) at ${fauxqs.endpoint}` +
-            (faultServer === undefined
-                ? ""
-                : `, SNS with ${Math.round(options.failRate * 100)}% failing calls at ${faultServer.endpoint}`),
-    );
+    progress.print(`DynamoDB ${options.endpoint === undefined ? "Local" : "at"} ${endpoint}, ${destination.where}`);
 
     // 4. The relay: the publisher Lambda's code behind the local event source mapping, and the sweeper.
     const handlerConfig = {
+        ...destination.config,
         dynamodb: ddb,
-        sns,
-        sqs: fauxqs.sqs,
         tableName,
-        topicArn: publishTopicArn,
-        dlqUrl: dlq.queueUrl,
         logger: silentLogger,
         writeMetrics: () => undefined,
     };
@@ -210,36 +236,17 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
 
     // 5. The consumer and the DLQ reader.
     const ledger = newLedger();
-    const lastSequence = new Map<string, number>();
-    // Parallel receivers on a standard SQS queue hand messages over out of publish order, which would count as
-    // inversions the publisher never made: with ordering keys, one receiver checks the order SNS delivered in.
-    const consumer: Poller =
-        faultServer === undefined
-            ? pollQueue(
-                  fauxqs.sqs,
-                  consumerQueue.queueUrl,
-                  async (id, body, attributes) => {
-                      const resolved =
-                          payloads === undefined || id === undefined
-                              ? body
-                              : await payloads.resolveBody(id, body, attributes);
-                      if (resolved !== undefined) recordDelivery(ledger, lastSequence, id, resolved, Date.now());
-                  },
-                  options.keys > 0 ? 1 : 3,
-              )
-            : followRecording(
-                  () => faultServer!.topicMessages(publishTopicArn),
-                  (id, body) => recordDelivery(ledger, lastSequence, id, body, Date.now()),
-              );
+    const consumer = startConsumer(destination, ledger, payloads, options.keys > 0);
     shutdown.add("consumer", () => consumer.stop());
     const dlqReader = pollQueue(
-        fauxqs.sqs,
-        dlq.queueUrl,
-        (id, body) => {
+        destination.dlq.sqs,
+        destination.dlq.queue,
+        (record) => {
+            const id = recordIdAttribute(record);
             if (id === undefined) return;
             let reason = "unknown";
             try {
-                reason = String((JSON.parse(body) as { reason?: unknown }).reason ?? reason);
+                reason = String((JSON.parse(record.body) as { reason?: unknown }).reason ?? reason);
             } catch {
                 // keep "unknown"
             }
@@ -260,6 +267,8 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     const writer = new OutboxWriter({
         client: ddb,
         tableName,
+        address: destination.arn,
+        fifo: destination.fifo,
         ...(payloads !== undefined ? { largePayloads: payloads.writerOption } : {}),
     });
     let written = 0;
@@ -332,7 +341,11 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
     const dlqCount = ledger.deadLettered.size;
     const lost = options.count - ledger.delivered.size - dlqCount + deliveredAndDead;
     const unexpectedDead = [...ledger.deadLettered.entries()].filter(([, reason]) => reason !== "expired").length;
-    const failedCalls = faultServer === undefined ? 0 : faultServer.calls().filter((c) => c.outcome !== "ok").length;
+    const batchAction = destination.batchCommand.replace(/Command$/, "");
+    const failedCalls = (destination.faultServer?.calls() ?? []).filter(
+        (c) => c.action === batchAction && c.outcome !== "ok" && c.outcome !== "partial",
+    ).length;
+    const batchCalls = totalCalls(destinationTally, (command) => command === destination.batchCommand);
     const lines = [
         "",
         "summary",
@@ -340,10 +353,10 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
             (options.keys > 0 ? `, ${options.keys} ordering keys` : ", keyless") +
             (options.parallelizationFactor > 1 ? `, parallelization factor ${options.parallelizationFactor}` : ""),
         `  relay      ${stats.invocations} publisher invocations, ${stats.retries} retries, ${discarded} records sent to on-failure; ` +
-            `SNS calls ${totalCalls(snsTally)}${faultServer === undefined ? "" : ` (${failedCalls} attempts failed by injection and were retried)`}`,
+            `${callsLabel(destination.kind)} ${batchCalls}${options.failRate === 0 ? "" : ` (${failedCalls} attempts failed by injection and were retried)`}`,
         `  sweeper    ${sweeps} runs, ${swept} records published by the sweep`,
         `  consumer   ${ledger.delivered.size} delivered in ${(totalMs / 1000).toFixed(1)} s, latency write->delivery ${latencyText(ledger)}` +
-            (options.keys > 0 ? `, ${ledger.outOfOrder} out of order` : ""),
+            (options.keys > 0 ? `, ${ledger.outOfOrder} out of order${orderNote(destination)}` : ""),
         `  dlq        ${dlqCount} (expected ${expectedExpired} expired${unexpectedDead > 0 ? `, ${unexpectedDead} for other reasons` : ""})`,
         ...(payloads !== undefined ? [await payloads.summary()] : []),
         `  total      ${((Date.now() - startedAt) / 1000).toFixed(1)} s including startup`,
@@ -357,9 +370,7 @@ export async function runDemo(options: StartOptions, shutdown: Shutdown, progres
                 "",
                 "--keep: staying up; Ctrl-C to stop.",
                 `  DynamoDB  ${endpoint}  table ${tableName}  (region ${LOCAL_REGION}, access key "${LOCAL_CREDENTIALS.accessKeyId}")`,
-                `  SNS/SQS   ${fauxqs.endpoint}  topic ${topicArn}`,
-                `            consumer queue ${consumerQueue.queueUrl}`,
-                `            DLQ ${dlq.queueUrl}`,
+                ...destination.keepLines,
             ].join("\n"),
         );
         // Held open by a timer: the pollers alone would keep the process up, but not by contract.

@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import { readFlags, type FlagProblem, type FlagTypes } from "../../cli/shared/flag-tokens";
+import { DESTINATION_KINDS, type DestinationKind } from "../../runtime/destination/kind";
 import { MAPPING_LIMITS } from "../../runtime/limits";
 
 /** What `npm start` runs. */
@@ -23,7 +24,16 @@ export interface StartOptions {
     readonly parallelizationFactor: number;
     /** Share of orders written already expired, from 0 to 1; they must land in the DLQ, not on the topic. @default 0 */
     readonly expireRatio: number;
-    /** Share of SNS calls that fail (HTTP 500), from 0 to 0.9; the fault-injecting SNS server replaces fauxqs's SNS. @default 0 */
+    /**
+     * Where the relay publishes: an SNS topic (fauxqs, subscribed by the consumer's queue), an SQS queue (fauxqs, read
+     * by the consumer), or an EventBridge bus (the fault server's stand-in, routed to a queue the consumer reads).
+     * @default "sns"
+     */
+    readonly destination: DestinationKind;
+    /**
+     * Share of the destination's batch calls (PublishBatch, SendMessageBatch or PutEvents) that fail (HTTP 500), from
+     * 0 to 0.9; the fault-injecting server then holds the destination. @default 0
+     */
     readonly failRate: number;
     /**
      * The size of each order's event payload, in bytes of JSON; 0 keeps the small payload. Past SNS's 256 KiB the
@@ -45,6 +55,7 @@ export const START_DEFAULTS: StartOptions = {
     keys: 0,
     parallelizationFactor: 1,
     expireRatio: 0,
+    destination: DESTINATION_KINDS.sns,
     failRate: 0,
     payloadBytes: 0,
     keep: false,
@@ -72,7 +83,9 @@ Options:
   --keys <n>           ordering keys (customers), 0 for keyless orders         (default ${START_DEFAULTS.keys})
   --parallelization-factor <n>  batches of one stream shard at once, 1 to 10  (default ${START_DEFAULTS.parallelizationFactor})
   --expire-ratio <r>   share of orders written already expired (-> DLQ), 0..1  (default ${START_DEFAULTS.expireRatio})
-  --fail-rate <r>      share of SNS calls that fail, 0..0.9                    (default ${START_DEFAULTS.failRate})
+  --destination <kind> sns (a topic), sqs (a queue) or eventbridge (a bus: the  (default ${START_DEFAULTS.destination})
+                       fault server's stand-in, no maintained emulator exists)
+  --fail-rate <r>      share of the destination's batch calls that fail, 0..0.9 (default ${START_DEFAULTS.failRate})
   --payload-bytes <n>  each event's payload size, 0..100000000; past 256 KiB it  (default ${START_DEFAULTS.payloadBytes})
                        goes to S3 (fauxqs) as a claim check and the consumer fetches and checks it
   --endpoint <url>     use this DynamoDB instead of starting DynamoDB Local (the demo table is deleted on exit)
@@ -172,8 +185,21 @@ function parseEndpoint(raw: string): string {
     return raw.replace(/\/+$/, "");
 }
 
+/** The kinds `--destination` takes, in the order the usage names them. */
+const DESTINATION_CHOICES: readonly DestinationKind[] = Object.values(DESTINATION_KINDS);
+
+function parseDestination(raw: string): DestinationKind {
+    const kind = DESTINATION_CHOICES.find((k) => k === raw);
+    if (kind === undefined)
+        throw new UsageError(
+            `--destination is ${JSON.stringify(raw)}; expected one of ${DESTINATION_CHOICES.join(", ")} (an SNS topic, an SQS queue or an EventBridge bus). Example: --destination sqs`,
+        );
+    return kind;
+}
+
 const FLAG_TYPES: FlagTypes = {
     ...Object.fromEntries(Object.keys(NUMBER_FLAGS).map((flag) => [flag.slice(2), { type: "string" }] as const)),
+    destination: { type: "string" },
     endpoint: { type: "string" },
     keep: { type: "boolean" },
     help: { type: "boolean", short: "h" },
@@ -184,7 +210,8 @@ type Options = { -readonly [K in keyof StartOptions]: StartOptions[K] };
 /** Set one valued flag's option from its value. */
 function setValue(out: Options, flag: string, value: string): void {
     const numeric = NUMBER_FLAGS[flag];
-    if (numeric === undefined) out.endpoint = parseEndpoint(value);
+    if (flag === "--destination") out.destination = parseDestination(value);
+    else if (numeric === undefined) out.endpoint = parseEndpoint(value);
     else out[numeric.key] = parseNumber(flag, value, numeric.rule);
 }
 
@@ -193,14 +220,14 @@ function problemError(problem: FlagProblem): UsageError {
     const flag = `--${problem.name}`;
     if (problem.kind === "unknown") {
         return new UsageError(
-            `unknown option ${JSON.stringify(problem.raw)}; the options are ${[...Object.keys(NUMBER_FLAGS), "--endpoint", "--keep", "--help"].join(", ")} (see --help)`,
+            `unknown option ${JSON.stringify(problem.raw)}; the options are ${[...Object.keys(NUMBER_FLAGS), "--destination", "--endpoint", "--keep", "--help"].join(", ")} (see --help)`,
         );
     }
     if (problem.kind === "value-on-boolean")
         return new UsageError(`${flag} takes no value (got ${JSON.stringify(problem.value)}); write just ${flag}`);
     if (problem.kind === "missing-value")
         return new UsageError(
-            `${flag} needs a value, e.g. ${flag} ${NUMBER_FLAGS[flag]?.rule.example ?? "http://127.0.0.1:8000"}`,
+            `${flag} needs a value, e.g. ${flag} ${NUMBER_FLAGS[flag]?.rule.example ?? (flag === "--destination" ? "sqs" : "http://127.0.0.1:8000")}`,
         );
     // A value that would be refused anyway gets its own message; a good one is refused only for how it is written.
     setValue({ ...START_DEFAULTS }, flag, problem.value);
@@ -232,9 +259,9 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
     if (problem !== undefined && problem.kind !== "unknown" && seen.has(`--${problem.name}`))
         throw new UsageError(`--${problem.name} is given twice; give it once`);
     if (problem !== undefined) throw problemError(problem);
-    if (out.payloadBytes > 0 && out.failRate > 0) {
+    if (out.payloadBytes > 0 && out.failRate > 0 && out.destination === DESTINATION_KINDS.sns) {
         throw new UsageError(
-            "--payload-bytes and --fail-rate do not go together: with --fail-rate the consumer reads what the fault-injecting SNS server recorded, and does not fetch payloads from S3; drop one",
+            "--payload-bytes and --fail-rate do not go together with --destination sns: with --fail-rate the consumer reads what the fault-injecting SNS server recorded (it delivers to no queue), and does not fetch payloads from S3; drop one, or use --destination sqs or eventbridge, whose consumer reads a queue",
         );
     }
     if (out.keys > out.count)

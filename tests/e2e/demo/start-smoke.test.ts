@@ -174,6 +174,44 @@ describe("npm start (end to end)", function () {
         await assertNothingLeft(printedPorts(run.stdout));
     });
 
+    it("npm start -- --destination sqs --keys 3: the relay sends to an SQS FIFO queue (fauxqs) the consumer reads; everything delivered in per-customer order", async () => {
+        const { command, argv } = startCommand(["--count", "30", "--keys", "3", "--destination", "sqs"]);
+        const run = spawnRun(command, argv);
+        started.push(run);
+        const { code } = await run.exited;
+        const lines = run.stdout.trimEnd().split("\n");
+        assert.deepEqual(lines.at(-1)!.match(SUMMARY)?.slice(1).map(Number), [30, 30, 0, 0, 0], run.stdout);
+        assert.match(run.stdout, /an SQS FIFO queue as the destination, and the DLQ, on SQS \(fauxqs\) at /);
+        assert.match(run.stdout, /; SQS calls \d+\n/);
+        assert.match(run.stdout, /, 0 out of order \(a FIFO queue, one message group per customer\)\n/);
+        assert.equal(run.stderr, "");
+        assert.equal(code, 0);
+        await assertNothingLeft(printedPorts(run.stdout));
+    });
+
+    it("npm start -- --destination eventbridge --keys 3: the relay puts events on the fault server's stand-in bus, routed to the queue the consumer reads; it says it is a stand-in and that a bus keeps no order", async () => {
+        const { command, argv } = startCommand(["--count", "30", "--keys", "3", "--destination", "eventbridge"]);
+        const run = spawnRun(command, argv);
+        started.push(run);
+        const { code } = await run.exited;
+        const lines = run.stdout.trimEnd().split("\n");
+        assert.deepEqual(lines.at(-1)!.match(SUMMARY)?.slice(1).map(Number), [30, 30, 0, 0, 0], run.stdout);
+        assert.match(
+            run.stdout,
+            /EventBridge bus at http:\S+ \(a stand-in: the fault server, since no maintained EventBridge emulator exists\)/,
+        );
+        assert.match(run.stdout, /; EventBridge calls \d+\n/);
+        assert.match(
+            run.stdout,
+            /, 0 out of order as the stand-in delivered them \(in put order; a real EventBridge bus keeps no order/,
+        );
+        assert.equal(run.stderr, "");
+        assert.equal(code, 0);
+        await assertNothingLeft(printedPorts(run.stdout));
+        const bus = run.stdout.match(/EventBridge bus at http:\/\/127\.0\.0\.1:(\d+)/)![1]!;
+        assert.equal(await listening(bus), false, `the fault server's port ${bus} still accepts connections`);
+    });
+
     it("sends expired orders to the DLQ and keeps per-customer order; with --keep, stays up until SIGTERM stops everything", async () => {
         const run = spawnRun(process.execPath, [
             "-r",
@@ -377,6 +415,8 @@ describe("npm start flags", () => {
                 "--expire-ratio",
                 "0.1",
                 "--fail-rate=0.2",
+                "--destination",
+                "eventbridge",
                 "--endpoint",
                 "http://127.0.0.1:8000/",
                 "--keep",
@@ -389,12 +429,21 @@ describe("npm start flags", () => {
                 parallelizationFactor: 4,
                 expireRatio: 0.1,
                 failRate: 0.2,
+                destination: "eventbridge",
                 endpoint: "http://127.0.0.1:8000",
                 keep: true,
             },
         );
         assert.equal(parseStartArgs(["--help"]).help, true);
         assert.equal(parseStartArgs(["--payload-bytes", "10000000"]).payloadBytes, 10_000_000);
+        for (const kind of ["sns", "sqs", "eventbridge"] as const)
+            assert.equal(parseStartArgs([`--destination=${kind}`]).destination, kind);
+        assert.equal(START_DEFAULTS.destination, "sns");
+        // A consumer that reads a queue resolves claim checks through parseDelivery, with or without failing calls.
+        assert.equal(
+            parseStartArgs(["--payload-bytes", "300000", "--fail-rate", "0.1", "--destination", "sqs"]).failRate,
+            0.1,
+        );
     });
 
     const refused: [string[], RegExp][] = [
@@ -429,7 +478,16 @@ describe("npm start flags", () => {
             /^--payload-bytes is "100000001"; expected an integer number of bytes from 0 \(the small payload\) to 100000000\. Example: --payload-bytes 1048576$/,
         ],
         [["--payload-bytes", "1.5"], /^--payload-bytes is "1\.5"; expected an integer number of bytes/],
-        [["--payload-bytes", "1048576", "--fail-rate", "0.1"], /^--payload-bytes and --fail-rate do not go together/],
+        [
+            ["--payload-bytes", "1048576", "--fail-rate", "0.1"],
+            /^--payload-bytes and --fail-rate do not go together with --destination sns: /,
+        ],
+        [
+            ["--destination", "kafka"],
+            /^--destination is "kafka"; expected one of sns, sqs, eventbridge \(an SNS topic, an SQS queue or an EventBridge bus\)\. Example: --destination sqs$/,
+        ],
+        [["--destination", "SQS"], /^--destination is "SQS"; expected one of sns, sqs, eventbridge/],
+        [["--destination"], /^--destination needs a value, e\.g\. --destination sqs$/],
     ];
     for (const [argv, message] of refused) {
         it(`refuses ${argv.join(" ")}`, () => {

@@ -3,10 +3,12 @@
  * each runs on DynamoDB Local's real stream through the local mapping into the real publisher and sweeper, with
  * the fault-injecting SNS server (a fake: no emulator fails single PublishBatch entries or loses an answer after
  * accepting) and, for DynamoDB throttling, conflicts and killed invocations, a fake wrapping client (DynamoDB
- * Local cannot throttle or conflict). `npm run test:faults` runs the same scenarios standalone, at any scale.
+ * Local cannot throttle or conflict). The last two scenarios publish to an SQS FIFO queue and to an EventBridge
+ * bus (the fault server's stand-in) instead of the SNS topic, with faults in those services' codes. `npm run
+ * test:faults` runs the same scenarios standalone, at any scale.
  */
 import assert from "node:assert/strict";
-import { faultScale, messagesFor } from "../../support/faults/scale";
+import { faultScale, scenarioMessages } from "../../support/faults/scale";
 import {
     inboxSummaryLine,
     runScenario,
@@ -20,15 +22,31 @@ describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)
     this.timeout(300_000);
     const scale = faultScale();
     const results: ScenarioResult[] = [];
+    const messages = scenarioMessages(
+        scale,
+        SCENARIOS.map((s) => s.minMessages ?? 0),
+    );
 
     after(function () {
         if (results.length > 0) console.log(`      ${inboxSummaryLine(results)}\n      ${summaryLine(results)}`);
     });
 
+    it("splits the run's messages over the scenarios so they add up to the total, each at least its plan's minimum", function () {
+        assert.equal(
+            messages.reduce((sum, n) => sum + n, 0),
+            Math.max(
+                scale.totalMessages,
+                SCENARIOS.reduce((sum, s) => sum + (s.minMessages ?? 0), 0),
+            ),
+        );
+        SCENARIOS.forEach((s, i) => assert.ok(messages[i]! >= (s.minMessages ?? 1), `${s.name}: ${messages[i]}`));
+        assert.ok(SCENARIOS.some((s) => (s.minMessages ?? 0) > 0));
+    });
+
     SCENARIOS.forEach((spec, i) => {
         it(`${spec.name}: ${spec.description}; nothing lost, per-key order kept, nothing left pending, DLQ exact; the inbox consumer applies each event once`, async function () {
             const r = await runScenario(spec, {
-                messages: messagesFor(scale, i, SCENARIOS.length),
+                messages: messages[i]!,
                 rate: scale.rate,
                 seed: scale.seed + i,
             });
@@ -36,7 +54,19 @@ describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)
             const line = scenarioLine(r);
             assert.ok(r.injected > 0 || scale.rate === 0, `faults were injected: ${line}`);
             assert.equal(r.lost, 0, `lost = 0: ${line}`);
-            assert.equal(r.inversions, 0, `per-key order: ${line}`);
+            assert.equal(
+                r.destination,
+                spec.destination === undefined
+                    ? "sns"
+                    : `${spec.destination.kind}${spec.destination.fifo === true ? "-fifo" : ""}`,
+                `published to the scenario's destination: ${line}`,
+            );
+            // On a bus, acceptance shows only the order the publisher put each key's events in (a bus keeps none).
+            assert.equal(
+                r.inversions,
+                0,
+                r.ordered ? `per-key order: ${line}` : `each key's events put in order: ${line}`,
+            );
             assert.equal(r.leftOver, 0, `no record pending or claimed: ${line}`);
             assert.deepEqual(r.dlqUnexpected, [], `only expired and poison messages in the DLQ: ${line}`);
             assert.deepEqual(r.dlqMissing, [], `every expired and poison message in the DLQ: ${line}`);

@@ -1,9 +1,11 @@
 /**
- * The consumer's side of a fault scenario: every message the topic accepted, the relay's duplicates included,
+ * The consumer's side of a fault scenario: every message the destination accepted, the relay's duplicates included,
  * delivered to a consumer on the inbox (the real `createInboxHandler` and `Inbox` on DynamoDB Local) through an
- * SQS queue with raw delivery, under faults, and the consumer's effects counted in its table.
+ * SQS queue, under faults, and the consumer's effects counted in its table. What the queue holds is the destination's
+ * view: an SNS topic's messages as raw delivery hands them over, an SQS destination's own messages, or the event
+ * envelopes a bus's rule target delivers (the handler reads each with the runtime's delivery formats).
  *
- * The queue is simulated here (a fake, as the SNS test server is): it holds the SNS test server's accepted
+ * The queue is simulated here (a fake, as the SNS test server is): it holds the test server's accepted
  * messages as SQS messages, hands them out in batches of 1 to 10 in no particular order, four invocations at a
  * time, deletes what the handler did not report failed, and gives back the rest, as a standard queue with
  * `ReportBatchItemFailures` does. Injected at the scenario's rate:
@@ -117,13 +119,22 @@ function sqsRecord(
  * Deliver the topic's messages to an inbox consumer under faults and count its effects.
  *
  * @param ddb - DynamoDB Local.
- * @param topic - What the SNS test server accepted on the topic, in order (relay duplicates included).
- * @param options - The rate, the seed, the scenario's tag and the logger.
+ * @param topic - What the destination delivers to the consumer's queue, in order (relay duplicates included): the
+ *   messages the SNS test server accepted on the topic (as raw delivery hands them over), on an SQS destination, or
+ *   routed from a bus (the event envelope).
+ * @param options - The rate, the seed, the scenario's tag, the logger, and how to read a message's outbox id (the
+ *   `outbox.id` attribute unless given: a bus's envelope carries it in `detail.outbox.id`).
  */
 export async function consumeOnInbox(
     ddb: DynamoDBClient,
     topic: readonly RecordedMessage[],
-    options: { readonly rate: number; readonly seed: number; readonly tag: string; readonly logger?: Logger },
+    options: {
+        readonly rate: number;
+        readonly seed: number;
+        readonly tag: string;
+        readonly logger?: Logger;
+        readonly idOf?: (message: RecordedMessage) => string;
+    },
 ): Promise<ConsumerReport> {
     const random = seededRandom(options.seed + 5);
     const rate = options.rate;
@@ -232,7 +243,8 @@ export async function consumeOnInbox(
         if (pk.startsWith("EFFECT#")) applied.set(pk.slice("EFFECT#".length), Number(item.applied?.N ?? 0));
         else if (pk === "INBOX#faults") markers += 1;
     }
-    const expected = [...new Set(topic.map((m) => m.attributes["outbox.id"]?.stringValue ?? ""))];
+    const idOf = options.idOf ?? ((m: RecordedMessage) => m.attributes["outbox.id"]?.stringValue ?? "");
+    const expected = [...new Set(topic.map(idOf))];
     const expectedSet = new Set(expected);
     const c = client.counts;
     return {

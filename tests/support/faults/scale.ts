@@ -59,3 +59,24 @@ export function messagesFor(scale: FaultScale, i: number, count: number): number
     const base = Math.floor(scale.totalMessages / count);
     return base + (i < scale.totalMessages % count ? 1 : 0);
 }
+
+/**
+ * Messages for each scenario, so they add up to the total: an even split ({@link messagesFor}), except that a
+ * scenario whose plan needs more (`minimums[i]`) gets that many, taken evenly from the others. A scenario that the
+ * split would still leave below its minimum gets its minimum, and the total is exceeded.
+ *
+ * @param scale - The run's scale.
+ * @param minimums - Each scenario's minimum, 0 for none.
+ */
+export function scenarioMessages(scale: FaultScale, minimums: readonly number[]): number[] {
+    const count = minimums.length;
+    const raised = minimums.map((min, i) => Math.max(min, messagesFor(scale, i, count)) > messagesFor(scale, i, count));
+    const fixed = minimums.reduce((sum, min, i) => sum + (raised[i] ? min : 0), 0);
+    const rest = minimums.flatMap((_, i) => (raised[i] ? [] : [i]));
+    const remaining = { ...scale, totalMessages: Math.max(0, scale.totalMessages - fixed) };
+    const out = minimums.map((min) => min);
+    rest.forEach((i, j) => {
+        out[i] = Math.max(minimums[i]!, messagesFor(remaining, j, rest.length));
+    });
+    return out;
+}

@@ -1,8 +1,9 @@
 /**
  * One fault scenario, end to end on real parts where they exist: a fresh outbox table on DynamoDB Local with its
  * real stream, the local event source mapping (Lambda's batching, rewind and retries) driving the real
- * `createPublisher` handler, the real `createSweeper`, and the fault-injecting SNS test server (a fake, because no
- * emulator fails a PublishBatch entry or accepts a message and then loses the answer). DynamoDB faults go through
+ * `createPublisher` handler, the real `createSweeper`, and the fault-injecting test server (a fake, because no
+ * emulator fails a PublishBatch entry or accepts a message and then loses the answer), which holds the scenario's
+ * destination (`destination.ts`: the SNS topic, an SQS queue, or its EventBridge stand-in) and the DLQ. DynamoDB faults go through
  * the fake client of `faulty-dynamodb.ts`, because DynamoDB Local never throttles or conflicts.
  *
  * Phases: write the planned messages (sequential transactions of 1–10 messages, the mapping consuming as they
@@ -41,6 +42,7 @@ import type { NewOutboxRecord } from "../../../runtime/record/codec";
 import { OutboxStore } from "../../../runtime/store";
 import { dynamoClient, dynamoEndpoint } from "../dynamodb";
 import { createOutboxTable, scanItems, scanRecordItems } from "../runtime/table";
+import { faultDestination, type FaultDestination, type ScenarioDestination } from "./destination";
 import { faultyDynamoClient, type DynamoFaultRates, type FaultyDynamoClient } from "./faulty-dynamodb";
 import { consumeOnInbox, consumerHolds, consumerLine, type ConsumerReport } from "./inbox-consumer";
 import { checkInvariants, type InvariantReport } from "./invariants";
@@ -61,9 +63,9 @@ import { planMessages, transactions, type PlannedMessage } from "./workload";
 
 /** The faults of one scenario at injection rate `rate`. */
 export interface ScenarioFaults {
-    /** Whole-call SNS/SQS faults. @default [] */
+    /** Whole-call faults (SNS, SQS, EventBridge: each rule names its actions). @default [] */
     readonly calls?: readonly CallFaultRule[];
-    /** PublishBatch entry faults. @default [] */
+    /** Batch entry faults (PublishBatch unless a rule names other actions). @default [] */
     readonly entries?: readonly EntryFaultRule[];
     /** DynamoDB faults on the publisher's and sweeper's client. @default none */
     readonly dynamo?: DynamoFaultRates;
@@ -100,6 +102,13 @@ export interface ScenarioSpec {
     readonly name: string;
     /** What it injects. */
     readonly description: string;
+    /** Where it publishes. @default the standard SNS topic */
+    readonly destination?: ScenarioDestination;
+    /**
+     * The fewest messages its plan needs to inject what it checks; the run's total is split evenly, and a scenario
+     * below this gets it from the others. @default 0
+     */
+    readonly minMessages?: number;
     /** The faults at injection rate `rate`. */
     faults(rate: number): ScenarioFaults;
 }
@@ -108,6 +117,14 @@ export interface ScenarioSpec {
 export interface ScenarioResult extends InvariantReport {
     /** The scenario name. */
     readonly name: string;
+    /** Where it published: `sns`, `sqs`, `sqs-fifo`, `eventbridge` (see {@link FaultDestination.label}). */
+    readonly destination: string;
+    /**
+     * Whether the destination keeps each key's order for its consumers. On a bus (`false`), `inversions` counts the
+     * order the publisher put the events in, which is all a bus's acceptance shows: EventBridge may deliver them in
+     * any order.
+     */
+    readonly ordered: boolean;
     /** Records left pending or claimed after recovery. */
     readonly leftOver: number;
     /** Faults injected: SNS/SQS calls and entries, DynamoDB faults, killed invocations, forced redeliveries, lost stream records. */
@@ -254,7 +271,7 @@ interface Writers {
     readonly fast?: OutboxWriter;
     /** With a skew mix: writes the messages planned as `legacy`, as raw rows with `status: ""`. */
     readonly legacy?: (run: readonly PlannedMessage[]) => Promise<void>;
-    /** The topic, the foreign rows' address. */
+    /** The destination's ARN, the foreign rows' address. */
     readonly address: string;
 }
 
@@ -385,7 +402,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     });
     const tableName = await createOutboxTable(ddb, `faults-${spec.name}`);
     const server: SnsTestServer = await startSnsTestServer({ seed });
-    const topicArn = server.createTopic("events");
+    const destination: FaultDestination = faultDestination(server, spec.destination);
     const dlqUrl = server.createQueue("outbox-dlq");
     const sns = new SNSClient({
         endpoint: server.endpoint,
@@ -411,10 +428,9 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     });
     const poisonIds = new Set(planned.filter((p) => p.poison).map((p) => p.message.id));
     const poisonRule: EntryFaultRule = {
-        code: "InvalidParameter",
-        senderFault: true,
-        message: "poison message (injected)",
-        when: (e) => poisonIds.has(e.attributes["outbox.id"]?.stringValue ?? ""),
+        ...destination.poisonRefusal,
+        actions: [destination.batchAction],
+        when: (e) => poisonIds.has(destination.entryId(e)),
     };
     // Each rule decides by its own rate in `when`, from the scenario's RNG, so the faults it injects are counted
     // (poison refusals are not faults: they are the message's own property).
@@ -451,8 +467,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     const common = {
         sns,
         sqs,
+        ...destination.config,
         tableName,
-        topicArn,
         dlqUrl,
         clock: relayClock,
         maxPublishAttempts: MAX_PUBLISH_ATTEMPTS,
@@ -576,21 +592,23 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     let stuck: StuckItem[] = [];
     let census: DueCensus | undefined;
     let tracker: DeliveryTracker | undefined;
-    const topicIds = (): Set<string> =>
-        new Set(server.topicMessages(topicArn).map((m) => m.attributes["outbox.id"]?.stringValue ?? ""));
+    const topicIds = (): Set<string> => new Set(destination.acceptedIds());
     try {
-        const writer = new OutboxWriter({ client: ddb, tableName, clock: writerClock, address: topicArn });
+        const address = destination.arn;
+        const fifo = destination.fifo;
+        const writer = new OutboxWriter({ client: ddb, tableName, clock: writerClock, address, fifo });
         const mix = faults.poisonMix;
         const writers: Writers = {
             writer,
-            address: topicArn,
+            address,
             ...(mix !== undefined
                 ? {
                       skewed: new OutboxWriter({
                           client: ddb,
                           tableName,
                           clock: offsetClock(mix.writerSkewMs),
-                          address: topicArn,
+                          address,
+                          fifo,
                       }),
                       store: new OutboxStore({ client: ddb, tableName, clock: writerClock }),
                   }
@@ -603,10 +621,11 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
                               client: ddb,
                               tableName,
                               clock: offsetClock(skewMix.writerAheadMs),
-                              address: topicArn,
+                              address,
+                              fifo,
                           }),
                           legacy: (run: readonly PlannedMessage[]) =>
-                              putEmptyStatusRows(ddb, tableName, topicArn, run, writerClock.now(), seqs),
+                              putEmptyStatusRows(ddb, tableName, address, run, writerClock.now(), seqs),
                       };
                   })()
                 : {}),
@@ -615,7 +634,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
             stuck = await plantStuckPartitions(
                 ddb,
                 tableName,
-                topicArn,
+                address,
                 skewMix.stuckPartitions,
                 writerClock.now(),
                 relayClock.now(),
@@ -666,7 +685,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         streams.destroy();
     }
 
-    const topic = server.topicMessages(topicArn).map((m) => ({ id: m.attributes["outbox.id"]?.stringValue ?? "" }));
+    const topic = destination.acceptedIds().map((id) => ({ id }));
     const dlq = server.queueMessages(dlqUrl).map((m) => {
         const body = JSON.parse(m.body) as { recordId?: string; reason?: string };
         return { id: String(body.recordId), reason: String(body.reason) };
@@ -696,20 +715,24 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     );
     let consumer: ConsumerReport;
     try {
-        consumer = await consumeOnInbox(ddb, server.topicMessages(topicArn), {
+        consumer = await consumeOnInbox(ddb, destination.consumerMessages(), {
             rate: options.rate,
             seed,
             tag,
+            idOf: destination.consumerId,
             ...(options.logger !== undefined ? { logger: options.logger } : {}),
         });
     } finally {
         sns.destroy();
         sqs.destroy();
+        destination.close();
         await server.stop();
     }
     return {
         ...report,
         name: spec.name,
+        destination: destination.label,
+        ordered: destination.ordered,
         leftOver,
         injected: snsFaults + dynamoInjected + kills + redeliveries + streamLosses,
         killed: kills,
@@ -836,8 +859,9 @@ export function scenarioLine(r: ScenarioResult): string {
         ...(r.skew !== undefined ? skewProblems(r.skew) : []),
     ].filter((p) => p !== "");
     return (
-        `scenario ${r.name}: messages ${r.messages} lost ${r.lost} inversions ${r.inversions} duplicates ${r.duplicates} ` +
+        `scenario ${r.name}: messages ${r.messages} lost ${r.lost} inversions ${r.inversions}${r.ordered ? "" : " (in put order: a bus keeps none)"} duplicates ${r.duplicates} ` +
         `injected ${r.injected} killed ${r.killed} mapping-retries ${r.mappingRetries} mapping-discarded ${r.mappingDiscarded} recovery-sweeps ${r.recoverySweeps}` +
+        (r.destination !== "sns" ? ` destination ${r.destination}` : "") +
         (r.reuseAttempts > 0 ? ` reused-ids ${r.reuseAttempts - r.reuseAccepted}/${r.reuseAttempts}-refused` : "") +
         (r.skew !== undefined ? skewLine(r.skew) : "") +
         (problems.length > 0 ? ` PROBLEMS ${problems.join("; ")}` : "") +

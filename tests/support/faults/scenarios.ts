@@ -1,6 +1,8 @@
 /**
  * The fault scenarios: the faults that lose events in the relays people run today (the Streams article's
  * "Te va a morder", the GoBridge store's findings §12, the peers' issue threads), each at injection rate `rate`.
+ * Every scenario publishes to the standard SNS topic but the last two, which run the mixed faults against an SQS
+ * FIFO queue and an EventBridge bus, each in its own service's error codes.
  */
 import type { ScenarioSpec } from "./scenario";
 
@@ -100,12 +102,61 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     },
     {
         name: "skew",
+        // Its first write the correct writer must have refused is message 26 (workload.ts, skewMessage).
+        minMessages: 27,
         description:
             "a writer whose clock runs 3 h ahead (its keyed writes set FENCEs 3 h ahead, so the correct writer's later keyed writes there are refused, never committed, and its records wait in ClaimIndex stamped 3 h ahead), 8 partitions that never drain (undecodable items, rows a live relay holds, key tails behind a held head) for a maxPartitionsPerRun of 5, rows an older writer left with status \"\", and half the partitions' stream records lost; every healthy partition is delivered by the sweeper within ⌈N / 5⌉ runs, N the partitions with a due record at the first run (+0: the recovery clock steps past sweepAfter, and a record stamped ahead is due at once)",
         faults: (rate) => ({
             entries: [{ code: "InternalError", rate: rate / 2 }],
             maxPartitionsPerRun: 5,
             skewMix: { writerAheadMs: 3 * 3_600_000, stuckPartitions: 8, streamLossShare: 0.5 },
+        }),
+    },
+    {
+        name: "sqs-fifo-mixed",
+        description:
+            "the mixed faults against an SQS FIFO queue as the destination, in SQS's codes: SendMessageBatch answers 500 InternalError or RequestThrottled, or accepts and never answers; single entries fail (InternalError, and ThrottlingException flagged as the sender's fault); the DLQ's SendMessage fails; invocations and sweeps killed, DynamoDB faults, whole-batch redelivery and lost stream records",
+        destination: { kind: "sqs", fifo: true },
+        faults: (rate) => ({
+            sweeperDuringRun: true,
+            calls: [
+                { kind: "Error", code: "InternalError", status: 500, actions: ["SendMessageBatch"], rate: rate / 6 },
+                { kind: "Error", code: "RequestThrottled", status: 400, actions: ["SendMessageBatch"], rate: rate / 6 },
+                { kind: "AcceptThenTimeout", actions: ["SendMessageBatch"], rate: rate / 6, holdMs: 30 },
+                { kind: "InternalError", actions: ["SendMessage"], rate: rate / 5 },
+            ],
+            entries: [
+                { actions: ["SendMessageBatch"], code: "InternalError", senderFault: false, rate: rate / 6 },
+                { actions: ["SendMessageBatch"], code: "ThrottlingException", senderFault: true, rate: rate / 6 },
+            ],
+            kill: rate / 4,
+            dynamo: { throttle: rate / 10, conflict: rate / 10, lostAnswer: rate / 10 },
+            redeliver: rate / 5,
+            streamLoss: rate / 5,
+        }),
+    },
+    {
+        name: "eventbridge-mixed",
+        description:
+            "the mixed faults against an EventBridge bus (the fault server's stand-in, routed to the consumer's queue), in EventBridge's codes: the first DescribeEventBus is throttled; PutEvents answers 500 InternalException or ThrottlingException, or accepts and never answers; single entries fail (InternalFailure, ThrottlingException); the DLQ's SendMessage fails; invocations and sweeps killed, DynamoDB faults, whole-batch redelivery and lost stream records. A bus keeps no order: inversions are counted in the order the publisher put the events",
+        destination: { kind: "eventbridge" },
+        faults: (rate) => ({
+            sweeperDuringRun: true,
+            calls: [
+                { kind: "Error", code: "ThrottlingException", status: 400, actions: ["DescribeEventBus"], times: 1 },
+                { kind: "Error", code: "InternalException", status: 500, actions: ["PutEvents"], rate: rate / 6 },
+                { kind: "Error", code: "ThrottlingException", status: 400, actions: ["PutEvents"], rate: rate / 6 },
+                { kind: "AcceptThenTimeout", actions: ["PutEvents"], rate: rate / 6, holdMs: 30 },
+                { kind: "InternalError", actions: ["SendMessage"], rate: rate / 5 },
+            ],
+            entries: [
+                { actions: ["PutEvents"], code: "InternalFailure", rate: rate / 6 },
+                { actions: ["PutEvents"], code: "ThrottlingException", rate: rate / 6 },
+            ],
+            kill: rate / 4,
+            dynamo: { throttle: rate / 10, conflict: rate / 10, lostAnswer: rate / 10 },
+            redeliver: rate / 5,
+            streamLoss: rate / 5,
         }),
     },
 ];
