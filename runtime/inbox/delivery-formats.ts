@@ -19,6 +19,7 @@ import { OutboxError } from "../errors";
 import type { LambdaSqsRecord } from "./sqs-event";
 import { MESSAGE_ATTRIBUTE, userHeaders } from "../message";
 import { deliveredTraceContext } from "../trace-context";
+import { jsonTextAt } from "./json-span";
 
 /** An outbox message as a delivery path carried it. */
 export interface DeliveredOutboxMessage {
@@ -184,8 +185,9 @@ function stringValues(value: unknown): Record<string, string> {
 
 /**
  * An EventBridge bus → an SQS target: the event envelope in the body, the outbox's fields in `detail.outbox`. The
- * body handed on is `detail.payload` written as JSON again (EventBridge parses `Detail` and delivers it as JSON, so
- * the text is EventBridge's, not the writer's byte for byte); a payload the publisher sent as text (`payloadFormat:
+ * body handed on is the text of `detail.payload` as the envelope holds it (`jsonTextAt`), not parsed and written
+ * again, so a number beyond 2^53 arrives as EventBridge delivered it (EventBridge parses `Detail` and renders it
+ * itself: whether it keeps such a number is EventBridge's); a payload the publisher sent as text (`payloadFormat:
  * "text"`) is that text.
  */
 export const EVENTBRIDGE_ENVELOPE_DELIVERY: DeliveryFormat = {
@@ -207,7 +209,10 @@ export const EVENTBRIDGE_ENVELOPE_DELIVERY: DeliveryFormat = {
                 typeof fields.traceparent === "string" ? fields.traceparent : undefined,
                 typeof fields.tracestate === "string" ? fields.tracestate : undefined,
             ),
-            body: fields.payloadFormat === "text" && typeof payload === "string" ? payload : JSON.stringify(payload),
+            body:
+                fields.payloadFormat === "text" && typeof payload === "string"
+                    ? payload
+                    : (jsonTextAt(record.body, ["detail", "payload"]) ?? JSON.stringify(payload)),
         };
     },
 };

@@ -224,11 +224,11 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
             return appendTo(row)(m);
         });
         const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
-        // The event as EventBridge delivers it to an SQS target: the Detail the publisher put, parsed, in the envelope.
+        // The event as EventBridge delivers it to an SQS target: the Detail the publisher put, in the envelope.
         const busRecord = (messageId: string, detail: string) => ({
             ...rawRecord({ messageId, n: 0 }),
             messageAttributes: {},
-            body: JSON.stringify({
+            body: `${JSON.stringify({
                 version: "0",
                 id: `ev-${messageId}`,
                 "detail-type": "OrderShipped",
@@ -237,14 +237,13 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
                 time: "2026-12-02T05:04:15Z",
                 region: "eu-west-1",
                 resources: [],
-                detail: JSON.parse(detail) as unknown,
-            }),
+            }).slice(0, -1)},"detail":${detail}}`,
         });
         const detail = eventDetail({
             id: "id-bus-1",
             type: "OrderShipped",
             partition: "P",
-            body: JSON.stringify({ n: 7, note: "é <&>" }),
+            body: '{"n":7,"note":"é <&>","big":12345678901234567890}',
             headers: { tenant: "initech" },
             traceparent,
             createdAt: 0,
@@ -265,7 +264,12 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
             [seen[0]!.outboxId, seen[0]!.type, seen[0]!.headers, seen[0]!.traceparent, seen[0]!.format],
             ["id-bus-1", "OrderShipped", { tenant: "initech" }, traceparent, "eventbridge-envelope"],
         );
-        assert.deepEqual(seen[0]!.payload, { n: 7, note: "é <&>" });
+        assert.equal(
+            seen[0]!.body,
+            '{"n":7,"note":"é <&>","big":12345678901234567890}',
+            "the payload's own text, a number beyond 2^53 unchanged",
+        );
+        assert.equal((seen[0]!.payload as { n: number }).n, 7);
         assert.match(
             String(logger.entries.find((e) => e.level === "error")?.attributes.error),
             /SQS message b3 \(eventbridge-envelope\): the event's detail\.outbox has no id string/,
