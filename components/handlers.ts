@@ -48,41 +48,8 @@ function declareRole(
     targets: { [K in keyof GrantTargets]: pulumi.Input<GrantTargets[K]> },
     document: (targets: GrantTargets) => PolicyDocument,
 ): aws.iam.Role {
-    const policy = pulumi
-        .all([
-            targets.tableArn,
-            targets.streamArn,
-            targets.destinationKind,
-            targets.destinationArn,
-            targets.dlqArn,
-            targets.logGroupArn,
-            targets.kmsKeyArn,
-            targets.destinationKmsKeyArn,
-        ])
-        .apply(
-            ([
-                tableArn,
-                streamArn,
-                destinationKind,
-                destinationArn,
-                dlqArn,
-                logGroupArn,
-                kmsKeyArn,
-                destinationKmsKeyArn,
-            ]) =>
-                JSON.stringify(
-                    document({
-                        tableArn,
-                        streamArn,
-                        destinationKind,
-                        destinationArn,
-                        dlqArn,
-                        logGroupArn,
-                        kmsKeyArn,
-                        destinationKmsKeyArn,
-                    }),
-                ),
-        );
+    // pulumi.output of an object resolves each Input it holds: the document gets the targets' plain values.
+    const policy = pulumi.output(targets).apply((resolved) => JSON.stringify(document(resolved)));
     return new aws.iam.Role(
         childName(o.name, child),
         {

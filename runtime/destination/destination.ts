@@ -116,6 +116,48 @@ export function unanswered(label: string, count: number): PublishResult[] {
     }));
 }
 
+/** The answer of a batch call whose entries are named by `Id`: SNS's `PublishBatch` and SQS's `SendMessageBatch`. */
+export interface IdBatchAnswer {
+    /** The accepted entries. */
+    readonly Successful?: readonly { readonly Id?: string; readonly MessageId?: string }[];
+    /** The refused entries, each with its code, its sender flag and its message. */
+    readonly Failed?: readonly {
+        readonly Id?: string;
+        readonly Code?: string;
+        readonly SenderFault?: boolean;
+        readonly Message?: string;
+    }[];
+}
+
+/**
+ * The results of an answer whose entries are named by `Id` (the entry's index in the call), aligned with the call's
+ * entries; an entry named in neither list stays `NoResult` ({@link unanswered}).
+ *
+ * @param destination - Its label and its classification of an entry's code.
+ * @param out - The answer; `undefined` when the call answered nothing.
+ * @param count - Entries in the call.
+ */
+export function readIdBatchAnswer(
+    destination: { readonly label: string } & Pick<Destination, "classify">,
+    out: IdBatchAnswer | undefined,
+    count: number,
+): PublishResult[] {
+    const results = unanswered(destination.label, count);
+    const at = (id: string | undefined) => {
+        const i = Number(id);
+        return Number.isInteger(i) && i >= 0 && i < count ? i : undefined;
+    };
+    for (const s of out?.Successful ?? []) {
+        const i = at(s.Id);
+        if (i !== undefined) results[i] = { ok: true, messageId: s.MessageId ?? "" };
+    }
+    for (const f of out?.Failed ?? []) {
+        const i = at(f.Id);
+        if (i !== undefined) results[i] = refusedEntry(destination, f.Code, f.SenderFault === true, f.Message);
+    }
+    return results;
+}
+
 /**
  * Publish up to 10 messages in one batch call and report each entry's outcome, in order. When the whole call fails
  * with an error that blames the messages and it holds several, each is sent alone to find out which one the

@@ -12,7 +12,7 @@
 import { PublishBatchCommand, type PublishBatchCommandOutput } from "@aws-sdk/client-sns";
 import { publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type OutboundMessage } from "../message";
 import type { ClientLike } from "../ports";
-import { refusedEntry, unanswered, type Destination, type PublishFailureKind, type PublishResult } from "./destination";
+import { readIdBatchAnswer, type Destination, type PublishFailureKind } from "./destination";
 import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
 
 /** An SNS refusal whose message names the topic ARN (or name) as the parameter at fault. */
@@ -64,21 +64,6 @@ export function classifySnsFailure(code: string, senderFault = false, message = 
     }
 }
 
-/** The results of a PublishBatch answer, aligned with its entries (`Id` is the entry's index). */
-function readPublishBatch(out: PublishBatchCommandOutput | undefined, count: number): PublishResult[] {
-    const results = unanswered(DESTINATION_LABELS.sns, count);
-    for (const s of out?.Successful ?? []) {
-        const i = Number(s.Id);
-        if (Number.isInteger(i) && i >= 0 && i < count) results[i] = { ok: true, messageId: s.MessageId ?? "" };
-    }
-    for (const f of out?.Failed ?? []) {
-        const i = Number(f.Id);
-        if (Number.isInteger(i) && i >= 0 && i < count)
-            results[i] = refusedEntry({ classify: classifySnsFailure }, f.Code, f.SenderFault === true, f.Message);
-    }
-    return results;
-}
-
 /**
  * An SNS topic as a {@link Destination}. On a FIFO topic each entry's `MessageGroupId` is the ordering key (else the
  * partition) and its `MessageDeduplicationId` the record id.
@@ -102,7 +87,11 @@ export function snsDestination(sns: ClientLike, topicArn: string, fifo: boolean)
                     PublishBatchRequestEntries: messages.map((m, i) => publishEntry(m, String(i), fifo)),
                 }),
             )) as PublishBatchCommandOutput | undefined;
-            return readPublishBatch(out, messages.length);
+            return readIdBatchAnswer(
+                { label: DESTINATION_LABELS.sns, classify: classifySnsFailure },
+                out,
+                messages.length,
+            );
         },
     };
 }

@@ -17,7 +17,7 @@ import { queueUrlOfArn } from "../aws-resource-names";
 import { OutboxError } from "../errors";
 import { fifoMessageGroupId, messageAttributes, snsMessageSize, type OutboundMessage } from "../message";
 import type { ClientLike } from "../ports";
-import { refusedEntry, unanswered, type Destination, type PublishFailureKind, type PublishResult } from "./destination";
+import { readIdBatchAnswer, type Destination, type PublishFailureKind } from "./destination";
 import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
 
 /**
@@ -86,21 +86,6 @@ export function classifySqsFailure(code: string, senderFault = false, message = 
     }
 }
 
-/** The results of a SendMessageBatch answer, aligned with its entries (`Id` is the entry's index). */
-function readSendMessageBatch(out: SendMessageBatchCommandOutput | undefined, count: number): PublishResult[] {
-    const results = unanswered(DESTINATION_LABELS.sqs, count);
-    for (const s of out?.Successful ?? []) {
-        const i = Number(s.Id);
-        if (Number.isInteger(i) && i >= 0 && i < count) results[i] = { ok: true, messageId: s.MessageId ?? "" };
-    }
-    for (const f of out?.Failed ?? []) {
-        const i = Number(f.Id);
-        if (Number.isInteger(i) && i >= 0 && i < count)
-            results[i] = refusedEntry({ classify: classifySqsFailure }, f.Code, f.SenderFault === true, f.Message);
-    }
-    return results;
-}
-
 /**
  * An SQS queue as a {@link Destination}. On a FIFO queue each entry's `MessageGroupId` is the ordering key (else the
  * partition) and its `MessageDeduplicationId` the record id; on a standard queue neither is sent (a group id there
@@ -135,7 +120,11 @@ export function sqsDestination(sqs: ClientLike, queueArn: string, fifo: boolean)
                     })),
                 }),
             )) as SendMessageBatchCommandOutput | undefined;
-            return readSendMessageBatch(out, messages.length);
+            return readIdBatchAnswer(
+                { label: DESTINATION_LABELS.sqs, classify: classifySqsFailure },
+                out,
+                messages.length,
+            );
         },
     };
 }

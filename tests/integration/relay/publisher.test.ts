@@ -64,6 +64,68 @@ async function setLambdaEnvironment(
     Object.assign(process.env, await localLambdaEnvironment(componentEnvironment, names, endpoint, extra));
 }
 
+/** Write `count` one-message transactions: keyed ones where `keyOf(n)` gives a key, in one account partition. */
+async function writeKeyedAndKeyless(
+    writer: OutboxWriter,
+    count: number,
+    keyOf: (n: number) => string | undefined,
+): Promise<{ id: string; key?: string }[]> {
+    const written: { id: string; key?: string }[] = [];
+    for (let n = 0; n < count; n += 1) {
+        const key = keyOf(n);
+        const { messageIds } = await writer.write({
+            messages: [
+                {
+                    partition: key ? "ACCOUNT#9" : `ORDER#${n % 7}`,
+                    type: "OrderUpdated",
+                    payload: { n },
+                    ...(key ? { orderingKey: key } : {}),
+                },
+            ],
+        });
+        written.push({ id: messageIds[0]!, ...(key ? { key } : {}) });
+    }
+    return written;
+}
+
+/** Drain the table's stream through `handler` with the component's filter, retrying a failed batch at once, forever. */
+async function drainThroughFaults(
+    ddb: Awaited<ReturnType<typeof dynamoClient>>,
+    tableName: string,
+    handler: Handler,
+    mapping: { inputs: Record<string, any> },
+): Promise<void> {
+    const esm = await startLocalEventSourceMapping({
+        streamsClient: await streamsClient(),
+        dynamodbClient: ddb,
+        tableName,
+        handler,
+        filterPattern: JSON.parse(mapping.inputs.filterCriteria.filters[0].pattern as string) as FilterPattern,
+        batchSize: 25,
+        maximumRetryAttempts: -1,
+        retryBackoffMs: 1,
+    });
+    try {
+        await esm.drain({ timeoutMs: 60_000 });
+    } finally {
+        await esm.stop();
+    }
+    assert.ok(esm.stats().retries > 0, "faults forced rewinds");
+}
+
+/** Every written id delivered at least once, and each key's first deliveries in write order. */
+function assertDeliveredInKeyOrder(
+    delivered: readonly string[],
+    written: readonly { id: string; key?: string }[],
+): void {
+    assert.deepEqual([...new Set(delivered)].sort(), written.map((w) => w.id).sort(), "every message at least once");
+    for (const key of new Set(written.flatMap((w) => (w.key ? [w.key] : [])))) {
+        const expected = written.filter((w) => w.key === key).map((w) => w.id);
+        const firsts = delivered.filter((id, i) => delivered.indexOf(id) === i && expected.includes(id));
+        assert.deepEqual(firsts, expected, `first deliveries of ${key} in order`);
+    }
+}
+
 describe("end to end: the serialized publisher on DynamoDB Local's stream, the local mapping and fauxqs", function () {
     this.timeout(120_000);
     const saved: Record<string, string | undefined> = {};
@@ -316,51 +378,12 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
             );
             const handler = loadSerialized<Handler>(await entryText(fn));
             const writer = new OutboxWriter({ client: ddb, tableName });
-            const written: { id: string; key?: string }[] = [];
-            for (let n = 0; n < 80; n += 1) {
-                const key = n % 4 === 0 ? `acct-${n % 3}` : undefined;
-                const { messageIds } = await writer.write({
-                    messages: [
-                        {
-                            partition: key ? "ACCOUNT#9" : `ORDER#${n % 7}`,
-                            type: "T",
-                            payload: { n },
-                            ...(key ? { orderingKey: key } : {}),
-                        },
-                    ],
-                });
-                written.push({ id: messageIds[0]!, ...(key ? { key } : {}) });
-            }
-            const filterPattern = JSON.parse(
-                mapping.inputs.filterCriteria.filters[0].pattern as string,
-            ) as FilterPattern;
-            const esm = await startLocalEventSourceMapping({
-                streamsClient: await streamsClient(),
-                dynamodbClient: ddb,
-                tableName,
-                handler,
-                filterPattern,
-                batchSize: 25,
-                maximumRetryAttempts: -1,
-                retryBackoffMs: 1,
-            });
-            try {
-                await esm.drain({ timeoutMs: 60_000 });
-            } finally {
-                await esm.stop();
-            }
-            assert.ok(esm.stats().retries > 0, "faults forced rewinds");
-            const ids = server.topicMessages(topicArn).map((m) => m.attributes["outbox.id"]!.stringValue!);
-            assert.deepEqual(
-                [...new Set(ids)].sort(),
-                written.map((w) => w.id).sort(),
-                "every message published at least once",
+            const written = await writeKeyedAndKeyless(writer, 80, (n) => (n % 4 === 0 ? `acct-${n % 3}` : undefined));
+            await drainThroughFaults(ddb, tableName, handler, mapping);
+            assertDeliveredInKeyOrder(
+                server.topicMessages(topicArn).map((m) => m.attributes["outbox.id"]!.stringValue!),
+                written,
             );
-            for (const key of ["acct-0", "acct-1", "acct-2"]) {
-                const expected = written.filter((w) => w.key === key).map((w) => w.id);
-                const firsts = ids.filter((id, i) => ids.indexOf(id) === i && expected.includes(id));
-                assert.deepEqual(firsts, expected, `first deliveries of ${key} in order`);
-            }
             const records = await scanRecords(ddb, tableName);
             assert.ok(
                 records.every((r) => r.status === "completed"),
@@ -412,55 +435,18 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
                 );
                 const handler = loadSerialized<Handler>(await entryText(fn));
                 const writer = new OutboxWriter({ client: ddb, tableName, address: destinationArn, fifo: true });
-                const written: { id: string; key?: string }[] = [];
-                for (let n = 0; n < 60; n += 1) {
-                    const key = n % 3 === 0 ? `acct-${n % 2}` : undefined;
-                    const { messageIds } = await writer.write({
-                        messages: [
-                            {
-                                partition: key ? "ACCOUNT#9" : `ORDER#${n % 7}`,
-                                type: "OrderUpdated",
-                                payload: { n },
-                                ...(key ? { orderingKey: key } : {}),
-                            },
-                        ],
-                    });
-                    written.push({ id: messageIds[0]!, ...(key ? { key } : {}) });
-                }
-                const esm = await startLocalEventSourceMapping({
-                    streamsClient: await streamsClient(),
-                    dynamodbClient: ddb,
-                    tableName,
-                    handler,
-                    filterPattern: JSON.parse(
-                        mapping.inputs.filterCriteria.filters[0].pattern as string,
-                    ) as FilterPattern,
-                    batchSize: 25,
-                    maximumRetryAttempts: -1,
-                    retryBackoffMs: 1,
-                });
-                try {
-                    await esm.drain({ timeoutMs: 60_000 });
-                } finally {
-                    await esm.stop();
-                }
-                assert.ok(esm.stats().retries > 0, "faults forced rewinds");
-                const delivered =
+                const written = await writeKeyedAndKeyless(writer, 60, (n) =>
+                    n % 3 === 0 ? `acct-${n % 2}` : undefined,
+                );
+                await drainThroughFaults(ddb, tableName, handler, mapping);
+                assertDeliveredInKeyOrder(
                     kind === "sqs"
                         ? server.queueMessages("dest-events.fifo").map((m) => m.attributes["outbox.id"]!.stringValue!)
                         : server
                               .busEvents(destinationArn)
-                              .map((m) => (JSON.parse(m.body) as { outbox: { id: string } }).outbox.id);
-                assert.deepEqual(
-                    [...new Set(delivered)].sort(),
-                    written.map((w) => w.id).sort(),
-                    "every one once at least",
+                              .map((m) => (JSON.parse(m.body) as { outbox: { id: string } }).outbox.id),
+                    written,
                 );
-                for (const key of ["acct-0", "acct-1"]) {
-                    const expected = written.filter((w) => w.key === key).map((w) => w.id);
-                    const firsts = delivered.filter((id, i) => delivered.indexOf(id) === i && expected.includes(id));
-                    assert.deepEqual(firsts, expected, `first deliveries of ${key} in order`);
-                }
                 assert.ok((await scanRecords(ddb, tableName)).every((r) => r.status === "completed"));
                 assert.equal(server.queueMessages(dlqUrl).length, 0, "transient faults never dead-letter");
             } finally {
