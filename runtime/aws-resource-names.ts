@@ -82,7 +82,7 @@ export function queueUrlRegion(url: string): string | undefined {
 }
 
 /**
- * Whether `value` is an SQS queue ARN (see {@link QUEUE_ARN_SHAPE}).
+ * Whether `value` is an SQS queue ARN (`QUEUE_ARN_SHAPE`).
  *
  * @param value - The configured queue ARN.
  */
@@ -91,7 +91,7 @@ export function isQueueArn(value: string): boolean {
 }
 
 /**
- * Whether `value` is an EventBridge event bus ARN (see {@link EVENT_BUS_ARN_SHAPE}).
+ * Whether `value` is an EventBridge event bus ARN (`EVENT_BUS_ARN_SHAPE`).
  *
  * @param value - The configured event bus ARN.
  */
