@@ -1,7 +1,8 @@
 /**
  * The stream publisher: the Lambda handler behind the table's event source mapping. It publishes the outbox
- * records of each stream batch to the destination (an SNS topic, an SQS queue or an EventBridge bus) and completes them, and reports the first record it could not deliver so
- * Lambda retries from there: what one batch goes through is `runtime/stream-batch.ts`.
+ * records of each stream batch to the destination (an SNS topic, an SQS queue or an EventBridge bus) and completes
+ * them, and reports the first record it could not deliver so Lambda retries from there: what one batch goes through
+ * is `runtime/stream-batch.ts`.
  *
  * This module holds the handler's wiring, shared with the sweeper: the configuration, validated and defaulted
  * once per cold start ({@link resolveDeliveryConfig}), the check that the destination and the DLQ are in their
@@ -51,36 +52,17 @@ export interface HandlerContext {
 export type PublisherHandler = (event: unknown, context?: HandlerContext) => Promise<StreamBatchResponse>;
 
 /**
- * Configuration of {@link createPublisher}. The destination is exactly one of `topicArn` (an SNS topic), `queueArn`
- * (an SQS queue, standard or FIFO) and `eventBusArn` (an EventBridge bus), with the client of its kind.
+ * Configuration of {@link createPublisher}. The destination ({@link DestinationConfig}) is exactly one of `topicArn`
+ * (an SNS topic, with `sns`), `queueArn` (an SQS queue, standard or FIFO, sent with `sqs`, which also serves the DLQ)
+ * and `eventBusArn` (an EventBridge bus, with `eventBridge`).
  */
 export interface PublisherConfig extends DestinationConfig {
     /** DynamoDB client for the outbox table (a `DynamoDBClient`, or anything with its `send`). */
     readonly dynamodb: ClientLike;
-    /** SNS client (`SNSClient`); required with `topicArn`. @default undefined */
-    readonly sns?: ClientLike;
-    /** SQS client (`SQSClient`): the DLQ's, and the destination's with `queueArn`. */
-    readonly sqs: ClientLike;
-    /** EventBridge client (`EventBridgeClient`); required with `eventBusArn`. @default undefined */
-    readonly eventBridge?: ClientLike;
     /** The outbox table. */
     readonly tableName: string;
-    /** The SNS topic to publish to. Exactly one of `topicArn`, `queueArn` and `eventBusArn`. @default undefined */
-    readonly topicArn?: string;
-    /** The SQS queue to send to (its URL is derived from the ARN). One destination only. @default undefined */
-    readonly queueArn?: string;
-    /** The EventBridge bus to put events on. One destination only. @default undefined */
-    readonly eventBusArn?: string;
-    /** The EventBridge `Source` of every event; only with `eventBusArn`. @default "dynamodb-outbox" */
-    readonly eventSource?: string;
     /** The DLQ URL for expired and undeliverable records. */
     readonly dlqUrl: string;
-    /**
-     * Whether the topic or queue is FIFO (sets `MessageGroupId` = ordering key or partition, `MessageDeduplicationId`
-     * = record id); it must match the name's `.fifo`, and is never true with a bus.
-     * @default false
-     */
-    readonly fifo?: boolean;
     /** Seconds a completed or expired record stays before TTL deletes it. @default 3600 */
     readonly completionGraceSeconds?: number;
     /** Permanent publish failures of one record before it goes to the DLQ (1–100). @default 3 */
