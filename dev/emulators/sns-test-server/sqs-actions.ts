@@ -12,7 +12,7 @@ import { ApiError } from "./api-error";
 import type { ActionResult, ParsedCall } from "./request";
 import { toJsonAttributes } from "./sqs-json";
 import {
-    checkDeleteMessageBatch,
+    checkBatchEntries,
     checkSendMessageBatch,
     fifoDuplicateOf,
     rememberFifo,
@@ -172,7 +172,7 @@ export function deleteMessageBatchAction(state: ServerState, call: ParsedCall): 
     const queue = queueOf(state, call);
     const entries = (Array.isArray(call.json.Entries) ? call.json.Entries : []) as Record<string, unknown>[];
     const ids = entries.map((e) => (typeof e.Id === "string" ? e.Id : undefined));
-    checkDeleteMessageBatch(ids);
+    checkBatchEntries(ids);
     const successful: object[] = [];
     const failed: object[] = [];
     entries.forEach((entry, i) => {

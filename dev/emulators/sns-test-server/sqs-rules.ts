@@ -64,16 +64,7 @@ export function sqsMessageRefusal(queue: Queue, entry: EntryInfo): ApiError | un
 
 /** The checks SQS makes on a whole SendMessageBatch, before any entry is accepted; throws what SQS answers. */
 export function checkSendMessageBatch(entries: readonly EntryInfo[]): void {
-    if (entries.length === 0)
-        throw new ApiError("AWS.SimpleQueueService.EmptyBatchRequest", 400, "There should be at least one entry.");
-    if (entries.length > SQS_MAX_BATCH_ENTRIES) {
-        throw new ApiError(
-            "AWS.SimpleQueueService.TooManyEntriesInBatchRequest",
-            400,
-            `Maximum number of entries per request are ${SQS_MAX_BATCH_ENTRIES}. You have sent ${entries.length}.`,
-        );
-    }
-    checkBatchEntryIds(entries.map((e) => e.id));
+    checkBatchEntries(entries.map((e) => e.id));
     const total = entries.reduce((n, e) => n + sqsMessageSize(e), 0);
     if (total > SQS_MAX_BATCH_BYTES) {
         throw new ApiError(
@@ -101,8 +92,11 @@ export function checkBatchEntryIds(ids: readonly (string | undefined)[]): void {
     }
 }
 
-/** The checks SQS makes on a whole DeleteMessageBatch: 1 to 10 entries, distinct well-formed ids. */
-export function checkDeleteMessageBatch(ids: readonly (string | undefined)[]): void {
+/**
+ * The checks SQS makes on the entries of any batch (DeleteMessageBatch, and SendMessageBatch before its size): 1 to 10
+ * entries, distinct well-formed ids.
+ */
+export function checkBatchEntries(ids: readonly (string | undefined)[]): void {
     if (ids.length === 0)
         throw new ApiError("AWS.SimpleQueueService.EmptyBatchRequest", 400, "There should be at least one entry.");
     if (ids.length > SQS_MAX_BATCH_ENTRIES) {
