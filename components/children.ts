@@ -16,8 +16,8 @@ import {
     TTL_ATTRIBUTE,
     streamFilterPatternJson,
 } from "../runtime/schema";
-import { ENV } from "../runtime/config";
-import { DESTINATION_SETTINGS, type DestinationKind } from "../runtime/destination/kind";
+import { destinationVariable, ENV } from "../runtime/config";
+import type { DestinationKind } from "../runtime/destination/kind";
 import { OutboxError } from "../runtime/errors";
 import { OUTBOX_DEFAULTS } from "./defaults";
 import type { OutboxSettings } from "./settings";
@@ -106,11 +106,6 @@ export interface HandlerTargets {
     readonly destinationArn: pulumi.Input<string>;
     /** The DLQ's URL. */
     readonly dlqUrl: pulumi.Input<string>;
-}
-
-/** The variable that names a destination of `kind`: `OUTBOX_TOPIC_ARN`, `OUTBOX_QUEUE_ARN` or `OUTBOX_EVENT_BUS_ARN`. */
-export function destinationVariable(kind: DestinationKind): string {
-    return ENV[DESTINATION_SETTINGS[kind]];
 }
 
 /**

@@ -16,8 +16,8 @@ import {
     StackValidationPolicy,
     validateResourceOfType,
 } from "@pulumi/policy";
-import { ENV } from "../runtime/config";
-import { DESTINATION_KINDS, DESTINATION_SETTINGS, type DestinationKind } from "../runtime/destination/kind";
+import { destinationVariable } from "../runtime/config";
+import { DESTINATION_KINDS, type DestinationKind } from "../runtime/destination/kind";
 import { LIST_STREAMS_ACTION } from "../components/iam";
 import {
     RESOURCE_TYPES,
@@ -115,7 +115,7 @@ function destinationOf(
     fn: StackResourceView,
 ): { kind: DestinationKind; resource: StackResourceView } | undefined {
     for (const kind of Object.values(DESTINATION_KINDS)) {
-        const arn: unknown = known(() => fn.props.environment?.variables?.[ENV[DESTINATION_SETTINGS[kind]]]);
+        const arn: unknown = known(() => fn.props.environment?.variables?.[destinationVariable(kind)]);
         if (typeof arn !== "string") continue;
         const resource = resources.find(
             (r) => r.type === DESTINATION_KEY_PROPERTIES[kind].type && known(() => r.props.arn) === arn,

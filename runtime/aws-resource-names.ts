@@ -100,12 +100,13 @@ export function isEventBusArn(value: string): boolean {
 }
 
 /**
- * The region an SQS queue ARN or an event bus ARN names, or `undefined` when it is neither.
+ * The region a destination ARN names (an SNS topic's, an SQS queue's or an event bus's), or `undefined` when it is
+ * none of them.
  *
- * @param arn - The queue or bus ARN.
+ * @param arn - The destination's ARN.
  */
-export function queueOrBusArnRegion(arn: string): string | undefined {
-    return (SQS_QUEUE_ARN.exec(arn) ?? EVENT_BUS_ARN.exec(arn))?.[2];
+export function destinationArnRegion(arn: string): string | undefined {
+    return topicArnRegion(arn) ?? (SQS_QUEUE_ARN.exec(arn) ?? EVENT_BUS_ARN.exec(arn))?.[2];
 }
 
 /**

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { isQueueUrl, QUEUE_URL_SHAPE, queueOrBusArnRegion, queueUrlRegion, topicArnRegion } from "./aws-resource-names";
+import { isQueueUrl, QUEUE_URL_SHAPE, destinationArnRegion, queueUrlRegion } from "./aws-resource-names";
 import {
     DESTINATION_ARN_RULES,
     DESTINATION_SETTINGS,
@@ -93,12 +93,15 @@ function required(env: Readonly<Record<string, string | undefined>>, name: strin
 }
 
 const DECIMAL_INTEGER = /^-?[0-9]+$/;
-/** The variable that names each kind of destination. */
-const DESTINATION_VARIABLES = {
-    sns: ENV.topicArn,
-    sqs: ENV.queueArn,
-    eventbridge: ENV.eventBusArn,
-} as const satisfies Record<DestinationKind, string>;
+/**
+ * The variable that names a destination of `kind`: `OUTBOX_TOPIC_ARN`, `OUTBOX_QUEUE_ARN` or `OUTBOX_EVENT_BUS_ARN`
+ * (the {@link ENV} entry of its `PublisherConfig` setting). The component sets it; the handlers read it.
+ *
+ * @param kind - The destination's kind.
+ */
+export function destinationVariable(kind: DestinationKind): string {
+    return ENV[DESTINATION_SETTINGS[kind]];
+}
 
 /**
  * The destination: exactly one of the three variables, its shape, and its region against the function's
@@ -106,12 +109,11 @@ const DESTINATION_VARIABLES = {
  * every record (SNS: `InvalidParameter: TopicArn`).
  */
 function destination(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment["destination"] {
-    const kinds = (Object.keys(DESTINATION_VARIABLES) as DestinationKind[]).filter(
-        (k) => (env[DESTINATION_VARIABLES[k]] ?? "").trim() !== "",
-    );
-    const names: string[] = Object.values(DESTINATION_VARIABLES);
+    const all = Object.keys(DESTINATION_SETTINGS) as DestinationKind[];
+    const kinds = all.filter((k) => (env[destinationVariable(k)] ?? "").trim() !== "");
+    const names = all.map(destinationVariable);
     if (kinds.length !== 1) {
-        const set = kinds.map((k) => DESTINATION_VARIABLES[k]);
+        const set = kinds.map(destinationVariable);
         const found =
             set.length === 0
                 ? `none of the environment variables ${names.join(", ")} is set`
@@ -123,7 +125,7 @@ function destination(env: Readonly<Record<string, string | undefined>>): Handler
         );
     }
     const kind = kinds[0]!;
-    const variable = DESTINATION_VARIABLES[kind];
+    const variable = destinationVariable(kind);
     const rule = DESTINATION_ARN_RULES[kind];
     const value = env[variable]!.trim();
     if (!rule.valid(value)) {
@@ -134,7 +136,7 @@ function destination(env: Readonly<Record<string, string | undefined>>): Handler
         );
     }
     const region = env.AWS_REGION;
-    const arnRegion = topicArnRegion(value) ?? queueOrBusArnRegion(value);
+    const arnRegion = destinationArnRegion(value);
     if (region !== undefined && region !== "" && arnRegion !== region) {
         throw new OutboxError(
             "INVALID_CONFIG",

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { queueOrBusArnRegion, topicArnRegion } from "../aws-resource-names";
+import { destinationArnRegion } from "../aws-resource-names";
 import { OutboxError } from "../errors";
 import type { ClientLike } from "../ports";
 import type { Destination } from "./destination";
@@ -171,7 +171,7 @@ export function destinationRegionProblem(
     destination: Pick<Destination, "kind" | "arn">,
     clientRegion: string | undefined,
 ): OutboxError | undefined {
-    const arnRegion = topicArnRegion(destination.arn) ?? queueOrBusArnRegion(destination.arn);
+    const arnRegion = destinationArnRegion(destination.arn);
     if (arnRegion === undefined || clientRegion === undefined || arnRegion === clientRegion) return undefined;
     const rules = DESTINATION_ARN_RULES[destination.kind];
     const setting = DESTINATION_SETTINGS[destination.kind];
