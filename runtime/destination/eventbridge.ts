@@ -96,13 +96,23 @@ function readPutEvents(out: PutEventsCommandOutput | undefined, count: number): 
  * @param source - Every entry's `Source`.
  */
 export function eventBridgeDestination(eventBridge: ClientLike, eventBusArn: string, source: string): Destination {
+    // A call's entries are measured (publishBatches) and then sent: build each Detail once, which checks the body's
+    // JSON. Made per destination, at cold start: nothing module-level for Pulumi to serialize.
+    const details = new WeakMap<OutboundMessage, string>();
+    const detailOf = (message: OutboundMessage): string => {
+        let detail = details.get(message);
+        if (detail === undefined) {
+            detail = eventDetail(message);
+            details.set(message, detail);
+        }
+        return detail;
+    };
     return {
         kind: DESTINATION_KINDS.eventBridge,
         arn: eventBusArn,
         fifo: false,
         bytesPerCall: EVENTBRIDGE_MAX_CALL_BYTES,
-        entryBytes: (message: OutboundMessage) =>
-            eventEntrySize(source, eventDetailType(message), eventDetail(message)),
+        entryBytes: (message: OutboundMessage) => eventEntrySize(source, eventDetailType(message), detailOf(message)),
         classify: classifyEventBridgeFailure,
         async sendCall(messages: readonly OutboundMessage[]) {
             const out = (await eventBridge.send(
@@ -111,7 +121,7 @@ export function eventBridgeDestination(eventBridge: ClientLike, eventBusArn: str
                         EventBusName: eventBusArn,
                         Source: source,
                         DetailType: eventDetailType(m),
-                        Detail: eventDetail(m),
+                        Detail: detailOf(m),
                     })),
                 }),
             )) as PutEventsCommandOutput | undefined;
