@@ -18,7 +18,7 @@ import { INBOX_HANDLER_LIMITS } from "../limits";
 import type { LambdaSqsBatchResponse, LambdaSqsEvent, LambdaSqsRecord } from "./sqs-event";
 import { sqsEventProblem, sqsRecordProblem } from "./sqs-event-check";
 import type { Logger } from "../ports";
-import { timeLeftIn, type RemainingTimeContext } from "../time-left";
+import { timeLeftIn } from "../time-left";
 import { DELIVERY_FORMATS, parseDelivery, type DeliveredOutboxMessage, type DeliveryFormat } from "./delivery-formats";
 import type { Inbox } from "./inbox";
 import { isClaimCheck, type PayloadResolver } from "../claim-check/resolver";
@@ -86,7 +86,13 @@ export interface InboxHandlerOptions {
 }
 
 /** The Lambda context fields the inbox handler reads: only the time left. Lambda's own `Context` is one. */
-export type InboxHandlerContext = RemainingTimeContext;
+export interface InboxHandlerContext {
+    /**
+     * Milliseconds left before the function's timeout: the handler takes no new record when fewer than `reserveMs`
+     * remain. @default undefined (no deadline: a test, or a caller other than Lambda)
+     */
+    getRemainingTimeInMillis?(): number;
+}
 
 /**
  * The handler {@link createInboxHandler} returns: Lambda's SQS handler signature, with a partial batch response.
