@@ -1,6 +1,7 @@
 /**
  * The one home of the handler settings' ranges and defaults: the publisher, the sweeper, the environment the
- * component sets for them, the redrive tool, and the event source mapping (the component's and the local one).
+ * component sets for them, the redrive tool, the event source mapping (the component's and the local one), and the
+ * inbox and its handler.
  * The runtime's validators and the component's args read these figures; nothing else writes them out.
  *
  * Plain data only: the handler factories reach this module, and Pulumi serializes what they reach by value.
@@ -92,4 +93,15 @@ export const MAPPING_LIMITS = {
 export const INBOX_LIMITS = {
     /** Seconds an inbox marker stays before TTL may delete it. */
     markerTtlSeconds: { min: 60, max: 365 * 24 * 3600, fallback: 15 * 24 * 3600, unit: "seconds" },
+} as const satisfies Record<string, IntegerLimit>;
+
+/**
+ * The inbox handler's settings (`createInboxHandler`). The reserve is the time a record may take once it is started
+ * (the consumer, a claim check's S3 read, the transaction with the SDK's retries) plus the answer to Lambda: the
+ * handler takes no new record when less than that is left. Its default leaves 1 s of work in Lambda's default
+ * 3-second timeout; at most 900,000 ms, Lambda's longest timeout.
+ */
+export const INBOX_HANDLER_LIMITS = {
+    /** The inbox handler takes no new record when fewer ms than this remain in the invocation. */
+    reserveMs: { min: 0, max: 900_000, fallback: 2_000, unit: "ms" },
 } as const satisfies Record<string, IntegerLimit>;

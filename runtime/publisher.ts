@@ -31,6 +31,7 @@ import { HANDLER_FUNCTIONS, handlerDimensions, type HandlerFunction } from "./me
 import { silentLogger, systemClock, type Clock, type Logger, type MetricsSink } from "./ports";
 import { OutboxStore } from "./store";
 import { processStreamEvent, type PublisherSettings, type StreamBatchResponse } from "./stream-batch";
+import { timeLeftIn } from "./time-left";
 
 // One batch's walk lives in its own module; this one still exports it, as it always has.
 export {
@@ -328,9 +329,7 @@ export function startInvocation(
         ...(writeMetrics !== undefined ? { write: writeMetrics } : {}),
     });
     resolved.storeMetrics.attach(metrics);
-    const timeLeft = () =>
-        context?.getRemainingTimeInMillis ? context.getRemainingTimeInMillis() : Number.POSITIVE_INFINITY;
-    return { metrics, timeLeft };
+    return { metrics, timeLeft: timeLeftIn(context) };
 }
 
 /**

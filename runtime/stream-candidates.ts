@@ -10,7 +10,8 @@ import { OutboxError } from "./errors";
 import type { Logger } from "./ports";
 import { unmarshalRecord, type OutboxRecord, type StreamImage } from "./record/codec";
 import { RECORD_SK_PREFIX } from "./schema";
-import { foreignEventProblem, streamTableName } from "./stream-source";
+import { foreignEventProblem } from "./event-source";
+import { DYNAMODB_STREAM, streamTableName } from "./stream-source";
 
 /** An outbox INSERT of the event: its SequenceNumber, and the record its image holds. */
 export interface Candidate {
@@ -46,7 +47,7 @@ export interface EventCandidates {
  * @throws OutboxError `INVALID_CONFIG` when the event is not a DynamoDB stream event (see {@link foreignEventProblem}).
  */
 export function candidatesOf(event: unknown, tableName: string, logger: Logger): EventCandidates {
-    const problem = foreignEventProblem(event);
+    const problem = foreignEventProblem(event, DYNAMODB_STREAM)?.problem;
     if (problem !== undefined) {
         // Acknowledging it would hide a wiring fault (a mapping on a queue or another stream): fail the invocation.
         const error = new OutboxError(

@@ -5,15 +5,20 @@
  *
  * On a FIFO queue it keeps each message group's order: after a record of a group fails, the group's later records
  * in the batch are failed without being handled, so they come back after it (Powertools'
- * `SqsFifoPartialProcessor` with `skipGroupOnError`). Other groups go on.
+ * `SqsFifoPartialProcessor` with `skipGroupOnError`). Other groups go on. When the invocation runs short of time,
+ * every record not yet taken is reported, whatever its group.
  *
  * @packageDocumentation
  */
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { errorCodeOf, isOutboxError, OutboxError } from "../errors";
+import { integerIn } from "../integer-setting";
 import { createLambdaLogger } from "../json-logger";
+import { INBOX_HANDLER_LIMITS } from "../limits";
 import type { LambdaSqsBatchResponse, LambdaSqsEvent, LambdaSqsRecord } from "./sqs-event";
+import { sqsEventProblem, sqsRecordProblem } from "./sqs-event-check";
 import type { Logger } from "../ports";
+import { timeLeftIn } from "../time-left";
 import { DELIVERY_FORMATS, parseDelivery, type DeliveredOutboxMessage, type DeliveryFormat } from "./delivery-formats";
 import type { Inbox } from "./inbox";
 import { isClaimCheck, type PayloadResolver } from "../claim-check/resolver";
@@ -69,14 +74,38 @@ export interface InboxHandlerOptions {
      * @default undefined (no claim checks expected)
      */
     readonly payloads?: PayloadResolver;
+    /**
+     * Take no new record when fewer than this many ms of the invocation remain (the Lambda context's
+     * `getRemainingTimeInMillis()`): the records not taken are reported in `batchItemFailures`, so SQS redelivers
+     * them, instead of the function's timeout failing the whole batch. Keep it above the time your slowest record
+     * takes, and the function's timeout above it plus the time a batch takes. An invocation that starts with less
+     * than this left fails with `INVALID_CONFIG`. From 0 to 900000.
+     * @default 2000
+     */
+    readonly reserveMs?: number;
 }
 
-/** The handler {@link createInboxHandler} returns: Lambda's SQS handler signature, with a partial batch response. */
-export type InboxHandler = (event: LambdaSqsEvent, context?: unknown) => Promise<LambdaSqsBatchResponse>;
+/** The Lambda context fields the inbox handler reads: only the time left. Lambda's own `Context` is one. */
+export interface InboxHandlerContext {
+    /**
+     * Milliseconds left before the function's timeout: the handler takes no new record when fewer than `reserveMs`
+     * remain. @default undefined (no deadline: a test, or a caller other than Lambda)
+     */
+    getRemainingTimeInMillis?(): number;
+}
+
+/**
+ * The handler {@link createInboxHandler} returns: Lambda's SQS handler signature, with a partial batch response.
+ * Without a context (or one without `getRemainingTimeInMillis`) it has no deadline.
+ */
+export type InboxHandler = (event: LambdaSqsEvent, context?: InboxHandlerContext) => Promise<LambdaSqsBatchResponse>;
 
 /** Whether a record comes from a FIFO queue: its queue ARN ends in `.fifo`, or it carries a message group. */
 export function isFifoRecord(record: LambdaSqsRecord): boolean {
-    return (record.eventSourceARN ?? "").endsWith(".fifo") || record.attributes?.MessageGroupId !== undefined;
+    return (
+        (typeof record.eventSourceARN === "string" && record.eventSourceARN.endsWith(".fifo")) ||
+        record.attributes?.MessageGroupId !== undefined
+    );
 }
 
 /** A delivered message with its payload: fetched and checked when it is a claim check. */
@@ -104,6 +133,13 @@ async function inboxMessage(
     formats: readonly DeliveryFormat[],
     payloads: PayloadResolver | undefined,
 ): Promise<InboxMessage> {
+    const malformed = sqsRecordProblem(record);
+    if (malformed !== undefined)
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `SQS message ${record.messageId}: ${malformed}; it is not a record as Lambda's SQS event source mapping delivers it`,
+            { context: { messageId: record.messageId } },
+        );
     const parsed = parseDelivery(record, formats);
     const format = parsed.format;
     const message = await resolved(parsed.message, record.messageId, payloads);
@@ -142,6 +178,7 @@ interface HandlerRun {
     readonly logger: Logger;
     readonly consumer: string;
     readonly payloads: PayloadResolver | undefined;
+    readonly reserveMs: number;
 }
 
 function handlerRun(options: InboxHandlerOptions): HandlerRun {
@@ -176,7 +213,15 @@ function handlerRun(options: InboxHandlerOptions): HandlerRun {
         );
     }
     const logger = options.logger ?? createLambdaLogger(`inbox ${inbox.consumer}`);
-    return { inbox, consume: options.consume, formats, logger, consumer: inbox.consumer, payloads: options.payloads };
+    return {
+        inbox,
+        consume: options.consume,
+        formats,
+        logger,
+        consumer: inbox.consumer,
+        payloads: options.payloads,
+        reserveMs: integerIn("createInboxHandler", "reserveMs", options.reserveMs, INBOX_HANDLER_LIMITS.reserveMs),
+    };
 }
 
 /** Handle one record: its outcome, or it throws (logged) and the record fails. */
@@ -227,22 +272,72 @@ async function handleRecord(run: HandlerRun, record: LambdaSqsRecord): Promise<"
     }
 }
 
+/** Where the inbox handler goes, and what it wants, when it gets what it cannot answer. */
+const WIRING =
+    'createInboxHandler takes only the SQS event that Lambda\'s event source mapping delivers, and acknowledges nothing else: subscribe an SQS queue to the SNS topic (or make the queue an EventBridge rule\'s target, or the outbox\'s own destination), map the queue to this function with functionResponseTypes ["ReportBatchItemFailures"], and give a record built by hand its messageId and eventSource "aws:sqs"';
+
+/** The records of an SQS event; anything else fails the invocation with `INVALID_CONFIG`, logged. */
+function sqsRecords(run: HandlerRun, event: unknown): readonly LambdaSqsRecord[] {
+    const foreign = sqsEventProblem(event);
+    if (foreign === undefined) return (event as LambdaSqsEvent).Records;
+    // Answering would acknowledge it: an asynchronous invocation (SNS, EventBridge) counts any answer as done.
+    const { consumer } = run;
+    const eventSource = foreign.eventSource !== undefined ? { eventSource: foreign.eventSource } : {};
+    const error = new OutboxError("INVALID_CONFIG", `inbox "${consumer}": ${foreign.problem}; ${WIRING}`, {
+        context: { consumer, ...eventSource },
+    });
+    run.logger.error(
+        "inbox: the event is not an SQS event it can answer; failing the invocation, nothing acknowledged",
+        {
+            consumer,
+            code: error.code,
+            ...eventSource,
+            problem: foreign.problem,
+        },
+    );
+    throw error;
+}
+
+/** An invocation that starts with less than the reserve left could never take a record: a fault of the deployment. */
+function tooLittleTime(run: HandlerRun, left: number, records: number): OutboxError {
+    const error = new OutboxError(
+        "INVALID_CONFIG",
+        `inbox "${run.consumer}": the invocation started with ${Math.floor(left)} ms left, less than reserveMs ${run.reserveMs}, so none of its ${records} records could be taken; nothing is acknowledged. Raise the function's timeout above reserveMs plus the time a batch takes, or lower createInboxHandler's reserveMs`,
+        { context: { consumer: run.consumer, timeLeftMs: Math.floor(left), reserveMs: run.reserveMs } },
+    );
+    run.logger.error("inbox: the invocation has less time than the reserve; failing it, nothing acknowledged", {
+        consumer: run.consumer,
+        code: error.code,
+        timeLeftMs: Math.floor(left),
+        reserveMs: run.reserveMs,
+    });
+    return error;
+}
+
 /**
  * Build the Lambda SQS handler of an inbox consumer. Enable `ReportBatchItemFailures` on the event source mapping,
  * or Lambda ignores the failures it reports and deletes the whole batch. See docs/runtime.md ("Inbox") for the
  * queue settings that send poison messages to a DLQ.
  *
- * Each record is handled in turn:
- * - read with the first of `formats` that recognizes it; a record none can read, or whose body is not JSON, is
- *   poison: failed and logged, so it reaches the queue's redrive policy (never dropped);
+ * It takes only SQS events: an SNS, DynamoDB stream, Kinesis or EventBridge event, an event without a `Records`
+ * array, and a record without a `messageId` (which `batchItemFailures` could not name) fail the invocation with
+ * `INVALID_CONFIG`, naming what arrived and how to wire the handler; nothing of it is acknowledged.
+ *
+ * Each record is handled in turn, while at least `reserveMs` of the invocation remain; from the first record it no
+ * longer has time for, every record is reported failed without being handled, so SQS redelivers it:
+ * - read with the first of `formats` that recognizes it; a record none can read, one not laid out as Lambda
+ *   delivers it (a body that is not a string), or one whose body is not JSON, is poison: failed and logged, so it
+ *   reaches the queue's redrive policy (never dropped);
  * - a claim check's payload fetched from S3 and checked by `payloads`; a missing, changed or foreign object fails
  *   the record as poison, an S3 outage fails it for a retry, and without `payloads` it fails as `INVALID_CONFIG`;
  * - handed to `consume`, whose writes are applied with the marker by {@link Inbox.apply}; a duplicate (the
  *   marker is there) succeeds without writing;
  * - failed when `consume` throws or the transaction fails.
  *
- * @param options - The inbox, the consumer, and the optional logger and formats.
- * @throws OutboxError `INVALID_CONFIG` when `inbox` or `consume` is missing.
+ * @param options - The inbox, the consumer, and the optional logger, formats, payloads and reserve.
+ * @throws OutboxError `INVALID_CONFIG` when `inbox` or `consume` is missing, or an option is out of its range. The
+ *   handler rejects with `INVALID_CONFIG` for an event it cannot answer, and for an invocation that starts with
+ *   less than `reserveMs` left.
  *
  * @example
  * const inbox = new Inbox({ client: new DynamoDBClient({}), consumer: "billing", tableName: "billing" });
@@ -255,14 +350,36 @@ export function createInboxHandler(options: InboxHandlerOptions): InboxHandler {
     const run = handlerRun(options);
     const { logger, consumer } = run;
 
-    return async (event: LambdaSqsEvent): Promise<LambdaSqsBatchResponse> => {
-        const records = event?.Records ?? [];
+    return async (event: LambdaSqsEvent, context?: InboxHandlerContext): Promise<LambdaSqsBatchResponse> => {
+        const records = sqsRecords(run, event);
+        const timeLeft = timeLeftIn(context);
+        const atStart = timeLeft();
+        if (records.length > 0 && atStart < run.reserveMs) throw tooLittleTime(run, atStart, records.length);
         const failed: string[] = [];
         const failedGroups = new Set<string>();
         const skipped = new Map<string, number>();
         let applied = 0;
         let duplicates = 0;
-        for (const record of records) {
+        let notTaken = 0;
+        for (let i = 0; i < records.length; i += 1) {
+            const record = records[i]!;
+            const left = timeLeft();
+            if (left < run.reserveMs) {
+                // Every record from here is reported, whatever its group: on a FIFO queue, AWS's rule.
+                notTaken = records.length - i;
+                for (let j = i; j < records.length; j += 1) failed.push(records[j]!.messageId);
+                logger.warn(
+                    "inbox: running out of time; the batch's remaining records are reported failed, and SQS redelivers them",
+                    {
+                        consumer,
+                        notTaken,
+                        firstMessageId: record.messageId,
+                        timeLeftMs: Math.floor(left),
+                        reserveMs: run.reserveMs,
+                    },
+                );
+                break;
+            }
             const group = isFifoRecord(record) ? (record.attributes?.MessageGroupId ?? "") : undefined;
             if (group !== undefined && failedGroups.has(group)) {
                 failed.push(record.messageId);
@@ -289,6 +406,7 @@ export function createInboxHandler(options: InboxHandlerOptions): InboxHandler {
             applied,
             duplicates,
             failed: failed.length,
+            notTaken,
         });
         return { batchItemFailures: [...new Set(failed)].map((itemIdentifier) => ({ itemIdentifier })) };
     };

@@ -12,6 +12,7 @@
  */
 import type { Message as SdkSqsMessage } from "@aws-sdk/client-sqs";
 import { OutboxError } from "../errors";
+import { SQS_EVENT_SOURCE } from "./sqs-event-check";
 
 /** One message attribute of an SQS record, as Lambda delivers it. */
 export interface LambdaSqsMessageAttribute {
@@ -63,7 +64,7 @@ export interface LambdaSqsRecord {
     readonly messageAttributes?: { readonly [name: string]: LambdaSqsMessageAttribute };
     /** The MD5 of the body. */
     readonly md5OfBody?: string;
-    /** Always `aws:sqs`. */
+    /** Always `aws:sqs` (`SQS_EVENT_SOURCE`); `createInboxHandler` refuses an event whose records name another, or none. */
     readonly eventSource?: string;
     /** The queue's ARN; it ends in `.fifo` for a FIFO queue. */
     readonly eventSourceARN?: string;
@@ -123,7 +124,7 @@ export function toLambdaSqsRecord(message: SdkSqsMessage, queueArn: string): Lam
         attributes: { ...(message.Attributes ?? {}) },
         messageAttributes,
         md5OfBody: message.MD5OfBody ?? "",
-        eventSource: "aws:sqs",
+        eventSource: SQS_EVENT_SOURCE,
         eventSourceARN: queueArn,
         awsRegion: queueArn.split(":")[3] ?? "",
     };

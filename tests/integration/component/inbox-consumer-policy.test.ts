@@ -31,6 +31,7 @@ function record(messageId: string, outboxId: string) {
         messageId,
         body: JSON.stringify({ orderId: messageId }),
         messageAttributes: { "outbox.id": { stringValue: outboxId, dataType: "String" } },
+        eventSource: "aws:sqs",
         eventSourceARN: QUEUE_ARN,
     };
 }

@@ -74,6 +74,7 @@ describe("the inbox handler serialized by value, as CallbackFunction ships it", 
                 "outbox.id": { stringValue: outboxId, dataType: "String" },
                 traceparent: { stringValue: traceparent, dataType: "String" },
             },
+            eventSource: "aws:sqs",
             eventSourceARN: `arn:aws:sqs:eu-west-1:111111111111:serialized${groupId !== undefined ? ".fifo" : ""}`,
         });
         assert.deepEqual(await handler({ Records: [record("m1", "s-1", {}), record("m2", "s-1", {})] }), {

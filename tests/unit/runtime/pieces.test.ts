@@ -32,6 +32,7 @@ import {
     ENV,
     HANDLER_LIMITS,
     INBOX_LIMITS,
+    INBOX_HANDLER_LIMITS,
     LARGE_PAYLOAD_LIMITS,
     MAPPING_LIMITS,
     REDRIVE_LIMITS,
@@ -467,6 +468,7 @@ describe("runtime pieces", function () {
             REDRIVE_LIMITS,
             MAPPING_LIMITS,
             INBOX_LIMITS,
+            INBOX_HANDLER_LIMITS,
             WRITER_LIMITS,
             LARGE_PAYLOAD_LIMITS,
         };
@@ -566,6 +568,23 @@ describe("runtime pieces", function () {
                                 consumer: "billing",
                                 tableName: "inbox",
                                 markerTtlSeconds: v,
+                            }),
+                    },
+                ],
+            },
+            INBOX_HANDLER_LIMITS: {
+                reserveMs: [
+                    {
+                        who: "createInboxHandler",
+                        run: (v) =>
+                            runtime.createInboxHandler({
+                                inbox: new runtime.Inbox({
+                                    client: fakeClient,
+                                    consumer: "billing",
+                                    tableName: "inbox",
+                                }),
+                                consume: () => undefined,
+                                reserveMs: v,
                             }),
                     },
                 ],
