@@ -1,9 +1,10 @@
 /**
  * The keyed path's lanes and rounds (issue 24) on DynamoDB Local with real stream records and the fault-injecting
  * SNS test server: the heads of different keys and partitions share PublishBatch calls, a key never has two
- * records in one call, a refused head holds only its key, a stale claimer completes nothing, the lowest failure is
- * reported, and a round does not start when the time is short. Each test also proves the partitions were delivered
- * together (a call that carries the heads of two partitions), which the partition-after-partition drain never did.
+ * records in one call, two partitions' heads of one ordering-key string never share a round, a refused head holds
+ * only its key, a stale claimer completes nothing, the lowest failure is reported, and a round does not start when
+ * the time is short. Each test also proves the partitions were delivered together (a call that carries the heads
+ * of two partitions), which the partition-after-partition drain never did.
  */
 import assert from "node:assert/strict";
 import { PublishBatchCommand, type PublishBatchRequestEntry } from "@aws-sdk/client-sns";
@@ -108,6 +109,63 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
         assert.ok(
             published.every((p) => p.groupId === placement.get(p.id)!.orderingKey),
             "MessageGroupId is the ordering key",
+        );
+    });
+
+    it("on a standard topic never has two partitions' heads of one ordering-key string in one round: their lanes take turns, no two calls carrying that string are in flight together, and each key stays in order", async function () {
+        h = await createHarness();
+        const placement: Placement = new Map();
+        const p1k = await writeKeyed(h, placement, "P1", "k", 2);
+        const p1j = await writeKeyed(h, placement, "P1", "j", 1);
+        const p2k = await writeKeyed(h, placement, "P2", "k", 2);
+        const p2m = await writeKeyed(h, placement, "P2", "m", 1);
+        // A round's calls start together (up to ten in flight), so two heads of one round are two calls in flight
+        // at once whenever one call cannot carry both: read rounds from the calls in flight, not from timing.
+        const inFlight: string[][] = [];
+        const overlaps: string[] = [];
+        const sns = recordingSns(h);
+        const watching = {
+            send: async (command: object) => {
+                const call =
+                    command instanceof PublishBatchCommand
+                        ? (command.input.PublishBatchRequestEntries ?? []).map(
+                              (e) => e.MessageAttributes?.["outbox.id"]?.StringValue ?? "",
+                          )
+                        : [];
+                const keys = call.map((id) => placement.get(id)!.orderingKey);
+                for (const other of inFlight)
+                    for (const id of other)
+                        if (keys.includes(placement.get(id)!.orderingKey))
+                            overlaps.push(`${id} and ${call.join(",")} share key ${placement.get(id)!.orderingKey}`);
+                inFlight.push(call);
+                try {
+                    return await sns.client.send(command);
+                } finally {
+                    inFlight.splice(inFlight.indexOf(call), 1);
+                }
+            },
+        };
+        assert.deepEqual(await h.publisher({ sns: watching })(await h.streamEvent()), { batchItemFailures: [] });
+        assert.deepEqual(overlaps, [], "P1's and P2's heads of key k never in flight together");
+        for (const call of sns.calls) {
+            const keys = call.map((id) => placement.get(id)!.orderingKey);
+            assert.equal(new Set(keys).size, keys.length, `no key string twice in a call: ${keys.join(",")}`);
+        }
+        assert.ok(
+            sns.calls.some((call) => partitionsOf(placement, call).size === 2),
+            "the partitions' other keys still share calls",
+        );
+        const published = h.published().map((p) => p.id);
+        assert.equal(published.length, 6);
+        for (const key of [p1k, p1j, p2k, p2m])
+            assert.deepEqual(
+                published.filter((id) => key.includes(id)),
+                key,
+                "each key in order",
+            );
+        assert.ok(
+            published.indexOf(p1k[1]!) < published.indexOf(p2k[0]!),
+            "P1's lane of k, then P2's: they take turns",
         );
     });
 
