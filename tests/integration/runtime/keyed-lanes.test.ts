@@ -7,8 +7,12 @@
  * of two partitions), which the partition-after-partition drain never did.
  */
 import assert from "node:assert/strict";
+import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand, type PublishBatchRequestEntry } from "@aws-sdk/client-sns";
+import { ATTR } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
+import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
+import { throttled } from "../../support/store/fake-client";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 
 /** Where each record the test wrote lives: its partition and ordering key. */
@@ -57,6 +61,43 @@ async function writeKeyed(
 function partitionsOf(placement: Placement, call: readonly string[]): Set<string> {
     return new Set(call.map((id) => placement.get(id)!.partition));
 }
+
+/**
+ * The harness's DynamoDB client, except that each completion (the UpdateItem that sets a record `completed`) is
+ * first shown to `onCompletion` with its record id, which may hold it or throw: a fake, because DynamoDB Local
+ * cannot hold or throttle one write on demand.
+ */
+function watchedCompletions(
+    h: Harness,
+    event: LambdaStreamEvent,
+    onCompletion: (recordId: string) => Promise<void> | void,
+): Harness["ddb"] {
+    const idBySortKey = new Map(
+        event.Records.map((r) => [(r.dynamodb.Keys as Record<string, { S?: string }>)[ATTR.sk]!.S!, idOfRecord(r)]),
+    );
+    const send = async (command: object): Promise<unknown> => {
+        if (
+            command instanceof UpdateItemCommand &&
+            JSON.stringify(command.input.ExpressionAttributeValues ?? {}).includes('"completed"')
+        )
+            await onCompletion(idBySortKey.get(command.input.Key?.[ATTR.sk]?.S ?? "") ?? "");
+        return h.ddb.send(command as never);
+    };
+    return { send } as unknown as Harness["ddb"];
+}
+
+/** A promise and the function that resolves it; it resolves by itself after 5 s, so a test never hangs on it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => {
+        open = resolve;
+        setTimeout(resolve, 5_000);
+    });
+    return { opened, open };
+}
+
+/** A whole turn of the event loop: every reaction already queued (the relay reading an answer) has run. */
+const aTurnLater = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)", function () {
     let h: Harness;
@@ -166,6 +207,50 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
         assert.ok(
             published.indexOf(p1k[1]!) < published.indexOf(p2k[0]!),
             "P1's lane of k, then P2's: they take turns",
+        );
+    });
+
+    it("sends a lane's completion n+1 only once completion n succeeded, and none after it failed: the lane's later records stay pending, and the retry delivers the key in order", async function () {
+        h = await createHarness();
+        const placement: Placement = new Map();
+        const a = await writeKeyed(h, placement, "A", "a", 3);
+        const event = await h.streamEvent();
+        // Fakes in front of the emulators, for an ordering in time no emulator gives on demand: a1's completion is
+        // held until the round that publishes a3 has been read, then throttled.
+        const thirdRoundRead = gate();
+        const sent: { recordId: string; firstSettled: boolean }[] = [];
+        let firstSettled = false;
+        const dynamodb = watchedCompletions(h, event, async (recordId) => {
+            sent.push({ recordId, firstSettled });
+            if (recordId !== a[0]) return;
+            await thirdRoundRead.opened;
+            firstSettled = true;
+            throw throttled();
+        });
+        const sns = recordingSns(h, (call) => {
+            if (call === 3) void aTurnLater().then(thirdRoundRead.open);
+        });
+        const response = await h.publisher({ dynamodb, sns: sns.client })(event);
+        assert.deepEqual(sns.calls, [[a[0]], [a[1]], [a[2]]], "one record of the lane per round");
+        assert.deepEqual(
+            sent,
+            [{ recordId: a[0], firstSettled: false }],
+            "a2's and a3's completions waited for a1's, and were never sent once it failed",
+        );
+        assert.deepEqual(response, {
+            batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }],
+        });
+        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual(
+            a.map((id) => states.get(id)),
+            ["pending", "pending", "pending"],
+            "published but not completed: released, so the next delivery sends them again in order",
+        );
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.deepEqual(
+            h.published().map((p) => p.id),
+            [...a, ...a],
+            "duplicates, never an inversion",
         );
     });
 
