@@ -254,6 +254,65 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
         );
     });
 
+    it("a failed completion ends its lane and, being a fault every record would meet (DynamoDB failing), the delivery: no round starts after it, nothing more is published, and the retry delivers every key in order", async function () {
+        h = await createHarness();
+        const placement: Placement = new Map();
+        const a = await writeKeyed(h, placement, "A", "a", 2);
+        const b = await writeKeyed(h, placement, "A", "b", 2);
+        const others: string[] = [];
+        for (let i = 0; i < 9; i += 1) others.push(...(await writeKeyed(h, placement, "A", `c${i}`, 1)));
+        const event = await h.streamEvent();
+        // Round 1 carries the heads of eleven keys in two calls, [a1, b1, c0..c7] and [c8]. Fakes in front of the
+        // emulators, for an ordering in time no emulator gives on demand: a1's completion is throttled, and the call
+        // of c8 is held until that failure has been read, so round 1 ends after it is known.
+        const firstFailed = gate();
+        const dynamodb = watchedCompletions(h, event, (recordId) => {
+            if (recordId !== a[0]) return;
+            void aTurnLater().then(firstFailed.open);
+            throw throttled();
+        });
+        const sns = recordingSns(h);
+        const holding = {
+            send: async (command: object) => {
+                if (
+                    command instanceof PublishBatchCommand &&
+                    (command.input.PublishBatchRequestEntries ?? []).some(
+                        (e) => e.MessageAttributes?.["outbox.id"]?.StringValue === others[8],
+                    )
+                )
+                    await firstFailed.opened;
+                return sns.client.send(command);
+            },
+        };
+        const response = await h.publisher({ dynamodb, sns: holding })(event);
+        assert.deepEqual(
+            sns.calls,
+            [[a[0], b[0], ...others.slice(0, 8)], [others[8]]],
+            "round 1 only: a2 (its lane ended) and b2 (the delivery stopped) were never published",
+        );
+        assert.deepEqual(response, {
+            batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }],
+        });
+        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual(
+            [...a, ...b].map((id) => states.get(id)),
+            ["pending", "pending", "completed", "pending"],
+            "released, except b1, whose completion did not fail",
+        );
+        assert.ok(others.every((id) => states.get(id) === "completed"));
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        const published = h.published().map((p) => p.id);
+        assert.deepEqual(
+            published.filter((id) => a.includes(id)),
+            [a[0], a[0], a[1]],
+            "a1 again (it was not completed), then a2",
+        );
+        assert.deepEqual(
+            published.filter((id) => b.includes(id)),
+            b,
+        );
+    });
+
     it("a head SNS refuses in a merged call holds only its key: the other heads of that call are completed and their keys go on", async function () {
         h = await createHarness();
         const placement: Placement = new Map();
