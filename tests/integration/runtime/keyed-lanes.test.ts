@@ -313,6 +313,39 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
         );
     });
 
+    it("starts no publish call once a fault every record would meet is known: with SNS throttling every call, a round of twelve calls sends only the ten that started together, and the retry delivers everything once", async function () {
+        h = await createHarness();
+        // Two partitions of sixty keys each: one round of 120 heads, in twelve calls of ten, ten in flight at once.
+        for (const partition of ["A", "B"])
+            for (let i = 0; i < 60; i += 10)
+                await h.writer.write({
+                    messages: Array.from({ length: 10 }, (_, j) => ({
+                        partition,
+                        type: "T",
+                        payload: i + j,
+                        orderingKey: `${partition}${i + j}`,
+                    })),
+                });
+        const event = await h.streamEvent();
+        assert.equal(event.Records.length, 120);
+        h.server.setFaults({ calls: [{ kind: "Throttled" }] });
+        const response = await h.publisher()(event);
+        const calls = h.server.calls().filter((c) => c.action === "PublishBatch");
+        assert.deepEqual(
+            calls.map((c) => `${c.entries}:${c.outcome}`),
+            Array.from({ length: 10 }, () => "10:Throttled"),
+            "the two calls waiting for a slot were never sent: the first throttled answer stopped the delivery",
+        );
+        assert.deepEqual(response, {
+            batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }],
+        });
+        assert.ok((await h.records()).every((r) => r.status === "pending"));
+        h.server.clearFaults();
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.equal(new Set(h.published().map((p) => p.id)).size, 120);
+        assert.equal(h.published().length, 120, "each once");
+    });
+
     it("a head SNS refuses in a merged call holds only its key: the other heads of that call are completed and their keys go on", async function () {
         h = await createHarness();
         const placement: Placement = new Map();
