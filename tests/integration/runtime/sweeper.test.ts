@@ -192,6 +192,42 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         assert.equal(byId.get(messageIds[1]!), "completed");
     });
 
+    it("reports a partition's failure at its lowest record in claim order, not at the first to fail in time: a2, refused in the second round, before b1, refused in the first", async function () {
+        h = await createHarness();
+        const [a1, a2, b1] = (
+            await h.writer.write({
+                messages: [
+                    { partition: "A", type: "T", payload: 1, orderingKey: "a" },
+                    { partition: "A", type: "T", payload: 2, orderingKey: "a" },
+                    { partition: "A", type: "T", payload: 3, orderingKey: "b" },
+                ],
+            })
+        ).messageIds;
+        // Round 1 publishes the heads a1 and b1 (b1 refused, so key b is held); round 2 publishes a2 (refused).
+        h.server.setFaults({
+            entries: [
+                {
+                    code: "InvalidParameter",
+                    senderFault: true,
+                    when: (e) => [a2, b1].includes(e.attributes["outbox.id"]?.stringValue),
+                },
+            ],
+        });
+        h.clock.advance(200_000);
+        const logger = new RecordingLogger();
+        const result = await createSweeper({ ...h.config({ maxPublishAttempts: 3 }), logger })();
+        assert.deepEqual([result.published, result.failedPartitions], [1, 1]);
+        assert.deepEqual(
+            h.published().map((p) => p.id),
+            [a1],
+        );
+        assert.deepEqual(
+            logger.warnings("sweeper: partition delivery stopped at a failure").map((l) => l.attributes),
+            [{ partition: "A", recordId: a2, code: "INVALID_PAYLOAD" }],
+            "a2 comes before b1 in claim order",
+        );
+    });
+
     it("counts a partition whose claim came back truncated (a throttled claim write) as failed, and the next run delivers the rest in order", async function () {
         h = await createHarness();
         const ids: string[] = [];
