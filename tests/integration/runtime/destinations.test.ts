@@ -9,7 +9,8 @@
  */
 import assert from "node:assert/strict";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
-import type { CallFaultRule, EntryFaultRule } from "../../../dev/emulators/sns-test-server";
+import type { CallFaultRule, EntryFaultRule, RecordedMessage } from "../../../dev/emulators/sns-test-server";
+import { eventEntrySize } from "../../../dev/emulators/sns-test-server/events-rules";
 import type { DestinationKind } from "../../../runtime/destination/kind";
 import { isOutboxError } from "../../../runtime/errors";
 import { recordKey } from "../../../runtime/record/codec";
@@ -70,6 +71,34 @@ function entryFault(h: Harness, error: EntryFaultRule, ids: readonly string[], t
         when: (entry) => ids.includes(entryRecordId(entry) ?? ""),
         ...(times !== undefined ? { times } : {}),
     };
+}
+
+/**
+ * Each kind's bytes per batch call, written out here rather than read from the runtime: SNS's 256 KiB, SQS's 1 MiB,
+ * and the 1,000,000 bytes the relay keeps to for EventBridge's "under 1 MB".
+ */
+const BYTES_PER_CALL: Readonly<Record<DestinationKind, number>> = {
+    sns: 256 * 1024,
+    sqs: 1024 * 1024,
+    eventbridge: 1_000_000,
+};
+
+/**
+ * An accepted entry's size as its service counts it, from what the service received: for SNS and SQS the body and
+ * each attribute's name, data type and value in UTF-8 bytes; for EventBridge the UTF-8 bytes of `Source`,
+ * `DetailType` and `Detail` (the fault server's own count, "Calculating PutEvents event entry size").
+ */
+function sizeAsCounted(m: RecordedMessage): number {
+    if (m.service === "events")
+        return eventEntrySize({ source: m.source, detailType: m.detailType, detail: m.body, resources: [] });
+    return Object.entries(m.attributes).reduce(
+        (n, [name, a]) =>
+            n +
+            Buffer.byteLength(name) +
+            Buffer.byteLength(a.dataType) +
+            Buffer.byteLength(a.stringValue ?? a.binaryValue ?? ""),
+        Buffer.byteLength(m.body),
+    );
 }
 
 for (const kind of ["sns", "sqs", "eventbridge"] as const) {
@@ -218,6 +247,45 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
             h.server.setFaults({});
             assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] }, "fixed: everything goes out");
             assert.equal(h.published().length, 3);
+        });
+
+        it(`cuts batch calls exactly at ${BYTES_PER_CALL[kind]} bytes as the service counts them: entries of exactly that many bytes in all go in one call, one byte more takes two`, async function () {
+            h = await createHarness({ destination: kind });
+            const limit = BYTES_PER_CALL[kind];
+            // The writer keeps each message within 256 KiB: two entries fill an SNS call, five the others.
+            const count = kind === "sns" ? 2 : 5;
+            const write = async (characters: number) =>
+                (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "x".repeat(characters) }] }))
+                    .messageIds[0]!;
+            const eventOf = async (ids: readonly string[]) => ({
+                Records: (await h.streamEvent()).Records.filter((r) => ids.includes(idOf(r))),
+            });
+            const accepted = () => h.server.messages().filter((m) => m.action === h.batchAction);
+            // An entry whose payload is a string of n characters counts base + n bytes: base read from a probe.
+            const probe = await write(1_000);
+            assert.deepEqual(await h.publisher()(await eventOf([probe])), { batchItemFailures: [] });
+            const base = sizeAsCounted(accepted()[0]!) - 1_000;
+            for (const total of [limit, limit + 1]) {
+                const ids: string[] = [];
+                for (let i = 0; i < count; i += 1)
+                    ids.push(await write(Math.floor(total / count) + (i < total % count ? 1 : 0) - base));
+                const event = await eventOf(ids);
+                h.server.reset();
+                assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+                assert.equal(
+                    accepted().reduce((n, m) => n + sizeAsCounted(m), 0),
+                    total,
+                    `the entries are ${total} bytes as ${kind} counts them`,
+                );
+                assert.deepEqual(
+                    h.server
+                        .calls()
+                        .filter((c) => c.action === h.batchAction)
+                        .map((c) => `${c.entries}:${c.outcome}`),
+                    total === limit ? [`${count}:ok`] : [`${count - 1}:ok`, "1:ok"],
+                    total === limit ? "exactly the limit: one call" : "one byte over: two calls, none refused",
+                );
+            }
         });
 
         it("the sweeper publishes what the stream path missed, a keyed partition in order", async function () {
