@@ -5,10 +5,12 @@
  * kind: what a consumer receives; a failure in the middle of a batch (the lowest reported, the accepted entries
  * completed); a refused entry held to its own key and dead-lettered at maxPublishAttempts by the sweeper; a fault of
  * the deployment holding the shard on the stream path and in the sweeper; the sweeper publishing what the stream
- * path missed. Then what only one kind has: a FIFO queue's groups, and a bus that does not exist.
+ * path missed; batch calls cut exactly at the kind's bytes per call. Then what only one kind has: a FIFO queue's
+ * groups, a PutEvents answer that names no outcome for an entry, and a bus that does not exist.
  */
 import assert from "node:assert/strict";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { PutEventsCommand, type PutEventsCommandOutput } from "@aws-sdk/client-eventbridge";
 import type { CallFaultRule, EntryFaultRule, RecordedMessage } from "../../../dev/emulators/sns-test-server";
 import { eventEntrySize } from "../../../dev/emulators/sns-test-server/events-rules";
 import type { DestinationKind } from "../../../runtime/destination/kind";
@@ -332,6 +334,57 @@ describe("the relay publishing to an SQS FIFO queue (DynamoDB Local + the fault 
         for (const id of keyed.messageIds) assert.deepEqual([byId.get(id)?.groupId, byId.get(id)?.dedupId], ["k", id]);
         const q = keyless.messageIds[0]!;
         assert.deepEqual([byId.get(q)?.groupId, byId.get(q)?.dedupId], ["Q", q], "no key: the partition");
+    });
+});
+
+describe("the relay reading a PutEvents answer (DynamoDB Local + the fault server)", function () {
+    let h: Harness;
+    afterEach(async function () {
+        await h?.close();
+    });
+
+    it("never counts as published an entry whose answer has neither an ErrorCode nor an EventId: the record is not completed, the batch is retried from it, and the retry delivers it", async function () {
+        h = await createHarness({ destination: "eventbridge" });
+        const { messageIds } = await h.writer.write({
+            messages: [1, 2, 3].map((n) => ({ partition: `P${n}`, type: "T", payload: n })),
+        });
+        const silent = messageIds[1]!;
+        // A fake in front of the fault server, which always answers each entry: the answer's entry for the second
+        // record is emptied, as a broken proxy or an SDK middleware could leave it.
+        const eventBridge = {
+            send: async (command: object) => {
+                const out = (await h.eventBridge.send(command as never)) as PutEventsCommandOutput;
+                if (command instanceof PutEventsCommand) {
+                    const at = (command.input.Entries ?? []).findIndex(
+                        (e) => (JSON.parse(e.Detail ?? "{}") as { outbox?: { id?: string } }).outbox?.id === silent,
+                    );
+                    if (at >= 0) return { ...out, Entries: out.Entries!.map((e, i) => (i === at ? {} : e)) };
+                }
+                return out;
+            },
+        };
+        const event = await h.streamEvent();
+        assert.deepEqual(await h.publisher({ eventBridge: eventBridge as never })(event), {
+            batchItemFailures: [{ itemIdentifier: event.Records[1]!.dynamodb.SequenceNumber }],
+        });
+        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual(
+            messageIds.map((id) => states.get(id)),
+            ["completed", "pending", "completed"],
+        );
+        assert.equal(metric(h, "Published"), 2, "the entry with no outcome is not counted");
+        assert.deepEqual(await h.publisher()(from(event, event.Records[1]!.dynamodb.SequenceNumber)), {
+            batchItemFailures: [],
+        });
+        assert.ok((await h.records()).every((r) => r.status === "completed"));
+        assert.deepEqual(
+            h
+                .published()
+                .map((p) => p.id)
+                .filter((id) => id === silent).length,
+            2,
+            "the bus had taken it: it arrives twice, at least once, never lost",
+        );
     });
 });
 
