@@ -209,7 +209,7 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
                 {
                     code: "InvalidParameter",
                     senderFault: true,
-                    when: (e) => [a2, b1].includes(e.attributes["outbox.id"]?.stringValue),
+                    when: (e) => [a2, b1].includes(e.attributes["outbox.id"]?.stringValue ?? ""),
                 },
             ],
         });
