@@ -325,6 +325,38 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + SNS test
         assert.ok((await h.records()).every((r) => r.status === "completed"));
     });
 
+    it("on a standard topic too, no call starts once an entry failed for a reason every record would meet: SNS throttling every call, a flush of twelve calls sends only the ten that started together, and the retry delivers every record once", async function () {
+        h = await createHarness();
+        // Twelve records of 140 KB: one per call (256 KiB per call), so twelve calls, ten in flight at once.
+        for (let i = 0; i < 12; i += 1)
+            await h.writer.write({ messages: [{ partition: `P${i}`, type: "T", payload: "x".repeat(140_000) }] });
+        const event = await h.streamEvent();
+        h.server.setFaults({ calls: [{ kind: "Throttled" }] });
+        const response = await h.publisher()(event);
+        assert.deepEqual(
+            h.server
+                .calls()
+                .filter((c) => c.action === "PublishBatch")
+                .map((c) => `${c.entries}:${c.outcome}`),
+            Array.from({ length: 10 }, () => "1:Throttled"),
+            "the two calls waiting for a slot were never sent",
+        );
+        assert.deepEqual(response, {
+            batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }],
+        });
+        assert.ok((await h.records()).every((r) => r.status === "pending"));
+        h.server.clearFaults();
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.deepEqual(
+            h
+                .published()
+                .map((p) => p.id)
+                .sort(),
+            event.Records.map(idOf).sort(),
+            "each once",
+        );
+    });
+
     it("a permanent refusal is the record's own: the other calls of the batch are still sent, the refused record stays pending for the sweeper, and nothing is retried", async function () {
         h = await createHarness({ fifo: true });
         await writeKeyless(h, [

@@ -5,11 +5,14 @@
  * kind: what a consumer receives; a failure in the middle of a batch (the lowest reported, the accepted entries
  * completed); a refused entry held to its own key and dead-lettered at maxPublishAttempts by the sweeper; a fault of
  * the deployment holding the shard on the stream path and in the sweeper; the sweeper publishing what the stream
- * path missed. Then what only one kind has: a FIFO queue's groups, and a bus that does not exist.
+ * path missed; batch calls cut exactly at the kind's bytes per call. Then what only one kind has: a FIFO queue's
+ * groups, a PutEvents answer that names no outcome for an entry, and a bus that does not exist.
  */
 import assert from "node:assert/strict";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
-import type { CallFaultRule, EntryFaultRule } from "../../../dev/emulators/sns-test-server";
+import { PutEventsCommand, type PutEventsCommandOutput } from "@aws-sdk/client-eventbridge";
+import type { CallFaultRule, EntryFaultRule, RecordedMessage } from "../../../dev/emulators/sns-test-server";
+import { eventEntrySize } from "../../../dev/emulators/sns-test-server/events-rules";
 import type { DestinationKind } from "../../../runtime/destination/kind";
 import { isOutboxError } from "../../../runtime/errors";
 import { recordKey } from "../../../runtime/record/codec";
@@ -70,6 +73,34 @@ function entryFault(h: Harness, error: EntryFaultRule, ids: readonly string[], t
         when: (entry) => ids.includes(entryRecordId(entry) ?? ""),
         ...(times !== undefined ? { times } : {}),
     };
+}
+
+/**
+ * Each kind's bytes per batch call, written out here rather than read from the runtime: SNS's 256 KiB, SQS's 1 MiB,
+ * and the 1,000,000 bytes the relay keeps to for EventBridge's "under 1 MB".
+ */
+const BYTES_PER_CALL: Readonly<Record<DestinationKind, number>> = {
+    sns: 256 * 1024,
+    sqs: 1024 * 1024,
+    eventbridge: 1_000_000,
+};
+
+/**
+ * An accepted entry's size as its service counts it, from what the service received: for SNS and SQS the body and
+ * each attribute's name, data type and value in UTF-8 bytes; for EventBridge the UTF-8 bytes of `Source`,
+ * `DetailType` and `Detail` (the fault server's own count, "Calculating PutEvents event entry size").
+ */
+function sizeAsCounted(m: RecordedMessage): number {
+    if (m.service === "events")
+        return eventEntrySize({ source: m.source, detailType: m.detailType, detail: m.body, resources: [] });
+    return Object.entries(m.attributes).reduce(
+        (n, [name, a]) =>
+            n +
+            Buffer.byteLength(name) +
+            Buffer.byteLength(a.dataType) +
+            Buffer.byteLength(a.stringValue ?? a.binaryValue ?? ""),
+        Buffer.byteLength(m.body),
+    );
 }
 
 for (const kind of ["sns", "sqs", "eventbridge"] as const) {
@@ -220,6 +251,45 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
             assert.equal(h.published().length, 3);
         });
 
+        it(`cuts batch calls exactly at ${BYTES_PER_CALL[kind]} bytes as the service counts them: entries of exactly that many bytes in all go in one call, one byte more takes two`, async function () {
+            h = await createHarness({ destination: kind });
+            const limit = BYTES_PER_CALL[kind];
+            // The writer keeps each message within 256 KiB: two entries fill an SNS call, five the others.
+            const count = kind === "sns" ? 2 : 5;
+            const write = async (characters: number) =>
+                (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "x".repeat(characters) }] }))
+                    .messageIds[0]!;
+            const eventOf = async (ids: readonly string[]) => ({
+                Records: (await h.streamEvent()).Records.filter((r) => ids.includes(idOf(r))),
+            });
+            const accepted = () => h.server.messages().filter((m) => m.action === h.batchAction);
+            // An entry whose payload is a string of n characters counts base + n bytes: base read from a probe.
+            const probe = await write(1_000);
+            assert.deepEqual(await h.publisher()(await eventOf([probe])), { batchItemFailures: [] });
+            const base = sizeAsCounted(accepted()[0]!) - 1_000;
+            for (const total of [limit, limit + 1]) {
+                const ids: string[] = [];
+                for (let i = 0; i < count; i += 1)
+                    ids.push(await write(Math.floor(total / count) + (i < total % count ? 1 : 0) - base));
+                const event = await eventOf(ids);
+                h.server.reset();
+                assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+                assert.equal(
+                    accepted().reduce((n, m) => n + sizeAsCounted(m), 0),
+                    total,
+                    `the entries are ${total} bytes as ${kind} counts them`,
+                );
+                assert.deepEqual(
+                    h.server
+                        .calls()
+                        .filter((c) => c.action === h.batchAction)
+                        .map((c) => `${c.entries}:${c.outcome}`),
+                    total === limit ? [`${count}:ok`] : [`${count - 1}:ok`, "1:ok"],
+                    total === limit ? "exactly the limit: one call" : "one byte over: two calls, none refused",
+                );
+            }
+        });
+
         it("the sweeper publishes what the stream path missed, a keyed partition in order", async function () {
             h = await createHarness({ destination: kind });
             const { messageIds } = await h.writer.write({
@@ -264,6 +334,57 @@ describe("the relay publishing to an SQS FIFO queue (DynamoDB Local + the fault 
         for (const id of keyed.messageIds) assert.deepEqual([byId.get(id)?.groupId, byId.get(id)?.dedupId], ["k", id]);
         const q = keyless.messageIds[0]!;
         assert.deepEqual([byId.get(q)?.groupId, byId.get(q)?.dedupId], ["Q", q], "no key: the partition");
+    });
+});
+
+describe("the relay reading a PutEvents answer (DynamoDB Local + the fault server)", function () {
+    let h: Harness;
+    afterEach(async function () {
+        await h?.close();
+    });
+
+    it("never counts as published an entry whose answer has neither an ErrorCode nor an EventId: the record is not completed, the batch is retried from it, and the retry delivers it", async function () {
+        h = await createHarness({ destination: "eventbridge" });
+        const { messageIds } = await h.writer.write({
+            messages: [1, 2, 3].map((n) => ({ partition: `P${n}`, type: "T", payload: n })),
+        });
+        const silent = messageIds[1]!;
+        // A fake in front of the fault server, which always answers each entry: the answer's entry for the second
+        // record is emptied, as a broken proxy or an SDK middleware could leave it.
+        const eventBridge = {
+            send: async (command: object) => {
+                const out = (await h.eventBridge.send(command as never)) as PutEventsCommandOutput;
+                if (command instanceof PutEventsCommand) {
+                    const at = (command.input.Entries ?? []).findIndex(
+                        (e) => (JSON.parse(e.Detail ?? "{}") as { outbox?: { id?: string } }).outbox?.id === silent,
+                    );
+                    if (at >= 0) return { ...out, Entries: out.Entries!.map((e, i) => (i === at ? {} : e)) };
+                }
+                return out;
+            },
+        };
+        const event = await h.streamEvent();
+        assert.deepEqual(await h.publisher({ eventBridge: eventBridge as never })(event), {
+            batchItemFailures: [{ itemIdentifier: event.Records[1]!.dynamodb.SequenceNumber }],
+        });
+        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual(
+            messageIds.map((id) => states.get(id)),
+            ["completed", "pending", "completed"],
+        );
+        assert.equal(metric(h, "Published"), 2, "the entry with no outcome is not counted");
+        assert.deepEqual(await h.publisher()(from(event, event.Records[1]!.dynamodb.SequenceNumber)), {
+            batchItemFailures: [],
+        });
+        assert.ok((await h.records()).every((r) => r.status === "completed"));
+        assert.deepEqual(
+            h
+                .published()
+                .map((p) => p.id)
+                .filter((id) => id === silent).length,
+            2,
+            "the bus had taken it: it arrives twice, at least once, never lost",
+        );
     });
 });
 

@@ -1,13 +1,18 @@
 /**
  * The keyed path's lanes and rounds (issue 24) on DynamoDB Local with real stream records and the fault-injecting
  * SNS test server: the heads of different keys and partitions share PublishBatch calls, a key never has two
- * records in one call, a refused head holds only its key, a stale claimer completes nothing, the lowest failure is
- * reported, and a round does not start when the time is short. Each test also proves the partitions were delivered
- * together (a call that carries the heads of two partitions), which the partition-after-partition drain never did.
+ * records in one call, two partitions' heads of one ordering-key string never share a round, a refused head holds
+ * only its key, a stale claimer completes nothing, the lowest failure is reported, and a round does not start when
+ * the time is short. Each test also proves the partitions were delivered together (a call that carries the heads
+ * of two partitions), which the partition-after-partition drain never did.
  */
 import assert from "node:assert/strict";
+import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand, type PublishBatchRequestEntry } from "@aws-sdk/client-sns";
+import { ATTR } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
+import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
+import { throttled } from "../../support/store/fake-client";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 
 /** Where each record the test wrote lives: its partition and ordering key. */
@@ -56,6 +61,43 @@ async function writeKeyed(
 function partitionsOf(placement: Placement, call: readonly string[]): Set<string> {
     return new Set(call.map((id) => placement.get(id)!.partition));
 }
+
+/**
+ * The harness's DynamoDB client, except that each completion (the UpdateItem that sets a record `completed`) is
+ * first shown to `onCompletion` with its record id, which may hold it or throw: a fake, because DynamoDB Local
+ * cannot hold or throttle one write on demand.
+ */
+function watchedCompletions(
+    h: Harness,
+    event: LambdaStreamEvent,
+    onCompletion: (recordId: string) => Promise<void> | void,
+): Harness["ddb"] {
+    const idBySortKey = new Map(
+        event.Records.map((r) => [(r.dynamodb.Keys as Record<string, { S?: string }>)[ATTR.sk]!.S!, idOfRecord(r)]),
+    );
+    const send = async (command: object): Promise<unknown> => {
+        if (
+            command instanceof UpdateItemCommand &&
+            JSON.stringify(command.input.ExpressionAttributeValues ?? {}).includes('"completed"')
+        )
+            await onCompletion(idBySortKey.get(command.input.Key?.[ATTR.sk]?.S ?? "") ?? "");
+        return h.ddb.send(command as never);
+    };
+    return { send } as unknown as Harness["ddb"];
+}
+
+/** A promise and the function that resolves it; it resolves by itself after 5 s, so a test never hangs on it. */
+function gate(): { opened: Promise<void>; open: () => void } {
+    let open: () => void = () => undefined;
+    const opened = new Promise<void>((resolve) => {
+        open = resolve;
+        setTimeout(resolve, 5_000);
+    });
+    return { opened, open };
+}
+
+/** A whole turn of the event loop: every reaction already queued (the relay reading an answer) has run. */
+const aTurnLater = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
 describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)", function () {
     let h: Harness;
@@ -109,6 +151,199 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
             published.every((p) => p.groupId === placement.get(p.id)!.orderingKey),
             "MessageGroupId is the ordering key",
         );
+    });
+
+    it("on a standard topic never has two partitions' heads of one ordering-key string in one round: their lanes take turns, no two calls carrying that string are in flight together, and each key stays in order", async function () {
+        h = await createHarness();
+        const placement: Placement = new Map();
+        const p1k = await writeKeyed(h, placement, "P1", "k", 2);
+        const p1j = await writeKeyed(h, placement, "P1", "j", 1);
+        const p2k = await writeKeyed(h, placement, "P2", "k", 2);
+        const p2m = await writeKeyed(h, placement, "P2", "m", 1);
+        // A round's calls start together (up to ten in flight), so two heads of one round are two calls in flight
+        // at once whenever one call cannot carry both: read rounds from the calls in flight, not from timing.
+        const inFlight: string[][] = [];
+        const overlaps: string[] = [];
+        const sns = recordingSns(h);
+        const watching = {
+            send: async (command: object) => {
+                const call =
+                    command instanceof PublishBatchCommand
+                        ? (command.input.PublishBatchRequestEntries ?? []).map(
+                              (e) => e.MessageAttributes?.["outbox.id"]?.StringValue ?? "",
+                          )
+                        : [];
+                const keys = call.map((id) => placement.get(id)!.orderingKey);
+                for (const other of inFlight)
+                    for (const id of other)
+                        if (keys.includes(placement.get(id)!.orderingKey))
+                            overlaps.push(`${id} and ${call.join(",")} share key ${placement.get(id)!.orderingKey}`);
+                inFlight.push(call);
+                try {
+                    return await sns.client.send(command);
+                } finally {
+                    inFlight.splice(inFlight.indexOf(call), 1);
+                }
+            },
+        };
+        assert.deepEqual(await h.publisher({ sns: watching })(await h.streamEvent()), { batchItemFailures: [] });
+        assert.deepEqual(overlaps, [], "P1's and P2's heads of key k never in flight together");
+        for (const call of sns.calls) {
+            const keys = call.map((id) => placement.get(id)!.orderingKey);
+            assert.equal(new Set(keys).size, keys.length, `no key string twice in a call: ${keys.join(",")}`);
+        }
+        assert.ok(
+            sns.calls.some((call) => partitionsOf(placement, call).size === 2),
+            "the partitions' other keys still share calls",
+        );
+        const published = h.published().map((p) => p.id);
+        assert.equal(published.length, 6);
+        for (const key of [p1k, p1j, p2k, p2m])
+            assert.deepEqual(
+                published.filter((id) => key.includes(id)),
+                key,
+                "each key in order",
+            );
+        assert.ok(
+            published.indexOf(p1k[1]!) < published.indexOf(p2k[0]!),
+            "P1's lane of k, then P2's: they take turns",
+        );
+    });
+
+    it("sends a lane's completion n+1 only once completion n succeeded, and none after it failed: the lane's later records stay pending, and the retry delivers the key in order", async function () {
+        h = await createHarness();
+        const placement: Placement = new Map();
+        const a = await writeKeyed(h, placement, "A", "a", 3);
+        const event = await h.streamEvent();
+        // Fakes in front of the emulators, for an ordering in time no emulator gives on demand: a1's completion is
+        // held until the round that publishes a3 has been read, then throttled.
+        const thirdRoundRead = gate();
+        const sent: { recordId: string; firstSettled: boolean }[] = [];
+        let firstSettled = false;
+        const dynamodb = watchedCompletions(h, event, async (recordId) => {
+            sent.push({ recordId, firstSettled });
+            if (recordId !== a[0]) return;
+            await thirdRoundRead.opened;
+            firstSettled = true;
+            throw throttled();
+        });
+        const sns = recordingSns(h, (call) => {
+            if (call === 3) void aTurnLater().then(thirdRoundRead.open);
+        });
+        const response = await h.publisher({ dynamodb, sns: sns.client })(event);
+        assert.deepEqual(sns.calls, [[a[0]], [a[1]], [a[2]]], "one record of the lane per round");
+        assert.deepEqual(
+            sent,
+            [{ recordId: a[0], firstSettled: false }],
+            "a2's and a3's completions waited for a1's, and were never sent once it failed",
+        );
+        assert.deepEqual(response, {
+            batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }],
+        });
+        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual(
+            a.map((id) => states.get(id)),
+            ["pending", "pending", "pending"],
+            "published but not completed: released, so the next delivery sends them again in order",
+        );
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.deepEqual(
+            h.published().map((p) => p.id),
+            [...a, ...a],
+            "duplicates, never an inversion",
+        );
+    });
+
+    it("a failed completion ends its lane and, being a fault every record would meet (DynamoDB failing), the delivery: no round starts after it, nothing more is published, and the retry delivers every key in order", async function () {
+        h = await createHarness();
+        const placement: Placement = new Map();
+        const a = await writeKeyed(h, placement, "A", "a", 2);
+        const b = await writeKeyed(h, placement, "A", "b", 2);
+        const others: string[] = [];
+        for (let i = 0; i < 9; i += 1) others.push(...(await writeKeyed(h, placement, "A", `c${i}`, 1)));
+        const event = await h.streamEvent();
+        // Round 1 carries the heads of eleven keys in two calls, [a1, b1, c0..c7] and [c8]. Fakes in front of the
+        // emulators, for an ordering in time no emulator gives on demand: a1's completion is throttled, and the call
+        // of c8 is held until that failure has been read, so round 1 ends after it is known.
+        const firstFailed = gate();
+        const dynamodb = watchedCompletions(h, event, (recordId) => {
+            if (recordId !== a[0]) return;
+            void aTurnLater().then(firstFailed.open);
+            throw throttled();
+        });
+        const sns = recordingSns(h);
+        const holding = {
+            send: async (command: object) => {
+                if (
+                    command instanceof PublishBatchCommand &&
+                    (command.input.PublishBatchRequestEntries ?? []).some(
+                        (e) => e.MessageAttributes?.["outbox.id"]?.StringValue === others[8],
+                    )
+                )
+                    await firstFailed.opened;
+                return sns.client.send(command);
+            },
+        };
+        const response = await h.publisher({ dynamodb, sns: holding })(event);
+        assert.deepEqual(
+            sns.calls,
+            [[a[0], b[0], ...others.slice(0, 8)], [others[8]]],
+            "round 1 only: a2 (its lane ended) and b2 (the delivery stopped) were never published",
+        );
+        assert.deepEqual(response, {
+            batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }],
+        });
+        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual(
+            [...a, ...b].map((id) => states.get(id)),
+            ["pending", "pending", "completed", "pending"],
+            "released, except b1, whose completion did not fail",
+        );
+        assert.ok(others.every((id) => states.get(id) === "completed"));
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        const published = h.published().map((p) => p.id);
+        assert.deepEqual(
+            published.filter((id) => a.includes(id)),
+            [a[0], a[0], a[1]],
+            "a1 again (it was not completed), then a2",
+        );
+        assert.deepEqual(
+            published.filter((id) => b.includes(id)),
+            b,
+        );
+    });
+
+    it("starts no publish call once a fault every record would meet is known: with SNS throttling every call, a round of twelve calls sends only the ten that started together, and the retry delivers everything once", async function () {
+        h = await createHarness();
+        // Two partitions of sixty keys each: one round of 120 heads, in twelve calls of ten, ten in flight at once.
+        for (const partition of ["A", "B"])
+            for (let i = 0; i < 60; i += 10)
+                await h.writer.write({
+                    messages: Array.from({ length: 10 }, (_, j) => ({
+                        partition,
+                        type: "T",
+                        payload: i + j,
+                        orderingKey: `${partition}${i + j}`,
+                    })),
+                });
+        const event = await h.streamEvent();
+        assert.equal(event.Records.length, 120);
+        h.server.setFaults({ calls: [{ kind: "Throttled" }] });
+        const response = await h.publisher()(event);
+        const calls = h.server.calls().filter((c) => c.action === "PublishBatch");
+        assert.deepEqual(
+            calls.map((c) => `${c.entries}:${c.outcome}`),
+            Array.from({ length: 10 }, () => "10:Throttled"),
+            "the two calls waiting for a slot were never sent: the first throttled answer stopped the delivery",
+        );
+        assert.deepEqual(response, {
+            batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }],
+        });
+        assert.ok((await h.records()).every((r) => r.status === "pending"));
+        h.server.clearFaults();
+        assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
+        assert.equal(new Set(h.published().map((p) => p.id)).size, 120);
+        assert.equal(h.published().length, 120, "each once");
     });
 
     it("a head SNS refuses in a merged call holds only its key: the other heads of that call are completed and their keys go on", async function () {

@@ -448,6 +448,32 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
         assert.equal((await h.records())[0]!.status, "pending");
     });
 
+    it("checks every record of an event for its source, not only the first: an outbox stream record followed by an SQS or Kinesis record fails the invocation (INVALID_CONFIG naming the later one), and nothing is published", async function () {
+        h = await createHarness();
+        await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1 }] });
+        const [ours] = (await h.streamEvent()).Records;
+        const later: [Record<string, unknown>, RegExp][] = [
+            [
+                { messageId: "m-1", body: "{}", eventSource: "aws:sqs", eventSourceARN: "arn:aws:sqs:us-east-1:0:q" },
+                /the event's records come from "aws:sqs" \(arn:aws:sqs:us-east-1:0:q\), not from a DynamoDB stream/,
+            ],
+            [
+                { ...ours!, eventSource: "aws:kinesis" },
+                /the event's records come from "aws:kinesis" \(arn:aws:dynamodb:.*\), not from a DynamoDB stream/,
+            ],
+        ];
+        for (const [record, pattern] of later) {
+            const event = { Records: [ours, record] };
+            await assert.rejects(
+                h.publisher()(event),
+                (err: unknown) => isOutboxError(err, "INVALID_CONFIG") && pattern.test(err.message),
+                JSON.stringify(record),
+            );
+        }
+        assert.equal(h.server.calls().length, 0, "nothing published, nothing acknowledged");
+        assert.equal((await h.records())[0]!.status, "pending");
+    });
+
     it("refuses records from another table's stream (a misrouted mapping): INVALID_CONFIG logged with both ARNs, the shard held at the first such record, and that table's payload never published under our ids", async function () {
         h = await createHarness();
         const other = await createHarness();
@@ -1035,6 +1061,39 @@ describe("createPublisher (DynamoDB Local + SNS test server)", function () {
             h.published().map((p) => p.id),
             messageIds,
         );
+    });
+
+    it("reports the lower of a keyless and a keyed failure in one batch, whichever of the two comes first in the shard", async function () {
+        h = await createHarness();
+        const write = async (partition: string, orderingKey?: string) =>
+            (
+                await h.writer.write({
+                    messages: [{ partition, type: "T", payload: partition, ...(orderingKey ? { orderingKey } : {}) }],
+                })
+            ).messageIds[0]!;
+        // Two batches: a keyed record then a keyless one, and a keyless record then a keyed one; SNS fails all four
+        // as a fault every record would meet.
+        const ids = [await write("A", "k"), await write("B"), await write("C"), await write("D", "k")];
+        h.server.setFaults({
+            entries: [
+                { code: "InternalError", when: (e) => ids.includes(e.attributes["outbox.id"]?.stringValue ?? "") },
+            ],
+        });
+        const event = await h.streamEvent();
+        assert.deepEqual(event.Records.map(idOf), ids);
+        const keyedFirst = { Records: event.Records.slice(0, 2) };
+        const keylessFirst = { Records: event.Records.slice(2, 4) };
+        assert.deepEqual(
+            await h.publisher()(keyedFirst),
+            { batchItemFailures: [{ itemIdentifier: keyedFirst.Records[0]!.dynamodb.SequenceNumber }] },
+            "the keyed record, below the keyless failure",
+        );
+        assert.deepEqual(
+            await h.publisher()(keylessFirst),
+            { batchItemFailures: [{ itemIdentifier: keylessFirst.Records[0]!.dynamodb.SequenceNumber }] },
+            "the keyless record, below the keyed one",
+        );
+        assert.ok((await h.records()).every((r) => r.status === "pending"));
     });
 
     it("a keyed head SNS refuses holds only its own key: the partition's other keys are delivered in the same invocation, the shard goes on, and the head reaches the DLQ after maxPublishAttempts", async function () {

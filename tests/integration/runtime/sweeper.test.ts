@@ -9,7 +9,7 @@ import { PARTITIONS_IN_FLIGHT } from "../../../runtime/claimed-delivery";
 import { SWEEPER_METRICS } from "../../../runtime/metric-catalog";
 import { marshalRecord, pendingRecord } from "../../../runtime/record/codec";
 import { claimSort } from "../../../runtime/record/keys";
-import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, SWEEP_CURSOR_PK } from "../../../runtime/schema";
+import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, SWEEP_CURSOR_PK, SWEEP_CURSOR_SK } from "../../../runtime/schema";
 import { isOutboxError } from "../../../runtime/errors";
 import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/sweeper";
@@ -190,6 +190,42 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.equal(byId.get(messageIds[0]!), "pending", "released for the next run");
         assert.equal(byId.get(messageIds[1]!), "completed");
+    });
+
+    it("reports a partition's failure at its lowest record in claim order, not at the first to fail in time: a2, refused in the second round, before b1, refused in the first", async function () {
+        h = await createHarness();
+        const [a1, a2, b1] = (
+            await h.writer.write({
+                messages: [
+                    { partition: "A", type: "T", payload: 1, orderingKey: "a" },
+                    { partition: "A", type: "T", payload: 2, orderingKey: "a" },
+                    { partition: "A", type: "T", payload: 3, orderingKey: "b" },
+                ],
+            })
+        ).messageIds;
+        // Round 1 publishes the heads a1 and b1 (b1 refused, so key b is held); round 2 publishes a2 (refused).
+        h.server.setFaults({
+            entries: [
+                {
+                    code: "InvalidParameter",
+                    senderFault: true,
+                    when: (e) => [a2, b1].includes(e.attributes["outbox.id"]?.stringValue ?? ""),
+                },
+            ],
+        });
+        h.clock.advance(200_000);
+        const logger = new RecordingLogger();
+        const result = await createSweeper({ ...h.config({ maxPublishAttempts: 3 }), logger })();
+        assert.deepEqual([result.published, result.failedPartitions], [1, 1]);
+        assert.deepEqual(
+            h.published().map((p) => p.id),
+            [a1],
+        );
+        assert.deepEqual(
+            logger.warnings("sweeper: partition delivery stopped at a failure").map((l) => l.attributes),
+            [{ partition: "A", recordId: a2, code: "INVALID_PAYLOAD" }],
+            "a2 comes before b1 in claim order",
+        );
     });
 
     it("counts a partition whose claim came back truncated (a throttled claim write) as failed, and the next run delivers the rest in order", async function () {
@@ -427,6 +463,73 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
                     .sort(),
                 [...healthy].sort(),
                 "the stuck partition first in scan order is passed, not retried every run",
+            );
+        });
+
+        it("a run that runs out of time resumes after the last partition it reached, never at it and never past one it did not reach: a never-draining partition reached last is not taken again before the ones after it", async function () {
+            h = await createHarness();
+            const healthy: string[] = [];
+            // Two more partitions than a run drains at once, so a run out of time after its first group leaves two.
+            for (let n = 0; n < PARTITIONS_IN_FLIGHT + 2; n += 1)
+                healthy.push(
+                    ...(await h.writer.write({ messages: [{ partition: `R${n}`, type: "T", payload: n }] })).messageIds,
+                );
+            const order = await claimIndexOrder();
+            const reachedLast = order[PARTITIONS_IN_FLIGHT - 1]!;
+            await plantStuck(reachedLast, 1);
+            h.clock.advance(200_000);
+            // The first run has time for one group: it runs out once the run has published.
+            let publishes = 0;
+            const sns = { send: (command: object) => ((publishes += 1), h.sns.send(command as never)) };
+            const first = await createSweeper({ ...h.config({ sns }), reserveMs: 1 })(undefined, {
+                awsRequestId: "run-1",
+                getRemainingTimeInMillis: () => (publishes > 0 ? 0 : 60_000),
+            });
+            assert.deepEqual([first.partitions, first.published], [PARTITIONS_IN_FLIGHT, PARTITIONS_IN_FLIGHT]);
+            // The second has the time, and room for two partitions: the two the first did not reach.
+            const second = await createSweeper({ ...h.config(), maxPartitionsPerRun: 2 })();
+            assert.equal(second.published, 2, `not ${reachedLast} again, reached last and never drained`);
+            assert.deepEqual(
+                h
+                    .published()
+                    .map((p) => p.id)
+                    .sort(),
+                [...healthy].sort(),
+            );
+        });
+
+        it("knows its position by the whole ClaimIndex key, not by the partition key alone: a cursor moved to a later item of the same partition is written, so a partition that never drains is passed", async function () {
+            h = await createHarness();
+            const writtenAt = h.clock.now();
+            const healthy: string[] = [];
+            for (const partition of ["S0", "S1"])
+                healthy.push(
+                    ...(await h.writer.write({ messages: [{ partition, type: "T", payload: 1 }] })).messageIds,
+                );
+            const [x, y] = await claimIndexOrder();
+            h.clock.advance(200_000);
+            const sweep = () => createSweeper({ ...h.config(), maxPartitionsPerRun: 1 })();
+            const cursorRow = async () =>
+                (await h.items()).find((i) => i[ATTR.pk]?.S === SWEEP_CURSOR_PK && i[ATTR.sk]?.S === SWEEP_CURSOR_SK)?.[
+                    ATTR.sweepCursor
+                ]?.M;
+            assert.equal((await sweep()).published, 1, `${x}, first in scan order`);
+            const afterFirst = await cursorRow();
+            assert.equal(afterFirst?.[ATTR.pk]?.S, x);
+            // x gets a due item no sweep can drain, after the cursor's item: the next run takes x again (nothing to
+            // publish) and moves the cursor to that item, in the same partition.
+            await putRecord(x!, `${x}/held`, writtenAt + 1, { change: heldByAnother() });
+            assert.equal((await sweep()).published, 0);
+            const afterSecond = await cursorRow();
+            assert.equal(afterSecond?.[ATTR.pk]?.S, x);
+            assert.notEqual(afterSecond?.[ATTR.sk]?.S, afterFirst?.[ATTR.sk]?.S, "moved within the partition");
+            assert.equal((await sweep()).published, 1, `${y}, past the item no sweep drains`);
+            assert.deepEqual(
+                h
+                    .published()
+                    .map((p) => p.id)
+                    .sort(),
+                [...healthy].sort(),
             );
         });
 
