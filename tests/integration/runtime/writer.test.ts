@@ -683,7 +683,7 @@ describe("OutboxWriter (DynamoDB Local)", function () {
             await rejects(
                 fifoWriter.write({ messages: [message({ partition: "ORDER 1" })] }),
                 "INVALID_PAYLOAD",
-                /partition "ORDER 1" is the SNS FIFO MessageGroupId/,
+                /messages\[0\]\.partition "ORDER 1" is 7 characters and is the FIFO MessageGroupId \(of an SNS FIFO topic or an SQS FIFO queue\)/,
             );
             assert.equal((await scanAll(client, table)).length, 0);
         });
