@@ -353,21 +353,49 @@ function checkHeader(name: string, value: unknown, where: string, id: string, in
     refuseUnsendable(value, `${where}.headers["${name}"]`, id, index);
 }
 
+/** What of a message's size is spent on what: its payload, its headers, and the outbox's own attributes. */
+interface SizeParts {
+    readonly payload: number;
+    readonly headers: number;
+    readonly outbox: number;
+}
+
+/** The fix of a message too large for SNS or the DLQ, aimed at the part that takes the most of it. */
+function sizeFix(parts: SizeParts): string {
+    if (parts.payload >= parts.headers && parts.payload >= parts.outbox)
+        return "shrink the payload, or give the writer largePayloads to store payloads this large in S3 (a claim check), or store it elsewhere and send a reference";
+    if (parts.headers >= parts.outbox)
+        return "shrink the headers: they travel as message attributes, which largePayloads does not offload; move large values into the payload";
+    return "use a shorter type, id or trace context";
+}
+
+/** The parts, in words; `rest` names what the outbox adds. */
+function describeParts(parts: SizeParts, rest: string): string {
+    return `payload ${parts.payload} bytes, headers ${parts.headers} bytes, ${rest} ${parts.outbox} bytes`;
+}
+
 /** The message fits SNS (body and attributes) and, with the largest reason and error text, the DLQ. */
 function checkMessageSizes(where: string, outbound: OutboundMessage): void {
     const { id } = outbound;
     const snsSize = snsMessageSize(outbound);
     if (snsSize > SNS_MAX_MESSAGE_BYTES) {
+        const payload = utf8Length(outbound.body);
+        const headers = snsSize - snsMessageSize({ ...outbound, headers: {} });
+        const parts = { payload, headers, outbox: snsSize - payload - headers };
         throw invalid(
-            `${where} (id "${id}") is ${snsSize} bytes as an SNS message (body + attributes); SNS accepts at most ${SNS_MAX_MESSAGE_BYTES}; shrink the payload or store it elsewhere and send a reference`,
-            { messageId: id, size: snsSize },
+            `${where} (id "${id}") is ${snsSize} bytes as an SNS message (body + attributes): ${describeParts(parts, "the outbox's attributes (id, type, trace context)")}; SNS accepts at most ${SNS_MAX_MESSAGE_BYTES}; ${sizeFix(parts)}`,
+            { messageId: id, size: snsSize, ...parts },
         );
     }
     const dlqSize = worstCaseDeadLetterSize(outbound);
     if (dlqSize > DLQ_MAX_MESSAGE_BYTES) {
+        // Each part's share: what the DLQ message loses without it (its JSON escaping included).
+        const payload = dlqSize - worstCaseDeadLetterSize({ ...outbound, body: "null" });
+        const headers = dlqSize - worstCaseDeadLetterSize({ ...outbound, headers: {} });
+        const parts = { payload, headers, outbox: dlqSize - payload - headers };
         throw invalid(
-            `${where} (id "${id}") would be ${dlqSize} bytes as a DLQ message; the DLQ accepts at most ${DLQ_MAX_MESSAGE_BYTES}; shrink the payload by ~${dlqSize - DLQ_MAX_MESSAGE_BYTES} bytes`,
-            { messageId: id, size: dlqSize },
+            `${where} (id "${id}") would be ${dlqSize} bytes as a DLQ message (the record, its reason and a 1 KB error): ${describeParts(parts, "the rest (id, partition, type, trace context, reason, error)")}; the DLQ accepts at most ${DLQ_MAX_MESSAGE_BYTES}, ${dlqSize - DLQ_MAX_MESSAGE_BYTES} bytes less; ${sizeFix(parts)}`,
+            { messageId: id, size: dlqSize, ...parts },
         );
     }
 }

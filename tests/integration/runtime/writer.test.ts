@@ -286,9 +286,31 @@ describe("OutboxWriter (DynamoDB Local)", function () {
                     /the transaction adds up to \d+ bytes as DynamoDB counts it .*; a DynamoDB transaction holds at most 4194304/,
             },
             {
-                name: "an SNS message over 256 KB",
+                name: "an SNS message over 256 KB, blamed on the payload",
                 request: () => ({ messages: [message({ payload: "x".repeat(256 * 1024) })] }),
-                pattern: /as an SNS message \(body \+ attributes\); SNS accepts at most 262144/,
+                pattern:
+                    /^messages\[0\] \(id "[^"]+"\) is \d+ bytes as an SNS message \(body \+ attributes\): payload 262146 bytes, headers 0 bytes, the outbox's attributes \(id, type, trace context\) \d+ bytes; SNS accepts at most 262144; shrink the payload, or give the writer largePayloads to store payloads this large in S3 \(a claim check\), or store it elsewhere and send a reference$/,
+            },
+            // Issue 38: a message too large because of its headers was told to shrink its payload.
+            {
+                name: "an SNS message over 256 KB because of its headers, blamed on the headers",
+                request: () => ({
+                    messages: [
+                        message({
+                            headers: Object.fromEntries(
+                                Array.from({ length: 8 }, (_, i) => [`h${i}`, "x".repeat(33_000)]),
+                            ),
+                        }),
+                    ],
+                }),
+                pattern:
+                    /is \d+ bytes as an SNS message \(body \+ attributes\): payload 7 bytes, headers 264064 bytes, .*; SNS accepts at most 262144; shrink the headers: they travel as message attributes, which largePayloads does not offload; move large values into the payload$/,
+            },
+            {
+                name: "a DLQ message over 256 KB because its headers' quotes are escaped in its JSON, blamed on the headers",
+                request: () => ({ messages: [message({ headers: { quotes: '"'.repeat(140_000) } })] }),
+                pattern:
+                    /would be \d+ bytes as a DLQ message \(the record, its reason and a 1 KB error\): payload \d+ bytes, headers 28\d{4} bytes, the rest .*; the DLQ accepts at most 262144, \d+ bytes less; shrink the headers/,
             },
             {
                 name: "an empty partition",
