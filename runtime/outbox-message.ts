@@ -41,7 +41,7 @@ export interface OutboxMessage {
     readonly partition: string;
     /**
      * The message type, e.g. `OrderCreated`; sent as the `outbox.type` attribute (an EventBridge event's
-     * `DetailType`). Not empty, at most {@link MAX_MESSAGE_TYPE_LENGTH} (128) characters; no character SQS or SNS
+     * `DetailType`). Not empty, at most 128 characters (`MAX_MESSAGE_TYPE_LENGTH`); no character SQS or SNS
      * refuse.
      */
     readonly type: string;

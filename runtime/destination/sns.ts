@@ -35,7 +35,7 @@ const ABOUT_THE_TOPIC = /\bTopic ?(?:Arn|Name)\b|topic type|required for FIFO to
  * Classify an SNS error (a whole call's exception, or one `Failed[]` entry):
  * - `message`: bad parameters, too large, or any entry SNS marks `SenderFault` that is not one of the kinds below;
  * - `deployment`: the topic does not exist, AuthorizationError, a KMS key disabled or not usable, an
- *   `InvalidParameter` about the topic ({@link ABOUT_THE_TOPIC}: its ARN, as SNS answers for a topic of another
+ *   `InvalidParameter` about the topic (`ABOUT_THE_TOPIC`: its ARN, as SNS answers for a topic of another
  *   region or a malformed ARN, or a `fifo` setting that does not match it);
  * - `transient`: throttling, internal errors, timeouts.
  *

@@ -51,7 +51,7 @@ const ABOUT_THE_QUEUE =
  * - `message`: characters SQS refuses, a bad attribute, a message over the queue's size, a batch too long, a group
  *   or deduplication id value SQS refuses (spaces, over 128 characters), any other parameter value of a message;
  * - `deployment`: the queue does not exist, access denied, a KMS key not usable, an unsupported operation, or a
- *   refusal about the queue ({@link ABOUT_THE_QUEUE}: the `fifo` setting does not match the queue);
+ *   refusal about the queue (`ABOUT_THE_QUEUE`: the `fifo` setting does not match the queue);
  * - `transient`: throttling (`RequestThrottled`, `ThrottlingException`, `KmsThrottled`), internal errors.
  *
  * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `AWS.SimpleQueueService.`

@@ -23,6 +23,7 @@ import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/sweeper";
 import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
 import { createHarness, entryRecordId, type Harness } from "../../support/runtime/harness";
+import { RecordingLogger } from "../../support/store/helpers";
 
 const REFUSED: EntryFaultRule = { code: "InvalidParameter", senderFault: true, message: "Invalid parameter: Message" };
 const TRANSIENT: EntryFaultRule = { code: "InternalError", senderFault: false };
@@ -341,10 +342,18 @@ describe("a record another writer left at the edge of DynamoDB's item limit (Dyn
         const [next] = (
             await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 2, orderingKey: "k" }] })
         ).messageIds;
-        assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] });
+        const logger = new RecordingLogger();
+        assert.deepEqual(await h.publisher({ logger })(await h.streamEvent()), { batchItemFailures: [] });
         assert.deepEqual(
             h.deadLetters().map((d) => [d.recordId, d.reason, d.body.errorCode]),
             [["edge", "item-too-large", "ValidationError"]],
+        );
+        assert.deepEqual(
+            logger.lines
+                .filter((l) => l.level === "error" && /too large to claim/.test(l.message))
+                .map((l) => [l.attributes?.recordId, l.attributes?.size]),
+            [["edge", 409_515]],
+            "logged at error, with its id and size",
         );
         assert.match(
             String(h.deadLetters()[0]!.body.errorMessage),
