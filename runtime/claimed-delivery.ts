@@ -13,11 +13,12 @@
  * @packageDocumentation
  */
 import type { DeliveryContext } from "./delivery";
-import { isOutboxError } from "./errors";
+import { isOutboxError, type OutboxError } from "./errors";
 import { deliverLanes, type ClaimedPartition } from "./lane-delivery";
 import type { OutboxRecord } from "./record/codec";
 import { mapBounded } from "./slots";
 import type { FencingToken } from "./store/transitions";
+import { deadLetterUnclaimable, type Unclaimable, type UnclaimableOutcome } from "./unclaimable";
 
 /**
  * The most partitions whose claims run at once. Measured with `npm start -- --count 3000 --rate 0 --keys 50`
@@ -32,13 +33,17 @@ export interface ClaimingStore {
     /**
      * Claim up to `limit` of the partition's oldest claimable records, oldest first. A store that returns a batch
      * cut short by a failure (the truncation rule) calls `options.onTruncated`, so the drain does not take it for
-     * the end of the backlog.
+     * the end of the backlog; one that meets a record no claim can take (over the item limit once claimed) skips
+     * it and calls `options.onUnclaimable`, and the drain dead-letters it (`runtime/unclaimable.ts`).
      */
     claim(
         partition: string,
         token: FencingToken,
         limit: number,
-        options?: { readonly onTruncated?: (error: unknown) => void },
+        options?: {
+            readonly onTruncated?: (error: unknown) => void;
+            readonly onUnclaimable?: (record: OutboxRecord, error: OutboxError) => void;
+        },
     ): Promise<OutboxRecord[]>;
     /** Complete records this token holds. */
     complete(ids: readonly string[], token: FencingToken): Promise<void>;
@@ -181,9 +186,17 @@ interface Draining {
     result: DrainResult | undefined;
 }
 
-/** What one claim of a drain round returned: the records to deliver, or the end of the partition's drain. */
+/**
+ * What one claim of a drain round returned: the records to deliver and what became of the records no claim can
+ * take, or the end of the partition's drain.
+ */
 type ClaimStep =
-    | { readonly claimed: readonly OutboxRecord[]; readonly deliverable: OutboxRecord[]; readonly truncated: boolean }
+    | {
+          readonly claimed: readonly OutboxRecord[];
+          readonly deliverable: OutboxRecord[];
+          readonly truncated: boolean;
+          readonly unclaimable: UnclaimableOutcome;
+      }
     | { readonly end: DrainResult };
 
 /**
@@ -226,14 +239,17 @@ export async function drainPartitions(
         }));
         const delivered = await deliverLanes(ctx, store, token, batches, keepGoing);
         claimedOf.forEach(({ drain, step }, i) => {
-            drain.handled.push(...delivered[i]!.handled);
+            drain.handled.push(...step.unclaimable.handled, ...delivered[i]!.handled);
             drain.result = roundVerdict(drain, step, delivered[i]!, options.limit);
         });
     }
     return drains.map((d) => d.result ?? { handled: d.handled, exhausted: false, heldKeys: [] });
 }
 
-/** Claim a partition's next records; with `createdBefore`, release the ones not due (and their keys' later ones). */
+/**
+ * Claim a partition's next records, and dead-letter the ones no claim can take; with `createdBefore`, release the
+ * ones not due (and their keys' later ones), and leave an unclaimable one that is not due to the stream path.
+ */
 async function claimStep(
     ctx: DeliveryContext,
     store: ClaimingStore,
@@ -246,11 +262,13 @@ async function claimStep(
     if (!keepGoing()) return { end: { handled, exhausted: false, heldKeys: [] } };
     let claimed: OutboxRecord[];
     let truncated = false;
+    const unclaimable: Unclaimable[] = [];
     try {
         claimed = await store.claim(target.partition, token, options.limit, {
             onTruncated: () => {
                 truncated = true;
             },
+            onUnclaimable: (record, error) => unclaimable.push({ record, error }),
         });
     } catch (error) {
         if (isOutboxError(error, "STALE_FENCING_TOKEN")) return { end: { handled, exhausted: true, heldKeys: [] } };
@@ -264,10 +282,16 @@ async function claimStep(
             },
         };
     }
-    if (options.createdBefore === undefined) return { claimed, deliverable: claimed, truncated };
     const { createdBefore, createdAfter } = options;
     const due = (r: OutboxRecord): boolean =>
-        r.createdAt < createdBefore || (createdAfter !== undefined && r.createdAt > createdAfter);
+        createdBefore === undefined ||
+        r.createdAt < createdBefore ||
+        (createdAfter !== undefined && r.createdAt > createdAfter);
+    const settled = await deadLetterUnclaimable(
+        ctx,
+        unclaimable.filter((u) => due(u.record)),
+    );
+    if (createdBefore === undefined) return { claimed, deliverable: claimed, truncated, unclaimable: settled };
     // A key waits from its first record that is not due: a later record of the key may not overtake it.
     const waiting = new Set<string>();
     const deliverable: OutboxRecord[] = [];
@@ -281,7 +305,7 @@ async function claimStep(
         if (r.orderingKey !== undefined) waiting.add(r.orderingKey);
     }
     await releaseQuietly(ctx, store, young, token);
-    return { claimed, deliverable, truncated };
+    return { claimed, deliverable, truncated, unclaimable: settled };
 }
 
 /** After a round's delivery: the partition's drain result if it is done, else `undefined` (claim again). */
@@ -292,14 +316,15 @@ function roundVerdict(
     limit: number,
 ): DrainResult | undefined {
     const { handled, target } = drain;
+    const { unclaimable } = step;
     // A failure ends the drain: another round would claim the held key's records and try its head again.
-    if (result.failure !== undefined)
+    if (result.failure !== undefined || unclaimable.failure !== undefined)
         return {
             handled,
             exhausted: false,
-            heldKeys: result.heldKeys,
-            stopped: result.stopped,
-            failure: result.failure,
+            heldKeys: [...result.heldKeys, ...unclaimable.heldKeys],
+            stopped: result.failure !== undefined && result.stopped,
+            failure: (result.failure ?? unclaimable.failure)!,
         };
     if (result.preempted) return { handled, exhausted: true, heldKeys: [] };
     // Out of time before every record's round: not exhausted, whatever the claim's length says.
@@ -310,7 +335,9 @@ function roundVerdict(
     const short = step.claimed.length < limit || step.deliverable.length < step.claimed.length;
     const reached =
         target.until !== undefined && target.until.length > 0 && target.until.every((id) => handled.includes(id));
-    if (short || reached) return { handled, exhausted: short, heldKeys: [] };
+    if (reached) return { handled, exhausted: short, heldKeys: [] };
+    // A record no claim could take was dead-lettered: the later records of its key waited behind it, claim again.
+    if (short && unclaimable.handled.length === 0) return { handled, exhausted: true, heldKeys: [] };
     return undefined;
 }
 

@@ -23,7 +23,7 @@ import { deadLetterMessage, outboundMessage, type DeadLetterReason, type Outboun
 import type { ClientLike, Clock, Logger } from "./ports";
 import { recordKey, ttlSeconds, type OutboxRecord } from "./record/codec";
 import { ATTR, STATUS, statusOf, type RecordStatus } from "./schema";
-import { awsErrorName, isConditionalCheckFailed, wrapAwsError } from "./store/aws-errors";
+import { awsErrorName, isConditionalCheckFailed, isItemSizeRefusal, wrapAwsError } from "./store/aws-errors";
 import { nonTerminal, placeholders, updateExpression } from "./store/expressions";
 import {
     completePendingUpdate,
@@ -200,7 +200,10 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
 /**
  * Count one permanent publish failure on the record (`ADD publish_attempts 1`, only while it is pending or
  * claimed) and return the new count. Durable, so the bound holds across invocations and cold starts.
- * Returns `undefined` when the record is already terminal.
+ * Returns `undefined` when the record is already terminal. A record the count would take over DynamoDB's 400 KB
+ * (one another writer wrote within the writer's margin of it, `MAX_RECORD_BYTES`) cannot be counted: the refusal
+ * is then its last, and `maxPublishAttempts` is returned so the caller dead-letters it now rather than retrying
+ * it forever.
  *
  * @param ctx - The DynamoDB client and table.
  * @param record - The record SNS refused.
@@ -225,6 +228,13 @@ export async function countPermanentFailure(ctx: DeliveryContext, record: Outbox
         return Number(out.Attributes?.[ATTR.publishAttempts]?.N ?? "1");
     } catch (err) {
         if (isConditionalCheckFailed(err)) return undefined;
+        if (isItemSizeRefusal(err)) {
+            ctx.logger.error(
+                "publisher: a refused record cannot be counted (the count would take it over DynamoDB's 400 KB; another writer wrote it within the writer's margin); it is dead-lettered now",
+                { recordId: record.recordId, partition: record.partition },
+            );
+            return ctx.maxPublishAttempts;
+        }
         throw wrapAwsError(err, "publisher: counting a publish failure failed", {
             recordId: record.recordId,
             partition: record.partition,

@@ -6,9 +6,77 @@
  * @packageDocumentation
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import { ATTR, STATUS } from "./schema";
 
 /** The largest item DynamoDB stores: 400 KB, attribute names included. */
 export const MAX_ITEM_BYTES = 400 * 1024;
+
+/**
+ * The longest claim owner (`FencingToken.owner`) the store writes, in UTF-8 bytes. A claim stores it on the record
+ * (`claimed_by`), so it is bounded for {@link RECORD_GROWTH_BYTES} to hold; the store refuses a longer one. The
+ * relay's owners are `publisher/<request id>` and `sweeper/<request id>`, under 50 bytes.
+ */
+export const MAX_CLAIM_OWNER_BYTES = 128;
+
+/**
+ * The largest non-negative number DynamoDB stores, in bytes: 38 significant digits, one byte per two of them, one
+ * more when they straddle the pairs, plus one. Every number a transition writes (times, counts, a claim version)
+ * is a non-negative number DynamoDB stores, so none takes more.
+ */
+const MAX_NUMBER_BYTES = 21;
+
+/** The bytes of an attribute that may be added, name and value. */
+const added = (name: string, valueBytes: number): number => utf8Length(name) + valueBytes;
+
+/**
+ * What the store's transitions may add to a record after the writer wrote it, per attribute, at most. The writer
+ * writes `status = "pending"`, and `claim_version`, `replay_count` and `completed_at` as `0` (1 byte each); the
+ * others are absent. Each transition only sets attributes listed here (or removes some), so a record's size in any
+ * state is at most its written size plus their sum ({@link TRANSITION_MARGIN_BYTES}):
+ * - claim (the publisher's keyed path, the sweeper, `OutboxStore.claim`): `claimed_by` (the owner, at most
+ *   {@link MAX_CLAIM_OWNER_BYTES}), `claimed_at`, `first_attempted_at`, `claim_version` and `replay_count`;
+ *   `status = "claimed"`, as long as `"pending"`;
+ * - release: `status = "pending"`, removes `claimed_by` and `claimed_at`;
+ * - a refusal counted on the record: `publish_attempts`;
+ * - completion (delivered, or dead-lettered after `maxPublishAttempts`): `status = "completed"` (2 bytes longer),
+ *   `completed_at`, `ttl`; removes `claim_sort` and `has_expiry`;
+ * - expiry (the sweeper's, or a claimed record's): `status = "expired"` (as long as `"pending"`), `ttl`; removes
+ *   `claim_sort` and `has_expiry`.
+ * The removals are not counted: the bound holds whatever order the transitions come in.
+ */
+export const RECORD_GROWTH_BYTES = {
+    /** Claim: the owner. */
+    claimedBy: added(ATTR.claimedBy, MAX_CLAIM_OWNER_BYTES),
+    /** Claim: its time. */
+    claimedAt: added(ATTR.claimedAt, MAX_NUMBER_BYTES),
+    /** The first claim: its time. */
+    firstAttemptedAt: added(ATTR.firstAttemptedAt, MAX_NUMBER_BYTES),
+    /** Claim: the version, from the written `0`. */
+    claimVersion: MAX_NUMBER_BYTES - 1,
+    /** Claim: the count of claims, from the written `0`. */
+    replayCount: MAX_NUMBER_BYTES - 1,
+    /** A refusal counted on the record. */
+    publishAttempts: added(ATTR.publishAttempts, MAX_NUMBER_BYTES),
+    /** Completion: `completed` is longer than `pending` (`claimed` and `expired` are as long). */
+    status: utf8Length(STATUS.completed) - utf8Length(STATUS.pending),
+    /** Completion: its time, from the written `0`. */
+    completedAt: MAX_NUMBER_BYTES - 1,
+    /** Completion and expiry: the TTL. */
+    ttl: added(ATTR.ttl, MAX_NUMBER_BYTES),
+} as const;
+
+/**
+ * The room the writer leaves under {@link MAX_ITEM_BYTES} for what the transitions add to a record:
+ * the sum of {@link RECORD_GROWTH_BYTES}, 331 bytes.
+ */
+export const TRANSITION_MARGIN_BYTES = Object.values(RECORD_GROWTH_BYTES).reduce((sum, bytes) => sum + bytes, 0);
+
+/**
+ * The largest outbox record the writer (and `OutboxStore.persist`) writes: {@link MAX_ITEM_BYTES} minus
+ * {@link TRANSITION_MARGIN_BYTES}, 409,269 bytes. A record within it can be claimed, released, counted,
+ * completed, expired and dead-lettered: no transition can take it over DynamoDB's item limit.
+ */
+export const MAX_RECORD_BYTES = MAX_ITEM_BYTES - TRANSITION_MARGIN_BYTES;
 
 /** The largest total size of the items in one TransactWriteItems call: 4 MB. */
 export const MAX_TRANSACTION_BYTES = 4 * 1024 * 1024;

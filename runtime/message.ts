@@ -24,7 +24,7 @@ export const MESSAGE_ATTRIBUTE = {
     recordId: "outbox.id",
     /** The message type. Present when the type is not empty. */
     type: "outbox.type",
-    /** On DLQ messages: why the record was dead-lettered (`expired` or `publish-rejected`). */
+    /** On DLQ messages: why the record was dead-lettered (`expired`, `publish-rejected` or `item-too-large`). */
     reason: "outbox.reason",
     /**
      * The W3C `traceparent`, when the record carries one. The name W3C's propagator and OpenTelemetry's AWS SDK
@@ -74,8 +74,12 @@ export interface OutboundMessage {
     readonly expiresAt: number;
 }
 
-/** Why a record went to the DLQ: its expiry passed, or SNS refused it permanently `maxPublishAttempts` times. */
-export type DeadLetterReason = "expired" | "publish-rejected";
+/**
+ * Why a record went to the DLQ: its expiry passed (`expired`), its destination refused it permanently
+ * `maxPublishAttempts` times (`publish-rejected`), or no claim can take it because claiming it would exceed
+ * DynamoDB's 400 KB item limit (`item-too-large`: only a record another writer wrote, `runtime/unclaimable.ts`).
+ */
+export type DeadLetterReason = "expired" | "publish-rejected" | "item-too-large";
 
 function isReservedHeader(name: string): boolean {
     const lower = name.toLowerCase();

@@ -1,11 +1,13 @@
 /**
  * What one outbox message may hold, as the writer checks it before any I/O: its id, partition, type and ordering
- * key (non-empty, in characters SNS and the DLQ take, within DynamoDB's key sizes and, on a FIFO topic, SNS's group
- * id rules), its expiry, its headers, its trace context and the attributes it adds up to (`runtime/message-trace.ts`),
- * its payload (`runtime/payload-json.ts`), and its size as an SNS message and as a DLQ message.
+ * key (non-empty, in characters SNS and the DLQ take, within DynamoDB's key sizes, a type an EventBridge bus takes
+ * as its `DetailType` and, for a FIFO topic or queue, the group id rules), its expiry, its headers, its trace
+ * context and the attributes it adds up to (`runtime/message-trace.ts`), its payload (`runtime/payload-json.ts`),
+ * and its size as an SNS message and as a DLQ message.
  *
  * @packageDocumentation
  */
+import { EVENTBRIDGE_NAME_LIMITS } from "./destination/kind";
 import type { IdGenerator } from "./ids";
 import { MAX_PARTITION_KEY_BYTES, utf8Length } from "./item-size";
 import {
@@ -37,7 +39,11 @@ export interface OutboxMessage {
      * (see {@link unsendableCharacter}).
      */
     readonly partition: string;
-    /** The message type, e.g. `OrderCreated`; sent as the `outbox.type` attribute. Not empty; no character SQS or SNS refuse. */
+    /**
+     * The message type, e.g. `OrderCreated`; sent as the `outbox.type` attribute (an EventBridge event's
+     * `DetailType`). Not empty, at most 128 characters (`MAX_MESSAGE_TYPE_LENGTH`); no character SQS or SNS
+     * refuse.
+     */
     readonly type: string;
     /**
      * The payload: plain JSON data, sent as the message body (its `JSON.stringify` text). Refused, with the path
@@ -111,13 +117,8 @@ export interface MessageRules {
     readonly newId: IdGenerator;
     /** Whether the ids `newId` gives need a guard (an injected generator's do, the writer's own ULIDs do not). */
     readonly generatedIdsNeedGuard: boolean;
-    /** Whether partitions and ordering keys are SNS FIFO `MessageGroupId`s. */
+    /** Whether partitions and ordering keys are FIFO `MessageGroupId`s (an SNS FIFO topic's or an SQS FIFO queue's). */
     readonly fifo: boolean;
-    /**
-     * The longest type the destination carries, when it limits it: an EventBridge bus takes the type as the event's
-     * `DetailType`, 1 to 128 characters. @default undefined (no limit but the attribute's)
-     */
-    readonly maxTypeLength?: number;
     /**
      * The trace context of a message that gives none, for its number of headers (the active OpenTelemetry span's,
      * as far as they leave room); absent when the writer reads none.
@@ -127,8 +128,19 @@ export interface MessageRules {
     readonly claimCheck?: ClaimCheckPlan;
 }
 
-/** The SNS FIFO id alphabet, which message ids and (on a FIFO topic) group ids keep to. */
+/**
+ * The FIFO id alphabet of SNS and SQS (1 to 128 alphanumerics and ASCII punctuation), which message ids (the
+ * deduplication id) and, for a FIFO topic or queue, group ids keep to.
+ */
 const FIFO_ID = /^[\x21-\x7e]{1,128}$/;
+
+/**
+ * The longest type the writer takes, in characters: an EventBridge bus takes the type as the event's `DetailType`,
+ * 1 to 128 characters, the strictest of the destinations. The writer keeps every message within what every
+ * destination takes (as it keeps it within SNS's 256 KiB), so a record written for one destination can be redriven
+ * to any.
+ */
+export const MAX_MESSAGE_TYPE_LENGTH = EVENTBRIDGE_NAME_LIMITS.detailTypeMaxLength;
 
 /** Whether a message with this `id` (possibly `undefined`) gets an id guard: only the writer's own ULIDs go without. */
 export function needsIdGuard(id: unknown, rules: MessageRules): boolean {
@@ -156,7 +168,7 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
         );
     }
     checkKeys(message, where, id, index);
-    if (rules.maxTypeLength !== undefined) checkTypeLength(message.type, rules.maxTypeLength, where, id, index);
+    checkTypeLength(message.type, where, id, index);
     if (rules.fifo) checkFifoGroup(message, where, id);
     const expiresAtMs = expiryOf(message, where, id);
     const headers = checkedHeaders(message, where, id, index);
@@ -247,23 +259,24 @@ function checkKeys(message: OutboxMessage, where: string, id: string, index: num
     }
 }
 
-/** A type the destination can carry: on an EventBridge bus it is the event's `DetailType`. */
-function checkTypeLength(type: string, max: number, where: string, id: string, index: number): void {
-    if (type.length > max) {
+/** A type every destination can carry: on an EventBridge bus it is the event's `DetailType`, at most 128 characters. */
+function checkTypeLength(type: string, where: string, id: string, index: number): void {
+    if (type.length > MAX_MESSAGE_TYPE_LENGTH) {
         throw invalid(
-            `${where}.type is ${type.length} characters; the writer's address is an EventBridge bus, whose events carry the type as their DetailType, at most ${max} characters; use a shorter type`,
-            { messageId: id, messageIndex: index, size: type.length },
+            `${where}.type is ${type.length} characters; a type is at most ${MAX_MESSAGE_TYPE_LENGTH} characters, because an EventBridge bus carries it as the event's DetailType (the strictest destination; the writer keeps every message within what each destination takes, whatever its address); use a shorter type`,
+            { messageId: id, messageIndex: index, size: type.length, maxSize: MAX_MESSAGE_TYPE_LENGTH },
         );
     }
 }
 
-/** On a FIFO topic the ordering key (or else the partition) is the `MessageGroupId`. */
+/** For a FIFO topic or queue the ordering key (or else the partition) is the `MessageGroupId`. */
 function checkFifoGroup(message: OutboxMessage, where: string, id: string): void {
     const group = message.orderingKey ?? message.partition;
     if (!FIFO_ID.test(group)) {
+        const field = message.orderingKey !== undefined ? "orderingKey" : "partition";
         throw invalid(
-            `${where}: ${message.orderingKey !== undefined ? "orderingKey" : "partition"} ${describeValue(group)} is the SNS FIFO MessageGroupId, which must be 1-128 printable ASCII characters without spaces`,
-            { messageId: id },
+            `${where}.${field} ${describeValue(group)} is ${group.length} characters and is the FIFO MessageGroupId (of an SNS FIFO topic or an SQS FIFO queue), which SNS and SQS take only as 1-128 letters, digits and ASCII punctuation, without spaces; use such a ${field}, e.g. with '-' or '#' instead of spaces`,
+            { messageId: id, field },
         );
     }
 }
@@ -340,21 +353,49 @@ function checkHeader(name: string, value: unknown, where: string, id: string, in
     refuseUnsendable(value, `${where}.headers["${name}"]`, id, index);
 }
 
+/** What of a message's size is spent on what: its payload, its headers, and the outbox's own attributes. */
+interface SizeParts {
+    readonly payload: number;
+    readonly headers: number;
+    readonly outbox: number;
+}
+
+/** The fix of a message too large for SNS or the DLQ, aimed at the part that takes the most of it. */
+function sizeFix(parts: SizeParts): string {
+    if (parts.payload >= parts.headers && parts.payload >= parts.outbox)
+        return "shrink the payload, or give the writer largePayloads to store payloads this large in S3 (a claim check), or store it elsewhere and send a reference";
+    if (parts.headers >= parts.outbox)
+        return "shrink the headers: they travel as message attributes, which largePayloads does not offload; move large values into the payload";
+    return "use a shorter type, id or trace context";
+}
+
+/** The parts, in words; `rest` names what the outbox adds. */
+function describeParts(parts: SizeParts, rest: string): string {
+    return `payload ${parts.payload} bytes, headers ${parts.headers} bytes, ${rest} ${parts.outbox} bytes`;
+}
+
 /** The message fits SNS (body and attributes) and, with the largest reason and error text, the DLQ. */
 function checkMessageSizes(where: string, outbound: OutboundMessage): void {
     const { id } = outbound;
     const snsSize = snsMessageSize(outbound);
     if (snsSize > SNS_MAX_MESSAGE_BYTES) {
+        const payload = utf8Length(outbound.body);
+        const headers = snsSize - snsMessageSize({ ...outbound, headers: {} });
+        const parts = { payload, headers, outbox: snsSize - payload - headers };
         throw invalid(
-            `${where} (id "${id}") is ${snsSize} bytes as an SNS message (body + attributes); SNS accepts at most ${SNS_MAX_MESSAGE_BYTES}; shrink the payload or store it elsewhere and send a reference`,
-            { messageId: id, size: snsSize },
+            `${where} (id "${id}") is ${snsSize} bytes as an SNS message (body + attributes): ${describeParts(parts, "the outbox's attributes (id, type, trace context)")}; SNS accepts at most ${SNS_MAX_MESSAGE_BYTES}; ${sizeFix(parts)}`,
+            { messageId: id, size: snsSize, ...parts },
         );
     }
     const dlqSize = worstCaseDeadLetterSize(outbound);
     if (dlqSize > DLQ_MAX_MESSAGE_BYTES) {
+        // Each part's share: what the DLQ message loses without it (its JSON escaping included).
+        const payload = dlqSize - worstCaseDeadLetterSize({ ...outbound, body: "null" });
+        const headers = dlqSize - worstCaseDeadLetterSize({ ...outbound, headers: {} });
+        const parts = { payload, headers, outbox: dlqSize - payload - headers };
         throw invalid(
-            `${where} (id "${id}") would be ${dlqSize} bytes as a DLQ message; the DLQ accepts at most ${DLQ_MAX_MESSAGE_BYTES}; shrink the payload by ~${dlqSize - DLQ_MAX_MESSAGE_BYTES} bytes`,
-            { messageId: id, size: dlqSize },
+            `${where} (id "${id}") would be ${dlqSize} bytes as a DLQ message (the record, its reason and a 1 KB error): ${describeParts(parts, "the rest (id, partition, type, trace context, reason, error)")}; the DLQ accepts at most ${DLQ_MAX_MESSAGE_BYTES}, ${dlqSize - DLQ_MAX_MESSAGE_BYTES} bytes less; ${sizeFix(parts)}`,
+            { messageId: id, size: dlqSize, ...parts },
         );
     }
 }

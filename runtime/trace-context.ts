@@ -43,7 +43,13 @@ export const MAX_TRACESTATE_MEMBERS = 32;
  */
 export const MAX_TRACESTATE_LENGTH = 512;
 
-const TRACEPARENT_SHAPE = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-.*)?$/;
+const TRACEPARENT_SHAPE = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})(-[\s\S]*)?$/;
+
+/**
+ * The fields a later version may add after the flags: a `-`, then visible ASCII (U+0021 to U+007E), what an HTTP
+ * header carries unchanged and what SNS, SQS (message attributes) and EventBridge (the event's JSON) all carry.
+ */
+const LATER_VERSION_FIELDS = /^-[\x21-\x7e]*$/;
 const TRACESTATE_KEY = /^(?:[a-z][a-z0-9_*/-]{0,255}|[a-z0-9][a-z0-9_*/-]{0,240}@[a-z][a-z0-9_*/-]{0,13})$/;
 const TRACESTATE_VALUE = /^[\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e]$/;
 
@@ -52,7 +58,9 @@ const TRACEPARENT_FORM = `a W3C traceparent is <version>-<trace id>-<parent id>-
 
 /**
  * Why a value is not a valid W3C `traceparent` (Level 1), or `undefined` when it is. Version `00` is exactly 55
- * characters; a later version (not `ff`) may carry more fields after a `-`, which Level 1 parsers ignore.
+ * characters. A later version (not `ff`, which W3C forbids) is read as W3C asks of a version it does not know: its
+ * first 55 characters as version 00's fields, followed by the end or by a `-` and more fields, which Level 1
+ * parsers ignore; those fields must be visible ASCII, so that every destination carries what the writer accepted.
  *
  * @param value - The candidate.
  */
@@ -66,6 +74,8 @@ export function traceparentProblem(value: unknown): string | undefined {
     if (version === "ff") return `has version "ff", which W3C forbids; ${TRACEPARENT_FORM}`;
     if (version === "00" && rest !== undefined)
         return `is version "00" but ${value.length} characters long; a version 00 traceparent is exactly 55; ${TRACEPARENT_FORM}`;
+    if (rest !== undefined && !LATER_VERSION_FIELDS.test(rest))
+        return `is version "${version}" with fields after its flags that hold a character other than visible ASCII (U+0021 to U+007E), which an HTTP header and every destination would not carry as it is; ${TRACEPARENT_FORM}, and a later version's further fields are "-" then visible ASCII`;
     if (/^0+$/.test(traceId!)) return `has an all-zero trace id, which W3C makes invalid; ${TRACEPARENT_FORM}`;
     if (/^0+$/.test(parentId!)) return `has an all-zero parent id, which W3C makes invalid; ${TRACEPARENT_FORM}`;
     return undefined;

@@ -1,13 +1,22 @@
 /**
  * What one write's transaction may hold, as DynamoDB counts it: at most {@link MAX_TRANSACTION_ACTIONS} actions
  * (the caller's items, one record per message, one id guard per message whose id the writer did not generate),
- * each item at most 400 KB, and the whole at most 4 MB. A record over 400 KB is explained by what it is spent on.
+ * each item at most 400 KB, each outbox record at most {@link MAX_RECORD_BYTES} (400 KB less what the relay's
+ * transitions add to it), and the whole at most 4 MB. A record over its limit is explained by what it is spent on.
  *
  * @packageDocumentation
  */
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import type { OutboxError } from "./errors";
-import { itemSize, MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, utf8Length } from "./item-size";
+import {
+    itemSize,
+    MAX_ITEM_BYTES,
+    MAX_RECORD_BYTES,
+    MAX_TRANSACTION_ACTIONS,
+    MAX_TRANSACTION_BYTES,
+    TRANSITION_MARGIN_BYTES,
+    utf8Length,
+} from "./item-size";
 import { envelopeHeaders, type PreparedMessage } from "./outbox-message";
 import { invalidPayload as invalid } from "./payload-json";
 import { goJsonStringify } from "./record/envelope";
@@ -37,8 +46,8 @@ export function checkActionCount(items: number, messages: number, guards: number
 }
 
 /**
- * Check every outbox record against the item limit and the whole transaction against its limit, as DynamoDB counts
- * it ({@link transactionActionSize}: items and keys, expressions, and the names and values they use).
+ * Check every outbox record against {@link MAX_RECORD_BYTES}, every caller's item against the item limit, and the
+ * whole transaction against its limit, as DynamoDB counts it ({@link transactionActionSize}: items and keys, expressions, and the names and values they use).
  *
  * @param items - The caller's actions.
  * @param prepared - The messages, in request order.
@@ -56,7 +65,7 @@ export function checkSizes(
     for (const guard of guardPuts) total += transactionActionSize(guard);
     recordPuts.forEach((action, i) => {
         const size = itemSize(action.Put!.Item!);
-        if (size > MAX_ITEM_BYTES) throw oversizedRecord(prepared[i]!, size);
+        if (size > MAX_RECORD_BYTES) throw oversizedRecord(prepared[i]!, size);
         total += transactionActionSize(action);
     });
     items.forEach((action, i) => {
@@ -80,7 +89,7 @@ export function checkSizes(
     }
 }
 
-/** What of a message's record DynamoDB's 400 KB is spent on: the payload, the headers and the type, as `envelope_json` holds them. */
+/** What of a message's record its limit is spent on: the payload, the headers and the type, as `envelope_json` holds them. */
 function recordParts(
     p: PreparedMessage,
 ): { readonly name: "payload" | "headers" | "type" | "orderingKey"; readonly bytes: number; readonly how: string }[] {
@@ -102,7 +111,7 @@ function recordParts(
     ];
 }
 
-/** The fix of a record over 400 KB, aimed at the part that takes the most of it. */
+/** The fix of a record over {@link MAX_RECORD_BYTES}, aimed at the part that takes the most of it. */
 function oversizedRecord(p: PreparedMessage, size: number): OutboxError {
     const parts = recordParts(p);
     const biggest = parts.reduce((a, b) => (b.bytes > a.bytes ? b : a));
@@ -119,10 +128,11 @@ function oversizedRecord(p: PreparedMessage, size: number): OutboxError {
         .map((part) => `${part.name} ${part.bytes} bytes (${part.how})`)
         .join(", ");
     return invalid(
-        `write: messages[${p.index}] (id "${p.id}") makes an outbox record of ${size} bytes; DynamoDB items hold at most ${MAX_ITEM_BYTES} bytes; of it: ${spent}; ${fix}`,
+        `write: messages[${p.index}] (id "${p.id}") makes an outbox record of ${size} bytes; an outbox record holds at most ${MAX_RECORD_BYTES} bytes (DynamoDB's ${MAX_ITEM_BYTES} less ${TRANSITION_MARGIN_BYTES} for what claiming, counting and completing it adds); of it: ${spent}; ${fix}`,
         {
             messageId: p.id,
             size,
+            maxSize: MAX_RECORD_BYTES,
             part: biggest.name,
             ...Object.fromEntries(parts.map((part) => [`${part.name}Bytes`, part.bytes])),
         },

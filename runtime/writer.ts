@@ -14,7 +14,7 @@ import {
     type TransactWriteItemsCommandInput,
     type UpdateItemCommandInput,
 } from "@aws-sdk/client-dynamodb";
-import { DESTINATION_KINDS, destinationKindOfArn, EVENTBRIDGE_NAME_LIMITS } from "./destination/kind";
+import { DESTINATION_KINDS, destinationKindOfArn } from "./destination/kind";
 import { OutboxError } from "./errors";
 import { wrapAwsError } from "./store/aws-errors";
 import { idGuardFree, placeholders, skAbsent } from "./store/expressions";
@@ -122,8 +122,9 @@ export interface OutboxWriterOptions {
     /**
      * The record's egress address: the destination's ARN (the `Outbox` component's `destinationArn` output). The
      * publisher publishes to its own destination whatever the record says; the writer reads the kind the address
-     * names for the default `bindingId` and, for an EventBridge bus, refuses a type longer than a `DetailType`
-     * takes (128 characters) before anything is written. @default ""
+     * names for the default `bindingId` and, for a FIFO topic or queue (a name ending in `.fifo`), checks the
+     * partitions and ordering keys against the FIFO `MessageGroupId` rules (see `fifo`) before anything is
+     * written. @default ""
      */
     readonly address?: string;
     /**
@@ -133,9 +134,11 @@ export interface OutboxWriterOptions {
      */
     readonly compactionGraceSeconds?: number;
     /**
-     * Check partitions and ordering keys against the SNS FIFO `MessageGroupId` rules (1–128 printable ASCII
-     * characters without spaces), because the publisher uses them as group ids on a FIFO topic.
-     * @default false
+     * Check partitions and ordering keys against the FIFO `MessageGroupId` rules of SNS and SQS (1–128 letters,
+     * digits and ASCII punctuation, without spaces), because the publisher sends them as group ids to a FIFO topic
+     * or queue. `false` with a FIFO `address` is refused (`INVALID_CONFIG`): the destination would refuse such a
+     * message, and it would only reach the DLQ.
+     * @default true when `address` is a FIFO topic or queue (an SNS topic or SQS queue ARN ending in `.fifo`), else false
      */
     readonly fifo?: boolean;
     /**
@@ -210,8 +213,8 @@ export class OutboxWriter {
      * @param options - The client, the table and the optional seams.
      * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing, `expiryShards` is not an integer
      *   from 1 to 64, `compactionGraceSeconds` not one from 0 to 31536000 (a year), `bindingId` not a string short
-     *   enough for a sort key, `traceContext` not `"active"` or `"none"`, or `@opentelemetry/api` is installed but
-     *   cannot be loaded.
+     *   enough for a sort key, `traceContext` not `"active"` or `"none"`, `fifo` is `false` with a FIFO `address`, or
+     *   `@opentelemetry/api` is installed but cannot be loaded.
      */
     constructor(options: OutboxWriterOptions) {
         if (typeof options?.tableName !== "string" || options.tableName === "") {
@@ -241,13 +244,20 @@ export class OutboxWriter {
         const logger = this.logger;
         this.address = options.address ?? "";
         const addressKind = typeof this.address === "string" ? destinationKindOfArn(this.address) : undefined;
+        const fifoAddress =
+            (addressKind === DESTINATION_KINDS.sns || addressKind === DESTINATION_KINDS.sqs) &&
+            this.address.endsWith(".fifo");
+        if (options.fifo === false && fifoAddress) {
+            throw new OutboxError(
+                "INVALID_CONFIG",
+                `OutboxWriter: fifo is false but address ${describeValue(this.address)} is a FIFO ${addressKind === DESTINATION_KINDS.sns ? "topic" : "queue"} (a name ending in .fifo), which takes partitions and ordering keys as MessageGroupIds and refuses a message whose group id breaks its rules; omit fifo (the address turns the checks on) or set it to true`,
+                { context: { address: this.address } },
+            );
+        }
         this.rules = {
-            ...(addressKind === DESTINATION_KINDS.eventBridge
-                ? { maxTypeLength: EVENTBRIDGE_NAME_LIMITS.detailTypeMaxLength }
-                : {}),
             newId: options.idGenerator ?? createIdGenerator(this.clock),
             generatedIdsNeedGuard: options.idGenerator !== undefined,
-            fifo: options.fifo ?? false,
+            fifo: options.fifo ?? fifoAddress,
             claimCheck: claimCheckPlan(options.largePayloads, "OutboxWriter"),
             ...(otel !== undefined
                 ? {

@@ -68,6 +68,18 @@ export interface Destination {
 }
 
 /**
+ * A refusal's text without the value it echoes: SQS words a refused value as `Value <value> for parameter <name> is
+ * invalid. Reason: <reason>`, and a classification must read what the refusal is about (the parameter and the
+ * reason), never the message's own value, which may hold any words (a partition named "queue type" included).
+ *
+ * @param text - The error's message.
+ */
+export function refusalWithoutValue(text: string): string {
+    const echoed = /^Value [\s\S]* (for parameter \S+ is invalid\.[\s\S]*)$/.exec(text);
+    return echoed === null ? text : echoed[1]!;
+}
+
+/**
  * An error's text, at most 1024 characters.
  *
  * @param err - An error, or an entry's message.

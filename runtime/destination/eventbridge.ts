@@ -13,6 +13,13 @@
  * not), call errors from PutEvents (https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutEvents.html)
  * and the common errors (https://docs.aws.amazon.com/eventbridge/latest/APIReference/CommonErrors.html).
  *
+ * Reviewed by what a refusal is about, as SNS's and SQS's are: an entry's `InvalidArgument` ("A specified parameter is
+ * not valid"), `MalformedDetail` and `NotAuthorizedForDetailTypeException` are about the entry's own fields (its
+ * `Detail`, its `DetailType`: the message's type), so they are the message's; `NotAuthorizedForSourceException` is
+ * about the `Source` every entry carries (the configured source) and a `ValidationException` naming the bus is about
+ * the bus, so they hold the shard. The writer refuses a type over 128 characters, `DetailType`'s limit
+ * (https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutEventsRequestEntry.html), whatever its address.
+ *
  * @packageDocumentation
  */
 import { PutEventsCommand, type PutEventsCommandOutput } from "@aws-sdk/client-eventbridge";

@@ -7,22 +7,36 @@
  * (https://docs.aws.amazon.com/sns/latest/api/CommonErrors.html); a `Failed[]` entry carries `SenderFault`
  * (https://docs.aws.amazon.com/sns/latest/api/API_BatchResultErrorEntry.html).
  *
+ * A refusal is classified by what it is about. One that names a field of the message (its body, an attribute, its
+ * `MessageGroupId` or `MessageDeduplicationId` value: up to 128 alphanumerics and punctuation,
+ * https://docs.aws.amazon.com/sns/latest/api/API_PublishBatchRequestEntry.html) is the message's own: the other
+ * messages go on. Only a refusal about the topic itself holds the shard: its ARN or name, or a group or
+ * deduplication id missing from every message of a FIFO topic ("Every message must include a MessageGroupId",
+ * https://docs.aws.amazon.com/sns/latest/api/API_Publish.html), which is a `fifo` setting that does not match it.
+ *
  * @packageDocumentation
  */
 import { PublishBatchCommand, type PublishBatchCommandOutput } from "@aws-sdk/client-sns";
 import { publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type OutboundMessage } from "../message";
 import type { ClientLike } from "../ports";
-import { readIdBatchAnswer, type Destination, type PublishFailureKind } from "./destination";
+import { readIdBatchAnswer, refusalWithoutValue, type Destination, type PublishFailureKind } from "./destination";
 import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
 
-/** An SNS refusal whose message names the topic ARN (or name) as the parameter at fault. */
-const NAMES_THE_TOPIC = /\bTopic ?(?:Arn|Name)\b/i;
+/**
+ * An SNS refusal about the topic rather than one message (read without an echoed value, `refusalWithoutValue`): its
+ * ARN or name as the parameter at fault ("Invalid parameter: TopicArn"), a parameter only the other topic type takes,
+ * or a group or deduplication id missing from every message of a FIFO topic ("Invalid parameter: The
+ * MessageGroupId parameter is required for FIFO topics", "The topic should either have ContentBasedDeduplication
+ * enabled or MessageDeduplicationId provided explicitly").
+ */
+const ABOUT_THE_TOPIC = /\bTopic ?(?:Arn|Name)\b|topic type|required for FIFO topics|ContentBasedDeduplication/i;
 
 /**
  * Classify an SNS error (a whole call's exception, or one `Failed[]` entry):
  * - `message`: bad parameters, too large, or any entry SNS marks `SenderFault` that is not one of the kinds below;
  * - `deployment`: the topic does not exist, AuthorizationError, a KMS key disabled or not usable, an
- *   `InvalidParameter` that names the topic ARN (as SNS answers for a topic of another region or a malformed ARN);
+ *   `InvalidParameter` about the topic (`ABOUT_THE_TOPIC`: its ARN, as SNS answers for a topic of another
+ *   region or a malformed ARN, or a `fifo` setting that does not match it);
  * - `transient`: throttling, internal errors, timeouts.
  *
  * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `Exception` suffix.
@@ -35,7 +49,7 @@ export function classifySnsFailure(code: string, senderFault = false, message = 
         case "InvalidParameter":
         case "InvalidParameterValue":
             // "Invalid parameter: TopicArn": the topic is the deployment's, whatever the message holds.
-            return NAMES_THE_TOPIC.test(message) ? "deployment" : "message";
+            return ABOUT_THE_TOPIC.test(refusalWithoutValue(message)) ? "deployment" : "message";
         case "NotFound":
         case "AuthorizationError":
         case "AccessDenied":

@@ -10,6 +10,13 @@
  * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_BatchResultErrorEntry.html); AWS
  * publishes no closed list of entry codes, so `SenderFault` decides what is not named here.
  *
+ * A refusal is classified by what it is about. One that names a field of the message (its body, an attribute, its
+ * `MessageGroupId` or `MessageDeduplicationId` value: both are 1 to 128 alphanumerics and punctuation,
+ * https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatchRequestEntry.html) is
+ * the message's own: the other messages go on. Only a refusal about the queue itself holds the shard: a parameter
+ * only the other queue type takes, a group or deduplication id missing from every message of a FIFO queue
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html), the queue URL.
+ *
  * @packageDocumentation
  */
 import { SendMessageBatchCommand, type SendMessageBatchCommandOutput } from "@aws-sdk/client-sqs";
@@ -17,7 +24,7 @@ import { queueUrlOfArn } from "../aws-resource-names";
 import { OutboxError } from "../errors";
 import { fifoMessageGroupId, messageAttributes, snsMessageSize, type OutboundMessage } from "../message";
 import type { ClientLike } from "../ports";
-import { readIdBatchAnswer, type Destination, type PublishFailureKind } from "./destination";
+import { readIdBatchAnswer, refusalWithoutValue, type Destination, type PublishFailureKind } from "./destination";
 import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
 
 /**
@@ -28,16 +35,23 @@ import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
 export const SQS_MAX_BATCH_BYTES = 1024 * 1024;
 
 /**
- * An SQS refusal that is the deployment's rather than one message's: a parameter valid only for the other queue
- * type (`fifo` does not match the queue), a missing deduplication setting, or the queue URL itself.
+ * An SQS refusal about the queue rather than one message (read without the value it echoes, `refusalWithoutValue`):
+ * a parameter only the other queue type takes ("The request include parameter that is not valid for this queue
+ * type": `fifo` does not match the queue), a group or deduplication id the relay sends with every message or with
+ * none ("The request must contain the parameter MessageGroupId", "The queue should either have
+ * ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly"), or the queue URL. A value of
+ * one message's refused ("Value ORDER 1001 for parameter MessageGroupId is invalid. Reason: MessageGroupId can only
+ * include alphanumeric and punctuation characters. 1 to 128 in length.") is not: it is that message's own.
  */
-const NAMES_THE_QUEUE = /queue type|QueueUrl|ContentBasedDeduplication|MessageGroupId/i;
+const ABOUT_THE_QUEUE =
+    /queue type|QueueUrl|ContentBasedDeduplication|must contain the parameter Message(?:Group|Deduplication)Id/i;
 
 /**
  * Classify an SQS error (a whole call's exception, or one `Failed[]` entry):
- * - `message`: characters SQS refuses, a bad attribute, a message over the queue's size, a batch too long;
+ * - `message`: characters SQS refuses, a bad attribute, a message over the queue's size, a batch too long, a group
+ *   or deduplication id value SQS refuses (spaces, over 128 characters), any other parameter value of a message;
  * - `deployment`: the queue does not exist, access denied, a KMS key not usable, an unsupported operation, or a
- *   parameter that only the other queue type takes (the `fifo` setting does not match the queue);
+ *   refusal about the queue (`ABOUT_THE_QUEUE`: the `fifo` setting does not match the queue);
  * - `transient`: throttling (`RequestThrottled`, `ThrottlingException`, `KmsThrottled`), internal errors.
  *
  * @param code - The SDK error name or a `Failed[]` entry's `Code`, with or without the `AWS.SimpleQueueService.`
@@ -50,7 +64,7 @@ export function classifySqsFailure(code: string, senderFault = false, message = 
     switch (bare) {
         case "InvalidParameterValue":
         case "MissingParameter":
-            return NAMES_THE_QUEUE.test(message) ? "deployment" : "message";
+            return ABOUT_THE_QUEUE.test(refusalWithoutValue(message)) ? "deployment" : "message";
         case "QueueDoesNotExist":
         case "NonExistentQueue":
         case "QueueDeletedRecently":

@@ -11,7 +11,7 @@ interface SdkErrorShape {
     readonly name?: string;
     readonly message?: string;
     readonly code?: string;
-    readonly CancellationReasons?: readonly { readonly Code?: string }[];
+    readonly CancellationReasons?: readonly { readonly Code?: string; readonly Message?: string }[];
 }
 
 function shape(err: unknown): SdkErrorShape {
@@ -68,6 +68,36 @@ export function isAbort(err: unknown): boolean {
 export function cancellationCodes(err: unknown): string[] {
     const reasons = shape(err).CancellationReasons;
     return Array.isArray(reasons) ? reasons.map((r) => (typeof r?.Code === "string" ? r.Code : "")) : [];
+}
+
+/**
+ * DynamoDB's words for a write that would take an item over 400 KB: `Item size to update has exceeded the maximum
+ * allowed size` (an update, alone or in a transaction, on AWS and DynamoDB Local) or `Item size has exceeded the
+ * maximum allowed size` (a put).
+ */
+const ITEM_SIZE_REFUSAL = /item size (?:to update )?has exceeded the maximum allowed size/i;
+
+/**
+ * Whether `err` is DynamoDB refusing a single-item write because the item would exceed 400 KB (a
+ * `ValidationException` with {@link ITEM_SIZE_REFUSAL}'s words).
+ */
+export function isItemSizeRefusal(err: unknown): boolean {
+    const e = shape(err);
+    return awsErrorName(err) === "ValidationException" && ITEM_SIZE_REFUSAL.test(e.message ?? "");
+}
+
+/**
+ * The items of a cancelled transaction that DynamoDB refused because they would exceed 400 KB (a `ValidationError`
+ * reason with the item size words), as indexes into the transaction's items.
+ */
+export function itemSizeCancellations(err: unknown): number[] {
+    const reasons = shape(err).CancellationReasons;
+    if (!Array.isArray(reasons)) return [];
+    const out: number[] = [];
+    reasons.forEach((r, i) => {
+        if (r?.Code === "ValidationError" && ITEM_SIZE_REFUSAL.test(r.Message ?? "")) out.push(i);
+    });
+    return out;
 }
 
 /** Whether a cancellation code means "lost a race", not "a fault" (`""`, `None`, `ConditionalCheckFailed`, `TransactionConflict`). */

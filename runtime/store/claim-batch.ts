@@ -15,14 +15,32 @@
  * else holds), and the rest is sent again. A fault (throttling, a lost fence) ends the claim with what earlier
  * transactions claimed (their records are all older than the failed chunk's), for the caller's truncation rule.
  *
+ * A record the claim would take over DynamoDB's 400 KB item limit (one written by another writer within
+ * `MAX_RECORD_BYTES`'s margin of the limit: an older version of this package, GoBridge, or a `persist` before the
+ * margin) can never be claimed, by anyone. It is dropped like a lost race, its key held for this claim, and handed
+ * to the caller's `onUnclaimable`, which dead-letters it (the relay does: `runtime/unclaimable.ts`); without one,
+ * the claim ends with an `INVALID_PAYLOAD` error naming it.
+ *
  * @packageDocumentation
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, itemSize } from "../item-size";
+import {
+    MAX_ITEM_BYTES,
+    MAX_RECORD_BYTES,
+    MAX_TRANSACTION_ACTIONS,
+    MAX_TRANSACTION_BYTES,
+    itemSize,
+} from "../item-size";
 import { unmarshalRecord, type OutboxRecord } from "../record/codec";
 import { ATTR } from "../schema";
-import { cancellationCodes, isTransactionCanceled, wrapAwsError } from "./aws-errors";
+import {
+    cancellationCodes,
+    isBenignCancellationCode,
+    isTransactionCanceled,
+    itemSizeCancellations,
+    wrapAwsError,
+} from "./aws-errors";
 import { claimedRecord, fencedCancellationError, type ClaimClock } from "./claim-one";
 import { noteUndecodable } from "./observability";
 import type { StoreContext } from "./options";
@@ -33,6 +51,26 @@ import { claimUpdate, fenceConditionCheck, type FencingToken } from "./transitio
 export interface ClaimCandidate {
     readonly item: Record<string, AttributeValue>;
     readonly orderingKey: string | undefined;
+}
+
+/** Options of one Claim call. */
+export interface ClaimCallOptions {
+    /** Stops the claim between pages and records; what was already claimed is returned. @default undefined */
+    readonly signal?: AbortSignal;
+    /**
+     * Called when a failure cut the claim short and the records already claimed are returned (the truncation
+     * rule): the batch is short, but the partition's backlog is not exhausted. @default undefined
+     */
+    readonly onTruncated?: (error: unknown) => void;
+    /**
+     * Called for each record DynamoDB refuses to claim because the claim would take it over the 400 KB item limit
+     * (a record another writer wrote within `MAX_RECORD_BYTES`'s margin of it): the record stays pending and
+     * unclaimed, the later records of its ordering key are not claimed in this call, and the caller dead-letters
+     * it with an update that does not grow it (a completion, which removes `claim_sort`). The error names the
+     * record and its size.
+     * @default undefined (the claim ends with that error instead, under the truncation rule)
+     */
+    readonly onUnclaimable?: (record: OutboxRecord, error: OutboxError) => void;
 }
 
 /** What {@link claimBatch} came to. */
@@ -56,6 +94,8 @@ interface Decoded {
     readonly key: Record<string, AttributeValue>;
     readonly record: OutboxRecord;
     readonly orderingKey: string | undefined;
+    /** The item's size as read. */
+    readonly bytes: number;
 }
 
 /** One claim's progress: the candidates not yet tried, the keys that lost their head, what was claimed. */
@@ -67,6 +107,7 @@ interface BatchState {
     readonly rest: ClaimCandidate[];
     readonly lostKeys: Set<string>;
     readonly claimed: OutboxRecord[];
+    readonly onUnclaimable: ClaimCallOptions["onUnclaimable"];
 }
 
 /**
@@ -82,9 +123,19 @@ export async function claimBatch(
     token: FencingToken,
     at: ClaimClock,
     limit: number,
-    signal?: AbortSignal,
+    options: ClaimCallOptions = {},
 ): Promise<BatchClaim> {
-    const state: BatchState = { ctx, partition, token, at, rest: [...candidates], lostKeys: new Set(), claimed: [] };
+    const { signal } = options;
+    const state: BatchState = {
+        ctx,
+        partition,
+        token,
+        at,
+        rest: [...candidates],
+        lostKeys: new Set(),
+        claimed: [],
+        onUnclaimable: options.onUnclaimable,
+    };
     for (;;) {
         const want = limit - state.claimed.length;
         if (want <= 0) break;
@@ -131,6 +182,7 @@ function nextChunk(state: BatchState, want: number): Decoded[] {
             key: { [ATTR.pk]: candidate.item[ATTR.pk]!, [ATTR.sk]: candidate.item[ATTR.sk]! },
             record,
             orderingKey: candidate.orderingKey,
+            bytes: bytesOf,
         });
         bytes += bytesOf;
     }
@@ -199,6 +251,12 @@ async function sendClaim(state: BatchState, live: readonly Decoded[]): Promise<S
     } catch (err) {
         const context = { partition, recordId: live[0]!.record.recordId, owner: token.owner };
         if (!isTransactionCanceled(err)) throw wrapAwsError(err, "outbox claim update failed", context);
+        const unclaimable = unclaimableRecords(err, live);
+        if (unclaimable.length > 0) {
+            for (const i of unclaimable) state.onUnclaimable?.(live[i]!.record, unclaimableError(state, live[i]!, err));
+            if (state.onUnclaimable === undefined) throw unclaimableError(state, live[unclaimable[0]!]!, err);
+            return new Set(unclaimable);
+        }
         const error = fencedCancellationError(ctx, err, "claim", partition, token, context);
         if (error !== undefined) throw error;
         const codes = cancellationCodes(err);
@@ -209,4 +267,33 @@ async function sendClaim(state: BatchState, live: readonly Decoded[]): Promise<S
         });
         return lost;
     }
+}
+
+/**
+ * The records (indexes into `live`) of a cancelled claim transaction that DynamoDB refused because the claim would
+ * take them over 400 KB, when that is all that went wrong: the fence held and every other reason is benign.
+ */
+function unclaimableRecords(err: unknown, live: readonly Decoded[]): number[] {
+    const codes = cancellationCodes(err);
+    const oversized = itemSizeCancellations(err).filter((i) => i >= 1 && i <= live.length);
+    if (oversized.length === 0 || codes[0] === "ConditionalCheckFailed") return [];
+    const others = codes.filter((code, i) => !oversized.includes(i) && !isBenignCancellationCode(code));
+    return others.length === 0 ? oversized.map((i) => i - 1) : [];
+}
+
+/** The error that names a record no claim can take, and why. */
+function unclaimableError(state: BatchState, d: Decoded, cause: unknown): OutboxError {
+    return new OutboxError(
+        "INVALID_PAYLOAD",
+        `claim: record ${d.record.recordId} of partition ${JSON.stringify(state.partition)} is ${d.bytes} bytes, and claiming it would take it over DynamoDB's item limit of ${MAX_ITEM_BYTES} bytes, so no claim can take it; the writer keeps records within ${MAX_RECORD_BYTES} bytes, so another writer (an older version, GoBridge, or persist) wrote it; the relay dead-letters it with reason "item-too-large"; a claimer of your own must dead-letter or delete it`,
+        {
+            cause,
+            context: {
+                partition: state.partition,
+                recordId: d.record.recordId,
+                size: d.bytes,
+                maxSize: MAX_RECORD_BYTES,
+            },
+        },
+    );
 }

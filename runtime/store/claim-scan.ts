@@ -9,7 +9,7 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { readBigInt, readNumber, readString, type OutboxRecord } from "../record/codec";
 import { ATTR, STATUS, statusOf } from "../schema";
-import { claimBatch } from "./claim-batch";
+import { claimBatch, type ClaimCallOptions } from "./claim-batch";
 import type { ClaimClock } from "./claim-one";
 import { and, nonTerminal, partitionRecords, placeholders } from "./expressions";
 import { DEEP_BACKLOG_PAGE_WARN, noteUndecodable, STORE_METRICS, STORE_WARNINGS } from "./observability";
@@ -67,17 +67,6 @@ function byAge(a: Candidate, b: Candidate): number {
     return compareAge(a.position, b.position);
 }
 
-/** Options of one Claim call. */
-export interface ClaimCallOptions {
-    /** Stops the claim between pages and records; what was already claimed is returned. @default undefined */
-    readonly signal?: AbortSignal;
-    /**
-     * Called when a failure cut the claim short and the records already claimed are returned (the truncation
-     * rule): the batch is short, but the partition's backlog is not exhausted. @default undefined
-     */
-    readonly onTruncated?: (error: unknown) => void;
-}
-
 /** Claim up to `limit` records of a keyed partition through a ConsistentRead scan. */
 export async function claimByScan(
     ctx: StoreContext,
@@ -89,7 +78,7 @@ export async function claimByScan(
 ): Promise<OutboxRecord[]> {
     const retain = Math.max(STORE_DEFAULTS.claimRetentionFactor * limit, limit);
     const scan = await scanPartition(ctx, partition, token, at, retain, options.signal);
-    const batch = await claimBatch(ctx, partition, eligible(scan, retain), token, at, limit, options.signal);
+    const batch = await claimBatch(ctx, partition, eligible(scan, retain), token, at, limit, options);
     return batch.error === undefined
         ? batch.claimed
         : truncatedClaim(ctx, partition, batch.claimed, batch.error, options);

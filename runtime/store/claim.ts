@@ -7,12 +7,13 @@
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
+import { MAX_CLAIM_OWNER_BYTES, utf8Length } from "../item-size";
 import { readString, type OutboxRecord } from "../record/codec";
 import { ATTR, CLAIM_INDEX } from "../schema";
 import { wrapAwsError } from "./aws-errors";
-import { claimBatch } from "./claim-batch";
+import { claimBatch, type ClaimCallOptions } from "./claim-batch";
 import type { ClaimClock } from "./claim-one";
-import { claimByScan, type ClaimCallOptions } from "./claim-scan";
+import { claimByScan } from "./claim-scan";
 import { and, claimable, partitionIs, placeholders } from "./expressions";
 import { acceptToken, invalidTokenError } from "./fence-ops";
 import { warnOncePerProcess } from "./observability";
@@ -87,7 +88,7 @@ async function claimByIndex(
             token,
             at,
             candidates.length,
-            options.signal,
+            options,
         );
         claimed.push(...batch.claimed);
         if (batch.error !== undefined)
@@ -98,10 +99,25 @@ async function claimByIndex(
 }
 
 /**
+ * Check that a claim owner fits {@link MAX_CLAIM_OWNER_BYTES}: the claim stores it on every record it takes, and the
+ * writer leaves room under DynamoDB's item limit for an owner that long, no longer.
+ */
+function checkOwnerLength(owner: string): void {
+    const bytes = utf8Length(owner);
+    if (bytes <= MAX_CLAIM_OWNER_BYTES) return;
+    throw new OutboxError(
+        "INVALID_PAYLOAD",
+        `claim: token.owner is ${bytes} bytes (UTF-8); a claim owner is at most ${MAX_CLAIM_OWNER_BYTES}, because the claim stores it on each record and the writer leaves room for no longer one under DynamoDB's 400 KB item limit; use a shorter owner id, e.g. "relay-1"`,
+        { context: { size: bytes, maxSize: MAX_CLAIM_OWNER_BYTES } },
+    );
+}
+
+/**
  * Claim up to `limit` of the partition's oldest claimable records for `token`.
  *
  * @throws OutboxError `STALE_FENCING_TOKEN` for an invalid token (no I/O), a token below the fence, or a fence
- * lost mid-batch (then no records are returned); a classified error when nothing could be claimed.
+ * lost mid-batch (then no records are returned); `INVALID_PAYLOAD` (no I/O) for an owner over
+ * {@link MAX_CLAIM_OWNER_BYTES}; a classified error when nothing could be claimed.
  */
 export async function claim(
     ctx: StoreContext,
@@ -111,6 +127,7 @@ export async function claim(
     options: ClaimCallOptions = {},
 ): Promise<OutboxRecord[]> {
     if (!isValidToken(token)) throw invalidTokenError("claim", token);
+    checkOwnerLength(token.owner);
     requirePartition("claim", partition);
     if (typeof limit !== "number" || Number.isNaN(limit)) {
         throw new OutboxError(

@@ -12,7 +12,8 @@ export {
     type ResolveRetry,
 } from "./options";
 export type { PersistResult } from "./persist";
-export type { ClaimCallOptions, AgePosition } from "./claim-scan";
+export type { ClaimCallOptions } from "./claim-batch";
+export type { AgePosition } from "./claim-scan";
 export { compareAge, agePosition, isClaimableItem } from "./claim-scan";
 export type { ExpireCallOptions } from "./expire";
 export { expiredCountOf } from "./expire";

@@ -7,7 +7,7 @@
 import type { NewOutboxRecord, OutboxRecord } from "../record/codec";
 import { STATUS } from "../schema";
 import { claim } from "./claim";
-import type { ClaimCallOptions } from "./claim-scan";
+import type { ClaimCallOptions } from "./claim-batch";
 import { complete, release } from "./complete-release";
 import { createTable, type CreateTableOptions } from "./create-table";
 import { countByStatus, queryPending, type DepthCallOptions } from "./depth";
@@ -82,8 +82,10 @@ export class OutboxStore {
      * generate.
      *
      * @param records - The records to write; each `recordId` unique across the table.
-     * @throws OutboxError `DUPLICATE_RECORD` when every record already existed; `UNAVAILABLE` (transient) when a
-     * different record holds the sort key.
+     * @throws OutboxError `INVALID_PAYLOAD` (nothing written) for a record that breaks a rule of
+     * `validateNewRecord` or is over `MAX_RECORD_BYTES` as an item (409,269 bytes: DynamoDB's 400 KB less what a
+     * claim, a count and a completion add to it); `DUPLICATE_RECORD` when every record already existed;
+     * `UNAVAILABLE` (transient) when a different record holds the sort key.
      */
     persist(records: readonly NewOutboxRecord[]): Promise<PersistResult> {
         return persist(this.ctx, records);
@@ -93,10 +95,13 @@ export class OutboxStore {
      * Claim up to `limit` of the partition's oldest claimable records. `limit <= 0` only advances the fence.
      *
      * @param partition - The partition key.
-     * @param token - The caller's lease token.
+     * @param token - The caller's lease token; its owner at most `MAX_CLAIM_OWNER_BYTES` (128) bytes.
      * @param limit - The most records to claim.
-     * @param options - An optional AbortSignal.
-     * @throws OutboxError `STALE_FENCING_TOKEN` when the token is invalid, below the fence, or loses the fence mid-batch.
+     * @param options - An optional AbortSignal, and what to call for a claim cut short (`onTruncated`) or a record no
+     *   claim can take (`onUnclaimable`).
+     * @throws OutboxError `STALE_FENCING_TOKEN` when the token is invalid, below the fence, or loses the fence
+     * mid-batch; `INVALID_PAYLOAD` for an owner over 128 bytes, or (without `onUnclaimable`) a record the claim
+     * would take over DynamoDB's item limit.
      */
     claim(partition: string, token: FencingToken, limit: number, options?: ClaimCallOptions): Promise<OutboxRecord[]> {
         return claim(this.ctx, partition, token, limit, options);

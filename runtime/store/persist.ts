@@ -9,12 +9,14 @@
  */
 import type { UpdateItemCommandInput } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
+import { itemSize, MAX_ITEM_BYTES, MAX_RECORD_BYTES, TRANSITION_MARGIN_BYTES } from "../item-size";
 import {
     marshalRecord,
     pendingRecord,
     readString,
     recordKey,
     validateNewRecord,
+    type AttributeMap,
     type NewOutboxRecord,
     type OutboxRecord,
 } from "../record/codec";
@@ -97,7 +99,22 @@ async function sameOccupant(ctx: StoreContext, record: OutboxRecord): Promise<bo
 }
 
 /**
- * Persist records. Every record is validated before anything is written.
+ * Refuse a record over {@link MAX_RECORD_BYTES}: DynamoDB would store it, but a claim, a count or a completion would
+ * take it over the item limit, and the relay could then only dead-letter it.
+ */
+function checkRecordSize(record: OutboxRecord, item: AttributeMap): void {
+    const size = itemSize(item);
+    if (size <= MAX_RECORD_BYTES) return;
+    throw new OutboxError(
+        "INVALID_PAYLOAD",
+        `outbox record "${record.recordId}" is ${size} bytes as an item; an outbox record holds at most ${MAX_RECORD_BYTES} bytes (DynamoDB's ${MAX_ITEM_BYTES} less ${TRANSITION_MARGIN_BYTES} for what claiming, counting and completing it adds); shrink its envelope's payload or headers, or store the payload elsewhere and send a reference`,
+        { context: { recordId: record.recordId, partition: record.partition, size, maxSize: MAX_RECORD_BYTES } },
+    );
+}
+
+/**
+ * Persist records. Every record is validated before anything is written, its size too (at most
+ * {@link MAX_RECORD_BYTES}); its size is checked again with its allocated `seq`, before the first put.
  *
  * Record ids must be unique across the table, not only within their partition: RecordIDIndex resolves an id to
  * one record (`Limit 1`) for Complete and Release, and the publisher sends the id as the SNS FIFO deduplication
@@ -117,7 +134,15 @@ export async function persist(ctx: StoreContext, records: readonly NewOutboxReco
     ctx.logger.debug("dynamodboutbox: persist", { count: records.length });
     const nowMs = ctx.clock.now();
     checkWriterClock("OutboxStore.persist", nowMs);
+    // Before any write, with the shortest seq a record can get: a record this refuses is too large whatever its seq.
+    for (const r of records) {
+        const provisional = pendingRecord(r, 1n, nowMs);
+        checkRecordSize(provisional, marshalRecord(provisional, ctx.expiryShards));
+    }
     const stamps = await allocateSeqs(ctx, records, nowMs);
+    const pending = records.map((r, i) => pendingRecord(r, stamps[i].seq, stamps[i].nowMs));
+    const items = pending.map((record) => marshalRecord(record, ctx.expiryShards));
+    pending.forEach((record, i) => checkRecordSize(record, items[i]!));
     if (
         !ctx.expiryShardsMark.raised &&
         ctx.expiryShards > 1 &&
@@ -133,8 +158,8 @@ export async function persist(ctx: StoreContext, records: readonly NewOutboxReco
     const condition = skAbsent();
     let duplicates = 0;
     for (let i = 0; i < records.length; i++) {
-        const record = pendingRecord(records[i], stamps[i].seq, stamps[i].nowMs);
-        const item = marshalRecord(record, ctx.expiryShards);
+        const record = pending[i]!;
+        const item = items[i]!;
         const context = {
             recordId: record.recordId,
             envelopeId: record.envelopeId,

@@ -1,8 +1,9 @@
 /**
  * What SQS enforces, and the server with it: the characters of a body and its String attributes; a
  * SendMessageBatch's 1 to 10 entries, their distinct well-formed ids and their 1 MiB (1,048,576 bytes) in all;
- * FIFO queues' MessageGroupId and MessageDeduplicationId (or content-based deduplication), and their 5-minute
- * deduplication window (a duplicate is answered with the first message's id and not enqueued again).
+ * FIFO queues' MessageGroupId and MessageDeduplicationId (or content-based deduplication), their characters and
+ * length, a deduplication id sent to a standard queue, and the 5-minute deduplication window (a duplicate is
+ * answered with the first message's id and not enqueued again).
  *
  * @packageDocumentation
  */
@@ -18,6 +19,13 @@ const FIFO_DEDUP_WINDOW_MS = 5 * 60 * 1000;
 
 /** What SQS accepts in a body or a String attribute: #x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF. */
 const SQS_INVALID_CHARACTER = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/u;
+
+/**
+ * A MessageGroupId or MessageDeduplicationId: 1 to 128 alphanumerics and ASCII punctuation
+ * (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/API_SendMessageBatchRequestEntry.html).
+ * A group id is checked on a standard queue too, where it turns on fair queues.
+ */
+const SQS_FIFO_ID = /^[\x21-\x7e]{1,128}$/;
 
 /** A batch entry id: alphanumerics, hyphens and underscores, 1 to 80 of them. */
 const SQS_BATCH_ENTRY_ID = /^[A-Za-z0-9_-]{1,80}$/;
@@ -38,8 +46,9 @@ function sqsMessageSize(entry: EntryInfo): number {
 /**
  * SQS's refusal of one message, if any, as an error (whole call for SendMessage, the entry's `Failed[]` in a
  * batch): a character outside SQS's set (`InvalidMessageContents`), a FIFO message without a MessageGroupId
- * (`MissingParameter`), or without a MessageDeduplicationId on a queue without content-based deduplication
- * (`InvalidParameterValue`). All are the sender's fault.
+ * (`MissingParameter`), a group or deduplication id outside 1 to 128 alphanumerics and punctuation, a
+ * deduplication id sent to a standard queue, or a FIFO message without a MessageDeduplicationId on a queue without
+ * content-based deduplication (`InvalidParameterValue`, in SQS's words). All are the sender's fault.
  */
 export function sqsMessageRefusal(queue: Queue, entry: EntryInfo): ApiError | undefined {
     const values = [entry.body, ...Object.values(entry.attributes).map((a) => a.stringValue ?? "")];
@@ -52,6 +61,25 @@ export function sqsMessageRefusal(queue: Queue, entry: EntryInfo): ApiError | un
     }
     if (queue.fifo && entry.messageGroupId === undefined)
         return new ApiError("MissingParameter", 400, "The request must contain the parameter MessageGroupId.");
+    for (const [name, value] of [
+        ["MessageGroupId", entry.messageGroupId],
+        ["MessageDeduplicationId", entry.messageDeduplicationId],
+    ] as const) {
+        if (value !== undefined && !SQS_FIFO_ID.test(value)) {
+            return new ApiError(
+                "InvalidParameterValue",
+                400,
+                `Value ${value} for parameter ${name} is invalid. Reason: ${name} can only include alphanumeric and punctuation characters. 1 to 128 in length.`,
+            );
+        }
+    }
+    if (!queue.fifo && entry.messageDeduplicationId !== undefined) {
+        return new ApiError(
+            "InvalidParameterValue",
+            400,
+            `Value ${entry.messageDeduplicationId} for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.`,
+        );
+    }
     if (queue.fifo && entry.messageDeduplicationId === undefined && !queue.contentBasedDeduplication) {
         return new ApiError(
             "InvalidParameterValue",

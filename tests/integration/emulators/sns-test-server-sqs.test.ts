@@ -262,6 +262,66 @@ describe("SNS test server: SQS as a destination, through the real AWS SDK", () =
             );
         });
 
+        it("a group or deduplication id outside 1 to 128 alphanumerics and punctuation fails its entry as SQS answers it; so does a deduplication id on a standard queue", async () => {
+            const out = await sqs.send(
+                new SendMessageBatchCommand({
+                    QueueUrl: fifoUrl,
+                    Entries: [
+                        { Id: "space", MessageBody: "S", MessageGroupId: "ORDER 1001", MessageDeduplicationId: "d-s" },
+                        {
+                            Id: "long",
+                            MessageBody: "L",
+                            MessageGroupId: "g".repeat(129),
+                            MessageDeduplicationId: "d-l",
+                        },
+                        { Id: "dedup", MessageBody: "D", MessageGroupId: "g", MessageDeduplicationId: "d\u00e9" },
+                        {
+                            Id: "edge",
+                            MessageBody: "E",
+                            MessageGroupId: "!~".repeat(64),
+                            MessageDeduplicationId: "d-e",
+                        },
+                    ],
+                }),
+            );
+            assert.deepEqual(
+                out.Failed?.map((f) => [f.Id, f.Code, f.SenderFault, f.Message]),
+                [
+                    [
+                        "space",
+                        "InvalidParameterValue",
+                        true,
+                        "Value ORDER 1001 for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
+                    ],
+                    [
+                        "long",
+                        "InvalidParameterValue",
+                        true,
+                        `Value ${"g".repeat(129)} for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.`,
+                    ],
+                    [
+                        "dedup",
+                        "InvalidParameterValue",
+                        true,
+                        "Value d\u00e9 for parameter MessageDeduplicationId is invalid. Reason: MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
+                    ],
+                ],
+            );
+            assert.deepEqual(
+                out.Successful?.map((s) => s.Id),
+                ["edge"],
+                "128 punctuation characters are a valid group id",
+            );
+            const standard = (await sqs.send(new CreateQueueCommand({ QueueName: "plain" }))).QueueUrl as string;
+            await assert.rejects(
+                sqs.send(new SendMessageCommand({ QueueUrl: standard, MessageBody: "x", MessageDeduplicationId: "d" })),
+                (err: unknown) =>
+                    err instanceof SQSServiceException &&
+                    err.name === "InvalidParameterValue" &&
+                    /not valid for this queue type/.test(err.message),
+            );
+        });
+
         it("SendMessage without a MessageGroupId is refused whole (MissingParameter)", async () => {
             await assert.rejects(
                 sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: "x", MessageDeduplicationId: "d" })),

@@ -241,6 +241,45 @@ describe("destinations", function () {
                     "deployment",
                 ],
                 ["MissingParameter", true, "The request must contain the parameter MessageGroupId.", "deployment"],
+                [
+                    "InvalidParameterValue",
+                    true,
+                    "The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly",
+                    "deployment",
+                ],
+                [
+                    "InvalidParameterValue",
+                    true,
+                    "Value d-1 for parameter MessageDeduplicationId is invalid. Reason: The request include parameter that is not valid for this queue type.",
+                    "deployment",
+                ],
+                // Issue 38: a group or deduplication id value SQS refuses is the message's, not the queue's.
+                [
+                    "InvalidParameterValue",
+                    true,
+                    "Value ORDER 1001 for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
+                    "message",
+                ],
+                [
+                    "InvalidParameterValue",
+                    true,
+                    "MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length",
+                    "message",
+                ],
+                [
+                    "InvalidParameterValue",
+                    true,
+                    "Value customer 77 for parameter MessageDeduplicationId is invalid. Reason: MessageDeduplicationId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
+                    "message",
+                ],
+                // The value a refusal echoes is the message's own words, never what the refusal is about.
+                [
+                    "InvalidParameterValue",
+                    true,
+                    "Value my queue type QueueUrl for parameter MessageGroupId is invalid. Reason: MessageGroupId can only include alphanumeric and punctuation characters. 1 to 128 in length.",
+                    "message",
+                ],
+                ["MissingParameter", true, "The request must contain the parameter MessageBody.", "message"],
                 ["QueueDoesNotExist", false, "", "deployment"],
                 ["AWS.SimpleQueueService.NonExistentQueue", true, "", "deployment"],
                 ["KmsAccessDenied", false, "", "deployment"],
@@ -272,10 +311,24 @@ describe("destinations", function () {
                 ["SomethingNew", false, "", "transient"],
             ]);
         });
-        it("on SNS, as before", function () {
+        it("on SNS, by what the refusal is about", function () {
             table(classifySnsFailure, [
                 ["InvalidParameter", true, "Invalid parameter: Message too long", "message"],
                 ["InvalidParameter", false, "Invalid parameter: TopicArn", "deployment"],
+                // Issue 38: about the topic (a fifo setting that does not match it), not one message.
+                [
+                    "InvalidParameter",
+                    true,
+                    "Invalid parameter: The MessageGroupId parameter is required for FIFO topics",
+                    "deployment",
+                ],
+                [
+                    "InvalidParameter",
+                    true,
+                    "Invalid parameter: The topic should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly",
+                    "deployment",
+                ],
+                ["InvalidParameter", true, "Invalid parameter: MessageGroupId", "message"],
                 ["Throttled", true, "", "transient"],
             ]);
         });
@@ -471,24 +524,94 @@ describe("destinations", function () {
             });
             assert.equal(bindingOf(sent), "bus");
         });
-        it("refuses, for a bus, a type longer than an EventBridge detail type, before anything is written", async function () {
-            const { client, sent } = written();
-            const writer = new OutboxWriter({ client, tableName: "t", address: BUS });
-            await assert.rejects(
-                writer.write({ messages: [{ partition: "P", type: "T".repeat(129), payload: 1 }] }),
-                (err: unknown) =>
-                    isOutboxError(err, "INVALID_PAYLOAD") &&
-                    /messages\[0\]\.type is 129 characters; the writer's address is an EventBridge bus, whose events carry the type as their DetailType, at most 128 characters; use a shorter type/.test(
-                        err.message,
-                    ),
-            );
-            assert.equal(sent.length, 0, "nothing written");
-            await writer.write({ messages: [{ partition: "P", type: "T".repeat(128), payload: 1 }] });
-            const other = written();
-            await new OutboxWriter({ client: other.client, tableName: "t", address: QUEUE }).write({
-                messages: [{ partition: "P", type: "T".repeat(129), payload: 1 }],
+        it("refuses a type longer than an EventBridge detail type whatever the address, before anything is written", async function () {
+            for (const address of [undefined, QUEUE, TOPIC, FIFO_QUEUE, BUS]) {
+                const { client, sent } = written();
+                const writer = new OutboxWriter({
+                    client,
+                    tableName: "t",
+                    ...(address !== undefined ? { address } : {}),
+                });
+                await assert.rejects(
+                    writer.write({ messages: [{ partition: "P", type: "T".repeat(129), payload: 1 }] }),
+                    (err: unknown) =>
+                        isOutboxError(err, "INVALID_PAYLOAD") &&
+                        /^messages\[0\]\.type is 129 characters; a type is at most 128 characters, because an EventBridge bus carries it as the event's DetailType \(the strictest destination; the writer keeps every message within what each destination takes, whatever its address\); use a shorter type$/.test(
+                            err.message,
+                        ),
+                    String(address),
+                );
+                assert.equal(sent.length, 0, "nothing written");
+                await writer.write({ messages: [{ partition: "P", type: "T".repeat(128), payload: 1 }] });
+                assert.equal(sent.length, 1, "128 characters are taken");
+            }
+        });
+        describe("a FIFO topic or queue as the address, fifo not set", function () {
+            const FIFO_TOPIC = "arn:aws:sns:us-east-1:111111111111:events.fifo";
+            // The issue's cases: SNS and SQS take a group id of 1 to 128 alphanumerics and ASCII punctuation only.
+            const refused: [string, { partition: string; orderingKey?: string }, RegExp][] = [
+                [
+                    "a partition with a space",
+                    { partition: "ORDER 1001" },
+                    /^messages\[0\]\.partition "ORDER 1001" is 10 characters and is the FIFO MessageGroupId \(of an SNS FIFO topic or an SQS FIFO queue\), which SNS and SQS take only as 1-128 letters, digits and ASCII punctuation, without spaces; use such a partition, e\.g\. with '-' or '#' instead of spaces$/,
+                ],
+                [
+                    "a partition of 200 characters",
+                    { partition: "P".repeat(200) },
+                    /^messages\[0\]\.partition "P{60}…" is 200 characters and is the FIFO MessageGroupId/,
+                ],
+                [
+                    "an ordering key with a space",
+                    { partition: "CUSTOMER#77", orderingKey: "customer 77" },
+                    /^messages\[0\]\.orderingKey "customer 77" is 11 characters and is the FIFO MessageGroupId .*; use such a orderingKey/,
+                ],
+            ];
+            for (const address of [FIFO_QUEUE, FIFO_TOPIC]) {
+                for (const [name, keys, pattern] of refused) {
+                    it(`${address.includes(":sqs:") ? "queue" : "topic"}: refuses ${name} before any I/O`, async function () {
+                        const { client, sent } = written();
+                        const writer = new OutboxWriter({ client, tableName: "t", address });
+                        await assert.rejects(
+                            writer.write({ messages: [{ type: "T", payload: 1, ...keys }] }),
+                            (err: unknown) => isOutboxError(err, "INVALID_PAYLOAD") && pattern.test(err.message),
+                        );
+                        assert.deepEqual(sent, [], "no call reached the client");
+                    });
+                }
+            }
+            it("takes them for a standard queue or topic, and for a bus whose name ends in .fifo (a bus is never FIFO)", async function () {
+                for (const address of [QUEUE, TOPIC, undefined, `${BUS}.fifo`]) {
+                    const { client, sent } = written();
+                    const writer = new OutboxWriter({
+                        client,
+                        tableName: "t",
+                        ...(address !== undefined ? { address } : {}),
+                    });
+                    await writer.write({
+                        messages: refused.map(([, keys]) => ({ type: "T", payload: 1, ...keys })),
+                    });
+                    assert.ok(sent.length > 0, String(address));
+                }
             });
-            assert.equal(other.sent.length, 1, "a queue takes any type");
+            it("refuses fifo: false with a FIFO address at construction; takes fifo: true", function () {
+                for (const [address, kind] of [
+                    [FIFO_QUEUE, "queue"],
+                    [FIFO_TOPIC, "topic"],
+                ] as const) {
+                    assert.throws(
+                        () => new OutboxWriter({ client: written().client, tableName: "t", address, fifo: false }),
+                        (err: unknown) =>
+                            isOutboxError(err, "INVALID_CONFIG") &&
+                            new RegExp(
+                                `^OutboxWriter: fifo is false but address "${address.replace(/\./g, "\\.")}" is a FIFO ${kind} \\(a name ending in \\.fifo\\), which takes partitions and ordering keys as MessageGroupIds and refuses a message whose group id breaks its rules; omit fifo \\(the address turns the checks on\\) or set it to true$`,
+                            ).test(err.message),
+                        address,
+                    );
+                    assert.doesNotThrow(
+                        () => new OutboxWriter({ client: written().client, tableName: "t", address, fifo: true }),
+                    );
+                }
+            });
         });
     });
 });

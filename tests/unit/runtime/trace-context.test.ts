@@ -90,6 +90,8 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
                 TRACEPARENT_EXAMPLE,
                 `01-${TRACE_ID}-${PARENT_ID}-01`,
                 `cc-${TRACE_ID}-${PARENT_ID}-01-what-the-future-holds`,
+                `01-${TRACE_ID}-${PARENT_ID}-01-`,
+                `fe-${TRACE_ID}-${PARENT_ID}-01-!~{}`,
             ]) {
                 assert.equal(traceparentProblem(ok), undefined, ok);
             }
@@ -115,6 +117,13 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
                     /version "00" but 61 characters long; a version 00 traceparent is exactly 55/,
                 ],
                 [`01-${TRACE_ID}-${PARENT_ID}-01extra`, /not of that form/],
+                // Issue 38: a later version's fields are visible ASCII, so every destination carries them as they are.
+                ...[`a\u0000b`, "\uffff", "\ufffe", " spaced", "tab\t", "line\n", "é", "\u{1F600}"].map(
+                    (tail): [unknown, RegExp] => [
+                        `01-${TRACE_ID}-${PARENT_ID}-01-${tail}`,
+                        /is version "01" with fields after its flags that hold a character other than visible ASCII \(U\+0021 to U\+007E\)/,
+                    ],
+                ),
                 [`00-${TRACE_ID.slice(1)}-${PARENT_ID}-01`, /not of that form/],
                 [`00-${TRACE_ID}-${PARENT_ID}-1`, /not of that form/],
                 [` ${TP}`, /not of that form \(uppercase hex and spaces/],
@@ -344,6 +353,46 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
                 !("traceparent" in JSON.parse(plain.body)) && !("traceparent" in plain.attributes),
                 "no trace context, no field",
             );
+        });
+    });
+
+    describe("a later version whose further fields hold NUL or U+FFFF (issue 38)", function () {
+        const future = [`01-${TRACE_ID}-${PARENT_ID}-01-a\u0000b`, `cc-${TRACE_ID}-${PARENT_ID}-01-\uffff`];
+        it("is refused by the writer, naming the field and the rule, before any I/O", function () {
+            for (const traceparent of future)
+                refuses(
+                    () => writerWith().check({ messages: [message({ traceparent })] }),
+                    /messages\[0\]\.traceparent \(message id "[^"]+"\) is version "(01|cc)" with fields after its flags that hold a character other than visible ASCII/,
+                    { field: "traceparent" },
+                );
+        });
+        it("is refused by redrive's check (the writer's) when another writer's record carried it to the DLQ, and dropped by a receiver", function () {
+            for (const traceparent of future) {
+                const dl = deadLetterMessage(
+                    {
+                        id: "id-1",
+                        type: "OrderCreated",
+                        partition: "ORDER#1",
+                        body: '{"orderId":1}',
+                        headers: {},
+                        traceparent,
+                        createdAt: 0,
+                        expiresAt: 0,
+                    },
+                    { reason: "publish-rejected", at: 0 },
+                );
+                const parsed = parseDeadLetter(dl.body);
+                assert.ok(!("problem" in parsed));
+                assert.equal(parsed.traceparent, traceparent, "the DLQ body keeps it exactly");
+                refuses(
+                    () =>
+                        writerWith().check({
+                            messages: [{ partition: parsed.partition, type: parsed.type, payload: 1, traceparent }],
+                        }),
+                    /fields after its flags that hold a character other than visible ASCII/,
+                );
+                assert.equal(deliveredTraceContext(traceparent, undefined), undefined);
+            }
         });
     });
 
