@@ -72,7 +72,9 @@ export interface PublisherConfig extends DestinationConfig {
     /**
      * The fencing version of this function's claims. Every publisher and sweeper of a table uses the same version,
      * so they never steal each other's live claims; a crashed invocation's claims come back after the store's
-     * stale-claim window.
+     * stale-claim window. It must be at least the highest version any other claimer of the table uses (a GoBridge
+     * relay's lease version): a claim below a partition's fence is refused, and that partition is reported
+     * (`runtime/fenced-partition.ts`) instead of delivered.
      * @default 1n
      */
     readonly claimVersion?: bigint;
