@@ -229,6 +229,46 @@ function functionAlarms(c: AlarmContext): OutboxAlarm[] {
 }
 
 /**
+ * The alarm on partitions fenced above `claimVersion`: the publisher's and the sweeper's `FencedPartitions`, summed
+ * (either may be the one that meets the partition: a doorbell on the stream, or a due record in a sweep).
+ */
+function fenceAlarms(c: AlarmContext): OutboxAlarm[] {
+    const { th, t } = c;
+    const ids = { publisher: "publisher", sweeper: "sweeper" } as const satisfies Record<HandlerFunction, string>;
+    return [
+        alarm(c, {
+            child: "fencedPartitionsAlarm",
+            says: (v) =>
+                `more than ${v} partitions refused the relay's claims because their fence is above its claimVersion; their records are not delivered`,
+            action: "Read the publisher's or the sweeper's error log for the partition and both versions; set claimVersion to at least the fence's version on every relay of the table, or stop the other claimer",
+            metricQueries: [
+                {
+                    id: "fenced",
+                    expression: `FILL(${ids.publisher}, 0) + FILL(${ids.sweeper}, 0)`,
+                    label: "partitions fenced above claimVersion",
+                    returnData: true,
+                },
+                ...(Object.values(HANDLER_FUNCTIONS) as HandlerFunction[]).map((fn) => ({
+                    id: ids[fn],
+                    returnData: false,
+                    metric: {
+                        namespace: METRIC_NAMESPACE,
+                        metricName: DELIVERY_METRICS.fencedPartitions,
+                        dimensions: customDimensions(fn, t.tableName),
+                        stat: "Sum",
+                        period: FIVE_MINUTES,
+                    },
+                })),
+            ],
+            evaluationPeriods: 1,
+            threshold: th.fencedPartitions,
+            // Written only when a claim was fenced: no data means none was.
+            treatMissingData: "notBreaching",
+        }),
+    ];
+}
+
+/**
  * The args of every alarm of an outbox named `name` (none when `s.alarms` is false).
  *
  * @param name - The component's name, quoted in each alarm's description.
@@ -258,7 +298,7 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
         sweeperSilence,
         destination: DESTINATION_LABELS[s.destinationKind],
     };
-    return [...latenessAlarms(c), ...missedDeliveryAlarms(c), ...functionAlarms(c)];
+    return [...latenessAlarms(c), ...missedDeliveryAlarms(c), ...functionAlarms(c), ...fenceAlarms(c)];
 }
 
 /**

@@ -130,6 +130,12 @@ export interface OutboxAlarmThresholds {
      * @default 0
      */
     throttles?: pulumi.Input<number>;
+    /**
+     * Partitions whose fence is above `claimVersion`, which the outbox can never deliver: `FencedPartitions` of the
+     * publisher and the sweeper together (Sum per 5 minutes). From 0 to 1000000.
+     * @default 0
+     */
+    fencedPartitions?: pulumi.Input<number>;
 }
 
 /**
@@ -200,11 +206,22 @@ export interface OutboxArgs {
      * An existing EventBridge event bus to put the events on instead of an SNS topic (`PutEvents`), e.g.
      * `arn:aws:events:<region>:<account>:event-bus/default`. The component then creates no topic, and both
      * functions get `events:PutEvents` on this bus only, and `events:DescribeEventBus` on it: EventBridge accepts and
-     * drops events put on a bus that does not exist, so the handlers check once per cold start that it does. A bus is never FIFO, so `fifo: true` is refused. At most
-     * one of `topicArn`, `queueArn` and `eventBusArn`.
+     * drops events put on a bus that does not exist, so the handlers check that it does (see `checkEventBus`). A bus
+     * is never FIFO, so `fifo: true` is refused. At most one of `topicArn`, `queueArn` and `eventBusArn`.
      * @default undefined
      */
     eventBusArn?: pulumi.Input<string>;
+    /**
+     * With `eventBusArn`: whether the functions confirm with `DescribeEventBus` that the bus exists before they put
+     * events on it (before the first invocation's, then at most once a minute while warm; `OUTBOX_CHECK_EVENT_BUS`).
+     * A bus that does not exist, or that the role may not describe, holds every invocation with an error log naming
+     * the bus and the fix, because EventBridge accepts and drops events put on a missing bus. Set `false` only for a
+     * bus whose owner cannot grant the role `events:DescribeEventBus` (a bus in another account whose resource
+     * policy does not): nothing then confirms the bus, a missing or deleted one loses every event put on it while
+     * the records are completed, and each cold start logs a warning saying so. Only with `eventBusArn`.
+     * @default true
+     */
+    checkEventBus?: pulumi.Input<boolean>;
     /**
      * The EventBridge `Source` of every event the outbox puts on `eventBusArn`, which consumers' rules match on:
      * 1 to 256 characters, not starting with `aws.` (reverse DNS is usual, e.g. `com.acme.orders`). Only with
@@ -309,6 +326,17 @@ export interface OutboxArgs {
      */
     maxPartitionsPerRun?: pulumi.Input<number>;
     /**
+     * The fencing version of the publisher's and the sweeper's claims (`OUTBOX_CLAIM_VERSION`).
+     * From 1 to 9007199254740991 (2^53 - 1). In GoBridge a relay's version comes from its lease and only goes up: a claim of a
+     * partition raises its fence to the claimer's version, and a claim below the fence is refused. Every relay of the
+     * table must use the same version, at least the highest any claimer of the table ever used: a GoBridge relay, or
+     * an `OutboxStore` used by hand with a higher version, leaves its partitions' fences where this outbox cannot
+     * claim them, and the `fencedPartitionsAlarm` fires (see docs/operations.md). Leave it at 1 unless another
+     * claimer shares the table.
+     * @default 1
+     */
+    claimVersion?: pulumi.Input<number>;
+    /**
      * The sweeper's EventBridge schedule, `rate(...)` or `cron(...)`. Its interval also decides whether a silent
      * sweeper breaches the oldest-pending alarm (see docs/operations.md).
      * @default "rate(1 minute)"
@@ -324,7 +352,8 @@ export interface OutboxArgs {
     logLevel?: pulumi.Input<OutboxLogLevel>;
     /**
      * Whether to declare the outbox's CloudWatch alarms (stream lag, oldest pending record, write→publish p99, DLQ
-     * depth, records the sweeper had to publish, errors and throttles; see `alarmThresholds`). `false` declares none.
+     * depth, records the sweeper had to publish, errors and throttles, partitions fenced above `claimVersion`; see
+     * `alarmThresholds`). `false` declares none.
      * Plain: it decides which children exist.
      * @default true
      */

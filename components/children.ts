@@ -110,13 +110,15 @@ export interface HandlerTargets {
 
 /**
  * Every variable of the `runtime/config.ts` contract, set explicitly (the defaults too, so a console read shows
- * them): the one variable that names the destination (its kind follows), and `OUTBOX_EVENT_SOURCE` with a bus.
+ * them): the one variable that names the destination (its kind follows), and `OUTBOX_EVENT_SOURCE` and
+ * `OUTBOX_CHECK_EVENT_BUS` with a bus.
  */
 export function handlerEnvironment(s: OutboxSettings, t: HandlerTargets): Record<string, pulumi.Input<string>> {
     return {
         [ENV.tableName]: t.tableName,
         [destinationVariable(t.destinationKind)]: t.destinationArn,
         ...(s.eventSource !== undefined ? { [ENV.eventSource]: s.eventSource } : {}),
+        ...(s.checkEventBus !== undefined ? { [ENV.checkEventBus]: pulumi.output(s.checkEventBus).apply(String) } : {}),
         [ENV.dlqUrl]: t.dlqUrl,
         [ENV.fifo]: String(s.fifo),
         // Numbers typed as plain may still arrive as Outputs from JavaScript callers.
@@ -125,6 +127,7 @@ export function handlerEnvironment(s: OutboxSettings, t: HandlerTargets): Record
         [ENV.maxPublishAttempts]: pulumi.output(s.maxPublishAttempts).apply(String),
         [ENV.expiryShards]: pulumi.output(s.expiryShards).apply(String),
         [ENV.maxPartitionsPerRun]: pulumi.output(s.maxPartitionsPerRun).apply(String),
+        [ENV.claimVersion]: pulumi.output(s.claimVersion).apply(String),
     };
 }
 

@@ -174,12 +174,20 @@ function dashboardPanels(t: DashboardTargets): DashboardPanel[] {
             ],
         },
         {
-            title: "Errors and throttles",
+            title: "Errors, throttles and fenced partitions",
             period: 300,
             metrics: [
                 lambdaMetric("Errors", t.publisherFunctionName, { stat: "Sum", label: "publisher errors" }),
                 lambdaMetric("Throttles", t.publisherFunctionName, { stat: "Sum", label: "publisher throttles" }),
                 lambdaMetric("Errors", t.sweeperFunctionName, { stat: "Sum", label: "sweeper errors" }),
+                custom(DELIVERY_METRICS.fencedPartitions, publisher, {
+                    stat: "Sum",
+                    label: "partitions fenced above claimVersion (publisher)",
+                }),
+                custom(DELIVERY_METRICS.fencedPartitions, sweeper, {
+                    stat: "Sum",
+                    label: "partitions fenced above claimVersion (sweeper)",
+                }),
             ],
         },
         costPanel(t),

@@ -44,6 +44,8 @@ export const OUTBOX_RANGES = {
     expiryShards: HANDLER_LIMITS.expiryShards,
     /** Partitions the sweeper drains in one run, from its cursor (`OUTBOX_MAX_PARTITIONS_PER_RUN`). */
     maxPartitionsPerRun: HANDLER_LIMITS.maxPartitionsPerRun,
+    /** The fencing version of both functions' claims (`OUTBOX_CLAIM_VERSION`). */
+    claimVersion: HANDLER_LIMITS.claimVersion,
     /** Read and write capacity units of the table and of each GSI when `billingMode` is `PROVISIONED`. */
     provisionedCapacity: { min: 1, max: 40000, fallback: 5, unit: "capacity units" },
 } as const satisfies Record<string, IntegerRange>;
@@ -90,6 +92,8 @@ export const OUTBOX_DEFAULTS = {
     alarms: true,
     /** The dashboard is declared, one per outbox (CloudWatch bills dashboards past its free tier by the month). */
     dashboard: true,
+    /** A bus's existence is checked before events go on it: EventBridge drops events put on a missing bus. */
+    checkEventBus: true,
 } as const;
 
 /**
@@ -101,7 +105,8 @@ export const OUTBOX_DEFAULTS = {
  * - A record stays in ClaimIndex only while in flight. Ten minutes (`oldestPendingAgeMs`) is five times the
  *   sweeper's default `sweepAfterSeconds` of 120 s: past it, neither path is delivering that record.
  * - The counts are 0: one dead-lettered message, one record the sweeper had to publish (the stream path missed
- *   it), one failed or throttled invocation is already worth a look.
+ *   it), one failed or throttled invocation is already worth a look; one partition fenced above `claimVersion` is
+ *   a partition the outbox no longer delivers.
  */
 export const ALARM_THRESHOLD_RANGES = {
     /** The publisher's `IteratorAge` (Maximum over a minute), in ms. */
@@ -118,6 +123,8 @@ export const ALARM_THRESHOLD_RANGES = {
     errors: { min: 0, max: 1_000_000, fallback: 0, unit: "invocations" },
     /** The publisher's `Throttles` (Sum over five minutes). */
     throttles: { min: 0, max: 1_000_000, fallback: 0, unit: "invocations" },
+    /** `FencedPartitions` of the publisher and the sweeper (Sum over five minutes). */
+    fencedPartitions: { min: 0, max: 1_000_000, fallback: 0, unit: "partitions" },
 } as const satisfies Record<string, IntegerRange>;
 
 /** The thresholds {@link ALARM_THRESHOLD_RANGES} bounds. */

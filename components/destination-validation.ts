@@ -1,5 +1,5 @@
 /**
- * Validation of the destination args (`topicArn`, `queueArn`, `eventBusArn`, `eventSource`,
+ * Validation of the destination args (`topicArn`, `queueArn`, `eventBusArn`, `eventSource`, `checkEventBus`,
  * `destinationKmsKeyArn`, and `fifo` against the destination), in the terms of `validation.ts`: the arg path, the
  * bad value, what is allowed and the fix. An outbox has exactly one destination; presence counts, so two
  * destinations are refused even when their values are Outputs.
@@ -135,6 +135,17 @@ function checkEventSource(args: OutboxArgs, problems: OutboxArgProblem[]): void 
     });
 }
 
+function checkEventBusCheck(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    if (args.checkEventBus === undefined || args.eventBusArn !== undefined) return;
+    problems.push({
+        path: "args.checkEventBus",
+        value: shown(args.checkEventBus),
+        allowed:
+            "only with eventBusArn (it turns the check that the bus exists on or off; a topic or a queue has none)",
+        fix: "remove checkEventBus, or set eventBusArn",
+    });
+}
+
 function checkDestinationKey(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     checkPattern(
         args,
@@ -158,7 +169,7 @@ function checkDestinationKey(args: OutboxArgs, problems: OutboxArgProblem[]): vo
 /**
  * Every problem with the destination args: more than one destination, a topic, queue or bus ARN of the wrong
  * shape, `fifo` that does not match the given topic or queue, `fifo` with a bus, `eventSource` without a bus or
- * that EventBridge refuses, `destinationKmsKeyArn` that is no key ARN or comes without a given destination.
+ * that EventBridge refuses, `checkEventBus` without a bus, `destinationKmsKeyArn` that is no key ARN or comes without a given destination.
  *
  * @param args - The component args.
  * @param problems - Where the problems go.
@@ -169,5 +180,6 @@ export function checkDestinationArgs(args: OutboxArgs, problems: OutboxArgProble
     checkQueue(args, problems);
     checkBus(args, problems);
     checkEventSource(args, problems);
+    checkEventBusCheck(args, problems);
     checkDestinationKey(args, problems);
 }

@@ -39,6 +39,7 @@ export const CHILD_SUFFIX = {
     publisherErrorsAlarm: "publisher-errors-alarm",
     publisherThrottlesAlarm: "publisher-throttles-alarm",
     sweeperErrorsAlarm: "sweeper-errors-alarm",
+    fencedPartitionsAlarm: "fenced-partitions-alarm",
     dashboard: "dashboard",
     payloadBucket: "payloads",
     payloadBucketPublicAccess: "payloads-public-access",

@@ -32,6 +32,8 @@ export type OutboxSettings = { readonly [K in RangedArg]: pulumi.Input<number> }
     readonly destinationArn?: pulumi.Input<string>;
     /** The EventBridge `Source` (`eventSource`, default {@link DEFAULT_EVENT_SOURCE}); only with a bus. */
     readonly eventSource?: pulumi.Input<string>;
+    /** Whether the functions check that the bus exists (`checkEventBus`, default true); only with a bus. */
+    readonly checkEventBus?: pulumi.Input<boolean>;
     /** The given destination's own key (`destinationKmsKeyArn`). */
     readonly destinationKmsKeyArn?: pulumi.Input<string>;
     readonly tags: pulumi.Input<Record<string, pulumi.Input<string>>>;
@@ -69,13 +71,20 @@ export function resolveOutboxSettings(args: OutboxArgs): OutboxSettings {
 /** The destination part of the settings. */
 function destinationSettings(
     args: OutboxArgs,
-): Pick<OutboxSettings, "destinationKind" | "destinationArn" | "eventSource" | "destinationKmsKeyArn"> {
+): Pick<
+    OutboxSettings,
+    "destinationKind" | "destinationArn" | "eventSource" | "checkEventBus" | "destinationKmsKeyArn"
+> {
     const destinationKind = destinationKindOfArgs(args);
     return {
         destinationKind,
         destinationArn: args.queueArn ?? args.eventBusArn ?? args.topicArn,
         eventSource:
             destinationKind === DESTINATION_KINDS.eventBridge ? (args.eventSource ?? DEFAULT_EVENT_SOURCE) : undefined,
+        checkEventBus:
+            destinationKind === DESTINATION_KINDS.eventBridge
+                ? (args.checkEventBus ?? OUTBOX_DEFAULTS.checkEventBus)
+                : undefined,
         destinationKmsKeyArn: args.destinationKmsKeyArn,
     };
 }

@@ -143,7 +143,14 @@ function checkImport(args: OutboxArgs, problems: OutboxArgProblem[]): void {
 }
 
 function checkBooleans(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    for (const key of ["pointInTimeRecovery", "deletionProtection", "fifo", "alarms", "dashboard"] as const) {
+    for (const key of [
+        "pointInTimeRecovery",
+        "deletionProtection",
+        "fifo",
+        "alarms",
+        "dashboard",
+        "checkEventBus",
+    ] as const) {
         const value: unknown = args[key];
         if (value === undefined || typeof value === "boolean" || isUnknown(value)) continue;
         problems.push({

@@ -30,7 +30,14 @@ export const STRING_KEYS = [
 ] as const;
 
 /** Boolean config keys, each the arg of the same name. */
-export const BOOLEAN_KEYS = ["pointInTimeRecovery", "deletionProtection", "fifo", "alarms", "dashboard"] as const;
+export const BOOLEAN_KEYS = [
+    "pointInTimeRecovery",
+    "deletionProtection",
+    "fifo",
+    "checkEventBus",
+    "alarms",
+    "dashboard",
+] as const;
 
 /** Every config key the program reads. */
 export function configKeys(): string[] {

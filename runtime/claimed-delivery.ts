@@ -14,6 +14,7 @@
  */
 import type { DeliveryContext } from "./delivery";
 import { isOutboxError, type OutboxError } from "./errors";
+import { fencedPartitionError } from "./fenced-partition";
 import { deliverLanes, type ClaimedPartition } from "./lane-delivery";
 import type { OutboxRecord } from "./record/codec";
 import { mapBounded } from "./slots";
@@ -115,6 +116,12 @@ export interface DrainResult {
     /** Whether the drain ended at a fault that is not one record's (see {@link ClaimedDeliveryResult.stopped}). @default false */
     readonly stopped?: boolean;
     /**
+     * Whether the partition's fence is above the token's version (`runtime/fenced-partition.ts`): its claim was
+     * refused, logged at error and counted as `FencedPartitions`, and `failure` is the `INVALID_CONFIG` error. A
+     * fault of the deployment, never acknowledged as delivered. @default false
+     */
+    readonly fenced?: boolean;
+    /**
      * Whether the drain ended at a claim a failure cut short (a throttled claim write): what was claimed was
      * delivered, the rest of the partition was not reached. Not exhausted. @default false
      */
@@ -153,8 +160,9 @@ export interface DrainTarget {
 
 /**
  * Claim and deliver a partition's records, round after round, until a claim comes back short, `until` was
- * handled, or `maxRounds` ran out. A stale token (someone else drains the partition) ends the drain quietly. A
- * claim cut short by a failure ends it too, not exhausted ({@link DrainResult.truncated}).
+ * handled, or `maxRounds` ran out. A claim refused by the partition's fence ends the drain as failed
+ * ({@link DrainResult.fenced}); a completion refused because another claimer took the records over ends it
+ * quietly. A claim cut short by a failure ends it too, not exhausted ({@link DrainResult.truncated}).
  *
  * @param ctx - Clients, names and metrics.
  * @param store - The store to claim from.
@@ -203,8 +211,8 @@ type ClaimStep =
  * Drain several partitions at once: each round claims every partition not yet done (at most
  * {@link PARTITIONS_IN_FLIGHT} claims in flight), delivers all the records claimed in one shared delivery (heads
  * of different partitions share PublishBatch calls), and decides, per partition, whether it is done, as
- * {@link drainPartition} does for one. A partition's failure or stale token ends only its own drain, except for a
- * fault every record would meet, which stops the round's delivery for all.
+ * {@link drainPartition} does for one. A partition's failure, a claim its fence refuses, or a stale completion
+ * ends only its own drain, except for a fault every record would meet, which stops the round's delivery for all.
  *
  * @param ctx - Clients, names and metrics.
  * @param store - The store to claim from.
@@ -271,7 +279,21 @@ async function claimStep(
             onUnclaimable: (record, error) => unclaimable.push({ record, error }),
         });
     } catch (error) {
-        if (isOutboxError(error, "STALE_FENCING_TOKEN")) return { end: { handled, exhausted: true, heldKeys: [] } };
+        // Claim refuses a token only below the partition's fence, which never comes down: not a preemption to
+        // wait out, but a claimer of a higher version this relay can never catch up with.
+        if (isOutboxError(error, "STALE_FENCING_TOKEN"))
+            return {
+                end: {
+                    handled,
+                    exhausted: false,
+                    heldKeys: [],
+                    fenced: true,
+                    failure: {
+                        recordId: target.until?.[0] ?? "",
+                        error: fencedPartitionError(ctx, target.partition, token, error),
+                    },
+                },
+            };
         return {
             end: {
                 handled,

@@ -42,6 +42,13 @@ export const ENV = {
     expiryShards: "OUTBOX_EXPIRY_SHARDS",
     /** Partitions the sweeper drains in one run, from its cursor. Optional, default 200. */
     maxPartitionsPerRun: "OUTBOX_MAX_PARTITIONS_PER_RUN",
+    /** The fencing version of both functions' claims, 1 to 2^53 - 1. Optional, default 1. */
+    claimVersion: "OUTBOX_CLAIM_VERSION",
+    /**
+     * `"false"` turns off the check that the event bus exists (`checkEventBus`). Optional, default `"true"`; only
+     * with `OUTBOX_EVENT_BUS_ARN`.
+     */
+    checkEventBus: "OUTBOX_CHECK_EVENT_BUS",
 } as const;
 
 /** Defaults for the optional variables in {@link ENV}; the numeric ones are {@link HANDLER_LIMITS}' fallbacks. */
@@ -52,6 +59,8 @@ export const ENV_DEFAULTS = {
     maxPublishAttempts: HANDLER_LIMITS.maxPublishAttempts.fallback,
     expiryShards: HANDLER_LIMITS.expiryShards.fallback,
     maxPartitionsPerRun: HANDLER_LIMITS.maxPartitionsPerRun.fallback,
+    claimVersion: HANDLER_LIMITS.claimVersion.fallback,
+    checkEventBus: true,
 } as const;
 
 /** The handler configuration read from the environment. */
@@ -76,6 +85,10 @@ export interface HandlerEnvironment {
     readonly expiryShards: number;
     /** Partitions the sweeper drains in one run. */
     readonly maxPartitionsPerRun: number;
+    /** The fencing version of both functions' claims. */
+    readonly claimVersion: bigint;
+    /** Whether to check that the event bus exists; `undefined` when the variable is unset. */
+    readonly checkEventBus?: boolean;
 }
 
 function required(env: Readonly<Record<string, string | undefined>>, name: string, what: string): string {
@@ -203,11 +216,49 @@ function flag(env: Readonly<Record<string, string | undefined>>, name: string, f
     );
 }
 
+/**
+ * The fencing version (`OUTBOX_CLAIM_VERSION`): an integer of {@link HANDLER_LIMITS}' range, in decimal digits.
+ *
+ * @throws OutboxError `INVALID_CONFIG` naming the variable, the value, the range and the fix.
+ */
+function claimVersion(env: Readonly<Record<string, string | undefined>>): bigint {
+    const { min, max, fallback } = HANDLER_LIMITS.claimVersion;
+    const raw = env[ENV.claimVersion];
+    if (raw === undefined || raw.trim() === "") return BigInt(fallback);
+    const value = DECIMAL_INTEGER.test(raw.trim()) ? BigInt(raw.trim()) : undefined;
+    if (value === undefined || value < BigInt(min) || value > BigInt(max))
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `environment variable ${ENV.claimVersion} is ${JSON.stringify(raw)}; expected the fencing version of the relay's claims, an integer from ${min} to ${max} in decimal digits, at least the highest version any claimer of the table uses; set it so on every publisher and sweeper of the table (the component's claimVersion arg), or unset it for the default ${fallback}`,
+            { context: { variable: ENV.claimVersion, value: raw } },
+        );
+    return value;
+}
+
+/** `OUTBOX_CHECK_EVENT_BUS`, only with a bus: `undefined` when unset. */
+function checkEventBus(
+    env: Readonly<Record<string, string | undefined>>,
+    destination: HandlerEnvironment["destination"],
+): boolean | undefined {
+    const raw = env[ENV.checkEventBus];
+    if (raw === undefined || raw.trim() === "") return undefined;
+    const value = flag(env, ENV.checkEventBus, ENV_DEFAULTS.checkEventBus);
+    if (destination.setting !== DESTINATION_SETTINGS.eventbridge)
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `environment variable ${ENV.checkEventBus} is ${JSON.stringify(raw)}, but the destination is not an EventBridge bus (${ENV.eventBusArn} is not set); it turns the bus's existence check on or off only; unset it`,
+            { context: { variable: ENV.checkEventBus, value: raw } },
+        );
+    return value;
+}
+
 /** Read and validate the handler configuration from `env`. */
 export function readHandlerEnvironment(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment {
+    const where = destination(env);
+    const check = checkEventBus(env, where);
     return {
         tableName: required(env, ENV.tableName, "the outbox table name"),
-        destination: destination(env),
+        destination: where,
         ...((env[ENV.eventSource] ?? "").trim() !== "" ? { eventSource: env[ENV.eventSource]!.trim() } : {}),
         dlqUrl: dlqUrl(env),
         fifo: flag(env, ENV.fifo, ENV_DEFAULTS.fifo),
@@ -216,5 +267,7 @@ export function readHandlerEnvironment(env: Readonly<Record<string, string | und
         maxPublishAttempts: positiveInteger(env, ENV.maxPublishAttempts, HANDLER_LIMITS.maxPublishAttempts),
         expiryShards: positiveInteger(env, ENV.expiryShards, HANDLER_LIMITS.expiryShards),
         maxPartitionsPerRun: positiveInteger(env, ENV.maxPartitionsPerRun, HANDLER_LIMITS.maxPartitionsPerRun),
+        claimVersion: claimVersion(env),
+        ...(check !== undefined ? { checkEventBus: check } : {}),
     };
 }

@@ -40,6 +40,8 @@ function configFromEnvironment(env: HandlerEnvironment, functionName: string): P
         fifo: env.fifo,
         completionGraceSeconds: env.completionGraceSeconds,
         maxPublishAttempts: env.maxPublishAttempts,
+        claimVersion: env.claimVersion,
+        ...(env.checkEventBus !== undefined ? { checkEventBus: env.checkEventBus } : {}),
         logger: createLambdaLogger(functionName),
     };
 }

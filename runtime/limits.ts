@@ -47,6 +47,14 @@ export const HANDLER_LIMITS = {
      * expiry sweep queries one more value than the shard count, so more would cost queries for no need.
      */
     expiryShards: { min: 1, max: 64, fallback: 1, unit: "shards" },
+    /**
+     * The fencing version of the publisher's and the sweeper's claims, as the component and the `OUTBOX_*`
+     * environment give it (`createPublisher` takes any bigint from 1n). GoBridge's meaning: a relay's version comes
+     * from its lease and only goes up; a claim below a partition's fence (the highest version that claimed it) is
+     * refused. Every relay of a table uses one version, at least the highest any claimer of the table ever used.
+     * At most 2^53 - 1, the largest integer a component arg carries exactly.
+     */
+    claimVersion: { min: 1, max: Number.MAX_SAFE_INTEGER, fallback: 1, unit: "version" },
 } as const satisfies Record<string, IntegerLimit>;
 
 /** The writer's settings (`OutboxWriter`). */

@@ -81,6 +81,13 @@ export const DELIVERY_METRICS = {
      * ordering key failed. The sweeper retries them on its runs, so one bad record never holds a shard.
      */
     leftForSweeper: "LeftForSweeper",
+    /**
+     * Partitions whose claim was refused because their fence is above the handler's `claimVersion`: another
+     * claimer of the table (a GoBridge relay, an `OutboxStore` with a higher version) touched them, and this
+     * handler can never deliver their records until `claimVersion` is raised to the fence. +1 per partition per
+     * drain; each is logged at error with the partition and both versions.
+     */
+    fencedPartitions: "FencedPartitions",
 } as const;
 
 /** Metric names only the sweeper emits. */

@@ -20,7 +20,7 @@ import {
     destinationRegionProblem,
     type DestinationConfig,
 } from "./destination/create";
-import { busCheckOnce, checkBusExists } from "./destination/bus-check";
+import { BUS_CHECK_PERMISSION, busCheckEvery, checkBusExists } from "./destination/bus-check";
 import type { Destination } from "./destination/destination";
 import { DESTINATION_KINDS } from "./destination/kind";
 import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
@@ -73,10 +73,21 @@ export interface PublisherConfig extends DestinationConfig {
     /**
      * The fencing version of this function's claims. Every publisher and sweeper of a table uses the same version,
      * so they never steal each other's live claims; a crashed invocation's claims come back after the store's
-     * stale-claim window.
+     * stale-claim window. It must be at least the highest version any other claimer of the table uses (a GoBridge
+     * relay's lease version): a claim below a partition's fence is refused, and that partition is reported
+     * (`runtime/fenced-partition.ts`) instead of delivered.
      * @default 1n
      */
     readonly claimVersion?: bigint;
+    /**
+     * With `eventBusArn`: whether to confirm with `DescribeEventBus` that the bus exists before putting events on it
+     * (before the first invocation's, then at most once a minute while warm; `runtime/destination/bus-check.ts`).
+     * EventBridge accepts and drops events put on a bus that does not exist, so with `false` a missing or deleted bus
+     * loses every event put on it while the records are completed. Set `false` only when the role cannot be granted
+     * `events:DescribeEventBus` on the bus; every cold start then logs a warning saying so. Only with a bus.
+     * @default true
+     */
+    readonly checkEventBus?: boolean;
     /**
      * The store for the claim path. The default store's counters (`STORE_METRICS`) go into each invocation's EMF
      * line, without their `partition` tag (see {@link StoreMetricsRelay}); an injected store counts into its own sink.
@@ -111,8 +122,9 @@ export interface ResolvedDeliveryConfig extends Omit<PublisherSettings, "ctx"> {
     readonly regionCheck: Promise<OutboxError | undefined>;
     /**
      * The check that the destination exists where its service would not say so: an EventBridge bus (PutEvents drops
-     * events for a bus that does not exist; `runtime/destination/bus-check.ts`). Resolves to the `INVALID_CONFIG`
-     * error to throw from every invocation, or `undefined`; it never rejects. Asked on the first invocation.
+     * events for a bus that does not exist; `runtime/destination/bus-check.ts`). Resolves to the error to throw from
+     * this invocation (`INVALID_CONFIG` for a bus missing or not to be described, a transient one for no answer), or
+     * `undefined`. Asked on the first invocation, and again once its answer is a minute old.
      */
     readonly destinationCheck: () => Promise<OutboxError | undefined>;
 }
@@ -191,19 +203,26 @@ async function regionProblem(
 }
 
 /**
- * Throw the deployment checks' error, if any, logged at error: every invocation of a handler whose destination or
- * DLQ is in another region than its client, or whose bus does not exist, fails the same way, so the shard holds (and
- * a sweep fails) until the deployment is fixed.
+ * Throw the deployment checks' error, if any. A fault of the deployment is logged at error: every invocation of a
+ * handler whose destination or DLQ is in another region than its client, or whose bus does not exist or may not be
+ * described, fails the same way, so the shard holds (and a sweep fails) until the deployment is fixed. A check
+ * that got no answer is logged at warn: this invocation fails as transient, and the next one asks again.
  *
  * @param resolved - The handler's settings.
  */
 export async function assertDeployment(resolved: ResolvedDeliveryConfig): Promise<void> {
     const problem = (await resolved.regionCheck) ?? (await resolved.destinationCheck());
     if (problem === undefined) return;
-    resolved.base.logger.error(
-        "outbox handler: the destination or the DLQ cannot be used as configured; every invocation fails until the deployment is fixed",
-        { code: problem.code, ...problem.context },
-    );
+    if (problem.transient)
+        resolved.base.logger.warn(
+            "outbox handler: the destination could not be checked; this invocation fails and the next one checks again",
+            { code: problem.code, reason: problem.message, ...problem.context },
+        );
+    else
+        resolved.base.logger.error(
+            "outbox handler: the destination or the DLQ cannot be used as configured; every invocation fails until the deployment is fixed",
+            { code: problem.code, reason: problem.message, ...problem.context },
+        );
     throw problem;
 }
 
@@ -301,11 +320,48 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
         ),
         claimVersion,
         regionCheck: regionProblem(who, config, destination).catch(() => undefined),
-        destinationCheck:
-            destination.kind === DESTINATION_KINDS.eventBridge
-                ? busCheckOnce(() => checkBusExists(who, config.eventBridge as ClientLike, destination.arn, logger))
-                : async () => undefined,
+        destinationCheck: destinationCheck(who, config, destination, clock, logger),
     };
+}
+
+/**
+ * The check that the destination exists where its service would not say so: a bus's, unless `checkEventBus` is
+ * `false` (logged at warn, once per cold start).
+ *
+ * @throws OutboxError `INVALID_CONFIG` when `checkEventBus` is not a boolean, or is set without a bus.
+ */
+function destinationCheck(
+    who: string,
+    config: PublisherConfig,
+    destination: Destination,
+    clock: Clock,
+    logger: Logger,
+): () => Promise<OutboxError | undefined> {
+    const check = config.checkEventBus;
+    if (check !== undefined && typeof check !== "boolean")
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: checkEventBus must be true or false, got ${JSON.stringify(check)}; omit it to keep the check on`,
+            { context: { checkEventBus: String(check) } },
+        );
+    if (destination.kind !== DESTINATION_KINDS.eventBridge) {
+        if (check !== undefined)
+            throw new OutboxError(
+                "INVALID_CONFIG",
+                `${who}: checkEventBus is set, but the destination is not an EventBridge bus; it turns the bus's existence check on or off only; remove it`,
+                { context: { checkEventBus: String(check) } },
+            );
+        return async () => undefined;
+    }
+    if (check === false) {
+        logger.warn(
+            `${who}: the event bus check is off (checkEventBus: false): nothing confirms that the bus exists, and EventBridge accepts and drops events put on a bus that does not, so a missing or deleted bus loses them while their records are completed; grant ${BUS_CHECK_PERMISSION} on the bus and turn the check back on`,
+            { eventBusArn: destination.arn },
+        );
+        return async () => undefined;
+    }
+    const eventBridge = config.eventBridge as ClientLike;
+    return busCheckEvery(() => checkBusExists(who, eventBridge, destination.arn), clock);
 }
 
 /**

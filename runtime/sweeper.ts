@@ -153,8 +153,9 @@ interface SweepRun {
     failedPartitions: number;
     failedRecords: number;
     /**
-     * A step that could not run at all (its index query or scan failed): the other step still runs, then the
-     * first such error is thrown so the invocation counts as an error. One record's failure is never a step's.
+     * A step that could not run at all (its index query or scan failed), or a partition whose fence is above
+     * `claimVersion` (a fault of the deployment): the rest of the run still goes on, then the first such error is
+     * thrown so the invocation counts as an error. One record's failure is never a step's.
      */
     stepFailure: unknown;
 }
@@ -306,7 +307,10 @@ async function drainDuePartitions(run: SweepRun, partitions: readonly DuePartiti
     return drainedCount;
 }
 
-/** Deliver a group of partitions' due records through the claim path; a failure or a truncated claim waits for the next run. */
+/**
+ * Deliver a group of partitions' due records through the claim path; a failure or a truncated claim waits for the
+ * next run. A partition whose fence is above `claimVersion` also fails the run, after the others.
+ */
 async function drainDueGroup(run: SweepRun, partitions: readonly string[], due: DueWindow): Promise<void> {
     const { resolved } = run.settings;
     let results: readonly DrainResult[];
@@ -333,8 +337,13 @@ async function drainDueGroup(run: SweepRun, partitions: readonly string[], due: 
         }));
     }
     partitions.forEach((partition, i) => {
-        const { failure, truncated } = results[i]!;
-        if (failure !== undefined) {
+        const { failure, truncated, fenced } = results[i]!;
+        if (failure !== undefined && fenced === true) {
+            // A fault of the deployment (logged at error where the claim was refused): the other partitions go
+            // on, and the run fails once they are done.
+            run.failedPartitions += 1;
+            run.stepFailure ??= failure.error;
+        } else if (failure !== undefined) {
             run.failedPartitions += 1;
             resolved.base.logger.warn("sweeper: partition delivery stopped at a failure; next run retries", {
                 partition,

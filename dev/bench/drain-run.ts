@@ -91,6 +91,11 @@ export interface DrainRunResult {
     readonly destinationCallsPerMessage: number;
     /** Entries per batch call, as the server saw them (the naive relay's Publish: 1). */
     readonly entriesPerCall: number;
+    /**
+     * The relay's checks that its bus exists (`DescribeEventBus`) per record: one per warm publisher per
+     * `BUS_CHECK_INTERVAL_MS` at most (0 for a topic or a queue).
+     */
+    readonly busChecksPerMessage: number;
     /** The relay's DynamoDB calls per record (the backlog's writes excluded). */
     readonly ddbCallsPerMessage: number;
     /** Handler invocations, retries included. */
@@ -310,6 +315,7 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                 destination: kind,
                 destinationCallsPerMessage: round(totalCalls(destinationTally, (c) => c === batchCommand) / n, 3),
                 entriesPerCall: options.kind === "ours" ? round(observed.mean, 2) : 1,
+                busChecksPerMessage: round(totalCalls(destinationTally, (c) => c === "DescribeEventBusCommand") / n, 4),
                 ddbCallsPerMessage: round(totalCalls(relayTally) / n, 3),
                 invocations: stats.invocations,
                 failedInvocations: stats.failedInvocations,

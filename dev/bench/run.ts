@@ -95,6 +95,7 @@ export type DestinationDrainFigures = Pick<
     | "roundTripsPerBatch"
     | "destinationCallsPerMessage"
     | "entriesPerCall"
+    | "busChecksPerMessage"
     | "ddbCallsPerMessage"
     | "msPerBatch"
     | "emulatorCpuMsPerMessage"
@@ -321,6 +322,7 @@ function destinationFigures(r: DrainRunResult, keyed: boolean): DestinationDrain
         roundTripsPerBatch: r.roundTripsPerBatch,
         destinationCallsPerMessage: r.destinationCallsPerMessage,
         entriesPerCall: r.entriesPerCall,
+        busChecksPerMessage: r.busChecksPerMessage,
         ddbCallsPerMessage: r.ddbCallsPerMessage,
         msPerBatch: r.msPerBatch,
         emulatorCpuMsPerMessage: r.emulatorCpuMsPerMessage,
@@ -347,6 +349,7 @@ function destinationsTable(d: DestinationsReport, messages: number): string {
         ["destination calls / message", (c) => c.f.destinationCallsPerMessage],
         ["calls / message against SNS", vsSns((f) => f.destinationCallsPerMessage)],
         ["entries / destination call (observed)", (c) => c.f.entriesPerCall],
+        ["bus checks (DescribeEventBus) / msg", (c) => c.f.busChecksPerMessage],
         ["DynamoDB calls / message", (c) => c.f.ddbCallsPerMessage],
         ["ms / 100-record batch", (c) => c.f.msPerBatch],
         ["inversions (keyed; a bus: put order)", (c) => c.f.inversions ?? "-"],

@@ -1,37 +1,57 @@
 /**
- * The one check a bus needs before the first event: that it exists. EventBridge's PutEvents accepts an event for a
+ * The one check a bus needs before events go on it: that it exists. EventBridge's PutEvents accepts an event for a
  * bus that does not exist, answers an EventId and `FailedEntryCount: 0`, and drops it (aws/aws-cli#9186,
- * aws/aws-sdk#186, still so in 2025). A wrong or deleted bus would then complete every record and deliver none, so
- * the handler asks `DescribeEventBus` once per cold start and holds every invocation while the bus is missing.
+ * aws/aws-sdk#186, still so in 2025). A wrong or deleted bus would then complete every record and deliver none.
+ *
+ * So a handler asks `DescribeEventBus` before its first PutEvents, and again once its answer is
+ * {@link BUS_CHECK_INTERVAL_MS} old, and puts nothing on a bus whose existence is not confirmed:
+ * - the bus exists: the invocation goes on;
+ * - it does not, or the role may not describe it: `INVALID_CONFIG`, a fault of the deployment, thrown from every
+ *   invocation (the shard holds, a sweep fails) until a later check finds it fixed;
+ * - no answer (throttled, unreachable, an error not named here): a transient error, thrown from this invocation
+ *   only. The answer is never kept: the next invocation asks again.
  *
  * @packageDocumentation
  */
 import { DescribeEventBusCommand } from "@aws-sdk/client-eventbridge";
 import { OutboxError } from "../errors";
-import type { ClientLike, Logger } from "../ports";
+import type { Clock, ClientLike } from "../ports";
 import { awsErrorName } from "../store/aws-errors";
 
-/** What the check concluded: the bus exists, it does not (the error to throw), or the answer is not known yet. */
-export type BusCheckResult = { readonly known: true; readonly problem?: OutboxError } | { readonly known: false };
+/**
+ * How long a handler keeps a bus check's answer, in ms: a warm handler asks again before its first invocation past
+ * it. A bus deleted while a handler is warm is found within this long (EventBridge drops what is put on it until
+ * then), and each warm handler asks at most once per interval: one `DescribeEventBus` call per minute per warm
+ * container, whatever the message rate (docs/runtime.md, "A bus that does not exist").
+ */
+export const BUS_CHECK_INTERVAL_MS = 60_000;
+
+/** The IAM action the check needs on the bus. */
+export const BUS_CHECK_PERMISSION = "events:DescribeEventBus";
 
 /**
- * Ask EventBridge whether the bus exists.
+ * What one check concluded: known (the bus exists, or the `INVALID_CONFIG` problem to throw), or not known (the
+ * transient error to throw from this invocation only).
+ */
+export type BusCheckResult =
+    { readonly known: true; readonly problem?: OutboxError } | { readonly known: false; readonly error: OutboxError };
+
+/**
+ * Ask EventBridge once whether the bus exists.
  * - It does: known, no problem.
- * - `ResourceNotFoundException`: known, an `INVALID_CONFIG` problem naming the bus and the fix.
- * - `AccessDeniedException`: the role may not describe the bus (a role not made by the component, or a bus of
- *   another account whose policy grants only `events:PutEvents`): logged once as a warning, and known, no problem.
- * - Anything else (throttled, unreachable): not known; the next invocation asks again.
+ * - `ResourceNotFoundException`: known, `INVALID_CONFIG` naming the bus and the fix.
+ * - `AccessDeniedException`: known, `INVALID_CONFIG` naming the permission, the bus and the fix: a bus whose
+ *   existence cannot be confirmed gets no events.
+ * - Anything else (throttled, unreachable): not known, a transient `UNAVAILABLE` naming the bus and the code.
  *
  * @param who - The factory's name, for messages.
  * @param eventBridge - The EventBridge client.
  * @param eventBusArn - The bus.
- * @param logger - Where the warning goes.
  */
 export async function checkBusExists(
     who: string,
     eventBridge: ClientLike,
     eventBusArn: string,
-    logger: Logger,
 ): Promise<BusCheckResult> {
     try {
         await eventBridge.send(new DescribeEventBusCommand({ Name: eventBusArn }));
@@ -44,39 +64,58 @@ export async function checkBusExists(
                 problem: new OutboxError(
                     "INVALID_CONFIG",
                     `${who}: the event bus ${eventBusArn} does not exist; EventBridge would accept every event put on it and drop it, so nothing is published until it does; create the bus, or point eventBusArn at one that exists`,
-                    { cause: err, context: { eventBusArn } },
+                    { cause: err, context: { eventBusArn, awsCode: code } },
                 ),
             };
-        if (code === "AccessDeniedException") {
-            logger.warn(
-                "outbox handler: cannot check that the event bus exists (events:DescribeEventBus denied); EventBridge drops events put on a bus that does not exist",
-                { eventBusArn },
-            );
-            return { known: true };
-        }
-        logger.warn("outbox handler: the event bus check failed; it is asked again on the next invocation", {
-            eventBusArn,
-            code,
-        });
-        return { known: false };
+        if (code === "AccessDeniedException")
+            return {
+                known: true,
+                problem: new OutboxError(
+                    "INVALID_CONFIG",
+                    `${who}: the function's role may not call ${BUS_CHECK_PERMISSION} on the event bus ${eventBusArn}, so it cannot confirm that the bus exists (EventBridge accepts and drops events put on a bus that does not); nothing is published until it can: grant ${BUS_CHECK_PERMISSION} on the bus to the role (for a bus in another account, the bus's resource policy must grant it to the role too), or, only if that cannot be done, turn the check off with checkEventBus: false and accept that events put on a missing bus are lost`,
+                    { cause: err, context: { eventBusArn, awsCode: code, permission: BUS_CHECK_PERMISSION } },
+                ),
+            };
+        return {
+            known: false,
+            error: new OutboxError(
+                "UNAVAILABLE",
+                `${who}: the check that the event bus ${eventBusArn} exists got no answer (${code || "no error code"}); nothing is put on a bus whose existence is not confirmed, so this invocation fails and the next one asks again`,
+                { transient: true, cause: err, context: { eventBusArn, awsCode: code } },
+            ),
+        };
     }
 }
 
 /**
- * The check of a bus, asked once and kept once known: each call returns the problem to throw, if any. A check that
- * failed for another reason is asked again on the next call.
+ * The bus check of a warm handler: each call returns the error to throw, if any. A known answer is kept for
+ * `intervalMs` from when it was asked (while the clock does not go back); an unknown one is returned once and
+ * never kept, so the next call asks again. Calls made while a check is in flight share it.
  *
  * @param ask - One check ({@link checkBusExists} bound to its bus).
+ * @param clock - When the answer was asked, and how old it is.
+ * @param intervalMs - How long a known answer is kept. @default BUS_CHECK_INTERVAL_MS
  */
-export function busCheckOnce(ask: () => Promise<BusCheckResult>): () => Promise<OutboxError | undefined> {
-    let known: Promise<BusCheckResult> | undefined;
+export function busCheckEvery(
+    ask: () => Promise<BusCheckResult>,
+    clock: Pick<Clock, "now">,
+    intervalMs: number = BUS_CHECK_INTERVAL_MS,
+): () => Promise<OutboxError | undefined> {
+    let known: { readonly askedAt: number; readonly problem: OutboxError | undefined } | undefined;
+    let inFlight: Promise<BusCheckResult> | undefined;
     return async () => {
-        known ??= ask();
-        const result = await known;
-        if (!result.known) {
-            known = undefined;
-            return undefined;
-        }
-        return result.problem;
+        const now = clock.now();
+        if (known !== undefined && now >= known.askedAt && now - known.askedAt < intervalMs) return known.problem;
+        known = undefined;
+        inFlight ??= ask()
+            .then((answer) => {
+                if (answer.known) known = { askedAt: now, problem: answer.problem };
+                return answer;
+            })
+            .finally(() => {
+                inFlight = undefined;
+            });
+        const answer = await inFlight;
+        return answer.known ? answer.problem : answer.error;
     };
 }

@@ -7,7 +7,7 @@
  * - SQS: JSON 1.0 (`x-amz-target: AmazonSQS.*`): CreateQueue, GetQueueUrl, SendMessage, SendMessageBatch,
  *   ReceiveMessage, DeleteMessage, DeleteMessageBatch, for a publisher's DLQ or a queue as a destination;
  * - EventBridge: JSON 1.1 (`x-amz-target: AWSEvents.*`): PutEvents, on the `default` bus and the buses made with
- *   `createEventBus`, and a bus can be routed to a queue (`routeBusToQueue`), as a rule with an SQS target
+ *   `createEventBus` (and deleted with `deleteEventBus`), and a bus can be routed to a queue (`routeBusToQueue`), as a rule with an SQS target
  *   delivers, so a consumer can count deliveries. A stand-in: AWS has no maintained EventBridge emulator.
  *
  * Every accepted message is recorded (topic, queue or bus, message id, body, attributes, MessageGroupId,
@@ -29,6 +29,7 @@ import {
     createQueue,
     createServerState,
     createTopic,
+    deleteEventBus,
     findBus,
     findQueue,
     findTopic,
@@ -94,6 +95,7 @@ export async function startSnsTestServer(options: SnsTestServerOptions = {}): Pr
             return found.arn;
         },
         createEventBus: (name) => createEventBus(state, name),
+        deleteEventBus: (bus) => deleteEventBus(state, bus),
         routeBusToQueue: (bus, queue) => routeBusToQueue(state, bus, queue),
         messages: () => [...accepted],
         topicMessages: (topic) => {
@@ -106,7 +108,9 @@ export async function startSnsTestServer(options: SnsTestServerOptions = {}): Pr
         },
         busEvents: (bus) => {
             const found = bus === "" ? undefined : findBus(state, bus);
-            return accepted.filter((m) => m.service === "events" && m.destination === found?.arn);
+            // A deleted bus is found by its ARN no more: its events are still recorded under it.
+            const arn = found?.arn ?? (bus.startsWith("arn:") ? bus : undefined);
+            return accepted.filter((m) => m.service === "events" && m.destination === arn);
         },
         calls: () => [...state.callLog],
         setFaults: (next: FaultPlan) => state.faults.replace(next),

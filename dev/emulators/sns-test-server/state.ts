@@ -130,6 +130,18 @@ export function createEventBus(state: ServerState, name: string): string {
     return arn;
 }
 
+/**
+ * Delete an event bus (by ARN or name), as `DeleteEventBus` does: from then on `DescribeEventBus` answers
+ * `ResourceNotFoundException` for it, and PutEvents accepts and drops its events. Its routes go with it.
+ *
+ * @throws Error when there is no such bus.
+ */
+export function deleteEventBus(state: ServerState, arnOrName: string): void {
+    const bus = findBus(state, arnOrName);
+    if (bus === undefined) throw new Error(`deleteEventBus: no event bus ${arnOrName}`);
+    state.buses.delete(bus.arn);
+}
+
 /** An event bus by ARN or name; the `default` bus when `arnOrName` is `undefined` or empty, as PutEvents reads it. */
 export function findBus(state: ServerState, arnOrName: string | undefined): EventBus | undefined {
     const key = arnOrName === undefined || arnOrName === "" ? "default" : arnOrName;

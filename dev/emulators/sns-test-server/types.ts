@@ -247,6 +247,14 @@ export interface SnsTestServer {
      */
     createEventBus(name: string): string;
     /**
+     * Delete an event bus (by name or ARN), as `DeleteEventBus` does: `DescribeEventBus` then answers
+     * `ResourceNotFoundException` for it, and PutEvents accepts its events with an EventId and drops them, as AWS
+     * does. Events it accepted before stay readable with `busEvents(<its ARN>)`.
+     *
+     * @throws Error when there is no such bus.
+     */
+    deleteEventBus(bus: string): void;
+    /**
      * Deliver every event accepted on `bus` (name or ARN) from now on to `queue` (URL or name) too, as an
      * EventBridge rule with an SQS target does by default: the body is the event envelope JSON
      * (`version`, `id` = the EventId, `detail-type`, `source`, `account`, `time`, `region`, `resources`, `detail`),

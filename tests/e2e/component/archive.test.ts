@@ -337,6 +337,26 @@ describe("Outbox Lambda code", () => {
             assert.equal(typeof loadSerialized(sweeperText), "function");
         });
 
+        it("fails both functions' cold start naming OUTBOX_CLAIM_VERSION when it is 0, 1.5, 7n or past 2^53 - 1, and takes 7", async () => {
+            for (const fn of [publisher, sweeper]) {
+                const text = await entryText(fn);
+                for (const bad of ["0", "1.5", "7n", "9007199254740992"]) {
+                    Object.assign(process.env, environment(), { [ENV.claimVersion]: bad });
+                    assert.throws(
+                        () => loadSerialized(text),
+                        (e: any) =>
+                            e.code === "INVALID_CONFIG" &&
+                            e.context?.variable === ENV.claimVersion &&
+                            e.message.includes(`"${bad}"`) &&
+                            e.message.includes("from 1 to 9007199254740991") &&
+                            e.message.includes("on every publisher and sweeper of the table"),
+                    );
+                }
+                Object.assign(process.env, environment(), { [ENV.claimVersion]: "7" });
+                assert.equal(typeof loadSerialized(text), "function");
+            }
+        });
+
         it("loads the sweeper the same way", async () => {
             Object.assign(process.env, environment());
             const handler = loadSerialized<(event: unknown) => Promise<unknown>>(await entryText(sweeper));

@@ -3,7 +3,7 @@
  * backlog drained through the local mapping into our publisher, on the shared DynamoDB Local and the fault server, to
  * an SNS topic, an SQS queue and an EventBridge bus (the server's stand-in). The figures the bench reports are
  * checked for what they count (every record acknowledged once, the calls and entries per call the server saw, the
- * keyed order), never for speed; and the acknowledgements the bench reads from each kind's answer are checked on
+ * bus checks, the keyed order), never for speed; and the acknowledgements the bench reads from each kind's answer are checked on
  * hand-made answers, a refused entry among them.
  */
 import * as assert from "node:assert/strict";
@@ -51,6 +51,9 @@ describe("bench drain to each destination kind", function () {
                 assert.equal(r.entriesPerCall, Math.round((entries / calls.length) * 100) / 100);
                 assert.equal(r.destinationCallsPerMessage, Math.round((calls.length / MESSAGES) * 1000) / 1000);
                 assert.equal(r.snsCallsPerMessage > 0, destination === "sns");
+                const checks = server.calls().filter((c) => c.action === "DescribeEventBus").length;
+                assert.equal(checks, destination === "eventbridge" ? 1 : 0, "one bus check for the one warm publisher");
+                assert.equal(r.busChecksPerMessage, Math.round((checks / MESSAGES) * 10_000) / 10_000);
                 assert.equal(r.inversions, variant === "keyed" ? 0 : undefined);
                 // No other kind's batch call was made.
                 for (const other of Object.values(BATCH_ACTIONS).filter((a) => a !== BATCH_ACTIONS[destination]))

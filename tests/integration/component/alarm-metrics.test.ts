@@ -3,11 +3,12 @@
  * the Pulumi mocks and every `DynamoDBOutbox` metric its alarms and dashboard widgets name is read from what it
  * declared (not from a list written here); then the real publisher and sweeper run on DynamoDB Local and the SNS
  * test server through the paths those metrics count (stream delivery, sweeper delivery, expiry to the DLQ by
- * each), and their EMF lines are parsed. Each named metric must appear in a line of the same namespace with
+ * each, a partition fenced above their claim version met by each), and their EMF lines are parsed. Each named metric must appear in a line of the same namespace with
  * exactly the same dimension names and values (the `Table` value being the table's name on both sides).
  */
 import assert from "node:assert/strict";
 import { METRIC_DIMENSIONS, METRIC_NAMESPACE } from "../../../runtime/metric-catalog";
+import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/sweeper";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 import { TYPE, buildOutbox } from "../../support/component-harness";
@@ -61,6 +62,18 @@ async function namedByComponent(name: string): Promise<{ metrics: NamedMetric[];
                 dimensions: alarm.inputs.dimensions,
                 namedBy: `alarm ${alarm.name}`,
             });
+        // A metric math alarm names its metrics in its queries.
+        for (const query of (alarm.inputs.metricQueries ?? []) as {
+            id: string;
+            metric?: { namespace: string; metricName: string; dimensions: Record<string, string> };
+        }[]) {
+            if (query.metric?.namespace === METRIC_NAMESPACE)
+                metrics.push({
+                    metricName: query.metric.metricName,
+                    dimensions: query.metric.dimensions,
+                    namedBy: `alarm ${alarm.name} (query ${query.id})`,
+                });
+        }
     }
     const body = JSON.parse(built.one(TYPE.dashboard).inputs.dashboardBody) as {
         widgets: { properties: { title: string; metrics: unknown[][] } }[];
@@ -120,6 +133,17 @@ describe("alarms and dashboard name only metrics the real handlers emit (Pulumi 
         const sweep = await createSweeper(h.config())();
         assert.deepEqual([sweep.published, sweep.expired], [1, 1], "the sweep delivered one record and expired one");
         assert.equal(h.deadLetters().length, 2, "one expired record dead-lettered by each handler");
+        // 3. A partition whose fence another claimer raised above the handlers' version, met by each handler.
+        await h.writer.write({ messages: [{ partition: "ORDER#6", type: "T", payload: 6, orderingKey: "k" }] });
+        await new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock }).claim(
+            "ORDER#6",
+            { owner: "relay-1", version: 7n },
+            0,
+        );
+        const fencedEvent = await h.streamEvent();
+        assert.equal((await h.publisher()(fencedEvent)).batchItemFailures.length, 1, "the doorbell is reported");
+        h.clock.advance(121_000);
+        await assert.rejects(createSweeper(h.config())(), /fence of partition ORDER#6/);
 
         const { identities, otherNamespaces } = emitted(h.metricLines);
         assert.deepEqual([...otherNamespaces], [], "every line is in the outbox's namespace");

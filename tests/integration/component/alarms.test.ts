@@ -27,6 +27,7 @@ function alarmShape(inputs: Record<string, any>): Record<string, unknown> {
         "evaluationPeriods",
         "datapointsToAlarm",
         "treatMissingData",
+        "metricQueries",
         "alarmActions",
         "okActions",
     ];
@@ -153,6 +154,32 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
                 treatMissingData: "notBreaching",
                 ...actions,
             },
+            // Either handler may meet the fenced partition: the alarm sums both.
+            "alm-fenced-partitions-alarm": {
+                metricQueries: [
+                    {
+                        id: "fenced",
+                        expression: "FILL(publisher, 0) + FILL(sweeper, 0)",
+                        label: "partitions fenced above claimVersion",
+                        returnData: true,
+                    },
+                    ...["publisher", "sweeper"].map((fn) => ({
+                        id: fn,
+                        returnData: false,
+                        metric: {
+                            namespace: "DynamoDBOutbox",
+                            metricName: "FencedPartitions",
+                            dimensions: custom(fn),
+                            stat: "Sum",
+                            period: 300,
+                        },
+                    })),
+                ],
+                threshold: 0,
+                evaluationPeriods: 1,
+                treatMissingData: "notBreaching",
+                ...actions,
+            },
         });
     });
 
@@ -173,7 +200,7 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
 
     it("exposes the alarms' ARNs as the alarmArns output", async () => {
         const arns = await unwrap(built.outbox.alarmArns);
-        assert.equal(arns.length, 8);
+        assert.equal(arns.length, 9);
         assert.deepEqual(
             [...arns].sort(),
             built.resources
@@ -185,9 +212,10 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
 
     it("takes each threshold from alarmThresholds, keeping the defaults of the others, and has no actions by default", async () => {
         const tuned = await buildOutbox("almtuned", {
-            alarmThresholds: { iteratorAgeMs: 5000, dlqDepth: 10, errors: 3 },
+            alarmThresholds: { iteratorAgeMs: 5000, dlqDepth: 10, errors: 3, fencedPartitions: 2 },
         });
         const alarms = alarmsOf(tuned);
+        assert.equal(alarms["almtuned-fenced-partitions-alarm"]!.threshold, 2);
         assert.equal(alarms["almtuned-iterator-age-alarm"]!.threshold, 5000);
         assert.equal(alarms["almtuned-dlq-depth-alarm"]!.threshold, 10);
         assert.equal(alarms["almtuned-publisher-errors-alarm"]!.threshold, 3);
@@ -254,6 +282,7 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
             "DynamoDBOutbox AgeAtPublish",
             "DynamoDBOutbox Published",
             "DynamoDBOutbox DeadLettered",
+            "DynamoDBOutbox FencedPartitions",
             "AWS/DynamoDB ConsumedWriteCapacityUnits",
             "AWS/DynamoDB ConsumedReadCapacityUnits",
         ]) {

@@ -26,6 +26,7 @@ describe("Outbox children and outputs", () => {
             ...[
                 "age-at-publish",
                 "dlq-depth",
+                "fenced-partitions",
                 "iterator-age",
                 "oldest-pending",
                 "publisher-errors",
@@ -144,10 +145,11 @@ describe("Outbox children and outputs", () => {
             [ENV.maxPublishAttempts]: "3",
             [ENV.expiryShards]: "1",
             [ENV.maxPartitionsPerRun]: "200",
+            [ENV.claimVersion]: "1",
         };
-        // The other destinations' variables, and the bus's event source, are destinations.test.ts'.
+        // The other destinations' variables, and the bus's event source and check, are destinations.test.ts'.
         assert.deepEqual(
-            [...Object.keys(expected), ENV.queueArn, ENV.eventBusArn, ENV.eventSource].sort(),
+            [...Object.keys(expected), ENV.queueArn, ENV.eventBusArn, ENV.eventSource, ENV.checkEventBus].sort(),
             Object.values(ENV).sort(),
             "the tests cover every ENV name",
         );
@@ -192,6 +194,7 @@ describe("Outbox children and outputs", () => {
             maxPublishAttempts: 5,
             expiryShards: 8,
             maxPartitionsPerRun: 50,
+            claimVersion: 7,
             memorySize: 512,
             timeout: 30,
             logRetentionInDays: 7,
@@ -205,8 +208,14 @@ describe("Outbox children and outputs", () => {
                 env[ENV.maxPublishAttempts],
                 env[ENV.expiryShards],
                 env[ENV.maxPartitionsPerRun],
+                env[ENV.claimVersion],
             ],
-            ["60", "300", "5", "8", "50"],
+            ["60", "300", "5", "8", "50", "7"],
+        );
+        assert.equal(
+            custom.one(TYPE.fn, "kidsargs-publisher").inputs.environment.variables[ENV.claimVersion],
+            "7",
+            "both functions claim with the same version",
         );
         const fn = custom.one(TYPE.fn, "kidsargs-publisher").inputs;
         assert.deepEqual([fn.memorySize, fn.timeout], [512, 30]);

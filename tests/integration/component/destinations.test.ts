@@ -55,6 +55,7 @@ async function commonEnvironment(built: BuiltOutbox, fifo: boolean): Promise<Rec
         [ENV.maxPublishAttempts]: "3",
         [ENV.expiryShards]: "1",
         [ENV.maxPartitionsPerRun]: "200",
+        [ENV.claimVersion]: "1",
     };
 }
 
@@ -109,15 +110,21 @@ describe("Outbox destinations", () => {
                 ...(await commonEnvironment(bus, false)),
                 [ENV.eventBusArn]: BUS,
                 [ENV.eventSource]: "dynamodb-outbox",
+                [ENV.checkEventBus]: "true",
             };
             for (const env of environments(bus, "destbus")) assert.deepEqual(env, expected);
         });
 
-        it("sets OUTBOX_EVENT_SOURCE from eventSource", async () => {
-            const custom = await buildOutbox("destbussrc", { eventBusArn: BUS, eventSource: "com.acme.orders" });
+        it("sets OUTBOX_EVENT_SOURCE from eventSource, and OUTBOX_CHECK_EVENT_BUS from checkEventBus", async () => {
+            const custom = await buildOutbox("destbussrc", {
+                eventBusArn: BUS,
+                eventSource: "com.acme.orders",
+                checkEventBus: false,
+            });
             for (const env of environments(custom, "destbussrc")) {
                 assert.equal(env[ENV.eventSource], "com.acme.orders");
                 assert.equal(env[ENV.eventBusArn], BUS);
+                assert.equal(env[ENV.checkEventBus], "false");
             }
         });
 

@@ -146,6 +146,12 @@ describe("validateOutboxArgs", () => {
         for (const key of ["pointInTimeRecovery", "deletionProtection", "fifo"] as const) {
             rejects({ [key]: "true" as unknown as boolean }, `args.${key}`, '"true"', /allowed: true or false/);
         }
+        rejects(
+            { eventBusArn: "arn:aws:events:eu-west-1:111111111111:event-bus/orders", checkEventBus: "false" as never },
+            "args.checkEventBus",
+            '"false"',
+            /allowed: true or false/,
+        );
     });
 
     it("rejects a topic ARN that is not one, and a fifo flag that does not match the topic", () => {
@@ -323,6 +329,22 @@ describe("validateOutboxArgs", () => {
                 OUTPUT,
                 /allowed: only with eventBusArn/,
             );
+        });
+
+        it("rejects checkEventBus without a bus, plain or an Output, and takes it with one", () => {
+            for (const [args, value] of [
+                [{ queueArn: QUEUE, checkEventBus: false }, "false"],
+                [{ checkEventBus: true }, "true"],
+                [{ checkEventBus: pulumi.output(false) }, OUTPUT],
+            ] as const)
+                rejects(
+                    args,
+                    "args.checkEventBus",
+                    value,
+                    /allowed: only with eventBusArn .*; fix: remove checkEventBus, or set eventBusArn/,
+                );
+            assert.deepEqual(findOutboxArgProblems({ eventBusArn: BUS, checkEventBus: false }), []);
+            assert.deepEqual(findOutboxArgProblems({ eventBusArn: BUS, checkEventBus: pulumi.output(false) }), []);
         });
 
         it("rejects a destinationKmsKeyArn that is no key ARN, and one without a given destination", () => {
@@ -631,6 +653,7 @@ describe("validateOutboxArgs", () => {
             "logLevel",
             "alarms",
             "dashboard",
+            "checkEventBus",
         ] as const) {
             assert.equal(documented.get(key), JSON.stringify(OUTBOX_DEFAULTS[key]), `${key} @default`);
         }

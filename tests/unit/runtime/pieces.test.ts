@@ -453,6 +453,50 @@ describe("runtime pieces", function () {
                 );
             }
         });
+
+        it("reads OUTBOX_CLAIM_VERSION as a bigint (default 1n), and refuses any other form naming the variable, the value, the range and the fix", function () {
+            assert.equal(runtime.readHandlerEnvironment(required).claimVersion, 1n, "unset: 1n");
+            assert.equal(runtime.readHandlerEnvironment({ ...required, [ENV.claimVersion]: " 7 " }).claimVersion, 7n);
+            assert.equal(
+                runtime.readHandlerEnvironment({ ...required, [ENV.claimVersion]: "9007199254740991" }).claimVersion,
+                9007199254740991n,
+            );
+            for (const raw of ["0", "-1", "7n", "0x7", "7.0", "1e3", "seven", "9007199254740992"]) {
+                assert.throws(
+                    () => runtime.readHandlerEnvironment({ ...required, [ENV.claimVersion]: raw }),
+                    (e: unknown) =>
+                        runtime.isOutboxError(e, "INVALID_CONFIG") &&
+                        e.context.variable === ENV.claimVersion &&
+                        e.context.value === raw &&
+                        e.message.startsWith(`environment variable OUTBOX_CLAIM_VERSION is ${JSON.stringify(raw)}; `) &&
+                        e.message.includes("an integer from 1 to 9007199254740991 in decimal digits") &&
+                        e.message.includes("set it so on every publisher and sweeper of the table"),
+                    `OUTBOX_CLAIM_VERSION=${raw}`,
+                );
+            }
+        });
+
+        it('reads OUTBOX_CHECK_EVENT_BUS only with a bus: "true" or "false", unset when empty; refused with a topic or another word', function () {
+            const bus = {
+                ...required,
+                [ENV.topicArn]: "",
+                [ENV.eventBusArn]: "arn:aws:events:us-east-1:111111111111:event-bus/orders",
+            };
+            assert.equal(runtime.readHandlerEnvironment(bus).checkEventBus, undefined);
+            assert.equal(runtime.readHandlerEnvironment({ ...bus, [ENV.checkEventBus]: "false" }).checkEventBus, false);
+            assert.equal(runtime.readHandlerEnvironment({ ...bus, [ENV.checkEventBus]: "true" }).checkEventBus, true);
+            for (const [env, why] of [
+                [{ ...bus, [ENV.checkEventBus]: "off" }, /expected "true" or "false"/],
+                [{ ...required, [ENV.checkEventBus]: "false" }, /the destination is not an EventBridge bus/],
+            ] as const)
+                assert.throws(
+                    () => runtime.readHandlerEnvironment(env),
+                    (e: unknown) =>
+                        runtime.isOutboxError(e, "INVALID_CONFIG") &&
+                        e.context.variable === ENV.checkEventBus &&
+                        why.test(e.message),
+                );
+        });
     });
 
     /**
@@ -536,6 +580,7 @@ describe("runtime pieces", function () {
                 publisherReserveMs: [publisher("reserveMs")],
                 sweeperReserveMs: [sweeper("reserveMs")],
                 maxPartitionsPerRun: [sweeper("maxPartitionsPerRun")],
+                claimVersion: [environment(ENV.claimVersion)],
                 maxExpiredPerRun: [sweeper("maxExpiredPerRun")],
                 expiryShards: [
                     sweeper("expiryShards"),
