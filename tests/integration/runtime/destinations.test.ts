@@ -100,15 +100,22 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
             assert.deepEqual(published.map((p) => p.id).sort(), [...messageIds].sort());
             const first = published.find((p) => p.id === messageIds[0])!;
             assert.deepEqual(JSON.parse(first.body), { n: 0, note: "é <&>" });
+            // The source is the table's name by default: the inbox keys its markers on it (issue 33).
             assert.deepEqual(first.attributes, {
                 "outbox.id": messageIds[0],
                 "outbox.type": "OrderPlaced",
+                "outbox.source": h.tableName,
                 tenant: "acme",
             });
             assert.ok((await h.records()).every((r) => r.status === "completed"));
             if (kind === "eventbridge") {
                 const event = h.server.busEvents(h.destinationArn)[0]!;
                 assert.deepEqual([event.source, event.detailType], ["dynamodb-outbox", "OrderPlaced"]);
+                assert.equal(
+                    (JSON.parse(event.body) as { outbox: { source?: string } }).outbox.source,
+                    h.tableName,
+                    "detail.outbox.source",
+                );
             }
         });
 
