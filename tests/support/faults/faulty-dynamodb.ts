@@ -71,9 +71,19 @@ interface CommandShape {
 
 /** Whether a command moves a record to completed or expired (UpdateItem, or a transaction holding such an update). */
 export function isTerminalWrite(command: object): boolean {
+    return writesStatus(command, [":status_completed", ":status_expired"]);
+}
+
+/** Whether a command moves a record to completed (the step after publishing): UpdateItem, or a transaction holding one. */
+export function isCompletionWrite(command: object): boolean {
+    return writesStatus(command, [":status_completed"]);
+}
+
+/** Whether a command's update sets one of these status placeholders. */
+function writesStatus(command: object, placeholders: readonly string[]): boolean {
     const c = command as CommandShape;
     const completes = (values: Record<string, unknown> | undefined) =>
-        values !== undefined && (":status_completed" in values || ":status_expired" in values);
+        values !== undefined && placeholders.some((p) => p in values);
     if (c.constructor.name === "UpdateItemCommand") return completes(c.input.ExpressionAttributeValues);
     if (c.constructor.name === "TransactWriteItemsCommand")
         return (c.input.TransactItems ?? []).some((i) => completes(i.Update?.ExpressionAttributeValues));
