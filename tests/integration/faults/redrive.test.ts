@@ -437,6 +437,17 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
             problem(JSON.stringify({ recordId: "a", partition: "P", type: "T", orderingKey: "", payload: 1 })),
             /orderingKey is "", not a non-empty string/,
         );
+        assert.match(
+            problem(JSON.stringify({ recordId: "a", originId: 7, partition: "P", type: "T", payload: 1 })),
+            /its originId is the number 7, not a non-empty string: redriving it would publish it under another identity/,
+        );
+        assert.deepEqual(
+            parseDeadLetter(
+                JSON.stringify({ recordId: "redrive.a", originId: "a", partition: "P", type: "T", payload: 1 }),
+            ),
+            { recordId: "redrive.a", originId: "a", partition: "P", type: "T", headers: {}, payload: 1 },
+            "a redriven record's dead letter keeps the event's identity",
+        );
     });
 
     it("rejects bad options and flags with INVALID_CONFIG naming them", async function () {
