@@ -67,7 +67,7 @@ export interface HandlerEnvironment {
     readonly eventSource?: string;
     /** The SQS DLQ URL. */
     readonly dlqUrl: string;
-    /** The source every message names (`OUTBOX_SOURCE`), when set; else the handlers take the table name. */
+    /** The source every message names (`OUTBOX_SOURCE`), when set; else the handlers take the table name. @default undefined */
     readonly source?: string;
     /** Whether the topic or queue is FIFO. */
     readonly fifo: boolean;

@@ -25,7 +25,7 @@
  *
  * Messages that are not outbox records (the event source mapping's on-failure metadata, foreign messages), whose
  * payload the DLQ kept as raw text (not JSON, or JSON that would not read back identically), or that OutboxWriter
- * refuses (a reserved or a ninth header, no type, a character SQS and SNS refuse, a numeric ordering key…) are left
+ * refuses (a reserved or an eighth header, no type, a character SQS and SNS refuse, a numeric ordering key…) are left
  * in the DLQ and counted once per run as not redrivable, with the reason, never deleted and never retried within
  * the run: re-writing them would change them, or fail the same way every time.
  *
