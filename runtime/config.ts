@@ -15,6 +15,7 @@ import {
 } from "./destination/kind";
 import { OutboxError } from "./errors";
 import { HANDLER_LIMITS, type IntegerLimit } from "./limits";
+import { sourceProblem } from "./message";
 
 /** Environment variable names, shared by the component (writer) and the handlers (reader). */
 export const ENV = {
@@ -30,6 +31,8 @@ export const ENV = {
     eventSource: "OUTBOX_EVENT_SOURCE",
     /** The SQS DLQ URL for expired and poison records. Required. */
     dlqUrl: "OUTBOX_DLQ_URL",
+    /** The source every message names (`outbox.source`, the handlers' `source`). Optional, default the table name. */
+    source: "OUTBOX_SOURCE",
     /** `"true"` when the topic or queue is FIFO. Optional, default `"false"`. */
     fifo: "OUTBOX_FIFO",
     /** Seconds a terminal record stays before TTL deletes it. Optional, default 3600. */
@@ -73,6 +76,8 @@ export interface HandlerEnvironment {
     readonly eventSource?: string;
     /** The SQS DLQ URL. */
     readonly dlqUrl: string;
+    /** The source every message names (`OUTBOX_SOURCE`), when set; else the handlers take the table name. @default undefined */
+    readonly source?: string;
     /** Whether the topic or queue is FIFO. */
     readonly fifo: boolean;
     /** Seconds a terminal record stays before TTL deletes it. */
@@ -252,6 +257,21 @@ function checkEventBus(
     return value;
 }
 
+/** The source (`OUTBOX_SOURCE`), when set: checked as the handlers check their `source`. */
+function source(env: Readonly<Record<string, string | undefined>>): { source?: string } {
+    const raw = env[ENV.source];
+    if (raw === undefined || raw.trim() === "") return {};
+    const value = raw.trim();
+    const problem = sourceProblem(value);
+    if (problem !== undefined)
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `environment variable ${ENV.source} is ${JSON.stringify(raw)}; it ${problem}; unset it to use the table name`,
+            { context: { variable: ENV.source, value: raw } },
+        );
+    return { source: value };
+}
+
 /** Read and validate the handler configuration from `env`. */
 export function readHandlerEnvironment(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment {
     const where = destination(env);
@@ -261,6 +281,7 @@ export function readHandlerEnvironment(env: Readonly<Record<string, string | und
         destination: where,
         ...((env[ENV.eventSource] ?? "").trim() !== "" ? { eventSource: env[ENV.eventSource]!.trim() } : {}),
         dlqUrl: dlqUrl(env),
+        ...source(env),
         fifo: flag(env, ENV.fifo, ENV_DEFAULTS.fifo),
         completionGraceSeconds: positiveInteger(env, ENV.completionGraceSeconds, HANDLER_LIMITS.completionGraceSeconds),
         sweepAfterSeconds: positiveInteger(env, ENV.sweepAfterSeconds, HANDLER_LIMITS.sweepAfterSeconds),

@@ -72,6 +72,8 @@ export interface DeliveryContext {
     readonly sqs: ClientLike;
     /** The outbox table. */
     readonly tableName: string;
+    /** The source every published message names (`outbox.source`): the relay's `source`, by default the table name. */
+    readonly source: string;
     /** The DLQ URL. */
     readonly dlqUrl: string;
     /** Seconds a terminal record stays before TTL deletes it. */

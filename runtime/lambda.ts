@@ -36,6 +36,7 @@ function configFromEnvironment(env: HandlerEnvironment, functionName: string): P
         [setting]: arn,
         ...(env.eventSource !== undefined ? { eventSource: env.eventSource } : {}),
         tableName: env.tableName,
+        ...(env.source !== undefined ? { source: env.source } : {}),
         dlqUrl: env.dlqUrl,
         fifo: env.fifo,
         completionGraceSeconds: env.completionGraceSeconds,

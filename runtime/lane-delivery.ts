@@ -198,7 +198,7 @@ async function deliverRound(run: LaneRun, lanes: readonly Lane[]): Promise<void>
         .map((lane) => ({
             lane,
             record: lane.records[lane.next]!,
-            message: outboundMessage(lane.records[lane.next]!),
+            message: outboundMessage(lane.records[lane.next]!, run.ctx.source),
         }));
     const slots = callSlots(PUBLISH_CALLS_IN_FLIGHT);
     await Promise.all([

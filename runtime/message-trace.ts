@@ -6,7 +6,13 @@
  *
  * @packageDocumentation
  */
-import { attributeBudgetOverrun, SNS_MAX_ATTRIBUTES, type OutboundMessage } from "./message";
+import {
+    attributeBudgetOverrun,
+    attributesLeft,
+    MAX_HEADERS,
+    SNS_MAX_ATTRIBUTES,
+    type OutboundMessage,
+} from "./message";
 import { activeTraceContext, type OpenTelemetryApi } from "./open-telemetry";
 import { invalidPayload as invalid } from "./payload-json";
 import type { Logger } from "./ports";
@@ -65,13 +71,13 @@ export function activeTraceWithin(
 ): TraceContext | undefined {
     const active = activeTraceContext(api);
     if (active === undefined) return undefined;
-    // The outbox's own two: outbox.id and outbox.type (the writer refuses an empty type).
-    const room = SNS_MAX_ATTRIBUTES - 2 - headerCount;
+    // The outbox's own (outbox.id, outbox.type, outbox.source) come first.
+    const room = attributesLeft(headerCount);
     const needed = active.tracestate !== undefined ? 2 : 1;
     if (room >= needed) return active;
     const kept = room >= 1 ? { traceparent: active.traceparent } : undefined;
     logger.warn(
-        `write: ${where} (id "${id}") has ${headerCount} headers, which leave ${room} of SNS's ${SNS_MAX_ATTRIBUTES} message attributes for the active trace context; it carries ${kept !== undefined ? "the traceparent without the tracestate" : "no trace context"}; use at most ${SNS_MAX_ATTRIBUTES - 2 - needed} headers to carry it`,
+        `write: ${where} (id "${id}") has ${headerCount} headers, which leave ${room} of SNS's ${SNS_MAX_ATTRIBUTES} message attributes for the active trace context; it carries ${kept !== undefined ? "the traceparent without the tracestate" : "no trace context"}; use at most ${MAX_HEADERS - needed} headers to carry it`,
         { messageId: id, headers: headerCount },
     );
     return kept;

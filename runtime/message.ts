@@ -20,10 +20,19 @@ export const SNS_MAX_ATTRIBUTES = 10;
 
 /** The message attributes every published message carries. */
 export const MESSAGE_ATTRIBUTE = {
-    /** The outbox record id: the id consumers deduplicate on. */
+    /**
+     * The event's identity, the id consumers deduplicate on: the record id, or, on a record a redrive wrote, the
+     * original record's id (its {@link ORIGIN_ID_HEADER}), so a redriven event is the same event to every consumer.
+     */
     recordId: "outbox.id",
     /** The message type. Present when the type is not empty. */
     type: "outbox.type",
+    /**
+     * The outbox the message comes from (the relay's `source`, by default its table name): the inbox keys its
+     * markers on it with the outbox id, so two outboxes whose ids collide never drop each other's events. Left out
+     * only of a record written under the older budget whose attributes leave no room for it.
+     */
+    source: "outbox.source",
     /** On DLQ messages: why the record was dead-lettered (`expired`, `publish-rejected` or `item-too-large`). */
     reason: "outbox.reason",
     /**
@@ -36,10 +45,65 @@ export const MESSAGE_ATTRIBUTE = {
 } as const;
 
 /**
- * How many user headers fit next to the outbox's own attributes when the message carries no trace context
- * (`outbox.id` and `outbox.type`); a `traceparent` takes one more, a `tracestate` another.
+ * The attributes the outbox adds to every message a writer of this package accepts, besides the trace context:
+ * `outbox.id`, `outbox.type` (the writer refuses an empty type) and `outbox.source`.
  */
-export const MAX_HEADERS = SNS_MAX_ATTRIBUTES - 2;
+export const OUTBOX_BASE_ATTRIBUTES = [
+    MESSAGE_ATTRIBUTE.recordId,
+    MESSAGE_ATTRIBUTE.type,
+    MESSAGE_ATTRIBUTE.source,
+] as const;
+
+/**
+ * How many user headers fit next to the outbox's own attributes ({@link OUTBOX_BASE_ATTRIBUTES}) when the message
+ * carries no trace context: 7; a `traceparent` takes one more, a `tracestate` another.
+ */
+export const MAX_HEADERS = SNS_MAX_ATTRIBUTES - OUTBOX_BASE_ATTRIBUTES.length;
+
+/**
+ * How many of SNS's attributes a message leaves for a trace context and the claim check's attribute, after the
+ * outbox's own ({@link OUTBOX_BASE_ATTRIBUTES}) and its user headers.
+ *
+ * @param headerCount - The message's user headers (the claim check's among them, when the record holds one).
+ */
+export function attributesLeft(headerCount: number): number {
+    return MAX_HEADERS - headerCount;
+}
+
+/**
+ * The envelope header in which a record a redrive wrote carries the identity of the event it carries again: the
+ * dead-lettered record's own id, or that record's origin id when it was itself a redrive. The relay publishes it
+ * as the message's `outbox.id` (and FIFO `MessageDeduplicationId`, and `detail.outbox.id` on a bus), so every
+ * consumer that deduplicates on the id sees one event. Reserved (`outbox.`): no user header can carry it.
+ */
+export const ORIGIN_ID_HEADER = "outbox.origin-id";
+
+/** The longest source: a DynamoDB table name's 255 characters, so every table name is a source. */
+export const MAX_SOURCE_LENGTH = 255;
+
+/** A source's alphabet: letters, digits, `_`, `-`, `.` and `:` (no `#` or `@`, which the inbox's marker key uses as separators). */
+const SOURCE_NAME = /^[A-Za-z0-9_.:-]+$/;
+
+/**
+ * Why a value cannot be a message's source (`outbox.source`), or `undefined` when it can: 1 to
+ * {@link MAX_SOURCE_LENGTH} letters, digits, `_`, `-`, `.` or `:`. Every DynamoDB table name is one.
+ *
+ * @param value - The candidate source.
+ */
+export function sourceProblem(value: unknown): string | undefined {
+    if (typeof value !== "string") return "must be a string";
+    if (value.length === 0 || value.length > MAX_SOURCE_LENGTH)
+        return `must be 1 to ${MAX_SOURCE_LENGTH} characters (it is ${value.length})`;
+    if (!SOURCE_NAME.test(value))
+        return "may hold only letters, digits, '_', '-', '.' and ':' (the inbox's marker key uses '#' and '@' as separators)";
+    return undefined;
+}
+
+/**
+ * The longest source a relay may stamp: the writer measures every message with it, so a message it accepts fits
+ * SNS, its attribute count and the destination's size, whatever source the relay stamps.
+ */
+export const LONGEST_SOURCE = "s".repeat(MAX_SOURCE_LENGTH);
 
 /** Header names beginning with these (any case) are reserved: GoBridge's envelope headers and this package's attributes. */
 export const RESERVED_HEADER_PREFIXES = ["x-bridge.", "outbox.", "aws.", "amazon."] as const;
@@ -54,6 +118,16 @@ export const TRACE_HEADER_NAMES = [MESSAGE_ATTRIBUTE.traceparent, MESSAGE_ATTRIB
 export interface OutboundMessage {
     /** The record id (= the message id the writer returned). */
     readonly id: string;
+    /**
+     * The identity of the event the record carries again, when a redrive wrote it ({@link ORIGIN_ID_HEADER}):
+     * published in place of `id` ({@link eventIdOf}). @default undefined (the record's own id)
+     */
+    readonly originId?: string;
+    /**
+     * The outbox the message comes from, sent as the `outbox.source` attribute: the relay's `source`. Absent when
+     * the record's attributes leave no room for it (a record written under the older budget). @default undefined
+     */
+    readonly source?: string;
     /** The message type; `""` when none. */
     readonly type: string;
     /** The record's partition. */
@@ -128,13 +202,40 @@ export function traceHeaders(headers: Readonly<Record<string, unknown>>): {
 }
 
 /**
- * The published form of a stored record.
+ * The origin id an envelope header map carries ({@link ORIGIN_ID_HEADER}): a non-empty string, else `undefined`.
+ *
+ * @param headers - The envelope's header map.
+ */
+export function originIdHeader(headers: Readonly<Record<string, unknown>>): string | undefined {
+    const value = Object.prototype.hasOwnProperty.call(headers, ORIGIN_ID_HEADER)
+        ? headers[ORIGIN_ID_HEADER]
+        : undefined;
+    return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
+ * The identity a message is published under: its origin id when a redrive wrote it, else its record id. It is the
+ * `outbox.id` attribute, `detail.outbox.id` on a bus, and the FIFO `MessageDeduplicationId`.
+ *
+ * @param message - The published form.
+ */
+export function eventIdOf(message: Pick<OutboundMessage, "id" | "originId">): string {
+    return message.originId ?? message.id;
+}
+
+/**
+ * The published form of a stored record. With a `source`, it carries it (`outbox.source`) unless that would
+ * break SNS's attribute limit or its size limit: a record written under the older budget (8 headers next to
+ * `outbox.id` and `outbox.type`) is published without its source, never refused.
  *
  * @param record - A decoded outbox record.
+ * @param source - The relay's source. @default undefined (none: a DLQ message, a check)
  */
-export function outboundMessage(record: OutboxRecord): OutboundMessage {
-    return {
+export function outboundMessage(record: OutboxRecord, source?: string): OutboundMessage {
+    const originId = originIdHeader(record.envelope.headers);
+    const message: OutboundMessage = {
         id: record.recordId,
+        ...(originId !== undefined ? { originId } : {}),
         type: record.envelope.subject,
         partition: record.partition,
         ...(record.orderingKey !== undefined ? { orderingKey: record.orderingKey } : {}),
@@ -144,6 +245,11 @@ export function outboundMessage(record: OutboxRecord): OutboundMessage {
         createdAt: record.createdAt,
         expiresAt: record.expiresAt,
     };
+    if (source === undefined) return message;
+    const sourced = { ...message, source };
+    // Stamped only where it fits: a record the writer accepted under the older budget is sent as it was accepted.
+    const fits = attributeBudgetOverrun(sourced) === undefined && snsMessageSize(sourced) <= SNS_MAX_MESSAGE_BYTES;
+    return fits ? sourced : message;
 }
 
 function stringAttribute(value: string): MessageAttributeValue {
@@ -151,16 +257,18 @@ function stringAttribute(value: string): MessageAttributeValue {
 }
 
 /**
- * The attributes the outbox adds to a message, name and value, in order: `outbox.id`, `outbox.type` (when the
- * type is not empty), `traceparent` and `tracestate` (when present).
+ * The attributes the outbox adds to a message, name and value, in order: `outbox.id` (the event's identity,
+ * {@link eventIdOf}), `outbox.type` (when the type is not empty), `outbox.source` (when the relay stamped one),
+ * `traceparent` and `tracestate` (when present).
  *
  * @param message - The published form (or the parts of it that decide).
  */
 export function outboxAttributes(
-    message: Pick<OutboundMessage, "id" | "type" | "traceparent" | "tracestate">,
+    message: Pick<OutboundMessage, "id" | "originId" | "type" | "source" | "traceparent" | "tracestate">,
 ): [string, string][] {
-    const out: [string, string][] = [[MESSAGE_ATTRIBUTE.recordId, message.id]];
+    const out: [string, string][] = [[MESSAGE_ATTRIBUTE.recordId, eventIdOf(message)]];
     if (message.type !== "") out.push([MESSAGE_ATTRIBUTE.type, message.type]);
+    if (message.source !== undefined) out.push([MESSAGE_ATTRIBUTE.source, message.source]);
     if (message.traceparent !== undefined) out.push([MESSAGE_ATTRIBUTE.traceparent, message.traceparent]);
     if (message.tracestate !== undefined) out.push([MESSAGE_ATTRIBUTE.tracestate, message.tracestate]);
     return out;
@@ -186,7 +294,7 @@ export interface AttributeBudgetOverrun {
  * @param message - The published form.
  */
 export function attributeBudgetOverrun(
-    message: Pick<OutboundMessage, "id" | "type" | "traceparent" | "tracestate" | "headers">,
+    message: Pick<OutboundMessage, "id" | "originId" | "type" | "source" | "traceparent" | "tracestate" | "headers">,
 ): AttributeBudgetOverrun | undefined {
     const outbox = outboxAttributes(message).map(([name]) => name);
     const headers = Object.keys(message.headers).length;
@@ -197,7 +305,8 @@ export function attributeBudgetOverrun(
 }
 
 /**
- * The message attributes of a published message: record id, type, the trace context, then the user headers.
+ * The message attributes of a published message: its identity, type, source, the trace context, then the user
+ * headers.
  *
  * @param message - The published form.
  */
@@ -242,7 +351,8 @@ export function fifoMessageGroupId(message: OutboundMessage): string {
 
 /**
  * One PublishBatch entry. On a FIFO topic `MessageGroupId` is {@link fifoMessageGroupId} (the ordering key, else
- * the partition), and `MessageDeduplicationId` is the record id.
+ * the partition), and `MessageDeduplicationId` is the event's identity ({@link eventIdOf}: the record id, or a
+ * redriven record's origin id).
  *
  * @param message - The published form.
  * @param entryId - The entry's id inside its batch (unique per call).
@@ -253,7 +363,7 @@ export function publishEntry(message: OutboundMessage, entryId: string, fifo: bo
         Id: entryId,
         Message: message.body,
         MessageAttributes: messageAttributes(message),
-        ...(fifo ? { MessageGroupId: fifoMessageGroupId(message), MessageDeduplicationId: message.id } : {}),
+        ...(fifo ? { MessageGroupId: fifoMessageGroupId(message), MessageDeduplicationId: eventIdOf(message) } : {}),
     };
 }
 
@@ -278,7 +388,10 @@ export interface DeadLetterDetails {
 
 /** An SQS message for the DLQ. */
 export interface DeadLetterMessage {
-    /** The JSON body: the record's identity, the reason and the original payload, so it can be redriven. */
+    /**
+     * The JSON body: the record's id (`recordId`) and, for a record a redrive wrote, the event's identity
+     * (`originId`), the reason and the original payload, so it can be redriven as the same event.
+     */
     readonly body: string;
     /** String attributes: record id and reason, and the trace context when the record carries one. */
     readonly attributes: Record<string, { DataType: "String"; StringValue: string }>;
@@ -331,6 +444,7 @@ export function deadLetterMessage(message: OutboundMessage, details: DeadLetterD
     const body = {
         reason: details.reason,
         recordId: message.id,
+        ...(message.originId !== undefined ? { originId: message.originId } : {}),
         partition: message.partition,
         type: message.type,
         ...(message.orderingKey !== undefined ? { orderingKey: message.orderingKey } : {}),

@@ -13,7 +13,11 @@ import { MAX_PARTITION_KEY_BYTES, utf8Length } from "./item-size";
 import {
     DLQ_MAX_MESSAGE_BYTES,
     headerNameProblem,
+    LONGEST_SOURCE,
     MAX_HEADERS,
+    OUTBOX_BASE_ATTRIBUTES,
+    ORIGIN_ID_HEADER,
+    SNS_MAX_ATTRIBUTES,
     SNS_MAX_MESSAGE_BYTES,
     snsMessageSize,
     worstCaseDeadLetterSize,
@@ -54,9 +58,9 @@ export interface OutboxMessage {
     readonly payload: unknown;
     /**
      * Headers sent as String message attributes, e.g. `{ tenant: "acme" }`: a plain object (not a Map) of
-     * non-empty string values without characters SQS or SNS refuse. At most {@link MAX_HEADERS} (8), one fewer
+     * non-empty string values without characters SQS or SNS refuse. At most {@link MAX_HEADERS} (7), one fewer
      * for a `traceparent` and one more fewer for a `tracestate`: SNS carries 10 message attributes, and the outbox
-     * adds `outbox.id`, `outbox.type` and the trace context. Names follow SNS attribute rules, are not
+     * adds `outbox.id`, `outbox.type`, `outbox.source` and the trace context. Names follow SNS attribute rules, are not
      * `__proto__`, `traceparent` or `tracestate` (any case), and may not start with `x-bridge.`, `outbox.`, `AWS.`
      * or `Amazon.`.
      * @default {}
@@ -94,6 +98,17 @@ export interface OutboxMessage {
      * @default a new ULID (sortable, unique; needs no guard)
      */
     readonly id?: string;
+    /**
+     * The identity of the event this message carries again, when it is not its own `id`: published in its place as
+     * `outbox.id` (and `detail.outbox.id` on a bus, and the FIFO `MessageDeduplicationId`), so a consumer that
+     * deduplicates on the id sees the same event. `redriveDeadLetters` sets it to the dead-lettered record's
+     * identity; set it yourself only to publish an event again under a new record id. Stored as the reserved
+     * envelope header `outbox.origin-id`; the id guard still claims `id`, not it. A non-empty string of at most
+     * 1024 UTF-8 bytes without characters SQS or SNS refuse; on a FIFO writer (`fifo: true`) 1–128 printable ASCII
+     * characters without spaces, as `id`.
+     * @default undefined (the message is its own event: `id`)
+     */
+    readonly originId?: string;
 }
 
 /** A message that passed every check, with its id and its payload's JSON text. */
@@ -176,9 +191,13 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
     const traceWith = (extraHeaders: number) =>
         given ?? rules.activeTrace?.(Object.keys(headers).length + extraHeaders, where, id);
     const trace = traceWith(0);
+    const originId = checkedOriginId(message.originId, where, id, index, rules.fifo);
     const body = serializePayload(message.payload, where, id, index);
     const outbound: OutboundMessage = {
         id,
+        ...(originId !== undefined ? { originId } : {}),
+        // Measured with the longest source a relay may stamp, so the message fits whatever source it gets.
+        source: LONGEST_SOURCE,
         type: message.type,
         partition: message.partition,
         ...(message.orderingKey !== undefined ? { orderingKey: message.orderingKey } : {}),
@@ -212,14 +231,50 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
     };
 }
 
-/** The envelope headers of a prepared message's record: the user headers, and the trace context under its W3C names. */
+/**
+ * The envelope headers of a prepared message's record: the user headers, the trace context under its W3C names,
+ * and the origin id under {@link ORIGIN_ID_HEADER}.
+ */
 export function envelopeHeaders(p: PreparedMessage): Record<string, string> {
     const headers: Record<string, string> = { ...(p.message.headers ?? {}) };
     if (p.trace !== undefined) {
         headers.traceparent = p.trace.traceparent;
         if (p.trace.tracestate !== undefined) headers.tracestate = p.trace.tracestate;
     }
+    if (p.message.originId !== undefined) headers[ORIGIN_ID_HEADER] = p.message.originId;
     return headers;
+}
+
+/** The longest origin id: the inbox's marker holds an outbox id of up to 1024 bytes in its sort key. */
+const MAX_ORIGIN_ID_BYTES = 1024;
+
+/** The message's origin id, when it gives one: a non-empty string that travels, within the marker's key size and, on FIFO, the id alphabet. */
+function checkedOriginId(
+    originId: unknown,
+    where: string,
+    id: string,
+    index: number,
+    fifo: boolean,
+): string | undefined {
+    if (originId === undefined) return undefined;
+    if (typeof originId !== "string" || originId === "")
+        throw invalid(
+            `${where}.originId is ${describeValue(originId)}; it must be a non-empty string (the id of the event the message carries again), or omitted`,
+            { messageId: id, messageIndex: index, field: "originId" },
+        );
+    const bytes = utf8Length(originId);
+    if (bytes > MAX_ORIGIN_ID_BYTES)
+        throw invalid(
+            `${where}.originId is ${bytes} bytes (UTF-8); it is at most ${MAX_ORIGIN_ID_BYTES} (the inbox's marker holds it in a sort key); use the original record's id`,
+            { messageId: id, messageIndex: index, field: "originId", size: bytes },
+        );
+    if (fifo && !FIFO_ID.test(originId))
+        throw invalid(
+            `${where}.originId ${describeValue(originId)} is the FIFO MessageDeduplicationId, which must be 1-128 printable ASCII characters without spaces`,
+            { messageId: id, messageIndex: index, field: "originId" },
+        );
+    refuseUnsendable(originId, `${where}.originId`, id, index);
+    return originId;
 }
 
 /** The partition, the type and the ordering key: non-empty strings, a partition within DynamoDB's key size, and characters that travel. */
@@ -328,7 +383,7 @@ function checkedHeaders(
     // More than SNS carries at all: said before each name is judged.
     if (names.length > MAX_HEADERS) {
         throw invalid(
-            `${where}.headers has ${names.length} entries; at most ${MAX_HEADERS} fit (SNS carries 10 message attributes, 2 are the outbox's, and a trace context takes 1 or 2 more); move the rest into the payload`,
+            `${where}.headers has ${names.length} entries; at most ${MAX_HEADERS} fit (SNS carries ${SNS_MAX_ATTRIBUTES} message attributes, ${OUTBOX_BASE_ATTRIBUTES.length} are the outbox's, ${OUTBOX_BASE_ATTRIBUTES.join(", ")}, and a trace context takes 1 or 2 more); move the rest into the payload`,
             { messageId: id, messageIndex: index, headers: names.length, maxHeaders: MAX_HEADERS },
         );
     }

@@ -27,6 +27,7 @@ import { createEmfMetrics, type EmfMetrics, type LineWriter } from "./emf";
 import { OutboxError } from "./errors";
 import { integerIn } from "./integer-setting";
 import { HANDLER_LIMITS } from "./limits";
+import { sourceProblem } from "./message";
 import { HANDLER_FUNCTIONS, handlerDimensions, type HandlerFunction } from "./metric-catalog";
 import { silentLogger, systemClock, type Clock, type Logger, type MetricsSink } from "./ports";
 import { OutboxStore } from "./store";
@@ -62,6 +63,16 @@ export interface PublisherConfig extends DestinationConfig {
     readonly dynamodb: ClientLike;
     /** The outbox table. */
     readonly tableName: string;
+    /**
+     * The outbox's name on every message it publishes (the `outbox.source` attribute; `detail.outbox.source` on a
+     * bus). The inbox keys its markers on (consumer, source, outbox id), so two outboxes feeding one consumer never
+     * drop each other's events when their ids collide. 1–255 letters, digits, `_`, `-`, `.` or `:`. Keep it stable,
+     * and the same on the publisher and the sweeper: a message published under another source is a different event
+     * to the inbox. Give it when two outboxes feeding one consumer have tables of the same name (in two accounts or
+     * regions that are not one global table).
+     * @default tableName
+     */
+    readonly source?: string;
     /** The DLQ URL for expired and undeliverable records. */
     readonly dlqUrl: string;
     /** Seconds a completed or expired record stays before TTL deletes it. @default 3600 */
@@ -253,6 +264,22 @@ function checkDlqUrl(config: PublisherConfig, who: string): void {
 }
 
 /**
+ * The source the handler stamps: `source`, else the table name (every DynamoDB table name is a source).
+ *
+ * @throws OutboxError `INVALID_CONFIG` naming the setting, the bad value, what is allowed and the fix.
+ */
+function checkedSource(config: PublisherConfig, who: string): string {
+    const source = config.source ?? config.tableName;
+    const problem = sourceProblem(source);
+    if (problem === undefined) return source;
+    throw new OutboxError(
+        "INVALID_CONFIG",
+        `${who}: source is ${JSON.stringify(source)}; it ${problem}; omit it for the table name, or name the outbox, e.g. "orders"`,
+        { context: { source: String(source) } },
+    );
+}
+
+/**
  * Validate a {@link PublisherConfig} and fill its defaults. Shared with the sweeper.
  *
  * @param config - The handler configuration.
@@ -266,6 +293,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
     requireClient(`${who}: sqs`, config.sqs);
     requireText(`${who}: tableName`, config.tableName);
     requireText(`${who}: dlqUrl`, config.dlqUrl);
+    const source = checkedSource(config, who);
     const destination = createDestination(config, who);
     checkDlqUrl(config, who);
     const clock = config.clock ?? systemClock;
@@ -289,6 +317,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
             destination,
             sqs: config.sqs,
             tableName: config.tableName,
+            source,
             dlqUrl: config.dlqUrl,
             completionGraceSeconds,
             maxPublishAttempts: integerIn(

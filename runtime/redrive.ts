@@ -5,8 +5,7 @@
  * and deleted from the DLQ only after that write committed. The stream publisher then delivers it like any other
  * record.
  *
- * Idempotent on the original record id: the new record's id is derived from the original one
- * ({@link redriveRecordId}), so a redrive repeated after a crash, a failed delete or a duplicate DLQ message finds
+ * Idempotent on the dead-lettered record's id: the new record's id is derived from it ({@link redriveRecordId}), so a redrive repeated after a crash, a failed delete or a duplicate DLQ message finds
  * the record already written (`DUPLICATE_RECORD`), writes nothing, and only deletes the DLQ message.
  *
  * What a redriven message keeps and what it does not:
@@ -16,12 +15,17 @@
  *   the DLQ message holds it);
  * - not its expiry: an expired message would expire again at once. Pass `expiresAt` to give redriven messages a
  *   new one;
- * - not its id: consumers see the derived id. The original was never published (it was expired or refused), so
- *   no consumer has it to deduplicate against.
+ * - its identity: the new record has an id of its own (table-unique, claimed by its id guard), and carries the
+ *   dead-lettered event's identity as its origin id (`OutboxMessage.originId`, the envelope header
+ *   `outbox.origin-id`): the dead letter's `originId` when it was itself a redrive, else its `recordId`. The relay
+ *   publishes the origin id as the message's `outbox.id` (and FIFO `MessageDeduplicationId`, and
+ *   `detail.outbox.id` on a bus), so a consumer that deduplicates on it, the inbox among them, does not apply again
+ *   an event it applied before it was dead-lettered (a record published, then dead-lettered as expired because its
+ *   completion failed).
  *
  * Messages that are not outbox records (the event source mapping's on-failure metadata, foreign messages), whose
  * payload the DLQ kept as raw text (not JSON, or JSON that would not read back identically), or that OutboxWriter
- * refuses (a reserved or a ninth header, no type, a character SQS and SNS refuse, a numeric ordering key…) are left
+ * refuses (a reserved or an eighth header, no type, a character SQS and SNS refuse, a numeric ordering key…) are left
  * in the DLQ and counted once per run as not redrivable, with the reason, never deleted and never retried within
  * the run: re-writing them would change them, or fail the same way every time.
  *
@@ -110,8 +114,12 @@ export interface RedriveResult {
     readonly notRedrivable: number;
     /** The write or the delete failed: left in the DLQ (visible again after the visibility timeout). */
     readonly failed: number;
-    /** Ids of the redriven records: `[original, new]`. */
-    readonly records: readonly (readonly [string, string])[];
+    /**
+     * Ids of the redriven records: `[dead-lettered record's id, new record's id, origin id]`; the origin id is the
+     * identity the new record is published under (`outbox.id`), the dead-lettered record's own or, when that was a
+     * redrive too, its origin id.
+     */
+    readonly records: readonly (readonly [string, string, string])[];
     /** Why each not-redrivable message was left in the DLQ, once per message. */
     readonly problems: readonly RedriveProblem[];
 }
@@ -129,6 +137,11 @@ export interface RedriveProblem {
 /** The outbox fields of a DLQ message body (see `deadLetterMessage` in message.ts). */
 export interface DeadLetterBody {
     readonly recordId: string;
+    /**
+     * The identity of the event the dead-lettered record carried again, when a redrive wrote it: kept as the origin
+     * id of the record a redrive writes. @default undefined (the record was its own event: `recordId`)
+     */
+    readonly originId?: string;
     readonly partition: string;
     readonly type: string;
     readonly orderingKey?: string;
@@ -201,12 +214,19 @@ export function parseDeadLetter(
         };
     }
     const orderingKey = text("orderingKey");
+    if ("originId" in b && text("originId") === undefined)
+        return {
+            recordId,
+            problem: `its originId is ${describe(b.originId)}, not a non-empty string: redriving it would publish it under another identity, and a consumer would apply it again; publish it by hand`,
+        };
+    const originId = text("originId");
     // Judged by the writer, as the headers are: a trace context it refuses leaves the message in the DLQ, named.
     const trace = Object.fromEntries(
         (["traceparent", "tracestate"] as const).filter((name) => b[name] !== undefined).map((name) => [name, b[name]]),
     ) as { traceparent?: string; tracestate?: string };
     return {
         recordId,
+        ...(originId !== undefined ? { originId } : {}),
         partition,
         type,
         ...(orderingKey !== undefined ? { orderingKey } : {}),
@@ -221,7 +241,7 @@ export function parseDeadLetter(
  * write committed. Runs until the queue answers empty or `maxMessages` were received.
  *
  * @param options - Clients, queue, writer and limits.
- * @returns counts, and the `[original id, new id]` of every record written.
+ * @returns counts, and the `[dead-lettered id, new id, origin id]` of every record written.
  * @throws OutboxError `INVALID_CONFIG` for bad options; a classified error when SQS cannot be read.
  * @example
  * const result = await redriveDeadLetters({
@@ -256,7 +276,7 @@ interface RedriveRun {
         notRedrivable: number;
         failed: number;
     };
-    readonly records: [string, string][];
+    readonly records: [string, string, string][];
     readonly problems: RedriveProblem[];
     /** The messages this run left in the DLQ: one the queue hands out again (its visibility timeout ran out) is not counted twice. */
     readonly left: Set<string>;
@@ -338,8 +358,9 @@ async function redriveOne(run: RedriveRun, m: Message): Promise<void> {
         return;
     }
     const newId = redriveRecordId(dead.recordId);
-    const message: OutboxMessage & { readonly id: string } = {
+    const message: OutboxMessage & { readonly id: string; readonly originId: string } = {
         id: newId,
+        originId: dead.originId ?? dead.recordId,
         partition: dead.partition,
         type: dead.type,
         payload: dead.payload,
@@ -364,7 +385,7 @@ async function redriveOne(run: RedriveRun, m: Message): Promise<void> {
     }
     if (run.options.dryRun) {
         run.counts.redriven += 1;
-        run.records.push([dead.recordId, newId]);
+        run.records.push([dead.recordId, newId, message.originId]);
         return;
     }
     await writeBack(run, m, dead, message);
@@ -375,7 +396,7 @@ async function writeBack(
     run: RedriveRun,
     m: Message,
     dead: DeadLetterBody,
-    message: OutboxMessage & { readonly id: string },
+    message: OutboxMessage & { readonly id: string; readonly originId: string },
 ): Promise<void> {
     const { counts } = run;
     try {
@@ -399,10 +420,11 @@ async function writeBack(
         });
         return;
     }
-    run.records.push([dead.recordId, message.id]);
+    run.records.push([dead.recordId, message.id, message.originId]);
     run.logger.info("redrive: dead letter written back to the outbox", {
         recordId: dead.recordId,
         newRecordId: message.id,
+        originId: message.originId,
         partition: dead.partition,
     });
     if (await remove(run, m, dead.recordId)) counts.redriven += 1;

@@ -220,15 +220,20 @@ export const SWEEP_CURSOR_SK = "META";
 
 /**
  * The inbox marker (`Inbox`): the row a consumer writes in the same transaction as its own writes, conditioned on
- * its absence, so a redelivered message changes nothing. Its key is derived from the consumer's name and the
- * outbox id: `PK = INBOX#<consumer>`, `SK = <outbox id>` (on a table without a sort key, `PK =
- * INBOX#<consumer>#<outbox id>`). The key attribute names are the inbox's settings; these are their defaults.
+ * its absence, so a redelivered message changes nothing. Its key is derived from the consumer's name, the
+ * message's source (`outbox.source`) and its outbox id: `PK = INBOX#<consumer>@<source>`, `SK = <outbox id>` (on a
+ * table without a sort key, `PK = INBOX#<consumer>@<source>#<outbox id>`). A message without a source (an older
+ * publisher's, a GoBridge relay's) keeps the older key, `PK = INBOX#<consumer>`, `SK = <outbox id>` (`PK =
+ * INBOX#<consumer>#<outbox id>`). Consumer names and sources hold neither `#` nor `@`, so the two forms never meet.
+ * The key attribute names are the inbox's settings; these are their defaults.
  * Outbox tables never hold it unless a consumer puts its inbox there: the prefix matches no outbox row, and its
  * sort key does not start with {@link RECORD_SK_PREFIX}, so the stream filter drops it.
  */
 export const INBOX_MARKER = {
     /** The partition-key prefix, followed by the consumer's name. */
     partitionPrefix: "INBOX#",
+    /** Between the consumer's name and the message's source, in the partition key of a marker keyed on a source. */
+    sourceSeparator: "@",
     /** The default partition key attribute. */
     partitionKey: ATTR.pk,
     /** The default sort key attribute. */

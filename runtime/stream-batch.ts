@@ -319,7 +319,11 @@ async function expiredRecord(run: StreamRun, candidate: Candidate, state: Record
 
 /** A keyless record joins the buffer (step 4), which goes out when it is full. */
 async function bufferKeyless(run: StreamRun, candidate: Candidate): Promise<string | undefined> {
-    run.keyless.push({ candidate, record: candidate.record, message: outboundMessage(candidate.record) });
+    run.keyless.push({
+        candidate,
+        record: candidate.record,
+        message: outboundMessage(candidate.record, run.settings.ctx.source),
+    });
     return run.keyless.length === KEYLESS_RECORDS_PER_FLUSH ? flushKeyless(run) : undefined;
 }
 

@@ -51,8 +51,10 @@ export interface RedriveArgs {
 export const REDRIVE_USAGE = `Usage: dynamodb-outbox redrive --table <name> --dlq-url <url> [options]
 
 Moves dead-lettered outbox messages back into the outbox: each becomes a fresh record (same partition, ordering
-key, type, headers and payload; id "redrive.<original id>") and is deleted from the DLQ once written. Safe to
-run again: a message already redriven is only deleted.
+key, type, headers and payload; id "redrive.<original id>") and is deleted from the DLQ once written. The record
+is published under the event's original identity (outbox.id), so a consumer that applied it before does not
+apply it again. Prints one line per record written, then a summary. Safe to run again: a message already
+redriven is only deleted.
 
   --table <name>          the outbox table (default: $${ENV.tableName})
   --dlq-url <url>         the DLQ URL, the Outbox component's dlqUrl output (default: $${ENV.dlqUrl})

@@ -1,6 +1,7 @@
 /**
  * `dynamodb-outbox redrive`: move dead-lettered outbox messages back into the outbox (see runtime/redrive.ts), then
- * print one summary line: `redrive received <n> redriven <r> already-redriven <a> not-redrivable <x> failed <f>`.
+ * print one line per record it wrote (`redriven <dead-lettered id> as <new id> outbox.id <identity>`) and one summary
+ * line: `redrive received <n> redriven <r> already-redriven <a> not-redrivable <x> failed <f>`.
  * Exits 1 when any message failed or the redrive failed, 2 on a usage mistake. Its flags are its own
  * (cli/redrive/args.ts): it also reads the table and DLQ URL from the environment, as the runtime does.
  *
@@ -21,7 +22,25 @@ export function redriveSummary(r: RedriveResult, dryRun: boolean): string {
     return `redrive${dryRun ? " (dry run)" : ""} received ${r.received} redriven ${r.redriven} already-redriven ${r.alreadyRedriven} not-redrivable ${r.notRedrivable} failed ${r.failed}`;
 }
 
-/** The `--json` object of a redrive that ran to its end. */
+/**
+ * The lines a redrive prints: one per record it wrote (or, in a dry run, would write), naming the dead-lettered
+ * record, the new record and the identity consumers see (`outbox.id`, kept through the redrive), then the summary.
+ */
+export function redriveLines(r: RedriveResult, dryRun: boolean): string[] {
+    return [
+        ...r.records.map(
+            ([originalId, recordId, outboxId]) =>
+                `${dryRun ? "would redrive" : "redriven"} ${originalId} as ${recordId} outbox.id ${outboxId}`,
+        ),
+        redriveSummary(r, dryRun),
+    ];
+}
+
+/**
+ * The `--json` object of a redrive that ran to its end. Each of its `records` names the dead-lettered record
+ * (`originalId`), the record written (`recordId`) and the identity consumers see (`outboxId`, kept through the
+ * redrive).
+ */
 export function redriveJson(args: RedriveArgs, r: RedriveResult, durationMs: number): object {
     return {
         command: "redrive",
@@ -39,7 +58,7 @@ export function redriveJson(args: RedriveArgs, r: RedriveResult, durationMs: num
             notRedrivable: r.notRedrivable,
             failed: r.failed,
         },
-        records: r.records.map(([originalId, recordId]) => ({ originalId, recordId })),
+        records: r.records.map(([originalId, recordId, outboxId]) => ({ originalId, recordId, outboxId })),
         notRedrivable: r.problems,
         durationMs,
     };
@@ -131,7 +150,7 @@ export async function redriveCommand(argv: readonly string[], io: CliIo): Promis
         if (settled === undefined || settled.late) return failed(explainDeadline(deadline));
         const result = settled.value;
         if (args.json) io.stdout(`${JSON.stringify(redriveJson(args, result, clock.now() - started), null, 2)}\n`);
-        else io.stdout(`${redriveSummary(result, args.dryRun)}\n`);
+        else io.stdout(`${redriveLines(result, args.dryRun).join("\n")}\n`);
         return result.failed > 0 ? 1 : 0;
     } catch (err) {
         return failed(errorText(err));

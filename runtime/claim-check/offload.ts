@@ -16,6 +16,7 @@ import { OutboxError } from "../errors";
 import {
     attributeBudgetOverrun,
     DLQ_MAX_MESSAGE_BYTES,
+    eventIdOf,
     SNS_MAX_ATTRIBUTES,
     SNS_MAX_MESSAGE_BYTES,
     snsMessageSize,
@@ -204,7 +205,8 @@ export function claimCheckOf(
         key,
         byteLength: bytes.byteLength,
         sha256: sha.base64,
-        outboxId: outbound.id,
+        // The identity the message is published under, which a consumer checks the pointer against.
+        outboxId: eventIdOf(outbound),
     });
     return {
         outbound: {

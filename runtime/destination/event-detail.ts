@@ -8,7 +8,7 @@
  *   "source": "dynamodb-outbox",
  *   "detail-type": "OrderPlaced",
  *   "detail": {
- *     "outbox": { "id": "01J…", "type": "OrderPlaced", "headers": { "tenant": "acme" }, "traceparent": "00-…-01" },
+ *     "outbox": { "id": "01J…", "type": "OrderPlaced", "source": "orders-outbox", "headers": { "tenant": "acme" }, "traceparent": "00-…-01" },
  *     "payload": { "orderId": "o-1", "total": 42 }
  *   }
  * }
@@ -21,15 +21,20 @@
  * @packageDocumentation
  */
 import { utf8Length } from "../item-size";
-import type { OutboundMessage } from "../message";
+import { eventIdOf, type OutboundMessage } from "../message";
 import { UNTYPED_DETAIL_TYPE } from "./kind";
 
 /** The outbox's fields in an event's `detail.outbox`. */
 export interface OutboxEventMetadata {
-    /** The record id: the id consumers deduplicate on. */
+    /** The event's identity, the id consumers deduplicate on: the record id, or a redriven record's origin id. */
     readonly id: string;
     /** The message type; `""` when none (the event's `detail-type` is then `outbox.message`). */
     readonly type: string;
+    /**
+     * The outbox the event comes from (the relay's `source`): the inbox keys its markers on it with the id. Absent
+     * when the relay stamped none. @default undefined
+     */
+    readonly source?: string;
     /** The user headers. */
     readonly headers: Readonly<Record<string, string>>;
     /** The W3C `traceparent` the record carries. @default undefined */
@@ -75,8 +80,9 @@ export function eventDetailType(message: Pick<OutboundMessage, "type">): string 
 export function eventDetail(message: OutboundMessage): string {
     const json = isJsonText(message.body);
     const metadata: OutboxEventMetadata = {
-        id: message.id,
+        id: eventIdOf(message),
         type: message.type,
+        ...(message.source !== undefined ? { source: message.source } : {}),
         headers: message.headers,
         ...(message.traceparent !== undefined ? { traceparent: message.traceparent } : {}),
         ...(message.tracestate !== undefined ? { tracestate: message.tracestate } : {}),

@@ -80,7 +80,7 @@ export function classifySnsFailure(code: string, senderFault = false, message = 
 
 /**
  * An SNS topic as a {@link Destination}. On a FIFO topic each entry's `MessageGroupId` is the ordering key (else the
- * partition) and its `MessageDeduplicationId` the record id.
+ * partition) and its `MessageDeduplicationId` the event's identity (`eventIdOf`: the record id, or a redriven record's origin id).
  *
  * @param sns - The SNS client (`SNSClient`).
  * @param topicArn - The topic.

@@ -22,7 +22,7 @@
 import { SendMessageBatchCommand, type SendMessageBatchCommandOutput } from "@aws-sdk/client-sqs";
 import { queueUrlOfArn } from "../aws-resource-names";
 import { OutboxError } from "../errors";
-import { fifoMessageGroupId, messageAttributes, snsMessageSize, type OutboundMessage } from "../message";
+import { eventIdOf, fifoMessageGroupId, messageAttributes, snsMessageSize, type OutboundMessage } from "../message";
 import type { ClientLike } from "../ports";
 import { readIdBatchAnswer, refusalWithoutValue, type Destination, type PublishFailureKind } from "./destination";
 import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
@@ -102,7 +102,7 @@ export function classifySqsFailure(code: string, senderFault = false, message = 
 
 /**
  * An SQS queue as a {@link Destination}. On a FIFO queue each entry's `MessageGroupId` is the ordering key (else the
- * partition) and its `MessageDeduplicationId` the record id; on a standard queue neither is sent (a group id there
+ * partition) and its `MessageDeduplicationId` the event's identity (`eventIdOf`); on a standard queue neither is sent (a group id there
  * would turn on SQS's fair queues).
  *
  * @param sqs - The SQS client (`SQSClient`).
@@ -130,7 +130,9 @@ export function sqsDestination(sqs: ClientLike, queueArn: string, fifo: boolean)
                         Id: String(i),
                         MessageBody: m.body,
                         MessageAttributes: messageAttributes(m),
-                        ...(fifo ? { MessageGroupId: fifoMessageGroupId(m), MessageDeduplicationId: m.id } : {}),
+                        ...(fifo
+                            ? { MessageGroupId: fifoMessageGroupId(m), MessageDeduplicationId: eventIdOf(m) }
+                            : {}),
                     })),
                 }),
             )) as SendMessageBatchCommandOutput | undefined;

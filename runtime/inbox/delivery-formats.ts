@@ -1,10 +1,10 @@
 /**
- * What each delivery path puts in an SQS record, read back into the outbox message: its outbox id, type, headers,
- * trace context and body. A format recognizes its own records and leaves the rest to the next one.
+ * What each delivery path puts in an SQS record, read back into the outbox message: its outbox id, source, type,
+ * headers, trace context and body. A format recognizes its own records and leaves the rest to the next one.
  *
  * - {@link MESSAGE_ATTRIBUTES_DELIVERY}: SNS → SQS with raw message delivery, and an SQS queue as the outbox's own
- *   destination. The body is the payload, and the publisher's attributes (`outbox.id`, `outbox.type`, `traceparent`,
- *   `tracestate`, the headers) arrive as SQS message attributes.
+ *   destination. The body is the payload, and the publisher's attributes (`outbox.id`, `outbox.type`,
+ *   `outbox.source`, `traceparent`, `tracestate`, the headers) arrive as SQS message attributes.
  * - {@link SNS_ENVELOPE_DELIVERY}: SNS → SQS without raw delivery. The body is SNS's Notification JSON; the payload
  *   is its `Message`, and the attributes are in its `MessageAttributes` (`{ Type, Value }`).
  * - {@link EVENTBRIDGE_ENVELOPE_DELIVERY}: an EventBridge bus → a rule's SQS target (no input transformer). The body
@@ -23,8 +23,18 @@ import { jsonTextAt } from "./json-span";
 
 /** An outbox message as a delivery path carried it. */
 export interface DeliveredOutboxMessage {
-    /** The outbox record id (`outbox.id`): what the inbox deduplicates on. */
+    /**
+     * The event's identity (`outbox.id`): the record id, or the original record's id for a redriven one. With the
+     * source, what the inbox deduplicates on.
+     */
     readonly outboxId: string;
+    /**
+     * The outbox the message comes from (`outbox.source`; `detail.outbox.source` on a bus). Absent on a message
+     * from a relay that stamps none (an older publisher, a GoBridge relay), or a record whose attributes left no room
+     * for it: the inbox then keys its marker on the outbox id alone.
+     * @default undefined
+     */
+    readonly source?: string;
     /** The message type (`outbox.type`); `""` when the record had none. */
     readonly type: string;
     /** The user headers the writer was given (String attributes not reserved by the package). */
@@ -47,8 +57,10 @@ function fromAttributes(
     strings: Readonly<Record<string, string>>,
     body: string,
 ): DeliveredOutboxMessage {
+    const source = strings[MESSAGE_ATTRIBUTE.source];
     return {
         outboxId,
+        ...(source !== undefined ? { source } : {}),
         type: strings[MESSAGE_ATTRIBUTE.type] ?? "",
         headers: userHeaders(strings),
         ...deliveredTraceContext(strings[MESSAGE_ATTRIBUTE.traceparent], strings[MESSAGE_ATTRIBUTE.tracestate]),
@@ -200,9 +212,12 @@ export const EVENTBRIDGE_ENVELOPE_DELIVERY: DeliveryFormat = {
         const fields = outbox as Record<string, unknown>;
         if (typeof fields.id !== "string" || fields.id === "")
             throw poison(record, "eventbridge-envelope", "the event's detail.outbox has no id string");
+        if (fields.source !== undefined && typeof fields.source !== "string")
+            throw poison(record, "eventbridge-envelope", "the event's detail.outbox.source is not a string");
         const payload = event.detail?.payload;
         return {
             outboxId: fields.id,
+            ...(typeof fields.source === "string" ? { source: fields.source } : {}),
             type: typeof fields.type === "string" ? fields.type : "",
             headers: userHeaders(stringValues(fields.headers)),
             ...deliveredTraceContext(

@@ -254,7 +254,7 @@ async function handleRecord(run: HandlerRun, record: LambdaSqsRecord): Promise<"
     }
     try {
         const items = (await run.consume(message)) ?? [];
-        return (await run.inbox.apply(message.outboxId, items)).outcome;
+        return (await run.inbox.apply(message, items)).outcome;
     } catch (err) {
         const transient = isOutboxError(err) ? err.transient : false;
         const attributes = {
@@ -330,8 +330,8 @@ function tooLittleTime(run: HandlerRun, left: number, records: number): OutboxEr
  *   reaches the queue's redrive policy (never dropped);
  * - a claim check's payload fetched from S3 and checked by `payloads`; a missing, changed or foreign object fails
  *   the record as poison, an S3 outage fails it for a retry, and without `payloads` it fails as `INVALID_CONFIG`;
- * - handed to `consume`, whose writes are applied with the marker by {@link Inbox.apply}; a duplicate (the
- *   marker is there) succeeds without writing;
+ * - handed to `consume`, whose writes are applied with the marker of its source and outbox id by
+ *   {@link Inbox.apply}; a duplicate (the marker is there) succeeds without writing;
  * - failed when `consume` throws or the transaction fails.
  *
  * @param options - The inbox, the consumer, and the optional logger, formats, payloads and reserve.

@@ -1,7 +1,8 @@
 /**
  * The consumer's side of the outbox: apply a message's effect exactly once. The consumer's own writes and an
  * inbox marker go in ONE `TransactWriteItems`; the marker is conditioned on its absence, so a redelivered message
- * (same outbox id) changes nothing and is reported as a duplicate.
+ * (same source and outbox id) changes nothing and is reported as a duplicate. A message that names its source is
+ * also checked, by default, against the key an inbox of an earlier version wrote for its outbox id alone.
  *
  * @packageDocumentation
  */
@@ -27,7 +28,8 @@ import {
     describeValue,
     transactionActionSize,
 } from "../transact-items";
-import { inboxMarkerItem, inboxMarkerKey, type InboxMarkerLayout } from "./marker";
+import { sourceProblem } from "../message";
+import { inboxMarkerItem, inboxMarkerKey, inboxMarkerPartition, type InboxMarkerLayout } from "./marker";
 
 /** Options for {@link Inbox}. */
 export interface InboxOptions {
@@ -61,6 +63,34 @@ export interface InboxOptions {
     readonly markerTtlSeconds?: number;
     /** The clock for the marker's `applied_at` and TTL. @default systemClock */
     readonly clock?: Clock;
+    /**
+     * Whether a message that names its source (`outbox.source`) is also checked against the marker an inbox of an
+     * earlier version wrote for its outbox id alone (`PK = INBOX#<consumer>`, `SK = <outbox id>`): a
+     * `ConditionCheck` in the same transaction, one more of its 100 actions and 2 more write units per message.
+     * An event applied before the upgrade and delivered again after it, now with its source, is then a duplicate
+     * instead of being applied again. `true`: always; `false`: never; a `Date`: until that instant (by `clock`).
+     * Older-key markers are written only for messages without a source; keep the check on until
+     * `markerTtlSeconds` (15 days by default) after the last relay feeding this consumer stamps sources, then turn
+     * it off. While it is on, a message whose outbox id equals that of another outbox's event applied under the
+     * older key is a duplicate, as it was before sources (see docs/runtime.md, "Sources and the migration").
+     * @default true
+     */
+    readonly legacyMarkerCheck?: boolean | Date;
+}
+
+/**
+ * The event a marker stands for: the message's outbox id and, when the message names one, its source. A
+ * `DeliveredOutboxMessage` (what `createInboxHandler` hands the consumer) is one.
+ */
+export interface InboxEvent {
+    /** The message's outbox id (`outbox.id`). */
+    readonly outboxId: string;
+    /**
+     * The outbox the message comes from (`outbox.source`). Absent on a message from a relay that stamps none (an
+     * older publisher, a GoBridge relay): its marker has the older key, without a source.
+     * @default undefined
+     */
+    readonly source?: string;
 }
 
 /** What {@link Inbox.apply} did. */
@@ -75,12 +105,26 @@ export interface InboxApplyResult {
 
 const CONSUMER_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 
+/** The transaction's actions the inbox adds itself: the marker, and the check of the older key. */
+const MARKER_ACTIONS_WITH_LEGACY_CHECK = 2;
+
 /** DynamoDB's limits for key values: a partition key up to 2048 bytes, a sort key up to 1024. */
 const MAX_PARTITION_KEY_BYTES = 2048;
 const MAX_SORT_KEY_BYTES = 1024;
 
 function invalidConfig(message: string, context: Record<string, string> = {}): OutboxError {
     return new OutboxError("INVALID_CONFIG", message, { context });
+}
+
+/** `legacyMarkerCheck`, checked: a boolean or a valid Date. */
+function legacyCheckOption(value: unknown): boolean | Date {
+    if (value === undefined) return true;
+    if (typeof value === "boolean") return value;
+    if (value instanceof Date && Number.isFinite(value.getTime())) return value;
+    throw invalidConfig(
+        `Inbox: legacyMarkerCheck is ${describeValue(value)}; it must be true (check the older marker key), false (do not), or a valid Date (check it until then); omit it for true`,
+        { legacyMarkerCheck: String(value) },
+    );
 }
 
 function attributeName(value: unknown, option: string, fallback: string): string {
@@ -95,14 +139,15 @@ function attributeName(value: unknown, option: string, fallback: string): string
 }
 
 /**
- * The inbox of one consumer: each outbox id's effect applied at most once, in the same transaction as a marker.
+ * The inbox of one consumer: each event's effect (its source and outbox id) applied at most once, in the same
+ * transaction as a marker.
  *
  * @example
  * const inbox = new Inbox({ client, consumer: "billing", tableName: "billing" });
- * const { outcome } = await inbox.apply(outboxId, [
+ * const { outcome } = await inbox.apply({ outboxId, source }, [
  *     { Put: { TableName: "billing", Item: { PK: { S: `INVOICE#${order.orderId}` }, SK: { S: "META" }, total: { N: String(order.total) } } } },
  * ]);
- * // outcome is "duplicate" when this outbox id was applied before: nothing was written
+ * // outcome is "duplicate" when this event (source and outbox id) was applied before: nothing was written
  */
 export class Inbox {
     /** The consumer's name. */
@@ -114,6 +159,7 @@ export class Inbox {
     private readonly client: DynamoDBClient;
     private readonly layout: InboxMarkerLayout;
     private readonly clock: Clock;
+    private readonly legacyCheck: boolean | Date;
 
     /**
      * @param options - The client, the consumer's name, the table and the optional settings.
@@ -161,30 +207,35 @@ export class Inbox {
             INBOX_LIMITS.markerTtlSeconds,
         );
         this.clock = options.clock ?? systemClock;
+        this.legacyCheck = legacyCheckOption(options.legacyMarkerCheck);
     }
 
     /**
-     * The marker's primary key for an outbox id, in SDK attribute-value form.
+     * The marker's primary key for an event, in SDK attribute-value form.
      *
-     * @param outboxId - The message's outbox id (`outbox.id`).
-     * @throws OutboxError `INVALID_PAYLOAD` when the id is not a non-empty string, or too long for a key.
+     * @param event - The message's outbox id and source (`{ outboxId, source }`), or its outbox id alone (a message
+     *   without a source: the older key).
+     * @throws OutboxError `INVALID_PAYLOAD` when the id is not a non-empty string or too long for a key, or the
+     *   source is not one a relay stamps.
      */
-    markerKey(outboxId: string): Record<string, AttributeValue> {
-        this.checkOutboxId(outboxId);
-        return inboxMarkerKey(this.layout, this.consumer, outboxId);
+    markerKey(event: string | InboxEvent): Record<string, AttributeValue> {
+        const { outboxId, source } = this.eventOf(event);
+        return inboxMarkerKey(this.layout, this.consumer, outboxId, source);
     }
 
     /**
-     * Validate the consumer's writes and build the transaction: `items` first, then the marker's conditional Put.
-     * Sends nothing.
+     * Validate the consumer's writes and build the transaction: `items` first, then the marker's conditional Put,
+     * then (for a message with a source, while `legacyMarkerCheck` is on) a `ConditionCheck` that no marker has the
+     * older key. Sends nothing.
      *
-     * @param outboxId - The message's outbox id.
-     * @param items - The consumer's own Put/Update/Delete/ConditionCheck actions (each names its table), at most 99.
-     * @throws OutboxError `INVALID_PAYLOAD` naming the id or item that breaks a limit.
+     * @param event - The message's outbox id and source (`{ outboxId, source }`), or its outbox id alone.
+     * @param items - The consumer's own Put/Update/Delete/ConditionCheck actions (each names its table): at most 99,
+     *   98 with the older key's check.
+     * @throws OutboxError `INVALID_PAYLOAD` naming the id, the source or the item that breaks a limit.
      */
-    prepare(outboxId: string, items: readonly TransactWriteItem[] = []): TransactWriteItemsCommandInput {
-        this.checkOutboxId(outboxId);
-        const where = `inbox "${this.consumer}" (outbox id "${outboxId}")`;
+    prepare(event: string | InboxEvent, items: readonly TransactWriteItem[] = []): TransactWriteItemsCommandInput {
+        const { outboxId, source } = this.eventOf(event);
+        const where = `inbox "${this.consumer}" (${source !== undefined ? `source "${source}", ` : ""}outbox id "${outboxId}")`;
         if (!Array.isArray(items)) {
             throw new OutboxError(
                 "INVALID_PAYLOAD",
@@ -192,25 +243,34 @@ export class Inbox {
                 { context: { outboxId } },
             );
         }
-        if (items.length > MAX_TRANSACTION_ACTIONS - 1) {
+        const nowMs = this.clock.now();
+        const legacyKey =
+            source !== undefined && this.checksLegacyKey(nowMs)
+                ? inboxMarkerKey(this.layout, this.consumer, outboxId)
+                : undefined;
+        const own = legacyKey === undefined ? 1 : MARKER_ACTIONS_WITH_LEGACY_CHECK;
+        if (items.length > MAX_TRANSACTION_ACTIONS - own) {
             throw new OutboxError(
                 "INVALID_PAYLOAD",
-                `${where}: ${items.length} items + the inbox marker = ${items.length + 1} actions; a DynamoDB transaction holds at most ${MAX_TRANSACTION_ACTIONS}, so a message's writes are at most ${MAX_TRANSACTION_ACTIONS - 1}; write less per message (e.g. split the event, or let a follow-up message carry the rest)`,
-                { context: { outboxId, actions: items.length + 1 } },
+                `${where}: ${items.length} items + ${legacyKey === undefined ? "the inbox marker" : "the inbox marker and its check of the older key (legacyMarkerCheck)"} = ${items.length + own} actions; a DynamoDB transaction holds at most ${MAX_TRANSACTION_ACTIONS}, so a message's writes are at most ${MAX_TRANSACTION_ACTIONS - own}; write less per message (e.g. split the event, or let a follow-up message carry the rest)${legacyKey === undefined ? "" : ", or turn legacyMarkerCheck off once its window is over"}`,
+                { context: { outboxId, actions: items.length + own } },
             );
         }
-        const marker = inboxMarkerItem(this.layout, this.consumer, outboxId, this.clock.now(), this.markerTtlSeconds);
-        const markerKey = inboxMarkerKey(this.layout, this.consumer, outboxId);
-        const markerPut: TransactWriteItem = {
-            Put: {
-                TableName: this.tableName,
-                Item: marker,
-                ConditionExpression: "attribute_not_exists(#pk)",
-                ExpressionAttributeNames: { "#pk": this.layout.partitionKey },
-            },
+        const marker = inboxMarkerItem(this.layout, this.consumer, outboxId, nowMs, this.markerTtlSeconds, source);
+        const markerKey = inboxMarkerKey(this.layout, this.consumer, outboxId, source);
+        const absent = {
+            ConditionExpression: "attribute_not_exists(#pk)",
+            ExpressionAttributeNames: { "#pk": this.layout.partitionKey },
         };
+        const markerPut: TransactWriteItem = { Put: { TableName: this.tableName, Item: marker, ...absent } };
+        const legacyCheck: TransactWriteItem[] =
+            legacyKey === undefined
+                ? []
+                : [{ ConditionCheck: { TableName: this.tableName, Key: legacyKey, ...absent } }];
+        const ownKeys = [markerKey, ...(legacyKey === undefined ? [] : [legacyKey])];
         // DynamoDB counts the expressions and the names and values they use toward the 4 MB, not only the items.
-        let total = transactionActionSize(markerPut);
+        let total =
+            transactionActionSize(markerPut) + legacyCheck.reduce((sum, a) => sum + transactionActionSize(a), 0);
         for (let i = 0; i < items.length; i++) {
             if (!(i in items))
                 throw new OutboxError(
@@ -232,7 +292,7 @@ export class Inbox {
             if (
                 target.tableName === this.tableName &&
                 target.key !== undefined &&
-                Object.keys(markerKey).every((k) => target.key?.[k]?.S === markerKey[k]?.S)
+                ownKeys.some((key) => Object.keys(key).every((k) => target.key?.[k]?.S === key[k]?.S))
             ) {
                 throw new OutboxError(
                     "INVALID_PAYLOAD",
@@ -249,36 +309,67 @@ export class Inbox {
             );
         }
         return {
-            TransactItems: [...items, markerPut],
+            TransactItems: [...items, markerPut, ...legacyCheck],
         };
     }
 
     /**
      * Apply the consumer's writes for one message, once: `items` and the marker in one transaction. When the
-     * marker is already there, nothing is written and the outcome is `duplicate`; that is never an error.
+     * marker is already there (or, with `legacyMarkerCheck`, one with the older key), nothing is written and the
+     * outcome is `duplicate`; that is never an error.
      *
-     * @param outboxId - The message's outbox id (`outbox.id`).
-     * @param items - The consumer's own writes, at most 99. @default [] (only the marker: the message is recorded as seen)
+     * @param event - The message's outbox id and source: `{ outboxId, source }`, or the message `createInboxHandler`
+     *   hands the consumer. An outbox id alone (a string) keys the marker without a source: the older key, for a
+     *   message that names none.
+     * @param items - The consumer's own writes, at most 99 (98 with the older key's check). @default [] (only the marker: the message is recorded as seen)
      * @returns `applied`, or `duplicate`.
      * @throws OutboxError `INVALID_PAYLOAD` for an id or items that break a limit (nothing sent);
      *   `CONDITION_FAILED` when one of the consumer's own conditions failed (the message names the item; nothing
      *   was written, no marker either); `THROTTLED`, `UNAVAILABLE` or a `transient` cancellation (a concurrent
      *   transaction on the same items, such as the same message handled twice at once) when a retry can succeed.
      */
-    async apply(outboxId: string, items: readonly TransactWriteItem[] = []): Promise<InboxApplyResult> {
-        const input = this.prepare(outboxId, items);
+    async apply(event: string | InboxEvent, items: readonly TransactWriteItem[] = []): Promise<InboxApplyResult> {
+        const input = this.prepare(event, items);
         try {
             await this.client.send(new TransactWriteItemsCommand(input));
             return { outcome: "applied" };
         } catch (err) {
-            const markerIndex = items.length;
-            if (isTransactionCanceled(err) && cancellationCodes(err)[markerIndex] === "ConditionalCheckFailed")
-                return { outcome: "duplicate" };
-            throw this.failure(err, outboxId, items);
+            // The inbox's own actions follow the consumer's: the marker, then the older key's check.
+            const own = (input.TransactItems ?? []).length - items.length;
+            const codes = isTransactionCanceled(err) ? cancellationCodes(err) : [];
+            for (let i = items.length; i < items.length + own; i++)
+                if (codes[i] === "ConditionalCheckFailed") return { outcome: "duplicate" };
+            throw this.failure(err, this.eventOf(event), items);
         }
     }
 
-    private checkOutboxId(outboxId: unknown): asserts outboxId is string {
+    /** Whether the older key is checked now. */
+    private checksLegacyKey(nowMs: number): boolean {
+        const check = this.legacyCheck;
+        return check instanceof Date ? nowMs < check.getTime() : check;
+    }
+
+    /** The event's outbox id and source, checked. */
+    private eventOf(event: unknown): { outboxId: string; source?: string } {
+        if (typeof event === "string" || event === null || typeof event !== "object") {
+            this.checkOutboxId(event, undefined);
+            return { outboxId: event as string };
+        }
+        const { outboxId, source } = event as InboxEvent;
+        if (source !== undefined) {
+            const problem = sourceProblem(source);
+            if (problem !== undefined)
+                throw new OutboxError(
+                    "INVALID_PAYLOAD",
+                    `inbox "${this.consumer}": the message's source (outbox.source) is ${describeValue(source)}; it ${problem}; the relays of this package stamp the outbox's name there: it was not published by one`,
+                    { context: { consumer: this.consumer } },
+                );
+        }
+        this.checkOutboxId(outboxId, source);
+        return { outboxId, ...(source !== undefined ? { source } : {}) };
+    }
+
+    private checkOutboxId(outboxId: unknown, source: string | undefined): asserts outboxId is string {
         if (typeof outboxId !== "string" || outboxId === "") {
             throw new OutboxError(
                 "INVALID_PAYLOAD",
@@ -290,7 +381,7 @@ export class Inbox {
         const [limit, part] =
             this.layout.sortKey === null
                 ? [
-                      MAX_PARTITION_KEY_BYTES - utf8Length(`${INBOX_MARKER.partitionPrefix}${this.consumer}#`),
+                      MAX_PARTITION_KEY_BYTES - utf8Length(`${inboxMarkerPartition(this.consumer, source)}#`),
                       "partition key",
                   ]
                 : [MAX_SORT_KEY_BYTES, "sort key"];
@@ -304,9 +395,14 @@ export class Inbox {
     }
 
     /** The error of a failed transaction, naming whose action failed and why. */
-    private failure(err: unknown, outboxId: string, items: readonly TransactWriteItem[]): unknown {
-        const where = `inbox "${this.consumer}" (outbox id "${outboxId}")`;
-        const context = { consumer: this.consumer, outboxId };
+    private failure(
+        err: unknown,
+        event: { outboxId: string; source?: string },
+        items: readonly TransactWriteItem[],
+    ): unknown {
+        const { outboxId, source } = event;
+        const where = `inbox "${this.consumer}" (${source !== undefined ? `source "${source}", ` : ""}outbox id "${outboxId}")`;
+        const context = { consumer: this.consumer, outboxId, ...(source !== undefined ? { source } : {}) };
         if (!isTransactionCanceled(err))
             return wrapAwsError(
                 err,
@@ -326,7 +422,11 @@ export class Inbox {
             );
         }
         const describe = (i: number): string =>
-            i < items.length ? describeAction(items[i]!, i) : `the inbox marker (table "${this.tableName}")`;
+            i < items.length
+                ? describeAction(items[i]!, i)
+                : i === items.length
+                  ? `the inbox marker (table "${this.tableName}")`
+                  : `the inbox's check of the older marker key (table "${this.tableName}")`;
         const texts = failed.map((r) => {
             const own =
                 r.i < items.length && r.code === "ConditionalCheckFailed"

@@ -192,9 +192,10 @@ describe("cli: redrive", function () {
             const dryDlq = await fauxqs.createQueue(`cli-redrive-dry-${Date.now()}`);
             await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dryDlq.queueUrl, MessageBody: body }));
             const dry = await redrive([...endpoints, "--dry-run", "--dlq-url", dryDlq.queueUrl], env);
+            // One line per record, with the identity consumers see (issue 33), then the summary.
             assert.equal(
                 dry.stdout,
-                "redrive (dry run) received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0\n",
+                "would redrive m-1 as redrive.m-1 outbox.id m-1\nredrive (dry run) received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0\n",
                 dry.stderr,
             );
             assert.equal(dry.code, 0);
@@ -203,7 +204,7 @@ describe("cli: redrive", function () {
             const run = await redrive(endpoints, env);
             assert.equal(
                 run.stdout,
-                "redrive received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0\n",
+                "redriven m-1 as redrive.m-1 outbox.id m-1\nredrive received 1 redriven 1 already-redriven 0 not-redrivable 0 failed 0\n",
                 run.stderr,
             );
             assert.equal(run.code, 0);
@@ -270,7 +271,7 @@ describe("cli: redrive", function () {
                     dryRun: false,
                     ok: true,
                     counts: { received: 2, redriven: 1, alreadyRedriven: 0, notRedrivable: 1, failed: 0 },
-                    records: [{ originalId: "m-2", recordId: "redrive.m-2" }],
+                    records: [{ originalId: "m-2", recordId: "redrive.m-2", outboxId: "m-2" }],
                     notRedrivable: [
                         {
                             sqsMessageId: stray.MessageId,

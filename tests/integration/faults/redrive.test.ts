@@ -154,7 +154,8 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
                 alreadyRedriven: 0,
                 notRedrivable: 2,
                 failed: 0,
-                records: messageIds.map((id) => [id, redriveRecordId(id)] as const).sort(),
+                // The new record is published under the dead-lettered record's identity (issue 33).
+                records: messageIds.map((id) => [id, redriveRecordId(id), id] as const).sort(),
                 problems: [
                     "it is the event source mapping's on-failure metadata, not a record: read the records by sequence number from the stream",
                     "the body is not JSON",
@@ -192,11 +193,9 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
 
         await w.relay();
         const delivered = await fauxqs.receiveAll(w.subscriber.queueUrl, { expected: 2 });
-        assert.deepEqual(
-            delivered.map((m) => m.attributes["outbox.id"]).sort(),
-            messageIds.map(redriveRecordId).sort(),
-        );
-        const one = delivered.find((m) => m.attributes["outbox.id"] === "redrive.acct#1%23-late")!;
+        // Published under the dead-lettered records' identity, not the new records' ids (issue 33).
+        assert.deepEqual(delivered.map((m) => m.attributes["outbox.id"]).sort(), [...messageIds].sort());
+        const one = delivered.find((m) => m.attributes["outbox.id"] === "acct#1%23-late")!;
         assert.equal(one.body, JSON.stringify({ n: 1, text: "é <&>" }));
         assert.equal(one.attributes.tenant, "acme");
         assert.equal(one.attributes["outbox.type"], "BalanceChanged");
@@ -277,7 +276,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
             visibilityTimeoutSeconds: 1,
             dryRun: true,
         });
-        assert.deepEqual([dry.received, dry.redriven, dry.records], [1, 1, [["m-2", "redrive.m-2"]]]);
+        assert.deepEqual([dry.received, dry.redriven, dry.records], [1, 1, [["m-2", "redrive.m-2", "m-2"]]]);
         assert.equal((await scanRecords(ddb, w.tableName)).length, 1, "a dry run writes nothing");
         await sleep(1_200);
         assert.equal((await fauxqs.receiveAll(w.dlq.queueUrl, { delete: false })).length, 1, "and deletes nothing");
@@ -339,7 +338,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
             /^OutboxWriter refuses it: .*headers name "x-bridge\.tenant-id" is reserved.*; publish it by hand/,
         );
         assert.match(why.get("ffff")!, /^OutboxWriter refuses it: messages\[0\]\.type holds U\+FFFF at index 1/);
-        assert.match(why.get("crowded")!, /headers has 9 entries; at most 8 fit/);
+        assert.match(why.get("crowded")!, /headers has 9 entries; at most 7 fit/);
         assert.match(why.get("untyped")!, /^it has no type \(""\); OutboxWriter writes every record with one/);
         assert.match(
             why.get("numeric-key")!,
@@ -437,6 +436,17 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         assert.match(
             problem(JSON.stringify({ recordId: "a", partition: "P", type: "T", orderingKey: "", payload: 1 })),
             /orderingKey is "", not a non-empty string/,
+        );
+        assert.match(
+            problem(JSON.stringify({ recordId: "a", originId: 7, partition: "P", type: "T", payload: 1 })),
+            /its originId is the number 7, not a non-empty string: redriving it would publish it under another identity/,
+        );
+        assert.deepEqual(
+            parseDeadLetter(
+                JSON.stringify({ recordId: "redrive.a", originId: "a", partition: "P", type: "T", payload: 1 }),
+            ),
+            { recordId: "redrive.a", originId: "a", partition: "P", type: "T", headers: {}, payload: 1 },
+            "a redriven record's dead letter keeps the event's identity",
         );
     });
 

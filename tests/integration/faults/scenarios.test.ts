@@ -3,14 +3,16 @@
  * each runs on DynamoDB Local's real stream through the local mapping into the real publisher and sweeper, with
  * the fault-injecting SNS server (a fake: no emulator fails single PublishBatch entries or loses an answer after
  * accepting) and, for DynamoDB throttling, conflicts and killed invocations, a fake wrapping client (DynamoDB
- * Local cannot throttle or conflict). The last two scenarios publish to an SQS FIFO queue and to an EventBridge
- * bus (the fault server's stand-in) instead of the SNS topic, with faults in those services' codes. `npm run
- * test:faults` runs the same scenarios standalone, at any scale.
+ * Local cannot throttle or conflict). Two scenarios publish to an SQS FIFO queue and to an EventBridge bus (the
+ * fault server's stand-in) instead of the SNS topic, with faults in those services' codes; the last ends with the
+ * operator's redrive of what was dead-lettered. `npm run test:faults` runs the same scenarios standalone, at any
+ * scale.
  */
 import assert from "node:assert/strict";
 import { faultScale, scenarioMessages } from "../../support/faults/scale";
 import {
     inboxSummaryLine,
+    redriveProblems,
     runScenario,
     scenarioLine,
     summaryLine,
@@ -86,6 +88,18 @@ describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)
             assert.equal(c.markers, c.expected, `one marker per event: ${line}`);
             assert.equal(c.poisonDeadLettered, c.poison, `every poison message reached the consumer's DLQ: ${line}`);
             assert.equal(c.leftInQueue, 0, `the consumer's queue emptied: ${line}`);
+            if (spec.faults(scale.rate).redrive === true) {
+                assert.ok(r.redrive !== undefined, `the redrive ran: ${line}`);
+                assert.ok(
+                    r.publishedThenExpired.length > 0,
+                    `events published and then dead-lettered as expired, for the redrive to bring back: ${line}`,
+                );
+                assert.deepEqual(
+                    redriveProblems(r.redrive, r),
+                    [],
+                    `every dead letter redriven and delivered under its own identity: ${line}`,
+                );
+            }
             if (spec.faults(scale.rate).skewMix === undefined) return;
             const k = r.skew!;
             assert.ok(

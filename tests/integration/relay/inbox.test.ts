@@ -93,12 +93,13 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
         return Object.fromEntries(Object.entries(out.Item ?? {}).map(([k, v]) => [k, v.S ?? v.N ?? ""]));
     }
 
-    async function markers(consumer: string): Promise<string[]> {
+    /** The consumer's markers of the events from one outbox (the source its relay stamps: its table name). */
+    async function markers(consumer: string, source: string): Promise<string[]> {
         const out = await ddb.send(
             new QueryCommand({
                 TableName: consumerTable,
                 KeyConditionExpression: "PK = :pk",
-                ExpressionAttributeValues: { ":pk": { S: `INBOX#${consumer}` } },
+                ExpressionAttributeValues: { ":pk": { S: `INBOX#${consumer}@${source}` } },
                 ConsistentRead: true,
             }),
         );
@@ -132,12 +133,12 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
             await mapping.stop();
         }
         // The relay publishing order 1 again (as after a completion that failed once SNS had taken it): its stored
-        // record's own publish entry, sent to the topic a second time.
+        // record's own publish entry, with the source the relay stamps (its table name), sent to the topic a second time.
         const first = (await scanRecords(ddb, tableName)).find((r) => r.recordId === ids[0])!;
         await fauxqs.sns.send(
             new PublishBatchCommand({
                 TopicArn: topicArn,
-                PublishBatchRequestEntries: [publishEntry(outboundMessage(first), "again", false)],
+                PublishBatchRequestEntries: [publishEntry(outboundMessage(first, tableName), "again", false)],
             }),
         );
         await untilDepth(fauxqs, raw, 5);
@@ -185,7 +186,7 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
             assert.equal(invoice.outboxId, ids[n - 1]);
             assert.equal(invoice.tenant, n % 2 === 0 ? "acme" : "globex");
         }
-        assert.deepEqual(await markers("billing"), [...ids].sort());
+        assert.deepEqual(await markers("billing", tableName), [...ids].sort());
 
         // shipping, on SNS's envelope: its own condition (the warehouse row exists) fails for order 2 at first.
         const warehouse = { PK: { S: "WAREHOUSE#o2" }, SK: { S: "META" } };
@@ -222,7 +223,7 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
                 await ddb.send(
                     new GetItemCommand({
                         TableName: consumerTable,
-                        Key: { PK: { S: "INBOX#shipping" }, SK: { S: ids[1]! } },
+                        Key: { PK: { S: `INBOX#shipping@${tableName}` }, SK: { S: ids[1]! } },
                         ConsistentRead: true,
                     }),
                 )
@@ -244,7 +245,11 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
         assert.deepEqual(retried[0]!.headers, { tenant: "acme" });
         for (let n = 1; n <= 4; n += 1)
             assert.equal((await row(`SHIPMENT#o${n}`)).applied, "1", `order ${n} shipped once`);
-        assert.deepEqual(await markers("shipping"), [...ids].sort(), "two consumers, each with its own markers");
+        assert.deepEqual(
+            await markers("shipping", tableName),
+            [...ids].sort(),
+            "two consumers, each with its own markers",
+        );
     });
 
     describe("a FIFO topic and queue (per-key MessageGroupId)", () => {

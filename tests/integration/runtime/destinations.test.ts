@@ -17,6 +17,7 @@ import type { DestinationKind } from "../../../runtime/destination/kind";
 import { isOutboxError } from "../../../runtime/errors";
 import { recordKey } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
+import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/sweeper";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { createHarness, entryRecordId, type Harness } from "../../support/runtime/harness";
@@ -131,16 +132,70 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
             assert.deepEqual(published.map((p) => p.id).sort(), [...messageIds].sort());
             const first = published.find((p) => p.id === messageIds[0])!;
             assert.deepEqual(JSON.parse(first.body), { n: 0, note: "é <&>" });
+            // The source is the table's name by default: the inbox keys its markers on it (issue 33).
             assert.deepEqual(first.attributes, {
                 "outbox.id": messageIds[0],
                 "outbox.type": "OrderPlaced",
+                "outbox.source": h.tableName,
                 tenant: "acme",
             });
             assert.ok((await h.records()).every((r) => r.status === "completed"));
             if (kind === "eventbridge") {
                 const event = h.server.busEvents(h.destinationArn)[0]!;
                 assert.deepEqual([event.source, event.detailType], ["dynamodb-outbox", "OrderPlaced"]);
+                assert.equal(
+                    (JSON.parse(event.body) as { outbox: { source?: string } }).outbox.source,
+                    h.tableName,
+                    "detail.outbox.source",
+                );
             }
+        });
+
+        it("stamps the handlers' source (by default the table name), publishes a record a redrive wrote under its origin id, and one written under the older header budget without its source", async function () {
+            h = await createHarness({ destination: kind });
+            const { messageIds } = await h.writer.write({
+                messages: [
+                    { partition: "P", type: "OrderPlaced", payload: { n: 1 } },
+                    {
+                        id: "redrive.evt-7",
+                        originId: "evt-7",
+                        partition: "P",
+                        type: "OrderPlaced",
+                        payload: { n: 2 },
+                    },
+                ],
+            });
+            const record = (await h.records()).find((r) => r.recordId === "redrive.evt-7")!;
+            assert.equal(record.envelope.headers["outbox.origin-id"], "evt-7", "stored as a reserved envelope header");
+            // Eight headers: what the writer accepted before outbox.source took a slot, written as an older writer did.
+            const eight = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`h${i}`, "v"]));
+            await new OutboxStore({ client: h.ddb, tableName: h.tableName }).persist([
+                {
+                    partition: "P",
+                    recordId: "old-budget-1",
+                    bindingId: kind,
+                    address: h.destinationArn,
+                    envelope: { id: "old-budget-1", subject: "OrderPlaced", payload: '{"n":3}', headers: eight },
+                },
+            ]);
+            assert.deepEqual(await h.publisher({ source: "orders" })(await h.streamEvent()), {
+                batchItemFailures: [],
+            });
+            const byId = new Map(h.published().map((p) => [p.id, p]));
+            assert.equal(byId.get(messageIds[0]!)?.attributes["outbox.source"], "orders");
+            assert.deepEqual(
+                [byId.get("evt-7")?.body, byId.get("evt-7")?.attributes["outbox.source"]],
+                ['{"n":2}', "orders"],
+                "outbox.id is the origin id, not the record id",
+            );
+            assert.equal(byId.has("redrive.evt-7"), false);
+            const old = byId.get("old-budget-1");
+            assert.deepEqual(
+                old?.attributes,
+                { "outbox.id": "old-budget-1", "outbox.type": "OrderPlaced", ...eight },
+                "published, without its source, never refused",
+            );
+            assert.ok((await h.records()).every((r) => r.status === "completed"));
         });
 
         it("reports the lowest failure of a batch; what the destination accepted after it is completed, and the retry sends no duplicate", async function () {
@@ -334,6 +389,18 @@ describe("the relay publishing to an SQS FIFO queue (DynamoDB Local + the fault 
         for (const id of keyed.messageIds) assert.deepEqual([byId.get(id)?.groupId, byId.get(id)?.dedupId], ["k", id]);
         const q = keyless.messageIds[0]!;
         assert.deepEqual([byId.get(q)?.groupId, byId.get(q)?.dedupId], ["Q", q], "no key: the partition");
+    });
+
+    it("sends a redriven record's origin id as its MessageDeduplicationId, so the queue drops it as the same message within its window", async function () {
+        h = await createHarness({ destination: "sqs", fifo: true });
+        await h.writer.write({
+            messages: [{ id: "redrive.evt-9", originId: "evt-9", partition: "P", type: "T", payload: 9 }],
+        });
+        assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] });
+        assert.deepEqual(
+            h.published().map((p) => [p.id, p.dedupId, p.groupId]),
+            [["evt-9", "evt-9", "P"]],
+        );
     });
 });
 

@@ -6,7 +6,12 @@
  * number to its group's row, so the row shows both how often and in which order each message was applied.
  */
 import * as assert from "node:assert/strict";
-import { GetItemCommand, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
+import {
+    GetItemCommand,
+    type AttributeValue,
+    type DynamoDBClient,
+    type TransactWriteItem,
+} from "@aws-sdk/client-dynamodb";
 import type { SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { Inbox } from "../../../runtime/inbox/inbox";
 import {
@@ -146,6 +151,10 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
         return (out.Item?.applied?.L ?? []).map((v) => Number(v.N));
     }
 
+    async function getMarker(key: Record<string, AttributeValue>) {
+        return (await ddb.send(new GetItemCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item;
+    }
+
     function handlerFor(
         consumer: string,
         consume: InboxConsumer,
@@ -274,6 +283,95 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
             String(logger.entries.find((e) => e.level === "error")?.attributes.error),
             /SQS message b3 \(eventbridge-envelope\): the event's detail\.outbox has no id string/,
         );
+    });
+
+    it("reads the source (outbox.source) in each delivery format and keys the marker on it: the same outbox id from two outboxes applies once each; without a source, the older key", async () => {
+        const seen: InboxMessage[] = [];
+        const row = "SOURCES#1";
+        const { handler } = handlerFor("sources-1", (m) => {
+            seen.push(m);
+            return appendTo(row)(m);
+        });
+        const from = (source: string) => ({ "outbox.source": source });
+        const busRecord = (messageId: string, source: string, n: number) => ({
+            ...rawRecord({ messageId, n: 0 }),
+            messageAttributes: {},
+            body: JSON.stringify({
+                version: "0",
+                id: `ev-${messageId}`,
+                "detail-type": "OrderShipped",
+                source: "dynamodb-outbox",
+                detail: JSON.parse(
+                    eventDetail({
+                        id: "evt-1001",
+                        source,
+                        type: "OrderShipped",
+                        partition: "P",
+                        body: JSON.stringify({ n }),
+                        headers: {},
+                        createdAt: 0,
+                        expiresAt: 0,
+                    }),
+                ) as unknown,
+            }),
+        });
+        const records = [
+            rawRecord({ messageId: "s1", outboxId: "evt-1001", n: 1, headers: from("orders") }),
+            envelopeRecord({ messageId: "s2", outboxId: "evt-1001", n: 2, headers: from("payments") }),
+            busRecord("s3", "shipping", 3),
+            // The same events again, each in another format: duplicates.
+            envelopeRecord({ messageId: "s4", outboxId: "evt-1001", n: 1, headers: from("orders") }),
+            busRecord("s5", "payments", 2),
+            rawRecord({ messageId: "s6", outboxId: "evt-1001", n: 3, headers: from("shipping") }),
+            // No source (an older publisher, a GoBridge relay): the older key, a fourth event.
+            rawRecord({ messageId: "s7", outboxId: "evt-1001", n: 4 }),
+            envelopeRecord({ messageId: "s8", outboxId: "evt-1001", n: 4 }),
+        ];
+        assert.deepEqual(await handler({ Records: records }), { batchItemFailures: [] });
+        assert.deepEqual((await applied(row)).sort(), [1, 2, 3, 4], "four events, each applied once");
+        assert.deepEqual(
+            seen.map((m) => [m.messageId, m.source, m.format]),
+            [
+                ["s1", "orders", "message-attributes"],
+                ["s2", "payments", "sns-envelope"],
+                ["s3", "shipping", "eventbridge-envelope"],
+                ["s4", "orders", "sns-envelope"],
+                ["s5", "payments", "eventbridge-envelope"],
+                ["s6", "shipping", "message-attributes"],
+                ["s7", undefined, "message-attributes"],
+                ["s8", undefined, "sns-envelope"],
+            ],
+        );
+        assert.deepEqual(seen[0]!.headers, {}, "outbox.source is not a header");
+        const markers = new Inbox({ client: ddb, consumer: "sources-1", tableName: table });
+        for (const event of ["orders", "payments", "shipping"].map((source) => ({ outboxId: "evt-1001", source })))
+            assert.ok(await getMarker(markers.markerKey(event)), `the marker of ${event.source}'s evt-1001`);
+        assert.ok(await getMarker(markers.markerKey("evt-1001")), "the older key, for the message without one");
+    });
+
+    it("fails a bus event whose detail.outbox.source is not a string, or a message whose source is not one a relay stamps, as poison", async () => {
+        const row = "SOURCES#2";
+        const { handler, logger } = handlerFor("sources-2", appendTo(row));
+        const bus = {
+            ...rawRecord({ messageId: "p1", n: 0 }),
+            messageAttributes: {},
+            body: JSON.stringify({
+                "detail-type": "T",
+                source: "dynamodb-outbox",
+                detail: { outbox: { id: "evt-1", type: "T", source: 7, headers: {} }, payload: { n: 1 } },
+            }),
+        };
+        const raw = rawRecord({ messageId: "p2", outboxId: "evt-2", n: 2, headers: { "outbox.source": "orders#eu" } });
+        assert.deepEqual(await handler({ Records: [bus, raw] }), {
+            batchItemFailures: [{ itemIdentifier: "p1" }, { itemIdentifier: "p2" }],
+        });
+        assert.deepEqual(await applied(row), []);
+        const errors = logger.entries.filter((e) => e.level === "error").map((e) => String(e.attributes.error));
+        assert.match(
+            errors[0]!,
+            /SQS message p1 \(eventbridge-envelope\): the event's detail\.outbox\.source is not a string/,
+        );
+        assert.match(errors[1]!, /the message's source \(outbox\.source\) is "orders#eu"; it may hold only letters/);
     });
 
     it("fails poison messages, logs each at error with its message id and receive count, and handles the rest", async () => {

@@ -487,3 +487,201 @@ describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", f
         );
     });
 });
+
+describe("Inbox: sources, and the older key after the upgrade (issue 33; DynamoDB Local)", function () {
+    this.timeout(60_000);
+    let ddb: DynamoDBClient;
+    let table: string;
+    before(async () => {
+        ddb = await dynamoClient();
+        table = await createConsumerTable(ddb, "inbox-sources");
+    });
+    const applied = async (orderId: string) =>
+        (await getItem(ddb, table, { PK: { S: `INVOICE#${orderId}` }, SK: { S: "META" } }))?.applied?.N;
+
+    it("keys the marker on (consumer, source, outbox id): the same id from two sources applies twice, once each; the same source again is a duplicate", async () => {
+        const inbox = new Inbox({ client: ddb, consumer: "ledger", tableName: table });
+        const orders = { outboxId: "evt-1001", source: "orders-outbox" };
+        const payments = { outboxId: "evt-1001", source: "payments-outbox" };
+        assert.equal((await inbox.apply(orders, [invoice(table, "orders-1001", 1)])).outcome, "applied");
+        assert.equal((await inbox.apply(payments, [invoice(table, "payments-1001", 1)])).outcome, "applied");
+        assert.equal((await inbox.apply(payments, [invoice(table, "payments-1001", 1)])).outcome, "duplicate");
+        assert.deepEqual([await applied("orders-1001"), await applied("payments-1001")], ["1", "1"]);
+        assert.deepEqual(inbox.markerKey(orders), { PK: { S: "INBOX#ledger@orders-outbox" }, SK: { S: "evt-1001" } });
+        assert.ok(await getItem(ddb, table, inbox.markerKey(payments)));
+        assert.deepEqual(
+            inbox.markerKey("evt-1001"),
+            { PK: { S: "INBOX#ledger" }, SK: { S: "evt-1001" } },
+            "an outbox id alone (a message without a source) keeps the older key",
+        );
+        const flat = new Inbox({ client: ddb, consumer: "ledger", tableName: "t", partitionKey: "id", sortKey: null });
+        assert.deepEqual(flat.markerKey(orders), { id: { S: "INBOX#ledger@orders-outbox#evt-1001" } });
+    });
+
+    it("after the upgrade: an event applied under the older key, delivered again with its source, is a duplicate (legacyMarkerCheck, on by default); off, or past its date, it would apply again", async () => {
+        // The marker an inbox before sources wrote (PK = INBOX#<consumer>, SK = <outbox id>): the same key a message
+        // without a source still gets.
+        const before = new Inbox({ client: ddb, consumer: "billing", tableName: table });
+        assert.equal((await before.apply("evt-7", [invoice(table, "o-7", 1)])).outcome, "applied");
+        assert.ok(await getItem(ddb, table, { PK: { S: "INBOX#billing" }, SK: { S: "evt-7" } }));
+
+        const redelivered = { outboxId: "evt-7", source: "orders-outbox" };
+        const after = new Inbox({ client: ddb, consumer: "billing", tableName: table });
+        assert.equal((await after.apply(redelivered, [invoice(table, "o-7", 1)])).outcome, "duplicate");
+        const until = new Inbox({
+            client: ddb,
+            consumer: "billing",
+            tableName: table,
+            clock: manualClock(Date.UTC(2026, 0, 1)),
+            legacyMarkerCheck: new Date(Date.UTC(2026, 0, 16)),
+        });
+        assert.equal((await until.apply(redelivered, [invoice(table, "o-7", 1)])).outcome, "duplicate");
+        assert.equal(await applied("o-7"), "1", "not applied again");
+        assert.equal(
+            await getItem(ddb, table, after.markerKey(redelivered)),
+            undefined,
+            "a duplicate writes no marker",
+        );
+
+        // Without the check, the same delivery applies again: the check is what stops it.
+        const unchecked = new Inbox({ client: ddb, consumer: "billing", tableName: table, legacyMarkerCheck: false });
+        const past = new Inbox({
+            client: ddb,
+            consumer: "billing",
+            tableName: table,
+            clock: manualClock(Date.UTC(2026, 0, 16)),
+            legacyMarkerCheck: new Date(Date.UTC(2026, 0, 16)),
+        });
+        assert.equal(unchecked.prepare(redelivered).TransactItems?.length, 1, "the marker alone");
+        assert.equal(past.prepare(redelivered).TransactItems?.length, 1, "the window is over at its date");
+        assert.equal((await unchecked.apply(redelivered, [invoice(table, "o-7", 1)])).outcome, "applied");
+        assert.equal(await applied("o-7"), "2");
+    });
+
+    it("prepare adds a ConditionCheck of the older key after the marker, for a message with a source only", () => {
+        const inbox = new Inbox({ client: ddb, consumer: "billing", tableName: table, clock: manualClock(5_000) });
+        const input = inbox.prepare({ outboxId: "prep-2", source: "orders-outbox" }, [invoice(table, "p", 1)]);
+        assert.equal(input.TransactItems?.length, 3);
+        assert.deepEqual(input.TransactItems?.[1]?.Put?.Item?.PK, { S: "INBOX#billing@orders-outbox" });
+        assert.deepEqual(input.TransactItems?.[2], {
+            ConditionCheck: {
+                TableName: table,
+                Key: { PK: { S: "INBOX#billing" }, SK: { S: "prep-2" } },
+                ConditionExpression: "attribute_not_exists(#pk)",
+                ExpressionAttributeNames: { "#pk": "PK" },
+            },
+        });
+        assert.equal(inbox.prepare("prep-2", [invoice(table, "p", 1)]).TransactItems?.length, 2, "no source: none");
+    });
+
+    it("a cancellation on the older key's check names it", async () => {
+        const inbox = new Inbox({
+            client: {
+                send: async () => {
+                    throw Object.assign(new Error("Transaction cancelled"), {
+                        name: "TransactionCanceledException",
+                        CancellationReasons: [{ Code: "None" }, { Code: "None" }, { Code: "TransactionConflict" }],
+                    });
+                },
+            } as unknown as DynamoDBClient,
+            consumer: "c",
+            tableName: "t",
+        });
+        await assert.rejects(
+            inbox.apply({ outboxId: "x", source: "orders" }, [invoice("t", "1", 1)]),
+            (err: unknown) =>
+                isOutboxError(err) &&
+                err.transient &&
+                /inbox "c" \(source "orders", outbox id "x"\): .*the inbox's check of the older marker key \(table "t"\): TransactionConflict/.test(
+                    err.message,
+                ),
+        );
+    });
+
+    describe("refuses (INVALID_PAYLOAD before sending anything; INVALID_CONFIG for the option)", () => {
+        let sent = 0;
+        const counting = (): Inbox =>
+            new Inbox({
+                client: { send: async () => void (sent += 1) } as unknown as DynamoDBClient,
+                consumer: "billing",
+                tableName: "t",
+            });
+        afterEach(() => assert.equal(sent, 0, "nothing was sent"));
+        const put = (n: number): TransactWriteItem => ({
+            Put: { TableName: "t", Item: { PK: { S: `P#${n}` }, SK: { S: "x" } } },
+        });
+        const cases: [string, (inbox: Inbox) => Promise<unknown>, RegExp][] = [
+            [
+                "a source with '@'",
+                (i) => i.apply({ outboxId: "id-1", source: "orders@eu" }),
+                /the message's source \(outbox\.source\) is "orders@eu"; it may hold only letters, digits.*it was not published by one/,
+            ],
+            [
+                "an empty source",
+                (i) => i.apply({ outboxId: "id-1", source: "" }),
+                /source \(outbox\.source\) is ""; it must be 1 to 255 characters/,
+            ],
+            [
+                "a source of 256 characters",
+                (i) => i.apply({ outboxId: "id-1", source: "s".repeat(256) }),
+                /must be 1 to 255 characters \(it is 256\)/,
+            ],
+            [
+                "99 items with the older key's check (the marker and the check take 2 of the 100 actions)",
+                (i) =>
+                    i.apply(
+                        { outboxId: "id-1", source: "orders" },
+                        Array.from({ length: 99 }, (_, n) => put(n)),
+                    ),
+                /99 items \+ the inbox marker and its check of the older key \(legacyMarkerCheck\) = 101 actions; .*at most 98; .*or turn legacyMarkerCheck off once its window is over/,
+            ],
+            [
+                "an item on the older key the transaction checks",
+                (i) =>
+                    i.apply({ outboxId: "id-1", source: "orders" }, [
+                        { Delete: { TableName: "t", Key: { PK: { S: "INBOX#billing" }, SK: { S: "id-1" } } } },
+                    ]),
+                /items\[0\] \(Delete on table "t" PK=INBOX#billing, SK=id-1\) is on the inbox marker's own key/,
+            ],
+        ];
+        for (const [name, run, message] of cases) {
+            it(name, async () => {
+                await assert.rejects(
+                    run(counting()),
+                    (err: unknown) => isOutboxError(err, "INVALID_PAYLOAD") && message.test(err.message),
+                );
+            });
+        }
+        it("98 items with the check fit, and 99 without a source", () => {
+            const inbox = counting();
+            const items = Array.from({ length: 99 }, (_, n) => put(n));
+            assert.equal(
+                inbox.prepare({ outboxId: "id-1", source: "orders" }, items.slice(0, 98)).TransactItems?.length,
+                100,
+            );
+            assert.equal(inbox.prepare("id-1", items).TransactItems?.length, 100);
+        });
+        for (const [name, value] of [
+            ["a string", "yes"],
+            ["an invalid Date", new Date(Number.NaN)],
+            ["a number", 1],
+        ] as const) {
+            it(`legacyMarkerCheck as ${name} (INVALID_CONFIG)`, () => {
+                assert.throws(
+                    () =>
+                        new Inbox({
+                            client: ddb,
+                            consumer: "billing",
+                            tableName: "t",
+                            legacyMarkerCheck: value as unknown as boolean,
+                        }),
+                    (err: unknown) =>
+                        isOutboxError(err, "INVALID_CONFIG") &&
+                        /legacyMarkerCheck is .*; it must be true \(check the older marker key\), false \(do not\), or a valid Date \(check it until then\); omit it for true/.test(
+                            err.message,
+                        ),
+                );
+            });
+        }
+    });
+});

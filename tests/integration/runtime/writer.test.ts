@@ -360,10 +360,11 @@ describe("OutboxWriter (DynamoDB Local)", function () {
                 name: "too many headers",
                 request: () => ({
                     messages: [
-                        message({ headers: Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`h${i}`, "v"])) }),
+                        message({ headers: Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`h${i}`, "v"])) }),
                     ],
                 }),
-                pattern: /headers has 9 entries; at most 8 fit/,
+                // outbox.source took one of SNS's 10 attributes (issue 33): 7 headers fit, 8 did before.
+                pattern: /headers has 8 entries; at most 7 fit/,
             },
             {
                 name: "a reserved header",

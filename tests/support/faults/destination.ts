@@ -47,12 +47,23 @@ export interface FaultDestination {
     consumerMessages(): readonly RecordedMessage[];
     /** The record id a message of {@link FaultDestination.consumerMessages} carries. */
     consumerId(message: RecordedMessage): string;
+    /** The payload a message of {@link FaultDestination.consumerMessages} carries (the body, or a bus event's `detail.payload`), parsed. */
+    consumerPayload(message: RecordedMessage): unknown;
     /** The record id a batch entry of this kind carries. */
     entryId(entry: EntryInfo): string;
     /** How this kind refuses a poison message, every time: a fault of the message's own. */
     readonly poisonRefusal: Pick<EntryFaultRule, "code" | "senderFault" | "message">;
     /** Destroy its client. */
     close(): void;
+}
+
+/** A body's JSON, or `undefined` when it is not JSON. */
+function parsed(body: string): unknown {
+    try {
+        return JSON.parse(body) as unknown;
+    } catch {
+        return undefined;
+    }
 }
 
 function attributeId(attributes: RecordedMessage["attributes"]): string {
@@ -83,6 +94,7 @@ function topic(server: SnsTestServer, fifo: boolean): FaultDestination {
         // As SNS raw delivery to a queue hands them over: the payload as the body, the attributes as attributes.
         consumerMessages: () => server.topicMessages(topicArn),
         consumerId: (m) => attributeId(m.attributes),
+        consumerPayload: (m) => parsed(m.body),
         entryId: (e) => attributeId(e.attributes),
         poisonRefusal: { code: "InvalidParameter", senderFault: true, message: "poison message (injected)" },
         close: () => undefined,
@@ -103,6 +115,7 @@ function queue(server: SnsTestServer, fifo: boolean): FaultDestination {
         acceptedIds: () => server.queueMessages(url).map((m) => attributeId(m.attributes)),
         consumerMessages: () => server.queueMessages(url),
         consumerId: (m) => attributeId(m.attributes),
+        consumerPayload: (m) => parsed(m.body),
         entryId: (e) => attributeId(e.attributes),
         poisonRefusal: { code: "InvalidMessageContents", senderFault: true, message: "poison message (injected)" },
         close: () => undefined,
@@ -137,6 +150,7 @@ function bus(server: SnsTestServer): FaultDestination {
                 return "";
             }
         },
+        consumerPayload: (m) => (parsed(m.body) as { detail?: { payload?: unknown } } | undefined)?.detail?.payload,
         entryId: (e) => detailId(e.body),
         // EventBridge entries carry no sender fault; MalformedDetail is the message's own (PutEventsResultEntry).
         poisonRefusal: { code: "MalformedDetail", message: "poison message (injected)" },

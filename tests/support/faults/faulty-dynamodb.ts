@@ -11,6 +11,8 @@
  *   DynamoDB does under throttling;
  * - `lostAnswer`: the command IS applied, then the caller gets a 500 `InternalServerError` (an ambiguous outcome,
  *   like a timeout after DynamoDB committed);
+ * - `completionsThrottled`: every completion of the records it names is throttled (nothing applied), for as long as
+ *   injection is on: the `redrive` scenario's records that are published and then left pending until they expire;
  * - kill: once armed with {@link FaultyDynamoClient.armKill}, the n-th terminal write (a status → completed or
  *   expired update, the step after publishing or dead-lettering) never answers and `onKill` fires: the invocation dies between publishing and completing, as a Lambda
  *   crash or timeout would. The scenario arms it for a share of the invocations.
@@ -20,6 +22,8 @@ import {
     type BatchGetItemCommandInput,
     type BatchGetItemCommandOutput,
 } from "@aws-sdk/client-dynamodb";
+import { parseRecordSortKey } from "../../../runtime/record/keys";
+import { ATTR } from "../../../runtime/schema";
 import { faultDice, seededRandom } from "./random";
 
 /** Anything with an AWS SDK v3 client's `send`. */
@@ -38,6 +42,8 @@ export interface DynamoFaultRates {
     readonly lostAnswer?: number;
     /** BatchGetItem answers half of its keys as UnprocessedKeys. @default 0 */
     readonly unprocessed?: number;
+    /** Throttle every completion of a record this names (by record id), not a rate. @default none */
+    readonly completionsThrottled?: (recordId: string) => boolean;
 }
 
 /** What a faulty client injected so far. */
@@ -62,22 +68,51 @@ export interface FaultyDynamoClient extends SendClient {
 interface CommandShape {
     readonly constructor: { readonly name: string };
     readonly input: {
+        readonly Key?: Record<string, { readonly S?: string }>;
         readonly ExpressionAttributeValues?: Record<string, unknown>;
         readonly TransactItems?: readonly {
-            readonly Update?: { readonly ExpressionAttributeValues?: Record<string, unknown> };
+            readonly Update?: {
+                readonly Key?: Record<string, { readonly S?: string }>;
+                readonly ExpressionAttributeValues?: Record<string, unknown>;
+            };
         }[];
     };
 }
 
 /** Whether a command moves a record to completed or expired (UpdateItem, or a transaction holding such an update). */
 export function isTerminalWrite(command: object): boolean {
+    return writesStatus(command, [":status_completed", ":status_expired"]);
+}
+
+/** Whether a command moves a record to completed (the step after publishing): UpdateItem, or a transaction holding one. */
+export function isCompletionWrite(command: object): boolean {
+    return writesStatus(command, [":status_completed"]);
+}
+
+/** Whether a command's update sets one of these status placeholders. */
+function writesStatus(command: object, placeholders: readonly string[]): boolean {
     const c = command as CommandShape;
     const completes = (values: Record<string, unknown> | undefined) =>
-        values !== undefined && (":status_completed" in values || ":status_expired" in values);
+        values !== undefined && placeholders.some((p) => p in values);
     if (c.constructor.name === "UpdateItemCommand") return completes(c.input.ExpressionAttributeValues);
     if (c.constructor.name === "TransactWriteItemsCommand")
         return (c.input.TransactItems ?? []).some((i) => completes(i.Update?.ExpressionAttributeValues));
     return false;
+}
+
+/** The record ids a command moves to completed (read from each update's sort key). */
+export function completedRecordIds(command: object): string[] {
+    const c = command as CommandShape;
+    const updates =
+        c.constructor.name === "UpdateItemCommand"
+            ? [c.input]
+            : c.constructor.name === "TransactWriteItemsCommand"
+              ? (c.input.TransactItems ?? []).map((i) => i.Update ?? {})
+              : [];
+    return updates
+        .filter((u) => u.ExpressionAttributeValues !== undefined && ":status_completed" in u.ExpressionAttributeValues)
+        .map((u) => parseRecordSortKey(u.Key?.[ATTR.sk]?.S ?? "")?.envelopeId)
+        .filter((id): id is string => id !== undefined);
 }
 
 function sdkError(name: string, status: number, extra: Record<string, unknown> = {}): Error {
@@ -137,6 +172,11 @@ export function faultyDynamoClient(
                 counts.kill += 1;
                 onKill();
                 return new Promise<never>(() => undefined);
+            }
+            const throttledCompletion = rates.completionsThrottled;
+            if (enabled && throttledCompletion !== undefined && completedRecordIds(command).some(throttledCompletion)) {
+                counts.throttle += 1;
+                throw sdkError("ProvisionedThroughputExceededException", 400);
             }
             if (fires("throttle")) {
                 counts.throttle += 1;

@@ -16,8 +16,10 @@
  *   and answers lost after the commit;
  * - poison messages (no outbox id), which must fail on every receive and reach the DLQ after `maxReceiveCount`.
  *
- * The effect: `ADD applied 1` on the outbox id's row. Exactly once means every id the topic accepted has
- * `applied = 1`, and no other row exists.
+ * The effect: `ADD applied 1` on the event's row: by default its outbox id's; a scenario names its events by what
+ * they are (`eventOf`: the planned message a payload carries), so an event that reaches the consumer under two
+ * outbox ids (a redrive that changed its identity) shows as applied twice. Exactly once means every event the topic
+ * accepted has `applied = 1`, and no other row exists.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import type { RecordedMessage } from "../../../dev/emulators/sns-test-server";
@@ -25,6 +27,7 @@ import { createInboxHandler, type InboxMessage } from "../../../runtime/inbox/ha
 import { Inbox } from "../../../runtime/inbox/inbox";
 import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
 import type { Logger } from "../../../runtime/ports";
+import { INBOX_MARKER } from "../../../runtime/schema";
 import { createConsumerTable, scanItems } from "../runtime/table";
 import { faultyDynamoClient } from "./faulty-dynamodb";
 import { faultDice, seededRandom } from "./random";
@@ -38,17 +41,17 @@ const MAX_INVOCATIONS_PER_MESSAGE = 20;
 
 /** What the consumer phase found. */
 export interface ConsumerReport {
-    /** Distinct outbox ids the topic accepted: each must be applied once. */
+    /** Distinct events the topic accepted: each must be applied once. */
     readonly expected: number;
-    /** Outbox ids applied exactly once. */
+    /** Events applied exactly once. */
     readonly appliedOnce: number;
-    /** Outbox ids applied more than once (at most 20 listed). */
+    /** Events applied more than once (at most 20 listed). */
     readonly appliedTwice: readonly string[];
-    /** Outbox ids the topic accepted that were never applied (at most 20 listed). */
+    /** Events the topic accepted that were never applied (at most 20 listed). */
     readonly missing: readonly string[];
-    /** Effect rows for ids the topic never accepted. */
+    /** Effect rows for events the topic never accepted. */
     readonly unexpected: readonly string[];
-    /** Markers in the table (one per applied id). */
+    /** Markers in the table (one per applied event: each (source, outbox id), or outbox id without a source). */
     readonly markers: number;
     /** Records handed to the handler, redeliveries included. */
     readonly deliveries: number;
@@ -122,8 +125,9 @@ function sqsRecord(
  * @param topic - What the destination delivers to the consumer's queue, in order (relay duplicates included): the
  *   messages the SNS test server accepted on the topic (as raw delivery hands them over), on an SQS destination, or
  *   routed from a bus (the event envelope).
- * @param options - The rate, the seed, the scenario's tag, the logger, and how to read a message's outbox id (the
- *   `outbox.id` attribute unless given: a bus's envelope carries it in `detail.outbox.id`).
+ * @param options - The rate, the seed, the scenario's tag, the logger, and what names each event (`eventOf`): in a
+ *   message the consumer is handed, and in one the destination recorded. By default its outbox id (the handed
+ *   message's `outboxId`; the recorded `outbox.id` attribute).
  */
 export async function consumeOnInbox(
     ddb: DynamoDBClient,
@@ -133,9 +137,16 @@ export async function consumeOnInbox(
         readonly seed: number;
         readonly tag: string;
         readonly logger?: Logger;
-        readonly idOf?: (message: RecordedMessage) => string;
+        readonly eventOf?: {
+            readonly delivered: (message: InboxMessage) => string;
+            readonly recorded: (message: RecordedMessage) => string;
+        };
     },
 ): Promise<ConsumerReport> {
+    const eventOf = options.eventOf ?? {
+        delivered: (m: InboxMessage) => m.outboxId,
+        recorded: (m: RecordedMessage) => m.attributes["outbox.id"]?.stringValue ?? "",
+    };
     const random = seededRandom(options.seed + 5);
     const rate = options.rate;
     const table = await createConsumerTable(ddb, `inbox-${options.tag}`);
@@ -156,7 +167,7 @@ export async function consumeOnInbox(
             {
                 Update: {
                     TableName: table,
-                    Key: { PK: { S: `EFFECT#${m.outboxId}` }, SK: { S: "META" } },
+                    Key: { PK: { S: `EFFECT#${eventOf.delivered(m)}` }, SK: { S: "META" } },
                     UpdateExpression: "ADD applied :one",
                     ExpressionAttributeValues: { ":one": { N: "1" } },
                 },
@@ -238,13 +249,15 @@ export async function consumeOnInbox(
     const items = await scanItems(ddb, table);
     const applied = new Map<string, number>();
     let markers = 0;
+    const consumerPartition = `${INBOX_MARKER.partitionPrefix}faults`;
     for (const item of items) {
         const pk = item.PK?.S ?? "";
         if (pk.startsWith("EFFECT#")) applied.set(pk.slice("EFFECT#".length), Number(item.applied?.N ?? 0));
-        else if (pk === "INBOX#faults") markers += 1;
+        // Both key forms: INBOX#faults (no source) and INBOX#faults@<source>.
+        else if (pk === consumerPartition || pk.startsWith(`${consumerPartition}${INBOX_MARKER.sourceSeparator}`))
+            markers += 1;
     }
-    const idOf = options.idOf ?? ((m: RecordedMessage) => m.attributes["outbox.id"]?.stringValue ?? "");
-    const expected = [...new Set(topic.map(idOf))];
+    const expected = [...new Set(topic.map(eventOf.recorded))];
     const expectedSet = new Set(expected);
     const c = client.counts;
     return {

@@ -9,9 +9,11 @@
  * Phases: write the planned messages (sequential transactions of 1–10 messages, the mapping consuming as they
  * land) under the scenario's faults; drain the mapping; then recovery, as after an outage: faults off (poison
  * messages stay poison), the relay clock moved past the stale-claim window and `sweepAfter`, and the sweeper run
- * until no record is pending or claimed. Then the invariants.
+ * until no record is pending or claimed. Then the invariants. With a redrive mix, the operator's redrive follows:
+ * the causes fixed (poison publishes now), every DLQ message redriven with `redriveDeadLetters`, and the sweeper run
+ * until the redriven records are delivered. Then the inbox consumer gets everything the destination accepted.
  */
-import type { AttributeValue } from "@aws-sdk/client-dynamodb";
+import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
@@ -36,6 +38,7 @@ import { createPublisher } from "../../../runtime/publisher";
 import { ATTR, STATUS } from "../../../runtime/schema";
 import { createSweeper } from "../../../runtime/sweeper";
 import { HANDLER_LIMITS } from "../../../runtime/limits";
+import { redriveDeadLetters } from "../../../runtime/redrive";
 import { OutboxWriter } from "../../../runtime/writer";
 import { isOutboxError } from "../../../runtime/errors";
 import type { NewOutboxRecord } from "../../../runtime/record/codec";
@@ -59,7 +62,7 @@ import {
     type SkewMix,
     type StuckItem,
 } from "./skew";
-import { planMessages, transactions, type PlannedMessage } from "./workload";
+import { EXPIRING_AFTER_MS, messageId, planMessages, transactions, type PlannedMessage } from "./workload";
 
 /** The faults of one scenario at injection rate `rate`. */
 export interface ScenarioFaults {
@@ -86,6 +89,13 @@ export interface ScenarioFaults {
     readonly maxPartitionsPerRun?: number;
     /** The `skew` scenario's writers, rows and partitions (see {@link SkewMix}). @default undefined */
     readonly skewMix?: SkewMix;
+    /**
+     * The `redrive` scenario: every 10th message expires {@link EXPIRING_AFTER_MS} after its write, and each of its
+     * completions is throttled while the faults last, so it is published and left pending until the recovery's
+     * sweeper dead-letters it as expired; then the DLQ is redriven and the relay delivers what was redriven.
+     * @default false
+     */
+    readonly redrive?: boolean;
 }
 
 /** What the `poison` scenario adds on the writing side. */
@@ -145,6 +155,29 @@ export interface ScenarioResult extends InvariantReport {
     readonly consumer: ConsumerReport;
     /** With a skew mix: its accounting. */
     readonly skew?: SkewReport;
+    /** With a redrive: what it did. */
+    readonly redrive?: RedriveReport;
+}
+
+/** What the `redrive` scenario's redrive did. */
+export interface RedriveReport {
+    /** DLQ messages when the redrive began. */
+    readonly deadLettered: number;
+    /** Written back and deleted from the DLQ. */
+    readonly redriven: number;
+    /** A second DLQ message of a record already written back (a dead letter sent twice): only deleted. */
+    readonly alreadyRedriven: number;
+    /** Left in the DLQ as not redrivable, or failed. */
+    readonly notRedrivable: number;
+    readonly failed: number;
+    /** Redriven records whose identity (`outbox.id`) is not the dead-lettered record's id (at most 20 listed). */
+    readonly identityChanged: readonly string[];
+    /** Redriven events the destination never accepted under their identity (at most 20 listed). */
+    readonly undelivered: readonly string[];
+    /** Records left pending or claimed after the redrive's delivery. */
+    readonly leftOver: number;
+    /** Sweeper runs that delivered the redriven records. */
+    readonly sweeps: number;
 }
 
 /** What the `skew` scenario found, besides the invariants every scenario checks. */
@@ -263,6 +296,8 @@ function perTenRecords(event: LambdaStreamEvent): number {
 interface Writers {
     /** The application's writer. */
     readonly writer: OutboxWriter;
+    /** The writers' clock: an `expiring` message expires {@link EXPIRING_AFTER_MS} after it, at its write. */
+    readonly clock: Clock;
     /** With a poison mix: the second writer, its clock ahead, taking every other transaction. */
     readonly skewed?: OutboxWriter;
     /** With a poison mix: the store, for foreign rows (written as an older or a Go writer would). */
@@ -350,7 +385,11 @@ async function writeAll(
             else {
                 try {
                     await (first.source === "fast" && writers.fast !== undefined ? writers.fast : writer).write({
-                        messages: run.map((p) => p.message),
+                        messages: run.map((p) =>
+                            p.expiring === true
+                                ? { ...p.message, expiresAt: new Date(writers.clock.now() + EXPIRING_AFTER_MS) }
+                                : p.message,
+                        ),
                     });
                 } catch (err) {
                     // Behind a FENCE that a fast clock set hours ahead, a keyed write is refused: never committed.
@@ -425,7 +464,9 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     const planned = planMessages(tag, options.messages, writerClock.now(), {
         poisonMix: faults.poisonMix !== undefined,
         skewMix: skewMix !== undefined,
+        expiring: faults.redrive === true,
     });
+    const expiringIds = new Set(planned.filter((p) => p.expiring === true).map((p) => p.message.id));
     const poisonIds = new Set(planned.filter((p) => p.poison).map((p) => p.message.id));
     const poisonRule: EntryFaultRule = {
         ...destination.poisonRefusal,
@@ -455,12 +496,17 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
 
     let killCurrent: (() => void) | undefined;
     let kills = 0;
-    const publisherDb: FaultyDynamoClient = faultyDynamoClient(ddb, faults.dynamo ?? {}, seed + 1, () => {
+    // The redrive scenario's expiring records: each completion throttled while the faults last.
+    const dynamoFaults = {
+        ...faults.dynamo,
+        ...(faults.redrive === true ? { completionsThrottled: (id: string) => expiringIds.has(id) } : {}),
+    };
+    const publisherDb: FaultyDynamoClient = faultyDynamoClient(ddb, dynamoFaults, seed + 1, () => {
         kills += 1;
         killCurrent?.();
     });
     let killSweep: (() => void) | undefined;
-    const sweeperDb: FaultyDynamoClient = faultyDynamoClient(ddb, faults.dynamo ?? {}, seed + 2, () => {
+    const sweeperDb: FaultyDynamoClient = faultyDynamoClient(ddb, dynamoFaults, seed + 2, () => {
         kills += 1;
         killSweep?.();
     });
@@ -600,6 +646,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         const mix = faults.poisonMix;
         const writers: Writers = {
             writer,
+            clock: writerClock,
             address,
             ...(mix !== undefined
                 ? {
@@ -708,6 +755,21 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
                   dlq,
                   lostPartitions,
               });
+    // The operator's redrive, once the causes are fixed: every DLQ message back into the outbox, then delivered.
+    const redrive =
+        faults.redrive === true
+            ? await redriveAndDeliver({
+                  ddb,
+                  sqs,
+                  server,
+                  dlqUrl,
+                  tableName,
+                  destination,
+                  writerClock,
+                  relayClock,
+                  sweeper,
+              })
+            : undefined;
     const stats = mapping.stats();
     const dynamoInjected = [publisherDb, sweeperDb].reduce(
         (sum, c) => sum + c.counts.throttle + c.counts.conflict + c.counts.lostAnswer + c.counts.unprocessed,
@@ -719,7 +781,12 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
             rate: options.rate,
             seed,
             tag,
-            idOf: destination.consumerId,
+            // Each event by the planned message its payload carries, whatever outbox id it reached the consumer under.
+            eventOf: {
+                delivered: (m) => messageId(tag, (m.payload as { index: number }).index),
+                recorded: (m) =>
+                    messageId(tag, (destination.consumerPayload(m) as { index?: number } | undefined)?.index ?? -1),
+            },
             ...(options.logger !== undefined ? { logger: options.logger } : {}),
         });
     } finally {
@@ -743,7 +810,86 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         reuseAccepted: reuse.accepted,
         consumer,
         ...(skew !== undefined ? { skew } : {}),
+        ...(redrive !== undefined ? { redrive } : {}),
     };
+}
+
+/**
+ * The operator's redrive, as docs/operations.md describes it: the causes fixed (no faults; poison publishes now),
+ * every DLQ message written back into the outbox by `redriveDeadLetters`, then the sweeper run (the relay clock
+ * moved past `sweepAfter` each time) until no record is pending or claimed.
+ */
+async function redriveAndDeliver(world: {
+    readonly ddb: DynamoDBClient;
+    readonly sqs: SQSClient;
+    readonly server: SnsTestServer;
+    readonly dlqUrl: string;
+    readonly tableName: string;
+    readonly destination: FaultDestination;
+    readonly writerClock: Clock;
+    readonly relayClock: OffsetClock;
+    readonly sweeper: () => Promise<unknown>;
+}): Promise<RedriveReport> {
+    const { ddb, server, destination, tableName } = world;
+    server.setFaults({});
+    const deadLettered = server.queueMessages(world.dlqUrl).length;
+    const result = await redriveDeadLetters({
+        sqs: world.sqs,
+        queueUrl: world.dlqUrl,
+        writer: new OutboxWriter({
+            client: ddb,
+            tableName,
+            clock: world.writerClock,
+            address: destination.arn,
+            fifo: destination.fifo,
+        }),
+        maxMessages: Math.max(1, deadLettered),
+    });
+    let sweeps = 0;
+    let leftOver = nonTerminal(await scanRecordItems(ddb, tableName), new Set());
+    for (; leftOver > 0 && sweeps < MAX_RECOVERY_SWEEPS; sweeps += 1) {
+        world.relayClock.advance(RECOVERY_STEP_MS);
+        await world.sweeper();
+        leftOver = nonTerminal(await scanRecordItems(ddb, tableName), new Set());
+    }
+    const accepted = new Set(destination.acceptedIds());
+    return {
+        deadLettered,
+        redriven: result.redriven,
+        alreadyRedriven: result.alreadyRedriven,
+        notRedrivable: result.notRedrivable,
+        failed: result.failed,
+        identityChanged: result.records
+            .filter(([dead, , identity]) => identity !== dead)
+            .map(([dead]) => dead)
+            .slice(0, 20),
+        undelivered: result.records
+            .map(([, , identity]) => identity)
+            .filter((identity) => !accepted.has(identity))
+            .slice(0, 20),
+        leftOver,
+        sweeps,
+    };
+}
+
+/** What is wrong with a redrive, one entry per problem. */
+export function redriveProblems(k: RedriveReport, r: Pick<ScenarioResult, "publishedThenExpired">): string[] {
+    return [
+        r.publishedThenExpired.length === 0 ? "no event was published and then dead-lettered as expired" : "",
+        k.redriven + k.alreadyRedriven !== k.deadLettered
+            ? `redriven ${k.redriven} (+${k.alreadyRedriven} already) of ${k.deadLettered} dead letters`
+            : "",
+        k.notRedrivable > 0 ? `not-redrivable ${k.notRedrivable}` : "",
+        k.failed > 0 ? `redrive-failed ${k.failed}` : "",
+        k.identityChanged.length > 0 ? `identity-changed ${k.identityChanged.join(",")}` : "",
+        k.undelivered.length > 0 ? `redriven-undelivered ${k.undelivered.join(",")}` : "",
+        k.leftOver > 0 ? `left-over-after-redrive ${k.leftOver}` : "",
+    ].filter((p) => p !== "");
+}
+
+/** The redrive's part of a scenario line. */
+function redriveLine(k: RedriveReport, r: Pick<ScenarioResult, "publishedThenExpired">): string {
+    return ` published-then-expired ${r.publishedThenExpired.length} redriven ${k.redriven}+${k.alreadyRedriven}-already/${k.deadLettered} redrive-sweeps ${k.sweeps}`;
 }
 
 /** The skew mix's accounting, from what was planned, refused, planted and measured, and what the table, topic and DLQ hold. */
@@ -832,6 +978,7 @@ function skewLine(k: SkewReport): string {
 export function holds(r: ScenarioResult): boolean {
     return (
         (r.skew === undefined || skewHolds(r.skew)) &&
+        (r.redrive === undefined || redriveProblems(r.redrive, r).length === 0) &&
         consumerHolds(r.consumer) &&
         r.lost === 0 &&
         r.inversions === 0 &&
@@ -857,6 +1004,7 @@ export function scenarioLine(r: ScenarioResult): string {
         r.wrongReason.length > 0 ? `wrong-reason ${r.wrongReason.join(",")}` : "",
         r.reuseAccepted > 0 ? `reused-ids-accepted ${r.reuseAccepted}` : "",
         ...(r.skew !== undefined ? skewProblems(r.skew) : []),
+        ...(r.redrive !== undefined ? redriveProblems(r.redrive, r) : []),
     ].filter((p) => p !== "");
     return (
         `scenario ${r.name}: messages ${r.messages} lost ${r.lost} inversions ${r.inversions}${r.ordered ? "" : " (in put order: a bus keeps none)"} duplicates ${r.duplicates} ` +
@@ -864,6 +1012,7 @@ export function scenarioLine(r: ScenarioResult): string {
         (r.destination !== "sns" ? ` destination ${r.destination}` : "") +
         (r.reuseAttempts > 0 ? ` reused-ids ${r.reuseAttempts - r.reuseAccepted}/${r.reuseAttempts}-refused` : "") +
         (r.skew !== undefined ? skewLine(r.skew) : "") +
+        (r.redrive !== undefined ? redriveLine(r.redrive, r) : "") +
         (problems.length > 0 ? ` PROBLEMS ${problems.join("; ")}` : "") +
         `; ${consumerLine(r.consumer)}`
     );

@@ -1,8 +1,9 @@
 /**
  * The fault scenarios: the faults that lose events in the relays people run today (the Streams article's
  * "Te va a morder", the GoBridge store's findings §12, the peers' issue threads), each at injection rate `rate`.
- * Every scenario publishes to the standard SNS topic but the last two, which run the mixed faults against an SQS
- * FIFO queue and an EventBridge bus, each in its own service's error codes.
+ * Every scenario publishes to the standard SNS topic but `sqs-fifo-mixed` and `eventbridge-mixed`, which run the
+ * mixed faults against an SQS FIFO queue and an EventBridge bus, each in its own service's error codes. The last,
+ * `expired-then-redriven`, ends with the operator's redrive.
  */
 import type { ScenarioSpec } from "./scenario";
 
@@ -158,5 +159,13 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
             redeliver: rate / 5,
             streamLoss: rate / 5,
         }),
+    },
+    {
+        name: "expired-then-redriven",
+        // Every 10th message (index ≡ 9) expires soon after its write; 40 give a few of them.
+        minMessages: 40,
+        description:
+            "every 10th message expires 20 s after its write and each of its completions is throttled while the faults last, so it is published and then dead-lettered as expired by the recovery's sweeper (issue 33's redrive case), with single PublishBatch entries failing and the poison refused; then the operator redrives the DLQ (the causes fixed: the poison publishes too) and the sweeper delivers what was redriven, each event under its own identity, so the inbox applies none twice",
+        faults: (rate) => ({ redrive: true, entries: [{ code: "InternalError", rate: rate / 2 }] }),
     },
 ];

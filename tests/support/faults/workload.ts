@@ -2,7 +2,8 @@
  * The messages a fault scenario writes, decided by index alone so every run writes the same set: keyless
  * messages spread over order partitions, keyed messages in account partitions (two ordering keys each), some
  * already expired when written (they must reach the DLQ as `expired`), some poison (SNS refuses them every time:
- * they must reach the DLQ as `publish-rejected`). Every 7th id and every 5th partition contain `#` and `%`, so
+ * they must reach the DLQ as `publish-rejected`), and, in the `redrive` scenario, some expiring soon after they are
+ * written (published, or dead-lettered as expired, or both). Every 7th id and every 5th partition contain `#` and `%`, so
  * the escaping of keys is exercised end to end.
  */
 import type { OutboxMessage } from "../../../runtime/writer";
@@ -17,6 +18,11 @@ export interface PlannedMessage {
     readonly expired: boolean;
     /** SNS refuses it permanently: must go to the DLQ with reason `publish-rejected`. */
     readonly poison: boolean;
+    /**
+     * Expires {@link EXPIRING_AFTER_MS} after it is written (the writer sets `expiresAt` then): it may be published,
+     * dead-lettered as `expired`, or both (published, its completion failed, then expired). @default false
+     */
+    readonly expiring?: boolean;
     /**
      * Written straight through the store, as an older or a Go writer would, with U+FFFF in its payload (a
      * character SQS refuses): only expired or poison messages are, so the DLQ must carry it. @default false
@@ -51,7 +57,12 @@ export interface PlanOptions {
      * None of them is expired or poison. @default false
      */
     readonly skewMix?: boolean;
+    /** The `redrive` scenario's mix: every 10th message (index ≡ 9) that is neither poison nor expired is `expiring`. @default false */
+    readonly expiring?: boolean;
 }
+
+/** How long after its write an `expiring` message expires: past the run's retries, before the recovery's first step. */
+export const EXPIRING_AFTER_MS = 20_000;
 
 /** `SKEW#` partitions: one per 200 messages, at least one. */
 export function skewPartitionCount(count: number): number {
@@ -141,6 +152,7 @@ export function planMessages(tag: string, count: number, nowMs: number, options:
         // 21 is keyed (21 % 5 === 1): a poisoned head, with its key's younger records behind it.
         const poison = index % 50 === 17 || (options.poisonMix === true && index % 50 === 21);
         const expired = !poison && index % 33 === 5;
+        const expiring = options.expiring === true && !poison && !expired && index % 10 === 9;
         const foreign = options.poisonMix === true && (poison || expired) && index % 2 === 1;
         const p = keyed ? index % keyedPartitions : index % keylessPartitions;
         const partition = keyed ? `ACCOUNT#${p}` : p % 5 === 2 ? `T%25#ORDER#${p}` : `ORDER#${p}`;
@@ -149,6 +161,7 @@ export function planMessages(tag: string, count: number, nowMs: number, options:
             expired,
             poison,
             ...(foreign ? { foreign } : {}),
+            ...(expiring ? { expiring } : {}),
             message: {
                 id: messageId(tag, index),
                 partition,

@@ -130,11 +130,18 @@ function readBack(m: RecordedMessage): ReturnType<Harness["published"]>[number] 
             ...group,
         };
     }
-    const detail = JSON.parse(m.body) as { outbox: { id: string; type: string; headers: Record<string, string> } };
+    const detail = JSON.parse(m.body) as {
+        outbox: { id: string; type: string; source?: string; headers: Record<string, string> };
+    };
     return {
         id: detail.outbox.id,
         body: JSON.stringify((JSON.parse(m.body) as { payload: unknown }).payload),
-        attributes: { "outbox.id": detail.outbox.id, "outbox.type": detail.outbox.type, ...detail.outbox.headers },
+        attributes: {
+            "outbox.id": detail.outbox.id,
+            "outbox.type": detail.outbox.type,
+            ...(detail.outbox.source !== undefined ? { "outbox.source": detail.outbox.source } : {}),
+            ...detail.outbox.headers,
+        },
     };
 }
 

@@ -3,13 +3,14 @@
  * every scenario pass.
  */
 import assert from "node:assert/strict";
-import { isTerminalWrite } from "../../support/faults/faulty-dynamodb";
+import { completedRecordIds, isTerminalWrite } from "../../support/faults/faulty-dynamodb";
 import { checkInvariants, countInversions } from "../../support/faults/invariants";
 import { faultScale, messagesFor } from "../../support/faults/scale";
-import { summaryLine } from "../../support/faults/scenario";
+import { redriveProblems, summaryLine, type RedriveReport } from "../../support/faults/scenario";
 import { planMessages } from "../../support/faults/workload";
 import { TransactWriteItemsCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../../../runtime/errors";
+import { recordSortKey } from "../../../runtime/record/keys";
 
 describe("fault scenario invariants", function () {
     const planned = planMessages("t", 60, 1_000);
@@ -91,6 +92,67 @@ describe("fault scenario invariants", function () {
         );
     });
 
+    it("takes an expiring message on the topic, in the DLQ as expired, or both (counted); any other reason is wrong", function () {
+        const withExpiring = planMessages("t", 60, 1_000, { expiring: true });
+        const expiring = withExpiring.filter((p) => p.expiring === true);
+        assert.ok(expiring.length >= 5, "every 10th message");
+        assert.ok(expiring.every((p) => !p.poison && !p.expired && p.message.expiresAt === undefined));
+        const [published, both, deadOnly, wrong] = expiring.map((p) => p.message.id);
+        const rest = withExpiring.filter((p) => p.expiring !== true);
+        const r = checkInvariants(
+            withExpiring,
+            [
+                ...rest.filter((p) => !p.expired && !p.poison).map((p) => ({ id: p.message.id })),
+                ...[published!, both!, wrong!].map((id) => ({ id })),
+                ...expiring.slice(4).map((p) => ({ id: p.message.id })),
+            ],
+            [
+                ...rest
+                    .filter((p) => p.expired || p.poison)
+                    .map((p) => ({ id: p.message.id, reason: p.expired ? "expired" : "publish-rejected" })),
+                { id: both!, reason: "expired" },
+                { id: deadOnly!, reason: "expired" },
+                { id: wrong!, reason: "publish-rejected" },
+            ],
+        );
+        assert.deepEqual(
+            [r.lost, r.dlqUnexpected.length, r.dlqMissing.length, r.publishedButDeadLettered.length],
+            [0, 0, 0, 0],
+        );
+        assert.deepEqual([...r.publishedThenExpired].sort(), [both!, wrong!].sort());
+        assert.deepEqual(r.wrongReason, [`${wrong!}: publish-rejected`]);
+    });
+
+    it("the redrive's checker fails on each problem, naming it", function () {
+        const clean: RedriveReport = {
+            deadLettered: 3,
+            redriven: 2,
+            alreadyRedriven: 1,
+            notRedrivable: 0,
+            failed: 0,
+            identityChanged: [],
+            undelivered: [],
+            leftOver: 0,
+            sweeps: 1,
+        };
+        const published = { publishedThenExpired: ["e-9"] };
+        assert.deepEqual(redriveProblems(clean, published), []);
+        const broken: [Partial<RedriveReport>, RegExp][] = [
+            [{ redriven: 1 }, /redriven 1 \(\+1 already\) of 3 dead letters/],
+            [{ notRedrivable: 1 }, /not-redrivable 1/],
+            [{ failed: 2 }, /redrive-failed 2/],
+            [{ identityChanged: ["e-9"] }, /identity-changed e-9/],
+            [{ undelivered: ["e-9"] }, /redriven-undelivered e-9/],
+            [{ leftOver: 4 }, /left-over-after-redrive 4/],
+        ];
+        for (const [change, problem] of broken)
+            assert.match(redriveProblems({ ...clean, ...change }, published).join("; "), problem);
+        assert.match(
+            redriveProblems(clean, { publishedThenExpired: [] }).join("; "),
+            /no event was published and then dead-lettered as expired/,
+        );
+    });
+
     it("prints the summary line in the exact format", function () {
         assert.equal(
             summaryLine([
@@ -144,6 +206,31 @@ describe("fault scenario invariants", function () {
                     ExpressionAttributeValues: { ":status_claimed": { S: "claimed" } },
                 }),
             ),
+        );
+    });
+
+    it("reads the record ids a command completes, from each update's sort key (escaped ids too)", function () {
+        const sk = (id: string) => ({ S: recordSortKey(id, "sns") });
+        assert.deepEqual(
+            completedRecordIds(
+                new UpdateItemCommand({
+                    TableName: "t",
+                    Key: { PK: { S: "P" }, SK: sk("a#1%23") },
+                    ExpressionAttributeValues: { ":status_completed": { S: "completed" } },
+                }),
+            ),
+            ["a#1%23"],
+        );
+        assert.deepEqual(
+            completedRecordIds(
+                new UpdateItemCommand({
+                    TableName: "t",
+                    Key: { PK: { S: "P" }, SK: sk("b") },
+                    ExpressionAttributeValues: { ":status_expired": { S: "expired" } },
+                }),
+            ),
+            [],
+            "an expiry is not a completion",
         );
     });
 

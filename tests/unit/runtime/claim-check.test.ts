@@ -19,6 +19,7 @@ import {
     pointerText,
 } from "../../../runtime/claim-check/pointer";
 import { LARGE_PAYLOAD_LIMITS } from "../../../runtime/claim-check/offload";
+import { MAX_SOURCE_LENGTH } from "../../../runtime/message";
 import { createPayloadResolver } from "../../../runtime/claim-check/resolver";
 import { context, createTraceState, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
@@ -112,7 +113,8 @@ describe("claim check: the writer's side", function () {
 
     it("offloads at the threshold the user sets, and not one byte below it", async function () {
         const { objects, writer } = setup({ thresholdBytes: 2048 });
-        // The SNS size is the body plus the attributes (outbox.id, outbox.type, tenant: names, types and values).
+        // The SNS size is the body plus the attributes (outbox.id, outbox.type, outbox.source, tenant: names, types
+        // and values), outbox.source as long as a relay may stamp it (issue 33).
         const attributes =
             "outbox.id".length +
             6 +
@@ -120,6 +122,9 @@ describe("claim check: the writer's side", function () {
             "outbox.type".length +
             6 +
             "OrderPlaced".length +
+            "outbox.source".length +
+            6 +
+            MAX_SOURCE_LENGTH +
             "tenant".length +
             6 +
             "acme".length;
@@ -158,18 +163,18 @@ describe("claim check: the writer's side", function () {
         assert.equal(objects.puts.length, 0);
     });
 
-    it("refuses an offloaded message with 8 headers: the claim check's attribute needs the ninth slot", async function () {
+    it("refuses an offloaded message with 7 headers: the claim check's attribute needs the eighth slot", async function () {
         const { objects, writer } = setup();
-        const headers = Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`h${i}`, "v"]));
+        const headers = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`h${i}`, "v"]));
         await refuses(
             writer.write({ messages: [{ ...big(300 * 1024), headers }] }),
             "INVALID_PAYLOAD",
-            /offloaded to S3, and its message carries the ExtendedPayloadSize attribute besides the outbox.s \(outbox.id, outbox.type\), so at most 7 headers fit .* it has 8: move 1 into the payload/,
+            /offloaded to S3, and its message carries the ExtendedPayloadSize attribute besides the outbox.s \(outbox.id, outbox.type, outbox.source\), so at most 6 headers fit .* it has 7: move 1 into the payload/,
         );
         assert.equal(objects.puts.length, 0);
-        // Seven are fine.
+        // Six are fine.
         await writer.write({
-            messages: [{ ...big(300 * 1024), headers: Object.fromEntries(Object.entries(headers).slice(0, 7)) }],
+            messages: [{ ...big(300 * 1024), headers: Object.fromEntries(Object.entries(headers).slice(0, 6)) }],
         });
     });
 
@@ -264,7 +269,7 @@ describe("claim check: the attribute budget with the active trace context (the r
     );
     after(() => context.disable());
 
-    it("gives an offloaded message's trace context what the claim check's attribute leaves: the traceparent without the tracestate at 6 headers, with a warning", async function () {
+    it("gives an offloaded message's trace context what the claim check's attribute leaves: the traceparent without the tracestate at 5 headers, with a warning", async function () {
         const warnings: string[] = [];
         const ddb = new FakeDynamoDb().on("TransactWriteItems", () => ({}));
         const logger = {
@@ -280,7 +285,7 @@ describe("claim check: the attribute budget with the active trace context (the r
             logger,
             largePayloads: { objects: new MemoryObjects(), bucket: BUCKET },
         });
-        const headers = Object.fromEntries(Array.from({ length: 6 }, (_, i) => [`h${i}`, "v"]));
+        const headers = Object.fromEntries(Array.from({ length: 5 }, (_, i) => [`h${i}`, "v"]));
         const parent = trace.setSpanContext(ROOT_CONTEXT, {
             traceId: "0af7651916cd43dd8448eb211c80319c",
             spanId: "b7ad6b7169203331",
@@ -312,7 +317,7 @@ describe("claim check: the attribute budget with the active trace context (the r
         assert.equal(warnings.length, 1);
         assert.match(
             warnings[0]!,
-            /has 7 headers, which leave 1 of SNS's 10 message attributes for the active trace context; it carries the traceparent without the tracestate/,
+            /has 6 headers, which leave 1 of SNS's 10 message attributes for the active trace context; it carries the traceparent without the tracestate/,
         );
     });
 });

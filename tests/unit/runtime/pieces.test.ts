@@ -108,6 +108,27 @@ describe("runtime pieces", function () {
             assert.ok(worstCaseDeadLetterSize(message()) > dl.body.length);
         });
 
+        it("carry a redriven record's origin id as outbox.id and the FIFO deduplication id, and the source as outbox.source; the DLQ body keeps both ids", function () {
+            const redriven = message({ id: "redrive.evt-1", originId: "evt-1", source: "orders" });
+            assert.deepEqual(messageAttributes(redriven), {
+                "outbox.id": { DataType: "String", StringValue: "evt-1" },
+                "outbox.type": { DataType: "String", StringValue: "T" },
+                "outbox.source": { DataType: "String", StringValue: "orders" },
+            });
+            assert.equal(publishEntry(redriven, "0", true).MessageDeduplicationId, "evt-1");
+            const body = JSON.parse(deadLetterMessage(redriven, { reason: "expired", at: 0 }).body) as {
+                recordId: string;
+                originId?: string;
+            };
+            assert.deepEqual([body.recordId, body.originId], ["redrive.evt-1", "evt-1"]);
+            assert.equal(
+                (JSON.parse(deadLetterMessage(message(), { reason: "expired", at: 0 }).body) as { originId?: string })
+                    .originId,
+                undefined,
+                "a record that is its own event has none",
+            );
+        });
+
         it("reject header names SNS would refuse, and reserved prefixes", function () {
             assert.equal(headerNameProblem("tenant-id"), undefined);
             assert.match(headerNameProblem("") ?? "", /1 to 256/);
@@ -116,6 +137,36 @@ describe("runtime pieces", function () {
             assert.match(headerNameProblem("a..b") ?? "", /'\.\.'/);
             assert.match(headerNameProblem("AWS.x") ?? "", /reserved/);
             assert.match(headerNameProblem("X-Bridge.tenant") ?? "", /reserved/);
+        });
+    });
+
+    describe("a message's origin id, as the writer checks it", function () {
+        const fakeClient = { send: async () => ({}) } as never;
+        const base = { id: "redrive.evt-1", partition: "P", type: "T", payload: 1 };
+        for (const [name, originId, fifo, why] of [
+            ["empty", "", false, /messages\[0\]\.originId is ""; it must be a non-empty string/],
+            ["not a string", 7, false, /messages\[0\]\.originId is 7; it must be a non-empty string/],
+            ["over 1024 bytes", "é".repeat(513), false, /originId is 1026 bytes \(UTF-8\); it is at most 1024/],
+            ["with U+FFFF", "evt-\uFFFF", false, /originId.*U\+FFFF/],
+            [
+                "with a space, on a FIFO writer",
+                "evt 1",
+                true,
+                /originId "evt 1" is the FIFO MessageDeduplicationId, which must be 1-128 printable ASCII/,
+            ],
+        ] as const) {
+            it(`refuses one ${name} (INVALID_PAYLOAD)`, function () {
+                const writer = new runtime.OutboxWriter({ client: fakeClient, tableName: "outbox", fifo });
+                assert.throws(
+                    () => writer.check({ messages: [{ ...base, originId: originId as string }] }),
+                    (e: unknown) => runtime.isOutboxError(e, "INVALID_PAYLOAD") && why.test(e.message),
+                );
+            });
+        }
+        it("takes one that a standard topic carries: a GoBridge id with a space", function () {
+            new runtime.OutboxWriter({ client: fakeClient, tableName: "outbox" }).check({
+                messages: [{ ...base, originId: "GoBridge id 1" }],
+            });
         });
     });
 
@@ -497,6 +548,59 @@ describe("runtime pieces", function () {
                         why.test(e.message),
                 );
         });
+        it("reads OUTBOX_SOURCE (the source every message names) when set, and refuses one the inbox's marker key cannot hold", function () {
+            assert.equal(runtime.readHandlerEnvironment(required).source, undefined, "unset: the table name");
+            assert.equal(runtime.readHandlerEnvironment({ ...required, [ENV.source]: " orders " }).source, "orders");
+            for (const raw of ["orders#eu", "orders@eu", "the orders", "s".repeat(256)]) {
+                assert.throws(
+                    () => runtime.readHandlerEnvironment({ ...required, [ENV.source]: raw }),
+                    (e: unknown) =>
+                        runtime.isOutboxError(e, "INVALID_CONFIG") &&
+                        e.context.variable === ENV.source &&
+                        e.message.startsWith(`environment variable ${ENV.source} is ${JSON.stringify(raw)}; it `) &&
+                        e.message.endsWith("; unset it to use the table name"),
+                    raw,
+                );
+            }
+        });
+    });
+
+    describe("the source a relay stamps (createPublisher's and createSweeper's source)", function () {
+        const fakeClient = { send: async () => ({}) } as never;
+        const delivery = {
+            dynamodb: fakeClient,
+            sns: fakeClient,
+            sqs: fakeClient,
+            tableName: "orders-outbox",
+            topicArn: "arn:aws:sns:us-east-1:111111111111:events",
+            dlqUrl: "https://sqs.us-east-1.amazonaws.com/111111111111/dlq",
+        };
+        it("takes 1 to 255 letters, digits, '_', '-', '.' or ':', and every DynamoDB table name by default", function () {
+            runtime.createPublisher(delivery);
+            runtime.createPublisher({ ...delivery, tableName: "t".repeat(255) });
+            runtime.createSweeper({ ...delivery, source: "orders:eu-west-1.v2_x" });
+            assert.equal(runtime.sourceProblem("orders"), undefined);
+        });
+        for (const [name, source, why] of [
+            ["empty", "", /must be 1 to 255 characters \(it is 0\)/],
+            ["256 characters", "s".repeat(256), /must be 1 to 255 characters \(it is 256\)/],
+            ["with '#'", "orders#eu", /may hold only letters, digits, '_', '-', '\.' and ':'/],
+            ["with '@'", "orders@eu", /the inbox's marker key uses '#' and '@' as separators/],
+            ["not a string", 7, /must be a string/],
+        ] as const) {
+            it(`refuses a source ${name} (INVALID_CONFIG naming it and the fix)`, function () {
+                for (const create of [runtime.createPublisher, runtime.createSweeper])
+                    assert.throws(
+                        () => create({ ...delivery, source: source as string }),
+                        (e: unknown) =>
+                            runtime.isOutboxError(e, "INVALID_CONFIG") &&
+                            why.test(e.message) &&
+                            /: source is .*; omit it for the table name, or name the outbox, e\.g\. "orders"$/.test(
+                                e.message,
+                            ),
+                    );
+            });
+        }
     });
 
     /**
