@@ -22,7 +22,7 @@ import { LARGE_PAYLOAD_LIMITS } from "../../../runtime/claim-check/offload";
 import { createPayloadResolver } from "../../../runtime/claim-check/resolver";
 import { context, createTraceState, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { TracerProvider } from "@opentelemetry/sdk-trace";
 import { FakeDynamoDb } from "../../support/store/fake-client";
 import { MemoryObjects, s3Error } from "../../support/claim-check/memory-objects";
 
@@ -288,7 +288,7 @@ describe("claim check: the attribute budget with the active trace context (the r
             isRemote: true,
             traceState: createTraceState("vendor=1"),
         });
-        const span = new BasicTracerProvider().getTracer("claim-check.test").startSpan("write", {}, parent);
+        const span = new TracerProvider().getTracer("claim-check.test").startSpan("write", {}, parent);
         await context.with(trace.setSpan(parent, span), () =>
             writer.write({
                 messages: [
