@@ -14,6 +14,7 @@ import {
     type UpdateItemCommandOutput,
 } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
+import { keepOwnAttributes } from "./destination/own-attributes";
 import type { EmfMetrics } from "./emf";
 import { DELIVERY_METRICS } from "./metric-catalog";
 import { OutboxError } from "./errors";
@@ -260,19 +261,20 @@ export async function sendToDeadLetterQueue(
 ): Promise<void> {
     const dl = deadLetterMessage(outboundMessage(record), { reason, at: ctx.clock.now(), ...detail });
     try {
-        await ctx.sqs.send(
-            new SendMessageCommand({
-                QueueUrl: ctx.dlqUrl,
-                MessageBody: dl.body,
-                MessageAttributes: dl.attributes,
-                ...(ctx.dlqUrl.endsWith(".fifo")
-                    ? {
-                          MessageGroupId: record.orderingKey ?? record.partition,
-                          MessageDeduplicationId: `${record.recordId.slice(0, 100)}-${reason}`,
-                      }
-                    : {}),
-            }),
-        );
+        const command = new SendMessageCommand({
+            QueueUrl: ctx.dlqUrl,
+            MessageBody: dl.body,
+            MessageAttributes: dl.attributes,
+            ...(ctx.dlqUrl.endsWith(".fifo")
+                ? {
+                      MessageGroupId: record.orderingKey ?? record.partition,
+                      MessageDeduplicationId: `${record.recordId.slice(0, 100)}-${reason}`,
+                  }
+                : {}),
+        });
+        // The DLQ message keeps the record's trace context, not an instrumented process's (worst-case size measured without it).
+        keepOwnAttributes(command, (input) => [input]);
+        await ctx.sqs.send(command);
     } catch (err) {
         const context = { recordId: record.recordId, partition: record.partition };
         if (isPermanentSqsRefusal(awsErrorName(err))) {

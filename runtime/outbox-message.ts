@@ -213,8 +213,9 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
         checkMessageSizes(where, outbound);
         return { index, id, guarded, message, body, expiresAtMs, trace };
     }
-    // The claim check's attribute takes a slot: the active span's context gets what the others leave.
-    const sentTrace = given !== undefined || trace === undefined ? trace : traceWith(1);
+    // The claim check's attributes take slots: the active span's context gets what the others leave.
+    const claimCheckAttributes = Object.keys(offloaded.outbound.headers).length - Object.keys(headers).length;
+    const sentTrace = given !== undefined || trace === undefined ? trace : traceWith(claimCheckAttributes);
     const sent = withTrace(offloaded.outbound, sentTrace);
     checkClaimCheckBudget(where, index, sent);
     checkMessageSizes(where, sent);

@@ -5,7 +5,7 @@
  * threshold (by default SNS's 256 KiB, the destination's limit), or its DLQ message would be past the DLQ's.
  * The item limit follows from those: a message within 256 KiB makes a record well under DynamoDB's 400 KB (the
  * payload is stored base64, 4/3 its size, ~342 KiB at most). The record then holds the pointer
- * (`./pointer.ts`) as its payload and the `ExtendedPayloadSize` header; everything else (id, partition, type,
+ * (`./pointer.ts`) as its payload and the `ExtendedPayloadSize` and `SQSLargePayloadSize` headers; everything else (id, partition, type,
  * headers, ordering key, expiry) is as it would be inline, so the publisher, the sweeper, the DLQ and the redrive
  * carry it unchanged and never touch S3.
  *
@@ -32,6 +32,7 @@ import { describeValue } from "../transact-items";
 import type { PayloadObjectClient, PayloadPutInput } from "./object-client";
 import {
     CLAIM_CHECK_ATTRIBUTE,
+    CLAIM_CHECK_ATTRIBUTES,
     DEFAULT_PAYLOAD_KEY_PREFIX,
     S3_BUCKET_NAME,
     claimCheckKey,
@@ -142,7 +143,8 @@ export function claimCheckPlan(options: LargePayloadOptions | undefined, who: st
 }
 
 /**
- * A message that already is a claim check (a redriven one) keeps its pointer: its `ExtendedPayloadSize` header
+ * A message that already is a claim check (a redriven one) keeps its pointer: its `ExtendedPayloadSize` header,
+ * and its `SQSLargePayloadSize` header when it has one (a claim check written before that name was added has not),
  * must state the pointer's byte length. Any other use of the claim check's attribute names is refused, so no
  * header can make a consumer fetch from S3.
  *
@@ -152,11 +154,11 @@ export function claimCheckPlan(options: LargePayloadOptions | undefined, who: st
 function carriesClaimCheck(outbound: OutboundMessage, where: string, index: number): boolean {
     const names = Object.keys(outbound.headers).filter(isClaimCheckAttribute);
     if (names.length === 0) return false;
-    const name = names[0]!;
     const context = { messageId: outbound.id, messageIndex: index };
-    if (names.length > 1 || name !== CLAIM_CHECK_ATTRIBUTE) {
+    const foreign = names.find((n) => !(CLAIM_CHECK_ATTRIBUTES as readonly string[]).includes(n));
+    if (foreign !== undefined || !names.includes(CLAIM_CHECK_ATTRIBUTE)) {
         throw invalid(
-            `${where}.headers name ${describeValue(name)} is reserved: it marks an offloaded payload for the AWS Extended Clients; use another name`,
+            `${where}.headers name ${describeValue(foreign ?? names[0])} is reserved: it marks an offloaded payload for the AWS Extended Clients; use another name`,
             context,
         );
     }
@@ -167,18 +169,20 @@ function carriesClaimCheck(outbound: OutboundMessage, where: string, index: numb
             context,
         );
     }
-    if (outbound.headers[name] !== String(pointer.byteLength)) {
-        throw invalid(
-            `${where}.headers["${CLAIM_CHECK_ATTRIBUTE}"] is ${describeValue(outbound.headers[name])}, but the pointer says the payload is ${pointer.byteLength} bytes; a claim check is redriven as the DLQ kept it`,
-            context,
-        );
+    for (const name of names) {
+        if (outbound.headers[name] !== String(pointer.byteLength)) {
+            throw invalid(
+                `${where}.headers["${name}"] is ${describeValue(outbound.headers[name])}, but the pointer says the payload is ${pointer.byteLength} bytes; a claim check is redriven as the DLQ kept it`,
+                context,
+            );
+        }
     }
     return true;
 }
 
 /**
  * The claim check of one message, when it would not fit inline: the message as its record holds it (the pointer as
- * its body, the `ExtendedPayloadSize` header added) and the put to make first. `undefined` when it travels inline,
+ * its body, the `ExtendedPayloadSize` and `SQSLargePayloadSize` headers added) and the put to make first. `undefined` when it travels inline,
  * or already is a claim check.
  *
  * @param plan - The writer's plan, or `undefined` when it does not offload.
@@ -212,7 +216,10 @@ export function claimCheckOf(
         outbound: {
             ...outbound,
             body,
-            headers: { ...outbound.headers, [CLAIM_CHECK_ATTRIBUTE]: String(bytes.byteLength) },
+            headers: {
+                ...outbound.headers,
+                ...Object.fromEntries(CLAIM_CHECK_ATTRIBUTES.map((name) => [name, String(bytes.byteLength)])),
+            },
         },
         put: {
             index,
@@ -247,15 +254,17 @@ export function withTrace(outbound: OutboundMessage, trace: TraceContext | undef
  *
  * @param where - `messages[i]`, for errors.
  * @param index - The message's index.
- * @param sent - The message as its record holds it (the claim check's attribute among its headers).
+ * @param sent - The message as its record holds it (the claim check's attributes among its headers).
  * @throws OutboxError `INVALID_PAYLOAD` naming the count, how many headers fit and the fix.
  */
 export function checkClaimCheckBudget(where: string, index: number, sent: OutboundMessage): void {
     const overrun = attributeBudgetOverrun(sent);
     if (overrun === undefined) return;
-    const headers = overrun.headers - 1;
+    const own = Object.keys(sent.headers).filter(isClaimCheckAttribute);
+    const headers = overrun.headers - own.length;
+    const fit = overrun.headersThatFit - own.length;
     throw invalid(
-        `${where} (id "${sent.id}") is offloaded to S3, and its message carries the ${CLAIM_CHECK_ATTRIBUTE} attribute besides the outbox's (${overrun.outbox.join(", ")}), so at most ${overrun.headersThatFit - 1} headers fit (SNS carries ${SNS_MAX_ATTRIBUTES} message attributes); it has ${headers}: move ${headers - overrun.headersThatFit + 1} into the payload`,
+        `${where} (id "${sent.id}") is offloaded to S3, and its message carries the ${own.join(" and ")} attributes besides the outbox's (${overrun.outbox.join(", ")}), so at most ${fit} headers fit (SNS carries ${SNS_MAX_ATTRIBUTES} message attributes); it has ${headers}: move ${headers - fit} into the payload`,
         { messageId: sent.id, messageIndex: index, attributes: overrun.count, headers },
     );
 }

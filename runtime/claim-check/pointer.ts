@@ -9,9 +9,10 @@
  *  {"s3BucketName":"orders-payloads","s3Key":"outbox-payloads/01J…/3f…","byteLength":1048576,"sha256":"…base64…","outboxId":"01J…"}]
  * ```
  *
- * The message also carries the String attribute `ExtendedPayloadSize` (the payload's byte length), which the
- * Extended Clients take as the mark of an offloaded message. A user header may not use that name, nor the
- * legacy `SQSLargePayloadSize`, unless the payload is a pointer (a redriven claim check keeps both).
+ * The message also carries the String attributes `ExtendedPayloadSize` and `SQSLargePayloadSize` (both the payload's
+ * byte length): the Extended Clients take either as the mark of an offloaded message, and `sns-sqs-big-payload`
+ * (npm, with `extendedLibraryCompatibility`) only the older `SQSLargePayloadSize`. A user header may not use
+ * either name unless the payload is a pointer that agrees with it (a redriven claim check keeps them).
  *
  * Plain data and pure functions only: the publisher's code reaches this module (through the header check), and
  * Pulumi serializes what it reaches by value.
@@ -23,8 +24,17 @@ import { createHash } from "node:crypto";
 /** The message attribute that marks a claim check: the payload's size in bytes (the Extended Clients' reserved name). */
 export const CLAIM_CHECK_ATTRIBUTE = "ExtendedPayloadSize";
 
-/** The Extended Clients' older name for {@link CLAIM_CHECK_ATTRIBUTE}; reserved too, so no header can pass for one. */
+/**
+ * The Extended Clients' older name for {@link CLAIM_CHECK_ATTRIBUTE}, carried beside it: the only one
+ * `sns-sqs-big-payload` (npm) recognizes an offloaded message by.
+ */
 export const LEGACY_CLAIM_CHECK_ATTRIBUTE = "SQSLargePayloadSize";
+
+/**
+ * The attributes every claim check carries, each the payload's byte length: two of the 10 message attributes. A
+ * claim check written before the legacy name was added carries {@link CLAIM_CHECK_ATTRIBUTE} alone.
+ */
+export const CLAIM_CHECK_ATTRIBUTES = [CLAIM_CHECK_ATTRIBUTE, LEGACY_CLAIM_CHECK_ATTRIBUTE] as const;
 
 /** The first element of the pointer array: the Java class the payload offloading library deserializes it to. */
 export const POINTER_CLASS = "software.amazon.payloadoffloading.PayloadS3Pointer";

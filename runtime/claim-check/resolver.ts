@@ -17,6 +17,7 @@ import {
     type DeliveryFormat,
 } from "../inbox/delivery-formats";
 import type { LambdaSqsRecord } from "../inbox/sqs-event";
+import { redriveRecordId } from "../redrive";
 import { awsErrorName, wrapAwsError } from "../store/aws-errors";
 import { describeValue } from "../transact-items";
 import type { PayloadObjectClient } from "./object-client";
@@ -136,7 +137,26 @@ function claimCheckError(
     });
 }
 
-/** The message's pointer, once it is one, agrees with the attribute, and points into the configured bucket. */
+/** How many redrives deep a message's id may be from the pointer's: `redrive.` once per redrive of a redriven record. */
+const MAX_REDRIVE_DEPTH = 8;
+
+/**
+ * Whether `messageId` is the pointer's record id, or the id a redrive gave that record (`redriveRecordId`, once per
+ * redrive): a redriven claim check keeps the pointer, and the original's id in it.
+ */
+function isOwnRecordId(messageId: string, pointerId: string): boolean {
+    let id = pointerId;
+    for (let depth = 0; depth <= MAX_REDRIVE_DEPTH; depth += 1) {
+        if (id === messageId) return true;
+        id = redriveRecordId(id);
+    }
+    return false;
+}
+
+/**
+ * The message's pointer, once it is one, is the message's own (its `outboxId`), agrees with the attributes, and
+ * points into the configured bucket.
+ */
 function checkedPointer(message: DeliveredOutboxMessage, bucket: string): ClaimCheckPointer {
     const pointer = parsePointer(message.body);
     if ("problem" in pointer)
@@ -146,6 +166,14 @@ function checkedPointer(message: DeliveredOutboxMessage, bucket: string): ClaimC
             `the message carries ${CLAIM_CHECK_ATTRIBUTE}, but its body is no pointer: ${pointer.problem}`,
         );
     const place = { bucket: pointer.bucket, key: pointer.key };
+    if (!isOwnRecordId(message.outboxId, pointer.outboxId)) {
+        throw claimCheckError(
+            "INVALID_PAYLOAD",
+            message.outboxId,
+            `the pointer is the claim check of outbox id "${pointer.outboxId}", not of this message; refused: a message must not make its consumer read another record's payload (the writer puts each record's own pointer, and a redrive keeps it)`,
+            { ...place, pointerOutboxId: pointer.outboxId },
+        );
+    }
     if (pointer.bucket !== bucket) {
         throw claimCheckError(
             "INVALID_PAYLOAD",
@@ -154,16 +182,30 @@ function checkedPointer(message: DeliveredOutboxMessage, bucket: string): ClaimC
             { ...place, expectedBucket: bucket },
         );
     }
-    const stated = Object.entries(message.headers).find(([name]) => isClaimCheckAttribute(name))?.[1];
-    if (stated !== String(pointer.byteLength)) {
-        throw claimCheckError(
-            "INVALID_PAYLOAD",
-            message.outboxId,
-            `its ${CLAIM_CHECK_ATTRIBUTE} attribute is ${describeValue(stated)}, but the pointer says ${pointer.byteLength} bytes`,
-            place,
-        );
+    for (const [name, stated] of Object.entries(message.headers)) {
+        if (isClaimCheckAttribute(name) && stated !== String(pointer.byteLength)) {
+            throw claimCheckError(
+                "INVALID_PAYLOAD",
+                message.outboxId,
+                `its ${name} attribute is ${describeValue(stated)}, but the pointer says ${pointer.byteLength} bytes`,
+                place,
+            );
+        }
     }
     return pointer;
+}
+
+/**
+ * Whether S3 refused a read for the deployment's sake, not the message's: access denied (the role lacks the
+ * reader grant, a bucket policy denies it), credentials S3 does not take, or the payload's KMS key refused or
+ * unusable (`KMS.*`, throttling aside). Every claim check fails the same way until the deployment is fixed.
+ */
+function isDeploymentRefusal(err: unknown): boolean {
+    const name = awsErrorName(err);
+    if (/^KMS\./i.test(name)) return !/throttl/i.test(name);
+    if (["AccessDenied", "AllAccessDisabled", "InvalidAccessKeyId", "SignatureDoesNotMatch"].includes(name))
+        return true;
+    return (err as { $metadata?: { httpStatusCode?: number } } | null)?.$metadata?.httpStatusCode === 403;
 }
 
 /** The object's bytes, as the pointer describes them, as text. */
@@ -189,6 +231,14 @@ async function fetchPayload(
                 `the payload ${where} is gone (${name}): deleted, or expired by the bucket's lifecycle rule before this message was consumed; the record id is the pointer's "${pointer.outboxId}"`,
                 place,
                 err,
+            );
+        }
+        if (isDeploymentRefusal(err)) {
+            // The deployment's fault, like a publisher's missing grant: retried (SQS redelivers), never poison.
+            throw new OutboxError(
+                "NOT_AUTHORIZED",
+                `claim check of outbox id "${outboxId}": S3 refused to read ${where} (${name || "403"}): a fault of the deployment, not of the message, and every claim check fails the same way until it is fixed; grant the consumer's role the Outbox component's readerPolicy (s3:GetObject on the payloads, and kms:Decrypt on the bucket's key with kmsKeyArn); the message is retried`,
+                { transient: true, cause: err, context: { outboxId, ...place } },
             );
         }
         throw wrapAwsError(

@@ -21,6 +21,7 @@ import { publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type OutboundMessa
 import type { ClientLike } from "../ports";
 import { readIdBatchAnswer, refusalWithoutValue, type Destination, type PublishFailureKind } from "./destination";
 import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
+import { keepOwnAttributes } from "./own-attributes";
 
 /**
  * An SNS refusal about the topic rather than one message (read without an echoed value, `refusalWithoutValue`): its
@@ -95,12 +96,13 @@ export function snsDestination(sns: ClientLike, topicArn: string, fifo: boolean)
         entryBytes: snsMessageSize,
         classify: classifySnsFailure,
         async sendCall(messages: readonly OutboundMessage[]) {
-            const out = (await sns.send(
-                new PublishBatchCommand({
-                    TopicArn: topicArn,
-                    PublishBatchRequestEntries: messages.map((m, i) => publishEntry(m, String(i), fifo)),
-                }),
-            )) as PublishBatchCommandOutput | undefined;
+            const command = new PublishBatchCommand({
+                TopicArn: topicArn,
+                PublishBatchRequestEntries: messages.map((m, i) => publishEntry(m, String(i), fifo)),
+            });
+            // OpenTelemetry's AWS SDK instrumentation injects into SNS Publish today, not PublishBatch: kept for when it does.
+            keepOwnAttributes(command, (input) => input.PublishBatchRequestEntries);
+            const out = (await sns.send(command)) as PublishBatchCommandOutput | undefined;
             return readIdBatchAnswer(
                 { label: DESTINATION_LABELS.sns, classify: classifySnsFailure },
                 out,

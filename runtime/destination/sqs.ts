@@ -26,6 +26,7 @@ import { eventIdOf, fifoMessageGroupId, messageAttributes, snsMessageSize, type 
 import type { ClientLike } from "../ports";
 import { readIdBatchAnswer, refusalWithoutValue, type Destination, type PublishFailureKind } from "./destination";
 import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
+import { keepOwnAttributes } from "./own-attributes";
 
 /**
  * SQS's limit for one message and for a whole `SendMessageBatch`, body plus attributes: 1 MiB since August 2025
@@ -123,19 +124,18 @@ export function sqsDestination(sqs: ClientLike, queueArn: string, fifo: boolean)
         entryBytes: snsMessageSize,
         classify: classifySqsFailure,
         async sendCall(messages: readonly OutboundMessage[]) {
-            const out = (await sqs.send(
-                new SendMessageBatchCommand({
-                    QueueUrl: queueUrl,
-                    Entries: messages.map((m, i) => ({
-                        Id: String(i),
-                        MessageBody: m.body,
-                        MessageAttributes: messageAttributes(m),
-                        ...(fifo
-                            ? { MessageGroupId: fifoMessageGroupId(m), MessageDeduplicationId: eventIdOf(m) }
-                            : {}),
-                    })),
-                }),
-            )) as SendMessageBatchCommandOutput | undefined;
+            const command = new SendMessageBatchCommand({
+                QueueUrl: queueUrl,
+                Entries: messages.map((m, i) => ({
+                    Id: String(i),
+                    MessageBody: m.body,
+                    MessageAttributes: messageAttributes(m),
+                    ...(fifo ? { MessageGroupId: fifoMessageGroupId(m), MessageDeduplicationId: eventIdOf(m) } : {}),
+                })),
+            });
+            // An instrumented process (OpenTelemetry's AWS SDK instrumentation) would send its own trace context.
+            keepOwnAttributes(command, (input) => input.Entries);
+            const out = (await sqs.send(command)) as SendMessageBatchCommandOutput | undefined;
             return readIdBatchAnswer(
                 { label: DESTINATION_LABELS.sqs, classify: classifySqsFailure },
                 out,

@@ -15,7 +15,8 @@ import { LAMBDA_NODE_MAJOR, lambdaNode, majorOf } from "../../support/lambda-nod
 
 /**
  * The budget for each function's archive: the serialized handler alone, no node_modules. 336 KB since the three
- * destination kinds (`runtime/destination/`) took the publisher's from 291,063 to 318,533 bytes raw.
+ * destination kinds (`runtime/destination/`) took the publisher's from 291,063 to 318,533 bytes raw (320,957 with the
+ * middleware that keeps its message attributes).
  */
 const ARCHIVE_BUDGET_BYTES = 336 * 1024;
 

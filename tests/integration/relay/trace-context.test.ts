@@ -4,14 +4,14 @@
  * delivering to SQS queues (raw delivery and SNS's envelope, standard and FIFO), the messages received with
  * ReceiveMessage and handed to `createInboxHandler` as Lambda would (tests/support/sqs-lambda.ts). Once with a
  * `traceparent` given to the writer, once with the active span of a real OpenTelemetry tracer (the SDK's
- * `BasicTracerProvider` with an `InMemorySpanExporter`, the async-hooks context manager), whose exported spans
+ * `TracerProvider` with an `InMemorySpanExporter`, the async-hooks context manager), whose exported spans
  * show the consumer's span linked to the writer's.
  */
 import assert from "node:assert/strict";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createInboxHandler, Inbox, parseTraceparent, traceLink, type InboxMessage } from "../../../runtime";
 import type { Logger } from "../../../runtime/ports";
@@ -167,7 +167,7 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
 
     describe("with OpenTelemetry (@opentelemetry/api, the SDK's in-memory span exporter)", () => {
         const exporter = new InMemorySpanExporter();
-        const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+        const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
         const tracer = provider.getTracer("trace-context.test");
         const contextManager = new AsyncLocalStorageContextManager();
 
@@ -199,6 +199,8 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
                         }
                     }),
             );
+            // The SDK exports an ended span asynchronously: flushed before it is read.
+            await provider.forceFlush();
             const writerSpan = exporter.getFinishedSpans().find((s) => s.name === "POST /orders")!;
             assert.ok(writerSpan !== undefined, "the writer's span was exported");
 
@@ -230,6 +232,7 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
                     `${format}: the handler got the writer's trace id`,
                 );
             }
+            await provider.forceFlush();
             const consumerSpans = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.CONSUMER);
             assert.deepEqual(consumerSpans.map((s) => s.attributes["test.format"]).sort(), [
                 "message-attributes",

@@ -2,7 +2,9 @@
  * The claim check on DynamoDB Local and fauxqs's S3: what an offloaded write leaves in the table and the bucket,
  * what a small write leaves (the record a writer without `largePayloads` writes, byte for byte), what a failed
  * transaction leaves (only the object, under the prefix the bucket's lifecycle rule expires), a retry reusing the
- * object, and the resolver's answers to a tampered object, a deleted one and a pointer to another bucket.
+ * object, and the resolver's answers to a tampered object, a deleted one, a pointer to another bucket, and S3
+ * refusing the read (AccessDenied, a KMS key disabled: answered by a proxy in front of fauxqs's S3, which enforces
+ * neither IAM nor KMS).
  * fauxqs verifies neither the SHA-256 checksum of a put nor `If-None-Match`: those are in the unit tests
  * (tests/unit/runtime/claim-check.test.ts), on a recorded client.
  * Not proven here: delivery (tests/integration/relay/large-payloads.test.ts).
@@ -12,6 +14,7 @@ import { DeleteObjectCommand, PutObjectCommand, type S3 } from "@aws-sdk/client-
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createPayloadBucket, localPayloadObjects, payloadKeys } from "../../../dev/emulators/local-s3";
+import { startS3RefusingProxy } from "../../../dev/emulators/s3-refusals";
 import { isOutboxError } from "../../../runtime/errors";
 import { messageAttributes, outboundMessage } from "../../../runtime/message";
 import { Inbox } from "../../../runtime/inbox/inbox";
@@ -277,5 +280,98 @@ describe("claim check on DynamoDB Local and fauxqs's S3", function () {
             () => createInboxHandler({ inbox, consume, payloads: {} as never }),
             /payloads must be a PayloadResolver/,
         );
+    });
+
+    it("takes S3's AccessDenied and a KMS refusal as the deployment's fault: the message is retried, never called poison, and is applied once the read is allowed (S3 refusals from a proxy in front of fauxqs's S3)", async function () {
+        const tableName = await createOutboxTable(ddb, "refused");
+        await (await writerOn(tableName)).write({ messages: [large("evt-refused")] });
+        const [record] = await scanRecords(ddb, tableName);
+        const m = outboundMessage(record!);
+        const sqsRecord = toLambdaSqsRecord(
+            {
+                MessageId: "sqs-refused",
+                ReceiptHandle: "rh",
+                Body: m.body,
+                MessageAttributes: messageAttributes(m),
+                Attributes: { ApproximateReceiveCount: "1" },
+            },
+            "arn:aws:sqs:us-east-1:000000000000:billing",
+        );
+        // fauxqs's S3 enforces no IAM and no KMS: the proxy answers GetObject with S3's error document instead.
+        const proxy = await startS3RefusingProxy(fauxqs.endpoint);
+        const reader = localPayloadObjects(proxy.endpoint);
+        try {
+            const logs: { level: string; message: string; code?: unknown; error?: unknown }[] = [];
+            const log =
+                (level: string) =>
+                (message: string, a?: Record<string, unknown>): void =>
+                    void logs.push({ level, message, code: a?.code, error: a?.error });
+            const logger = { debug: () => undefined, info: () => undefined, warn: log("warn"), error: log("error") };
+            const seen: InboxMessage[] = [];
+            const payloads = createPayloadResolver({ objects: reader, bucket: BUCKET });
+            const handler = createInboxHandler({
+                inbox: new Inbox({
+                    client: ddb,
+                    consumer: "refused",
+                    tableName: await createConsumerTable(ddb, "refused"),
+                }),
+                consume: (message) => void seen.push(message),
+                logger,
+                payloads,
+            });
+            const refusals = [
+                { status: 403, code: "AccessDenied", message: "Access Denied" },
+                {
+                    status: 400,
+                    code: "KMS.DisabledException",
+                    message: "The specified KMS key is disabled.",
+                },
+            ];
+            for (const refusal of refusals) {
+                proxy.refuse((request) => (request.method === "GET" ? refusal : undefined));
+                logs.length = 0;
+                await assert.rejects(payloads.resolve(sqsRecord), (err: unknown) => {
+                    assert.ok(isOutboxError(err, "NOT_AUTHORIZED"), String(err));
+                    assert.equal(err.transient, true, `${refusal.code}: retried, not the message's fault`);
+                    assert.match(
+                        err.message,
+                        new RegExp(
+                            `^claim check of outbox id "evt-refused": S3 refused to read s3://orders-payloads/\\S+ \\(${refusal.code.replace(".", "\\.")}\\): a fault of the deployment, not of the message, .* grant the consumer's role the Outbox component's readerPolicy`,
+                        ),
+                    );
+                    assert.equal(
+                        (err.cause as Error).name,
+                        refusal.code,
+                        "the SDK's own error, parsed from S3's answer",
+                    );
+                    return true;
+                });
+                assert.deepEqual(await handler({ Records: [sqsRecord] }), {
+                    batchItemFailures: [{ itemIdentifier: "sqs-refused" }],
+                });
+                assert.deepEqual(
+                    logs.filter((l) => l.level === "error" || /poison/.test(l.message)),
+                    [],
+                    `${refusal.code}: not logged as a poison message`,
+                );
+                assert.deepEqual(
+                    logs.map((l) => [l.level, l.message, l.code]),
+                    [["warn", "inbox: the payload could not be fetched; SQS redelivers the message", "NOT_AUTHORIZED"]],
+                );
+                assert.match(String(logs[0]!.error), /a fault of the deployment/);
+            }
+            assert.equal(seen.length, 0, "consume never ran");
+            proxy.refuse(undefined);
+            assert.deepEqual(await handler({ Records: [sqsRecord] }), { batchItemFailures: [] }, "the grant fixed");
+            assert.deepEqual(seen[0]!.payload, large("evt-refused").payload);
+            assert.equal(
+                proxy.refused.length,
+                4,
+                "two reads refused for each refusal: the resolver's and the handler's",
+            );
+        } finally {
+            reader.destroy();
+            await proxy.stop();
+        }
     });
 });

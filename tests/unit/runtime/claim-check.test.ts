@@ -13,17 +13,26 @@ import { decodeEnvelope } from "../../../runtime/record/envelope";
 import { ATTR } from "../../../runtime/schema";
 import {
     CLAIM_CHECK_ATTRIBUTE,
+    LEGACY_CLAIM_CHECK_ATTRIBUTE,
     POINTER_CLASS,
     claimCheckKey,
     parsePointer,
     pointerText,
 } from "../../../runtime/claim-check/pointer";
 import { LARGE_PAYLOAD_LIMITS } from "../../../runtime/claim-check/offload";
-import { MAX_SOURCE_LENGTH } from "../../../runtime/message";
+import {
+    DLQ_MAX_MESSAGE_BYTES,
+    MAX_SOURCE_LENGTH,
+    SNS_MAX_MESSAGE_BYTES,
+    snsMessageSize,
+    worstCaseDeadLetterSize,
+    type OutboundMessage,
+} from "../../../runtime/message";
 import { createPayloadResolver } from "../../../runtime/claim-check/resolver";
+import { redriveRecordId } from "../../../runtime/redrive";
 import { context, createTraceState, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { TracerProvider } from "@opentelemetry/sdk-trace";
 import { FakeDynamoDb } from "../../support/store/fake-client";
 import { MemoryObjects, s3Error } from "../../support/claim-check/memory-objects";
 
@@ -56,6 +65,19 @@ const big = (bytes: number): OutboxMessage => ({
     headers: { tenant: "acme" },
 });
 
+/** The published form the writer measures for a message of {@link big}'s shape (the id, type and headers it sends). */
+function outboundOf(message: OutboxMessage): OutboundMessage {
+    return {
+        id: message.id!,
+        type: message.type,
+        partition: message.partition,
+        body: JSON.stringify(message.payload),
+        headers: message.headers ?? {},
+        createdAt: T0,
+        expiresAt: 0,
+    };
+}
+
 async function refuses(promise: Promise<unknown> | (() => unknown), code: string, pattern: RegExp): Promise<void> {
     const run = typeof promise === "function" ? Promise.resolve().then(promise) : promise;
     await assert.rejects(run, (err: unknown) => {
@@ -83,7 +105,7 @@ describe("claim check: the writer's side", function () {
         assert.deepEqual(ddb.of("TransactWriteItems")[0]!.input, plain.of("TransactWriteItems")[0]!.input);
     });
 
-    it("offloads a message past SNS's 256 KiB: the put carries the bytes, their SHA-256 and If-None-Match; the record holds the Extended Clients' pointer and ExtendedPayloadSize", async function () {
+    it("offloads a message past SNS's 256 KiB: the put carries the bytes, their SHA-256 and If-None-Match; the record holds the Extended Clients' pointer, ExtendedPayloadSize and SQSLargePayloadSize", async function () {
         const { ddb, objects, writer } = setup();
         await writer.write({ messages: [big(300 * 1024)] });
         assert.equal(objects.puts.length, 1);
@@ -106,7 +128,11 @@ describe("claim check: the writer's side", function () {
                 outboxId: "evt-1",
             },
         ]);
-        assert.deepEqual(envelope.headers, { tenant: "acme", [CLAIM_CHECK_ATTRIBUTE]: String(bytes.byteLength) });
+        assert.deepEqual(envelope.headers, {
+            tenant: "acme",
+            [CLAIM_CHECK_ATTRIBUTE]: String(bytes.byteLength),
+            [LEGACY_CLAIM_CHECK_ATTRIBUTE]: String(bytes.byteLength),
+        });
         assert.equal(item[ATTR.status].S, "pending");
         assert.ok(JSON.stringify(item).length < 4096, "the record is small");
     });
@@ -163,13 +189,13 @@ describe("claim check: the writer's side", function () {
         assert.equal(objects.puts.length, 0);
     });
 
-    it("refuses an offloaded message with 7 headers: the claim check's attribute needs the eighth slot", async function () {
+    it("refuses an offloaded message with 7 headers: the claim check's two attributes need the ninth and tenth slots", async function () {
         const { objects, writer } = setup();
         const headers = Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`h${i}`, "v"]));
         await refuses(
             writer.write({ messages: [{ ...big(300 * 1024), headers }] }),
             "INVALID_PAYLOAD",
-            /offloaded to S3, and its message carries the ExtendedPayloadSize attribute besides the outbox.s \(outbox.id, outbox.type, outbox.source\), so at most 6 headers fit .* it has 7: move 1 into the payload/,
+            /offloaded to S3, and its message carries the ExtendedPayloadSize and SQSLargePayloadSize attributes besides the outbox.s \(outbox.id, outbox.type, outbox.source\), so at most 5 headers fit .* it has 7: move 2 into the payload/,
         );
         assert.equal(objects.puts.length, 0);
         // Six are fine.
@@ -229,6 +255,54 @@ describe("claim check: the writer's side", function () {
             ],
         });
         assert.equal(recordOf(ddb).envelope.payload, pointerText(pointer));
+        // Today's claim check carries both names; each must agree with the pointer; the legacy one alone is not ours.
+        const both = { [CLAIM_CHECK_ATTRIBUTE]: "300000", [LEGACY_CLAIM_CHECK_ATTRIBUTE]: "300000" };
+        await new OutboxWriter({ client: ddb as never, tableName: "outbox", clock }).write({
+            messages: [{ id: "redrive.evt-2", partition: "P", type: "T", payload, headers: both }],
+        });
+        assert.deepEqual(recordOf(ddb, 0).envelope.headers, { [CLAIM_CHECK_ATTRIBUTE]: "300000" });
+        assert.deepEqual(
+            decodeEnvelope(ddb.of("TransactWriteItems")[1]!.input.TransactItems[0].Put.Item[ATTR.envelopeJson].S)
+                .headers,
+            both,
+        );
+        await refuses(
+            writer.write({
+                messages: [
+                    {
+                        partition: "P",
+                        type: "T",
+                        payload,
+                        headers: { ...both, [LEGACY_CLAIM_CHECK_ATTRIBUTE]: "299999" },
+                    },
+                ],
+            }),
+            "INVALID_PAYLOAD",
+            /headers\["SQSLargePayloadSize"\] is "299999", but the pointer says the payload is 300000 bytes/,
+        );
+        await refuses(
+            writer.write({
+                messages: [
+                    { partition: "P", type: "T", payload, headers: { [LEGACY_CLAIM_CHECK_ATTRIBUTE]: "300000" } },
+                ],
+            }),
+            "INVALID_PAYLOAD",
+            /headers name "SQSLargePayloadSize" is reserved/,
+        );
+    });
+
+    it("offloads a message whose published form fits but whose dead-letter form would pass the DLQ's 256 KiB", async function () {
+        const { objects, writer } = setup();
+        // The DLQ message adds the record's identity, reason and a worst-case error text of 1 KiB to the payload.
+        const near = (n: number) => ({ ...big(n), headers: {} });
+        const fill = (n: number) => snsMessageSize(outboundOf(near(n)));
+        let bytes = SNS_MAX_MESSAGE_BYTES - 600;
+        while (fill(bytes) > SNS_MAX_MESSAGE_BYTES - 200) bytes -= 1;
+        const message = near(bytes);
+        assert.ok(snsMessageSize(outboundOf(message)) <= SNS_MAX_MESSAGE_BYTES, "its SNS message fits the threshold");
+        assert.ok(worstCaseDeadLetterSize(outboundOf(message)) > DLQ_MAX_MESSAGE_BYTES, "its DLQ message would not");
+        await writer.write({ messages: [message] });
+        assert.equal(objects.puts.length, 1, "offloaded for the DLQ's sake");
     });
 
     it("refuses bad largePayloads options with INVALID_CONFIG, naming the field and the fix", function () {
@@ -269,7 +343,7 @@ describe("claim check: the attribute budget with the active trace context (the r
     );
     after(() => context.disable());
 
-    it("gives an offloaded message's trace context what the claim check's attribute leaves: the traceparent without the tracestate at 5 headers, with a warning", async function () {
+    it("gives an offloaded message's trace context what the claim check's attributes leave: the traceparent without the tracestate at 5 headers, with a warning", async function () {
         const warnings: string[] = [];
         const ddb = new FakeDynamoDb().on("TransactWriteItems", () => ({}));
         const logger = {
@@ -293,7 +367,7 @@ describe("claim check: the attribute budget with the active trace context (the r
             isRemote: true,
             traceState: createTraceState("vendor=1"),
         });
-        const span = new BasicTracerProvider().getTracer("claim-check.test").startSpan("write", {}, parent);
+        const span = new TracerProvider().getTracer("claim-check.test").startSpan("write", {}, parent);
         await context.with(trace.setSpan(parent, span), () =>
             writer.write({
                 messages: [
@@ -306,7 +380,7 @@ describe("claim check: the attribute budget with the active trace context (the r
         const offloaded = recordOf(ddb, 0).envelope.headers;
         assert.deepEqual(
             Object.keys(offloaded).sort(),
-            [...Object.keys(headers), CLAIM_CHECK_ATTRIBUTE, "traceparent"].sort(),
+            [...Object.keys(headers), CLAIM_CHECK_ATTRIBUTE, LEGACY_CLAIM_CHECK_ATTRIBUTE, "traceparent"].sort(),
             "no room left for the tracestate",
         );
         assert.deepEqual(
@@ -387,5 +461,61 @@ describe("claim check: the resolver (in memory; on fauxqs in the integration tes
             "INVALID_PAYLOAD",
             /attribute is "4", but the pointer says 3 bytes/,
         );
+        await refuses(
+            resolver.resolveMessage({
+                outboxId: "r-1",
+                type: "T",
+                headers: { [CLAIM_CHECK_ATTRIBUTE]: "3", [LEGACY_CLAIM_CHECK_ATTRIBUTE]: "4" },
+                body,
+            }),
+            "INVALID_PAYLOAD",
+            /its SQSLargePayloadSize attribute is "4", but the pointer says 3 bytes/,
+        );
+    });
+
+    it("refuses a pointer that is another record's (its outboxId is not the message's), as the message's fault; takes a redriven message's, whose id a redrive derived from the pointer's", async function () {
+        const objects = new MemoryObjects();
+        const bytes = Buffer.from('{"orderId":7}', "utf8");
+        await objects.putObject({
+            Bucket: BUCKET,
+            Key: "outbox-payloads/evt-7/x",
+            Body: bytes,
+            ContentLength: bytes.byteLength,
+            ContentType: "application/json",
+            ChecksumSHA256: createHash("sha256").update(bytes).digest("base64"),
+            IfNoneMatch: "*",
+        });
+        const body = pointerText({
+            bucket: BUCKET,
+            key: "outbox-payloads/evt-7/x",
+            byteLength: bytes.byteLength,
+            sha256: createHash("sha256").update(bytes).digest("base64"),
+            outboxId: "evt-7",
+        });
+        const headers = { [CLAIM_CHECK_ATTRIBUTE]: String(bytes.byteLength) };
+        const resolver = createPayloadResolver({ objects, bucket: BUCKET });
+        await assert.rejects(
+            resolver.resolveMessage({ outboxId: "evt-8", type: "T", headers, body }),
+            (err: unknown) => {
+                assert.ok(isOutboxError(err, "INVALID_PAYLOAD"), String(err));
+                assert.equal(err.transient, false, "the message's fault: poison");
+                assert.match(
+                    err.message,
+                    /^claim check of outbox id "evt-8": the pointer is the claim check of outbox id "evt-7", not of this message; refused/,
+                );
+                assert.deepEqual(err.context, {
+                    outboxId: "evt-8",
+                    bucket: BUCKET,
+                    key: "outbox-payloads/evt-7/x",
+                    pointerOutboxId: "evt-7",
+                });
+                return true;
+            },
+        );
+        assert.equal(objects.gets.length, 0, "nothing fetched");
+        for (const outboxId of ["evt-7", redriveRecordId("evt-7"), redriveRecordId(redriveRecordId("evt-7"))]) {
+            const resolved = await resolver.resolveMessage({ outboxId, type: "T", headers, body });
+            assert.equal(resolved.body, '{"orderId":7}', outboxId);
+        }
     });
 });

@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { context, createTraceState, ROOT_CONTEXT, trace, type Link } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
 import { isOutboxError } from "../../../runtime/errors";
 import { MESSAGE_ATTRIBUTES_DELIVERY, SNS_ENVELOPE_DELIVERY } from "../../../runtime/inbox/delivery-formats";
 import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
@@ -448,7 +448,7 @@ describe("trace context: W3C traceparent and tracestate from the writer to the c
 
     describe("OpenTelemetry (the optional peer @opentelemetry/api, with the SDK's in-memory exporter)", function () {
         const exporter = new InMemorySpanExporter();
-        const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+        const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
         const tracer = provider.getTracer("trace-context.test");
         const contextManager = new AsyncLocalStorageContextManager();
         const warnings: string[] = [];
