@@ -15,7 +15,7 @@ import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
+import { dateFollowsClock, LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import {
     startSnsTestServer,
     type CallFaultRule,
@@ -408,6 +408,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     // The relay's clock runs ahead of the writer's when the sweeper races the stream: every record is then already
     // older than sweepAfter (1 s), so both paths go for the same records.
     const relayClock = offsetClock(faults.sweeperDuringRun ? 2_000 : 0);
+    // The recovery moves the relay's clock ahead of real time: DynamoDB's, as the sweeper reads it, moves with it.
+    dateFollowsClock(ddb.middlewareStack, relayClock);
     const writerClock = offsetClock(0);
     const tag = spec.name.replace(/[^a-z0-9]/gi, "").slice(0, 12);
     const skewMix = faults.skewMix;
