@@ -13,6 +13,7 @@ import { DOCTOR_DEFAULTS, runDoctor } from "./doctor/doctor";
 import { loadDoctorAws } from "./doctor/aws";
 import { readStackOutputs } from "./doctor/outputs";
 import { explainDeadline } from "./shared/failure";
+import { checkSdkFiles } from "./shared/read-file";
 import { closableIo, createOutput, errorText, type CliIo } from "./shared/io";
 import { MIGRATE_DEFAULTS, runMigrate } from "./migrate/migrate";
 import { redriveCommand } from "./redrive/redrive";
@@ -45,7 +46,9 @@ async function run(args: CliArgs & { command: CommandName }, io: CliIo, deadline
     try {
         if (args.command === "doctor") {
             const target =
-                args.outputsFile !== undefined ? readStackOutputs(args.outputsFile) : { tableName: args.table };
+                args.outputsFile !== undefined
+                    ? await readStackOutputs(args.outputsFile, deadline)
+                    : { tableName: args.table };
             const credentials = credentialsFromEnv(io.env);
             const sqs = createSqsClient(
                 {
@@ -108,6 +111,7 @@ async function run(args: CliArgs & { command: CommandName }, io: CliIo, deadline
             endpoint: args.endpoint,
             apply: args.apply,
             recreateClaimIndex: args.recreateClaimIndex,
+            confirmedTable: args.confirmTable,
             timeoutMs: deadline.timeoutMs,
             pollIntervalMs: args.pollIntervalMs,
             pageSize: args.pageSize,
@@ -127,6 +131,8 @@ async function runWithin(args: CliArgs & { command: CommandName }, io: CliIo): P
     const deadline = startDeadline(args.command, timeoutOf(args.command, args.timeoutMs), io.startedAt);
     const gate = closableIo(io);
     try {
+        // Before the deadline's race: its refusal must win even when the start took longer than --timeout.
+        await checkSdkFiles(io.env, args.command);
         const settled = await deadline.settle(run(args, gate.io, deadline));
         if (settled !== undefined && !settled.late) return settled.value;
         const text = explainDeadline(deadline);
