@@ -11,7 +11,7 @@ import { createDynamoDbClient, createSqsClient, credentialsFromEnv, resolveRegio
 import { startDeadline, type CommandDeadline } from "./shared/deadline";
 import { DOCTOR_DEFAULTS, runDoctor } from "./doctor/doctor";
 import { loadDoctorAws } from "./doctor/aws";
-import { readStackOutputs } from "./doctor/outputs";
+import { readStackOutputs, type StackOutputs } from "./doctor/outputs";
 import { explainDeadline } from "./shared/failure";
 import { checkSdkFiles } from "./shared/read-file";
 import { closableIo, createOutput, errorText, type CliIo } from "./shared/io";
@@ -39,16 +39,18 @@ function timeoutOf(command: CommandName, timeoutMs: number | undefined): number 
           : VERIFY_DEFAULTS.timeoutMs;
 }
 
+/** What doctor checks: the stack outputs of `--outputs`, read within the deadline, or the `--table` alone. */
+async function doctorTarget(args: CliArgs, deadline: CommandDeadline): Promise<StackOutputs> {
+    return args.outputsFile !== undefined ? readStackOutputs(args.outputsFile, deadline) : { tableName: args.table };
+}
+
 async function run(args: CliArgs & { command: CommandName }, io: CliIo, deadline: CommandDeadline): Promise<number> {
     const out = createOutput(io, args.json);
     const region = resolveRegion(args, io.env);
     const client = createDynamoDbClient({ region, endpoint: args.endpoint }, io.env, deadline);
     try {
         if (args.command === "doctor") {
-            const target =
-                args.outputsFile !== undefined
-                    ? await readStackOutputs(args.outputsFile, deadline)
-                    : { tableName: args.table };
+            const target = await doctorTarget(args, deadline);
             const credentials = credentialsFromEnv(io.env);
             const sqs = createSqsClient(
                 {
