@@ -11,8 +11,9 @@ import { createDynamoDbClient, createSqsClient, credentialsFromEnv, resolveRegio
 import { startDeadline, type CommandDeadline } from "./shared/deadline";
 import { DOCTOR_DEFAULTS, runDoctor } from "./doctor/doctor";
 import { loadDoctorAws } from "./doctor/aws";
-import { readStackOutputs } from "./doctor/outputs";
+import { readStackOutputs, type StackOutputs } from "./doctor/outputs";
 import { explainDeadline } from "./shared/failure";
+import { checkSdkFiles } from "./shared/read-file";
 import { closableIo, createOutput, errorText, type CliIo } from "./shared/io";
 import { MIGRATE_DEFAULTS, runMigrate } from "./migrate/migrate";
 import { redriveCommand } from "./redrive/redrive";
@@ -38,14 +39,18 @@ function timeoutOf(command: CommandName, timeoutMs: number | undefined): number 
           : VERIFY_DEFAULTS.timeoutMs;
 }
 
+/** What doctor checks: the stack outputs of `--outputs`, read within the deadline, or the `--table` alone. */
+async function doctorTarget(args: CliArgs, deadline: CommandDeadline): Promise<StackOutputs> {
+    return args.outputsFile !== undefined ? readStackOutputs(args.outputsFile, deadline) : { tableName: args.table };
+}
+
 async function run(args: CliArgs & { command: CommandName }, io: CliIo, deadline: CommandDeadline): Promise<number> {
     const out = createOutput(io, args.json);
     const region = resolveRegion(args, io.env);
     const client = createDynamoDbClient({ region, endpoint: args.endpoint }, io.env, deadline);
     try {
         if (args.command === "doctor") {
-            const target =
-                args.outputsFile !== undefined ? readStackOutputs(args.outputsFile) : { tableName: args.table };
+            const target = await doctorTarget(args, deadline);
             const credentials = credentialsFromEnv(io.env);
             const sqs = createSqsClient(
                 {
@@ -108,6 +113,7 @@ async function run(args: CliArgs & { command: CommandName }, io: CliIo, deadline
             endpoint: args.endpoint,
             apply: args.apply,
             recreateClaimIndex: args.recreateClaimIndex,
+            confirmedTable: args.confirmTable,
             timeoutMs: deadline.timeoutMs,
             pollIntervalMs: args.pollIntervalMs,
             pageSize: args.pageSize,
@@ -127,6 +133,8 @@ async function runWithin(args: CliArgs & { command: CommandName }, io: CliIo): P
     const deadline = startDeadline(args.command, timeoutOf(args.command, args.timeoutMs), io.startedAt);
     const gate = closableIo(io);
     try {
+        // Before the deadline's race: its refusal must win even when the start took longer than --timeout.
+        await checkSdkFiles(io.env, args.command);
         const settled = await deadline.settle(run(args, gate.io, deadline));
         if (settled !== undefined && !settled.late) return settled.value;
         const text = explainDeadline(deadline);

@@ -43,6 +43,7 @@ export {
 export * from "./claimed-delivery";
 export * from "./publisher";
 export * from "./sweeper";
+export { SWEEPER_CLOCK_TOLERANCE_MS } from "./server-clock";
 export * from "./redrive";
 export * from "./inbox/sqs-event";
 export * from "./inbox/marker";

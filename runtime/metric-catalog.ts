@@ -97,6 +97,11 @@ export const SWEEPER_METRICS = {
      * ClaimIndex), one value per run; 0 when none is. Read from the ClaimIndex scan the sweep already makes.
      */
     oldestPendingAge: "OldestPendingAge",
+    /**
+     * DynamoDB's clock minus the sweeper's, ms (signed), one value per run whose sweep-cursor read returned a `Date`
+     * header. Past `SWEEPER_CLOCK_TOLERANCE_MS` either way the sweep uses DynamoDB's time for its cutoff.
+     */
+    clockOffset: "SweeperClockOffset",
 } as const;
 
 /** Counter names the store emits, each tagged with `partition` (the handlers drop the tag). */

@@ -19,6 +19,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import type { ClientLike } from "./delivery";
 import { ATTR, SWEEP_CURSOR_PK, SWEEP_CURSOR_SK } from "./schema";
+import { captureServerDate, type ServerDate } from "./server-clock";
 import { wrapAwsError } from "./store/aws-errors";
 
 /** A ClaimIndex key (`PK`, `SK`, `claim_sort`): a Scan's `ExclusiveStartKey`. */
@@ -47,21 +48,25 @@ function indexKeyOf(value: AttributeValue | undefined): ClaimIndexKey | undefine
  * row yet, or a row that does not hold a ClaimIndex key).
  *
  * @param ctx - The DynamoDB client and table.
+ * @param serverDate - Where the answer's `Date` header goes (DynamoDB's clock, for the sweep's cutoff). @default not kept
  * @throws the classified SDK error when the row cannot be read.
  */
-export async function readSweepCursor(ctx: {
-    readonly dynamodb: ClientLike;
-    readonly tableName: string;
-}): Promise<ClaimIndexKey | undefined> {
+export async function readSweepCursor(
+    ctx: { readonly dynamodb: ClientLike; readonly tableName: string },
+    serverDate: ServerDate = { dateMs: undefined },
+): Promise<ClaimIndexKey | undefined> {
     let out: GetItemCommandOutput;
     try {
         out = (await ctx.dynamodb.send(
-            new GetItemCommand({
-                TableName: ctx.tableName,
-                Key: sweepCursorRowKey(),
-                ProjectionExpression: "#cursor",
-                ExpressionAttributeNames: { "#cursor": ATTR.sweepCursor },
-            }),
+            captureServerDate(
+                new GetItemCommand({
+                    TableName: ctx.tableName,
+                    Key: sweepCursorRowKey(),
+                    ProjectionExpression: "#cursor",
+                    ExpressionAttributeNames: { "#cursor": ATTR.sweepCursor },
+                }),
+                serverDate,
+            ),
         )) as GetItemCommandOutput;
     } catch (err) {
         throw wrapAwsError(err, "sweeper: reading the sweep cursor failed", { table: ctx.tableName });

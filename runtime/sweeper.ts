@@ -22,6 +22,12 @@
  * cannot keep the ones after them from being reached, and each partition with a due record is drained within
  * ⌈N / maxPartitionsPerRun⌉ runs, N being the partitions with a due record.
  *
+ * The sweep's now is its clock, checked against DynamoDB's (`runtime/server-clock.ts`): the `Date` header of the
+ * sweep-cursor read, the run's first call of this step. When the two disagree by more than
+ * `SWEEPER_CLOCK_TOLERANCE_MS` beyond what the header can tell, the run sweeps by DynamoDB's time and logs a
+ * warning, so a sweeper clock that runs slow or fast does not take fresh records for due ones and race the
+ * stream path. `SweeperClockOffset` records the difference on each run that read a header.
+ *
  * The same scan gives `OldestPendingAge` ({@link SWEEPER_METRICS}), emitted once per run: now minus the oldest
  * `created_at` among the items it read (a stamp too far ahead counts from the record's first claim, or from now),
  * or 0 when the index is empty. It costs no extra read. It is exact when the scan reads the whole index (round
@@ -53,6 +59,7 @@ import {
 } from "./publisher";
 import { readSweepCursor, sameCursor, writeSweepCursor, type ClaimIndexKey } from "./sweep-cursor";
 import { scanDuePartitions, type DuePartition } from "./sweep-scan";
+import { SWEEPER_CLOCK_TOLERANCE_MS, sweepTime, type ServerDate } from "./server-clock";
 import type { FencingToken } from "./store/transitions";
 
 /** Configuration of {@link createSweeper}: the publisher's, plus the sweep's own limits. */
@@ -235,21 +242,32 @@ async function expiryStep(run: SweepRun): Promise<void> {
  */
 async function missedRecordsStep(run: SweepRun): Promise<void> {
     const base = run.settings.resolved.base;
-    const scannedAt = base.clock.now();
-    const due: DueWindow = {
-        cutoff: scannedAt - run.settings.sweepAfterMs,
-        // A created_at further ahead of this clock than sweepAfter comes from a clock that is wrong: trusting it
-        // would hold the record back for as long as that clock is ahead, so it is due at once.
-        implausibleAfter: scannedAt + run.settings.sweepAfterMs,
-    };
+    const sentAt = base.clock.now();
+    const serverDate: ServerDate = { dateMs: undefined };
     let cursor: ClaimIndexKey | undefined;
     try {
-        cursor = await readSweepCursor(base);
+        cursor = await readSweepCursor(base, serverDate);
     } catch (err) {
         base.logger.error("sweeper: the sweep cursor could not be read; scanning from the start of the claim index", {
             code: errorCodeOf(err),
         });
     }
+    const time = sweepTime(sentAt, base.clock.now(), serverDate.dateMs);
+    if (time.offsetMs !== undefined) run.metrics.sample(SWEEPER_METRICS.clockOffset, time.offsetMs, "Milliseconds");
+    if (time.serverTime) {
+        base.logger.warn(
+            `sweeper: this clock and DynamoDB's (the Date header of its answer) disagree by more than ${SWEEPER_CLOCK_TOLERANCE_MS / 1000} s; this run sweeps by DynamoDB's time, so fresh records are not taken for due ones; fix this host's time sync`,
+            { clock_offset_ms: time.offsetMs },
+        );
+    }
+    const scannedAt = time.nowMs;
+    const due: DueWindow = {
+        cutoff: scannedAt - run.settings.sweepAfterMs,
+        // A created_at further ahead of the sweep's now than sweepAfter comes from a writer's clock that is wrong
+        // (or one carried forward from it): trusting it would hold the record back for as long as that clock is
+        // ahead, so it is due at once.
+        implausibleAfter: scannedAt + run.settings.sweepAfterMs,
+    };
     const scan = await scanDuePartitions(base, {
         cursor,
         now: scannedAt,

@@ -3,8 +3,9 @@
  *
  * @packageDocumentation
  */
-import { readFileSync } from "node:fs";
 import { OutboxError } from "../../runtime/errors";
+import type { CommandDeadline } from "../shared/deadline";
+import { readFileWithin, type InputFile } from "../shared/read-file";
 
 /**
  * The stack outputs doctor reads. Every key is optional but `tableName`. `destinationArn` names the destination
@@ -34,33 +35,42 @@ const KEYS = [
     "sweeperFunctionName",
 ] as const;
 
+/** How the outputs file is made, for the messages. */
+function fixFor(file: string): string {
+    return `pulumi stack output --json > ${file}`;
+}
+
 function bad(file: string, what: string): OutboxError {
-    return new OutboxError(
-        "INVALID_CONFIG",
-        `--outputs "${file}" ${what}; write it with: pulumi stack output --json > ${file}`,
-        { context: { flag: "outputs", file } },
-    );
+    return new OutboxError("INVALID_CONFIG", `--outputs "${file}" ${what}; write it with: ${fixFor(file)}`, {
+        context: { flag: "outputs", file },
+    });
 }
 
 /**
- * Read and check a stack outputs file.
+ * Read a stack outputs file within the command's deadline ({@link readFileWithin}) and check it
+ * ({@link parseStackOutputs}).
  *
  * @param file - The path given to `--outputs`.
- * @param read - How the file is read. @default readFileSync as UTF-8
- * @throws OutboxError `INVALID_CONFIG` naming the file when it cannot be read, is not a JSON object, has no
- *   `tableName`, or has a key of the list above that is not a non-empty string. A `null` counts as absent: an
- *   output the Outbox leaves undefined (`topicArn` with a queue or a bus) may be written so.
+ * @param deadline - The command's deadline.
+ * @throws OutboxError `TIMEOUT` naming the file when its read does not end within `--timeout` (a named pipe nobody
+ *   writes to, `/dev/stdin` with no input); `INVALID_CONFIG` naming it when it cannot be read, holds more than
+ *   1 MiB, or {@link parseStackOutputs} refuses it.
  */
-export function readStackOutputs(
-    file: string,
-    read: (file: string) => string = (f) => readFileSync(f, "utf8"),
-): StackOutputs {
-    let text: string;
-    try {
-        text = read(file);
-    } catch (err) {
-        throw bad(file, `cannot be read (${err instanceof Error ? err.message : String(err)})`);
-    }
+export async function readStackOutputs(file: string, deadline: CommandDeadline): Promise<StackOutputs> {
+    const input: InputFile = { path: file, flag: "outputs", fix: fixFor(file) };
+    return parseStackOutputs(file, await readFileWithin(input, deadline));
+}
+
+/**
+ * Check the text of a stack outputs file.
+ *
+ * @param file - The path given to `--outputs`, for the messages.
+ * @param text - What the file holds.
+ * @throws OutboxError `INVALID_CONFIG` naming the file when it is not a JSON object, has no `tableName`, or has a
+ *   key of the list above that is not a non-empty string. A `null` counts as absent: an output the Outbox leaves
+ *   undefined (`topicArn` with a queue or a bus) may be written so.
+ */
+export function parseStackOutputs(file: string, text: string): StackOutputs {
     let value: unknown;
     try {
         value = JSON.parse(text);

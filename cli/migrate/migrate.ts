@@ -5,10 +5,11 @@
  * @packageDocumentation
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { backfillIndexAttributes, type BackfillTotals } from "./backfill";
+import { backfillIndexAttributes } from "./backfill";
 import { errorText, seconds, type Output } from "../shared/io";
 import { applyPlan, type StepOutcome } from "./apply";
-import { planMigration, type MigrationPlan } from "./plan";
+import { findOutboxEvidence, OUTBOX_SIGNS } from "./evidence";
+import { planMigration, type MigrationPlan, type Refusal } from "./plan";
 import { describeOutboxTable } from "../shared/table-state";
 import type { TableShape } from "../shared/table-shape";
 
@@ -36,6 +37,11 @@ export interface MigrateOptions {
     readonly apply: boolean;
     /** `--recreate-claim-index`. */
     readonly recreateClaimIndex: boolean;
+    /**
+     * `--confirm-table <the table's name>`: `--apply` may change a table that shows no sign of being an outbox
+     * (`cli/migrate/evidence.ts`). @default false
+     */
+    readonly confirmedTable?: boolean;
     /** `--timeout`, ms. @default 3600000 */
     readonly timeoutMs?: number;
     /** `--poll-interval`, ms. @default 5000 */
@@ -103,17 +109,24 @@ export async function runMigrate(options: MigrateOptions): Promise<number> {
         return 1;
     }
 
-    const { plan, counted } = await planWithBackfill(options, described.shape, pageSize);
+    const { plan, scanned, unconfirmed } = await planWithBackfill(options, described.shape, pageSize);
     for (const note of plan.notes) out.line(`note: ${note}`);
-    if (plan.refusals.length > 0) {
+    const refusals = plan.refusals.length > 0 ? plan.refusals : options.apply && unconfirmed ? [unconfirmed] : [];
+    if (refusals.length > 0) {
         out.line("refused: nothing was changed.");
-        for (const r of plan.refusals) out.line(`  ✗ ${r.reason}\n    fix: ${r.fix}`);
-        out.result({ ...base, ok: false, refusals: plan.refusals, notes: plan.notes, steps: [] });
+        for (const r of refusals) out.line(`  ✗ ${r.reason}\n    fix: ${r.fix}`);
+        out.result({
+            ...base,
+            ok: false,
+            refusals,
+            notes: plan.notes,
+            steps: plan.refusals.length > 0 ? [] : stepJson(plan, [], undefined),
+        });
         return 1;
     }
     if (plan.steps.length === 0) {
         out.line(
-            `nothing to do: the table matches the schema${counted === undefined ? "" : ` and no record needs a backfill (${counted.scanned} item(s) scanned)`}.`,
+            `nothing to do: the table matches the schema${scanned === undefined ? "" : ` and no record needs a backfill (${scanned} item(s) scanned)`}.`,
         );
         out.result({ ...base, ok: true, refusals: [], notes: plan.notes, steps: [] });
         return 0;
@@ -121,24 +134,51 @@ export async function runMigrate(options: MigrateOptions): Promise<number> {
     if (!options.apply) {
         out.line("plan:");
         plan.steps.forEach((step, i) => out.line(`  ${i + 1}. ${step.description}`));
+        if (unconfirmed !== undefined) out.line(`note: ${unconfirmed.reason}\n  fix: ${unconfirmed.fix}`);
         out.line("nothing was changed. Run again with --apply to carry out the plan.");
-        out.result({ ...base, ok: true, refusals: [], notes: plan.notes, steps: stepJson(plan, [], undefined) });
+        out.result({
+            ...base,
+            ok: true,
+            refusals: [],
+            notes: unconfirmed === undefined ? plan.notes : [...plan.notes, unconfirmed.reason],
+            steps: stepJson(plan, [], undefined),
+        });
         return 0;
     }
 
     return applyAndReport(options, { plan, shape: described.shape, wait, pageSize, base });
 }
 
-/** The plan, its backfill counted only when nothing refuses it. */
+/**
+ * The plan, its backfill counted only when nothing refuses it and the table shows a sign of being an outbox (a
+ * table with no outbox item has no record to backfill). `unconfirmed` is the refusal `--apply` gets when the table
+ * shows no such sign and `--confirm-table` was not given.
+ */
 async function planWithBackfill(
     options: MigrateOptions,
     shape: TableShape,
     pageSize: number,
-): Promise<{ plan: MigrationPlan; counted: BackfillTotals | undefined }> {
+): Promise<{ plan: MigrationPlan; scanned: number | undefined; unconfirmed: Refusal | undefined }> {
     // Refusals do not depend on the backlog: decide them before reading the whole table to count it.
     const planOptions = { recreateClaimIndex: options.recreateClaimIndex, pageSize };
     const unCounted = planMigration(shape, { ...planOptions, backfillRecords: undefined });
-    if (unCounted.refusals.length > 0) return { plan: unCounted, counted: undefined };
+    if (unCounted.refusals.length > 0) return { plan: unCounted, scanned: undefined, unconfirmed: undefined };
+    const evidence = await findOutboxEvidence(options.client, options.tableName, shape, {
+        pageSize,
+        onPage: (pages, scanned) =>
+            options.out.progress(`  … looking for outbox items: page ${pages}, scanned ${scanned}`),
+    });
+    if (evidence.sign === undefined) {
+        const plan = planMigration(shape, { ...planOptions, backfillRecords: 0 });
+        return {
+            plan,
+            scanned: evidence.scanned,
+            unconfirmed:
+                options.confirmedTable === true
+                    ? undefined
+                    : unconfirmedRefusal(options.tableName, plan, evidence.scanned),
+        };
+    }
     const counted = await backfillIndexAttributes(options.client, options.tableName, {
         pageSize,
         apply: false,
@@ -147,7 +187,20 @@ async function planWithBackfill(
                 `  … counting records to backfill: page ${t.pages}, scanned ${t.scanned}, found ${t.matched}`,
             ),
     });
-    return { plan: planMigration(shape, { ...planOptions, backfillRecords: counted.matched }), counted };
+    return {
+        plan: planMigration(shape, { ...planOptions, backfillRecords: counted.matched }),
+        scanned: counted.scanned,
+        unconfirmed: undefined,
+    };
+}
+
+/** The refusal of `--apply` on a table with no sign of being an outbox, listing what it would change. */
+function unconfirmedRefusal(tableName: string, plan: MigrationPlan, scanned: number): Refusal {
+    const changes = plan.steps.map((step, i) => `${i + 1}. ${step.description}`).join("; ");
+    return {
+        reason: `table "${tableName}" shows no sign of being an outbox: none of ${OUTBOX_SIGNS} among its ${scanned} item(s). If it is a business table named by mistake, --apply would change it: ${changes}`,
+        fix: `check --table; if this is the table the outbox is to use (a new one, or one adopted before any outbox record was written), run again with --apply --confirm-table ${tableName}`,
+    };
 }
 
 /** Carry out the plan's steps and report them; a failed step stops the run, and a rerun continues it. */

@@ -13,6 +13,7 @@ import { systemClock } from "../../runtime/ports";
 import { OutboxWriter } from "../../runtime/writer";
 import { boundDynamoDbClient, createSqsClient, credentialsFromEnv } from "../shared/client";
 import { startDeadline, type CommandDeadline } from "../shared/deadline";
+import { checkSdkFiles } from "../shared/read-file";
 import { explainDeadline } from "../shared/failure";
 import { closableIo, errorText, type CliIo } from "../shared/io";
 import { parseRedriveArgs, REDRIVE_USAGE, type RedriveArgs } from "./args";
@@ -141,6 +142,12 @@ export async function redriveCommand(argv: readonly string[], io: CliIo): Promis
             );
         return 1;
     };
+    try {
+        // Before the deadline's race: its refusal must win even when the start took longer than --timeout.
+        await checkSdkFiles(io.env, "redrive");
+    } catch (err) {
+        return failed(errorText(err));
+    }
     const deadline = startDeadline("redrive", args.timeoutMs, io.startedAt);
     const gate = closableIo(io);
     const clock = io.clock ?? systemClock;

@@ -130,6 +130,13 @@ const FLAGS: readonly FlagSpec[] = [
         help: "carry the plan out (without it, print the plan and change nothing)",
     },
     {
+        name: "confirm-table",
+        kind: "string",
+        commands: ["migrate"],
+        valueName: "name",
+        help: "with --apply: change a table that shows no sign of being an outbox (no outbox index, record, FENCE or OUTBOX_META row); repeat --table's name",
+    },
+    {
         name: "recreate-claim-index",
         kind: "boolean",
         commands: ["migrate"],
@@ -243,6 +250,8 @@ export interface CliArgs {
     readonly apply: boolean;
     /** `--recreate-claim-index`. @default false */
     readonly recreateClaimIndex: boolean;
+    /** `--confirm-table`, which repeats `--table` (migrate, with `--apply`). @default false */
+    readonly confirmTable: boolean;
     /** `--page-size`. @default undefined (migrate's default) */
     readonly pageSize?: number;
     /** `--expiry-shards` (verify, migrate). @default undefined (1) */
@@ -268,9 +277,9 @@ function parseValue(spec: FlagSpec, raw: string): string | number {
     const flag = `--${spec.name}`;
     if (spec.kind === "string" || spec.kind === "url" || spec.kind === "queue-url") {
         if (raw.trim() === "") throw usageError(`${flag} needs a non-empty ${spec.valueName}, got ""`, spec.name);
-        if (spec.name === "table" && !TABLE_NAME.test(raw)) {
+        if ((spec.name === "table" || spec.name === "confirm-table") && !TABLE_NAME.test(raw)) {
             throw usageError(
-                `--table "${raw}" is not a DynamoDB table name: 3 to 255 characters of a-z, A-Z, 0-9, "_", "-" and "."`,
+                `${flag} "${raw}" is not a DynamoDB table name: 3 to 255 characters of a-z, A-Z, 0-9, "_", "-" and "."`,
                 spec.name,
             );
         }
@@ -403,6 +412,24 @@ function checkCombination(
     }
     if (command !== "doctor" && !values.has("table"))
         throw usageError(`--table is required: the name of the outbox table, e.g. --table orders-outbox`, "table");
+    checkConfirmTable(values);
+}
+
+/** `--confirm-table` goes with `--apply`, and repeats `--table` exactly. */
+function checkConfirmTable(values: ReadonlyMap<string, string | number | boolean>): void {
+    const confirmed = values.get("confirm-table");
+    if (typeof confirmed !== "string") return;
+    if (!values.has("apply"))
+        throw usageError(
+            "--confirm-table only applies with --apply (the plan changes nothing); add --apply or drop it",
+            "confirm-table",
+        );
+    const table = values.get("table") as string;
+    if (confirmed !== table)
+        throw usageError(
+            `--confirm-table "${confirmed}" does not repeat --table "${table}"; it confirms the table by its exact name: --confirm-table ${table}`,
+            "confirm-table",
+        );
 }
 
 /**
@@ -440,6 +467,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         sqsEndpoint: get<string>("sqs-endpoint"),
         apply: get<boolean>("apply") ?? false,
         recreateClaimIndex: get<boolean>("recreate-claim-index") ?? false,
+        confirmTable: values.has("confirm-table"),
         pageSize: get<number>("page-size"),
         ...(values.has("expiry-shards") ? { expiryShards: get<number>("expiry-shards") } : {}),
         ...(values.has("outputs") ? { outputsFile: get<string>("outputs") } : {}),

@@ -24,6 +24,7 @@ import { ATTR, CLAIM_INDEX, GLOBAL_SECONDARY_INDEXES } from "../../runtime/schem
 import { OutboxStore } from "../../runtime/store";
 import { createSweeper } from "../../runtime/sweeper";
 import { OutboxWriter, type OutboxMessage } from "../../runtime/writer";
+import { dateFollowsClock, type MiddlewareStackLike } from "../emulators/dynamodb-local";
 import { createCapacityModel, type BackendClient, type KeyUnits } from "./capacity-model";
 import { percentile, round } from "./stats";
 import { manualClock } from "../../tests/support/runtime/harness";
@@ -229,7 +230,19 @@ export async function runScaleScenario(
         expiryShards: scenario.expiryShards,
     });
     const publisher = createPublisher(handlerConfig);
-    const sweeper = createSweeper({ ...handlerConfig, sweepAfterSeconds: 1, expiryShards: scenario.expiryShards });
+    // The simulated clock is the world's: DynamoDB's, as the sweeper reads it (the Date header), moves with it.
+    const sweeperDynamo: BackendClient = {
+        send: (command) => {
+            dateFollowsClock((command as { middlewareStack: MiddlewareStackLike }).middlewareStack, clock);
+            return model.client.send(command);
+        },
+    };
+    const sweeper = createSweeper({
+        ...handlerConfig,
+        dynamodb: sweeperDynamo,
+        sweepAfterSeconds: 1,
+        expiryShards: scenario.expiryShards,
+    });
 
     const message = (n: number, now: number): OutboxMessage => {
         const payload = {

@@ -53,6 +53,34 @@ export function localDynamoDbClient(endpoint: string): DynamoDBClient {
     return new DynamoDBClient({ endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS, maxAttempts: 3 });
 }
 
+/** A client's or a command's middleware stack, as far as {@link dateFollowsClock} uses it. */
+export interface MiddlewareStackLike {
+    add(middleware: never, options: { step: "deserialize"; name: string; priority: "low" }): void;
+}
+
+/**
+ * Make DynamoDB Local's clock, as the answers of a client (or of one command) show it in their HTTP `Date` header,
+ * follow `clock`: a test or a bench that moves its clock by hand moves DynamoDB's with it, as the passing of real
+ * time moves both. The sweeper checks its clock against that header (`runtime/server-clock.ts`); without this, a
+ * clock moved minutes ahead of real time would be a sweeper clock minutes fast. The header is rewritten innermost
+ * (a `low` deserialize middleware), so every other middleware reads the rewritten one. A stand-in for the passing
+ * of time, never for DynamoDB's answers.
+ *
+ * @param stack - `client.middlewareStack`, or a command's.
+ * @param clock - The clock DynamoDB's should read.
+ */
+export function dateFollowsClock(stack: MiddlewareStackLike, clock: { now(): number }): void {
+    const middleware =
+        (next: (args: unknown) => Promise<{ response?: { headers?: Record<string, string> } }>) =>
+        async (args: unknown) => {
+            const result = await next(args);
+            if (result.response?.headers !== undefined)
+                result.response.headers.date = new Date(clock.now()).toUTCString();
+            return result;
+        };
+    stack.add(middleware as never, { step: "deserialize", name: "dateFollowsClock", priority: "low" });
+}
+
 /** Find a free TCP port on loopback. */
 export function freePort(): Promise<number> {
     return new Promise((resolve, reject) => {

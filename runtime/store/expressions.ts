@@ -173,18 +173,16 @@ export function fenceBelow(version: bigint): Expression {
 
 /**
  * The seq-allocation clock check: `attribute_not_exists(last_created_at) OR last_created_at <= ms`. With the writer's
- * now it holds when no allocation of the partition handed out a `created_at` later than that; with now plus the
- * lead bound, when none handed out one further ahead than the bound.
+ * now it holds when no allocation of the partition handed out a `created_at` later than that.
  *
  * @param ms - The latest `last_created_at` that passes, epoch ms.
- * @param placeholder - Its value placeholder. @default ":now_ms"
  */
-export function lastCreatedAtNotAfter(ms: number, placeholder = ":now_ms"): Expression {
+export function lastCreatedAtNotAfter(ms: number): Expression {
     const attr = nameRef(ATTR.lastCreatedAt);
     return {
-        text: `attribute_not_exists(${attr}) OR ${attr} <= ${placeholder}`,
+        text: `attribute_not_exists(${attr}) OR ${attr} <= :now_ms`,
         names: names(ATTR.lastCreatedAt),
-        values: { [placeholder]: { N: String(ms) } },
+        values: { ":now_ms": { N: String(ms) } },
     };
 }
 

@@ -48,9 +48,15 @@ export {
     isConditionalCheckFailed,
     isTransactionCanceled,
 } from "./aws-errors";
-export { STORE_METRICS, STORE_WARNINGS, resetStoreWarnings } from "./observability";
+export {
+    CLOCK_BEHIND_ERROR_MS,
+    CLOCK_BEHIND_WARN_MS,
+    STORE_METRICS,
+    STORE_WARNINGS,
+    resetStoreWarnings,
+} from "./observability";
 export { KeyCache } from "./key-cache";
-export { MAX_FENCE_LEAD_MS, MAX_WRITER_CLOCK_MS } from "./writer-clock";
+export { MAX_WRITER_CLOCK_MS } from "./writer-clock";
 export {
     and,
     claimable,

@@ -19,6 +19,13 @@ export const DEEP_BACKLOG_PAGE_WARN = 8;
  */
 export const CLOCK_BEHIND_WARN_MS = 1000;
 
+/**
+ * A seq allocation that carries `created_at` forward by more than this many ms (5 minutes) logs
+ * {@link STORE_WARNINGS}.clockFarBehind at error level instead: no clock kept by time sync is that far off, so one
+ * clock of the fleet is broken, and the records are stamped that far ahead of real time (the write still succeeds).
+ */
+export const CLOCK_BEHIND_ERROR_MS = 5 * 60 * 1000;
+
 /** The store's log messages; those starting `dynamodboutbox:` are verbatim from GoBridge so runbooks and alerts match. */
 export const STORE_WARNINGS = {
     orderingBypass:
@@ -34,6 +41,8 @@ export const STORE_WARNINGS = {
         "dynamodb-outbox: an OUTBOX# item cannot be decoded as an outbox record; Claim skips it, and holds the later records of its ordering key behind it; repair or delete the item (its key is logged)",
     clockBehind:
         "dynamodb-outbox: this writer's clock is behind the partition's last created_at, so its records were stamped with that later time to keep per-key order; a writer clock is skewed — check the fleet's time sync",
+    clockFarBehind:
+        "dynamodb-outbox: this writer's clock is more than 5 minutes behind the partition's last created_at: a clock of the fleet runs ahead (or this one is behind). The write succeeded and its records were stamped with that later time to keep per-key order; they are delivered as usual, but until real time reaches that stamp the age metrics read them as new and the sweeper takes them as due at once. Fix the clock (docs/runtime.md, \"A clock that runs ahead\")",
     preflightAdvisory:
         "dynamodb-outbox: DynamoDB schema preflight skipped (DescribeTable failed) under schemaPreflightAdvisory; production must grant dynamodb:DescribeTable so preflight can enforce the schema",
 } as const;

@@ -4,13 +4,12 @@
  *
  * @packageDocumentation
  */
-import type { AttributeValue, UpdateItemCommandInput, UpdateItemCommandOutput } from "@aws-sdk/client-dynamodb";
+import type { UpdateItemCommandInput, UpdateItemCommandOutput } from "@aws-sdk/client-dynamodb";
 import type { Logger } from "../ports";
 import { unmarshalFence } from "../record/fence";
 import { isConditionalCheckFailed } from "./aws-errors";
-import { CLOCK_BEHIND_WARN_MS, STORE_WARNINGS } from "./observability";
+import { CLOCK_BEHIND_ERROR_MS, CLOCK_BEHIND_WARN_MS, STORE_WARNINGS } from "./observability";
 import { seqAllocationUpdates } from "./transitions";
-import { fenceLeadError, MAX_FENCE_LEAD_MS } from "./writer-clock";
 
 /** Sends one `UpdateItem` (the caller adds its own capacity reporting and error wrapping). */
 export type SendUpdateItem = (input: UpdateItemCommandInput) => Promise<Pick<UpdateItemCommandOutput, "Attributes">>;
@@ -39,15 +38,14 @@ export interface SeqAllocation {
 
 /**
  * Allocate a seq range with {@link seqAllocationUpdates}: `atNow` first; when its condition fails, `atFence`,
- * and the records take the fence's `last_created_at`. Logs {@link STORE_WARNINGS}.clockBehind when that moves
- * them forward by more than {@link CLOCK_BEHIND_WARN_MS}; refuses (nothing allocated) when the fence is more than
- * {@link MAX_FENCE_LEAD_MS} ahead of now.
+ * and the records take the fence's `last_created_at`, however far ahead of now it is. Logs
+ * {@link STORE_WARNINGS}.clockBehind when that moves them forward by more than {@link CLOCK_BEHIND_WARN_MS}, and
+ * {@link STORE_WARNINGS}.clockFarBehind (at error level) past {@link CLOCK_BEHIND_ERROR_MS}.
  *
  * @param send - Sends one UpdateItem.
  * @param request - The table, partition, count, now and fence ttl.
  * @param logger - Where the clock warning goes (ids and counts only).
- * @throws OutboxError `INVALID_CONFIG` ({@link fenceLeadError}) when the fence's `last_created_at` is more than
- *   {@link MAX_FENCE_LEAD_MS} ahead of now; whatever `send` throws, except the expected ConditionalCheckFailed of `atNow`.
+ * @throws whatever `send` throws, except the expected ConditionalCheckFailed of `atNow`.
  */
 export async function allocateSeqRange(
     send: SendUpdateItem,
@@ -60,22 +58,13 @@ export async function allocateSeqRange(
         request.count,
         request.nowMs,
         request.fenceTtl,
-        MAX_FENCE_LEAD_MS,
     );
     let attributes;
     try {
         attributes = (await send(updates.atNow)).Attributes;
     } catch (err) {
         if (!isConditionalCheckFailed(err)) throw err;
-        try {
-            attributes = (await send(updates.atFence)).Attributes;
-        } catch (fenceErr) {
-            if (!isConditionalCheckFailed(fenceErr)) throw fenceErr;
-            const old = (fenceErr as { Item?: Record<string, AttributeValue> }).Item;
-            const fenceMs =
-                old === undefined ? request.nowMs + MAX_FENCE_LEAD_MS + 1 : unmarshalFence(old).lastCreatedAt;
-            throw fenceLeadError(request.partition, request.nowMs, fenceMs, MAX_FENCE_LEAD_MS);
-        }
+        attributes = (await send(updates.atFence)).Attributes;
     }
     const fence = unmarshalFence(attributes ?? {});
     const createdAt = Math.max(request.nowMs, fence.lastCreatedAt);
@@ -84,11 +73,13 @@ export async function allocateSeqRange(
     const top = fence.seqCounter < count ? count : fence.seqCounter;
     const carriedForwardMs = createdAt - request.nowMs;
     if (carriedForwardMs > CLOCK_BEHIND_WARN_MS) {
-        logger.warn(STORE_WARNINGS.clockBehind, {
+        const attributes = {
             partition_key: request.partition,
             carried_forward_ms: carriedForwardMs,
             records: request.count,
-        });
+        };
+        if (carriedForwardMs > CLOCK_BEHIND_ERROR_MS) logger.error(STORE_WARNINGS.clockFarBehind, attributes);
+        else logger.warn(STORE_WARNINGS.clockBehind, attributes);
     }
     return { firstSeq: top - count + 1n, createdAt };
 }

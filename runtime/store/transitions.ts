@@ -13,7 +13,6 @@
 import type { AttributeValue, ConditionCheck, Update, UpdateItemCommandInput } from "@aws-sdk/client-dynamodb";
 import { fenceKey } from "../record/fence";
 import { ATTR, STATUS } from "../schema";
-import { MAX_FENCE_LEAD_MS } from "./writer-clock";
 import {
     and,
     isPending,
@@ -141,24 +140,24 @@ export interface SeqAllocationUpdates {
     /** The normal case: allocate and record this writer's now as the partition's `last_created_at`. */
     readonly atNow: UpdateItemCommandInput;
     /**
-     * Sent only when `atNow`'s condition failed: allocate and read the fence's `last_created_at` back, as long as it
-     * is at most `maxLeadMs` ahead of this writer's now.
+     * Sent only when `atNow`'s condition failed: allocate and read the fence's (later) `last_created_at` back,
+     * however far ahead of this writer's now it is.
      */
     readonly atFence: UpdateItemCommandInput;
 }
 
 /**
  * Allocate `count` sequence numbers from the partition's FENCE row, so that `(created_at, seq)` order is the
- * order of the allocations whatever the writers' clocks say, within `maxLeadMs`.
+ * order of the allocations whatever the writers' clocks say.
  *
  * - `atNow`: `ADD seq_counter count`, `SET ttl, last_created_at = now`, on condition
  *   `attribute_not_exists(last_created_at) OR last_created_at <= now`, returning `UPDATED_NEW`. The records then
  *   carry `created_at = now`.
  * - `atFence`, when that condition failed (an earlier allocation handed out a later time than this writer's
- *   clock reads): `ADD seq_counter count`, `SET ttl, last_created_at = if_not_exists(last_created_at, now)`, on
- *   condition `attribute_not_exists(last_created_at) OR last_created_at <= now + maxLeadMs`, returning `ALL_NEW`
- *   (and the old row, `ALL_OLD`, when the condition fails). The records then carry the returned `last_created_at`.
- *   When the condition fails nothing is allocated: the fence is further ahead of this clock than the bound.
+ *   clock reads): `ADD seq_counter count`, `SET ttl, last_created_at = if_not_exists(last_created_at, now)`, with
+ *   no condition, returning `ALL_NEW`. The records then carry the returned `last_created_at`, however far ahead of
+ *   this clock it is: refusing them would fail every correct writer's keyed writes to the partition for as long as
+ *   one fast clock led it.
  *
  * Either way the new `seq_counter` is the top of the allocated range.
  *
@@ -167,7 +166,6 @@ export interface SeqAllocationUpdates {
  * @param count - How many numbers to allocate (≥ 1).
  * @param nowMs - The writer's now, epoch ms (whole).
  * @param fenceTtl - The FENCE row ttl, epoch seconds.
- * @param maxLeadMs - How far the fence's `last_created_at` may be ahead of `nowMs` for `atFence` to take it. @default MAX_FENCE_LEAD_MS (5 minutes)
  */
 export function seqAllocationUpdates(
     tableName: string,
@@ -175,7 +173,6 @@ export function seqAllocationUpdates(
     count: number,
     nowMs: number,
     fenceTtl: number,
-    maxLeadMs: number = MAX_FENCE_LEAD_MS,
 ): SeqAllocationUpdates {
     const values = {
         ":fence_ttl": { N: String(fenceTtl) },
@@ -193,12 +190,13 @@ export function seqAllocationUpdates(
     const key = fenceKey(partition);
     return {
         atNow: { ...update(tableName, key, atNow, lastCreatedAtNotAfter(nowMs)), ReturnValues: "UPDATED_NEW" },
-        // ALL_NEW, not UPDATED_NEW: the value is needed even when if_not_exists leaves it as it was. ALL_OLD on a
-        // failed condition: the refusal names the fence's time.
+        // ALL_NEW, not UPDATED_NEW: the value is needed even when if_not_exists leaves it as it was.
         atFence: {
-            ...update(tableName, key, atFence, lastCreatedAtNotAfter(nowMs + maxLeadMs, ":lead_limit_ms")),
+            TableName: tableName,
+            Key: key,
+            UpdateExpression: atFence.text,
+            ...placeholders(atFence),
             ReturnValues: "ALL_NEW",
-            ReturnValuesOnConditionCheckFailure: "ALL_OLD",
         },
     };
 }

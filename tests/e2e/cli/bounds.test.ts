@@ -6,7 +6,7 @@
  * to find.
  */
 import * as assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import * as fs from "node:fs";
 import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
 import { createServer, type AddressInfo, type Server, type Socket } from "node:net";
@@ -68,19 +68,28 @@ interface Spawned {
 /**
  * Run the executable as a user would, with only the given environment and an empty HOME (no ~/.aws). A guard
  * kills it after `killAfterMs`, so a broken bound fails the test instead of hanging it; the child is killed in any
- * case before this returns.
+ * case before this returns. `stdin`, when given, gets the child's standard input (a pipe) to write or hold open.
  */
-async function spawnCli(args: string[], env: Record<string, string>, killAfterMs = 30_000): Promise<Spawned> {
+async function spawnCli(
+    args: string[],
+    env: Record<string, string>,
+    killAfterMs = 30_000,
+    stdin?: (input: NodeJS.WritableStream) => void,
+): Promise<Spawned> {
     const home = fs.mkdtempSync(path.join(os.tmpdir(), "dynamodb-outbox-bounds-"));
     const started = Date.now();
     const child = spawn(process.execPath, [BIN, ...args], {
         env: { PATH: process.env.PATH ?? "", HOME: home, ...env },
-        stdio: ["ignore", "pipe", "pipe"],
+        stdio: [stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
+    if (stdin !== undefined && child.stdin !== null) {
+        child.stdin.on("error", () => undefined);
+        stdin(child.stdin);
+    }
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.stdout!.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
     let guard: NodeJS.Timeout | undefined;
     try {
         return await new Promise<Spawned>((resolve, reject) => {
@@ -456,5 +465,136 @@ describe("cli: network and credential failures say what to do", function () {
             /^dynamodb-outbox verify: describe table "orders-outbox" failed: no usable AWS credentials for DynamoDB \(CredentialsProviderError: [^)]*\): set AWS_PROFILE to a profile of ~\/\.aws\/config \(run aws sso login first for an SSO profile\), or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or run where an instance or task role is available\n$/m,
         );
         assert.doesNotMatch(run.stderr, /UNAVAILABLE/);
+    });
+});
+
+describe("cli: every file a command reads is read within --timeout (real named pipes, the real executable)", function () {
+    this.timeout(300_000);
+    let silent: { url: string; close(): Promise<void> };
+    let dir: string;
+    let fifo: string;
+    before(async () => {
+        silent = await silentServer();
+        dir = fs.mkdtempSync(path.join(os.tmpdir(), "dynamodb-outbox-fifo-"));
+        fifo = path.join(dir, "nobody-writes");
+        execFileSync("mkfifo", [fifo]);
+    });
+    after(async () => {
+        await silent?.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    /**
+     * The guard: a read that blocks past --timeout (and keeps the process from exiting) is killed here. Generous,
+     * because the executable's own start (ts-node compiling the sources) takes tens of seconds on a loaded machine.
+     */
+    const GUARD_MS = 120_000;
+
+    it("doctor --outputs <a named pipe nobody writes to> ends at --timeout, exit 1, naming the file, and the process exits", async () => {
+        const run = await spawnCli(
+            ["doctor", "--outputs", fifo, "--endpoint", silent.url, "--timeout", "30"],
+            KEYS,
+            GUARD_MS,
+        );
+        assert.equal(
+            run.signal,
+            null,
+            `killed by the test's guard after ${run.elapsedMs} ms: the read blocked\n${run.stderr}`,
+        );
+        assert.equal(run.code, 1, run.stderr);
+        assert.match(run.stderr, /^dynamodb-outbox doctor: OutboxError \[TIMEOUT\]: /m);
+        assert.ok(
+            run.stderr.includes(
+                `--outputs "${fifo}" was not read to its end within --timeout 30.0 s (it bounds the whole doctor command): nothing ended it, as with a named pipe nobody writes to, or a terminal or /dev/stdin with no input; write it to a file first: pulumi stack output --json > ${fifo}`,
+            ),
+            run.stderr,
+        );
+        assert.doesNotMatch(run.stderr, /was still open/, "nothing was left running: the process exited by itself");
+    });
+
+    it("doctor --outputs /dev/stdin with no input (a pipe held open) ends at --timeout naming /dev/stdin; with the outputs piped in, it reads them and goes on", async () => {
+        let held: NodeJS.WritableStream | undefined;
+        const waiting = await spawnCli(
+            ["doctor", "--outputs", "/dev/stdin", "--endpoint", silent.url, "--timeout", "30"],
+            KEYS,
+            GUARD_MS,
+            (input) => (held = input),
+        );
+        held?.end();
+        assert.equal(waiting.signal, null, `killed by the test's guard: ${waiting.stderr}`);
+        assert.equal(waiting.code, 1, waiting.stderr);
+        assert.match(waiting.stderr, /--outputs "\/dev\/stdin" was not read to its end within --timeout 30\.0 s/);
+
+        // A closed port answers at once: the run gets past the read, to DescribeTable, whatever the machine's load.
+        const refused = `http://127.0.0.1:${await closedPort()}`;
+        const piped = await spawnCli(
+            ["doctor", "--outputs", "/dev/stdin", "--endpoint", refused, "--timeout", "60"],
+            KEYS,
+            GUARD_MS,
+            (input) => input.end(JSON.stringify({ tableName: "orders-outbox" })),
+        );
+        assert.equal(piped.signal, null, `killed by the test's guard: ${piped.stderr}`);
+        assert.match(
+            piped.stderr,
+            /cannot reach DynamoDB at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/,
+            "the outputs were read: the run went on to DescribeTable",
+        );
+    });
+
+    it("doctor --outputs /dev/zero (a file that never ends) is refused past 1 MiB, naming the file", async () => {
+        const run = await spawnCli(["doctor", "--outputs", "/dev/zero", "--timeout", "60"], KEYS, GUARD_MS);
+        assert.equal(run.signal, null, `killed by the test's guard: ${run.stderr}`);
+        assert.match(
+            run.stderr,
+            /--outputs "\/dev\/zero" cannot be read \(it holds more than 1048576 bytes, and stack outputs are a few KB\)/,
+        );
+    });
+
+    const commands: [string, string[], number, RegExp][] = [
+        ["verify", ["--table", "orders-outbox"], 2, /^dynamodb-outbox: /m],
+        ["migrate", ["--table", "orders-outbox"], 2, /^dynamodb-outbox: /m],
+        ["doctor", ["--table", "orders-outbox"], 2, /^dynamodb-outbox: /m],
+        [
+            "redrive",
+            ["--table", "orders-outbox", "--dlq-url", "http://127.0.0.1:9/000000000000/orders-dlq"],
+            1,
+            /^redrive failed: /m,
+        ],
+    ];
+    for (const variable of ["AWS_CONFIG_FILE", "AWS_SHARED_CREDENTIALS_FILE"]) {
+        for (const [command, args, code, prefix] of commands) {
+            it(`${command} with ${variable} a named pipe nobody writes to (the AWS SDK reads it) is refused before any call, naming the variable and the file, and the process exits`, async () => {
+                const run = await spawnCli(
+                    [command, ...args, "--endpoint", silent.url, "--timeout", "5"],
+                    // No credentials in the environment: the SDK's chain reads the shared files.
+                    { AWS_REGION: LOCAL_REGION, AWS_EC2_METADATA_DISABLED: "true", [variable]: fifo },
+                    GUARD_MS,
+                );
+                assert.equal(
+                    run.signal,
+                    null,
+                    `killed by the test's guard after ${run.elapsedMs} ms: the SDK's read blocked the exit\n${run.stderr}`,
+                );
+                assert.equal(run.code, code, run.stderr);
+                assert.match(run.stderr, prefix);
+                assert.ok(
+                    run.stderr.includes(
+                        `${variable} "${fifo}" is a named pipe: the AWS SDK reads its settings and credentials files in a thread that --timeout cannot stop, so a read that never ends (a pipe nobody writes to, a terminal) would hang ${command}; point ${variable} at a regular file (or /dev/null)`,
+                    ),
+                    run.stderr,
+                );
+            });
+        }
+    }
+
+    it("an AWS_CONFIG_FILE of /dev/null (a common way to ignore ~/.aws/config) is still taken", async () => {
+        const refused = `http://127.0.0.1:${await closedPort()}`;
+        const run = await spawnCli(
+            ["verify", "--table", "orders-outbox", "--endpoint", refused, "--timeout", "60"],
+            { ...KEYS, AWS_CONFIG_FILE: "/dev/null" },
+            GUARD_MS,
+        );
+        assert.equal(run.signal, null, run.stderr);
+        assert.match(run.stderr, /cannot reach DynamoDB at http:\/\/127\.0\.0\.1:\d+: ECONNREFUSED/);
     });
 });

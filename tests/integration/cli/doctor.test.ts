@@ -21,6 +21,7 @@ import type {
 } from "../../../cli/doctor/aws";
 import { loadDoctorAws } from "../../../cli/doctor/aws";
 import { readStackOutputs } from "../../../cli/doctor/outputs";
+import { startDeadline } from "../../../cli/shared/deadline";
 import { main } from "../../../cli/main";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { isOutboxError } from "../../../runtime/errors";
@@ -417,7 +418,15 @@ describe("cli: doctor", function () {
             assert.ok(run.stdout.includes(`✓ destination SNS topic exists — ${TOPIC_ARN}`), run.stdout);
             assert.ok(calls.includes(`sns:${TOPIC_ARN}`));
             assert.equal(run.code, 0, run.stdout);
-            assert.equal(readStackOutputs(outputsFile({ destinationArn: undefined })).destinationArn, undefined);
+            const deadline = startDeadline("doctor", 10_000);
+            try {
+                assert.equal(
+                    (await readStackOutputs(outputsFile({ destinationArn: undefined }), deadline)).destinationArn,
+                    undefined,
+                );
+            } finally {
+                deadline.dispose();
+            }
         });
 
         it("says a FIFO topic is FIFO", async () => {
@@ -642,9 +651,14 @@ describe("cli: doctor", function () {
             assert.match(io.errors(), pattern);
             assert.ok(io.errors().includes(`--outputs "${file}"`));
         }
-        assert.throws(
-            () => readStackOutputs(join(dir, "missing.json")),
-            (e: unknown) => isOutboxError(e, "INVALID_CONFIG") && /cannot be read/.test((e as Error).message),
-        );
+        const deadline = startDeadline("doctor", 10_000);
+        try {
+            await assert.rejects(
+                readStackOutputs(join(dir, "missing.json"), deadline),
+                (e: unknown) => isOutboxError(e, "INVALID_CONFIG") && /cannot be read/.test((e as Error).message),
+            );
+        } finally {
+            deadline.dispose();
+        }
     });
 });

@@ -52,6 +52,8 @@ describe("cli: faults", function () {
             region: LOCAL_REGION,
             apply: true,
             recreateClaimIndex: false,
+            // An empty table without the indexes shows no sign of being an outbox: confirmed, as --confirm-table does.
+            confirmedTable: true,
             out,
         });
         assert.equal(code, 1);
@@ -79,6 +81,7 @@ describe("cli: faults", function () {
                 region: LOCAL_REGION,
                 apply: true,
                 recreateClaimIndex: false,
+                confirmedTable: true,
                 out: createOutput(rerun, false),
             }),
             0,

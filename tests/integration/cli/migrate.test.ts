@@ -2,6 +2,7 @@ import * as assert from "node:assert/strict";
 import {
     CreateTableCommand,
     DescribeTableCommand,
+    PutItemCommand,
     UpdateTableCommand,
     UpdateTimeToLiveCommand,
 } from "@aws-sdk/client-dynamodb";
@@ -43,7 +44,7 @@ describe("cli: migrate on DynamoDB Local", function () {
         );
     });
 
-    it("plans every missing piece without changing anything, then applies it one index at a time, and a second --apply changes nothing", async () => {
+    it("plans every missing piece without changing anything, then applies it one index at a time (an empty table: confirmed by name), and a second --apply changes nothing", async () => {
         const client = await dynamoClient();
         const table = await createOutboxTable({
             withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName),
@@ -69,7 +70,8 @@ describe("cli: migrate on DynamoDB Local", function () {
         assert.match(plan.stdout, /nothing was changed\. Run again with --apply/);
         assert.deepEqual(await provisioning(client, table), before, "the plan changed the table");
 
-        const apply = await runCli(["migrate", "--table", table, "--apply"]);
+        // An empty table without the indexes shows no sign of being an outbox: --apply needs its name again.
+        const apply = await runCli(["migrate", "--table", table, "--apply", "--confirm-table", table]);
         assert.equal(apply.code, 0, apply.stdout + apply.stderr);
         assert.match(apply.stdout, /applied 5 step\(s\)/);
         // Each create waited for ACTIVE before the next one started (DynamoDB Local reports CREATING first).
@@ -216,6 +218,105 @@ describe("cli: migrate on DynamoDB Local", function () {
         const run = await runCli(["migrate", "--table", table]);
         assert.equal(run.code, 1);
         assert.match(run.stdout, /TTL is ENABLED on attribute "expiresAt", not "ttl"/);
+    });
+
+    describe("a table that shows no sign of being an outbox (issue 38 item 7)", function () {
+        /** A business table: the outbox's key names, no index, TTL or stream, and items of its own. */
+        async function businessTable(): Promise<string> {
+            const client = await dynamoClient();
+            const table = await createOutboxTable({
+                withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName),
+                ttlOff: true,
+                streamOff: true,
+            });
+            tables.push(table);
+            for (const n of [1, 2, 3])
+                await client.send(
+                    new PutItemCommand({
+                        TableName: table,
+                        Item: { PK: { S: `CUSTOMER#${n}` }, SK: { S: `ORDER#${n}` }, total: { N: "10" } },
+                    }),
+                );
+            return table;
+        }
+
+        it("--apply refuses to change it, listing what it would change and how to confirm; nothing is changed", async () => {
+            const client = await dynamoClient();
+            const table = await businessTable();
+            const before = await provisioning(client, table);
+            const refused = await runCli(["migrate", "--table", table, "--apply"]);
+            assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+            assert.match(refused.stdout, /refused: nothing was changed\./);
+            assert.match(
+                refused.stdout,
+                new RegExp(
+                    `✗ table "${table}" shows no sign of being an outbox: none of one of its indexes \\(ExpiryIndex, RecordIDIndex, ClaimIndex\\), an outbox record \\(SK OUTBOX#…\\), a FENCE row, an id guard \\(PK OUTBOX_ID#…\\) or an OUTBOX_META row among its 3 item\\(s\\)\\. If it is a business table named by mistake, --apply would change it: 1\\. enable TTL on "ttl" .*; 2\\. enable the stream .*; 3\\. create ExpiryIndex .*; 4\\. create RecordIDIndex .*; 5\\. create ClaimIndex .*\\n    fix: check --table; if this is the table the outbox is to use \\(a new one, or one adopted before any outbox record was written\\), run again with --apply --confirm-table ${table}\\n`,
+                ),
+            );
+            assert.doesNotMatch(refused.stdout, /counting records/, "no backfill count: there is no outbox record");
+            assert.deepEqual(await provisioning(client, table), before, "the refusal changed the table");
+
+            const json = await runCli(["migrate", "--table", table, "--apply", "--json"]);
+            assert.equal(json.code, 1);
+            const report = JSON.parse(json.stdout) as {
+                ok: boolean;
+                refusals: { reason: string; fix: string }[];
+                steps: { kind: string; status: string }[];
+            };
+            assert.equal(report.ok, false);
+            assert.match(report.refusals[0]!.fix, new RegExp(`--confirm-table ${table}$`));
+            assert.deepEqual(
+                report.steps.map((step) => `${step.kind}:${step.status}`),
+                ["enable-ttl", "enable-stream", "create-index", "create-index", "create-index"].map(
+                    (k) => `${k}:planned`,
+                ),
+            );
+
+            const plan = await runCli(["migrate", "--table", table]);
+            assert.equal(plan.code, 0, plan.stdout);
+            assert.match(plan.stdout, /note: table "[^"]+" shows no sign of being an outbox/);
+            assert.match(plan.stdout, /run again with --apply --confirm-table /);
+            assert.deepEqual(await provisioning(client, table), before, "the plan changed the table");
+        });
+
+        it("--apply --confirm-table <its name> changes it; a wrong name, or the flag without --apply, is a usage error", async () => {
+            const client = await dynamoClient();
+            const table = await businessTable();
+            const wrong = await runCli(["migrate", "--table", table, "--apply", "--confirm-table", `${table}-x`]);
+            assert.equal(wrong.code, 2);
+            assert.match(
+                wrong.stderr,
+                new RegExp(
+                    `--confirm-table "${table}-x" does not repeat --table "${table}"; it confirms the table by its exact name`,
+                ),
+            );
+            const planOnly = await runCli(["migrate", "--table", table, "--confirm-table", table]);
+            assert.equal(planOnly.code, 2);
+            assert.match(planOnly.stderr, /--confirm-table only applies with --apply/);
+
+            const confirmed = await runCli(["migrate", "--table", table, "--apply", "--confirm-table", table]);
+            assert.equal(confirmed.code, 0, confirmed.stdout + confirmed.stderr);
+            assert.match(confirmed.stdout, /applied 5 step\(s\)/);
+            assert.deepEqual(await provisioning(client, table), {
+                indexes: ALL_ACTIVE,
+                stream: STREAM_VIEW_TYPE,
+                ttl: `ENABLED:${TTL_ATTRIBUTE}`,
+            });
+        });
+
+        it("an outbox item is a sign: a FENCE row among the business items lets --apply go on without the confirmation", async () => {
+            const client = await dynamoClient();
+            const table = await businessTable();
+            await client.send(
+                new PutItemCommand({
+                    TableName: table,
+                    Item: { PK: { S: "ORDER#9" }, SK: { S: "FENCE" }, seq_counter: { N: "3" } },
+                }),
+            );
+            const run = await runCli(["migrate", "--table", table, "--apply"]);
+            assert.equal(run.code, 0, run.stdout + run.stderr);
+            assert.match(run.stdout, /applied 5 step\(s\)/);
+        });
     });
 
     it("refuses a missing table", async () => {

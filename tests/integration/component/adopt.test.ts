@@ -134,7 +134,8 @@ describe("Outbox adopting an existing table (importTableName)", () => {
             assert.equal(first.code, 1, first.stdout + first.stderr);
             assert.match(first.stdout, /fix: dynamodb-outbox migrate --table/);
 
-            const migrate = await runCli(["migrate", "--table", tableName, "--apply"]);
+            // The inherited table holds no outbox item yet: migrate changes it only when confirmed by name.
+            const migrate = await runCli(["migrate", "--table", tableName, "--apply", "--confirm-table", tableName]);
             assert.equal(migrate.code, 0, migrate.stdout + migrate.stderr);
 
             const again = await runCli(["verify", "--table", tableName]);

@@ -103,15 +103,14 @@ describe("fault scenarios (DynamoDB Local + local mapping + fault-injecting SNS)
             if (spec.faults(scale.rate).skewMix === undefined) return;
             const k = r.skew!;
             assert.ok(
-                k.refusedWrites > 0,
-                `the correct writer's keyed writes behind a FENCE hours ahead were refused: ${line}`,
+                k.carriedWrites > 0,
+                `the correct writer wrote keyed messages behind a FENCE hours ahead: ${line}`,
             );
             assert.deepEqual(
-                [k.refusedUnexpected, k.refusalsMissed],
-                [[], []],
-                `exactly the planned writes were refused: ${line}`,
+                k.carriedNotAhead,
+                [],
+                `each was accepted and stamped with the fence's time (delivered and in order: lost and inversions above): ${line}`,
             );
-            assert.deepEqual(k.refusedFound, [], `a refused write is nowhere (topic, DLQ, table): ${line}`);
             assert.ok(
                 k.stuckPartitions > k.maxPartitionsPerRun,
                 `more stuck partitions than maxPartitionsPerRun: ${line}`,

@@ -17,6 +17,7 @@ import { OutboxWriter } from "../../../runtime/writer";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
+import { dynamoClient } from "../../support/dynamodb";
 
 describe("createSweeper (DynamoDB Local + SNS test server)", function () {
     let h: Harness;
@@ -656,6 +657,77 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
             h.clock.advance(60_000);
             await createSweeper(h.config())();
             assert.deepEqual(ages(), [60_000], "counted from its first claim, not from a day ahead");
+        });
+    });
+
+    describe("a sweeper whose clock is wrong sweeps by DynamoDB's clock (issue 38 item 7: the Date header of DynamoDB Local's answers)", function () {
+        for (const [how, offsetMs] of [
+            ["10 minutes slow", -600_000],
+            ["10 minutes fast", 600_000],
+        ] as const) {
+            it(`a sweeper whose clock runs ${how} leaves fresh records to the stream path, which publishes them once, and warns`, async function () {
+                h = await createHarness();
+                const written = (
+                    await h.writer.write({
+                        messages: [
+                            { partition: "ORDER#1", type: "T", payload: 1, orderingKey: "k" },
+                            { partition: "ORDER#2", type: "T", payload: 2 },
+                        ],
+                    })
+                ).messageIds;
+                // A client whose answers carry DynamoDB Local's own Date (the harness's follows its hand-driven clock),
+                // and a sweeper clock off by the offset from real time, as the writer's (started at real time) is not.
+                const realDynamo = await dynamoClient();
+                const logger = new RecordingLogger();
+                const wrong = { now: () => Date.now() + offsetMs, sleep: async () => undefined };
+                const result = await createSweeper(h.config({ dynamodb: realDynamo, clock: wrong, logger }))();
+                assert.deepEqual(
+                    [result.published, result.partitions, h.published().length],
+                    [0, 0, 0],
+                    "nothing is due by DynamoDB's clock: the records are seconds old",
+                );
+                const warnings = logger.lines.filter((l) => l.level === "warn");
+                assert.equal(warnings.length, 1, JSON.stringify(logger.lines));
+                assert.match(
+                    warnings[0]!.message,
+                    /^sweeper: this clock and DynamoDB's \(the Date header of its answer\) disagree by more than 5 s; this run sweeps by DynamoDB's time/,
+                );
+                const offset = warnings[0]!.attributes!.clock_offset_ms as number;
+                assert.ok(Math.abs(offset + offsetMs) < 5_000, `offset ${offset} ms, about ${-offsetMs}`);
+                const sampled = h.metricLines
+                    .map((l) => JSON.parse(l) as Record<string, unknown>)
+                    .map((d) => d[SWEEPER_METRICS.clockOffset]);
+                assert.deepEqual(sampled, [offset], "SweeperClockOffset carries it");
+
+                assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] });
+                assert.deepEqual(
+                    h
+                        .published()
+                        .map((p) => p.id)
+                        .sort(),
+                    [...written].sort(),
+                    "the stream path publishes each once",
+                );
+            });
+        }
+
+        it("keeps its own clock when the answers carry no Date header (a fake client), and when the clocks agree", async function () {
+            h = await createHarness();
+            await h.writer.write({ messages: [{ partition: "ORDER#1", type: "T", payload: 1 }] });
+            const noDate = new FakeDynamoDb(h.ddb).on("GetItem", () => ({}));
+            const logger = new RecordingLogger();
+            // Its clock is 10 minutes fast, and nothing tells it: the record looks 10 minutes old, as it did before.
+            const fast = { now: () => h.clock.now() + 600_000, sleep: async () => undefined };
+            const blind = await createSweeper(h.config({ dynamodb: noDate, clock: fast, logger }))();
+            assert.equal(blind.published, 1);
+            assert.deepEqual(logger.warnings(), []);
+            assert.ok(
+                h.metricLines.every((l) => !(SWEEPER_METRICS.clockOffset in (JSON.parse(l) as object))),
+                "no offset without a header",
+            );
+            const agreeing = new RecordingLogger();
+            await createSweeper(h.config({ logger: agreeing }))();
+            assert.deepEqual(agreeing.warnings(), [], "the harness's DynamoDB follows its clock: they agree");
         });
     });
 

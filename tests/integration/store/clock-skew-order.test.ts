@@ -17,7 +17,7 @@ import { fenceKey, unmarshalFence } from "../../../runtime/record/fence";
 import { claimSort } from "../../../runtime/record/keys";
 import { isOutboxError } from "../../../runtime/errors";
 import {
-    MAX_FENCE_LEAD_MS,
+    CLOCK_BEHIND_ERROR_MS,
     MAX_WRITER_CLOCK_MS,
     OutboxStore,
     seqAllocationUpdates,
@@ -47,7 +47,7 @@ function storeBeside(client: DynamoDBClient, tableName: string, clockMs: number)
 }
 
 describe("seqAllocationUpdates: the two FENCE updates of a seq allocation", () => {
-    it("atNow sets last_created_at = now only while the fence is not ahead of now; atFence keeps a later last_created_at only within the lead bound (5 minutes), returns the whole row, and the old one when refused", () => {
+    it("atNow sets last_created_at = now only while the fence is not ahead of now; atFence keeps a later last_created_at however far ahead, with no condition, and returns the whole row", () => {
         const { atNow, atFence } = seqAllocationUpdates("t", "P", 3, T0, 99);
         assert.equal(
             atNow.UpdateExpression,
@@ -62,20 +62,12 @@ describe("seqAllocationUpdates: the two FENCE updates of a seq allocation", () =
             atFence.UpdateExpression,
             "SET #ttl = :fence_ttl, #last_created_at = if_not_exists(#last_created_at, :now_ms) ADD #seq_counter :count",
         );
-        assert.equal(
-            atFence.ConditionExpression,
-            "attribute_not_exists(#last_created_at) OR #last_created_at <= :lead_limit_ms",
-        );
+        assert.equal(atFence.ConditionExpression, undefined, "no lead bound: a correct writer is never refused");
         assert.equal(atFence.ReturnValues, "ALL_NEW");
-        assert.equal(atFence.ReturnValuesOnConditionCheckFailure, "ALL_OLD");
-        assert.equal(MAX_FENCE_LEAD_MS, 300_000);
         for (const u of [atNow, atFence]) assert.deepEqual(u.Key, fenceKey("P"));
         const values = { ":fence_ttl": { N: "99" }, ":count": { N: "3" }, ":now_ms": { N: String(T0) } };
         assert.deepEqual(atNow.ExpressionAttributeValues, values);
-        assert.deepEqual(atFence.ExpressionAttributeValues, {
-            ...values,
-            ":lead_limit_ms": { N: String(T0 + 300_000) },
-        });
+        assert.deepEqual(atFence.ExpressionAttributeValues, values);
     });
 });
 
@@ -110,50 +102,51 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
         assert.deepEqual(fast.logger.warnings(), []);
     });
 
-    it("a store whose clock is more than 5 minutes behind the fence (another's runs a day ahead) is refused, naming the skew; nothing is written and no seq is used; 5 minutes behind is carried forward", async () => {
+    it("a store whose clock is a day behind the fence (another's runs a day ahead) persists after it, stamped with the fence's time, with an error log; at 5 minutes behind it is a warning", async () => {
         const client = await dynamoClient();
         const { tableName } = await localStore({ client });
-        const fast = storeBeside(client, tableName, T0 + 24 * 3600_000);
+        const DAY = 24 * 3600_000;
+        const fast = storeBeside(client, tableName, T0 + DAY);
         const slow = storeBeside(client, tableName, T0);
         await fast.store.persist([rec("P", "fast", { orderingKey: "K" })]);
-        await assert.rejects(
-            slow.store.persist([rec("P", "slow", { orderingKey: "K" }), rec("Q", "other")]),
-            (e: unknown) => {
-                assert.ok(isOutboxError(e, "INVALID_CONFIG"), String(e));
-                assert.match(
-                    e.message,
-                    /^clock skew: partition "P"'s FENCE row says a keyed record was created at 2026-01-02T00:00:00\.000Z, 86400 s ahead of this writer's clock \(2026-01-01T00:00:00\.000Z\); .* refused past 300 s/,
-                );
-                assert.equal(e.context.leadMs, 24 * 3600_000);
-                return true;
-            },
-        );
+        await slow.store.persist([rec("P", "slow", { orderingKey: "K" }), rec("Q", "other")]);
         assert.deepEqual(
             slow.counting.calls.map((c) => c.command),
-            ["UpdateItem", "UpdateItem"],
-            "two FENCE updates, both conditional, and no put",
+            ["UpdateItem", "UpdateItem", "UpdateItem", "PutItem", "PutItem"],
+            "P: the conditional allocation, then the one at the fence's time; Q: one",
         );
-        const fence = unmarshalFence(await rawItem(client, tableName, fenceKey("P")));
-        assert.deepEqual(
-            [fence.seqCounter, fence.lastCreatedAt],
-            [1n, T0 + 24 * 3600_000],
-            "no seq used, the fence unchanged",
-        );
-        assert.equal(await rawItem(client, tableName, recordKey("P", "env-slow", "topic")), undefined);
-
-        // The bound itself: a fence exactly 5 minutes ahead is taken, one millisecond more is refused.
-        const bound = storeBeside(client, tableName, T0 + 24 * 3600_000 - MAX_FENCE_LEAD_MS);
-        await bound.store.persist([rec("P", "at-bound", { orderingKey: "K" })]);
         assert.equal(
-            (await rawItem(client, tableName, recordKey("P", "env-at-bound", "topic")))!.created_at!.N,
-            String(T0 + 24 * 3600_000),
+            (await rawItem(client, tableName, recordKey("P", "env-slow", "topic")))!.created_at!.N,
+            String(T0 + DAY),
         );
+        assert.equal(
+            (await rawItem(client, tableName, recordKey("Q", "env-other", "topic")))!.created_at!.N,
+            String(T0),
+        );
+        assert.deepEqual(ids(await slow.store.claim("P", tok(1), 10)), ["env-fast", "env-slow"]);
+        assert.deepEqual(
+            slow.logger.lines.filter((l) => l.level !== "debug").map((l) => [l.level, l.message, l.attributes]),
+            [["error", STORE_WARNINGS.clockFarBehind, { partition_key: "P", carried_forward_ms: DAY, records: 1 }]],
+        );
+
+        // The bound of the log level: 5 minutes behind is a warning, one millisecond more an error.
+        const bound = storeBeside(client, tableName, T0 + DAY - CLOCK_BEHIND_ERROR_MS);
+        await bound.store.persist([rec("P", "at-bound", { orderingKey: "K" })]);
         bound.clock.advance(-1);
-        await assert.rejects(
-            bound.store.persist([rec("P", "past-bound", { orderingKey: "K" })]),
-            (e: unknown) =>
-                isOutboxError(e, "INVALID_CONFIG") &&
-                /, 300\.001 s ahead of this writer's clock/.test((e as Error).message),
+        await bound.store.persist([rec("P", "past-bound", { orderingKey: "K" })]);
+        for (const id of ["env-at-bound", "env-past-bound"])
+            assert.equal(
+                (await rawItem(client, tableName, recordKey("P", id, "topic")))!.created_at!.N,
+                String(T0 + DAY),
+            );
+        assert.deepEqual(
+            bound.logger.lines
+                .filter((l) => l.level !== "debug")
+                .map((l) => [l.level, l.attributes?.carried_forward_ms]),
+            [
+                ["warn", CLOCK_BEHIND_ERROR_MS],
+                ["error", CLOCK_BEHIND_ERROR_MS + 1],
+            ],
         );
     });
 

@@ -17,7 +17,7 @@ import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
+import { dateFollowsClock, LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import {
     startSnsTestServer,
     type CallFaultRule,
@@ -54,7 +54,6 @@ import {
     DeliveryTracker,
     dueCensus,
     fixedStreamLoss,
-    isClockSkewRefusal,
     plantStuckPartitions,
     putEmptyStatusRows,
     stuckChanges,
@@ -184,14 +183,13 @@ export interface RedriveReport {
 export interface SkewReport {
     /** How far the fast writer's clock ran ahead, ms. */
     readonly aheadMs: number;
-    /** Messages whose write was refused (INVALID_CONFIG, clock skew): never committed, so not counted as lost. */
-    readonly refusedWrites: number;
-    /** Refused though the plan expected them to pass. */
-    readonly refusedUnexpected: readonly string[];
-    /** Planned to be refused, yet accepted. */
-    readonly refusalsMissed: readonly string[];
-    /** Refused, yet found on the topic, in the DLQ or in the table. */
-    readonly refusedFound: readonly string[];
+    /**
+     * The correct writer's keyed messages written behind a FENCE the fast writer set hours ahead: each must be
+     * accepted (a refusal fails the write, and the scenario with it), stamped ahead, delivered and in order.
+     */
+    readonly carriedWrites: number;
+    /** Of those, the ones whose record is not stamped ahead of the correct writer's clock (or is not in the table). */
+    readonly carriedNotAhead: readonly string[];
     /** Records the fast writer committed. */
     readonly fastRecords: number;
     /** Rows written with `status: ""`. */
@@ -315,8 +313,6 @@ interface Written {
     /** Writes reusing an id in another partition, and how many were accepted. */
     readonly attempts: number;
     readonly accepted: number;
-    /** Ids of the messages whose write was refused for clock skew (with a fast writer only). */
-    readonly refused: ReadonlySet<string>;
 }
 
 /** A planned message as the store's Persist takes it: the row a Go writer leaves, characters unchecked. */
@@ -340,7 +336,7 @@ function foreignRecord(p: PlannedMessage, address: string): NewOutboxRecord {
 
 /**
  * Who writes a planned message: foreign, legacy and the application's writer take runs; each `SKEW#` message is
- * a write of its own, so a refusal refuses exactly it.
+ * a write of its own.
  */
 function writeKind(p: PlannedMessage): string {
     if (p.message.partition.startsWith("SKEW#")) return `skew ${p.index}`;
@@ -371,7 +367,6 @@ async function writeAll(
 ): Promise<Written> {
     let attempts = 0;
     let accepted = 0;
-    const refused = new Set<string>();
     const written: PlannedMessage[] = [];
     let n = 0;
     for (const tx of transactions(planned, random)) {
@@ -383,19 +378,13 @@ async function writeAll(
                 await writers.store.persist(run.map((p) => foreignRecord(p, writers.address)));
             else if (first.source === "legacy" && writers.legacy !== undefined) await writers.legacy(run);
             else {
-                try {
-                    await (first.source === "fast" && writers.fast !== undefined ? writers.fast : writer).write({
-                        messages: run.map((p) =>
-                            p.expiring === true
-                                ? { ...p.message, expiresAt: new Date(writers.clock.now() + EXPIRING_AFTER_MS) }
-                                : p.message,
-                        ),
-                    });
-                } catch (err) {
-                    // Behind a FENCE that a fast clock set hours ahead, a keyed write is refused: never committed.
-                    if (writers.fast === undefined || !isClockSkewRefusal(err)) throw err;
-                    for (const p of run) refused.add(p.message.id);
-                }
+                await (first.source === "fast" && writers.fast !== undefined ? writers.fast : writer).write({
+                    messages: run.map((p) =>
+                        p.expiring === true
+                            ? { ...p.message, expiresAt: new Date(writers.clock.now() + EXPIRING_AFTER_MS) }
+                            : p.message,
+                    ),
+                });
             }
         }
         // Only ids the writer wrote can be guarded: a foreign row (no guard, as GoBridge writes) is invisible to it.
@@ -419,7 +408,7 @@ async function writeAll(
             if (!isOutboxError(err, "INVALID_PAYLOAD")) throw err;
         }
     }
-    return { attempts, accepted, refused };
+    return { attempts, accepted };
 }
 
 /**
@@ -458,6 +447,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     // The relay's clock runs ahead of the writer's when the sweeper races the stream: every record is then already
     // older than sweepAfter (1 s), so both paths go for the same records.
     const relayClock = offsetClock(faults.sweeperDuringRun ? 2_000 : 0);
+    // The recovery moves the relay's clock ahead of real time: DynamoDB's, as the sweeper reads it, moves with it.
+    dateFollowsClock(ddb.middlewareStack, relayClock);
     const writerClock = offsetClock(0);
     const tag = spec.name.replace(/[^a-z0-9]/gi, "").slice(0, 12);
     const skewMix = faults.skewMix;
@@ -634,7 +625,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
 
     let recoverySweeps = 0;
     let leftOver: number;
-    let reuse: Written = { attempts: 0, accepted: 0, refused: new Set() };
+    let reuse: Written;
     let stuck: StuckItem[] = [];
     let census: DueCensus | undefined;
     let tracker: DeliveryTracker | undefined;
@@ -715,9 +706,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
                     RECOVERY_SWEEPS_WITHOUT_PROGRESS * Math.max(1, Math.ceil(census.partitions / maxPartitionsPerRun));
                 if (skewMix !== undefined)
                     tracker = new DeliveryTracker(
-                        planned.filter(
-                            (p) => !reuse.refused.has(p.message.id) && !stuckPartitions.has(p.message.partition),
-                        ),
+                        planned.filter((p) => !stuckPartitions.has(p.message.partition)),
                         topicIds(),
                     );
             }
@@ -737,15 +726,13 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         const body = JSON.parse(m.body) as { recordId?: string; reason?: string };
         return { id: String(body.recordId), reason: String(body.reason) };
     });
-    // A refused write was never committed: it is not lost, and it must be nowhere.
-    const committed = planned.filter((p) => !reuse.refused.has(p.message.id));
-    const report = { ...checkInvariants(committed, topic, dlq), messages: planned.length };
+    const report = { ...checkInvariants(planned, topic, dlq), messages: planned.length };
     const skew =
         skewMix === undefined
             ? undefined
             : skewReport(skewMix, {
                   planned,
-                  refused: reuse.refused,
+                  writerNow: writerClock.now(),
                   stuck,
                   census,
                   tracker,
@@ -892,12 +879,13 @@ function redriveLine(k: RedriveReport, r: Pick<ScenarioResult, "publishedThenExp
     return ` published-then-expired ${r.publishedThenExpired.length} redriven ${k.redriven}+${k.alreadyRedriven}-already/${k.deadLettered} redrive-sweeps ${k.sweeps}`;
 }
 
-/** The skew mix's accounting, from what was planned, refused, planted and measured, and what the table, topic and DLQ hold. */
+/** The skew mix's accounting, from what was planned, planted and measured, and what the table, topic and DLQ hold. */
 function skewReport(
     mix: SkewMix,
     seen: {
         readonly planned: readonly PlannedMessage[];
-        readonly refused: ReadonlySet<string>;
+        /** The correct writer's clock after every write: a record stamped later was stamped ahead. */
+        readonly writerNow: number;
         readonly stuck: readonly StuckItem[];
         readonly census: DueCensus | undefined;
         readonly tracker: DeliveryTracker | undefined;
@@ -909,21 +897,19 @@ function skewReport(
     },
 ): SkewReport {
     const delivered = new Set([...seen.topic, ...seen.dlq].map((d) => d.id));
-    const inTable = new Set(seen.items.map((i) => i[ATTR.recordId]?.S ?? ""));
-    const committed = seen.planned.filter((p) => !seen.refused.has(p.message.id));
+    const createdAt = new Map(
+        seen.items.map((i) => [i[ATTR.recordId]?.S ?? "", Number(i[ATTR.createdAt]?.N ?? Number.NaN)]),
+    );
+    const carried = seen.planned.filter((p) => p.carried === true);
     const census = seen.census;
     return {
         aheadMs: mix.writerAheadMs,
-        refusedWrites: seen.refused.size,
-        refusedUnexpected: seen.planned
-            .filter((p) => p.refused !== true && seen.refused.has(p.message.id))
+        carriedWrites: carried.length,
+        carriedNotAhead: carried
+            .filter((p) => !((createdAt.get(p.message.id) ?? Number.NaN) > seen.writerNow))
             .map((p) => p.message.id),
-        refusalsMissed: seen.planned
-            .filter((p) => p.refused === true && !seen.refused.has(p.message.id))
-            .map((p) => p.message.id),
-        refusedFound: [...seen.refused].filter((id) => delivered.has(id) || inTable.has(id)),
-        fastRecords: committed.filter((p) => p.source === "fast").length,
-        emptyStatusRows: committed.filter((p) => p.source === "legacy").length,
+        fastRecords: seen.planned.filter((p) => p.source === "fast").length,
+        emptyStatusRows: seen.planned.filter((p) => p.source === "legacy").length,
         stuckPartitions: new Set(seen.stuck.map((i) => i.partition)).size,
         stuckRecords: seen.stuck.length,
         stuckChanged: stuckChanges(seen.stuck, seen.items),
@@ -938,7 +924,7 @@ function skewReport(
     };
 }
 
-/** Whether the skew mix's accounting holds: refusals exact and nowhere, stuck items untouched, every swept partition delivered within the bound. */
+/** Whether the skew mix's accounting holds: correct writes behind a FENCE ahead accepted and stamped ahead, stuck items untouched, every swept partition delivered within the bound. */
 export function skewHolds(k: SkewReport): boolean {
     return skewProblems(k).length === 0;
 }
@@ -946,10 +932,8 @@ export function skewHolds(k: SkewReport): boolean {
 /** What is wrong with the skew mix's accounting, one entry per problem. */
 export function skewProblems(k: SkewReport): string[] {
     return [
-        k.refusedWrites === 0 ? "no write was refused for clock skew" : "",
-        k.refusedUnexpected.length > 0 ? `refused-unexpectedly ${k.refusedUnexpected.join(",")}` : "",
-        k.refusalsMissed.length > 0 ? `skewed-writes-accepted ${k.refusalsMissed.join(",")}` : "",
-        k.refusedFound.length > 0 ? `refused-yet-written ${k.refusedFound.join(",")}` : "",
+        k.carriedWrites === 0 ? "no correct keyed write went behind a FENCE set ahead" : "",
+        k.carriedNotAhead.length > 0 ? `carried-not-stamped-ahead ${k.carriedNotAhead.join(",")}` : "",
         k.stuckChanged.length > 0 ? `stuck-changed ${k.stuckChanged.join(",")}` : "",
         k.stuckDelivered.length > 0 ? `stuck-delivered ${k.stuckDelivered.join(",")}` : "",
         k.stuckPartitions <= k.maxPartitionsPerRun
@@ -966,7 +950,7 @@ export function skewProblems(k: SkewReport): string[] {
 function skewLine(k: SkewReport): string {
     const c = k.census;
     return (
-        ` refused-writes ${k.refusedWrites} (clock skew, never committed) fast-records ${k.fastRecords} empty-status-rows ${k.emptyStatusRows}` +
+        ` carried-writes ${k.carriedWrites} (correct keyed writes behind a FENCE hours ahead: accepted, stamped ahead) fast-records ${k.fastRecords} empty-status-rows ${k.emptyStatusRows}` +
         ` stuck ${k.stuckPartitions}-partitions/${k.stuckRecords}-records-untouched stream-lost-partitions ${k.streamLostPartitions}` +
         (c !== undefined
             ? ` swept-partitions ${k.sweptPartitions} runs-to-deliver ${k.runsToDeliver} bound ${k.bound} (⌈${c.partitions} due / ${k.maxPartitionsPerRun} per run⌉ + ${c.dueDelayRuns}; ${c.stampedAhead} stamped ahead)`

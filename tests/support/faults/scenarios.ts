@@ -103,10 +103,10 @@ export const SCENARIOS: readonly ScenarioSpec[] = [
     },
     {
         name: "skew",
-        // Its first write the correct writer must have refused is message 26 (workload.ts, skewMessage).
+        // Its first keyed write the correct writer makes behind a FENCE set ahead is message 26 (workload.ts, skewMessage).
         minMessages: 27,
         description:
-            "a writer whose clock runs 3 h ahead (its keyed writes set FENCEs 3 h ahead, so the correct writer's later keyed writes there are refused, never committed, and its records wait in ClaimIndex stamped 3 h ahead), 8 partitions that never drain (undecodable items, rows a live relay holds, key tails behind a held head) for a maxPartitionsPerRun of 5, rows an older writer left with status \"\", and half the partitions' stream records lost; every healthy partition is delivered by the sweeper within ⌈N / 5⌉ runs, N the partitions with a due record at the first run (+0: the recovery clock steps past sweepAfter, and a record stamped ahead is due at once)",
+            "a writer whose clock runs 3 h ahead (its keyed writes set FENCEs 3 h ahead, so the correct writer's later keyed writes there are accepted stamped 3 h ahead, after the fast records of their key, and the records of both wait in ClaimIndex stamped 3 h ahead), 8 partitions that never drain (undecodable items, rows a live relay holds, key tails behind a held head) for a maxPartitionsPerRun of 5, rows an older writer left with status \"\", and half the partitions' stream records lost; every healthy partition is delivered by the sweeper within ⌈N / 5⌉ runs, N the partitions with a due record at the first run (+0: the recovery clock steps past sweepAfter, and a record stamped ahead is due at once)",
         faults: (rate) => ({
             entries: [{ code: "InternalError", rate: rate / 2 }],
             maxPartitionsPerRun: 5,

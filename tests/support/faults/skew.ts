@@ -5,7 +5,6 @@
  * delivered, against the bound ⌈N / maxPartitionsPerRun⌉ (+ the runs until its last record is due).
  */
 import { PutItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { isOutboxError } from "../../../runtime/errors";
 import { marshalRecord, pendingRecord } from "../../../runtime/record/codec";
 import { claimSort } from "../../../runtime/record/keys";
 import { ATTR, CLAIM_INDEX, STATUS } from "../../../runtime/schema";
@@ -199,11 +198,6 @@ export async function putEmptyStatusRows(
     }
 }
 
-/** Whether `err` is the writer's refusal of a keyed write behind a FENCE too far ahead of its clock. */
-export function isClockSkewRefusal(err: unknown): boolean {
-    return isOutboxError(err, "INVALID_CONFIG") && err.message.startsWith("clock skew:");
-}
-
 /** ClaimIndex at the recovery's first run: the partitions with a due record, and how late the latest record is due. */
 export interface DueCensus {
     /** Partitions with a record the first run finds due (N of the bound). */
@@ -269,7 +263,7 @@ export class DeliveryTracker {
     private readonly deliveredAt: Map<string, number>;
 
     /**
-     * @param committed - The messages committed (refused writes excluded).
+     * @param committed - The messages committed.
      * @param onTopic - The ids the topic holds when the recovery starts.
      */
     constructor(committed: readonly PlannedMessage[], onTopic: ReadonlySet<string>) {

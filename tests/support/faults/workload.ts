@@ -35,10 +35,10 @@ export interface PlannedMessage {
      */
     readonly source?: "fast" | "legacy";
     /**
-     * The write must be refused (`INVALID_CONFIG`, clock skew): a correct writer's keyed message to a partition
-     * whose FENCE a `fast` write set hours ahead. Never committed, so never lost. @default false
+     * A correct writer's keyed message to a partition whose FENCE a `fast` write set hours ahead: accepted, and
+     * stamped with the fence's time, so it sorts after the fast records of its key. @default false
      */
-    readonly refused?: boolean;
+    readonly carried?: boolean;
 }
 
 /** Options of {@link planMessages}. */
@@ -52,7 +52,7 @@ export interface PlanOptions {
     /**
      * The `skew` scenario's mix: every 10th message (index ≡ 6) goes to a `SKEW#` partition, one ordering key
      * each, written in turn by the correct writer (its first, then every keyed one after the first fast write:
-     * refused), and by the fast writer (keyed and keyless, stamped hours ahead); the correct writer's keyless
+     * accepted, stamped hours ahead with the fence's time), and by the fast writer (keyed and keyless, stamped hours ahead); the correct writer's keyless
      * ones there pass. Every 10th message (index ≡ 8) is a `LEGACY#` row with `status: ""`, keyed or keyless.
      * None of them is expired or poison. @default false
      */
@@ -84,14 +84,14 @@ function skewMessage(tag: string, index: number, count: number): PlannedMessage 
         const p = j % partitions;
         // k: this message's turn in its partition. 0: the correct writer, before any fast write (accepted);
         // odd: the fast writer, keyed at k ≡ 1 (mod 4) and keyless at k ≡ 3; even: the correct writer again,
-        // keyed at k ≡ 2 (refused: the fence is hours ahead of its clock) and keyless at k ≡ 0 (accepted).
+        // keyed at k ≡ 2 (carried: the fence is hours ahead of its clock) and keyless at k ≡ 0 (its own clock).
         const k = Math.floor(j / partitions);
         const fast = k % 2 === 1;
         const keyed = k === 0 || k % 4 === 1 || k % 4 === 2;
         return {
             ...base,
             ...(fast ? { source: "fast" as const } : {}),
-            ...(keyed && !fast && k > 0 ? { refused: true } : {}),
+            ...(keyed && !fast && k > 0 ? { carried: true } : {}),
             message: {
                 id: messageId(tag, index),
                 partition: `SKEW#${p}`,

@@ -14,7 +14,7 @@ import {
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
+import { dateFollowsClock, LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import {
     startSnsTestServer,
     type EntryInfo,
@@ -196,6 +196,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
         maxAttempts: 1,
     });
     const clock = manualClock();
+    // The hand-driven clock is the world's: DynamoDB's, as the sweeper reads it, moves with it.
+    dateFollowsClock(ddb.middlewareStack, clock);
     const writer = new OutboxWriter({ client: ddb, tableName, clock, address: destinationArn });
     const metricLines: string[] = [];
     const streamArn = (await ddb.send(new DescribeTableCommand({ TableName: tableName }))).Table?.LatestStreamArn ?? "";

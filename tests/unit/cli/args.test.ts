@@ -46,6 +46,7 @@ describe("cli: argument parsing", () => {
             sqsEndpoint: undefined,
             apply: false,
             recreateClaimIndex: false,
+            confirmTable: false,
             pageSize: undefined,
         });
     });
@@ -83,11 +84,14 @@ describe("cli: argument parsing", () => {
             "--recreate-claim-index",
             "--page-size",
             "250",
+            "--confirm-table",
+            "tbl",
         ]);
         assert.equal(args.command, "migrate");
         assert.equal(args.apply, true);
         assert.equal(args.recreateClaimIndex, true);
         assert.equal(args.pageSize, 250);
+        assert.equal(args.confirmTable, true);
     });
 
     const bad: [string, string[], RegExp][] = [
@@ -104,6 +108,26 @@ describe("cli: argument parsing", () => {
             /--apply is not a flag of "verify"; it belongs to migrate/,
         ],
         ["a missing --table", ["migrate"], /--table is required/],
+        [
+            "--confirm-table naming another table",
+            ["migrate", "--table", "orders", "--apply", "--confirm-table", "orders-outbox"],
+            /--confirm-table "orders-outbox" does not repeat --table "orders"; it confirms the table by its exact name: --confirm-table orders/,
+        ],
+        [
+            "--confirm-table without --apply",
+            ["migrate", "--table", "orders", "--confirm-table", "orders"],
+            /--confirm-table only applies with --apply \(the plan changes nothing\); add --apply or drop it/,
+        ],
+        [
+            "--confirm-table with a name DynamoDB would refuse",
+            ["migrate", "--table", "orders", "--apply", "--confirm-table", "my table"],
+            /--confirm-table "my table" is not a DynamoDB table name/,
+        ],
+        [
+            "--confirm-table on another command",
+            ["verify", "--table", "orders", "--confirm-table", "orders"],
+            /--confirm-table is not a flag of "verify"; it belongs to migrate/,
+        ],
         ["an empty --table", ["verify", "--table="], /--table needs a non-empty name, got ""/],
         [
             "a table name DynamoDB would refuse",

@@ -1,5 +1,5 @@
 /**
- * The `skew` scenario's plan and accounting, on hand-made inputs: which writes it expects refused, which rows it
+ * The `skew` scenario's plan and accounting, on hand-made inputs: which writes it expects carried forward behind a FENCE set ahead, which rows it
  * writes with `status: ""`, the runs each healthy partition took, the stuck items it checks, and every problem its
  * check reports (a check that cannot fail would make the scenario pass whatever the sweeper does).
  */
@@ -18,20 +18,20 @@ describe("the skew scenario's plan and accounting", function () {
     const planned = planMessages("s", 1000, 1_000, { skewMix: true });
     const skewed = planned.filter((p) => p.message.partition.startsWith("SKEW#"));
 
-    it("plans, per SKEW# partition, a correct keyed write first, then fast writes and the correct writer's keyed writes after them (refused) and keyless ones (passed)", function () {
+    it("plans, per SKEW# partition, a correct keyed write first, then fast writes and the correct writer's keyed writes after them (carried forward) and keyless ones (on its own clock)", function () {
         assert.equal(skewed.length, 100);
         for (const partition of new Set(skewed.map((p) => p.message.partition))) {
             const own = skewed.filter((p) => p.message.partition === partition);
             assert.equal(own[0]!.source, undefined, `${partition}: the correct writer first`);
-            assert.equal(own[0]!.refused, undefined, `${partition}: before any fast write, accepted`);
+            assert.equal(own[0]!.carried, undefined, `${partition}: before any fast write, on its own clock`);
             const firstFast = own.findIndex((p) => p.source === "fast");
             assert.equal(firstFast, 1);
             for (const p of own.slice(firstFast)) {
                 const correctKeyed = p.source === undefined && p.message.orderingKey !== undefined;
                 assert.equal(
-                    p.refused === true,
+                    p.carried === true,
                     correctKeyed,
-                    `${p.message.id}: refused exactly when the correct writer writes a keyed message after a fast one`,
+                    `${p.message.id}: carried exactly when the correct writer writes a keyed message after a fast one`,
                 );
             }
             assert.ok(
@@ -43,10 +43,10 @@ describe("the skew scenario's plan and accounting", function () {
                 `${partition}: a keyless fast write`,
             );
         }
-        assert.equal(planned.filter((p) => p.refused === true).length, 25);
+        assert.equal(planned.filter((p) => p.carried === true).length, 25);
     });
 
-    it('plans LEGACY# rows (status ""), keyed and keyless, never expired or poison; the CI scale still refuses one write', function () {
+    it('plans LEGACY# rows (status ""), keyed and keyless, never expired or poison; the CI scale still carries one write forward', function () {
         const legacy = planned.filter((p) => p.source === "legacy");
         assert.equal(legacy.length, 100);
         assert.ok(legacy.every((p) => p.message.partition.startsWith("LEGACY#") && !p.expired && !p.poison));
@@ -56,7 +56,7 @@ describe("the skew scenario's plan and accounting", function () {
         );
         const small = planMessages("s", 29, 1_000, { skewMix: true });
         assert.deepEqual(
-            small.filter((p) => p.refused === true).map((p) => p.index),
+            small.filter((p) => p.carried === true).map((p) => p.index),
             [26],
         );
         assert.equal(
@@ -65,7 +65,7 @@ describe("the skew scenario's plan and accounting", function () {
             "one LEGACY# partition whose stream is lost, one whose is not",
         );
         assert.equal(
-            planMessages("s", 1000, 1_000).filter((p) => p.source !== undefined || p.refused === true).length,
+            planMessages("s", 1000, 1_000).filter((p) => p.source !== undefined || p.carried === true).length,
             0,
             "no other scenario gets the mix",
         );
@@ -135,10 +135,8 @@ describe("the skew scenario's plan and accounting", function () {
     it("finds every problem of the accounting, and none in a clean report", function () {
         const clean: SkewReport = {
             aheadMs: 1,
-            refusedWrites: 2,
-            refusedUnexpected: [],
-            refusalsMissed: [],
-            refusedFound: [],
+            carriedWrites: 2,
+            carriedNotAhead: [],
             fastRecords: 1,
             emptyStatusRows: 1,
             stuckPartitions: 8,
@@ -155,10 +153,8 @@ describe("the skew scenario's plan and accounting", function () {
         };
         assert.deepEqual(skewProblems(clean), []);
         const broken: [Partial<SkewReport>, RegExp][] = [
-            [{ refusedWrites: 0 }, /no write was refused/],
-            [{ refusedUnexpected: ["x"] }, /refused-unexpectedly x/],
-            [{ refusalsMissed: ["x"] }, /skewed-writes-accepted x/],
-            [{ refusedFound: ["x"] }, /refused-yet-written x/],
+            [{ carriedWrites: 0 }, /no correct keyed write went behind a FENCE set ahead/],
+            [{ carriedNotAhead: ["x"] }, /carried-not-stamped-ahead x/],
             [{ stuckChanged: ["x: completed"] }, /stuck-changed/],
             [{ stuckDelivered: ["x"] }, /stuck-delivered x/],
             [{ stuckPartitions: 5 }, /only 5 stuck partitions for 5 per run/],
