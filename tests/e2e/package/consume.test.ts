@@ -65,11 +65,14 @@ const TSC = require.resolve("typescript/bin/tsc");
  * message-trace.js, about 3.8 KB deflated) took the publisher's to 324,433 bytes raw, 99,429 deflated (75 files),
  * and the claim check (issue 26: runtime/claim-check/, the writer's offload and the consumer's resolver) to 360,888
  * bytes raw, 110,174 deflated (82 files), and the three destination kinds (issue 25: runtime/destination/, and
- * runtime/inbox/json-span.js) to 389,464 bytes raw, 119,692 deflated (91 files), so the budget is now 400 KB raw and 124 KB deflated. The index the
+ * runtime/inbox/json-span.js) to 389,464 bytes raw, 119,692 deflated (91 files); issues 33 and 38 (the record size
+ * margin and unclaimable records, the event source check, the bus check, the server clock, the origin id and source,
+ * the attribute-keeping middleware) to 431,378 bytes raw, 132,168 deflated (98 files), so the budget is now 440 KB
+ * raw and 136 KB deflated. Issue 35 takes the relay's archives down instead of raising this again. The index the
  * handlers require loads every module, the writer's, the redrive's, the inbox's and the claim check's among them,
  * so an archive carries them all (docs/packaging.md); a relay-only index would take them out.
  */
-const CONSUMED_ARCHIVE_BUDGET = { raw: 400 * 1024, deflated: 124 * 1024 } as const;
+const CONSUMED_ARCHIVE_BUDGET = { raw: 440 * 1024, deflated: 136 * 1024 } as const;
 
 /** The `tsconfig.json` of Pulumi's TypeScript template (`pulumi new typescript`): strict, no `skipLibCheck`. */
 const PULUMI_TEMPLATE_TSCONFIG = {
