@@ -30,7 +30,9 @@ import type { OutboxRecord } from "./record/codec";
 
 /** A record the claim handed back as unclaimable, with the store's error naming it. */
 export interface Unclaimable {
+    /** The record, as the claim read it (still pending: no claim took it). */
     readonly record: OutboxRecord;
+    /** The store's `INVALID_PAYLOAD` naming the record, its size and the limit; its `cause` is DynamoDB's refusal. */
     readonly error: OutboxError;
 }
 

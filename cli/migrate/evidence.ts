@@ -29,9 +29,9 @@ import type { TableShape } from "../shared/table-shape";
 
 /** What was looked for, in the words of the messages. */
 export const OUTBOX_SIGNS =
-    `one of its indexes (${GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName).join(", ")}), ` +
-    `an outbox record (SK ${RECORD_SK_PREFIX}…), a ${FENCE_SK} row, an id guard (PK ${ID_GUARD_PK_PREFIX}…) ` +
-    `or an OUTBOX_META row`;
+    `its indexes (${GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName).join(", ")}), ` +
+    `an outbox record (${ATTR.sk} ${RECORD_SK_PREFIX}…), a ${FENCE_SK} row, an id guard (${ATTR.pk} ${ID_GUARD_PK_PREFIX}…) ` +
+    `or an ${EXPIRY_SHARDS_PK} or ${SWEEP_CURSOR_PK} row`;
 
 /** What the search found. */
 export interface OutboxEvidence {
@@ -97,7 +97,10 @@ export async function findOutboxEvidence(
         options.onPage(pages, scanned);
         const item = page.Items?.[0];
         if (item !== undefined)
-            return { sign: `an outbox item (PK ${shown(item[ATTR.pk])}, SK ${shown(item[ATTR.sk])})`, scanned };
+            return {
+                sign: `an outbox item (${ATTR.pk} ${shown(item[ATTR.pk])}, ${ATTR.sk} ${shown(item[ATTR.sk])})`,
+                scanned,
+            };
         start = page.LastEvaluatedKey;
     } while (start !== undefined);
     return { sign: undefined, scanned };

@@ -175,7 +175,7 @@ export class Inbox {
         }
         if (typeof options.consumer !== "string" || !CONSUMER_NAME.test(options.consumer)) {
             throw invalidConfig(
-                `Inbox: consumer is ${describeValue(options.consumer)}; a consumer name is 1 to 128 letters, digits, '-', '_', '.' or ':' (no '#' or space: it is part of the marker key INBOX#<consumer>); name the consuming service, e.g. "billing"`,
+                `Inbox: consumer is ${describeValue(options.consumer)}; a consumer name is 1 to 128 letters, digits, '-', '_', '.' or ':' (no '#', '@' or space: it is part of the marker key ${INBOX_MARKER.partitionPrefix}<consumer>${INBOX_MARKER.sourceSeparator}<source>); name the consuming service, e.g. "billing"`,
                 { consumer: String(options.consumer) },
             );
         }

@@ -250,7 +250,7 @@ describe("cli: migrate on DynamoDB Local", function () {
             assert.match(
                 refused.stdout,
                 new RegExp(
-                    `✗ table "${table}" shows no sign of being an outbox: none of one of its indexes \\(ExpiryIndex, RecordIDIndex, ClaimIndex\\), an outbox record \\(SK OUTBOX#…\\), a FENCE row, an id guard \\(PK OUTBOX_ID#…\\) or an OUTBOX_META row among its 3 item\\(s\\)\\. If it is a business table named by mistake, --apply would change it: 1\\. enable TTL on "ttl" .*; 2\\. enable the stream .*; 3\\. create ExpiryIndex .*; 4\\. create RecordIDIndex .*; 5\\. create ClaimIndex .*\\n    fix: check --table; if this is the table the outbox is to use \\(a new one, or one adopted before any outbox record was written\\), run again with --apply --confirm-table ${table}\\n`,
+                    `✗ table "${table}" shows no sign of being an outbox: none of its indexes \\(ExpiryIndex, RecordIDIndex, ClaimIndex\\), an outbox record \\(SK OUTBOX#…\\), a FENCE row, an id guard \\(PK OUTBOX_ID#…\\) or an OUTBOX_META#expiry-shards or OUTBOX_META#sweep-cursor row among its 3 item\\(s\\)\\. If it is a business table named by mistake, --apply would change it: 1\\. enable TTL on "ttl" .*; 2\\. enable the stream .*; 3\\. create ExpiryIndex .*; 4\\. create RecordIDIndex .*; 5\\. create ClaimIndex .*\\n    fix: check --table; if this is the table the outbox is to use \\(a new one, or one adopted before any outbox record was written\\), run again with --apply --confirm-table ${table}\\n`,
                 ),
             );
             assert.doesNotMatch(refused.stdout, /counting records/, "no backfill count: there is no outbox record");

@@ -280,7 +280,12 @@ describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", f
             [
                 "a consumer with #",
                 () => ({ consumer: "billing#eu" }),
-                /consumer is "billing#eu"; .*no '#' or space.*e\.g\. "billing"/,
+                /consumer is "billing#eu"; .*no '#', '@' or space.*e\.g\. "billing"/,
+            ],
+            [
+                "a consumer with @ (the marker key's separator before the source)",
+                () => ({ consumer: "billing@eu" }),
+                /consumer is "billing@eu"; .*no '#', '@' or space: it is part of the marker key INBOX#<consumer>@<source>/,
             ],
             ["a consumer with a space", () => ({ consumer: "the billing" }), /consumer is "the billing"/],
             ["a consumer of 129 characters", () => ({ consumer: "c".repeat(129) }), /a consumer name is 1 to 128/],
