@@ -120,7 +120,16 @@ export async function checkEdges(run: EdgesRun): Promise<EdgesResult> {
             numRuns: run.runs,
             ...(run.path !== undefined ? { path: run.path } : {}),
         });
-        return details.failed ? { tally, failure: fc.defaultReportMessage(details) ?? "failed" } : { tally };
+        if (!details.failed) return { tally };
+        const error = details.errorInstance;
+        return {
+            tally,
+            failure: [
+                fc.defaultReportMessage(details) ?? "failed",
+                `Got error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+                `Replay: npm run test:edges -- --seed ${details.seed} --path "${details.counterexamplePath ?? ""}"`,
+            ].join("\n"),
+        };
     } finally {
         objects.destroy();
         await fauxqs.stop();
