@@ -1,7 +1,7 @@
 /**
  * What one generated case is: a destination (SNS standard or FIFO, SQS standard or FIFO, an EventBridge bus), a writer
  * set up one way (with the destination's `address`, with `fifo` set as well, or with neither, as the README builds
- * one), with or without a claim check, the relay's settings, the faults the destination answers with, and 1 to 4
+ * one), with or without a claim check, the relay's settings, the faults the destination answers with, and 1 to 5
  * messages at the edges. A message's sizes are not numbers here but a place to grow (the payload, a header, the
  * ordering key, the partition, the type, the id), a pattern to grow it with, and how far from an edge to stop:
  * `realize.ts` finds the edge on the writer itself. So a case prints short, and shrinks.
@@ -167,6 +167,33 @@ function message(fifo: boolean, claimCheck: boolean): fc.Arbitrary<MessageSpec> 
     );
 }
 
+/**
+ * A plain message grown to the writer's edge by its payload (or a header) and stopped there or a few characters
+ * inside: 4 or 5 of them in one batch carry more than SQS's 1 MiB and EventBridge's 1,000,000 bytes per call.
+ */
+function crowdMessage(): fc.Arbitrary<MessageSpec> {
+    const short = text(pattern(["alnum"]), { units: fc.integer({ min: 1, max: 12 }) });
+    return fc.record(
+        {
+            partition: fc.nat({ max: 1 }),
+            key: fc.option(fc.nat({ max: 1 }), { nil: undefined }),
+            type: short,
+            headers: fc.array(fc.record({ name: short, value: short }), { maxLength: 2 }),
+            traceparent: fc.boolean(),
+            payload: fc.constant({ shape: "object" as const, text: { pattern: ["a"], units: 0 } }),
+            expiry: fc.constant("none" as const),
+            poison: fc.oneof({ arbitrary: fc.constant(false), weight: 8 }, { arbitrary: fc.constant(true), weight: 1 }),
+            fill: fc.record({
+                place: fc.constantFrom<FillPlace>("payload", "payload", "header"),
+                pattern: pattern(SENDABLE_CLASSES),
+                target: fc.constant<Fill["target"]>("writer"),
+                delta: fc.integer({ min: -8, max: 0 }),
+            }),
+        },
+        { requiredKeys: ["partition", "type", "headers", "traceparent", "payload", "expiry", "poison", "fill"] },
+    );
+}
+
 /** The destination, and whether it is FIFO (an SNS FIFO topic or an SQS FIFO queue; a bus never is). */
 const destination = fc.constantFrom<{ destination: DestinationKind; fifo: boolean }>(
     { destination: "sns", fifo: false },
@@ -176,18 +203,23 @@ const destination = fc.constantFrom<{ destination: DestinationKind; fifo: boolea
     { destination: "eventbridge", fifo: false },
 );
 
-/** The case's writer, claim check and messages: `sameFill` gives every message the first one's fill, so several reach one edge in one batch. */
-function messagesFor(fifoWriter: boolean, claimCheck: boolean) {
-    return fc
+/**
+ * The case's messages: 1 to 5 of any kind (`sameFill` gives every one the first one's fill, so several reach one edge
+ * together), or, one case in five, a crowd of 4 or 5 at the edge in one batch.
+ */
+function messagesFor(fifoWriter: boolean, claimCheck: boolean): fc.Arbitrary<readonly MessageSpec[]> {
+    const crowd = fc.array(crowdMessage(), { minLength: 4, maxLength: 5 });
+    const any = fc
         .tuple(
-            fc.array(message(fifoWriter, claimCheck), { minLength: 1, maxLength: 4 }),
-            fc.oneof({ arbitrary: fc.constant(false), weight: 3 }, { arbitrary: fc.constant(true), weight: 1 }),
+            fc.array(message(fifoWriter, claimCheck), { minLength: 1, maxLength: 5 }),
+            fc.oneof({ arbitrary: fc.constant(false), weight: 2 }, { arbitrary: fc.constant(true), weight: 1 }),
         )
         .map(([messages, sameFill]) =>
             sameFill && messages[0]!.fill !== undefined
                 ? messages.map((m) => ({ ...m, fill: messages[0]!.fill }))
                 : messages,
         );
+    return fc.oneof({ arbitrary: any, weight: 4 }, { arbitrary: crowd, weight: 1 });
 }
 
 /** The arbitrary of a whole case. */

@@ -30,6 +30,8 @@ export interface Outcome {
     readonly published: number;
     readonly deadLettered: Readonly<Record<string, number>>;
     readonly offloaded: number;
+    /** The bytes of the distinct messages on the destination together (bodies, attribute names and values). */
+    readonly publishedBytes: number;
 }
 
 type Published = ReturnType<Harness["published"]>[number];
@@ -129,5 +131,12 @@ export async function checkOutcome(c: EdgeCase, h: Harness, written: readonly Wr
         published: onDestination.size,
         deadLettered,
         offloaded,
+        publishedBytes: [...onDestination.values()].reduce(
+            (sum, p) =>
+                sum +
+                Buffer.byteLength(p.body) +
+                Object.entries(p.attributes).reduce((n, [k, v]) => n + Buffer.byteLength(k) + Buffer.byteLength(v), 0),
+            0,
+        ),
     };
 }

@@ -42,6 +42,8 @@ export interface EdgesTally {
     /** Accepted messages grown exactly to the writer's edge (or the claim check's), by place. */
     atEdge: Record<string, number>;
     largestRecordBytes: number;
+    /** Cases whose messages on the destination came to over 1,000,000 bytes together: past one SQS or EventBridge call. */
+    overOneMegabyte: number;
     mostInvocations: number;
     mostSweeps: number;
 }
@@ -66,6 +68,7 @@ function emptyTally(): EdgesTally {
         byDestination: {},
         atEdge: {},
         largestRecordBytes: 0,
+        overOneMegabyte: 0,
         mostInvocations: 0,
         mostSweeps: 0,
     };
@@ -84,6 +87,7 @@ function add(tally: EdgesTally, r: CaseReport): void {
     tally.byDestination[r.destination] = (tally.byDestination[r.destination] ?? 0) + 1;
     for (const place of r.atEdge) tally.atEdge[place] = (tally.atEdge[place] ?? 0) + 1;
     tally.largestRecordBytes = Math.max(tally.largestRecordBytes, r.largestRecordBytes);
+    if (r.publishedBytes > 1_000_000) tally.overOneMegabyte += 1;
     tally.mostInvocations = Math.max(tally.mostInvocations, r.invocations);
     tally.mostSweeps = Math.max(tally.mostSweeps, r.sweeps);
 }
@@ -94,7 +98,7 @@ export function tallyLines(tally: EdgesTally, topRefusals = 12): string[] {
     return [
         `cases ${tally.cases} messages ${tally.messages} accepted ${tally.accepted} refused-writes ${tally.refused} published ${tally.published} offloaded ${tally.offloaded} dead-lettered ${JSON.stringify(tally.deadLettered)}`,
         `accepted at an edge ${JSON.stringify(tally.atEdge)}`,
-        `destinations ${JSON.stringify(tally.byDestination)} largest-record ${tally.largestRecordBytes} bytes, most invocations ${tally.mostInvocations}, most sweeps ${tally.mostSweeps}`,
+        `destinations ${JSON.stringify(tally.byDestination)} largest-record ${tally.largestRecordBytes} bytes, cases over 1 MB published ${tally.overOneMegabyte}, most invocations ${tally.mostInvocations}, most sweeps ${tally.mostSweeps}`,
         "refusals by kind:",
         ...refusals.map(([kind, n]) => `  ${String(n).padStart(5)} ${kind}`),
     ];

@@ -32,7 +32,7 @@ import { lowestFailedIndex } from "../../../runtime/testing/mapping/batch-item-f
 import { OutboxWriter, type OutboxWriterOptions } from "../../../runtime/writer";
 import { createHarness, entryRecordId, type Harness } from "../runtime/harness";
 import type { EdgeCase } from "./cases";
-import { checkOutcome, type Written } from "./outcome";
+import { checkOutcome, type Outcome, type Written } from "./outcome";
 import { realizeMessages, type RealMessage } from "./realize";
 
 /** The claim check's store: fauxqs's S3 and a bucket on it. */
@@ -41,17 +41,13 @@ export interface PayloadStore {
     readonly bucket: string;
 }
 
-/** What one case did, for the run's tally. */
-export interface CaseReport {
+/** What one case did, for the run's tally: its outcome's figures and these. */
+export interface CaseReport extends Outcome {
     readonly destination: string;
     readonly messages: number;
     readonly accepted: number;
     /** The refusals' messages, their variable parts blanked. */
     readonly refusals: readonly string[];
-    readonly published: number;
-    /** Dead letters by reason. */
-    readonly deadLettered: Readonly<Record<string, number>>;
-    readonly offloaded: number;
     /** The accepted messages grown exactly to an edge (a fill with delta 0), by place and target. */
     readonly atEdge: readonly string[];
     readonly largestRecordBytes: number;
