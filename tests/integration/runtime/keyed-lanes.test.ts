@@ -383,6 +383,47 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
         );
     });
 
+    it("a refused head holds only its key past the claim limit: a key of its partition the first claim did not reach is claimed and delivered in the same invocation, and the shard goes on (issue 38, found by tests/integration/relay/edges.test.ts)", async function () {
+        h = await createHarness();
+        const placement: Placement = new Map();
+        // Key a's three records fill two claims of claimLimit 2; key b's record and a keyless one come after them.
+        const a = await writeKeyed(h, placement, "P", "a", 3);
+        const [b] = await writeKeyed(h, placement, "P", "b", 1);
+        const [keyless] = (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "keyless" }] }))
+            .messageIds;
+        h.server.setFaults({
+            entries: [
+                {
+                    code: "InvalidParameter",
+                    senderFault: true,
+                    message: "Invalid parameter: Message",
+                    when: (e) => e.attributes["outbox.id"]?.stringValue === a[0],
+                },
+            ],
+        });
+        assert.deepEqual(
+            await h.publisher({ claimLimit: 2, maxPublishAttempts: 3 })(await h.streamEvent()),
+            { batchItemFailures: [] },
+            "key a's own refusal does not stop the batch",
+        );
+        assert.deepEqual(
+            h
+                .published()
+                .map((p) => p.id)
+                .sort(),
+            [b!, keyless!].sort(),
+            "key b and the keyless record went on",
+        );
+        const records = new Map((await h.records()).map((r) => [r.recordId, r]));
+        assert.deepEqual(
+            [...a, b, keyless].map((id) => records.get(id!)?.status),
+            ["pending", "pending", "pending", "completed", "completed"],
+            "key a waits for the sweeper behind its refused head",
+        );
+        const head = (await h.items()).find((i) => i[ATTR.recordId]?.S === a[0]);
+        assert.equal(head?.[ATTR.publishAttempts]?.N, "1", "the refused head was tried once");
+    });
+
     it("under a stale token (another claimer took partition A over mid-delivery) the stale publisher completes nothing of A, and B goes on", async function () {
         h = await createHarness();
         const placement: Placement = new Map();
