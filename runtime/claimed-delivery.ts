@@ -36,7 +36,9 @@ export interface ClaimingStore {
      * Claim up to `limit` of the partition's oldest claimable records, oldest first. A store that returns a batch
      * cut short by a failure (the truncation rule) calls `options.onTruncated`, so the drain does not take it for
      * the end of the backlog; one that meets a record no claim can take (over the item limit once claimed) skips
-     * it and calls `options.onUnclaimable`, and the drain dead-letters it (`runtime/unclaimable.ts`).
+     * it and calls `options.onUnclaimable`, and the drain dead-letters it (`runtime/unclaimable.ts`). It leaves
+     * alone what `options.skip` names: the keys and records a failure holds back earlier in the drain. A store that
+     * returns them anyway has them released again, and the drain may then end before the rest of the partition.
      */
     claim(
         partition: string,

@@ -424,6 +424,50 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
         assert.equal(head?.[ATTR.publishAttempts]?.N, "1", "the refused head was tried once");
     });
 
+    it("with a store that ignores claim's skip, the held head is still tried once per invocation: the records the store hands back are released, and the key not reached is reported, never acknowledged", async function () {
+        h = await createHarness();
+        const placement: Placement = new Map();
+        const a = await writeKeyed(h, placement, "P", "a", 3);
+        const [b] = await writeKeyed(h, placement, "P", "b", 1);
+        h.server.setFaults({
+            entries: [
+                {
+                    code: "InvalidParameter",
+                    senderFault: true,
+                    message: "Invalid parameter: Message",
+                    when: (e) => e.attributes["outbox.id"]?.stringValue === a[0],
+                },
+            ],
+        });
+        const outbox = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
+        // A store of one's own that knows nothing of skip: every claim starts again at key a's head.
+        const store = {
+            claim: (
+                partition: string,
+                token: Parameters<OutboxStore["claim"]>[1],
+                limit: number,
+                options?: Parameters<OutboxStore["claim"]>[3],
+            ) => outbox.claim(partition, token, limit, { ...options, skip: undefined }),
+            complete: (ids: readonly string[], token: Parameters<OutboxStore["complete"]>[1]) =>
+                outbox.complete(ids, token),
+            release: (ids: readonly string[], token: Parameters<OutboxStore["release"]>[1]) =>
+                outbox.release(ids, token),
+        };
+        const event = await h.streamEvent();
+        const result = await h.publisher({ claimLimit: 2, maxPublishAttempts: 3, store })(event);
+        const sequenceOf = (id: string) =>
+            event.Records.find((r) => (r.dynamodb.NewImage?.[ATTR.recordId] as { S?: string })?.S === id)!.dynamodb
+                .SequenceNumber;
+        assert.deepEqual(result, { batchItemFailures: [{ itemIdentifier: sequenceOf(b!) }] }, "b not reached: retried");
+        const head = (await h.items()).find((i) => i[ATTR.recordId]?.S === a[0]);
+        assert.equal(head?.[ATTR.publishAttempts]?.N, "1", "the refused head was tried once");
+        assert.deepEqual(
+            (await h.records()).filter((r) => r.status !== "pending").map((r) => r.recordId),
+            [],
+            "nothing completed, nothing left claimed",
+        );
+    });
+
     it("under a stale token (another claimer took partition A over mid-delivery) the stale publisher completes nothing of A, and B goes on", async function () {
         h = await createHarness();
         const placement: Placement = new Map();
