@@ -18,6 +18,7 @@ import { fencedPartitionError } from "./fenced-partition";
 import { deliverLanes, type ClaimedPartition } from "./lane-delivery";
 import type { OutboxRecord } from "./record/codec";
 import { mapBounded } from "./slots";
+import type { ClaimSkip } from "./store/claim-batch";
 import type { FencingToken } from "./store/transitions";
 import { deadLetterUnclaimable, type Unclaimable, type UnclaimableOutcome } from "./unclaimable";
 
@@ -35,7 +36,9 @@ export interface ClaimingStore {
      * Claim up to `limit` of the partition's oldest claimable records, oldest first. A store that returns a batch
      * cut short by a failure (the truncation rule) calls `options.onTruncated`, so the drain does not take it for
      * the end of the backlog; one that meets a record no claim can take (over the item limit once claimed) skips
-     * it and calls `options.onUnclaimable`, and the drain dead-letters it (`runtime/unclaimable.ts`).
+     * it and calls `options.onUnclaimable`, and the drain dead-letters it (`runtime/unclaimable.ts`). It leaves
+     * alone what `options.skip` names: the keys and records a failure holds back earlier in the drain. A store that
+     * returns them anyway has them released again, and the drain may then end before the rest of the partition.
      */
     claim(
         partition: string,
@@ -44,6 +47,7 @@ export interface ClaimingStore {
         options?: {
             readonly onTruncated?: (error: unknown) => void;
             readonly onUnclaimable?: (record: OutboxRecord, error: OutboxError) => void;
+            readonly skip?: ClaimSkip;
         },
     ): Promise<OutboxRecord[]>;
     /** Complete records this token holds. */
@@ -64,6 +68,8 @@ export interface ClaimedDeliveryResult {
     readonly failure?: { readonly recordId: string; readonly error: unknown };
     /** The ordering keys a failed record holds back: their records were released, not tried. */
     readonly heldKeys: readonly string[];
+    /** The records whose own failure held their lane (their key's, or a keyless record's own). @default [] */
+    readonly heldRecords?: readonly string[];
     /** Whether a fault that is not one record's (SNS or DynamoDB failing) stopped the batch; `failure` is that fault. */
     readonly stopped: boolean;
     /** Another claimer took over (the token went stale); it delivers the rest. */
@@ -191,6 +197,12 @@ export async function drainPartition(
 interface Draining {
     readonly target: DrainTarget;
     readonly handled: string[];
+    /** What the drain holds back: the keys whose head failed and the keyless records that failed, left pending. */
+    readonly held: { readonly orderingKeys: Set<string>; readonly recordIds: Set<string> };
+    /** The claimed records left pending because the drain holds them back. */
+    readonly heldBack: Set<string>;
+    /** The first record failure (in the first round that had one), if any. */
+    failure: { readonly recordId: string; readonly error: unknown } | undefined;
     result: DrainResult | undefined;
 }
 
@@ -228,7 +240,14 @@ export async function drainPartitions(
     token: FencingToken,
     options: Omit<DrainPartitionOptions, "until">,
 ): Promise<DrainResult[]> {
-    const drains: Draining[] = targets.map((target) => ({ target, handled: [], result: undefined }));
+    const drains: Draining[] = targets.map((target) => ({
+        target,
+        handled: [],
+        held: { orderingKeys: new Set(), recordIds: new Set() },
+        heldBack: new Set(),
+        failure: undefined,
+        result: undefined,
+    }));
     const keepGoing = options.keepGoing ?? (() => true);
     for (let round = 0; round < options.maxRounds; round += 1) {
         const active = drains.filter((d) => d.result === undefined);
@@ -251,7 +270,14 @@ export async function drainPartitions(
             drain.result = roundVerdict(drain, step, delivered[i]!, options.limit);
         });
     }
-    return drains.map((d) => d.result ?? { handled: d.handled, exhausted: false, heldKeys: [] });
+    return drains.map((d) => d.result ?? withHeld(d, { handled: d.handled, exhausted: false, heldKeys: [] }));
+}
+
+/** A drain's result with the failure and the keys it held in earlier rounds, when it had any. */
+function withHeld(drain: Draining, result: DrainResult): DrainResult {
+    if (drain.failure === undefined) return result;
+    const heldKeys = [...new Set([...drain.held.orderingKeys, ...result.heldKeys])];
+    return { ...result, heldKeys, failure: result.failure ?? drain.failure, exhausted: false };
 }
 
 /**
@@ -267,7 +293,7 @@ async function claimStep(
     keepGoing: () => boolean,
 ): Promise<ClaimStep> {
     const { handled, target } = drain;
-    if (!keepGoing()) return { end: { handled, exhausted: false, heldKeys: [] } };
+    if (!keepGoing()) return { end: withHeld(drain, { handled, exhausted: false, heldKeys: [] }) };
     let claimed: OutboxRecord[];
     let truncated = false;
     const unclaimable: Unclaimable[] = [];
@@ -277,13 +303,14 @@ async function claimStep(
                 truncated = true;
             },
             onUnclaimable: (record, error) => unclaimable.push({ record, error }),
+            skip: drain.held,
         });
     } catch (error) {
         // Claim refuses a token only below the partition's fence, which never comes down: not a preemption to
         // wait out, but a claimer of a higher version this relay can never catch up with.
         if (isOutboxError(error, "STALE_FENCING_TOKEN"))
             return {
-                end: {
+                end: withHeld(drain, {
                     handled,
                     exhausted: false,
                     heldKeys: [],
@@ -292,18 +319,19 @@ async function claimStep(
                         recordId: target.until?.[0] ?? "",
                         error: fencedPartitionError(ctx, target.partition, token, error),
                     },
-                },
+                }),
             };
         return {
-            end: {
+            end: withHeld(drain, {
                 handled,
                 exhausted: false,
                 heldKeys: [],
                 stopped: true,
                 failure: { recordId: target.until?.[0] ?? "", error },
-            },
+            }),
         };
     }
+    claimed = await releaseHeld(ctx, store, drain, claimed, token);
     const { createdBefore, createdAfter } = options;
     const due = (r: OutboxRecord): boolean =>
         createdBefore === undefined ||
@@ -330,7 +358,42 @@ async function claimStep(
     return { claimed, deliverable, truncated, unclaimable: settled };
 }
 
-/** After a round's delivery: the partition's drain result if it is done, else `undefined` (claim again). */
+/**
+ * The claimed records the drain does not hold back. A store that does not honour `skip` hands held records back:
+ * they are released, pending as the drain left them.
+ */
+async function releaseHeld(
+    ctx: DeliveryContext,
+    store: ClaimingStore,
+    drain: Draining,
+    claimed: OutboxRecord[],
+    token: FencingToken,
+): Promise<OutboxRecord[]> {
+    const heldBack = claimed.filter((r) => isHeld(drain, r));
+    if (heldBack.length === 0) return claimed;
+    for (const r of heldBack) drain.heldBack.add(r.recordId);
+    await releaseQuietly(
+        ctx,
+        store,
+        heldBack.map((r) => r.recordId),
+        token,
+    );
+    return claimed.filter((r) => !isHeld(drain, r));
+}
+
+/** Whether the drain holds this record back: its key's head failed, or it failed itself. */
+function isHeld(drain: Draining, record: OutboxRecord): boolean {
+    return (
+        drain.held.recordIds.has(record.recordId) ||
+        (record.orderingKey !== undefined && drain.held.orderingKeys.has(record.orderingKey))
+    );
+}
+
+/**
+ * After a round's delivery: the partition's drain result if it is done, else `undefined` (claim again). A record's
+ * own failure does not end the drain: its key (or the keyless record) is held back, and the next claim skips what is
+ * held, so the partition's other keys beyond this claim go on. A fault every record would meet ends it.
+ */
 function roundVerdict(
     drain: Draining,
     step: Extract<ClaimStep, { claimed: unknown }>,
@@ -339,27 +402,36 @@ function roundVerdict(
 ): DrainResult | undefined {
     const { handled, target } = drain;
     const { unclaimable } = step;
-    // A failure ends the drain: another round would claim the held key's records and try its head again.
-    if (result.failure !== undefined || unclaimable.failure !== undefined)
-        return {
+    if (result.failure !== undefined && result.stopped)
+        return withHeld(drain, {
             handled,
             exhausted: false,
             heldKeys: [...result.heldKeys, ...unclaimable.heldKeys],
-            stopped: result.failure !== undefined && result.stopped,
-            failure: (result.failure ?? unclaimable.failure)!,
-        };
-    if (result.preempted) return { handled, exhausted: true, heldKeys: [] };
+            stopped: true,
+            failure: result.failure,
+        });
+    const failure = result.failure ?? unclaimable.failure;
+    if (failure !== undefined) {
+        drain.failure ??= failure;
+        for (const key of [...result.heldKeys, ...unclaimable.heldKeys]) drain.held.orderingKeys.add(key);
+        for (const id of [...(result.heldRecords ?? []), ...unclaimable.heldRecords]) drain.held.recordIds.add(id);
+    }
+    if (result.preempted) return withHeld(drain, { handled, exhausted: true, heldKeys: [] });
     // Out of time before every record's round: not exhausted, whatever the claim's length says.
-    if (result.incomplete) return { handled, exhausted: false, heldKeys: [] };
+    if (result.incomplete) return withHeld(drain, { handled, exhausted: false, heldKeys: [] });
     // Short because a write failed, not because the backlog ended: the rest is not reached, so the caller must
     // not acknowledge what it has not delivered.
-    if (step.truncated) return { handled, exhausted: false, heldKeys: [], truncated: true };
+    if (step.truncated) return withHeld(drain, { handled, exhausted: false, heldKeys: [], truncated: true });
     const short = step.claimed.length < limit || step.deliverable.length < step.claimed.length;
+    // A record held back behind its key's failed head is as far as this drain can take it.
+    for (const r of step.claimed) if (isHeld(drain, r)) drain.heldBack.add(r.recordId);
     const reached =
-        target.until !== undefined && target.until.length > 0 && target.until.every((id) => handled.includes(id));
-    if (reached) return { handled, exhausted: short, heldKeys: [] };
+        target.until !== undefined &&
+        target.until.length > 0 &&
+        target.until.every((id) => handled.includes(id) || drain.heldBack.has(id));
+    if (reached) return withHeld(drain, { handled, exhausted: short, heldKeys: [] });
     // A record no claim could take was dead-lettered: the later records of its key waited behind it, claim again.
-    if (short && unclaimable.handled.length === 0) return { handled, exhausted: true, heldKeys: [] };
+    if (short && unclaimable.handled.length === 0) return withHeld(drain, { handled, exhausted: true, heldKeys: [] });
     return undefined;
 }
 

@@ -69,6 +69,8 @@ interface PartitionState {
     readonly claimed: readonly OutboxRecord[];
     readonly handled: string[];
     readonly heldKeys: string[];
+    /** The records whose own failure held their lane. */
+    readonly heldRecords: string[];
     readonly lanes: Lane[];
     /** The first record (in claim order) whose own failure holds its lane. */
     failure: (RecordFailure & { readonly index: number }) | undefined;
@@ -155,6 +157,7 @@ function startPartition(ctx: DeliveryContext, batch: ClaimedPartition): Partitio
         claimed: batch.records,
         handled: [],
         heldKeys: [],
+        heldRecords: [],
         lanes: [],
         failure: undefined,
         preempted: false,
@@ -270,6 +273,7 @@ function hold(lane: Lane, record: OutboxRecord, error: unknown): void {
     const index = state.claimed.indexOf(record);
     if (state.failure === undefined || index < state.failure.index)
         state.failure = { recordId: record.recordId, error, index };
+    state.heldRecords.push(record.recordId);
     if (record.orderingKey !== undefined && !state.heldKeys.includes(record.orderingKey))
         state.heldKeys.push(record.orderingKey);
 }
@@ -379,6 +383,7 @@ async function finishPartition(run: LaneRun, state: PartitionState): Promise<Cla
     return {
         handled: state.handled,
         heldKeys: state.heldKeys,
+        heldRecords: state.heldRecords,
         stopped,
         ...(failure !== undefined ? { failure: { recordId: failure.recordId, error: failure.error } } : {}),
         ...(state.preempted ? { preempted: true } : {}),

@@ -42,6 +42,8 @@ export interface UnclaimableOutcome {
     readonly handled: readonly string[];
     /** The ordering keys of those the DLQ could not take: each holds its key, as a failed head does. */
     readonly heldKeys: readonly string[];
+    /** The ids of those the DLQ could not take. */
+    readonly heldRecords: readonly string[];
     /** The first that the DLQ could not take (it stays pending; the next claim tries it again). */
     readonly failure?: { readonly recordId: string; readonly error: unknown };
 }
@@ -58,6 +60,7 @@ export async function deadLetterUnclaimable(
 ): Promise<UnclaimableOutcome> {
     const handled: string[] = [];
     const heldKeys: string[] = [];
+    const heldRecords: string[] = [];
     let failure: UnclaimableOutcome["failure"];
     for (const { record, error } of records) {
         const expired = isExpired(record, ctx.clock.now());
@@ -84,7 +87,8 @@ export async function deadLetterUnclaimable(
             });
             failure ??= { recordId: record.recordId, error: err };
             if (record.orderingKey !== undefined) heldKeys.push(record.orderingKey);
+            heldRecords.push(record.recordId);
         }
     }
-    return { handled, heldKeys, ...(failure !== undefined ? { failure } : {}) };
+    return { handled, heldKeys, heldRecords, ...(failure !== undefined ? { failure } : {}) };
 }

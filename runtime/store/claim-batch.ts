@@ -32,7 +32,7 @@ import {
     MAX_TRANSACTION_BYTES,
     itemSize,
 } from "../item-size";
-import { unmarshalRecord, type OutboxRecord } from "../record/codec";
+import { readString, unmarshalRecord, type OutboxRecord } from "../record/codec";
 import { ATTR } from "../schema";
 import {
     cancellationCodes,
@@ -71,6 +71,34 @@ export interface ClaimCallOptions {
      * @default undefined (the claim ends with that error instead, under the truncation rule)
      */
     readonly onUnclaimable?: (record: OutboxRecord, error: OutboxError) => void;
+    /**
+     * Records this claim leaves alone, pending as they are: the caller holds them back. The relay's drain passes the
+     * ordering keys whose head failed earlier in the drain and the keyless records that failed, so that its next
+     * claim reaches the partition's other records instead of taking the failed ones again (one record's own fault
+     * holds only its own key). @default undefined (none skipped)
+     */
+    readonly skip?: ClaimSkip;
+}
+
+/** What a claim leaves alone ({@link ClaimCallOptions.skip}). */
+export interface ClaimSkip {
+    /** Every record of these ordering keys. */
+    readonly orderingKeys: ReadonlySet<string>;
+    /** These records, by record id. */
+    readonly recordIds: ReadonlySet<string>;
+}
+
+/**
+ * Whether a claim with `skip` leaves this item alone.
+ *
+ * @param skip - The claim's {@link ClaimCallOptions.skip}, if any.
+ * @param item - A record item as a query returned it.
+ */
+export function skipped(skip: ClaimSkip | undefined, item: Record<string, AttributeValue>): boolean {
+    if (skip === undefined) return false;
+    const orderingKey = readString(item, ATTR.orderingKey);
+    if (orderingKey !== undefined && orderingKey !== "" && skip.orderingKeys.has(orderingKey)) return true;
+    return skip.recordIds.has(readString(item, ATTR.recordId) ?? "");
 }
 
 /** What {@link claimBatch} came to. */

@@ -9,7 +9,7 @@
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { readBigInt, readNumber, readString, type OutboxRecord } from "../record/codec";
 import { ATTR, STATUS, statusOf } from "../schema";
-import { claimBatch, type ClaimCallOptions } from "./claim-batch";
+import { claimBatch, skipped, type ClaimCallOptions } from "./claim-batch";
 import type { ClaimClock } from "./claim-one";
 import { and, nonTerminal, partitionRecords, placeholders } from "./expressions";
 import { DEEP_BACKLOG_PAGE_WARN, noteUndecodable, STORE_METRICS, STORE_WARNINGS } from "./observability";
@@ -77,7 +77,7 @@ export async function claimByScan(
     options: ClaimCallOptions,
 ): Promise<OutboxRecord[]> {
     const retain = Math.max(STORE_DEFAULTS.claimRetentionFactor * limit, limit);
-    const scan = await scanPartition(ctx, partition, token, at, retain, options.signal);
+    const scan = await scanPartition(ctx, partition, token, at, retain, options);
     const batch = await claimBatch(ctx, partition, eligible(scan, retain), token, at, limit, options);
     return batch.error === undefined
         ? batch.claimed
@@ -101,7 +101,7 @@ async function scanPartition(
     token: FencingToken,
     at: ClaimClock,
     retain: number,
-    signal: AbortSignal | undefined,
+    options: ClaimCallOptions,
 ): Promise<PartitionScan> {
     const key = partitionRecords(partition);
     const filter = nonTerminal();
@@ -129,10 +129,12 @@ async function scanPartition(
                     records_scanned: scanned,
                 });
             }
-            for (const item of page.Items ?? []) noteItem(ctx, partition, scan, item, token, at);
+            // What the caller holds back is left out before the cut to `retain`: the claim reaches the records after it.
+            for (const item of page.Items ?? [])
+                if (!skipped(options.skip, item)) noteItem(ctx, partition, scan, item, token, at);
             if (scan.candidates.length > 2 * retain) scan.candidates = scan.candidates.sort(byAge).slice(0, retain);
         },
-        signal,
+        options.signal,
     );
     if (pages > DEEP_BACKLOG_PAGE_WARN) ctx.metrics.count(STORE_METRICS.claimScanPages, pages, { partition });
     return scan;

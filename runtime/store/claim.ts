@@ -11,7 +11,7 @@ import { MAX_CLAIM_OWNER_BYTES, utf8Length } from "../item-size";
 import { readString, type OutboxRecord } from "../record/codec";
 import { ATTR, CLAIM_INDEX } from "../schema";
 import { wrapAwsError } from "./aws-errors";
-import { claimBatch, type ClaimCallOptions } from "./claim-batch";
+import { claimBatch, skipped, type ClaimCallOptions } from "./claim-batch";
 import type { ClaimClock } from "./claim-one";
 import { claimByScan } from "./claim-scan";
 import { and, claimable, partitionIs, placeholders } from "./expressions";
@@ -73,7 +73,9 @@ async function claimByIndex(
             };
         }
         // Vet the page before claiming any of it: only the first `want` items matter, the rest are younger.
-        const candidates = (page.Items ?? []).slice(0, limit - claimed.length);
+        const candidates = (page.Items ?? [])
+            .filter((item) => !skipped(options.skip, item))
+            .slice(0, limit - claimed.length);
         if (candidates.some((item) => (readString(item, ATTR.orderingKey) ?? "") !== "")) {
             warnOncePerProcess(ctx.logger, "orderingBypass", {
                 partition_key: partition,

@@ -12,7 +12,7 @@ export {
     type ResolveRetry,
 } from "./options";
 export type { PersistResult } from "./persist";
-export type { ClaimCallOptions } from "./claim-batch";
+export type { ClaimCallOptions, ClaimSkip } from "./claim-batch";
 export type { AgePosition } from "./claim-scan";
 export { compareAge, agePosition, isClaimableItem } from "./claim-scan";
 export type { ExpireCallOptions } from "./expire";

@@ -383,6 +383,91 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)",
         );
     });
 
+    it("a refused head holds only its key past the claim limit: a key of its partition the first claim did not reach is claimed and delivered in the same invocation, and the shard goes on (issue 38, found by tests/integration/relay/edges.test.ts)", async function () {
+        h = await createHarness();
+        const placement: Placement = new Map();
+        // Key a's three records fill two claims of claimLimit 2; key b's record and a keyless one come after them.
+        const a = await writeKeyed(h, placement, "P", "a", 3);
+        const [b] = await writeKeyed(h, placement, "P", "b", 1);
+        const [keyless] = (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "keyless" }] }))
+            .messageIds;
+        h.server.setFaults({
+            entries: [
+                {
+                    code: "InvalidParameter",
+                    senderFault: true,
+                    message: "Invalid parameter: Message",
+                    when: (e) => e.attributes["outbox.id"]?.stringValue === a[0],
+                },
+            ],
+        });
+        assert.deepEqual(
+            await h.publisher({ claimLimit: 2, maxPublishAttempts: 3 })(await h.streamEvent()),
+            { batchItemFailures: [] },
+            "key a's own refusal does not stop the batch",
+        );
+        assert.deepEqual(
+            h
+                .published()
+                .map((p) => p.id)
+                .sort(),
+            [b!, keyless!].sort(),
+            "key b and the keyless record went on",
+        );
+        const records = new Map((await h.records()).map((r) => [r.recordId, r]));
+        assert.deepEqual(
+            [...a, b, keyless].map((id) => records.get(id!)?.status),
+            ["pending", "pending", "pending", "completed", "completed"],
+            "key a waits for the sweeper behind its refused head",
+        );
+        const head = (await h.items()).find((i) => i[ATTR.recordId]?.S === a[0]);
+        assert.equal(head?.[ATTR.publishAttempts]?.N, "1", "the refused head was tried once");
+    });
+
+    it("with a store that ignores claim's skip, the held head is still tried once per invocation: the records the store hands back are released, and the key not reached is reported, never acknowledged", async function () {
+        h = await createHarness();
+        const placement: Placement = new Map();
+        const a = await writeKeyed(h, placement, "P", "a", 3);
+        const [b] = await writeKeyed(h, placement, "P", "b", 1);
+        h.server.setFaults({
+            entries: [
+                {
+                    code: "InvalidParameter",
+                    senderFault: true,
+                    message: "Invalid parameter: Message",
+                    when: (e) => e.attributes["outbox.id"]?.stringValue === a[0],
+                },
+            ],
+        });
+        const outbox = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
+        // A store of one's own that knows nothing of skip: every claim starts again at key a's head.
+        const store = {
+            claim: (
+                partition: string,
+                token: Parameters<OutboxStore["claim"]>[1],
+                limit: number,
+                options?: Parameters<OutboxStore["claim"]>[3],
+            ) => outbox.claim(partition, token, limit, { ...options, skip: undefined }),
+            complete: (ids: readonly string[], token: Parameters<OutboxStore["complete"]>[1]) =>
+                outbox.complete(ids, token),
+            release: (ids: readonly string[], token: Parameters<OutboxStore["release"]>[1]) =>
+                outbox.release(ids, token),
+        };
+        const event = await h.streamEvent();
+        const result = await h.publisher({ claimLimit: 2, maxPublishAttempts: 3, store })(event);
+        const sequenceOf = (id: string) =>
+            event.Records.find((r) => (r.dynamodb.NewImage?.[ATTR.recordId] as { S?: string })?.S === id)!.dynamodb
+                .SequenceNumber;
+        assert.deepEqual(result, { batchItemFailures: [{ itemIdentifier: sequenceOf(b!) }] }, "b not reached: retried");
+        const head = (await h.items()).find((i) => i[ATTR.recordId]?.S === a[0]);
+        assert.equal(head?.[ATTR.publishAttempts]?.N, "1", "the refused head was tried once");
+        assert.deepEqual(
+            (await h.records()).filter((r) => r.status !== "pending").map((r) => r.recordId),
+            [],
+            "nothing completed, nothing left claimed",
+        );
+    });
+
     it("under a stale token (another claimer took partition A over mid-delivery) the stale publisher completes nothing of A, and B goes on", async function () {
         h = await createHarness();
         const placement: Placement = new Map();

@@ -229,6 +229,46 @@ describe("createSweeper (DynamoDB Local + SNS test server)", function () {
         );
     });
 
+    it("a refused head holds only its key past the claim limit: the partition's other key and keyless record, beyond the first claim, are delivered in the same sweep (issue 38, found by tests/integration/relay/edges.test.ts)", async function () {
+        h = await createHarness();
+        const [a1, a2, a3, b1, keyless] = (
+            await h.writer.write({
+                messages: [
+                    { partition: "A", type: "T", payload: 1, orderingKey: "a" },
+                    { partition: "A", type: "T", payload: 2, orderingKey: "a" },
+                    { partition: "A", type: "T", payload: 3, orderingKey: "a" },
+                    { partition: "A", type: "T", payload: 4, orderingKey: "b" },
+                    { partition: "A", type: "T", payload: 5 },
+                ],
+            })
+        ).messageIds;
+        h.server.setFaults({
+            entries: [
+                {
+                    code: "InvalidParameter",
+                    senderFault: true,
+                    message: "Invalid parameter: Message",
+                    when: (e) => e.attributes["outbox.id"]?.stringValue === a1,
+                },
+            ],
+        });
+        h.clock.advance(200_000);
+        const result = await createSweeper(h.config({ claimLimit: 2, maxPublishAttempts: 3 }))();
+        assert.deepEqual([result.published, result.failedPartitions], [2, 1], "the partition still counts as failed");
+        assert.deepEqual(
+            h
+                .published()
+                .map((p) => p.id)
+                .sort(),
+            [b1!, keyless!].sort(),
+        );
+        const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+        assert.deepEqual(
+            [a1, a2, a3, b1, keyless].map((id) => status.get(id!)),
+            ["pending", "pending", "pending", "completed", "completed"],
+        );
+    });
+
     it("counts a partition whose claim came back truncated (a throttled claim write) as failed, and the next run delivers the rest in order", async function () {
         h = await createHarness();
         const ids: string[] = [];

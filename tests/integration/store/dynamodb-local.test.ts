@@ -276,6 +276,28 @@ describe("store on DynamoDB Local (§11.3)", () => {
         });
     }
 
+    it("claim's skip leaves the held keys and records pending and reaches the records after them, past the retention cut: the scan path (keys) and the index path (keyless)", async () => {
+        const { store } = await localStore();
+        const t0 = Date.UTC(2026, 0, 1);
+        // Key H holds 40 records, more than the scan keeps (3 × limit 5), all older than key K's.
+        await store.persist([
+            ...Array.from({ length: 40 }, (_, i) => rec("P", `h${i}`, { createdAt: t0 + i, orderingKey: "H" })),
+            rec("P", "k0", { createdAt: t0 + 100, orderingKey: "K" }),
+            rec("P", "free", { createdAt: t0 + 101 }),
+        ]);
+        const skip = { orderingKeys: new Set(["H"]), recordIds: new Set<string>() };
+        assert.deepEqual(ids(await store.claim("P", tok(1), 5, { skip })), ["env-k0", "env-free"]);
+        assert.deepEqual(ids(await store.claim("P", tok(1), 5)).slice(0, 2), ["env-h0", "env-h1"], "without skip");
+        // Keyless records only: the ClaimIndex path.
+        await store.persist([0, 1, 2].map((i) => rec("Q", `q${i}`, { createdAt: t0 + i })));
+        const q = await store.claim("Q", tok(1), 2, {
+            skip: { orderingKeys: new Set(), recordIds: new Set(["Q/rec-q0"]) },
+        });
+        assert.deepEqual(ids(q), ["env-q1", "env-q2"]);
+        const pending = await store.queryPending("Q", 10);
+        assert.deepEqual(ids(pending), ["env-q0"], "the skipped record is left pending");
+    });
+
     it("cold-seed race: 8 owners at the same version on a partition with no FENCE claim each of 25 records once; a stale token is then rejected", async () => {
         const client = await dynamoClient();
         const { store, tableName } = await localStore({ client });

@@ -97,9 +97,17 @@ export interface Harness {
     /**
      * Messages the destination accepted, in order, read back the same way whatever its kind: the record id, the
      * payload's text, the attributes (on a bus: `outbox.id`, `outbox.type` and the headers from the detail), the
-     * FIFO group and deduplication id.
+     * FIFO group and deduplication id, and whether the publisher got the answer (`false` after an injected
+     * "accept then reset" or "accept then time out").
      */
-    published(): { id: string; body: string; attributes: Record<string, string>; groupId?: string; dedupId?: string }[];
+    published(): {
+        id: string;
+        body: string;
+        attributes: Record<string, string>;
+        groupId?: string;
+        dedupId?: string;
+        acknowledged: boolean;
+    }[];
     /** Messages in the DLQ, with their bodies parsed. */
     deadLetters(): { reason: string; recordId: string; body: Record<string, unknown> }[];
     /** Stop the SNS server and clients. */
@@ -121,6 +129,7 @@ function readBack(m: RecordedMessage): ReturnType<Harness["published"]>[number] 
     const group = {
         ...(m.messageGroupId !== undefined ? { groupId: m.messageGroupId } : {}),
         ...(m.messageDeduplicationId !== undefined ? { dedupId: m.messageDeduplicationId } : {}),
+        acknowledged: m.acknowledged,
     };
     if (m.service !== "events") {
         return {
@@ -142,6 +151,7 @@ function readBack(m: RecordedMessage): ReturnType<Harness["published"]>[number] 
             ...(detail.outbox.source !== undefined ? { "outbox.source": detail.outbox.source } : {}),
             ...detail.outbox.headers,
         },
+        acknowledged: m.acknowledged,
     };
 }
 
