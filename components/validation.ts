@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { OutboxError } from "../runtime/errors";
-import { SNS_TOPIC_ARN } from "../runtime/aws-resource-names";
+import { SNS_TOPIC_ARN } from "../runtime/destination/aws-resource-names";
 import type { OutboxArgs, OutboxTransforms } from "./args";
 import { KMS_KEY_ARN, checkPattern, isUnknown, show } from "./arg-checks";
 import { checkDestinationArgs } from "./destination-validation";

@@ -12,11 +12,11 @@
 import type { SnsTestServer } from "../emulators/sns-test-server";
 import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/testing/stream-event";
-import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
+import { MESSAGE_ATTRIBUTE } from "../../runtime/record/message";
 import { silentLogger } from "../../runtime/ports";
-import { createPublisher } from "../../runtime/publisher";
+import { createPublisher } from "../../runtime/relay/publisher";
 import { ATTR } from "../../runtime/schema";
-import { OutboxWriter } from "../../runtime/writer";
+import { OutboxWriter } from "../../runtime/writer/writer";
 import { demoOrder, orderWriteRequest, type OrderPlan } from "../demo/demo-orders";
 import { instrumentClient, newTally, totalCalls, type CallTally } from "./instrument";
 import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-relay";

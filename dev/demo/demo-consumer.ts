@@ -10,7 +10,7 @@
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { toLambdaSqsRecord, type LambdaSqsRecord } from "../../runtime/inbox/sqs-event";
-import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
+import { MESSAGE_ATTRIBUTE } from "../../runtime/record/message";
 import type { RecordedMessage } from "../emulators/sns-test-server";
 
 /** The books of a run. */

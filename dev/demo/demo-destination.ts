@@ -20,7 +20,7 @@ import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DESTINATION_LABELS, type DestinationKind } from "../../runtime/destination/kind";
-import type { PublisherConfig } from "../../runtime/publisher";
+import type { PublisherConfig } from "../../runtime/relay/publisher";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../emulators/dynamodb-local";
 import type { LocalFauxqs } from "../emulators/fauxqs";
 import {

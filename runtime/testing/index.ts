@@ -4,6 +4,8 @@
  * tests and local runs; no Pulumi dependency, and nothing the Lambda handlers load, so the installed package's
  * Lambda archives leave it out.
  *
+ * May import: the runtime's root files; nothing else in the runtime imports runtime/testing/ (eslint.config.mjs).
+ *
  * @packageDocumentation
  */
 export * from "./stream-event";

@@ -18,7 +18,7 @@ import { startSnsTestServer, type SnsTestServer } from "../../../dev/emulators/s
 import { createInboxHandler, Inbox, type InboxMessage } from "../../../runtime";
 import type { DestinationKind } from "../../../runtime/destination/kind";
 import { silentLogger } from "../../../runtime/ports";
-import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
+import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import { runInstrumented, type PublishTask } from "../../support/otel/job";
 import { untilDepth } from "../../support/runtime/relay";

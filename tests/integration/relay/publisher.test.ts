@@ -20,7 +20,7 @@ import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { unmarshalRecord } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
-import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
+import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { TYPE, buildOutbox } from "../../support/component-harness";
 import { destroyStreamsClients, streamsClient } from "../../support/stream-table";
 import { dynamoClient } from "../../support/dynamodb";

@@ -18,7 +18,7 @@ import { isOutboxError } from "../../../runtime/errors";
 import { recordKey } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { createHarness, entryRecordId, type Harness } from "../../support/runtime/harness";
 

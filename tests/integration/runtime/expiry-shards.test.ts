@@ -9,8 +9,8 @@ import { isOutboxError } from "../../../runtime/errors";
 import { expiryShardOf } from "../../../runtime/record/expiry-shard";
 import { ATTR, EXPIRY_INDEX, HAS_EXPIRY_FLAG } from "../../../runtime/schema";
 import { expiryShardsRowKey } from "../../../runtime/store";
-import { createSweeper } from "../../../runtime/sweeper";
-import { OutboxWriter } from "../../../runtime/writer";
+import { createSweeper } from "../../../runtime/relay/sweeper";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 
 /** Ids whose shard among `shards` is `shard`, for `count` messages. */

@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { backfillIndexAttributes } from "../../../cli/migrate/backfill";
 import { isOutboxError } from "../../../runtime/errors";
-import { createJsonLogger } from "../../../runtime/json-logger";
+import { createJsonLogger } from "../../../runtime/observability/json-logger";
 import { matchesFilterPattern, type FilterPattern } from "../../../runtime/testing/filter-pattern";
 import type { LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { idGuardKey } from "../../../runtime/record/id-guard";
@@ -21,7 +21,7 @@ import { ATTR, ID_GUARD_SK, RECORD_SK_PREFIX, STREAM_FILTER_PATTERN } from "../.
 import { OutboxStore } from "../../../runtime/store";
 import { claimByScan } from "../../../runtime/store/claim-scan";
 import { resolveStoreContext } from "../../../runtime/store/options";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 
 function skOf(r: LambdaStreamRecord): string {

@@ -9,8 +9,8 @@ import { GetItemCommand, PutItemCommand, UpdateItemCommand } from "@aws-sdk/clie
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import { isOutboxError } from "../../../runtime/errors";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
-import { createPublisher } from "../../../runtime/publisher";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createPublisher } from "../../../runtime/relay/publisher";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import { marshalRecord, pendingRecord, recordKey, unmarshalRecord } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";

@@ -34,12 +34,12 @@ import type {
     LambdaStreamHandlerResult,
 } from "../../../runtime/testing/stream-event";
 import type { Clock, Logger } from "../../../runtime/ports";
-import { createPublisher } from "../../../runtime/publisher";
+import { createPublisher } from "../../../runtime/relay/publisher";
 import { ATTR, STATUS } from "../../../runtime/schema";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import { HANDLER_LIMITS } from "../../../runtime/limits";
-import { redriveDeadLetters } from "../../../runtime/redrive";
-import { OutboxWriter } from "../../../runtime/writer";
+import { redriveDeadLetters } from "../../../runtime/writer/redrive";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { isOutboxError } from "../../../runtime/errors";
 import type { NewOutboxRecord } from "../../../runtime/record/codec";
 import { OutboxStore } from "../../../runtime/store";

@@ -30,10 +30,10 @@ import {
     type LambdaStreamRecord,
 } from "../../../runtime/testing/stream-event";
 import type { Clock } from "../../../runtime/ports";
-import { createPublisher, type PublisherConfig, type PublisherHandler } from "../../../runtime/publisher";
+import { createPublisher, type PublisherConfig, type PublisherHandler } from "../../../runtime/relay/publisher";
 import type { OutboxRecord } from "../../../runtime/record/codec";
 import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
-import { OutboxWriter } from "../../../runtime/writer";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { dynamoClient } from "../dynamodb";
 import { streamsClient } from "../stream-table";
 import { createOutboxTable, scanItems, scanRecords, sparseIndexCounts } from "./table";
