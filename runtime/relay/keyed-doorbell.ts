@@ -11,7 +11,8 @@
  *
  * @packageDocumentation
  */
-import { drainPartitions, type ClaimedDeliveryResult, type ClaimingStore, type DrainResult } from "./claimed-delivery";
+import { drainPartitions, type DrainResult } from "./claimed-delivery";
+import type { ClaimedDeliveryResult, ClaimingStore } from "./claiming-store";
 import { DELIVERY_METRICS, type DeliveryContext } from "./delivery";
 import { errorCodeOf } from "../errors";
 import type { OutboxRecord } from "../record/codec";

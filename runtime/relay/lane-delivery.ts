@@ -46,7 +46,7 @@ import { fifoMessageGroupId, outboundMessage, type OutboundMessage } from "../re
 import type { OutboxRecord } from "../record/codec";
 import { callSlots, mapBounded } from "../slots";
 import type { FencingToken } from "../store/transitions";
-import type { ClaimedDeliveryResult, ClaimingStore } from "./claimed-delivery";
+import type { ClaimedDeliveryResult, ClaimingStore } from "./claiming-store";
 
 /** The most releases in flight at once when a delivery hands its unhandled records back. */
 const RELEASES_IN_FLIGHT = 25;

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { isQueueUrl, QUEUE_URL_SHAPE, queueUrlRegion } from "../destination/aws-resource-names";
-import type { ClaimingStore } from "./claimed-delivery";
+import type { ClaimingStore } from "./claiming-store";
 import type { ClientLike, DeliveryContext } from "./delivery";
 import {
     createDestination,

@@ -42,7 +42,7 @@
  *
  * @packageDocumentation
  */
-import type { ClaimingStore } from "./claimed-delivery";
+import type { ClaimingStore } from "./claiming-store";
 import {
     afterSend,
     DELIVERY_METRICS,
