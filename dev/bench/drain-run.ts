@@ -20,7 +20,7 @@
  *
  * @packageDocumentation
  */
-import type { SnsTestServer } from "../emulators/sns-test-server";
+import type { AwsFaultServer } from "../emulators/aws-fault-server";
 import type { DestinationKind } from "../../runtime/destination/kind";
 import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
 import type { LambdaStreamEvent } from "../../runtime/testing/stream-event";
@@ -57,7 +57,7 @@ export interface DrainRunOptions {
     /** DynamoDB endpoint (a fresh DynamoDB Local). */
     readonly endpoint: string;
     /** The local SNS. */
-    readonly sns: SnsTestServer;
+    readonly sns: AwsFaultServer;
     /** Records in the backlog. */
     readonly messages: number;
     /** Latency added to every relay call, ms: each DynamoDB call, and each call of the destination's client (`sns`, whatever its kind). */

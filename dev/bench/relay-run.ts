@@ -9,7 +9,7 @@
  *
  * @packageDocumentation
  */
-import type { SnsTestServer } from "../emulators/sns-test-server";
+import type { AwsFaultServer } from "../emulators/aws-fault-server";
 import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/testing/stream-event";
 import { MESSAGE_ATTRIBUTE } from "../../runtime/record/message";
@@ -69,7 +69,7 @@ export interface RelayRunOptions {
     /** DynamoDB endpoint. */
     readonly endpoint: string;
     /** The local SNS (its latency is set by the caller). */
-    readonly sns: SnsTestServer;
+    readonly sns: AwsFaultServer;
     /** Orders to write. */
     readonly messages: number;
     /** Writes in flight. @default 16 */

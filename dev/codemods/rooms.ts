@@ -67,8 +67,26 @@ const RUNTIME_MOVES: Readonly<Record<string, string>> = {
     "runtime/aws-resource-names.ts": "runtime/destination/aws-resource-names.ts",
 };
 
-/** Everything that moves. */
-export const MOVES: Readonly<Record<string, string>> = { ...RUNTIME_MOVES };
+/** Everything that moves: the runtime's files, and the fault server (a folder: every file under it) and its tests. */
+export const MOVES: Readonly<Record<string, string>> = {
+    ...RUNTIME_MOVES,
+    "dev/emulators/sns-test-server/": "dev/emulators/aws-fault-server/",
+    "tests/integration/emulators/sns-test-server.test.ts": "tests/integration/emulators/aws-fault-server.test.ts",
+    "tests/integration/emulators/sns-test-server-sqs.test.ts":
+        "tests/integration/emulators/aws-fault-server-sqs.test.ts",
+    "tests/integration/emulators/sns-test-server-eventbridge.test.ts":
+        "tests/integration/emulators/aws-fault-server-eventbridge.test.ts",
+};
+
+/** The fault server's old names, in code and prose: old → new, whole words only, longest first. */
+const WORDS: readonly (readonly [string, string])[] = [
+    ["fault-injecting SNS test server", "AWS fault server"],
+    ["fault-injecting test server", "AWS fault server"],
+    ["startSnsTestServer", "startAwsFaultServer"],
+    ["SnsTestServerOptions", "AwsFaultServerOptions"],
+    ["SnsTestServer", "AwsFaultServer"],
+    ["SNS test server", "AWS fault server"],
+];
 
 /** What the text rewrite skips: generated, installed or built, and this file (its tables name the old paths). */
 const SKIPPED = [/^docs\/api\//, /(^|\/)node_modules\//, /^dist\//, /^dev\/codemods\//, /package-lock\.json$/];
@@ -178,7 +196,7 @@ const RUNTIME_PREFIX = /^(|\.\/|(\.\.\/)+|.*\bdist\/|.*\/blob\/[^/]+\/)$/;
 
 /** Step 3: the moved runtime files' paths written out, and the fault server's old names. */
 function rewriteText(text: string): string {
-    const out = text.replace(
+    let out = text.replace(
         /([\w./@${}-]*?)runtime\/([a-z-]+)((?:\.d)?\.(?:ts|js))?(?![\w/-]|\.(?!d\.ts|ts|js)\w)/g,
         (whole, prefix: string, name: string, ext: string | undefined, offset: number, all: string) => {
             if (!RUNTIME_PREFIX.test(prefix)) return whole;
@@ -189,7 +207,9 @@ function rewriteText(text: string): string {
             return `${prefix}runtime/${move.to}${ext ?? ""}`;
         },
     );
-    return out;
+    for (const [from, to] of WORDS) out = out.replace(new RegExp(`(?<![\\w-])${from}(?![\\w-])`, "g"), to);
+    // The folder, and the files named for it (`sns-test-server-sqs.test.ts`).
+    return out.replace(/(?<![\w-])sns-test-server/g, "aws-fault-server");
 }
 
 function main(): void {

@@ -11,7 +11,7 @@
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { toLambdaSqsRecord, type LambdaSqsRecord } from "../../runtime/inbox/sqs-event";
 import { MESSAGE_ATTRIBUTE } from "../../runtime/record/message";
-import type { RecordedMessage } from "../emulators/sns-test-server";
+import type { RecordedMessage } from "../emulators/aws-fault-server";
 
 /** The books of a run. */
 export interface Ledger {

@@ -4,7 +4,7 @@
  * through the publisher and the DLQ; the valid edges of the SQS/SNS character set reach the topic and the DLQ
  * unchanged (the writer's refusals are in `tests/integration/runtime/writer.test.ts`); an OUTBOX# stream record the publisher cannot decode is skipped with an
  * error naming its sequence number, without holding back the rest of the batch.
- * Real DynamoDB Local stream records; SNS and the DLQ are the fault-injecting test server.
+ * Real DynamoDB Local stream records; SNS and the DLQ are the AWS fault server.
  */
 import assert from "node:assert/strict";
 import { PutItemCommand, ScanCommand } from "@aws-sdk/client-dynamodb";

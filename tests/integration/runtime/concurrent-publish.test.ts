@@ -86,7 +86,7 @@ async function writeKeyless(h: Harness, partitions: readonly string[]): Promise<
     }
 }
 
-describe("publisher: keyless calls in flight together (DynamoDB Local + SNS test server)", function () {
+describe("publisher: keyless calls in flight together (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
     afterEach(async function () {
         await h?.close();

@@ -7,7 +7,7 @@
  * two records `store.persist` wrote (it writes no guard): SNS FIFO drops one while both are marked completed, and
  * on a standard topic two different messages carry one `outbox.id`. And end to end on a FIFO topic: the writer
  * refuses the second record, so every completed record reaches the topic.
- * DynamoDB Local with its real stream; SNS and the DLQ are the SNS test server.
+ * DynamoDB Local with its real stream; SNS and the DLQ are the AWS fault server.
  */
 import assert from "node:assert/strict";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
@@ -34,7 +34,7 @@ function metric(h: Harness, name: string): number {
         .reduce((sum, l) => sum + (typeof l[name] === "number" ? (l[name] as number) : 0), 0);
 }
 
-describe("id guard rows are never read as records (DynamoDB Local + SNS test server)", function () {
+describe("id guard rows are never read as records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
     afterEach(async function () {
         await h?.close();

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
-import type { EntryFaultRule } from "../../../dev/emulators/sns-test-server";
+import type { EntryFaultRule } from "../../../dev/emulators/aws-fault-server";
 import { isOutboxError } from "../../../runtime/errors";
 import {
     itemSize,

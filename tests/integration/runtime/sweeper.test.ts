@@ -1,5 +1,5 @@
 /**
- * The sweeper on DynamoDB Local and the SNS test server: records whose stream event never reached the
+ * The sweeper on DynamoDB Local and the AWS fault server: records whose stream event never reached the
  * publisher are found through the sparse ClaimIndex and delivered within one sweep; expired ones go to the DLQ.
  * Not proven here: the schedule (component tests) and GSI lag (DynamoDB Local's indexes are synchronous).
  */
@@ -19,7 +19,7 @@ import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 import { dynamoClient } from "../../support/dynamodb";
 
-describe("createSweeper (DynamoDB Local + SNS test server)", function () {
+describe("createSweeper (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
     afterEach(async function () {
         await h?.close();

@@ -60,7 +60,7 @@ export function execute(state: ServerState, call: ParsedCall, acknowledged: bool
             throw new ApiError(
                 "InvalidAction",
                 400,
-                `The action ${call.info.action} is not valid for this endpoint (the SNS test server supports ${SUPPORTED_ACTIONS})`,
+                `The action ${call.info.action} is not valid for this endpoint (the AWS fault server supports ${SUPPORTED_ACTIONS})`,
             );
     }
 }

@@ -2,7 +2,7 @@
  * The fault server's SQS side as a destination, driven through the real @aws-sdk/client-sqs: SendMessageBatch
  * with per-entry faults and SQS's own refusals, FIFO queues, DeleteMessageBatch, and whole-call faults by any
  * code, each arriving as the SDK error a publisher would branch on. The SNS side and the DLQ basics are in
- * sns-test-server.test.ts.
+ * aws-fault-server.test.ts.
  */
 import assert from "node:assert/strict";
 import {
@@ -25,20 +25,20 @@ import {
     type SendMessageBatchRequestEntry,
 } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
-import { startSnsTestServer, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
+import { startAwsFaultServer, type AwsFaultServer } from "../../../dev/emulators/aws-fault-server";
 
 const MiB = 1_048_576;
 
 const batch = (n: number, prefix = "m"): SendMessageBatchRequestEntry[] =>
     Array.from({ length: n }, (_, i) => ({ Id: `e${i}`, MessageBody: `${prefix}${i}` }));
 
-describe("SNS test server: SQS as a destination, through the real AWS SDK", () => {
-    let server: SnsTestServer;
+describe("AWS fault server: SQS as a destination, through the real AWS SDK", () => {
+    let server: AwsFaultServer;
     let sqs: SQSClient;
     let queueUrl: string;
 
     beforeEach(async () => {
-        server = await startSnsTestServer({ seed: 7 });
+        server = await startAwsFaultServer({ seed: 7 });
         sqs = new SQSClient({
             endpoint: server.endpoint,
             region: LOCAL_REGION,
@@ -65,7 +65,7 @@ describe("SNS test server: SQS as a destination, through the real AWS SDK", () =
             server.queueMessages(queueUrl).map((m) => m.body),
             ["by-arn"],
         );
-        assert.throws(() => server.queueArn("nope"), /the SNS test server has no queue nope/);
+        assert.throws(() => server.queueArn("nope"), /the AWS fault server has no queue nope/);
     });
 
     describe("SendMessageBatch", () => {

@@ -17,7 +17,7 @@ import {
 } from "@aws-sdk/client-eventbridge";
 import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
-import { startSnsTestServer, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
+import { startAwsFaultServer, type AwsFaultServer } from "../../../dev/emulators/aws-fault-server";
 
 const MiB = 1_048_576;
 
@@ -28,13 +28,13 @@ const event = (i: number, extra: Partial<PutEventsRequestEntry> = {}): PutEvents
     ...extra,
 });
 
-describe("SNS test server: EventBridge PutEvents, through the real AWS SDK", () => {
-    let server: SnsTestServer;
+describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", () => {
+    let server: AwsFaultServer;
     let events: EventBridgeClient;
     let sqs: SQSClient;
 
     beforeEach(async () => {
-        server = await startSnsTestServer({ seed: 7 });
+        server = await startAwsFaultServer({ seed: 7 });
         const config = {
             endpoint: server.endpoint,
             region: LOCAL_REGION,

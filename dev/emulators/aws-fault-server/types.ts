@@ -212,8 +212,8 @@ export interface FaultPlan {
     readonly latencyMs?: number;
 }
 
-/** Options of {@link startSnsTestServer}. */
-export interface SnsTestServerOptions {
+/** Options of {@link startAwsFaultServer}. */
+export interface AwsFaultServerOptions {
     /** The port to listen on (loopback only). @default a free port */
     readonly port?: number;
     /** The seed of the RNG that decides rate-based faults. @default 1 */
@@ -227,7 +227,7 @@ export interface SnsTestServerOptions {
 }
 
 /** A running test server. */
-export interface SnsTestServer {
+export interface AwsFaultServer {
     /** `http://127.0.0.1:<port>`: the endpoint of the SNS, SQS and EventBridge clients. */
     readonly endpoint: string;
     /** Create a topic without a client call; `.fifo` names become FIFO topics. Returns its ARN. */

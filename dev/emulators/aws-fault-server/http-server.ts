@@ -134,7 +134,7 @@ export async function listen(state: ServerState, port: number | undefined): Prom
         req.on("end", () => {
             handle(state, connections, req, res, Buffer.concat(chunks).toString("utf8")).catch((err: unknown) => {
                 res.writeHead(500, { "content-type": "text/plain" });
-                res.end(`SNS test server bug: ${err instanceof Error ? err.stack : String(err)}`);
+                res.end(`AWS fault server bug: ${err instanceof Error ? err.stack : String(err)}`);
             });
         });
     });

@@ -1,5 +1,5 @@
 /**
- * The fault-injecting SNS test server, driven through the real @aws-sdk/client-sns and client-sqs: every
+ * The AWS fault server, driven through the real @aws-sdk/client-sns and client-sqs: every
  * answer must parse into what a publisher sees from AWS, and every fault must surface as the SDK error a
  * publisher would branch on.
  */
@@ -25,9 +25,9 @@ import {
     SQSClient,
 } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
-import { startSnsTestServer, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
+import { startAwsFaultServer, type AwsFaultServer } from "../../../dev/emulators/aws-fault-server";
 
-function snsClient(server: SnsTestServer, extra: { maxAttempts?: number; requestTimeout?: number } = {}): SNSClient {
+function snsClient(server: AwsFaultServer, extra: { maxAttempts?: number; requestTimeout?: number } = {}): SNSClient {
     return new SNSClient({
         endpoint: server.endpoint,
         region: LOCAL_REGION,
@@ -43,13 +43,13 @@ function snsClient(server: SnsTestServer, extra: { maxAttempts?: number; request
 const entries = (n: number, prefix = "m"): { Id: string; Message: string }[] =>
     Array.from({ length: n }, (_, i) => ({ Id: `e${i}`, Message: `${prefix}${i}` }));
 
-describe("SNS test server through the real AWS SDK", () => {
-    let server: SnsTestServer;
+describe("AWS fault server through the real AWS SDK", () => {
+    let server: AwsFaultServer;
     let sns: SNSClient;
     let topicArn: string;
 
     beforeEach(async () => {
-        server = await startSnsTestServer({ seed: 7 });
+        server = await startAwsFaultServer({ seed: 7 });
         sns = snsClient(server);
         topicArn = (await sns.send(new CreateTopicCommand({ Name: "events" }))).TopicArn as string;
     });
@@ -237,7 +237,7 @@ describe("SNS test server through the real AWS SDK", () => {
 
     it("rate-based faults replay exactly from the seed", async () => {
         const outcomes = async (seed: number): Promise<string[]> => {
-            const s = await startSnsTestServer({ seed, faults: { calls: [{ kind: "InternalError", rate: 0.3 }] } });
+            const s = await startAwsFaultServer({ seed, faults: { calls: [{ kind: "InternalError", rate: 0.3 }] } });
             const c = snsClient(s);
             const arn = s.createTopic("t");
             for (let i = 0; i < 30; i += 1)

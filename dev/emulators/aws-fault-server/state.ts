@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createFaultInjector, type FaultInjector } from "./fault-plan";
-import type { CallInfo, EntryInfo, RecordedCall, RecordedMessage, SnsTestServerOptions } from "./types";
+import type { CallInfo, EntryInfo, RecordedCall, RecordedMessage, AwsFaultServerOptions } from "./types";
 
 /** A topic; FIFO when its name ends in `.fifo`. */
 export interface Topic {
@@ -72,7 +72,7 @@ export interface ServerState {
 }
 
 /** The state of a new server: no topic, no queue, the `default` event bus, the options' fault plan. */
-export function createServerState(options: SnsTestServerOptions): ServerState {
+export function createServerState(options: AwsFaultServerOptions): ServerState {
     const state: ServerState = {
         region: options.region ?? "us-east-1",
         accountId: options.accountId ?? "000000000000",

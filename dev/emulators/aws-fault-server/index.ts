@@ -35,7 +35,7 @@ import {
     findTopic,
     type ServerState,
 } from "./state";
-import type { FaultPlan, SnsTestServer, SnsTestServerOptions } from "./types";
+import type { FaultPlan, AwsFaultServer, AwsFaultServerOptions } from "./types";
 
 export type {
     CallFaultKind,
@@ -50,11 +50,11 @@ export type {
     RecordedAttribute,
     RecordedCall,
     RecordedMessage,
-    SnsTestServer,
-    SnsTestServerOptions,
+    AwsFaultServer,
+    AwsFaultServerOptions,
 } from "./types";
 
-/** Route `bus` to `queue` (see {@link SnsTestServer.routeBusToQueue}). */
+/** Route `bus` to `queue` (see {@link AwsFaultServer.routeBusToQueue}). */
 function routeBusToQueue(state: ServerState, bus: string, queue: string): void {
     const foundBus = findBus(state, bus);
     if (foundBus === undefined) throw new Error(`routeBusToQueue: no event bus ${bus}`);
@@ -64,7 +64,7 @@ function routeBusToQueue(state: ServerState, bus: string, queue: string): void {
     if (!foundBus.routes.includes(foundQueue.url)) foundBus.routes.push(foundQueue.url);
 }
 
-/** Forget recorded messages, calls, queue contents and FIFO deduplication (see {@link SnsTestServer.reset}). */
+/** Forget recorded messages, calls, queue contents and FIFO deduplication (see {@link AwsFaultServer.reset}). */
 function reset(state: ServerState): void {
     state.accepted.length = 0;
     state.callLog.length = 0;
@@ -78,9 +78,9 @@ function reset(state: ServerState): void {
 /**
  * Start the server on loopback.
  *
- * @param options - See {@link SnsTestServerOptions}.
+ * @param options - See {@link AwsFaultServerOptions}.
  */
-export async function startSnsTestServer(options: SnsTestServerOptions = {}): Promise<SnsTestServer> {
+export async function startAwsFaultServer(options: AwsFaultServerOptions = {}): Promise<AwsFaultServer> {
     const state = createServerState(options);
     const server = await listen(state, options.port);
     state.endpoint = `http://127.0.0.1:${server.port}`;
@@ -91,7 +91,7 @@ export async function startSnsTestServer(options: SnsTestServerOptions = {}): Pr
         createQueue: (name) => createQueue(state, name),
         queueArn: (queue) => {
             const found = findQueue(state, queue);
-            if (found === undefined) throw new Error(`the SNS test server has no queue ${queue}`);
+            if (found === undefined) throw new Error(`the AWS fault server has no queue ${queue}`);
             return found.arn;
         },
         createEventBus: (name) => createEventBus(state, name),
