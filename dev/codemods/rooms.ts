@@ -81,6 +81,8 @@ export const MOVES: Readonly<Record<string, string>> = {
 /** The fault server's old names, in code and prose: old → new, whole words only, longest first. */
 const WORDS: readonly (readonly [string, string])[] = [
     ["fault-injecting SNS test server", "AWS fault server"],
+    ["fault-injecting SNS server", "AWS fault server"],
+    ["SNS fault server", "AWS fault server"],
     ["fault-injecting test server", "AWS fault server"],
     ["startSnsTestServer", "startAwsFaultServer"],
     ["SnsTestServerOptions", "AwsFaultServerOptions"],
