@@ -40,7 +40,7 @@ export {
     eventBridgeDestination,
     EVENTBRIDGE_MAX_CALL_BYTES,
 } from "./destination/eventbridge";
-export * from "./relay/claiming-store";
+export type * from "./relay/claiming-store";
 export * from "./relay/claimed-delivery";
 export * from "./relay/publisher";
 export * from "./relay/sweeper";
