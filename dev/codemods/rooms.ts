@@ -174,11 +174,14 @@ function rewriteSpecifiers(file: string, text: string, now: ReadonlySet<string>)
     const dir = posix.dirname(file);
     const dirThen = posix.dirname(cameFrom(file));
     return text.replace(/(["'`])(\.\.?\/[^"'`\n$]*)\1/g, (whole, quote: string, spec: string) => {
-        if (resolveIn(spec, dir, isNow) !== undefined) return whole;
+        const current = resolveIn(spec, dir, isNow)?.file;
         for (const from of new Set([dirThen, dir])) {
             const then = resolveIn(spec, from, wasThen);
             if (then === undefined) continue;
             const target = movedTo(then.file) ?? then.file;
+            // What the string names today stands, unless it named a moved file: `../runtime/writer` was writer.ts
+            // and would now find the folder writer/ instead.
+            if (current !== undefined && (movedTo(then.file) === undefined || target === current)) return whole;
             if (!now.has(target)) continue;
             return `${quote}${respell(target, dir, then.spelling, spec)}${quote}`;
         }
