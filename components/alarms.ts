@@ -1,6 +1,6 @@
 /**
  * The {@link Outbox}'s CloudWatch alarms: one per way an outbox fails quietly. Metric names, the namespace and the
- * dimensions of the handlers' own metrics come from `runtime/metric-catalog.ts`, the module the handlers' EMF
+ * dimensions of the handlers' own metrics come from `runtime/observability/metric-catalog.ts`, the module the handlers' EMF
  * lines are written from; a test runs the real handlers and fails if an alarm names a metric they never emit.
  *
  * Every alarm fires when its statistic is greater than its threshold (`alarmThresholds`, defaults in
@@ -18,7 +18,7 @@ import {
     SWEEPER_METRICS,
     handlerDimensions,
     type HandlerFunction,
-} from "../runtime/metric-catalog";
+} from "../runtime/observability/metric-catalog";
 import { DESTINATION_LABELS } from "../runtime/destination/kind";
 import { withTags } from "./children";
 import { OutboxChild, childName } from "./naming";

@@ -6,7 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import type { OutboxArgs } from "./args";
-import type { OutboxArgProblem } from "./validation";
+import type { OutboxArgProblem } from "./arg-problem";
 
 /** A KMS key ARN (not a key id, an alias or an alias ARN). */
 export const KMS_KEY_ARN = /^arn:aws[a-z-]*:kms:[a-z0-9-]+:\d{12}:key\/[A-Za-z0-9-]+$/;

@@ -1,7 +1,7 @@
 /**
  * The {@link Outbox}'s CloudWatch dashboard: the metrics its alarms watch, plus published and dead-lettered
  * records and what each published record costs in DynamoDB capacity units. The handlers' metric names, namespace
- * and dimensions come from `runtime/metric-catalog.ts`, like the alarms'.
+ * and dimensions come from `runtime/observability/metric-catalog.ts`, like the alarms'.
  *
  * The runtime emits no cost metric of its own. The per-record cost widget divides DynamoDB's own
  * `ConsumedWriteCapacityUnits` and `ConsumedReadCapacityUnits` (the table's and each GSI's, from `runtime/schema.ts`)
@@ -19,7 +19,7 @@ import {
     METRIC_NAMESPACE,
     SWEEPER_METRICS,
     type HandlerFunction,
-} from "../runtime/metric-catalog";
+} from "../runtime/observability/metric-catalog";
 import { AWS_NAMESPACES, type MonitoredOutbox } from "./alarms";
 import { childName, dashboardName } from "./naming";
 import { mergeArgs } from "./transform";

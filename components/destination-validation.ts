@@ -13,12 +13,12 @@ import {
     SNS_TOPIC_ARN,
     SQS_QUEUE_ARN,
     TOPIC_ARN_SHAPE,
-} from "../runtime/aws-resource-names";
+} from "../runtime/destination/aws-resource-names";
 import { DEFAULT_EVENT_SOURCE, eventSourceProblem } from "../runtime/destination/kind";
 import type { OutboxArgs } from "./args";
 import { KMS_KEY_ARN, checkPattern, isUnknown, show } from "./arg-checks";
 import { DESTINATION_ARGS, givenDestinations } from "./destination";
-import type { OutboxArgProblem } from "./validation";
+import type { OutboxArgProblem } from "./arg-problem";
 
 /** How a value is quoted: its JSON, or what an Output is. */
 function shown(value: unknown): string {

@@ -8,7 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "./aws";
 import { DESTINATION_LABELS } from "../runtime/destination/kind";
-import { publisherLambdaFactory, sweeperLambdaFactory } from "../runtime/lambda";
+import { publisherLambdaFactory, sweeperLambdaFactory } from "../runtime/relay/lambda";
 import type { OutboxTransforms } from "./args";
 import { LAMBDA_RUNTIME, eventSourceMappingArgs, logGroupArgs, withTags } from "./children";
 import { handlerCodePathOptions } from "./code-path";

@@ -12,6 +12,7 @@ assertPeers("dynamodb-outbox", COMPONENT_PEERS);
 
 export * from "./outbox";
 export * from "./defaults";
+export * from "./arg-problem";
 export * from "./validation";
 export * from "./iam";
 export * from "./consumer-policy";

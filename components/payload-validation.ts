@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import type { OutboxArgs } from "./args";
 import { OUTBOX_RANGES } from "./defaults";
 import { DEFAULT_PAYLOAD_EXPIRATION_DAYS } from "./payload-bucket";
-import type { OutboxArgProblem } from "./validation";
+import type { OutboxArgProblem } from "./arg-problem";
 
 /** An S3 bucket ARN: `arn:<partition>:s3:::<bucket name>`, no object path. */
 export const S3_BUCKET_ARN = /^arn:aws[a-z-]*:s3:::[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;

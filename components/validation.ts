@@ -7,7 +7,8 @@
  * @packageDocumentation
  */
 import { OutboxError } from "../runtime/errors";
-import { SNS_TOPIC_ARN } from "../runtime/aws-resource-names";
+import { SNS_TOPIC_ARN } from "../runtime/destination/aws-resource-names";
+import type { OutboxArgProblem } from "./arg-problem";
 import type { OutboxArgs, OutboxTransforms } from "./args";
 import { KMS_KEY_ARN, checkPattern, isUnknown, show } from "./arg-checks";
 import { checkDestinationArgs } from "./destination-validation";
@@ -21,18 +22,6 @@ import {
     OUTBOX_RANGES,
     RangedArg,
 } from "./defaults";
-
-/** One invalid arg value. */
-export interface OutboxArgProblem {
-    /** The arg path, e.g. `args.maximumRetryAttempts`. */
-    readonly path: string;
-    /** The value given, as JSON. */
-    readonly value: string;
-    /** What is allowed. */
-    readonly allowed: string;
-    /** How to fix it. */
-    readonly fix: string;
-}
 
 /** The keys `args.transform` accepts. */
 export const TRANSFORM_KEYS: readonly (keyof OutboxTransforms)[] = [

@@ -1,5 +1,5 @@
 /**
- * `npm run test:faults`: every fault scenario on DynamoDB Local and the fault-injecting SNS server, one line per
+ * `npm run test:faults`: every fault scenario on DynamoDB Local and the AWS fault server, one line per
  * scenario (its relay figures, then its inbox consumer's), the inbox consumer's summary
  * (`inbox effects <n> applied-once <n> …`), and as the LAST line exactly
  * `scenarios <s> messages <n> lost <l> inversions <i> duplicates <d>`.

@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { isQueueUrl, QUEUE_URL_SHAPE, destinationArnRegion, queueUrlRegion } from "./aws-resource-names";
+import { isQueueUrl, QUEUE_URL_SHAPE, destinationArnRegion, queueUrlRegion } from "./destination/aws-resource-names";
 import {
     DESTINATION_ARN_RULES,
     DESTINATION_SETTINGS,
@@ -15,7 +15,7 @@ import {
 } from "./destination/kind";
 import { OutboxError } from "./errors";
 import { HANDLER_LIMITS, type IntegerLimit } from "./limits";
-import { sourceProblem } from "./message";
+import { sourceProblem } from "./record/message";
 
 /** Environment variable names, shared by the component (writer) and the handlers (reader). */
 export const ENV = {

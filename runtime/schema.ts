@@ -210,7 +210,7 @@ export const EXPIRY_SHARDS_SK = "META";
 /**
  * The partition key of the sweep cursor row, which holds {@link ATTR}.sweepCursor: where in ClaimIndex's scan order
  * the sweeper's next run starts, so partitions that never drain cannot keep the ones after them from being reached
- * (`runtime/sweep-cursor.ts`). Like the expiry shards row it has no GSI key attribute and no `OUTBOX#` sort key: no
+ * (`runtime/relay/sweep-cursor.ts`). Like the expiry shards row it has no GSI key attribute and no `OUTBOX#` sort key: no
  * index holds it and the stream filter drops it.
  */
 export const SWEEP_CURSOR_PK = "OUTBOX_META#sweep-cursor";

@@ -13,7 +13,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { GetQueueAttributesCommand, type GetQueueAttributesCommandOutput } from "@aws-sdk/client-sqs";
 import { isDeepStrictEqual } from "node:util";
-import type { SqsClientLike } from "../../runtime/redrive";
+import type { SqsClientLike } from "../../runtime/writer/redrive";
 import { ATTR, CLAIM_INDEX, STREAM_FILTER_PATTERN, streamFilterPatternJson } from "../../runtime/schema";
 import type { Checklist } from "../shared/checklist";
 import type { CloudWatchPort, EventBridgePort, EventSourceMappingInfo, LambdaPort, Port } from "./aws";

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { GetQueueAttributesCommand, type GetQueueAttributesCommandOutput } from "@aws-sdk/client-sqs";
-import { queueUrlOfArn } from "../../runtime/aws-resource-names";
+import { queueUrlOfArn } from "../../runtime/destination/aws-resource-names";
 import {
     DESTINATION_KINDS,
     DESTINATION_LABELS,
@@ -14,7 +14,7 @@ import {
     destinationKindOfArn,
     type DestinationKind,
 } from "../../runtime/destination/kind";
-import type { SqsClientLike } from "../../runtime/redrive";
+import type { SqsClientLike } from "../../runtime/writer/redrive";
 import type { Checklist } from "../shared/checklist";
 import { errorText } from "../shared/io";
 import type { EventBridgePort, Port, SnsPort } from "./aws";

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { SqsClientLike } from "../../runtime/redrive";
+import type { SqsClientLike } from "../../runtime/writer/redrive";
 import { Checklist } from "../shared/checklist";
 import type { DoctorAws } from "./aws";
 import { checkDestination } from "./destination";

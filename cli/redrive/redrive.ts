@@ -1,5 +1,5 @@
 /**
- * `dynamodb-outbox redrive`: move dead-lettered outbox messages back into the outbox (see runtime/redrive.ts), then
+ * `dynamodb-outbox redrive`: move dead-lettered outbox messages back into the outbox (see runtime/writer/redrive.ts), then
  * print one line per record it wrote (`redriven <dead-lettered id> as <new id> outbox.id <identity>`) and one summary
  * line: `redrive received <n> redriven <r> already-redriven <a> not-redrivable <x> failed <f>`.
  * Exits 1 when any message failed or the redrive failed, 2 on a usage mistake. Its flags are its own
@@ -7,10 +7,10 @@
  *
  * @packageDocumentation
  */
-import { createJsonLogger } from "../../runtime/json-logger";
-import { redriveDeadLetters, type RedriveResult } from "../../runtime/redrive";
+import { createJsonLogger } from "../../runtime/observability/json-logger";
+import { redriveDeadLetters, type RedriveResult } from "../../runtime/writer/redrive";
 import { systemClock } from "../../runtime/ports";
-import { OutboxWriter } from "../../runtime/writer";
+import { OutboxWriter } from "../../runtime/writer/writer";
 import { boundDynamoDbClient, createSqsClient, credentialsFromEnv } from "../shared/client";
 import { startDeadline, type CommandDeadline } from "../shared/deadline";
 import { checkSdkFiles } from "../shared/read-file";

@@ -15,7 +15,7 @@ import { randomUUID } from "node:crypto";
 import { DeleteItemCommand, GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { OutboxError } from "../../runtime/errors";
-import { deadLetterMessage, outboundMessage } from "../../runtime/message";
+import { deadLetterMessage, outboundMessage } from "../../runtime/record/message";
 import type { NewOutboxRecord } from "../../runtime/record/codec";
 import { recordKey, unmarshalRecord, type AttributeMap } from "../../runtime/record/codec";
 import { fenceKey } from "../../runtime/record/fence";
@@ -163,7 +163,7 @@ async function sendToDlq(
                 QueueUrl: dlqUrl,
                 MessageBody: message.body,
                 MessageAttributes: message.attributes,
-                // The same group and deduplication ids the publisher uses for a FIFO DLQ (runtime/delivery.ts).
+                // The same group and deduplication ids the publisher uses for a FIFO DLQ (runtime/relay/delivery.ts).
                 ...(fifo ? { MessageGroupId: partition, MessageDeduplicationId: `${record.recordId}-expired` } : {}),
             }),
         );

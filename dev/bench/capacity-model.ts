@@ -30,7 +30,7 @@ import {
     type GetItemCommandOutput,
     type UpdateItemCommandOutput,
 } from "@aws-sdk/client-dynamodb";
-import { itemSize } from "../../runtime/item-size";
+import { itemSize } from "../../runtime/record/item-size";
 import type { Clock } from "../../runtime/ports";
 import { ATTR, GLOBAL_SECONDARY_INDEXES, PRIMARY_KEY, RECORD_SK_PREFIX, type IndexShape } from "../../runtime/schema";
 

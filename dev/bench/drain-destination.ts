@@ -9,7 +9,7 @@ import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import type { SNSClient } from "@aws-sdk/client-sns";
 import type { SQSClient } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../emulators/dynamodb-local";
-import type { SnsTestServer } from "../emulators/sns-test-server";
+import type { AwsFaultServer } from "../emulators/aws-fault-server";
 import type { DestinationKind } from "../../runtime/destination/kind";
 
 /** A drain's destination. */
@@ -48,7 +48,7 @@ export const BATCH_ACTIONS: Readonly<Record<DestinationKind, string>> = {
  */
 export function drainDestination(
     kind: DestinationKind,
-    server: SnsTestServer,
+    server: AwsFaultServer,
     clients: { readonly sns: SNSClient; readonly sqs: SQSClient; readonly topicArn: string },
     name: string,
 ): DrainDestination {
@@ -83,7 +83,7 @@ export function drainDestination(
  * @param action - The batch action.
  * @returns the mean entries per call and the number of calls.
  */
-export function observedEntriesPerCall(server: SnsTestServer, action: string): { mean: number; calls: number } {
+export function observedEntriesPerCall(server: AwsFaultServer, action: string): { mean: number; calls: number } {
     const calls = server.calls().filter((c) => c.action === action);
     const entries = calls.reduce((sum, c) => sum + c.entries, 0);
     return { mean: calls.length === 0 ? Number.NaN : entries / calls.length, calls: calls.length };

@@ -20,13 +20,13 @@
  *
  * @packageDocumentation
  */
-import type { SnsTestServer } from "../emulators/sns-test-server";
+import type { AwsFaultServer } from "../emulators/aws-fault-server";
 import type { DestinationKind } from "../../runtime/destination/kind";
 import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
 import type { LambdaStreamEvent } from "../../runtime/testing/stream-event";
 import { silentLogger } from "../../runtime/ports";
-import { createPublisher } from "../../runtime/publisher";
-import { OutboxWriter } from "../../runtime/writer";
+import { createPublisher } from "../../runtime/relay/publisher";
+import { OutboxWriter } from "../../runtime/writer/writer";
 import { demoOrder, orderPartition, orderWriteRequest, type OrderPlan } from "../demo/demo-orders";
 import { createCriticalPathCounter } from "./critical-path";
 import { drainDestination, observedEntriesPerCall } from "./drain-destination";
@@ -57,7 +57,7 @@ export interface DrainRunOptions {
     /** DynamoDB endpoint (a fresh DynamoDB Local). */
     readonly endpoint: string;
     /** The local SNS. */
-    readonly sns: SnsTestServer;
+    readonly sns: AwsFaultServer;
     /** Records in the backlog. */
     readonly messages: number;
     /** Latency added to every relay call, ms: each DynamoDB call, and each call of the destination's client (`sns`, whatever its kind). */

@@ -19,11 +19,11 @@ import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { localDynamoDbClient, startDynamoDbLocal } from "../emulators/dynamodb-local";
 import { startFauxqs } from "../emulators/fauxqs";
 import { createPayloadBucket, localPayloadObjects } from "../emulators/local-s3";
-import { itemSize } from "../../runtime/item-size";
-import { outboundMessage, snsMessageSize } from "../../runtime/message";
+import { itemSize } from "../../runtime/record/item-size";
+import { outboundMessage, snsMessageSize } from "../../runtime/record/message";
 import { unmarshalRecord } from "../../runtime/record/codec";
 import { OutboxStore } from "../../runtime/store";
-import { OutboxWriter } from "../../runtime/writer";
+import { OutboxWriter } from "../../runtime/writer/writer";
 import { instrumentClient, newTally, resetTally, totalCalls } from "./instrument";
 import { percentile, round } from "./stats";
 

@@ -16,7 +16,7 @@ import { DynamoDBStreamsClient } from "@aws-sdk/client-dynamodb-streams";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from "../emulators/dynamodb-local";
-import type { SnsTestServer } from "../emulators/sns-test-server";
+import type { AwsFaultServer } from "../emulators/aws-fault-server";
 import { ATTR, STREAM_VIEW_TYPE } from "../../runtime/schema";
 import { OutboxStore } from "../../runtime/store";
 
@@ -30,7 +30,7 @@ export interface LocalRelayClientsOptions {
     /** DynamoDB endpoint. */
     readonly endpoint: string;
     /** The local SNS (and SQS). */
-    readonly sns: SnsTestServer;
+    readonly sns: AwsFaultServer;
     /** The table to create (and delete on {@link LocalRelayClients.close}). */
     readonly tableName: string;
     /** The topic to create; a name ending in `.fifo` makes a FIFO topic. */

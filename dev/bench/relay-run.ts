@@ -9,14 +9,14 @@
  *
  * @packageDocumentation
  */
-import type { SnsTestServer } from "../emulators/sns-test-server";
+import type { AwsFaultServer } from "../emulators/aws-fault-server";
 import { startLocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../runtime/testing/stream-event";
-import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
+import { MESSAGE_ATTRIBUTE } from "../../runtime/record/message";
 import { silentLogger } from "../../runtime/ports";
-import { createPublisher } from "../../runtime/publisher";
+import { createPublisher } from "../../runtime/relay/publisher";
 import { ATTR } from "../../runtime/schema";
-import { OutboxWriter } from "../../runtime/writer";
+import { OutboxWriter } from "../../runtime/writer/writer";
 import { demoOrder, orderWriteRequest, type OrderPlan } from "../demo/demo-orders";
 import { instrumentClient, newTally, totalCalls, type CallTally } from "./instrument";
 import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
@@ -69,7 +69,7 @@ export interface RelayRunOptions {
     /** DynamoDB endpoint. */
     readonly endpoint: string;
     /** The local SNS (its latency is set by the caller). */
-    readonly sns: SnsTestServer;
+    readonly sns: AwsFaultServer;
     /** Orders to write. */
     readonly messages: number;
     /** Writes in flight. @default 16 */

@@ -1,7 +1,7 @@
 /**
  * `npm run bench`: our relay against the Streams article's naive relay, side by side, in one run, on the same
  * DynamoDB Local (a fresh instance of it per measured run, warmed by an untimed run of the same relay, see below) and the same local SNS (the
- * fault-injecting test server, whose per-call latency can be set), with the same orders. Prints two tables, or with `--json` one object:
+ * AWS fault server, whose per-call latency can be set), with the same orders. Prints two tables, or with `--json` one object:
  * `{"offload":{...},"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}}`.
  *
  * - `offload`: an offloaded write's cost (the claim check): write latency inline against offloaded, calls and bytes
@@ -34,7 +34,7 @@ import {
     startDynamoDbLocal,
     type DynamoDbLocal,
 } from "../emulators/dynamodb-local";
-import { startSnsTestServer } from "../emulators/sns-test-server";
+import { startAwsFaultServer } from "../emulators/aws-fault-server";
 import { measureClaimCost } from "./claim-cost";
 import { measureLambdaCost, type LambdaCost } from "./lambda-cost";
 import { measureOffloadCost, offloadTable } from "./offload-cost";
@@ -496,7 +496,7 @@ async function main(): Promise<void> {
     const say = (line: string): void => {
         process.stderr.write(`${line}\n`);
     };
-    const sns = await startSnsTestServer();
+    const sns = await startAwsFaultServer();
     // Fresh DynamoDB Locals for each relay and mode: it slows down as its in-memory database grows (DeleteItem
     // went from 7 to 40 ms over six 1000-message runs on one instance, dropped tables or not), which would favour
     // whichever relay runs first. Same jar, same settings, fresh state.

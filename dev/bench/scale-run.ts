@@ -17,13 +17,13 @@
  */
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../../runtime/errors";
-import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
+import { MESSAGE_ATTRIBUTE } from "../../runtime/record/message";
 import { silentLogger } from "../../runtime/ports";
-import { createPublisher } from "../../runtime/publisher";
+import { createPublisher } from "../../runtime/relay/publisher";
 import { ATTR, CLAIM_INDEX, GLOBAL_SECONDARY_INDEXES } from "../../runtime/schema";
 import { OutboxStore } from "../../runtime/store";
-import { createSweeper } from "../../runtime/sweeper";
-import { OutboxWriter, type OutboxMessage } from "../../runtime/writer";
+import { createSweeper } from "../../runtime/relay/sweeper";
+import { OutboxWriter, type OutboxMessage } from "../../runtime/writer/writer";
 import { dateFollowsClock, type MiddlewareStackLike } from "../emulators/dynamodb-local";
 import { createCapacityModel, type BackendClient, type KeyUnits } from "./capacity-model";
 import { percentile, round } from "./stats";

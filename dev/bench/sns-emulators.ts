@@ -1,6 +1,6 @@
 /**
  * What one SNS call costs on the two local SNS servers the tests use: fauxqs 2 (`dev/emulators/fauxqs.ts`, SNS, SQS and S3
- * in one emulator) and the hand-written fault server (`dev/emulators/sns-test-server/`). The relay's hot call is a
+ * in one emulator) and the hand-written fault server (`dev/emulators/aws-fault-server/`). The relay's hot call is a
  * `PublishBatch` of 10 entries; each server gets the same calls, one after the other, from the real
  * `@aws-sdk/client-sns`, after a warm-up. fauxqs is measured with no subscriber (its answer alone) and with one
  * raw-delivery SQS subscription (its delivery too, which the end-to-end tests rely on); the fault server records
@@ -13,7 +13,7 @@
 import { PublishBatchCommand, SNSClient } from "@aws-sdk/client-sns";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../emulators/dynamodb-local";
 import { startFauxqs } from "../emulators/fauxqs";
-import { startSnsTestServer } from "../emulators/sns-test-server";
+import { startAwsFaultServer } from "../emulators/aws-fault-server";
 import { percentile, round } from "./stats";
 
 /** Per-call milliseconds of one server. */
@@ -76,7 +76,7 @@ export async function measureSnsEmulators(
     } finally {
         await fauxqs.stop();
     }
-    const server = await startSnsTestServer();
+    const server = await startAwsFaultServer();
     const sns = new SNSClient({ endpoint: server.endpoint, region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS });
     try {
         const faultServer = await measure(sns, server.createTopic("bench"), calls);

@@ -1,6 +1,6 @@
 /**
  * The demo's consumer side: read what reached the consumer's queue (or, with `--fail-rate` on an SNS topic, what
- * the fault-injecting SNS server accepted) and the DLQ, and keep the books: first deliveries, duplicates
+ * the AWS fault server accepted) and the DLQ, and keep the books: first deliveries, duplicates
  * (deduplicated on the record id, as a real consumer must: delivery is at least once), per-customer order,
  * and write → delivery latency. A queue's messages are read as a Lambda consumer reads them: each one converted to
  * the SQS record Lambda delivers and read by the runtime's `parseDelivery` (SNS raw delivery, an SQS destination's
@@ -10,8 +10,8 @@
  */
 import { DeleteMessageBatchCommand, ReceiveMessageCommand, type SQSClient } from "@aws-sdk/client-sqs";
 import { toLambdaSqsRecord, type LambdaSqsRecord } from "../../runtime/inbox/sqs-event";
-import { MESSAGE_ATTRIBUTE } from "../../runtime/message";
-import type { RecordedMessage } from "../emulators/sns-test-server";
+import { MESSAGE_ATTRIBUTE } from "../../runtime/record/message";
+import type { RecordedMessage } from "../emulators/aws-fault-server";
 
 /** The books of a run. */
 export interface Ledger {
@@ -154,7 +154,7 @@ export function recordIdAttribute(record: LambdaSqsRecord): string | undefined {
 }
 
 /**
- * Follow what the fault-injecting SNS server accepted on one topic (its subscribers' view), every `intervalMs`.
+ * Follow what the AWS fault server accepted on one topic (its subscribers' view), every `intervalMs`.
  *
  * @param messages - Returns the accepted messages of the topic so far, in acceptance order.
  * @param onMessage - Called once per accepted message.

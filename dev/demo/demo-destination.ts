@@ -20,15 +20,15 @@ import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { DESTINATION_LABELS, type DestinationKind } from "../../runtime/destination/kind";
-import type { PublisherConfig } from "../../runtime/publisher";
+import type { PublisherConfig } from "../../runtime/relay/publisher";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../emulators/dynamodb-local";
 import type { LocalFauxqs } from "../emulators/fauxqs";
 import {
-    startSnsTestServer,
+    startAwsFaultServer,
     type CallFaultRule,
     type RecordedMessage,
-    type SnsTestServer,
-} from "../emulators/sns-test-server";
+    type AwsFaultServer,
+} from "../emulators/aws-fault-server";
 import type { PolledQueue } from "./demo-consumer";
 import type { Shutdown } from "./shutdown";
 
@@ -58,7 +58,7 @@ export interface DemoDestination {
     /** The DLQ, and the client that reads it. */
     readonly dlq: { readonly sqs: SQSClient; readonly queue: PolledQueue };
     /** The fault server, when one runs (`--fail-rate`, or an EventBridge bus). */
-    readonly faultServer?: SnsTestServer;
+    readonly faultServer?: AwsFaultServer;
     /** What the progress line says about it, after DynamoDB's endpoint. */
     readonly where: string;
     /** What `--keep` prints about it. */
@@ -106,8 +106,8 @@ export function acceptedEntries(command: string, output: Record<string, unknown>
 const local = { region: LOCAL_REGION, credentials: LOCAL_CREDENTIALS };
 
 /** Start the fault server (registered with `shutdown` before its start is awaited), failing the kind's batch calls. */
-async function startFaultServer(options: DemoDestinationOptions, shutdown: Shutdown): Promise<SnsTestServer> {
-    const starting = startSnsTestServer({
+async function startFaultServer(options: DemoDestinationOptions, shutdown: Shutdown): Promise<AwsFaultServer> {
+    const starting = startAwsFaultServer({
         seed: 7,
         faults: options.failRate > 0 ? { calls: [BATCH_CALLS[options.kind].fault(options.failRate)] } : {},
     });
@@ -137,7 +137,7 @@ async function fauxqsDlq(fauxqs: LocalFauxqs, runId: string): Promise<DemoDestin
     return { sqs: fauxqs.sqs, queue: await fauxqs.createQueue(`outbox-demo-dlq-${runId}`) };
 }
 
-function failing(options: DemoDestinationOptions, server: SnsTestServer | undefined): string {
+function failing(options: DemoDestinationOptions, server: AwsFaultServer | undefined): string {
     return server === undefined || options.failRate === 0
         ? ""
         : `, ${Math.round(options.failRate * 100)}% of ${BATCH_CALLS[options.kind].command.replace(/Command$/, "")} calls failing at ${server.endpoint}`;

@@ -7,7 +7,7 @@
  */
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { ATTR } from "../../runtime/schema";
-import type { WriteRequest } from "../../runtime/writer";
+import type { WriteRequest } from "../../runtime/writer/writer";
 
 /** How the orders of a run are shaped. */
 export interface OrderPlan {

@@ -261,7 +261,7 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
     if (problem !== undefined) throw problemError(problem);
     if (out.payloadBytes > 0 && out.failRate > 0 && out.destination === DESTINATION_KINDS.sns) {
         throw new UsageError(
-            "--payload-bytes and --fail-rate do not go together with --destination sns: with --fail-rate the consumer reads what the fault-injecting SNS server recorded (it delivers to no queue), and does not fetch payloads from S3; drop one, or use --destination sqs or eventbridge, whose consumer reads a queue",
+            "--payload-bytes and --fail-rate do not go together with --destination sns: with --fail-rate the consumer reads what the AWS fault server recorded (it delivers to no queue), and does not fetch payloads from S3; drop one, or use --destination sqs or eventbridge, whose consumer reads a queue",
         );
     }
     if (out.keys > out.count)

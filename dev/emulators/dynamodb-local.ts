@@ -61,7 +61,7 @@ export interface MiddlewareStackLike {
 /**
  * Make DynamoDB Local's clock, as the answers of a client (or of one command) show it in their HTTP `Date` header,
  * follow `clock`: a test or a bench that moves its clock by hand moves DynamoDB's with it, as the passing of real
- * time moves both. The sweeper checks its clock against that header (`runtime/server-clock.ts`); without this, a
+ * time moves both. The sweeper checks its clock against that header (`runtime/relay/server-clock.ts`); without this, a
  * clock moved minutes ahead of real time would be a sweeper clock minutes fast. The header is rewritten innermost
  * (a `low` deserialize middleware), so every other middleware reads the rewritten one. A stand-in for the passing
  * of time, never for DynamoDB's answers.

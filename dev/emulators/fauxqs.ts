@@ -6,7 +6,7 @@
  * fauxqs is ESM-only and this package compiles to CommonJS, where TypeScript turns `import()` into
  * `require()`; loading it through `new Function` keeps a real dynamic import.
  *
- * For injected faults use `startSnsTestServer` (dev/emulators/sns-test-server/) instead: fauxqs has none
+ * For injected faults use `startAwsFaultServer` (dev/emulators/aws-fault-server/) instead: fauxqs has none
  * (docs/local-testing.md says why both stay).
  *
  * @packageDocumentation

@@ -22,13 +22,13 @@ import {
     snsMessageSize,
     worstCaseDeadLetterSize,
     type OutboundMessage,
-} from "../message";
-import type { TraceContext } from "../trace-context";
+} from "../record/message";
+import type { TraceContext } from "../observability/trace-context";
 import { integerIn } from "../integer-setting";
 import type { IntegerLimit } from "../limits";
-import { invalidPayload as invalid } from "../payload-json";
+import { invalidPayload as invalid } from "../writer/payload-json";
 import { awsErrorName, wrapAwsError } from "../store/aws-errors";
-import { describeValue } from "../transact-items";
+import { describeValue } from "../record/transact-items";
 import type { PayloadObjectClient, PayloadPutInput } from "./object-client";
 import {
     CLAIM_CHECK_ATTRIBUTE,

@@ -17,9 +17,9 @@ import {
     type DeliveryFormat,
 } from "../inbox/delivery-formats";
 import type { LambdaSqsRecord } from "../inbox/sqs-event";
-import { redriveRecordId } from "../redrive";
+import { redriveRecordId } from "../writer/redrive";
 import { awsErrorName, wrapAwsError } from "../store/aws-errors";
-import { describeValue } from "../transact-items";
+import { describeValue } from "../record/transact-items";
 import type { PayloadObjectClient } from "./object-client";
 import {
     CLAIM_CHECK_ATTRIBUTE,

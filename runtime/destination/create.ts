@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { destinationArnRegion } from "../aws-resource-names";
+import { destinationArnRegion } from "./aws-resource-names";
 import { OutboxError } from "../errors";
 import type { ClientLike } from "../ports";
 import type { Destination } from "./destination";

@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import type { OutboundMessage } from "../message";
+import type { OutboundMessage } from "../record/message";
 import { awsErrorName } from "../store/aws-errors";
 import type { DestinationKind } from "./kind";
 

@@ -20,8 +20,8 @@
  *
  * @packageDocumentation
  */
-import { utf8Length } from "../item-size";
-import { eventIdOf, type OutboundMessage } from "../message";
+import { utf8Length } from "../record/item-size";
+import { eventIdOf, type OutboundMessage } from "../record/message";
 import { UNTYPED_DETAIL_TYPE } from "./kind";
 
 /** The outbox's fields in an event's `detail.outbox`. */

@@ -23,7 +23,7 @@
  * @packageDocumentation
  */
 import { PutEventsCommand, type PutEventsCommandOutput } from "@aws-sdk/client-eventbridge";
-import type { OutboundMessage } from "../message";
+import type { OutboundMessage } from "../record/message";
 import type { ClientLike } from "../ports";
 import { refusedEntry, unanswered, type Destination, type PublishFailureKind, type PublishResult } from "./destination";
 import { eventDetail, eventDetailType, eventEntrySize } from "./event-detail";

@@ -15,7 +15,7 @@ import {
     isTopicArn,
     QUEUE_ARN_SHAPE,
     TOPIC_ARN_SHAPE,
-} from "../aws-resource-names";
+} from "./aws-resource-names";
 
 /** The destination kinds: an SNS topic, an SQS queue (standard or FIFO), an EventBridge event bus. */
 export const DESTINATION_KINDS = {

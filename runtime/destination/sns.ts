@@ -17,7 +17,7 @@
  * @packageDocumentation
  */
 import { PublishBatchCommand, type PublishBatchCommandOutput } from "@aws-sdk/client-sns";
-import { publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type OutboundMessage } from "../message";
+import { publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type OutboundMessage } from "../record/message";
 import type { ClientLike } from "../ports";
 import { readIdBatchAnswer, refusalWithoutValue, type Destination, type PublishFailureKind } from "./destination";
 import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";

@@ -20,9 +20,15 @@
  * @packageDocumentation
  */
 import { SendMessageBatchCommand, type SendMessageBatchCommandOutput } from "@aws-sdk/client-sqs";
-import { queueUrlOfArn } from "../aws-resource-names";
+import { queueUrlOfArn } from "./aws-resource-names";
 import { OutboxError } from "../errors";
-import { eventIdOf, fifoMessageGroupId, messageAttributes, snsMessageSize, type OutboundMessage } from "../message";
+import {
+    eventIdOf,
+    fifoMessageGroupId,
+    messageAttributes,
+    snsMessageSize,
+    type OutboundMessage,
+} from "../record/message";
 import type { ClientLike } from "../ports";
 import { readIdBatchAnswer, refusalWithoutValue, type Destination, type PublishFailureKind } from "./destination";
 import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";

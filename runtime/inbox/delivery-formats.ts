@@ -17,8 +17,8 @@
  */
 import { OutboxError } from "../errors";
 import type { LambdaSqsRecord } from "./sqs-event";
-import { MESSAGE_ATTRIBUTE, userHeaders } from "../message";
-import { deliveredTraceContext } from "../trace-context";
+import { MESSAGE_ATTRIBUTE, userHeaders } from "../record/message";
+import { deliveredTraceContext } from "../observability/trace-context";
 import { jsonTextAt } from "./json-span";
 
 /** An outbox message as a delivery path carried it. */

@@ -13,7 +13,7 @@
 import type { TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { errorCodeOf, isOutboxError, OutboxError } from "../errors";
 import { integerIn } from "../integer-setting";
-import { createLambdaLogger } from "../json-logger";
+import { createLambdaLogger } from "../observability/json-logger";
 import { INBOX_HANDLER_LIMITS } from "../limits";
 import type { LambdaSqsBatchResponse, LambdaSqsEvent, LambdaSqsRecord } from "./sqs-event";
 import { sqsEventProblem, sqsRecordProblem } from "./sqs-event-check";

@@ -15,7 +15,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
 import { integerIn } from "../integer-setting";
-import { MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, utf8Length } from "../item-size";
+import { MAX_ITEM_BYTES, MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, utf8Length } from "../record/item-size";
 import { INBOX_LIMITS } from "../limits";
 import { systemClock, type Clock } from "../ports";
 import { INBOX_MARKER } from "../schema";
@@ -27,8 +27,8 @@ import {
     describeAction,
     describeValue,
     transactionActionSize,
-} from "../transact-items";
-import { sourceProblem } from "../message";
+} from "../record/transact-items";
+import { sourceProblem } from "../record/message";
 import { inboxMarkerItem, inboxMarkerKey, inboxMarkerPartition, type InboxMarkerLayout } from "./marker";
 
 /** Options for {@link Inbox}. */

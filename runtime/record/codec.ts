@@ -6,8 +6,8 @@
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { MAX_PARTITION_KEY_BYTES, utf8Length } from "../item-size";
-import { describeValue } from "../transact-items";
+import { MAX_PARTITION_KEY_BYTES, utf8Length } from "./item-size";
+import { describeValue } from "./transact-items";
 import { ATTR, STATUS, statusOf, type RecordStatus } from "../schema";
 import { hasExpiryValue } from "./expiry-shard";
 import {

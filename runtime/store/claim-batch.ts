@@ -18,7 +18,7 @@
  * A record the claim would take over DynamoDB's 400 KB item limit (one written by another writer within
  * `MAX_RECORD_BYTES`'s margin of the limit: an older version of this package, GoBridge, or a `persist` before the
  * margin) can never be claimed, by anyone. It is dropped like a lost race, its key held for this claim, and handed
- * to the caller's `onUnclaimable`, which dead-letters it (the relay does: `runtime/unclaimable.ts`); without one,
+ * to the caller's `onUnclaimable`, which dead-letters it (the relay does: `runtime/relay/unclaimable.ts`); without one,
  * the claim ends with an `INVALID_PAYLOAD` error naming it.
  *
  * @packageDocumentation
@@ -31,7 +31,7 @@ import {
     MAX_TRANSACTION_ACTIONS,
     MAX_TRANSACTION_BYTES,
     itemSize,
-} from "../item-size";
+} from "../record/item-size";
 import { readString, unmarshalRecord, type OutboxRecord } from "../record/codec";
 import { ATTR } from "../schema";
 import {

@@ -7,7 +7,7 @@
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { MAX_CLAIM_OWNER_BYTES, utf8Length } from "../item-size";
+import { MAX_CLAIM_OWNER_BYTES, utf8Length } from "../record/item-size";
 import { readString, type OutboxRecord } from "../record/codec";
 import { ATTR, CLAIM_INDEX } from "../schema";
 import { wrapAwsError } from "./aws-errors";

@@ -1,5 +1,9 @@
 /**
- * The outbox store: GoBridge's DynamoDB outbox contract in TypeScript.
+ * The outbox store: GoBridge's DynamoDB outbox contract in TypeScript. runtime/store/ holds each of the store's
+ * operations in a file of its own, and this file is its barrel: the relay imports the store through it.
+ *
+ * May import: the runtime's root files, record/ and observability/ (the store's metric names). Never writer/,
+ * relay/, inbox/ nor claim-check/ (eslint.config.mjs).
  *
  * @packageDocumentation
  */

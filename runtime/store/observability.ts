@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import { errorCodeOf } from "../errors";
-import { STORE_METRICS } from "../metric-catalog";
+import { STORE_METRICS } from "../observability/metric-catalog";
 import type { Logger, LogAttributes, MetricsSink } from "../ports";
 
 /** Counter names the store emits, each tagged with `partition`; they live in `metric-catalog.ts`. */

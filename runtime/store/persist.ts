@@ -9,7 +9,7 @@
  */
 import type { UpdateItemCommandInput } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { itemSize, MAX_ITEM_BYTES, MAX_RECORD_BYTES, TRANSITION_MARGIN_BYTES } from "../item-size";
+import { itemSize, MAX_ITEM_BYTES, MAX_RECORD_BYTES, TRANSITION_MARGIN_BYTES } from "../record/item-size";
 import {
     marshalRecord,
     pendingRecord,

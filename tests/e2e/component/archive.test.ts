@@ -7,7 +7,7 @@ import { ENV } from "../../../runtime/config";
 import { RecordedResource } from "../../support/pulumi-mocks";
 import { archiveSize, entryText, loadSerialized } from "../../support/serialized";
 import * as aws from "@pulumi/aws";
-import { publisherLambdaFactory } from "../../../runtime/lambda";
+import { publisherLambdaFactory } from "../../../runtime/relay/lambda";
 import { recordedNamed } from "../../support/pulumi-mocks";
 import { BuiltOutbox, TYPE, buildOutbox, waitForRPCs } from "../../support/component-harness";
 import { runLambdaHost } from "../../support/lambda-host";

@@ -232,7 +232,7 @@ describe("package: consumed as an installed dependency", function () {
             "dist/index.d.ts",
             "dist/runtime/index.js",
             "dist/runtime/index.d.ts",
-            "dist/runtime/lambda.js",
+            "dist/runtime/relay/lambda.js",
             "dist/bin/dynamodb-outbox.js",
             "dist/policy/index.js",
             "dist/policy/policies.js",
@@ -376,7 +376,7 @@ describe("package: consumed as an installed dependency", function () {
                     `node_modules/${MANIFEST.name}/dist/runtime/${path.relative(runtime, f).split(path.sep).join("/")}`,
             );
         assert.ok(
-            runtimeFiles.includes(`node_modules/${MANIFEST.name}/dist/runtime/lambda.js`),
+            runtimeFiles.includes(`node_modules/${MANIFEST.name}/dist/runtime/relay/lambda.js`),
             runtimeFiles.join(", "),
         );
         const expected = Object.fromEntries([

@@ -19,7 +19,7 @@ import {
 import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { unmarshalRecord } from "../../../runtime/record/codec";
-import { OutboxWriter } from "../../../runtime/writer";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { TYPE, buildOutbox } from "../../support/component-harness";
 import { destroyStreamsClients, streamsClient } from "../../support/stream-table";
 import { createOutboxTable, scanRecordItems } from "../../support/runtime/table";

@@ -9,7 +9,7 @@ import { createCapacityModel, writeCharges } from "../../../dev/bench/capacity-m
 import { isOutboxError } from "../../../runtime/errors";
 import { marshalRecord, pendingRecord, recordKey } from "../../../runtime/record/codec";
 import { OutboxStore } from "../../../runtime/store";
-import { OutboxWriter } from "../../../runtime/writer";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { dynamoClient, uniqueTableName } from "../../support/dynamodb";
 
 const T0 = Date.UTC(2026, 0, 1);

@@ -7,7 +7,7 @@
  * hand-made answers, a refused entry among them.
  */
 import * as assert from "node:assert/strict";
-import { startSnsTestServer, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
+import { startAwsFaultServer, type AwsFaultServer } from "../../../dev/emulators/aws-fault-server";
 import { BATCH_ACTIONS } from "../../../dev/bench/drain-destination";
 import { runDrain } from "../../../dev/bench/drain-run";
 import { acknowledgedIds } from "../../../dev/bench/relay-run";
@@ -17,9 +17,9 @@ const MESSAGES = 120;
 
 describe("bench drain to each destination kind", function () {
     this.timeout(120_000);
-    let server: SnsTestServer;
+    let server: AwsFaultServer;
     beforeEach(async () => {
-        server = await startSnsTestServer();
+        server = await startAwsFaultServer();
     });
     afterEach(async () => {
         await server.stop();

@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import { ScanCommand, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
 import { VERIFY_HEADER, VERIFY_PARTITION_PREFIX } from "../../../cli/verify/expiry";
 import { startFauxqs } from "../../../dev/emulators/fauxqs";
-import { MESSAGE_ATTRIBUTE } from "../../../runtime/message";
+import { MESSAGE_ATTRIBUTE } from "../../../runtime/record/message";
 import {
     ATTR,
     CLAIM_INDEX,

@@ -7,9 +7,9 @@
  * exactly the same dimension names and values (the `Table` value being the table's name on both sides).
  */
 import assert from "node:assert/strict";
-import { METRIC_DIMENSIONS, METRIC_NAMESPACE } from "../../../runtime/metric-catalog";
+import { METRIC_DIMENSIONS, METRIC_NAMESPACE } from "../../../runtime/observability/metric-catalog";
 import { OutboxStore } from "../../../runtime/store";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 import { TYPE, buildOutbox } from "../../support/component-harness";
 

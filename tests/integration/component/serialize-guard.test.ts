@@ -7,7 +7,7 @@
 import * as assert from "node:assert/strict";
 import * as pulumi from "@pulumi/pulumi";
 import { HANDLER_LIMITS, MAPPING_LIMITS, REDRIVE_LIMITS } from "../../../runtime/limits";
-import { publisherLambdaFactory, sweeperLambdaFactory } from "../../../runtime/lambda";
+import { publisherLambdaFactory, sweeperLambdaFactory } from "../../../runtime/relay/lambda";
 
 describe("the handler factories serialize directly (no mocks, no hang)", () => {
     for (const [name, factory] of [

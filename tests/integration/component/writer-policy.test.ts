@@ -7,7 +7,7 @@
 import { CreateTableCommand } from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
 import { WRITER_TABLE_ACTIONS, writerPolicyDocument } from "../../../components/iam";
-import { OutboxWriter } from "../../../runtime/writer";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { dynamoClient, uniqueTableName } from "../../support/dynamodb";
 import { recordingClient, type Authorization } from "../../support/iam-recording";
 import { unwrap } from "../../support/pulumi-mocks";

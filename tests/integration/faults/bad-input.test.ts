@@ -4,19 +4,19 @@
  * through the publisher and the DLQ; the valid edges of the SQS/SNS character set reach the topic and the DLQ
  * unchanged (the writer's refusals are in `tests/integration/runtime/writer.test.ts`); an OUTBOX# stream record the publisher cannot decode is skipped with an
  * error naming its sequence number, without holding back the rest of the batch.
- * Real DynamoDB Local stream records; SNS and the DLQ are the fault-injecting test server.
+ * Real DynamoDB Local stream records; SNS and the DLQ are the AWS fault server.
  */
 import assert from "node:assert/strict";
 import { PutItemCommand, ScanCommand } from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../../../runtime/errors";
-import { createJsonLogger } from "../../../runtime/json-logger";
-import { deadLetterMessage } from "../../../runtime/message";
-import { parseDeadLetter } from "../../../runtime/redrive";
+import { createJsonLogger } from "../../../runtime/observability/json-logger";
+import { deadLetterMessage } from "../../../runtime/record/message";
+import { parseDeadLetter } from "../../../runtime/writer/redrive";
 import { marshalRecord, pendingRecord, unmarshalRecord } from "../../../runtime/record/codec";
 import { OutboxStore } from "../../../runtime/store";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import { ATTR, RECORD_SK_PREFIX } from "../../../runtime/schema";
-import { OutboxWriter } from "../../../runtime/writer";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 
 describe("bad input", function () {

@@ -4,7 +4,7 @@
  * Local, with the relay's duplicates in the topic and every redelivery fault at 30%, applies each event once.
  */
 import assert from "node:assert/strict";
-import type { RecordedMessage } from "../../../dev/emulators/sns-test-server";
+import type { RecordedMessage } from "../../../dev/emulators/aws-fault-server";
 import { dynamoClient } from "../../support/dynamodb";
 import { consumeOnInbox, consumerHolds, consumerLine, type ConsumerReport } from "../../support/faults/inbox-consumer";
 

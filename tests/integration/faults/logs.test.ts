@@ -5,7 +5,7 @@
  * record do carry its id.
  */
 import assert from "node:assert/strict";
-import { createJsonLogger } from "../../../runtime/json-logger";
+import { createJsonLogger } from "../../../runtime/observability/json-logger";
 import { runScenario } from "../../support/faults/scenario";
 import { SCENARIOS } from "../../support/faults/scenarios";
 import { PAYLOAD_MARKER } from "../../support/faults/workload";

@@ -12,10 +12,15 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { isOutboxError } from "../../../runtime/errors";
 import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
-import { deadLetterMessage, outboundMessage } from "../../../runtime/message";
-import { createPublisher } from "../../../runtime/publisher";
-import { parseDeadLetter, redriveDeadLetters, redriveRecordId, type SqsClientLike } from "../../../runtime/redrive";
-import { OutboxWriter } from "../../../runtime/writer";
+import { deadLetterMessage, outboundMessage } from "../../../runtime/record/message";
+import { createPublisher } from "../../../runtime/relay/publisher";
+import {
+    parseDeadLetter,
+    redriveDeadLetters,
+    redriveRecordId,
+    type SqsClientLike,
+} from "../../../runtime/writer/redrive";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { parseRedriveArgs } from "../../../cli/redrive/args";
 import { redriveSummary, runRedrive } from "../../../cli/redrive/redrive";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";

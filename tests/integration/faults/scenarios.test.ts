@@ -1,7 +1,7 @@
 /**
  * The fault scenarios at CI scale (OUTBOX_FAULT_MESSAGES, default 320 messages over all scenarios, 10% faults):
  * each runs on DynamoDB Local's real stream through the local mapping into the real publisher and sweeper, with
- * the fault-injecting SNS server (a fake: no emulator fails single PublishBatch entries or loses an answer after
+ * the AWS fault server (a fake: no emulator fails single PublishBatch entries or loses an answer after
  * accepting) and, for DynamoDB throttling, conflicts and killed invocations, a fake wrapping client (DynamoDB
  * Local cannot throttle or conflict). Two scenarios publish to an SQS FIFO queue and to an EventBridge bus (the
  * fault server's stand-in) instead of the SNS topic, with faults in those services' codes; the last ends with the

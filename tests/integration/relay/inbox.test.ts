@@ -28,9 +28,9 @@ import {
     type LambdaSqsEvent,
     type LambdaSqsRecord,
 } from "../../../runtime";
-import { outboundMessage, publishEntry } from "../../../runtime/message";
+import { outboundMessage, publishEntry } from "../../../runtime/record/message";
 import type { Logger } from "../../../runtime/ports";
-import type { OutboxMessage } from "../../../runtime/writer";
+import type { OutboxMessage } from "../../../runtime/writer/writer";
 import { destroyStreamsClients } from "../../support/stream-table";
 import { queueDepth, relayedOutbox, untilDepth, type RelayedOutbox } from "../../support/runtime/relay";
 import { createConsumerTable, scanRecords } from "../../support/runtime/table";

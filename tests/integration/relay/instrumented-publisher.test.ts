@@ -14,11 +14,11 @@ import { SpanKind } from "@opentelemetry/api";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
-import { startSnsTestServer, type SnsTestServer } from "../../../dev/emulators/sns-test-server";
+import { startAwsFaultServer, type AwsFaultServer } from "../../../dev/emulators/aws-fault-server";
 import { createInboxHandler, Inbox, type InboxMessage } from "../../../runtime";
 import type { DestinationKind } from "../../../runtime/destination/kind";
 import { silentLogger } from "../../../runtime/ports";
-import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
+import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import { runInstrumented, type PublishTask } from "../../support/otel/job";
 import { untilDepth } from "../../support/runtime/relay";
@@ -48,13 +48,13 @@ describe("the trace with OpenTelemetry's AWS SDK instrumentation in the publishe
     this.timeout(240_000);
     let ddb: DynamoDBClient;
     let fauxqs: LocalFauxqs;
-    let server: SnsTestServer;
+    let server: AwsFaultServer;
     let consumerTable: string;
 
     before(async () => {
         ddb = await dynamoClient();
         fauxqs = await startFauxqs();
-        server = await startSnsTestServer();
+        server = await startAwsFaultServer();
         consumerTable = await createConsumerTable(ddb, "otel-consumer");
     });
     after(async () => {

@@ -4,7 +4,7 @@
  * CallbackFunction, loaded in sloppy mode with the environment the component set (names pointed at the local
  * resources, SDK endpoints at the emulators), and driven by the local event source mapping with the filter and
  * batch size the component provisioned, on DynamoDB Local's real stream, publishing to fauxqs (real SNS → SQS
- * delivery). Nothing in between is a fake. A third case swaps fauxqs for the fault-injecting SNS test server (a
+ * delivery). Nothing in between is a fake. A third case swaps fauxqs for the AWS fault server (a
  * fake, for faults no emulator can produce) and shows that rewinds lose nothing and keep per-key order; the same
  * with the component given an SQS FIFO queue, and an EventBridge bus (the fault server's stand-in: no maintained
  * EventBridge emulator exists), each with faults in its own kind's codes.
@@ -13,14 +13,14 @@
  */
 import assert from "node:assert/strict";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
-import { startSnsTestServer } from "../../../dev/emulators/sns-test-server";
+import { startAwsFaultServer } from "../../../dev/emulators/aws-fault-server";
 import { ENV } from "../../../runtime/config";
 import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
 import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { unmarshalRecord } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
-import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
+import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { TYPE, buildOutbox } from "../../support/component-harness";
 import { destroyStreamsClients, streamsClient } from "../../support/stream-table";
 import { dynamoClient } from "../../support/dynamodb";
@@ -360,7 +360,7 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         const ddb = await dynamoClient();
         const tableName = await createOutboxTable(ddb, "e2efault");
         // A fake, on purpose: no emulator fails one PublishBatch entry on demand. Seeded, so a failure replays.
-        const server = await startSnsTestServer({
+        const server = await startAwsFaultServer({
             seed: 2026,
             faults: {
                 entries: [{ code: "InternalError", senderFault: false, rate: 0.15 }],
@@ -397,7 +397,7 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
 
     for (const kind of ["sqs", "eventbridge"] as const) {
         it(`the serialized publisher of an outbox given ${kind === "sqs" ? "an SQS FIFO queue" : "an EventBridge bus"}, under injected faults in that kind's codes, loses nothing and keeps per-key order`, async function () {
-            const server = await startSnsTestServer({ seed: 2027 });
+            const server = await startAwsFaultServer({ seed: 2027 });
             try {
                 const dlqUrl = server.createQueue("dest-dlq");
                 const destinationArn =

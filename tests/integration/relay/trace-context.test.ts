@@ -15,7 +15,7 @@ import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@open
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createInboxHandler, Inbox, parseTraceparent, traceLink, type InboxMessage } from "../../../runtime";
 import type { Logger } from "../../../runtime/ports";
-import type { OutboxMessage } from "../../../runtime/writer";
+import type { OutboxMessage } from "../../../runtime/writer/writer";
 import { dynamoClient } from "../../support/dynamodb";
 import { relayedOutbox, untilDepth, type RelayedOutbox } from "../../support/runtime/relay";
 import { createConsumerTable } from "../../support/runtime/table";

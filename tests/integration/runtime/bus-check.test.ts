@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { BUS_CHECK_INTERVAL_MS } from "../../../runtime/destination/bus-check";
 import { isOutboxError } from "../../../runtime/errors";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 

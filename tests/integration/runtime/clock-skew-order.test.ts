@@ -11,13 +11,13 @@ import {
     type TransactWriteItem,
 } from "@aws-sdk/client-dynamodb";
 import { isOutboxError } from "../../../runtime/errors";
-import { itemSize, MAX_TRANSACTION_BYTES } from "../../../runtime/item-size";
-import { transactionActionSize } from "../../../runtime/transact-items";
+import { itemSize, MAX_TRANSACTION_BYTES } from "../../../runtime/record/item-size";
+import { transactionActionSize } from "../../../runtime/record/transact-items";
 import { recordKey, unmarshalRecord } from "../../../runtime/record/codec";
 import { fenceKey, unmarshalFence } from "../../../runtime/record/fence";
 import { claimSort } from "../../../runtime/record/keys";
 import { CLOCK_BEHIND_ERROR_MS, MAX_WRITER_CLOCK_MS, OutboxStore, STORE_WARNINGS } from "../../../runtime/store";
-import { OutboxWriter } from "../../../runtime/writer";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { dynamoClient } from "../../support/dynamodb";
 import { conditionFailed, FakeDynamoDb } from "../../support/store/fake-client";
 import { FakeClock, RecordingLogger } from "../../support/store/helpers";

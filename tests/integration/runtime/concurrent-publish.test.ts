@@ -1,5 +1,5 @@
 /**
- * The publisher's keyless calls in flight together (runtime/keyless-publish.ts), on DynamoDB Local and the SNS
+ * The publisher's keyless calls in flight together (runtime/relay/keyless-publish.ts), on DynamoDB Local and the SNS
  * test server. The clients are wrapped to watch which calls are in flight and in what order they end: a wrapper
  * only observes, except where a test holds one call back or throttles one completion, which no emulator does on
  * demand (said at each). No timing is asserted: overlap is read from the calls themselves.
@@ -86,7 +86,7 @@ async function writeKeyless(h: Harness, partitions: readonly string[]): Promise<
     }
 }
 
-describe("publisher: keyless calls in flight together (DynamoDB Local + SNS test server)", function () {
+describe("publisher: keyless calls in flight together (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
     afterEach(async function () {
         await h?.close();

@@ -11,14 +11,14 @@
 import assert from "node:assert/strict";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { PutEventsCommand, type PutEventsCommandOutput } from "@aws-sdk/client-eventbridge";
-import type { CallFaultRule, EntryFaultRule, RecordedMessage } from "../../../dev/emulators/sns-test-server";
-import { eventEntrySize } from "../../../dev/emulators/sns-test-server/events-rules";
+import type { CallFaultRule, EntryFaultRule, RecordedMessage } from "../../../dev/emulators/aws-fault-server";
+import { eventEntrySize } from "../../../dev/emulators/aws-fault-server/events-rules";
 import type { DestinationKind } from "../../../runtime/destination/kind";
 import { isOutboxError } from "../../../runtime/errors";
 import { recordKey } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { createHarness, entryRecordId, type Harness } from "../../support/runtime/harness";
 

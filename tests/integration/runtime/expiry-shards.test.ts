@@ -1,5 +1,5 @@
 /**
- * The sharded ExpiryIndex from the writer to the sweeper, on DynamoDB Local and the SNS test server: what the
+ * The sharded ExpiryIndex from the writer to the sweeper, on DynamoDB Local and the AWS fault server: what the
  * writer writes, the sweeper's expiry step over every shard (also after the shard count changed in the middle of a
  * backlog), what a GoBridge drainer sharing the table sees, and the validation of the setting.
  */
@@ -9,8 +9,8 @@ import { isOutboxError } from "../../../runtime/errors";
 import { expiryShardOf } from "../../../runtime/record/expiry-shard";
 import { ATTR, EXPIRY_INDEX, HAS_EXPIRY_FLAG } from "../../../runtime/schema";
 import { expiryShardsRowKey } from "../../../runtime/store";
-import { createSweeper } from "../../../runtime/sweeper";
-import { OutboxWriter } from "../../../runtime/writer";
+import { createSweeper } from "../../../runtime/relay/sweeper";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 
 /** Ids whose shard among `shards` is `shard`, for `count` messages. */
@@ -21,7 +21,7 @@ function idsInShard(shard: number, shards: number, count: number, prefix: string
     return ids;
 }
 
-describe("expiry shards: writer and sweeper (DynamoDB Local + SNS test server)", function () {
+describe("expiry shards: writer and sweeper (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
     afterEach(async function () {
         await h?.close();

@@ -13,7 +13,7 @@ import assert from "node:assert/strict";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { isOutboxError } from "../../../runtime/errors";
 import { OutboxStore } from "../../../runtime/store";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 

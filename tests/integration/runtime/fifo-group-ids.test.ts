@@ -8,8 +8,8 @@
  * (`tests/unit/runtime/destinations.test.ts`).
  */
 import assert from "node:assert/strict";
-import { createSweeper } from "../../../runtime/sweeper";
-import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
+import { createSweeper } from "../../../runtime/relay/sweeper";
+import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 
 /** The issue's three cases, and a valid keyed record behind the third on another key of its partition. */

@@ -7,13 +7,13 @@
  * two records `store.persist` wrote (it writes no guard): SNS FIFO drops one while both are marked completed, and
  * on a standard topic two different messages carry one `outbox.id`. And end to end on a FIFO topic: the writer
  * refuses the second record, so every completed record reaches the topic.
- * DynamoDB Local with its real stream; SNS and the DLQ are the SNS test server.
+ * DynamoDB Local with its real stream; SNS and the DLQ are the AWS fault server.
  */
 import assert from "node:assert/strict";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { backfillIndexAttributes } from "../../../cli/migrate/backfill";
 import { isOutboxError } from "../../../runtime/errors";
-import { createJsonLogger } from "../../../runtime/json-logger";
+import { createJsonLogger } from "../../../runtime/observability/json-logger";
 import { matchesFilterPattern, type FilterPattern } from "../../../runtime/testing/filter-pattern";
 import type { LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { idGuardKey } from "../../../runtime/record/id-guard";
@@ -21,7 +21,7 @@ import { ATTR, ID_GUARD_SK, RECORD_SK_PREFIX, STREAM_FILTER_PATTERN } from "../.
 import { OutboxStore } from "../../../runtime/store";
 import { claimByScan } from "../../../runtime/store/claim-scan";
 import { resolveStoreContext } from "../../../runtime/store/options";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 
 function skOf(r: LambdaStreamRecord): string {
@@ -34,7 +34,7 @@ function metric(h: Harness, name: string): number {
         .reduce((sum, l) => sum + (typeof l[name] === "number" ? (l[name] as number) : 0), 0);
 }
 
-describe("id guard rows are never read as records (DynamoDB Local + SNS test server)", function () {
+describe("id guard rows are never read as records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
     afterEach(async function () {
         await h?.close();

@@ -91,7 +91,7 @@ describe("the inbox handler serialized by value, as CallbackFunction ships it", 
         assert.equal(
             effect.Item?.traceparent?.S,
             traceparent,
-            "the serialized delivery format read the trace context (runtime/trace-context.ts travels by value too)",
+            "the serialized delivery format read the trace context (runtime/observability/trace-context.ts travels by value too)",
         );
         const fifo = await handler({
             Records: [

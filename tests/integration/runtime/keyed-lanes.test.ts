@@ -1,6 +1,6 @@
 /**
  * The keyed path's lanes and rounds (issue 24) on DynamoDB Local with real stream records and the fault-injecting
- * SNS test server: the heads of different keys and partitions share PublishBatch calls, a key never has two
+ * AWS fault server: the heads of different keys and partitions share PublishBatch calls, a key never has two
  * records in one call, two partitions' heads of one ordering-key string never share a round, a refused head holds
  * only its key, a stale claimer completes nothing, the lowest failure is reported, and a round does not start when
  * the time is short. Each test also proves the partitions were delivered together (a call that carries the heads
@@ -99,7 +99,7 @@ function gate(): { opened: Promise<void>; open: () => void } {
 /** A whole turn of the event loop: every reaction already queued (the relay reading an answer) has run. */
 const aTurnLater = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
-describe("the keyed path's lanes and rounds (DynamoDB Local + SNS test server)", function () {
+describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
     afterEach(async () => h?.close());
 

@@ -1,6 +1,6 @@
 /**
  * The stream publisher on DynamoDB Local (real stream records, read from the table's stream and filtered with
- * the component's pattern) and the fault-injecting SNS test server (a fake, because no emulator can fail one
+ * the component's pattern) and the AWS fault server (a fake, because no emulator can fail one
  * PublishBatch entry on demand). What is not proven here: the serialized Lambda code (tests/e2e) and GSI lag
  * (DynamoDB Local's indexes are synchronous).
  */
@@ -9,8 +9,8 @@ import { GetItemCommand, PutItemCommand, UpdateItemCommand } from "@aws-sdk/clie
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import { isOutboxError } from "../../../runtime/errors";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
-import { createPublisher } from "../../../runtime/publisher";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createPublisher } from "../../../runtime/relay/publisher";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import { marshalRecord, pendingRecord, recordKey, unmarshalRecord } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
@@ -69,7 +69,7 @@ function failingCompletions(
     return { send } as unknown as Harness["ddb"];
 }
 
-describe("createPublisher (DynamoDB Local + SNS test server)", function () {
+describe("createPublisher (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
     afterEach(async function () {
         await h?.close();

@@ -9,7 +9,7 @@
  */
 import assert from "node:assert/strict";
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
-import type { EntryFaultRule } from "../../../dev/emulators/sns-test-server";
+import type { EntryFaultRule } from "../../../dev/emulators/aws-fault-server";
 import { isOutboxError } from "../../../runtime/errors";
 import {
     itemSize,
@@ -17,11 +17,11 @@ import {
     MAX_ITEM_BYTES,
     MAX_RECORD_BYTES,
     TRANSITION_MARGIN_BYTES,
-} from "../../../runtime/item-size";
+} from "../../../runtime/record/item-size";
 import { marshalRecord, pendingRecord, recordKey, unmarshalRecord } from "../../../runtime/record/codec";
 import { OutboxStore } from "../../../runtime/store";
-import { createSweeper } from "../../../runtime/sweeper";
-import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
+import { createSweeper } from "../../../runtime/relay/sweeper";
+import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { createHarness, entryRecordId, type Harness } from "../../support/runtime/harness";
 import { RecordingLogger } from "../../support/store/helpers";
 

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { STORE_METRICS, STORE_WARNINGS } from "../../../runtime/store/observability";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import { brokenRow, RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 

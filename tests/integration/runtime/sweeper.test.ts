@@ -1,25 +1,25 @@
 /**
- * The sweeper on DynamoDB Local and the SNS test server: records whose stream event never reached the
+ * The sweeper on DynamoDB Local and the AWS fault server: records whose stream event never reached the
  * publisher are found through the sparse ClaimIndex and delivered within one sweep; expired ones go to the DLQ.
  * Not proven here: the schedule (component tests) and GSI lag (DynamoDB Local's indexes are synchronous).
  */
 import assert from "node:assert/strict";
 import { PutItemCommand, QueryCommand, ScanCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
-import { PARTITIONS_IN_FLIGHT } from "../../../runtime/claimed-delivery";
-import { SWEEPER_METRICS } from "../../../runtime/metric-catalog";
+import { PARTITIONS_IN_FLIGHT } from "../../../runtime/relay/claimed-delivery";
+import { SWEEPER_METRICS } from "../../../runtime/observability/metric-catalog";
 import { marshalRecord, pendingRecord } from "../../../runtime/record/codec";
 import { claimSort } from "../../../runtime/record/keys";
 import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, SWEEP_CURSOR_PK, SWEEP_CURSOR_SK } from "../../../runtime/schema";
 import { isOutboxError } from "../../../runtime/errors";
 import { OutboxStore } from "../../../runtime/store";
-import { createSweeper } from "../../../runtime/sweeper";
-import { OutboxWriter } from "../../../runtime/writer";
+import { createSweeper } from "../../../runtime/relay/sweeper";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 import { dynamoClient } from "../../support/dynamodb";
 
-describe("createSweeper (DynamoDB Local + SNS test server)", function () {
+describe("createSweeper (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
     afterEach(async function () {
         await h?.close();

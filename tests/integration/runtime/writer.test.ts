@@ -15,16 +15,16 @@ import {
     type DynamoDBClient,
     type TransactWriteItem,
 } from "@aws-sdk/client-dynamodb";
-import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
+import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { isOutboxError } from "../../../runtime/errors";
 import { OutboxStore } from "../../../runtime/store";
-import { unsendableCharacter } from "../../../runtime/message";
+import { unsendableCharacter } from "../../../runtime/record/message";
 import { unmarshalRecord } from "../../../runtime/record/codec";
 import { recordKey } from "../../../runtime/record/codec";
 import { fenceKey } from "../../../runtime/record/fence";
 import { idGuardKey } from "../../../runtime/record/id-guard";
-import { itemSize, MAX_TRANSACTION_BYTES } from "../../../runtime/item-size";
-import { transactionActionSize } from "../../../runtime/transact-items";
+import { itemSize, MAX_TRANSACTION_BYTES } from "../../../runtime/record/item-size";
+import { transactionActionSize } from "../../../runtime/record/transact-items";
 import { FakeDynamoDb } from "../../support/store/fake-client";
 import { ATTR, CLAIM_INDEX, EXPIRY_INDEX, RECORD_ID_INDEX } from "../../../runtime/schema";
 import { dynamoClient } from "../../support/dynamodb";

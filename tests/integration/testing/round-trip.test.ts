@@ -1,7 +1,7 @@
 /**
  * The local pieces together, as the README's "Testing stream handlers locally" section shows them: real stream records from DynamoDB Local,
  * through the local mapping, into a user's own stream handler that publishes to SNS and reports the first
- * failure; SNS is fauxqs (delivery to SQS) or the fault-injecting test server.
+ * failure; SNS is fauxqs (delivery to SQS) or the AWS fault server.
  * The handler here is a user's, not the package's publisher (that one has its own end-to-end test).
  */
 import assert from "node:assert/strict";
@@ -9,7 +9,7 @@ import { PublishBatchCommand, type SNSClient } from "@aws-sdk/client-sns";
 import { SNSClient as Sns } from "@aws-sdk/client-sns";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startFauxqs } from "../../../dev/emulators/fauxqs";
-import { startSnsTestServer } from "../../../dev/emulators/sns-test-server";
+import { startAwsFaultServer } from "../../../dev/emulators/aws-fault-server";
 // Through the test kit's entry point, as users import it (`dynamodb-outbox/testing`).
 import {
     startLocalEventSourceMapping,
@@ -82,7 +82,7 @@ describe("round trip: DynamoDB Local stream → local mapping → user handler �
     });
 
     it("test server with failing entries: the rewind redelivers from the failed record, nothing is lost, duplicates are visible", async () => {
-        const server = await startSnsTestServer({ seed: 3, faults: { entries: [{ rate: 0.2 }] } });
+        const server = await startAwsFaultServer({ seed: 3, faults: { entries: [{ rate: 0.2 }] } });
         const sns = new Sns({
             endpoint: server.endpoint,
             region: LOCAL_REGION,

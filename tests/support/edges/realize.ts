@@ -10,8 +10,8 @@
  */
 import { claimCheckPlan } from "../../../runtime/claim-check/offload";
 import { isOutboxError } from "../../../runtime/errors";
-import { prepareMessage, type MessageRules } from "../../../runtime/outbox-message";
-import type { OutboxMessage, OutboxWriter, OutboxWriterOptions } from "../../../runtime/writer";
+import { prepareMessage, type MessageRules } from "../../../runtime/writer/outbox-message";
+import type { OutboxMessage, OutboxWriter, OutboxWriterOptions } from "../../../runtime/writer/writer";
 import type { EdgeCase, Fill, MessageSpec } from "./cases";
 import { filler, textOf } from "./text";
 

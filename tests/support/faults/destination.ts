@@ -8,7 +8,12 @@
  */
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
-import type { EntryFaultRule, EntryInfo, RecordedMessage, SnsTestServer } from "../../../dev/emulators/sns-test-server";
+import type {
+    EntryFaultRule,
+    EntryInfo,
+    RecordedMessage,
+    AwsFaultServer,
+} from "../../../dev/emulators/aws-fault-server";
 import type { DestinationKind } from "../../../runtime/destination/kind";
 
 /** A scenario's destination, when it is not the SNS topic. */
@@ -80,7 +85,7 @@ function detailId(detail: string): string {
 }
 
 /** The SNS topic every scenario had before the destination kinds: standard, named `events`. */
-function topic(server: SnsTestServer, fifo: boolean): FaultDestination {
+function topic(server: AwsFaultServer, fifo: boolean): FaultDestination {
     const topicArn = server.createTopic(fifo ? "events.fifo" : "events");
     return {
         kind: "sns",
@@ -101,7 +106,7 @@ function topic(server: SnsTestServer, fifo: boolean): FaultDestination {
     };
 }
 
-function queue(server: SnsTestServer, fifo: boolean): FaultDestination {
+function queue(server: AwsFaultServer, fifo: boolean): FaultDestination {
     const url = server.createQueue(fifo ? "events.fifo" : "events");
     const queueArn = server.queueArn(url);
     return {
@@ -122,7 +127,7 @@ function queue(server: SnsTestServer, fifo: boolean): FaultDestination {
     };
 }
 
-function bus(server: SnsTestServer): FaultDestination {
+function bus(server: AwsFaultServer): FaultDestination {
     const eventBusArn = server.createEventBus("events");
     const routed = server.createQueue("events-rule-target");
     server.routeBusToQueue(eventBusArn, routed);
@@ -164,7 +169,7 @@ function bus(server: SnsTestServer): FaultDestination {
  * @param server - The fault server.
  * @param spec - The scenario's destination; `undefined` for the standard SNS topic.
  */
-export function faultDestination(server: SnsTestServer, spec: ScenarioDestination | undefined): FaultDestination {
+export function faultDestination(server: AwsFaultServer, spec: ScenarioDestination | undefined): FaultDestination {
     const kind = spec?.kind ?? "sns";
     if (kind === "sqs") return queue(server, spec?.fifo ?? false);
     if (kind === "eventbridge") return bus(server);

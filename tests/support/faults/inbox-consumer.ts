@@ -5,7 +5,7 @@
  * view: an SNS topic's messages as raw delivery hands them over, an SQS destination's own messages, or the event
  * envelopes a bus's rule target delivers (the handler reads each with the runtime's delivery formats).
  *
- * The queue is simulated here (a fake, as the SNS test server is): it holds the test server's accepted
+ * The queue is simulated here (a fake, as the AWS fault server is): it holds the test server's accepted
  * messages as SQS messages, hands them out in batches of 1 to 10 in no particular order, four invocations at a
  * time, deletes what the handler did not report failed, and gives back the rest, as a standard queue with
  * `ReportBatchItemFailures` does. Injected at the scenario's rate:
@@ -22,7 +22,7 @@
  * accepted has `applied = 1`, and no other row exists.
  */
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import type { RecordedMessage } from "../../../dev/emulators/sns-test-server";
+import type { RecordedMessage } from "../../../dev/emulators/aws-fault-server";
 import { createInboxHandler, type InboxMessage } from "../../../runtime/inbox/handler";
 import { Inbox } from "../../../runtime/inbox/inbox";
 import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
@@ -123,7 +123,7 @@ function sqsRecord(
  *
  * @param ddb - DynamoDB Local.
  * @param topic - What the destination delivers to the consumer's queue, in order (relay duplicates included): the
- *   messages the SNS test server accepted on the topic (as raw delivery hands them over), on an SQS destination, or
+ *   messages the AWS fault server accepted on the topic (as raw delivery hands them over), on an SQS destination, or
  *   routed from a bus (the event envelope).
  * @param options - The rate, the seed, the scenario's tag, the logger, and what names each event (`eventOf`): in a
  *   message the consumer is handed, and in one the destination recorded. By default its outbox id (the handed

@@ -1,7 +1,7 @@
 /**
  * One fault scenario, end to end on real parts where they exist: a fresh outbox table on DynamoDB Local with its
  * real stream, the local event source mapping (Lambda's batching, rewind and retries) driving the real
- * `createPublisher` handler, the real `createSweeper`, and the fault-injecting test server (a fake, because no
+ * `createPublisher` handler, the real `createSweeper`, and the AWS fault server (a fake, because no
  * emulator fails a PublishBatch entry or accepts a message and then loses the answer), which holds the scenario's
  * destination (`destination.ts`: the SNS topic, an SQS queue, or its EventBridge stand-in) and the DLQ. DynamoDB faults go through
  * the fake client of `faulty-dynamodb.ts`, because DynamoDB Local never throttles or conflicts.
@@ -19,11 +19,11 @@ import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { dateFollowsClock, LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import {
-    startSnsTestServer,
+    startAwsFaultServer,
     type CallFaultRule,
     type EntryFaultRule,
-    type SnsTestServer,
-} from "../../../dev/emulators/sns-test-server";
+    type AwsFaultServer,
+} from "../../../dev/emulators/aws-fault-server";
 import {
     startLocalEventSourceMapping,
     type LocalInvocationContext,
@@ -34,12 +34,12 @@ import type {
     LambdaStreamHandlerResult,
 } from "../../../runtime/testing/stream-event";
 import type { Clock, Logger } from "../../../runtime/ports";
-import { createPublisher } from "../../../runtime/publisher";
+import { createPublisher } from "../../../runtime/relay/publisher";
 import { ATTR, STATUS } from "../../../runtime/schema";
-import { createSweeper } from "../../../runtime/sweeper";
+import { createSweeper } from "../../../runtime/relay/sweeper";
 import { HANDLER_LIMITS } from "../../../runtime/limits";
-import { redriveDeadLetters } from "../../../runtime/redrive";
-import { OutboxWriter } from "../../../runtime/writer";
+import { redriveDeadLetters } from "../../../runtime/writer/redrive";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { isOutboxError } from "../../../runtime/errors";
 import type { NewOutboxRecord } from "../../../runtime/record/codec";
 import { OutboxStore } from "../../../runtime/store";
@@ -429,7 +429,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
         credentials: LOCAL_CREDENTIALS,
     });
     const tableName = await createOutboxTable(ddb, `faults-${spec.name}`);
-    const server: SnsTestServer = await startSnsTestServer({ seed });
+    const server: AwsFaultServer = await startAwsFaultServer({ seed });
     const destination: FaultDestination = faultDestination(server, spec.destination);
     const dlqUrl = server.createQueue("outbox-dlq");
     const sns = new SNSClient({
@@ -809,7 +809,7 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
 async function redriveAndDeliver(world: {
     readonly ddb: DynamoDBClient;
     readonly sqs: SQSClient;
-    readonly server: SnsTestServer;
+    readonly server: AwsFaultServer;
     readonly dlqUrl: string;
     readonly tableName: string;
     readonly destination: FaultDestination;

@@ -6,7 +6,7 @@
  * written (published, or dead-lettered as expired, or both). Every 7th id and every 5th partition contain `#` and `%`, so
  * the escaping of keys is exercised end to end.
  */
-import type { OutboxMessage } from "../../../runtime/writer";
+import type { OutboxMessage } from "../../../runtime/writer/writer";
 
 /** One planned message and what the scenario expects of it. */
 export interface PlannedMessage {

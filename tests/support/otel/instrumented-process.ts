@@ -16,7 +16,7 @@ import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from "../../../dev/emulators/dynamodb-local";
 import type { LambdaSqsBatchResponse, LambdaSqsEvent } from "../../../runtime/inbox/sqs-event";
 import { silentLogger } from "../../../runtime/ports";
-import { createPublisher } from "../../../runtime/publisher";
+import { createPublisher } from "../../../runtime/relay/publisher";
 import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
 import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
 import type { FilterPattern } from "../../../runtime/testing/filter-pattern";

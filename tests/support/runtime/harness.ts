@@ -1,6 +1,6 @@
 /**
  * One publisher test's world: a fresh outbox table on the shared DynamoDB Local (stream on), the
- * fault-injecting SNS test server with the destination (an SNS topic by default, or an SQS queue, or an EventBridge
+ * AWS fault server with the destination (an SNS topic by default, or an SQS queue, or an EventBridge
  * bus: the server's stand-in) and a DLQ queue, real SDK clients on them, a writer, a hand-driven clock, and the
  * table's real stream records in Lambda's event shape.
  */
@@ -16,12 +16,12 @@ import { SNSClient } from "@aws-sdk/client-sns";
 import { SQSClient } from "@aws-sdk/client-sqs";
 import { dateFollowsClock, LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import {
-    startSnsTestServer,
+    startAwsFaultServer,
     type EntryInfo,
     type FaultPlan,
     type RecordedMessage,
-    type SnsTestServer,
-} from "../../../dev/emulators/sns-test-server";
+    type AwsFaultServer,
+} from "../../../dev/emulators/aws-fault-server";
 import { DESTINATION_SETTINGS, type DestinationKind } from "../../../runtime/destination/kind";
 import { matchesFilterPattern, type FilterPattern } from "../../../runtime/testing/filter-pattern";
 import {
@@ -30,10 +30,10 @@ import {
     type LambdaStreamRecord,
 } from "../../../runtime/testing/stream-event";
 import type { Clock } from "../../../runtime/ports";
-import { createPublisher, type PublisherConfig, type PublisherHandler } from "../../../runtime/publisher";
+import { createPublisher, type PublisherConfig, type PublisherHandler } from "../../../runtime/relay/publisher";
 import type { OutboxRecord } from "../../../runtime/record/codec";
 import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
-import { OutboxWriter } from "../../../runtime/writer";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { dynamoClient } from "../dynamodb";
 import { streamsClient } from "../stream-table";
 import { createOutboxTable, scanItems, scanRecords, sparseIndexCounts } from "./table";
@@ -63,7 +63,7 @@ export interface Harness {
     readonly ddb: DynamoDBClient;
     readonly streams: DynamoDBStreamsClient;
     readonly tableName: string;
-    readonly server: SnsTestServer;
+    readonly server: AwsFaultServer;
     readonly sns: SNSClient;
     readonly sqs: SQSClient;
     readonly eventBridge: EventBridgeClient;
@@ -177,7 +177,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     const ddb = await dynamoClient();
     const streams = await streamsClient();
     const tableName = await createOutboxTable(ddb, "pub");
-    const server = await startSnsTestServer({ seed: 11, ...(options.faults ? { faults: options.faults } : {}) });
+    const server = await startAwsFaultServer({ seed: 11, ...(options.faults ? { faults: options.faults } : {}) });
     const topicArn = server.createTopic(options.fifo ? "events.fifo" : "events");
     const dlqUrl = server.createQueue("outbox-dlq");
     const kind = options.destination ?? "sns";

@@ -7,14 +7,14 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import type { Logger } from "../../../runtime/ports";
-import { createPublisher } from "../../../runtime/publisher";
+import { createPublisher } from "../../../runtime/relay/publisher";
 import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
 import {
     startLocalEventSourceMapping,
     type LocalEventSourceMapping,
 } from "../../../runtime/testing/event-source-mapping";
 import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
-import { OutboxWriter, type OutboxWriterOptions } from "../../../runtime/writer";
+import { OutboxWriter, type OutboxWriterOptions } from "../../../runtime/writer/writer";
 import type { Queue } from "../sqs-lambda";
 import { streamsClient } from "../stream-table";
 import { createOutboxTable } from "./table";

@@ -1,18 +1,18 @@
 /**
- * The SNS rules of the fault server (dev/emulators/sns-test-server/sns-rules.ts) on their own: the batch checks
+ * The SNS rules of the fault server (dev/emulators/aws-fault-server/sns-rules.ts) on their own: the batch checks
  * and FIFO deduplication. Through the real SDK, over HTTP, the server is tested in
- * tests/integration/emulators/sns-test-server.test.ts.
+ * tests/integration/emulators/aws-fault-server.test.ts.
  */
 import assert from "node:assert/strict";
-import { ApiError } from "../../../dev/emulators/sns-test-server/api-error";
+import { ApiError } from "../../../dev/emulators/aws-fault-server/api-error";
 import {
     acceptSns,
     checkPublishBatch,
     checkSnsEntry,
     checkTopicName,
-} from "../../../dev/emulators/sns-test-server/sns-rules";
-import { createServerState, createTopic, type Topic } from "../../../dev/emulators/sns-test-server/state";
-import type { CallInfo, EntryInfo } from "../../../dev/emulators/sns-test-server/types";
+} from "../../../dev/emulators/aws-fault-server/sns-rules";
+import { createServerState, createTopic, type Topic } from "../../../dev/emulators/aws-fault-server/state";
+import type { CallInfo, EntryInfo } from "../../../dev/emulators/aws-fault-server/types";
 
 const entry = (id: string, body = "m", extra: Partial<EntryInfo> = {}): EntryInfo => ({
     id,
@@ -26,7 +26,7 @@ function refusedWith(code: string, fn: () => void): void {
     assert.throws(fn, (err: unknown) => err instanceof ApiError && err.code === code && err.status === 400);
 }
 
-describe("SNS test server: the rules SNS enforces", () => {
+describe("AWS fault server: the rules SNS enforces", () => {
     const state = createServerState({});
     const standard = state.topics.get(createTopic(state, "plain")) as Topic;
     const fifo = state.topics.get(createTopic(state, "orders.fifo")) as Topic;

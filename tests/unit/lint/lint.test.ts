@@ -1,8 +1,9 @@
 /**
  * The linter's rules, proven on faults: the repository's own eslint.config.mjs, copied as it is into a temporary
  * tree next to the repository's package.json and tsconfig.base.json, lints a few small files that each break one
- * rule (an import cycle, Pulumi in runtime/, a layer imported upward, a devDependency in shipped code, an import in
- * runtime/schema.ts, a function over 80 lines), and files that break none. ESLint runs in this process, through
+ * rule (an import cycle, a type-only one among them, Pulumi in runtime/, a layer imported upward, the relay and the
+ * writer importing each other, a devDependency in shipped code, an import in runtime/schema.ts, a function over 80
+ * lines), and files that break none. ESLint runs in this process, through
  * its Node API, so this is a unit test; `npm run lint` runs the same config on the whole tree.
  */
 import * as assert from "node:assert/strict";
@@ -22,10 +23,17 @@ const FILES: Record<string, string> = {
     "runtime/schema.ts": `export const TABLE = "t";\n`,
     "runtime/clean.ts": `import { DynamoDBClient } from "@aws-sdk/client-dynamodb";\nimport { TABLE } from "./schema";\nexport const client = (): [DynamoDBClient, string] => [new DynamoDBClient({}), TABLE];\n`,
     "components/component.ts": `import * as pulumi from "@pulumi/pulumi";\nimport { TABLE } from "../runtime/schema";\nexport const output = pulumi.output(TABLE);\n`,
-    // A type-only circle: erased from the JavaScript, so not a cycle for the rule.
+    // The runtime's rooms, each importing what sits below it.
+    "runtime/record/message.ts": `import { TABLE } from "../schema";\nexport const topic = (): string => TABLE;\n`,
+    "runtime/writer/writer.ts": `import { topic } from "../record/message";\nexport const write = (): string => topic();\n`,
+    "runtime/relay/publisher.ts": `import { topic } from "../record/message";\nexport const publish = (): string => topic();\n`,
+    // The faults.
+    // A type-only circle: erased from the JavaScript, yet each module needs the other to be understood.
     "runtime/types-a.ts": `import type { B } from "./types-b";\nexport interface A { readonly b?: B }\n`,
     "runtime/types-b.ts": `import type { A } from "./types-a";\nexport interface B { readonly a?: A }\n`,
-    // The faults.
+    // The relay and the writer importing each other's room (types only, so no cycle rule sees them).
+    "runtime/relay/rewrite.ts": `import type { write } from "../writer/writer";\nexport type Write = typeof write;\n`,
+    "runtime/writer/relayed.ts": `import type { publish } from "../relay/publisher";\nexport type Publish = typeof publish;\n`,
     "runtime/cycle-a.ts": `import { b } from "./cycle-b";\nexport const a = (): number => b() + 1;\n`,
     "runtime/cycle-b.ts": `import { a } from "./cycle-a";\nexport const b = (): number => (a.length > 0 ? 0 : 1);\n`,
     "runtime/pulumi.ts": `import * as pulumi from "@pulumi/pulumi";\nexport const stack = pulumi.getStack;\n`,
@@ -96,23 +104,44 @@ describe("the linter (eslint.config.mjs)", function () {
         assert.deepEqual(linted, [...Object.keys(FILES), "eslint.config.mjs"].sort());
     });
 
+    /** The cycle finding on line 1 of `file`, whose import of `via` leads back to it. */
+    const cycle = (file: string, via: string): Finding => ({
+        file,
+        line: 1,
+        rule: "outbox/no-cycle",
+        severity: 2,
+        message: `Dependency cycle detected (type-only imports count): ${via} leads back to this file.`,
+    });
+
     it("fails an import cycle, on both sides", () => {
-        assert.deepEqual(of("runtime/cycle-a.ts"), [
+        assert.deepEqual(of("runtime/cycle-a.ts"), [cycle("runtime/cycle-a.ts", "./cycle-b")]);
+        assert.deepEqual(of("runtime/cycle-b.ts"), [cycle("runtime/cycle-b.ts", "./cycle-a")]);
+    });
+
+    it("fails a type-only import cycle, on both sides", () => {
+        assert.deepEqual(of("runtime/types-a.ts"), [cycle("runtime/types-a.ts", "./types-b")]);
+        assert.deepEqual(of("runtime/types-b.ts"), [cycle("runtime/types-b.ts", "./types-a")]);
+    });
+
+    it("fails the relay importing the writer, and the writer importing the relay, types only as well", () => {
+        assert.deepEqual(of("runtime/relay/rewrite.ts"), [
             {
-                file: "runtime/cycle-a.ts",
+                file: "runtime/relay/rewrite.ts",
                 line: 1,
-                rule: "import-x/no-cycle",
+                rule: "import-x/no-restricted-paths",
                 severity: 2,
-                message: "Dependency cycle detected",
+                message:
+                    'Unexpected path "../writer/writer" imported in restricted zone. runtime/relay/ never imports the writer or the inbox: they share only what sits below them (the runtime\'s root files, record/, store/, destination/, observability/).',
             },
         ]);
-        assert.deepEqual(of("runtime/cycle-b.ts"), [
+        assert.deepEqual(of("runtime/writer/relayed.ts"), [
             {
-                file: "runtime/cycle-b.ts",
+                file: "runtime/writer/relayed.ts",
                 line: 1,
-                rule: "import-x/no-cycle",
+                rule: "import-x/no-restricted-paths",
                 severity: 2,
-                message: "Dependency cycle detected",
+                message:
+                    'Unexpected path "../relay/publisher" imported in restricted zone. runtime/writer/ never imports the relay or the inbox.',
             },
         ]);
     });
@@ -177,10 +206,14 @@ describe("the linter (eslint.config.mjs)", function () {
         ]);
     });
 
-    it("passes the files that keep the rules, a type-only circle among them, and nothing else is reported", () => {
+    it("passes the files that keep the rules, and nothing else is reported", () => {
         const faulty = [
             "runtime/cycle-a.ts",
             "runtime/cycle-b.ts",
+            "runtime/types-a.ts",
+            "runtime/types-b.ts",
+            "runtime/relay/rewrite.ts",
+            "runtime/writer/relayed.ts",
             "runtime/pulumi.ts",
             "runtime/upward.ts",
             "cli/pulumi-side.ts",

@@ -35,9 +35,10 @@ describe("package: the archive's code-path options in each layout", () => {
         assert.equal(runtimeCapturedByReference(path.join(__dirname, "..", "..", "..")), false);
     });
 
-    /** A package folder as npm installs it: its package.json, runtime modules (one in a subfolder) with declarations, the test kit, and a component file. */
+    /** A package folder as npm installs it: its package.json, runtime modules (in subfolders) with declarations, the test kit, and a component file. */
     function installPackage(pkg: string): string {
         const runtime = path.join(pkg, "dist", "runtime");
+        fs.mkdirSync(path.join(runtime, "relay"), { recursive: true });
         fs.mkdirSync(path.join(runtime, "store"), { recursive: true });
         fs.mkdirSync(path.join(runtime, "testing"), { recursive: true });
         fs.mkdirSync(path.join(pkg, "dist", "components"), { recursive: true });
@@ -49,8 +50,8 @@ describe("package: the archive's code-path options in each layout", () => {
             }),
         );
         for (const file of [
-            "lambda.js",
-            "lambda.d.ts",
+            "relay/lambda.js",
+            "relay/lambda.d.ts",
             "config.js",
             "store/claim.js",
             "store/claim.d.ts",
@@ -83,7 +84,7 @@ describe("package: the archive's code-path options in each layout", () => {
             extraIncludePaths: [
                 "node_modules/dynamodb-outbox/package.json",
                 "node_modules/dynamodb-outbox/dist/runtime/config.js",
-                "node_modules/dynamodb-outbox/dist/runtime/lambda.js",
+                "node_modules/dynamodb-outbox/dist/runtime/relay/lambda.js",
                 "node_modules/dynamodb-outbox/dist/runtime/store/claim.js",
             ],
         });

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer";
+import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { isOutboxError } from "../../../runtime/errors";
 import { decodeEnvelope } from "../../../runtime/record/envelope";
 import { ATTR } from "../../../runtime/schema";
@@ -27,9 +27,9 @@ import {
     snsMessageSize,
     worstCaseDeadLetterSize,
     type OutboundMessage,
-} from "../../../runtime/message";
+} from "../../../runtime/record/message";
 import { createPayloadResolver } from "../../../runtime/claim-check/resolver";
-import { redriveRecordId } from "../../../runtime/redrive";
+import { redriveRecordId } from "../../../runtime/writer/redrive";
 import { context, createTraceState, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { TracerProvider } from "@opentelemetry/sdk-trace";

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import { SendMessageBatchCommand } from "@aws-sdk/client-sqs";
 import { PutEventsCommand } from "@aws-sdk/client-eventbridge";
-import { queueUrlOfArn } from "../../../runtime/aws-resource-names";
+import { queueUrlOfArn } from "../../../runtime/destination/aws-resource-names";
 import { ENV, readHandlerEnvironment } from "../../../runtime/config";
 import { createDestination, givenDestination, type DestinationConfig } from "../../../runtime/destination/create";
 import { publishBatch, publishBatches } from "../../../runtime/destination/destination";
@@ -22,9 +22,9 @@ import { DEFAULT_EVENT_SOURCE, destinationKindOfArn, eventSourceProblem } from "
 import { classifySnsFailure } from "../../../runtime/destination/sns";
 import { SQS_MAX_BATCH_BYTES, classifySqsFailure, sqsDestination } from "../../../runtime/destination/sqs";
 import { isOutboxError } from "../../../runtime/errors";
-import type { OutboundMessage } from "../../../runtime/message";
+import type { OutboundMessage } from "../../../runtime/record/message";
 import type { ClientLike } from "../../../runtime/ports";
-import { OutboxWriter } from "../../../runtime/writer";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 
 const TOPIC = "arn:aws:sns:us-east-1:111111111111:events";
 const QUEUE = "arn:aws:sqs:us-east-1:111111111111:events";

@@ -9,11 +9,11 @@ import {
     isPermanentPublishError,
     isPermanentSqsRefusal,
     publishBatches,
-} from "../../../runtime/delivery";
-import { createEmfMetrics } from "../../../runtime/emf";
+} from "../../../runtime/relay/delivery";
+import { createEmfMetrics } from "../../../runtime/observability/emf";
 import { createIdGenerator, idTimestamp } from "../../../runtime/ids";
-import { attributeValueSize, itemSize } from "../../../runtime/item-size";
-import { createJsonLogger, createLambdaLogger, parseLogLevel } from "../../../runtime/json-logger";
+import { attributeValueSize, itemSize } from "../../../runtime/record/item-size";
+import { createJsonLogger, createLambdaLogger, parseLogLevel } from "../../../runtime/observability/json-logger";
 import {
     deadLetterMessage,
     headerNameProblem,
@@ -24,7 +24,7 @@ import {
     sqsSafeText,
     worstCaseDeadLetterSize,
     type OutboundMessage,
-} from "../../../runtime/message";
+} from "../../../runtime/record/message";
 
 import * as runtime from "../../../runtime";
 import { startLocalEventSourceMapping } from "../../../runtime/testing";

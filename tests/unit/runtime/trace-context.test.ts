@@ -23,19 +23,19 @@ import {
     traceHeaders,
     userHeaders,
     type OutboundMessage,
-} from "../../../runtime/message";
-import { activeTraceContext, loadOpenTelemetryApi, traceLink } from "../../../runtime/open-telemetry";
+} from "../../../runtime/record/message";
+import { activeTraceContext, loadOpenTelemetryApi, traceLink } from "../../../runtime/observability/open-telemetry";
 import type { Logger } from "../../../runtime/ports";
 import { unmarshalRecord } from "../../../runtime/record/codec";
-import { parseDeadLetter } from "../../../runtime/redrive";
+import { parseDeadLetter } from "../../../runtime/writer/redrive";
 import {
     deliveredTraceContext,
     parseTraceparent,
     tracestateProblem,
     traceparentProblem,
     TRACEPARENT_EXAMPLE,
-} from "../../../runtime/trace-context";
-import { OutboxWriter, type OutboxMessage, type OutboxWriterOptions } from "../../../runtime/writer";
+} from "../../../runtime/observability/trace-context";
+import { OutboxWriter, type OutboxMessage, type OutboxWriterOptions } from "../../../runtime/writer/writer";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const PARENT_ID = "00f067aa0ba902b7";

@@ -1,0 +1,76 @@
+/**
+ * The Lambda entry points the Outbox component ships. Each is a zero-argument factory that
+ * `aws.lambda.CallbackFunction` serializes by value and runs once per cold start: it reads the
+ * {@link ENV} contract, builds the SDK clients once, and returns the handler.
+ *
+ * The clients take region, credentials and endpoints from the Lambda environment the usual SDK way
+ * (`AWS_REGION`, the execution role, and `AWS_ENDPOINT_URL_DYNAMODB` / `_SNS` / `_SQS` / `_EVENTBRIDGE` when set,
+ * which is how the end-to-end test points the exact serialized code at DynamoDB Local and a local SNS). Only the
+ * destination's client is built beside DynamoDB's and the DLQ's SQS client.
+ *
+ * @packageDocumentation
+ */
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
+import { SNSClient } from "@aws-sdk/client-sns";
+import { SQSClient } from "@aws-sdk/client-sqs";
+import { ENV, readHandlerEnvironment, type HandlerEnvironment } from "../config";
+import { DESTINATION_SETTINGS } from "../destination/kind";
+import { createLambdaLogger } from "../observability/json-logger";
+import { createPublisher, type PublisherConfig, type PublisherHandler, type StreamBatchResponse } from "./publisher";
+import { createSweeper, type SweeperHandler } from "./sweeper";
+
+/**
+ * What both handlers are built from: SDK clients configured by the Lambda environment, the {@link ENV} values,
+ * and a JSON logger naming the function.
+ */
+function configFromEnvironment(env: HandlerEnvironment, functionName: string): PublisherConfig {
+    const { setting, arn } = env.destination;
+    return {
+        dynamodb: new DynamoDBClient({}),
+        // The queue destination's URL is derived from its ARN (`sqs.<region>.amazonaws.com`); the client sends to
+        // its own resolved endpoint (the region's, a FIPS one, or AWS_ENDPOINT_URL_SQS) instead of that URL's host.
+        sqs: new SQSClient({ useQueueUrlAsEndpoint: false }),
+        ...(setting === DESTINATION_SETTINGS.sns ? { sns: new SNSClient({}) } : {}),
+        ...(setting === DESTINATION_SETTINGS.eventbridge ? { eventBridge: new EventBridgeClient({}) } : {}),
+        [setting]: arn,
+        ...(env.eventSource !== undefined ? { eventSource: env.eventSource } : {}),
+        tableName: env.tableName,
+        ...(env.source !== undefined ? { source: env.source } : {}),
+        dlqUrl: env.dlqUrl,
+        fifo: env.fifo,
+        completionGraceSeconds: env.completionGraceSeconds,
+        maxPublishAttempts: env.maxPublishAttempts,
+        claimVersion: env.claimVersion,
+        ...(env.checkEventBus !== undefined ? { checkEventBus: env.checkEventBus } : {}),
+        logger: createLambdaLogger(functionName),
+    };
+}
+
+/**
+ * Builds the publisher handler from the environment. Used as the publisher function's `callbackFactory`.
+ *
+ * @throws OutboxError `INVALID_CONFIG` at cold start when a variable of {@link ENV} is missing or malformed.
+ */
+export function publisherLambdaFactory(): PublisherHandler {
+    return createPublisher(configFromEnvironment(readHandlerEnvironment(process.env), "outbox-publisher"));
+}
+
+/**
+ * Builds the sweeper handler from the environment. Used as the sweeper function's `callbackFactory`.
+ *
+ * @throws OutboxError `INVALID_CONFIG` at cold start when a variable of {@link ENV} is missing or malformed.
+ */
+export function sweeperLambdaFactory(): SweeperHandler {
+    const env = readHandlerEnvironment(process.env);
+    return createSweeper({
+        ...configFromEnvironment(env, "outbox-sweeper"),
+        sweepAfterSeconds: env.sweepAfterSeconds,
+        expiryShards: env.expiryShards,
+        maxPartitionsPerRun: env.maxPartitionsPerRun,
+    });
+}
+
+/** The variable names, re-exported for the component. */
+export { ENV };
+export type { StreamBatchResponse };
