@@ -19,6 +19,7 @@ import { fencedPartitionError } from "./fenced-partition";
 import { deliverLanes, type ClaimedPartition } from "./lane-delivery";
 import type { OutboxRecord } from "../record/codec";
 import { mapBounded } from "../slots";
+import { skips } from "../store/claim-batch";
 import type { FencingToken } from "../store/transitions";
 import { deadLetterUnclaimable, type Unclaimable, type UnclaimableOutcome } from "./unclaimable";
 
@@ -219,10 +220,13 @@ export async function drainPartitions(
             drain.result = roundVerdict(drain, step, delivered[i]!, options.limit);
         });
     }
-    return drains.map((d) => d.result ?? withHeld(d, { handled: d.handled, exhausted: false, heldKeys: [] }));
+    return drains.map((d) => withHeld(d, d.result ?? { handled: d.handled, exhausted: false, heldKeys: [] }));
 }
 
-/** A drain's result with the failure and the keys it held in earlier rounds, when it had any. */
+/**
+ * A drain's result with the failure and the keys it held in earlier rounds, when it had any. Applied once, to the
+ * result the drain ended with: nothing the drain holds changes after it ends.
+ */
 function withHeld(drain: Draining, result: DrainResult): DrainResult {
     if (drain.failure === undefined) return result;
     const heldKeys = [...new Set([...drain.held.orderingKeys, ...result.heldKeys])];
@@ -242,7 +246,7 @@ async function claimStep(
     keepGoing: () => boolean,
 ): Promise<ClaimStep> {
     const { handled, target } = drain;
-    if (!keepGoing()) return { end: withHeld(drain, { handled, exhausted: false, heldKeys: [] }) };
+    if (!keepGoing()) return { end: { handled, exhausted: false, heldKeys: [] } };
     let claimed: OutboxRecord[];
     let truncated = false;
     const unclaimable: Unclaimable[] = [];
@@ -259,7 +263,7 @@ async function claimStep(
         // wait out, but a claimer of a higher version this relay can never catch up with.
         if (isOutboxError(error, "STALE_FENCING_TOKEN"))
             return {
-                end: withHeld(drain, {
+                end: {
                     handled,
                     exhausted: false,
                     heldKeys: [],
@@ -268,16 +272,16 @@ async function claimStep(
                         recordId: target.until?.[0] ?? "",
                         error: fencedPartitionError(ctx, target.partition, token, error),
                     },
-                }),
+                },
             };
         return {
-            end: withHeld(drain, {
+            end: {
                 handled,
                 exhausted: false,
                 heldKeys: [],
                 stopped: true,
                 failure: { recordId: target.until?.[0] ?? "", error },
-            }),
+            },
         };
     }
     claimed = await releaseHeld(ctx, store, drain, claimed, token);
@@ -318,24 +322,20 @@ async function releaseHeld(
     claimed: OutboxRecord[],
     token: FencingToken,
 ): Promise<OutboxRecord[]> {
-    const heldBack = claimed.filter((r) => isHeld(drain, r));
+    const kept: OutboxRecord[] = [];
+    const heldBack: string[] = [];
+    for (const r of claimed)
+        if (isHeld(drain, r)) heldBack.push(r.recordId);
+        else kept.push(r);
     if (heldBack.length === 0) return claimed;
-    for (const r of heldBack) drain.heldBack.add(r.recordId);
-    await releaseQuietly(
-        ctx,
-        store,
-        heldBack.map((r) => r.recordId),
-        token,
-    );
-    return claimed.filter((r) => !isHeld(drain, r));
+    for (const id of heldBack) drain.heldBack.add(id);
+    await releaseQuietly(ctx, store, heldBack, token);
+    return kept;
 }
 
 /** Whether the drain holds this record back: its key's head failed, or it failed itself. */
 function isHeld(drain: Draining, record: OutboxRecord): boolean {
-    return (
-        drain.held.recordIds.has(record.recordId) ||
-        (record.orderingKey !== undefined && drain.held.orderingKeys.has(record.orderingKey))
-    );
+    return skips(drain.held, record.recordId, record.orderingKey);
 }
 
 /**
@@ -352,25 +352,25 @@ function roundVerdict(
     const { handled, target } = drain;
     const { unclaimable } = step;
     if (result.failure !== undefined && result.stopped)
-        return withHeld(drain, {
+        return {
             handled,
             exhausted: false,
             heldKeys: [...result.heldKeys, ...unclaimable.heldKeys],
             stopped: true,
             failure: result.failure,
-        });
+        };
     const failure = result.failure ?? unclaimable.failure;
     if (failure !== undefined) {
         drain.failure ??= failure;
         for (const key of [...result.heldKeys, ...unclaimable.heldKeys]) drain.held.orderingKeys.add(key);
         for (const id of [...(result.heldRecords ?? []), ...unclaimable.heldRecords]) drain.held.recordIds.add(id);
     }
-    if (result.preempted) return withHeld(drain, { handled, exhausted: true, heldKeys: [] });
+    if (result.preempted) return { handled, exhausted: true, heldKeys: [] };
     // Out of time before every record's round: not exhausted, whatever the claim's length says.
-    if (result.incomplete) return withHeld(drain, { handled, exhausted: false, heldKeys: [] });
+    if (result.incomplete) return { handled, exhausted: false, heldKeys: [] };
     // Short because a write failed, not because the backlog ended: the rest is not reached, so the caller must
     // not acknowledge what it has not delivered.
-    if (step.truncated) return withHeld(drain, { handled, exhausted: false, heldKeys: [], truncated: true });
+    if (step.truncated) return { handled, exhausted: false, heldKeys: [], truncated: true };
     const short = step.claimed.length < limit || step.deliverable.length < step.claimed.length;
     // A record held back behind its key's failed head is as far as this drain can take it.
     for (const r of step.claimed) if (isHeld(drain, r)) drain.heldBack.add(r.recordId);
@@ -378,9 +378,9 @@ function roundVerdict(
         target.until !== undefined &&
         target.until.length > 0 &&
         target.until.every((id) => handled.includes(id) || drain.heldBack.has(id));
-    if (reached) return withHeld(drain, { handled, exhausted: short, heldKeys: [] });
+    if (reached) return { handled, exhausted: short, heldKeys: [] };
     // A record no claim could take was dead-lettered: the later records of its key waited behind it, claim again.
-    if (short && unclaimable.handled.length === 0) return withHeld(drain, { handled, exhausted: true, heldKeys: [] });
+    if (short && unclaimable.handled.length === 0) return { handled, exhausted: true, heldKeys: [] };
     return undefined;
 }
 

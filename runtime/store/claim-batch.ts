@@ -89,16 +89,27 @@ export interface ClaimSkip {
 }
 
 /**
- * Whether a claim with `skip` leaves this item alone.
+ * Whether `skip` covers a record: one of its ordering key's, or itself. The store's claims and the relay's drain
+ * both ask this, so what a drain holds back and what its next claim leaves alone are one rule.
+ *
+ * @param skip - The claim's {@link ClaimCallOptions.skip}, if any.
+ * @param recordId - The record's id.
+ * @param orderingKey - Its ordering key; `undefined` or `""` for a keyless record.
+ */
+export function skips(skip: ClaimSkip | undefined, recordId: string, orderingKey: string | undefined): boolean {
+    if (skip === undefined) return false;
+    if (orderingKey !== undefined && orderingKey !== "" && skip.orderingKeys.has(orderingKey)) return true;
+    return skip.recordIds.has(recordId);
+}
+
+/**
+ * Whether a claim with `skip` leaves this item alone ({@link skips}, read off the item).
  *
  * @param skip - The claim's {@link ClaimCallOptions.skip}, if any.
  * @param item - A record item as a query returned it.
  */
 export function skipped(skip: ClaimSkip | undefined, item: Record<string, AttributeValue>): boolean {
-    if (skip === undefined) return false;
-    const orderingKey = readString(item, ATTR.orderingKey);
-    if (orderingKey !== undefined && orderingKey !== "" && skip.orderingKeys.has(orderingKey)) return true;
-    return skip.recordIds.has(readString(item, ATTR.recordId) ?? "");
+    return skips(skip, readString(item, ATTR.recordId) ?? "", readString(item, ATTR.orderingKey));
 }
 
 /** What {@link claimBatch} came to. */

@@ -99,6 +99,20 @@ function gate(): { opened: Promise<void>; open: () => void } {
 /** A whole turn of the event loop: every reaction already queued (the relay reading an answer) has run. */
 const aTurnLater = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 
+/** The fault server refuses every publish of this record as SNS refuses a bad message: its own fault, never a retry's. */
+function refuseEveryPublishOf(h: Harness, recordId: string): void {
+    h.server.setFaults({
+        entries: [
+            {
+                code: "InvalidParameter",
+                senderFault: true,
+                message: "Invalid parameter: Message",
+                when: (e) => e.attributes["outbox.id"]?.stringValue === recordId,
+            },
+        ],
+    });
+}
+
 describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
     afterEach(async () => h?.close());
@@ -391,16 +405,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
         const [b] = await writeKeyed(h, placement, "P", "b", 1);
         const [keyless] = (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "keyless" }] }))
             .messageIds;
-        h.server.setFaults({
-            entries: [
-                {
-                    code: "InvalidParameter",
-                    senderFault: true,
-                    message: "Invalid parameter: Message",
-                    when: (e) => e.attributes["outbox.id"]?.stringValue === a[0],
-                },
-            ],
-        });
+        refuseEveryPublishOf(h, a[0]!);
         assert.deepEqual(
             await h.publisher({ claimLimit: 2, maxPublishAttempts: 3 })(await h.streamEvent()),
             { batchItemFailures: [] },
@@ -429,16 +434,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
         const placement: Placement = new Map();
         const a = await writeKeyed(h, placement, "P", "a", 3);
         const [b] = await writeKeyed(h, placement, "P", "b", 1);
-        h.server.setFaults({
-            entries: [
-                {
-                    code: "InvalidParameter",
-                    senderFault: true,
-                    message: "Invalid parameter: Message",
-                    when: (e) => e.attributes["outbox.id"]?.stringValue === a[0],
-                },
-            ],
-        });
+        refuseEveryPublishOf(h, a[0]!);
         const outbox = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
         // A store of one's own that knows nothing of skip: every claim starts again at key a's head.
         const store = {
