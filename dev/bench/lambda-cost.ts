@@ -30,6 +30,7 @@ import {
 import { lambdaRuntimeModules } from "../../tests/support/lambda-host";
 import { lambdaNode } from "../../tests/support/lambda-node";
 import { entryText, folderSize } from "../../tests/support/serialized";
+import { destinationArnRegion } from "../../runtime/destination/aws-resource-names";
 import { median, round } from "./stats";
 
 /** The `lambda` figures of the benchmark. */
@@ -64,6 +65,19 @@ if (typeof m.handler !== "function") throw new Error("no handler export");
 process.stdout.write(JSON.stringify({ ms, node: process.version }));
 `;
 
+/**
+ * The region the publisher runs in: its destination's, as `pulumi up` would deploy it beside that destination. The
+ * handler's cold start refuses a destination of another region (`runtime/config.ts`), so a fixed region here would
+ * time an error.
+ */
+function regionOf(environment: Record<string, string>): string {
+    for (const value of Object.values(environment)) {
+        const region = destinationArnRegion(value);
+        if (region !== undefined) return region;
+    }
+    throw new Error(`the publisher's environment names no destination ARN: ${JSON.stringify(environment)}`);
+}
+
 /** Median ms of `runs` cold loads of the archive written out at `dir`, and the Node version they ran on. */
 function coldLoad(
     dir: string,
@@ -79,7 +93,7 @@ function coldLoad(
             env: {
                 PATH: process.env.PATH ?? "",
                 NODE_PATH: lambdaRuntimeModules(work),
-                AWS_REGION: "us-east-1",
+                AWS_REGION: regionOf(environment),
                 AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: "true",
                 ...environment,
             },

@@ -48,6 +48,11 @@ import { round } from "./stats";
 export interface BenchOptions {
     /** Small sizes that finish in under a minute. @default false */
     readonly quick: boolean;
+    /**
+     * The smallest sizes, for the bench smoke in `npm test`: every section runs and emits its JSON keys, and no
+     * figure is meant to be read. Implies `quick`. @default false
+     */
+    readonly smoke: boolean;
     /** Print one JSON object instead of the table. @default false */
     readonly json: boolean;
     /** Messages per burst. @default 200 with --quick, else 2000 */
@@ -64,6 +69,43 @@ export interface BenchOptions {
     readonly drainSnsLatencyMs: number;
     /** Run the drain only (no end-to-end runs, no claim or archive figures). @default false */
     readonly drainOnly: boolean;
+}
+
+/** The sizes of the runs that are not flags: the warm-ups, the claim backlogs, the offload writes, the cold loads. */
+interface BenchSizes {
+    /** Orders each end-to-end run first writes and relays as a burst through a fresh DynamoDB Local, untimed. */
+    readonly relayWarmUp: number;
+    /** Records each drain first moves through a fresh DynamoDB Local, untimed, so no relay is timed on a cold JVM. */
+    readonly drainWarmUp: number;
+    /** The backlogs one 100-record claim is measured against. */
+    readonly claimBacklogs: readonly number[];
+    /** Claims measured per backlog. */
+    readonly claims: number;
+    /** Sequential writes per offload run. */
+    readonly offloadWrites: number;
+    /** Cold loads each archive's median is over. */
+    readonly coldLoads: number;
+}
+
+/** The sizes of a full run, of `--quick` and of `--smoke`. */
+function benchSizes(options: Pick<BenchOptions, "quick" | "smoke">): BenchSizes {
+    if (options.smoke)
+        return {
+            relayWarmUp: 20,
+            drainWarmUp: 20,
+            claimBacklogs: [100, 200],
+            claims: 1,
+            offloadWrites: 3,
+            coldLoads: 1,
+        };
+    return {
+        relayWarmUp: 100,
+        drainWarmUp: 200,
+        claimBacklogs: [1000, 50_000],
+        claims: options.quick ? 1 : 3,
+        offloadWrites: options.quick ? 20 : 100,
+        coldLoads: 7,
+    };
 }
 
 /** One relay's drain figures in the JSON (see {@link DrainRunResult}). */
@@ -169,7 +211,7 @@ export interface RelayFigures extends Pick<
 /** The claim figures: per backlog size, one 100-record claim's read units and Query pages. */
 export type ClaimFigures = Record<string, { readonly rcu: number; readonly pages: number }>;
 
-const USAGE = `Usage: npm run bench -- [--quick] [--json] [--messages <n>] [--sns-latency-ms <n>] [--latency-rate <n>]
+const USAGE = `Usage: npm run bench -- [--quick | --smoke] [--json] [--messages <n>] [--sns-latency-ms <n>] [--latency-rate <n>]
                           [--drain-messages <n>] [--drain-dynamodb-ms <n>] [--drain-sns-ms <n>] [--drain-only]
 
 Drain: a backlog of <drain-messages> orders written first, then drained through the local event source mapping
@@ -182,9 +224,12 @@ End to end: for each relay and each SNS mode, a burst of <messages> orders writt
 the same pace for both (latency percentiles: the pipeline's, not a queue's).
 
 Every measured run gets a fresh DynamoDB Local, first warmed by an untimed run of the same relay (200 records
-drained, or a 100-order burst), so no relay is timed on a cold JVM.
+drained, or a 100-order burst; 20 of each with --smoke), so no relay is timed on a cold JVM.
 
-  --quick              200 messages per burst (under a minute); the default is 2000
+  --quick              200 messages per burst, claim backlogs of 1000 and 50000 claimed once; the default is 2000
+  --smoke              the smallest sizes (50 per burst, 100 per drain, claim backlogs of 100 and 200, one cold
+                       load): every section runs and prints its JSON keys, no figure is meant to be read (the bench
+                       smoke in npm test runs it)
   --json               print {"offload":{...},"drain":{...},"ours":{...},"naive":{...},"claim":{...},"lambda":{...}} on stdout (the tables go to stderr)
   --messages <n>       messages per burst, 50 to 100000
   --sns-latency-ms <n> latency added to each SNS call in the second mode, 0 to 1000 (default 5)
@@ -196,6 +241,7 @@ drained, or a 100-order burst), so no relay is timed on a cold JVM.
 
 function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
     let quick = false;
+    let smoke = false;
     let json = false;
     let messages: number | undefined;
     let snsLatencyMs = 5;
@@ -217,6 +263,7 @@ function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
         const arg = argv[i]!;
         if (arg === "--help" || arg === "-h") return "help";
         else if (arg === "--quick") quick = true;
+        else if (arg === "--smoke") smoke = quick = true;
         else if (arg === "--json") json = true;
         else if (arg === "--messages") messages = integer(arg, argv[(i += 1)], 50, 100_000);
         else if (arg === "--sns-latency-ms") snsLatencyMs = integer(arg, argv[(i += 1)], 0, 1000);
@@ -227,17 +274,18 @@ function parseBenchArgs(argv: readonly string[]): BenchOptions | "help" {
         else if (arg === "--drain-only") drainOnly = true;
         else {
             throw new Error(
-                `unknown option ${JSON.stringify(arg)}; the options are --quick, --json, --messages, --sns-latency-ms, --latency-rate, --drain-messages, --drain-dynamodb-ms, --drain-sns-ms, --drain-only (see --help)`,
+                `unknown option ${JSON.stringify(arg)}; the options are --quick, --smoke, --json, --messages, --sns-latency-ms, --latency-rate, --drain-messages, --drain-dynamodb-ms, --drain-sns-ms, --drain-only (see --help)`,
             );
         }
     }
     return {
         quick,
+        smoke,
         json,
-        messages: messages ?? (quick ? 200 : 2000),
+        messages: messages ?? (smoke ? 50 : quick ? 200 : 2000),
         snsLatencyMs,
         ...(latencyRate === undefined ? {} : { latencyRate }),
-        drainMessages: drainMessages ?? (quick ? 300 : 1000),
+        drainMessages: drainMessages ?? (smoke ? 100 : quick ? 300 : 1000),
         drainDynamoDbLatencyMs,
         drainSnsLatencyMs,
         drainOnly,
@@ -298,12 +346,6 @@ function figures(plainPair: Measured, slowPair: Measured, latencyMs: number): Re
 function ratio(a: number, b: number): string {
     return b === 0 ? "-" : `${round(a / b, 2)}x`;
 }
-
-/** Orders each end-to-end run first writes and relays as a burst through a fresh DynamoDB Local, untimed. */
-const RELAY_WARM_UP_MESSAGES = 100;
-
-/** Records each drain first moves through a fresh DynamoDB Local, untimed, so no relay is timed on a cold JVM. */
-const DRAIN_WARM_UP_MESSAGES = 200;
 
 function drainFigures(r: DrainRunResult): DrainFigures {
     return {
@@ -489,6 +531,7 @@ async function main(): Promise<void> {
         return;
     }
     const options = parsed;
+    const sizes = benchSizes(options);
     if (!javaAvailable()) {
         process.stderr.write(`${JAVA_MISSING_MESSAGE}\n`);
         process.exit(1);
@@ -554,7 +597,7 @@ async function main(): Promise<void> {
             // took about 270 ms more (656 ms against about 380 for ours), a cost that lands on whichever relay
             // drains in fewer batches' time, not on the relay.
             say(
-                `drain: warming DynamoDB Local with ${DRAIN_WARM_UP_MESSAGES} records through ${kind} (${variant}) to ${destination}, untimed…`,
+                `drain: warming DynamoDB Local with ${sizes.drainWarmUp} records through ${kind} (${variant}) to ${destination}, untimed…`,
             );
             await runDrain({
                 kind,
@@ -562,7 +605,7 @@ async function main(): Promise<void> {
                 destination,
                 endpoint,
                 sns,
-                messages: DRAIN_WARM_UP_MESSAGES,
+                messages: sizes.drainWarmUp,
                 latencyMs,
                 parallelizationFactor,
                 runId: `${Date.now().toString(36)}-${run}-warm`,
@@ -651,7 +694,7 @@ async function main(): Promise<void> {
         say(
             "lambda: building the component under mocks, then packing and installing the package into a consumer project, and loading each publisher…",
         );
-        const lambda = await measureLambdaCost();
+        const lambda = await measureLambdaCost(sizes.coldLoads);
         const once = async (
             kind: RelayKind,
             endpoint: string,
@@ -670,7 +713,7 @@ async function main(): Promise<void> {
                 kind,
                 endpoint,
                 sns,
-                messages: RELAY_WARM_UP_MESSAGES,
+                messages: sizes.relayWarmUp,
                 runId: `${Date.now().toString(36)}-${run}-warm`,
             });
             sns.reset();
@@ -733,11 +776,11 @@ async function main(): Promise<void> {
         const naivePlain = plain.naive;
         const oursSlow = slow.ours;
         const naiveSlow = slow.naive;
-        say("claim: seeding backlogs of 1000 and 50000 and claiming 100 at a time…");
+        say(`claim: seeding backlogs of ${sizes.claimBacklogs.join(" and ")} and claiming 100 at a time…`);
         const claimed = await withDynamos(
             ([endpoint]) =>
-                measureClaimCost(endpoint, [1000, 50_000], {
-                    claims: options.quick ? 1 : 3,
+                measureClaimCost(endpoint, sizes.claimBacklogs, {
+                    claims: sizes.claims,
                     progress: (line) => say(`claim: ${line}`),
                 }),
             1,
@@ -748,7 +791,7 @@ async function main(): Promise<void> {
         const offload = await withDynamos(
             ([endpoint]) =>
                 measureOffloadCost(endpoint, {
-                    writes: options.quick ? 20 : 100,
+                    writes: sizes.offloadWrites,
                     progress: (line) => say(`offload: ${line}`),
                 }),
             1,
