@@ -37,6 +37,8 @@ export interface MonitoredOutbox {
     readonly sweeperFunctionName: pulumi.Input<string>;
     /** The DLQ's name (its `QueueName` dimension). */
     readonly dlqName: pulumi.Input<string>;
+    /** The stream mapping's UUID (the `EventSourceMappingUUID` dimension of its event counts). */
+    readonly mappingUuid: pulumi.Input<string>;
 }
 
 /** One alarm: the child it is declared as, and its args. */
@@ -172,6 +174,25 @@ function missedDeliveryAlarms(c: AlarmContext): OutboxAlarm[] {
             evaluationPeriods: 1,
             threshold: th.dlqDepth,
             // SQS stops reporting only for a queue idle and empty for six hours: nothing to redrive.
+            treatMissingData: "notBreaching",
+        }),
+        // FilteredOutEventCount cannot say which events the filter dropped: every claim, completion and TTL removal
+        // of an outbox record is a MODIFY or REMOVE the filter drops on purpose, as is every business item written
+        // beside it, and the metric has no dimension but the mapping. So the alarm watches DroppedEventCount:
+        // records the mapping gave up on (past maximumRetryAttempts or maximumRecordAgeInSeconds).
+        alarm(c, {
+            child: "droppedEventsAlarm",
+            says: (v) =>
+                `the stream mapping dropped more than ${v} records after its retries or past its maximum record age`,
+            action: "Read the DLQ's batch descriptions and the publisher's errors; the sweeper publishes the dropped records still pending",
+            namespace: AWS_NAMESPACES.lambda,
+            metricName: "DroppedEventCount",
+            dimensions: { EventSourceMappingUUID: t.mappingUuid },
+            statistic: "Sum",
+            period: FIVE_MINUTES,
+            evaluationPeriods: 1,
+            threshold: th.droppedEvents,
+            // Counted only when the mapping drops something: no data means nothing was dropped.
             treatMissingData: "notBreaching",
         }),
         alarm(c, {

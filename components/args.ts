@@ -136,6 +136,13 @@ export interface OutboxAlarmThresholds {
      * @default 0
      */
     fencedPartitions?: pulumi.Input<number>;
+    /**
+     * Stream records the event source mapping dropped after `maximumRetryAttempts` or past
+     * `maximumRecordAgeInSeconds`: `DroppedEventCount` (AWS/Lambda, by `EventSourceMappingUUID`, Sum per 5 minutes;
+     * the mapping's `EventCount` metrics are on). From 0 to 1000000.
+     * @default 0
+     */
+    droppedEvents?: pulumi.Input<number>;
 }
 
 /**

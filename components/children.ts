@@ -25,6 +25,13 @@ import type { OutboxSettings } from "./settings";
 /** The partial-batch response type the publisher returns. */
 export const REPORT_BATCH_ITEM_FAILURES = "ReportBatchItemFailures";
 
+/**
+ * The event source mapping's metrics: `EventCount` turns on Lambda's per-mapping event counts in `AWS/Lambda`
+ * (`PolledEventCount`, `FilteredOutEventCount`, `DroppedEventCount`, …, by `EventSourceMappingUUID`), the only
+ * platform-side view of what the mapping filtered out or dropped.
+ */
+export const MAPPING_METRICS = ["EventCount"] as const;
+
 /** The Lambda runtime of both functions. */
 export const LAMBDA_RUNTIME = aws.lambda.Runtime.NodeJS22dX;
 
@@ -153,6 +160,7 @@ export function eventSourceMappingArgs(
         maximumBatchingWindowInSeconds: s.maximumBatchingWindowInSeconds,
         parallelizationFactor: s.parallelizationFactor,
         destinationConfig: { onFailure: { destinationArn: t.dlqArn } },
+        metricsConfig: { metrics: [...MAPPING_METRICS] },
         tags: withTags(s.tags),
     };
 }

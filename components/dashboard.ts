@@ -36,6 +36,8 @@ export interface DashboardTargets {
     readonly sweeperFunctionName: string;
     /** The DLQ's name. */
     readonly dlqName: string;
+    /** The stream mapping's UUID. */
+    readonly mappingUuid: string;
 }
 
 /** One entry of a metric widget's `metrics`: `[namespace, name, dim, value, …, options]`, or a math expression. */
@@ -167,10 +169,17 @@ function dashboardPanels(t: DashboardTargets): DashboardPanel[] {
             ],
         },
         {
-            title: "DLQ depth (messages, max)",
+            title: "DLQ depth (messages, max) and stream records the mapping dropped",
             period: 300,
             metrics: [
                 [AWS_NAMESPACES.sqs, "ApproximateNumberOfMessagesVisible", "QueueName", t.dlqName, { stat: "Maximum" }],
+                [
+                    AWS_NAMESPACES.lambda,
+                    "DroppedEventCount",
+                    "EventSourceMappingUUID",
+                    t.mappingUuid,
+                    { stat: "Sum", label: "dropped by the stream mapping" },
+                ],
             ],
         },
         {
@@ -227,10 +236,17 @@ export function declareOutboxDashboard(
     // The table's region, from its ARN: the metrics are there, and no data source call is needed.
     const region = t.tableArn.apply((arn) => arn.split(":")[3] ?? "");
     const body = pulumi
-        .all([region, t.tableName, t.publisherFunctionName, t.sweeperFunctionName, t.dlqName])
-        .apply(([r, tableName, publisherFunctionName, sweeperFunctionName, dlqName]) =>
+        .all([region, t.tableName, t.publisherFunctionName, t.sweeperFunctionName, t.dlqName, t.mappingUuid])
+        .apply(([r, tableName, publisherFunctionName, sweeperFunctionName, dlqName, mappingUuid]) =>
             JSON.stringify(
-                dashboardBody({ region: r, tableName, publisherFunctionName, sweeperFunctionName, dlqName }),
+                dashboardBody({
+                    region: r,
+                    tableName,
+                    publisherFunctionName,
+                    sweeperFunctionName,
+                    dlqName,
+                    mappingUuid,
+                }),
             ),
         );
     return new aws.cloudwatch.Dashboard(

@@ -105,8 +105,8 @@ export const OUTBOX_DEFAULTS = {
  * - A record stays in ClaimIndex only while in flight. Ten minutes (`oldestPendingAgeMs`) is five times the
  *   sweeper's default `sweepAfterSeconds` of 120 s: past it, neither path is delivering that record.
  * - The counts are 0: one dead-lettered message, one record the sweeper had to publish (the stream path missed
- *   it), one failed or throttled invocation is already worth a look; one partition fenced above `claimVersion` is
- *   a partition the outbox no longer delivers.
+ *   it), one failed or throttled invocation, one stream record the mapping dropped is already worth a look; one
+ *   partition fenced above `claimVersion` is a partition the outbox no longer delivers.
  */
 export const ALARM_THRESHOLD_RANGES = {
     /** The publisher's `IteratorAge` (Maximum over a minute), in ms. */
@@ -125,6 +125,8 @@ export const ALARM_THRESHOLD_RANGES = {
     throttles: { min: 0, max: 1_000_000, fallback: 0, unit: "invocations" },
     /** `FencedPartitions` of the publisher and the sweeper (Sum over five minutes). */
     fencedPartitions: { min: 0, max: 1_000_000, fallback: 0, unit: "partitions" },
+    /** The stream mapping's `DroppedEventCount` (Sum over five minutes). */
+    droppedEvents: { min: 0, max: 1_000_000, fallback: 0, unit: "records" },
 } as const satisfies Record<string, IntegerRange>;
 
 /** The thresholds {@link ALARM_THRESHOLD_RANGES} bounds. */

@@ -99,7 +99,10 @@ function declareFunction(
 }
 
 /** The publisher: its log group, role and function, and the mapping from the table's stream to it. */
-export function declarePublisher(o: OutboxParent, targets: HandlerTargets): aws.lambda.CallbackFunction<any, any> {
+export function declarePublisher(
+    o: OutboxParent,
+    targets: HandlerTargets,
+): { publisher: aws.lambda.CallbackFunction<any, any>; mapping: aws.lambda.EventSourceMapping } {
     const { name, s, t, parent } = o;
     const { table, dlq } = targets;
     const logs = new aws.cloudwatch.LogGroup(
@@ -120,7 +123,7 @@ export function declarePublisher(o: OutboxParent, targets: HandlerTargets): aws.
         environment: targets.environment,
         override: t.publisher,
     });
-    new aws.lambda.EventSourceMapping(
+    const mapping = new aws.lambda.EventSourceMapping(
         childName(name, "eventSourceMapping"),
         mergeArgs(
             eventSourceMappingArgs(s, { streamArn: table.streamArn, functionArn: publisher.arn, dlqArn: dlq.arn }),
@@ -130,7 +133,7 @@ export function declarePublisher(o: OutboxParent, targets: HandlerTargets): aws.
         // collide with the old ("provided mapping already exists").
         { parent, deleteBeforeReplace: true },
     );
-    return publisher;
+    return { publisher, mapping };
 }
 
 /** The sweeper: its log group, role and function, and the schedule that invokes it (rule, permission, target). */

@@ -40,6 +40,7 @@ export const CHILD_SUFFIX = {
     publisherThrottlesAlarm: "publisher-throttles-alarm",
     sweeperErrorsAlarm: "sweeper-errors-alarm",
     fencedPartitionsAlarm: "fenced-partitions-alarm",
+    droppedEventsAlarm: "dropped-events-alarm",
     dashboard: "dashboard",
     payloadBucket: "payloads",
     payloadBucketPublicAccess: "payloads-public-access",

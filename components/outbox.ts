@@ -117,13 +117,14 @@ export class Outbox extends pulumi.ComponentResource {
                 destinationKmsKeyArn: s.destinationKmsKeyArn,
             },
         };
-        const publisher = declarePublisher(o, targets);
+        const { publisher, mapping } = declarePublisher(o, targets);
         const sweeper = declareSweeper(o, targets);
         const monitored = {
             tableName: table.name,
             publisherFunctionName: publisher.name,
             sweeperFunctionName: sweeper.name,
             dlqName: dlq.name,
+            mappingUuid: mapping.uuid,
         };
         const alarms = declareOutboxAlarms(this, name, s, monitored);
         if (s.dashboard) declareOutboxDashboard(this, name, { ...monitored, tableArn: table.arn }, o.t.dashboard);

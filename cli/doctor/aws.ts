@@ -31,6 +31,8 @@ export interface EventSourceMappingInfo {
     readonly DestinationConfig?: { readonly OnFailure?: { readonly Destination?: string } };
     /** E.g. `OK`, `No records processed`, `PROBLEM: …`. */
     readonly LastProcessingResult?: string;
+    /** The metrics the mapping produces (`EventCount` turns on its event counts). */
+    readonly MetricsConfig?: { readonly Metrics?: readonly string[] };
 }
 
 /** The Lambda calls doctor makes. */

@@ -151,6 +151,17 @@ function checkMappingSettings(checks: Checklist, mapping: EventSourceMappingInfo
               ? `none: a batch that keeps failing is dropped with no trace once the stream retention ends; fix: update-event-source-mapping --destination-config OnFailure={Destination=${target.dlqArn ?? "<dlq arn>"}}`
               : `${destination}, not the DLQ ${target.dlqArn}; fix: pulumi up`,
     );
+    // A warning, not a failure: the mapping delivers without them, but DroppedEventCount (the dropped-events alarm)
+    // and FilteredOutEventCount exist only when they are on.
+    const metrics = mapping.MetricsConfig?.Metrics ?? [];
+    checks.add(
+        "mapping:metrics",
+        "mapping's EventCount metrics are on",
+        metrics.includes("EventCount") ? "pass" : "warn",
+        metrics.includes("EventCount")
+            ? metrics.join(", ")
+            : `off: the mapping reports no DroppedEventCount nor FilteredOutEventCount, so the dropped-events alarm cannot fire; fix: pulumi up, or aws lambda update-event-source-mapping --uuid ${mapping.UUID ?? "<uuid>"} --metrics-config Metrics=EventCount`,
+    );
     const last = mapping.LastProcessingResult ?? "unknown";
     checks.add(
         "mapping:last-result",

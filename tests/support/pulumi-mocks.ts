@@ -83,6 +83,11 @@ function computed(type: string, name: string, inputs: Record<string, any>): Reco
             const bucket = inputs.bucket ?? `${name}-abc`;
             return { bucket, arn: `arn:aws:s3:::${bucket}` };
         }
+        case "aws:lambda/eventSourceMapping:EventSourceMapping":
+            return {
+                uuid: `${name}-uuid`,
+                arn: `arn:aws:lambda:${REGION}:${ACCOUNT}:event-source-mapping:${name}-uuid`,
+            };
         case "aws:cloudwatch/logGroup:LogGroup":
             return { name: physical, arn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${physical}` };
         default:

@@ -361,7 +361,7 @@ describe("plugin: the package as a provider plugin, driven over gRPC as the engi
                 );
             assert.ok(
                 Array.isArray(alarmArns) &&
-                    alarmArns.length === 9 &&
+                    alarmArns.length === 10 &&
                     alarmArns.every((a: unknown) => typeof a === "string" && a.startsWith("arn:")),
                 `alarmArns: ${JSON.stringify(alarmArns)}`,
             );

@@ -50,6 +50,7 @@ function mapping(bend: Partial<EventSourceMappingInfo> = {}): EventSourceMapping
         FilterCriteria: { Filters: [{ Pattern: streamFilterPatternJson() }] },
         DestinationConfig: { OnFailure: { Destination: DLQ_ARN } },
         LastProcessingResult: "OK",
+        MetricsConfig: { Metrics: ["EventCount"] },
         ...bend,
     };
 }
@@ -262,6 +263,7 @@ describe("cli: doctor", function () {
                 "mapping:filter:pass",
                 "mapping:start:pass",
                 "mapping:destination:pass",
+                "mapping:metrics:pass",
                 "mapping:last-result:pass",
                 "sweeper-rule:pass",
                 "destination:pass",
@@ -354,6 +356,19 @@ describe("cli: doctor", function () {
             /✗ publisher has no Errors \(last 15 min\) — 3 error\(s\): fix: aws logs tail "\$\(aws lambda get-function-configuration --function-name orders-publisher --query LoggingConfig\.LogGroup --output text\)" --since 15m/,
         ],
     ];
+    for (const metricsConfig of [undefined, { Metrics: [] }]) {
+        it(`warns, and stays healthy (exit 0), when the mapping's EventCount metrics are off (MetricsConfig ${JSON.stringify(metricsConfig)})`, async () => {
+            const run = await doctor(["--outputs", outputsFile()], {
+                mappings: [mapping({ MetricsConfig: metricsConfig })],
+            });
+            assert.match(
+                run.stdout,
+                /! mapping's EventCount metrics are on — off: the mapping reports no DroppedEventCount nor FilteredOutEventCount, so the dropped-events alarm cannot fire; fix: pulumi up, or aws lambda update-event-source-mapping --uuid m-1 --metrics-config Metrics=EventCount/,
+            );
+            assert.equal(run.code, 0, run.stdout);
+        });
+    }
+
     for (const [name, world, pattern] of failing) {
         it(`fails on ${name}, with the fix, exit 1`, async () => {
             const run = await doctor(["--outputs", outputsFile()], world);

@@ -43,7 +43,7 @@ function alarmsOf(built: BuiltOutbox): Record<string, Record<string, unknown>> {
 
 describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
     let built: BuiltOutbox;
-    let names: { table: string; publisher: string; sweeper: string; dlq: string };
+    let names: { table: string; publisher: string; sweeper: string; dlq: string; mappingUuid: string };
 
     before(async () => {
         built = await buildOutbox("alm", { alarmActions: [ONCALL, PAGER] });
@@ -52,6 +52,7 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
             publisher: built.one(TYPE.fn, "alm-publisher").computed!.name,
             sweeper: built.one(TYPE.fn, "alm-sweeper").computed!.name,
             dlq: built.one(TYPE.queue).computed!.name,
+            mappingUuid: built.one(TYPE.mapping).computed!.uuid,
         };
     });
 
@@ -104,6 +105,18 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
                 metricName: "ApproximateNumberOfMessagesVisible",
                 dimensions: { QueueName: names.dlq },
                 statistic: "Maximum",
+                threshold: 0,
+                period: 300,
+                evaluationPeriods: 1,
+                treatMissingData: "notBreaching",
+                ...actions,
+            },
+            // The mapping's own count of records it gave up on, by its UUID (its EventCount metrics are on).
+            "alm-dropped-events-alarm": {
+                namespace: "AWS/Lambda",
+                metricName: "DroppedEventCount",
+                dimensions: { EventSourceMappingUUID: names.mappingUuid },
+                statistic: "Sum",
                 threshold: 0,
                 period: 300,
                 evaluationPeriods: 1,
@@ -200,7 +213,7 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
 
     it("exposes the alarms' ARNs as the alarmArns output", async () => {
         const arns = await unwrap(built.outbox.alarmArns);
-        assert.equal(arns.length, 9);
+        assert.equal(arns.length, 10);
         assert.deepEqual(
             [...arns].sort(),
             built.resources
@@ -212,9 +225,10 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
 
     it("takes each threshold from alarmThresholds, keeping the defaults of the others, and has no actions by default", async () => {
         const tuned = await buildOutbox("almtuned", {
-            alarmThresholds: { iteratorAgeMs: 5000, dlqDepth: 10, errors: 3, fencedPartitions: 2 },
+            alarmThresholds: { iteratorAgeMs: 5000, dlqDepth: 10, errors: 3, fencedPartitions: 2, droppedEvents: 7 },
         });
         const alarms = alarmsOf(tuned);
+        assert.equal(alarms["almtuned-dropped-events-alarm"]!.threshold, 7);
         assert.equal(alarms["almtuned-fenced-partitions-alarm"]!.threshold, 2);
         assert.equal(alarms["almtuned-iterator-age-alarm"]!.threshold, 5000);
         assert.equal(alarms["almtuned-dlq-depth-alarm"]!.threshold, 10);
@@ -278,6 +292,7 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
             "AWS/Lambda Errors",
             "AWS/Lambda Throttles",
             "AWS/SQS ApproximateNumberOfMessagesVisible",
+            "AWS/Lambda DroppedEventCount",
             "DynamoDBOutbox OldestPendingAge",
             "DynamoDBOutbox AgeAtPublish",
             "DynamoDBOutbox Published",

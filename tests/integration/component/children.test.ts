@@ -26,6 +26,7 @@ describe("Outbox children and outputs", () => {
             ...[
                 "age-at-publish",
                 "dlq-depth",
+                "dropped-events",
                 "fenced-partitions",
                 "iterator-age",
                 "oldest-pending",

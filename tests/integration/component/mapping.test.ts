@@ -45,6 +45,10 @@ describe("Outbox stream mapping", () => {
         assert.deepEqual(mapping.destinationConfig, { onFailure: { destinationArn: await unwrap(std.outbox.dlqArn) } });
     });
 
+    it("turns on the mapping's EventCount metrics (DroppedEventCount, FilteredOutEventCount…), the platform's only count of what the filter or the retries dropped", () => {
+        assert.deepEqual(mapping.metricsConfig, { metrics: ["EventCount"] });
+    });
+
     it("is deleted before it is replaced, so the replacement does not collide with the old mapping", () => {
         assert.equal(std.options.get("esm-stream-mapping")?.deleteBeforeReplace, true);
     });

@@ -66,7 +66,7 @@ describe("the README's examples", function () {
         const table = mine.find((r) => r.type === "aws:dynamodb/table:Table" && r.name === "orders-table");
         assert.equal(table?.inputs.deletionProtectionEnabled, true);
         const alarms = mine.filter((r) => r.type === "aws:cloudwatch/metricAlarm:MetricAlarm");
-        assert.equal(alarms.length, 9);
+        assert.equal(alarms.length, 10);
         for (const alarm of alarms) assert.deepEqual(alarm.inputs.alarmActions, [onCall.computed?.arn], alarm.name);
         assert.deepEqual(Object.keys(exported).sort(), ["tableName", "topicArn", "writerPolicy"]);
         const policy = JSON.parse(await unwrap(exported.writerPolicy as pulumi.Output<string>)) as {
