@@ -16,8 +16,9 @@
  *   for the runtime modules instead of their code, so those files must be in the archive. When the package sits
  *   at `node_modules/dynamodb-outbox` under the program (npm's usual layout), the archive holds only what those
  *   requires load: the package's `package.json` (its `exports["./dist/runtime/*"]` is what lets Node resolve
- *   them) and every `.js` file under `dist/runtime`, listed as `extraIncludePaths`; the package is excluded by
- *   name, so the components, CLI, policy pack, README and declarations stay out. Anywhere else (hoisted above
+ *   them) and the `.js` files the handlers' module loads, directly or not (the relay's, not the writer's, the
+ *   inbox's or the test kit's), listed as `extraIncludePaths`; the package is excluded by name, so the components,
+ *   CLI, policy pack, README and declarations stay out. Anywhere else (hoisted above
  *   the program in a workspace, nested under another package) the paths would not be `node_modules/<name>/…`
  *   in the archive, which is where `require` looks from the archive's root: there the package is included by
  *   name, whole, and Pulumi's own walk places it. Its own dependencies (the SDK clients and `@pulumi/*`) stay
@@ -146,7 +147,7 @@ export interface HandlerCodePathOptions {
     extraIncludePackages: string[];
     /**
      * Files put in the archive under the same path, relative to the program's working directory: this package's
-     * `package.json` and its runtime's `.js` files when it is installed at `node_modules/<name>`; otherwise empty.
+     * `package.json` and the relay's `.js` files when it is installed at `node_modules/<name>`; otherwise empty.
      */
     extraIncludePaths: string[];
 }
@@ -166,35 +167,60 @@ export function archivedPackageFolder(cwd: string, packageDir: string, name: str
 }
 
 /**
- * The folder of the runtime that no handler loads: the test kit (`dynamodb-outbox/testing`, `runtime/testing/`).
- * The runtime's index does not re-export it, so an installed package's archive leaves it out.
+ * The module the handlers' factories come from (`runtime/relay/lambda.ts`), relative to the runtime folder. Pulumi
+ * serializes a factory by value and emits a `require` of each runtime module it references, all of which this
+ * module imports, so the modules it loads, directly or not, are all an archive needs.
  */
-export const TEST_KIT_FOLDER = "testing";
+export const RELAY_ENTRY = "relay/lambda.js";
 
-function jsFilesUnder(dir: string): string[] {
-    return fs
-        .readdirSync(dir, { withFileTypes: true })
-        .flatMap((entry) =>
-            entry.isDirectory()
-                ? jsFilesUnder(path.join(dir, entry.name))
-                : entry.name.endsWith(".js")
-                  ? [path.join(dir, entry.name)]
-                  : [],
-        );
+/** A compiled module's `require("./…")` and `require("../…")` specifiers (tsc's CommonJS output). */
+const RELATIVE_REQUIRE = /\brequire\("(\.{1,2}\/[^"]*)"\)/g;
+
+/** The file Node loads for `specifier` required from `from`: the path, `.js` added, or the folder's `index.js`. */
+function resolveRelative(from: string, specifier: string): string | undefined {
+    const base = path.resolve(path.dirname(from), specifier);
+    return [base, `${base}.js`, path.join(base, "index.js")].find((f) => fs.existsSync(f) && fs.statSync(f).isFile());
 }
 
 /**
- * The archive paths of an installed package's runtime, for `extraIncludePaths`: `<folder>/package.json` and
- * every `.js` file under `runtimeDir` (its subfolders included, but the test kit's, {@link TEST_KIT_FOLDER}),
- * sorted. The runtime modules require only each other, `node:*` built-ins and `@aws-sdk/*` clients (which the
- * Lambda runtime provides), and `require("<name>/runtime")` loads `dist/runtime/index.js`, so nothing else of the
- * package is needed; the declarations (`.d.ts`) are left out.
+ * Every module `entry` loads through relative requires, itself included: the closure of what the handler runs.
+ *
+ * @throws OutboxError INVALID_CONFIG when a relative require resolves to no file: the archive would fail its cold
+ *   start with `Cannot find module`.
+ */
+function requireClosure(entry: string): string[] {
+    const seen = new Set<string>();
+    const pending = [entry];
+    for (let file = pending.pop(); file !== undefined; file = pending.pop()) {
+        if (seen.has(file)) continue;
+        seen.add(file);
+        for (const [, specifier] of fs.readFileSync(file, "utf8").matchAll(RELATIVE_REQUIRE)) {
+            const resolved = resolveRelative(file, specifier!);
+            if (resolved === undefined) {
+                throw new OutboxError(
+                    "INVALID_CONFIG",
+                    `${file} requires ${JSON.stringify(specifier)}, which is no file: the Lambda archive would fail its cold start; reinstall the package (npm ci), or rebuild it (npm run build)`,
+                    { context: { file, specifier } },
+                );
+            }
+            pending.push(resolved);
+        }
+    }
+    return [...seen];
+}
+
+/**
+ * The archive paths of an installed package's relay, for `extraIncludePaths`: `<folder>/package.json` and the `.js`
+ * files the handlers' module ({@link RELAY_ENTRY}) loads, directly or not, sorted. Those modules require only each
+ * other, `node:*` built-ins and `@aws-sdk/*` clients (which the Lambda runtime provides); the writer, the inbox, the
+ * claim-check resolver, the runtime's index and the test kit are none of them, and the declarations (`.d.ts`) are
+ * left out.
  *
  * @param folder - the package's folder relative to the program, from {@link archivedPackageFolder}.
  * @param packageDir - this package's root.
  * @param runtimeDir - the folder of the runtime modules, inside `packageDir`.
- * @throws OutboxError INVALID_CONFIG when `runtimeDir` is not inside `packageDir` or holds no `.js` file: the
- *   archive would load nothing.
+ * @throws OutboxError INVALID_CONFIG when `runtimeDir` is not inside `packageDir`, holds no {@link RELAY_ENTRY}
+ *   (an unbuilt package), or a module requires a file that is not there.
  */
 export function runtimeArchivePaths(folder: string, packageDir: string, runtimeDir: string): string[] {
     const root = fs.realpathSync(packageDir);
@@ -209,26 +235,26 @@ export function runtimeArchivePaths(folder: string, packageDir: string, runtimeD
             },
         );
     }
-    const testKit = path.join(runtime, TEST_KIT_FOLDER) + path.sep;
-    const files = jsFilesUnder(runtime)
-        .filter((file) => !file.startsWith(testKit))
-        .map((file) => `${folder}/${path.relative(root, file).split(path.sep).join("/")}`);
-    if (files.length === 0) {
+    const entry = path.join(runtime, RELAY_ENTRY);
+    if (!fs.existsSync(entry)) {
         throw new OutboxError(
             "INVALID_CONFIG",
-            `the runtime folder ${runtime} holds no .js file: build the package (npm run build) before deploying from it`,
+            `the runtime folder ${runtime} holds no ${RELAY_ENTRY}: build the package (npm run build) before deploying from it`,
             {
                 context: { runtimeDir: runtime },
             },
         );
     }
+    const files = requireClosure(entry).map(
+        (file) => `${folder}/${path.relative(root, file).split(path.sep).join("/")}`,
+    );
     return [`${folder}/package.json`, ...files.sort()];
 }
 
 /**
  * The `codePathOptions` that keep each function's archive to what its handler needs (see the module notes):
- * nothing but `__index.js` when the runtime is local; `__index.js`, this package's `package.json` and its
- * runtime's `.js` files when it is installed at `node_modules/<name>` under `cwd`; `__index.js` plus this whole
+ * nothing but `__index.js` when the runtime is local; `__index.js`, this package's `package.json` and the
+ * relay's `.js` files when it is installed at `node_modules/<name>` under `cwd`; `__index.js` plus this whole
  * package (without its dependencies) when it is installed anywhere else. Reads the nearest `package.json` from
  * `cwd` (Pulumi's own starting point).
  *

@@ -35,12 +35,17 @@ describe("package: the archive's code-path options in each layout", () => {
         assert.equal(runtimeCapturedByReference(path.join(__dirname, "..", "..", "..")), false);
     });
 
-    /** A package folder as npm installs it: its package.json, runtime modules (in subfolders) with declarations, the test kit, and a component file. */
+    /**
+     * A package folder as npm installs it: its package.json, runtime modules (in subfolders) with declarations, the
+     * relay's entry requiring two of them, a writer module and a runtime index nothing of the relay requires, the test
+     * kit, and a component file.
+     */
     function installPackage(pkg: string): string {
         const runtime = path.join(pkg, "dist", "runtime");
         fs.mkdirSync(path.join(runtime, "relay"), { recursive: true });
         fs.mkdirSync(path.join(runtime, "store"), { recursive: true });
         fs.mkdirSync(path.join(runtime, "testing"), { recursive: true });
+        fs.mkdirSync(path.join(runtime, "writer"), { recursive: true });
         fs.mkdirSync(path.join(pkg, "dist", "components"), { recursive: true });
         fs.writeFileSync(
             path.join(pkg, "package.json"),
@@ -57,14 +62,23 @@ describe("package: the archive's code-path options in each layout", () => {
             "store/claim.d.ts",
             "testing/index.js",
             "testing/event-source-mapping.js",
+            "writer/writer.js",
+            "index.js",
         ])
             fs.writeFileSync(path.join(runtime, file), "");
+        // tsc's CommonJS: a folder's import resolves to its file with `.js` added.
+        fs.writeFileSync(
+            path.join(runtime, "relay", "lambda.js"),
+            'const config_1 = require("../config");\nconst claim_1 = require("../store/claim");\nconst sns = require("@aws-sdk/client-sns");\n',
+        );
+        fs.writeFileSync(path.join(runtime, "store", "claim.js"), 'require("../config");\n');
+        fs.writeFileSync(path.join(runtime, "index.js"), 'require("./writer/writer");\nrequire("./relay/lambda");\n');
         fs.writeFileSync(path.join(pkg, "dist", "components", "outbox.js"), "");
         fs.writeFileSync(path.join(pkg, "README.md"), "");
         return runtime;
     }
 
-    it("installed at node_modules/<name>: lists the package.json and the runtime's .js files but the test kit's, and excludes the package by name", () => {
+    it("installed at node_modules/<name>: lists the package.json and the .js files the relay's entry loads (not the writer, the index or the test kit), and excludes the package by name", () => {
         fs.writeFileSync(
             path.join(dir, "package.json"),
             JSON.stringify({ dependencies: { "dynamodb-outbox": "0.1.0", express: "4.0.0" } }),
@@ -148,11 +162,25 @@ describe("package: the archive's code-path options in each layout", () => {
         fs.writeFileSync(path.join(pkg, "dist", "runtime", "lambda.d.ts"), "");
         assert.throws(
             () => runtimeArchivePaths("node_modules/dynamodb-outbox", pkg, path.join(pkg, "dist", "runtime")),
-            (e: any) => e.code === "INVALID_CONFIG" && /holds no \.js file/.test(e.message),
+            (e: any) => e.code === "INVALID_CONFIG" && /holds no relay\/lambda\.js: build the package/.test(e.message),
         );
         assert.throws(
             () => runtimeArchivePaths("node_modules/dynamodb-outbox", pkg, dir),
             (e: any) => e.code === "INVALID_CONFIG" && /not inside the package folder/.test(e.message),
+        );
+    });
+
+    it("refuses a relay module that requires a file the package does not hold, with INVALID_CONFIG naming both", () => {
+        const pkg = path.join(dir, "node_modules", "dynamodb-outbox");
+        const runtime = installPackage(pkg);
+        fs.writeFileSync(path.join(runtime, "store", "claim.js"), 'require("./gone");\n');
+        assert.throws(
+            () => runtimeArchivePaths("node_modules/dynamodb-outbox", pkg, runtime),
+            (e: any) =>
+                e.code === "INVALID_CONFIG" &&
+                e.message.includes(
+                    `${fs.realpathSync(path.join(runtime, "store", "claim.js"))} requires "./gone", which is no file`,
+                ),
         );
     });
 
