@@ -20,7 +20,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import { DeleteMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
-import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
+import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import {
     createInboxHandler,
     Inbox,
@@ -31,11 +31,10 @@ import {
 import { outboundMessage, publishEntry } from "../../../runtime/record/message";
 import type { Logger } from "../../../runtime/ports";
 import type { OutboxMessage } from "../../../runtime/writer/writer";
-import { destroyStreamsClients } from "../../support/stream-table";
 import { queueDepth, relayedOutbox, untilDepth, type RelayedOutbox } from "../../support/runtime/relay";
-import { createConsumerTable, scanRecords } from "../../support/runtime/table";
-import { dynamoClient } from "../../support/dynamodb";
+import { scanRecords } from "../../support/runtime/table";
 import { pollUntilEmpty, receiveEvent, settle, type Queue } from "../../support/sqs-lambda";
+import { rawAndEnveloped, fifoTopicToQueue, startConsumerWorld, stopConsumerWorld } from "../../support/inbox/world";
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -50,15 +49,8 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
     let fauxqs: LocalFauxqs;
     let consumerTable: string;
 
-    before(async () => {
-        ddb = await dynamoClient();
-        fauxqs = await startFauxqs();
-        consumerTable = await createConsumerTable(ddb, "inbox-e2e-consumer");
-    });
-    after(async () => {
-        await fauxqs?.stop();
-        destroyStreamsClients();
-    });
+    before(async () => ({ ddb, fauxqs, consumerTable } = await startConsumerWorld("inbox-e2e-consumer")));
+    after(() => stopConsumerWorld(fauxqs));
 
     /** A consumer's effect: count the order's applications on its own row (`applied` is 1 when applied once). */
     function countOn(
@@ -107,11 +99,12 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
     }
 
     it("raw and enveloped subscriptions, two consumers: the same message twice (a relay duplicate in one batch, a redelivered batch) applies once per consumer; a failed write leaves no marker and its retry applies", async () => {
-        const topicArn = await fauxqs.createTopic("inbox-orders");
-        const raw = await fauxqs.createQueue("inbox-billing");
-        const enveloped = await fauxqs.createQueue("inbox-shipping");
-        await fauxqs.subscribe(topicArn, raw.queueArn, { rawMessageDelivery: true });
-        await fauxqs.subscribe(topicArn, enveloped.queueArn, { rawMessageDelivery: false });
+        const { topicArn, raw, enveloped } = await rawAndEnveloped(
+            fauxqs,
+            "inbox-orders",
+            "inbox-billing",
+            "inbox-shipping",
+        );
         const { tableName, writer, mapping } = await outbox(ddb, fauxqs, topicArn, false);
         const ids: string[] = [];
         try {
@@ -259,9 +252,7 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
             keys: readonly string[],
             perKey: number,
         ): Promise<{ queue: Queue; ids: Map<string, string> }> {
-            const topicArn = await fauxqs.createTopic(`${name}.fifo`);
-            const queue = await fauxqs.createQueue(`${name}-consumer.fifo`);
-            await fauxqs.subscribe(topicArn, queue.queueArn, { rawMessageDelivery: true });
+            const { topicArn, queue } = await fifoTopicToQueue(fauxqs, name);
             const { writer, mapping } = await outbox(ddb, fauxqs, topicArn, true);
             const ids = new Map<string, string>();
             try {

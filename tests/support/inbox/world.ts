@@ -1,0 +1,54 @@
+/**
+ * The consumer side of the end-to-end inbox suites: DynamoDB Local, fauxqs (a local SNS + SQS) and a consumer table,
+ * and the topic-to-queue wiring they subscribe their consumers with.
+ */
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
+import { dynamoClient } from "../dynamodb";
+import { createConsumerTable } from "../runtime/table";
+import type { Queue } from "../sqs-lambda";
+import { destroyStreamsClients } from "../stream-table";
+
+/** One suite's consumer world. */
+export interface ConsumerWorld {
+    readonly ddb: DynamoDBClient;
+    readonly fauxqs: LocalFauxqs;
+    /** Where the consumers write their effects and their inbox markers. */
+    readonly consumerTable: string;
+}
+
+/** Start fauxqs and make a consumer table named after `prefix` (for a suite's `before`). */
+export async function startConsumerWorld(prefix: string): Promise<ConsumerWorld> {
+    const ddb = await dynamoClient();
+    const fauxqs = await startFauxqs();
+    return { ddb, fauxqs, consumerTable: await createConsumerTable(ddb, prefix) };
+}
+
+/** Stop fauxqs (when it started) and the stream clients (for a suite's `after`). */
+export async function stopConsumerWorld(fauxqs: LocalFauxqs | undefined): Promise<void> {
+    await fauxqs?.stop();
+    destroyStreamsClients();
+}
+
+/** A standard topic `topic` with two queues: `raw` subscribed with raw delivery, `enveloped` with SNS's envelope. */
+export async function rawAndEnveloped(
+    fauxqs: LocalFauxqs,
+    topic: string,
+    raw: string,
+    enveloped: string,
+): Promise<{ topicArn: string; raw: Queue; enveloped: Queue }> {
+    const topicArn = await fauxqs.createTopic(topic);
+    const rawQueue = await fauxqs.createQueue(raw);
+    const envelopedQueue = await fauxqs.createQueue(enveloped);
+    await fauxqs.subscribe(topicArn, rawQueue.queueArn, { rawMessageDelivery: true });
+    await fauxqs.subscribe(topicArn, envelopedQueue.queueArn, { rawMessageDelivery: false });
+    return { topicArn, raw: rawQueue, enveloped: envelopedQueue };
+}
+
+/** A FIFO topic `<name>.fifo` delivering raw to a FIFO queue `<name>-consumer.fifo`. */
+export async function fifoTopicToQueue(fauxqs: LocalFauxqs, name: string): Promise<{ topicArn: string; queue: Queue }> {
+    const topicArn = await fauxqs.createTopic(`${name}.fifo`);
+    const queue = await fauxqs.createQueue(`${name}-consumer.fifo`);
+    await fauxqs.subscribe(topicArn, queue.queueArn, { rawMessageDelivery: true });
+    return { topicArn, queue };
+}
