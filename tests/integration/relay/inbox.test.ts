@@ -35,6 +35,7 @@ import { queueDepth, relayedOutbox, untilDepth, type RelayedOutbox } from "../..
 import { scanRecords } from "../../support/runtime/table";
 import { pollUntilEmpty, receiveEvent, settle, type Queue } from "../../support/sqs-lambda";
 import { rawAndEnveloped, fifoTopicToQueue, startConsumerWorld, stopConsumerWorld } from "../../support/inbox/world";
+import { appendApplied, appliedList } from "../../support/inbox/rows";
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -285,29 +286,11 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
                 const { key, n } = m.payload as { key: string; n: number };
                 if (fail(m)) throw new Error(`${key}${n} cannot be applied yet`);
                 log.push(`${key}${n}`);
-                return [
-                    {
-                        Update: {
-                            TableName: consumerTable,
-                            Key: { PK: { S: `${prefix}#${key}` }, SK: { S: "META" } },
-                            UpdateExpression: "SET applied = list_append(if_not_exists(applied, :empty), :n)",
-                            ExpressionAttributeValues: { ":empty": { L: [] }, ":n": { L: [{ N: String(n) }] } },
-                        },
-                    },
-                ];
+                return [appendApplied(consumerTable, `${prefix}#${key}`, n, "META")];
             };
         }
 
-        async function appliedOf(key: string): Promise<number[]> {
-            const out = await ddb.send(
-                new GetItemCommand({
-                    TableName: consumerTable,
-                    Key: { PK: { S: key }, SK: { S: "META" } },
-                    ConsistentRead: true,
-                }),
-            );
-            return (out.Item?.applied?.L ?? []).map((v) => Number(v.N));
-        }
+        const appliedOf = (key: string): Promise<number[]> => appliedList(ddb, consumerTable, key, "META");
 
         it("the queue itself: a message failing in the middle of a group holds the group's later messages until it applies, and the other groups go on", async () => {
             const { queue, ids } = await fifoWorld("inbox-fifo-q", ["A", "B", "C"], 4);

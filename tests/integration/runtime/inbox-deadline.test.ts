@@ -12,7 +12,7 @@
  * inbox on DynamoDB Local.
  */
 import * as assert from "node:assert/strict";
-import { GetItemCommand, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
+import { type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import type { Handler, SQSBatchResponse, SQSEvent } from "aws-lambda";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { Inbox } from "../../../runtime/inbox/inbox";
@@ -30,6 +30,7 @@ import { createHarness, manualClock, type Harness, type ManualClock } from "../.
 import { createConsumerTable } from "../../support/runtime/table";
 import { receiveEvent, settle, type Queue } from "../../support/sqs-lambda";
 import { destroyStreamsClients } from "../../support/stream-table";
+import { appendApplied, appliedList } from "../../support/inbox/rows";
 
 /** What one record costs the (slow) consumer, on the fake context's clock. */
 const RECORD_MS = 1_000;
@@ -66,29 +67,11 @@ describe("createInboxHandler watches the time left (DynamoDB Local, fauxqs; a fa
             seen.push(m);
             clock.advance(RECORD_MS);
             const { row, n } = m.payload as { row: string; n: number };
-            return [
-                {
-                    Update: {
-                        TableName: table,
-                        Key: { PK: { S: row }, SK: { S: "APPLIED" } },
-                        UpdateExpression: "SET applied = list_append(if_not_exists(applied, :empty), :n)",
-                        ExpressionAttributeValues: { ":empty": { L: [] }, ":n": { L: [{ N: String(n) }] } },
-                    },
-                },
-            ];
+            return [appendApplied(table, row, n)];
         };
     }
 
-    async function applied(row: string): Promise<number[]> {
-        const out = await ddb.send(
-            new GetItemCommand({
-                TableName: table,
-                Key: { PK: { S: row }, SK: { S: "APPLIED" } },
-                ConsistentRead: true,
-            }),
-        );
-        return (out.Item?.applied?.L ?? []).map((v) => Number(v.N));
-    }
+    const applied = (row: string): Promise<number[]> => appliedList(ddb, table, row);
 
     function handlerFor(
         consumer: string,

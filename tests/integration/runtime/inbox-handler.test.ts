@@ -28,6 +28,7 @@ import { OutboxError, isOutboxError } from "../../../runtime/errors";
 import type { LogAttributes, Logger } from "../../../runtime/ports";
 import { dynamoClient } from "../../support/dynamodb";
 import { createConsumerTable } from "../../support/runtime/table";
+import { appendApplied, appliedList } from "../../support/inbox/rows";
 
 const STANDARD_QUEUE = "arn:aws:sqs:eu-west-1:111111111111:billing";
 const FIFO_QUEUE = "arn:aws:sqs:eu-west-1:111111111111:billing.fifo";
@@ -125,31 +126,10 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
 
     /** The consumer's effect: append the message's number to its group's row. */
     function appendTo(row: string): (message: InboxMessage) => TransactWriteItem[] {
-        return (message) => [
-            {
-                Update: {
-                    TableName: table,
-                    Key: { PK: { S: row }, SK: { S: "APPLIED" } },
-                    UpdateExpression: "SET applied = list_append(if_not_exists(applied, :empty), :n)",
-                    ExpressionAttributeValues: {
-                        ":empty": { L: [] },
-                        ":n": { L: [{ N: String((message.payload as { n: number }).n) }] },
-                    },
-                },
-            },
-        ];
+        return (message) => [appendApplied(table, row, (message.payload as { n: number }).n)];
     }
 
-    async function applied(row: string): Promise<number[]> {
-        const out = await ddb.send(
-            new GetItemCommand({
-                TableName: table,
-                Key: { PK: { S: row }, SK: { S: "APPLIED" } },
-                ConsistentRead: true,
-            }),
-        );
-        return (out.Item?.applied?.L ?? []).map((v) => Number(v.N));
-    }
+    const applied = (row: string): Promise<number[]> => appliedList(ddb, table, row);
 
     async function getMarker(key: Record<string, AttributeValue>) {
         return (await ddb.send(new GetItemCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item;
