@@ -82,10 +82,7 @@ function throttledCompletions(inner: DynamoDBClient): {
 
 describe("applied once, end to end: redrive and two outboxes (DynamoDB Local + fauxqs, the real handlers)", function () {
     this.timeout(180_000);
-    let ddb: DynamoDBClient;
-    let fauxqs: LocalFauxqs;
-    let consumerTable: string;
-
+    let ddb: DynamoDBClient, fauxqs: LocalFauxqs, consumerTable: string;
     before(async () => ({ ddb, fauxqs, consumerTable } = await startConsumerWorld("applied-once-consumer")));
     after(() => stopConsumerWorld(fauxqs));
 

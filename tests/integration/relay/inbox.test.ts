@@ -46,10 +46,7 @@ function outbox(ddb: DynamoDBClient, fauxqs: LocalFauxqs, topicArn: string, fifo
 
 describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → SQS → createInboxHandler → DynamoDB Local", function () {
     this.timeout(120_000);
-    let ddb: DynamoDBClient;
-    let fauxqs: LocalFauxqs;
-    let consumerTable: string;
-
+    let ddb: DynamoDBClient, fauxqs: LocalFauxqs, consumerTable: string;
     before(async () => ({ ddb, fauxqs, consumerTable } = await startConsumerWorld("inbox-e2e-consumer")));
     after(() => stopConsumerWorld(fauxqs));
 

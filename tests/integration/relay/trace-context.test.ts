@@ -28,10 +28,7 @@ const TRACESTATE = "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7";
 
 describe("end to end: one trace id from OutboxWriter.write to the consumer's handler (DynamoDB Local → stream → publisher → fauxqs SNS → SQS → createInboxHandler)", function () {
     this.timeout(120_000);
-    let ddb: DynamoDBClient;
-    let fauxqs: LocalFauxqs;
-    let consumerTable: string;
-
+    let ddb: DynamoDBClient, fauxqs: LocalFauxqs, consumerTable: string;
     before(async () => ({ ddb, fauxqs, consumerTable } = await startConsumerWorld("trace-consumer")));
     after(() => stopConsumerWorld(fauxqs));
 

@@ -135,6 +135,18 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
         return (await ddb.send(new GetItemCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item;
     }
 
+    /** A handler whose consumer keeps what it was handed and appends each message's number to `row`. */
+    function recordingHandler(consumer: string, row: string) {
+        const seen: InboxMessage[] = [];
+        return {
+            ...handlerFor(consumer, (m) => {
+                seen.push(m);
+                return appendTo(row)(m);
+            }),
+            seen,
+        };
+    }
+
     function handlerFor(
         consumer: string,
         consume: InboxConsumer,
@@ -146,12 +158,8 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
     }
 
     it("hands the consumer the outbox id, type, headers, payload and raw body of a raw delivery; a duplicate in the batch or a later one changes nothing", async () => {
-        const seen: InboxMessage[] = [];
         const row = "RAW#1";
-        const { handler } = handlerFor("raw-1", (m) => {
-            seen.push(m);
-            return appendTo(row)(m);
-        });
+        const { handler, seen } = recordingHandler("raw-1", row);
         const first = rawRecord({ messageId: "m1", outboxId: "id-raw-1", n: 1, headers: { tenant: "acme" } });
         const again = rawRecord({ messageId: "m2", outboxId: "id-raw-1", n: 1, headers: { tenant: "acme" } });
         assert.deepEqual(await handler({ Records: [first, again] }), { batchItemFailures: [] });
@@ -176,12 +184,8 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
     });
 
     it("reads SNS's envelope (raw delivery off) the same way: Message as the body, MessageAttributes as the attributes", async () => {
-        const seen: InboxMessage[] = [];
         const row = "ENV#1";
-        const { handler } = handlerFor("env-1", (m) => {
-            seen.push(m);
-            return appendTo(row)(m);
-        });
+        const { handler, seen } = recordingHandler("env-1", row);
         const record = envelopeRecord({
             messageId: "e1",
             outboxId: "id-env-1",
@@ -206,12 +210,8 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
     });
 
     it("reads an EventBridge event an SQS target delivered: detail.outbox's id, type, headers and trace context, detail.payload as the body", async () => {
-        const seen: InboxMessage[] = [];
         const row = "BUS#1";
-        const { handler, logger } = handlerFor("bus-1", (m) => {
-            seen.push(m);
-            return appendTo(row)(m);
-        });
+        const { handler, logger, seen } = recordingHandler("bus-1", row);
         const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
         // The event as EventBridge delivers it to an SQS target: the Detail the publisher put, in the envelope.
         const busRecord = (messageId: string, detail: string) => ({
@@ -266,12 +266,8 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
     });
 
     it("reads the source (outbox.source) in each delivery format and keys the marker on it: the same outbox id from two outboxes applies once each; without a source, the older key", async () => {
-        const seen: InboxMessage[] = [];
         const row = "SOURCES#1";
-        const { handler } = handlerFor("sources-1", (m) => {
-            seen.push(m);
-            return appendTo(row)(m);
-        });
+        const { handler, seen } = recordingHandler("sources-1", row);
         const from = (source: string) => ({ "outbox.source": source });
         const busRecord = (messageId: string, source: string, n: number) => ({
             ...rawRecord({ messageId, n: 0 }),

@@ -45,13 +45,8 @@ function fill(bytes: number): TransactWriteItem[] {
 }
 
 describe("OutboxWriter (DynamoDB Local)", function () {
-    let client: DynamoDBClient;
-    let table: string;
-    let writer: OutboxWriter;
-
-    beforeEach(async function () {
-        ({ client, table, writer } = await writerOnFreshTable());
-    });
+    let client: DynamoDBClient, table: string, writer: OutboxWriter;
+    beforeEach(async () => ({ client, table, writer } = await writerOnFreshTable()));
 
     describe("record ids are unique across the table: an id guard row per id the writer did not generate", function () {
         const HOUR = 3600;

@@ -11,13 +11,8 @@ import { rejectsWith } from "../../support/store/helpers";
 import { fixedClock, message, rejection, scanAll, writerOnFreshTable } from "../../support/writer/world";
 
 describe("OutboxWriter (DynamoDB Local)", function () {
-    let client: DynamoDBClient;
-    let table: string;
-    let writer: OutboxWriter;
-
-    beforeEach(async function () {
-        ({ client, table, writer } = await writerOnFreshTable());
-    });
+    let client: DynamoDBClient, table: string, writer: OutboxWriter;
+    beforeEach(async () => ({ client, table, writer } = await writerOnFreshTable()));
 
     describe("limits: rejected before sending, nothing written", function () {
         const cases: { name: string; request: () => Parameters<OutboxWriter["write"]>[0]; pattern: RegExp }[] = [

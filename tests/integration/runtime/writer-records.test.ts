@@ -16,13 +16,8 @@ import { rejectsWith } from "../../support/store/helpers";
 import { message, rejection, scanAll, T0, writerOnFreshTable } from "../../support/writer/world";
 
 describe("OutboxWriter (DynamoDB Local)", function () {
-    let client: DynamoDBClient;
-    let table: string;
-    let writer: OutboxWriter;
-
-    beforeEach(async function () {
-        ({ client, table, writer } = await writerOnFreshTable());
-    });
+    let client: DynamoDBClient, table: string, writer: OutboxWriter;
+    beforeEach(async () => ({ client, table, writer } = await writerOnFreshTable()));
 
     it("commits the business item and the outbox record together, in the store's layout", async function () {
         const result = await writer.write({
