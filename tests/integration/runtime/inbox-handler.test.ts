@@ -26,9 +26,9 @@ import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
 import { eventDetail } from "../../../runtime/destination/event-detail";
 import { OutboxError, isOutboxError } from "../../../runtime/errors";
 import type { LogAttributes, Logger } from "../../../runtime/ports";
-import { dynamoClient } from "../../support/dynamodb";
-import { createConsumerTable } from "../../support/runtime/table";
+
 import { appendApplied, appliedList } from "../../support/inbox/rows";
+import { freshConsumerTable } from "../../support/inbox/world";
 
 const STANDARD_QUEUE = "arn:aws:sqs:eu-west-1:111111111111:billing";
 const FIFO_QUEUE = "arn:aws:sqs:eu-west-1:111111111111:billing.fifo";
@@ -117,12 +117,8 @@ function memoryLogger(): Logger & { entries: { level: string; message: string; a
 
 describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Local)", function () {
     this.timeout(60_000);
-    let ddb: DynamoDBClient;
-    let table: string;
-    before(async () => {
-        ddb = await dynamoClient();
-        table = await createConsumerTable(ddb, "inbox-handler");
-    });
+    let ddb: DynamoDBClient, table: string;
+    before(async () => ({ ddb, table } = await freshConsumerTable("inbox-handler")));
 
     /** The consumer's effect: append the message's number to its group's row. */
     function appendTo(row: string): (message: InboxMessage) => TransactWriteItem[] {

@@ -21,12 +21,11 @@ import type { LambdaSqsEvent, LambdaSqsRecord } from "../../../runtime/inbox/sqs
 import { eventDetail } from "../../../runtime/destination/event-detail";
 import { isOutboxError } from "../../../runtime/errors";
 import { OutboxStore } from "../../../runtime/store";
-import { dynamoClient } from "../../support/dynamodb";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { createConsumerTable } from "../../support/runtime/table";
 import { receiveEvent } from "../../support/sqs-lambda";
 import { destroyStreamsClients } from "../../support/stream-table";
+import { freshConsumerTable } from "../../support/inbox/world";
 
 const QUEUE_ARN = "arn:aws:sqs:eu-west-1:111111111111:billing";
 
@@ -62,12 +61,8 @@ function sqsRecord(messageId: string, outboxId: string, body = JSON.stringify({ 
 
 describe("createInboxHandler refuses what it cannot read (DynamoDB Local)", function () {
     this.timeout(120_000);
-    let ddb: DynamoDBClient;
-    let table: string;
-    before(async () => {
-        ddb = await dynamoClient();
-        table = await createConsumerTable(ddb, "inbox-refusals");
-    });
+    let ddb: DynamoDBClient, table: string;
+    before(async () => ({ ddb, table } = await freshConsumerTable("inbox-refusals")));
 
     /** A handler whose consumer records what it was handed and writes one row per outbox id. */
     function handlerFor(consumer: string): {

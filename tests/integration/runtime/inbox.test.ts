@@ -16,9 +16,9 @@ import {
 import { Inbox, type InboxOptions } from "../../../runtime/inbox/inbox";
 import { INBOX_LIMITS } from "../../../runtime/limits";
 import { OutboxError, isOutboxError } from "../../../runtime/errors";
-import { dynamoClient } from "../../support/dynamodb";
 import { manualClock } from "../../support/runtime/harness";
 import { createConsumerTable, scanItems } from "../../support/runtime/table";
+import { freshConsumerTable } from "../../support/inbox/world";
 
 /** The consumer's effect in these tests: one invoice row per order, its total counted up (so a second apply shows). */
 function invoice(table: string, orderId: string, total: number): TransactWriteItem {
@@ -97,12 +97,8 @@ function itRefusesEach(
 
 describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", function () {
     this.timeout(60_000);
-    let ddb: DynamoDBClient;
-    let table: string;
-    before(async () => {
-        ddb = await dynamoClient();
-        table = await createConsumerTable(ddb, "inbox");
-    });
+    let ddb: DynamoDBClient, table: string;
+    before(async () => ({ ddb, table } = await freshConsumerTable("inbox")));
 
     it("applies the writes and the marker together; a repeat is a duplicate and changes nothing", async () => {
         const clock = manualClock(Date.UTC(2026, 0, 1));
@@ -508,12 +504,8 @@ describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", f
 
 describe("Inbox: sources, and the older key after the upgrade (issue 33; DynamoDB Local)", function () {
     this.timeout(60_000);
-    let ddb: DynamoDBClient;
-    let table: string;
-    before(async () => {
-        ddb = await dynamoClient();
-        table = await createConsumerTable(ddb, "inbox-sources");
-    });
+    let ddb: DynamoDBClient, table: string;
+    before(async () => ({ ddb, table } = await freshConsumerTable("inbox-sources")));
     const applied = async (orderId: string) =>
         (await getItem(ddb, table, { PK: { S: `INVOICE#${orderId}` }, SK: { S: "META" } }))?.applied?.N;
 

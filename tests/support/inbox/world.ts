@@ -52,3 +52,9 @@ export async function fifoTopicToQueue(fauxqs: LocalFauxqs, name: string): Promi
     await fauxqs.subscribe(topicArn, queue.queueArn, { rawMessageDelivery: true });
     return { topicArn, queue };
 }
+
+/** DynamoDB Local's client and a fresh consumer table named after `prefix` (for a suite's `before`). */
+export async function freshConsumerTable(prefix: string): Promise<{ ddb: DynamoDBClient; table: string }> {
+    const ddb = await dynamoClient();
+    return { ddb, table: await createConsumerTable(ddb, prefix) };
+}
