@@ -72,12 +72,7 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
     }
 
     it("a traceparent and tracestate given to the writer reach the consumer's handler, through raw delivery and SNS's envelope", async () => {
-        const { topicArn, raw, enveloped } = await rawAndEnveloped(
-            fauxqs,
-            "trace-orders",
-            "trace-raw",
-            "trace-enveloped",
-        );
+        const { topicArn, raw, enveloped } = await rawAndEnveloped(fauxqs, "trace-orders");
         const outbox = await relayedOutbox(ddb, fauxqs, topicArn, false, "trace", { traceContext: "none" });
         const [traced, parentOnly, untraced] = await writeAndRelay(outbox, [
             {
@@ -167,12 +162,7 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
         after(() => context.disable());
 
         it("the writer reads the active span's context; the consumer's span, started with traceLink, links to the writer's span, through raw delivery and SNS's envelope", async () => {
-            const { topicArn, raw, enveloped } = await rawAndEnveloped(
-                fauxqs,
-                "trace-otel",
-                "trace-otel-raw",
-                "trace-otel-enveloped",
-            );
+            const { topicArn, raw, enveloped } = await rawAndEnveloped(fauxqs, "trace-otel");
             const outbox = await relayedOutbox(ddb, fauxqs, topicArn, false, "trace-otel");
             // The application's request span, active while it writes: the writer is given no traceparent.
             const [id] = await writeAndRelay(

@@ -14,7 +14,7 @@
 import * as assert from "node:assert/strict";
 import { type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import type { Handler, SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
+import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { Inbox } from "../../../runtime/inbox/inbox";
 import {
     createInboxHandler,
@@ -24,13 +24,11 @@ import {
 } from "../../../runtime/inbox/handler";
 import { toLambdaSqsRecord, type LambdaSqsBatchResponse, type LambdaSqsEvent } from "../../../runtime/inbox/sqs-event";
 import { isOutboxError } from "../../../runtime/errors";
-import { dynamoClient } from "../../support/dynamodb";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, manualClock, type Harness, type ManualClock } from "../../support/runtime/harness";
-import { createConsumerTable } from "../../support/runtime/table";
 import { receiveEvent, settle, type Queue } from "../../support/sqs-lambda";
-import { destroyStreamsClients } from "../../support/stream-table";
 import { appendApplied, appliedList } from "../../support/inbox/rows";
+import { startConsumerWorld, stopConsumerWorld } from "../../support/inbox/world";
 
 /** What one record costs the (slow) consumer, on the fake context's clock. */
 const RECORD_MS = 1_000;
@@ -43,23 +41,14 @@ function fakeContext(clock: ManualClock, budgetMs: number): { getRemainingTimeIn
 
 describe("createInboxHandler watches the time left (DynamoDB Local, fauxqs; a fake Lambda context)", function () {
     this.timeout(120_000);
-    let ddb: DynamoDBClient;
-    let table: string;
-    let fauxqs: LocalFauxqs;
+    let ddb: DynamoDBClient, table: string, fauxqs: LocalFauxqs;
     let h: Harness | undefined;
-    before(async () => {
-        ddb = await dynamoClient();
-        table = await createConsumerTable(ddb, "inbox-deadline");
-        fauxqs = await startFauxqs();
-    });
+    before(async () => ({ ddb, fauxqs, consumerTable: table } = await startConsumerWorld("inbox-deadline")));
     afterEach(async () => {
         await h?.close();
         h = undefined;
     });
-    after(async () => {
-        await fauxqs?.stop();
-        destroyStreamsClients();
-    });
+    after(() => stopConsumerWorld(fauxqs));
 
     /** The consumer's effect: append the payload's number to its row, `RECORD_MS` of the fake clock per record. */
     function slowAppend(clock: ManualClock, seen: InboxMessage[]): (m: InboxMessage) => TransactWriteItem[] {

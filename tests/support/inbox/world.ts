@@ -30,19 +30,17 @@ export async function stopConsumerWorld(fauxqs: LocalFauxqs | undefined): Promis
     destroyStreamsClients();
 }
 
-/** A standard topic `topic` with two queues: `raw` subscribed with raw delivery, `enveloped` with SNS's envelope. */
+/** A standard topic `name` with two queues: `<name>-raw` subscribed with raw delivery, `<name>-enveloped` with SNS's envelope. */
 export async function rawAndEnveloped(
     fauxqs: LocalFauxqs,
-    topic: string,
-    raw: string,
-    enveloped: string,
+    name: string,
 ): Promise<{ topicArn: string; raw: Queue; enveloped: Queue }> {
-    const topicArn = await fauxqs.createTopic(topic);
-    const rawQueue = await fauxqs.createQueue(raw);
-    const envelopedQueue = await fauxqs.createQueue(enveloped);
-    await fauxqs.subscribe(topicArn, rawQueue.queueArn, { rawMessageDelivery: true });
-    await fauxqs.subscribe(topicArn, envelopedQueue.queueArn, { rawMessageDelivery: false });
-    return { topicArn, raw: rawQueue, enveloped: envelopedQueue };
+    const topicArn = await fauxqs.createTopic(name);
+    const raw = await fauxqs.createQueue(`${name}-raw`);
+    const enveloped = await fauxqs.createQueue(`${name}-enveloped`);
+    await fauxqs.subscribe(topicArn, raw.queueArn, { rawMessageDelivery: true });
+    await fauxqs.subscribe(topicArn, enveloped.queueArn, { rawMessageDelivery: false });
+    return { topicArn, raw, enveloped };
 }
 
 /** A FIFO topic `<name>.fifo` delivering raw to a FIFO queue `<name>-consumer.fifo`. */
