@@ -56,3 +56,18 @@ export async function freshConsumerTable(prefix: string): Promise<{ ddb: DynamoD
     const ddb = await dynamoClient();
     return { ddb, table: await createConsumerTable(ddb, prefix) };
 }
+
+/** One queue per name, `queueName(name)`, subscribed to `topicArn` with raw delivery on or off as `raw` says. */
+export async function subscribedQueues<N extends string>(
+    fauxqs: LocalFauxqs,
+    topicArn: string,
+    queueName: (name: N) => string,
+    raw: Readonly<Record<N, boolean>>,
+): Promise<Record<N, Queue>> {
+    const queues = {} as Record<N, Queue>;
+    for (const name of Object.keys(raw) as N[]) {
+        queues[name] = await fauxqs.createQueue(queueName(name));
+        await fauxqs.subscribe(topicArn, queues[name].queueArn, { rawMessageDelivery: raw[name] });
+    }
+    return queues;
+}
