@@ -2,7 +2,7 @@
  * Bad input the other suites do not already cover (see docs/reliability.md's "Bad input" section for the whole table and where
  * each case is tested): ids and partitions with `#` and `%` are valid, escaped and never aliased, end to end
  * through the publisher and the DLQ; the valid edges of the SQS/SNS character set reach the topic and the DLQ
- * unchanged (the writer's refusals are in `tests/integration/runtime/writer.test.ts`); an OUTBOX# stream record the publisher cannot decode is skipped with an
+ * unchanged (the writer's refusals are in `tests/integration/runtime/writer-limits.test.ts`); an OUTBOX# stream record the publisher cannot decode is skipped with an
  * error naming its sequence number, without holding back the rest of the batch.
  * Real DynamoDB Local stream records; SNS and the DLQ are the AWS fault server.
  */

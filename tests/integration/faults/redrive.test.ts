@@ -99,7 +99,16 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
                 await mapping.stop();
             }
         };
-        return { tableName, topicArn, subscriber, dlq, writer, relay };
+        /** `redriveDeadLetters` on this DLQ and writer, a 1 s visibility timeout; `over` replaces any option. */
+        const redrive = (over: Partial<Parameters<typeof redriveDeadLetters>[0]> = {}) =>
+            redriveDeadLetters({
+                sqs: fauxqs.sqs,
+                queueUrl: dlq.queueUrl,
+                writer,
+                visibilityTimeoutSeconds: 1,
+                ...over,
+            });
+        return { tableName, topicArn, subscriber, dlq, writer, relay, redrive };
     }
 
     it("writes dead letters back with partition, ordering key, type, headers, trace context and payload; deletes them after the write; the publisher delivers them", async function () {
@@ -144,13 +153,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
             warn: (m: string, a?: object) => lines.push(m + JSON.stringify(a)),
             error: (m: string, a?: object) => lines.push(m + JSON.stringify(a)),
         };
-        const result = await redriveDeadLetters({
-            sqs: fauxqs.sqs,
-            queueUrl: w.dlq.queueUrl,
-            writer: w.writer,
-            visibilityTimeoutSeconds: 1,
-            logger,
-        });
+        const result = await w.redrive({ logger });
         assert.deepEqual(
             { ...result, records: [...result.records].sort(), problems: result.problems.map((p) => p.problem).sort() },
             {
@@ -227,24 +230,14 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: w.dlq.queueUrl, MessageBody: again.body }));
 
         // First run: the delete of the first message fails after the write committed.
-        const first = await redriveDeadLetters({
-            sqs: failingDeletes(fauxqs.sqs, 1),
-            queueUrl: w.dlq.queueUrl,
-            writer: w.writer,
-            visibilityTimeoutSeconds: 1,
-        });
+        const first = await w.redrive({ sqs: failingDeletes(fauxqs.sqs, 1) });
         assert.equal(first.received, 2);
         assert.equal(first.redriven + first.alreadyRedriven, 1, "one write, the duplicate found it");
         assert.equal(first.failed, 1, "the failed delete is reported");
         assert.equal((await scanRecords(ddb, w.tableName)).filter((r) => r.recordId === "redrive.m-1").length, 1);
 
         await sleep(1_200);
-        const second = await redriveDeadLetters({
-            sqs: fauxqs.sqs,
-            queueUrl: w.dlq.queueUrl,
-            writer: w.writer,
-            visibilityTimeoutSeconds: 1,
-        });
+        const second = await w.redrive();
         assert.deepEqual([second.received, second.redriven, second.alreadyRedriven, second.failed], [1, 0, 1, 0]);
         assert.equal(
             (await scanRecords(ddb, w.tableName)).length,
@@ -265,22 +258,11 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
             client: faultyDynamoClient(ddb, { throttle: 1 }, 1) as unknown as DynamoDBClient,
             tableName: w.tableName,
         });
-        const result = await redriveDeadLetters({
-            sqs: fauxqs.sqs,
-            queueUrl: w.dlq.queueUrl,
-            writer: throttled,
-            visibilityTimeoutSeconds: 1,
-        });
+        const result = await w.redrive({ writer: throttled });
         assert.deepEqual([result.received, result.redriven, result.failed], [1, 0, 1]);
         assert.equal((await scanRecords(ddb, w.tableName)).length, 1, "only the original");
         await sleep(1_200);
-        const dry = await redriveDeadLetters({
-            sqs: fauxqs.sqs,
-            queueUrl: w.dlq.queueUrl,
-            writer: w.writer,
-            visibilityTimeoutSeconds: 1,
-            dryRun: true,
-        });
+        const dry = await w.redrive({ dryRun: true });
         assert.deepEqual([dry.received, dry.redriven, dry.records], [1, 1, [["m-2", "redrive.m-2", "m-2"]]]);
         assert.equal((await scanRecords(ddb, w.tableName)).length, 1, "a dry run writes nothing");
         await sleep(1_200);
@@ -315,12 +297,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
                 return fauxqs.sqs.send(command as never);
             },
         };
-        const first = await redriveDeadLetters({
-            sqs: slowReceives,
-            queueUrl: w.dlq.queueUrl,
-            writer: w.writer,
-            visibilityTimeoutSeconds: 1,
-        });
+        const first = await w.redrive({ sqs: slowReceives });
         assert.deepEqual(
             [first.received, first.redriven, first.notRedrivable, first.failed],
             [7, 2, 5, 0],
@@ -352,12 +329,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         assert.ok(first.problems.every((p) => p.sqsMessageId !== ""));
 
         await sleep(1_200);
-        const second = await redriveDeadLetters({
-            sqs: fauxqs.sqs,
-            queueUrl: w.dlq.queueUrl,
-            writer: w.writer,
-            visibilityTimeoutSeconds: 1,
-        });
+        const second = await w.redrive();
         assert.deepEqual(
             [second.received, second.redriven, second.alreadyRedriven, second.notRedrivable, second.failed],
             [5, 0, 0, 5, 0],

@@ -16,7 +16,7 @@ import assert from "node:assert/strict";
 import { GetItemCommand, QueryCommand, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
 import { main } from "../../../cli/main";
-import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
+import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createInboxHandler, Inbox, type InboxMessage } from "../../../runtime";
 import type { Clock, LogAttributes, Logger } from "../../../runtime/ports";
 import { createPublisher } from "../../../runtime/relay/publisher";
@@ -26,12 +26,13 @@ import { startLocalEventSourceMapping } from "../../../runtime/testing/event-sou
 import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { captureIo, LOCAL_ENV } from "../../support/cli";
-import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
+import { dynamoEndpoint } from "../../support/dynamodb";
 import { isCompletionWrite } from "../../support/faults/faulty-dynamodb";
 import { relayedOutbox, untilDepth } from "../../support/runtime/relay";
-import { createConsumerTable, createOutboxTable, scanRecords } from "../../support/runtime/table";
+import { createOutboxTable, scanRecords } from "../../support/runtime/table";
 import { pollUntilEmpty, type Queue } from "../../support/sqs-lambda";
-import { destroyStreamsClients, streamsClient } from "../../support/stream-table";
+import { streamsClient } from "../../support/stream-table";
+import { startConsumerWorld, stopConsumerWorld } from "../../support/inbox/world";
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -81,19 +82,9 @@ function throttledCompletions(inner: DynamoDBClient): {
 
 describe("applied once, end to end: redrive and two outboxes (DynamoDB Local + fauxqs, the real handlers)", function () {
     this.timeout(180_000);
-    let ddb: DynamoDBClient;
-    let fauxqs: LocalFauxqs;
-    let consumerTable: string;
-
-    before(async () => {
-        ddb = await dynamoClient();
-        fauxqs = await startFauxqs();
-        consumerTable = await createConsumerTable(ddb, "applied-once-consumer");
-    });
-    after(async () => {
-        await fauxqs?.stop();
-        destroyStreamsClients();
-    });
+    let ddb: DynamoDBClient, fauxqs: LocalFauxqs, consumerTable: string;
+    before(async () => ({ ddb, fauxqs, consumerTable } = await startConsumerWorld("applied-once-consumer")));
+    after(() => stopConsumerWorld(fauxqs));
 
     /** How often the consumer applied the effect on row `key` (`EFFECT#<key>`). */
     async function applied(key: string): Promise<number> {

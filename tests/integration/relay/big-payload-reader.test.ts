@@ -19,6 +19,7 @@ import { POINTER_CLASS } from "../../../runtime/claim-check/pointer";
 import { dynamoClient } from "../../support/dynamodb";
 import { relayedOutbox, untilDepth } from "../../support/runtime/relay";
 import { destroyStreamsClients } from "../../support/stream-table";
+import { subscribedQueues } from "../../support/inbox/world";
 
 const BUCKET = "big-payload-reader";
 const LARGE = { orderId: "o-large", lines: "é".repeat(150 * 1024) };
@@ -51,14 +52,14 @@ describe("the claim check read by sns-sqs-big-payload (its real SqsConsumer, on 
         await createPayloadBucket(s3, BUCKET);
         const run = Date.now();
         const topicArn = await fauxqs.createTopic(`big-payload-${run}`);
-        for (const [name, raw] of [
-            ["raw", true],
-            ["enveloped", false],
-            ["refused", true],
-        ] as const) {
-            queues[name] = await fauxqs.createQueue(`big-payload-${name}-${run}`);
-            await fauxqs.subscribe(topicArn, queues[name].queueArn, { rawMessageDelivery: raw });
-        }
+        Object.assign(
+            queues,
+            await subscribedQueues(fauxqs, topicArn, (name) => `big-payload-${name}-${run}`, {
+                raw: true,
+                enveloped: false,
+                refused: true,
+            }),
+        );
         const outbox = await relayedOutbox(ddb, fauxqs, topicArn, false, "big-payload", {
             largePayloads: { objects: s3, bucket: BUCKET },
         });

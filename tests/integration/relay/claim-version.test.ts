@@ -15,6 +15,7 @@ import { TYPE, buildOutbox } from "../../support/component-harness";
 import { localLambdaEnvironment, preserveEnvironment } from "../../support/local-environment";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 import { entryText, loadSerialized } from "../../support/serialized";
+import { capturingStdout, HANDLER_ENVIRONMENT } from "../../support/writer/lambda-process";
 
 type Publisher = (event: LambdaStreamEvent) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
 type Sweeper = (event?: unknown) => Promise<{ published: number }>;
@@ -46,27 +47,6 @@ async function shippedHandlers(
     return { publisher: publisher.handler, sweeper: sweeper.handler, environment: publisher.env };
 }
 
-/** Run `work`, keeping the JSON lines it writes to stdout (the serialized handlers' logs and EMF). */
-async function capturingStdout<T>(work: () => Promise<T>): Promise<{ result: T | Error; lines: string[] }> {
-    const lines: string[] = [];
-    const write = process.stdout.write;
-    process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
-        const text = String(chunk);
-        if (text.startsWith("{")) {
-            lines.push(...text.split("\n").filter((l) => l.trim() !== ""));
-            return true;
-        }
-        return (write as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest);
-    }) as typeof process.stdout.write;
-    try {
-        return { result: await work(), lines };
-    } catch (err) {
-        return { result: err as Error, lines };
-    } finally {
-        process.stdout.write = write;
-    }
-}
-
 /** Keyed records of P, touched once by a claimer of version 7; then the stream event. */
 async function fencedP(h: Harness): Promise<{ ids: string[]; event: LambdaStreamEvent }> {
     const ids = (
@@ -89,18 +69,7 @@ describe("the component's claimVersion in the serialized handlers (Pulumi mocks 
     let h: Harness;
     let restore: () => void;
     before(function () {
-        restore = preserveEnvironment([
-            ...Object.values(ENV),
-            "AWS_LAMBDA_LOG_LEVEL",
-            "AWS_MAX_ATTEMPTS",
-            "AWS_REGION",
-            "AWS_ACCESS_KEY_ID",
-            "AWS_SECRET_ACCESS_KEY",
-            "AWS_ENDPOINT_URL_DYNAMODB",
-            "AWS_ENDPOINT_URL_SNS",
-            "AWS_ENDPOINT_URL_SQS",
-            "AWS_ENDPOINT_URL_EVENTBRIDGE",
-        ]);
+        restore = preserveEnvironment(HANDLER_ENVIRONMENT);
     });
     after(function () {
         restore();

@@ -20,7 +20,7 @@ import {
 } from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import { DeleteMessageCommand, SendMessageCommand } from "@aws-sdk/client-sqs";
-import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
+import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import {
     createInboxHandler,
     Inbox,
@@ -31,11 +31,11 @@ import {
 import { outboundMessage, publishEntry } from "../../../runtime/record/message";
 import type { Logger } from "../../../runtime/ports";
 import type { OutboxMessage } from "../../../runtime/writer/writer";
-import { destroyStreamsClients } from "../../support/stream-table";
 import { queueDepth, relayedOutbox, untilDepth, type RelayedOutbox } from "../../support/runtime/relay";
-import { createConsumerTable, scanRecords } from "../../support/runtime/table";
-import { dynamoClient } from "../../support/dynamodb";
+import { scanRecords } from "../../support/runtime/table";
 import { pollUntilEmpty, receiveEvent, settle, type Queue } from "../../support/sqs-lambda";
+import { rawAndEnveloped, fifoTopicToQueue, startConsumerWorld, stopConsumerWorld } from "../../support/inbox/world";
+import { appendApplied, appliedList } from "../../support/inbox/rows";
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -46,19 +46,9 @@ function outbox(ddb: DynamoDBClient, fauxqs: LocalFauxqs, topicArn: string, fifo
 
 describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → SQS → createInboxHandler → DynamoDB Local", function () {
     this.timeout(120_000);
-    let ddb: DynamoDBClient;
-    let fauxqs: LocalFauxqs;
-    let consumerTable: string;
-
-    before(async () => {
-        ddb = await dynamoClient();
-        fauxqs = await startFauxqs();
-        consumerTable = await createConsumerTable(ddb, "inbox-e2e-consumer");
-    });
-    after(async () => {
-        await fauxqs?.stop();
-        destroyStreamsClients();
-    });
+    let ddb: DynamoDBClient, fauxqs: LocalFauxqs, consumerTable: string;
+    before(async () => ({ ddb, fauxqs, consumerTable } = await startConsumerWorld("inbox-e2e-consumer")));
+    after(() => stopConsumerWorld(fauxqs));
 
     /** A consumer's effect: count the order's applications on its own row (`applied` is 1 when applied once). */
     function countOn(
@@ -107,11 +97,7 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
     }
 
     it("raw and enveloped subscriptions, two consumers: the same message twice (a relay duplicate in one batch, a redelivered batch) applies once per consumer; a failed write leaves no marker and its retry applies", async () => {
-        const topicArn = await fauxqs.createTopic("inbox-orders");
-        const raw = await fauxqs.createQueue("inbox-billing");
-        const enveloped = await fauxqs.createQueue("inbox-shipping");
-        await fauxqs.subscribe(topicArn, raw.queueArn, { rawMessageDelivery: true });
-        await fauxqs.subscribe(topicArn, enveloped.queueArn, { rawMessageDelivery: false });
+        const { topicArn, raw, enveloped } = await rawAndEnveloped(fauxqs, "inbox-orders");
         const { tableName, writer, mapping } = await outbox(ddb, fauxqs, topicArn, false);
         const ids: string[] = [];
         try {
@@ -259,9 +245,7 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
             keys: readonly string[],
             perKey: number,
         ): Promise<{ queue: Queue; ids: Map<string, string> }> {
-            const topicArn = await fauxqs.createTopic(`${name}.fifo`);
-            const queue = await fauxqs.createQueue(`${name}-consumer.fifo`);
-            await fauxqs.subscribe(topicArn, queue.queueArn, { rawMessageDelivery: true });
+            const { topicArn, queue } = await fifoTopicToQueue(fauxqs, name);
             const { writer, mapping } = await outbox(ddb, fauxqs, topicArn, true);
             const ids = new Map<string, string>();
             try {
@@ -294,29 +278,11 @@ describe("end to end: OutboxWriter → stream → publisher → fauxqs SNS → S
                 const { key, n } = m.payload as { key: string; n: number };
                 if (fail(m)) throw new Error(`${key}${n} cannot be applied yet`);
                 log.push(`${key}${n}`);
-                return [
-                    {
-                        Update: {
-                            TableName: consumerTable,
-                            Key: { PK: { S: `${prefix}#${key}` }, SK: { S: "META" } },
-                            UpdateExpression: "SET applied = list_append(if_not_exists(applied, :empty), :n)",
-                            ExpressionAttributeValues: { ":empty": { L: [] }, ":n": { L: [{ N: String(n) }] } },
-                        },
-                    },
-                ];
+                return [appendApplied(consumerTable, `${prefix}#${key}`, n, "META")];
             };
         }
 
-        async function appliedOf(key: string): Promise<number[]> {
-            const out = await ddb.send(
-                new GetItemCommand({
-                    TableName: consumerTable,
-                    Key: { PK: { S: key }, SK: { S: "META" } },
-                    ConsistentRead: true,
-                }),
-            );
-            return (out.Item?.applied?.L ?? []).map((v) => Number(v.N));
-        }
+        const appliedOf = (key: string): Promise<number[]> => appliedList(ddb, consumerTable, key, "META");
 
         it("the queue itself: a message failing in the middle of a group holds the group's later messages until it applies, and the other groups go on", async () => {
             const { queue, ids } = await fifoWorld("inbox-fifo-q", ["A", "B", "C"], 4);

@@ -13,12 +13,12 @@ import assert from "node:assert/strict";
 import * as path from "node:path";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { SpanKind } from "@opentelemetry/api";
-import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
-import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
+import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
+import { dynamoEndpoint } from "../../support/dynamodb";
 import { runInstrumented, type JobReport } from "../../support/otel/job";
 import { relayedOutbox, untilDepth } from "../../support/runtime/relay";
-import { createConsumerTable } from "../../support/runtime/table";
-import { destroyStreamsClients } from "../../support/stream-table";
+
+import { startConsumerWorld, stopConsumerWorld, subscribedQueues } from "../../support/inbox/world";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const SPAN_ID = "00f067aa0ba902b7";
@@ -35,27 +35,23 @@ function linksOf(report: JobReport, name: string, kind: SpanKind): JobReport["sp
 
 describe("the consumer's span linked to the writer's by OpenTelemetry's AWS instrumentations (the real ones, registered first, in a process of their own)", function () {
     this.timeout(240_000);
-    let ddb: DynamoDBClient;
-    let fauxqs: LocalFauxqs;
-    let consumerTable: string;
+    let ddb: DynamoDBClient, fauxqs: LocalFauxqs, consumerTable: string;
     /** Queues that each got the one message the writer wrote with TRACEPARENT and TRACESTATE. */
     const queues: Record<string, { queueUrl: string; queueArn: string }> = {};
 
     before(async () => {
-        ddb = await dynamoClient();
-        fauxqs = await startFauxqs();
-        consumerTable = await createConsumerTable(ddb, "otel-lambda");
+        ({ ddb, fauxqs, consumerTable } = await startConsumerWorld("otel-lambda"));
         const run = Date.now();
         const topicArn = await fauxqs.createTopic(`otel-consumer-${run}`);
-        for (const [name, raw] of [
-            ["lambda-linked", true],
-            ["lambda-default", true],
-            ["receive-linked", false],
-            ["receive-default", false],
-        ] as const) {
-            queues[name] = await fauxqs.createQueue(`otel-${name}-${run}`);
-            await fauxqs.subscribe(topicArn, queues[name]!.queueArn, { rawMessageDelivery: raw });
-        }
+        Object.assign(
+            queues,
+            await subscribedQueues(fauxqs, topicArn, (name) => `otel-${name}-${run}`, {
+                "lambda-linked": true,
+                "lambda-default": true,
+                "receive-linked": false,
+                "receive-default": false,
+            }),
+        );
         const outbox = await relayedOutbox(ddb, fauxqs, topicArn, false, "otel-consumer", { traceContext: "none" });
         try {
             await outbox.writer.write({
@@ -75,10 +71,7 @@ describe("the consumer's span linked to the writer's by OpenTelemetry's AWS inst
         }
         for (const queue of Object.values(queues)) await untilDepth(fauxqs, queue, 1);
     });
-    after(async () => {
-        await fauxqs?.stop();
-        destroyStreamsClients();
-    });
+    after(() => stopConsumerWorld(fauxqs));
 
     /** createInboxHandler behind instrumentation-aws-lambda, with `settings`, on one of the queues. */
     async function lambda(queue: string, settings: { useGlobalPropagatorForSqsExtraction?: boolean }) {

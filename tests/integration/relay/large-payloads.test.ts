@@ -13,7 +13,6 @@ import assert from "node:assert/strict";
 import type { S3 } from "@aws-sdk/client-s3";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createPayloadBucket, localPayloadObjects, payloadKeys } from "../../../dev/emulators/local-s3";
-import { ENV } from "../../../runtime/config";
 import { CLAIM_CHECK_ATTRIBUTE, parsePointer, type ClaimCheckPointer } from "../../../runtime/claim-check/pointer";
 import { createPayloadResolver } from "../../../runtime/claim-check/resolver";
 import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
@@ -30,22 +29,13 @@ import { createOutboxTable, scanRecordItems, scanRecords } from "../../support/r
 import { entryText, loadSerialized } from "../../support/serialized";
 import { receiveEvent, type Queue } from "../../support/sqs-lambda";
 import { destroyStreamsClients, streamsClient } from "../../support/stream-table";
+import { HANDLER_ENVIRONMENT } from "../../support/writer/lambda-process";
 
 type Handler = (
     event: LambdaStreamEvent,
     context?: unknown,
 ) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
 
-const SDK_ENVIRONMENT = [
-    "AWS_LAMBDA_LOG_LEVEL",
-    "AWS_MAX_ATTEMPTS",
-    "AWS_REGION",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_ENDPOINT_URL_DYNAMODB",
-    "AWS_ENDPOINT_URL_SNS",
-    "AWS_ENDPOINT_URL_SQS",
-];
 const BUCKET = "relay-payloads";
 const MB = 1_000_000;
 
@@ -111,7 +101,7 @@ describe("end to end: payloads of 1 MB and 10 MB through S3, the serialized publ
     let s3: S3;
 
     before(function () {
-        restoreEnvironment = preserveEnvironment([...Object.values(ENV), ...SDK_ENVIRONMENT]);
+        restoreEnvironment = preserveEnvironment(HANDLER_ENVIRONMENT);
     });
     after(async function () {
         restoreEnvironment();

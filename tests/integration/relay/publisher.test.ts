@@ -27,23 +27,13 @@ import { dynamoClient } from "../../support/dynamodb";
 import { entryText, loadSerialized } from "../../support/serialized";
 import { localLambdaEnvironment, type LocalNames } from "../../support/local-environment";
 import { createOutboxTable, scanRecordItems, scanRecords, sparseIndexCounts } from "../../support/runtime/table";
+import { capturingStdout, HANDLER_ENVIRONMENT } from "../../support/writer/lambda-process";
+import { preserveEnvironment } from "../../support/local-environment";
 
 type Handler = (
     event: LambdaStreamEvent,
     context?: unknown,
 ) => Promise<{ batchItemFailures: { itemIdentifier: string }[] }>;
-
-const SDK_ENVIRONMENT = [
-    "AWS_LAMBDA_LOG_LEVEL",
-    "AWS_MAX_ATTEMPTS",
-    "AWS_REGION",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_ENDPOINT_URL_DYNAMODB",
-    "AWS_ENDPOINT_URL_SNS",
-    "AWS_ENDPOINT_URL_SQS",
-    "AWS_ENDPOINT_URL_EVENTBRIDGE",
-];
 
 interface Written {
     readonly id: string;
@@ -128,17 +118,14 @@ function assertDeliveredInKeyOrder(
 
 describe("end to end: the serialized publisher on DynamoDB Local's stream, the local mapping and fauxqs", function () {
     this.timeout(120_000);
-    const saved: Record<string, string | undefined> = {};
+    let restoreEnvironment: () => void;
     let fauxqs: LocalFauxqs;
 
     before(function () {
-        for (const name of [...Object.values(ENV), ...SDK_ENVIRONMENT]) saved[name] = process.env[name];
+        restoreEnvironment = preserveEnvironment(HANDLER_ENVIRONMENT);
     });
     after(async function () {
-        for (const [name, value] of Object.entries(saved)) {
-            if (value === undefined) delete process.env[name];
-            else process.env[name] = value;
-        }
+        restoreEnvironment();
         await fauxqs?.stop();
         destroyStreamsClients();
     });
@@ -224,20 +211,12 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         const warn = console.warn;
         console.warn = (...args: unknown[]) => void sdkWarnings.push(args[0]);
         // The handler's JSON lines (logs and EMF) go to stdout; keep them to check the level and the metrics.
-        const jsonLines: string[] = [];
-        const stdoutWrite = process.stdout.write;
-        process.stdout.write = ((chunk: unknown, ...rest: unknown[]) => {
-            const text = String(chunk);
-            if (text.startsWith("{")) {
-                jsonLines.push(...text.split("\n").filter((l) => l.trim() !== ""));
-                return true;
-            }
-            return (stdoutWrite as (...a: unknown[]) => boolean).call(process.stdout, chunk, ...rest);
-        }) as typeof process.stdout.write;
+        let jsonLines: string[];
         try {
-            await esm.drain({ timeoutMs: 60_000 });
+            const drained = await capturingStdout(() => esm.drain({ timeoutMs: 60_000 }));
+            if (drained.result instanceof Error) throw drained.result;
+            jsonLines = drained.lines;
         } finally {
-            process.stdout.write = stdoutWrite;
             await esm.stop();
             console.warn = warn;
         }

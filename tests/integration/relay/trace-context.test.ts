@@ -12,15 +12,13 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from "@opentelemetry/sdk-trace";
-import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
+import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createInboxHandler, Inbox, parseTraceparent, traceLink, type InboxMessage } from "../../../runtime";
 import type { Logger } from "../../../runtime/ports";
 import type { OutboxMessage } from "../../../runtime/writer/writer";
-import { dynamoClient } from "../../support/dynamodb";
 import { relayedOutbox, untilDepth, type RelayedOutbox } from "../../support/runtime/relay";
-import { createConsumerTable } from "../../support/runtime/table";
 import { pollUntilEmpty, type Queue } from "../../support/sqs-lambda";
-import { destroyStreamsClients } from "../../support/stream-table";
+import { rawAndEnveloped, fifoTopicToQueue, startConsumerWorld, stopConsumerWorld } from "../../support/inbox/world";
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
 
@@ -30,19 +28,9 @@ const TRACESTATE = "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7";
 
 describe("end to end: one trace id from OutboxWriter.write to the consumer's handler (DynamoDB Local → stream → publisher → fauxqs SNS → SQS → createInboxHandler)", function () {
     this.timeout(120_000);
-    let ddb: DynamoDBClient;
-    let fauxqs: LocalFauxqs;
-    let consumerTable: string;
-
-    before(async () => {
-        ddb = await dynamoClient();
-        fauxqs = await startFauxqs();
-        consumerTable = await createConsumerTable(ddb, "trace-consumer");
-    });
-    after(async () => {
-        await fauxqs?.stop();
-        destroyStreamsClients();
-    });
+    let ddb: DynamoDBClient, fauxqs: LocalFauxqs, consumerTable: string;
+    before(async () => ({ ddb, fauxqs, consumerTable } = await startConsumerWorld("trace-consumer")));
+    after(() => stopConsumerWorld(fauxqs));
 
     /** Write `messages` one write each, and let the real publisher publish them from the stream. */
     async function writeAndRelay(
@@ -84,11 +72,7 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
     }
 
     it("a traceparent and tracestate given to the writer reach the consumer's handler, through raw delivery and SNS's envelope", async () => {
-        const topicArn = await fauxqs.createTopic("trace-orders");
-        const raw = await fauxqs.createQueue("trace-raw");
-        const enveloped = await fauxqs.createQueue("trace-enveloped");
-        await fauxqs.subscribe(topicArn, raw.queueArn, { rawMessageDelivery: true });
-        await fauxqs.subscribe(topicArn, enveloped.queueArn, { rawMessageDelivery: false });
+        const { topicArn, raw, enveloped } = await rawAndEnveloped(fauxqs, "trace-orders");
         const outbox = await relayedOutbox(ddb, fauxqs, topicArn, false, "trace", { traceContext: "none" });
         const [traced, parentOnly, untraced] = await writeAndRelay(outbox, [
             {
@@ -134,9 +118,7 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
     });
 
     it("a FIFO topic and queue carry it too", async () => {
-        const topicArn = await fauxqs.createTopic("trace-ledger.fifo");
-        const queue = await fauxqs.createQueue("trace-ledger-consumer.fifo");
-        await fauxqs.subscribe(topicArn, queue.queueArn, { rawMessageDelivery: true });
+        const { topicArn, queue } = await fifoTopicToQueue(fauxqs, "trace-ledger");
         const outbox = await relayedOutbox(ddb, fauxqs, topicArn, true, "trace", { traceContext: "none" });
         const ids = await writeAndRelay(outbox, [
             {
@@ -180,11 +162,7 @@ describe("end to end: one trace id from OutboxWriter.write to the consumer's han
         after(() => context.disable());
 
         it("the writer reads the active span's context; the consumer's span, started with traceLink, links to the writer's span, through raw delivery and SNS's envelope", async () => {
-            const topicArn = await fauxqs.createTopic("trace-otel");
-            const raw = await fauxqs.createQueue("trace-otel-raw");
-            const enveloped = await fauxqs.createQueue("trace-otel-enveloped");
-            await fauxqs.subscribe(topicArn, raw.queueArn, { rawMessageDelivery: true });
-            await fauxqs.subscribe(topicArn, enveloped.queueArn, { rawMessageDelivery: false });
+            const { topicArn, raw, enveloped } = await rawAndEnveloped(fauxqs, "trace-otel");
             const outbox = await relayedOutbox(ddb, fauxqs, topicArn, false, "trace-otel");
             // The application's request span, active while it writes: the writer is given no traceparent.
             const [id] = await writeAndRelay(

@@ -12,9 +12,9 @@
  * inbox on DynamoDB Local.
  */
 import * as assert from "node:assert/strict";
-import { GetItemCommand, type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
+import { type DynamoDBClient, type TransactWriteItem } from "@aws-sdk/client-dynamodb";
 import type { Handler, SQSBatchResponse, SQSEvent } from "aws-lambda";
-import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
+import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { Inbox } from "../../../runtime/inbox/inbox";
 import {
     createInboxHandler,
@@ -24,12 +24,11 @@ import {
 } from "../../../runtime/inbox/handler";
 import { toLambdaSqsRecord, type LambdaSqsBatchResponse, type LambdaSqsEvent } from "../../../runtime/inbox/sqs-event";
 import { isOutboxError } from "../../../runtime/errors";
-import { dynamoClient } from "../../support/dynamodb";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, manualClock, type Harness, type ManualClock } from "../../support/runtime/harness";
-import { createConsumerTable } from "../../support/runtime/table";
 import { receiveEvent, settle, type Queue } from "../../support/sqs-lambda";
-import { destroyStreamsClients } from "../../support/stream-table";
+import { appendApplied, appliedList } from "../../support/inbox/rows";
+import { startConsumerWorld, stopConsumerWorld } from "../../support/inbox/world";
 
 /** What one record costs the (slow) consumer, on the fake context's clock. */
 const RECORD_MS = 1_000;
@@ -42,23 +41,14 @@ function fakeContext(clock: ManualClock, budgetMs: number): { getRemainingTimeIn
 
 describe("createInboxHandler watches the time left (DynamoDB Local, fauxqs; a fake Lambda context)", function () {
     this.timeout(120_000);
-    let ddb: DynamoDBClient;
-    let table: string;
-    let fauxqs: LocalFauxqs;
+    let ddb: DynamoDBClient, table: string, fauxqs: LocalFauxqs;
     let h: Harness | undefined;
-    before(async () => {
-        ddb = await dynamoClient();
-        table = await createConsumerTable(ddb, "inbox-deadline");
-        fauxqs = await startFauxqs();
-    });
+    before(async () => ({ ddb, fauxqs, consumerTable: table } = await startConsumerWorld("inbox-deadline")));
     afterEach(async () => {
         await h?.close();
         h = undefined;
     });
-    after(async () => {
-        await fauxqs?.stop();
-        destroyStreamsClients();
-    });
+    after(() => stopConsumerWorld(fauxqs));
 
     /** The consumer's effect: append the payload's number to its row, `RECORD_MS` of the fake clock per record. */
     function slowAppend(clock: ManualClock, seen: InboxMessage[]): (m: InboxMessage) => TransactWriteItem[] {
@@ -66,29 +56,11 @@ describe("createInboxHandler watches the time left (DynamoDB Local, fauxqs; a fa
             seen.push(m);
             clock.advance(RECORD_MS);
             const { row, n } = m.payload as { row: string; n: number };
-            return [
-                {
-                    Update: {
-                        TableName: table,
-                        Key: { PK: { S: row }, SK: { S: "APPLIED" } },
-                        UpdateExpression: "SET applied = list_append(if_not_exists(applied, :empty), :n)",
-                        ExpressionAttributeValues: { ":empty": { L: [] }, ":n": { L: [{ N: String(n) }] } },
-                    },
-                },
-            ];
+            return [appendApplied(table, row, n)];
         };
     }
 
-    async function applied(row: string): Promise<number[]> {
-        const out = await ddb.send(
-            new GetItemCommand({
-                TableName: table,
-                Key: { PK: { S: row }, SK: { S: "APPLIED" } },
-                ConsistentRead: true,
-            }),
-        );
-        return (out.Item?.applied?.L ?? []).map((v) => Number(v.N));
-    }
+    const applied = (row: string): Promise<number[]> => appliedList(ddb, table, row);
 
     function handlerFor(
         consumer: string,

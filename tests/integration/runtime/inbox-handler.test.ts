@@ -26,8 +26,9 @@ import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
 import { eventDetail } from "../../../runtime/destination/event-detail";
 import { OutboxError, isOutboxError } from "../../../runtime/errors";
 import type { LogAttributes, Logger } from "../../../runtime/ports";
-import { dynamoClient } from "../../support/dynamodb";
-import { createConsumerTable } from "../../support/runtime/table";
+
+import { appendApplied, appliedList } from "../../support/inbox/rows";
+import { freshConsumerTable } from "../../support/inbox/world";
 
 const STANDARD_QUEUE = "arn:aws:sqs:eu-west-1:111111111111:billing";
 const FIFO_QUEUE = "arn:aws:sqs:eu-west-1:111111111111:billing.fifo";
@@ -116,43 +117,30 @@ function memoryLogger(): Logger & { entries: { level: string; message: string; a
 
 describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Local)", function () {
     this.timeout(60_000);
-    let ddb: DynamoDBClient;
-    let table: string;
-    before(async () => {
-        ddb = await dynamoClient();
-        table = await createConsumerTable(ddb, "inbox-handler");
-    });
+    let ddb: DynamoDBClient, table: string;
+    before(async () => ({ ddb, table } = await freshConsumerTable("inbox-handler")));
 
     /** The consumer's effect: append the message's number to its group's row. */
     function appendTo(row: string): (message: InboxMessage) => TransactWriteItem[] {
-        return (message) => [
-            {
-                Update: {
-                    TableName: table,
-                    Key: { PK: { S: row }, SK: { S: "APPLIED" } },
-                    UpdateExpression: "SET applied = list_append(if_not_exists(applied, :empty), :n)",
-                    ExpressionAttributeValues: {
-                        ":empty": { L: [] },
-                        ":n": { L: [{ N: String((message.payload as { n: number }).n) }] },
-                    },
-                },
-            },
-        ];
+        return (message) => [appendApplied(table, row, (message.payload as { n: number }).n)];
     }
 
-    async function applied(row: string): Promise<number[]> {
-        const out = await ddb.send(
-            new GetItemCommand({
-                TableName: table,
-                Key: { PK: { S: row }, SK: { S: "APPLIED" } },
-                ConsistentRead: true,
-            }),
-        );
-        return (out.Item?.applied?.L ?? []).map((v) => Number(v.N));
-    }
+    const applied = (row: string): Promise<number[]> => appliedList(ddb, table, row);
 
     async function getMarker(key: Record<string, AttributeValue>) {
         return (await ddb.send(new GetItemCommand({ TableName: table, Key: key, ConsistentRead: true }))).Item;
+    }
+
+    /** A handler whose consumer keeps what it was handed and appends each message's number to `row`. */
+    function recordingHandler(consumer: string, row: string) {
+        const seen: InboxMessage[] = [];
+        return {
+            ...handlerFor(consumer, (m) => {
+                seen.push(m);
+                return appendTo(row)(m);
+            }),
+            seen,
+        };
     }
 
     function handlerFor(
@@ -166,12 +154,8 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
     }
 
     it("hands the consumer the outbox id, type, headers, payload and raw body of a raw delivery; a duplicate in the batch or a later one changes nothing", async () => {
-        const seen: InboxMessage[] = [];
         const row = "RAW#1";
-        const { handler } = handlerFor("raw-1", (m) => {
-            seen.push(m);
-            return appendTo(row)(m);
-        });
+        const { handler, seen } = recordingHandler("raw-1", row);
         const first = rawRecord({ messageId: "m1", outboxId: "id-raw-1", n: 1, headers: { tenant: "acme" } });
         const again = rawRecord({ messageId: "m2", outboxId: "id-raw-1", n: 1, headers: { tenant: "acme" } });
         assert.deepEqual(await handler({ Records: [first, again] }), { batchItemFailures: [] });
@@ -196,12 +180,8 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
     });
 
     it("reads SNS's envelope (raw delivery off) the same way: Message as the body, MessageAttributes as the attributes", async () => {
-        const seen: InboxMessage[] = [];
         const row = "ENV#1";
-        const { handler } = handlerFor("env-1", (m) => {
-            seen.push(m);
-            return appendTo(row)(m);
-        });
+        const { handler, seen } = recordingHandler("env-1", row);
         const record = envelopeRecord({
             messageId: "e1",
             outboxId: "id-env-1",
@@ -226,12 +206,8 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
     });
 
     it("reads an EventBridge event an SQS target delivered: detail.outbox's id, type, headers and trace context, detail.payload as the body", async () => {
-        const seen: InboxMessage[] = [];
         const row = "BUS#1";
-        const { handler, logger } = handlerFor("bus-1", (m) => {
-            seen.push(m);
-            return appendTo(row)(m);
-        });
+        const { handler, logger, seen } = recordingHandler("bus-1", row);
         const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
         // The event as EventBridge delivers it to an SQS target: the Detail the publisher put, in the envelope.
         const busRecord = (messageId: string, detail: string) => ({
@@ -286,12 +262,8 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
     });
 
     it("reads the source (outbox.source) in each delivery format and keys the marker on it: the same outbox id from two outboxes applies once each; without a source, the older key", async () => {
-        const seen: InboxMessage[] = [];
         const row = "SOURCES#1";
-        const { handler } = handlerFor("sources-1", (m) => {
-            seen.push(m);
-            return appendTo(row)(m);
-        });
+        const { handler, seen } = recordingHandler("sources-1", row);
         const from = (source: string) => ({ "outbox.source": source });
         const busRecord = (messageId: string, source: string, n: number) => ({
             ...rawRecord({ messageId, n: 0 }),

@@ -21,12 +21,11 @@ import type { LambdaSqsEvent, LambdaSqsRecord } from "../../../runtime/inbox/sqs
 import { eventDetail } from "../../../runtime/destination/event-detail";
 import { isOutboxError } from "../../../runtime/errors";
 import { OutboxStore } from "../../../runtime/store";
-import { dynamoClient } from "../../support/dynamodb";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { createConsumerTable } from "../../support/runtime/table";
 import { receiveEvent } from "../../support/sqs-lambda";
 import { destroyStreamsClients } from "../../support/stream-table";
+import { freshConsumerTable } from "../../support/inbox/world";
 
 const QUEUE_ARN = "arn:aws:sqs:eu-west-1:111111111111:billing";
 
@@ -60,14 +59,15 @@ function sqsRecord(messageId: string, outboxId: string, body = JSON.stringify({ 
     };
 }
 
+/** A record whose body is all it carries (no message attributes): an SNS envelope or an EventBridge event. */
+function bodyOnly(messageId: string, body: string): LambdaSqsRecord {
+    return { ...sqsRecord(messageId, "x"), messageAttributes: {}, body };
+}
+
 describe("createInboxHandler refuses what it cannot read (DynamoDB Local)", function () {
     this.timeout(120_000);
-    let ddb: DynamoDBClient;
-    let table: string;
-    before(async () => {
-        ddb = await dynamoClient();
-        table = await createConsumerTable(ddb, "inbox-refusals");
-    });
+    let ddb: DynamoDBClient, table: string;
+    before(async () => ({ ddb, table } = await freshConsumerTable("inbox-refusals")));
 
     /** A handler whose consumer records what it was handed and writes one row per outbox id. */
     function handlerFor(consumer: string): {
@@ -412,28 +412,26 @@ describe("createInboxHandler refuses what it cannot read (DynamoDB Local)", func
     it("refuses an empty outbox.id on each delivery format as poison: reported by id, never handed to the consumer", async () => {
         const { handler, consumed, logger } = handlerFor("empty-id");
         const raw = sqsRecord("raw-empty", "");
-        const envelope: LambdaSqsRecord = {
-            ...sqsRecord("envelope-empty", "x"),
-            messageAttributes: {},
-            body: JSON.stringify({
+        const envelope: LambdaSqsRecord = bodyOnly(
+            "envelope-empty",
+            JSON.stringify({
                 Type: "Notification",
                 MessageId: "sns-1",
                 TopicArn: "arn:aws:sns:eu-west-1:111111111111:orders",
                 Message: '{"n":1}',
                 MessageAttributes: { "outbox.id": { Type: "String", Value: "" } },
             }),
-        };
-        const bus: LambdaSqsRecord = {
-            ...sqsRecord("bus-empty", "x"),
-            messageAttributes: {},
-            body: JSON.stringify({
+        );
+        const bus: LambdaSqsRecord = bodyOnly(
+            "bus-empty",
+            JSON.stringify({
                 version: "0",
                 id: "ev-1",
                 "detail-type": "OrderPlaced",
                 source: "dynamodb-outbox",
                 detail: { outbox: { id: "", type: "OrderPlaced", headers: {} }, payload: { n: 1 } },
             }),
-        };
+        );
         const good = sqsRecord("good", "empty-id-good");
         const response = await handler({ Records: [raw, envelope, bus, good] });
         assert.deepEqual(

@@ -16,9 +16,9 @@ import {
 import { Inbox, type InboxOptions } from "../../../runtime/inbox/inbox";
 import { INBOX_LIMITS } from "../../../runtime/limits";
 import { OutboxError, isOutboxError } from "../../../runtime/errors";
-import { dynamoClient } from "../../support/dynamodb";
 import { manualClock } from "../../support/runtime/harness";
 import { createConsumerTable, scanItems } from "../../support/runtime/table";
+import { freshConsumerTable } from "../../support/inbox/world";
 
 /** The consumer's effect in these tests: one invoice row per order, its total counted up (so a second apply shows). */
 function invoice(table: string, orderId: string, total: number): TransactWriteItem {
@@ -68,14 +68,37 @@ function faultyClient(
     return wrapped as unknown as DynamoDBClient & { faults: number };
 }
 
+/** An inbox (consumer "billing", table "t") on a client that counts what it is sent; after each test, nothing was. */
+function offlineInbox(): () => Inbox {
+    let sent = 0;
+    afterEach(() => assert.equal(sent, 0, "nothing was sent"));
+    return () =>
+        new Inbox({
+            client: { send: async () => void (sent += 1) } as unknown as DynamoDBClient,
+            consumer: "billing",
+            tableName: "t",
+        });
+}
+
+/** One test per case: `run` on a fresh `inbox()` is refused with INVALID_PAYLOAD, its message matching. */
+function itRefusesEach(
+    cases: readonly [string, (inbox: Inbox) => Promise<unknown>, RegExp][],
+    inbox: () => Inbox,
+): void {
+    for (const [name, run, message] of cases) {
+        it(name, async () => {
+            await assert.rejects(
+                run(inbox()),
+                (err: unknown) => isOutboxError(err, "INVALID_PAYLOAD") && message.test(err.message),
+            );
+        });
+    }
+}
+
 describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", function () {
     this.timeout(60_000);
-    let ddb: DynamoDBClient;
-    let table: string;
-    before(async () => {
-        ddb = await dynamoClient();
-        table = await createConsumerTable(ddb, "inbox");
-    });
+    let ddb: DynamoDBClient, table: string;
+    before(async () => ({ ddb, table } = await freshConsumerTable("inbox")));
 
     it("applies the writes and the marker together; a repeat is a duplicate and changes nothing", async () => {
         const clock = manualClock(Date.UTC(2026, 0, 1));
@@ -344,14 +367,7 @@ describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", f
                 Item: { PK: { S: `BIG#${bytes}` }, SK: { S: "x" }, blob: { S: "x".repeat(bytes) } },
             },
         });
-        let sent = 0;
-        const counting = (): Inbox =>
-            new Inbox({
-                client: { send: async () => void (sent += 1) } as unknown as DynamoDBClient,
-                consumer: "billing",
-                tableName: "t",
-            });
-        afterEach(() => assert.equal(sent, 0, "nothing was sent"));
+        const counting = offlineInbox();
         const cases: [string, (inbox: Inbox) => Promise<unknown>, RegExp][] = [
             [
                 "an empty outbox id",
@@ -433,14 +449,7 @@ describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", f
                 /items\[0\] \(Put on table "t" PK=INBOX#billing, SK=id-1\) is on the inbox marker's own key/,
             ],
         ];
-        for (const [name, run, message] of cases) {
-            it(name, async () => {
-                await assert.rejects(
-                    run(counting()),
-                    (err: unknown) => isOutboxError(err, "INVALID_PAYLOAD") && message.test(err.message),
-                );
-            });
-        }
+        itRefusesEach(cases, counting);
         it("99 items and the marker fit", async () => {
             const input = counting().prepare(
                 "id-1",
@@ -495,12 +504,8 @@ describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", f
 
 describe("Inbox: sources, and the older key after the upgrade (issue 33; DynamoDB Local)", function () {
     this.timeout(60_000);
-    let ddb: DynamoDBClient;
-    let table: string;
-    before(async () => {
-        ddb = await dynamoClient();
-        table = await createConsumerTable(ddb, "inbox-sources");
-    });
+    let ddb: DynamoDBClient, table: string;
+    before(async () => ({ ddb, table } = await freshConsumerTable("inbox-sources")));
     const applied = async (orderId: string) =>
         (await getItem(ddb, table, { PK: { S: `INVOICE#${orderId}` }, SK: { S: "META" } }))?.applied?.N;
 
@@ -604,14 +609,7 @@ describe("Inbox: sources, and the older key after the upgrade (issue 33; DynamoD
     });
 
     describe("refuses (INVALID_PAYLOAD before sending anything; INVALID_CONFIG for the option)", () => {
-        let sent = 0;
-        const counting = (): Inbox =>
-            new Inbox({
-                client: { send: async () => void (sent += 1) } as unknown as DynamoDBClient,
-                consumer: "billing",
-                tableName: "t",
-            });
-        afterEach(() => assert.equal(sent, 0, "nothing was sent"));
+        const counting = offlineInbox();
         const put = (n: number): TransactWriteItem => ({
             Put: { TableName: "t", Item: { PK: { S: `P#${n}` }, SK: { S: "x" } } },
         });
@@ -649,14 +647,7 @@ describe("Inbox: sources, and the older key after the upgrade (issue 33; DynamoD
                 /items\[0\] \(Delete on table "t" PK=INBOX#billing, SK=id-1\) is on the inbox marker's own key/,
             ],
         ];
-        for (const [name, run, message] of cases) {
-            it(name, async () => {
-                await assert.rejects(
-                    run(counting()),
-                    (err: unknown) => isOutboxError(err, "INVALID_PAYLOAD") && message.test(err.message),
-                );
-            });
-        }
+        itRefusesEach(cases, counting);
         it("98 items with the check fit, and 99 without a source", () => {
             const inbox = counting();
             const items = Array.from({ length: 99 }, (_, n) => put(n));

@@ -1,0 +1,58 @@
+/**
+ * One writer test's world: a fresh outbox table on the shared DynamoDB Local and an `OutboxWriter` on it at a fixed
+ * clock; a message builder, a table scan and a way to hold a rejection for the assertions that read its context.
+ */
+import { ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { Clock } from "../../../runtime/ports";
+import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
+import { dynamoClient } from "../dynamodb";
+import { createOutboxTable } from "../runtime/table";
+
+/** The writer tests' fixed instant. */
+export const T0 = Date.UTC(2026, 10, 30, 5, 0, 0);
+
+/** The writer's topic address in these tests. */
+export const WRITER_ADDRESS = "arn:aws:sns:us-east-1:000000000000:t";
+
+/** A clock fixed at `ms`; `sleep` returns at once. */
+export const fixedClock = (ms = T0): Clock => ({ now: () => ms, sleep: async () => undefined });
+
+/** A message on partition `P` of type `T`, with `over` laid on top. */
+export const message = (over: Partial<OutboxMessage> = {}): OutboxMessage => ({
+    partition: "P",
+    type: "T",
+    payload: { a: 1 },
+    ...over,
+});
+
+/** The world of one writer test. */
+export interface WriterWorld {
+    readonly client: DynamoDBClient;
+    readonly table: string;
+    readonly writer: OutboxWriter;
+}
+
+/** A fresh outbox table and a writer on it (fixed clock at {@link T0}, {@link WRITER_ADDRESS}). */
+export async function writerOnFreshTable(): Promise<WriterWorld> {
+    const client = await dynamoClient();
+    const table = await createOutboxTable(client);
+    return {
+        client,
+        table,
+        writer: new OutboxWriter({ client, tableName: table, clock: fixedClock(), address: WRITER_ADDRESS }),
+    };
+}
+
+/** Every item of the table, one consistent scan page (the tests' tables are small). */
+export async function scanAll(client: DynamoDBClient, table: string): Promise<Record<string, AttributeValue>[]> {
+    const out = await client.send(new ScanCommand({ TableName: table, ConsistentRead: true }));
+    return out.Items ?? [];
+}
+
+/** What `promise` rejected with, or `undefined` when it resolved: for assertions on the error's context. */
+export function rejection(promise: Promise<unknown>): Promise<unknown> {
+    return promise.then(
+        () => undefined,
+        (e: unknown) => e,
+    );
+}
