@@ -7,33 +7,12 @@
 import assert from "node:assert/strict";
 import { BatchGetItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
-import type { LambdaStreamEvent, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { ATTR } from "../../../runtime/schema";
 import { createCriticalPathCounter } from "../../../dev/bench/critical-path";
 import { createHarness, type Harness } from "../../support/runtime/harness";
+import { closeAfterEach, idOf, skOf, metric, from } from "../../support/runtime/relay-fixtures";
 
 type Sender = { send(command: object): Promise<unknown> };
-
-function idOf(r: LambdaStreamRecord): string {
-    return (r.dynamodb.NewImage as Record<string, { S?: string }>)[ATTR.recordId]!.S!;
-}
-
-function skOf(r: LambdaStreamRecord): string {
-    return (r.dynamodb.Keys as Record<string, { S?: string }>)[ATTR.sk]!.S!;
-}
-
-function metric(h: Harness, name: string): number {
-    return h.metricLines
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .reduce((sum, l) => sum + (typeof l[name] === "number" ? (l[name] as number) : 0), 0);
-}
-
-/** The event Lambda would deliver after rewinding to `sequenceNumber`. */
-function from(event: LambdaStreamEvent, sequenceNumber: string): LambdaStreamEvent {
-    const i = event.Records.findIndex((r) => r.dynamodb.SequenceNumber === sequenceNumber);
-    assert.ok(i >= 0, `sequence number ${sequenceNumber} is in the batch`);
-    return { Records: event.Records.slice(i) };
-}
 
 /** Record ids of a PublishBatch call. */
 function entryIds(command: object): string[] {
@@ -88,9 +67,7 @@ async function writeKeyless(h: Harness, partitions: readonly string[]): Promise<
 
 describe("publisher: keyless calls in flight together (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("a 100-record batch costs three sequential round trips: one status read, ten PublishBatch calls in flight together, each call's completions as it returns", async function () {
         h = await createHarness();

@@ -19,24 +19,8 @@ import { recordKey } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
-import type { LambdaStreamEvent, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { createHarness, entryRecordId, type Harness } from "../../support/runtime/harness";
-
-function idOf(r: LambdaStreamRecord): string {
-    return (r.dynamodb.NewImage as Record<string, { S?: string }>)[ATTR.recordId]!.S!;
-}
-
-function from(event: LambdaStreamEvent, sequenceNumber: string): LambdaStreamEvent {
-    const i = event.Records.findIndex((r) => r.dynamodb.SequenceNumber === sequenceNumber);
-    assert.ok(i >= 0, `sequence number ${sequenceNumber} is in the batch`);
-    return { Records: event.Records.slice(i) };
-}
-
-function metric(h: Harness, name: string): number {
-    return h.metricLines
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .reduce((sum, l) => sum + (typeof l[name] === "number" ? (l[name] as number) : 0), 0);
-}
+import { closeAfterEach, idOf, metric, from } from "../../support/runtime/relay-fixtures";
 
 /** Per kind: an entry error the service means as transient, one it blames on the message, and one on the deployment. */
 const ENTRY_ERRORS: Readonly<
@@ -107,9 +91,7 @@ function sizeAsCounted(m: RecordedMessage): number {
 for (const kind of ["sns", "sqs", "eventbridge"] as const) {
     describe(`the relay publishing to ${kind === "sns" ? "an SNS topic" : kind === "sqs" ? "an SQS queue" : "an EventBridge bus"} (DynamoDB Local + the fault server)`, function () {
         let h: Harness;
-        afterEach(async function () {
-            await h?.close();
-        });
+        closeAfterEach(() => h);
 
         it("publishes a stream batch in batch calls of up to 10 and completes each record; the consumer gets the id, type, headers and payload", async function () {
             h = await createHarness({ destination: kind });
@@ -368,9 +350,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
 
 describe("the relay publishing to an SQS FIFO queue (DynamoDB Local + the fault server)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("sends each ordering key (else the partition) as the MessageGroupId and the record id as the MessageDeduplicationId, each group in order", async function () {
         h = await createHarness({ destination: "sqs", fifo: true });
@@ -406,9 +386,7 @@ describe("the relay publishing to an SQS FIFO queue (DynamoDB Local + the fault 
 
 describe("the relay reading a PutEvents answer (DynamoDB Local + the fault server)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("never counts as published an entry whose answer has neither an ErrorCode nor an EventId: the record is not completed, the batch is retried from it, and the retry delivers it", async function () {
         h = await createHarness({ destination: "eventbridge" });
@@ -457,9 +435,7 @@ describe("the relay reading a PutEvents answer (DynamoDB Local + the fault serve
 
 describe("the relay publishing to an EventBridge bus that does not exist", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("holds every invocation (INVALID_CONFIG naming the bus) instead of putting events EventBridge would accept and drop; once the bus exists, everything goes out", async function () {
         h = await createHarness({ destination: "eventbridge" });

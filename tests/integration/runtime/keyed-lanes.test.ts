@@ -14,6 +14,7 @@ import { OutboxStore } from "../../../runtime/store";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { throttled } from "../../support/store/fake-client";
 import { createHarness, type Harness } from "../../support/runtime/harness";
+import { closeAfterEach } from "../../support/runtime/relay-fixtures";
 
 /** Where each record the test wrote lives: its partition and ordering key. */
 type Placement = Map<string, { partition: string; orderingKey: string }>;
@@ -115,7 +116,7 @@ function refuseEveryPublishOf(h: Harness, recordId: string): void {
 
 describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
-    afterEach(async () => h?.close());
+    closeAfterEach(() => h);
 
     it("batches across keys and partitions: one PublishBatch carries the heads of every key, and each key stays in order", async function () {
         h = await createHarness();
