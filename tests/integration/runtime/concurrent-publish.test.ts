@@ -10,7 +10,7 @@ import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import { ATTR } from "../../../runtime/schema";
 import { createCriticalPathCounter } from "../../../dev/bench/critical-path";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, idOf, skOf, metric, from } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, idOf, skOf, metric, from, entryFault } from "../../support/runtime/relay-fixtures";
 
 type Sender = { send(command: object): Promise<unknown> };
 
@@ -114,14 +114,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         const event = await h.streamEvent();
         const [fourth, sixteenth] = [event.Records[3]!, event.Records[15]!];
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InternalError",
-                    senderFault: false,
-                    times: 1,
-                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth),
-                },
-            ],
+            entries: [entryFault(idOf(fourth), { code: "InternalError", senderFault: false, times: 1 })],
         });
         // Fakes in front of the emulators: the second call's completion of the sixteenth record is throttled, and
         // the first call (which holds the refused fourth) is held back until then, so the later failure is seen first.
@@ -213,14 +206,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         const event = await h.streamEvent();
         const fourth = event.Records[3]!;
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InternalError",
-                    senderFault: false,
-                    times: 1,
-                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth),
-                },
-            ],
+            entries: [entryFault(idOf(fourth), { code: "InternalError", senderFault: false, times: 1 })],
         });
         const publisher = h.publisher();
         assert.deepEqual(await publisher(event), {
@@ -259,14 +245,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         const event = await h.streamEvent();
         const [a0, a10, b3] = [event.Records[0]!, event.Records[10]!, event.Records[23]!];
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InternalError",
-                    senderFault: false,
-                    times: 1,
-                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(b3),
-                },
-            ],
+            entries: [entryFault(idOf(b3), { code: "InternalError", senderFault: false, times: 1 })],
         });
         // A fake in front of the SNS server: group A's first call is held until the call with the refusal has
         // returned, an ordering of answers no emulator gives on demand.
@@ -343,13 +322,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         const event = await h.streamEvent();
         const fourth = event.Records[3]!;
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InvalidParameter",
-                    senderFault: true,
-                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth),
-                },
-            ],
+            entries: [entryFault(idOf(fourth), { code: "InvalidParameter", senderFault: true })],
         });
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
         const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));

@@ -14,7 +14,7 @@ import { OutboxStore } from "../../../runtime/store";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { throttled } from "../../support/store/fake-client";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, entryFault } from "../../support/runtime/relay-fixtures";
 
 /** Where each record the test wrote lives: its partition and ordering key. */
 type Placement = Map<string, { partition: string; orderingKey: string }>;
@@ -104,12 +104,11 @@ const aTurnLater = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 function refuseEveryPublishOf(h: Harness, recordId: string): void {
     h.server.setFaults({
         entries: [
-            {
+            entryFault(recordId, {
                 code: "InvalidParameter",
                 senderFault: true,
                 message: "Invalid parameter: Message",
-                when: (e) => e.attributes["outbox.id"]?.stringValue === recordId,
-            },
+            }),
         ],
     });
 }
@@ -367,13 +366,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
         const [a1, a2] = await writeKeyed(h, placement, "A", "a", 2);
         const b = await writeKeyed(h, placement, "B", "b", 2);
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InvalidParameter",
-                    senderFault: true,
-                    when: (e) => e.attributes["outbox.id"]?.stringValue === a1,
-                },
-            ],
+            entries: [entryFault(a1, { code: "InvalidParameter", senderFault: true })],
         });
         const sns = recordingSns(h);
         assert.deepEqual(
@@ -505,7 +498,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
         const [b1] = await writeKeyed(h, placement, "B", "b", 1);
         const [c1] = await writeKeyed(h, placement, "C", "c", 1);
         h.server.setFaults({
-            entries: [{ code: "InternalError", when: (e) => e.attributes["outbox.id"]?.stringValue === b1 }],
+            entries: [entryFault(b1, { code: "InternalError" })],
         });
         const event = await h.streamEvent();
         const sns = recordingSns(h);

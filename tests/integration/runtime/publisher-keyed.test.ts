@@ -8,7 +8,7 @@ import { createSweeper } from "../../../runtime/relay/sweeper";
 import { recordKey } from "../../../runtime/record/codec";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, idOf, from, metric } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, idOf, from, metric, entryFault } from "../../support/runtime/relay-fixtures";
 
 describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -53,13 +53,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
             messages: [0, 1, 2].map((n) => ({ partition: "A", type: "T", payload: n, orderingKey: "k" })),
         });
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InternalError",
-                    times: 1,
-                    when: (e) => e.attributes["outbox.id"]?.stringValue === messageIds[1],
-                },
-            ],
+            entries: [entryFault(messageIds[1], { code: "InternalError", times: 1 })],
         });
         const event = await h.streamEvent();
         const first = await h.publisher()(event);
@@ -123,13 +117,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
         const a2 = await write("a", "a2");
         const b2 = await write("b", "b2");
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InvalidParameter",
-                    senderFault: true,
-                    when: (e) => e.attributes["outbox.id"]?.stringValue === a1,
-                },
-            ],
+            entries: [entryFault(a1, { code: "InvalidParameter", senderFault: true })],
         });
         const event = await h.streamEvent();
         const publisher = h.publisher({ maxPublishAttempts: 2 });
@@ -230,13 +218,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
         const b2 = await write("b", "b2");
         // a1 and b1 share the first PublishBatch call; b2 is in a later one, which a stopped batch would never send.
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InvalidParameter",
-                    senderFault: true,
-                    when: (e) => e.attributes["outbox.id"]?.stringValue === a1,
-                },
-            ],
+            entries: [entryFault(a1, { code: "InvalidParameter", senderFault: true })],
             calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }],
         });
         const event = await h.streamEvent();

@@ -14,7 +14,15 @@ import { ATTR } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, from, idOf, skOf, metric, failingCompletions } from "../../support/runtime/relay-fixtures";
+import {
+    closeAfterEach,
+    from,
+    idOf,
+    skOf,
+    metric,
+    failingCompletions,
+    entryFault,
+} from "../../support/runtime/relay-fixtures";
 
 const GRACE = 3600;
 
@@ -81,14 +89,7 @@ describe("createPublisher on keyless records (DynamoDB Local + AWS fault server)
         const fourth = event.Records[3]!;
         // SNS fails entry 3 of the first call (transient) but accepts the entries after it, as a real PublishBatch may.
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InternalError",
-                    senderFault: false,
-                    times: 1,
-                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth),
-                },
-            ],
+            entries: [entryFault(idOf(fourth), { code: "InternalError", senderFault: false, times: 1 })],
         });
         const publisher = h.publisher();
 
@@ -140,14 +141,7 @@ describe("createPublisher on keyless records (DynamoDB Local + AWS fault server)
         const event = await h.streamEvent();
         const [fourth, seventh] = [event.Records[3]!, event.Records[6]!];
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InternalError",
-                    senderFault: false,
-                    times: 1,
-                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth),
-                },
-            ],
+            entries: [entryFault(idOf(fourth), { code: "InternalError", senderFault: false, times: 1 })],
         });
         // A fake DynamoDB in front of the local one: no emulator throttles one chosen UpdateItem.
         const dynamodb = failingCompletions(h, [skOf(seventh)]);

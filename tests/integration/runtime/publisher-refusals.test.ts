@@ -10,7 +10,7 @@ import { createSweeper } from "../../../runtime/relay/sweeper";
 import { marshalRecord, recordKey, unmarshalRecord } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, metric } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, metric, entryFault } from "../../support/runtime/relay-fixtures";
 
 describe("createPublisher on refused and expired records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -43,13 +43,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
         });
         const poison = messageIds[1]!;
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InvalidParameter",
-                    senderFault: true,
-                    when: (e) => e.attributes["outbox.id"]?.stringValue === poison,
-                },
-            ],
+            entries: [entryFault(poison, { code: "InvalidParameter", senderFault: true })],
         });
 
         assert.deepEqual(
@@ -91,13 +85,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
         });
         const poison = messageIds[0]!;
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InvalidParameter",
-                    senderFault: true,
-                    when: (e) => e.attributes["outbox.id"]?.stringValue === poison,
-                },
-            ],
+            entries: [entryFault(poison, { code: "InvalidParameter", senderFault: true })],
         });
         const event = await h.streamEvent();
         assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(event), { batchItemFailures: [] });
@@ -120,13 +108,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
         });
         const poison = messageIds[1]!;
         h.server.setFaults({
-            entries: [
-                {
-                    code: "SomethingSnsAddsLater",
-                    senderFault: true,
-                    when: (e) => e.attributes["outbox.id"]?.stringValue === poison,
-                },
-            ],
+            entries: [entryFault(poison, { code: "SomethingSnsAddsLater", senderFault: true })],
         });
         const event = await h.streamEvent();
         assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(event), { batchItemFailures: [] });
@@ -312,13 +294,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             });
             const poison = messageIds[0]!;
             h.server.setFaults({
-                entries: [
-                    {
-                        code: "InvalidParameter",
-                        senderFault: true,
-                        when: (e) => e.attributes["outbox.id"]?.stringValue === poison,
-                    },
-                ],
+                entries: [entryFault(poison, { code: "InvalidParameter", senderFault: true })],
                 calls: [{ kind: "InternalError", actions: ["SendMessage"], times: 100 }],
             });
             assert.deepEqual(await h.publisher({ maxPublishAttempts: 1 })(await h.streamEvent()), {

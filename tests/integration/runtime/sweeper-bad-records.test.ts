@@ -9,7 +9,7 @@ import { isOutboxError } from "../../../runtime/errors";
 import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, entryFault } from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -151,13 +151,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             const a2 = await write("a");
             const b2 = await write("b");
             h.server.setFaults({
-                entries: [
-                    {
-                        code: "InvalidParameter",
-                        senderFault: true,
-                        when: (e) => e.attributes["outbox.id"]?.stringValue === a1,
-                    },
-                ],
+                entries: [entryFault(a1, { code: "InvalidParameter", senderFault: true })],
                 calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }],
             });
             h.clock.advance(200_000);
@@ -175,13 +169,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             );
 
             h.server.setFaults({
-                entries: [
-                    {
-                        code: "InvalidParameter",
-                        senderFault: true,
-                        when: (e) => e.attributes["outbox.id"]?.stringValue === a1,
-                    },
-                ],
+                entries: [entryFault(a1, { code: "InvalidParameter", senderFault: true })],
             });
             await createSweeper(h.config({ maxPublishAttempts: 1 }))();
             assert.deepEqual(

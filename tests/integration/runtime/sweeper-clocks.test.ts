@@ -12,7 +12,7 @@ import { FakeDynamoDb } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 import { dynamoClient } from "../../support/dynamodb";
-import { closeAfterEach, putRecord } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, putRecord, entryFault } from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper and clocks (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -52,7 +52,7 @@ describe("createSweeper and clocks (DynamoDB Local + AWS fault server)", functio
             h = await createHarness();
             const stuck = await putRecord(h, "FUTURE", "future-stuck", h.clock.now() + 86_400_000);
             h.server.setFaults({
-                entries: [{ code: "InternalError", when: (e) => e.attributes["outbox.id"]?.stringValue === stuck }],
+                entries: [entryFault(stuck, { code: "InternalError" })],
             });
             const ages = (): number[] => {
                 const values = h.metricLines

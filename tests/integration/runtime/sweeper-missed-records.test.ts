@@ -13,7 +13,7 @@ import { OutboxWriter } from "../../../runtime/writer/writer";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, entryFault } from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper delivers missed records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -176,7 +176,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
             ],
         });
         h.server.setFaults({
-            entries: [{ code: "InternalError", when: (e) => e.attributes["outbox.id"]?.stringValue === messageIds[0] }],
+            entries: [entryFault(messageIds[0], { code: "InternalError" })],
         });
         h.clock.advance(200_000);
         const result = await createSweeper(h.config())();
@@ -200,13 +200,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         ).messageIds;
         // Round 1 publishes the heads a1 and b1 (b1 refused, so key b is held); round 2 publishes a2 (refused).
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InvalidParameter",
-                    senderFault: true,
-                    when: (e) => [a2, b1].includes(e.attributes["outbox.id"]?.stringValue ?? ""),
-                },
-            ],
+            entries: [entryFault([a2, b1], { code: "InvalidParameter", senderFault: true })],
         });
         h.clock.advance(200_000);
         const logger = new RecordingLogger();
@@ -238,12 +232,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         ).messageIds;
         h.server.setFaults({
             entries: [
-                {
-                    code: "InvalidParameter",
-                    senderFault: true,
-                    message: "Invalid parameter: Message",
-                    when: (e) => e.attributes["outbox.id"]?.stringValue === a1,
-                },
+                entryFault(a1, { code: "InvalidParameter", senderFault: true, message: "Invalid parameter: Message" }),
             ],
         });
         h.clock.advance(200_000);

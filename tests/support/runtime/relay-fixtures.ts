@@ -8,6 +8,7 @@ import { PutItemCommand, ScanCommand, UpdateItemCommand, type AttributeValue } f
 import { marshalRecord, pendingRecord } from "../../../runtime/record/codec";
 import { ATTR, CLAIM_INDEX } from "../../../runtime/schema";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
+import type { EntryFaultRule } from "../../../dev/emulators/aws-fault-server";
 import type { Harness } from "./harness";
 
 /** Close the harness `current()` returns after each test of the enclosing suite. */
@@ -125,4 +126,10 @@ export async function claimIndexOrder(h: Harness): Promise<string[]> {
         start = page.LastEvaluatedKey;
     } while (start);
     return order;
+}
+
+/** An entry fault on the records `ids`, matched by their `outbox.id` attribute; `rule` gives the rest. */
+export function entryFault(ids: string | readonly string[], rule: Omit<EntryFaultRule, "when">): EntryFaultRule {
+    const matched: readonly string[] = typeof ids === "string" ? [ids] : ids;
+    return { ...rule, when: (e) => matched.includes(e.attributes["outbox.id"]?.stringValue ?? "") };
 }
