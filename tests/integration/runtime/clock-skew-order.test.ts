@@ -23,7 +23,7 @@ import { conditionFailed, FakeDynamoDb } from "../../support/store/fake-client";
 import { FakeClock, RecordingLogger } from "../../support/store/helpers";
 import { createOutboxTable } from "../../support/runtime/table";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, publishedIds } from "../../support/runtime/relay-fixtures";
 
 const T0 = Date.UTC(2026, 10, 30, 5, 0, 0);
 
@@ -412,10 +412,7 @@ describe("a fast clock does not lock correct writers out (issue 38 item 6: Dynam
         const event = await h.streamEvent();
         assert.equal(event.Records.length, 2);
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [fastId, correctId],
-        );
+        assert.deepEqual(publishedIds(h), [fastId, correctId]);
         assert.deepEqual(
             (await h.records()).map((r) => r.status),
             ["completed", "completed"],

@@ -8,9 +8,18 @@ import assert from "node:assert/strict";
 import { BatchGetItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import { ATTR } from "../../../runtime/schema";
+import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { createCriticalPathCounter } from "../../../dev/bench/critical-path";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, idOf, skOf, metric, from, entryFault } from "../../support/runtime/relay-fixtures";
+import {
+    closeAfterEach,
+    idOf,
+    skOf,
+    metric,
+    from,
+    entryFault,
+    publishedIds,
+} from "../../support/runtime/relay-fixtures";
 
 type Sender = { send(command: object): Promise<unknown> };
 
@@ -65,6 +74,20 @@ async function writeKeyless(h: Harness, partitions: readonly string[]): Promise<
     }
 }
 
+/** Partitions of `a` records of group A, then of `b` groups B0, B1, … of one record each. */
+function groupAThenBs(a: number, b: number): string[] {
+    return [...Array.from({ length: a }, () => "A"), ...Array.from({ length: b }, (_, i) => `B${i}`)];
+}
+
+/** Where group A's published messages stand in `event`, in the order they were published. */
+function groupAPositions(h: Harness, event: LambdaStreamEvent): number[] {
+    const order = new Map(event.Records.map((r, i) => [idOf(r), i]));
+    return h
+        .published()
+        .filter((p) => p.groupId === "A")
+        .map((p) => order.get(p.id)!);
+}
+
 describe("publisher: keyless calls in flight together (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
     closeAfterEach(() => h);
@@ -95,13 +118,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         assert.equal(path.depth(), 3, "status read, then the publishes, then the completions");
         assert.equal(statusReads, 1);
         assert.equal(sns.maxInFlight, 10);
-        assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .sort(),
-            event.Records.map(idOf).sort(),
-        );
+        assert.deepEqual(publishedIds(h).sort(), event.Records.map(idOf).sort());
         assert.ok((await h.records()).every((r) => r.status === "completed"));
     });
 
@@ -162,7 +179,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
 
         assert.deepEqual(await h.publisher()(from(event, fourth.dynamodb.SequenceNumber)), { batchItemFailures: [] });
         assert.ok((await h.records()).every((r) => r.status === "completed"));
-        const ids = h.published().map((p) => p.id);
+        const ids = publishedIds(h);
         assert.deepEqual(
             [...ids].sort(),
             [...event.Records.map(idOf), idOf(sixteenth)].sort(),
@@ -173,10 +190,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
     it("on a FIFO topic, calls of different message groups are in flight together, one group's calls never are, and each group arrives in shard order", async function () {
         h = await createHarness({ fifo: true });
         // Calls in shard order: [A×10] [A×10] [B0..B9] [B10..B19]: the second waits for the first, the others overlap.
-        await writeKeyless(h, [
-            ...Array.from({ length: 20 }, () => "A"),
-            ...Array.from({ length: 20 }, (_, i) => `B${i}`),
-        ]);
+        await writeKeyless(h, groupAThenBs(20, 20));
         const event = await h.streamEvent();
         const sns = watchPublishes(h.sns);
         assert.deepEqual(await h.publisher({ sns: sns as unknown as Harness["sns"] })(event), {
@@ -184,11 +198,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         });
         assert.equal(sns.maxInFlightPerGroup.get("A"), 1, "group A's two calls one after the other");
         assert.ok(sns.maxInFlight >= 2, `calls of different groups overlap (at most ${sns.maxInFlight} in flight)`);
-        const order = new Map(event.Records.map((r, i) => [idOf(r), i]));
-        const groupA = h
-            .published()
-            .filter((p) => p.groupId === "A")
-            .map((p) => order.get(p.id)!);
+        const groupA = groupAPositions(h, event);
         assert.deepEqual(
             groupA,
             [...groupA].sort((a, b) => a - b),
@@ -199,10 +209,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
 
     it("on a FIFO topic a refused entry holds its group's later calls: they are not sent, and the retry from the refusal sends the refused entry before them", async function () {
         h = await createHarness({ fifo: true });
-        await writeKeyless(h, [
-            ...Array.from({ length: 20 }, () => "A"),
-            ...Array.from({ length: 10 }, (_, i) => `B${i}`),
-        ]);
+        await writeKeyless(h, groupAThenBs(20, 10));
         const event = await h.streamEvent();
         const fourth = event.Records[3]!;
         h.server.setFaults({
@@ -212,7 +219,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         assert.deepEqual(await publisher(event), {
             batchItemFailures: [{ itemIdentifier: fourth.dynamodb.SequenceNumber }],
         });
-        const sentInFirst = new Set(h.published().map((p) => p.id));
+        const sentInFirst = new Set(publishedIds(h));
         for (const r of event.Records.slice(10, 20))
             assert.ok(!sentInFirst.has(idOf(r)), "group A's second call was not sent");
         const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
@@ -223,11 +230,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
 
         assert.deepEqual(await publisher(from(event, fourth.dynamodb.SequenceNumber)), { batchItemFailures: [] });
         assert.ok((await h.records()).every((r) => r.status === "completed"));
-        const order = new Map(event.Records.map((r, i) => [idOf(r), i]));
-        const groupA = h
-            .published()
-            .filter((p) => p.groupId === "A")
-            .map((p) => order.get(p.id)!);
+        const groupA = groupAPositions(h, event);
         assert.deepEqual(
             groupA.slice(-11),
             [3, ...Array.from({ length: 10 }, (_, i) => 10 + i)],
@@ -238,10 +241,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
     it("on a FIFO topic a call that was held behind its group and then not sent, because another call's entry was refused meanwhile, is the lowest failure reported", async function () {
         h = await createHarness({ fifo: true });
         // Calls in shard order: [A0..A9] [A10..A19] (waits for the first) [B0..B9] (B3 refused).
-        await writeKeyless(h, [
-            ...Array.from({ length: 20 }, () => "A"),
-            ...Array.from({ length: 10 }, (_, i) => `B${i}`),
-        ]);
+        await writeKeyless(h, groupAThenBs(20, 10));
         const event = await h.streamEvent();
         const [a0, a10, b3] = [event.Records[0]!, event.Records[10]!, event.Records[23]!];
         h.server.setFaults({
@@ -303,22 +303,12 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         assert.ok((await h.records()).every((r) => r.status === "pending"));
         h.server.clearFaults();
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
-        assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .sort(),
-            event.Records.map(idOf).sort(),
-            "each once",
-        );
+        assert.deepEqual(publishedIds(h).sort(), event.Records.map(idOf).sort(), "each once");
     });
 
     it("a permanent refusal is the record's own: the other calls of the batch are still sent, the refused record stays pending for the sweeper, and nothing is retried", async function () {
         h = await createHarness({ fifo: true });
-        await writeKeyless(h, [
-            ...Array.from({ length: 20 }, () => "A"),
-            ...Array.from({ length: 10 }, (_, i) => `B${i}`),
-        ]);
+        await writeKeyless(h, groupAThenBs(20, 10));
         const event = await h.streamEvent();
         const fourth = event.Records[3]!;
         h.server.setFaults({

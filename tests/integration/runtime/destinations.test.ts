@@ -20,7 +20,7 @@ import { ATTR } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { createHarness, entryRecordId, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, idOf, metric, from } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, idOf, metric, from, publishedIds } from "../../support/runtime/relay-fixtures";
 
 /** Per kind: an entry error the service means as transient, one it blames on the message, and one on the deployment. */
 const ENTRY_ERRORS: Readonly<
@@ -194,10 +194,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
                 batchItemFailures: [{ itemIdentifier: fourth.dynamodb.SequenceNumber }],
             });
             assert.deepEqual(
-                h
-                    .published()
-                    .map((p) => p.id)
-                    .sort(),
+                publishedIds(h).sort(),
                 event.Records.filter((_, i) => i !== 3)
                     .map(idOf)
                     .sort(),
@@ -211,7 +208,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
             );
 
             assert.deepEqual(await publisher(from(event, fourth.dynamodb.SequenceNumber)), { batchItemFailures: [] });
-            const ids = h.published().map((p) => p.id);
+            const ids = publishedIds(h);
             assert.equal(ids.length, 14, "every record exactly once");
             assert.deepEqual([...ids].sort(), event.Records.map(idOf).sort());
         });
@@ -230,11 +227,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
             assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(await h.streamEvent()), {
                 batchItemFailures: [],
             });
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [b1, b2],
-                "key b went on past key a's refused head",
-            );
+            assert.deepEqual(publishedIds(h), [b1, b2], "key b went on past key a's refused head");
             const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
             assert.deepEqual([states.get(a1), states.get(a2)], ["pending", "pending"], "key a held, in order");
             const head = await h.ddb.send(
@@ -248,11 +241,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
                 h.deadLetters().map((d) => [d.recordId, d.reason, d.body.errorCode]),
                 [[a1, "publish-rejected", ENTRY_ERRORS[kind].message.code]],
             );
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [b1, b2, a2],
-                "key a follows once its head is dead-lettered",
-            );
+            assert.deepEqual(publishedIds(h), [b1, b2, a2], "key a follows once its head is dead-lettered");
         });
 
         it("holds the shard on a fault of the deployment, on the stream path and in the sweeper: nothing counted, nothing dead-lettered", async function () {
@@ -339,7 +328,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
             h.clock.advance(200_000);
             const result = await createSweeper(h.config())();
             assert.equal(result.published, 3);
-            const ids = h.published().map((p) => p.id);
+            const ids = publishedIds(h);
             assert.deepEqual([...ids].sort(), [...messageIds].sort());
             assert.ok(ids.indexOf(messageIds[1]!) < ids.indexOf(messageIds[2]!), "q in order");
             assert.ok((await h.records()).every((r) => r.status === "completed"));
@@ -423,10 +412,7 @@ describe("the relay reading a PutEvents answer (DynamoDB Local + the fault serve
         });
         assert.ok((await h.records()).every((r) => r.status === "completed"));
         assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .filter((id) => id === silent).length,
+            publishedIds(h).filter((id) => id === silent).length,
             2,
             "the bus had taken it: it arrives twice, at least once, never lost",
         );

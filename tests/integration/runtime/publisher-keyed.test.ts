@@ -8,7 +8,7 @@ import { createSweeper } from "../../../runtime/relay/sweeper";
 import { recordKey } from "../../../runtime/record/codec";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, idOf, from, metric, entryFault } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, idOf, from, metric, entryFault, publishedIds } from "../../support/runtime/relay-fixtures";
 
 describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -30,10 +30,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
         const event = await h.streamEvent();
         const reversed = { Records: [...event.Records].reverse() };
         assert.deepEqual(await h.publisher()(reversed), { batchItemFailures: [] });
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            ids,
-        );
+        assert.deepEqual(publishedIds(h), ids);
         assert.equal(
             h.server.calls().filter((c) => c.action === "PublishBatch").length,
             6,
@@ -58,10 +55,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
         const event = await h.streamEvent();
         const first = await h.publisher()(event);
         assert.deepEqual(first, { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] });
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [messageIds[0]],
-        );
+        assert.deepEqual(publishedIds(h), [messageIds[0]]);
         const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.deepEqual(
             [states.get(messageIds[0]!), states.get(messageIds[1]!), states.get(messageIds[2]!)],
@@ -69,10 +63,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
             "released, not stranded",
         );
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            messageIds,
-        );
+        assert.deepEqual(publishedIds(h), messageIds);
     });
 
     it("reports the lower of a keyless and a keyed failure in one batch, whichever of the two comes first in the shard", async function () {
@@ -123,11 +114,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
         const publisher = h.publisher({ maxPublishAttempts: 2 });
 
         assert.deepEqual(await publisher(event), { batchItemFailures: [] }, "no retry of the shard");
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [b1, b2],
-            "key b went on past key a's refused head",
-        );
+        assert.deepEqual(publishedIds(h), [b1, b2], "key b went on past key a's refused head");
         const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.deepEqual(
             [a1, a2].map((id) => states.get(id)),
@@ -150,11 +137,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
             h.deadLetters().map((d) => [d.recordId, d.reason]),
             [[a1, "publish-rejected"]],
         );
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [b1, b2, a2],
-            "key a follows once its head is dead-lettered",
-        );
+        assert.deepEqual(publishedIds(h), [b1, b2, a2], "key a follows once its head is dead-lettered");
     });
 
     it("a claim truncated by a throttled write is not taken for an exhausted partition: the first doorbell not delivered is reported, and the retry delivers the rest in order", async function () {
@@ -182,11 +165,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
             call.nth > 1 ? Promise.reject(throttled()) : PASS,
         );
         const response = await h.publisher({ dynamodb: db as never })(event);
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            ids.slice(0, 50),
-            "the first transaction's 50 delivered, in order",
-        );
+        assert.deepEqual(publishedIds(h), ids.slice(0, 50), "the first transaction's 50 delivered, in order");
         assert.deepEqual(
             response,
             { batchItemFailures: [{ itemIdentifier: event.Records[50]!.dynamodb.SequenceNumber }] },
@@ -201,11 +180,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
         assert.deepEqual(await h.publisher()(from(event, event.Records[50]!.dynamodb.SequenceNumber)), {
             batchItemFailures: [],
         });
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            ids,
-            "in order, each once",
-        );
+        assert.deepEqual(publishedIds(h), ids, "in order, each once");
     });
 
     it("a keyed record SNS refused maxPublishAttempts times whose DLQ send then fails holds only its own key: the partition's other keys are published in the same invocation, and the shard goes on", async function () {
@@ -227,11 +202,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
             { batchItemFailures: [] },
             "no retry of the shard",
         );
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [b1, b2],
-            "key b went on, in its later call too",
-        );
+        assert.deepEqual(publishedIds(h), [b1, b2], "key b went on, in its later call too");
         const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.deepEqual(
             [a1, a2].map((id) => states.get(id)),
@@ -258,14 +229,8 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
             { batchItemFailures: [{ itemIdentifier: newestFirst.Records[0]!.dynamodb.SequenceNumber }] },
             "10 rounds of 1 did not reach the newest",
         );
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            ids.slice(0, 10),
-        );
+        assert.deepEqual(publishedIds(h), ids.slice(0, 10));
         assert.deepEqual(await publisher(newestFirst), { batchItemFailures: [] });
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            ids,
-        );
+        assert.deepEqual(publishedIds(h), ids);
     });
 });

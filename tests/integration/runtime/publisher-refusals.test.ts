@@ -10,7 +10,7 @@ import { createSweeper } from "../../../runtime/relay/sweeper";
 import { marshalRecord, recordKey, unmarshalRecord } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, metric, entryFault } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, metric, entryFault, publishedIds } from "../../support/runtime/relay-fixtures";
 
 describe("createPublisher on refused and expired records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -51,13 +51,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             { batchItemFailures: [] },
             "the batch goes on",
         );
-        assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .sort(),
-            [messageIds[0]!, messageIds[2]!].sort(),
-        );
+        assert.deepEqual(publishedIds(h).sort(), [messageIds[0]!, messageIds[2]!].sort());
         const item = await h.ddb.send(
             new GetItemCommand({ TableName: h.tableName, Key: recordKey("P", poison, "sns"), ConsistentRead: true }),
         );
@@ -95,10 +89,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             h.deadLetters().map((d) => [d.recordId, d.reason, d.body.attempts]),
             [[poison, "publish-rejected", 2]],
         );
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [messageIds[1]],
-        );
+        assert.deepEqual(publishedIds(h), [messageIds[1]]);
     });
 
     it("an entry SNS refuses with an unknown code and SenderFault reaches the DLQ after maxPublishAttempts; the others are published", async function () {
@@ -118,13 +109,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             h.deadLetters().map((d) => [d.recordId, d.reason, d.body.errorCode]),
             [[poison, "publish-rejected", "SomethingSnsAddsLater"]],
         );
-        assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .sort(),
-            [messageIds[0]!, messageIds[2]!].sort(),
-        );
+        assert.deepEqual(publishedIds(h).sort(), [messageIds[0]!, messageIds[2]!].sort());
     });
 
     it("holds the shard on a fault of the deployment (the topic does not exist, a KMS key it cannot use): nothing counted, nothing dead-lettered", async function () {
@@ -200,13 +185,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             { batchItemFailures: [] },
             "once the topic is right, everything goes out",
         );
-        assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .sort(),
-            [...messageIds].sort(),
-        );
+        assert.deepEqual(publishedIds(h).sort(), [...messageIds].sort());
     });
 
     it("sends expired records to the DLQ with reason expired, marks them expired, and never publishes them", async function () {
@@ -227,10 +206,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
         });
         h.clock.advance(5_000);
         assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] });
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [messageIds[0]],
-        );
+        assert.deepEqual(publishedIds(h), [messageIds[0]]);
         assert.deepEqual(
             h
                 .deadLetters()
@@ -269,10 +245,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
                 { batchItemFailures: [] },
                 "no retry of the shard",
             );
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                messageIds.slice(1),
-            );
+            assert.deepEqual(publishedIds(h), messageIds.slice(1));
             const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
             assert.equal(byId.get(messageIds[0]!), "pending", "not lost: left for the sweeper");
             assert.equal(metric(h, "LeftForSweeper"), 1);
@@ -300,10 +273,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             assert.deepEqual(await h.publisher({ maxPublishAttempts: 1 })(await h.streamEvent()), {
                 batchItemFailures: [],
             });
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [messageIds[1]],
-            );
+            assert.deepEqual(publishedIds(h), [messageIds[1]]);
             assert.equal(new Map((await h.records()).map((r) => [r.recordId, r.status])).get(poison), "pending");
             assert.equal(metric(h, "LeftForSweeper"), 1);
             assert.equal(h.deadLetters().length, 0);
@@ -334,14 +304,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             h.clock.advance(5_000);
             const event = await h.streamEvent();
             assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] }, "no retry of the shard");
-            assert.deepEqual(
-                h
-                    .published()
-                    .map((p) => p.id)
-                    .sort(),
-                [b1, free].sort(),
-                "key b and the keyless record went on",
-            );
+            assert.deepEqual(publishedIds(h).sort(), [b1, free].sort(), "key b and the keyless record went on");
             const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
             assert.deepEqual(
                 [a1, a2].map((id) => byId.get(id)),
@@ -356,7 +319,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
                 h.deadLetters().map((d) => [d.recordId, d.reason]),
                 [[a1, "expired"]],
             );
-            const published = h.published().map((p) => p.id);
+            const published = publishedIds(h);
             assert.deepEqual(
                 [...published.slice(0, 2).sort(), ...published.slice(2)],
                 [...[b1, free].sort(), a2],

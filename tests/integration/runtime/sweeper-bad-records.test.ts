@@ -9,7 +9,7 @@ import { isOutboxError } from "../../../runtime/errors";
 import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, entryFault } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, entryFault, publishedIds } from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -47,10 +47,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
                 h.server.queueMessages(h.dlqUrl)[0]!.body.includes("\\uffff"),
                 "the DLQ body carries the character as a JSON escape",
             );
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [healthy],
-            );
+            assert.deepEqual(publishedIds(h), [healthy]);
             assert.equal((await h.records()).find((r) => r.recordId === poison)!.status, "expired");
         });
 
@@ -74,10 +71,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             h.clock.advance(200_000);
             const result = await createSweeper(h.config())();
             assert.deepEqual([result.expired, result.failedRecords, result.published], [0, 2, 1]);
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [missed],
-            );
+            assert.deepEqual(publishedIds(h), [missed]);
             const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
             assert.deepEqual(
                 expiring.map((id) => byId.get(id)),
@@ -117,11 +111,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             h.clock.advance(200_000);
             const result = await createSweeper(h.config())();
             assert.deepEqual([result.published, result.failedPartitions], [2, 1]);
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [b1, b2],
-                "key b went on past key a's head",
-            );
+            assert.deepEqual(publishedIds(h), [b1, b2], "key b went on past key a's head");
             const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
             assert.deepEqual(
                 [a1, a2].map((id) => byId.get(id)),
@@ -135,10 +125,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
                 h.deadLetters().map((d) => [d.recordId, d.reason]),
                 [[a1, "expired"]],
             );
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [b1, b2, a2],
-            );
+            assert.deepEqual(publishedIds(h), [b1, b2, a2]);
         });
 
         it("a keyed record SNS refused maxPublishAttempts times whose DLQ send fails holds only its own key: the partition's other keys are published in the same sweep, and its key follows once the DLQ takes it", async function () {
@@ -157,11 +144,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             h.clock.advance(200_000);
             const result = await createSweeper(h.config({ maxPublishAttempts: 1 }))();
             assert.deepEqual([result.published, result.deadLettered, result.failedPartitions], [2, 0, 1]);
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [b1, b2],
-                "key b went on past key a's head, in a later call too",
-            );
+            assert.deepEqual(publishedIds(h), [b1, b2], "key b went on past key a's head, in a later call too");
             const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
             assert.deepEqual(
                 [a1, a2].map((id) => byId.get(id)),
@@ -176,10 +159,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
                 h.deadLetters().map((d) => [d.recordId, d.reason]),
                 [[a1, "publish-rejected"]],
             );
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [b1, b2, a2],
-            );
+            assert.deepEqual(publishedIds(h), [b1, b2, a2]);
         });
 
         it("an undecodable item with has_expiry is counted and skipped; the other expired records are dead-lettered", async function () {
@@ -229,10 +209,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
                 createSweeper({ ...h.config(), dynamodb })(),
                 (err: unknown) => isOutboxError(err, "THROTTLED") && /expiry index query failed/.test(err.message),
             );
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [missed],
-            );
+            assert.deepEqual(publishedIds(h), [missed]);
         });
     });
 });

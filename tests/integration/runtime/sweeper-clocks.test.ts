@@ -12,7 +12,7 @@ import { FakeDynamoDb } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 import { dynamoClient } from "../../support/dynamodb";
-import { closeAfterEach, putRecord, entryFault } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, putRecord, entryFault, publishedIds } from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper and clocks (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -30,7 +30,7 @@ describe("createSweeper and clocks (DynamoDB Local + AWS fault server)", functio
             h.clock.advance(5_000);
             await createSweeper(h.config())();
             assert.deepEqual(
-                h.published().map((p) => p.id),
+                publishedIds(h),
                 [future],
                 "at once, not a day later; k2 waits behind k1, which is not due yet",
             );
@@ -41,11 +41,7 @@ describe("createSweeper and clocks (DynamoDB Local + AWS fault server)", functio
             );
             h.clock.advance(120_000);
             await createSweeper(h.config())();
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [future, k1, k2],
-                "per-key order kept",
-            );
+            assert.deepEqual(publishedIds(h), [future, k1, k2], "per-key order kept");
         });
 
         it("counts such a record in OldestPendingAge from its first claim, so a future stamp cannot hide a stuck record", async function () {
@@ -110,14 +106,7 @@ describe("createSweeper and clocks (DynamoDB Local + AWS fault server)", functio
                 assert.deepEqual(sampled, [offset], "SweeperClockOffset carries it");
 
                 assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] });
-                assert.deepEqual(
-                    h
-                        .published()
-                        .map((p) => p.id)
-                        .sort(),
-                    [...written].sort(),
-                    "the stream path publishes each once",
-                );
+                assert.deepEqual(publishedIds(h).sort(), [...written].sort(), "the stream path publishes each once");
             });
         }
 

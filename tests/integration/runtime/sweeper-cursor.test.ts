@@ -10,7 +10,13 @@ import { createSweeper } from "../../../runtime/relay/sweeper";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, putRecord, heldByAnother, claimIndexOrder } from "../../support/runtime/relay-fixtures";
+import {
+    closeAfterEach,
+    putRecord,
+    heldByAnother,
+    claimIndexOrder,
+    publishedIds,
+} from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -79,10 +85,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 }
             }
             assert.deepEqual(
-                h
-                    .published()
-                    .map((p) => p.id)
-                    .sort(),
+                publishedIds(h).sort(),
                 [...healthy].sort(),
                 `every healthy record within ${runs} runs, none of the stuck ones`,
             );
@@ -118,10 +121,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 "the first run reaches one group, the stuck partition first in scan order among them",
             );
             assert.deepEqual(
-                h
-                    .published()
-                    .map((p) => p.id)
-                    .sort(),
+                publishedIds(h).sort(),
                 [...healthy].sort(),
                 "the stuck partition first in scan order is passed, not retried every run",
             );
@@ -150,13 +150,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
             // The second has the time, and room for two partitions: the two the first did not reach.
             const second = await createSweeper({ ...h.config(), maxPartitionsPerRun: 2 })();
             assert.equal(second.published, 2, `not ${reachedLast} again, reached last and never drained`);
-            assert.deepEqual(
-                h
-                    .published()
-                    .map((p) => p.id)
-                    .sort(),
-                [...healthy].sort(),
-            );
+            assert.deepEqual(publishedIds(h).sort(), [...healthy].sort());
         });
 
         it("knows its position by the whole ClaimIndex key, not by the partition key alone: a cursor moved to a later item of the same partition is written, so a partition that never drains is passed", async function () {
@@ -185,13 +179,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
             assert.equal(afterSecond?.[ATTR.pk]?.S, x);
             assert.notEqual(afterSecond?.[ATTR.sk]?.S, afterFirst?.[ATTR.sk]?.S, "moved within the partition");
             assert.equal((await sweep()).published, 1, `${y}, past the item no sweep drains`);
-            assert.deepEqual(
-                h
-                    .published()
-                    .map((p) => p.id)
-                    .sort(),
-                [...healthy].sort(),
-            );
+            assert.deepEqual(publishedIds(h).sort(), [...healthy].sort());
         });
 
         it("a cursor that cannot be read, or that the scan refuses, never stops a sweep: the run scans from the start of the index", async function () {
@@ -258,13 +246,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 maxPartitionsPerRun: 10,
             })();
             assert.equal(result.published, 2, "the rest, from the start of the index");
-            assert.deepEqual(
-                h
-                    .published()
-                    .map((p) => p.id)
-                    .sort(),
-                [...ids].sort(),
-            );
+            assert.deepEqual(publishedIds(h).sort(), [...ids].sort());
         });
     });
 });

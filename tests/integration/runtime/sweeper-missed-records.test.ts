@@ -13,7 +13,7 @@ import { OutboxWriter } from "../../../runtime/writer/writer";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, entryFault } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, entryFault, publishedIds } from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper delivers missed records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -47,7 +47,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
             failedPartitions: 0,
             failedRecords: 0,
         });
-        const published = h.published().map((p) => p.id);
+        const published = publishedIds(h);
         assert.deepEqual([...published].sort(), [...keyless, ...keyed].sort());
         assert.deepEqual(
             published.filter((id) => keyed.includes(id)),
@@ -127,10 +127,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         );
         h.clock.advance(60_000);
         assert.equal((await createSweeper({ ...h.config(), sweepAfterSeconds: 5 })()).published, 1);
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [id],
-        );
+        assert.deepEqual(publishedIds(h), [id]);
         assert.equal((await h.records())[0]!.status, "completed");
     });
 
@@ -206,10 +203,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         const logger = new RecordingLogger();
         const result = await createSweeper({ ...h.config({ maxPublishAttempts: 3 }), logger })();
         assert.deepEqual([result.published, result.failedPartitions], [1, 1]);
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [a1],
-        );
+        assert.deepEqual(publishedIds(h), [a1]);
         assert.deepEqual(
             logger.warnings("sweeper: partition delivery stopped at a failure").map((l) => l.attributes),
             [{ partition: "A", recordId: a2, code: "INVALID_PAYLOAD" }],
@@ -238,13 +232,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         h.clock.advance(200_000);
         const result = await createSweeper(h.config({ claimLimit: 2, maxPublishAttempts: 3 }))();
         assert.deepEqual([result.published, result.failedPartitions], [2, 1], "the partition still counts as failed");
-        assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .sort(),
-            [b1!, keyless!].sort(),
-        );
+        assert.deepEqual(publishedIds(h).sort(), [b1!, keyless!].sort());
         const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.deepEqual(
             [a1, a2, a3, b1, keyless].map((id) => status.get(id!)),
@@ -287,10 +275,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
             ),
         );
         assert.equal((await createSweeper(h.config())()).published, 50);
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            ids,
-        );
+        assert.deepEqual(publishedIds(h), ids);
     });
 
     it("starts no work when the invocation has less time left than reserveMs", async function () {

@@ -133,3 +133,8 @@ export function entryFault(ids: string | readonly string[], rule: Omit<EntryFaul
     const matched: readonly string[] = typeof ids === "string" ? [ids] : ids;
     return { ...rule, when: (e) => matched.includes(e.attributes["outbox.id"]?.stringValue ?? "") };
 }
+
+/** The record ids of the messages the destination accepted, in order. */
+export function publishedIds(h: Harness): string[] {
+    return h.published().map((p) => p.id);
+}
