@@ -8,7 +8,15 @@ import { createSweeper } from "../../../runtime/relay/sweeper";
 import { recordKey } from "../../../runtime/record/codec";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, idOf, from, metric, entryFault, publishedIds } from "../../support/runtime/relay-fixtures";
+import {
+    closeAfterEach,
+    idOf,
+    from,
+    metric,
+    entryFault,
+    publishedIds,
+    writeKeyRun,
+} from "../../support/runtime/relay-fixtures";
 
 describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -142,22 +150,8 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
 
     it("a claim truncated by a throttled write is not taken for an exhausted partition: the first doorbell not delivered is reported, and the retry delivers the rest in order", async function () {
         h = await createHarness();
-        const ids: string[] = [];
         // 100 records: a claim of 100 is two transactions of 50, so a throttled second one leaves a short batch.
-        for (let n = 0; n < 2; n += 1) {
-            ids.push(
-                ...(
-                    await h.writer.write({
-                        messages: Array.from({ length: 50 }, (_, i) => ({
-                            partition: "K",
-                            type: "T",
-                            payload: n * 50 + i,
-                            orderingKey: "k",
-                        })),
-                    })
-                ).messageIds,
-            );
-        }
+        const ids = await writeKeyRun(h, "K", "k", 100);
         const event = await h.streamEvent();
         // A fake in front of DynamoDB Local, which never throttles: every claim transaction after the first is
         // throttled, so the store's claim comes back truncated (50 of 100) and every later claim fails.

@@ -13,7 +13,7 @@ import { OutboxWriter } from "../../../runtime/writer/writer";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, entryFault, publishedIds } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, entryFault, publishedIds, writeKeyRun } from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper delivers missed records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -242,22 +242,8 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
 
     it("counts a partition whose claim came back truncated (a throttled claim write) as failed, and the next run delivers the rest in order", async function () {
         h = await createHarness();
-        const ids: string[] = [];
         // 100 records: a claim of 100 is two transactions of 50, so a throttled second one leaves a short batch.
-        for (let n = 0; n < 2; n += 1) {
-            ids.push(
-                ...(
-                    await h.writer.write({
-                        messages: Array.from({ length: 50 }, (_, i) => ({
-                            partition: "K",
-                            type: "T",
-                            payload: n * 50 + i,
-                            orderingKey: "k",
-                        })),
-                    })
-                ).messageIds,
-            );
-        }
+        const ids = await writeKeyRun(h, "K", "k", 100);
         h.clock.advance(200_000);
         // A fake in front of DynamoDB Local, which never throttles: the second claim transaction is throttled.
         const db = new FakeDynamoDb(h.ddb).on("TransactWriteItems", (_input, call) =>

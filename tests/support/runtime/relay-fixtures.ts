@@ -138,3 +138,18 @@ export function entryFault(ids: string | readonly string[], rule: Omit<EntryFaul
 export function publishedIds(h: Harness): string[] {
     return h.published().map((p) => p.id);
 }
+
+/** Write `count` records of one partition and ordering key, payloads 0, 1, …, in writes of 50; their ids in order. */
+export async function writeKeyRun(h: Harness, partition: string, key: string, count: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let start = 0; start < count; start += 50) {
+        const messages = Array.from({ length: Math.min(50, count - start) }, (_, i) => ({
+            partition,
+            type: "T",
+            payload: start + i,
+            orderingKey: key,
+        }));
+        ids.push(...(await h.writer.write({ messages })).messageIds);
+    }
+    return ids;
+}
