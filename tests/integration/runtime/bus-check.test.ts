@@ -13,6 +13,7 @@ import { isOutboxError } from "../../../runtime/errors";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
+import { closeAfterEach } from "../../support/runtime/relay-fixtures";
 
 const MISSING = "arn:aws:events:us-east-1:000000000000:event-bus/orders-typo";
 
@@ -48,9 +49,7 @@ function isTransientUnknown(err: unknown): boolean {
 
 describe("the EventBridge bus check (DynamoDB Local + the fault server)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("a first check throttled on a missing bus puts nothing and completes nothing: the invocation fails as transient, the next check finds the bus missing and holds (the sweeper likewise)", async function () {
         h = await createHarness({ destination: "eventbridge" });

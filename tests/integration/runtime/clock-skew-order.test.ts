@@ -23,6 +23,7 @@ import { conditionFailed, FakeDynamoDb } from "../../support/store/fake-client";
 import { FakeClock, RecordingLogger } from "../../support/store/helpers";
 import { createOutboxTable } from "../../support/runtime/table";
 import { createHarness, type Harness } from "../../support/runtime/harness";
+import { closeAfterEach, publishedIds } from "../../support/runtime/relay-fixtures";
 
 const T0 = Date.UTC(2026, 10, 30, 5, 0, 0);
 
@@ -375,9 +376,7 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
 
 describe("a fast clock does not lock correct writers out (issue 38 item 6: DynamoDB Local, the publisher on real stream records)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("a writer a day ahead writes keyed P; a correct writer's keyed write to P succeeds with its business items, sorts after it, and the publisher delivers both in that order", async function () {
         h = await createHarness();
@@ -413,10 +412,7 @@ describe("a fast clock does not lock correct writers out (issue 38 item 6: Dynam
         const event = await h.streamEvent();
         assert.equal(event.Records.length, 2);
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [fastId, correctId],
-        );
+        assert.deepEqual(publishedIds(h), [fastId, correctId]);
         assert.deepEqual(
             (await h.records()).map((r) => r.status),
             ["completed", "completed"],

@@ -7,33 +7,21 @@
 import assert from "node:assert/strict";
 import { BatchGetItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
-import type { LambdaStreamEvent, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { ATTR } from "../../../runtime/schema";
+import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { createCriticalPathCounter } from "../../../dev/bench/critical-path";
 import { createHarness, type Harness } from "../../support/runtime/harness";
+import {
+    closeAfterEach,
+    idOf,
+    skOf,
+    metric,
+    from,
+    entryFault,
+    publishedIds,
+} from "../../support/runtime/relay-fixtures";
 
 type Sender = { send(command: object): Promise<unknown> };
-
-function idOf(r: LambdaStreamRecord): string {
-    return (r.dynamodb.NewImage as Record<string, { S?: string }>)[ATTR.recordId]!.S!;
-}
-
-function skOf(r: LambdaStreamRecord): string {
-    return (r.dynamodb.Keys as Record<string, { S?: string }>)[ATTR.sk]!.S!;
-}
-
-function metric(h: Harness, name: string): number {
-    return h.metricLines
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .reduce((sum, l) => sum + (typeof l[name] === "number" ? (l[name] as number) : 0), 0);
-}
-
-/** The event Lambda would deliver after rewinding to `sequenceNumber`. */
-function from(event: LambdaStreamEvent, sequenceNumber: string): LambdaStreamEvent {
-    const i = event.Records.findIndex((r) => r.dynamodb.SequenceNumber === sequenceNumber);
-    assert.ok(i >= 0, `sequence number ${sequenceNumber} is in the batch`);
-    return { Records: event.Records.slice(i) };
-}
 
 /** Record ids of a PublishBatch call. */
 function entryIds(command: object): string[] {
@@ -86,11 +74,23 @@ async function writeKeyless(h: Harness, partitions: readonly string[]): Promise<
     }
 }
 
+/** Partitions of `a` records of group A, then of `b` groups B0, B1, … of one record each. */
+function groupAThenBs(a: number, b: number): string[] {
+    return [...Array.from({ length: a }, () => "A"), ...Array.from({ length: b }, (_, i) => `B${i}`)];
+}
+
+/** Where group A's published messages stand in `event`, in the order they were published. */
+function groupAPositions(h: Harness, event: LambdaStreamEvent): number[] {
+    const order = new Map(event.Records.map((r, i) => [idOf(r), i]));
+    return h
+        .published()
+        .filter((p) => p.groupId === "A")
+        .map((p) => order.get(p.id)!);
+}
+
 describe("publisher: keyless calls in flight together (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("a 100-record batch costs three sequential round trips: one status read, ten PublishBatch calls in flight together, each call's completions as it returns", async function () {
         h = await createHarness();
@@ -118,13 +118,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         assert.equal(path.depth(), 3, "status read, then the publishes, then the completions");
         assert.equal(statusReads, 1);
         assert.equal(sns.maxInFlight, 10);
-        assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .sort(),
-            event.Records.map(idOf).sort(),
-        );
+        assert.deepEqual(publishedIds(h).sort(), event.Records.map(idOf).sort());
         assert.ok((await h.records()).every((r) => r.status === "completed"));
     });
 
@@ -137,14 +131,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         const event = await h.streamEvent();
         const [fourth, sixteenth] = [event.Records[3]!, event.Records[15]!];
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InternalError",
-                    senderFault: false,
-                    times: 1,
-                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth),
-                },
-            ],
+            entries: [entryFault(idOf(fourth), { code: "InternalError", senderFault: false, times: 1 })],
         });
         // Fakes in front of the emulators: the second call's completion of the sixteenth record is throttled, and
         // the first call (which holds the refused fourth) is held back until then, so the later failure is seen first.
@@ -192,7 +179,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
 
         assert.deepEqual(await h.publisher()(from(event, fourth.dynamodb.SequenceNumber)), { batchItemFailures: [] });
         assert.ok((await h.records()).every((r) => r.status === "completed"));
-        const ids = h.published().map((p) => p.id);
+        const ids = publishedIds(h);
         assert.deepEqual(
             [...ids].sort(),
             [...event.Records.map(idOf), idOf(sixteenth)].sort(),
@@ -203,10 +190,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
     it("on a FIFO topic, calls of different message groups are in flight together, one group's calls never are, and each group arrives in shard order", async function () {
         h = await createHarness({ fifo: true });
         // Calls in shard order: [A×10] [A×10] [B0..B9] [B10..B19]: the second waits for the first, the others overlap.
-        await writeKeyless(h, [
-            ...Array.from({ length: 20 }, () => "A"),
-            ...Array.from({ length: 20 }, (_, i) => `B${i}`),
-        ]);
+        await writeKeyless(h, groupAThenBs(20, 20));
         const event = await h.streamEvent();
         const sns = watchPublishes(h.sns);
         assert.deepEqual(await h.publisher({ sns: sns as unknown as Harness["sns"] })(event), {
@@ -214,11 +198,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         });
         assert.equal(sns.maxInFlightPerGroup.get("A"), 1, "group A's two calls one after the other");
         assert.ok(sns.maxInFlight >= 2, `calls of different groups overlap (at most ${sns.maxInFlight} in flight)`);
-        const order = new Map(event.Records.map((r, i) => [idOf(r), i]));
-        const groupA = h
-            .published()
-            .filter((p) => p.groupId === "A")
-            .map((p) => order.get(p.id)!);
+        const groupA = groupAPositions(h, event);
         assert.deepEqual(
             groupA,
             [...groupA].sort((a, b) => a - b),
@@ -229,27 +209,17 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
 
     it("on a FIFO topic a refused entry holds its group's later calls: they are not sent, and the retry from the refusal sends the refused entry before them", async function () {
         h = await createHarness({ fifo: true });
-        await writeKeyless(h, [
-            ...Array.from({ length: 20 }, () => "A"),
-            ...Array.from({ length: 10 }, (_, i) => `B${i}`),
-        ]);
+        await writeKeyless(h, groupAThenBs(20, 10));
         const event = await h.streamEvent();
         const fourth = event.Records[3]!;
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InternalError",
-                    senderFault: false,
-                    times: 1,
-                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth),
-                },
-            ],
+            entries: [entryFault(idOf(fourth), { code: "InternalError", senderFault: false, times: 1 })],
         });
         const publisher = h.publisher();
         assert.deepEqual(await publisher(event), {
             batchItemFailures: [{ itemIdentifier: fourth.dynamodb.SequenceNumber }],
         });
-        const sentInFirst = new Set(h.published().map((p) => p.id));
+        const sentInFirst = new Set(publishedIds(h));
         for (const r of event.Records.slice(10, 20))
             assert.ok(!sentInFirst.has(idOf(r)), "group A's second call was not sent");
         const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
@@ -260,11 +230,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
 
         assert.deepEqual(await publisher(from(event, fourth.dynamodb.SequenceNumber)), { batchItemFailures: [] });
         assert.ok((await h.records()).every((r) => r.status === "completed"));
-        const order = new Map(event.Records.map((r, i) => [idOf(r), i]));
-        const groupA = h
-            .published()
-            .filter((p) => p.groupId === "A")
-            .map((p) => order.get(p.id)!);
+        const groupA = groupAPositions(h, event);
         assert.deepEqual(
             groupA.slice(-11),
             [3, ...Array.from({ length: 10 }, (_, i) => 10 + i)],
@@ -275,21 +241,11 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
     it("on a FIFO topic a call that was held behind its group and then not sent, because another call's entry was refused meanwhile, is the lowest failure reported", async function () {
         h = await createHarness({ fifo: true });
         // Calls in shard order: [A0..A9] [A10..A19] (waits for the first) [B0..B9] (B3 refused).
-        await writeKeyless(h, [
-            ...Array.from({ length: 20 }, () => "A"),
-            ...Array.from({ length: 10 }, (_, i) => `B${i}`),
-        ]);
+        await writeKeyless(h, groupAThenBs(20, 10));
         const event = await h.streamEvent();
         const [a0, a10, b3] = [event.Records[0]!, event.Records[10]!, event.Records[23]!];
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InternalError",
-                    senderFault: false,
-                    times: 1,
-                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(b3),
-                },
-            ],
+            entries: [entryFault(idOf(b3), { code: "InternalError", senderFault: false, times: 1 })],
         });
         // A fake in front of the SNS server: group A's first call is held until the call with the refusal has
         // returned, an ordering of answers no emulator gives on demand.
@@ -347,32 +303,16 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         assert.ok((await h.records()).every((r) => r.status === "pending"));
         h.server.clearFaults();
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
-        assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .sort(),
-            event.Records.map(idOf).sort(),
-            "each once",
-        );
+        assert.deepEqual(publishedIds(h).sort(), event.Records.map(idOf).sort(), "each once");
     });
 
     it("a permanent refusal is the record's own: the other calls of the batch are still sent, the refused record stays pending for the sweeper, and nothing is retried", async function () {
         h = await createHarness({ fifo: true });
-        await writeKeyless(h, [
-            ...Array.from({ length: 20 }, () => "A"),
-            ...Array.from({ length: 10 }, (_, i) => `B${i}`),
-        ]);
+        await writeKeyless(h, groupAThenBs(20, 10));
         const event = await h.streamEvent();
         const fourth = event.Records[3]!;
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InvalidParameter",
-                    senderFault: true,
-                    when: (entry) => entry.attributes["outbox.id"]?.stringValue === idOf(fourth),
-                },
-            ],
+            entries: [entryFault(idOf(fourth), { code: "InvalidParameter", senderFault: true })],
         });
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
         const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));

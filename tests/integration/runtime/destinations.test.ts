@@ -19,24 +19,8 @@ import { recordKey } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
-import type { LambdaStreamEvent, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { createHarness, entryRecordId, type Harness } from "../../support/runtime/harness";
-
-function idOf(r: LambdaStreamRecord): string {
-    return (r.dynamodb.NewImage as Record<string, { S?: string }>)[ATTR.recordId]!.S!;
-}
-
-function from(event: LambdaStreamEvent, sequenceNumber: string): LambdaStreamEvent {
-    const i = event.Records.findIndex((r) => r.dynamodb.SequenceNumber === sequenceNumber);
-    assert.ok(i >= 0, `sequence number ${sequenceNumber} is in the batch`);
-    return { Records: event.Records.slice(i) };
-}
-
-function metric(h: Harness, name: string): number {
-    return h.metricLines
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .reduce((sum, l) => sum + (typeof l[name] === "number" ? (l[name] as number) : 0), 0);
-}
+import { closeAfterEach, idOf, metric, from, publishedIds } from "../../support/runtime/relay-fixtures";
 
 /** Per kind: an entry error the service means as transient, one it blames on the message, and one on the deployment. */
 const ENTRY_ERRORS: Readonly<
@@ -107,9 +91,7 @@ function sizeAsCounted(m: RecordedMessage): number {
 for (const kind of ["sns", "sqs", "eventbridge"] as const) {
     describe(`the relay publishing to ${kind === "sns" ? "an SNS topic" : kind === "sqs" ? "an SQS queue" : "an EventBridge bus"} (DynamoDB Local + the fault server)`, function () {
         let h: Harness;
-        afterEach(async function () {
-            await h?.close();
-        });
+        closeAfterEach(() => h);
 
         it("publishes a stream batch in batch calls of up to 10 and completes each record; the consumer gets the id, type, headers and payload", async function () {
             h = await createHarness({ destination: kind });
@@ -212,10 +194,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
                 batchItemFailures: [{ itemIdentifier: fourth.dynamodb.SequenceNumber }],
             });
             assert.deepEqual(
-                h
-                    .published()
-                    .map((p) => p.id)
-                    .sort(),
+                publishedIds(h).sort(),
                 event.Records.filter((_, i) => i !== 3)
                     .map(idOf)
                     .sort(),
@@ -229,7 +208,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
             );
 
             assert.deepEqual(await publisher(from(event, fourth.dynamodb.SequenceNumber)), { batchItemFailures: [] });
-            const ids = h.published().map((p) => p.id);
+            const ids = publishedIds(h);
             assert.equal(ids.length, 14, "every record exactly once");
             assert.deepEqual([...ids].sort(), event.Records.map(idOf).sort());
         });
@@ -248,11 +227,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
             assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(await h.streamEvent()), {
                 batchItemFailures: [],
             });
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [b1, b2],
-                "key b went on past key a's refused head",
-            );
+            assert.deepEqual(publishedIds(h), [b1, b2], "key b went on past key a's refused head");
             const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
             assert.deepEqual([states.get(a1), states.get(a2)], ["pending", "pending"], "key a held, in order");
             const head = await h.ddb.send(
@@ -266,11 +241,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
                 h.deadLetters().map((d) => [d.recordId, d.reason, d.body.errorCode]),
                 [[a1, "publish-rejected", ENTRY_ERRORS[kind].message.code]],
             );
-            assert.deepEqual(
-                h.published().map((p) => p.id),
-                [b1, b2, a2],
-                "key a follows once its head is dead-lettered",
-            );
+            assert.deepEqual(publishedIds(h), [b1, b2, a2], "key a follows once its head is dead-lettered");
         });
 
         it("holds the shard on a fault of the deployment, on the stream path and in the sweeper: nothing counted, nothing dead-lettered", async function () {
@@ -357,7 +328,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
             h.clock.advance(200_000);
             const result = await createSweeper(h.config())();
             assert.equal(result.published, 3);
-            const ids = h.published().map((p) => p.id);
+            const ids = publishedIds(h);
             assert.deepEqual([...ids].sort(), [...messageIds].sort());
             assert.ok(ids.indexOf(messageIds[1]!) < ids.indexOf(messageIds[2]!), "q in order");
             assert.ok((await h.records()).every((r) => r.status === "completed"));
@@ -368,9 +339,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
 
 describe("the relay publishing to an SQS FIFO queue (DynamoDB Local + the fault server)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("sends each ordering key (else the partition) as the MessageGroupId and the record id as the MessageDeduplicationId, each group in order", async function () {
         h = await createHarness({ destination: "sqs", fifo: true });
@@ -406,9 +375,7 @@ describe("the relay publishing to an SQS FIFO queue (DynamoDB Local + the fault 
 
 describe("the relay reading a PutEvents answer (DynamoDB Local + the fault server)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("never counts as published an entry whose answer has neither an ErrorCode nor an EventId: the record is not completed, the batch is retried from it, and the retry delivers it", async function () {
         h = await createHarness({ destination: "eventbridge" });
@@ -445,10 +412,7 @@ describe("the relay reading a PutEvents answer (DynamoDB Local + the fault serve
         });
         assert.ok((await h.records()).every((r) => r.status === "completed"));
         assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .filter((id) => id === silent).length,
+            publishedIds(h).filter((id) => id === silent).length,
             2,
             "the bus had taken it: it arrives twice, at least once, never lost",
         );
@@ -457,9 +421,7 @@ describe("the relay reading a PutEvents answer (DynamoDB Local + the fault serve
 
 describe("the relay publishing to an EventBridge bus that does not exist", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("holds every invocation (INVALID_CONFIG naming the bus) instead of putting events EventBridge would accept and drop; once the bus exists, everything goes out", async function () {
         h = await createHarness({ destination: "eventbridge" });

@@ -12,6 +12,7 @@ import { expiryShardsRowKey } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { createHarness, type Harness } from "../../support/runtime/harness";
+import { closeAfterEach } from "../../support/runtime/relay-fixtures";
 
 /** Ids whose shard among `shards` is `shard`, for `count` messages. */
 function idsInShard(shard: number, shards: number, count: number, prefix: string): string[] {
@@ -23,9 +24,7 @@ function idsInShard(shard: number, shards: number, count: number, prefix: string
 
 describe("expiry shards: writer and sweeper (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     function writer(expiryShards: number, client: DynamoDBClient = h.ddb): OutboxWriter {
         return new OutboxWriter({ client, tableName: h.tableName, clock: h.clock, address: h.topicArn, expiryShards });

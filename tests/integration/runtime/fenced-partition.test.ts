@@ -16,15 +16,10 @@ import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
+import { closeAfterEach, metric } from "../../support/runtime/relay-fixtures";
 
 /** The docs' example token (docs/runtime.md, "The store"). */
 const FOREIGN = { owner: "relay-1", version: 7n } as const;
-
-function metric(h: Harness, name: string): number {
-    return h.metricLines
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .reduce((sum, l) => sum + (typeof l[name] === "number" ? (l[name] as number) : 0), 0);
-}
 
 /** Keyed records in Q, then P, then R: P's doorbells sit between the others' in the shard. */
 async function writeQPR(h: Harness): Promise<{ q: string[]; p: string[]; r: string[] }> {
@@ -79,9 +74,7 @@ function fenceErrorLogged(logger: RecordingLogger, partition: string): boolean {
 
 describe("a partition fenced above the relay's claimVersion (DynamoDB Local + the fault server)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("the publisher reports P's doorbell (never acknowledged), logs the partition, both versions and the fix, counts FencedPartitions, and delivers the batch's other partitions", async function () {
         h = await createHarness();

@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { createHarness, type Harness } from "../../support/runtime/harness";
+import { closeAfterEach, publishedIds } from "../../support/runtime/relay-fixtures";
 
 /** The issue's three cases, and a valid keyed record behind the third on another key of its partition. */
 const REFUSED: readonly OutboxMessage[] = [
@@ -25,9 +26,7 @@ const VALID: readonly OutboxMessage[] = [
 
 describe("a FIFO group id SQS refuses (DynamoDB Local + the fault server's FIFO queue)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("is counted, holds only its own key, and is dead-lettered at maxPublishAttempts; the shard is never held and nothing stays pending", async function () {
         h = await createHarness({ destination: "sqs", fifo: true });
@@ -38,10 +37,7 @@ describe("a FIFO group id SQS refuses (DynamoDB Local + the fault server's FIFO 
 
         assert.deepEqual(await h.publisher(config)(await h.streamEvent()), { batchItemFailures: [] });
         assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .sort(),
+            publishedIds(h).sort(),
             [...validIds].sort(),
             "the valid records went on, the valid key of the refused one's partition too",
         );

@@ -15,7 +15,6 @@ import { backfillIndexAttributes } from "../../../cli/migrate/backfill";
 import { isOutboxError } from "../../../runtime/errors";
 import { createJsonLogger } from "../../../runtime/observability/json-logger";
 import { matchesFilterPattern, type FilterPattern } from "../../../runtime/testing/filter-pattern";
-import type { LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { idGuardKey } from "../../../runtime/record/id-guard";
 import { ATTR, ID_GUARD_SK, RECORD_SK_PREFIX, STREAM_FILTER_PATTERN } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
@@ -23,22 +22,11 @@ import { claimByScan } from "../../../runtime/store/claim-scan";
 import { resolveStoreContext } from "../../../runtime/store/options";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-
-function skOf(r: LambdaStreamRecord): string {
-    return (r.dynamodb.Keys as Record<string, { S?: string }>)[ATTR.sk]!.S!;
-}
-
-function metric(h: Harness, name: string): number {
-    return h.metricLines
-        .map((l) => JSON.parse(l) as Record<string, unknown>)
-        .reduce((sum, l) => sum + (typeof l[name] === "number" ? (l[name] as number) : 0), 0);
-}
+import { closeAfterEach, skOf, metric, publishedIds } from "../../support/runtime/relay-fixtures";
 
 describe("id guard rows are never read as records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     async function guard(id: string) {
         return (
@@ -90,11 +78,7 @@ describe("id guard rows are never read as records (DynamoDB Local + AWS fault se
             "skipped as not a record, not tried and failed as an undecodable one",
         );
         assert.deepEqual(await h.publisher()({ Records: raw }), { batchItemFailures: [] });
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            ["evt-1"],
-            "an unfiltered stream still publishes the record once",
-        );
+        assert.deepEqual(publishedIds(h), ["evt-1"], "an unfiltered stream still publishes the record once");
         assert.deepEqual(await guards(["evt-1"]), before);
     });
 
@@ -154,10 +138,7 @@ describe("id guard rows are never read as records (DynamoDB Local + AWS fault se
             { published: 1, expired: 1, deadLettered: 0, partitions: 1, failedPartitions: 0, failedRecords: 0 },
             "one partition to sweep: the record's, not a guard's",
         );
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            ["evt-3"],
-        );
+        assert.deepEqual(publishedIds(h), ["evt-3"]);
         assert.deepEqual(
             h.deadLetters().map((d) => d.recordId),
             ["evt-4"],
@@ -227,7 +208,7 @@ describe("id guard rows are never read as records (DynamoDB Local + AWS fault se
         h = await createHarness();
         await persistTwo(h);
         assert.deepEqual(
-            h.published().map((p) => p.id),
+            publishedIds(h),
             ["evt-8", "evt-8"],
             "two different messages under one outbox.id: a consumer deduplicating on it drops one",
         );

@@ -14,6 +14,7 @@ import { OutboxStore } from "../../../runtime/store";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { throttled } from "../../support/store/fake-client";
 import { createHarness, type Harness } from "../../support/runtime/harness";
+import { closeAfterEach, entryFault, publishedIds } from "../../support/runtime/relay-fixtures";
 
 /** Where each record the test wrote lives: its partition and ordering key. */
 type Placement = Map<string, { partition: string; orderingKey: string }>;
@@ -103,19 +104,18 @@ const aTurnLater = () => new Promise<void>((resolve) => setTimeout(resolve, 0));
 function refuseEveryPublishOf(h: Harness, recordId: string): void {
     h.server.setFaults({
         entries: [
-            {
+            entryFault(recordId, {
                 code: "InvalidParameter",
                 senderFault: true,
                 message: "Invalid parameter: Message",
-                when: (e) => e.attributes["outbox.id"]?.stringValue === recordId,
-            },
+            }),
         ],
     });
 }
 
 describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
-    afterEach(async () => h?.close());
+    closeAfterEach(() => h);
 
     it("batches across keys and partitions: one PublishBatch carries the heads of every key, and each key stays in order", async function () {
         h = await createHarness();
@@ -128,7 +128,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
         assert.equal(sns.calls.length, 3, "three rounds of three heads, not nine calls of one");
         for (const call of sns.calls)
             assert.equal(partitionsOf(placement, call).size, 2, "each call carries the heads of both partitions");
-        const published = h.published().map((p) => p.id);
+        const published = publishedIds(h);
         for (const key of [a, b, c])
             assert.deepEqual(
                 published.filter((id) => key.includes(id)),
@@ -210,7 +210,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
             sns.calls.some((call) => partitionsOf(placement, call).size === 2),
             "the partitions' other keys still share calls",
         );
-        const published = h.published().map((p) => p.id);
+        const published = publishedIds(h);
         assert.equal(published.length, 6);
         for (const key of [p1k, p1j, p2k, p2m])
             assert.deepEqual(
@@ -261,11 +261,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
             "published but not completed: released, so the next delivery sends them again in order",
         );
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [...a, ...a],
-            "duplicates, never an inversion",
-        );
+        assert.deepEqual(publishedIds(h), [...a, ...a], "duplicates, never an inversion");
     });
 
     it("a failed completion ends its lane and, being a fault every record would meet (DynamoDB failing), the delivery: no round starts after it, nothing more is published, and the retry delivers every key in order", async function () {
@@ -315,7 +311,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
         );
         assert.ok(others.every((id) => states.get(id) === "completed"));
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
-        const published = h.published().map((p) => p.id);
+        const published = publishedIds(h);
         assert.deepEqual(
             published.filter((id) => a.includes(id)),
             [a[0], a[0], a[1]],
@@ -356,7 +352,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
         assert.ok((await h.records()).every((r) => r.status === "pending"));
         h.server.clearFaults();
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
-        assert.equal(new Set(h.published().map((p) => p.id)).size, 120);
+        assert.equal(new Set(publishedIds(h)).size, 120);
         assert.equal(h.published().length, 120, "each once");
     });
 
@@ -366,13 +362,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
         const [a1, a2] = await writeKeyed(h, placement, "A", "a", 2);
         const b = await writeKeyed(h, placement, "B", "b", 2);
         h.server.setFaults({
-            entries: [
-                {
-                    code: "InvalidParameter",
-                    senderFault: true,
-                    when: (e) => e.attributes["outbox.id"]?.stringValue === a1,
-                },
-            ],
+            entries: [entryFault(a1, { code: "InvalidParameter", senderFault: true })],
         });
         const sns = recordingSns(h);
         assert.deepEqual(
@@ -385,11 +375,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
             [a1!, b[0]!].sort(),
             "the refused head shared its call with key b's head",
         );
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            b,
-            "key b delivered in order past key a's refused head",
-        );
+        assert.deepEqual(publishedIds(h), b, "key b delivered in order past key a's refused head");
         const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.deepEqual(
             [a1, a2, ...b].map((id) => states.get(id!)),
@@ -411,14 +397,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
             { batchItemFailures: [] },
             "key a's own refusal does not stop the batch",
         );
-        assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .sort(),
-            [b!, keyless!].sort(),
-            "key b and the keyless record went on",
-        );
+        assert.deepEqual(publishedIds(h).sort(), [b!, keyless!].sort(), "key b and the keyless record went on");
         const records = new Map((await h.records()).map((r) => [r.recordId, r]));
         assert.deepEqual(
             [...a, b, keyless].map((id) => records.get(id!)?.status),
@@ -489,10 +468,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
             );
         for (const id of b) assert.equal(records.get(id)!.status, "completed");
         assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .filter((id) => b.includes(id)),
+            publishedIds(h).filter((id) => b.includes(id)),
             b,
         );
     });
@@ -504,7 +480,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
         const [b1] = await writeKeyed(h, placement, "B", "b", 1);
         const [c1] = await writeKeyed(h, placement, "C", "c", 1);
         h.server.setFaults({
-            entries: [{ code: "InternalError", when: (e) => e.attributes["outbox.id"]?.stringValue === b1 }],
+            entries: [entryFault(b1, { code: "InternalError" })],
         });
         const event = await h.streamEvent();
         const sns = recordingSns(h);
@@ -537,13 +513,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
         };
         const response = await h.publisher({ sns: sns.client, reserveMs: 5_000 })(event, context);
         assert.equal(sns.calls.length, 1, "one round, then no more");
-        assert.deepEqual(
-            h
-                .published()
-                .map((p) => p.id)
-                .sort(),
-            [a[0]!, b[0]!].sort(),
-        );
+        assert.deepEqual(publishedIds(h).sort(), [a[0]!, b[0]!].sort());
         const firstUndelivered = event.Records.find((r) => ![a[0], b[0]].includes(idOfRecord(r)))!;
         assert.deepEqual(response, {
             batchItemFailures: [{ itemIdentifier: firstUndelivered.dynamodb.SequenceNumber }],
@@ -555,7 +525,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
             "the rest released, not held",
         );
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
-        const published = h.published().map((p) => p.id);
+        const published = publishedIds(h);
         for (const key of [a, b])
             assert.deepEqual(
                 published.filter((id) => key.includes(id)),

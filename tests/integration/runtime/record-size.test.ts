@@ -23,6 +23,7 @@ import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { createHarness, entryRecordId, type Harness } from "../../support/runtime/harness";
+import { closeAfterEach, publishedIds } from "../../support/runtime/relay-fixtures";
 import { RecordingLogger } from "../../support/store/helpers";
 
 const REFUSED: EntryFaultRule = { code: "InvalidParameter", senderFault: true, message: "Invalid parameter: Message" };
@@ -129,9 +130,7 @@ function refuse(h: Harness, rule: EntryFaultRule, id: string, times?: number): v
 
 describe("a record at the writer's size limit (DynamoDB Local + the fault server)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("the limit is DynamoDB's 400 KB less what the transitions add, 331 bytes", function () {
         assert.equal(TRANSITION_MARGIN_BYTES, 331);
@@ -184,10 +183,7 @@ describe("a record at the writer's size limit (DynamoDB Local + the fault server
         );
         assert.deepEqual(await publisher(event), { batchItemFailures: [] });
         assert.equal(await statusOf(h, id), "completed");
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [id],
-        );
+        assert.deepEqual(publishedIds(h), [id]);
     });
 
     it("keyed path: refused, counted, and dead-lettered at maxPublishAttempts", async function () {
@@ -325,9 +321,7 @@ describe("a record at the writer's size limit (DynamoDB Local + the fault server
 
 describe("a record another writer left at the edge of DynamoDB's item limit (DynamoDB Local + the fault server)", function () {
     let h: Harness;
-    afterEach(async function () {
-        await h?.close();
-    });
+    closeAfterEach(() => h);
 
     it("keyed: no claim can take it, so it is dead-lettered as item-too-large and completed; the next record of its key is delivered, the shard is not held", async function () {
         h = await createHarness();
@@ -362,10 +356,7 @@ describe("a record another writer left at the edge of DynamoDB's item limit (Dyn
         const edge = await itemOf(h, "edge");
         assert.equal(edge.status?.S, "completed");
         assert.ok(itemSize(edge) < 409_515, "the completion shrank it (claim_sort removed)");
-        assert.deepEqual(
-            h.published().map((p) => p.id),
-            [next],
-        );
+        assert.deepEqual(publishedIds(h), [next]);
     });
 
     it("keyless, its stream record lost: the sweeper dead-letters it as item-too-large and the partition does not fail", async function () {
