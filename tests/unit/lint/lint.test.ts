@@ -113,6 +113,15 @@ describe("the linter (eslint.config.mjs)", function () {
         message: `Dependency cycle detected (type-only imports count): ${via} leads back to this file.`,
     });
 
+    /** An error on line 1 of `file`, from `rule`. */
+    const restricted = (file: string, rule: string, message: string): Finding => ({
+        file,
+        line: 1,
+        rule,
+        severity: 2,
+        message,
+    });
+
     it("fails an import cycle, on both sides", () => {
         assert.deepEqual(of("runtime/cycle-a.ts"), [cycle("runtime/cycle-a.ts", "./cycle-b")]);
         assert.deepEqual(of("runtime/cycle-b.ts"), [cycle("runtime/cycle-b.ts", "./cycle-a")]);
@@ -125,60 +134,45 @@ describe("the linter (eslint.config.mjs)", function () {
 
     it("fails the relay importing the writer, and the writer importing the relay, types only as well", () => {
         assert.deepEqual(of("runtime/relay/rewrite.ts"), [
-            {
-                file: "runtime/relay/rewrite.ts",
-                line: 1,
-                rule: "import-x/no-restricted-paths",
-                severity: 2,
-                message:
-                    'Unexpected path "../writer/writer" imported in restricted zone. runtime/relay/ never imports the writer or the inbox: they share only what sits below them (the runtime\'s root files, record/, store/, destination/, observability/).',
-            },
+            restricted(
+                "runtime/relay/rewrite.ts",
+                "import-x/no-restricted-paths",
+                'Unexpected path "../writer/writer" imported in restricted zone. runtime/relay/ never imports the writer or the inbox: they share only what sits below them (the runtime\'s root files, record/, store/, destination/, observability/).',
+            ),
         ]);
         assert.deepEqual(of("runtime/writer/relayed.ts"), [
-            {
-                file: "runtime/writer/relayed.ts",
-                line: 1,
-                rule: "import-x/no-restricted-paths",
-                severity: 2,
-                message:
-                    'Unexpected path "../relay/publisher" imported in restricted zone. runtime/writer/ never imports the relay or the inbox.',
-            },
+            restricted(
+                "runtime/writer/relayed.ts",
+                "import-x/no-restricted-paths",
+                'Unexpected path "../relay/publisher" imported in restricted zone. runtime/writer/ never imports the relay or the inbox.',
+            ),
         ]);
     });
 
     it("fails a Pulumi import in runtime/", () => {
         assert.deepEqual(of("runtime/pulumi.ts"), [
-            {
-                file: "runtime/pulumi.ts",
-                line: 1,
-                rule: "no-restricted-imports",
-                severity: 2,
-                message:
-                    "'@pulumi/pulumi' import is restricted from being used by a pattern. runtime/ and the CLI never import Pulumi.",
-            },
+            restricted(
+                "runtime/pulumi.ts",
+                "no-restricted-imports",
+                "'@pulumi/pulumi' import is restricted from being used by a pattern. runtime/ and the CLI never import Pulumi.",
+            ),
         ]);
     });
 
     it("fails an import up the layers, whichever way it is spelled", () => {
         assert.deepEqual(of("runtime/upward.ts"), [
-            {
-                file: "runtime/upward.ts",
-                line: 1,
-                rule: "import-x/no-restricted-paths",
-                severity: 2,
-                message:
-                    'Unexpected path "../components/component" imported in restricted zone. runtime/ runs in an application or a Lambda: it imports only runtime/ and the AWS SDK.',
-            },
+            restricted(
+                "runtime/upward.ts",
+                "import-x/no-restricted-paths",
+                'Unexpected path "../components/component" imported in restricted zone. runtime/ runs in an application or a Lambda: it imports only runtime/ and the AWS SDK.',
+            ),
         ]);
         assert.deepEqual(of("cli/pulumi-side.ts"), [
-            {
-                file: "cli/pulumi-side.ts",
-                line: 1,
-                rule: "import-x/no-restricted-paths",
-                severity: 2,
-                message:
-                    'Unexpected path "../components/component" imported in restricted zone. The CLI imports runtime/ and the AWS SDK, never the Pulumi side.',
-            },
+            restricted(
+                "cli/pulumi-side.ts",
+                "import-x/no-restricted-paths",
+                'Unexpected path "../components/component" imported in restricted zone. The CLI imports runtime/ and the AWS SDK, never the Pulumi side.',
+            ),
         ]);
     });
 
