@@ -62,6 +62,21 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
             comparisonOperator: "GreaterThanThreshold",
         };
         const custom = (fn: string) => ({ Function: fn, Table: names.table });
+        /** The shape of the alarms that fire on any datapoint above 0 in one five-minute period. */
+        const anyInFiveMinutes = {
+            threshold: 0,
+            period: 300,
+            evaluationPeriods: 1,
+            treatMissingData: "notBreaching",
+            ...actions,
+        };
+        const lambda = (metricName: string, functionName: string) => ({
+            namespace: "AWS/Lambda",
+            metricName,
+            dimensions: { FunctionName: functionName },
+            statistic: "Sum",
+            ...anyInFiveMinutes,
+        });
         assert.deepEqual(alarmsOf(built), {
             "alm-iterator-age-alarm": {
                 namespace: "AWS/Lambda",
@@ -104,56 +119,18 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
                 metricName: "ApproximateNumberOfMessagesVisible",
                 dimensions: { QueueName: names.dlq },
                 statistic: "Maximum",
-                threshold: 0,
-                period: 300,
-                evaluationPeriods: 1,
-                treatMissingData: "notBreaching",
-                ...actions,
+                ...anyInFiveMinutes,
             },
             "alm-sweeper-published-alarm": {
                 namespace: "DynamoDBOutbox",
                 metricName: "Published",
                 dimensions: custom("sweeper"),
                 statistic: "Sum",
-                threshold: 0,
-                period: 300,
-                evaluationPeriods: 1,
-                treatMissingData: "notBreaching",
-                ...actions,
+                ...anyInFiveMinutes,
             },
-            "alm-publisher-errors-alarm": {
-                namespace: "AWS/Lambda",
-                metricName: "Errors",
-                dimensions: { FunctionName: names.publisher },
-                statistic: "Sum",
-                threshold: 0,
-                period: 300,
-                evaluationPeriods: 1,
-                treatMissingData: "notBreaching",
-                ...actions,
-            },
-            "alm-sweeper-errors-alarm": {
-                namespace: "AWS/Lambda",
-                metricName: "Errors",
-                dimensions: { FunctionName: names.sweeper },
-                statistic: "Sum",
-                threshold: 0,
-                period: 300,
-                evaluationPeriods: 1,
-                treatMissingData: "notBreaching",
-                ...actions,
-            },
-            "alm-publisher-throttles-alarm": {
-                namespace: "AWS/Lambda",
-                metricName: "Throttles",
-                dimensions: { FunctionName: names.publisher },
-                statistic: "Sum",
-                threshold: 0,
-                period: 300,
-                evaluationPeriods: 1,
-                treatMissingData: "notBreaching",
-                ...actions,
-            },
+            "alm-publisher-errors-alarm": lambda("Errors", names.publisher),
+            "alm-sweeper-errors-alarm": lambda("Errors", names.sweeper),
+            "alm-publisher-throttles-alarm": lambda("Throttles", names.publisher),
             // Either handler may meet the fenced partition: the alarm sums both.
             "alm-fenced-partitions-alarm": {
                 metricQueries: [
