@@ -17,9 +17,17 @@ import {
     outboxTableInput,
     provisioning,
     runCli,
+    type Misprovision,
 } from "../../support/cli";
 
 const ALL_ACTIVE = GLOBAL_SECONDARY_INDEXES.map((i) => `${i.indexName}:${i.projectionType}:ACTIVE`).sort();
+/** A table with the outbox's keys and nothing else: no index, no TTL, no stream. */
+const UNPROVISIONED: Misprovision = {
+    withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName),
+    ttlOff: true,
+    streamOff: true,
+};
+
 /** What a table provisioned from the schema looks like after a migration. */
 const FULLY_PROVISIONED = { indexes: ALL_ACTIVE, stream: STREAM_VIEW_TYPE, ttl: `ENABLED:${TTL_ATTRIBUTE}` };
 
@@ -40,11 +48,7 @@ describe("cli: migrate on DynamoDB Local", function () {
 
     it("plans every missing piece without changing anything, then applies it one index at a time (an empty table: confirmed by name), and a second --apply changes nothing", async () => {
         const client = await dynamoClient();
-        const table = await createOutboxTable({
-            withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName),
-            ttlOff: true,
-            streamOff: true,
-        });
+        const table = await createOutboxTable(UNPROVISIONED);
         tables.push(table);
         const before = await provisioning(client, table);
 
@@ -203,11 +207,7 @@ describe("cli: migrate on DynamoDB Local", function () {
         /** A business table: the outbox's key names, no index, TTL or stream, and items of its own. */
         async function businessTable(): Promise<string> {
             const client = await dynamoClient();
-            const table = await createOutboxTable({
-                withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName),
-                ttlOff: true,
-                streamOff: true,
-            });
+            const table = await createOutboxTable(UNPROVISIONED);
             tables.push(table);
             for (const n of [1, 2, 3])
                 await client.send(
