@@ -46,6 +46,11 @@ function spawnRun(command: string, argv: readonly string[], detached = false): R
         stdio: ["ignore", "pipe", "pipe"],
         env: { ...process.env, npm_config_update_notifier: "false", FORCE_COLOR: "0" },
     });
+    return collected(child);
+}
+
+/** A child process with its output collected as it comes and its exit as a promise. */
+function collected(child: ChildProcess): Run {
     const run: Run = {
         child,
         stdout: "",
@@ -352,14 +357,7 @@ describe("npm start (end to end)", function () {
                     env: { ...process.env, PATH: noJava, JAVA_HOME: "" },
                 },
             );
-            const run: Run = {
-                child,
-                stdout: "",
-                stderr: "",
-                exited: new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal }))),
-            };
-            child.stdout!.on("data", (chunk: Buffer) => (run.stdout += chunk.toString()));
-            child.stderr!.on("data", (chunk: Buffer) => (run.stderr += chunk.toString()));
+            const run = collected(child);
             started.push(run);
             const { code } = await run.exited;
             assert.equal(code, 1);
