@@ -173,6 +173,28 @@ export async function provisioning(
     };
 }
 
+/** Create an outbox table whose TTL is enabled on `attribute` instead of the schema's. */
+export async function createOutboxTableWithTtlOn(attribute: string): Promise<string> {
+    const table = await createOutboxTable({ ttlOff: true });
+    const client = await dynamoClient();
+    await client.send(
+        new UpdateTimeToLiveCommand({
+            TableName: table,
+            TimeToLiveSpecification: { AttributeName: attribute, Enabled: true },
+        }),
+    );
+    return table;
+}
+
+/** The tables a suite creates: push each one, and the suite's afterEach drops them (call inside `describe`). */
+export function tablesDroppedAfterEach(): string[] {
+    const tables: string[] = [];
+    afterEach(async () => {
+        for (const t of tables.splice(0)) await dropTable(t);
+    });
+    return tables;
+}
+
 /** Delete a test table (best effort). */
 export async function dropTable(tableName: string): Promise<void> {
     const client = await dynamoClient();

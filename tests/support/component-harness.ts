@@ -4,7 +4,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { Outbox, OutboxArgs } from "../../components/outbox";
-import { RecordedResource, recordedNamed } from "./pulumi-mocks";
+import { ENV } from "../../runtime/config";
+import { RecordedResource, recordedNamed, unwrap } from "./pulumi-mocks";
 
 // Internal to @pulumi/pulumi (used by `disconnect`): resolves once the RPC queue, mocked registrations included, is drained.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -74,3 +75,18 @@ export const TYPE = {
     alarm: "aws:cloudwatch/metricAlarm:MetricAlarm",
     dashboard: "aws:cloudwatch/dashboard:Dashboard",
 } as const;
+
+/** The variables every destination shares, as the component sets them by default. */
+export async function commonEnvironment(built: BuiltOutbox, fifo: boolean): Promise<Record<string, string>> {
+    return {
+        [ENV.tableName]: await unwrap(built.outbox.tableName),
+        [ENV.dlqUrl]: await unwrap(built.outbox.dlqUrl),
+        [ENV.fifo]: String(fifo),
+        [ENV.completionGraceSeconds]: "3600",
+        [ENV.sweepAfterSeconds]: "120",
+        [ENV.maxPublishAttempts]: "3",
+        [ENV.expiryShards]: "1",
+        [ENV.maxPartitionsPerRun]: "200",
+        [ENV.claimVersion]: "1",
+    };
+}

@@ -1,10 +1,10 @@
 import * as assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { dynamoEndpoint } from "../../support/dynamodb";
 import { createOutboxTable, dropTable, LOCAL_ENV } from "../../support/cli";
+import { runAsync, type Ran } from "../../support/run-async";
 
 const REPO = path.resolve(__dirname, "..", "..", "..");
 
@@ -28,20 +28,9 @@ function installedLayout(): { root: string; bin: string } {
     return { root, bin };
 }
 
-function spawnBin(
-    bin: string,
-    args: string[],
-    cwd: string,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    return new Promise((resolve, reject) => {
-        const child = spawn(bin, args, { cwd, env: { PATH: process.env.PATH ?? "", HOME: cwd, ...LOCAL_ENV } });
-        let stdout = "";
-        let stderr = "";
-        child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-        child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-        child.on("error", reject);
-        child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
+/** Run the installed `bin` in `cwd` with only PATH, HOME and the local credentials in its environment. */
+function spawnBin(bin: string, args: string[], cwd: string): Promise<Ran> {
+    return runAsync(bin, args, { cwd, env: { PATH: process.env.PATH ?? "", HOME: cwd, ...LOCAL_ENV } });
 }
 
 describe("cli: the installed executable", function () {
@@ -77,10 +66,10 @@ describe("cli: the installed executable", function () {
         assert.match(run.stdout, new RegExp(`^dynamodb-outbox verify: table "${table}"`));
         assert.match(run.stdout, /✓ store preflight passes/);
         assert.match(run.stdout, /\nverified: \d+ passed/);
-        assert.equal(run.code, 0, run.stdout);
+        assert.equal(run.status, 0, run.stdout);
 
         const bad = await spawnBin(layout.bin, ["verify", "--tabel", table], layout.root);
-        assert.equal(bad.code, 2);
+        assert.equal(bad.status, 2);
         assert.equal(bad.stdout, "");
         assert.match(
             bad.stderr,

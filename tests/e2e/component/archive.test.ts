@@ -147,6 +147,19 @@ describe("Outbox Lambda code", () => {
         let text: string;
         const saved: Record<string, string | undefined> = {};
         const environment = () => publisher.inputs.environment.variables as Record<string, string>;
+        /** With `variable` set to `bad`, the cold start of `serialized` fails naming it, its value and its range. */
+        const refusesOutOfRange = (serialized: string, variable: string, bad: string, range: string, also = "") => {
+            Object.assign(process.env, environment(), { [variable]: bad });
+            assert.throws(
+                () => loadSerialized(serialized),
+                (e: any) =>
+                    e.code === "INVALID_CONFIG" &&
+                    e.context?.variable === variable &&
+                    e.message.includes(`"${bad}"`) &&
+                    e.message.includes(range) &&
+                    e.message.includes(also),
+            );
+        };
 
         let savedRegion: string | undefined;
         before(async () => {
@@ -208,15 +221,7 @@ describe("Outbox Lambda code", () => {
         it("fails the sweeper's cold start naming OUTBOX_EXPIRY_SHARDS when it is 0, 1.5 or 1000", async () => {
             const sweeperText = await entryText(sweeper);
             for (const bad of ["0", "1.5", "1000"]) {
-                Object.assign(process.env, environment(), { [ENV.expiryShards]: bad });
-                assert.throws(
-                    () => loadSerialized(sweeperText),
-                    (e: any) =>
-                        e.code === "INVALID_CONFIG" &&
-                        e.context?.variable === ENV.expiryShards &&
-                        e.message.includes(`"${bad}"`) &&
-                        e.message.includes("from 1 to 64"),
-                );
+                refusesOutOfRange(sweeperText, ENV.expiryShards, bad, "from 1 to 64");
             }
         });
 
@@ -325,15 +330,7 @@ describe("Outbox Lambda code", () => {
         it("fails the sweeper's cold start naming OUTBOX_MAX_PARTITIONS_PER_RUN when it is 0, 1.5 or 10001, and takes 10000", async () => {
             const sweeperText = await entryText(sweeper);
             for (const bad of ["0", "1.5", "10001"]) {
-                Object.assign(process.env, environment(), { [ENV.maxPartitionsPerRun]: bad });
-                assert.throws(
-                    () => loadSerialized(sweeperText),
-                    (e: any) =>
-                        e.code === "INVALID_CONFIG" &&
-                        e.context?.variable === ENV.maxPartitionsPerRun &&
-                        e.message.includes(`"${bad}"`) &&
-                        e.message.includes("from 1 to 10000"),
-                );
+                refusesOutOfRange(sweeperText, ENV.maxPartitionsPerRun, bad, "from 1 to 10000");
             }
             Object.assign(process.env, environment(), { [ENV.maxPartitionsPerRun]: "10000" });
             assert.equal(typeof loadSerialized(sweeperText), "function");
@@ -343,15 +340,12 @@ describe("Outbox Lambda code", () => {
             for (const fn of [publisher, sweeper]) {
                 const text = await entryText(fn);
                 for (const bad of ["0", "1.5", "7n", "9007199254740992"]) {
-                    Object.assign(process.env, environment(), { [ENV.claimVersion]: bad });
-                    assert.throws(
-                        () => loadSerialized(text),
-                        (e: any) =>
-                            e.code === "INVALID_CONFIG" &&
-                            e.context?.variable === ENV.claimVersion &&
-                            e.message.includes(`"${bad}"`) &&
-                            e.message.includes("from 1 to 9007199254740991") &&
-                            e.message.includes("on every publisher and sweeper of the table"),
+                    refusesOutOfRange(
+                        text,
+                        ENV.claimVersion,
+                        bad,
+                        "from 1 to 9007199254740991",
+                        "on every publisher and sweeper of the table",
                     );
                 }
                 Object.assign(process.env, environment(), { [ENV.claimVersion]: "7" });

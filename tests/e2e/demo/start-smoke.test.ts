@@ -46,6 +46,11 @@ function spawnRun(command: string, argv: readonly string[], detached = false): R
         stdio: ["ignore", "pipe", "pipe"],
         env: { ...process.env, npm_config_update_notifier: "false", FORCE_COLOR: "0" },
     });
+    return collected(child);
+}
+
+/** A child process with its output collected as it comes and its exit as a promise. */
+function collected(child: ChildProcess): Run {
     const run: Run = {
         child,
         stdout: "",
@@ -143,58 +148,52 @@ describe("npm start (end to end)", function () {
         }
     });
 
-    it("npm start -- --count 50: everything delivered, nothing lost, nothing on stderr, nothing left running", async () => {
-        const { command, argv } = startCommand(["--count", "50"]);
+    /** Runs `npm start -- <args>` to its end; the afterEach stops it if a test fails first. */
+    async function npmStart(args: string[]): Promise<{ run: Run; code: number | null; lines: string[] }> {
+        const { command, argv } = startCommand(args);
         const run = spawnRun(command, argv);
         started.push(run);
         const { code } = await run.exited;
-        const lines = run.stdout.trimEnd().split("\n");
+        return { run, code, lines: run.stdout.trimEnd().split("\n") };
+    }
+
+    /** A clean run: nothing on stderr, exit 0, and neither DynamoDB Local nor fauxqs left running. */
+    async function endsClean(run: Run, code: number | null): Promise<void> {
+        assert.equal(run.stderr, "", "stderr is empty on a clean run");
+        assert.equal(code, 0);
+        await assertNothingLeft(printedPorts(run.stdout));
+    }
+
+    it("npm start -- --count 50: everything delivered, nothing lost, nothing on stderr, nothing left running", async () => {
+        const { run, code, lines } = await npmStart(["--count", "50"]);
         const last = lines[lines.length - 1]!;
         const match = last.match(SUMMARY);
         assert.ok(match !== null, `last line is the summary, got ${JSON.stringify(last)}\n${run.stdout}`);
         assert.deepEqual(match.slice(1).map(Number), [50, 50, 0, 0, 0], last);
-        assert.equal(run.stderr, "", "stderr is empty on a clean run");
-        assert.equal(code, 0);
-        await assertNothingLeft(printedPorts(run.stdout));
+        await endsClean(run, code);
     });
 
     it("npm start -- --payload-bytes 1048576: each payload goes to fauxqs's S3, and the consumer fetches and checks every one", async () => {
-        const { command, argv } = startCommand(["--count", "5", "--rate", "0", "--payload-bytes", "1048576"]);
-        const run = spawnRun(command, argv);
-        started.push(run);
-        const { code } = await run.exited;
-        const lines = run.stdout.trimEnd().split("\n");
+        const { run, code, lines } = await npmStart(["--count", "5", "--rate", "0", "--payload-bytes", "1048576"]);
         assert.deepEqual(lines.at(-1)!.match(SUMMARY)?.slice(1).map(Number), [5, 5, 0, 0, 0], run.stdout);
         assert.match(
             run.stdout,
             /\n {2}payloads {3}1048576 bytes each: 5 stored in S3 \(bucket outbox-demo-payloads-\w+\), 5 fetched and checked \(length, SHA-256\) by the consumer, 0 failed\n/,
         );
-        assert.equal(run.stderr, "");
-        assert.equal(code, 0);
-        await assertNothingLeft(printedPorts(run.stdout));
+        await endsClean(run, code);
     });
 
     it("npm start -- --destination sqs --keys 3: the relay sends to an SQS FIFO queue (fauxqs) the consumer reads; everything delivered in per-customer order", async () => {
-        const { command, argv } = startCommand(["--count", "30", "--keys", "3", "--destination", "sqs"]);
-        const run = spawnRun(command, argv);
-        started.push(run);
-        const { code } = await run.exited;
-        const lines = run.stdout.trimEnd().split("\n");
+        const { run, code, lines } = await npmStart(["--count", "30", "--keys", "3", "--destination", "sqs"]);
         assert.deepEqual(lines.at(-1)!.match(SUMMARY)?.slice(1).map(Number), [30, 30, 0, 0, 0], run.stdout);
         assert.match(run.stdout, /an SQS FIFO queue as the destination, and the DLQ, on SQS \(fauxqs\) at /);
         assert.match(run.stdout, /; SQS calls \d+\n/);
         assert.match(run.stdout, /, 0 out of order \(a FIFO queue, one message group per customer\)\n/);
-        assert.equal(run.stderr, "");
-        assert.equal(code, 0);
-        await assertNothingLeft(printedPorts(run.stdout));
+        await endsClean(run, code);
     });
 
     it("npm start -- --destination eventbridge --keys 3: the relay puts events on the fault server's stand-in bus, routed to the queue the consumer reads; it says it is a stand-in and that a bus keeps no order", async () => {
-        const { command, argv } = startCommand(["--count", "30", "--keys", "3", "--destination", "eventbridge"]);
-        const run = spawnRun(command, argv);
-        started.push(run);
-        const { code } = await run.exited;
-        const lines = run.stdout.trimEnd().split("\n");
+        const { run, code, lines } = await npmStart(["--count", "30", "--keys", "3", "--destination", "eventbridge"]);
         assert.deepEqual(lines.at(-1)!.match(SUMMARY)?.slice(1).map(Number), [30, 30, 0, 0, 0], run.stdout);
         assert.match(
             run.stdout,
@@ -205,9 +204,7 @@ describe("npm start (end to end)", function () {
             run.stdout,
             /, 0 out of order as the stand-in delivered them \(in put order; a real EventBridge bus keeps no order/,
         );
-        assert.equal(run.stderr, "");
-        assert.equal(code, 0);
-        await assertNothingLeft(printedPorts(run.stdout));
+        await endsClean(run, code);
         const bus = run.stdout.match(/EventBridge bus at http:\/\/127\.0\.0\.1:(\d+)/)![1]!;
         assert.equal(await listening(bus), false, `the fault server's port ${bus} still accepts connections`);
     });
@@ -360,14 +357,7 @@ describe("npm start (end to end)", function () {
                     env: { ...process.env, PATH: noJava, JAVA_HOME: "" },
                 },
             );
-            const run: Run = {
-                child,
-                stdout: "",
-                stderr: "",
-                exited: new Promise((resolve) => child.once("exit", (code, signal) => resolve({ code, signal }))),
-            };
-            child.stdout!.on("data", (chunk: Buffer) => (run.stdout += chunk.toString()));
-            child.stderr!.on("data", (chunk: Buffer) => (run.stderr += chunk.toString()));
+            const run = collected(child);
             started.push(run);
             const { code } = await run.exited;
             assert.equal(code, 1);

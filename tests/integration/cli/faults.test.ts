@@ -13,14 +13,11 @@ import { LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { EXPIRY_INDEX, GLOBAL_SECONDARY_INDEXES, RECORD_ID_INDEX } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
 import { dynamoClient } from "../../support/dynamodb";
-import { captureIo, createOutboxTable, dropTable, fastClock, provisioning } from "../../support/cli";
+import { captureIo, createOutboxTable, tablesDroppedAfterEach, fastClock, provisioning } from "../../support/cli";
 
 describe("cli: faults", function () {
     this.timeout(120_000);
-    const tables: string[] = [];
-    afterEach(async () => {
-        for (const t of tables.splice(0)) await dropTable(t);
-    });
+    const tables = tablesDroppedAfterEach();
 
     it("migrate stops at a refused UpdateTable, reports done/failed/not-run, and a rerun applies only what is left", async () => {
         const client = await dynamoClient();

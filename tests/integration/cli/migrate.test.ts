@@ -1,11 +1,5 @@
 import * as assert from "node:assert/strict";
-import {
-    CreateTableCommand,
-    DescribeTableCommand,
-    PutItemCommand,
-    UpdateTableCommand,
-    UpdateTimeToLiveCommand,
-} from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, DescribeTableCommand, PutItemCommand, UpdateTableCommand } from "@aws-sdk/client-dynamodb";
 import {
     CLAIM_INDEX,
     EXPIRY_INDEX,
@@ -18,20 +12,28 @@ import { dynamoClient, uniqueTableName } from "../../support/dynamodb";
 import {
     createOutboxTable,
     createTestTable,
-    dropTable,
+    createOutboxTableWithTtlOn,
+    tablesDroppedAfterEach,
     outboxTableInput,
     provisioning,
     runCli,
+    type Misprovision,
 } from "../../support/cli";
 
 const ALL_ACTIVE = GLOBAL_SECONDARY_INDEXES.map((i) => `${i.indexName}:${i.projectionType}:ACTIVE`).sort();
+/** A table with the outbox's keys and nothing else: no index, no TTL, no stream. */
+const UNPROVISIONED: Misprovision = {
+    withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName),
+    ttlOff: true,
+    streamOff: true,
+};
+
+/** What a table provisioned from the schema looks like after a migration. */
+const FULLY_PROVISIONED = { indexes: ALL_ACTIVE, stream: STREAM_VIEW_TYPE, ttl: `ENABLED:${TTL_ATTRIBUTE}` };
 
 describe("cli: migrate on DynamoDB Local", function () {
     this.timeout(120_000);
-    const tables: string[] = [];
-    afterEach(async () => {
-        for (const t of tables.splice(0)) await dropTable(t);
-    });
+    const tables = tablesDroppedAfterEach();
 
     it("finds nothing to do on a table provisioned from the schema, and exits 0", async () => {
         const table = await createOutboxTable();
@@ -46,11 +48,7 @@ describe("cli: migrate on DynamoDB Local", function () {
 
     it("plans every missing piece without changing anything, then applies it one index at a time (an empty table: confirmed by name), and a second --apply changes nothing", async () => {
         const client = await dynamoClient();
-        const table = await createOutboxTable({
-            withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName),
-            ttlOff: true,
-            streamOff: true,
-        });
+        const table = await createOutboxTable(UNPROVISIONED);
         tables.push(table);
         const before = await provisioning(client, table);
 
@@ -81,21 +79,13 @@ describe("cli: migrate on DynamoDB Local", function () {
                 `waiting for ${EXPIRY_INDEX.indexName} ACTIVE: CREATING[\\s\\S]*create ${RECORD_ID_INDEX.indexName}`,
             ),
         );
-        assert.deepEqual(await provisioning(client, table), {
-            indexes: ALL_ACTIVE,
-            stream: STREAM_VIEW_TYPE,
-            ttl: `ENABLED:${TTL_ATTRIBUTE}`,
-        });
+        assert.deepEqual(await provisioning(client, table), FULLY_PROVISIONED);
 
         const again = await runCli(["migrate", "--table", table, "--apply", "--json"]);
         assert.equal(again.code, 0, again.stdout + again.stderr);
         const report = JSON.parse(again.stdout) as { ok: boolean; steps: unknown[]; mode: string };
         assert.deepEqual([report.ok, report.mode, report.steps], [true, "apply", []]);
-        assert.deepEqual(await provisioning(client, table), {
-            indexes: ALL_ACTIVE,
-            stream: STREAM_VIEW_TYPE,
-            ttl: `ENABLED:${TTL_ATTRIBUTE}`,
-        });
+        assert.deepEqual(await provisioning(client, table), FULLY_PROVISIONED);
     });
 
     it("refuses to recreate a KEYS_ONLY ClaimIndex without --recreate-claim-index, stating the consequence, and recreates it with the flag", async () => {
@@ -206,15 +196,8 @@ describe("cli: migrate on DynamoDB Local", function () {
     });
 
     it("refuses to move TTL off another attribute", async () => {
-        const client = await dynamoClient();
-        const table = await createOutboxTable({ ttlOff: true });
+        const table = await createOutboxTableWithTtlOn("expiresAt");
         tables.push(table);
-        await client.send(
-            new UpdateTimeToLiveCommand({
-                TableName: table,
-                TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
-            }),
-        );
         const run = await runCli(["migrate", "--table", table]);
         assert.equal(run.code, 1);
         assert.match(run.stdout, /TTL is ENABLED on attribute "expiresAt", not "ttl"/);
@@ -224,11 +207,7 @@ describe("cli: migrate on DynamoDB Local", function () {
         /** A business table: the outbox's key names, no index, TTL or stream, and items of its own. */
         async function businessTable(): Promise<string> {
             const client = await dynamoClient();
-            const table = await createOutboxTable({
-                withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName),
-                ttlOff: true,
-                streamOff: true,
-            });
+            const table = await createOutboxTable(UNPROVISIONED);
             tables.push(table);
             for (const n of [1, 2, 3])
                 await client.send(
@@ -297,11 +276,7 @@ describe("cli: migrate on DynamoDB Local", function () {
             const confirmed = await runCli(["migrate", "--table", table, "--apply", "--confirm-table", table]);
             assert.equal(confirmed.code, 0, confirmed.stdout + confirmed.stderr);
             assert.match(confirmed.stdout, /applied 5 step\(s\)/);
-            assert.deepEqual(await provisioning(client, table), {
-                indexes: ALL_ACTIVE,
-                stream: STREAM_VIEW_TYPE,
-                ttl: `ENABLED:${TTL_ATTRIBUTE}`,
-            });
+            assert.deepEqual(await provisioning(client, table), FULLY_PROVISIONED);
         });
 
         it("an outbox item is a sign: a FENCE row among the business items lets --apply go on without the confirmation", async () => {

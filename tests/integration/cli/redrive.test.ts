@@ -163,6 +163,10 @@ describe("cli: redrive", function () {
         );
     });
 
+    /** The DLQ body of a record of partition "P" that expired before it was published. */
+    const expiredDeadLetter = (recordId: string, type: string, payload: unknown) =>
+        JSON.stringify({ reason: "expired", recordId, partition: "P", type, headers: {}, payload });
+
     describe("against DynamoDB Local and fauxqs", () => {
         let fauxqs: LocalFauxqs;
         before(async () => {
@@ -176,14 +180,7 @@ describe("cli: redrive", function () {
             const ddb = await dynamoClient();
             const tableName = await createOutboxTable(ddb, "cli-redrive");
             const dlq = await fauxqs.createQueue(`cli-redrive-${Date.now()}`);
-            const body = JSON.stringify({
-                reason: "expired",
-                recordId: "m-1",
-                partition: "P",
-                type: "T",
-                headers: {},
-                payload: { x: 1 },
-            });
+            const body = expiredDeadLetter("m-1", "T", { x: 1 });
             await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dlq.queueUrl, MessageBody: body }));
             const env = { ...LOCAL_ENV, OUTBOX_TABLE_NAME: tableName, OUTBOX_DLQ_URL: dlq.queueUrl };
             const endpoints = ["--endpoint", await dynamoEndpoint(), "--sqs-endpoint", fauxqs.endpoint];
@@ -223,26 +220,12 @@ describe("cli: redrive", function () {
             const ddb = await dynamoClient();
             const tableName = await createOutboxTable(ddb, "cli-redrive-json");
             const dlq = await fauxqs.createQueue(`cli-redrive-json-${Date.now()}`);
-            const body = JSON.stringify({
-                reason: "expired",
-                recordId: "m-2",
-                partition: "P",
-                type: "T",
-                headers: {},
-                payload: { x: 2 },
-            });
+            const body = expiredDeadLetter("m-2", "T", { x: 2 });
             await fauxqs.sqs.send(new SendMessageCommand({ QueueUrl: dlq.queueUrl, MessageBody: body }));
             const stray = await fauxqs.sqs.send(
                 new SendMessageCommand({
                     QueueUrl: dlq.queueUrl,
-                    MessageBody: JSON.stringify({
-                        reason: "expired",
-                        recordId: "m-3",
-                        partition: "P",
-                        type: "",
-                        headers: {},
-                        payload: 3,
-                    }),
+                    MessageBody: expiredDeadLetter("m-3", "", 3),
                 }),
             );
             const endpoint = await dynamoEndpoint();

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { ScanCommand, UpdateTimeToLiveCommand } from "@aws-sdk/client-dynamodb";
+import { ScanCommand } from "@aws-sdk/client-dynamodb";
 import { VERIFY_HEADER, VERIFY_PARTITION_PREFIX } from "../../../cli/verify/expiry";
 import { startFauxqs } from "../../../dev/emulators/fauxqs";
 import { MESSAGE_ATTRIBUTE } from "../../../runtime/record/message";
@@ -13,7 +13,14 @@ import {
 } from "../../../runtime/schema";
 import { expiryShardsRowKey } from "../../../runtime/store";
 import { dynamoClient, uniqueTableName } from "../../support/dynamodb";
-import { createOutboxTable, dropTable, fastClock, runCli, type Misprovision } from "../../support/cli";
+import {
+    createOutboxTable,
+    createOutboxTableWithTtlOn,
+    tablesDroppedAfterEach,
+    fastClock,
+    runCli,
+    type Misprovision,
+} from "../../support/cli";
 
 /** The checklist lines of a text run: mark and title, without the reasons. */
 function lines(stdout: string): string[] {
@@ -25,10 +32,7 @@ function lines(stdout: string): string[] {
 
 describe("cli: verify on DynamoDB Local", function () {
     this.timeout(120_000);
-    const tables: string[] = [];
-    afterEach(async () => {
-        for (const t of tables.splice(0)) await dropTable(t);
-    });
+    const tables = tablesDroppedAfterEach();
 
     it("passes every line on a table provisioned from the schema, proves the expiry path, and leaves nothing behind", async () => {
         const table = await createOutboxTable();
@@ -185,15 +189,8 @@ describe("cli: verify on DynamoDB Local", function () {
     });
 
     it("fails TTL enabled on another attribute, naming it", async () => {
-        const client = await dynamoClient();
-        const table = await createOutboxTable({ ttlOff: true });
+        const table = await createOutboxTableWithTtlOn("expiresAt");
         tables.push(table);
-        await client.send(
-            new UpdateTimeToLiveCommand({
-                TableName: table,
-                TimeToLiveSpecification: { AttributeName: "expiresAt", Enabled: true },
-            }),
-        );
         const run = await runCli(["verify", "--table", table]);
         assert.equal(run.code, 1);
         assert.match(

@@ -63,6 +63,21 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
             comparisonOperator: "GreaterThanThreshold",
         };
         const custom = (fn: string) => ({ Function: fn, Table: names.table });
+        /** The shape of the alarms that fire on any datapoint above 0 in one five-minute period. */
+        const anyInFiveMinutes = {
+            threshold: 0,
+            period: 300,
+            evaluationPeriods: 1,
+            treatMissingData: "notBreaching",
+            ...actions,
+        };
+        const lambda = (metricName: string, functionName: string) => ({
+            namespace: "AWS/Lambda",
+            metricName,
+            dimensions: { FunctionName: functionName },
+            statistic: "Sum",
+            ...anyInFiveMinutes,
+        });
         assert.deepEqual(alarmsOf(built), {
             "alm-iterator-age-alarm": {
                 namespace: "AWS/Lambda",
@@ -105,11 +120,7 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
                 metricName: "ApproximateNumberOfMessagesVisible",
                 dimensions: { QueueName: names.dlq },
                 statistic: "Maximum",
-                threshold: 0,
-                period: 300,
-                evaluationPeriods: 1,
-                treatMissingData: "notBreaching",
-                ...actions,
+                ...anyInFiveMinutes,
             },
             // The mapping's own count of records it gave up on, by its UUID (its EventCount metrics are on).
             "alm-dropped-events-alarm": {
@@ -128,45 +139,11 @@ describe("Outbox alarms and dashboard (Pulumi mocks)", () => {
                 metricName: "Published",
                 dimensions: custom("sweeper"),
                 statistic: "Sum",
-                threshold: 0,
-                period: 300,
-                evaluationPeriods: 1,
-                treatMissingData: "notBreaching",
-                ...actions,
+                ...anyInFiveMinutes,
             },
-            "alm-publisher-errors-alarm": {
-                namespace: "AWS/Lambda",
-                metricName: "Errors",
-                dimensions: { FunctionName: names.publisher },
-                statistic: "Sum",
-                threshold: 0,
-                period: 300,
-                evaluationPeriods: 1,
-                treatMissingData: "notBreaching",
-                ...actions,
-            },
-            "alm-sweeper-errors-alarm": {
-                namespace: "AWS/Lambda",
-                metricName: "Errors",
-                dimensions: { FunctionName: names.sweeper },
-                statistic: "Sum",
-                threshold: 0,
-                period: 300,
-                evaluationPeriods: 1,
-                treatMissingData: "notBreaching",
-                ...actions,
-            },
-            "alm-publisher-throttles-alarm": {
-                namespace: "AWS/Lambda",
-                metricName: "Throttles",
-                dimensions: { FunctionName: names.publisher },
-                statistic: "Sum",
-                threshold: 0,
-                period: 300,
-                evaluationPeriods: 1,
-                treatMissingData: "notBreaching",
-                ...actions,
-            },
+            "alm-publisher-errors-alarm": lambda("Errors", names.publisher),
+            "alm-sweeper-errors-alarm": lambda("Errors", names.sweeper),
+            "alm-publisher-throttles-alarm": lambda("Throttles", names.publisher),
             // Either handler may meet the fenced partition: the alarm sums both.
             "alm-fenced-partitions-alarm": {
                 metricQueries: [

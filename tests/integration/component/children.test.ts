@@ -4,7 +4,7 @@ import { LOG_LEVELS } from "../../../components/defaults";
 import { OutboxBillingMode, OutboxLogLevel } from "../../../components/outbox";
 import { ENV } from "../../../runtime/config";
 import { STACK_REFERENCE_OUTPUTS, unwrap } from "../../support/pulumi-mocks";
-import { BuiltOutbox, TYPE, buildOutbox } from "../../support/component-harness";
+import { BuiltOutbox, TYPE, buildOutbox, commonEnvironment } from "../../support/component-harness";
 
 const KMS_KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
 const EXISTING_TOPIC = "arn:aws:sns:eu-west-1:111111111111:shared-events";
@@ -137,16 +137,8 @@ describe("Outbox children and outputs", () => {
 
     it("sets every variable of the handler environment contract an SNS destination takes on both functions", async () => {
         const expected = {
-            [ENV.tableName]: await unwrap(std.outbox.tableName),
+            ...(await commonEnvironment(std, false)),
             [ENV.topicArn]: await unwrap(std.outbox.topicArn),
-            [ENV.dlqUrl]: await unwrap(std.outbox.dlqUrl),
-            [ENV.fifo]: "false",
-            [ENV.completionGraceSeconds]: "3600",
-            [ENV.sweepAfterSeconds]: "120",
-            [ENV.maxPublishAttempts]: "3",
-            [ENV.expiryShards]: "1",
-            [ENV.maxPartitionsPerRun]: "200",
-            [ENV.claimVersion]: "1",
         };
         // The other destinations' variables, and the bus's event source and check, are destinations.test.ts'.
         // OUTBOX_SOURCE is not set: the functions stamp the table's name as the messages' source, the handlers'

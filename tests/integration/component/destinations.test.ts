@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { Outbox, type OutboxArgs } from "../../../components/outbox";
 import { ENV } from "../../../runtime/config";
 import { recordedNamed, unwrap } from "../../support/pulumi-mocks";
-import { BuiltOutbox, TYPE, buildOutbox, waitForRPCs } from "../../support/component-harness";
+import { BuiltOutbox, TYPE, buildOutbox, commonEnvironment, waitForRPCs } from "../../support/component-harness";
 
 const ACCOUNT = "111111111111";
 const QUEUE = `arn:aws:sqs:eu-west-1:${ACCOUNT}:orders-events.fifo`;
@@ -42,21 +42,6 @@ function grantsOn(built: BuiltOutbox, role: string, prefixes: string[]): Record<
 /** Each function's environment variables. */
 function environments(built: BuiltOutbox, name: string): Record<string, string>[] {
     return ["publisher", "sweeper"].map((fn) => built.one(TYPE.fn, `${name}-${fn}`).inputs.environment.variables);
-}
-
-/** The variables every destination shares, as the component sets them by default. */
-async function commonEnvironment(built: BuiltOutbox, fifo: boolean): Promise<Record<string, string>> {
-    return {
-        [ENV.tableName]: await unwrap(built.outbox.tableName),
-        [ENV.dlqUrl]: await unwrap(built.outbox.dlqUrl),
-        [ENV.fifo]: String(fifo),
-        [ENV.completionGraceSeconds]: "3600",
-        [ENV.sweepAfterSeconds]: "120",
-        [ENV.maxPublishAttempts]: "3",
-        [ENV.expiryShards]: "1",
-        [ENV.maxPartitionsPerRun]: "200",
-        [ENV.claimVersion]: "1",
-    };
 }
 
 const DESTINATION_PREFIXES = ["sns:", "sqs:", "events:"];

@@ -56,33 +56,34 @@ describe("Outbox IAM", () => {
         std.one(TYPE.logGroup, "iam-publisher-logs");
     });
 
-    it("grants the publisher exactly: its stream, the table and its indexes, the topic, the DLQ, its logs", () => {
+    /** What both handlers are granted: the table and its indexes, the topic, the DLQ, and their own log group. */
+    function sharedGrants(logs: string): Record<string, string[]> {
         const table = [arns.table, `${arns.table}/index/*`].sort();
         const expected: Record<string, string[]> = {
+            "sns:Publish": [arns.topic],
+            "sqs:SendMessage": [arns.dlq],
+            "logs:CreateLogStream": [`${logs}:*`],
+            "logs:PutLogEvents": [`${logs}:*`],
+        };
+        for (const action of TABLE_ACTIONS) expected[action] = table;
+        return expected;
+    }
+
+    it("grants the publisher exactly: its stream, the table and its indexes, the topic, the DLQ, its logs", () => {
+        assert.deepEqual(grants(inlineStatements(std, "iam-publisher-role")), {
+            ...sharedGrants(arns.publisherLogs),
             "dynamodb:DescribeStream": [arns.stream],
             "dynamodb:GetRecords": [arns.stream],
             "dynamodb:GetShardIterator": [arns.stream],
             "dynamodb:ListStreams": ["*"],
-            "sns:Publish": [arns.topic],
-            "sqs:SendMessage": [arns.dlq],
-            "logs:CreateLogStream": [`${arns.publisherLogs}:*`],
-            "logs:PutLogEvents": [`${arns.publisherLogs}:*`],
-        };
-        for (const action of TABLE_ACTIONS) expected[action] = table;
-        assert.deepEqual(grants(inlineStatements(std, "iam-publisher-role")), expected);
+        });
     });
 
     it("grants the sweeper the same minus stream read, on its own log group, plus Scan on ClaimIndex only", () => {
-        const table = [arns.table, `${arns.table}/index/*`].sort();
-        const expected: Record<string, string[]> = {
+        assert.deepEqual(grants(inlineStatements(std, "iam-sweeper-role")), {
+            ...sharedGrants(arns.sweeperLogs),
             "dynamodb:Scan": [`${arns.table}/index/ClaimIndex`],
-            "sns:Publish": [arns.topic],
-            "sqs:SendMessage": [arns.dlq],
-            "logs:CreateLogStream": [`${arns.sweeperLogs}:*`],
-            "logs:PutLogEvents": [`${arns.sweeperLogs}:*`],
-        };
-        for (const action of TABLE_ACTIONS) expected[action] = table;
-        assert.deepEqual(grants(inlineStatements(std, "iam-sweeper-role")), expected);
+        });
     });
 
     it("uses a * resource only for dynamodb:ListStreams, which AWS authorizes only on *", () => {

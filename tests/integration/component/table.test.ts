@@ -44,35 +44,27 @@ describe("Outbox table", () => {
         }
     });
 
-    it("ExpiryIndex: has_expiry HASH, expires_at RANGE, KEYS_ONLY", () => {
-        assert.deepEqual(index(EXPIRY_INDEX.indexName), {
-            name: "ExpiryIndex",
-            keySchemas: [
-                { attributeName: "has_expiry", keyType: "HASH" },
-                { attributeName: "expires_at", keyType: "RANGE" },
-            ],
-            projectionType: "KEYS_ONLY",
+    const hash = (attributeName: string) => ({ attributeName, keyType: "HASH" });
+    const range = (attributeName: string) => ({ attributeName, keyType: "RANGE" });
+    for (const [title, indexName, keySchemas, projectionType] of [
+        [
+            "ExpiryIndex: has_expiry HASH, expires_at RANGE, KEYS_ONLY",
+            EXPIRY_INDEX.indexName,
+            [hash("has_expiry"), range("expires_at")],
+            "KEYS_ONLY",
+        ],
+        ["RecordIDIndex: record_id HASH, KEYS_ONLY", RECORD_ID_INDEX.indexName, [hash("record_id")], "KEYS_ONLY"],
+        [
+            "ClaimIndex: PK HASH, claim_sort RANGE, projected ALL",
+            CLAIM_INDEX.indexName,
+            [hash("PK"), range("claim_sort")],
+            "ALL",
+        ],
+    ] as const) {
+        it(title, () => {
+            assert.deepEqual(index(indexName), { name: title.split(":")[0], keySchemas, projectionType });
         });
-    });
-
-    it("RecordIDIndex: record_id HASH, KEYS_ONLY", () => {
-        assert.deepEqual(index(RECORD_ID_INDEX.indexName), {
-            name: "RecordIDIndex",
-            keySchemas: [{ attributeName: "record_id", keyType: "HASH" }],
-            projectionType: "KEYS_ONLY",
-        });
-    });
-
-    it("ClaimIndex: PK HASH, claim_sort RANGE, projected ALL", () => {
-        assert.deepEqual(index(CLAIM_INDEX.indexName), {
-            name: "ClaimIndex",
-            keySchemas: [
-                { attributeName: "PK", keyType: "HASH" },
-                { attributeName: "claim_sort", keyType: "RANGE" },
-            ],
-            projectionType: "ALL",
-        });
-    });
+    }
 
     it("enables TTL on ttl and a NEW_IMAGE stream", () => {
         assert.deepEqual(table.ttl, { attributeName: "ttl", enabled: true });

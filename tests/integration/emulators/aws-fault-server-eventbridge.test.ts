@@ -16,8 +16,8 @@ import {
     type PutEventsRequestEntry,
 } from "@aws-sdk/client-eventbridge";
 import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startAwsFaultServer, type AwsFaultServer } from "../../../dev/emulators/aws-fault-server";
+import { localClientConfig } from "../../support/local-aws-client";
 
 const MiB = 1_048_576;
 
@@ -35,12 +35,7 @@ describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", ()
 
     beforeEach(async () => {
         server = await startAwsFaultServer({ seed: 7 });
-        const config = {
-            endpoint: server.endpoint,
-            region: LOCAL_REGION,
-            credentials: LOCAL_CREDENTIALS,
-            maxAttempts: 1,
-        };
+        const config = localClientConfig(server.endpoint);
         events = new EventBridgeClient(config);
         sqs = new SQSClient(config);
     });

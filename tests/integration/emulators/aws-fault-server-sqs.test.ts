@@ -24,8 +24,8 @@ import {
     TooManyEntriesInBatchRequest,
     type SendMessageBatchRequestEntry,
 } from "@aws-sdk/client-sqs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startAwsFaultServer, type AwsFaultServer } from "../../../dev/emulators/aws-fault-server";
+import { localClientConfig } from "../../support/local-aws-client";
 
 const MiB = 1_048_576;
 
@@ -39,12 +39,7 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
 
     beforeEach(async () => {
         server = await startAwsFaultServer({ seed: 7 });
-        sqs = new SQSClient({
-            endpoint: server.endpoint,
-            region: LOCAL_REGION,
-            credentials: LOCAL_CREDENTIALS,
-            maxAttempts: 1,
-        });
+        sqs = new SQSClient(localClientConfig(server.endpoint));
         queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: "orders" }))).QueueUrl as string;
     });
     afterEach(async () => {

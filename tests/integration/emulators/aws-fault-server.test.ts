@@ -24,14 +24,12 @@ import {
     SendMessageCommand,
     SQSClient,
 } from "@aws-sdk/client-sqs";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startAwsFaultServer, type AwsFaultServer } from "../../../dev/emulators/aws-fault-server";
+import { localClientConfig } from "../../support/local-aws-client";
 
 function snsClient(server: AwsFaultServer, extra: { maxAttempts?: number; requestTimeout?: number } = {}): SNSClient {
     return new SNSClient({
-        endpoint: server.endpoint,
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
+        ...localClientConfig(server.endpoint),
         maxAttempts: extra.maxAttempts ?? 1,
         // Without throwOnRequestTimeout, this smithy version only logs a warning when requestTimeout passes.
         ...(extra.requestTimeout === undefined
@@ -333,12 +331,7 @@ describe("AWS fault server through the real AWS SDK", () => {
     });
 
     it("speaks SQS JSON for a DLQ: CreateQueue, SendMessage, ReceiveMessage (MD5-checked by the SDK), DeleteMessage", async () => {
-        const sqs = new SQSClient({
-            endpoint: server.endpoint,
-            region: LOCAL_REGION,
-            credentials: LOCAL_CREDENTIALS,
-            maxAttempts: 1,
-        });
+        const sqs = new SQSClient(localClientConfig(server.endpoint));
         try {
             const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: "dlq" }))).QueueUrl as string;
             assert.equal(queueUrl, `${server.endpoint}/000000000000/dlq`);

@@ -89,6 +89,17 @@ function options(r: AnalyzedResource): unknown {
     return opts;
 }
 
+/** Sets what an `AnalyzeRequest` and a stack's `AnalyzerResource` share (type, name, URN, properties, options). */
+function describeResource<T>(message: T, r: AnalyzedResource): T {
+    const m = message as any;
+    m.setType(r.type);
+    m.setName(r.name);
+    m.setUrn(r.urn);
+    m.setProperties(structproto.Struct.fromJavaScript(plain(r.props)));
+    m.setOptions(options(r));
+    return message;
+}
+
 function call<T>(client: any, method: string, request: unknown): Promise<T> {
     return new Promise((resolve, reject) =>
         client[method](request, (err: Error | null, response: T) => (err ? reject(err) : resolve(response))),
@@ -185,12 +196,7 @@ export class RunningPack {
 
     /** `Analyze` one resource's inputs. */
     async analyze(r: AnalyzedResource): Promise<Diagnostic[]> {
-        const request = new analyzerproto.AnalyzeRequest();
-        request.setType(r.type);
-        request.setName(r.name);
-        request.setUrn(r.urn);
-        request.setProperties(structproto.Struct.fromJavaScript(plain(r.props)));
-        request.setOptions(options(r));
+        const request = describeResource(new analyzerproto.AnalyzeRequest(), r);
         return diagnostics(await call(this.client, "analyze", request), r.urn);
     }
 
@@ -199,12 +205,7 @@ export class RunningPack {
         const request = new analyzerproto.AnalyzeStackRequest();
         request.setResourcesList(
             resources.map((r) => {
-                const resource = new analyzerproto.AnalyzerResource();
-                resource.setType(r.type);
-                resource.setName(r.name);
-                resource.setUrn(r.urn);
-                resource.setProperties(structproto.Struct.fromJavaScript(plain(r.props)));
-                resource.setOptions(options(r));
+                const resource = describeResource(new analyzerproto.AnalyzerResource(), r);
                 if (r.parent !== undefined) resource.setParent(r.parent);
                 const dependencies = Object.values(r.propertyDependencies ?? {}).flat();
                 resource.setDependenciesList([...new Set(dependencies)]);

@@ -46,6 +46,11 @@ function withoutIndex(table: TableDescription, name: string): TableDescription {
     return { ...table, GlobalSecondaryIndexes: table.GlobalSecondaryIndexes?.filter((g) => g.IndexName !== name) };
 }
 
+/** The rendered lines hold this one, word for word. */
+function hasLine(lines: string[], line: string): void {
+    assert.ok(lines.includes(line), `missing ${JSON.stringify(line)} in:\n${lines.join("\n")}`);
+}
+
 describe("cli: table comparison and the migration planner", () => {
     it("renders key schemas the way GoBridge's preflight does, types from the attribute definitions", () => {
         assert.equal(renderExpectedKeys(PRIMARY_KEY), "[PK(S,HASH), SK(S,RANGE)]");
@@ -200,20 +205,17 @@ describe("cli: verify's provisioning lines for states DynamoDB Local never shows
         if (expiry) expiry.Projection = { ProjectionType: "ALL" };
         const { usable, lines } = linesFor(table, { TimeToLiveStatus: "ENABLING", AttributeName: TTL_ATTRIBUTE });
         assert.equal(usable, true);
-        assert.ok(
-            lines.includes(
-                `  ! ${EXPIRY_INDEX.indexName} [has_expiry(S,HASH), expires_at(N,RANGE)] KEYS_ONLY, ACTIVE — projected ALL: works, and costs more per write than KEYS_ONLY`,
-            ),
+        hasLine(
+            lines,
+            `  ! ${EXPIRY_INDEX.indexName} [has_expiry(S,HASH), expires_at(N,RANGE)] KEYS_ONLY, ACTIVE — projected ALL: works, and costs more per write than KEYS_ONLY`,
         );
-        assert.ok(
-            lines.includes(
-                '  ! TTL enabled on "ttl" — ENABLING: AWS takes up to an hour; completed records pile up until then',
-            ),
+        hasLine(
+            lines,
+            '  ! TTL enabled on "ttl" — ENABLING: AWS takes up to an hour; completed records pile up until then',
         );
-        assert.ok(
-            lines.includes(
-                "  ✓ stream enabled with new images (NEW_IMAGE) — view type NEW_AND_OLD_IMAGES (carries the new image)",
-            ),
+        hasLine(
+            lines,
+            "  ✓ stream enabled with new images (NEW_IMAGE) — view type NEW_AND_OLD_IMAGES (carries the new image)",
         );
     });
 
@@ -224,15 +226,13 @@ describe("cli: verify's provisioning lines for states DynamoDB Local never shows
         if (claim) claim.IndexStatus = "CREATING";
         const { usable, lines } = linesFor(table, TTL_ON);
         assert.equal(usable, false);
-        assert.ok(
-            lines.includes(
-                `  ✗ ${CLAIM_INDEX.indexName} [PK(S,HASH), claim_sort(S,RANGE)] ALL, ACTIVE — CREATING: wait until it is ACTIVE (a new index backfills first), then verify again`,
-            ),
+        hasLine(
+            lines,
+            `  ✗ ${CLAIM_INDEX.indexName} [PK(S,HASH), claim_sort(S,RANGE)] ALL, ACTIVE — CREATING: wait until it is ACTIVE (a new index backfills first), then verify again`,
         );
-        assert.ok(
-            lines.includes(
-                "  ✗ stream enabled with new images (NEW_IMAGE) — view type KEYS_ONLY: the publisher needs the new image; change it with the IaC that owns the event source mapping",
-            ),
+        hasLine(
+            lines,
+            "  ✗ stream enabled with new images (NEW_IMAGE) — view type KEYS_ONLY: the publisher needs the new image; change it with the IaC that owns the event source mapping",
         );
     });
 
@@ -256,15 +256,13 @@ describe("cli: verify's provisioning lines for states DynamoDB Local never shows
         if (record) record.KeySchema = [{ AttributeName: "SK", KeyType: "HASH" }];
         const { usable, lines } = linesFor(table, TTL_ON);
         assert.equal(usable, false);
-        assert.ok(
-            lines.includes(
-                "  ✗ primary key [PK(S,HASH), SK(S,RANGE)] — actual [PK(S,HASH)]: not an outbox table (a primary key cannot be changed; create one with the Outbox component)",
-            ),
+        hasLine(
+            lines,
+            "  ✗ primary key [PK(S,HASH), SK(S,RANGE)] — actual [PK(S,HASH)]: not an outbox table (a primary key cannot be changed; create one with the Outbox component)",
         );
-        assert.ok(
-            lines.includes(
-                `  ✗ ${RECORD_ID_INDEX.indexName} [record_id(S,HASH)] KEYS_ONLY, ACTIVE — key schema is [SK(S,HASH)]; preflight rejects the table. migrate explains the manual fix`,
-            ),
+        hasLine(
+            lines,
+            `  ✗ ${RECORD_ID_INDEX.indexName} [record_id(S,HASH)] KEYS_ONLY, ACTIVE — key schema is [SK(S,HASH)]; preflight rejects the table. migrate explains the manual fix`,
         );
     });
 });

@@ -67,27 +67,11 @@ describe("AWS fault server: the rules SNS enforces", () => {
     });
 
     it("answers a FIFO duplicate with the first message's id, records it once, and numbers only new messages", () => {
-        const first = acceptSns(
-            state,
-            fifo,
-            entry("a", "m", { messageGroupId: "g", messageDeduplicationId: "d1" }),
-            call,
-            true,
-        );
-        const again = acceptSns(
-            state,
-            fifo,
-            entry("b", "other", { messageGroupId: "g", messageDeduplicationId: "d1" }),
-            call,
-            true,
-        );
-        const next = acceptSns(
-            state,
-            fifo,
-            entry("c", "m", { messageGroupId: "g", messageDeduplicationId: "d2" }),
-            call,
-            true,
-        );
+        const accept = (id: string, body: string, messageDeduplicationId: string) =>
+            acceptSns(state, fifo, entry(id, body, { messageGroupId: "g", messageDeduplicationId }), call, true);
+        const first = accept("a", "m", "d1");
+        const again = accept("b", "other", "d1");
+        const next = accept("c", "m", "d2");
         assert.deepEqual(again, { messageId: first.messageId });
         assert.equal(BigInt(next.sequenceNumber as string), BigInt(first.sequenceNumber as string) + 1n);
         assert.equal(state.accepted.filter((m) => m.destination === fifo.arn).length, 2);

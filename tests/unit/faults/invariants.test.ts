@@ -164,15 +164,13 @@ describe("fault scenario invariants", function () {
     });
 
     it("recognises terminal writes (completed, expired), the seam where a killed handler dies", function () {
-        assert.ok(
-            isTerminalWrite(
-                new UpdateItemCommand({
-                    TableName: "t",
-                    Key: {},
-                    ExpressionAttributeValues: { ":status_completed": { S: "completed" } },
-                }),
-            ),
-        );
+        const setStatus = (status: string) =>
+            new UpdateItemCommand({
+                TableName: "t",
+                Key: {},
+                ExpressionAttributeValues: { [`:status_${status}`]: { S: status } },
+            });
+        assert.ok(isTerminalWrite(setStatus("completed")));
         assert.ok(
             isTerminalWrite(
                 new TransactWriteItemsCommand({
@@ -189,24 +187,8 @@ describe("fault scenario invariants", function () {
                 }),
             ),
         );
-        assert.ok(
-            isTerminalWrite(
-                new UpdateItemCommand({
-                    TableName: "t",
-                    Key: {},
-                    ExpressionAttributeValues: { ":status_expired": { S: "expired" } },
-                }),
-            ),
-        );
-        assert.ok(
-            !isTerminalWrite(
-                new UpdateItemCommand({
-                    TableName: "t",
-                    Key: {},
-                    ExpressionAttributeValues: { ":status_claimed": { S: "claimed" } },
-                }),
-            ),
-        );
+        assert.ok(isTerminalWrite(setStatus("expired")));
+        assert.ok(!isTerminalWrite(setStatus("claimed")));
     });
 
     it("reads the record ids a command completes, from each update's sort key (escaped ids too)", function () {

@@ -113,6 +113,10 @@ describe("the linter (eslint.config.mjs)", function () {
         message: `Dependency cycle detected (type-only imports count): ${via} leads back to this file.`,
     });
 
+    /** The findings of `file` are exactly one error on line 1, from `rule`, saying `message`. */
+    const onlyError = (file: string, rule: string, message: string) =>
+        assert.deepEqual(of(file), [{ file, line: 1, rule, severity: 2, message }]);
+
     it("fails an import cycle, on both sides", () => {
         assert.deepEqual(of("runtime/cycle-a.ts"), [cycle("runtime/cycle-a.ts", "./cycle-b")]);
         assert.deepEqual(of("runtime/cycle-b.ts"), [cycle("runtime/cycle-b.ts", "./cycle-a")]);
@@ -124,74 +128,45 @@ describe("the linter (eslint.config.mjs)", function () {
     });
 
     it("fails the relay importing the writer, and the writer importing the relay, types only as well", () => {
-        assert.deepEqual(of("runtime/relay/rewrite.ts"), [
-            {
-                file: "runtime/relay/rewrite.ts",
-                line: 1,
-                rule: "import-x/no-restricted-paths",
-                severity: 2,
-                message:
-                    'Unexpected path "../writer/writer" imported in restricted zone. runtime/relay/ never imports the writer or the inbox: they share only what sits below them (the runtime\'s root files, record/, store/, destination/, observability/).',
-            },
-        ]);
-        assert.deepEqual(of("runtime/writer/relayed.ts"), [
-            {
-                file: "runtime/writer/relayed.ts",
-                line: 1,
-                rule: "import-x/no-restricted-paths",
-                severity: 2,
-                message:
-                    'Unexpected path "../relay/publisher" imported in restricted zone. runtime/writer/ never imports the relay or the inbox.',
-            },
-        ]);
+        onlyError(
+            "runtime/relay/rewrite.ts",
+            "import-x/no-restricted-paths",
+            'Unexpected path "../writer/writer" imported in restricted zone. runtime/relay/ never imports the writer or the inbox: they share only what sits below them (the runtime\'s root files, record/, store/, destination/, observability/).',
+        );
+        onlyError(
+            "runtime/writer/relayed.ts",
+            "import-x/no-restricted-paths",
+            'Unexpected path "../relay/publisher" imported in restricted zone. runtime/writer/ never imports the relay or the inbox.',
+        );
     });
 
     it("fails a Pulumi import in runtime/", () => {
-        assert.deepEqual(of("runtime/pulumi.ts"), [
-            {
-                file: "runtime/pulumi.ts",
-                line: 1,
-                rule: "no-restricted-imports",
-                severity: 2,
-                message:
-                    "'@pulumi/pulumi' import is restricted from being used by a pattern. runtime/ and the CLI never import Pulumi.",
-            },
-        ]);
+        onlyError(
+            "runtime/pulumi.ts",
+            "no-restricted-imports",
+            "'@pulumi/pulumi' import is restricted from being used by a pattern. runtime/ and the CLI never import Pulumi.",
+        );
     });
 
     it("fails an import up the layers, whichever way it is spelled", () => {
-        assert.deepEqual(of("runtime/upward.ts"), [
-            {
-                file: "runtime/upward.ts",
-                line: 1,
-                rule: "import-x/no-restricted-paths",
-                severity: 2,
-                message:
-                    'Unexpected path "../components/component" imported in restricted zone. runtime/ runs in an application or a Lambda: it imports only runtime/ and the AWS SDK.',
-            },
-        ]);
-        assert.deepEqual(of("cli/pulumi-side.ts"), [
-            {
-                file: "cli/pulumi-side.ts",
-                line: 1,
-                rule: "import-x/no-restricted-paths",
-                severity: 2,
-                message:
-                    'Unexpected path "../components/component" imported in restricted zone. The CLI imports runtime/ and the AWS SDK, never the Pulumi side.',
-            },
-        ]);
+        onlyError(
+            "runtime/upward.ts",
+            "import-x/no-restricted-paths",
+            'Unexpected path "../components/component" imported in restricted zone. runtime/ runs in an application or a Lambda: it imports only runtime/ and the AWS SDK.',
+        );
+        onlyError(
+            "cli/pulumi-side.ts",
+            "import-x/no-restricted-paths",
+            'Unexpected path "../components/component" imported in restricted zone. The CLI imports runtime/ and the AWS SDK, never the Pulumi side.',
+        );
     });
 
     it("fails a devDependency in shipped code", () => {
-        assert.deepEqual(of("runtime/dev-only.ts"), [
-            {
-                file: "runtime/dev-only.ts",
-                line: 1,
-                rule: "import-x/no-extraneous-dependencies",
-                severity: 2,
-                message: "'fauxqs' should be listed in the project's dependencies, not devDependencies.",
-            },
-        ]);
+        onlyError(
+            "runtime/dev-only.ts",
+            "import-x/no-extraneous-dependencies",
+            "'fauxqs' should be listed in the project's dependencies, not devDependencies.",
+        );
     });
 
     it("warns on a function over 80 lines of code, and not on one of 80", () => {

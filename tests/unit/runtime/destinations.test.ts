@@ -25,22 +25,15 @@ import { isOutboxError } from "../../../runtime/errors";
 import type { OutboundMessage } from "../../../runtime/record/message";
 import type { ClientLike } from "../../../runtime/ports";
 import { OutboxWriter } from "../../../runtime/writer/writer";
+import { outboundMessage } from "../../support/outbound-message";
 
 const TOPIC = "arn:aws:sns:us-east-1:111111111111:events";
 const QUEUE = "arn:aws:sqs:us-east-1:111111111111:events";
 const FIFO_QUEUE = "arn:aws:sqs:us-east-1:111111111111:events.fifo";
 const BUS = "arn:aws:events:us-east-1:111111111111:event-bus/orders";
 
-const message = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({
-    id: "id-1",
-    type: "OrderPlaced",
-    partition: "P",
-    body: '{"a":1}',
-    headers: {},
-    createdAt: 0,
-    expiresAt: 0,
-    ...over,
-});
+const message = (over: Partial<OutboundMessage> = {}): OutboundMessage =>
+    outboundMessage({ type: "OrderPlaced", ...over });
 
 /** A client that records each command's input and answers with what `answer` gives. */
 function recordingClient(answer: (input: Record<string, unknown>, name: string) => unknown): {

@@ -39,17 +39,9 @@ import {
     WRITER_LIMITS,
     type IntegerLimit,
 } from "../../../runtime";
+import { outboundMessage } from "../../support/outbound-message";
 
-const message = (over: Partial<OutboundMessage> = {}): OutboundMessage => ({
-    id: "id-1",
-    type: "T",
-    partition: "P",
-    body: '{"a":1}',
-    headers: {},
-    createdAt: 0,
-    expiresAt: 0,
-    ...over,
-});
+const message = outboundMessage;
 
 describe("runtime pieces", function () {
     describe("ids", function () {
@@ -238,18 +230,19 @@ describe("runtime pieces", function () {
     });
 
     it("classifies SNS errors: a message's own fault, the deployment's (never dead-lettered), or transient", function () {
-        const kinds = (codes: string[], senderFault?: boolean) =>
-            codes.map((c) => classifyPublishFailure(c, senderFault));
+        const allAre = (kind: string, codes: string[], senderFault?: boolean, note?: string) =>
+            assert.deepEqual(
+                codes.map((c) => classifyPublishFailure(c, senderFault)),
+                codes.map(() => kind),
+                note,
+            );
         const message = [
             "InvalidParameter",
             "InvalidParameterException",
             "InvalidParameterValue",
             "BatchRequestTooLongException",
         ];
-        assert.deepEqual(
-            kinds(message),
-            message.map(() => "message"),
-        );
+        allAre("message", message);
         const deployment = [
             "NotFoundException",
             "NotFound",
@@ -261,11 +254,7 @@ describe("runtime pieces", function () {
             "KMSOptInRequired",
             "InvalidSecurity",
         ];
-        assert.deepEqual(
-            kinds(deployment, true),
-            deployment.map(() => "deployment"),
-            "even when SNS says the sender is at fault",
-        );
+        allAre("deployment", deployment, true, "even when SNS says the sender is at fault");
         const transient = [
             "Throttled",
             "ThrottledException",
@@ -274,10 +263,7 @@ describe("runtime pieces", function () {
             "TimeoutError",
             "ServiceUnavailable",
         ];
-        assert.deepEqual(
-            kinds(transient, true),
-            transient.map(() => "transient"),
-        );
+        allAre("transient", transient, true);
         // A code this package does not know: SNS's SenderFault decides.
         assert.deepEqual(
             [

@@ -5,7 +5,7 @@
  * SDK call counts.
  */
 import * as assert from "node:assert/strict";
-import { isOutboxError } from "../../../runtime/errors";
+import { isOutboxError, type OutboxErrorCode } from "../../../runtime/errors";
 import { KeyCache, OutboxStore, expiredCountOf } from "../../../runtime/store";
 import { cancelled, conditionFailed, fenceAt, FakeDynamoDb, throttled } from "../../support/store/fake-client";
 import { FakeClock, pendingItem, rec, rejectsWith, tok } from "../../support/store/helpers";
@@ -279,18 +279,23 @@ describe("expire on a fake client (§11.4)", () => {
         ...(last ? {} : { LastEvaluatedKey: keyOf(from + n - 1) }),
     });
 
+    /** One expire call rejects with this code and message, and reports how many records it expired before. */
+    async function expireFailsWith(fake: FakeDynamoDb, code: OutboxErrorCode, message: string, expired: number) {
+        await assert.rejects(storeOn(fake).store.expire(t0, "P", tok(1)), (err: unknown) => {
+            assert.ok(isOutboxError(err, code), String(err));
+            assert.equal((err as Error).message, message);
+            assert.equal(expiredCountOf(err), expired);
+            return true;
+        });
+    }
+
     it("a page-2 query failure still reports the page-1 count with the error (conservation law)", async () => {
         // Fake: DynamoDB Local cannot fail the second page of a query on demand.
         const fake = expireFake((_input, nth) => {
             if (nth === 2) throw throttled();
             return page(0, 3);
         });
-        await assert.rejects(storeOn(fake).store.expire(t0, "P", tok(1)), (err: unknown) => {
-            assert.ok(isOutboxError(err, "THROTTLED"), String(err));
-            assert.equal((err as Error).message, "outbox expire query failed");
-            assert.equal(expiredCountOf(err), 3);
-            return true;
-        });
+        await expireFailsWith(fake, "THROTTLED", "outbox expire query failed", 3);
     });
 
     it("queries the sparse ExpiryIndex for this partition and sends fenced 2-item transactions", async () => {
@@ -324,12 +329,12 @@ describe("expire on a fake client (§11.4)", () => {
                 return {};
             },
         );
-        await assert.rejects(storeOn(fake).store.expire(t0, "P", tok(1)), (err: unknown) => {
-            assert.ok(isOutboxError(err, "STALE_FENCING_TOKEN"), String(err));
-            assert.equal((err as Error).message, "expire aborted: partition fence advanced past token version");
-            assert.equal(expiredCountOf(err), 2);
-            return true;
-        });
+        await expireFailsWith(
+            fake,
+            "STALE_FENCING_TOKEN",
+            "expire aborted: partition fence advanced past token version",
+            2,
+        );
     });
 
     it("resumes from the saved cursor only when the sweep got past its starting page; a failing resume page drops it", async () => {
