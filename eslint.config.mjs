@@ -50,6 +50,12 @@ const ZONES = [
         message: "runtime/writer/ never imports the relay or the inbox.",
     },
     {
+        target: "runtime/claim-check",
+        from: ["runtime/writer", "runtime/relay"],
+        message:
+            "runtime/claim-check/ serves the writer and the inbox: it never imports the writer or the relay (what it shares with the writer sits in record/).",
+    },
+    {
         target: [
             "runtime/!(index).ts",
             "runtime/record",

@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { EnforcementLevel, StackValidationPolicy } from "@pulumi/policy";
-import { RESOURCE_TYPES, StackResourceView, known, outboxScope } from "./scope";
+import { RESOURCE_TYPES, StackResourceView, known, outboxScope, stackPolicy } from "./scope";
 
 /** The enforcement level of `outbox-alarms` when the pack's config sets none: advice, not a blocked deployment. */
 export const OUTBOX_ALARMS_DEFAULT_LEVEL: EnforcementLevel = "advisory";
@@ -100,13 +100,10 @@ export function outboxAlarmViolations(resources: readonly StackResourceView[]): 
 export function outboxAlarmsPolicy(
     enforcementLevel: EnforcementLevel = OUTBOX_ALARMS_DEFAULT_LEVEL,
 ): StackValidationPolicy {
-    return {
-        name: "outbox-alarms",
-        description:
-            "An outbox has CloudWatch alarms: the Outbox's own (alarms: true, the default), or alarms declared elsewhere on its table, publisher or DLQ.",
+    return stackPolicy(
+        "outbox-alarms",
+        "An outbox has CloudWatch alarms: the Outbox's own (alarms: true, the default), or alarms declared elsewhere on its table, publisher or DLQ.",
         enforcementLevel,
-        validateStack: (args, reportViolation) => {
-            for (const v of outboxAlarmViolations(args.resources)) reportViolation(v.message, v.urn);
-        },
-    };
+        outboxAlarmViolations,
+    );
 }

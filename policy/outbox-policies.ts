@@ -38,7 +38,14 @@ import {
 import { OutboxError } from "../runtime/errors";
 import { OUTBOX_DEFAULTS } from "../components/defaults";
 import { REPORT_BATCH_ITEM_FAILURES } from "../components/children";
-import { ResourceProps as Props, StackResourceView, declaredInsideOutbox, isOutboxTable, outboxScope } from "./scope";
+import {
+    ResourceProps as Props,
+    StackResourceView,
+    declaredInsideOutbox,
+    isOutboxTable,
+    outboxScope,
+    stackPolicy,
+} from "./scope";
 import { outboxSecurityPolicies } from "./security";
 import { outboxPayloadBucketPolicy } from "./payload-bucket";
 import { outboxAlarmsPolicy } from "./alarms";
@@ -241,15 +248,12 @@ export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[
             for (const violation of outboxMappingViolations(args.name, props)) reportViolation(violation);
         }),
     },
-    {
-        name: "outbox-stream-mapping-external",
-        description:
-            "A Lambda mapping declared outside an Outbox that reads an outbox table's stream meets the same rules (found through the table's stream ARN).",
-        enforcementLevel: OUTBOX_POLICY_DEFAULT_LEVEL,
-        validateStack: (args, reportViolation) => {
-            for (const v of externalOutboxMappingViolations(args.resources)) reportViolation(v.message, v.urn);
-        },
-    },
+    stackPolicy(
+        "outbox-stream-mapping-external",
+        "A Lambda mapping declared outside an Outbox that reads an outbox table's stream meets the same rules (found through the table's stream ARN).",
+        OUTBOX_POLICY_DEFAULT_LEVEL,
+        externalOutboxMappingViolations,
+    ),
     ...outboxSecurityPolicies(OUTBOX_POLICY_DEFAULT_LEVEL),
     outboxPayloadBucketPolicy(OUTBOX_POLICY_DEFAULT_LEVEL),
     outboxAlarmsPolicy(),

@@ -10,7 +10,7 @@
  * @packageDocumentation
  */
 import type { StackValidationPolicy, EnforcementLevel } from "@pulumi/policy";
-import { insideOutbox, known, type StackResourceView } from "./scope";
+import { insideOutbox, known, stackPolicy, type StackResourceView } from "./scope";
 
 /** The S3 type tokens the check reads. */
 export const PAYLOAD_BUCKET_TYPES = {
@@ -92,13 +92,10 @@ export function payloadBucketViolations(resources: readonly StackResourceView[])
  * @param enforcementLevel - Its level when the pack's config sets none.
  */
 export function outboxPayloadBucketPolicy(enforcementLevel: EnforcementLevel): StackValidationPolicy {
-    return {
-        name: "outbox-payload-bucket",
-        description:
-            "An Outbox's payload bucket (largePayloads) blocks public access, is encrypted at rest and has an enabled lifecycle rule that expires its objects.",
+    return stackPolicy(
+        "outbox-payload-bucket",
+        "An Outbox's payload bucket (largePayloads) blocks public access, is encrypted at rest and has an enabled lifecycle rule that expires its objects.",
         enforcementLevel,
-        validateStack: (args, reportViolation) => {
-            for (const v of payloadBucketViolations(args.resources)) reportViolation(v.message, v.urn);
-        },
-    };
+        payloadBucketViolations,
+    );
 }

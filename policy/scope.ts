@@ -18,6 +18,7 @@
  *
  * @packageDocumentation
  */
+import type { EnforcementLevel, StackValidationPolicy } from "@pulumi/policy";
 import { OUTBOX_TABLE_TAG } from "../runtime/schema";
 import { OUTBOX_TYPE } from "../components/naming";
 
@@ -186,4 +187,36 @@ export function outboxScope(resources: readonly StackResourceView[]): OutboxScop
         roles.find(({ role, identifiers }) => refersTo(r, property, role, identifiers))?.role;
 
     return { tables, ownMappings, externalMappings, roles: roles.map((r) => r.role), tableOf, roleReferencedBy };
+}
+
+/** What a stack policy's check finds: the resource's URN and what is wrong with it. */
+export interface StackViolation {
+    /** The resource's URN. */
+    readonly urn: string;
+    /** What is wrong, and the fix. */
+    readonly message: string;
+}
+
+/**
+ * A stack policy that reports, on its resource, every violation `violations` finds among the stack's resources.
+ *
+ * @param name - The policy's name.
+ * @param description - What it requires.
+ * @param enforcementLevel - Its level when the pack's config sets none.
+ * @param violations - The check: the stack's resources in, the violations out.
+ */
+export function stackPolicy(
+    name: string,
+    description: string,
+    enforcementLevel: EnforcementLevel,
+    violations: (resources: readonly StackResourceView[]) => readonly StackViolation[],
+): StackValidationPolicy {
+    return {
+        name,
+        description,
+        enforcementLevel,
+        validateStack: (args, reportViolation) => {
+            for (const v of violations(args.resources)) reportViolation(v.message, v.urn);
+        },
+    };
 }

@@ -27,6 +27,7 @@ import {
     insideOutbox,
     known,
     outboxScope,
+    stackPolicy,
 } from "./scope";
 
 /**
@@ -329,23 +330,17 @@ export function outboxSecurityPolicies(
                 }),
             ],
         },
-        {
-            name: "outbox-least-privilege-attached",
-            description:
-                "A grant declared outside an Outbox on one of its roles (a policy attachment, a role policy, the inline policies of a role its function runs as) meets outbox-least-privilege's rules.",
+        stackPolicy(
+            "outbox-least-privilege-attached",
+            "A grant declared outside an Outbox on one of its roles (a policy attachment, a role policy, the inline policies of a role its function runs as) meets outbox-least-privilege's rules.",
             enforcementLevel,
-            validateStack: (args, reportViolation) => {
-                for (const v of outboxRoleGrantViolations(args.resources)) reportViolation(v.message, v.urn);
-            },
-        },
-        {
-            name: "outbox-encryption-at-rest",
-            description:
-                "An outbox's DLQ is encrypted at rest; when the outbox table uses a customer managed KMS key, the DLQ and the publisher's destination (its topic, queue or event bus, when declared in the stack) use a KMS key too.",
+            outboxRoleGrantViolations,
+        ),
+        stackPolicy(
+            "outbox-encryption-at-rest",
+            "An outbox's DLQ is encrypted at rest; when the outbox table uses a customer managed KMS key, the DLQ and the publisher's destination (its topic, queue or event bus, when declared in the stack) use a KMS key too.",
             enforcementLevel,
-            validateStack: (args, reportViolation) => {
-                for (const v of encryptionAtRestViolations(args.resources)) reportViolation(v.message, v.urn);
-            },
-        },
+            encryptionAtRestViolations,
+        ),
     ];
 }

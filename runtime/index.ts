@@ -19,6 +19,7 @@ export * from "./store";
 export * from "./ids";
 export * from "./record/item-size";
 export * from "./record/message";
+export * from "./record/redrive-id";
 export * from "./observability/trace-context";
 export * from "./observability/open-telemetry";
 export * from "./observability/metric-catalog";

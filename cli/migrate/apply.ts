@@ -6,7 +6,8 @@
  */
 import { UpdateTableCommand, UpdateTimeToLiveCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../../runtime/errors";
-import { STREAM_VIEW_TYPE, TTL_ATTRIBUTE, type IndexShape } from "../../runtime/schema";
+import type { IndexShape } from "../../runtime/schema";
+import { enableTtlInput, outboxStreamSpecification } from "../../runtime/store/create-table";
 import { backfillIndexAttributes, type BackfillTotals } from "./backfill";
 import { seconds, type Output } from "../shared/io";
 import type { MigrationStep } from "./plan";
@@ -41,15 +42,20 @@ export interface StepOutcome {
     readonly backfill?: BackfillTotals;
 }
 
-function wrapUpdate(what: string, tableName: string, err: unknown): OutboxError {
-    return new OutboxError(
-        "UNAVAILABLE",
-        `${what} on "${tableName}" failed; nothing after this step was attempted, run migrate --apply again to continue`,
-        {
-            cause: err,
-            context: { table: tableName },
-        },
-    );
+/** Make a change to the table (`send`); a failure stops the run, named by `what`, as one to run again. */
+async function update(ctx: ApplyContext, what: string, send: () => Promise<unknown>): Promise<void> {
+    try {
+        await send();
+    } catch (err) {
+        throw new OutboxError(
+            "UNAVAILABLE",
+            `${what} on "${ctx.tableName}" failed; nothing after this step was attempted, run migrate --apply again to continue`,
+            {
+                cause: err,
+                context: { table: ctx.tableName },
+            },
+        );
+    }
 }
 
 async function waitIdle(ctx: ApplyContext): Promise<void> {
@@ -59,8 +65,8 @@ async function waitIdle(ctx: ApplyContext): Promise<void> {
 async function createIndex(ctx: ApplyContext, shape: IndexShape): Promise<void> {
     await waitIdle(ctx);
     const throughput = ctx.shape.provisionedThroughput;
-    try {
-        await ctx.client.send(
+    await update(ctx, `create ${shape.indexName}`, () =>
+        ctx.client.send(
             new UpdateTableCommand({
                 TableName: ctx.tableName,
                 AttributeDefinitions: shape.keySchema.map((k) => ({
@@ -87,10 +93,8 @@ async function createIndex(ctx: ApplyContext, shape: IndexShape): Promise<void> 
                     },
                 ],
             }),
-        );
-    } catch (err) {
-        throw wrapUpdate(`create ${shape.indexName}`, ctx.tableName, err);
-    }
+        ),
+    );
     await waitForTable(
         ctx.client,
         ctx.tableName,
@@ -104,16 +108,14 @@ async function createIndex(ctx: ApplyContext, shape: IndexShape): Promise<void> 
 
 async function deleteIndex(ctx: ApplyContext, indexName: string): Promise<void> {
     await waitIdle(ctx);
-    try {
-        await ctx.client.send(
+    await update(ctx, `delete ${indexName}`, () =>
+        ctx.client.send(
             new UpdateTableCommand({
                 TableName: ctx.tableName,
                 GlobalSecondaryIndexUpdates: [{ Delete: { IndexName: indexName } }],
             }),
-        );
-    } catch (err) {
-        throw wrapUpdate(`delete ${indexName}`, ctx.tableName, err);
-    }
+        ),
+    );
     await waitForTable(
         ctx.client,
         ctx.tableName,
@@ -131,29 +133,20 @@ async function runStep(ctx: ApplyContext, step: MigrationStep): Promise<Backfill
             await waitIdle(ctx);
             return undefined;
         case "enable-ttl":
-            try {
-                await ctx.client.send(
-                    new UpdateTimeToLiveCommand({
-                        TableName: ctx.tableName,
-                        TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
-                    }),
-                );
-            } catch (err) {
-                throw wrapUpdate("enable TTL", ctx.tableName, err);
-            }
+            await update(ctx, "enable TTL", () =>
+                ctx.client.send(new UpdateTimeToLiveCommand(enableTtlInput(ctx.tableName))),
+            );
             return undefined;
         case "enable-stream":
             await waitIdle(ctx);
-            try {
-                await ctx.client.send(
+            await update(ctx, "enable the stream", () =>
+                ctx.client.send(
                     new UpdateTableCommand({
                         TableName: ctx.tableName,
-                        StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE },
+                        StreamSpecification: outboxStreamSpecification(),
                     }),
-                );
-            } catch (err) {
-                throw wrapUpdate("enable the stream", ctx.tableName, err);
-            }
+                ),
+            );
             await waitIdle(ctx);
             return undefined;
         case "backfill":

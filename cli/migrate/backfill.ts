@@ -12,7 +12,8 @@
  *
  * @packageDocumentation
  */
-import { ScanCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { UpdateItemCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { scanPages } from "../shared/scan-pages";
 import { OutboxError } from "../../runtime/errors";
 import { readBigInt, readNumber } from "../../runtime/record/codec";
 import { claimSort } from "../../runtime/record/keys";
@@ -198,42 +199,38 @@ export async function backfillIndexAttributes(
     const expiryShards = options.expiryShards ?? 1;
     if (options.apply)
         await raiseExpiryShards((input) => client.send(new UpdateItemCommand(input)), tableName, expiryShards);
-    let startKey: Record<string, AttributeValue> | undefined;
-    do {
-        let page;
-        try {
-            page = await client.send(
-                new ScanCommand({
-                    TableName: tableName,
-                    Limit: options.pageSize,
-                    ExclusiveStartKey: startKey,
-                    FilterExpression: filter.text,
-                    ProjectionExpression: projection.text,
-                    ...placeholders(filter, projection),
-                    ConsistentRead: true,
-                }),
-            );
-        } catch (err) {
-            throw new OutboxError("UNAVAILABLE", `backfill scan failed; run the command again to resume`, {
+    await scanPages(
+        client,
+        (startKey) => ({
+            TableName: tableName,
+            Limit: options.pageSize,
+            ExclusiveStartKey: startKey,
+            FilterExpression: filter.text,
+            ProjectionExpression: projection.text,
+            ...placeholders(filter, projection),
+            ConsistentRead: true,
+        }),
+        (err) =>
+            new OutboxError("UNAVAILABLE", `backfill scan failed; run the command again to resume`, {
                 cause: err,
                 context: { table: tableName, page: totals.pages + 1 },
-            });
-        }
-        const items = page.Items ?? [];
-        totals.pages++;
-        totals.scanned += page.ScannedCount ?? 0;
-        totals.matched += items.length;
-        if (options.apply) {
-            for (let i = 0; i < items.length; i += UPDATE_CONCURRENCY) {
-                await Promise.all(
-                    items
-                        .slice(i, i + UPDATE_CONCURRENCY)
-                        .map((item) => updateOne(client, tableName, item, totals, expiryShards)),
-                );
+            }),
+        async (page) => {
+            const items = page.Items ?? [];
+            totals.pages++;
+            totals.scanned += page.ScannedCount ?? 0;
+            totals.matched += items.length;
+            if (options.apply) {
+                for (let i = 0; i < items.length; i += UPDATE_CONCURRENCY) {
+                    await Promise.all(
+                        items
+                            .slice(i, i + UPDATE_CONCURRENCY)
+                            .map((item) => updateOne(client, tableName, item, totals, expiryShards)),
+                    );
+                }
             }
-        }
-        options.onPage(totals);
-        startKey = page.LastEvaluatedKey;
-    } while (startKey !== undefined);
+            options.onPage(totals);
+        },
+    );
     return totals;
 }

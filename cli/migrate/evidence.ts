@@ -13,7 +13,8 @@
  *
  * @packageDocumentation
  */
-import { ScanCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import type { AttributeValue, DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { scanPages } from "../shared/scan-pages";
 import { wrapAwsError } from "../../runtime/store/aws-errors";
 import { nameRef } from "../../runtime/store/expressions";
 import {
@@ -68,40 +69,37 @@ export async function findOutboxEvidence(
     const sk = nameRef(ATTR.sk);
     let scanned = 0;
     let pages = 0;
-    let start: Record<string, AttributeValue> | undefined;
-    do {
-        let page;
-        try {
-            page = await client.send(
-                new ScanCommand({
-                    TableName: tableName,
-                    Limit: options.pageSize,
-                    ProjectionExpression: `${pk}, ${sk}`,
-                    FilterExpression: `begins_with(${sk}, :record) OR ${sk} = :fence OR begins_with(${pk}, :guard) OR ${pk} IN (:shards, :cursor)`,
-                    ExpressionAttributeNames: { [pk]: ATTR.pk, [sk]: ATTR.sk },
-                    ExpressionAttributeValues: {
-                        ":record": { S: RECORD_SK_PREFIX },
-                        ":fence": { S: FENCE_SK },
-                        ":guard": { S: ID_GUARD_PK_PREFIX },
-                        ":shards": { S: EXPIRY_SHARDS_PK },
-                        ":cursor": { S: SWEEP_CURSOR_PK },
-                    },
-                    ...(start ? { ExclusiveStartKey: start } : {}),
-                }),
-            );
-        } catch (err) {
-            throw wrapAwsError(err, `looking for outbox items in "${tableName}" failed`, { table: tableName });
-        }
-        pages += 1;
-        scanned += page.ScannedCount ?? 0;
-        options.onPage(pages, scanned);
-        const item = page.Items?.[0];
-        if (item !== undefined)
-            return {
+    let found: OutboxEvidence | undefined;
+    await scanPages(
+        client,
+        (start) => ({
+            TableName: tableName,
+            Limit: options.pageSize,
+            ProjectionExpression: `${pk}, ${sk}`,
+            FilterExpression: `begins_with(${sk}, :record) OR ${sk} = :fence OR begins_with(${pk}, :guard) OR ${pk} IN (:shards, :cursor)`,
+            ExpressionAttributeNames: { [pk]: ATTR.pk, [sk]: ATTR.sk },
+            ExpressionAttributeValues: {
+                ":record": { S: RECORD_SK_PREFIX },
+                ":fence": { S: FENCE_SK },
+                ":guard": { S: ID_GUARD_PK_PREFIX },
+                ":shards": { S: EXPIRY_SHARDS_PK },
+                ":cursor": { S: SWEEP_CURSOR_PK },
+            },
+            ...(start ? { ExclusiveStartKey: start } : {}),
+        }),
+        (err) => wrapAwsError(err, `looking for outbox items in "${tableName}" failed`, { table: tableName }),
+        (page) => {
+            pages += 1;
+            scanned += page.ScannedCount ?? 0;
+            options.onPage(pages, scanned);
+            const item = page.Items?.[0];
+            if (item === undefined) return true;
+            found = {
                 sign: `an outbox item (${ATTR.pk} ${shown(item[ATTR.pk])}, ${ATTR.sk} ${shown(item[ATTR.sk])})`,
                 scanned,
             };
-        start = page.LastEvaluatedKey;
-    } while (start !== undefined);
-    return { sign: undefined, scanned };
+            return false;
+        },
+    );
+    return found ?? { sign: undefined, scanned };
 }

@@ -26,7 +26,7 @@ import {
 import type { TraceContext } from "../observability/trace-context";
 import { integerIn } from "../integer-setting";
 import type { IntegerLimit } from "../limits";
-import { invalidPayload as invalid } from "../writer/payload-json";
+import { invalidPayload as invalid } from "../record/payload-error";
 import { awsErrorName, wrapAwsError } from "../store/aws-errors";
 import { describeValue } from "../record/transact-items";
 import type { PayloadObjectClient, PayloadPutInput } from "./object-client";

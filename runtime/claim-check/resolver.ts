@@ -17,7 +17,7 @@ import {
     type DeliveryFormat,
 } from "../inbox/delivery-formats";
 import type { LambdaSqsRecord } from "../inbox/sqs-event";
-import { redriveRecordId } from "../writer/redrive";
+import { redriveRecordId } from "../record/redrive-id";
 import { awsErrorName, wrapAwsError } from "../store/aws-errors";
 import { describeValue } from "../record/transact-items";
 import type { PayloadObjectClient } from "./object-client";

@@ -22,7 +22,7 @@ import { publishBatch as publishToDestination, type Destination, type PublishRes
 import { classifySnsFailure } from "../destination/sns";
 import { deadLetterMessage, outboundMessage, type DeadLetterReason, type OutboundMessage } from "../record/message";
 import type { ClientLike, Clock, Logger } from "../ports";
-import { recordKey, ttlSeconds, type OutboxRecord } from "../record/codec";
+import { recordKey, ttlSeconds, type AttributeMap, type OutboxRecord } from "../record/codec";
 import { ATTR, STATUS, statusOf, type RecordStatus } from "../schema";
 import { awsErrorName, isConditionalCheckFailed, isItemSizeRefusal, wrapAwsError } from "../store/aws-errors";
 import { nonTerminal, placeholders, updateExpression } from "../store/expressions";
@@ -307,12 +307,19 @@ export function isExpired(record: OutboxRecord, nowMs: number): boolean {
     return record.expiresAt > 0 && record.expiresAt <= nowMs;
 }
 
+/** Apply the update `update` builds from the record's key, the time and its ttl; false when the record had moved. */
 async function conditionalUpdate(
     ctx: DeliveryContext,
-    input: object,
-    what: string,
     record: OutboxRecord,
+    what: string,
+    update: (key: AttributeMap, nowMs: number, ttl: number) => object,
 ): Promise<boolean> {
+    const now = ctx.clock.now();
+    const input = update(
+        recordKey(record.partition, record.envelopeId, record.bindingId),
+        now,
+        ttlSeconds(now, ctx.completionGraceSeconds),
+    );
     try {
         await ctx.dynamodb.send(new UpdateItemCommand(input as ConstructorParameters<typeof UpdateItemCommand>[0]));
         return true;
@@ -341,17 +348,8 @@ async function conditionalUpdate(
  * @param record - The published record.
  */
 export async function completePending(ctx: DeliveryContext, record: OutboxRecord): Promise<boolean> {
-    const now = ctx.clock.now();
-    return conditionalUpdate(
-        ctx,
-        completePendingUpdate(
-            ctx.tableName,
-            recordKey(record.partition, record.envelopeId, record.bindingId),
-            now,
-            ttlSeconds(now, ctx.completionGraceSeconds),
-        ),
-        "completion",
-        record,
+    return conditionalUpdate(ctx, record, "completion", (key, now, ttl) =>
+        completePendingUpdate(ctx.tableName, key, now, ttl),
     );
 }
 
@@ -362,17 +360,8 @@ export async function completePending(ctx: DeliveryContext, record: OutboxRecord
  * @param record - The expired record.
  */
 export async function expirePending(ctx: DeliveryContext, record: OutboxRecord): Promise<boolean> {
-    const now = ctx.clock.now();
-    return conditionalUpdate(
-        ctx,
-        expirePendingUpdate(
-            ctx.tableName,
-            recordKey(record.partition, record.envelopeId, record.bindingId),
-            now + 1,
-            ttlSeconds(now, ctx.completionGraceSeconds),
-        ),
-        "expiry",
-        record,
+    return conditionalUpdate(ctx, record, "expiry", (key, now, ttl) =>
+        expirePendingUpdate(ctx.tableName, key, now + 1, ttl),
     );
 }
 
@@ -385,18 +374,8 @@ export async function expirePending(ctx: DeliveryContext, record: OutboxRecord):
  * @param token - The token holding its claim.
  */
 export async function expireClaimed(ctx: DeliveryContext, record: OutboxRecord, token: FencingToken): Promise<boolean> {
-    const now = ctx.clock.now();
-    return conditionalUpdate(
-        ctx,
-        expireClaimedUpdate(
-            ctx.tableName,
-            recordKey(record.partition, record.envelopeId, record.bindingId),
-            token,
-            now + 1,
-            ttlSeconds(now, ctx.completionGraceSeconds),
-        ),
-        "expiry",
-        record,
+    return conditionalUpdate(ctx, record, "expiry", (key, now, ttl) =>
+        expireClaimedUpdate(ctx.tableName, key, token, now + 1, ttl),
     );
 }
 

@@ -10,6 +10,8 @@ import {
     UpdateTimeToLiveCommand,
     type CreateTableCommandInput,
     type DescribeTableCommandOutput,
+    type StreamSpecification,
+    type UpdateTimeToLiveCommandInput,
 } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
 import {
@@ -42,6 +44,16 @@ function keySchema(elements: readonly KeyElement[]): { AttributeName: string; Ke
     return elements.map((e) => ({ AttributeName: e.attributeName, KeyType: e.keyType }));
 }
 
+/** The stream the publisher reads: enabled, with the view it needs (`NEW_IMAGE`). */
+export function outboxStreamSpecification(): StreamSpecification {
+    return { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE };
+}
+
+/** The UpdateTimeToLive input that turns TTL on, on the schema's `ttl` attribute. */
+export function enableTtlInput(tableName: string): UpdateTimeToLiveCommandInput {
+    return { TableName: tableName, TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true } };
+}
+
 /** The CreateTable input for an outbox table, derived entirely from `runtime/schema.ts`. */
 export function createTableInput(tableName: string, options: CreateTableOptions = {}): CreateTableCommandInput {
     return {
@@ -57,9 +69,7 @@ export function createTableInput(tableName: string, options: CreateTableOptions 
             KeySchema: keySchema(index.keySchema),
             Projection: { ProjectionType: index.projectionType },
         })),
-        ...(options.stream === false
-            ? {}
-            : { StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE } }),
+        ...(options.stream === false ? {} : { StreamSpecification: outboxStreamSpecification() }),
     };
 }
 
@@ -101,12 +111,7 @@ export async function createTable(ctx: StoreContext, options: CreateTableOptions
     }
     await waitActive(ctx, options.waitTimeoutMs ?? 120_000);
     try {
-        await ctx.client.send(
-            new UpdateTimeToLiveCommand({
-                TableName: ctx.tableName,
-                TimeToLiveSpecification: { AttributeName: TTL_ATTRIBUTE, Enabled: true },
-            }),
-        );
+        await ctx.client.send(new UpdateTimeToLiveCommand(enableTtlInput(ctx.tableName)));
     } catch (err) {
         warnOncePerProcess(ctx.logger, "ttlEnableFailed", { table: ctx.tableName, error: String(err) });
     }

@@ -41,48 +41,52 @@ function withCapacity<T extends object>(ctx: StoreContext, input: T): T {
     return ctx.onConsumedCapacity === undefined ? input : { ...input, ReturnConsumedCapacity: "INDEXES" };
 }
 
+/**
+ * Send a `Command` of `input` (asking for consumed capacity when someone listens) and report the capacity its
+ * answer says it consumed, as `operation`'s `name` call.
+ */
+async function sendReported<I extends object, O extends { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }>(
+    ctx: StoreContext,
+    operation: string,
+    name: string,
+    Command: new (input: I) => object,
+    input: I,
+): Promise<O> {
+    const out = (await ctx.client.send(new Command(withCapacity(ctx, input)))) as O;
+    report(ctx, operation, name, out?.ConsumedCapacity);
+    return out;
+}
+
 /** GetItem. */
-export async function getItem(
+export function getItem(
     ctx: StoreContext,
     operation: string,
     input: GetItemCommandInput,
 ): Promise<GetItemCommandOutput> {
-    const out = (await ctx.client.send(new GetItemCommand(withCapacity(ctx, input)))) as GetItemCommandOutput;
-    report(ctx, operation, "GetItem", out?.ConsumedCapacity);
-    return out;
+    return sendReported<typeof input, GetItemCommandOutput>(ctx, operation, "GetItem", GetItemCommand, input);
 }
 
 /** PutItem. */
-export async function putItem(
+export function putItem(
     ctx: StoreContext,
     operation: string,
     input: PutItemCommandInput,
 ): Promise<PutItemCommandOutput> {
-    const out = (await ctx.client.send(new PutItemCommand(withCapacity(ctx, input)))) as PutItemCommandOutput;
-    report(ctx, operation, "PutItem", out?.ConsumedCapacity);
-    return out;
+    return sendReported<typeof input, PutItemCommandOutput>(ctx, operation, "PutItem", PutItemCommand, input);
 }
 
 /** UpdateItem. */
-export async function updateItem(
+export function updateItem(
     ctx: StoreContext,
     operation: string,
     input: UpdateItemCommandInput,
 ): Promise<UpdateItemCommandOutput> {
-    const out = (await ctx.client.send(new UpdateItemCommand(withCapacity(ctx, input)))) as UpdateItemCommandOutput;
-    report(ctx, operation, "UpdateItem", out?.ConsumedCapacity);
-    return out;
+    return sendReported<typeof input, UpdateItemCommandOutput>(ctx, operation, "UpdateItem", UpdateItemCommand, input);
 }
 
 /** Query (one page). */
-export async function query(
-    ctx: StoreContext,
-    operation: string,
-    input: QueryCommandInput,
-): Promise<QueryCommandOutput> {
-    const out = (await ctx.client.send(new QueryCommand(withCapacity(ctx, input)))) as QueryCommandOutput;
-    report(ctx, operation, "Query", out?.ConsumedCapacity);
-    return out;
+export function query(ctx: StoreContext, operation: string, input: QueryCommandInput): Promise<QueryCommandOutput> {
+    return sendReported<typeof input, QueryCommandOutput>(ctx, operation, "Query", QueryCommand, input);
 }
 
 /** Where {@link queryPages} reports a failed page: the message and context it is wrapped with. */
@@ -122,14 +126,16 @@ export async function queryPages(
 }
 
 /** TransactWriteItems. */
-export async function transactWrite(
+export function transactWrite(
     ctx: StoreContext,
     operation: string,
     input: TransactWriteItemsCommandInput,
 ): Promise<TransactWriteItemsCommandOutput> {
-    const out = (await ctx.client.send(
-        new TransactWriteItemsCommand(withCapacity(ctx, input)),
-    )) as TransactWriteItemsCommandOutput;
-    report(ctx, operation, "TransactWriteItems", out?.ConsumedCapacity);
-    return out;
+    return sendReported<typeof input, TransactWriteItemsCommandOutput>(
+        ctx,
+        operation,
+        "TransactWriteItems",
+        TransactWriteItemsCommand,
+        input,
+    );
 }

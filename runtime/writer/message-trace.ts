@@ -14,7 +14,7 @@ import {
     type OutboundMessage,
 } from "../record/message";
 import { activeTraceContext, type OpenTelemetryApi } from "../observability/open-telemetry";
-import { invalidPayload as invalid } from "./payload-json";
+import { invalidPayload as invalid } from "../record/payload-error";
 import type { Logger } from "../ports";
 import { tracestateProblem, traceparentProblem, type TraceContext } from "../observability/trace-context";
 

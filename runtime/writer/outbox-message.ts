@@ -24,7 +24,8 @@ import {
     type OutboundMessage,
 } from "../record/message";
 import { checkAttributeBudget, givenTraceContext } from "./message-trace";
-import { invalidPayload as invalid, refuseUnsendable, serializePayload } from "./payload-json";
+import { invalidPayload as invalid } from "../record/payload-error";
+import { refuseUnsendable, serializePayload } from "./payload-json";
 import type { TraceContext } from "../observability/trace-context";
 import { describeValue } from "../record/transact-items";
 import {

@@ -6,6 +6,7 @@
  * @packageDocumentation
  */
 import { OutboxError } from "../errors";
+import { invalidPayload } from "../record/payload-error";
 import { unsendableCharacter } from "../record/message";
 import { characterAt, characterProblem, rawIndex } from "./sendable-text";
 
@@ -20,14 +21,6 @@ interface PayloadProblem {
     readonly message: string;
     readonly codePoint?: string;
     readonly position?: number;
-}
-
-/** An `INVALID_PAYLOAD` error: the writer refuses what a message or a write holds. */
-export function invalidPayload(
-    message: string,
-    context: Record<string, string | number | undefined> = {},
-): OutboxError {
-    return new OutboxError("INVALID_PAYLOAD", message, { context });
 }
 
 /**

@@ -18,7 +18,7 @@ import {
     utf8Length,
 } from "../record/item-size";
 import { envelopeHeaders, type PreparedMessage } from "./outbox-message";
-import { invalidPayload as invalid } from "./payload-json";
+import { invalidPayload as invalid } from "../record/payload-error";
 import { goJsonStringify } from "../record/envelope";
 import { actionSize, transactionActionSize } from "../record/transact-items";
 

@@ -36,7 +36,7 @@ import {
     type OutboxMessage,
     type PreparedMessage,
 } from "./outbox-message";
-import { invalidPayload as invalid } from "./payload-json";
+import { invalidPayload as invalid } from "../record/payload-error";
 import { silentLogger, systemClock, type Clock, type Logger } from "../ports";
 import { marshalRecord, pendingRecord, type AttributeMap } from "../record/codec";
 import { fenceTtlSeconds } from "../record/fence";

@@ -14,12 +14,8 @@ import { isOutboxError } from "../../../runtime/errors";
 import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
 import { deadLetterMessage, outboundMessage } from "../../../runtime/record/message";
 import { createPublisher } from "../../../runtime/relay/publisher";
-import {
-    parseDeadLetter,
-    redriveDeadLetters,
-    redriveRecordId,
-    type SqsClientLike,
-} from "../../../runtime/writer/redrive";
+import { redriveRecordId } from "../../../runtime/record/redrive-id";
+import { parseDeadLetter, redriveDeadLetters, type SqsClientLike } from "../../../runtime/writer/redrive";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { parseRedriveArgs } from "../../../cli/redrive/args";
 import { redriveSummary, runRedrive } from "../../../cli/redrive/redrive";

@@ -29,7 +29,7 @@ import {
     type OutboundMessage,
 } from "../../../runtime/record/message";
 import { createPayloadResolver } from "../../../runtime/claim-check/resolver";
-import { redriveRecordId } from "../../../runtime/writer/redrive";
+import { redriveRecordId } from "../../../runtime/record/redrive-id";
 import { context, createTraceState, ROOT_CONTEXT, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { TracerProvider } from "@opentelemetry/sdk-trace";
