@@ -98,6 +98,14 @@ export interface DrainRunResult {
     readonly busChecksPerMessage: number;
     /** The relay's DynamoDB calls per record (the backlog's writes excluded). */
     readonly ddbCallsPerMessage: number;
+    /** The relay's write capacity units per record, GSIs included, as DynamoDB reported them (the backlog's writes excluded). */
+    readonly relayWcuPerMessage: number;
+    /** The relay's read capacity units per record. */
+    readonly relayRcuPerMessage: number;
+    /** The relay's units per record by where they were spent (`table`, a GSI's name, `read:table`), as a tally's `unitsBy`. */
+    readonly relayUnitsByPerMessage: Record<string, number>;
+    /** Handler time per record over the full batches, ms: `msPerBatch` over the batch size (what Lambda bills as duration). */
+    readonly handlerMsPerMessage: number;
     /** Handler invocations, retries included. */
     readonly invocations: number;
     /** Invocations that failed, wholly or partly (0 in a healthy run). */
@@ -215,6 +223,7 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
         };
         path.instrument(
             instrumentClient(injectLatency(relayDynamoDb, options.latencyMs.dynamodb), relayTally, {
+                capacity: true,
                 onSuccess: noteCall,
             }),
         );
@@ -317,6 +326,19 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                 entriesPerCall: options.kind === "ours" ? round(observed.mean, 2) : 1,
                 busChecksPerMessage: round(totalCalls(destinationTally, (c) => c === "DescribeEventBusCommand") / n, 4),
                 ddbCallsPerMessage: round(totalCalls(relayTally) / n, 3),
+                relayWcuPerMessage: round(relayTally.writeUnits / n, 3),
+                relayRcuPerMessage: round(relayTally.readUnits / n, 3),
+                relayUnitsByPerMessage: Object.fromEntries(
+                    Object.entries(relayTally.unitsBy).map(([where, units]) => [where, round(units / n, 3)]),
+                ),
+                handlerMsPerMessage: round(
+                    counted.reduce((sum, b) => sum + (b.endedAt - b.startedAt), 0) /
+                        Math.max(
+                            1,
+                            counted.reduce((sum, b) => sum + b.records, 0),
+                        ),
+                    3,
+                ),
                 invocations: stats.invocations,
                 failedInvocations: stats.failedInvocations,
                 shards: stats.shards,

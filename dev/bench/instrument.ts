@@ -20,11 +20,16 @@ export interface CallTally {
     readonly ms: Record<string, number>;
     /** Capacity units by where they were spent: `table` or a GSI's name for writes, `read:table` or `read:<GSI>` for reads. */
     readonly unitsBy: Record<string, number>;
+    /**
+     * `TransactWriteItems`: the entries sent and the table units reported for them. AWS bills 2 write units per
+     * entry up to 1 KB; DynamoDB Local reports fewer for some multi-item transactions, so a price needs both.
+     */
+    readonly transactions: { items: number; tableUnits: number };
 }
 
 /** A fresh, empty tally. */
 export function newTally(): CallTally {
-    return { calls: {}, writeUnits: 0, readUnits: 0, ms: {}, unitsBy: {} };
+    return { calls: {}, writeUnits: 0, readUnits: 0, ms: {}, unitsBy: {}, transactions: { items: 0, tableUnits: 0 } };
 }
 
 /** All calls in a tally, or only those whose command name passes `filter`. */
@@ -39,6 +44,8 @@ export function resetTally(tally: CallTally): void {
     for (const key of Object.keys(tally.ms)) delete tally.ms[key];
     tally.writeUnits = 0;
     tally.readUnits = 0;
+    tally.transactions.items = 0;
+    tally.transactions.tableUnits = 0;
 }
 
 /** The DynamoDB commands whose input takes `ReturnConsumedCapacity`, split by the units they consume. */
@@ -87,6 +94,7 @@ function addCapacity(
             if (units) tally.unitsBy[`${prefix}${where}`] = (tally.unitsBy[`${prefix}${where}`] ?? 0) + units;
         };
         add("table", c.Table?.CapacityUnits);
+        if (command === "TransactWriteItemsCommand") tally.transactions.tableUnits += c.Table?.CapacityUnits ?? 0;
         for (const [index, units] of Object.entries(c.GlobalSecondaryIndexes ?? {})) add(index, units.CapacityUnits);
     }
 }
@@ -113,6 +121,8 @@ export function instrumentClient<T extends object>(client: T, tally: CallTally, 
                 const result = await next(args).finally(() => {
                     tally.ms[command] = (tally.ms[command] ?? 0) + (Date.now() - started);
                 });
+                if (measured && command === "TransactWriteItemsCommand")
+                    tally.transactions.items += ((args.input.TransactItems ?? []) as unknown[]).length;
                 if (measured)
                     addCapacity(
                         tally,

@@ -82,6 +82,8 @@ export interface RelayRunOptions {
     readonly ratePerSec?: number;
     /** Table name suffix, unique per run. */
     readonly runId: string;
+    /** Ordering keys (customers) of ours; 0 writes keyless orders (the naive relay has no keys). @default 0 */
+    readonly keys?: number;
 }
 
 /** The same settings for both relays: what the Outbox component provisions. */
@@ -212,7 +214,13 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
             ...MAPPING_SETTINGS,
         });
         try {
-            const plan: OrderPlan = { tableName, runId: `${options.runId}-` };
+            if (options.kind === "naive" && (options.keys ?? 0) > 0)
+                throw new Error("bench: the naive relay has no keyed variant; it writes keyless orders");
+            const plan: OrderPlan = {
+                tableName,
+                runId: `${options.runId}-`,
+                ...((options.keys ?? 0) > 0 ? { keys: options.keys } : {}),
+            };
             const ourWriter = new OutboxWriter({ client: writer, tableName });
             let next = 0;
             const firstWrite = Date.now();
