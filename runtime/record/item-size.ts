@@ -103,7 +103,7 @@ export function utf8Length(text: string): number {
  * A number's size: its significant digits in base-100 digits (pairs of decimal digits aligned at the decimal point,
  * so `1.5` takes two and `15` one), plus 1, plus 1 more when negative; zero is 1. AWS documents it as "about 1 byte
  * per two significant digits, plus 1"; this is the exact rule DynamoDB Local applies, to the byte
- * (`tests/integration/runtime/writer.test.ts` measures it through the 4 MB refusal, which reports the size it counted).
+ * (`tests/integration/runtime/writer-id-guard.test.ts` measures it through the 4 MB refusal, which reports the size it counted).
  */
 function numberSize(n: string): number {
     const text = n.trim();

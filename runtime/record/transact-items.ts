@@ -74,7 +74,7 @@ function expressionSize(
  * of an Update, Delete or ConditionCheck, plus the text of its update and condition expressions, plus, for every
  * placeholder each expression uses, the size of the attribute name or value it stands for, once per use. Measured
  * on DynamoDB Local, whose refusal ("Transaction payload size cannot exceed 4MB. Payload Size: N") reports this
- * figure to the byte (`tests/integration/runtime/writer.test.ts`); the table name and `ReturnValuesOnConditionCheckFailure` do
+ * figure to the byte (`tests/integration/runtime/writer-id-guard.test.ts`); the table name and `ReturnValuesOnConditionCheckFailure` do
  * not count.
  *
  * @param action - One action of the transaction (the caller's or the writer's own).

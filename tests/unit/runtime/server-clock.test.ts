@@ -2,7 +2,7 @@
  * The sweeper's reference time (`runtime/relay/server-clock.ts`): when its clock and DynamoDB's `Date` header disagree by
  * more than the tolerance beyond what the header can tell (its whole second, and the call's round trip), the sweep
  * takes DynamoDB's time. The header as DynamoDB Local sends it, read through the SDK, is in
- * tests/integration/runtime/sweeper.test.ts ("a sweeper whose clock is wrong").
+ * tests/integration/runtime/sweeper-clocks.test.ts ("a sweeper whose clock is wrong").
  */
 import assert from "node:assert/strict";
 import { captureServerDate, SWEEPER_CLOCK_TOLERANCE_MS, sweepTime } from "../../../runtime/relay/server-clock";
