@@ -24,8 +24,6 @@ export interface HostReport {
     emptyBatch?: unknown;
     /** For each variable dropped in turn, the cold start's error (or `loaded` when it did not fail). */
     missing: Record<string, { loaded?: true; code?: string; message?: string; context?: Record<string, unknown> }>;
-    /** The runtime entry's exports' types, when asked for. */
-    runtimeExports?: Record<string, string>;
     /** Every module loaded, by path. */
     modules: string[];
 }
@@ -56,8 +54,6 @@ export interface HostOptions {
     readonly drop?: readonly string[];
     /** Call the handler with an empty stream batch (the publisher only: it makes no AWS call). @default false */
     readonly invokeEmptyBatch?: boolean;
-    /** Also require `dynamodb-outbox/runtime` from the archive (an installed package's archive holds it). @default false */
-    readonly runtimeEntry?: boolean;
 }
 
 /**
@@ -73,10 +69,7 @@ export function runLambdaHost(archiveDir: string, options: HostOptions): HostRep
     const host = path.join(options.work, `${name}-host.js`);
     fs.copyFileSync(HOST, host);
     const resultFile = path.join(options.work, `${name}-result.json`);
-    const flags = [
-        ...(options.invokeEmptyBatch === true ? ["invoke-empty-batch"] : []),
-        ...(options.runtimeEntry === true ? ["runtime-entry"] : []),
-    ];
+    const flags = [...(options.invokeEmptyBatch === true ? ["invoke-empty-batch"] : [])];
     const ran = spawnSync(lambdaNode().path, [host, resultFile, JSON.stringify(options.drop ?? []), ...flags], {
         cwd: archiveDir,
         encoding: "utf8",
