@@ -16,8 +16,10 @@
  *   for the runtime modules instead of their code, so those files must be in the archive. When the package sits
  *   at `node_modules/dynamodb-outbox` under the program (npm's usual layout), the archive holds only what those
  *   requires load: the package's `package.json` (its `exports["./dist/runtime/*"]` is what lets Node resolve
- *   them) and the `.js` files the handlers' module loads, directly or not (the relay's, not the writer's, the
- *   inbox's or the test kit's), listed as `extraIncludePaths`; the package is excluded by name, so the components,
+ *   them) and the `.js` files the handlers' module loads, directly or not, listed as `extraIncludePaths`. In a
+ *   built package that module, `dist/runtime/relay/lambda.js`, is one esbuild bundle of the relay (dev/build.mjs),
+ *   so that list is that one file; in an unbundled build it is the relay's modules (not the writer's, the inbox's
+ *   or the test kit's); the package is excluded by name, so the components,
  *   CLI, policy pack, README and declarations stay out. Anywhere else (hoisted above
  *   the program in a workspace, nested under another package) the paths would not be `node_modules/<name>/…`
  *   in the archive, which is where `require` looks from the archive's root: there the package is included by
@@ -147,7 +149,8 @@ export interface HandlerCodePathOptions {
     extraIncludePackages: string[];
     /**
      * Files put in the archive under the same path, relative to the program's working directory: this package's
-     * `package.json` and the relay's `.js` files when it is installed at `node_modules/<name>`; otherwise empty.
+     * `package.json` and the relay's `.js` files (one bundle, in a built package) when it is installed at
+     * `node_modules/<name>`; otherwise empty.
      */
     extraIncludePaths: string[];
 }

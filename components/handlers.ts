@@ -8,7 +8,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "./aws";
 import { DESTINATION_LABELS } from "../runtime/destination/kind";
-import { publisherLambdaFactory, sweeperLambdaFactory } from "../runtime/relay/lambda";
+// The factories are called through the module object: an installed package's dist/runtime/relay/lambda.js is one
+// bundled file (dev/build.mjs), and Pulumi captures a module under node_modules as a require of its path. A factory
+// taken out of the bundle would instead be serialized with the bundle's inner modules, by value.
+import * as relayLambda from "../runtime/relay/lambda";
 import type { OutboxTransforms } from "./args";
 import { LAMBDA_RUNTIME, eventSourceMappingArgs, logGroupArgs, withTags } from "./children";
 import { handlerCodePathOptions } from "./code-path";
@@ -111,7 +114,7 @@ export function declarePublisher(
         { parent },
     );
     const publisher = declareFunction(o, "publisher", {
-        callbackFactory: publisherLambdaFactory,
+        callbackFactory: () => relayLambda.publisherLambdaFactory(),
         description: `Publishes the ${name} outbox's records from the table stream to ${DESTINATION_LABELS[s.destinationKind]}`,
         role: declareRole(
             o,
@@ -145,7 +148,7 @@ export function declareSweeper(o: OutboxParent, targets: HandlerTargets): aws.la
         { parent },
     );
     const sweeper = declareFunction(o, "sweeper", {
-        callbackFactory: sweeperLambdaFactory,
+        callbackFactory: () => relayLambda.sweeperLambdaFactory(),
         description: `Publishes the ${name} outbox's records the stream path missed, and expires old ones`,
         role: declareRole(o, "sweeperRole", { ...targets.grants, logGroupArn: logs.arn }, sweeperPolicyDocument),
         logs,

@@ -209,6 +209,8 @@ export interface PackedPackage {
     readonly packed: string[];
     /** The package.json inside the tarball. */
     readonly packedManifest: PackedManifest;
+    /** The tarball's bytes and the unpacked files' bytes, as `npm pack --json` reports them. */
+    readonly packedBytes: { readonly tarball: number; readonly unpacked: number };
 }
 
 /** The consumer's project after the install. */
@@ -245,14 +247,15 @@ export function packPackage(work: string): PackedPackage {
     // --ignore-scripts: prepack would build a second time.
     const pack = JSON.parse(
         ok(run("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], { cwd: REPO }), "npm pack"),
-    ) as { filename: string; files: { path: string }[] }[];
+    ) as { filename: string; files: { path: string }[]; size: number; unpackedSize: number }[];
     const packed = pack[0]!.files.map((f) => f.path).sort();
     const tarballName = pack[0]!.filename;
     const tarball = path.join(work, tarballName);
     const packedManifest = JSON.parse(
         ok(run("tar", ["-xOzf", tarball, "package/package.json"], { cwd: work }), "tar (package.json)"),
     ) as PackedManifest;
-    return { tarball, tarballName, packed, packedManifest };
+    const packedBytes = { tarball: pack[0]!.size, unpacked: pack[0]!.unpackedSize };
+    return { tarball, tarballName, packed, packedManifest, packedBytes };
 }
 
 /**
