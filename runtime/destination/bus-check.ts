@@ -13,7 +13,7 @@
  *
  * @packageDocumentation
  */
-import { DescribeEventBusCommand } from "@aws-sdk/client-eventbridge";
+import { eventBridgeSdk } from "../sdk-clients";
 import { OutboxError } from "../errors";
 import type { Clock, ClientLike } from "../ports";
 import { awsErrorName } from "../store/aws-errors";
@@ -54,7 +54,7 @@ export async function checkBusExists(
     eventBusArn: string,
 ): Promise<BusCheckResult> {
     try {
-        await eventBridge.send(new DescribeEventBusCommand({ Name: eventBusArn }));
+        await eventBridge.send(new (eventBridgeSdk().DescribeEventBusCommand)({ Name: eventBusArn }));
         return { known: true };
     } catch (err) {
         const code = awsErrorName(err);

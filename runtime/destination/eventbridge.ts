@@ -22,7 +22,8 @@
  *
  * @packageDocumentation
  */
-import { PutEventsCommand, type PutEventsCommandOutput } from "@aws-sdk/client-eventbridge";
+import type { PutEventsCommandOutput } from "@aws-sdk/client-eventbridge";
+import { eventBridgeSdk } from "../sdk-clients";
 import type { OutboundMessage } from "../record/message";
 import type { ClientLike } from "../ports";
 import { refusedEntry, unanswered, type Destination, type PublishFailureKind, type PublishResult } from "./destination";
@@ -123,7 +124,7 @@ export function eventBridgeDestination(eventBridge: ClientLike, eventBusArn: str
         classify: classifyEventBridgeFailure,
         async sendCall(messages: readonly OutboundMessage[]) {
             const out = (await eventBridge.send(
-                new PutEventsCommand({
+                new (eventBridgeSdk().PutEventsCommand)({
                     Entries: messages.map((m) => ({
                         EventBusName: eventBusArn,
                         Source: source,

@@ -16,7 +16,8 @@
  *
  * @packageDocumentation
  */
-import { PublishBatchCommand, type PublishBatchCommandOutput } from "@aws-sdk/client-sns";
+import type { PublishBatchCommandOutput } from "@aws-sdk/client-sns";
+import { snsSdk } from "../sdk-clients";
 import { publishEntry, SNS_MAX_MESSAGE_BYTES, snsMessageSize, type OutboundMessage } from "../record/message";
 import type { ClientLike } from "../ports";
 import { readIdBatchAnswer, refusalWithoutValue, type Destination, type PublishFailureKind } from "./destination";
@@ -96,7 +97,7 @@ export function snsDestination(sns: ClientLike, topicArn: string, fifo: boolean)
         entryBytes: snsMessageSize,
         classify: classifySnsFailure,
         async sendCall(messages: readonly OutboundMessage[]) {
-            const command = new PublishBatchCommand({
+            const command = new (snsSdk().PublishBatchCommand)({
                 TopicArn: topicArn,
                 PublishBatchRequestEntries: messages.map((m, i) => publishEntry(m, String(i), fifo)),
             });

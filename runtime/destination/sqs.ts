@@ -19,7 +19,8 @@
  *
  * @packageDocumentation
  */
-import { SendMessageBatchCommand, type SendMessageBatchCommandOutput } from "@aws-sdk/client-sqs";
+import type { SendMessageBatchCommandOutput } from "@aws-sdk/client-sqs";
+import { sqsSdk } from "../sdk-clients";
 import { queueUrlOfArn } from "./aws-resource-names";
 import { OutboxError } from "../errors";
 import {
@@ -130,7 +131,7 @@ export function sqsDestination(sqs: ClientLike, queueArn: string, fifo: boolean)
         entryBytes: snsMessageSize,
         classify: classifySqsFailure,
         async sendCall(messages: readonly OutboundMessage[]) {
-            const command = new SendMessageBatchCommand({
+            const command = new (sqsSdk().SendMessageBatchCommand)({
                 QueueUrl: queueUrl,
                 Entries: messages.map((m, i) => ({
                     Id: String(i),

@@ -13,11 +13,11 @@ import {
     type BatchGetItemCommandOutput,
     type UpdateItemCommandOutput,
 } from "@aws-sdk/client-dynamodb";
-import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { keepOwnAttributes } from "../destination/own-attributes";
 import type { EmfMetrics } from "../observability/emf";
 import { DELIVERY_METRICS } from "../observability/metric-catalog";
 import { OutboxError } from "../errors";
+import { sqsSdk } from "../sdk-clients";
 import { publishBatch as publishToDestination, type Destination, type PublishResult } from "../destination/destination";
 import { classifySnsFailure } from "../destination/sns";
 import { deadLetterMessage, outboundMessage, type DeadLetterReason, type OutboundMessage } from "../record/message";
@@ -261,7 +261,7 @@ export async function sendToDeadLetterQueue(
 ): Promise<void> {
     const dl = deadLetterMessage(outboundMessage(record), { reason, at: ctx.clock.now(), ...detail });
     try {
-        const command = new SendMessageCommand({
+        const command = new (sqsSdk().SendMessageCommand)({
             QueueUrl: ctx.dlqUrl,
             MessageBody: dl.body,
             MessageAttributes: dl.attributes,

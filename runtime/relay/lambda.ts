@@ -11,11 +11,9 @@
  * @packageDocumentation
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
-import { SNSClient } from "@aws-sdk/client-sns";
-import { SQSClient } from "@aws-sdk/client-sqs";
 import { ENV, readHandlerEnvironment, type HandlerEnvironment } from "../config";
 import { DESTINATION_SETTINGS } from "../destination/kind";
+import { eventBridgeSdk, snsSdk, sqsSdk } from "../sdk-clients";
 import { createLambdaLogger } from "../observability/json-logger";
 import { createPublisher, type PublisherConfig, type PublisherHandler, type StreamBatchResponse } from "./publisher";
 import { createSweeper, type SweeperHandler } from "./sweeper";
@@ -30,9 +28,11 @@ function configFromEnvironment(env: HandlerEnvironment, functionName: string): P
         dynamodb: new DynamoDBClient({}),
         // The queue destination's URL is derived from its ARN (`sqs.<region>.amazonaws.com`); the client sends to
         // its own resolved endpoint (the region's, a FIPS one, or AWS_ENDPOINT_URL_SQS) instead of that URL's host.
-        sqs: new SQSClient({ useQueueUrlAsEndpoint: false }),
-        ...(setting === DESTINATION_SETTINGS.sns ? { sns: new SNSClient({}) } : {}),
-        ...(setting === DESTINATION_SETTINGS.eventbridge ? { eventBridge: new EventBridgeClient({}) } : {}),
+        sqs: new (sqsSdk().SQSClient)({ useQueueUrlAsEndpoint: false }),
+        ...(setting === DESTINATION_SETTINGS.sns ? { sns: new (snsSdk().SNSClient)({}) } : {}),
+        ...(setting === DESTINATION_SETTINGS.eventbridge
+            ? { eventBridge: new (eventBridgeSdk().EventBridgeClient)({}) }
+            : {}),
         [setting]: arn,
         ...(env.eventSource !== undefined ? { eventSource: env.eventSource } : {}),
         tableName: env.tableName,

@@ -34,13 +34,9 @@
  *
  * @packageDocumentation
  */
-import {
-    DeleteMessageCommand,
-    ReceiveMessageCommand,
-    type Message,
-    type ReceiveMessageCommandOutput,
-} from "@aws-sdk/client-sqs";
+import type { Message, ReceiveMessageCommandOutput } from "@aws-sdk/client-sqs";
 import { isOutboxError, OutboxError } from "../errors";
+import { sqsSdk } from "../sdk-clients";
 import { integerIn } from "../integer-setting";
 import { REDRIVE_LIMITS } from "../limits";
 import { silentLogger, type Logger } from "../ports";
@@ -312,7 +308,7 @@ async function receiveBatch(run: RedriveRun): Promise<Message[]> {
     let out: ReceiveMessageCommandOutput;
     try {
         out = (await options.sqs.send(
-            new ReceiveMessageCommand({
+            new (sqsSdk().ReceiveMessageCommand)({
                 QueueUrl: options.queueUrl,
                 MaxNumberOfMessages: Math.min(10, run.maxMessages - run.counts.received),
                 VisibilityTimeout: run.visibility,
@@ -423,7 +419,7 @@ function leave(run: RedriveRun, m: Message, problem: string, recordId?: string):
 async function remove(run: RedriveRun, m: Message, recordId: string): Promise<boolean> {
     try {
         await run.options.sqs.send(
-            new DeleteMessageCommand({ QueueUrl: run.options.queueUrl, ReceiptHandle: m.ReceiptHandle }),
+            new (sqsSdk().DeleteMessageCommand)({ QueueUrl: run.options.queueUrl, ReceiptHandle: m.ReceiptHandle }),
         );
         return true;
     } catch (err) {
