@@ -136,6 +136,8 @@ export interface BurstRunResult {
         readonly callsPerMessage: Record<CallClass, number>;
         /** Mean ms per call, by class (wall time from send to answer). */
         readonly msPerCall: Record<CallClass, number>;
+        /** Calls per message by class and command, e.g. `{ "claim:GetItem": 0.3 }`. */
+        readonly callsPerMessageByCommand: Record<string, number>;
     };
     /** The local mapping's time over the burst (first write → last acknowledgement), shares. */
     readonly mapping: { readonly inHandler: number; readonly inStreamCalls: number; readonly other: number };
@@ -193,6 +195,8 @@ interface Span {
     readonly start: number;
     end: number;
     readonly cls: CallClass;
+    /** The command, without `Command`. @default "" */
+    readonly command?: string;
 }
 
 /**
@@ -239,6 +243,7 @@ function timeCalls(
                     start: performance.now(),
                     end: Number.NaN,
                     cls: classOf(context.commandName ?? "", args.input),
+                    command: (context.commandName ?? "").replace(/Command$/, ""),
                 };
                 spans.push(span);
                 try {
@@ -492,6 +497,14 @@ export async function runBurst(options: BurstRunOptions): Promise<BurstRunResult
                     Object.entries(share).map(([k, v]) => [k, round(v / Math.max(1, invocationMs), 3)]),
                 ) as Record<CallClass | "none", number>,
                 callsPerMessage: byClass((spans) => round(spans.length / n, 3)),
+                callsPerMessageByCommand: Object.fromEntries(
+                    [...new Set(publisherSpans.map((s) => `${s.cls}:${s.command ?? ""}`))]
+                        .sort()
+                        .map((k) => [
+                            k,
+                            round(publisherSpans.filter((s) => `${s.cls}:${s.command ?? ""}` === k).length / n, 3),
+                        ]),
+                ),
                 msPerCall: byClass((spans) =>
                     round(spans.reduce((a, s) => a + (s.end - s.start), 0) / Math.max(1, spans.length), 1),
                 ),

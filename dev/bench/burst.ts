@@ -149,6 +149,20 @@ function table(keyless: BurstRunResult, keyed: BurstRunResult, options: BurstOpt
             const q = withRatio && typeof a === "number" && typeof b === "number" ? ratio(b, a) : null;
             return `| ${name.padEnd(w)} | ${String(a ?? "-").padStart(18)} | ${String(b ?? "-").padStart(18)} | ${(q === null ? "" : `${q}x`).padStart(13)} |`;
         }),
+        "",
+        ...(
+            [
+                ["keyless", keyless],
+                ["keyed", keyed],
+            ] as const
+        ).map(
+            ([name, r]) =>
+                `${name}, the publisher's calls per message by class:command: ${Object.entries(
+                    r.publisher.callsPerMessageByCommand,
+                )
+                    .map(([k, v]) => `${k} ${v}`)
+                    .join(", ")}`,
+        ),
     ].join("\n");
 }
 
