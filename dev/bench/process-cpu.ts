@@ -31,3 +31,26 @@ export function processCpuMs(pid: number | undefined): number | undefined {
     if (!Number.isFinite(utime) || !Number.isFinite(stime)) return undefined;
     return ((utime + stime) * 1000) / CLOCK_TICKS_PER_SECOND;
 }
+
+/** The machine's CPU time so far, all cores, from `/proc/stat`'s first line: busy and idle (idle plus iowait), ms. */
+export interface MachineCpu {
+    readonly busyMs: number;
+    readonly idleMs: number;
+}
+
+/** The machine's CPU time so far ({@link MachineCpu}); `undefined` where `/proc/stat` cannot be read. */
+export function machineCpuMs(): MachineCpu | undefined {
+    let stat: string;
+    try {
+        stat = fs.readFileSync("/proc/stat", "utf8");
+    } catch {
+        // Not Linux: the figure is absent, not zero.
+        return undefined;
+    }
+    // "cpu  user nice system idle iowait irq softirq steal guest guest_nice", in clock ticks.
+    const ticks = (stat.split("\n")[0] ?? "").trim().split(/\s+/).slice(1).map(Number);
+    if (ticks.length < 8 || ticks.some((t) => !Number.isFinite(t))) return undefined;
+    const idle = ticks[3]! + ticks[4]!;
+    const busy = ticks.slice(0, 8).reduce((a, b) => a + b, 0) - idle;
+    return { busyMs: (busy * 1000) / CLOCK_TICKS_PER_SECOND, idleMs: (idle * 1000) / CLOCK_TICKS_PER_SECOND };
+}

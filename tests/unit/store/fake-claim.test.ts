@@ -4,6 +4,7 @@
  * reason code or fail the 60th write of a batch. Each test also counts SDK calls, which only a fake can see.
  */
 import * as assert from "node:assert/strict";
+import * as fc from "fast-check";
 import { isOutboxError } from "../../../runtime/errors";
 import { pendingRecord } from "../../../runtime/record/codec";
 import { OutboxStore, resetStoreWarnings, STORE_METRICS, STORE_WARNINGS } from "../../../runtime/store";
@@ -116,6 +117,36 @@ describe("claim on a fake client (§11.4)", () => {
         );
         assert.equal(fake.count("Query"), 0);
         assert.equal(fake.count("TransactWriteItems"), 0);
+    });
+
+    it("a token at the fence's own version sends no fence raise: its condition (strictly below) could not hold", async () => {
+        const at = fakeWithFence(4);
+        assert.deepEqual(await storeOn(at).store.claim("P", tok(4), 0), []);
+        assert.equal(at.count("GetItem"), 1);
+        assert.equal(at.count("UpdateItem"), 0, "no raise at the fence's version");
+        const above = fakeWithFence(3);
+        await storeOn(above).store.claim("P", tok(4), 0);
+        assert.equal(above.count("UpdateItem"), 1, "a raise above it");
+    });
+
+    it("property: a claim raises the fence exactly when its version is above it, refuses below it, and sends the version", async () => {
+        await fc.assert(
+            fc.asyncProperty(
+                fc.integer({ min: 0, max: 20 }),
+                fc.integer({ min: 1, max: 20 }),
+                async (fence, version) => {
+                    const fake = fakeWithFence(fence);
+                    const claim = storeOn(fake).store.claim("P", tok(version), 0);
+                    if (version < fence) await rejectsWith(claim, "STALE_FENCING_TOKEN", /token version is stale/);
+                    else assert.deepEqual(await claim, []);
+                    const raises = fake.of("UpdateItem");
+                    assert.equal(raises.length, version > fence ? 1 : 0);
+                    for (const raise of raises)
+                        assert.equal(raise.input.ExpressionAttributeValues[":token_version"].N, String(version));
+                },
+            ),
+            { numRuns: 100 },
+        );
     });
 
     it("the index fast path reads one full ClaimIndex page and never the base table", async () => {

@@ -320,6 +320,15 @@ describe("expire on a fake client (§11.4)", () => {
         );
     });
 
+    it("an expire at the fence's own version sends no fence raise; above it, one", async () => {
+        const at = expireFake(() => page(0, 0, true));
+        assert.equal(await storeOn(at).store.expire(t0, "P", tok(1)), 0);
+        assert.equal(at.count("UpdateItem"), 0);
+        const above = expireFake(() => page(0, 0, true));
+        assert.equal(await storeOn(above).store.expire(t0, "P", tok(2)), 0);
+        assert.equal(above.count("UpdateItem"), 1);
+    });
+
     it("a fence lost mid-sweep aborts with STALE and the count so far; a lost race is a skip", async () => {
         const fake = expireFake(
             () => page(0, 4, true),
