@@ -101,6 +101,14 @@ export const MAPPING_LIMITS = {
 export const INBOX_LIMITS = {
     /** Seconds an inbox marker stays before TTL may delete it. */
     markerTtlSeconds: { min: 60, max: 365 * 24 * 3600, fallback: 15 * 24 * 3600, unit: "seconds" },
+    /**
+     * Partition keys one consumer's markers of one source are spread over. 1 (the default) is the unsharded key of
+     * every earlier version, so an upgrade changes no key; a team opts in with N and a `previousMarkerShards`
+     * window. At most 64: 64 keys carry about 32,000 markers a second (64,000 write units with the transaction's
+     * doubling), above DynamoDB's default per-table quota of 40,000 write units a second, so more shards could not
+     * be used without raising the table's quota; and the same bound as `expiryShards`.
+     */
+    markerShards: { min: 1, max: 64, fallback: 1, unit: "shards" },
 } as const satisfies Record<string, IntegerLimit>;
 
 /**

@@ -225,6 +225,11 @@ export const SWEEP_CURSOR_SK = "META";
  * table without a sort key, `PK = INBOX#<consumer>@<source>#<outbox id>`). A message without a source (an older
  * publisher's, a GoBridge relay's) keeps the older key, `PK = INBOX#<consumer>`, `SK = <outbox id>` (`PK =
  * INBOX#<consumer>#<outbox id>`). Consumer names and sources hold neither `#` nor `@`, so the two forms never meet.
+ * With `markerShards` N > 1 the partition ends in `~<shard>` (0 to N-1, from the outbox id): `PK =
+ * INBOX#<consumer>@<source>~<shard>` (`INBOX#<consumer>~<shard>` without a source, and `…~<shard>#<outbox id>` on a
+ * table without a sort key). Consumer names and sources hold no `~` either, and in every older form the consumer's
+ * name (or the source) is followed by `@`, `#` or nothing, never `~`: so a sharded key never equals an older one. N = 1
+ * writes the older keys byte for byte.
  * The key attribute names are the inbox's settings; these are their defaults.
  * Outbox tables never hold it unless a consumer puts its inbox there: the prefix matches no outbox row, and its
  * sort key does not start with {@link RECORD_SK_PREFIX}, so the stream filter drops it.
@@ -234,6 +239,10 @@ export const INBOX_MARKER = {
     partitionPrefix: "INBOX#",
     /** Between the consumer's name and the message's source, in the partition key of a marker keyed on a source. */
     sourceSeparator: "@",
+    /** Between the consumer's name (and source) and the marker's shard number, when `markerShards` is more than 1. */
+    shardSeparator: "~",
+    /** Before the outbox id, in the partition key of a marker on a table without a sort key. */
+    idSeparator: "#",
     /** The default partition key attribute. */
     partitionKey: ATTR.pk,
     /** The default sort key attribute. */

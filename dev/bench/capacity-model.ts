@@ -58,6 +58,13 @@ export interface CapacityModelOptions {
     readonly onInsert?: (item: Item) => void;
     /** Who is sending now (`writer`, `publisher`, `sweeper`), for {@link CapacityModel.throttledByActor}. @default undefined */
     readonly actor?: () => string;
+    /**
+     * Charge a transaction's `ConditionCheck` as AWS bills it: a transactional write of the item it checks (2 units
+     * per KB, at least 2, an absent item included), on the item's partition key value. Off by default so that the
+     * outbox's published figures (docs/scale.md) keep their units; the inbox scenario turns it on.
+     * @default false
+     */
+    readonly chargeConditionChecks?: boolean;
 }
 
 /** Where units went: `table` or a GSI name, and the partition key value there. */
@@ -275,7 +282,20 @@ export function createCapacityModel(options: CapacityModelOptions): CapacityMode
                 return backend.send(command);
             }
             const transactional = name === "TransactWriteItemsCommand";
+            const checked: Item[] =
+                transactional && options.chargeConditionChecks === true
+                    ? (input.TransactItems as any[]).flatMap((t) => (t.ConditionCheck ? [t.ConditionCheck.Key] : []))
+                    : [];
             const befores = await Promise.all(touched.map((t) => read(t.key)));
+            const checkedImages = await Promise.all(checked.map((key) => read(key)));
+            const withChecks = (charges: Map<string, number>): Map<string, number> => {
+                checked.forEach((key, i) => {
+                    const k = `table\u0000${key[ATTR.pk]?.S ?? ""}`;
+                    const image = checkedImages[i];
+                    charges.set(k, (charges.get(k) ?? 0) + 2 * unitsOf(image === undefined ? 0 : itemSize(image)));
+                });
+                return charges;
+            };
             const refuse = async (over: string, undo: boolean): Promise<never> => {
                 if (undo) for (let i = 0; i < touched.length; i++) await restore(touched[i]!.key, befores[i]);
                 throw throttled(
@@ -288,7 +308,7 @@ export function createCapacityModel(options: CapacityModelOptions): CapacityMode
             // Puts and deletes: the new image is known, so a throttled one never reaches the backend.
             const known = touched.every((t) => t.put !== undefined || t.deleted === true);
             let afters: (Item | undefined)[] = touched.map((t) => (t.deleted ? undefined : t.put));
-            let charges = known ? chargesOf(befores, afters, transactional) : undefined;
+            let charges = known ? withChecks(chargesOf(befores, afters, transactional)) : undefined;
             if (charges !== undefined) {
                 const over = overCeiling(charges);
                 if (over !== undefined) await refuse(over, false);
@@ -306,7 +326,7 @@ export function createCapacityModel(options: CapacityModelOptions): CapacityMode
                     else if (wantsNew) afters.push((out as UpdateItemCommandOutput).Attributes);
                     else afters.push(await read(t.key));
                 }
-                charges = chargesOf(befores, afters, transactional);
+                charges = withChecks(chargesOf(befores, afters, transactional));
                 const over = overCeiling(charges);
                 if (over !== undefined) await refuse(over, true);
             }

@@ -11,8 +11,12 @@
  *    8 expiry shards: throttles, what they cost, and whether the retries lost anything. Every 10th message expires
  *    2 s after its write and every 7th record never reaches the publisher, so the sweeper's expiry and missed-record
  *    steps run under the same throttles.
+ * 3. The inbox (dev/bench/inbox-scale.ts): one consumer's write units per message and its ceiling, with 1, 8 and 64
+ *    marker shards, with and without `legacyMarkerCheck` and during a `previousMarkerShards` window (accounted, 200
+ *    messages each); then 1 and 8 shards at twice the unsharded ceiling for 2 simulated seconds, throttled.
  *
- * Prints a table, or with `--json` one object `{"model":…,"mixes":[…],"ceiling":{…},"atTwiceTheCeiling":[…]}`
+ * Prints a table, or with `--json` one object
+ * `{"model":…,"mixes":[…],"ceiling":{…},"atTwiceTheCeiling":[…],"inbox":{"accounted":[…],"atTwiceTheCeiling":[…]}}`
  * (the table then goes to stderr with the progress).
  *
  * @packageDocumentation
@@ -27,6 +31,7 @@ import {
 } from "../emulators/dynamodb-local";
 import { EXPIRY_INDEX } from "../../runtime/schema";
 import { runScaleScenario, type ScaleResult } from "./scale-run";
+import { runInboxScaleScenario, TABLE_WCU_QUOTA, type InboxScaleResult, type InboxScaleScenario } from "./inbox-scale";
 import { round } from "./stats";
 
 /** Messages per second of the mixes (2 s each): enough for the shares, few enough to keep the run short. */
@@ -37,6 +42,41 @@ const CEILING = 1000;
 
 /** What the output says the figures are. */
 const MODEL_NOTE = `A model of AWS's per-partition write limit (${CEILING} WCU/s per partition key value, table and each GSI), run on DynamoDB Local with a simulated clock; not a measurement of AWS.`;
+
+/** The inbox's accounted configurations: today's keys (with the check on by default and off), sharded, and a window. */
+const INBOX_ACCOUNTED: readonly Omit<InboxScaleScenario, "ratePerSec" | "seconds" | "throttle">[] = [
+    { name: "shards-1", markerShards: 1, legacyMarkerCheck: false },
+    { name: "shards-1-legacy-check", markerShards: 1, legacyMarkerCheck: true },
+    { name: "shards-8", markerShards: 8, legacyMarkerCheck: false },
+    { name: "shards-8-legacy-check", markerShards: 8, legacyMarkerCheck: true },
+    { name: "shards-8-window-from-1", markerShards: 8, legacyMarkerCheck: false, previousMarkerShards: 1 },
+    { name: "shards-64", markerShards: 64, legacyMarkerCheck: false },
+];
+
+function inboxTable(accounted: readonly InboxScaleResult[], throttled: readonly InboxScaleResult[]): string {
+    const lines = [
+        "",
+        `The inbox: one consumer, one source, one business item per message (accounted, not throttled, ${accounted[0]?.messages ?? 0} messages each). Ceiling = where the hottest inbox key reaches ${CEILING} WCU/s, or the table's default quota (${TABLE_WCU_QUOTA.toLocaleString("en-US")} WCU/s), whichever is lower:`,
+        "",
+        "| markerShards | legacyMarkerCheck | previousMarkerShards | WCU per message (inbox + business = total) | inbox keys | hottest inbox key (units) | ceiling at the hot key | at the table quota | consumer ceiling, msg/s |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ];
+    for (const r of accounted) {
+        lines.push(
+            `| ${r.markerShards} | ${r.legacyMarkerCheck ? "on" : "off"} | ${r.previousMarkerShards ?? "-"} | ${r.unitsPerMessage.inbox} + ${r.unitsPerMessage.business} = ${r.unitsPerMessage.total} | ${r.inboxKeys} | "${r.hottestInboxKey.key}" (${r.hottestInboxKey.units}) | ${r.ceilingPerSec.hotKey} | ${r.ceilingPerSec.tableQuota} | **${r.ceilingPerSec.consumer}** |`,
+        );
+    }
+    lines.push(
+        "",
+        `At twice the unsharded ceiling (${throttled[0]?.offeredPerSec ?? 0} msg/s for 2 simulated s, throttled; a throttled message retried after 100 ms doubling up to 5 s):`,
+        "",
+        "| markerShards | throttled transactions | drained after | applied other than once |",
+        "|---|---|---|---|",
+    );
+    for (const r of throttled)
+        lines.push(`| ${r.markerShards} | ${r.throttled} | ${r.drainedAfterSeconds} s | ${r.notAppliedOnce} |`);
+    return lines.join("\n");
+}
 
 const USAGE = `Usage: npm run bench:scale -- [--json]
 
@@ -170,16 +210,49 @@ async function main(): Promise<void> {
             ),
         );
     }
-    const text = table(mixes, ceiling, runs);
+    const inboxAccounted = await withDynamo(async (client) => {
+        const out: InboxScaleResult[] = [];
+        for (const s of INBOX_ACCOUNTED) {
+            say(`inbox ${s.name}…`);
+            out.push(await runInboxScaleScenario(client, { ...s, ratePerSec: 100, seconds: 2, throttle: false }, say));
+        }
+        return out;
+    });
+    const unsharded = inboxAccounted.find((r) => r.name === "shards-1")!;
+    const inboxThrottled: InboxScaleResult[] = [];
+    for (const shards of [1, 8]) {
+        inboxThrottled.push(
+            await withDynamo((client) =>
+                runInboxScaleScenario(
+                    client,
+                    {
+                        name: `twice-ceiling-${shards}`,
+                        markerShards: shards,
+                        legacyMarkerCheck: false,
+                        ratePerSec: 2 * unsharded.ceilingPerSec.consumer,
+                        seconds: 2,
+                        throttle: true,
+                    },
+                    say,
+                ),
+            ),
+        );
+    }
+    const inbox = { accounted: inboxAccounted, atTwiceTheCeiling: inboxThrottled };
+    const text = `${table(mixes, ceiling, runs)}\n${inboxTable(inboxAccounted, inboxThrottled)}`;
     say(`done in ${((Date.now() - started) / 1000).toFixed(1)} s (wall clock)`);
     if (json) {
         say(text);
-        process.stdout.write(`${JSON.stringify({ model: MODEL_NOTE, mixes, ceiling, atTwiceTheCeiling: runs })}\n`);
+        process.stdout.write(
+            `${JSON.stringify({ model: MODEL_NOTE, mixes, ceiling, atTwiceTheCeiling: runs, inbox })}\n`,
+        );
     } else {
         process.stdout.write(`${text}\n`);
     }
     const lost = runs.reduce((n, r) => n + r.delivery.lost + r.delivery.pendingLeft, 0);
     if (lost > 0) throw new Error(`${lost} message(s) were lost or left pending under the simulated throttles`);
+    const notOnce = [...inboxAccounted, ...inboxThrottled].reduce((n, r) => n + r.notAppliedOnce, 0);
+    if (notOnce > 0) throw new Error(`${notOnce} inbox message(s) were applied other than once`);
 }
 
 main().catch((err: unknown) => {

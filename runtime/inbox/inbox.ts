@@ -2,7 +2,9 @@
  * The consumer's side of the outbox: apply a message's effect exactly once. The consumer's own writes and an
  * inbox marker go in ONE `TransactWriteItems`; the marker is conditioned on its absence, so a redelivered message
  * (same source and outbox id) changes nothing and is reported as a duplicate. A message that names its source is
- * also checked, by default, against the key an inbox of an earlier version wrote for its outbox id alone.
+ * also checked, by default, against the key an inbox of an earlier version wrote for its outbox id alone. With
+ * `markerShards` N > 1, one consumer's markers are spread over N partition keys (the shard from the outbox id), and
+ * `previousMarkerShards` keeps the markers of the layout before a change honoured for a window.
  *
  * @packageDocumentation
  */
@@ -76,6 +78,42 @@ export interface InboxOptions {
      * @default true
      */
     readonly legacyMarkerCheck?: boolean | Date;
+    /**
+     * How many partition keys this consumer's markers (of each source) are spread over: `INBOX#<consumer>@<source>~<k>`,
+     * k from 0 to N-1 chosen from the outbox id (FNV-1a, {@link inboxMarkerShard}), so the same event always lands on
+     * the same marker. One partition key takes DynamoDB's 1,000 write units a second and a marker costs 2, so N keys
+     * carry about N × 500 messages a second for one consumer and source (docs/scale.md, "The inbox's ceiling").
+     * 1 writes the unsharded key, byte for byte the key of every marker before shards, so an upgrade changes
+     * nothing until a team sets N. From 1 to 64.
+     *
+     * Changing N on a live consumer moves most events to another key: their markers are not found there. Set
+     * `previousMarkerShards` to the N before the change, for the window that option describes, or a redelivered
+     * event is applied again.
+     * @default 1
+     */
+    readonly markerShards?: number;
+    /**
+     * The marker layout before a change of `markerShards` (from 1, the unsharded key of earlier versions, to N, or
+     * from one N to another), kept in force for a window: each message's transaction also puts its marker under
+     * the previous layout's key, conditioned on its absence like the marker itself (and, with `legacyMarkerCheck`,
+     * checks the older sourceless key there too). An event applied before the change, or by an instance still on the
+     * previous layout during the deploy, is then a duplicate; and that instance finds the markers this one writes,
+     * so a rollback during the window applies nothing twice. A `Put` rather than a `ConditionCheck` for that reason;
+     * both cost 2 write units on the previous layout's key, so during the window the ceiling stays the previous
+     * layout's. `until`: when the window ends, by `clock`; set it at least `markerTtlSeconds` after the last instance
+     * on the previous layout stopped (15 days by default), then remove the option. Without `until` the window stays
+     * open until the option is removed.
+     * @default undefined (no window: only the current layout's key)
+     */
+    readonly previousMarkerShards?: PreviousMarkerShards;
+}
+
+/** The marker layout before a change of `markerShards`, and until when it is honoured ({@link InboxOptions}). */
+export interface PreviousMarkerShards {
+    /** The `markerShards` the consumer had before (1 for every inbox of an earlier version), from 1 to 64. */
+    readonly shards: number;
+    /** When the window ends, by the inbox's clock. @default undefined (open until the option is removed) */
+    readonly until?: Date;
 }
 
 /**
@@ -105,8 +143,17 @@ export interface InboxApplyResult {
 
 const CONSUMER_NAME = /^[A-Za-z0-9_.:-]{1,128}$/;
 
-/** The transaction's actions the inbox adds itself: the marker, and the check of the older key. */
-const MARKER_ACTIONS_WITH_LEGACY_CHECK = 2;
+/** One action the inbox adds to the transaction itself, with how errors and refusals name it. */
+interface OwnAction {
+    readonly action: TransactWriteItem;
+    readonly key: Record<string, AttributeValue>;
+    /** How a cancellation names it: `the inbox marker (table "t")`, … */
+    readonly label: string;
+    /** How the action count's refusal names it after "the inbox marker and". */
+    readonly role: string;
+    /** The option that adds it, for the refusal's fix. */
+    readonly option?: "legacyMarkerCheck" | "previousMarkerShards";
+}
 
 /** DynamoDB's limits for key values: a partition key up to 2048 bytes, a sort key up to 1024. */
 const MAX_PARTITION_KEY_BYTES = 2048;
@@ -125,6 +172,35 @@ function legacyCheckOption(value: unknown): boolean | Date {
         `Inbox: legacyMarkerCheck is ${describeValue(value)}; it must be true (check the older marker key), false (do not), or a valid Date (check it until then); omit it for true`,
         { legacyMarkerCheck: String(value) },
     );
+}
+
+/** `previousMarkerShards`, checked against `markerShards`. */
+function previousShardsOption(value: unknown, markerShards: number): PreviousMarkerShards | undefined {
+    if (value === undefined) return undefined;
+    const fix =
+        "it must be { shards, until? }: the markerShards the consumer had before (1 for every inbox of an earlier version), and optionally the Date the window ends; omit it when markerShards never changed";
+    if (value === null || typeof value !== "object" || value instanceof Date)
+        throw invalidConfig(`Inbox: previousMarkerShards is ${describeValue(value)}; ${fix}`, {
+            previousMarkerShards: String(value),
+        });
+    const { shards, until } = value as PreviousMarkerShards;
+    const { min, max } = INBOX_LIMITS.markerShards;
+    if (!Number.isInteger(shards) || shards < min || shards > max)
+        throw invalidConfig(
+            `Inbox: previousMarkerShards.shards is ${describeValue(shards)}; expected an integer from ${min} to ${max}: the markerShards the consumer had before (1 for every inbox of an earlier version)`,
+            { previousMarkerShards: String(shards) },
+        );
+    if (shards === markerShards)
+        throw invalidConfig(
+            `Inbox: previousMarkerShards.shards is ${shards}, the same as markerShards: there is no previous layout to honour; remove previousMarkerShards, or set markerShards to the new count`,
+            { previousMarkerShards: String(shards), markerShards: String(markerShards) },
+        );
+    if (until !== undefined && !(until instanceof Date && Number.isFinite(until.getTime())))
+        throw invalidConfig(
+            `Inbox: previousMarkerShards.until is ${describeValue(until)}; it must be a valid Date (the window ends then), or omitted (open until the option is removed)`,
+            { until: String(until) },
+        );
+    return { shards, ...(until !== undefined ? { until } : {}) };
 }
 
 function attributeName(value: unknown, option: string, fallback: string): string {
@@ -160,6 +236,9 @@ export class Inbox {
     private readonly layout: InboxMarkerLayout;
     private readonly clock: Clock;
     private readonly legacyCheck: boolean | Date;
+    /** How many partition keys the markers of one source are spread over. */
+    readonly markerShards: number;
+    private readonly previousShards: PreviousMarkerShards | undefined;
 
     /**
      * @param options - The client, the consumer's name, the table and the optional settings.
@@ -208,6 +287,8 @@ export class Inbox {
         );
         this.clock = options.clock ?? systemClock;
         this.legacyCheck = legacyCheckOption(options.legacyMarkerCheck);
+        this.markerShards = integerIn("Inbox", "markerShards", options.markerShards, INBOX_LIMITS.markerShards);
+        this.previousShards = previousShardsOption(options.previousMarkerShards, this.markerShards);
     }
 
     /**
@@ -220,20 +301,29 @@ export class Inbox {
      */
     markerKey(event: string | InboxEvent): Record<string, AttributeValue> {
         const { outboxId, source } = this.eventOf(event);
-        return inboxMarkerKey(this.layout, this.consumer, outboxId, source);
+        return inboxMarkerKey(this.layout, this.consumer, outboxId, source, this.markerShards);
     }
 
     /**
      * Validate the consumer's writes and build the transaction: `items` first, then the marker's conditional Put,
-     * then (for a message with a source, while `legacyMarkerCheck` is on) a `ConditionCheck` that no marker has the
-     * older key. Sends nothing.
+     * then (while `previousMarkerShards` is on) the marker's conditional Put under the previous layout, then (for a
+     * message with a source, while `legacyMarkerCheck` is on) a `ConditionCheck` that no marker has the older key,
+     * in the current layout and (in the window) the previous one. Sends nothing.
      *
      * @param event - The message's outbox id and source (`{ outboxId, source }`), or its outbox id alone.
      * @param items - The consumer's own Put/Update/Delete/ConditionCheck actions (each names its table): at most 99,
-     *   98 with the older key's check.
+     *   1 fewer for each action the inbox adds besides its marker.
      * @throws OutboxError `INVALID_PAYLOAD` naming the id, the source or the item that breaks a limit.
      */
     prepare(event: string | InboxEvent, items: readonly TransactWriteItem[] = []): TransactWriteItemsCommandInput {
+        return this.transaction(event, items).input;
+    }
+
+    /** The transaction of {@link prepare}, with the inbox's own actions (for naming them when it fails). */
+    private transaction(
+        event: string | InboxEvent,
+        items: readonly TransactWriteItem[],
+    ): { input: TransactWriteItemsCommandInput; own: OwnAction[] } {
         const { outboxId, source } = this.eventOf(event);
         const where = `inbox "${this.consumer}" (${source !== undefined ? `source "${source}", ` : ""}outbox id "${outboxId}")`;
         if (!Array.isArray(items)) {
@@ -244,33 +334,23 @@ export class Inbox {
             );
         }
         const nowMs = this.clock.now();
-        const legacyKey =
-            source !== undefined && this.checksLegacyKey(nowMs)
-                ? inboxMarkerKey(this.layout, this.consumer, outboxId)
-                : undefined;
-        const own = legacyKey === undefined ? 1 : MARKER_ACTIONS_WITH_LEGACY_CHECK;
-        if (items.length > MAX_TRANSACTION_ACTIONS - own) {
+        const own = this.ownActions(outboxId, source, nowMs);
+        if (items.length > MAX_TRANSACTION_ACTIONS - own.length) {
+            const roles = own.slice(1).map((a) => a.role);
+            const options = [...new Set(own.flatMap((a) => (a.option === undefined ? [] : [a.option])))];
+            const ownText =
+                roles.length === 0
+                    ? "the inbox marker"
+                    : `the inbox marker and ${roles.length === 1 ? roles[0] : `${roles.slice(0, -1).join(", ")} and ${roles.at(-1)}`}`;
             throw new OutboxError(
                 "INVALID_PAYLOAD",
-                `${where}: ${items.length} items + ${legacyKey === undefined ? "the inbox marker" : "the inbox marker and its check of the older key (legacyMarkerCheck)"} = ${items.length + own} actions; a DynamoDB transaction holds at most ${MAX_TRANSACTION_ACTIONS}, so a message's writes are at most ${MAX_TRANSACTION_ACTIONS - own}; write less per message (e.g. split the event, or let a follow-up message carry the rest)${legacyKey === undefined ? "" : ", or turn legacyMarkerCheck off once its window is over"}`,
-                { context: { outboxId, actions: items.length + own } },
+                `${where}: ${items.length} items + ${ownText} = ${items.length + own.length} actions; a DynamoDB transaction holds at most ${MAX_TRANSACTION_ACTIONS}, so a message's writes are at most ${MAX_TRANSACTION_ACTIONS - own.length}; write less per message (e.g. split the event, or let a follow-up message carry the rest)${options.map((o) => (o === "legacyMarkerCheck" ? ", or turn legacyMarkerCheck off once its window is over" : ", or remove previousMarkerShards once its window is over")).join("")}`,
+                { context: { outboxId, actions: items.length + own.length } },
             );
         }
-        const marker = inboxMarkerItem(this.layout, this.consumer, outboxId, nowMs, this.markerTtlSeconds, source);
-        const markerKey = inboxMarkerKey(this.layout, this.consumer, outboxId, source);
-        const absent = {
-            ConditionExpression: "attribute_not_exists(#pk)",
-            ExpressionAttributeNames: { "#pk": this.layout.partitionKey },
-        };
-        const markerPut: TransactWriteItem = { Put: { TableName: this.tableName, Item: marker, ...absent } };
-        const legacyCheck: TransactWriteItem[] =
-            legacyKey === undefined
-                ? []
-                : [{ ConditionCheck: { TableName: this.tableName, Key: legacyKey, ...absent } }];
-        const ownKeys = [markerKey, ...(legacyKey === undefined ? [] : [legacyKey])];
+        const ownKeys = own.map((a) => a.key);
         // DynamoDB counts the expressions and the names and values they use toward the 4 MB, not only the items.
-        let total =
-            transactionActionSize(markerPut) + legacyCheck.reduce((sum, a) => sum + transactionActionSize(a), 0);
+        let total = own.reduce((sum, a) => sum + transactionActionSize(a.action), 0);
         for (let i = 0; i < items.length; i++) {
             if (!(i in items))
                 throw new OutboxError(
@@ -308,20 +388,90 @@ export class Inbox {
                 { context: { outboxId, size: total } },
             );
         }
-        return {
-            TransactItems: [...items, markerPut, ...legacyCheck],
+        return { input: { TransactItems: [...items, ...own.map((a) => a.action)] }, own };
+    }
+
+    /**
+     * The inbox's own actions, in this order: the marker's conditional Put; while `previousMarkerShards` is on, the
+     * marker's Put under the previous layout; for a message with a source while `legacyMarkerCheck` is on, the
+     * check that no marker has the older sourceless key, then (in the window) that key under the previous layout.
+     * An action whose key another already has is left out: DynamoDB refuses two actions on one item.
+     */
+    private ownActions(outboxId: string, source: string | undefined, nowMs: number): OwnAction[] {
+        const table = `(table "${this.tableName}")`;
+        const absent = {
+            ConditionExpression: "attribute_not_exists(#pk)",
+            ExpressionAttributeNames: { "#pk": this.layout.partitionKey },
         };
+        const previous = this.previousShardsNow(nowMs);
+        const layouts = previous === undefined ? [this.markerShards] : [this.markerShards, previous];
+        const own: OwnAction[] = [];
+        const seen = new Set<string>();
+        const add = (key: Record<string, AttributeValue>, entry: Omit<OwnAction, "key">): void => {
+            const id = JSON.stringify(key);
+            if (seen.has(id)) return;
+            seen.add(id);
+            own.push({ ...entry, key });
+        };
+        layouts.forEach((shards, i) => {
+            const item = inboxMarkerItem(
+                this.layout,
+                this.consumer,
+                outboxId,
+                nowMs,
+                this.markerTtlSeconds,
+                source,
+                shards,
+            );
+            add(inboxMarkerKey(this.layout, this.consumer, outboxId, source, shards), {
+                action: { Put: { TableName: this.tableName, Item: item, ...absent } },
+                label:
+                    i === 0
+                        ? `the inbox marker ${table}`
+                        : `the inbox marker under the previous layout (previousMarkerShards ${shards}) ${table}`,
+                role: `its copy under the previous layout (previousMarkerShards ${shards})`,
+                ...(i === 0 ? {} : { option: "previousMarkerShards" as const }),
+            });
+        });
+        if (source !== undefined && this.checksLegacyKey(nowMs)) {
+            layouts.forEach((shards, i) => {
+                const key = inboxMarkerKey(this.layout, this.consumer, outboxId, undefined, shards);
+                add(key, {
+                    action: { ConditionCheck: { TableName: this.tableName, Key: key, ...absent } },
+                    label:
+                        i === 0
+                            ? `the inbox's check of the older marker key ${table}`
+                            : `the inbox's check of the older marker key under the previous layout (previousMarkerShards ${shards}) ${table}`,
+                    role:
+                        i === 0
+                            ? "its check of the older key (legacyMarkerCheck)"
+                            : `its check of the older key under the previous layout (previousMarkerShards ${shards})`,
+                    option: "legacyMarkerCheck",
+                });
+            });
+        }
+        return own;
+    }
+
+    /** The previous layout's shard count while its window is on, else `undefined`. */
+    private previousShardsNow(nowMs: number): number | undefined {
+        const previous = this.previousShards;
+        if (previous === undefined) return undefined;
+        return previous.until === undefined || nowMs < previous.until.getTime() ? previous.shards : undefined;
     }
 
     /**
      * Apply the consumer's writes for one message, once: `items` and the marker in one transaction. When the
-     * marker is already there (or, with `legacyMarkerCheck`, one with the older key), nothing is written and the
-     * outcome is `duplicate`; that is never an error.
+     * marker is already there (or, with `legacyMarkerCheck`, one with the older key; or, with
+     * `previousMarkerShards`, one under the previous layout), nothing is written and the outcome is `duplicate`;
+     * that is never an error.
      *
      * @param event - The message's outbox id and source: `{ outboxId, source }`, or the message `createInboxHandler`
      *   hands the consumer. An outbox id alone (a string) keys the marker without a source: the older key, for a
      *   message that names none.
-     * @param items - The consumer's own writes, at most 99 (98 with the older key's check). @default [] (only the marker: the message is recorded as seen)
+     * @param items - The consumer's own writes, at most 99 (1 fewer for each action the inbox adds: the older key's
+     *   check, and in a `previousMarkerShards` window the previous layout's marker and check). @default [] (only the
+     *   marker: the message is recorded as seen)
      * @returns `applied`, or `duplicate`.
      * @throws OutboxError `INVALID_PAYLOAD` for an id or items that break a limit (nothing sent);
      *   `CONDITION_FAILED` when one of the consumer's own conditions failed (the message names the item; nothing
@@ -329,17 +479,16 @@ export class Inbox {
      *   transaction on the same items, such as the same message handled twice at once) when a retry can succeed.
      */
     async apply(event: string | InboxEvent, items: readonly TransactWriteItem[] = []): Promise<InboxApplyResult> {
-        const input = this.prepare(event, items);
+        const { input, own } = this.transaction(event, items);
         try {
             await this.client.send(new TransactWriteItemsCommand(input));
             return { outcome: "applied" };
         } catch (err) {
-            // The inbox's own actions follow the consumer's: the marker, then the older key's check.
-            const own = (input.TransactItems ?? []).length - items.length;
+            // The inbox's own actions follow the consumer's: any of them finding its marker means a duplicate.
             const codes = isTransactionCanceled(err) ? cancellationCodes(err) : [];
-            for (let i = items.length; i < items.length + own; i++)
+            for (let i = items.length; i < items.length + own.length; i++)
                 if (codes[i] === "ConditionalCheckFailed") return { outcome: "duplicate" };
-            throw this.failure(err, this.eventOf(event), items);
+            throw this.failure(err, this.eventOf(event), items, own);
         }
     }
 
@@ -378,12 +527,20 @@ export class Inbox {
             );
         }
         const bytes = utf8Length(outboxId);
+        // The longest partition any layout this inbox writes or checks may give the id (a shard adds `~<k>`).
+        const shards = [this.markerShards, ...(this.previousShards === undefined ? [] : [this.previousShards.shards])];
+        const prefix = Math.max(
+            ...shards.flatMap((n) =>
+                [source, undefined].map((s) =>
+                    utf8Length(
+                        `${inboxMarkerPartition(this.consumer, s, n > 1 ? n - 1 : undefined)}${INBOX_MARKER.idSeparator}`,
+                    ),
+                ),
+            ),
+        );
         const [limit, part] =
             this.layout.sortKey === null
-                ? [
-                      MAX_PARTITION_KEY_BYTES - utf8Length(`${inboxMarkerPartition(this.consumer, source)}#`),
-                      "partition key",
-                  ]
+                ? [MAX_PARTITION_KEY_BYTES - prefix, "partition key"]
                 : [MAX_SORT_KEY_BYTES, "sort key"];
         if (bytes > limit) {
             throw new OutboxError(
@@ -399,6 +556,7 @@ export class Inbox {
         err: unknown,
         event: { outboxId: string; source?: string },
         items: readonly TransactWriteItem[],
+        own: readonly OwnAction[],
     ): unknown {
         const { outboxId, source } = event;
         const where = `inbox "${this.consumer}" (${source !== undefined ? `source "${source}", ` : ""}outbox id "${outboxId}")`;
@@ -424,9 +582,7 @@ export class Inbox {
         const describe = (i: number): string =>
             i < items.length
                 ? describeAction(items[i]!, i)
-                : i === items.length
-                  ? `the inbox marker (table "${this.tableName}")`
-                  : `the inbox's check of the older marker key (table "${this.tableName}")`;
+                : (own[i - items.length]?.label ?? `the inbox's action ${i} (table "${this.tableName}")`);
         const texts = failed.map((r) => {
             const own =
                 r.i < items.length && r.code === "ConditionalCheckFailed"

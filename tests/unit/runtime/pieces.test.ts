@@ -706,6 +706,18 @@ describe("runtime pieces", function () {
                             }),
                     },
                 ],
+                markerShards: [
+                    {
+                        who: "Inbox",
+                        run: (v) =>
+                            new runtime.Inbox({
+                                client: fakeClient,
+                                consumer: "billing",
+                                tableName: "inbox",
+                                markerShards: v,
+                            }),
+                    },
+                ],
             },
             INBOX_HANDLER_LIMITS: {
                 reserveMs: [
