@@ -5,6 +5,7 @@
  * the outputs).
  */
 import * as assert from "node:assert/strict";
+import * as fc from "fast-check";
 import * as pulumi from "@pulumi/pulumi";
 import type { OutboxNodes } from "../../../components/nodes";
 import { TYPE, buildOutbox, type BuiltOutbox } from "../../support/component-harness";
@@ -77,6 +78,41 @@ describe("outbox.nodes", () => {
         const built = await buildOutbox("nodesgiven", { payloadBucketArn: "arn:aws:s3:::their-payloads" });
         assert.equal(built.outbox.nodes.payloadBucket, undefined);
         assert.equal(await unwrap(built.outbox.payloadBucketName), "their-payloads");
+    });
+
+    it("has each optional node exactly when its child was declared, whatever the settings combine (property)", async function () {
+        let run = 0;
+        await fc.assert(
+            fc.asyncProperty(
+                fc.record({
+                    queue: fc.boolean(),
+                    dashboard: fc.boolean(),
+                    alarms: fc.boolean(),
+                    payloads: fc.boolean(),
+                }),
+                async (o) => {
+                    run += 1;
+                    const name = `nodesprop${run}`;
+                    const built = await buildOutbox(name, {
+                        ...(o.queue ? { queueArn: QUEUE_ARN } : {}),
+                        dashboard: o.dashboard,
+                        alarms: o.alarms,
+                        largePayloads: o.payloads,
+                    });
+                    const { nodes } = built.outbox;
+                    const declared = (type: string) => built.resources.filter((r) => r.type === type);
+                    assert.equal(nodes.topic !== undefined, declared(TYPE.topic).length === 1);
+                    assert.equal(nodes.topic !== undefined, !o.queue);
+                    assert.equal(nodes.dashboard !== undefined, o.dashboard);
+                    assert.equal(nodes.dashboard !== undefined, declared(TYPE.dashboard).length === 1);
+                    assert.equal(nodes.payloadBucket !== undefined, o.payloads);
+                    assert.equal(nodes.payloadBucket !== undefined, declared(BUCKET_TYPE).length === 1);
+                    assert.equal(nodes.alarms.length, declared(TYPE.alarm).length);
+                    assert.equal(nodes.alarms.length > 0, o.alarms);
+                },
+            ),
+            { numRuns: 8 },
+        );
     });
 
     it("keeps each outbox's own children apart when a program declares two", async () => {
