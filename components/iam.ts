@@ -64,21 +64,25 @@ export const DESTINATION_GRANTS = {
 } as const satisfies Record<DestinationKind, { readonly sid: string; readonly actions: readonly string[] }>;
 
 /**
- * DynamoDB data actions the runtime's store uses: persist (PutItem, UpdateItem), claim (Query on ClaimIndex and
- * the base table, ConditionCheckItem + UpdateItem inside TransactWriteItems, GetItem on the FENCE row),
- * complete/release/expire (UpdateItem, Query on RecordIDIndex/ExpiryIndex), the redelivery status check
- * (BatchGetItem) and preflight (DescribeTable). TransactWriteItems has no IAM action of its own: AWS
- * authorizes each item's PutItem/UpdateItem/ConditionCheckItem.
+ * DynamoDB data actions both handlers call on the table and its indexes: the claim (Query on ClaimIndex and the
+ * base table, ConditionCheckItem + UpdateItem inside TransactWriteItems, GetItem on the FENCE row), complete,
+ * release and expire (UpdateItem, Query on RecordIDIndex/ExpiryIndex, GetItem on the expiry shards row), and the
+ * sweeper's cursor (GetItem, UpdateItem). TransactWriteItems has no IAM action of its own: AWS authorizes each
+ * item's UpdateItem/ConditionCheckItem. Neither handler puts an item or describes the table (no preflight runs in
+ * them): `tests/integration/component/relay-policy.test.ts` records every call of their runs.
  */
 export const TABLE_DATA_ACTIONS = [
-    "dynamodb:BatchGetItem",
     "dynamodb:ConditionCheckItem",
-    "dynamodb:DescribeTable",
     "dynamodb:GetItem",
-    "dynamodb:PutItem",
     "dynamodb:Query",
     "dynamodb:UpdateItem",
 ] as const;
+
+/**
+ * The publisher's one consistent status read of a stream batch's records, which keeps a redelivered batch from
+ * publishing again (`runtime/relay/delivery.ts`). The sweeper claims what it delivers, and never calls it.
+ */
+export const STATUS_READ_ACTION = "dynamodb:BatchGetItem";
 
 /** The sweeper finds stranded records across partitions by scanning the sparse ClaimIndex. */
 export const CLAIM_INDEX_SCAN_ACTION = "dynamodb:Scan";
@@ -110,12 +114,12 @@ export function destinationStatement(kind: DestinationKind, arn: string): Policy
     return { Sid: grant.sid, Effect: "Allow", Action: [...grant.actions], Resource: [arn] };
 }
 
-function commonStatements(t: GrantTargets): PolicyStatement[] {
+function commonStatements(t: GrantTargets, tableActions: readonly string[]): PolicyStatement[] {
     const statements: PolicyStatement[] = [
         {
             Sid: "OutboxTable",
             Effect: "Allow",
-            Action: [...TABLE_DATA_ACTIONS],
+            Action: [...tableActions],
             Resource: [t.tableArn, `${t.tableArn}/index/*`],
         },
         destinationStatement(t.destinationKind, t.destinationArn),
@@ -138,8 +142,9 @@ function commonStatements(t: GrantTargets): PolicyStatement[] {
 }
 
 /**
- * The publisher's policy: everything in {@link sweeperPolicyDocument} plus reading this table's stream. The
- * event source mapping polls the stream and writes failed-batch metadata to the DLQ with this role.
+ * The publisher's policy: what {@link sweeperPolicyDocument} grants but the ClaimIndex scan, plus the batch's status
+ * read ({@link STATUS_READ_ACTION}) and reading this table's stream. The event source mapping polls the stream and
+ * writes failed-batch metadata to the DLQ with this role.
  */
 export function publisherPolicyDocument(t: GrantTargets): PolicyDocument {
     if (t.streamArn === undefined || t.streamArn === "") {
@@ -156,20 +161,20 @@ export function publisherPolicyDocument(t: GrantTargets): PolicyDocument {
         Statement: [
             { Sid: "ReadOwnStream", Effect: "Allow", Action: [...STREAM_READ_ACTIONS], Resource: [t.streamArn] },
             { Sid: "ListStreamsRequiresWildcard", Effect: "Allow", Action: [LIST_STREAMS_ACTION], Resource: ["*"] },
-            ...commonStatements(t),
+            ...commonStatements(t, [STATUS_READ_ACTION, ...TABLE_DATA_ACTIONS]),
         ],
     };
 }
 
 /**
- * The sweeper's policy: the table and its indexes, the destination, the DLQ, its log group and the keys, plus `Scan`
- * on the sparse ClaimIndex only (the working set of non-terminal records across all partitions). No stream.
+ * The sweeper's policy: {@link TABLE_DATA_ACTIONS} on the table and its indexes, the destination, the DLQ, its log
+ * group and the keys, plus `Scan` on the sparse ClaimIndex only (the working set of non-terminal records across all partitions). No stream.
  */
 export function sweeperPolicyDocument(t: GrantTargets): PolicyDocument {
     return {
         Version: "2012-10-17",
         Statement: [
-            ...commonStatements(t),
+            ...commonStatements(t, TABLE_DATA_ACTIONS),
             {
                 Sid: "ScanClaimIndex",
                 Effect: "Allow",

@@ -14,15 +14,20 @@ import { enterSerializationRoot } from "./code-path";
 import { writerPolicyDocument } from "./iam";
 import { declareOutboxAlarms } from "./alarms";
 import { declareOutboxDashboard } from "./dashboard";
+import { grantName, grantRolePolicy, type GrantRole } from "./grants";
 import { declarePublisher, declareSweeper, type HandlerTargets, type OutboxParent } from "./handlers";
 import { declarePayloadBucket, payloadOutputs, payloadWriteStatement } from "./payload-bucket";
 import { OUTBOX_TYPE, childName } from "./naming";
+import { handlesOf, keepHandles, outboxNodes, type OutboxNodes } from "./nodes";
+import { OutboxError } from "../runtime/errors";
 import { resolveOutboxSettings } from "./settings";
 import { mergeArgs } from "./transform";
 import { validateOutboxArgs } from "./validation";
 
 export type { OutboxArgs, OutboxAlarmThresholds, OutboxTransforms } from "./args";
 export { OutboxBillingMode, OutboxLogLevel } from "./args";
+export type { OutboxNodes } from "./nodes";
+export type { GrantRole } from "./grants";
 
 export { OUTBOX_TYPE } from "./naming";
 
@@ -99,7 +104,7 @@ export class Outbox extends pulumi.ComponentResource {
         super(OUTBOX_TYPE, name, {}, opts);
         const s = resolveOutboxSettings(args);
         const o: OutboxParent = { parent: this, name, s, t: args.transform ?? {} };
-        const { table, destinationArn, dlq } = declareStorage(o);
+        const { table, topic, destinationArn, dlq } = declareStorage(o);
         const payloads = declarePayloadBucket(o, args);
         const destination = { destinationKind: s.destinationKind, destinationArn };
         const targets: HandlerTargets = {
@@ -127,7 +132,12 @@ export class Outbox extends pulumi.ComponentResource {
             mappingUuid: mapping.uuid,
         };
         const alarms = declareOutboxAlarms(this, name, s, monitored);
-        if (s.dashboard) declareOutboxDashboard(this, name, { ...monitored, tableArn: table.arn }, o.t.dashboard);
+        const dashboard = s.dashboard
+            ? declareOutboxDashboard(this, name, { ...monitored, tableArn: table.arn }, o.t.dashboard)
+            : undefined;
+        const returned = { table, topic, dlq, publisher, eventSourceMapping: mapping, sweeper, alarms, dashboard };
+        const nodes = outboxNodes(this, name, { ...returned, payloadBucket: payloads?.bucket });
+        keepHandles(this, { name, nodes, hasPayloadBucket: payloads !== undefined });
 
         this.tableName = table.name;
         this.tableArn = table.arn;
@@ -169,6 +179,83 @@ export class Outbox extends pulumi.ComponentResource {
             alarmArns: this.alarmArns,
         });
     }
+
+    /**
+     * The child resources, typed: the table, the topic (`undefined` when a destination is given), the DLQ, the two
+     * functions with their roles and log groups, the stream mapping, the sweeper's schedule, target and permission,
+     * the alarms, the dashboard (`undefined` with `dashboard: false`) and the payload bucket (`undefined` unless
+     * `largePayloads` created one). A getter, not a field: Pulumi's component schema analyzer would take a field
+     * for an output other languages must read.
+     */
+    get nodes(): OutboxNodes {
+        return handlesOf(this).nodes;
+    }
+
+    /**
+     * Grants `role` what `OutboxWriter.write` needs on this outbox: an `aws.iam.RolePolicy`, a child of the
+     * outbox, whose policy is the {@link Outbox.writerPolicy} output itself.
+     *
+     * @param role - The role: the `aws.iam.Role`, or its name.
+     * @param name - The RolePolicy's Pulumi name. @default `<outbox name>-grant-write-<role's Pulumi name or name>`;
+     *   required when the role's name is an Output.
+     * @throws OutboxError `INVALID_CONFIG` for a role that is neither, an empty name, or a role name that is an
+     *   Output without `name`.
+     */
+    grantWrite(role: GrantRole, name?: string): aws.iam.RolePolicy {
+        const policyName = grantName({
+            componentName: this.outboxName(),
+            grant: "write",
+            method: "grantWrite",
+            role,
+            ...(name !== undefined ? { name } : {}),
+        });
+        return grantRolePolicy(this, policyName, role, this.writerPolicy);
+    }
+
+    /**
+     * Grants `role` what resolving this outbox's claim checks needs: an `aws.iam.RolePolicy`, a child of the
+     * outbox, whose policy is the {@link Outbox.readerPolicy} output itself.
+     *
+     * @param role - The role: the `aws.iam.Role`, or its name.
+     * @param name - The RolePolicy's Pulumi name. @default `<outbox name>-grant-read-payloads-<role's Pulumi name
+     *   or name>`; required when the role's name is an Output.
+     * @throws OutboxError `INVALID_CONFIG` when the outbox has no payload bucket (neither `largePayloads` nor
+     *   `payloadBucketArn`), and as {@link Outbox.grantWrite} for the role and the name.
+     */
+    grantReadPayloads(role: GrantRole, name?: string): aws.iam.RolePolicy {
+        const outboxName = this.outboxName();
+        if (!handlesOf(this).hasPayloadBucket)
+            throw new OutboxError(
+                "INVALID_CONFIG",
+                `grantReadPayloads: Outbox "${outboxName}" has no payload bucket, so there are no payloads to read; set largePayloads: true (or payloadBucketArn) on it, or drop the grant`,
+                { context: { outboxName } },
+            );
+        const policyName = grantName({
+            componentName: outboxName,
+            grant: "read-payloads",
+            method: "grantReadPayloads",
+            role,
+            ...(name !== undefined ? { name } : {}),
+        });
+        return grantRolePolicy(
+            this,
+            policyName,
+            role,
+            this.readerPolicy.apply((p) => {
+                if (p === undefined)
+                    throw new OutboxError(
+                        "INVALID_CONFIG",
+                        `Outbox "${outboxName}" has a payload bucket but no readerPolicy`,
+                    );
+                return p;
+            }),
+        );
+    }
+
+    /** The component's name, as its children's names start with it. */
+    private outboxName(): string {
+        return handlesOf(this).name;
+    }
 }
 
 /** The table (or the one it adopts), the destination (a topic is created unless one is given) and the DLQ. */
@@ -177,7 +264,7 @@ function declareStorage({
     name,
     s,
     t,
-}: OutboxParent): Pick<HandlerTargets, "table" | "destinationArn" | "dlq"> {
+}: OutboxParent): Pick<HandlerTargets, "table" | "destinationArn" | "dlq"> & { topic: aws.sns.Topic | undefined } {
     // An adopted table keeps its name: autonamed, the import would plan a replacement of the table it takes over.
     const table = new aws.dynamodb.Table(
         childName(name, "table"),
@@ -188,10 +275,11 @@ function declareStorage({
         s.importTableName === undefined ? { parent } : { parent, import: s.importTableName },
     );
     // A given topic, queue or bus is published to as it is; transform.topic has no topic to merge into then.
-    const destinationArn =
+    const topic =
         s.destinationArn !== undefined
-            ? pulumi.output(s.destinationArn)
-            : new aws.sns.Topic(childName(name, "topic"), mergeArgs(topicArgs(s), t.topic), { parent }).arn;
+            ? undefined
+            : new aws.sns.Topic(childName(name, "topic"), mergeArgs(topicArgs(s), t.topic), { parent });
+    const destinationArn = topic !== undefined ? topic.arn : pulumi.output(s.destinationArn as pulumi.Input<string>);
     const dlq = new aws.sqs.Queue(childName(name, "queue"), mergeArgs(queueArgs(s), t.queue), { parent });
-    return { table, destinationArn, dlq };
+    return { table, topic, destinationArn, dlq };
 }

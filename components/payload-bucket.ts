@@ -40,6 +40,8 @@ export interface PayloadBucket {
     readonly bucketName: pulumi.Output<string>;
     /** The bucket's ARN. */
     readonly bucketArn: pulumi.Output<string>;
+    /** The bucket resource, when the component created it (`undefined` for a given `payloadBucketArn`). */
+    readonly bucket?: aws.s3.Bucket;
 }
 
 /** The statements that deny every request to the bucket not made over TLS. */
@@ -126,7 +128,7 @@ export function declarePayloadBucket({ parent, name, s }: OutboxParent, args: Ou
         },
         opts,
     );
-    return { bucketName: bucket.bucket, bucketArn: bucket.arn };
+    return { bucketName: bucket.bucket, bucketArn: bucket.arn, bucket };
 }
 
 /** The ARN of the objects under the payloads' prefix: what the grants name. */

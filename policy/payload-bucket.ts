@@ -36,7 +36,8 @@ function list(value: unknown): Record<string, any>[] {
 }
 
 /**
- * The violations of the payload buckets an Outbox declares: public access not blocked (all four settings), no
+ * The violations of the payload buckets an Outbox declares: public access not blocked (each of the four settings
+ * true in every public access block declared on the bucket, and at least one declared), no
  * server-side encryption configuration, no enabled lifecycle rule that expires objects.
  *
  * @param resources - The stack's resources.
@@ -53,8 +54,12 @@ export function payloadBucketViolations(resources: readonly StackResourceView[])
                         (name !== undefined && known(() => r.props.bucket) === name)),
             );
         const what = `outbox payload bucket "${bucket.name}"`;
+        // A bucket holds one public access block: of two declared, whichever is applied last wins, so each must
+        // block all four, not merely one of them each setting.
         const blocks = on(PAYLOAD_BUCKET_TYPES.publicAccessBlock);
-        const open = PUBLIC_ACCESS_SETTINGS.filter((s) => !blocks.some((b) => known(() => b.props[s]) === true));
+        const open = PUBLIC_ACCESS_SETTINGS.filter(
+            (s) => blocks.length === 0 || blocks.some((b) => known(() => b.props[s]) !== true),
+        );
         if (open.length > 0)
             out.push({
                 urn: bucket.urn,

@@ -4,15 +4,8 @@ import { recorded, unwrap } from "../../support/pulumi-mocks";
 import { BuiltOutbox, TYPE, buildOutbox } from "../../support/component-harness";
 
 const KMS_KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
-const TABLE_ACTIONS = [
-    "dynamodb:BatchGetItem",
-    "dynamodb:ConditionCheckItem",
-    "dynamodb:DescribeTable",
-    "dynamodb:GetItem",
-    "dynamodb:PutItem",
-    "dynamodb:Query",
-    "dynamodb:UpdateItem",
-];
+// What both handlers call on the table (relay-policy.test.ts records it): no PutItem, no DescribeTable.
+const TABLE_ACTIONS = ["dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"];
 
 interface Statement {
     Sid: string;
@@ -72,6 +65,7 @@ describe("Outbox IAM", () => {
     it("grants the publisher exactly: its stream, the table and its indexes, the topic, the DLQ, its logs", () => {
         assert.deepEqual(grants(inlineStatements(std, "iam-publisher-role")), {
             ...sharedGrants(arns.publisherLogs),
+            "dynamodb:BatchGetItem": [arns.table, `${arns.table}/index/*`].sort(),
             "dynamodb:DescribeStream": [arns.stream],
             "dynamodb:GetRecords": [arns.stream],
             "dynamodb:GetShardIterator": [arns.stream],

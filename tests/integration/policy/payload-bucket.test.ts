@@ -28,6 +28,33 @@ describe("outbox-payload-bucket", () => {
         assert.deepEqual(await payloadViolations(resources), []);
     });
 
+    // Spelled here, not read from the rule: a rule that forgot one of them must fail this test.
+    for (const setting of ["blockPublicAcls", "blockPublicPolicy", "ignorePublicAcls", "restrictPublicBuckets"]) {
+        it(`flags a bucket whose public access block sets ${setting}: false, naming that setting only`, async () => {
+            assert.deepEqual(
+                await payloadViolations(
+                    change(PAYLOAD_BUCKET_TYPES.publicAccessBlock, (i) => ({ ...i, [setting]: false })),
+                ),
+                [
+                    `outbox-payload-bucket: outbox payload bucket "polpay-payloads" may be public: ${setting} not true in a public access block; it holds whole payloads: block all four (the Outbox component does)`,
+                ],
+            );
+        });
+
+        it(`flags a second public access block on the bucket that sets ${setting}: false (whichever is applied last wins)`, async () => {
+            const block = resources.find((r) => r.type === PAYLOAD_BUCKET_TYPES.publicAccessBlock)!;
+            const second = {
+                ...block,
+                name: "second-public-access",
+                urn: block.urn!.replace(/::[^:]+$/, "::second-public-access"),
+                inputs: { ...block.inputs, [setting]: false },
+            };
+            const v = await payloadViolations([...resources, second]);
+            assert.deepEqual(v.length, 1);
+            assert.match(v[0]!, new RegExp(`may be public: ${setting} not true`));
+        });
+    }
+
     it("flags a bucket whose public access is not fully blocked", async () => {
         const v = await payloadViolations(
             change(PAYLOAD_BUCKET_TYPES.publicAccessBlock, (i) => ({ ...i, restrictPublicBuckets: false })),
