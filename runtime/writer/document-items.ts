@@ -13,26 +13,28 @@ import { OutboxError } from "../errors";
 /** Native attribute values, as `@aws-sdk/lib-dynamodb` takes them (`NumberValue` for numbers past 2^53). */
 export type DocumentAttributes = Record<string, NativeAttributeValue>;
 
-type WithDocument<T, K extends keyof T, D extends keyof T = never> = Omit<T, K | D> & {
-    readonly [P in K]-?: DocumentAttributes;
-} & { readonly [P in D]?: DocumentAttributes };
+/** An SDK action's fields, with native values in place of its AttributeValue maps; all optional, as the libraries type them. */
+type WithDocument<T, K extends keyof T> = { readonly [P in Exclude<keyof T, K>]?: T[P] } & {
+    readonly [P in K]?: DocumentAttributes;
+};
 
 /**
  * One action of a transaction in the DocumentClient's shape: `@aws-sdk/lib-dynamodb`'s `TransactWriteCommand`
- * input item, what ElectroDB's and dynamodb-toolbox's `params()` return for a transaction.
+ * input item, what ElectroDB's and dynamodb-toolbox's `params()` return for a transaction. Its fields are optional
+ * in the type, as those libraries type them; the writer checks them at run time (a `TableName`, and an `Item` on a
+ * Put, a `Key` on the others).
  */
 export interface DocumentTransactWriteItem {
     /** A Put with a native `Item`. @default undefined */
-    readonly Put?: WithDocument<NonNullable<TransactWriteItem["Put"]>, "Item", "ExpressionAttributeValues">;
+    readonly Put?: WithDocument<NonNullable<TransactWriteItem["Put"]>, "Item" | "ExpressionAttributeValues">;
     /** An Update with a native `Key`. @default undefined */
-    readonly Update?: WithDocument<NonNullable<TransactWriteItem["Update"]>, "Key", "ExpressionAttributeValues">;
+    readonly Update?: WithDocument<NonNullable<TransactWriteItem["Update"]>, "Key" | "ExpressionAttributeValues">;
     /** A Delete with a native `Key`. @default undefined */
-    readonly Delete?: WithDocument<NonNullable<TransactWriteItem["Delete"]>, "Key", "ExpressionAttributeValues">;
+    readonly Delete?: WithDocument<NonNullable<TransactWriteItem["Delete"]>, "Key" | "ExpressionAttributeValues">;
     /** A ConditionCheck with a native `Key`. @default undefined */
     readonly ConditionCheck?: WithDocument<
         NonNullable<TransactWriteItem["ConditionCheck"]>,
-        "Key",
-        "ExpressionAttributeValues"
+        "Key" | "ExpressionAttributeValues"
     >;
 }
 
@@ -141,6 +143,12 @@ export function marshallDocumentItems(documentItems: readonly unknown[], offset 
         const kind = kindOf(action, where, "a DocumentClient TransactWriteCommand's TransactItems entry");
         const body = (action as unknown as Record<Kind, Record<string, unknown>>)[kind];
         const out: Record<string, unknown> = { ...body };
+        if (typeof body.TableName !== "string" || body.TableName === "")
+            throw new OutboxError(
+                "INVALID_PAYLOAD",
+                `write: ${where} (${kind}).TableName must name a table, got ${typeName(body.TableName)}`,
+                { context: { where, action: kind, attribute: "TableName", transactionIndex: offset + i } },
+            );
         for (const field of MAPS[kind]) {
             const map = body[field];
             if (map === undefined && field !== REQUIRED[kind]) continue;

@@ -385,7 +385,7 @@ export class OutboxWriter {
         );
         checkSizes(items, prepared, records.map(recordPut), guardPuts);
 
-        return { items, nowMs, prepared, records, guarded, guardPuts, recordPut };
+        return { items, ownItemCount: ownItems.length, nowMs, prepared, records, guarded, guardPuts, recordPut };
     }
 
     /** The transaction's Puts: a record's, if its key is free, and an id guard's, if no live guard holds the id at `nowMs`. */
@@ -426,7 +426,8 @@ export class OutboxWriter {
      * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit (nothing written).
      */
     async prepare(request: WriteRequest): Promise<PreparedWrite> {
-        const { items, nowMs, prepared, records, guarded, guardPuts, recordPut } = this.validated(request);
+        const { items, ownItemCount, nowMs, prepared, records, guarded, guardPuts, recordPut } =
+            this.validated(request);
         // Offloaded payloads first: a failed put leaves nothing in the table, a failed transaction only objects.
         await putPayloads(
             this.rules.claimCheck,
@@ -456,7 +457,16 @@ export class OutboxWriter {
                 ...(request.clientRequestToken !== undefined ? { ClientRequestToken: request.clientRequestToken } : {}),
             },
             allocationCapacity: consumed,
-            describe: (index) => describeFailedAction(index, items, prepared, guarded),
+            describe: (index) => {
+                const failed = describeFailedAction(index, items, prepared, guarded);
+                // A documentItems action is named by its own field and index, not its place among all the items.
+                return failed.kind === "item" && index >= ownItemCount && index < items.length
+                    ? {
+                          ...failed,
+                          text: failed.text.replace(`items[${index}]`, `documentItems[${index - ownItemCount}]`),
+                      }
+                    : failed;
+            },
         };
     }
 
@@ -571,6 +581,8 @@ interface KeyedStamp {
 /** A request checked and built, before any I/O: what {@link OutboxWriter.prepare} goes on from. */
 interface ValidatedWrite {
     readonly items: readonly TransactWriteItem[];
+    /** How many of `items` are the caller's `items`; the rest are its marshalled `documentItems`. */
+    readonly ownItemCount: number;
     readonly nowMs: number;
     readonly prepared: readonly PreparedMessage[];
     /** Each message's record, in request order; a keyed message's until its seq is allocated. */

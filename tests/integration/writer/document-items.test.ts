@@ -194,7 +194,7 @@ describe("the writer's documentItems and items shapes (DynamoDB Local)", functio
         const prepared = await w.writer.prepare({ messages: [message()] });
         const doc = DynamoDBDocumentClient.from(w.client);
         const entries = documentTransactItems(prepared.input.TransactItems ?? []);
-        const seq = entries[0]!.Put!.Item[ATTR.seq] as NumberValue;
+        const seq = entries[0]!.Put!.Item![ATTR.seq] as NumberValue;
         assert.ok(seq instanceof NumberValue, "a number is wrapped, not a JS number");
         assert.ok(BigInt(seq.toString()) > 2n ** 53n, "a keyless record's seq is above 2^53");
         await doc.send(new TransactWriteCommand({ TransactItems: entries as never }));
