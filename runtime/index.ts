@@ -50,6 +50,7 @@ export * from "./writer/redrive";
 // Native items, both ways (issue 34): the DocumentClient's shape beside the SDK's AttributeValue maps.
 export {
     documentTransactItems,
+    type DocumentAction,
     type DocumentAttributes,
     type DocumentTransactWriteItem,
 } from "./writer/document-items";

@@ -13,8 +13,11 @@ import { OutboxError } from "../errors";
 /** Native attribute values, as `@aws-sdk/lib-dynamodb` takes them (`NumberValue` for numbers past 2^53). */
 export type DocumentAttributes = Record<string, NativeAttributeValue>;
 
-/** An SDK action's fields, with native values in place of its AttributeValue maps; all optional, as the libraries type them. */
-type WithDocument<T, K extends keyof T> = { readonly [P in Exclude<keyof T, K>]?: T[P] } & {
+/**
+ * An SDK action's fields (`T`, e.g. `Put`), with native values in place of its AttributeValue maps (`K`); all
+ * optional, as the libraries type them.
+ */
+export type DocumentAction<T, K extends keyof T> = { readonly [P in Exclude<keyof T, K>]?: T[P] } & {
     readonly [P in K]?: DocumentAttributes;
 };
 
@@ -26,13 +29,13 @@ type WithDocument<T, K extends keyof T> = { readonly [P in Exclude<keyof T, K>]?
  */
 export interface DocumentTransactWriteItem {
     /** A Put with a native `Item`. @default undefined */
-    readonly Put?: WithDocument<NonNullable<TransactWriteItem["Put"]>, "Item" | "ExpressionAttributeValues">;
+    readonly Put?: DocumentAction<NonNullable<TransactWriteItem["Put"]>, "Item" | "ExpressionAttributeValues">;
     /** An Update with a native `Key`. @default undefined */
-    readonly Update?: WithDocument<NonNullable<TransactWriteItem["Update"]>, "Key" | "ExpressionAttributeValues">;
+    readonly Update?: DocumentAction<NonNullable<TransactWriteItem["Update"]>, "Key" | "ExpressionAttributeValues">;
     /** A Delete with a native `Key`. @default undefined */
-    readonly Delete?: WithDocument<NonNullable<TransactWriteItem["Delete"]>, "Key" | "ExpressionAttributeValues">;
+    readonly Delete?: DocumentAction<NonNullable<TransactWriteItem["Delete"]>, "Key" | "ExpressionAttributeValues">;
     /** A ConditionCheck with a native `Key`. @default undefined */
-    readonly ConditionCheck?: WithDocument<
+    readonly ConditionCheck?: DocumentAction<
         NonNullable<TransactWriteItem["ConditionCheck"]>,
         "Key" | "ExpressionAttributeValues"
     >;

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { CreateTableCommand, GetItemCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient, NumberValue, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
+import { DynamoDBDocumentClient, GetCommand, NumberValue, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import fc from "fast-check";
 import { isOutboxError, type OutboxError } from "../../../runtime/errors";
@@ -207,5 +207,23 @@ describe("the writer's documentItems and items shapes (DynamoDB Local)", functio
             }),
         );
         assert.deepEqual(row.Item, sent, "the row is what the writer prepared, byte for byte");
+    });
+
+    it("a DocumentClient reader of a keyless record gets seq as a BigInt, which JSON.stringify refuses; wrapNumbers gives a NumberValue with every digit (docs/gobridge.md)", async function () {
+        const prepared = await w.writer.prepare({ messages: [message()] });
+        await w.writer.commit(prepared);
+        const sent = prepared.input.TransactItems![0]!.Put!.Item!;
+        const Key = { [ATTR.pk]: sent[ATTR.pk]!.S, [ATTR.sk]: sent[ATTR.sk]!.S };
+        const plain = await DynamoDBDocumentClient.from(w.client).send(new GetCommand({ TableName: w.table, Key }));
+        assert.equal(typeof plain.Item?.[ATTR.seq], "bigint");
+        assert.equal(String(plain.Item?.[ATTR.seq]), sent[ATTR.seq]!.N);
+        assert.throws(() => JSON.stringify(plain.Item), /BigInt/);
+        const wrapped = await DynamoDBDocumentClient.from(w.client, {
+            unmarshallOptions: { wrapNumbers: true },
+        }).send(new GetCommand({ TableName: w.table, Key }));
+        const seq = wrapped.Item?.[ATTR.seq] as NumberValue;
+        assert.ok(seq instanceof NumberValue);
+        assert.equal(seq.toString(), sent[ATTR.seq]!.N);
+        assert.equal(JSON.parse(JSON.stringify(wrapped.Item))[ATTR.seq].value, sent[ATTR.seq]!.N);
     });
 });
