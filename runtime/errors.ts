@@ -16,7 +16,10 @@ export const OUTBOX_ERROR_CODES = {
     DUPLICATE_RECORD: "DUPLICATE_RECORD",
     /** A bounded wait ran out (e.g. RecordIDIndex lag). Transient. */
     TIMEOUT: "TIMEOUT",
-    /** The service or a dependency is unavailable, or the error is unknown. Transient. */
+    /**
+     * The service or a dependency is unavailable, or the error is unknown. Transient, except an AWS error the store
+     * does not recognize and AWS does not document as retryable: that one says `transient: false` and names itself.
+     */
     UNAVAILABLE: "UNAVAILABLE",
     /** Throttled by the service. Transient. */
     THROTTLED: "THROTTLED",

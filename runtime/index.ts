@@ -47,6 +47,13 @@ export * from "./relay/publisher";
 export * from "./relay/sweeper";
 export { SWEEPER_CLOCK_TOLERANCE_MS } from "./relay/server-clock";
 export * from "./writer/redrive";
+// Native items, both ways (issue 34): the DocumentClient's shape beside the SDK's AttributeValue maps.
+export {
+    documentTransactItems,
+    type DocumentAction,
+    type DocumentAttributes,
+    type DocumentTransactWriteItem,
+} from "./writer/document-items";
 export * from "./inbox/sqs-event";
 export * from "./inbox/marker";
 export * from "./inbox/inbox";

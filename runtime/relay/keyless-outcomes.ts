@@ -84,6 +84,8 @@ async function readEntry(
         ctx.logger.error("publisher: a step after publishing failed", {
             recordId: candidate.record.recordId,
             code: errorCodeOf(err),
+            // An AWS error the store does not recognize names itself here (issue 34): the code alone says UNAVAILABLE.
+            error: err instanceof Error ? err.message : String(err),
         });
         return failedAt ?? candidate.sequenceNumber;
     }

@@ -12,6 +12,9 @@ interface SdkErrorShape {
     readonly message?: string;
     readonly code?: string;
     readonly CancellationReasons?: readonly { readonly Code?: string; readonly Message?: string }[];
+    readonly $fault?: string;
+    readonly $retryable?: unknown;
+    readonly $metadata?: { readonly httpStatusCode?: number };
 }
 
 function shape(err: unknown): SdkErrorShape {
@@ -164,31 +167,114 @@ const TEXT_RULES: readonly (readonly [readonly string[], OutboxErrorCode])[] = [
 ];
 
 /**
+ * The error names and HTTP statuses the AWS SDK for JavaScript v3 retries, in one place. Source: its retry
+ * classification, `@smithy/service-error-classification` (since Smithy 3.x a submodule of `@smithy/core`:
+ * `node_modules/@smithy/core/dist-es/submodules/retry/service-error-classification/constants.js`, 3.41.1 as
+ * installed): `THROTTLING_ERROR_CODES`, `TRANSIENT_ERROR_CODES`, `TRANSIENT_ERROR_STATUS_CODES`,
+ * `NODEJS_TIMEOUT_ERROR_CODES` and `NODEJS_NETWORK_ERROR_CODES`, copied, not imported, because the runtime does
+ * not depend on a Smithy internal.
+ */
+export const AWS_RETRYABLE_ERRORS = {
+    /** `THROTTLING_ERROR_CODES`: the service asks the caller to slow down. */
+    throttlingNames: [
+        "BandwidthLimitExceeded",
+        "EC2ThrottledException",
+        "LimitExceededException",
+        "PriorRequestNotComplete",
+        "ProvisionedThroughputExceededException",
+        "RequestLimitExceeded",
+        "RequestThrottled",
+        "RequestThrottledException",
+        "SlowDown",
+        "ThrottledException",
+        "Throttling",
+        "ThrottlingException",
+        "TooManyRequestsException",
+        "TransactionInProgressException",
+    ],
+    /** `TRANSIENT_ERROR_CODES`: timeouts. */
+    transientNames: ["TimeoutError", "RequestTimeout", "RequestTimeoutException"],
+    /** `NODEJS_TIMEOUT_ERROR_CODES` and `NODEJS_NETWORK_ERROR_CODES`: Node's `code` on a socket error. */
+    nodeCodes: [
+        "ECONNRESET",
+        "ECONNREFUSED",
+        "EPIPE",
+        "ETIMEDOUT",
+        "EHOSTUNREACH",
+        "ENETUNREACH",
+        "ENOTFOUND",
+        "EAI_AGAIN",
+    ],
+    /** `TRANSIENT_ERROR_STATUS_CODES`, plus 429 (`isThrottlingError`). */
+    httpStatuses: [429, 500, 502, 503, 504],
+} as const;
+
+const RETRYABLE_NAMES: ReadonlySet<string> = new Set<string>([
+    ...AWS_RETRYABLE_ERRORS.throttlingNames,
+    ...AWS_RETRYABLE_ERRORS.transientNames,
+]);
+const RETRYABLE_NODE_CODES: ReadonlySet<string> = new Set<string>(AWS_RETRYABLE_ERRORS.nodeCodes);
+const RETRYABLE_STATUSES: ReadonlySet<number> = new Set<number>(AWS_RETRYABLE_ERRORS.httpStatuses);
+
+/**
+ * Whether AWS documents `err` as retryable, as the SDK's retry strategy decides it: a name or Node code of
+ * {@link AWS_RETRYABLE_ERRORS}, the `$retryable` trait of the service model, `$fault: "server"` (the model says
+ * the fault is AWS's, not the request's), or an HTTP status of 5xx or 429 in `$metadata`.
+ *
+ * @param err - The error the SDK threw.
+ */
+export function isRetryableAwsError(err: unknown): boolean {
+    const e = shape(err);
+    if (RETRYABLE_NAMES.has(awsErrorName(err))) return true;
+    if (typeof e.code === "string" && RETRYABLE_NODE_CODES.has(e.code)) return true;
+    if (e.$retryable !== undefined || e.$fault === "server") return true;
+    const status = e.$metadata?.httpStatusCode;
+    return typeof status === "number" && (RETRYABLE_STATUSES.has(status) || (status >= 500 && status <= 599));
+}
+
+/** A classification, and whether a rule recognized the error (else the code is the default's). */
+function classify(err: unknown): { readonly code: OutboxErrorCode; readonly recognized: boolean } {
+    for (const code of cancellationCodes(err)) {
+        const mapped = codeForCancellationReason(code);
+        if (mapped !== undefined) return { code: mapped, recognized: true };
+    }
+    // Before the name rule, which makes every ValidationException permanent (§6.3): this one fixes itself.
+    if (isBackfillingIndexRead(err)) return { code: "UNAVAILABLE", recognized: true };
+    const byName = codeForErrorName(awsErrorName(err));
+    if (byName !== undefined) return { code: byName, recognized: true };
+    const text = `${awsErrorName(err)} ${shape(err).message ?? String(err)}`.toLowerCase();
+    for (const [needles, code] of TEXT_RULES) {
+        if (needles.some((needle) => text.includes(needle))) return { code, recognized: true };
+    }
+    return { code: "UNAVAILABLE", recognized: false };
+}
+
+/**
  * Classify an SDK error into an error code, in the reference's order: cancellation reason codes first, then the
  * error name, then a case-insensitive match on the error text, else `UNAVAILABLE`. One rule of this port comes
- * before the name: a read of a backfilling index is `UNAVAILABLE` (see `isBackfillingIndexRead`).
+ * before the name: a read of a backfilling index is `UNAVAILABLE` (see `isBackfillingIndexRead`). The default
+ * keeps GoBridge's code, but {@link wrapAwsError} marks it transient only when {@link isRetryableAwsError} says so.
  *
  * @param err - The error the SDK threw.
  */
 export function classifyAwsError(err: unknown): OutboxErrorCode {
-    for (const code of cancellationCodes(err)) {
-        const mapped = codeForCancellationReason(code);
-        if (mapped !== undefined) return mapped;
-    }
-    // Before the name rule, which makes every ValidationException permanent (§6.3): this one fixes itself.
-    if (isBackfillingIndexRead(err)) return "UNAVAILABLE";
-    const byName = codeForErrorName(awsErrorName(err));
-    if (byName !== undefined) return byName;
-    const text = `${awsErrorName(err)} ${shape(err).message ?? String(err)}`.toLowerCase();
-    for (const [needles, code] of TEXT_RULES) {
-        if (needles.some((needle) => text.includes(needle))) return code;
-    }
-    return "UNAVAILABLE";
+    return classify(err).code;
+}
+
+/**
+ * Whether {@link classifyAwsError} recognized `err` by one of its rules (a cancellation reason, a name, a text),
+ * rather than falling to its `UNAVAILABLE` default.
+ *
+ * @param err - The error the SDK threw.
+ */
+export function isRecognizedAwsError(err: unknown): boolean {
+    return classify(err).recognized;
 }
 
 /**
  * Wrap an SDK error as an {@link OutboxError} with the call-site message, the classified code and the SDK error
- * as `cause`. An abort (the caller's AbortSignal) is returned unchanged, and so is an {@link OutboxError}.
+ * as `cause`. An error no rule recognizes keeps the `UNAVAILABLE` code but names itself (`awsError` in the
+ * context, and the message) and is transient only when {@link isRetryableAwsError}. An abort (the caller's AbortSignal) is returned unchanged, and so is an {@link OutboxError}.
  *
  * @param err - The error the SDK threw.
  * @param message - What the store was doing, e.g. `outbox claim query failed`.
@@ -196,10 +282,17 @@ export function classifyAwsError(err: unknown): OutboxErrorCode {
  */
 export function wrapAwsError(err: unknown, message: string, context: OutboxErrorContext = {}): unknown {
     if (err instanceof OutboxError || isAbort(err)) return err;
-    const code = classifyAwsError(err);
+    const { code, recognized } = classify(err);
     const reason = cancellationCodes(err).find((c) => !isBenignCancellationCode(c));
-    return new OutboxError(code, message, {
-        cause: err,
-        context: reason === undefined ? context : { ...context, cancellationReason: reason },
-    });
+    const located = reason === undefined ? context : { ...context, cancellationReason: reason };
+    if (recognized) return new OutboxError(code, message, { cause: err, context: located });
+    // GoBridge's default calls every unknown error transient (§6.3), so a retry-on-transient loop spins forever
+    // on bad input: here it is transient only when the SDK itself would retry it.
+    const name = awsErrorName(err) || (err instanceof Error ? err.constructor.name : typeof err);
+    const retryable = isRetryableAwsError(err);
+    return new OutboxError(
+        code,
+        `${message} (an AWS error this store does not recognize: ${name}; ${retryable ? "the AWS SDK retries it, so it is transient" : "not one AWS documents as retryable, so retrying the same call will not help"})`,
+        { cause: err, transient: retryable, context: { ...located, awsError: name, unrecognized: true } },
+    );
 }

@@ -10,7 +10,7 @@
 import { OutboxError } from "../errors";
 import type { OutboxRecord } from "../record/codec";
 import { STATUS } from "../schema";
-import { cancellationCodes, isBenignCancellationCode, wrapAwsError } from "./aws-errors";
+import { cancellationCodes, classifyAwsError, isAbort, isBenignCancellationCode, wrapAwsError } from "./aws-errors";
 import { STORE_METRICS, STORE_WARNINGS } from "./observability";
 import type { StoreContext } from "./options";
 import type { FencingToken } from "./transitions";
@@ -39,15 +39,13 @@ export function fencedCancellationError(
 ): unknown {
     const codes = cancellationCodes(err);
     if (codes.length === 0) {
-        const wrapped = wrapAwsError(err, `outbox ${verb} transaction canceled with no reasons`, context);
-        if (wrapped instanceof OutboxError && !wrapped.transient) {
-            return new OutboxError(wrapped.code, wrapped.message, {
-                transient: true,
-                cause: err,
-                context: wrapped.context,
-            });
-        }
-        return wrapped;
+        if (err instanceof OutboxError || isAbort(err)) return err;
+        // DynamoDB said nothing about why: the fence is re-read on the next try, so it is retried (never skipped).
+        return new OutboxError(classifyAwsError(err), `outbox ${verb} transaction canceled with no reasons`, {
+            transient: true,
+            cause: err,
+            context,
+        });
     }
     if (codes[0] === "ConditionalCheckFailed") {
         return new OutboxError("STALE_FENCING_TOKEN", `${verb} aborted: partition fence advanced past token version`, {

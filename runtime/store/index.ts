@@ -46,7 +46,10 @@ export {
     type SeqAllocationUpdates,
 } from "./transitions";
 export {
+    AWS_RETRYABLE_ERRORS,
     classifyAwsError,
+    isRecognizedAwsError,
+    isRetryableAwsError,
     wrapAwsError,
     cancellationCodes,
     isConditionalCheckFailed,

@@ -23,6 +23,7 @@ import { allocateSeqRange } from "../store/seq-allocation";
 import { checkWriterClock } from "../store/writer-clock";
 import { integerIn } from "../integer-setting";
 import { describeValue } from "../record/transact-items";
+import { checkAttributeValueItems, marshallDocumentItems, type DocumentTransactWriteItem } from "./document-items";
 import { HANDLER_LIMITS, WRITER_LIMITS } from "../limits";
 import { createIdGenerator, type IdGenerator } from "../ids";
 import { MAX_SORT_KEY_BYTES, utf8Length } from "../record/item-size";
@@ -62,6 +63,15 @@ export interface WriteRequest {
      * @default []
      */
     readonly items?: readonly TransactWriteItem[];
+    /**
+     * Your own actions in the DocumentClient's shape: native values, as `@aws-sdk/lib-dynamodb`'s
+     * `TransactWriteCommand` takes them, and as ElectroDB's and dynamodb-toolbox's `params()` return them. They are
+     * marshalled exactly as that command marshalls by default (`@aws-sdk/util-dynamodb`), up front, and go after
+     * `items`, before the messages. A separate field, because an AttributeValue map cannot be told apart from a
+     * native one safely: a native attribute `{ S: "x" }` is a valid map.
+     * @default []
+     */
+    readonly documentItems?: readonly DocumentTransactWriteItem[];
     /**
      * Makes the transaction idempotent for 10 minutes: a retry with the same token and the same request is not
      * applied twice. Pass explicit message `id`s with it, so the retried request is identical.
@@ -328,11 +338,21 @@ export class OutboxWriter {
 
     /** Everything {@link OutboxWriter.prepare} checks and builds before its first I/O. */
     private validated(request: WriteRequest): ValidatedWrite {
-        const items = request?.items ?? [];
+        const ownItems = request?.items ?? [];
+        const documentItems = request?.documentItems ?? [];
         const messages = request?.messages;
         if (!Array.isArray(messages)) throw invalid(`write: messages must be an array, got ${describeValue(messages)}`);
-        if (!Array.isArray(items))
-            throw invalid(`write: items must be an array of TransactWriteItem, got ${describeValue(items)}`);
+        if (!Array.isArray(ownItems))
+            throw invalid(`write: items must be an array of TransactWriteItem, got ${describeValue(ownItems)}`);
+        if (!Array.isArray(documentItems))
+            throw invalid(
+                `write: documentItems must be an array of DocumentClient TransactItems entries, got ${describeValue(documentItems)}`,
+            );
+        checkAttributeValueItems(ownItems);
+        const items: readonly TransactWriteItem[] =
+            documentItems.length === 0
+                ? ownItems
+                : [...ownItems, ...marshallDocumentItems(documentItems, ownItems.length)];
         const guards = messages.filter((m: unknown) =>
             needsIdGuard((m as { id?: unknown } | null)?.id, this.rules),
         ).length;
@@ -365,7 +385,7 @@ export class OutboxWriter {
         );
         checkSizes(items, prepared, records.map(recordPut), guardPuts);
 
-        return { items, nowMs, prepared, records, guarded, guardPuts, recordPut };
+        return { items, ownItemCount: ownItems.length, nowMs, prepared, records, guarded, guardPuts, recordPut };
     }
 
     /** The transaction's Puts: a record's, if its key is free, and an id guard's, if no live guard holds the id at `nowMs`. */
@@ -406,7 +426,8 @@ export class OutboxWriter {
      * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit (nothing written).
      */
     async prepare(request: WriteRequest): Promise<PreparedWrite> {
-        const { items, nowMs, prepared, records, guarded, guardPuts, recordPut } = this.validated(request);
+        const { items, ownItemCount, nowMs, prepared, records, guarded, guardPuts, recordPut } =
+            this.validated(request);
         // Offloaded payloads first: a failed put leaves nothing in the table, a failed transaction only objects.
         await putPayloads(
             this.rules.claimCheck,
@@ -436,7 +457,16 @@ export class OutboxWriter {
                 ...(request.clientRequestToken !== undefined ? { ClientRequestToken: request.clientRequestToken } : {}),
             },
             allocationCapacity: consumed,
-            describe: (index) => describeFailedAction(index, items, prepared, guarded),
+            describe: (index) => {
+                const failed = describeFailedAction(index, items, prepared, guarded);
+                // A documentItems action is named by its own field and index, not its place among all the items.
+                return failed.kind === "item" && index >= ownItemCount && index < items.length
+                    ? {
+                          ...failed,
+                          text: failed.text.replace(`items[${index}]`, `documentItems[${index - ownItemCount}]`),
+                      }
+                    : failed;
+            },
         };
     }
 
@@ -551,6 +581,8 @@ interface KeyedStamp {
 /** A request checked and built, before any I/O: what {@link OutboxWriter.prepare} goes on from. */
 interface ValidatedWrite {
     readonly items: readonly TransactWriteItem[];
+    /** How many of `items` are the caller's `items`; the rest are its marshalled `documentItems`. */
+    readonly ownItemCount: number;
     readonly nowMs: number;
     readonly prepared: readonly PreparedMessage[];
     /** Each message's record, in request order; a keyed message's until its seq is allocated. */

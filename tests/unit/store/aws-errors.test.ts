@@ -8,8 +8,15 @@ import {
     ResourceNotFoundException,
 } from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
+import fc from "fast-check";
 import { OutboxError } from "../../../runtime/errors";
-import { classifyAwsError, wrapAwsError } from "../../../runtime/store";
+import {
+    AWS_RETRYABLE_ERRORS,
+    classifyAwsError,
+    isRecognizedAwsError,
+    isRetryableAwsError,
+    wrapAwsError,
+} from "../../../runtime/store";
 import { cancelled } from "../../support/store/fake-client";
 
 const named = (name: string, message = "boom") => Object.assign(new Error(message), { name });
@@ -103,5 +110,83 @@ describe("AWS error mapping (§6.3)", () => {
         assert.equal(wrapAwsError(abort, "m"), abort);
         const mine = new OutboxError("STALE_FENCING_TOKEN", "x");
         assert.equal(wrapAwsError(mine, "m"), mine);
+    });
+
+    describe("an AWS error the store does not recognize (issue 34)", () => {
+        it("names itself in the message and context and is not transient: bad input does not spin a retry-on-transient loop", () => {
+            // What the SDK's serializer throws on a DocumentClient-shaped item sent as AttributeValues.
+            const serializer = new TypeError("Cannot read properties of undefined (reading '0')");
+            const odd = named("SerializationException", "Start of structure or map found where not expected");
+            for (const [err, name] of [
+                [odd, "SerializationException"],
+                [serializer, "TypeError"],
+                [new Error("something odd"), "Error"],
+            ] as const) {
+                assert.equal(isRecognizedAwsError(err), false);
+                const wrapped = wrapAwsError(err, "outbox write failed", { table: "T" }) as OutboxError;
+                assert.deepEqual(
+                    [wrapped.code, wrapped.transient, wrapped.context.awsError, wrapped.context.unrecognized],
+                    ["UNAVAILABLE", false, name, true],
+                );
+                assert.match(
+                    wrapped.message,
+                    new RegExp(
+                        `^outbox write failed \\(an AWS error this store does not recognize: ${name}; not one AWS documents as retryable`,
+                    ),
+                );
+                assert.equal(wrapped.context.table, "T");
+            }
+        });
+
+        it("is transient when the SDK would retry it: a listed name, a Node socket code, $retryable, $fault server, a 5xx or 429 status", () => {
+            const cases: unknown[] = [
+                named("TooManyRequestsException"),
+                named("TransactionInProgressException"),
+                named("RequestTimeoutException"),
+                Object.assign(new Error("socket hang up"), { code: "EPIPE" }),
+                Object.assign(named("Weird"), { $retryable: {} }),
+                Object.assign(named("Weird"), { $fault: "server" }),
+                Object.assign(named("Weird"), { $metadata: { httpStatusCode: 502 } }),
+                Object.assign(named("Weird"), { $metadata: { httpStatusCode: 429 } }),
+            ];
+            for (const err of cases) {
+                const wrapped = wrapAwsError(err, "m") as OutboxError;
+                assert.equal(wrapped.transient, true, String(err));
+            }
+            // A client fault with a 400 is not.
+            const client = Object.assign(named("Weird"), { $fault: "client", $metadata: { httpStatusCode: 400 } });
+            assert.equal((wrapAwsError(client, "m") as OutboxError).transient, false);
+        });
+
+        it("property: a name in the retryable list is transient; an unknown name with no server fault is not", () => {
+            const listed = [...AWS_RETRYABLE_ERRORS.throttlingNames, ...AWS_RETRYABLE_ERRORS.transientNames].filter(
+                (n) => n !== "TimeoutError", // an abort's name: returned unchanged, never wrapped
+            );
+            fc.assert(
+                fc.property(fc.constantFrom(...listed), fc.string(), (name, message) => {
+                    assert.equal(isRetryableAwsError(named(name, message)), true);
+                    assert.equal((wrapAwsError(named(name, message), "m") as OutboxError).transient, true);
+                }),
+            );
+            const unknownName = fc
+                .string({ minLength: 1, maxLength: 30 })
+                .map((s) => `Odd${s.replace(/[^A-Za-z]/g, "")}Exception`)
+                .filter((n) => !isRecognizedAwsError(named(n, "")) && !isRetryableAwsError(named(n, "")));
+            fc.assert(
+                fc.property(
+                    unknownName,
+                    fc.constantFrom(undefined, 200, 400, 403, 404, 413),
+                    fc.constantFrom(undefined, "client"),
+                    (name, status, fault) => {
+                        const err = Object.assign(named(name, "no rule matches this text"), {
+                            ...(status === undefined ? {} : { $metadata: { httpStatusCode: status } }),
+                            ...(fault === undefined ? {} : { $fault: fault }),
+                        });
+                        const wrapped = wrapAwsError(err, "m") as OutboxError;
+                        assert.deepEqual([wrapped.transient, wrapped.context.awsError], [false, name]);
+                    },
+                ),
+            );
+        });
     });
 });
