@@ -35,6 +35,7 @@ import { declareRolePolicy, type RoleOrName } from "./role-policy";
 export type { OutboxConsumerArgs } from "./consumer-args";
 export { OutboxConsumerDestinationKind } from "./consumer-args";
 export { OUTBOX_CONSUMER_TYPE } from "./consumer-naming";
+export type { RoleOrName } from "./role-policy";
 
 /** The service principals a queue policy lets send: SNS for a topic's subscription, EventBridge for a rule's target. */
 const SENDERS = { sns: "sns.amazonaws.com", eventbridge: "events.amazonaws.com" } as const;
@@ -76,7 +77,7 @@ function functionArnParts(arn: string): { partition: string; region: string; acc
  * @param functionArn - The consumer's function's ARN.
  * @param tableName - The table's name.
  */
-export function inboxTableArnOf(functionArn: string, tableName: string): string {
+function inboxTableArnOf(functionArn: string, tableName: string): string {
     const { partition, region, account } = functionArnParts(functionArn);
     return `arn:${partition}:dynamodb:${region}:${account}:table/${tableName}`;
 }
@@ -86,9 +87,7 @@ export function inboxTableArnOf(functionArn: string, tableName: string): string 
  * package is installed at `node_modules/<name>` and the publisher's archive lists the relay's files one by one:
  * those are not the inbox's, so the consumer's archive takes the package whole instead (without its dependencies).
  */
-export function consumerCodePathOptions(
-    base: HandlerCodePathOptions = handlerCodePathOptions(),
-): HandlerCodePathOptions {
+function consumerCodePathOptions(base: HandlerCodePathOptions = handlerCodePathOptions()): HandlerCodePathOptions {
     const manifest = base.extraIncludePaths.find((p) => p.endsWith("/package.json"));
     if (manifest === undefined) return base;
     const self = manifest.slice(0, -"/package.json".length).replace(/^node_modules\//, "");
