@@ -11,6 +11,7 @@ import { COMPONENT_PEERS, assertPeers } from "./peers";
 assertPeers("dynamodb-outbox", COMPONENT_PEERS);
 
 export * from "./outbox";
+export * from "./consumer";
 export * from "./defaults";
 export * from "./arg-problem";
 export * from "./validation";

@@ -51,6 +51,33 @@ describe("docs/consumers.md's examples", function () {
     this.timeout(120_000);
 
     describe("the stacks, under Pulumi's mocks", () => {
+        it("OutboxConsumer: the outbox's topic, a consumer queue subscribed to it with raw delivery, the mapping and the grant", async () => {
+            const { exported, mine } = await stack("## In one declaration: `OutboxConsumer`");
+            const topic = mine.find((r) => r.type === "aws:sns/topic:Topic" && r.name === "orders-topic");
+            assert.ok(topic, "the outbox created its topic");
+            const queue = mine.find((r) => r.type === "aws:sqs/queue:Queue" && r.name === "billing-queue");
+            assert.equal(queue?.inputs.visibilityTimeoutSeconds, 360);
+            assert.equal(JSON.parse(queue?.inputs.redrivePolicy as string).maxReceiveCount, 5);
+            const subscription = mine.find((r) => r.type === "aws:sns/topicSubscription:TopicSubscription");
+            assert.deepEqual(
+                [subscription?.inputs.topic, subscription?.inputs.endpoint, subscription?.inputs.rawMessageDelivery],
+                [topic.computed?.arn, queue?.computed?.arn, true],
+            );
+            const mapping = mine.find(
+                (r) => r.type === "aws:lambda/eventSourceMapping:EventSourceMapping" && r.name === "billing-mapping",
+            );
+            assert.deepEqual(mapping?.inputs.functionResponseTypes, ["ReportBatchItemFailures"]);
+            assert.ok(
+                mine.some((r) => r.type === "aws:iam/rolePolicy:RolePolicy" && r.name === "billing-consume-policy"),
+            );
+            assert.equal(
+                mine.filter((r) => r.type === "aws:cloudwatch/metricAlarm:MetricAlarm" && r.name.startsWith("billing-"))
+                    .length,
+                3,
+            );
+            assert.equal(await unwrap(exported.queueUrl as pulumi.Output<string>), queue?.computed?.url);
+        });
+
         it("from an SNS topic: the outbox's topic, a raw-delivery subscription of the queue, and a policy letting the topic send", async () => {
             const { exported, mine } = await stack("## From an SNS topic");
             const topic = mine.find((r) => r.type === "aws:sns/topic:Topic" && r.name === "orders-topic");

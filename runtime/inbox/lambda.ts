@@ -1,0 +1,55 @@
+/**
+ * The Lambda entry point the `OutboxConsumer` component ships around a user's `consume` callback: the component's
+ * `CallbackFunction` serializes `() => inboxLambda(consume)` by value, and Lambda runs it once per cold start. It
+ * reads the two variables of {@link INBOX_ENV}, builds the DynamoDB client once (region, credentials and
+ * `AWS_ENDPOINT_URL_DYNAMODB` from the Lambda environment, the usual SDK way), and returns
+ * {@link createInboxHandler}'s handler. It uses the inbox only through its public options.
+ *
+ * @packageDocumentation
+ */
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { OutboxError } from "../errors";
+import { createInboxHandler, type InboxConsumer, type InboxHandler } from "./handler";
+import { Inbox } from "./inbox";
+
+/** The environment contract between the `OutboxConsumer` component (writer) and {@link inboxLambda} (reader). */
+export const INBOX_ENV = {
+    /** The table the inbox markers go in. Required. */
+    tableName: "OUTBOX_INBOX_TABLE_NAME",
+    /** The consumer's name (`Inbox`'s `consumer`: part of every marker's key). Required. */
+    consumer: "OUTBOX_INBOX_CONSUMER",
+} as const;
+
+/** One required variable of {@link INBOX_ENV}, or the cold start's error naming it. */
+function required(env: Readonly<Record<string, string | undefined>>, name: string): string {
+    const value = env[name];
+    if (value === undefined || value === "") {
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `the consumer function's environment has no ${name}; it is set by the OutboxConsumer component: deploy the function through it, or set ${name} yourself`,
+            { context: { variable: name } },
+        );
+    }
+    return value;
+}
+
+/**
+ * The inbox handler of an `OutboxConsumer`'s function: `consume` behind {@link createInboxHandler}, on the inbox
+ * the environment names ({@link INBOX_ENV}).
+ *
+ * @param consume - The user's consumer: it returns the writes that apply a message's effect.
+ * @param env - The variables to read. @default process.env
+ * @throws OutboxError `INVALID_CONFIG` at cold start when a variable of {@link INBOX_ENV} is missing, or the
+ *   consumer's name is refused by `Inbox`.
+ */
+export function inboxLambda(
+    consume: InboxConsumer,
+    env: Readonly<Record<string, string | undefined>> = process.env,
+): InboxHandler {
+    const inbox = new Inbox({
+        client: new DynamoDBClient({}),
+        consumer: required(env, INBOX_ENV.consumer),
+        tableName: required(env, INBOX_ENV.tableName),
+    });
+    return createInboxHandler({ inbox, consume });
+}

@@ -1,0 +1,143 @@
+/**
+ * The `OutboxConsumer`'s function exactly as Pulumi serializes it (issue 39): the `CallbackFunction` archive the
+ * component declares under the mocks, its `__index.js` loaded as Lambda loads it, with the environment the component
+ * set (the SDK's own variables pointing its DynamoDB client at DynamoDB Local). On local SNS/SQS (fauxqs), with the
+ * subscription the component declared (raw delivery), the real publisher publishes two records from the outbox
+ * table's stream; the serialized consumer applies them, and a redelivery of the same messages (the first invocation's
+ * answer lost, so SQS hands them out again) changes nothing. Lambda's poller itself is `tests/support/sqs-lambda.ts`
+ * (no emulator runs it).
+ */
+import * as assert from "node:assert/strict";
+import { GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { OutboxConsumer, type OutboxConsumerArgs } from "../../../components/consumer";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
+import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
+import type { InboxHandler } from "../../../runtime/inbox/handler";
+import { INBOX_ENV } from "../../../runtime/inbox/lambda";
+import { waitForRPCs } from "../../support/component-harness";
+import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
+import { preserveEnvironment } from "../../support/local-environment";
+import { recordedNamed } from "../../support/pulumi-mocks";
+import { createHarness, type Harness } from "../../support/runtime/harness";
+import { createConsumerTable } from "../../support/runtime/table";
+import { entryText, loadSerialized } from "../../support/serialized";
+import { receiveEvent, settle } from "../../support/sqs-lambda";
+
+const LAMBDA_ENVIRONMENT = [
+    INBOX_ENV.tableName,
+    INBOX_ENV.consumer,
+    "AWS_REGION",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_ENDPOINT_URL_DYNAMODB",
+    "AWS_LAMBDA_LOG_LEVEL",
+];
+
+/** The user's consumer: one counter per event, in the inbox's own table (the one the function's environment names). */
+const consume: OutboxConsumerArgs["consume"] = (message) => [
+    {
+        Update: {
+            TableName: process.env.OUTBOX_INBOX_TABLE_NAME!,
+            Key: { PK: { S: `EFFECT#${message.outboxId}` }, SK: { S: "META" } },
+            UpdateExpression: "ADD applied :one SET orderId = :order",
+            ExpressionAttributeValues: {
+                ":one": { N: "1" },
+                ":order": { N: String((message.payload as { orderId: number }).orderId) },
+            },
+        },
+    },
+];
+
+describe("OutboxConsumer's function, as Pulumi serializes it", function () {
+    this.timeout(120_000);
+    let fauxqs: LocalFauxqs | undefined;
+    let h: Harness | undefined;
+    let restoreEnvironment: () => void;
+
+    before(() => {
+        restoreEnvironment = preserveEnvironment(LAMBDA_ENVIRONMENT);
+    });
+    after(async () => {
+        restoreEnvironment();
+        await h?.close();
+        await fauxqs?.stop();
+    });
+
+    it("loads, and applies each event of an SNS topic once, through a redelivery of the same messages", async () => {
+        fauxqs = await startFauxqs();
+        const topicArn = await fauxqs.createTopic(`consumer-serialized-${Date.now()}`);
+        const ddb = await dynamoClient();
+        const inboxTable = await createConsumerTable(ddb, "consumer-serialized");
+
+        // The component, under the mocks: the archive and the subscription's settings are what it declared.
+        new OutboxConsumer("cserial", { destinationArn: topicArn, consume, inboxTableName: inboxTable });
+        await waitForRPCs();
+        const mine = recordedNamed("cserial");
+        const fn = mine.find((r) => r.type === "aws:lambda/function:Function")!;
+        const subscription = mine.find((r) => r.type === "aws:sns/topicSubscription:TopicSubscription")!;
+        assert.equal(subscription.inputs.topic, topicArn);
+        const environment = fn.inputs.environment.variables as Record<string, string>;
+        assert.deepEqual(environment, { [INBOX_ENV.tableName]: inboxTable, [INBOX_ENV.consumer]: "cserial" });
+
+        // The local world: a queue subscribed as the component subscribes it.
+        const queue = await fauxqs.createQueue(`consumer-serialized-${Date.now()}`);
+        await fauxqs.subscribe(topicArn, queue.queueArn, {
+            rawMessageDelivery: subscription.inputs.rawMessageDelivery as boolean,
+        });
+
+        // The function's environment as the component set it, and the SDK's own variables for DynamoDB Local.
+        Object.assign(process.env, environment, {
+            AWS_REGION: LOCAL_REGION,
+            AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+            AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
+            AWS_LAMBDA_LOG_LEVEL: "ERROR",
+        });
+        const text = await entryText(fn);
+        assert.match(text, /OUTBOX_INBOX_CONSUMER/, "the runtime's factory travels by value");
+        assert.doesNotMatch(text, /require\("@pulumi\//, "nothing of Pulumi is loaded in Lambda");
+        const handler = loadSerialized<InboxHandler>(text);
+        assert.equal(typeof handler, "function");
+
+        // The real publisher, from the outbox table's stream to the topic.
+        h = await createHarness();
+        const dlq = await fauxqs.createQueue(`consumer-serialized-dlq-${Date.now()}`);
+        const orderIds = [Date.now(), Date.now() + 1];
+        const { messageIds } = await h.writer.write({
+            messages: orderIds.map((orderId) => ({
+                partition: `ORDER#${orderId}`,
+                type: "OrderPlaced",
+                payload: { orderId },
+            })),
+        });
+        const publisher = h.publisher({ sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
+        assert.deepEqual(await publisher(await h.streamEvent()), { batchItemFailures: [] });
+
+        // First delivery: applied; its answer is lost, so nothing is deleted and SQS hands the messages out again.
+        const first = await receiveEvent(fauxqs.sqs, queue);
+        assert.equal(first.Records.length, 2, "both records reached the queue");
+        assert.deepEqual(await handler(first), { batchItemFailures: [] });
+        await settle(fauxqs.sqs, queue, first, undefined);
+        const again = await receiveEvent(fauxqs.sqs, queue);
+        assert.deepEqual(
+            again.Records.map((r) => r.messageId).sort(),
+            first.Records.map((r) => r.messageId).sort(),
+            "the same messages, redelivered",
+        );
+        assert.ok(again.Records.every((r) => r.attributes?.ApproximateReceiveCount === "2"));
+        assert.deepEqual(await handler(again), { batchItemFailures: [] });
+        await settle(fauxqs.sqs, queue, again, { batchItemFailures: [] });
+
+        for (let i = 0; i < 2; i += 1) {
+            const effect = await ddb.send(
+                new GetItemCommand({
+                    TableName: inboxTable,
+                    Key: { PK: { S: `EFFECT#${messageIds[i]}` }, SK: { S: "META" } },
+                    ConsistentRead: true,
+                }),
+            );
+            assert.deepEqual([effect.Item?.applied?.N, effect.Item?.orderId?.N], ["1", String(orderIds[i])]);
+        }
+        assert.equal((await receiveEvent(fauxqs.sqs, queue)).Records.length, 0, "the queue is empty");
+    });
+});
