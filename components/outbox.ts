@@ -16,9 +16,9 @@ import { declareOutboxAlarms } from "./alarms";
 import { declareOutboxDashboard } from "./dashboard";
 import { declarePublisher, declareSweeper, type HandlerTargets, type OutboxParent } from "./handlers";
 import { declarePayloadBucket, payloadOutputs, payloadWriteStatement } from "./payload-bucket";
-import { OUTBOX_TYPE, childName } from "./naming";
+import { OUTBOX_TYPE } from "./naming";
 import { resolveOutboxSettings } from "./settings";
-import { mergeArgs } from "./transform";
+import { transformed } from "./transform";
 import { validateOutboxArgs } from "./validation";
 
 export type { OutboxArgs, OutboxAlarmThresholds, OutboxTransforms } from "./args";
@@ -126,8 +126,8 @@ export class Outbox extends pulumi.ComponentResource {
             dlqName: dlq.name,
             mappingUuid: mapping.uuid,
         };
-        const alarms = declareOutboxAlarms(this, name, s, monitored);
-        if (s.dashboard) declareOutboxDashboard(this, name, { ...monitored, tableArn: table.arn }, o.t.dashboard);
+        const alarms = declareOutboxAlarms(o, monitored);
+        if (s.dashboard) declareOutboxDashboard(o, { ...monitored, tableArn: table.arn });
 
         this.tableName = table.name;
         this.tableArn = table.arn;
@@ -180,18 +180,18 @@ function declareStorage({
 }: OutboxParent): Pick<HandlerTargets, "table" | "destinationArn" | "dlq"> {
     // An adopted table keeps its name: autonamed, the import would plan a replacement of the table it takes over.
     const table = new aws.dynamodb.Table(
-        childName(name, "table"),
-        mergeArgs(
+        ...transformed(
+            { name, t },
+            "table",
             s.importTableName === undefined ? tableArgs(s) : { ...tableArgs(s), name: s.importTableName },
-            t.table,
+            s.importTableName === undefined ? { parent } : { parent, import: s.importTableName },
         ),
-        s.importTableName === undefined ? { parent } : { parent, import: s.importTableName },
     );
     // A given topic, queue or bus is published to as it is; transform.topic has no topic to merge into then.
     const destinationArn =
         s.destinationArn !== undefined
             ? pulumi.output(s.destinationArn)
-            : new aws.sns.Topic(childName(name, "topic"), mergeArgs(topicArgs(s), t.topic), { parent }).arn;
-    const dlq = new aws.sqs.Queue(childName(name, "queue"), mergeArgs(queueArgs(s), t.queue), { parent });
+            : new aws.sns.Topic(...transformed({ name, t }, "topic", topicArgs(s), { parent })).arn;
+    const dlq = new aws.sqs.Queue(...transformed({ name, t }, "queue", queueArgs(s), { parent }));
     return { table, destinationArn, dlq };
 }
