@@ -78,7 +78,14 @@ export function deepMerge(base: unknown, override: unknown): unknown {
         const merged: Record<string, unknown> = { ...base };
         for (const [key, value] of Object.entries(override)) {
             if (value === undefined) delete merged[key];
-            else merged[key] = deepMerge(base[key], value);
+            // Defined, not assigned: a key named __proto__ stays a key and never becomes the prototype.
+            else
+                Object.defineProperty(merged, key, {
+                    value: deepMerge(Object.hasOwn(base, key) ? base[key] : undefined, value),
+                    enumerable: true,
+                    writable: true,
+                    configurable: true,
+                });
         }
         return merged;
     }

@@ -299,7 +299,9 @@ function checkTransform(args: OutboxArgs, problems: OutboxArgProblem[]): void {
         } else if (value !== undefined && !isPlainObject(value) && typeof value !== "function") {
             problems.push({
                 path: `args.transform.${key}`,
-                value: `${show(value)} (${isUnknown(value) ? "an Output" : Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`})`,
+                value: isUnknown(value)
+                    ? "an Output (not known until deployment)"
+                    : `${show(value)} (${Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`})`,
                 allowed: TRANSFORM_VALUE,
                 fix: `pass { ...the args to change } or (args, opts, name) => { ... }; an Output is refused: the merge happens while the program runs`,
             });
