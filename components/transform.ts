@@ -21,9 +21,10 @@ import { CHILD_SUFFIX, type OutboxChild, childName } from "./naming";
 export type OutboxTransformCallback<A> = (args: A, opts: pulumi.CustomResourceOptions, name: string) => A | void;
 
 /**
- * Types a callback as the key of `transform` it is given to, whose TypeScript type is the object form (the
- * component's args must stay an interface other languages can read, which holds no function type). It returns the
- * callback itself; at run time the component tells a function from an object.
+ * Lets a typed callback stand where a key of `transform` is typed by its object form (the component's args must
+ * stay an interface other languages can read, which holds no function type, and some keys' object forms take
+ * strings where the AWS args take a union). It returns the callback itself, typed `never` so that any key takes it;
+ * at run time the component tells a function from an object. `A` is the AWS args type the callback gets.
  *
  * @example
  * ```ts
@@ -33,8 +34,8 @@ export type OutboxTransformCallback<A> = (args: A, opts: pulumi.CustomResourceOp
  * ```
  * @param callback - The callback, `(args, opts, name) => void` (or returning new args).
  */
-export function transformCallback<A>(callback: OutboxTransformCallback<A>): Partial<A> {
-    return callback as unknown as Partial<A>;
+export function transformCallback<A>(callback: OutboxTransformCallback<A>): never {
+    return callback as never;
 }
 
 /** The keys `args.transform` accepts: one per child the component can declare (`CHILD_SUFFIX`'s keys). */
