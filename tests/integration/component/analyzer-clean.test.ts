@@ -40,9 +40,9 @@ describe("Outbox stays analyzer-clean (type checker walk of the args and the cla
         assert.ok(clean.outputs.includes("tableName"), clean.outputs.join(", "));
         assert.deepEqual(walked.own, [
             "OutboxArgs",
+            "OutboxAlarmThresholds",
             "OutboxTableIndex",
             "OutboxVpc",
-            "OutboxAlarmThresholds",
             "OutboxTransforms",
             "OutboxRoleArgs",
             "OutboxRolePolicyAttachmentArgs",
