@@ -21,8 +21,10 @@ import {
 } from "../runtime/observability/metric-catalog";
 import { DESTINATION_LABELS } from "../runtime/destination/kind";
 import { withTags } from "./children";
-import { OutboxChild, childName } from "./naming";
+import type { OutboxParent } from "./handlers";
+import type { OutboxChild } from "./naming";
 import type { OutboxSettings } from "./settings";
+import { transformed } from "./transform";
 
 /** The AWS namespaces the alarms read besides the handlers' own. */
 export const AWS_NAMESPACES = { lambda: "AWS/Lambda", sqs: "AWS/SQS", dynamodb: "AWS/DynamoDB" } as const;
@@ -323,17 +325,14 @@ export function outboxAlarms(name: string, s: OutboxSettings, t: MonitoredOutbox
 }
 
 /**
- * Declare the alarms of {@link outboxAlarms} as children of `parent`.
+ * Declare the alarms of {@link outboxAlarms} as children of the outbox, each with its `transform` key applied.
  *
+ * @param o - The component, its name, settings and `transform`.
+ * @param t - The outputs the alarms watch.
  * @returns the alarms, in the order of {@link outboxAlarms}.
  */
-export function declareOutboxAlarms(
-    parent: pulumi.Resource,
-    name: string,
-    s: OutboxSettings,
-    t: MonitoredOutbox,
-): aws.cloudwatch.MetricAlarm[] {
-    return outboxAlarms(name, s, t).map(
-        (a) => new aws.cloudwatch.MetricAlarm(childName(name, a.child), a.args, { parent }),
+export function declareOutboxAlarms(o: OutboxParent, t: MonitoredOutbox): aws.cloudwatch.MetricAlarm[] {
+    return outboxAlarms(o.name, o.s, t).map(
+        (a) => new aws.cloudwatch.MetricAlarm(...transformed(o, a.child, a.args, { parent: o.parent })),
     );
 }

@@ -44,44 +44,223 @@ export const OutboxLogLevel = {
 /** One of `OutboxLogLevel`'s values. */
 export type OutboxLogLevel = (typeof OutboxLogLevel)[keyof typeof OutboxLogLevel];
 
+/*
+ * The AWS args below hold a union (a policy as JSON text or a document object, a resource or its ARN), which other
+ * languages' schemas cannot say: the object form of `transform` takes them with the string only. A callback gets
+ * the AWS args type itself.
+ */
+
+/** `aws.iam.RoleArgs` with the trust policy as JSON text: the object form of `transform.publisherRole` and `sweeperRole`. */
+export interface OutboxRoleArgs extends Omit<aws.iam.RoleArgs, "assumeRolePolicy"> {
+    /** The trust policy, as JSON text. @default the Lambda service principal's */
+    assumeRolePolicy?: pulumi.Input<string>;
+}
+
+/** `aws.iam.RolePolicyAttachmentArgs` with the role as its name: the object form of `transform.*VpcAccess`. */
+export interface OutboxRolePolicyAttachmentArgs extends Omit<aws.iam.RolePolicyAttachmentArgs, "role"> {
+    /** The role's name. @default the function's role */
+    role?: pulumi.Input<string>;
+}
+
+/** `aws.lambda.PermissionArgs` with the function as its name or ARN: the object form of `transform.schedulePermission`. */
+export interface OutboxPermissionArgs extends Omit<aws.lambda.PermissionArgs, "function"> {
+    /** The function's name or ARN. @default the sweeper */
+    function?: pulumi.Input<string>;
+}
+
+/** `aws.cloudwatch.MetricAlarmArgs` with the actions as ARNs: the object form of the alarms' `transform` keys. */
+export interface OutboxMetricAlarmArgs extends Omit<
+    aws.cloudwatch.MetricAlarmArgs,
+    "alarmActions" | "okActions" | "insufficientDataActions"
+> {
+    /** The ARNs notified when the alarm fires. @default `alarmActions` */
+    alarmActions?: pulumi.Input<pulumi.Input<string>[]>;
+    /** The ARNs notified when the alarm recovers. @default `alarmActions` */
+    okActions?: pulumi.Input<pulumi.Input<string>[]>;
+    /** The ARNs notified when the alarm has too little data. @default undefined */
+    insufficientDataActions?: pulumi.Input<pulumi.Input<string>[]>;
+}
+
+/** `aws.s3.BucketArgs` with the policy as JSON text: the object form of `transform.payloadBucket`. */
+export interface OutboxBucketArgs extends Omit<aws.s3.BucketArgs, "policy"> {
+    /** The bucket policy, as JSON text. @default undefined (the TLS-only policy is its own child) */
+    policy?: pulumi.Input<string>;
+}
+
+/** `aws.s3.BucketPolicyArgs` with the policy as JSON text: the object form of `transform.payloadBucketPolicy`. */
+export interface OutboxBucketPolicyArgs extends Omit<aws.s3.BucketPolicyArgs, "policy"> {
+    /** The bucket policy, as JSON text. @default the TLS-only policy */
+    policy?: pulumi.Input<string>;
+}
+
 /**
- * Partial overrides of a child resource's args, merged over what the component computed (top-level keys
- * replace the component's). The escape hatch for settings the component does not expose; overriding a setting
- * the outbox depends on (keys, indexes, stream, filter) is caught by the policy pack.
+ * One key per child resource (named as in `CHILD_SUFFIX`, `components/naming.ts`), each changing the args the
+ * component computed for that child. The escape hatch for settings the component does not expose; overriding a
+ * setting the outbox depends on (keys, indexes, stream, filter) is caught by the policy pack.
+ *
+ * Each key takes an object, deep-merged over the computed args: plain objects merge key by key (so `tags` given
+ * here are added to the `tags` arg and win over it on the same key, and `environment.variables` adds variables),
+ * arrays and every other value replace the computed one whole, and a key set to `undefined` removes the computed
+ * value. From TypeScript or JavaScript a key also takes a callback `(args, opts, name) => void`, which may change
+ * the args and resource options in place or return new args (wrap it in `transformCallback` for TypeScript's
+ * types); a function cannot cross languages, so YAML and Python use objects. Whatever the transform does, the table
+ * keeps the `dynamodb-outbox:table` tag the policy pack recognises it by. A key whose child is not declared (the
+ * topic with a given destination, the payload bucket without `largePayloads`, the alarms with `alarms: false`, the
+ * VPC grants without a VPC) is ignored.
  */
 export interface OutboxTransforms {
-    /** Merged into the `aws.dynamodb.Table` args. @default undefined */
+    /** The `aws.dynamodb.Table`. @default undefined */
     table?: Partial<aws.dynamodb.TableArgs>;
-    /**
-     * Merged into the created `aws.sns.Topic` args; ignored when `topicArn`, `queueArn` or `eventBusArn` is given,
-     * since no topic is created then. @default undefined
-     */
+    /** The created `aws.sns.Topic` (none is created when `topicArn`, `queueArn` or `eventBusArn` is given). @default undefined */
     topic?: Partial<aws.sns.TopicArgs>;
-    /** Merged into the DLQ's `aws.sqs.Queue` args. @default undefined */
+    /** The DLQ's `aws.sqs.Queue` (never a destination queue). @default undefined */
     queue?: Partial<aws.sqs.QueueArgs>;
     /**
-     * Merged into the publisher's `aws.lambda.CallbackFunction` args (its `FunctionArgs` part; the code, handler
-     * and code path options stay the component's). @default undefined
+     * The publisher's `aws.lambda.CallbackFunction` (its `FunctionArgs` part; the code and handler stay the
+     * component's). @default undefined
      */
     publisher?: Partial<aws.lambda.FunctionArgs>;
-    /** Merged into the `aws.lambda.EventSourceMapping` args. @default undefined */
-    eventSourceMapping?: Partial<aws.lambda.EventSourceMappingArgs>;
-    /** Merged into the sweeper's `aws.lambda.CallbackFunction` args, like `publisher`. @default undefined */
-    sweeper?: Partial<aws.lambda.FunctionArgs>;
-    /** Merged into the sweeper schedule's `aws.cloudwatch.EventRule` args. @default undefined */
-    schedule?: Partial<aws.cloudwatch.EventRuleArgs>;
+    /** The publisher's `aws.iam.Role`. @default undefined */
+    publisherRole?: Partial<OutboxRoleArgs>;
     /**
-     * Merged into the publisher log group's `aws.cloudwatch.LogGroup` args, e.g. `{ name: "/aws/lambda/…" }` for a
-     * fixed name instead of Pulumi's autonaming. @default undefined
+     * The publisher's `aws.cloudwatch.LogGroup`, e.g. `{ name: "/aws/lambda/…" }` for a fixed name instead of Pulumi's
+     * autonaming. @default undefined
      */
     publisherLogs?: Partial<aws.cloudwatch.LogGroupArgs>;
-    /** Merged into the sweeper log group's `aws.cloudwatch.LogGroup` args, like `publisherLogs`. @default undefined */
+    /** The `aws.iam.RolePolicyAttachment` of the publisher's VPC grant (only in a VPC). @default undefined */
+    publisherVpcAccess?: Partial<OutboxRolePolicyAttachmentArgs>;
+    /** The stream's `aws.lambda.EventSourceMapping`. @default undefined */
+    eventSourceMapping?: Partial<aws.lambda.EventSourceMappingArgs>;
+    /** The sweeper's `aws.lambda.CallbackFunction`, like `publisher`. @default undefined */
+    sweeper?: Partial<aws.lambda.FunctionArgs>;
+    /** The sweeper's `aws.iam.Role`. @default undefined */
+    sweeperRole?: Partial<OutboxRoleArgs>;
+    /** The sweeper's `aws.cloudwatch.LogGroup`, like `publisherLogs`. @default undefined */
     sweeperLogs?: Partial<aws.cloudwatch.LogGroupArgs>;
+    /** The `aws.iam.RolePolicyAttachment` of the sweeper's VPC grant (only in a VPC). @default undefined */
+    sweeperVpcAccess?: Partial<OutboxRolePolicyAttachmentArgs>;
+    /** The sweeper schedule's `aws.cloudwatch.EventRule`. @default undefined */
+    schedule?: Partial<aws.cloudwatch.EventRuleArgs>;
+    /** The schedule's `aws.cloudwatch.EventTarget` (the sweeper). @default undefined */
+    scheduleTarget?: Partial<aws.cloudwatch.EventTargetArgs>;
+    /** The `aws.lambda.Permission` that lets the schedule invoke the sweeper. @default undefined */
+    schedulePermission?: Partial<OutboxPermissionArgs>;
+    /** The stream lag alarm (`aws.cloudwatch.MetricAlarm`). @default undefined */
+    iteratorAgeAlarm?: Partial<OutboxMetricAlarmArgs>;
+    /** The oldest pending record alarm. @default undefined */
+    oldestPendingAlarm?: Partial<OutboxMetricAlarmArgs>;
+    /** The write to publish p99 alarm. @default undefined */
+    ageAtPublishAlarm?: Partial<OutboxMetricAlarmArgs>;
+    /** The DLQ depth alarm. @default undefined */
+    dlqDepthAlarm?: Partial<OutboxMetricAlarmArgs>;
+    /** The alarm on records the sweeper had to publish. @default undefined */
+    sweeperPublishedAlarm?: Partial<OutboxMetricAlarmArgs>;
+    /** The publisher's errors alarm. @default undefined */
+    publisherErrorsAlarm?: Partial<OutboxMetricAlarmArgs>;
+    /** The publisher's throttles alarm. @default undefined */
+    publisherThrottlesAlarm?: Partial<OutboxMetricAlarmArgs>;
+    /** The sweeper's errors alarm. @default undefined */
+    sweeperErrorsAlarm?: Partial<OutboxMetricAlarmArgs>;
+    /** The fenced partitions alarm. @default undefined */
+    fencedPartitionsAlarm?: Partial<OutboxMetricAlarmArgs>;
+    /** The dropped stream records alarm. @default undefined */
+    droppedEventsAlarm?: Partial<OutboxMetricAlarmArgs>;
     /**
-     * Merged into the `aws.cloudwatch.Dashboard` args (ignored with `dashboard: false`), e.g. `{ dashboardName }` for
-     * a name of your own. @default undefined
+     * The `aws.cloudwatch.Dashboard` (ignored with `dashboard: false`), e.g. `{ dashboardName }` for a name of your
+     * own. @default undefined
      */
     dashboard?: Partial<aws.cloudwatch.DashboardArgs>;
+    /** The created payload `aws.s3.Bucket` (`largePayloads`). @default undefined */
+    payloadBucket?: Partial<OutboxBucketArgs>;
+    /** The payload bucket's `aws.s3.BucketPublicAccessBlock`. @default undefined */
+    payloadBucketPublicAccess?: Partial<aws.s3.BucketPublicAccessBlockArgs>;
+    /** The payload bucket's TLS-only `aws.s3.BucketPolicy`. @default undefined */
+    payloadBucketPolicy?: Partial<OutboxBucketPolicyArgs>;
+    /** The payload bucket's `aws.s3.BucketServerSideEncryptionConfiguration`. @default undefined */
+    payloadBucketEncryption?: Partial<aws.s3.BucketServerSideEncryptionConfigurationArgs>;
+    /** The payload bucket's `aws.s3.BucketLifecycleConfiguration`. @default undefined */
+    payloadBucketLifecycle?: Partial<aws.s3.BucketLifecycleConfigurationArgs>;
+}
+
+/**
+ * The types of a key attribute of an extra index (`OutboxTableIndex`), as DynamoDB's `AttributeType`: string, number,
+ * binary. An as-const object, so that other languages get an enum.
+ */
+export const OutboxAttributeType = {
+    /** A string. */
+    String: "S",
+    /** A number. */
+    Number: "N",
+    /** Binary. */
+    Binary: "B",
+} as const;
+
+/** One of `OutboxAttributeType`'s values. */
+export type OutboxAttributeType = (typeof OutboxAttributeType)[keyof typeof OutboxAttributeType];
+
+/** What an extra index (`OutboxTableIndex`) projects, as DynamoDB's `ProjectionType`. */
+export const OutboxProjectionType = {
+    /** Every attribute of the item. */
+    All: "ALL",
+    /** The table's and the index's keys only. */
+    KeysOnly: "KEYS_ONLY",
+    /** The keys and `nonKeyAttributes`. */
+    Include: "INCLUDE",
+} as const;
+
+/** One of `OutboxProjectionType`'s values. */
+export type OutboxProjectionType = (typeof OutboxProjectionType)[keyof typeof OutboxProjectionType];
+
+/**
+ * A global secondary index of your own on the outbox table, beside the outbox's three (`globalSecondaryIndexes`).
+ * Its key attributes are added to the table's attribute definitions; with `billingMode` `PROVISIONED` it gets
+ * `provisionedCapacity` like the outbox's indexes. Plain: it shapes the table.
+ */
+export interface OutboxTableIndex {
+    /**
+     * The index's name: 3 to 255 letters, digits, `_`, `-` or `.`, and none of the outbox's own (`ExpiryIndex`,
+     * `RecordIDIndex`, `ClaimIndex`).
+     */
+    name: string;
+    /** The partition key's attribute name (1 to 255 characters). */
+    hashKey: string;
+    /**
+     * The partition key's type. An attribute the outbox already defines (such as `PK`) must keep the outbox's type.
+     * @default "S"
+     */
+    hashKeyType?: OutboxAttributeType;
+    /**
+     * The sort key's attribute name (1 to 255 characters).
+     * @default undefined (no sort key)
+     */
+    rangeKey?: string;
+    /**
+     * The sort key's type, like `hashKeyType`. Only with `rangeKey`.
+     * @default "S"
+     */
+    rangeKeyType?: OutboxAttributeType;
+    /**
+     * What the index projects.
+     * @default "ALL"
+     */
+    projectionType?: OutboxProjectionType;
+    /**
+     * The attributes an `INCLUDE` index projects besides the keys (1 to 100 names). Only with `INCLUDE`, which needs it.
+     * @default undefined
+     */
+    nonKeyAttributes?: string[];
+}
+
+/**
+ * The VPC both functions run in (`vpc`): Lambda puts their network interfaces in these subnets with these security
+ * groups. The subnets need a route to DynamoDB, the destination, SQS and (with `kmsKeyArn`) KMS: a NAT gateway or
+ * VPC endpoints.
+ */
+export interface OutboxVpc {
+    /** The subnets' IDs (`subnet-…`), 1 to 16. */
+    subnetIds: pulumi.Input<pulumi.Input<string>[]>;
+    /** The security groups' IDs (`sg-…`), 1 to 5. */
+    securityGroupIds: pulumi.Input<pulumi.Input<string>[]>;
 }
 
 /**
@@ -150,7 +329,8 @@ export interface OutboxAlarmThresholds {
  *
  * An arg typed `Input<…>` also takes an Output (of another resource, or of a `StackReference`) and goes to the
  * child resource as it is: the validator checks a plain value, and leaves an Output alone. The args typed plain
- * (`billingMode`, `fifo`, `importTableName`, `alarms`, `dashboard`, `alarmThresholds` as a whole and `transform`)
+ * (`billingMode`, `fifo`, `importTableName`, `alarms`, `dashboard`, `largePayloads`, `globalSecondaryIndexes`, `vpc`
+ * as a whole, `alarmThresholds` as a whole and `transform`)
  * decide which children exist or how they are shaped while the program runs, so an Output there is refused with
  * `INVALID_CONFIG`.
  */
@@ -414,13 +594,32 @@ export interface OutboxArgs {
      */
     payloadExpirationDays?: pulumi.Input<number>;
     /**
+     * Global secondary indexes of your own on the outbox table, beside the outbox's three, which stay as they are:
+     * each one's key attributes are added to the attribute definitions. A name that is one of the outbox's indexes,
+     * a key attribute the outbox defines with another type, or more than 17 (DynamoDB's 20 in all) is refused with
+     * `INVALID_CONFIG`. Plain: it shapes the table.
+     * @default []
+     */
+    globalSecondaryIndexes?: OutboxTableIndex[];
+    /**
+     * The VPC both functions run in: their `vpcConfig` gets these subnets and security groups, and each function's
+     * role gets what Lambda needs to manage the functions' network interfaces there, the AWS managed policy
+     * `AWSLambdaVPCAccessExecutionRole` (a `RolePolicyAttachment` child, `<name>-publisher-vpc-access` and
+     * `<name>-sweeper-vpc-access`). A `vpcConfig` given through `transform.publisher` or `transform.sweeper` gets the
+     * same grant. Plain: it decides which children exist (each list may be an Output).
+     * @default undefined (the functions run outside any VPC)
+     */
+    vpc?: OutboxVpc;
+    /**
      * Tags added to every child resource that takes tags. The table also gets the outbox tag the policy pack
-     * recognises it by.
+     * recognises it by (`dynamodb-outbox:table` = `true`), which neither these tags nor `transform.table` can drop or
+     * change. A child's `transform` tags are merged over these, and win on the same key.
      * @default {}
      */
     tags?: pulumi.Input<Record<string, pulumi.Input<string>>>;
     /**
-     * Partial overrides of each child's args. Plain (each override's values may be Inputs).
+     * Changes to each child's args, one key per child (see `OutboxTransforms`): an object deep-merged over the
+     * computed args, or from TypeScript and JavaScript a callback. Plain (the values in each object may be Inputs).
      * @default {}
      */
     transform?: OutboxTransforms;

@@ -20,6 +20,7 @@ import { destinationVariable, ENV } from "../runtime/config";
 import type { DestinationKind } from "../runtime/destination/kind";
 import { OutboxError } from "../runtime/errors";
 import { OUTBOX_DEFAULTS } from "./defaults";
+import type { OutboxTableIndex } from "./args";
 import type { OutboxSettings } from "./settings";
 
 /** The partial-batch response type the publisher returns. */
@@ -50,6 +51,45 @@ export function withTags(
     return pulumi.output(tags).apply((t) => ({ ...t, ...extra }));
 }
 
+/** The key attributes of an extra index (`globalSecondaryIndexes`), with their types (`S` unless given). */
+export function extraIndexAttributes(index: OutboxTableIndex): { name: string; type: string }[] {
+    return [
+        { name: index.hashKey, type: index.hashKeyType ?? OUTBOX_DEFAULTS.extraIndexKeyType },
+        ...(index.rangeKey === undefined
+            ? []
+            : [{ name: index.rangeKey, type: index.rangeKeyType ?? OUTBOX_DEFAULTS.extraIndexKeyType }]),
+    ];
+}
+
+/**
+ * The table's attribute definitions: the outbox's (`runtime/schema.ts`), then each extra index's key attributes
+ * that are not already there (the validator refuses one defined twice with different types).
+ */
+export function tableAttributes(extraIndexes: readonly OutboxTableIndex[]): { name: string; type: string }[] {
+    const attributes: { name: string; type: string }[] = ATTRIBUTE_DEFINITIONS.map((a) => ({
+        name: a.attributeName,
+        type: a.attributeType,
+    }));
+    for (const attribute of extraIndexes.flatMap(extraIndexAttributes)) {
+        if (!attributes.some((a) => a.name === attribute.name)) attributes.push(attribute);
+    }
+    return attributes;
+}
+
+/** An extra index's GSI args, in the provider's `keySchemas` form like the outbox's own. */
+function extraIndexArgs(index: OutboxTableIndex) {
+    const [hash, range] = extraIndexAttributes(index);
+    return {
+        name: index.name,
+        keySchemas: [
+            { attributeName: hash.name, keyType: "HASH" },
+            ...(range === undefined ? [] : [{ attributeName: range.name, keyType: "RANGE" }]),
+        ],
+        projectionType: index.projectionType ?? OUTBOX_DEFAULTS.extraIndexProjectionType,
+        ...(index.nonKeyAttributes === undefined ? {} : { nonKeyAttributes: index.nonKeyAttributes }),
+    };
+}
+
 /** The outbox table: schema keys and GSIs (v7 `keySchemas`), TTL, NEW_IMAGE stream, PITR, SSE, the outbox tag. */
 export function tableArgs(s: OutboxSettings): aws.dynamodb.TableArgs {
     const provisioned = s.billingMode === "PROVISIONED";
@@ -59,13 +99,16 @@ export function tableArgs(s: OutboxSettings): aws.dynamodb.TableArgs {
         ...capacity,
         hashKey: keyAttribute("HASH"),
         rangeKey: keyAttribute("RANGE"),
-        attributes: ATTRIBUTE_DEFINITIONS.map((a) => ({ name: a.attributeName, type: a.attributeType })),
-        globalSecondaryIndexes: GLOBAL_SECONDARY_INDEXES.map((index) => ({
-            name: index.indexName,
-            keySchemas: index.keySchema.map((k) => ({ attributeName: k.attributeName, keyType: k.keyType })),
-            projectionType: index.projectionType,
-            ...capacity,
-        })),
+        attributes: tableAttributes(s.extraIndexes),
+        globalSecondaryIndexes: [
+            ...GLOBAL_SECONDARY_INDEXES.map((index) => ({
+                name: index.indexName,
+                keySchemas: index.keySchema.map((k) => ({ attributeName: k.attributeName, keyType: k.keyType })),
+                projectionType: index.projectionType,
+                ...capacity,
+            })),
+            ...s.extraIndexes.map((index) => ({ ...extraIndexArgs(index), ...capacity })),
+        ],
         ttl: { attributeName: TTL_ATTRIBUTE, enabled: true },
         streamEnabled: true,
         streamViewType: STREAM_VIEW_TYPE,

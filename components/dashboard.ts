@@ -21,8 +21,9 @@ import {
     type HandlerFunction,
 } from "../runtime/observability/metric-catalog";
 import { AWS_NAMESPACES, type MonitoredOutbox } from "./alarms";
-import { childName, dashboardName } from "./naming";
-import { mergeArgs } from "./transform";
+import { dashboardName } from "./naming";
+import { transformed } from "./transform";
+import type { OutboxParent } from "./handlers";
 
 /** The resolved names a dashboard shows. */
 export interface DashboardTargets {
@@ -222,17 +223,16 @@ export function dashboardBody(t: DashboardTargets): { widgets: DashboardWidget[]
 }
 
 /**
- * Declare the dashboard of an outbox named `name` as a child of `parent`, with `override` (`transform.dashboard`)
- * merged over its args.
+ * Declare the dashboard of the outbox `o` as its child, with `transform.dashboard` applied to its args.
  *
+ * @param o - The component, its name, settings and `transform`.
  * @param t - The outputs the widgets show, and the table's ARN, whose region they read from.
  */
 export function declareOutboxDashboard(
-    parent: pulumi.Resource,
-    name: string,
+    o: OutboxParent,
     t: MonitoredOutbox & { readonly tableArn: pulumi.Output<string> },
-    override: Partial<aws.cloudwatch.DashboardArgs> | undefined,
 ): aws.cloudwatch.Dashboard {
+    const { name, parent } = o;
     // The table's region, from its ARN: the metrics are there, and no data source call is needed.
     const region = t.tableArn.apply((arn) => arn.split(":")[3] ?? "");
     const body = pulumi
@@ -250,11 +250,11 @@ export function declareOutboxDashboard(
             ),
         );
     return new aws.cloudwatch.Dashboard(
-        childName(name, "dashboard"),
-        mergeArgs<aws.cloudwatch.DashboardArgs>(
+        ...transformed(
+            o,
+            "dashboard",
             { dashboardName: dashboardName(name, pulumi.getProject(), pulumi.getStack()), dashboardBody: body },
-            override,
+            { parent },
         ),
-        { parent },
     );
 }

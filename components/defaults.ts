@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import { HANDLER_LIMITS, MAPPING_LIMITS, type IntegerLimit } from "../runtime/limits";
-import { OutboxBillingMode, OutboxLogLevel } from "./args";
+import { OutboxAttributeType, OutboxBillingMode, OutboxLogLevel, OutboxProjectionType } from "./args";
 
 /** An inclusive integer range with the value used when the arg is omitted (`fallback`), as the runtime's limits. */
 export type IntegerRange = IntegerLimit;
@@ -94,6 +94,10 @@ export const OUTBOX_DEFAULTS = {
     dashboard: true,
     /** A bus's existence is checked before events go on it: EventBridge drops events put on a missing bus. */
     checkEventBus: true,
+    /** A key attribute of an extra index (`globalSecondaryIndexes`) is a string unless its type is given. */
+    extraIndexKeyType: OutboxAttributeType.String,
+    /** An extra index projects every attribute unless told otherwise, as DynamoDB's console does. */
+    extraIndexProjectionType: OutboxProjectionType.All,
 } as const;
 
 /**

@@ -17,9 +17,9 @@ import { LAMBDA_RUNTIME, eventSourceMappingArgs, logGroupArgs, withTags } from "
 import { handlerCodePathOptions } from "./code-path";
 import { SYSTEM_LOG_LEVEL } from "./defaults";
 import { GrantTargets, PolicyDocument, publisherPolicyDocument, sweeperPolicyDocument } from "./iam";
-import { childName } from "./naming";
 import type { OutboxSettings } from "./settings";
-import { mergeArgs } from "./transform";
+import { transformed } from "./transform";
+import { declareVpcAwareFunction, vpcConfigOf } from "./vpc";
 
 /** The EventBridge service principal allowed to invoke the sweeper. */
 const EVENTS_PRINCIPAL = "events.amazonaws.com";
@@ -54,13 +54,16 @@ function declareRole(
     // pulumi.output of an object resolves each Input it holds: the document gets the targets' plain values.
     const policy = pulumi.output(targets).apply((resolved) => JSON.stringify(document(resolved)));
     return new aws.iam.Role(
-        childName(o.name, child),
-        {
-            assumeRolePolicy: aws.iam.assumeRolePolicyForPrincipal(aws.iam.Principals.LambdaPrincipal),
-            inlinePolicies: [{ name: "outbox", policy }],
-            tags: withTags(o.s.tags),
-        },
-        { parent: o.parent },
+        ...transformed(
+            o,
+            child,
+            {
+                assumeRolePolicy: aws.iam.assumeRolePolicyForPrincipal(aws.iam.Principals.LambdaPrincipal),
+                inlinePolicies: [{ name: "outbox", policy }],
+                tags: withTags(o.s.tags),
+            },
+            { parent: o.parent },
+        ),
     );
 }
 
@@ -74,7 +77,6 @@ function declareFunction(
         role: aws.iam.Role;
         logs: aws.cloudwatch.LogGroup;
         environment: aws.lambda.CallbackFunctionArgs<any, any>["environment"];
-        override: Partial<aws.lambda.FunctionArgs> | undefined;
     },
 ): aws.lambda.CallbackFunction<any, any> {
     const { s } = o;
@@ -96,9 +98,9 @@ function declareFunction(
         // A fresh list per function: CallbackFunction appends to the one it is given.
         codePathOptions: handlerCodePathOptions(),
         tags: withTags(s.tags),
+        ...vpcConfigOf(s),
     };
-    const args = mergeArgs(computed, f.override as Partial<aws.lambda.CallbackFunctionArgs<any, any>>);
-    return new aws.lambda.CallbackFunction(childName(o.name, child), args, { parent: o.parent });
+    return declareVpcAwareFunction(o, child, computed, f.role);
 }
 
 /** The publisher: its log group, role and function, and the mapping from the table's stream to it. */
@@ -106,13 +108,9 @@ export function declarePublisher(
     o: OutboxParent,
     targets: HandlerTargets,
 ): { publisher: aws.lambda.CallbackFunction<any, any>; mapping: aws.lambda.EventSourceMapping } {
-    const { name, s, t, parent } = o;
+    const { name, s, parent } = o;
     const { table, dlq } = targets;
-    const logs = new aws.cloudwatch.LogGroup(
-        childName(name, "publisherLogs"),
-        mergeArgs(logGroupArgs(s), t.publisherLogs),
-        { parent },
-    );
+    const logs = new aws.cloudwatch.LogGroup(...transformed(o, "publisherLogs", logGroupArgs(s), { parent }));
     const publisher = declareFunction(o, "publisher", {
         callbackFactory: () => relayLambda.publisherLambdaFactory(),
         description: `Publishes the ${name} outbox's records from the table stream to ${DESTINATION_LABELS[s.destinationKind]}`,
@@ -124,63 +122,58 @@ export function declarePublisher(
         ),
         logs,
         environment: targets.environment,
-        override: t.publisher,
     });
     const mapping = new aws.lambda.EventSourceMapping(
-        childName(name, "eventSourceMapping"),
-        mergeArgs(
+        ...transformed(
+            o,
+            "eventSourceMapping",
             eventSourceMappingArgs(s, { streamArn: table.streamArn, functionArn: publisher.arn, dlqArn: dlq.arn }),
-            t.eventSourceMapping,
+            // A changed starting position or stream replaces the mapping; created first, the new one would
+            // collide with the old ("provided mapping already exists").
+            { parent, deleteBeforeReplace: true },
         ),
-        // A changed starting position or stream replaces the mapping; created first, the new one would
-        // collide with the old ("provided mapping already exists").
-        { parent, deleteBeforeReplace: true },
     );
     return { publisher, mapping };
 }
 
 /** The sweeper: its log group, role and function, and the schedule that invokes it (rule, permission, target). */
 export function declareSweeper(o: OutboxParent, targets: HandlerTargets): aws.lambda.CallbackFunction<any, any> {
-    const { name, s, t, parent } = o;
-    const logs = new aws.cloudwatch.LogGroup(
-        childName(name, "sweeperLogs"),
-        mergeArgs(logGroupArgs(s), t.sweeperLogs),
-        { parent },
-    );
+    const { name, s, parent } = o;
+    const logs = new aws.cloudwatch.LogGroup(...transformed(o, "sweeperLogs", logGroupArgs(s), { parent }));
     const sweeper = declareFunction(o, "sweeper", {
         callbackFactory: () => relayLambda.sweeperLambdaFactory(),
         description: `Publishes the ${name} outbox's records the stream path missed, and expires old ones`,
         role: declareRole(o, "sweeperRole", { ...targets.grants, logGroupArn: logs.arn }, sweeperPolicyDocument),
         logs,
         environment: targets.environment,
-        override: t.sweeper,
     });
     const schedule = new aws.cloudwatch.EventRule(
-        childName(name, "schedule"),
-        mergeArgs<aws.cloudwatch.EventRuleArgs>(
+        ...transformed<aws.cloudwatch.EventRuleArgs, pulumi.CustomResourceOptions>(
+            o,
+            "schedule",
             {
                 scheduleExpression: s.sweepSchedule,
                 description: `Runs the ${name} outbox sweeper`,
                 tags: withTags(s.tags),
             },
-            t.schedule,
+            { parent },
         ),
-        { parent },
     );
     new aws.lambda.Permission(
-        childName(name, "schedulePermission"),
-        {
-            action: "lambda:InvokeFunction",
-            function: sweeper.name,
-            principal: EVENTS_PRINCIPAL,
-            sourceArn: schedule.arn,
-        },
-        { parent },
+        ...transformed(
+            o,
+            "schedulePermission",
+            {
+                action: "lambda:InvokeFunction",
+                function: sweeper.name,
+                principal: EVENTS_PRINCIPAL,
+                sourceArn: schedule.arn,
+            },
+            { parent },
+        ),
     );
     new aws.cloudwatch.EventTarget(
-        childName(name, "scheduleTarget"),
-        { rule: schedule.name, arn: sweeper.arn },
-        { parent },
+        ...transformed(o, "scheduleTarget", { rule: schedule.name, arn: sweeper.arn }, { parent }),
     );
     return sweeper;
 }

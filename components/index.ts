@@ -12,6 +12,19 @@ assertPeers("dynamodb-outbox", COMPONENT_PEERS);
 
 export * from "./outbox";
 export * from "./consumer";
+// The args' own types besides those outbox.ts re-exports, and the typed form of a callback transform.
+export type {
+    OutboxBucketArgs,
+    OutboxBucketPolicyArgs,
+    OutboxMetricAlarmArgs,
+    OutboxPermissionArgs,
+    OutboxRoleArgs,
+    OutboxRolePolicyAttachmentArgs,
+    OutboxTableIndex,
+    OutboxVpc,
+} from "./args";
+export { OutboxAttributeType, OutboxProjectionType } from "./args";
+export { transformCallback, type OutboxTransformCallback } from "./transform";
 export * from "./defaults";
 export * from "./arg-problem";
 export * from "./validation";

@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
  */
 export const OUTBOX_TYPE = "dynamodb-outbox:index:Outbox";
 
-/** The suffix of each child's Pulumi name. The keys are also the `transform` keys where one exists. */
+/** The suffix of each child's Pulumi name. The keys are also the `transform` keys, one per child. */
 export const CHILD_SUFFIX = {
     table: "table",
     topic: "topic",
@@ -24,10 +24,12 @@ export const CHILD_SUFFIX = {
     publisher: "publisher",
     publisherRole: "publisher-role",
     publisherLogs: "publisher-logs",
+    publisherVpcAccess: "publisher-vpc-access",
     eventSourceMapping: "stream-mapping",
     sweeper: "sweeper",
     sweeperRole: "sweeper-role",
     sweeperLogs: "sweeper-logs",
+    sweeperVpcAccess: "sweeper-vpc-access",
     schedule: "sweep-schedule",
     scheduleTarget: "sweep-target",
     schedulePermission: "sweep-permission",

@@ -17,11 +17,11 @@ import { declareOutboxDashboard } from "./dashboard";
 import { grantName, grantRolePolicy, type GrantRole } from "./grants";
 import { declarePublisher, declareSweeper, type HandlerTargets, type OutboxParent } from "./handlers";
 import { declarePayloadBucket, payloadOutputs, payloadWriteStatement } from "./payload-bucket";
-import { OUTBOX_TYPE, childName } from "./naming";
+import { OUTBOX_TYPE } from "./naming";
 import { handlesOf, keepHandles, outboxNodes, type OutboxNodes } from "./nodes";
 import { OutboxError } from "../runtime/errors";
 import { resolveOutboxSettings } from "./settings";
-import { mergeArgs } from "./transform";
+import { transformed } from "./transform";
 import { validateOutboxArgs } from "./validation";
 
 export type { OutboxArgs, OutboxAlarmThresholds, OutboxTransforms } from "./args";
@@ -131,10 +131,8 @@ export class Outbox extends pulumi.ComponentResource {
             dlqName: dlq.name,
             mappingUuid: mapping.uuid,
         };
-        const alarms = declareOutboxAlarms(this, name, s, monitored);
-        const dashboard = s.dashboard
-            ? declareOutboxDashboard(this, name, { ...monitored, tableArn: table.arn }, o.t.dashboard)
-            : undefined;
+        const alarms = declareOutboxAlarms(o, monitored);
+        const dashboard = s.dashboard ? declareOutboxDashboard(o, { ...monitored, tableArn: table.arn }) : undefined;
         const returned = { table, topic, dlq, publisher, eventSourceMapping: mapping, sweeper, alarms, dashboard };
         const nodes = outboxNodes(this, name, { ...returned, payloadBucket: payloads?.bucket });
         keepHandles(this, { name, nodes, hasPayloadBucket: payloads !== undefined });
@@ -267,19 +265,19 @@ function declareStorage({
 }: OutboxParent): Pick<HandlerTargets, "table" | "destinationArn" | "dlq"> & { topic: aws.sns.Topic | undefined } {
     // An adopted table keeps its name: autonamed, the import would plan a replacement of the table it takes over.
     const table = new aws.dynamodb.Table(
-        childName(name, "table"),
-        mergeArgs(
+        ...transformed(
+            { name, t },
+            "table",
             s.importTableName === undefined ? tableArgs(s) : { ...tableArgs(s), name: s.importTableName },
-            t.table,
+            s.importTableName === undefined ? { parent } : { parent, import: s.importTableName },
         ),
-        s.importTableName === undefined ? { parent } : { parent, import: s.importTableName },
     );
     // A given topic, queue or bus is published to as it is; transform.topic has no topic to merge into then.
     const topic =
         s.destinationArn !== undefined
             ? undefined
-            : new aws.sns.Topic(childName(name, "topic"), mergeArgs(topicArgs(s), t.topic), { parent });
+            : new aws.sns.Topic(...transformed({ name, t }, "topic", topicArgs(s), { parent }));
     const destinationArn = topic !== undefined ? topic.arn : pulumi.output(s.destinationArn as pulumi.Input<string>);
-    const dlq = new aws.sqs.Queue(childName(name, "queue"), mergeArgs(queueArgs(s), t.queue), { parent });
+    const dlq = new aws.sqs.Queue(...transformed({ name, t }, "queue", queueArgs(s), { parent }));
     return { table, topic, destinationArn, dlq };
 }

@@ -22,8 +22,8 @@ import { DEFAULT_PAYLOAD_KEY_PREFIX } from "../runtime/claim-check/pointer";
 import type { OutboxArgs } from "./args";
 import { withTags } from "./children";
 import type { OutboxParent } from "./handlers";
+import { transformed } from "./transform";
 import type { PolicyDocument, PolicyStatement } from "./iam";
-import { childName } from "./naming";
 
 /** The prefix the writer puts payloads under, which the lifecycle rule expires and the grants are scoped to. */
 export const PAYLOAD_EXPIRY_PREFIX = DEFAULT_PAYLOAD_KEY_PREFIX;
@@ -73,60 +73,76 @@ export function bucketNameOfArn(arn: string): string {
  * @param o - The component and its settings.
  * @param args - The component's args (`largePayloads`, `payloadBucketArn`, `payloadExpirationDays`).
  */
-export function declarePayloadBucket({ parent, name, s }: OutboxParent, args: OutboxArgs): PayloadBucket | undefined {
+export function declarePayloadBucket(o: OutboxParent, args: OutboxArgs): PayloadBucket | undefined {
+    const { parent, s } = o;
     if (args.payloadBucketArn !== undefined) {
         const bucketArn = pulumi.output(args.payloadBucketArn);
         return { bucketArn, bucketName: bucketArn.apply(bucketNameOfArn) };
     }
     if (args.largePayloads !== true) return undefined;
     const opts = { parent };
-    const bucket = new aws.s3.Bucket(childName(name, "payloadBucket"), { tags: withTags(s.tags) }, opts);
+    const bucket = new aws.s3.Bucket(...transformed(o, "payloadBucket", { tags: withTags(s.tags) }, opts));
     new aws.s3.BucketPublicAccessBlock(
-        childName(name, "payloadBucketPublicAccess"),
-        {
-            bucket: bucket.bucket,
-            blockPublicAcls: true,
-            blockPublicPolicy: true,
-            ignorePublicAcls: true,
-            restrictPublicBuckets: true,
-        },
-        opts,
+        ...transformed(
+            o,
+            "payloadBucketPublicAccess",
+            {
+                bucket: bucket.bucket,
+                blockPublicAcls: true,
+                blockPublicPolicy: true,
+                ignorePublicAcls: true,
+                restrictPublicBuckets: true,
+            },
+            opts,
+        ),
     );
     new aws.s3.BucketPolicy(
-        childName(name, "payloadBucketPolicy"),
-        { bucket: bucket.bucket, policy: bucket.arn.apply((arn) => JSON.stringify(tlsOnlyPolicy(arn))) },
-        opts,
+        ...transformed(
+            o,
+            "payloadBucketPolicy",
+            { bucket: bucket.bucket, policy: bucket.arn.apply((arn) => JSON.stringify(tlsOnlyPolicy(arn))) },
+            opts,
+        ),
     );
     new aws.s3.BucketServerSideEncryptionConfiguration(
-        childName(name, "payloadBucketEncryption"),
-        {
-            bucket: bucket.bucket,
-            rules: [
-                s.kmsKeyArn !== undefined
-                    ? {
-                          applyServerSideEncryptionByDefault: { sseAlgorithm: "aws:kms", kmsMasterKeyId: s.kmsKeyArn },
-                          bucketKeyEnabled: true,
-                      }
-                    : { applyServerSideEncryptionByDefault: { sseAlgorithm: "AES256" } },
-            ],
-        },
-        opts,
+        ...transformed(
+            o,
+            "payloadBucketEncryption",
+            {
+                bucket: bucket.bucket,
+                rules: [
+                    s.kmsKeyArn !== undefined
+                        ? {
+                              applyServerSideEncryptionByDefault: {
+                                  sseAlgorithm: "aws:kms",
+                                  kmsMasterKeyId: s.kmsKeyArn,
+                              },
+                              bucketKeyEnabled: true,
+                          }
+                        : { applyServerSideEncryptionByDefault: { sseAlgorithm: "AES256" } },
+                ],
+            },
+            opts,
+        ),
     );
     new aws.s3.BucketLifecycleConfiguration(
-        childName(name, "payloadBucketLifecycle"),
-        {
-            bucket: bucket.bucket,
-            rules: [
-                {
-                    id: PAYLOAD_EXPIRY_RULE_ID,
-                    status: "Enabled",
-                    filter: { prefix: PAYLOAD_EXPIRY_PREFIX },
-                    expiration: { days: args.payloadExpirationDays ?? DEFAULT_PAYLOAD_EXPIRATION_DAYS },
-                    abortIncompleteMultipartUpload: { daysAfterInitiation: 1 },
-                },
-            ],
-        },
-        opts,
+        ...transformed(
+            o,
+            "payloadBucketLifecycle",
+            {
+                bucket: bucket.bucket,
+                rules: [
+                    {
+                        id: PAYLOAD_EXPIRY_RULE_ID,
+                        status: "Enabled",
+                        filter: { prefix: PAYLOAD_EXPIRY_PREFIX },
+                        expiration: { days: args.payloadExpirationDays ?? DEFAULT_PAYLOAD_EXPIRATION_DAYS },
+                        abortIncompleteMultipartUpload: { daysAfterInitiation: 1 },
+                    },
+                ],
+            },
+            opts,
+        ),
     );
     return { bucketName: bucket.bucket, bucketArn: bucket.arn, bucket };
 }

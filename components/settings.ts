@@ -5,7 +5,7 @@
  */
 import type * as pulumi from "@pulumi/pulumi";
 import { DEFAULT_EVENT_SOURCE, DESTINATION_KINDS, type DestinationKind } from "../runtime/destination/kind";
-import type { OutboxArgs, OutboxBillingMode, OutboxLogLevel } from "./args";
+import type { OutboxArgs, OutboxBillingMode, OutboxLogLevel, OutboxTableIndex, OutboxVpc } from "./args";
 import { ALARM_THRESHOLD_RANGES, AlarmThreshold, OUTBOX_DEFAULTS, OUTBOX_RANGES, RangedArg } from "./defaults";
 import { destinationKindOfArgs } from "./destination";
 
@@ -37,6 +37,10 @@ export type OutboxSettings = { readonly [K in RangedArg]: pulumi.Input<number> }
     /** The given destination's own key (`destinationKmsKeyArn`). */
     readonly destinationKmsKeyArn?: pulumi.Input<string>;
     readonly tags: pulumi.Input<Record<string, pulumi.Input<string>>>;
+    /** The caller's own indexes, beside the outbox's (`globalSecondaryIndexes`). */
+    readonly extraIndexes: readonly OutboxTableIndex[];
+    /** The VPC both functions run in (`vpc`), if any. */
+    readonly vpc?: OutboxVpc;
 };
 
 /** `args` with defaults from {@link OUTBOX_DEFAULTS} and {@link OUTBOX_RANGES}. Call after validation. */
@@ -65,6 +69,8 @@ export function resolveOutboxSettings(args: OutboxArgs): OutboxSettings {
         kmsKeyArn: args.kmsKeyArn,
         ...destinationSettings(args),
         tags: args.tags ?? {},
+        extraIndexes: args.globalSecondaryIndexes ?? [],
+        vpc: args.vpc,
     };
 }
 

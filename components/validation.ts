@@ -9,10 +9,13 @@
 import { OutboxError } from "../runtime/errors";
 import { SNS_TOPIC_ARN } from "../runtime/destination/aws-resource-names";
 import type { OutboxArgProblem } from "./arg-problem";
-import type { OutboxArgs, OutboxTransforms } from "./args";
+import type { OutboxArgs } from "./args";
 import { KMS_KEY_ARN, checkPattern, isUnknown, show } from "./arg-checks";
 import { checkDestinationArgs } from "./destination-validation";
 import { checkPayloadArgs } from "./payload-validation";
+import { checkExtraIndexes } from "./index-validation";
+import { checkVpc } from "./vpc-validation";
+import { TRANSFORM_KEYS, isPlainObject } from "./transform";
 import {
     ALARM_THRESHOLD_RANGES,
     AlarmThreshold,
@@ -23,19 +26,7 @@ import {
     RangedArg,
 } from "./defaults";
 
-/** The keys `args.transform` accepts. */
-export const TRANSFORM_KEYS: readonly (keyof OutboxTransforms)[] = [
-    "table",
-    "topic",
-    "queue",
-    "publisher",
-    "eventSourceMapping",
-    "sweeper",
-    "schedule",
-    "publisherLogs",
-    "sweeperLogs",
-    "dashboard",
-];
+export { TRANSFORM_KEYS } from "./transform";
 
 const RATE_EXPRESSION = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
 const CRON_EXPRESSION = /^cron\(\S+( \S+){5}\)$/;
@@ -87,6 +78,8 @@ const PLAIN_ONLY = {
     largePayloads: "a plain value: it decides whether the component declares a payload bucket",
     alarmThresholds: "a plain object (each threshold in it may be an Output)",
     transform: "a plain object (the values in each override may be Outputs)",
+    globalSecondaryIndexes: "a plain list of plain objects: the indexes shape the table",
+    vpc: "a plain object (each list in it may be an Output): it decides which grants the component declares",
 } as const satisfies Partial<Record<keyof OutboxArgs, string>>;
 
 function checkPlainOnly(args: OutboxArgs, problems: OutboxArgProblem[]): void {
@@ -117,10 +110,8 @@ function checkImport(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     );
     if (name === undefined) return;
     const transform: unknown = args.transform;
-    const override: unknown =
-        typeof transform === "object" && transform !== null && !isUnknown(transform)
-            ? (transform as OutboxTransforms).table?.name
-            : undefined;
+    const table: unknown = isPlainObject(transform) ? transform.table : undefined;
+    const override: unknown = isPlainObject(table) ? table.name : undefined;
     if (override !== undefined && !isUnknown(override) && override !== name) {
         problems.push({
             path: "args.transform.table.name",
@@ -271,10 +262,14 @@ function checkAlarmActions(args: OutboxArgs, problems: OutboxArgProblem[]): void
     });
 }
 
+/** What each `transform` key takes, as the messages say it. */
+const TRANSFORM_VALUE =
+    "an object of the child's args (deep-merged over the component's) or a function (args, opts, name) => void";
+
 function checkTransform(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     const transform: unknown = args.transform;
     if (transform === undefined || isUnknown(transform)) return;
-    if (typeof transform !== "object" || transform === null || Array.isArray(transform)) {
+    if (!isPlainObject(transform)) {
         problems.push({
             path: "args.transform",
             value: show(transform),
@@ -283,27 +278,32 @@ function checkTransform(args: OutboxArgs, problems: OutboxArgProblem[]): void {
         });
         return;
     }
-    const table = (transform as OutboxTransforms).table;
-    if (
-        table !== undefined &&
-        table.streamEnabled !== undefined &&
-        !isUnknown(table.streamEnabled) &&
-        table.streamEnabled !== true
-    ) {
+    const table = transform.table;
+    const streamEnabled: unknown = isPlainObject(table) ? table.streamEnabled : undefined;
+    if (streamEnabled !== undefined && !isUnknown(streamEnabled) && streamEnabled !== true) {
         problems.push({
             path: "args.transform.table.streamEnabled",
-            value: show(table.streamEnabled),
+            value: show(streamEnabled),
             allowed: "true (the publisher and its mapping read the table's stream)",
             fix: "remove streamEnabled from transform.table",
         });
     }
-    for (const key of Object.keys(transform)) {
+    for (const [key, value] of Object.entries(transform)) {
         if (!(TRANSFORM_KEYS as readonly string[]).includes(key)) {
             problems.push({
                 path: `args.transform.${key}`,
-                value: show((transform as Record<string, unknown>)[key]),
+                value: show(value),
                 allowed: `one of the keys ${TRANSFORM_KEYS.join(", ")}`,
                 fix: "rename it to the child resource you mean, or remove it",
+            });
+        } else if (value !== undefined && !isPlainObject(value) && typeof value !== "function") {
+            problems.push({
+                path: `args.transform.${key}`,
+                value: isUnknown(value)
+                    ? "an Output (not known until deployment)"
+                    : `${show(value)} (${Array.isArray(value) ? "an array" : value === null ? "null" : `a ${typeof value}`})`,
+                allowed: TRANSFORM_VALUE,
+                fix: `pass { ...the args to change } or (args, opts, name) => { ... }; an Output is refused: the merge happens while the program runs`,
             });
         }
     }
@@ -368,6 +368,8 @@ export function findOutboxArgProblems(args: OutboxArgs, name?: string): OutboxAr
     checkAlarmActions(args, problems);
     checkTags(args, problems);
     checkTransform(args, problems);
+    checkExtraIndexes(args, problems);
+    checkVpc(args, problems);
     checkPayloadArgs(args, name, problems);
     return problems;
 }

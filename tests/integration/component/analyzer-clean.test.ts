@@ -38,7 +38,19 @@ describe("Outbox stays analyzer-clean (type checker walk of the args and the cla
             clean.inputs.join(", "),
         );
         assert.ok(clean.outputs.includes("tableName"), clean.outputs.join(", "));
-        assert.deepEqual(walked.own, ["OutboxArgs", "OutboxAlarmThresholds", "OutboxTransforms"]);
+        assert.deepEqual(walked.own, [
+            "OutboxArgs",
+            "OutboxAlarmThresholds",
+            "OutboxTableIndex",
+            "OutboxVpc",
+            "OutboxTransforms",
+            "OutboxRoleArgs",
+            "OutboxRolePolicyAttachmentArgs",
+            "OutboxPermissionArgs",
+            "OutboxMetricAlarmArgs",
+            "OutboxBucketArgs",
+            "OutboxBucketPolicyArgs",
+        ]);
         assert.ok(
             clean.inputs.includes("alarmThresholds") &&
                 clean.inputs.includes("alarmActions") &&

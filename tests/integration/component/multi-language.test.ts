@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import * as path from "node:path";
 import { OUTBOX_TYPE, Outbox } from "../../../components/outbox";
+import { TRANSFORM_KEYS } from "../../../components/transform";
 
 describe("Outbox as a multi-language component", () => {
     it("has the type token component hosting validates: <package name>:index:<class name>", () => {
@@ -80,11 +81,53 @@ describe("Outbox as a multi-language component", () => {
                 "billingMode",
                 "dashboard",
                 "fifo",
+                "globalSecondaryIndexes",
                 "importTableName",
                 "largePayloads",
                 "transform",
+                "vpc",
             ].filter((k) => k in outbox.inputs),
         );
+        // The args of issue 39 that YAML and Python use: the VPC, the extra indexes, and an object for every
+        // transform key (a callback is TypeScript's and JavaScript's only: the schema has no function type).
+        assert.equal(outbox.inputs.vpc.$ref, "#/types/dynamodb-outbox:index:OutboxVpc");
+        for (const list of ["subnetIds", "securityGroupIds"]) {
+            const property = typeDefinitions.OutboxVpc.properties[list];
+            assert.deepEqual(
+                [property.type, property.items.type, property.plain],
+                ["array", "string", undefined],
+                list,
+            );
+        }
+        assert.deepEqual(
+            [outbox.inputs.globalSecondaryIndexes.type, outbox.inputs.globalSecondaryIndexes.items.$ref],
+            ["array", "#/types/dynamodb-outbox:index:OutboxTableIndex"],
+        );
+        assert.deepEqual(Object.keys(typeDefinitions.OutboxTableIndex.properties).sort(), [
+            "hashKey",
+            "hashKeyType",
+            "name",
+            "nonKeyAttributes",
+            "projectionType",
+            "rangeKey",
+            "rangeKeyType",
+        ]);
+        assert.deepEqual(
+            typeDefinitions.OutboxAttributeType.enum.map((e: { value: string }) => e.value),
+            ["S", "N", "B"],
+        );
+        assert.deepEqual(
+            typeDefinitions.OutboxProjectionType.enum.map((e: { value: string }) => e.value),
+            ["ALL", "KEYS_ONLY", "INCLUDE"],
+        );
+        assert.equal(outbox.inputs.transform.$ref, "#/types/dynamodb-outbox:index:OutboxTransforms");
+        const transformKeys = typeDefinitions.OutboxTransforms.properties;
+        assert.deepEqual(Object.keys(transformKeys).sort(), [...TRANSFORM_KEYS].sort());
+        for (const key of TRANSFORM_KEYS)
+            assert.match(transformKeys[key].$ref, /^#\/types\/dynamodb-outbox:index:Partial\w+Args$/, key);
+        // The unions other languages cannot say are strings there: a role's trust policy, an alarm's actions.
+        assert.equal(typeDefinitions.PartialOutboxRoleArgs.properties.assumeRolePolicy.type, "string");
+        assert.equal(typeDefinitions.PartialOutboxMetricAlarmArgs.properties.alarmActions.items.type, "string");
         assert.deepEqual([outbox.inputs.alarmActions.type, outbox.inputs.alarmActions.items.type], ["array", "string"]);
         // The analyzer writes a TSDoc {@link} as "[object Object]": the descriptions must do without.
         const descriptions = [

@@ -111,7 +111,7 @@ describe("Outbox table", () => {
         );
     });
 
-    it("merges transform.table over the computed args, top-level keys replacing", async () => {
+    it("deep-merges transform.table over the computed args: a nested key it names replaces, the rest stays", async () => {
         const tr = await buildOutbox("tbltr", {
             transform: {
                 table: {
@@ -124,5 +124,6 @@ describe("Outbox table", () => {
         assert.equal(t.tableClass, "STANDARD_INFREQUENT_ACCESS");
         assert.deepEqual(t.pointInTimeRecovery, { enabled: true, recoveryPeriodInDays: 7 });
         assert.equal(t.streamViewType, "NEW_IMAGE", "untouched keys keep the component's value");
+        assert.deepEqual(t.ttl, { attributeName: "ttl", enabled: true }, "untouched objects too");
     });
 });

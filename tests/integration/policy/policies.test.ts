@@ -343,6 +343,32 @@ describe("outboxPolicies on resources recorded under the mocks", () => {
         ]);
     });
 
+    it("still finds a table whose tags came through transform.table.tags, by its outbox tag; and a VPC outbox with an extra index passes", async () => {
+        const built = await buildOutbox("poltr", {
+            tags: { env: "prod" },
+            transform: { table: { tags: { team: "payments", [OUTBOX_TABLE_TAG.key]: "false" } } },
+            vpc: { subnetIds: ["subnet-0123456789abcdef0"], securityGroupIds: ["sg-0123456789abcdef0"] },
+            globalSecondaryIndexes: [{ name: "CustomerIndex", hashKey: "customer_id" }],
+        });
+        const own = await withStreamArn(built);
+        assert.deepEqual(await violationsOf(outboxPolicies, own), [], "its VPC grant and extra index are fine");
+        const table = built.one(TYPE.table);
+        assert.deepEqual(table.inputs.tags, { env: "prod", team: "payments", [OUTBOX_TABLE_TAG.key]: "true" });
+        // The same table declared outside any Outbox (adopted by another stack, say), its TTL broken: the pack
+        // finds it by the tag alone. With the tags a top-level merge left (transform's only), it would not.
+        const outside = (tags: Record<string, string>): RecordedResource => ({
+            type: TYPE.table,
+            name: "poltr-outside",
+            inputs: { ...table.inputs, tags, ttl: undefined },
+        });
+        const shape = async (r: RecordedResource) =>
+            (await violationsOf(outboxPolicies, [r])).filter((v) => v.startsWith("outbox-table-shape:"));
+        assert.deepEqual(await shape(outside(table.inputs.tags)), [
+            `outbox-table-shape: outbox table "poltr-outside": TTL must be enabled on "ttl" (terminal records expire by it); it is absent`,
+        ]);
+        assert.deepEqual(await shape(outside({ team: "payments" })), []);
+    });
+
     it("flags grants on a role declared outside the Outbox that its publisher runs as (transform.publisher.role)", async () => {
         const role = new aws.iam.Role("polrole-own", {
             assumeRolePolicy: aws.iam.assumeRolePolicyForPrincipal(aws.iam.Principals.LambdaPrincipal),

@@ -13,6 +13,7 @@ import {
 } from "../../../components/defaults";
 import { Outbox, OutboxBillingMode, OutboxLogLevel } from "../../../components/outbox";
 import { OUTBOX_NAME_MAX_LENGTH, findOutboxArgProblems, validateOutboxArgs } from "../../../components/validation";
+import { CHILD_SUFFIX } from "../../../components/naming";
 import { DEFAULT_EVENT_SOURCE } from "../../../runtime/destination/kind";
 import { recordedNamed } from "../../support/pulumi-mocks";
 import { waitForRPCs } from "../../support/component-harness";
@@ -411,7 +412,7 @@ describe("validateOutboxArgs", () => {
             { transform: { mapping: {} } as never },
             "args.transform.mapping",
             "{}",
-            /one of the keys table, topic, queue, publisher, eventSourceMapping, sweeper, schedule, publisherLogs, sweeperLogs, dashboard;/,
+            new RegExp(`one of the keys ${Object.keys(CHILD_SUFFIX).join(", ")};`),
         );
         rejects({ transform: "x" as never }, "args.transform", '"x"', /allowed: an object/);
     });
