@@ -6,6 +6,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "./aws";
+import { PROJECTION_TYPES } from "../runtime/schema";
 
 /**
  * The table's capacity modes (`OutboxArgs.billingMode`). An as-const object, so that other languages get an
@@ -201,11 +202,11 @@ export type OutboxAttributeType = (typeof OutboxAttributeType)[keyof typeof Outb
 /** What an extra index (`OutboxTableIndex`) projects, as DynamoDB's `ProjectionType`. */
 export const OutboxProjectionType = {
     /** Every attribute of the item. */
-    All: "ALL",
+    All: PROJECTION_TYPES.all,
     /** The table's and the index's keys only. */
-    KeysOnly: "KEYS_ONLY",
+    KeysOnly: PROJECTION_TYPES.keysOnly,
     /** The keys and `nonKeyAttributes`. */
-    Include: "INCLUDE",
+    Include: PROJECTION_TYPES.include,
 } as const;
 
 /** One of `OutboxProjectionType`'s values. */
