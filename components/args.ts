@@ -6,7 +6,6 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "./aws";
-import { PROJECTION_TYPES } from "../runtime/schema";
 
 /**
  * The table's capacity modes (`OutboxArgs.billingMode`). An as-const object, so that other languages get an
@@ -202,11 +201,11 @@ export type OutboxAttributeType = (typeof OutboxAttributeType)[keyof typeof Outb
 /** What an extra index (`OutboxTableIndex`) projects, as DynamoDB's `ProjectionType`. */
 export const OutboxProjectionType = {
     /** Every attribute of the item. */
-    All: PROJECTION_TYPES.all,
+    All: "ALL",
     /** The table's and the index's keys only. */
-    KeysOnly: PROJECTION_TYPES.keysOnly,
+    KeysOnly: "KEYS_ONLY",
     /** The keys and `nonKeyAttributes`. */
-    Include: PROJECTION_TYPES.include,
+    Include: "INCLUDE",
 } as const;
 
 /** One of `OutboxProjectionType`'s values. */

@@ -28,18 +28,8 @@ export interface KeyElement {
     readonly attributeType: ScalarAttributeType;
 }
 
-/** The projection types DynamoDB supports for a secondary index, by name. */
-export const PROJECTION_TYPES = {
-    /** Every attribute of the item. */
-    all: "ALL",
-    /** The table's and the index's keys only. */
-    keysOnly: "KEYS_ONLY",
-    /** The keys and the listed non-key attributes. */
-    include: "INCLUDE",
-} as const;
-
 /** The projection types DynamoDB supports for a secondary index. */
-export type ProjectionType = (typeof PROJECTION_TYPES)[keyof typeof PROJECTION_TYPES];
+export type ProjectionType = "KEYS_ONLY" | "INCLUDE" | "ALL";
 
 /** The shape of one global secondary index the outbox requires. */
 export interface IndexShape {

@@ -209,12 +209,14 @@ export const AWS_RETRYABLE_ERRORS = {
     httpStatuses: [429, 500, 502, 503, 504],
 } as const;
 
-const RETRYABLE_NAMES: ReadonlySet<string> = new Set<string>([
+// Arrays, not Sets: code serialized by value (Pulumi's CallbackFunction) gets a Set as a plain object, and
+// `Set.prototype.has` then throws on it.
+const RETRYABLE_NAMES: readonly string[] = [
     ...AWS_RETRYABLE_ERRORS.throttlingNames,
     ...AWS_RETRYABLE_ERRORS.transientNames,
-]);
-const RETRYABLE_NODE_CODES: ReadonlySet<string> = new Set<string>(AWS_RETRYABLE_ERRORS.nodeCodes);
-const RETRYABLE_STATUSES: ReadonlySet<number> = new Set<number>(AWS_RETRYABLE_ERRORS.httpStatuses);
+];
+const RETRYABLE_NODE_CODES: readonly string[] = AWS_RETRYABLE_ERRORS.nodeCodes;
+const RETRYABLE_STATUSES: readonly number[] = AWS_RETRYABLE_ERRORS.httpStatuses;
 
 /**
  * Whether AWS documents `err` as retryable, as the SDK's retry strategy decides it: a name or Node code of
@@ -225,11 +227,11 @@ const RETRYABLE_STATUSES: ReadonlySet<number> = new Set<number>(AWS_RETRYABLE_ER
  */
 export function isRetryableAwsError(err: unknown): boolean {
     const e = shape(err);
-    if (RETRYABLE_NAMES.has(awsErrorName(err))) return true;
-    if (typeof e.code === "string" && RETRYABLE_NODE_CODES.has(e.code)) return true;
+    if (RETRYABLE_NAMES.includes(awsErrorName(err))) return true;
+    if (typeof e.code === "string" && RETRYABLE_NODE_CODES.includes(e.code)) return true;
     if (e.$retryable !== undefined || e.$fault === "server") return true;
     const status = e.$metadata?.httpStatusCode;
-    return typeof status === "number" && (RETRYABLE_STATUSES.has(status) || (status >= 500 && status <= 599));
+    return typeof status === "number" && (RETRYABLE_STATUSES.includes(status) || (status >= 500 && status <= 599));
 }
 
 /** A classification, and whether a rule recognized the error (else the code is the default's). */

@@ -302,6 +302,9 @@ function startRedrive(options: RedriveOptions): RedriveRun {
     };
 }
 
+/** SQS's names for a queue that does not exist: the JSON protocol's, then the query protocol's. */
+const MISSING_QUEUE_NAMES: readonly string[] = ["QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue"];
+
 /** The next messages of the DLQ, without those this run already left there. */
 async function receiveBatch(run: RedriveRun): Promise<Message[]> {
     const { options } = run;
@@ -317,6 +320,12 @@ async function receiveBatch(run: RedriveRun): Promise<Message[]> {
             }),
         )) as ReceiveMessageCommandOutput;
     } catch (err) {
+        // The DynamoDB store's rules know no SQS names: a missing DLQ is named here, so it is not "unrecognized".
+        if (MISSING_QUEUE_NAMES.includes(awsErrorName(err)))
+            throw new OutboxError("NOT_FOUND", "redrive: receiving from the DLQ failed", {
+                cause: err,
+                context: { queueUrl: options.queueUrl },
+            });
         throw wrapAwsError(err, "redrive: receiving from the DLQ failed", { queueUrl: options.queueUrl });
     }
     return (out.Messages ?? []).filter((m) => !run.left.has(m.MessageId ?? ""));

@@ -9,6 +9,8 @@ import * as pulumi from "@pulumi/pulumi";
 import * as assert from "node:assert/strict";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { OutboxStore } from "../../../runtime/store";
+import { wrapAwsError } from "../../../runtime/store/aws-errors";
+import { isOutboxError } from "../../../runtime/errors";
 import { dynamoEndpoint, uniqueTableName } from "../../support/dynamodb";
 import { loadSerialized } from "../../support/serialized";
 
@@ -97,5 +99,21 @@ describe("the store serialized by value (as Pulumi ships it)", () => {
             claimedK: 1,
             expired: 1,
         });
+    });
+
+    it("wraps an AWS error it does not recognize, and one the SDK retries, from the serialized text", async function () {
+        this.timeout(60_000);
+        // A captured Set reached only on this path once crashed it with "Set.prototype.has called on incompatible
+        // receiver" instead of the OutboxError: no store call against DynamoDB Local makes these errors.
+        const wrapBoth = () => () =>
+            ["WeirdException", "ThrottlingException"].map((name) => {
+                const wrapped = wrapAwsError(Object.assign(new Error("odd"), { name }), "a call failed");
+                return isOutboxError(wrapped) ? `${wrapped.code}:${wrapped.transient}` : String(wrapped);
+            });
+        const serialized = await pulumi.runtime.serializeFunction(wrapBoth, {
+            isFactoryFunction: true,
+            exportName: "handler",
+        });
+        assert.deepEqual(loadSerialized<() => string[]>(serialized.text)(), ["UNAVAILABLE:false", "THROTTLED:true"]);
     });
 });
