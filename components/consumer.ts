@@ -268,7 +268,8 @@ export class OutboxConsumer extends pulumi.ComponentResource {
 
     /**
      * Grants `role` what a consumer of this queue into this inbox needs: an `aws.iam.RolePolicy` with exactly the
-     * statements of `consumerPolicy` (receive and delete on the queue, `dynamodb:PutItem` on the inbox table).
+     * statements of `consumerPolicy` (receive and delete on the queue, `dynamodb:PutItem` and
+     * `dynamodb:ConditionCheckItem` on the inbox table).
      * The created function's role has it already; use this for the role of a `functionArn` function, or any other.
      *
      * @param role - The role, or its name.
