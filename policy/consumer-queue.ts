@@ -83,7 +83,7 @@ function redriveProblem(value: unknown): string | undefined {
 
 /**
  * The violations of the queues `OutboxConsumer`s read: no redrive policy to a DLQ, or a visibility timeout below
- * {@link VISIBILITY_TIMEOUT_FACTOR} times the function's timeout.
+ * 6 times the function's timeout (the component's `VISIBILITY_TIMEOUT_FACTOR`).
  *
  * @param resources - The stack's resources, as a stack policy gets them.
  */
