@@ -17,11 +17,13 @@ import type { PolicyDocument } from "./iam";
 export const CONSUMER_QUEUE_ACTIONS = ["sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage"] as const;
 
 /**
- * What `Inbox.apply` needs on the marker table: the marker is one conditional Put inside the consumer's
- * TransactWriteItems, which has no IAM action of its own (AWS authorizes each action as its own PutItem,
- * UpdateItem, DeleteItem or ConditionCheckItem). The inbox reads nothing.
+ * What `Inbox.apply` needs on the marker table, inside the consumer's TransactWriteItems (which has no IAM action of
+ * its own: AWS authorizes each of its actions as its own PutItem, UpdateItem, DeleteItem or ConditionCheckItem):
+ * `dynamodb:PutItem` for the marker's conditional Put (and its copy under `previousMarkerShards`), and
+ * `dynamodb:ConditionCheckItem` for the check of the older sourceless marker key, which `legacyMarkerCheck` (on by
+ * default) adds for every message that names its source. The inbox reads nothing.
  */
-export const CONSUMER_INBOX_TABLE_ACTIONS = ["dynamodb:PutItem"] as const;
+export const CONSUMER_INBOX_TABLE_ACTIONS = ["dynamodb:ConditionCheckItem", "dynamodb:PutItem"] as const;
 
 /** The resolved ARNs a consumer's policy is scoped to. */
 export interface ConsumerGrantTargets {
@@ -72,8 +74,8 @@ export function consumerPolicyDocument(t: ConsumerGrantTargets): PolicyDocument 
 
 /**
  * The least-privilege IAM policy an inbox consumer's function role needs, as JSON for `aws.iam.RolePolicy`: receive
- * and delete on the queue (what Lambda's event source mapping does with the role), and `dynamodb:PutItem` on the
- * inbox table (the marker).
+ * and delete on the queue (what Lambda's event source mapping does with the role), and `dynamodb:PutItem` (the
+ * marker) and `dynamodb:ConditionCheckItem` (the `legacyMarkerCheck` of the older marker key) on the inbox table.
  *
  * Not included, grant them yourself:
  * - the consumer's own writes, on its own tables (when the markers share the consumer's table, the actions its

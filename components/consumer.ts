@@ -28,11 +28,13 @@ import {
 } from "./consumer-args";
 import { CONSUMER_CHILD_SUFFIX, OUTBOX_CONSUMER_TYPE, consumerChildName } from "./consumer-naming";
 import { consumerPolicy, consumerPolicyDocument, type ConsumerGrantTargets } from "./consumer-policy";
+import type { OutboxConsumerNodes } from "./consumer-nodes";
 import { consumerArgsError, destinationArnProblem, validateOutboxConsumerArgs } from "./consumer-validation";
 import { LOG_ACTIONS, type PolicyDocument } from "./iam";
 import { declareRolePolicy, type RoleOrName } from "./role-policy";
 
 export type { OutboxConsumerArgs } from "./consumer-args";
+export type { OutboxConsumerNodes } from "./consumer-nodes";
 export { OutboxConsumerDestinationKind } from "./consumer-args";
 export { OUTBOX_CONSUMER_TYPE } from "./consumer-naming";
 export type { RoleOrName } from "./role-policy";
@@ -46,8 +48,14 @@ export const DEFAULT_BUS_PATTERN = { detail: { outbox: { id: [{ exists: true }] 
 /** A Lambda function ARN: groups 1 partition, 2 region, 3 account, 4 the function's name. */
 const FUNCTION_ARN_PARTS = /^arn:(aws[a-z-]*):lambda:([a-z0-9-]+):(\d{12}):function:([A-Za-z0-9_-]{1,64})(?::[^:]+)?$/;
 
-/** What {@link OutboxConsumer.grantConsume} needs of its consumer; kept beside it so the class holds only outputs. */
-const GRANTS = new WeakMap<OutboxConsumer, { name: string; count: number; targets: GrantInputs }>();
+/**
+ * What {@link OutboxConsumer.grantConsume} and {@link OutboxConsumer.nodes} need of their consumer; kept beside it so
+ * the class holds only outputs.
+ */
+const GRANTS = new WeakMap<
+    OutboxConsumer,
+    { name: string; count: number; targets: GrantInputs; nodes: OutboxConsumerNodes }
+>();
 
 /** The consumer's grant targets, as Inputs. */
 type GrantInputs = { [K in keyof ConsumerGrantTargets]: pulumi.Input<ConsumerGrantTargets[K]> };
@@ -229,25 +237,33 @@ export class OutboxConsumer extends pulumi.ComponentResource {
             inbox.arn ?? pulumi.all([code.functionArn, inbox.name]).apply(([f, t]) => inboxTableArnOf(f, t));
         const targets: GrantInputs = { queueArn: queue.arn, inboxTableArn };
         const before = [...queue.before, ...code.before];
-        if (code.role !== undefined) {
-            before.push(
-                declareRolePolicy(
-                    consumerChildName(name, "consumePolicy"),
-                    code.role,
-                    targets,
-                    consumerPolicyDocument,
-                    {
-                        parent: this,
-                    },
-                ),
-            );
-        }
-        declareMapping(c, queue.arn, code.functionArn, before);
-        if (args.alarms ?? true) {
-            declareAlarms(c, { queueName: queue.name, dlqName: dlq.name, functionName: code.functionName });
-        }
+        const consumePolicy =
+            code.role === undefined
+                ? undefined
+                : declareRolePolicy(
+                      consumerChildName(name, "consumePolicy"),
+                      code.role,
+                      targets,
+                      consumerPolicyDocument,
+                      { parent: this },
+                  );
+        if (consumePolicy !== undefined) before.push(consumePolicy);
+        const mapping = declareMapping(c, queue.arn, code.functionArn, before);
+        const alarms =
+            (args.alarms ?? true)
+                ? declareAlarms(c, { queueName: queue.name, dlqName: dlq.name, functionName: code.functionName })
+                : [];
 
-        GRANTS.set(this, { name, count: 0, targets });
+        const nodes: OutboxConsumerNodes = {
+            ...queue.nodes,
+            dlq,
+            inboxTable: inbox.table,
+            ...code.nodes,
+            consumePolicy,
+            mapping,
+            alarms,
+        };
+        GRANTS.set(this, { name, count: 0, targets, nodes });
         this.queueArn = queue.arn;
         this.queueUrl = queue.url;
         this.dlqUrl = dlq.url;
@@ -267,8 +283,20 @@ export class OutboxConsumer extends pulumi.ComponentResource {
     }
 
     /**
+     * The child resources, typed: the queue (`undefined` when the destination is a queue, read as it is), the DLQ,
+     * the redrive policy, subscription, rule, target and queue policy of its kind of destination, the inbox table
+     * (`undefined` with `inboxTableName`), the function with its role, log group and logs grant (`undefined` with
+     * `functionArn`), the consumer's grant, the mapping and the alarms (empty with `alarms: false`). A getter, not a
+     * field: Pulumi's component schema analyzer would take a field for an output other languages must read.
+     */
+    get nodes(): OutboxConsumerNodes {
+        return GRANTS.get(this)!.nodes;
+    }
+
+    /**
      * Grants `role` what a consumer of this queue into this inbox needs: an `aws.iam.RolePolicy` with exactly the
-     * statements of `consumerPolicy` (receive and delete on the queue, `dynamodb:PutItem` on the inbox table).
+     * statements of `consumerPolicy` (receive and delete on the queue, `dynamodb:PutItem` and
+     * `dynamodb:ConditionCheckItem` on the inbox table).
      * The created function's role has it already; use this for the role of a `functionArn` function, or any other.
      *
      * @param role - The role, or its name.
@@ -308,6 +336,35 @@ interface ConsumerQueue {
     readonly url: pulumi.Output<string>;
     readonly name: pulumi.Output<string>;
     readonly before: pulumi.Resource[];
+    readonly nodes: Pick<
+        OutboxConsumerNodes,
+        "queue" | "redrivePolicy" | "subscription" | "rule" | "target" | "queuePolicy"
+    >;
+}
+
+/** The destination queue, read as it is: its redrive policy set to the DLQ (an `aws.sqs.RedrivePolicy`). */
+function readDestinationQueue(c: ConsumerContext, redrivePolicy: pulumi.Output<string>): ConsumerQueue {
+    const { parent, destinationArn } = c;
+    const url = destinationArn.apply((arn) => queueUrlOfArn(arn)!);
+    const redrive = new aws.sqs.RedrivePolicy(
+        consumerChildName(c.name, "redrivePolicy"),
+        { queueUrl: url, redrivePolicy },
+        { parent },
+    );
+    return {
+        arn: destinationArn,
+        url,
+        name: destinationArn.apply((arn) => SQS_QUEUE_ARN.exec(arn)![4]!),
+        before: [redrive],
+        nodes: {
+            queue: undefined,
+            redrivePolicy: redrive,
+            subscription: undefined,
+            rule: undefined,
+            target: undefined,
+            queuePolicy: undefined,
+        },
+    };
 }
 
 /**
@@ -321,15 +378,7 @@ function declareQueue(c: ConsumerContext, dlq: aws.sqs.Queue): ConsumerQueue {
         deadLetterTargetArn: dlq.arn,
         maxReceiveCount: args.maxReceiveCount ?? CONSUMER_RANGES.maxReceiveCount.fallback,
     });
-    if (kind === DESTINATION_KINDS.sqs) {
-        const url = destinationArn.apply((arn) => queueUrlOfArn(arn)!);
-        return {
-            arn: destinationArn,
-            url,
-            name: destinationArn.apply((arn) => SQS_QUEUE_ARN.exec(arn)![4]!),
-            before: [new aws.sqs.RedrivePolicy(child("redrivePolicy"), { queueUrl: url, redrivePolicy }, { parent })],
-        };
-    }
+    if (kind === DESTINATION_KINDS.sqs) return readDestinationQueue(c, redrivePolicy);
     const queue = new aws.sqs.Queue(
         child("queue"),
         {
@@ -343,8 +392,11 @@ function declareQueue(c: ConsumerContext, dlq: aws.sqs.Queue): ConsumerQueue {
         { parent },
     );
     let sourceArn: pulumi.Output<string> = destinationArn;
+    let rule: aws.cloudwatch.EventRule | undefined;
+    let target: aws.cloudwatch.EventTarget | undefined;
+    let subscription: aws.sns.TopicSubscription | undefined;
     if (kind === DESTINATION_KINDS.eventBridge) {
-        const rule = new aws.cloudwatch.EventRule(
+        rule = new aws.cloudwatch.EventRule(
             child("rule"),
             {
                 eventBusName: destinationArn,
@@ -355,7 +407,7 @@ function declareQueue(c: ConsumerContext, dlq: aws.sqs.Queue): ConsumerQueue {
             { parent },
         );
         sourceArn = rule.arn;
-        new aws.cloudwatch.EventTarget(
+        target = new aws.cloudwatch.EventTarget(
             child("target"),
             { rule: rule.name, eventBusName: destinationArn, arn: queue.arn },
             { parent },
@@ -374,7 +426,7 @@ function declareQueue(c: ConsumerContext, dlq: aws.sqs.Queue): ConsumerQueue {
     );
     if (kind === DESTINATION_KINDS.sns) {
         // After the policy: SNS sends as soon as the subscription exists.
-        new aws.sns.TopicSubscription(
+        subscription = new aws.sns.TopicSubscription(
             child("subscription"),
             {
                 topic: destinationArn,
@@ -386,12 +438,22 @@ function declareQueue(c: ConsumerContext, dlq: aws.sqs.Queue): ConsumerQueue {
             { parent, dependsOn: [queuePolicy] },
         );
     }
-    return { arn: queue.arn, url: queue.url, name: queue.name, before: [queuePolicy] };
+    return {
+        arn: queue.arn,
+        url: queue.url,
+        name: queue.name,
+        before: [queuePolicy],
+        nodes: { queue, redrivePolicy: undefined, subscription, rule, target, queuePolicy },
+    };
 }
 
 /** The inbox table: created (its ARN known), or the one `inboxTableName` names (its ARN derived later). */
-function declareInboxTable(c: ConsumerContext): { name: pulumi.Output<string>; arn?: pulumi.Output<string> } {
-    if (c.args.inboxTableName !== undefined) return { name: pulumi.output(c.args.inboxTableName) };
+function declareInboxTable(c: ConsumerContext): {
+    name: pulumi.Output<string>;
+    arn?: pulumi.Output<string>;
+    table: aws.dynamodb.Table | undefined;
+} {
+    if (c.args.inboxTableName !== undefined) return { name: pulumi.output(c.args.inboxTableName), table: undefined };
     const table = new aws.dynamodb.Table(
         consumerChildName(c.name, "inboxTable"),
         {
@@ -408,7 +470,7 @@ function declareInboxTable(c: ConsumerContext): { name: pulumi.Output<string>; a
         },
         { parent: c.parent },
     );
-    return { name: table.name, arn: table.arn };
+    return { name: table.name, arn: table.arn, table };
 }
 
 /** The function: created around `consume` (with its role), or the one `functionArn` names (and `functionRoleName`). */
@@ -420,6 +482,7 @@ function declareCode(
     functionName: pulumi.Output<string>;
     role?: RoleOrName;
     before: pulumi.Resource[];
+    nodes: Pick<OutboxConsumerNodes, "function" | "role" | "logs" | "logsPolicy">;
 } {
     if (c.args.consume === undefined) {
         const functionArn = pulumi.output(c.args.functionArn!);
@@ -428,10 +491,17 @@ function declareCode(
             functionName: functionArn.apply((arn) => functionArnParts(arn).name),
             ...(c.args.functionRoleName !== undefined ? { role: c.args.functionRoleName } : {}),
             before: [],
+            nodes: { function: undefined, role: undefined, logs: undefined, logsPolicy: undefined },
         };
     }
     const fn = declareFunction(c, inboxTableName);
-    return { functionArn: fn.function.arn, functionName: fn.function.name, role: fn.role, before: [fn.logsPolicy] };
+    return {
+        functionArn: fn.function.arn,
+        functionName: fn.function.name,
+        role: fn.role,
+        before: [fn.logsPolicy],
+        nodes: { function: fn.function, role: fn.role, logs: fn.logs, logsPolicy: fn.logsPolicy },
+    };
 }
 
 /** The mapping from the queue to the function, with partial batch responses. */
@@ -469,7 +539,12 @@ function declareMapping(
 function declareFunction(
     c: ConsumerContext,
     inboxTableName: pulumi.Output<string>,
-): { function: aws.lambda.CallbackFunction<any, any>; role: aws.iam.Role; logsPolicy: aws.iam.RolePolicy } {
+): {
+    function: aws.lambda.CallbackFunction<any, any>;
+    role: aws.iam.Role;
+    logs: aws.cloudwatch.LogGroup;
+    logsPolicy: aws.iam.RolePolicy;
+} {
     const { parent, name, args } = c;
     const t = { timeout: c.timeout, inboxTableName, tags: c.tags };
     const child = (c: keyof typeof CONSUMER_CHILD_SUFFIX): string => consumerChildName(name, c);
@@ -512,14 +587,14 @@ function declareFunction(
         },
         { parent },
     );
-    return { function: fn, role, logsPolicy };
+    return { function: fn, role, logs, logsPolicy };
 }
 
 /** The DLQ's depth, the age of the queue's oldest message, the function's errors. */
 function declareAlarms(
     c: ConsumerContext,
     t: { queueName: pulumi.Input<string>; dlqName: pulumi.Input<string>; functionName: pulumi.Input<string> },
-): void {
+): aws.cloudwatch.MetricAlarm[] {
     const { parent, name, args } = c;
     const actions = args.alarmActions ?? [];
     const common = {
@@ -533,7 +608,7 @@ function declareAlarms(
         tags: c.tags,
     };
     const about = (says: string, action: string) => `dynamodb-outbox consumer "${name}": ${says}. ${action}`;
-    new aws.cloudwatch.MetricAlarm(
+    const dlqDepth = new aws.cloudwatch.MetricAlarm(
         consumerChildName(name, "dlqDepthAlarm"),
         {
             ...common,
@@ -549,7 +624,7 @@ function declareAlarms(
         },
         { parent },
     );
-    new aws.cloudwatch.MetricAlarm(
+    const oldestMessage = new aws.cloudwatch.MetricAlarm(
         consumerChildName(name, "oldestMessageAlarm"),
         {
             ...common,
@@ -567,7 +642,7 @@ function declareAlarms(
         },
         { parent },
     );
-    new aws.cloudwatch.MetricAlarm(
+    const errors = new aws.cloudwatch.MetricAlarm(
         consumerChildName(name, "errorsAlarm"),
         {
             ...common,
@@ -583,4 +658,5 @@ function declareAlarms(
         },
         { parent },
     );
+    return [dlqDepth, oldestMessage, errors];
 }

@@ -49,9 +49,16 @@ import {
 import { outboxSecurityPolicies } from "./security";
 import { outboxPayloadBucketPolicy } from "./payload-bucket";
 import { outboxAlarmsPolicy } from "./alarms";
+import { outboxConsumerQueuePolicy } from "./consumer-queue";
 
 export { OUTBOX_ALARMS_DEFAULT_LEVEL, outboxAlarmViolations } from "./alarms";
 export { PAYLOAD_BUCKET_TYPES, payloadBucketViolations } from "./payload-bucket";
+export {
+    AWS_DEFAULT_SECONDS,
+    REDRIVE_POLICY_TYPE,
+    consumerQueueViolations,
+    declaredInsideOutboxConsumer,
+} from "./consumer-queue";
 
 export {
     declaredInsideOutbox,
@@ -223,9 +230,9 @@ export const OUTBOX_POLICY_DEFAULT_LEVEL: OutboxPolicyLevel = "mandatory";
 
 /**
  * The outbox policies: table shape, stream mappings (the Outbox's own and those on an outbox stream declared
- * elsewhere), least privilege (the Outbox's IAM and grants on its roles declared elsewhere) and encryption at
- * rest, and, as advice, alarms. Each is {@link OUTBOX_POLICY_DEFAULT_LEVEL} (`outbox-alarms` `advisory`) unless the
- * pack's config says otherwise.
+ * elsewhere), least privilege (the Outbox's IAM and grants on its roles declared elsewhere), encryption at rest,
+ * the payload bucket, the queue an OutboxConsumer reads, and, as advice, alarms. Each is
+ * {@link OUTBOX_POLICY_DEFAULT_LEVEL} (`outbox-alarms` `advisory`) unless the pack's config says otherwise.
  */
 export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[] = [
     {
@@ -256,6 +263,7 @@ export const outboxPolicies: (ResourceValidationPolicy | StackValidationPolicy)[
     ),
     ...outboxSecurityPolicies(OUTBOX_POLICY_DEFAULT_LEVEL),
     outboxPayloadBucketPolicy(OUTBOX_POLICY_DEFAULT_LEVEL),
+    outboxConsumerQueuePolicy(OUTBOX_POLICY_DEFAULT_LEVEL),
     outboxAlarmsPolicy(),
 ];
 

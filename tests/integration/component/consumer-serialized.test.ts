@@ -4,8 +4,11 @@
  * set (the SDK's own variables pointing its DynamoDB client at DynamoDB Local). On local SNS/SQS (fauxqs), with the
  * subscription the component declared (raw delivery), the real publisher publishes two records from the outbox
  * table's stream; the serialized consumer applies them, and a redelivery of the same messages (the first invocation's
- * answer lost, so SQS hands them out again) changes nothing. Lambda's poller itself is `tests/support/sqs-lambda.ts`
- * (no emulator runs it).
+ * answer lost, so SQS hands them out again) changes nothing. The same from the outbox's own queue (fauxqs's SQS, read
+ * as it is), and from an EventBridge bus through a rule's SQS target (the fault server's stand-in: no maintained
+ * EventBridge emulator exists; it routes every event of the bus, and the test checks the events carry what the
+ * rule's pattern asks for), there handed to the function twice. Lambda's poller itself is
+ * `tests/support/sqs-lambda.ts` (no emulator runs it).
  */
 import * as assert from "node:assert/strict";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
@@ -47,6 +50,58 @@ const consume: OutboxConsumerArgs["consume"] = (message) => [
         },
     },
 ];
+
+/**
+ * Declare an `OutboxConsumer` on `destinationArn` under the mocks, set the environment it gives its function (and the
+ * SDK's own variables for DynamoDB Local), and load the function as Pulumi serialized it.
+ */
+async function serializedConsumer(
+    name: string,
+    destinationArn: string,
+    inboxTable: string,
+): Promise<{ handler: InboxHandler; mine: ReturnType<typeof recordedNamed> }> {
+    new OutboxConsumer(name, { destinationArn, consume, inboxTableName: inboxTable });
+    await waitForRPCs();
+    const mine = recordedNamed(name);
+    const fn = mine.find((r) => r.type === "aws:lambda/function:Function")!;
+    Object.assign(process.env, fn.inputs.environment.variables as Record<string, string>, {
+        AWS_REGION: LOCAL_REGION,
+        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
+        AWS_LAMBDA_LOG_LEVEL: "ERROR",
+    });
+    return { handler: loadSerialized<InboxHandler>(await entryText(fn)), mine };
+}
+
+/** Write two orders and let the real publisher deliver them to the harness's destination (or `overrides`'). */
+async function publishTwo(h: Harness, overrides: Parameters<Harness["publisher"]>[0]) {
+    const orderIds = [Date.now(), Date.now() + 1];
+    const { messageIds } = await h.writer.write({
+        messages: orderIds.map((orderId) => ({
+            partition: `ORDER#${orderId}`,
+            type: "OrderPlaced",
+            payload: { orderId },
+        })),
+    });
+    assert.deepEqual(await h.publisher(overrides)(await h.streamEvent()), { batchItemFailures: [] });
+    return { orderIds, messageIds };
+}
+
+/** Each order's effect is in the inbox table, applied once. */
+async function assertAppliedOnce(inboxTable: string, orders: { orderIds: number[]; messageIds: string[] }) {
+    const ddb = await dynamoClient();
+    for (let i = 0; i < orders.orderIds.length; i += 1) {
+        const effect = await ddb.send(
+            new GetItemCommand({
+                TableName: inboxTable,
+                Key: { PK: { S: `EFFECT#${orders.messageIds[i]}` }, SK: { S: "META" } },
+                ConsistentRead: true,
+            }),
+        );
+        assert.deepEqual([effect.Item?.applied?.N, effect.Item?.orderId?.N], ["1", String(orders.orderIds[i])]);
+    }
+}
 
 describe("OutboxConsumer's function, as Pulumi serializes it", function () {
     this.timeout(120_000);
@@ -139,5 +194,57 @@ describe("OutboxConsumer's function, as Pulumi serializes it", function () {
             assert.deepEqual([effect.Item?.applied?.N, effect.Item?.orderId?.N], ["1", String(orderIds[i])]);
         }
         assert.equal((await receiveEvent(fauxqs.sqs, queue)).Records.length, 0, "the queue is empty");
+    });
+
+    it("from the outbox's own SQS queue: the queue read as it is, each event applied once through a redelivery", async () => {
+        fauxqs ??= await startFauxqs();
+        const queue = await fauxqs.createQueue(`consumer-serialized-own-${Date.now()}`);
+        const inboxTable = await createConsumerTable(await dynamoClient(), "consumer-serialized-sqs");
+        const { handler, mine } = await serializedConsumer("cserialq", queue.queueArn, inboxTable);
+        const mapping = mine.find((r) => r.type === "aws:lambda/eventSourceMapping:EventSourceMapping")!;
+        assert.equal(mapping.inputs.eventSourceArn, queue.queueArn, "the mapping reads the outbox's queue itself");
+
+        await h?.close();
+        h = await createHarness({ destination: "sqs" });
+        const dlq = await fauxqs.createQueue(`consumer-serialized-own-dlq-${Date.now()}`);
+        const orders = await publishTwo(h, { sqs: fauxqs.sqs, queueArn: queue.queueArn, dlqUrl: dlq.queueUrl });
+        const first = await receiveEvent(fauxqs.sqs, queue);
+        assert.equal(first.Records.length, 2);
+        assert.deepEqual(await handler(first), { batchItemFailures: [] });
+        await settle(fauxqs.sqs, queue, first, undefined);
+        const again = await receiveEvent(fauxqs.sqs, queue);
+        assert.ok(
+            again.Records.every((r) => r.attributes?.ApproximateReceiveCount === "2"),
+            "redelivered",
+        );
+        assert.deepEqual(await handler(again), { batchItemFailures: [] });
+        await settle(fauxqs.sqs, queue, again, { batchItemFailures: [] });
+        await assertAppliedOnce(inboxTable, orders);
+    });
+
+    it("from an EventBridge bus, through a rule's SQS target (the fault server's stand-in), each event applied once when handed twice", async () => {
+        await h?.close();
+        h = await createHarness({ destination: "eventbridge" });
+        const inboxTable = await createConsumerTable(await dynamoClient(), "consumer-serialized-bus");
+        const { handler, mine } = await serializedConsumer("cserialb", h.destinationArn, inboxTable);
+        const rule = mine.find((r) => r.type === "aws:cloudwatch/eventRule:EventRule")!;
+        assert.equal(rule.inputs.eventBusName, h.destinationArn);
+
+        // The stand-in routes every event of the bus to the queue; the rule's pattern matches every outbox event.
+        const queueUrl = h.server.createQueue("cserialb-target");
+        h.server.routeBusToQueue(h.destinationArn, "cserialb-target");
+        const orders = await publishTwo(h, { eventSource: "com.example.orders" });
+        const event = await receiveEvent(h.sqs, { queueUrl, queueArn: h.server.queueArn(queueUrl) });
+        assert.equal(event.Records.length, 2);
+        assert.deepEqual(JSON.parse(rule.inputs.eventPattern as string), {
+            detail: { outbox: { id: [{ exists: true }] } },
+        });
+        assert.ok(
+            event.Records.every((r) => typeof JSON.parse(r.body).detail?.outbox?.id === "string"),
+            "each event carries detail.outbox.id, which the rule's pattern asks for",
+        );
+        assert.deepEqual(await handler(event), { batchItemFailures: [] });
+        assert.deepEqual(await handler(event), { batchItemFailures: [] }, "the same messages again change nothing");
+        await assertAppliedOnce(inboxTable, orders);
     });
 });

@@ -26,18 +26,21 @@ import { waitForRPCs } from "../../support/component-harness";
 const QUEUE_ARN = "arn:aws:sqs:eu-west-1:111111111111:billing";
 const TABLE_ARN = "arn:aws:dynamodb:eu-west-1:111111111111:table/billing-inbox";
 
-function record(messageId: string, outboxId: string) {
+function record(messageId: string, outboxId: string, source?: string) {
     return {
         messageId,
         body: JSON.stringify({ orderId: messageId }),
-        messageAttributes: { "outbox.id": { stringValue: outboxId, dataType: "String" } },
+        messageAttributes: {
+            "outbox.id": { stringValue: outboxId, dataType: "String" },
+            ...(source === undefined ? {} : { "outbox.source": { stringValue: source, dataType: "String" } }),
+        },
         eventSource: "aws:sqs",
         eventSourceARN: QUEUE_ARN,
     };
 }
 
 describe("consumerPolicy: what an inbox consumer's role needs", () => {
-    it("grants exactly the DynamoDB actions the handler's calls need on the inbox table (applied, duplicate, failed write), and nothing on the consumer's own table", async function () {
+    it("grants exactly the DynamoDB actions the handler's calls need on the inbox table (applied, duplicate, failed write, a message with its source), and nothing on the consumer's own table", async function () {
         const ddb = await dynamoClient();
         const inboxTable = await createConsumerTable(ddb, "policy-inbox");
         const ownTable = await createConsumerTable(ddb, "policy-own");
@@ -60,11 +63,13 @@ describe("consumerPolicy: what an inbox consumer's role needs", () => {
             ],
             logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
         });
-        const response = await handler({ Records: [record("m1", "p-1"), record("m2", "p-1"), record("m3", "p-3")] });
+        const response = await handler({
+            Records: [record("m1", "p-1"), record("m2", "p-1"), record("m3", "p-3"), record("m4", "p-4", "orders")],
+        });
         assert.deepEqual(
             response.batchItemFailures,
             [{ itemIdentifier: "m3" }],
-            "m2 is a duplicate, m3's own condition failed",
+            "m2 is a duplicate, m3's own condition failed, m4 (with its source) is checked against the older key",
         );
 
         const onInbox = [...new Set(sent.filter((a) => a.table === inboxTable).map((a) => a.action))].sort();

@@ -1,0 +1,258 @@
+/**
+ * The `OutboxConsumer`'s role grants exactly what its code calls (issue 39), in the style of relay-policy.test.ts.
+ * The component is declared under Pulumi's mocks; its function, exactly as Pulumi serializes it, runs with the
+ * environment the component set, on DynamoDB Local, on what the real publisher put on fauxqs's SNS (delivered through
+ * the raw-delivery subscription the component declared, and delivered twice). Every DynamoDB command the function
+ * sends is recorded (the client is built inside the serialized code, so the recorder wraps the SDK client class's
+ * `send` for the span of each invocation, when nothing else in the process sends), turned into the IAM
+ * authorizations AWS checks for it (tests/support/iam-recording.ts), and mapped onto the component's ARNs. Then:
+ * - every recorded authorization is allowed by the role's statements, action and resource;
+ * - every action the role grants was recorded, but for {@link PLATFORM_ACTIONS}: what Lambda itself calls with the
+ *   role (the event source mapping's SQS calls, as AWS documents them; the runtime's logs). No emulator runs
+ *   Lambda's poller.
+ * The messages carry their source (the relay stamps it), so the inbox's default `legacyMarkerCheck` adds its
+ * `ConditionCheck`. The same policy is held to a hand-written consumer's run in a `previousMarkerShards` window.
+ *
+ * Not proven here: KMS (no emulator enforces a key), and claim checks: the component's function resolves none
+ * (`createInboxHandler` without `payloads`), so its role has no S3 grant; a hand-written consumer that resolves
+ * them needs the outbox's `readerPolicy` (tests/integration/component/grants.test.ts).
+ */
+import * as assert from "node:assert/strict";
+import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { OutboxConsumer, type OutboxConsumerArgs } from "../../../components/consumer";
+import { consumerPolicyDocument } from "../../../components/consumer-policy";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
+import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
+import { createInboxHandler, Inbox } from "../../../runtime";
+import type { InboxHandler, LambdaSqsEvent } from "../../../runtime";
+import { INBOX_ENV } from "../../../runtime/inbox/lambda";
+import { waitForRPCs } from "../../support/component-harness";
+import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
+import {
+    allowing,
+    iamAuthorizations,
+    recordCalls,
+    type ArnAuthorization,
+    type GrantStatement,
+    type RecordedCall,
+} from "../../support/iam-recording";
+import { preserveEnvironment } from "../../support/local-environment";
+import { recordedNamed, unwrap } from "../../support/pulumi-mocks";
+import { createHarness, type Harness } from "../../support/runtime/harness";
+import { createConsumerTable } from "../../support/runtime/table";
+import { entryText, loadSerialized } from "../../support/serialized";
+import { receiveEvent, settle } from "../../support/sqs-lambda";
+
+const LAMBDA_ENVIRONMENT = [
+    INBOX_ENV.tableName,
+    INBOX_ENV.consumer,
+    "AWS_REGION",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_ENDPOINT_URL_DYNAMODB",
+    "AWS_LAMBDA_LOG_LEVEL",
+];
+
+/**
+ * What the role is granted for Lambda to call with it, not the function's code: the event source mapping receives,
+ * deletes and reads the queue's attributes (AWS's `AWSLambdaSQSQueueExecutionRole`), and the Lambda runtime writes
+ * the function's logs.
+ */
+const PLATFORM_ACTIONS = [
+    "sqs:DeleteMessage",
+    "sqs:GetQueueAttributes",
+    "sqs:ReceiveMessage",
+    "logs:CreateLogStream",
+    "logs:PutLogEvents",
+] as const;
+
+type Send = DynamoDBClient["send"];
+
+/** `run()`, with every command any `DynamoDBClient` sends meanwhile recorded into `calls`. */
+async function recordingDynamoDb<T>(calls: RecordedCall[], run: () => Promise<T>): Promise<T> {
+    const prototype = DynamoDBClient.prototype as unknown as { send: Send };
+    const own = Object.prototype.hasOwnProperty.call(prototype, "send");
+    const send = prototype.send;
+    prototype.send = function (this: DynamoDBClient, command: any, ...rest: any[]) {
+        calls.push({
+            client: "DynamoDBClient",
+            command: String(command.constructor.name).replace(/Command$/, ""),
+            input: command.input as Record<string, any>,
+        });
+        return (send as (...a: unknown[]) => unknown).call(this, command, ...rest);
+    } as Send;
+    try {
+        return await run();
+    } finally {
+        if (own) prototype.send = send;
+        else delete (prototype as { send?: Send }).send;
+    }
+}
+
+describe("the OutboxConsumer's role grants exactly what its code calls (its serialized function on DynamoDB Local and fauxqs)", function () {
+    this.timeout(120_000);
+    let fauxqs: LocalFauxqs | undefined;
+    let h: Harness | undefined;
+    let restoreEnvironment: () => void;
+    const calls: RecordedCall[] = [];
+    let statements: GrantStatement[];
+    let inboxTable: string;
+    let ownTable: string;
+    let inboxTableArn: string;
+    let queueArn: string;
+    let ownTableArn: string;
+    let delivered: LambdaSqsEvent;
+    const arnOf = (kind: string, local: string): string => {
+        assert.equal(kind, "table");
+        if (local === inboxTable) return inboxTableArn;
+        if (local === ownTable) return ownTableArn;
+        throw new Error(`the consumer called a table it was given no name of: ${local}`);
+    };
+    const authorizations = (): ArnAuthorization[] => calls.flatMap((c) => iamAuthorizations(c, arnOf));
+
+    before(async () => {
+        restoreEnvironment = preserveEnvironment(LAMBDA_ENVIRONMENT);
+        fauxqs = await startFauxqs();
+        const topicArn = await fauxqs.createTopic(`consumer-role-${Date.now()}`);
+        const ddb = await dynamoClient();
+        inboxTable = await createConsumerTable(ddb, "consumer-role-inbox");
+        ownTable = await createConsumerTable(ddb, "consumer-role-own");
+        ownTableArn = `arn:aws:dynamodb:eu-west-1:111111111111:table/${ownTable}`;
+
+        // The user's writes go to a table of its own: their grant is the user's, not the component's.
+        const own = ownTable;
+        const consume: OutboxConsumerArgs["consume"] = (message) => [
+            { Put: { TableName: own, Item: { PK: { S: `EFFECT#${message.outboxId}` }, SK: { S: "META" } } } },
+        ];
+        const consumer = new OutboxConsumer("crole", { destinationArn: topicArn, consume, inboxTableName: inboxTable });
+        await waitForRPCs();
+        const mine = recordedNamed("crole");
+        const role = mine.find((r) => r.type === "aws:iam/role:Role")!;
+        const policies = mine.filter(
+            (r) => r.type === "aws:iam/rolePolicy:RolePolicy" && r.inputs.role === role.computed!.name,
+        );
+        assert.deepEqual(policies.map((p) => p.name).sort(), ["crole-consume-policy", "crole-logs-policy"]);
+        statements = policies.flatMap(
+            (p) => (JSON.parse(p.inputs.policy as string) as { Statement: GrantStatement[] }).Statement,
+        );
+        queueArn = mine.find((r) => r.type === "aws:sqs/queue:Queue" && r.name === "crole-queue")!.computed!.arn;
+        inboxTableArn = await unwrap(consumer.inboxTableArn);
+
+        const fn = mine.find((r) => r.type === "aws:lambda/function:Function")!;
+        const subscription = mine.find((r) => r.type === "aws:sns/topicSubscription:TopicSubscription")!;
+        const queue = await fauxqs.createQueue(`consumer-role-${Date.now()}`);
+        await fauxqs.subscribe(topicArn, queue.queueArn, {
+            rawMessageDelivery: subscription.inputs.rawMessageDelivery as boolean,
+        });
+        Object.assign(process.env, fn.inputs.environment.variables as Record<string, string>, {
+            AWS_REGION: LOCAL_REGION,
+            AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+            AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
+            AWS_LAMBDA_LOG_LEVEL: "ERROR",
+        });
+        const handler = loadSerialized<InboxHandler>(await entryText(fn));
+
+        h = await createHarness();
+        const dlq = await fauxqs.createQueue(`consumer-role-dlq-${Date.now()}`);
+        await h.writer.write({
+            messages: [1, 2].map((orderId) => ({
+                partition: `ORDER#${orderId}`,
+                type: "OrderPlaced",
+                payload: { orderId },
+            })),
+        });
+        const publisher = h.publisher({ sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
+        assert.deepEqual(await publisher(await h.streamEvent()), { batchItemFailures: [] });
+
+        // Applied, then (the answer lost) delivered again: a duplicate.
+        delivered = await receiveEvent(fauxqs.sqs, queue);
+        assert.equal(delivered.Records.length, 2);
+        assert.deepEqual(await recordingDynamoDb(calls, () => handler(delivered)), { batchItemFailures: [] });
+        await settle(fauxqs.sqs, queue, delivered, undefined);
+        const again = await receiveEvent(fauxqs.sqs, queue);
+        assert.equal(again.Records.length, 2, "the same messages, redelivered");
+        assert.deepEqual(await recordingDynamoDb(calls, () => handler(again)), { batchItemFailures: [] });
+    });
+    after(async () => {
+        restoreEnvironment();
+        await h?.close();
+        await fauxqs?.stop();
+    });
+
+    it("allows every call the function made, action and resource, the legacyMarkerCheck's ConditionCheck included", () => {
+        assert.ok(calls.length >= 4, "two applied, two duplicates");
+        const all = authorizations();
+        assert.ok(
+            all.some((a) => a.action === "dynamodb:ConditionCheckItem" && a.resource === inboxTableArn),
+            "the messages carry their source: the default legacyMarkerCheck checks the older marker key",
+        );
+        for (const a of all.filter((x) => x.resource !== ownTableArn)) {
+            assert.ok(allowing(statements, a).length > 0, `the role does not allow ${a.action} on ${a.resource}`);
+        }
+        assert.deepEqual(
+            [...new Set(all.map((a) => a.resource))].sort(),
+            [inboxTableArn, ownTableArn].sort(),
+            "the consumer's own table is the only other resource: its grant is the user's",
+        );
+        assert.equal(
+            statements.filter((s) => s.Resource.includes(ownTableArn)).length,
+            0,
+            "and the role grants nothing on it",
+        );
+    });
+
+    it("grants no action the function did not call, but what Lambda calls with the role", () => {
+        const called = new Set(authorizations().map((a) => a.action));
+        const granted = [...new Set(statements.flatMap((s) => s.Action))].sort();
+        assert.deepEqual(
+            granted.filter((a) => !called.has(a) && !(PLATFORM_ACTIONS as readonly string[]).includes(a)),
+            [],
+        );
+        assert.deepEqual(
+            statements.find((s) => s.Action.includes("sqs:ReceiveMessage"))?.Resource,
+            [queueArn],
+            "the mapping's SQS actions, on the one queue",
+        );
+    });
+
+    it("consumerPolicy also allows a hand-written consumer's calls in a previousMarkerShards window", async () => {
+        const ddb = await dynamoClient();
+        const table = await createConsumerTable(ddb, "consumer-role-window");
+        const tableArn = `arn:aws:dynamodb:eu-west-1:111111111111:table/${table}`;
+        const mine: RecordedCall[] = [];
+        const client = recordCalls(
+            new DynamoDBClient({
+                region: LOCAL_REGION,
+                endpoint: await dynamoEndpoint(),
+                credentials: LOCAL_CREDENTIALS,
+            }),
+            mine,
+        );
+        const handler = createInboxHandler({
+            inbox: new Inbox({
+                client,
+                consumer: "billing",
+                tableName: table,
+                markerShards: 4,
+                previousMarkerShards: { shards: 1 },
+            }),
+            consume: () => [],
+            logger: { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined },
+        });
+        assert.deepEqual(await handler(delivered), { batchItemFailures: [] });
+        assert.deepEqual(await handler(delivered), { batchItemFailures: [] });
+        const policy = consumerPolicyDocument({ queueArn, inboxTableArn: tableArn }).Statement;
+        const all = mine.flatMap((c) => iamAuthorizations(c, () => tableArn));
+        assert.deepEqual(
+            [...new Set(all.map((a) => a.action))].sort(),
+            ["dynamodb:ConditionCheckItem", "dynamodb:PutItem"],
+            "the marker's Put under both layouts, and the older key's check under both",
+        );
+        assert.ok(
+            mine.some((c) => (c.input.TransactItems as unknown[]).length === 4),
+            "each transaction: two Puts and two ConditionChecks",
+        );
+        for (const a of all) assert.ok(allowing(policy, a).length > 0, `consumerPolicy does not allow ${a.action}`);
+    });
+});
