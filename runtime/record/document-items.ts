@@ -64,7 +64,7 @@ function typeName(value: unknown): string {
 }
 
 /** The kind of an action: exactly one of Put, Update, Delete, ConditionCheck. */
-function kindOf(action: unknown, where: string, fix: string): Kind {
+function kindOf(action: unknown, where: string, fix: string, caller = "write"): Kind {
     const kinds =
         typeof action === "object" && action !== null
             ? KINDS.filter((k) => (action as Record<string, unknown>)[k] !== undefined)
@@ -72,7 +72,7 @@ function kindOf(action: unknown, where: string, fix: string): Kind {
     if (kinds.length !== 1)
         throw new OutboxError(
             "INVALID_PAYLOAD",
-            `write: ${where} must hold exactly one of Put, Update, Delete or ConditionCheck, got ${typeName(action)}${kinds.length > 1 ? ` with ${kinds.join(" and ")}` : ""}; ${fix}`,
+            `${caller}: ${where} must hold exactly one of Put, Update, Delete or ConditionCheck, got ${typeName(action)}${kinds.length > 1 ? ` with ${kinds.join(" and ")}` : ""}; ${fix}`,
             { context: { where } },
         );
     return kinds[0]!;
@@ -136,20 +136,25 @@ function refuses(value: unknown): boolean {
  *
  * @param documentItems - The actions in the DocumentClient's shape.
  * @param offset - Where they start in the transaction (after `items`), for messages. @default 0
+ * @param caller - Who is marshalling, first in every error message (`write`, `inbox "billing" (…)`). @default "write"
  * @throws OutboxError `INVALID_PAYLOAD` naming the action (index, kind), the attribute path, the bad value's type
  *   and the fix, for a value marshall refuses (undefined, a function, a class instance, a number past 2^53 that is
  *   not a NumberValue…).
  */
-export function marshallDocumentItems(documentItems: readonly unknown[], offset = 0): TransactWriteItem[] {
+export function marshallDocumentItems(
+    documentItems: readonly unknown[],
+    offset = 0,
+    caller = "write",
+): TransactWriteItem[] {
     return documentItems.map((action, i) => {
         const where = `documentItems[${i}]`;
-        const kind = kindOf(action, where, "a DocumentClient TransactWriteCommand's TransactItems entry");
+        const kind = kindOf(action, where, "a DocumentClient TransactWriteCommand's TransactItems entry", caller);
         const body = (action as unknown as Record<Kind, Record<string, unknown>>)[kind];
         const out: Record<string, unknown> = { ...body };
         if (typeof body.TableName !== "string" || body.TableName === "")
             throw new OutboxError(
                 "INVALID_PAYLOAD",
-                `write: ${where} (${kind}).TableName must name a table, got ${typeName(body.TableName)}`,
+                `${caller}: ${where} (${kind}).TableName must name a table, got ${typeName(body.TableName)}`,
                 { context: { where, action: kind, attribute: "TableName", transactionIndex: offset + i } },
             );
         for (const field of MAPS[kind]) {
@@ -158,14 +163,14 @@ export function marshallDocumentItems(documentItems: readonly unknown[], offset 
             if (typeof map !== "object" || map === null || Array.isArray(map))
                 throw new OutboxError(
                     "INVALID_PAYLOAD",
-                    `write: ${where} (${kind}).${field} must be an object of native values, got ${typeName(map)}`,
+                    `${caller}: ${where} (${kind}).${field} must be an object of native values, got ${typeName(map)}`,
                     { context: { where, action: kind, attribute: field, transactionIndex: offset + i } },
                 );
             const dropped = functionLeaf(map, field);
             if (dropped !== undefined)
                 throw new OutboxError(
                     "INVALID_PAYLOAD",
-                    `write: ${where} (${kind}): ${dropped} is a function, which lib-dynamodb's marshall drops without a word; remove it or store what it computes`,
+                    `${caller}: ${where} (${kind}): ${dropped} is a function, which lib-dynamodb's marshall drops without a word; remove it or store what it computes`,
                     {
                         context: {
                             where,
@@ -183,7 +188,7 @@ export function marshallDocumentItems(documentItems: readonly unknown[], offset 
                     const leaf = refusedLeaf(map, field);
                     throw new OutboxError(
                         "INVALID_PAYLOAD",
-                        `write: ${where} (${kind}) cannot be marshalled: ${leaf.path} is ${typeName(leaf.value)} (${err instanceof Error ? err.message : String(err)}); ${DOCUMENT_FIX}`,
+                        `${caller}: ${where} (${kind}) cannot be marshalled: ${leaf.path} is ${typeName(leaf.value)} (${err instanceof Error ? err.message : String(err)}); ${DOCUMENT_FIX}`,
                         {
                             cause: err,
                             context: {
@@ -267,13 +272,14 @@ function notAttributeValue(value: unknown, path: string): { path: string; why: s
  * DynamoDB's refusal names nothing.
  *
  * @param items - The actions in the SDK's `TransactWriteItem` shape.
+ * @param caller - Who is checking, first in every error message. @default "write"
  * @throws OutboxError `INVALID_PAYLOAD` naming the action (index, kind), the attribute path and the bad value's type;
  *   a native value says to pass the action as `documentItems`.
  */
-export function checkAttributeValueItems(items: readonly unknown[]): void {
+export function checkAttributeValueItems(items: readonly unknown[], caller = "write"): void {
     items.forEach((action, i) => {
         const where = `items[${i}]`;
-        const kind = kindOf(action, where, "an SDK TransactWriteItem");
+        const kind = kindOf(action, where, "an SDK TransactWriteItem", caller);
         const body = (action as unknown as Record<Kind, Record<string, unknown>>)[kind];
         for (const field of MAPS[kind]) {
             const map = body[field];
@@ -281,7 +287,7 @@ export function checkAttributeValueItems(items: readonly unknown[]): void {
             if (typeof map !== "object" || map === null || Array.isArray(map))
                 throw new OutboxError(
                     "INVALID_PAYLOAD",
-                    `write: ${where} (${kind}).${field} must be a map of AttributeValues, got ${typeName(map)}`,
+                    `${caller}: ${where} (${kind}).${field} must be a map of AttributeValues, got ${typeName(map)}`,
                     { context: { where, action: kind, attribute: field } },
                 );
             for (const [name, value] of Object.entries(map)) {
@@ -289,7 +295,7 @@ export function checkAttributeValueItems(items: readonly unknown[]): void {
                 if (bad !== undefined)
                     throw new OutboxError(
                         "INVALID_PAYLOAD",
-                        `write: ${where} (${kind}): ${bad.path} is ${bad.why}; items take the SDK's AttributeValue maps: pass an item of native values (the DocumentClient's shape, e.g. ElectroDB's or dynamodb-toolbox's params()) as documentItems`,
+                        `${caller}: ${where} (${kind}): ${bad.path} is ${bad.why}; items take the SDK's AttributeValue maps: pass an item of native values (the DocumentClient's shape, e.g. ElectroDB's or dynamodb-toolbox's params()) as documentItems`,
                         { context: { where, action: kind, attribute: bad.path } },
                     );
             }
