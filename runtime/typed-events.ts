@@ -52,9 +52,10 @@ export interface StandardSchemaV1<Input = unknown, Output = Input> {
 
 /**
  * An event map: each event type's name, mapped to its payload's type, e.g.
- * `{ OrderPlaced: { orderId: string; total: number }; OrderCancelled: { orderId: string } }`.
+ * `{ OrderPlaced: { orderId: string; total: number }; OrderCancelled: { orderId: string } }`. Any object type (an
+ * interface too, which has no index signature): its string keys are the types.
  */
-export type EventMap = Record<string, unknown>;
+export type EventMap = object;
 
 /** The map of an untyped writer or inbox: any type, any payload. The default, so untyped code compiles as it did. */
 export type UntypedEvents = Record<string, unknown>;
