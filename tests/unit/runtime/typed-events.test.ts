@@ -14,6 +14,18 @@ import {
     type InboxConsumer,
 } from "../../../runtime/inbox/handler";
 import type { Inbox } from "../../../runtime/inbox/inbox";
+import { eventDetail, type OutboxEventDetail } from "../../../runtime/destination/event-detail";
+import {
+    attributeBudgetOverrun,
+    deadLetterMessage,
+    headerNameProblem,
+    messageAttributes,
+    SCHEMA_VERSION_HEADER,
+    schemaVersionHeader,
+    userHeaders,
+} from "../../../runtime/record/message";
+import { parseDeadLetter } from "../../../runtime/writer/redrive";
+import { outboundMessage as testOutbound } from "../../support/outbound-message";
 import {
     issuePath,
     payloadRefusal,
@@ -176,5 +188,43 @@ describe("typed events: schema versions, issue paths and the options (no I/O)", 
         assert.match((await payloadRefusal(rules, "B", {}))?.text ?? "", /type "B" has no validator/);
         const accepting = typedEventRules("t", { validators: { A: asyncSchema } });
         assert.equal(await payloadRefusal(accepting, "B", {}), undefined, "accept: a type without a validator passes");
+    });
+});
+
+describe("the schema version on the way: attributes, the bus event, the DLQ and a redrive (no I/O)", () => {
+    const message = testOutbound({ schemaVersion: "1.4.0", headers: { tenant: "acme" } });
+
+    it("is the outbox.schema-version attribute, counted in the budget, and detail.outbox.schemaVersion on a bus", () => {
+        assert.equal(messageAttributes(message)["outbox.schema-version"]?.StringValue, "1.4.0");
+        assert.equal(messageAttributes(testOutbound())["outbox.schema-version"], undefined, "none without one");
+        const crowded = testOutbound({
+            schemaVersion: "2",
+            source: "s",
+            headers: Object.fromEntries(Array.from({ length: 7 }, (_, i) => [`h${i}`, "v"])),
+        });
+        assert.deepEqual(attributeBudgetOverrun(crowded)?.outbox, [
+            "outbox.id",
+            "outbox.type",
+            "outbox.source",
+            "outbox.schema-version",
+        ]);
+        assert.equal((JSON.parse(eventDetail(message)) as OutboxEventDetail).outbox.schemaVersion, "1.4.0");
+    });
+
+    it("is kept by the DLQ message and read back by the redrive's parser", () => {
+        const dead = deadLetterMessage(message, { reason: "expired", at: 0 });
+        assert.equal((JSON.parse(dead.body) as { schemaVersion?: string }).schemaVersion, "1.4.0");
+        const parsed = parseDeadLetter(dead.body);
+        assert.ok(!("problem" in parsed), JSON.stringify(parsed));
+        assert.equal(parsed.schemaVersion, "1.4.0");
+        const without = parseDeadLetter(deadLetterMessage(testOutbound(), { reason: "expired", at: 0 }).body);
+        assert.ok(!("problem" in without) && without.schemaVersion === undefined);
+    });
+
+    it("is not a user header: the reserved envelope header goes to schemaVersion, never to headers", () => {
+        const headers = { tenant: "acme", [SCHEMA_VERSION_HEADER]: "3" };
+        assert.deepEqual(userHeaders(headers), { tenant: "acme" });
+        assert.equal(schemaVersionHeader(headers), "3");
+        assert.match(headerNameProblem("outbox.schema-version") ?? "", /is reserved/);
     });
 });
