@@ -2,7 +2,8 @@
  * Items in the DocumentClient's shape (`@aws-sdk/lib-dynamodb`: native values, as ElectroDB's and
  * dynamodb-toolbox's `params()` build them) beside the SDK's AttributeValue maps, both ways. An AttributeValue map
  * cannot be told apart from a native one safely (a native attribute `{ S: "x" }` is a valid map), so each shape
- * has its own field: `items` takes AttributeValue maps, `documentItems` native ones.
+ * has its own field: `items` takes AttributeValue maps, `documentItems` native ones. The writer's `write` and the
+ * inbox's `apply` both take the two fields, so the module sits in record/, below them both.
  *
  * @packageDocumentation
  */
