@@ -208,14 +208,15 @@ export function marshallDocumentItems(
     });
 }
 
-const SCALAR_KEYS = new Set(["S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"]);
+// An array, not a Set: the inbox's Lambda code is serialized by value, and a captured module-level Set breaks there.
+const SCALAR_KEYS: readonly string[] = ["S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"];
 
 /** Why `value` is not an AttributeValue, or undefined when it is one. */
 function notAttributeValue(value: unknown, path: string): { path: string; why: string } | undefined {
     if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof Uint8Array)
         return { path, why: `${typeName(value)}, not an AttributeValue such as { S: "…" } or { N: "42" }` };
     const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined);
-    if (keys.length !== 1 || !SCALAR_KEYS.has(keys[0]!))
+    if (keys.length !== 1 || !SCALAR_KEYS.includes(keys[0]!))
         return {
             path,
             why: `an object with ${keys.length === 0 ? "no keys" : keys.map((k) => JSON.stringify(k)).join(", ")}, not an AttributeValue (exactly one of S, N, B, SS, NS, BS, M, L, NULL, BOOL)`,
