@@ -26,6 +26,25 @@ export * from "./observability/metric-catalog";
 export * from "./observability/emf";
 export * from "./observability/json-logger";
 export * from "./writer/writer";
+// Typed events (issue 34): the event map, Standard Schema validators and schema versions, writer and inbox alike.
+export {
+    issuePath,
+    MAX_SCHEMA_VERSION_LENGTH,
+    schemaVersionProblem,
+    type EventMap,
+    type EventSchemaVersions,
+    type EventType,
+    type EventValidators,
+    type IsUntyped,
+    type StandardSchemaV1,
+    type StandardSchemaV1Issue,
+    type StandardSchemaV1PathSegment,
+    type StandardSchemaV1Props,
+    type StandardSchemaV1Result,
+    type TypedEvent,
+    type UntypedEvents,
+    type UnvalidatedTypes,
+} from "./typed-events";
 export * from "./claim-check/pointer";
 export * from "./claim-check/object-client";
 export { LARGE_PAYLOAD_LIMITS, MAX_PAYLOAD_KEY_PREFIX_LENGTH, type LargePayloadOptions } from "./claim-check/offload";
@@ -53,7 +72,7 @@ export {
     type DocumentAction,
     type DocumentAttributes,
     type DocumentTransactWriteItem,
-} from "./writer/document-items";
+} from "./record/document-items";
 export * from "./inbox/sqs-event";
 export * from "./inbox/marker";
 export * from "./inbox/inbox";

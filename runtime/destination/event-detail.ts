@@ -35,6 +35,8 @@ export interface OutboxEventMetadata {
      * when the relay stamped none. @default undefined
      */
     readonly source?: string;
+    /** The event's schema version, when the writer gave it one. @default undefined */
+    readonly schemaVersion?: string;
     /** The user headers. */
     readonly headers: Readonly<Record<string, string>>;
     /** The W3C `traceparent` the record carries. @default undefined */
@@ -83,6 +85,7 @@ export function eventDetail(message: OutboundMessage): string {
         id: eventIdOf(message),
         type: message.type,
         ...(message.source !== undefined ? { source: message.source } : {}),
+        ...(message.schemaVersion !== undefined ? { schemaVersion: message.schemaVersion } : {}),
         headers: message.headers,
         ...(message.traceparent !== undefined ? { traceparent: message.traceparent } : {}),
         ...(message.tracestate !== undefined ? { tracestate: message.tracestate } : {}),

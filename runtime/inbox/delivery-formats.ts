@@ -37,6 +37,11 @@ export interface DeliveredOutboxMessage {
     readonly source?: string;
     /** The message type (`outbox.type`); `""` when the record had none. */
     readonly type: string;
+    /**
+     * The event's schema version (`outbox.schema-version`; `detail.outbox.schemaVersion` on a bus), when the writer
+     * gave it one. @default undefined
+     */
+    readonly schemaVersion?: string;
     /** The user headers the writer was given (String attributes not reserved by the package). */
     readonly headers: Readonly<Record<string, string>>;
     /**
@@ -58,10 +63,12 @@ function fromAttributes(
     body: string,
 ): DeliveredOutboxMessage {
     const source = strings[MESSAGE_ATTRIBUTE.source];
+    const schemaVersion = strings[MESSAGE_ATTRIBUTE.schemaVersion];
     return {
         outboxId,
         ...(source !== undefined ? { source } : {}),
         type: strings[MESSAGE_ATTRIBUTE.type] ?? "",
+        ...(schemaVersion !== undefined ? { schemaVersion } : {}),
         headers: userHeaders(strings),
         ...deliveredTraceContext(strings[MESSAGE_ATTRIBUTE.traceparent], strings[MESSAGE_ATTRIBUTE.tracestate]),
         body,
@@ -219,6 +226,7 @@ export const EVENTBRIDGE_ENVELOPE_DELIVERY: DeliveryFormat = {
             outboxId: fields.id,
             ...(typeof fields.source === "string" ? { source: fields.source } : {}),
             type: typeof fields.type === "string" ? fields.type : "",
+            ...(typeof fields.schemaVersion === "string" ? { schemaVersion: fields.schemaVersion } : {}),
             headers: userHeaders(stringValues(fields.headers)),
             ...deliveredTraceContext(
                 typeof fields.traceparent === "string" ? fields.traceparent : undefined,

@@ -20,7 +20,18 @@ import { sqsEventProblem, sqsRecordProblem } from "./sqs-event-check";
 import type { Logger } from "../ports";
 import { timeLeftIn } from "../time-left";
 import { DELIVERY_FORMATS, parseDelivery, type DeliveredOutboxMessage, type DeliveryFormat } from "./delivery-formats";
-import type { Inbox } from "./inbox";
+import type { Inbox, InboxWrites } from "./inbox";
+import {
+    payloadRefusal,
+    typedEventRules,
+    type EventMap,
+    type EventValidators,
+    type IsUntyped,
+    type TypedEvent,
+    type TypedEventRules,
+    type UntypedEvents,
+    type UnvalidatedTypes,
+} from "../typed-events";
 import { isClaimCheck, type PayloadResolver } from "../claim-check/resolver";
 import type { ClaimCheckPointer } from "../claim-check/pointer";
 
@@ -43,21 +54,51 @@ export interface InboxMessage extends DeliveredOutboxMessage {
 }
 
 /**
- * The consumer: given one message, it returns the writes that apply its effect (its own Put/Update/Delete/
- * ConditionCheck actions, at most 99). The handler commits them with the inbox marker in one transaction. It may
- * read, but it must not write elsewhere: it runs again for a duplicate, whose writes are then dropped. Return
- * nothing (or `[]`) to only record the message as seen. Throw to fail the message; SQS redelivers it.
+ * One message of a handler typed by the event map `M`: a union over its types, discriminated on `type`, each with
+ * its own `payload` type. For the untyped map (the default) it is {@link InboxMessage} itself.
  */
-export type InboxConsumer = (
-    message: InboxMessage,
-) => Promise<readonly TransactWriteItem[] | void> | readonly TransactWriteItem[] | void;
+export type TypedInboxMessage<M extends EventMap = UntypedEvents> =
+    IsUntyped<M> extends true ? InboxMessage : TypedEvent<M, InboxMessage>;
 
-/** Options of {@link createInboxHandler}. */
-export interface InboxHandlerOptions {
+/**
+ * What a consumer returns: its writes as an array of SDK `TransactWriteItem`s, or as {@link InboxWrites}
+ * (`{ items, documentItems }`, native values in `documentItems`), or nothing.
+ */
+export type InboxConsumerWrites = readonly TransactWriteItem[] | InboxWrites | void;
+
+/**
+ * The consumer: given one message, it returns the writes that apply its effect (its own Put/Update/Delete/
+ * ConditionCheck actions, at most 99), as SDK `TransactWriteItem`s or as `{ items, documentItems }`. The handler
+ * commits them with the inbox marker in one transaction. It may read, but it must not write elsewhere: it runs
+ * again for a duplicate, whose writes are then dropped. Return nothing (or `[]`) to only record the message as
+ * seen. Throw to fail the message; SQS redelivers it.
+ */
+export type InboxConsumer<M extends EventMap = UntypedEvents> = (
+    message: TypedInboxMessage<M>,
+) => Promise<InboxConsumerWrites> | InboxConsumerWrites;
+
+/** Options of {@link createInboxHandler}; `M` is the event map (type → payload type) `consume` is typed by. */
+export interface InboxHandlerOptions<M extends EventMap = UntypedEvents> {
     /** The inbox the markers go to: it names the consumer. */
     readonly inbox: Inbox;
     /** What to do with each message. */
-    readonly consume: InboxConsumer;
+    readonly consume: InboxConsumer<M>;
+    /**
+     * A Standard Schema validator per event type (zod, valibot, arktype…; it may be asynchronous). A message whose
+     * payload fails its type's validator is poison: `INVALID_PAYLOAD` naming the SQS message, the outbox id, the
+     * type and the issue's path, logged at `error` and failed without reaching `consume`, so the queue's redrive
+     * policy moves it to the DLQ (never acknowledged, never retried past `maxReceiveCount`). The validator only
+     * judges: `consume` gets the payload that travelled.
+     * @default undefined (no payload validated)
+     */
+    readonly validators?: EventValidators<M>;
+    /**
+     * What happens to a message whose type has no entry in `validators`: `"accept"` hands it to `consume`
+     * unvalidated (a queue may carry types this consumer does not validate yet); `"refuse"` fails it as poison, for a
+     * consumer whose union must hold at run time. Only with `validators`.
+     * @default "accept"
+     */
+    readonly unvalidatedTypes?: UnvalidatedTypes;
     /**
      * Where failures are logged: a poison message (no outbox id, a body that is not JSON) at `error`, a failed
      * consumer or write at `warn` (transient) or `error`, the records a FIFO group skipped at `warn`, and each
@@ -132,6 +173,7 @@ async function inboxMessage(
     record: LambdaSqsRecord,
     formats: readonly DeliveryFormat[],
     payloads: PayloadResolver | undefined,
+    typed: TypedEventRules,
 ): Promise<InboxMessage> {
     const malformed = sqsRecordProblem(record);
     if (malformed !== undefined)
@@ -157,6 +199,20 @@ async function inboxMessage(
             },
         );
     }
+    const refusal = await payloadRefusal(typed, message.type, payload);
+    if (refusal !== undefined)
+        throw new OutboxError(
+            "INVALID_PAYLOAD",
+            `SQS message ${record.messageId} (outbox id "${message.outboxId}", ${format}): ${refusal.text}; it is poison: it fails until the queue's redrive policy moves it to the DLQ; fix the writer, or the schema, then redrive it`,
+            {
+                context: {
+                    messageId: record.messageId,
+                    outboxId: message.outboxId,
+                    type: message.type,
+                    ...(refusal.path !== undefined ? { path: refusal.path } : {}),
+                },
+            },
+        );
     const receiveCount = Number(record.attributes?.ApproximateReceiveCount ?? "1");
     const groupId = record.attributes?.MessageGroupId;
     return {
@@ -173,7 +229,8 @@ async function inboxMessage(
 /** What every record of every batch shares: the inbox, the consumer, the formats, the logger. */
 interface HandlerRun {
     readonly inbox: Inbox;
-    readonly consume: InboxHandlerOptions["consume"];
+    readonly consume: InboxConsumer;
+    readonly typed: TypedEventRules;
     readonly formats: readonly DeliveryFormat[];
     readonly logger: Logger;
     readonly consumer: string;
@@ -181,7 +238,7 @@ interface HandlerRun {
     readonly reserveMs: number;
 }
 
-function handlerRun(options: InboxHandlerOptions): HandlerRun {
+function handlerRun<M extends EventMap>(options: InboxHandlerOptions<M>): HandlerRun {
     const inbox = options?.inbox;
     if (inbox === undefined || inbox === null || typeof inbox.apply !== "function") {
         throw new OutboxError(
@@ -212,10 +269,16 @@ function handlerRun(options: InboxHandlerOptions): HandlerRun {
             "createInboxHandler: payloads must be a PayloadResolver (createPayloadResolver({ objects, bucket })); omit it when no payload is offloaded",
         );
     }
+    const typed = typedEventRules("createInboxHandler", {
+        validators: options.validators,
+        unvalidatedTypes: options.unvalidatedTypes,
+    });
     const logger = options.logger ?? createLambdaLogger(`inbox ${inbox.consumer}`);
     return {
         inbox,
-        consume: options.consume,
+        // Typed or not, consume takes the message as read: the validators are what hold a typed union at run time.
+        consume: options.consume as InboxConsumer,
+        typed,
         formats,
         logger,
         consumer: inbox.consumer,
@@ -229,7 +292,7 @@ async function handleRecord(run: HandlerRun, record: LambdaSqsRecord): Promise<"
     const { logger, consumer } = run;
     let message: InboxMessage;
     try {
-        message = await inboxMessage(record, run.formats, run.payloads);
+        message = await inboxMessage(record, run.formats, run.payloads, run.typed);
     } catch (err) {
         if (isOutboxError(err) && err.transient) {
             logger.warn("inbox: the payload could not be fetched; SQS redelivers the message", {
@@ -328,13 +391,16 @@ function tooLittleTime(run: HandlerRun, left: number, records: number): OutboxEr
  * - read with the first of `formats` that recognizes it; a record none can read, one not laid out as Lambda
  *   delivers it (a body that is not a string), or one whose body is not JSON, is poison: failed and logged, so it
  *   reaches the queue's redrive policy (never dropped);
+ * - a payload that fails its type's validator (`validators`) is poison, failed and logged the same way, naming the
+ *   type and the issue's path;
  * - a claim check's payload fetched from S3 and checked by `payloads`; a missing, changed or foreign object fails
  *   the record as poison, an S3 outage fails it for a retry, and without `payloads` it fails as `INVALID_CONFIG`;
  * - handed to `consume`, whose writes are applied with the marker of its source and outbox id by
  *   {@link Inbox.apply}; a duplicate (the marker is there) succeeds without writing;
  * - failed when `consume` throws or the transaction fails.
  *
- * @param options - The inbox, the consumer, and the optional logger, formats, payloads and reserve.
+ * @typeParam M - The event map (type → payload type) `consume` receives as a union on `type`. @default UntypedEvents
+ * @param options - The inbox, the consumer, and the optional validators, logger, formats, payloads and reserve.
  * @throws OutboxError `INVALID_CONFIG` when `inbox` or `consume` is missing, or an option is out of its range. The
  *   handler rejects with `INVALID_CONFIG` for an event it cannot answer, and for an invocation that starts with
  *   less than `reserveMs` left.
@@ -346,7 +412,7 @@ function tooLittleTime(run: HandlerRun, left: number, records: number): OutboxEr
  *     consume: (message) => [{ Put: { TableName: "billing", Item: { PK: { S: `INVOICE#${message.outboxId}` }, SK: { S: "META" } } } }],
  * });
  */
-export function createInboxHandler(options: InboxHandlerOptions): InboxHandler {
+export function createInboxHandler<M extends EventMap = UntypedEvents>(options: InboxHandlerOptions<M>): InboxHandler {
     const run = handlerRun(options);
     const { logger, consumer } = run;
 

@@ -31,6 +31,11 @@ import {
     transactionActionSize,
 } from "../record/transact-items";
 import { sourceProblem } from "../record/message";
+import {
+    checkAttributeValueItems,
+    marshallDocumentItems,
+    type DocumentTransactWriteItem,
+} from "../record/document-items";
 import { inboxMarkerItem, inboxMarkerKey, inboxMarkerPartition, type InboxMarkerLayout } from "./marker";
 
 /** Options for {@link Inbox}. */
@@ -129,6 +134,24 @@ export interface InboxEvent {
      * @default undefined
      */
     readonly source?: string;
+}
+
+/**
+ * The consumer's writes in both shapes, each in its own field as `OutboxWriter.write` takes them: `items` in the
+ * SDK's AttributeValue form, `documentItems` in the DocumentClient's (native values, as `@aws-sdk/lib-dynamodb`'s
+ * `TransactWriteCommand`, ElectroDB's and dynamodb-toolbox's `params()` give them). An array given where this
+ * object may go is `items` alone, as before.
+ */
+export interface InboxWrites {
+    /** Actions in the SDK's `TransactWriteItem` form. They come first. @default [] */
+    readonly items?: readonly TransactWriteItem[];
+    /**
+     * Actions in the DocumentClient's shape, marshalled up front as `@aws-sdk/lib-dynamodb` marshalls them by
+     * default (`@aws-sdk/util-dynamodb`); they go after `items`. A field of their own because an AttributeValue map
+     * cannot be told apart from a native one safely (a native attribute `{ S: "x" }` is a valid map).
+     * @default []
+     */
+    readonly documentItems?: readonly DocumentTransactWriteItem[];
 }
 
 /** What {@link Inbox.apply} did. */
@@ -311,28 +334,63 @@ export class Inbox {
      * in the current layout and (in the window) the previous one. Sends nothing.
      *
      * @param event - The message's outbox id and source (`{ outboxId, source }`), or its outbox id alone.
-     * @param items - The consumer's own Put/Update/Delete/ConditionCheck actions (each names its table): at most 99,
-     *   1 fewer for each action the inbox adds besides its marker.
-     * @throws OutboxError `INVALID_PAYLOAD` naming the id, the source or the item that breaks a limit.
+     * @param writes - The consumer's own Put/Update/Delete/ConditionCheck actions (each names its table): an array
+     *   of SDK `TransactWriteItem`s, or {@link InboxWrites} (`{ items, documentItems }`); at most 99 in all, 1 fewer
+     *   for each action the inbox adds besides its marker. @default []
+     * @throws OutboxError `INVALID_PAYLOAD` naming the id, the source or the item that breaks a limit, or a
+     *   documentItems action that cannot be marshalled.
      */
-    prepare(event: string | InboxEvent, items: readonly TransactWriteItem[] = []): TransactWriteItemsCommandInput {
-        return this.transaction(event, items).input;
+    prepare(
+        event: string | InboxEvent,
+        writes: readonly TransactWriteItem[] | InboxWrites = [],
+    ): TransactWriteItemsCommandInput {
+        return this.transaction(event, writes).input;
+    }
+
+    /** The consumer's writes as SDK actions: `items`, then the marshalled `documentItems`; and how many are `items`. */
+    private actionsOf(
+        writes: unknown,
+        where: string,
+        outboxId: string,
+    ): { items: readonly TransactWriteItem[]; ownItemCount: number } {
+        if (Array.isArray(writes)) return { items: writes as TransactWriteItem[], ownItemCount: writes.length };
+        const refuse = (what: string, value: unknown) =>
+            new OutboxError("INVALID_PAYLOAD", `${where}: ${what}, got ${describeValue(value)}`, {
+                context: { outboxId },
+            });
+        const fields = writes !== null && typeof writes === "object" ? Object.keys(writes) : [];
+        // An action passed alone ({ Put: … }) must not read as "no writes": only these two fields, and one at least.
+        if (fields.length === 0 || fields.some((f) => f !== "items" && f !== "documentItems"))
+            throw refuse(
+                `items must be an array of TransactWriteItem (the consumer's own writes), or { items, documentItems }${fields.length > 0 ? ` (this object has ${fields.map((f) => JSON.stringify(f)).join(", ")})` : ""}`,
+                writes,
+            );
+        const { items = [], documentItems = [] } = writes as InboxWrites;
+        if (!Array.isArray(items)) throw refuse("items must be an array of TransactWriteItem", items);
+        if (!Array.isArray(documentItems))
+            throw refuse("documentItems must be an array of DocumentClient TransactItems entries", documentItems);
+        return {
+            items:
+                documentItems.length === 0
+                    ? items
+                    : [...items, ...marshallDocumentItems(documentItems, items.length, where)],
+            ownItemCount: items.length,
+        };
     }
 
     /** The transaction of {@link prepare}, with the inbox's own actions (for naming them when it fails). */
     private transaction(
         event: string | InboxEvent,
-        items: readonly TransactWriteItem[],
-    ): { input: TransactWriteItemsCommandInput; own: OwnAction[] } {
+        writes: readonly TransactWriteItem[] | InboxWrites,
+    ): {
+        input: TransactWriteItemsCommandInput;
+        own: OwnAction[];
+        items: readonly TransactWriteItem[];
+        ownItemCount: number;
+    } {
         const { outboxId, source } = this.eventOf(event);
         const where = `inbox "${this.consumer}" (${source !== undefined ? `source "${source}", ` : ""}outbox id "${outboxId}")`;
-        if (!Array.isArray(items)) {
-            throw new OutboxError(
-                "INVALID_PAYLOAD",
-                `${where}: items must be an array of TransactWriteItem (the consumer's own writes), got ${describeValue(items)}`,
-                { context: { outboxId } },
-            );
-        }
+        const { items, ownItemCount } = this.actionsOf(writes, where, outboxId);
         const nowMs = this.clock.now();
         const own = this.ownActions(outboxId, source, nowMs);
         if (items.length > MAX_TRANSACTION_ACTIONS - own.length) {
@@ -388,7 +446,9 @@ export class Inbox {
                 { context: { outboxId, size: total } },
             );
         }
-        return { input: { TransactItems: [...items, ...own.map((a) => a.action)] }, own };
+        // A native item among the SDK-shaped ones would reach DynamoDB as is, and its refusal names nothing.
+        checkAttributeValueItems(items.slice(0, ownItemCount), where);
+        return { input: { TransactItems: [...items, ...own.map((a) => a.action)] }, own, items, ownItemCount };
     }
 
     /**
@@ -469,17 +529,22 @@ export class Inbox {
      * @param event - The message's outbox id and source: `{ outboxId, source }`, or the message `createInboxHandler`
      *   hands the consumer. An outbox id alone (a string) keys the marker without a source: the older key, for a
      *   message that names none.
-     * @param items - The consumer's own writes, at most 99 (1 fewer for each action the inbox adds: the older key's
-     *   check, and in a `previousMarkerShards` window the previous layout's marker and check). @default [] (only the
-     *   marker: the message is recorded as seen)
+     * @param writes - The consumer's own writes: an array of SDK `TransactWriteItem`s, or {@link InboxWrites}
+     *   (`{ items, documentItems }`, native values in `documentItems`); at most 99 in all (1 fewer for each action
+     *   the inbox adds: the older key's check, and in a `previousMarkerShards` window the previous layout's marker
+     *   and check). @default [] (only the marker: the message is recorded as seen)
      * @returns `applied`, or `duplicate`.
-     * @throws OutboxError `INVALID_PAYLOAD` for an id or items that break a limit (nothing sent);
+     * @throws OutboxError `INVALID_PAYLOAD` for an id or items that break a limit, a native value among `items`, or
+     *   a `documentItems` action that cannot be marshalled, naming the item (nothing sent);
      *   `CONDITION_FAILED` when one of the consumer's own conditions failed (the message names the item; nothing
      *   was written, no marker either); `THROTTLED`, `UNAVAILABLE` or a `transient` cancellation (a concurrent
      *   transaction on the same items, such as the same message handled twice at once) when a retry can succeed.
      */
-    async apply(event: string | InboxEvent, items: readonly TransactWriteItem[] = []): Promise<InboxApplyResult> {
-        const { input, own } = this.transaction(event, items);
+    async apply(
+        event: string | InboxEvent,
+        writes: readonly TransactWriteItem[] | InboxWrites = [],
+    ): Promise<InboxApplyResult> {
+        const { input, own, items, ownItemCount } = this.transaction(event, writes);
         try {
             await this.client.send(new TransactWriteItemsCommand(input));
             return { outcome: "applied" };
@@ -488,7 +553,7 @@ export class Inbox {
             const codes = isTransactionCanceled(err) ? cancellationCodes(err) : [];
             for (let i = items.length; i < items.length + own.length; i++)
                 if (codes[i] === "ConditionalCheckFailed") return { outcome: "duplicate" };
-            throw this.failure(err, this.eventOf(event), items, own);
+            throw this.failure(err, this.eventOf(event), items, own, ownItemCount);
         }
     }
 
@@ -557,6 +622,7 @@ export class Inbox {
         event: { outboxId: string; source?: string },
         items: readonly TransactWriteItem[],
         own: readonly OwnAction[],
+        ownItemCount: number,
     ): unknown {
         const { outboxId, source } = event;
         const where = `inbox "${this.consumer}" (${source !== undefined ? `source "${source}", ` : ""}outbox id "${outboxId}")`;
@@ -579,10 +645,13 @@ export class Inbox {
                 { cause: err, context },
             );
         }
+        // A documentItems action is named by its own field and index, not its place among all the items.
         const describe = (i: number): string =>
-            i < items.length
+            i < ownItemCount
                 ? describeAction(items[i]!, i)
-                : (own[i - items.length]?.label ?? `the inbox's action ${i} (table "${this.tableName}")`);
+                : i < items.length
+                  ? describeAction(items[i]!, i).replace(`items[${i}]`, `documentItems[${i - ownItemCount}]`)
+                  : (own[i - items.length]?.label ?? `the inbox's action ${i} (table "${this.tableName}")`);
         const texts = failed.map((r) => {
             const own =
                 r.i < items.length && r.code === "ConditionalCheckFailed"

@@ -42,6 +42,8 @@ export const MESSAGE_ATTRIBUTE = {
     traceparent: "traceparent",
     /** The W3C `tracestate`, when the record carries one (only with a `traceparent`). */
     tracestate: "tracestate",
+    /** The event's schema version, when the writer gave it one ({@link SCHEMA_VERSION_HEADER}). */
+    schemaVersion: "outbox.schema-version",
 } as const;
 
 /**
@@ -77,6 +79,12 @@ export function attributesLeft(headerCount: number): number {
  * consumer that deduplicates on the id sees one event. Reserved (`outbox.`): no user header can carry it.
  */
 export const ORIGIN_ID_HEADER = "outbox.origin-id";
+
+/**
+ * The envelope header in which a record carries its event's schema version (the writer's `schemaVersion`), under
+ * the name of the message attribute it is sent as. Reserved (`outbox.`): no user header can carry it.
+ */
+export const SCHEMA_VERSION_HEADER = MESSAGE_ATTRIBUTE.schemaVersion;
 
 /** The longest source: a DynamoDB table name's 255 characters, so every table name is a source. */
 export const MAX_SOURCE_LENGTH = 255;
@@ -142,6 +150,11 @@ export interface OutboundMessage {
     readonly traceparent?: string;
     /** The W3C `tracestate` the record carries, sent as the `tracestate` attribute. @default undefined */
     readonly tracestate?: string;
+    /**
+     * The event's schema version ({@link SCHEMA_VERSION_HEADER}), sent as the `outbox.schema-version` attribute.
+     * @default undefined
+     */
+    readonly schemaVersion?: string;
     /** Creation time, epoch ms. */
     readonly createdAt: number;
     /** Expiry time, epoch ms; `0` = never. */
@@ -214,6 +227,19 @@ export function originIdHeader(headers: Readonly<Record<string, unknown>>): stri
 }
 
 /**
+ * The schema version an envelope header map carries ({@link SCHEMA_VERSION_HEADER}): a non-empty string, else
+ * `undefined`.
+ *
+ * @param headers - The envelope's header map.
+ */
+export function schemaVersionHeader(headers: Readonly<Record<string, unknown>>): string | undefined {
+    const value = Object.prototype.hasOwnProperty.call(headers, SCHEMA_VERSION_HEADER)
+        ? headers[SCHEMA_VERSION_HEADER]
+        : undefined;
+    return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
  * The identity a message is published under: its origin id when a redrive wrote it, else its record id. It is the
  * `outbox.id` attribute, `detail.outbox.id` on a bus, and the FIFO `MessageDeduplicationId`.
  *
@@ -233,9 +259,11 @@ export function eventIdOf(message: Pick<OutboundMessage, "id" | "originId">): st
  */
 export function outboundMessage(record: OutboxRecord, source?: string): OutboundMessage {
     const originId = originIdHeader(record.envelope.headers);
+    const schemaVersion = schemaVersionHeader(record.envelope.headers);
     const message: OutboundMessage = {
         id: record.recordId,
         ...(originId !== undefined ? { originId } : {}),
+        ...(schemaVersion !== undefined ? { schemaVersion } : {}),
         type: record.envelope.subject,
         partition: record.partition,
         ...(record.orderingKey !== undefined ? { orderingKey: record.orderingKey } : {}),
@@ -259,16 +287,20 @@ function stringAttribute(value: string): MessageAttributeValue {
 /**
  * The attributes the outbox adds to a message, name and value, in order: `outbox.id` (the event's identity,
  * {@link eventIdOf}), `outbox.type` (when the type is not empty), `outbox.source` (when the relay stamped one),
- * `traceparent` and `tracestate` (when present).
+ * `outbox.schema-version`, `traceparent` and `tracestate` (when present).
  *
  * @param message - The published form (or the parts of it that decide).
  */
 export function outboxAttributes(
-    message: Pick<OutboundMessage, "id" | "originId" | "type" | "source" | "traceparent" | "tracestate">,
+    message: Pick<
+        OutboundMessage,
+        "id" | "originId" | "type" | "source" | "schemaVersion" | "traceparent" | "tracestate"
+    >,
 ): [string, string][] {
     const out: [string, string][] = [[MESSAGE_ATTRIBUTE.recordId, eventIdOf(message)]];
     if (message.type !== "") out.push([MESSAGE_ATTRIBUTE.type, message.type]);
     if (message.source !== undefined) out.push([MESSAGE_ATTRIBUTE.source, message.source]);
+    if (message.schemaVersion !== undefined) out.push([MESSAGE_ATTRIBUTE.schemaVersion, message.schemaVersion]);
     if (message.traceparent !== undefined) out.push([MESSAGE_ATTRIBUTE.traceparent, message.traceparent]);
     if (message.tracestate !== undefined) out.push([MESSAGE_ATTRIBUTE.tracestate, message.tracestate]);
     return out;
@@ -294,7 +326,10 @@ export interface AttributeBudgetOverrun {
  * @param message - The published form.
  */
 export function attributeBudgetOverrun(
-    message: Pick<OutboundMessage, "id" | "originId" | "type" | "source" | "traceparent" | "tracestate" | "headers">,
+    message: Pick<
+        OutboundMessage,
+        "id" | "originId" | "type" | "source" | "schemaVersion" | "traceparent" | "tracestate" | "headers"
+    >,
 ): AttributeBudgetOverrun | undefined {
     const outbox = outboxAttributes(message).map(([name]) => name);
     const headers = Object.keys(message.headers).length;
@@ -447,6 +482,7 @@ export function deadLetterMessage(message: OutboundMessage, details: DeadLetterD
         ...(message.originId !== undefined ? { originId: message.originId } : {}),
         partition: message.partition,
         type: message.type,
+        ...(message.schemaVersion !== undefined ? { schemaVersion: message.schemaVersion } : {}),
         ...(message.orderingKey !== undefined ? { orderingKey: message.orderingKey } : {}),
         headers: message.headers,
         ...(message.traceparent !== undefined ? { traceparent: message.traceparent } : {}),

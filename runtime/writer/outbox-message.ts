@@ -17,6 +17,7 @@ import {
     MAX_HEADERS,
     OUTBOX_BASE_ATTRIBUTES,
     ORIGIN_ID_HEADER,
+    SCHEMA_VERSION_HEADER,
     SNS_MAX_ATTRIBUTES,
     SNS_MAX_MESSAGE_BYTES,
     snsMessageSize,
@@ -28,6 +29,7 @@ import { invalidPayload as invalid } from "../record/payload-error";
 import { refuseUnsendable, serializePayload } from "./payload-json";
 import type { TraceContext } from "../observability/trace-context";
 import { describeValue } from "../record/transact-items";
+import { schemaVersionProblem } from "../typed-events";
 import {
     checkClaimCheckBudget,
     claimCheckOf,
@@ -110,6 +112,14 @@ export interface OutboxMessage {
      * @default undefined (the message is its own event: `id`)
      */
     readonly originId?: string;
+    /**
+     * The version of the payload's schema, e.g. `"2"` or `"1.4.0"`: stored as the reserved envelope header
+     * `outbox.schema-version`, sent as the `outbox.schema-version` message attribute (`detail.outbox.schemaVersion`
+     * on a bus), kept by the DLQ and a redrive, and handed to the inbox's `consume` as `schemaVersion`. It takes one
+     * of the 10 attributes a message carries, as a header does. 1 to 64 letters, digits, `.`, `_`, `-` or `+`.
+     * @default the writer's `schemaVersions[type]`, else none
+     */
+    readonly schemaVersion?: string;
 }
 
 /** A message that passed every check, with its id and its payload's JSON text. */
@@ -123,6 +133,8 @@ export interface PreparedMessage {
     readonly expiresAtMs: number;
     /** The trace context the record carries: the message's own, or the active span's. */
     readonly trace: TraceContext | undefined;
+    /** The schema version the record carries: the message's own, or its type's default. */
+    readonly schemaVersion?: string;
     /** The payload to store in S3 before the transaction, when the message is offloaded (`body` is then the pointer). */
     readonly put?: PendingPut;
 }
@@ -142,6 +154,8 @@ export interface MessageRules {
     readonly activeTrace?: (headerCount: number, where: string, id: string) => TraceContext | undefined;
     /** Where payloads too large to travel inline go; `undefined` keeps every payload inline. */
     readonly claimCheck?: ClaimCheckPlan;
+    /** The schema version of each type's messages that give none (the writer's `schemaVersions`). @default {} */
+    readonly schemaVersions?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -188,9 +202,12 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
     if (rules.fifo) checkFifoGroup(message, where, id);
     const expiresAtMs = expiryOf(message, where, id);
     const headers = checkedHeaders(message, where, id, index);
+    const schemaVersion = checkedSchemaVersion(message, rules, where, id, index);
     const given = givenTraceContext(message, where, id, index);
+    // The schema version takes an attribute as a header does: the active span's context gets what is left.
+    const versionSlots = schemaVersion !== undefined ? 1 : 0;
     const traceWith = (extraHeaders: number) =>
-        given ?? rules.activeTrace?.(Object.keys(headers).length + extraHeaders, where, id);
+        given ?? rules.activeTrace?.(Object.keys(headers).length + versionSlots + extraHeaders, where, id);
     const trace = traceWith(0);
     const originId = checkedOriginId(message.originId, where, id, index, rules.fifo);
     const body = serializePayload(message.payload, where, id, index);
@@ -200,6 +217,7 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
         // Measured with the longest source a relay may stamp, so the message fits whatever source it gets.
         source: LONGEST_SOURCE,
         type: message.type,
+        ...(schemaVersion !== undefined ? { schemaVersion } : {}),
         partition: message.partition,
         ...(message.orderingKey !== undefined ? { orderingKey: message.orderingKey } : {}),
         body,
@@ -212,7 +230,7 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
     if (offloaded === undefined) {
         checkAttributeBudget(where, index, outbound);
         checkMessageSizes(where, outbound);
-        return { index, id, guarded, message, body, expiresAtMs, trace };
+        return { index, id, guarded, message, body, expiresAtMs, trace, ...versioned(schemaVersion) };
     }
     // The claim check's attributes take slots: the active span's context gets what the others leave.
     const claimCheckAttributes = Object.keys(offloaded.outbound.headers).length - Object.keys(headers).length;
@@ -229,13 +247,40 @@ export function prepareMessage(message: OutboxMessage, index: number, rules: Mes
         body: sent.body,
         expiresAtMs,
         trace: sentTrace,
+        ...versioned(schemaVersion),
         put: offloaded.put,
     };
 }
 
+function versioned(schemaVersion: string | undefined): { schemaVersion?: string } {
+    return schemaVersion !== undefined ? { schemaVersion } : {};
+}
+
+/** The message's schema version: its own, else its type's default; checked against {@link schemaVersionProblem}. */
+function checkedSchemaVersion(
+    message: OutboxMessage,
+    rules: MessageRules,
+    where: string,
+    id: string,
+    index: number,
+): string | undefined {
+    const own = message.schemaVersion;
+    if (own === undefined) {
+        const defaults = rules.schemaVersions ?? {};
+        return Object.prototype.hasOwnProperty.call(defaults, message.type) ? defaults[message.type] : undefined;
+    }
+    const problem = schemaVersionProblem(own);
+    if (problem !== undefined)
+        throw invalid(
+            `${where}.schemaVersion is ${describeValue(own)}; a schema version ${problem} (e.g. "2" or "1.4.0"); it travels as the outbox.schema-version message attribute; omit it for none`,
+            { messageId: id, messageIndex: index, field: "schemaVersion" },
+        );
+    return own;
+}
+
 /**
  * The envelope headers of a prepared message's record: the user headers, the trace context under its W3C names,
- * and the origin id under {@link ORIGIN_ID_HEADER}.
+ * the origin id under {@link ORIGIN_ID_HEADER} and the schema version under {@link SCHEMA_VERSION_HEADER}.
  */
 export function envelopeHeaders(p: PreparedMessage): Record<string, string> {
     const headers: Record<string, string> = { ...(p.message.headers ?? {}) };
@@ -244,6 +289,7 @@ export function envelopeHeaders(p: PreparedMessage): Record<string, string> {
         if (p.trace.tracestate !== undefined) headers.tracestate = p.trace.tracestate;
     }
     if (p.message.originId !== undefined) headers[ORIGIN_ID_HEADER] = p.message.originId;
+    if (p.schemaVersion !== undefined) headers[SCHEMA_VERSION_HEADER] = p.schemaVersion;
     return headers;
 }
 

@@ -122,6 +122,8 @@ export interface DeadLetterBody {
     readonly traceparent?: string;
     /** The record's W3C `tracestate`, when it carried one. */
     readonly tracestate?: string;
+    /** The event's schema version, when it carried one: written again with the redriven record. */
+    readonly schemaVersion?: string;
     readonly payload: unknown;
 }
 
@@ -194,8 +196,10 @@ export function parseDeadLetter(
     const originId = text("originId");
     // Judged by the writer, as the headers are: a trace context it refuses leaves the message in the DLQ, named.
     const trace = Object.fromEntries(
-        (["traceparent", "tracestate"] as const).filter((name) => b[name] !== undefined).map((name) => [name, b[name]]),
-    ) as { traceparent?: string; tracestate?: string };
+        (["traceparent", "tracestate", "schemaVersion"] as const)
+            .filter((name) => b[name] !== undefined)
+            .map((name) => [name, b[name]]),
+    ) as { traceparent?: string; tracestate?: string; schemaVersion?: string };
     return {
         recordId,
         ...(originId !== undefined ? { originId } : {}),
@@ -348,6 +352,7 @@ async function redriveOne(run: RedriveRun, m: Message): Promise<void> {
         headers: dead.headers,
         ...(dead.traceparent !== undefined ? { traceparent: dead.traceparent } : {}),
         ...(dead.tracestate !== undefined ? { tracestate: dead.tracestate } : {}),
+        ...(dead.schemaVersion !== undefined ? { schemaVersion: dead.schemaVersion } : {}),
         ...(dead.orderingKey !== undefined ? { orderingKey: dead.orderingKey } : {}),
         ...(run.options.expiresAt !== undefined ? { expiresAt: run.options.expiresAt } : {}),
     };

@@ -23,7 +23,11 @@ import { allocateSeqRange } from "../store/seq-allocation";
 import { checkWriterClock } from "../store/writer-clock";
 import { integerIn } from "../integer-setting";
 import { describeValue } from "../record/transact-items";
-import { checkAttributeValueItems, marshallDocumentItems, type DocumentTransactWriteItem } from "./document-items";
+import {
+    checkAttributeValueItems,
+    marshallDocumentItems,
+    type DocumentTransactWriteItem,
+} from "../record/document-items";
 import { HANDLER_LIMITS, WRITER_LIMITS } from "../limits";
 import { createIdGenerator, type IdGenerator } from "../ids";
 import { MAX_SORT_KEY_BYTES, utf8Length } from "../record/item-size";
@@ -46,6 +50,18 @@ import { idGuardItem } from "../record/id-guard";
 import { checkActionCount, checkSizes } from "./transaction-size";
 import { cancellationError, describeFailedAction, type FailedAction } from "./transaction-failure";
 import { claimCheckPlan, putPayloads, type LargePayloadOptions } from "../claim-check/offload";
+import {
+    payloadRefusal,
+    typedEventRules,
+    type EventMap,
+    type EventSchemaVersions,
+    type EventValidators,
+    type IsUntyped,
+    type TypedEvent,
+    type TypedEventRules,
+    type UntypedEvents,
+    type UnvalidatedTypes,
+} from "../typed-events";
 
 // What a message may hold, and who a failed action belongs to, live in modules of their own; the writer's module
 // still exports them, as it always has.
@@ -53,10 +69,17 @@ export type { OutboxMessage } from "./outbox-message";
 export { MAX_PAYLOAD_DEPTH } from "./payload-json";
 export type { FailedAction } from "./transaction-failure";
 
-/** One call of {@link OutboxWriter.write}. */
-export interface WriteRequest {
+/**
+ * One message of a writer typed by the event map `M`: a union over its types, each `type` with its own `payload`
+ * type. For the untyped map (the default) it is {@link OutboxMessage} itself.
+ */
+export type WriterMessage<M extends EventMap = UntypedEvents> =
+    IsUntyped<M> extends true ? OutboxMessage : TypedEvent<M, OutboxMessage>;
+
+/** One call of {@link OutboxWriter.write}; `M` is the writer's event map. */
+export interface WriteRequest<M extends EventMap = UntypedEvents> {
     /** The events. Each becomes one outbox record in the transaction. */
-    readonly messages: readonly OutboxMessage[];
+    readonly messages: readonly WriterMessage<M>[];
     /**
      * Your own Put/Update/Delete/ConditionCheck actions, in SDK `TransactWriteItem` form (each names its table).
      * They come first in the transaction, messages after.
@@ -105,8 +128,8 @@ export interface PreparedWrite {
     readonly describe: (actionIndex: number) => FailedAction;
 }
 
-/** Options for {@link OutboxWriter}. */
-export interface OutboxWriterOptions {
+/** Options for {@link OutboxWriter}; `M` is its event map (type → payload type). */
+export interface OutboxWriterOptions<M extends EventMap = UntypedEvents> {
     /** The DynamoDB client (same account and region as the outbox table). */
     readonly client: DynamoDBClient;
     /** The outbox table's name. */
@@ -174,6 +197,29 @@ export interface OutboxWriterOptions {
      * @default undefined (every payload inline; one past the limits is refused)
      */
     readonly largePayloads?: LargePayloadOptions;
+    /**
+     * A Standard Schema validator per event type (a zod, valibot or arktype schema, or any object with a
+     * `~standard.validate`; it may be asynchronous). {@link OutboxWriter.write} and {@link OutboxWriter.prepare}
+     * refuse a message whose payload fails its type's validator with `INVALID_PAYLOAD` naming the message, the
+     * type and the issue's path, before anything is written or stored. The validator only judges: the payload
+     * written is the one given. {@link OutboxWriter.check} runs no validator (it does no asynchronous work).
+     * @default undefined (no payload validated)
+     */
+    readonly validators?: EventValidators<M>;
+    /**
+     * What happens to a message whose type has no entry in `validators`: `"accept"` writes it unvalidated, so
+     * validators can be added one type at a time and the event map stays the compile-time check of types;
+     * `"refuse"` refuses it with `INVALID_PAYLOAD`, for a writer whose every event must be validated. Only with
+     * `validators`.
+     * @default "accept"
+     */
+    readonly unvalidatedTypes?: UnvalidatedTypes;
+    /**
+     * The schema version of each type's messages that give no `schemaVersion` of their own (see
+     * {@link OutboxMessage.schemaVersion}), e.g. `{ OrderPlaced: "2" }`.
+     * @default {} (no version unless the message gives one)
+     */
+    readonly schemaVersions?: EventSchemaVersions<M>;
 }
 
 /** A keyless record's seq is `created_at * SEQ_PER_MS + n`: see {@link OutboxWriter}. */
@@ -198,6 +244,9 @@ const SEQ_PER_MS = 1_000_000n;
  * with a warning on `logger` past one second. So `(created_at, seq)` order is allocation order whatever the
  * clocks say: a write that starts after another committed is published after it.
  *
+ * @typeParam M - The event map (type → payload type) `write` checks each message's `type` and `payload` against, at
+ *   compile time; `validators` check them at run time. @default UntypedEvents (any type, any payload)
+ *
  * @example
  * const writer = new OutboxWriter({ client, tableName: "orders-outbox" });
  * await writer.write({
@@ -205,8 +254,9 @@ const SEQ_PER_MS = 1_000_000n;
  *   messages: [{ partition: "ORDER#1001", type: "OrderCreated", payload: { orderId: 1001, total: 42 } }],
  * });
  */
-export class OutboxWriter {
+export class OutboxWriter<M extends EventMap = UntypedEvents> {
     private readonly client: DynamoDBClient;
+    private readonly typed: TypedEventRules;
     private readonly tableName: string;
     private readonly clock: Clock;
     private readonly logger: Logger;
@@ -226,7 +276,7 @@ export class OutboxWriter {
      *   enough for a sort key, `traceContext` not `"active"` or `"none"`, `fifo` is `false` with a FIFO `address`, or
      *   `@opentelemetry/api` is installed but cannot be loaded.
      */
-    constructor(options: OutboxWriterOptions) {
+    constructor(options: OutboxWriterOptions<M>) {
         if (typeof options?.tableName !== "string" || options.tableName === "") {
             throw new OutboxError(
                 "INVALID_CONFIG",
@@ -243,14 +293,7 @@ export class OutboxWriter {
         this.tableName = options.tableName;
         this.clock = options.clock ?? systemClock;
         this.logger = options.logger ?? silentLogger;
-        const traceContext = options.traceContext ?? "active";
-        if (traceContext !== "active" && traceContext !== "none") {
-            throw new OutboxError(
-                "INVALID_CONFIG",
-                `OutboxWriter: traceContext must be "active" (the active OpenTelemetry span's, when @opentelemetry/api is installed) or "none", got ${describeValue(traceContext)}; omit it for "active"`,
-            );
-        }
-        const otel = traceContext === "active" ? loadOpenTelemetryApi() : undefined;
+        const otel = traceContextOption(options.traceContext) === "active" ? loadOpenTelemetryApi() : undefined;
         const logger = this.logger;
         this.address = options.address ?? "";
         const addressKind = typeof this.address === "string" ? destinationKindOfArn(this.address) : undefined;
@@ -264,8 +307,10 @@ export class OutboxWriter {
                 { context: { address: this.address } },
             );
         }
+        this.typed = typedEventRules("OutboxWriter", options);
         this.rules = {
             newId: options.idGenerator ?? createIdGenerator(this.clock),
+            schemaVersions: this.typed.schemaVersions,
             generatedIdsNeedGuard: options.idGenerator !== undefined,
             fifo: options.fifo ?? fifoAddress,
             claimCheck: claimCheckPlan(options.largePayloads, "OutboxWriter"),
@@ -319,7 +364,7 @@ export class OutboxWriter {
      *   conditions failed (the message names the item and the reason); `DUPLICATE_RECORD` when a message id was
      *   already written to its partition; `THROTTLED` or `UNAVAILABLE` (transient) when a retry can succeed.
      */
-    async write(request: WriteRequest): Promise<WriteResult> {
+    async write(request: WriteRequest<M>): Promise<WriteResult> {
         return this.commit(await this.prepare(request));
     }
 
@@ -332,12 +377,12 @@ export class OutboxWriter {
      * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit; `INVALID_CONFIG` for a clock no
      *   record can carry.
      */
-    check(request: WriteRequest): void {
+    check(request: WriteRequest<M>): void {
         this.validated(request);
     }
 
     /** Everything {@link OutboxWriter.prepare} checks and builds before its first I/O. */
-    private validated(request: WriteRequest): ValidatedWrite {
+    private validated(request: WriteRequest<M>): ValidatedWrite {
         const ownItems = request?.items ?? [];
         const documentItems = request?.documentItems ?? [];
         const messages = request?.messages;
@@ -360,7 +405,7 @@ export class OutboxWriter {
         checkDense(messages);
         const nowMs = Math.floor(this.clock.now());
         checkWriterClock("OutboxWriter", nowMs);
-        const prepared = messages.map((m, i) => prepareMessage(m, i, this.rules));
+        const prepared = messages.map((m: OutboxMessage, i) => prepareMessage(m, i, this.rules));
         checkDistinctIds(prepared);
 
         const keylessSeqs = prepared.map(() => this.nextKeylessSeq(nowMs));
@@ -425,9 +470,10 @@ export class OutboxWriter {
      * @param request - The messages, your items, and options.
      * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit (nothing written).
      */
-    async prepare(request: WriteRequest): Promise<PreparedWrite> {
+    async prepare(request: WriteRequest<M>): Promise<PreparedWrite> {
         const { items, ownItemCount, nowMs, prepared, records, guarded, guardPuts, recordPut } =
             this.validated(request);
+        await this.checkPayloads(prepared);
         // Offloaded payloads first: a failed put leaves nothing in the table, a failed transaction only objects.
         await putPayloads(
             this.rules.claimCheck,
@@ -487,6 +533,27 @@ export class OutboxWriter {
             throw cancellationError(err, prepared);
         }
     }
+    /** Every message's payload against its type's validator, all before the first write (validators may be async). */
+    private async checkPayloads(prepared: readonly PreparedMessage[]): Promise<void> {
+        if (this.typed.validators === undefined) return;
+        const refusals = await Promise.all(
+            prepared.map((p) => payloadRefusal(this.typed, p.message.type, p.message.payload)),
+        );
+        refusals.forEach((refusal, i) => {
+            if (refusal === undefined) return;
+            const p = prepared[i]!;
+            throw invalid(
+                `write: messages[${p.index}] (id "${p.id}"): ${refusal.text}; nothing was written; fix the payload, or the schema`,
+                {
+                    messageId: p.id,
+                    messageIndex: p.index,
+                    type: p.message.type,
+                    ...(refusal.path !== undefined ? { path: refusal.path } : {}),
+                },
+            );
+        });
+    }
+
     private nextKeylessSeq(nowMs: number): bigint {
         if (nowMs > this.lastMs) {
             this.lastMs = nowMs;
@@ -591,6 +658,18 @@ interface ValidatedWrite {
     readonly guarded: readonly PreparedMessage[];
     readonly guardPuts: readonly TransactWriteItem[];
     readonly recordPut: (item: AttributeMap) => TransactWriteItem;
+}
+
+/** The writer's `traceContext`, checked: `"active"` (the default) or `"none"`. */
+function traceContextOption(value: unknown): "active" | "none" {
+    const traceContext = value ?? "active";
+    if (traceContext !== "active" && traceContext !== "none") {
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `OutboxWriter: traceContext must be "active" (the active OpenTelemetry span's, when @opentelemetry/api is installed) or "none", got ${describeValue(traceContext)}; omit it for "active"`,
+        );
+    }
+    return traceContext;
 }
 
 /** A sparse `messages` array is refused: its holes would be messages written as nothing. */

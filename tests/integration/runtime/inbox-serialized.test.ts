@@ -105,4 +105,65 @@ describe("the inbox handler serialized by value, as CallbackFunction ships it", 
             ["f1", "f2"],
         );
     });
+
+    it("typed: an asynchronous Standard Schema validator fails a payload it refuses as poison, and the consumer's documentItems are applied with the marker", async () => {
+        const ddb = await dynamoClient();
+        const table = await createConsumerTable(ddb, "inbox-serialized-typed");
+        const endpoint = await dynamoEndpoint();
+        const region = LOCAL_REGION;
+        const credentials = { ...LOCAL_CREDENTIALS };
+        const factory = () =>
+            createInboxHandler<{ OrderPlaced: { orderId: string } }>({
+                inbox: new Inbox({
+                    client: new DynamoDBClient({ endpoint, region, credentials }),
+                    consumer: "serialized-typed",
+                    tableName: table,
+                }),
+                validators: {
+                    OrderPlaced: {
+                        "~standard": {
+                            version: 1,
+                            vendor: "hand-made",
+                            validate: async (value: unknown) =>
+                                typeof (value as { orderId?: unknown } | null)?.orderId === "string"
+                                    ? { value: value as { orderId: string } }
+                                    : { issues: [{ message: "orderId must be a string", path: ["orderId"] }] },
+                        },
+                    },
+                },
+                consume: (message) => ({
+                    documentItems: [
+                        { Put: { TableName: table, Item: { PK: `ORDER#${message.payload.orderId}`, SK: "META" } } },
+                    ],
+                }),
+                logger: {
+                    debug: () => undefined,
+                    info: () => undefined,
+                    warn: () => undefined,
+                    error: () => undefined,
+                },
+            });
+        const handler = loadSerialized<InboxHandler>(
+            (await pulumi.runtime.serializeFunction(factory, { isFactoryFunction: true })).text,
+        );
+        const record = (messageId: string, payload: unknown) => ({
+            messageId,
+            body: JSON.stringify(payload),
+            attributes: { ApproximateReceiveCount: "1" },
+            messageAttributes: {
+                "outbox.id": { stringValue: `id-${messageId}`, dataType: "String" },
+                "outbox.type": { stringValue: "OrderPlaced", dataType: "String" },
+            },
+            eventSource: "aws:sqs",
+            eventSourceARN: "arn:aws:sqs:eu-west-1:111111111111:serialized-typed",
+        });
+        assert.deepEqual(
+            await handler({ Records: [record("ok", { orderId: "o-1" }), record("bad", { orderId: 1 })] }),
+            { batchItemFailures: [{ itemIdentifier: "bad" }] },
+        );
+        const written = await ddb.send(
+            new GetItemCommand({ TableName: table, Key: { PK: { S: "ORDER#o-1" }, SK: { S: "META" } } }),
+        );
+        assert.ok(written.Item !== undefined, "the native item was marshalled and applied");
+    });
 });

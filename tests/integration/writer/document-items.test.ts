@@ -10,7 +10,7 @@ import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import fc from "fast-check";
 import { isOutboxError, type OutboxError } from "../../../runtime/errors";
 import { ATTR } from "../../../runtime/schema";
-import { documentTransactItems } from "../../../runtime/writer/document-items";
+import { documentTransactItems } from "../../../runtime/record/document-items";
 import { uniqueTableName } from "../../support/dynamodb";
 import { message, rejection, scanAll, writerOnFreshTable, type WriterWorld } from "../../support/writer/world";
 

@@ -2,7 +2,8 @@
  * Items in the DocumentClient's shape (`@aws-sdk/lib-dynamodb`: native values, as ElectroDB's and
  * dynamodb-toolbox's `params()` build them) beside the SDK's AttributeValue maps, both ways. An AttributeValue map
  * cannot be told apart from a native one safely (a native attribute `{ S: "x" }` is a valid map), so each shape
- * has its own field: `items` takes AttributeValue maps, `documentItems` native ones.
+ * has its own field: `items` takes AttributeValue maps, `documentItems` native ones. The writer's `write` and the
+ * inbox's `apply` both take the two fields, so the module sits in record/, below them both.
  *
  * @packageDocumentation
  */
@@ -64,7 +65,7 @@ function typeName(value: unknown): string {
 }
 
 /** The kind of an action: exactly one of Put, Update, Delete, ConditionCheck. */
-function kindOf(action: unknown, where: string, fix: string): Kind {
+function kindOf(action: unknown, where: string, fix: string, caller = "write"): Kind {
     const kinds =
         typeof action === "object" && action !== null
             ? KINDS.filter((k) => (action as Record<string, unknown>)[k] !== undefined)
@@ -72,7 +73,7 @@ function kindOf(action: unknown, where: string, fix: string): Kind {
     if (kinds.length !== 1)
         throw new OutboxError(
             "INVALID_PAYLOAD",
-            `write: ${where} must hold exactly one of Put, Update, Delete or ConditionCheck, got ${typeName(action)}${kinds.length > 1 ? ` with ${kinds.join(" and ")}` : ""}; ${fix}`,
+            `${caller}: ${where} must hold exactly one of Put, Update, Delete or ConditionCheck, got ${typeName(action)}${kinds.length > 1 ? ` with ${kinds.join(" and ")}` : ""}; ${fix}`,
             { context: { where } },
         );
     return kinds[0]!;
@@ -136,20 +137,25 @@ function refuses(value: unknown): boolean {
  *
  * @param documentItems - The actions in the DocumentClient's shape.
  * @param offset - Where they start in the transaction (after `items`), for messages. @default 0
+ * @param caller - Who is marshalling, first in every error message (`write`, `inbox "billing" (…)`). @default "write"
  * @throws OutboxError `INVALID_PAYLOAD` naming the action (index, kind), the attribute path, the bad value's type
  *   and the fix, for a value marshall refuses (undefined, a function, a class instance, a number past 2^53 that is
  *   not a NumberValue…).
  */
-export function marshallDocumentItems(documentItems: readonly unknown[], offset = 0): TransactWriteItem[] {
+export function marshallDocumentItems(
+    documentItems: readonly unknown[],
+    offset = 0,
+    caller = "write",
+): TransactWriteItem[] {
     return documentItems.map((action, i) => {
         const where = `documentItems[${i}]`;
-        const kind = kindOf(action, where, "a DocumentClient TransactWriteCommand's TransactItems entry");
+        const kind = kindOf(action, where, "a DocumentClient TransactWriteCommand's TransactItems entry", caller);
         const body = (action as unknown as Record<Kind, Record<string, unknown>>)[kind];
         const out: Record<string, unknown> = { ...body };
         if (typeof body.TableName !== "string" || body.TableName === "")
             throw new OutboxError(
                 "INVALID_PAYLOAD",
-                `write: ${where} (${kind}).TableName must name a table, got ${typeName(body.TableName)}`,
+                `${caller}: ${where} (${kind}).TableName must name a table, got ${typeName(body.TableName)}`,
                 { context: { where, action: kind, attribute: "TableName", transactionIndex: offset + i } },
             );
         for (const field of MAPS[kind]) {
@@ -158,14 +164,14 @@ export function marshallDocumentItems(documentItems: readonly unknown[], offset 
             if (typeof map !== "object" || map === null || Array.isArray(map))
                 throw new OutboxError(
                     "INVALID_PAYLOAD",
-                    `write: ${where} (${kind}).${field} must be an object of native values, got ${typeName(map)}`,
+                    `${caller}: ${where} (${kind}).${field} must be an object of native values, got ${typeName(map)}`,
                     { context: { where, action: kind, attribute: field, transactionIndex: offset + i } },
                 );
             const dropped = functionLeaf(map, field);
             if (dropped !== undefined)
                 throw new OutboxError(
                     "INVALID_PAYLOAD",
-                    `write: ${where} (${kind}): ${dropped} is a function, which lib-dynamodb's marshall drops without a word; remove it or store what it computes`,
+                    `${caller}: ${where} (${kind}): ${dropped} is a function, which lib-dynamodb's marshall drops without a word; remove it or store what it computes`,
                     {
                         context: {
                             where,
@@ -183,7 +189,7 @@ export function marshallDocumentItems(documentItems: readonly unknown[], offset 
                     const leaf = refusedLeaf(map, field);
                     throw new OutboxError(
                         "INVALID_PAYLOAD",
-                        `write: ${where} (${kind}) cannot be marshalled: ${leaf.path} is ${typeName(leaf.value)} (${err instanceof Error ? err.message : String(err)}); ${DOCUMENT_FIX}`,
+                        `${caller}: ${where} (${kind}) cannot be marshalled: ${leaf.path} is ${typeName(leaf.value)} (${err instanceof Error ? err.message : String(err)}); ${DOCUMENT_FIX}`,
                         {
                             cause: err,
                             context: {
@@ -202,14 +208,15 @@ export function marshallDocumentItems(documentItems: readonly unknown[], offset 
     });
 }
 
-const SCALAR_KEYS = new Set(["S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"]);
+// An array, not a Set: the inbox's Lambda code is serialized by value, and a captured module-level Set breaks there.
+const SCALAR_KEYS: readonly string[] = ["S", "N", "B", "SS", "NS", "BS", "M", "L", "NULL", "BOOL"];
 
 /** Why `value` is not an AttributeValue, or undefined when it is one. */
 function notAttributeValue(value: unknown, path: string): { path: string; why: string } | undefined {
     if (typeof value !== "object" || value === null || Array.isArray(value) || value instanceof Uint8Array)
         return { path, why: `${typeName(value)}, not an AttributeValue such as { S: "…" } or { N: "42" }` };
     const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined);
-    if (keys.length !== 1 || !SCALAR_KEYS.has(keys[0]!))
+    if (keys.length !== 1 || !SCALAR_KEYS.includes(keys[0]!))
         return {
             path,
             why: `an object with ${keys.length === 0 ? "no keys" : keys.map((k) => JSON.stringify(k)).join(", ")}, not an AttributeValue (exactly one of S, N, B, SS, NS, BS, M, L, NULL, BOOL)`,
@@ -267,13 +274,14 @@ function notAttributeValue(value: unknown, path: string): { path: string; why: s
  * DynamoDB's refusal names nothing.
  *
  * @param items - The actions in the SDK's `TransactWriteItem` shape.
+ * @param caller - Who is checking, first in every error message. @default "write"
  * @throws OutboxError `INVALID_PAYLOAD` naming the action (index, kind), the attribute path and the bad value's type;
  *   a native value says to pass the action as `documentItems`.
  */
-export function checkAttributeValueItems(items: readonly unknown[]): void {
+export function checkAttributeValueItems(items: readonly unknown[], caller = "write"): void {
     items.forEach((action, i) => {
         const where = `items[${i}]`;
-        const kind = kindOf(action, where, "an SDK TransactWriteItem");
+        const kind = kindOf(action, where, "an SDK TransactWriteItem", caller);
         const body = (action as unknown as Record<Kind, Record<string, unknown>>)[kind];
         for (const field of MAPS[kind]) {
             const map = body[field];
@@ -281,7 +289,7 @@ export function checkAttributeValueItems(items: readonly unknown[]): void {
             if (typeof map !== "object" || map === null || Array.isArray(map))
                 throw new OutboxError(
                     "INVALID_PAYLOAD",
-                    `write: ${where} (${kind}).${field} must be a map of AttributeValues, got ${typeName(map)}`,
+                    `${caller}: ${where} (${kind}).${field} must be a map of AttributeValues, got ${typeName(map)}`,
                     { context: { where, action: kind, attribute: field } },
                 );
             for (const [name, value] of Object.entries(map)) {
@@ -289,7 +297,7 @@ export function checkAttributeValueItems(items: readonly unknown[]): void {
                 if (bad !== undefined)
                     throw new OutboxError(
                         "INVALID_PAYLOAD",
-                        `write: ${where} (${kind}): ${bad.path} is ${bad.why}; items take the SDK's AttributeValue maps: pass an item of native values (the DocumentClient's shape, e.g. ElectroDB's or dynamodb-toolbox's params()) as documentItems`,
+                        `${caller}: ${where} (${kind}): ${bad.path} is ${bad.why}; items take the SDK's AttributeValue maps: pass an item of native values (the DocumentClient's shape, e.g. ElectroDB's or dynamodb-toolbox's params()) as documentItems`,
                         { context: { where, action: kind, attribute: bad.path } },
                     );
             }
