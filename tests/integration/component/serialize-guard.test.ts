@@ -5,6 +5,8 @@
  * component under the mocks the same refusal never registers the function, and the test waits until it times out.
  */
 import * as assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { HANDLER_LIMITS, MAPPING_LIMITS, REDRIVE_LIMITS } from "../../../runtime/limits";
 import { publisherLambdaFactory, sweeperLambdaFactory } from "../../../runtime/relay/lambda";
@@ -20,6 +22,16 @@ describe("the handler factories serialize directly (no mocks, no hang)", () => {
             assert.equal(serialized.containsSecrets, false);
         });
     }
+
+    it("no runtime module holds a Set or Map at module scope (serialized by value, it arrives as a plain object)", () => {
+        const runtime = path.join(__dirname, "..", "..", "..", "runtime");
+        const moduleScope = /^(?:export )?(?:const|let) [^=]+= new (?:Set|Map)\b/m;
+        const offenders = (fs.readdirSync(runtime, { recursive: true }) as string[])
+            .filter((f) => f.endsWith(".ts"))
+            .filter((f) => moduleScope.test(fs.readFileSync(path.join(runtime, f), "utf8")));
+        assert.deepEqual(offenders, []);
+        assert.ok(moduleScope.test("const NAMES: ReadonlySet<string> = new Set([]);"), "the pattern finds one");
+    });
 
     it("no limit the factories reach holds a primitive under a `default` key (the serializer bug's trigger)", () => {
         for (const table of [HANDLER_LIMITS, MAPPING_LIMITS, REDRIVE_LIMITS]) {
