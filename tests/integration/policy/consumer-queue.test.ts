@@ -54,15 +54,15 @@ describe("outbox-consumer-queue", () => {
     let topic: RecordedResource[];
     let fromQueue: RecordedResource[];
     before(async () => {
-        topic = await declared("polq", { destinationArn: TOPIC, consume, timeout: 20 });
-        fromQueue = await declared("polqq", { destinationArn: QUEUE, consume });
+        topic = await declared("pcq", { destinationArn: TOPIC, consume, timeout: 20 });
+        fromQueue = await declared("pcqq", { destinationArn: QUEUE, consume });
     });
 
     it("finds nothing wrong with what OutboxConsumer declares: from a topic, from a queue, with functionArn", async () => {
         assert.deepEqual(await queueViolations(topic), []);
         assert.deepEqual(await queueViolations(fromQueue), []);
         assert.deepEqual(
-            await queueViolations(await declared("polqf", { destinationArn: TOPIC, functionArn: FUNCTION })),
+            await queueViolations(await declared("pcqf", { destinationArn: TOPIC, functionArn: FUNCTION })),
             [],
         );
         assert.ok(topic.some((r) => r.type === "aws:lambda/eventSourceMapping:EventSourceMapping"));
@@ -77,12 +77,12 @@ describe("outbox-consumer-queue", () => {
         it("flags the consumer's queue without a redrive policy, on the queue", async () => {
             const v = await violationsOf(
                 outboxPolicies,
-                change(topic, QUEUE_TYPE, "polq-queue", ({ redrivePolicy: _, ...rest }) => rest),
+                change(topic, QUEUE_TYPE, "pcq-queue", ({ redrivePolicy: _, ...rest }) => rest),
             );
             assert.deepEqual(
                 v.filter((x) => x.startsWith("outbox-consumer-queue:")),
                 [
-                    'outbox-consumer-queue: consumer queue "polq-queue" (read by mapping "polq-mapping") has no redrive policy; a message that fails every receive is retried until its retention ends, then lost: give it a redrivePolicy with a deadLetterTargetArn and a maxReceiveCount (the OutboxConsumer component does)',
+                    'outbox-consumer-queue: consumer queue "pcq-queue" (read by mapping "pcq-mapping") has no redrive policy; a message that fails every receive is retried until its retention ends, then lost: give it a redrivePolicy with a deadLetterTargetArn and a maxReceiveCount (the OutboxConsumer component does)',
                 ],
             );
         });
@@ -97,7 +97,7 @@ describe("outbox-consumer-queue", () => {
                 ["{", /has a redrive policy that is not JSON/],
             ] as const) {
                 const v = await queueViolations(
-                    change(topic, QUEUE_TYPE, "polq-queue", (i) => ({ ...i, redrivePolicy: policy })),
+                    change(topic, QUEUE_TYPE, "pcq-queue", (i) => ({ ...i, redrivePolicy: policy })),
                 );
                 assert.equal(v.length, 1, String(policy));
                 assert.match(v[0]!, says);
@@ -107,7 +107,7 @@ describe("outbox-consumer-queue", () => {
         it("flags a destination queue read as it is whose RedrivePolicy is gone, on the mapping, naming the queue's ARN", async () => {
             assert.ok(fromQueue.some((r) => r.type === REDRIVE_POLICY_TYPE));
             assert.deepEqual(await queueViolations(fromQueue.filter((r) => r.type !== REDRIVE_POLICY_TYPE)), [
-                `outbox-consumer-queue: the queue consumer mapping "polqq-mapping" reads (${QUEUE}) has no redrive policy; a message that fails every receive is retried until its retention ends, then lost: give it a redrivePolicy with a deadLetterTargetArn and a maxReceiveCount (the OutboxConsumer component does)`,
+                `outbox-consumer-queue: the queue consumer mapping "pcqq-mapping" reads (${QUEUE}) has no redrive policy; a message that fails every receive is retried until its retention ends, then lost: give it a redrivePolicy with a deadLetterTargetArn and a maxReceiveCount (the OutboxConsumer component does)`,
             ]);
         });
     });
@@ -116,26 +116,26 @@ describe("outbox-consumer-queue", () => {
         it("passes at exactly 6 × the timeout and flags one second less, naming both figures", async () => {
             const at = (seconds: number) =>
                 queueViolations(
-                    change(topic, QUEUE_TYPE, "polq-queue", (i) => ({ ...i, visibilityTimeoutSeconds: seconds })),
+                    change(topic, QUEUE_TYPE, "pcq-queue", (i) => ({ ...i, visibilityTimeoutSeconds: seconds })),
                 );
             assert.deepEqual(await at(120), []);
             assert.deepEqual(await at(119), [
-                'outbox-consumer-queue: consumer queue "polq-queue" (read by mapping "polq-mapping") has a visibility timeout of 119 s, below 6 × the timeout of function "polq-function" (20 s) = 120 s; a message of a batch still in flight is handed out again: set visibilityTimeoutSeconds to at least 120 (the OutboxConsumer component sets 6 × timeout)',
+                'outbox-consumer-queue: consumer queue "pcq-queue" (read by mapping "pcq-mapping") has a visibility timeout of 119 s, below 6 × the timeout of function "pcq-function" (20 s) = 120 s; a message of a batch still in flight is handed out again: set visibilityTimeoutSeconds to at least 120 (the OutboxConsumer component sets 6 × timeout)',
             ]);
         });
 
         it("flags a function timeout raised past the queue's sixth, and counts an absent setting as AWS's default", async () => {
-            const raised = change(topic, FUNCTION_TYPE, "polq-function", (i) => ({ ...i, timeout: 21 }));
+            const raised = change(topic, FUNCTION_TYPE, "pcq-function", (i) => ({ ...i, timeout: 21 }));
             assert.match((await queueViolations(raised))[0] ?? "", /visibility timeout of 120 s, below .* = 126 s/);
-            const noVisibility = change(topic, QUEUE_TYPE, "polq-queue", ({ visibilityTimeoutSeconds: _, ...i }) => i);
+            const noVisibility = change(topic, QUEUE_TYPE, "pcq-queue", ({ visibilityTimeoutSeconds: _, ...i }) => i);
             assert.match(
                 (await queueViolations(noVisibility))[0] ?? "",
                 new RegExp(`visibility timeout of ${AWS_DEFAULT_SECONDS.visibilityTimeout} s, below`),
             );
             const noTimeout = change(
-                change(topic, FUNCTION_TYPE, "polq-function", ({ timeout: _, ...i }) => i),
+                change(topic, FUNCTION_TYPE, "pcq-function", ({ timeout: _, ...i }) => i),
                 QUEUE_TYPE,
-                "polq-queue",
+                "pcq-queue",
                 (i) => ({ ...i, visibilityTimeoutSeconds: 6 * AWS_DEFAULT_SECONDS.functionTimeout }),
             );
             assert.deepEqual(await queueViolations(noTimeout), [], "6 × Lambda's default of 3 s");
@@ -143,7 +143,7 @@ describe("outbox-consumer-queue", () => {
 
         it("is judged exactly when the visibility timeout is below 6 × the function's timeout (property)", async () => {
             const views = policyResources(topic);
-            const queue = views.find((r) => r.type === QUEUE_TYPE && r.name === "polq-queue")!;
+            const queue = views.find((r) => r.type === QUEUE_TYPE && r.name === "pcq-queue")!;
             const fn = views.find((r) => r.type === FUNCTION_TYPE)!;
             fc.assert(
                 fc.property(fc.integer({ min: 1, max: 900 }), fc.integer({ min: 0, max: 43_200 }), (t, v) => {
@@ -182,16 +182,16 @@ describe("outbox-consumer-queue", () => {
             return views;
         };
         const bad = change(
-            change(topic, QUEUE_TYPE, "polq-queue", (i) => ({ ...i, redrivePolicy: undefined })),
+            change(topic, QUEUE_TYPE, "pcq-queue", (i) => ({ ...i, redrivePolicy: undefined })),
             QUEUE_TYPE,
-            "polq-queue",
+            "pcq-queue",
             (i) => ({ ...i, visibilityTimeoutSeconds: 1 }),
         );
         assert.equal(consumerQueueViolations(policyResources(bad)).length, 2, "both halves, when known");
         const views = unknown(
-            unknown(policyResources(bad), QUEUE_TYPE, "polq-queue", "redrivePolicy"),
+            unknown(policyResources(bad), QUEUE_TYPE, "pcq-queue", "redrivePolicy"),
             QUEUE_TYPE,
-            "polq-queue",
+            "pcq-queue",
             "visibilityTimeoutSeconds",
         );
         assert.deepEqual(consumerQueueViolations(views), []);
