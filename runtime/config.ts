@@ -15,6 +15,7 @@ import {
 } from "./destination/kind";
 import { OutboxError } from "./errors";
 import { HANDLER_LIMITS, type IntegerLimit } from "./limits";
+import { cloudEventsSourceProblem } from "./destination/cloud-events";
 import { sourceProblem } from "./record/message";
 
 /** Environment variable names, shared by the component (writer) and the handlers (reader). */
@@ -29,6 +30,11 @@ export const ENV = {
     eventBusArn: "OUTBOX_EVENT_BUS_ARN",
     /** The EventBridge `Source` of every entry. Optional, default `dynamodb-outbox`; only with `eventBusArn`. */
     eventSource: "OUTBOX_EVENT_SOURCE",
+    /**
+     * The CloudEvents `source` (a URI-reference): when set, every event is sent as a structured-mode CloudEvents 1.0
+     * JSON object. Optional, default unset (the outbox's own format).
+     */
+    cloudEventsSource: "OUTBOX_CLOUDEVENTS_SOURCE",
     /** The SQS DLQ URL for expired and poison records. Required. */
     dlqUrl: "OUTBOX_DLQ_URL",
     /** The source every message names (`outbox.source`, the handlers' `source`). Optional, default the table name. */
@@ -74,6 +80,8 @@ export interface HandlerEnvironment {
     readonly destination: { readonly setting: DestinationSetting; readonly arn: string };
     /** The EventBridge `Source` (`OUTBOX_EVENT_SOURCE`), when set. */
     readonly eventSource?: string;
+    /** The CloudEvents `source` (`OUTBOX_CLOUDEVENTS_SOURCE`), when set: events are sent as CloudEvents. @default undefined */
+    readonly cloudEventsSource?: string;
     /** The SQS DLQ URL. */
     readonly dlqUrl: string;
     /** The source every message names (`OUTBOX_SOURCE`), when set; else the handlers take the table name. @default undefined */
@@ -272,6 +280,21 @@ function source(env: Readonly<Record<string, string | undefined>>): { source?: s
     return { source: value };
 }
 
+/** The CloudEvents source (`OUTBOX_CLOUDEVENTS_SOURCE`), when set: a URI-reference CloudEvents takes. */
+function cloudEventsSource(env: Readonly<Record<string, string | undefined>>): { cloudEventsSource?: string } {
+    const raw = env[ENV.cloudEventsSource];
+    if (raw === undefined || raw.trim() === "") return {};
+    const value = raw.trim();
+    const problem = cloudEventsSourceProblem(value);
+    if (problem !== undefined)
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `environment variable ${ENV.cloudEventsSource} is ${JSON.stringify(raw)}; it ${problem}; set it to a URI-reference such as "https://orders.example.com" or "urn:example:orders" (the component's cloudEvents.source), or unset it for the outbox's own format`,
+            { context: { variable: ENV.cloudEventsSource, value: raw } },
+        );
+    return { cloudEventsSource: value };
+}
+
 /** Read and validate the handler configuration from `env`. */
 export function readHandlerEnvironment(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment {
     const where = destination(env);
@@ -280,6 +303,7 @@ export function readHandlerEnvironment(env: Readonly<Record<string, string | und
         tableName: required(env, ENV.tableName, "the outbox table name"),
         destination: where,
         ...((env[ENV.eventSource] ?? "").trim() !== "" ? { eventSource: env[ENV.eventSource]!.trim() } : {}),
+        ...cloudEventsSource(env),
         dlqUrl: dlqUrl(env),
         ...source(env),
         fifo: flag(env, ENV.fifo, ENV_DEFAULTS.fifo),

@@ -21,6 +21,12 @@ import {
     type DestinationKind,
     type DestinationSetting,
 } from "./kind";
+import {
+    cloudEventsSourceProblem,
+    cloudEventsWriter,
+    type CloudEventsConfig,
+    type CloudEventsWriter,
+} from "./cloud-events";
 import { snsDestination } from "./sns";
 import { sqsDestination } from "./sqs";
 
@@ -42,6 +48,12 @@ export interface DestinationConfig {
     readonly fifo?: boolean;
     /** The EventBridge `Source` of every event, with `eventBusArn`. @default "dynamodb-outbox" */
     readonly eventSource?: string;
+    /**
+     * Send every event as a structured-mode CloudEvents 1.0 JSON object with this `source`
+     * (`runtime/destination/cloud-events.ts`): the message body on a topic or a queue, the `Detail` on a bus.
+     * @default undefined (the outbox's own format: the payload as the body, the outbox's fields as attributes)
+     */
+    readonly cloudEvents?: CloudEventsConfig;
 }
 
 /** What each kind's client setting is called: the client that must be given with its ARN. */
@@ -130,14 +142,38 @@ function checkedEventSource(who: string, kind: DestinationKind, source: unknown)
     return source as string;
 }
 
+/** The CloudEvents settings: absent, or an object whose `source` is a URI-reference CloudEvents takes. */
+function checkedCloudEvents(
+    who: string,
+    cloudEvents: unknown,
+    outboxSource: string | undefined,
+): CloudEventsWriter | undefined {
+    if (cloudEvents === undefined) return undefined;
+    if (cloudEvents === null || typeof cloudEvents !== "object" || Array.isArray(cloudEvents))
+        throw invalid(
+            `${who}: cloudEvents is ${JSON.stringify(cloudEvents)}; expected an object with a source, e.g. { source: "https://orders.example.com" }, or omit it for the outbox's own format`,
+            { cloudEvents: String(cloudEvents) },
+        );
+    const source: unknown = (cloudEvents as { source?: unknown }).source;
+    const problem = cloudEventsSourceProblem(source);
+    if (problem !== undefined)
+        throw invalid(
+            `${who}: cloudEvents.source ${JSON.stringify(source) ?? "undefined"} ${problem}; a CloudEvents source is a non-empty URI-reference (RFC 3986) naming where the events come from; use e.g. "https://orders.example.com", "urn:example:orders" or "/orders"`,
+            { "cloudEvents.source": String(source) },
+        );
+    return cloudEventsWriter({ source: source as string }, outboxSource);
+}
+
 /**
  * Check a handler's destination settings and build its {@link Destination}.
  *
  * @param config - The handler's destination settings and clients.
  * @param who - The factory's name, for messages (`createPublisher`, `createSweeper`).
+ * @param outboxSource - The relay's source, which a CloudEvent carries as `outboxsource` when its message has none.
+ *   @default undefined
  * @throws OutboxError `INVALID_CONFIG` naming the setting, the bad value, what is allowed and the fix.
  */
-export function createDestination(config: DestinationConfig, who: string): Destination {
+export function createDestination(config: DestinationConfig, who: string, outboxSource?: string): Destination {
     const { kind, setting, arn } = givenDestination(config, who);
     const rules = DESTINATION_ARN_RULES[kind];
     if (typeof arn !== "string" || !rules.valid(arn))
@@ -153,9 +189,10 @@ export function createDestination(config: DestinationConfig, who: string): Desti
         );
     const fifo = checkedFifo(who, kind, setting, arn, config.fifo);
     const source = checkedEventSource(who, kind, config.eventSource);
-    if (kind === DESTINATION_KINDS.sns) return snsDestination(client as ClientLike, arn, fifo);
-    if (kind === DESTINATION_KINDS.sqs) return sqsDestination(client as ClientLike, arn, fifo);
-    return eventBridgeDestination(client as ClientLike, arn, source);
+    const cloudEvents = checkedCloudEvents(who, config.cloudEvents, outboxSource);
+    if (kind === DESTINATION_KINDS.sns) return snsDestination(client as ClientLike, arn, fifo, cloudEvents);
+    if (kind === DESTINATION_KINDS.sqs) return sqsDestination(client as ClientLike, arn, fifo, cloudEvents);
+    return eventBridgeDestination(client as ClientLike, arn, source, cloudEvents);
 }
 
 /**

@@ -65,7 +65,7 @@ export interface InboxHandlerOptions {
      * @default a JSON-lines logger at `AWS_LAMBDA_LOG_LEVEL` (`createLambdaLogger("inbox <consumer>")`)
      */
     readonly logger?: Logger;
-    /** The delivery formats tried on each record, in order. @default DELIVERY_FORMATS (message attributes, the SNS envelope, the EventBridge event) */
+    /** The delivery formats tried on each record, in order. @default DELIVERY_FORMATS (message attributes, an outbox's CloudEvent, the SNS envelope, the EventBridge event) */
     readonly formats?: readonly DeliveryFormat[];
     /**
      * Resolves claim checks (messages whose payload the writer stored in S3, `largePayloads`) to their payloads,
