@@ -15,7 +15,6 @@ import {
 } from "./destination/kind";
 import { OutboxError } from "./errors";
 import { HANDLER_LIMITS, type IntegerLimit } from "./limits";
-import { cloudEventsSourceProblem } from "./destination/cloud-events";
 import { sourceProblem } from "./record/message";
 
 /** Environment variable names, shared by the component (writer) and the handlers (reader). */
@@ -80,7 +79,10 @@ export interface HandlerEnvironment {
     readonly destination: { readonly setting: DestinationSetting; readonly arn: string };
     /** The EventBridge `Source` (`OUTBOX_EVENT_SOURCE`), when set. */
     readonly eventSource?: string;
-    /** The CloudEvents `source` (`OUTBOX_CLOUDEVENTS_SOURCE`), when set: events are sent as CloudEvents. @default undefined */
+    /**
+     * The CloudEvents `source` (`OUTBOX_CLOUDEVENTS_SOURCE`), when set: events are sent as CloudEvents. Checked where
+     * the handler builds its destination (`createDestination`), as `OUTBOX_EVENT_SOURCE` is. @default undefined
+     */
     readonly cloudEventsSource?: string;
     /** The SQS DLQ URL. */
     readonly dlqUrl: string;
@@ -280,21 +282,6 @@ function source(env: Readonly<Record<string, string | undefined>>): { source?: s
     return { source: value };
 }
 
-/** The CloudEvents source (`OUTBOX_CLOUDEVENTS_SOURCE`), when set: a URI-reference CloudEvents takes. */
-function cloudEventsSource(env: Readonly<Record<string, string | undefined>>): { cloudEventsSource?: string } {
-    const raw = env[ENV.cloudEventsSource];
-    if (raw === undefined || raw.trim() === "") return {};
-    const value = raw.trim();
-    const problem = cloudEventsSourceProblem(value);
-    if (problem !== undefined)
-        throw new OutboxError(
-            "INVALID_CONFIG",
-            `environment variable ${ENV.cloudEventsSource} is ${JSON.stringify(raw)}; it ${problem}; set it to a URI-reference such as "https://orders.example.com" or "urn:example:orders" (the component's cloudEvents.source), or unset it for the outbox's own format`,
-            { context: { variable: ENV.cloudEventsSource, value: raw } },
-        );
-    return { cloudEventsSource: value };
-}
-
 /** Read and validate the handler configuration from `env`. */
 export function readHandlerEnvironment(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment {
     const where = destination(env);
@@ -303,7 +290,9 @@ export function readHandlerEnvironment(env: Readonly<Record<string, string | und
         tableName: required(env, ENV.tableName, "the outbox table name"),
         destination: where,
         ...((env[ENV.eventSource] ?? "").trim() !== "" ? { eventSource: env[ENV.eventSource]!.trim() } : {}),
-        ...cloudEventsSource(env),
+        ...((env[ENV.cloudEventsSource] ?? "").trim() !== ""
+            ? { cloudEventsSource: env[ENV.cloudEventsSource]!.trim() }
+            : {}),
         dlqUrl: dlqUrl(env),
         ...source(env),
         fifo: flag(env, ENV.fifo, ENV_DEFAULTS.fifo),

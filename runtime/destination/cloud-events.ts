@@ -37,8 +37,10 @@
  * @packageDocumentation
  */
 import type { MessageAttributeValue } from "@aws-sdk/client-sns";
+import { OutboxError } from "../errors";
 import { utf8Length } from "../record/item-size";
 import { eventIdOf, type OutboundMessage } from "../record/message";
+import { isJsonText } from "./event-detail";
 import { UNTYPED_DETAIL_TYPE } from "./kind";
 
 /** The CloudEvents version of every event the outbox sends. */
@@ -99,31 +101,17 @@ export interface CloudEventsConfig {
     readonly source: string;
 }
 
-const PCT = "%[0-9A-Fa-f]{2}";
-const UNRESERVED = "A-Za-z0-9\\-._~";
-const SUB_DELIMS = "!$&'()*+,;=";
-const PCHAR = `(?:[${UNRESERVED}${SUB_DELIMS}:@]|${PCT})`;
-const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;
-const QUERY_OR_FRAGMENT = new RegExp(`^(?:${PCHAR}|[/?])*$`);
-const SEGMENTS = new RegExp(`^(?:${PCHAR}|/)*$`);
-const USERINFO = new RegExp(`^(?:[${UNRESERVED}${SUB_DELIMS}:]|${PCT})*$`);
-const REG_NAME = new RegExp(`^(?:[${UNRESERVED}${SUB_DELIMS}]|${PCT})*$`);
-
-/** Why an authority (`userinfo@host:port`) is not RFC 3986's, or `undefined`. */
-function authorityProblem(authority: string): string | undefined {
-    const at = authority.lastIndexOf("@");
-    const userinfo = at < 0 ? "" : authority.slice(0, at);
-    const hostPort = at < 0 ? authority : authority.slice(at + 1);
-    if (!USERINFO.test(userinfo)) return "has a userinfo (before '@') with a character RFC 3986 does not allow there";
-    if (hostPort.startsWith("["))
-        return "has an IP-literal host ('[…]'), which this outbox does not take; name the host instead";
-    const colon = hostPort.lastIndexOf(":");
-    const host = colon < 0 ? hostPort : hostPort.slice(0, colon);
-    const port = colon < 0 ? "" : hostPort.slice(colon + 1);
-    if (!/^[0-9]*$/.test(port)) return `has the port ${JSON.stringify(port)}, which is not digits`;
-    if (!REG_NAME.test(host)) return `has the host ${JSON.stringify(host)}, with a character RFC 3986 does not allow`;
-    return undefined;
-}
+const PCT = "%[\\dA-Fa-f]{2}";
+const PCHAR = `(?:[\\w.~!$&'()*+,;=:@-]|${PCT})`;
+const AUTHORITY = `//(?:(?:[\\w.~!$&'()*+,;=:-]|${PCT})*@)?(?:[\\w.~!$&'()*+,;=-]|${PCT})*(?::\\d*)?(?:/${PCHAR}*)*`;
+/**
+ * RFC 3986's URI-reference, but for an IP-literal host (`[…]`): a scheme, or else no `:` before the first `/`, `?`
+ * or `#` (a relative reference's first segment); then an authority and a path, or a path; then an optional query
+ * and fragment. One expression, built once: the publisher's code reaches it by value.
+ */
+const URI_REFERENCE = new RegExp(
+    `^(?:[A-Za-z][\\w+.-]*:|(?=[^:/?#]*(?:[/?#]|$)))(?:${AUTHORITY}|/?(?:${PCHAR}+(?:/${PCHAR}*)*)?)(?:\\?(?:${PCHAR}|[/?])*)?(?:#(?:${PCHAR}|[/?])*)?$`,
+);
 
 /**
  * Why a value cannot be a CloudEvents `source`, or `undefined` when it can: a non-empty URI-reference of RFC 3986
@@ -135,41 +123,13 @@ function authorityProblem(authority: string): string | undefined {
  */
 export function cloudEventsSourceProblem(value: unknown): string | undefined {
     if (typeof value !== "string") return `is ${value === null ? "null" : typeof value}, not a string`;
-    if (value.length === 0) return "is empty; CloudEvents requires a non-empty source";
-    if (value.length > MAX_CLOUDEVENTS_SOURCE_LENGTH)
-        return `is ${value.length} characters long; at most ${MAX_CLOUDEVENTS_SOURCE_LENGTH} are taken (it travels in every event)`;
-    const hash = value.indexOf("#");
-    const beforeFragment = hash < 0 ? value : value.slice(0, hash);
-    if (hash >= 0 && !QUERY_OR_FRAGMENT.test(value.slice(hash + 1)))
-        return "has a fragment (after '#') with a character RFC 3986 does not allow there (percent-encode it)";
-    const question = beforeFragment.indexOf("?");
-    const reference = question < 0 ? beforeFragment : beforeFragment.slice(0, question);
-    if (question >= 0 && !QUERY_OR_FRAGMENT.test(beforeFragment.slice(question + 1)))
-        return "has a query (after '?') with a character RFC 3986 does not allow there (percent-encode it)";
-    const scheme = SCHEME.exec(reference);
-    const rest = scheme === null ? reference : reference.slice(scheme[0].length);
-    let path = rest;
-    if (rest.startsWith("//")) {
-        const end = rest.indexOf("/", 2);
-        const authority = end < 0 ? rest.slice(2) : rest.slice(2, end);
-        const problem = authorityProblem(authority);
-        if (problem !== undefined) return problem;
-        path = end < 0 ? "" : rest.slice(end);
-    } else if (scheme === null && (path.split("/")[0] ?? "").includes(":")) {
-        return "has a ':' in its first segment without a scheme (a scheme is a letter, then letters, digits, '+', '-' or '.'); write it as an absolute URI such as urn:example:orders, or start it with './'";
-    }
-    if (!SEGMENTS.test(path))
-        return "has a path with a character RFC 3986 does not allow (a space, a quote, '<', '>', '\\', '{', '}', '|', '^', '`' or non-ASCII: percent-encode it)";
-    return undefined;
-}
-
-function isJsonText(text: string): boolean {
-    try {
-        JSON.parse(text);
-        return true;
-    } catch {
-        return false;
-    }
+    if (value.length === 0 || value.length > MAX_CLOUDEVENTS_SOURCE_LENGTH)
+        return `is ${value.length} characters long: 1 to ${MAX_CLOUDEVENTS_SOURCE_LENGTH} are taken`;
+    if (URI_REFERENCE.test(value)) return undefined;
+    const odd = /[^\w.~:/?#@!$&'()*+,;=%-]/.exec(value);
+    return odd !== null
+        ? `holds ${JSON.stringify(odd[0])} at index ${odd.index}: percent-encode it (an IP-literal host is not taken)`
+        : "is not a URI-reference (RFC 3986): a bad '%', a second '#', a port not digits, or a ':' before any '/' with no scheme";
 }
 
 /**
@@ -181,27 +141,29 @@ function isJsonText(text: string): boolean {
  */
 export function cloudEventBody(message: OutboundMessage, source: string, outboxSource?: string): string {
     const json = isJsonText(message.body);
-    const outbox = message.source ?? outboxSource;
+    const x = CLOUDEVENT_EXTENSIONS;
     const attributes: Record<string, string> = {
         specversion: CLOUDEVENTS_SPEC_VERSION,
         id: eventIdOf(message),
         source,
-        type: message.type === "" ? UNTYPED_DETAIL_TYPE : message.type,
-        ...(message.createdAt > 0 ? { time: new Date(message.createdAt).toISOString() } : {}),
-        datacontenttype: json ? JSON_DATA_CONTENT_TYPE : TEXT_DATA_CONTENT_TYPE,
-        ...(outbox !== undefined ? { [CLOUDEVENT_EXTENSIONS.outboxSource]: outbox } : {}),
-        ...(message.orderingKey !== undefined ? { [CLOUDEVENT_EXTENSIONS.partitionKey]: message.orderingKey } : {}),
-        ...(message.traceparent !== undefined ? { [CLOUDEVENT_EXTENSIONS.traceparent]: message.traceparent } : {}),
-        ...(message.tracestate !== undefined ? { [CLOUDEVENT_EXTENSIONS.tracestate]: message.tracestate } : {}),
-        ...(Object.keys(message.headers).length > 0
-            ? { [CLOUDEVENT_EXTENSIONS.headers]: JSON.stringify(message.headers) }
-            : {}),
+        type: message.type || UNTYPED_DETAIL_TYPE,
     };
+    if (message.createdAt > 0) attributes.time = new Date(message.createdAt).toISOString();
+    attributes.datacontenttype = json ? JSON_DATA_CONTENT_TYPE : TEXT_DATA_CONTENT_TYPE;
+    const headers = Object.keys(message.headers).length > 0 ? JSON.stringify(message.headers) : undefined;
+    for (const [name, value] of [
+        [x.outboxSource, message.source ?? outboxSource],
+        [x.partitionKey, message.orderingKey],
+        [x.traceparent, message.traceparent],
+        [x.tracestate, message.tracestate],
+        [x.headers, headers],
+    ] as const)
+        if (value !== undefined) attributes[name] = value;
     const head = JSON.stringify(attributes);
     return `${head.slice(0, -1)},"data":${json ? message.body : JSON.stringify(message.body)}}`;
 }
 
-/** What a destination sends in CloudEvents mode, made once per destination (the bodies kept per message). */
+/** What a destination sends in CloudEvents mode, made once per destination. */
 export interface CloudEventsWriter {
     /** The message's CloudEvent text. */
     body(message: OutboundMessage): string;
@@ -212,26 +174,30 @@ export interface CloudEventsWriter {
 }
 
 /**
- * A {@link CloudEventsWriter}: each message's body is built once, when the batch is measured, and sent as built.
+ * A {@link CloudEventsWriter}, its settings checked. A body is built when a batch is measured and again when it is
+ * sent (the same text: a pure function of the message); EventBridge keeps each `Detail` it built.
  *
- * @param config - The CloudEvents settings (checked).
+ * @param config - The CloudEvents settings, as given (`cloudEvents`).
+ * @param who - The factory's name, for messages (`createPublisher`, `createSweeper`).
  * @param outboxSource - The relay's source, for messages that carry none. @default undefined
+ * @returns the writer; its `size` counts the body and the `content-type` attribute's name, data type and value
+ *   (12 + 6 + 28 bytes).
+ * @throws OutboxError `INVALID_CONFIG` when `config` is not an object whose `source` {@link cloudEventsSourceProblem}
+ *   takes, naming the value, what is allowed and the fix.
  */
-export function cloudEventsWriter(config: CloudEventsConfig, outboxSource?: string): CloudEventsWriter {
-    // Made per destination, at cold start: nothing module-level for Pulumi to serialize.
-    const bodies = new WeakMap<OutboundMessage, string>();
-    const body = (message: OutboundMessage): string => {
-        let text = bodies.get(message);
-        if (text === undefined) {
-            text = cloudEventBody(message, config.source, outboxSource);
-            bodies.set(message, text);
-        }
-        return text;
+export function cloudEventsWriter(config: unknown, who: string, outboxSource?: string): CloudEventsWriter {
+    const source: unknown = (config as { source?: unknown } | null)?.source;
+    const problem = typeof config === "object" ? cloudEventsSourceProblem(source) : "is not in an object";
+    if (problem !== undefined)
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `${who}: cloudEvents.source (OUTBOX_CLOUDEVENTS_SOURCE) ${JSON.stringify(source) ?? "undefined"} ${problem}; give a URI-reference (RFC 3986), e.g. { source: "https://orders.example.com" }, or omit cloudEvents`,
+            { context: { cloudEventsSource: String(source) } },
+        );
+    const body = (message: OutboundMessage): string => cloudEventBody(message, source as string, outboxSource);
+    return {
+        body,
+        attributes: () => ({ [CONTENT_TYPE_ATTRIBUTE]: { DataType: "String", StringValue: CLOUDEVENTS_CONTENT_TYPE } }),
+        size: (message) => utf8Length(body(message)) + 46,
     };
-    const attributes = (): Record<string, MessageAttributeValue> => ({
-        [CONTENT_TYPE_ATTRIBUTE]: { DataType: "String", StringValue: CLOUDEVENTS_CONTENT_TYPE },
-    });
-    const attributeBytes =
-        utf8Length(CONTENT_TYPE_ATTRIBUTE) + utf8Length("String") + utf8Length(CLOUDEVENTS_CONTENT_TYPE);
-    return { body, attributes, size: (message) => utf8Length(body(message)) + attributeBytes };
 }

@@ -21,12 +21,7 @@ import {
     type DestinationKind,
     type DestinationSetting,
 } from "./kind";
-import {
-    cloudEventsSourceProblem,
-    cloudEventsWriter,
-    type CloudEventsConfig,
-    type CloudEventsWriter,
-} from "./cloud-events";
+import { cloudEventsWriter, type CloudEventsConfig } from "./cloud-events";
 import { snsDestination } from "./sns";
 import { sqsDestination } from "./sqs";
 
@@ -142,28 +137,6 @@ function checkedEventSource(who: string, kind: DestinationKind, source: unknown)
     return source as string;
 }
 
-/** The CloudEvents settings: absent, or an object whose `source` is a URI-reference CloudEvents takes. */
-function checkedCloudEvents(
-    who: string,
-    cloudEvents: unknown,
-    outboxSource: string | undefined,
-): CloudEventsWriter | undefined {
-    if (cloudEvents === undefined) return undefined;
-    if (cloudEvents === null || typeof cloudEvents !== "object" || Array.isArray(cloudEvents))
-        throw invalid(
-            `${who}: cloudEvents is ${JSON.stringify(cloudEvents)}; expected an object with a source, e.g. { source: "https://orders.example.com" }, or omit it for the outbox's own format`,
-            { cloudEvents: String(cloudEvents) },
-        );
-    const source: unknown = (cloudEvents as { source?: unknown }).source;
-    const problem = cloudEventsSourceProblem(source);
-    if (problem !== undefined)
-        throw invalid(
-            `${who}: cloudEvents.source ${JSON.stringify(source) ?? "undefined"} ${problem}; a CloudEvents source is a non-empty URI-reference (RFC 3986) naming where the events come from; use e.g. "https://orders.example.com", "urn:example:orders" or "/orders"`,
-            { "cloudEvents.source": String(source) },
-        );
-    return cloudEventsWriter({ source: source as string }, outboxSource);
-}
-
 /**
  * Check a handler's destination settings and build its {@link Destination}.
  *
@@ -189,7 +162,8 @@ export function createDestination(config: DestinationConfig, who: string, outbox
         );
     const fifo = checkedFifo(who, kind, setting, arn, config.fifo);
     const source = checkedEventSource(who, kind, config.eventSource);
-    const cloudEvents = checkedCloudEvents(who, config.cloudEvents, outboxSource);
+    const cloudEvents =
+        config.cloudEvents === undefined ? undefined : cloudEventsWriter(config.cloudEvents, who, outboxSource);
     if (kind === DESTINATION_KINDS.sns) return snsDestination(client as ClientLike, arn, fifo, cloudEvents);
     if (kind === DESTINATION_KINDS.sqs) return sqsDestination(client as ClientLike, arn, fifo, cloudEvents);
     return eventBridgeDestination(client as ClientLike, arn, source, cloudEvents);

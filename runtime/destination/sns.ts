@@ -107,15 +107,10 @@ export function snsDestination(
         async sendCall(messages: readonly OutboundMessage[]) {
             const command = new (snsSdk().PublishBatchCommand)({
                 TopicArn: topicArn,
-                PublishBatchRequestEntries: messages.map((m, i) =>
-                    cloudEvents === undefined
-                        ? publishEntry(m, String(i), fifo)
-                        : {
-                              ...publishEntry(m, String(i), fifo),
-                              Message: cloudEvents.body(m),
-                              MessageAttributes: cloudEvents.attributes(),
-                          },
-                ),
+                PublishBatchRequestEntries: messages.map((m, i) => ({
+                    ...publishEntry(m, String(i), fifo),
+                    ...(cloudEvents && { Message: cloudEvents.body(m), MessageAttributes: cloudEvents.attributes() }),
+                })),
             });
             // OpenTelemetry's AWS SDK instrumentation injects into SNS Publish today, not PublishBatch: kept for when it does.
             keepOwnAttributes(command, (input) => input.PublishBatchRequestEntries);

@@ -143,8 +143,12 @@ export function sqsDestination(
                 QueueUrl: queueUrl,
                 Entries: messages.map((m, i) => ({
                     Id: String(i),
-                    MessageBody: cloudEvents === undefined ? m.body : cloudEvents.body(m),
-                    MessageAttributes: cloudEvents === undefined ? messageAttributes(m) : cloudEvents.attributes(),
+                    MessageBody: m.body,
+                    MessageAttributes: messageAttributes(m),
+                    ...(cloudEvents && {
+                        MessageBody: cloudEvents.body(m),
+                        MessageAttributes: cloudEvents.attributes(),
+                    }),
                     ...(fifo ? { MessageGroupId: fifoMessageGroupId(m), MessageDeduplicationId: eventIdOf(m) } : {}),
                 })),
             });

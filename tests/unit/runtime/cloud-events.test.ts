@@ -20,6 +20,7 @@ import {
     cloudEventsWriter,
 } from "../../../runtime/destination/cloud-events";
 import { createDestination, type DestinationConfig } from "../../../runtime/destination/create";
+import { publisherLambdaFactory } from "../../../runtime/relay/lambda";
 import { isOutboxError } from "../../../runtime/errors";
 import { CLOUDEVENTS_DELIVERY } from "../../../runtime/inbox/cloud-event-delivery";
 import { parseDelivery } from "../../../runtime/inbox/delivery-formats";
@@ -189,7 +190,7 @@ describe("CloudEvents, opt in", function () {
             );
             sdkEvent(body);
             assert.equal(
-                cloudEventsWriter({ source: "/o" }).size(bare),
+                cloudEventsWriter({ source: "/o" }, "test").size(bare),
                 Buffer.byteLength(cloudEventBody(bare, "/o")) + 46,
             );
         });
@@ -239,6 +240,9 @@ describe("CloudEvents, opt in", function () {
                 "//example.com:8080/x",
                 "https://user@example.com/a%20b",
                 "1-555-123-4567",
+                "/a:b",
+                "a:",
+                "./a:b?q=1/2#f/g?",
             ]) {
                 assert.equal(cloudEventsSourceProblem(ok), undefined, ok);
                 sdkEvent(cloudEventBody(FULL, ok));
@@ -246,19 +250,19 @@ describe("CloudEvents, opt in", function () {
         });
 
         it("refuses what is not one, saying why", function () {
+            const notUri = /is not a URI-reference \(RFC 3986\)/;
             for (const [bad, why] of [
-                ["", /is empty/],
-                [" orders", /path with a character/],
-                ["orders events", /path with a character/],
-                ["https://example.com/ä", /non-ASCII/],
-                ["a%zz", /path with a character/],
-                ["1:orders", /':' in its first segment without a scheme/],
-                ["http://[::1]/orders", /IP-literal/],
-                ["http://example.com:80x/", /port/],
-                ["https://exa mple.com", /host/],
-                ["/q?a b", /query/],
-                ["/f#a#b", /fragment/],
-                ["x".repeat(1025), /at most 1024/],
+                ["", /is 0 characters long: 1 to 1024 are taken/],
+                [" orders", /holds " " at index 0: percent-encode it/],
+                ["orders events", /holds " " at index 6/],
+                ["https://example.com/ä", /holds "ä" at index 20/],
+                ['/a"b', /holds "\\"" at index 2/],
+                ["a%zz", notUri],
+                ["1:orders", notUri],
+                ["http://[::1]/orders", /holds "\[" at index 7.*an IP-literal host is not taken/],
+                ["http://example.com:80x/", notUri],
+                ["/f#a#b", notUri],
+                ["x".repeat(1025), /is 1025 characters long/],
                 [42, /is number, not a string/],
                 [undefined, /is undefined, not a string/],
             ] as const) {
@@ -271,10 +275,11 @@ describe("CloudEvents, opt in", function () {
             for (const [cloudEvents, pattern] of [
                 [
                     { source: "orders events" },
-                    /cloudEvents\.source "orders events" has a path.*URI-reference \(RFC 3986\).*use e\.g\. "https:\/\/orders\.example\.com"/,
+                    /createPublisher: cloudEvents\.source \(OUTBOX_CLOUDEVENTS_SOURCE\) "orders events" holds " " at index 6.*give a URI-reference \(RFC 3986\), e\.g\. \{ source: "https:\/\/orders\.example\.com" \}/,
                 ],
-                [{}, /cloudEvents\.source undefined is undefined, not a string/],
-                ["https://x", /cloudEvents is "https:\/\/x"; expected an object with a source/],
+                [{}, /cloudEvents\.source \(OUTBOX_CLOUDEVENTS_SOURCE\) undefined is undefined, not a string/],
+                ["https://x", /cloudEvents\.source \(OUTBOX_CLOUDEVENTS_SOURCE\) undefined is not in an object/],
+                [null, /cloudEvents\.source \(OUTBOX_CLOUDEVENTS_SOURCE\) undefined is undefined, not a string/],
             ] as const) {
                 assert.throws(
                     () =>
@@ -288,9 +293,10 @@ describe("CloudEvents, opt in", function () {
             }
         });
 
-        it("OUTBOX_CLOUDEVENTS_SOURCE is read, checked and refused the same way", function () {
+        it("OUTBOX_CLOUDEVENTS_SOURCE is read, and a publisher's cold start refuses a bad one naming it", function () {
             const env = {
-                [ENV.tableName]: "t",
+                AWS_REGION: "us-east-1",
+                [ENV.tableName]: "orders-outbox",
                 [ENV.topicArn]: TOPIC,
                 [ENV.dlqUrl]: "https://sqs.us-east-1.amazonaws.com/111111111111/dlq",
             };
@@ -299,14 +305,23 @@ describe("CloudEvents, opt in", function () {
                 readHandlerEnvironment({ ...env, [ENV.cloudEventsSource]: " urn:x:y " }).cloudEventsSource,
                 "urn:x:y",
             );
-            assert.throws(
-                () => readHandlerEnvironment({ ...env, [ENV.cloudEventsSource]: "a b" }),
-                (err: unknown) =>
-                    isOutboxError(err, "INVALID_CONFIG") &&
-                    /OUTBOX_CLOUDEVENTS_SOURCE is "a b"; it has a path.*unset it for the outbox's own format/.test(
-                        err.message,
-                    ),
-            );
+            const saved = { ...process.env };
+            try {
+                Object.assign(process.env, env, { [ENV.cloudEventsSource]: "a b" });
+                assert.throws(
+                    () => publisherLambdaFactory(),
+                    (err: unknown) =>
+                        isOutboxError(err, "INVALID_CONFIG") &&
+                        /cloudEvents\.source \(OUTBOX_CLOUDEVENTS_SOURCE\) "a b" holds " " at index 1/.test(
+                            err.message,
+                        ),
+                );
+                process.env[ENV.cloudEventsSource] = "urn:example:orders";
+                assert.equal(typeof publisherLambdaFactory(), "function");
+            } finally {
+                for (const key of Object.keys(process.env)) if (!(key in saved)) delete process.env[key];
+                Object.assign(process.env, saved);
+            }
         });
     });
 
