@@ -10,14 +10,14 @@
 import assert from "node:assert/strict";
 import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
-import { SQSClient } from "@aws-sdk/client-sqs";
+import { SendMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
 import { CloudEvent, HTTP } from "cloudevents";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startAwsFaultServer, type AwsFaultServer } from "../../../dev/emulators/aws-fault-server";
 import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createInboxHandler, Inbox, type InboxMessage } from "../../../runtime";
 import type { DestinationConfig } from "../../../runtime/destination/create";
-import { silentLogger } from "../../../runtime/ports";
+import { silentLogger, type Logger } from "../../../runtime/ports";
 import { createPublisher } from "../../../runtime/relay/publisher";
 import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
 import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
@@ -242,5 +242,52 @@ describe("end to end, CloudEvents on: a consumer on the cloudevents SDK reads wh
             MESSAGES.map((m) => `dynamodb-outbox ${m.type}`).sort(),
         );
         await check("ce-bus", ids, await consume(busSqs, queue, "ce-bus", "eventbridge-envelope"), "ce-bus");
+    });
+
+    it("a foreign producer's CloudEvent (no outboxsource) is failed and logged as poison, never acknowledged, and nothing is applied", async () => {
+        const queue = await fauxqs.createQueue("ce-foreign");
+        const foreign = JSON.stringify({
+            specversion: "1.0",
+            id: "billing-1",
+            source: "/billing",
+            type: "InvoicePaid",
+            datacontenttype: "application/json",
+            data: { n: 9 },
+        });
+        await fauxqs.sqs.send(
+            new SendMessageCommand({
+                QueueUrl: queue.queueUrl,
+                MessageBody: foreign,
+                MessageAttributes: {
+                    "content-type": { DataType: "String", StringValue: "application/cloudevents+json" },
+                },
+            }),
+        );
+        const errors: { message: string; fields: Record<string, unknown> }[] = [];
+        const logger: Logger = {
+            ...silentLogger,
+            error: (message: string, fields?: Record<string, unknown>) =>
+                void errors.push({ message, fields: fields ?? {} }),
+        };
+        let consumed = 0;
+        const handler = createInboxHandler({
+            inbox: new Inbox({ client: ddb, consumer: "ce-foreign", tableName: consumerTable }),
+            consume: () => {
+                consumed += 1;
+            },
+            logger,
+        });
+        const event = await receiveEvent(fauxqs.sqs, queue);
+        assert.equal(event.Records.length, 1);
+        const messageId = event.Records[0]!.messageId;
+        assert.deepEqual(await handler(event), { batchItemFailures: [{ itemIdentifier: messageId }] });
+        assert.equal(consumed, 0);
+        assert.equal(errors.length, 1);
+        assert.match(errors[0]!.message, /poison message failed/);
+        assert.match(
+            String(errors[0]!.fields.error),
+            /\(cloudevents\): the body is a CloudEvent \(id "billing-1", source "\/billing"\) without the outboxsource extension, so no outbox published it/,
+        );
+        assert.equal(errors[0]!.fields.code, "INVALID_PAYLOAD");
     });
 });
