@@ -70,6 +70,11 @@ export const CLOUDEVENT_EXTENSIONS = {
     traceparent: "traceparent",
     /** The W3C `tracestate` (the Distributed Tracing extension's attribute). */
     tracestate: "tracestate",
+    /**
+     * The event's schema version (`outbox.schema-version` by default). Not `dataschema`, which must be an absolute
+     * URI, while a version is a short token such as `2`.
+     */
+    schemaVersion: "outboxschemaversion",
 } as const;
 
 /** The CloudEvents 1.0 context attributes and event members an extension may not be named: the spec's own. */
@@ -156,6 +161,7 @@ export function cloudEventBody(message: OutboundMessage, source: string, outboxS
         [x.partitionKey, message.orderingKey],
         [x.traceparent, message.traceparent],
         [x.tracestate, message.tracestate],
+        [x.schemaVersion, message.schemaVersion],
         [x.headers, headers],
     ] as const)
         if (value !== undefined) attributes[name] = value;

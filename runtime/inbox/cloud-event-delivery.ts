@@ -43,6 +43,8 @@ export interface CloudEventMessage {
     readonly tracestate?: string;
     /** The event's `time` (RFC 3339), the record's creation time. @default undefined */
     readonly time?: string;
+    /** The `outboxschemaversion` extension: the event's schema version, when it has one. @default undefined */
+    readonly schemaVersion?: string;
     /** The payload's JSON text (`data` as the event holds it), or its text with `datacontenttype: text/plain`. */
     readonly body: string;
 }
@@ -125,6 +127,11 @@ function optionalString(value: unknown): string | undefined {
     return typeof value === "string" ? value : undefined;
 }
 
+/** The schema version an event's extension carries: a non-empty string, else nothing. */
+function schemaVersionOf(value: unknown): { readonly schemaVersion?: string } {
+    return typeof value === "string" && value !== "" ? { schemaVersion: value } : {};
+}
+
 /** An outbox's CloudEvent, structured mode, as the body, SNS's Message, or a bus event's detail. */
 export const CLOUDEVENTS_DELIVERY: {
     readonly name: string;
@@ -168,6 +175,7 @@ export const CLOUDEVENTS_DELIVERY: {
                 optionalString(event[CLOUDEVENT_EXTENSIONS.tracestate]),
             ),
             ...(typeof event.time === "string" ? { time: event.time } : {}),
+            ...schemaVersionOf(event[CLOUDEVENT_EXTENSIONS.schemaVersion]),
             body: text ? data : (jsonTextAt(located.text, [...located.path, "data"]) ?? JSON.stringify(data)),
         };
         return message;

@@ -28,6 +28,7 @@ import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
 import type { ClientLike } from "../../../runtime/ports";
 import { headerNameProblem, unsendableCharacter, type OutboundMessage } from "../../../runtime/record/message";
 import { outboundMessage } from "../../support/outbound-message";
+import { schemaVersionProblem } from "../../../runtime/typed-events";
 
 const TOPIC = "arn:aws:sns:us-east-1:111111111111:events";
 const QUEUE = "arn:aws:sqs:us-east-1:111111111111:events.fifo";
@@ -442,6 +443,10 @@ describe("CloudEvents, opt in", function () {
             ),
             createdAt: fc.integer({ min: 1, max: Date.UTC(9999, 0) }),
             outboxSource: fc.stringMatching(/^[A-Za-z0-9_.:-]{1,40}$/),
+            schemaVersion: fc.option(
+                fc.stringMatching(/^[A-Za-z0-9._+-]{1,64}$/).filter((v) => schemaVersionProblem(v) === undefined),
+                { nil: undefined },
+            ),
         });
 
         it("whatever the writer and the component take, the body is a valid CloudEvent to the SDK and reads back through the inbox as written", function () {
@@ -456,6 +461,7 @@ describe("CloudEvents, opt in", function () {
                         ...(m.trace !== undefined ? { traceparent: `00-${m.trace[0]}-${m.trace[1]}-01` } : {}),
                         createdAt: m.createdAt,
                         source: m.outboxSource,
+                        ...(m.schemaVersion !== undefined ? { schemaVersion: m.schemaVersion } : {}),
                     });
                     const body = cloudEventBody(outbound, ceSource);
                     const event = sdkEvent(body);
@@ -471,6 +477,7 @@ describe("CloudEvents, opt in", function () {
                         headers: { ...m.headers },
                         ...(m.trace !== undefined ? { traceparent: outbound.traceparent } : {}),
                         time: new Date(m.createdAt).toISOString(),
+                        ...(m.schemaVersion !== undefined ? { schemaVersion: m.schemaVersion } : {}),
                         body: outbound.body,
                     });
                 }),
