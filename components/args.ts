@@ -264,6 +264,23 @@ export interface OutboxVpc {
 }
 
 /**
+ * The CloudEvents format (`cloudEvents`): every event is sent as a structured-mode CloudEvents 1.0 JSON object (the
+ * message body on a topic or a queue, with the one attribute `content-type: application/cloudevents+json`; the
+ * `Detail` on a bus). Its `id` is the outbox id, `type` the message type, `time` the record's creation time, `data`
+ * the payload; the trace context, the ordering key, the outbox's name and the headers travel as extension
+ * attributes (`traceparent`, `tracestate`, `partitionkey`, `outboxsource`, `outboxheaders`). The inbox reads both
+ * formats. See docs/destinations.md, "CloudEvents".
+ */
+export interface OutboxCloudEvents {
+    /**
+     * Every event's CloudEvents `source`: a non-empty URI-reference (RFC 3986) naming where the events come from,
+     * e.g. `https://orders.example.com`, `urn:example:orders` or `/orders`; at most 1024 characters, characters
+     * outside RFC 3986's percent-encoded, no IP-literal host. Sent to both functions as `OUTBOX_CLOUDEVENTS_SOURCE`.
+     */
+    source: pulumi.Input<string>;
+}
+
+/**
  * The thresholds of the outbox's alarms. Each alarm fires when its statistic is greater than its threshold; the
  * defaults and ranges are `ALARM_THRESHOLD_RANGES` in `components/defaults.ts`, which also says why. Each threshold
  * takes an `Input` (a `StackReference` output, say); the validator checks the plain ones, an Output is used as it
@@ -416,6 +433,14 @@ export interface OutboxArgs {
      * @default "dynamodb-outbox"
      */
     eventSource?: pulumi.Input<string>;
+    /**
+     * Send every event as a structured-mode CloudEvents 1.0 JSON object with this `source`, whichever the destination
+     * (`OutboxCloudEvents`). Plain object: it decides whether the functions get `OUTBOX_CLOUDEVENTS_SOURCE`; its
+     * `source` may be an Output. Without it the outbox's own format is sent, unchanged.
+     * @default undefined (the outbox's own format: the payload as the body, the outbox's fields as attributes, or
+     *   `{outbox, payload}` as a bus event's detail)
+     */
+    cloudEvents?: OutboxCloudEvents;
     /**
      * The customer managed KMS key ARN a given destination (`topicArn`, `queueArn` or `eventBusArn`) is
      * encrypted with, when it is not `kmsKeyArn`: both functions then get `kms:GenerateDataKey*` and `kms:Decrypt`

@@ -160,8 +160,8 @@ export interface HandlerTargets {
 
 /**
  * Every variable of the `runtime/config.ts` contract, set explicitly (the defaults too, so a console read shows
- * them): the one variable that names the destination (its kind follows), and `OUTBOX_EVENT_SOURCE` and
- * `OUTBOX_CHECK_EVENT_BUS` with a bus.
+ * them): the one variable that names the destination (its kind follows), `OUTBOX_EVENT_SOURCE` and
+ * `OUTBOX_CHECK_EVENT_BUS` with a bus, and `OUTBOX_CLOUDEVENTS_SOURCE` with `cloudEvents`.
  */
 export function handlerEnvironment(s: OutboxSettings, t: HandlerTargets): Record<string, pulumi.Input<string>> {
     return {
@@ -169,6 +169,7 @@ export function handlerEnvironment(s: OutboxSettings, t: HandlerTargets): Record
         [destinationVariable(t.destinationKind)]: t.destinationArn,
         ...(s.eventSource !== undefined ? { [ENV.eventSource]: s.eventSource } : {}),
         ...(s.checkEventBus !== undefined ? { [ENV.checkEventBus]: pulumi.output(s.checkEventBus).apply(String) } : {}),
+        ...(s.cloudEventsSource !== undefined ? { [ENV.cloudEventsSource]: s.cloudEventsSource } : {}),
         [ENV.dlqUrl]: t.dlqUrl,
         [ENV.fifo]: String(s.fifo),
         // Numbers typed as plain may still arrive as Outputs from JavaScript callers.

@@ -1,6 +1,6 @@
 /**
  * Validation of the destination args (`topicArn`, `queueArn`, `eventBusArn`, `eventSource`, `checkEventBus`,
- * `destinationKmsKeyArn`, and `fifo` against the destination), in the terms of `validation.ts`: the arg path, the
+ * `cloudEvents`, `destinationKmsKeyArn`, and `fifo` against the destination), in the terms of `validation.ts`: the arg path, the
  * bad value, what is allowed and the fix. An outbox has exactly one destination; presence counts, so two
  * destinations are refused even when their values are Outputs.
  *
@@ -15,6 +15,7 @@ import {
     TOPIC_ARN_SHAPE,
 } from "../runtime/destination/aws-resource-names";
 import { DEFAULT_EVENT_SOURCE, eventSourceProblem } from "../runtime/destination/kind";
+import { cloudEventsSourceProblem } from "../runtime/destination/cloud-events";
 import type { OutboxArgs } from "./args";
 import { KMS_KEY_ARN, checkPattern, isUnknown, show } from "./arg-checks";
 import { DESTINATION_ARGS, givenDestinations } from "./destination";
@@ -146,6 +147,31 @@ function checkEventBusCheck(args: OutboxArgs, problems: OutboxArgProblem[]): voi
     });
 }
 
+/** `cloudEvents`: a plain object whose `source` is a URI-reference CloudEvents takes (an Output is left alone). */
+function checkCloudEvents(args: OutboxArgs, problems: OutboxArgProblem[]): void {
+    const cloudEvents: unknown = args.cloudEvents;
+    if (cloudEvents === undefined || isUnknown(cloudEvents)) return;
+    if (cloudEvents === null || typeof cloudEvents !== "object" || Array.isArray(cloudEvents)) {
+        problems.push({
+            path: "args.cloudEvents",
+            value: show(cloudEvents),
+            allowed: 'an object with a source, e.g. { source: "https://orders.example.com" }',
+            fix: "pass { source: <a URI-reference> }, or omit cloudEvents for the outbox's own format",
+        });
+        return;
+    }
+    const source: unknown = (cloudEvents as { source?: unknown }).source;
+    if (isUnknown(source)) return;
+    const problem = cloudEventsSourceProblem(source);
+    if (problem === undefined) return;
+    problems.push({
+        path: "args.cloudEvents.source",
+        value: show(source),
+        allowed: `a CloudEvents source: a non-empty URI-reference (RFC 3986) of at most 1024 characters, with no IP-literal host, but this one ${problem}`,
+        fix: 'name where the events come from as a URI, e.g. "https://orders.example.com", "urn:example:orders" or "/orders" (percent-encode spaces and other characters outside RFC 3986)',
+    });
+}
+
 function checkDestinationKey(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     checkPattern(
         args,
@@ -169,7 +195,8 @@ function checkDestinationKey(args: OutboxArgs, problems: OutboxArgProblem[]): vo
 /**
  * Every problem with the destination args: more than one destination, a topic, queue or bus ARN of the wrong
  * shape, `fifo` that does not match the given topic or queue, `fifo` with a bus, `eventSource` without a bus or
- * that EventBridge refuses, `checkEventBus` without a bus, `destinationKmsKeyArn` that is no key ARN or comes without a given destination.
+ * that EventBridge refuses, `checkEventBus` without a bus, a `cloudEvents.source` that is no URI-reference,
+ * `destinationKmsKeyArn` that is no key ARN or comes without a given destination.
  *
  * @param args - The component args.
  * @param problems - Where the problems go.
@@ -181,5 +208,6 @@ export function checkDestinationArgs(args: OutboxArgs, problems: OutboxArgProble
     checkBus(args, problems);
     checkEventSource(args, problems);
     checkEventBusCheck(args, problems);
+    checkCloudEvents(args, problems);
     checkDestinationKey(args, problems);
 }

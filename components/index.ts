@@ -22,6 +22,7 @@ export type {
     OutboxRolePolicyAttachmentArgs,
     OutboxTableIndex,
     OutboxVpc,
+    OutboxCloudEvents,
 } from "./args";
 export { OutboxAttributeType, OutboxProjectionType } from "./args";
 export { transformCallback, type OutboxTransformCallback } from "./transform";

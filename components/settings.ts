@@ -34,6 +34,8 @@ export type OutboxSettings = { readonly [K in RangedArg]: pulumi.Input<number> }
     readonly eventSource?: pulumi.Input<string>;
     /** Whether the functions check that the bus exists (`checkEventBus`, default true); only with a bus. */
     readonly checkEventBus?: pulumi.Input<boolean>;
+    /** The CloudEvents `source` (`cloudEvents.source`), when the events are sent as CloudEvents. */
+    readonly cloudEventsSource?: pulumi.Input<string>;
     /** The given destination's own key (`destinationKmsKeyArn`). */
     readonly destinationKmsKeyArn?: pulumi.Input<string>;
     readonly tags: pulumi.Input<Record<string, pulumi.Input<string>>>;
@@ -79,7 +81,12 @@ function destinationSettings(
     args: OutboxArgs,
 ): Pick<
     OutboxSettings,
-    "destinationKind" | "destinationArn" | "eventSource" | "checkEventBus" | "destinationKmsKeyArn"
+    | "destinationKind"
+    | "destinationArn"
+    | "eventSource"
+    | "checkEventBus"
+    | "cloudEventsSource"
+    | "destinationKmsKeyArn"
 > {
     const destinationKind = destinationKindOfArgs(args);
     return {
@@ -91,6 +98,7 @@ function destinationSettings(
             destinationKind === DESTINATION_KINDS.eventBridge
                 ? (args.checkEventBus ?? OUTBOX_DEFAULTS.checkEventBus)
                 : undefined,
+        ...(args.cloudEvents !== undefined ? { cloudEventsSource: args.cloudEvents.source } : {}),
         destinationKmsKeyArn: args.destinationKmsKeyArn,
     };
 }

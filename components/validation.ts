@@ -80,6 +80,8 @@ const PLAIN_ONLY = {
     transform: "a plain object (the values in each override may be Outputs)",
     globalSecondaryIndexes: "a plain list of plain objects: the indexes shape the table",
     vpc: "a plain object (each list in it may be an Output): it decides which grants the component declares",
+    cloudEvents:
+        "a plain object (its source may be an Output): it decides whether the functions are given OUTBOX_CLOUDEVENTS_SOURCE",
 } as const satisfies Partial<Record<keyof OutboxArgs, string>>;
 
 function checkPlainOnly(args: OutboxArgs, problems: OutboxArgProblem[]): void {

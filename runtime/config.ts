@@ -29,6 +29,11 @@ export const ENV = {
     eventBusArn: "OUTBOX_EVENT_BUS_ARN",
     /** The EventBridge `Source` of every entry. Optional, default `dynamodb-outbox`; only with `eventBusArn`. */
     eventSource: "OUTBOX_EVENT_SOURCE",
+    /**
+     * The CloudEvents `source` (a URI-reference): when set, every event is sent as a structured-mode CloudEvents 1.0
+     * JSON object. Optional, default unset (the outbox's own format).
+     */
+    cloudEventsSource: "OUTBOX_CLOUDEVENTS_SOURCE",
     /** The SQS DLQ URL for expired and poison records. Required. */
     dlqUrl: "OUTBOX_DLQ_URL",
     /** The source every message names (`outbox.source`, the handlers' `source`). Optional, default the table name. */
@@ -74,6 +79,11 @@ export interface HandlerEnvironment {
     readonly destination: { readonly setting: DestinationSetting; readonly arn: string };
     /** The EventBridge `Source` (`OUTBOX_EVENT_SOURCE`), when set. */
     readonly eventSource?: string;
+    /**
+     * The CloudEvents `source` (`OUTBOX_CLOUDEVENTS_SOURCE`), when set: events are sent as CloudEvents. Checked where
+     * the handler builds its destination (`createDestination`), as `OUTBOX_EVENT_SOURCE` is. @default undefined
+     */
+    readonly cloudEventsSource?: string;
     /** The SQS DLQ URL. */
     readonly dlqUrl: string;
     /** The source every message names (`OUTBOX_SOURCE`), when set; else the handlers take the table name. @default undefined */
@@ -280,6 +290,9 @@ export function readHandlerEnvironment(env: Readonly<Record<string, string | und
         tableName: required(env, ENV.tableName, "the outbox table name"),
         destination: where,
         ...((env[ENV.eventSource] ?? "").trim() !== "" ? { eventSource: env[ENV.eventSource]!.trim() } : {}),
+        ...((env[ENV.cloudEventsSource] ?? "").trim() !== ""
+            ? { cloudEventsSource: env[ENV.cloudEventsSource]!.trim() }
+            : {}),
         dlqUrl: dlqUrl(env),
         ...source(env),
         fifo: flag(env, ENV.fifo, ENV_DEFAULTS.fifo),

@@ -53,6 +53,7 @@ export * from "./relay/delivery";
 export * from "./destination/kind";
 export * from "./destination/create";
 export * from "./destination/event-detail";
+export * from "./destination/cloud-events";
 export { classifySnsFailure, snsDestination } from "./destination/sns";
 export { classifySqsFailure, sqsDestination, SQS_MAX_BATCH_BYTES } from "./destination/sqs";
 export {
@@ -77,4 +78,5 @@ export * from "./inbox/sqs-event";
 export * from "./inbox/marker";
 export * from "./inbox/inbox";
 export * from "./inbox/delivery-formats";
+export * from "./inbox/cloud-event-delivery";
 export * from "./inbox/handler";

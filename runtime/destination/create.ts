@@ -21,6 +21,7 @@ import {
     type DestinationKind,
     type DestinationSetting,
 } from "./kind";
+import { cloudEventsWriter, type CloudEventsConfig } from "./cloud-events";
 import { snsDestination } from "./sns";
 import { sqsDestination } from "./sqs";
 
@@ -42,6 +43,12 @@ export interface DestinationConfig {
     readonly fifo?: boolean;
     /** The EventBridge `Source` of every event, with `eventBusArn`. @default "dynamodb-outbox" */
     readonly eventSource?: string;
+    /**
+     * Send every event as a structured-mode CloudEvents 1.0 JSON object with this `source`
+     * (`runtime/destination/cloud-events.ts`): the message body on a topic or a queue, the `Detail` on a bus.
+     * @default undefined (the outbox's own format: the payload as the body, the outbox's fields as attributes)
+     */
+    readonly cloudEvents?: CloudEventsConfig;
 }
 
 /** What each kind's client setting is called: the client that must be given with its ARN. */
@@ -135,9 +142,11 @@ function checkedEventSource(who: string, kind: DestinationKind, source: unknown)
  *
  * @param config - The handler's destination settings and clients.
  * @param who - The factory's name, for messages (`createPublisher`, `createSweeper`).
+ * @param outboxSource - The relay's source, which a CloudEvent carries as `outboxsource` when its message has none.
+ *   @default undefined
  * @throws OutboxError `INVALID_CONFIG` naming the setting, the bad value, what is allowed and the fix.
  */
-export function createDestination(config: DestinationConfig, who: string): Destination {
+export function createDestination(config: DestinationConfig, who: string, outboxSource?: string): Destination {
     const { kind, setting, arn } = givenDestination(config, who);
     const rules = DESTINATION_ARN_RULES[kind];
     if (typeof arn !== "string" || !rules.valid(arn))
@@ -153,9 +162,11 @@ export function createDestination(config: DestinationConfig, who: string): Desti
         );
     const fifo = checkedFifo(who, kind, setting, arn, config.fifo);
     const source = checkedEventSource(who, kind, config.eventSource);
-    if (kind === DESTINATION_KINDS.sns) return snsDestination(client as ClientLike, arn, fifo);
-    if (kind === DESTINATION_KINDS.sqs) return sqsDestination(client as ClientLike, arn, fifo);
-    return eventBridgeDestination(client as ClientLike, arn, source);
+    const cloudEvents =
+        config.cloudEvents === undefined ? undefined : cloudEventsWriter(config.cloudEvents, who, outboxSource);
+    if (kind === DESTINATION_KINDS.sns) return snsDestination(client as ClientLike, arn, fifo, cloudEvents);
+    if (kind === DESTINATION_KINDS.sqs) return sqsDestination(client as ClientLike, arn, fifo, cloudEvents);
+    return eventBridgeDestination(client as ClientLike, arn, source, cloudEvents);
 }
 
 /**

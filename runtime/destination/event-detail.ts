@@ -55,7 +55,12 @@ export interface OutboxEventDetail {
     readonly payload: unknown;
 }
 
-function isJsonText(text: string): boolean {
+/**
+ * Whether a message body is JSON text (every payload a writer of this package accepts is).
+ *
+ * @param text - The body.
+ */
+export function isJsonText(text: string): boolean {
     try {
         JSON.parse(text);
         return true;

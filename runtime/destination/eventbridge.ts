@@ -29,6 +29,7 @@ import type { ClientLike } from "../ports";
 import { refusedEntry, unanswered, type Destination, type PublishFailureKind, type PublishResult } from "./destination";
 import { eventDetail, eventDetailType, eventEntrySize } from "./event-detail";
 import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
+import type { CloudEventsWriter } from "./cloud-events";
 
 /**
  * The most bytes of entries one `PutEvents` call carries. EventBridge takes a total "under 1 MB" since January 2026
@@ -102,15 +103,22 @@ function readPutEvents(out: PutEventsCommandOutput | undefined, count: number): 
  * @param eventBridge - The EventBridge client (`EventBridgeClient`).
  * @param eventBusArn - The bus (its ARN is the entries' `EventBusName`).
  * @param source - Every entry's `Source`.
+ * @param cloudEvents - With it, each entry's `Detail` is the message's CloudEvent (`cloud-events.ts`) in place of
+ *   `{outbox, payload}`; `Source` and `DetailType` stay as they are. @default undefined
  */
-export function eventBridgeDestination(eventBridge: ClientLike, eventBusArn: string, source: string): Destination {
+export function eventBridgeDestination(
+    eventBridge: ClientLike,
+    eventBusArn: string,
+    source: string,
+    cloudEvents?: CloudEventsWriter,
+): Destination {
     // A call's entries are measured (publishBatches) and then sent: build each Detail once, which checks the body's
     // JSON. Made per destination, at cold start: nothing module-level for Pulumi to serialize.
     const details = new WeakMap<OutboundMessage, string>();
     const detailOf = (message: OutboundMessage): string => {
         let detail = details.get(message);
         if (detail === undefined) {
-            detail = eventDetail(message);
+            detail = cloudEvents === undefined ? eventDetail(message) : cloudEvents.body(message);
             details.set(message, detail);
         }
         return detail;

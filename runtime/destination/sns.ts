@@ -23,6 +23,7 @@ import type { ClientLike } from "../ports";
 import { readIdBatchAnswer, refusalWithoutValue, type Destination, type PublishFailureKind } from "./destination";
 import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
 import { keepOwnAttributes } from "./own-attributes";
+import type { CloudEventsWriter } from "./cloud-events";
 
 /**
  * An SNS refusal about the topic rather than one message (read without an echoed value, `refusalWithoutValue`): its
@@ -87,19 +88,29 @@ export function classifySnsFailure(code: string, senderFault = false, message = 
  * @param sns - The SNS client (`SNSClient`).
  * @param topicArn - The topic.
  * @param fifo - Whether the topic is FIFO.
+ * @param cloudEvents - With it, each message is its CloudEvent (`cloud-events.ts`) with a `content-type` attribute
+ *   alone. @default undefined (the payload as the body, the outbox's attributes)
  */
-export function snsDestination(sns: ClientLike, topicArn: string, fifo: boolean): Destination {
+export function snsDestination(
+    sns: ClientLike,
+    topicArn: string,
+    fifo: boolean,
+    cloudEvents?: CloudEventsWriter,
+): Destination {
     return {
         kind: DESTINATION_KINDS.sns,
         arn: topicArn,
         fifo,
         bytesPerCall: SNS_MAX_MESSAGE_BYTES,
-        entryBytes: snsMessageSize,
+        entryBytes: cloudEvents?.size ?? snsMessageSize,
         classify: classifySnsFailure,
         async sendCall(messages: readonly OutboundMessage[]) {
             const command = new (snsSdk().PublishBatchCommand)({
                 TopicArn: topicArn,
-                PublishBatchRequestEntries: messages.map((m, i) => publishEntry(m, String(i), fifo)),
+                PublishBatchRequestEntries: messages.map((m, i) => ({
+                    ...publishEntry(m, String(i), fifo),
+                    ...(cloudEvents && { Message: cloudEvents.body(m), MessageAttributes: cloudEvents.attributes() }),
+                })),
             });
             // OpenTelemetry's AWS SDK instrumentation injects into SNS Publish today, not PublishBatch: kept for when it does.
             keepOwnAttributes(command, (input) => input.PublishBatchRequestEntries);

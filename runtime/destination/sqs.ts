@@ -34,6 +34,7 @@ import type { ClientLike } from "../ports";
 import { readIdBatchAnswer, refusalWithoutValue, type Destination, type PublishFailureKind } from "./destination";
 import { DESTINATION_KINDS, DESTINATION_LABELS } from "./kind";
 import { keepOwnAttributes } from "./own-attributes";
+import type { CloudEventsWriter } from "./cloud-events";
 
 /**
  * SQS's limit for one message and for a whole `SendMessageBatch`, body plus attributes: 1 MiB since August 2025
@@ -116,9 +117,16 @@ export function classifySqsFailure(code: string, senderFault = false, message = 
  * @param sqs - The SQS client (`SQSClient`).
  * @param queueArn - The queue; its URL is derived from it (`queueUrlOfArn`).
  * @param fifo - Whether the queue is FIFO.
+ * @param cloudEvents - With it, each message is its CloudEvent (`cloud-events.ts`) with a `content-type` attribute
+ *   alone. @default undefined (the payload as the body, the outbox's attributes)
  * @throws OutboxError `INVALID_CONFIG` when `queueArn` is not a queue ARN.
  */
-export function sqsDestination(sqs: ClientLike, queueArn: string, fifo: boolean): Destination {
+export function sqsDestination(
+    sqs: ClientLike,
+    queueArn: string,
+    fifo: boolean,
+    cloudEvents?: CloudEventsWriter,
+): Destination {
     const queueUrl = queueUrlOfArn(queueArn);
     if (queueUrl === undefined)
         throw new OutboxError("INVALID_CONFIG", `queueArn ${JSON.stringify(queueArn)} is not an SQS queue ARN`);
@@ -128,7 +136,7 @@ export function sqsDestination(sqs: ClientLike, queueArn: string, fifo: boolean)
         fifo,
         bytesPerCall: SQS_MAX_BATCH_BYTES,
         // SQS counts a message as SNS does: the body plus each attribute's name, data type and value.
-        entryBytes: snsMessageSize,
+        entryBytes: cloudEvents?.size ?? snsMessageSize,
         classify: classifySqsFailure,
         async sendCall(messages: readonly OutboundMessage[]) {
             const command = new (sqsSdk().SendMessageBatchCommand)({
@@ -137,6 +145,10 @@ export function sqsDestination(sqs: ClientLike, queueArn: string, fifo: boolean)
                     Id: String(i),
                     MessageBody: m.body,
                     MessageAttributes: messageAttributes(m),
+                    ...(cloudEvents && {
+                        MessageBody: cloudEvents.body(m),
+                        MessageAttributes: cloudEvents.attributes(),
+                    }),
                     ...(fifo ? { MessageGroupId: fifoMessageGroupId(m), MessageDeduplicationId: eventIdOf(m) } : {}),
                 })),
             });

@@ -7,6 +7,9 @@
  *   `outbox.source`, `traceparent`, `tracestate`, the headers) arrive as SQS message attributes.
  * - {@link SNS_ENVELOPE_DELIVERY}: SNS → SQS without raw delivery. The body is SNS's Notification JSON; the payload
  *   is its `Message`, and the attributes are in its `MessageAttributes` (`{ Type, Value }`).
+ * - `CLOUDEVENTS_DELIVERY` (`cloud-event-delivery.ts`): an outbox's structured-mode CloudEvent (the opt-in format),
+ *   as the body, SNS's `Message` or a bus event's `detail`. Tried before the SNS envelope, which would otherwise
+ *   refuse a notification that carries a CloudEvent and no `outbox.id` attribute.
  * - {@link EVENTBRIDGE_ENVELOPE_DELIVERY}: an EventBridge bus → a rule's SQS target (no input transformer). The body
  *   is the event (`source`, `detail-type`, `detail`, …); the outbox's fields are `detail.outbox` and the payload is
  *   `detail.payload` (`runtime/destination/event-detail.ts`).
@@ -20,6 +23,7 @@ import type { LambdaSqsRecord } from "./sqs-event";
 import { MESSAGE_ATTRIBUTE, userHeaders } from "../record/message";
 import { deliveredTraceContext } from "../observability/trace-context";
 import { jsonTextAt } from "./json-span";
+import { CLOUDEVENTS_DELIVERY } from "./cloud-event-delivery";
 
 /** An outbox message as a delivery path carried it. */
 export interface DeliveredOutboxMessage {
@@ -52,6 +56,11 @@ export interface DeliveredOutboxMessage {
     readonly traceparent?: string;
     /** The W3C `tracestate` that came with the `traceparent`; absent when none, or not valid W3C. @default undefined */
     readonly tracestate?: string;
+    /**
+     * The event's creation time (RFC 3339), when the format carries it: a CloudEvent's `time`.
+     * @default undefined (the outbox's own format does not carry it)
+     */
+    readonly time?: string;
     /** The body as published: the payload's JSON text. */
     readonly body: string;
 }
@@ -243,6 +252,7 @@ export const EVENTBRIDGE_ENVELOPE_DELIVERY: DeliveryFormat = {
 /** The formats the inbox handler tries, in order. */
 export const DELIVERY_FORMATS: readonly DeliveryFormat[] = [
     MESSAGE_ATTRIBUTES_DELIVERY,
+    CLOUDEVENTS_DELIVERY,
     SNS_ENVELOPE_DELIVERY,
     EVENTBRIDGE_ENVELOPE_DELIVERY,
 ];
@@ -265,7 +275,7 @@ export function parseDelivery(
     }
     throw new OutboxError(
         "INVALID_PAYLOAD",
-        `SQS message ${record.messageId} has no ${MESSAGE_ATTRIBUTE.recordId}: neither a message attribute (SNS raw delivery, an SQS destination), an SNS notification carrying it, nor an EventBridge event with detail.outbox.id (tried ${formats.map((f) => f.name).join(", ")}); it was not published by the outbox, or its subscription drops message attributes`,
+        `SQS message ${record.messageId} has no ${MESSAGE_ATTRIBUTE.recordId}: neither a message attribute (SNS raw delivery, an SQS destination), an SNS notification carrying it, an EventBridge event with detail.outbox.id, nor an outbox's CloudEvent (tried ${formats.map((f) => f.name).join(", ")}); it was not published by the outbox, or its subscription drops message attributes`,
         { context: { messageId: record.messageId } },
     );
 }

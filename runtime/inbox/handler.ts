@@ -106,7 +106,7 @@ export interface InboxHandlerOptions<M extends EventMap = UntypedEvents> {
      * @default a JSON-lines logger at `AWS_LAMBDA_LOG_LEVEL` (`createLambdaLogger("inbox <consumer>")`)
      */
     readonly logger?: Logger;
-    /** The delivery formats tried on each record, in order. @default DELIVERY_FORMATS (message attributes, the SNS envelope, the EventBridge event) */
+    /** The delivery formats tried on each record, in order. @default DELIVERY_FORMATS (message attributes, an outbox's CloudEvent, the SNS envelope, the EventBridge event) */
     readonly formats?: readonly DeliveryFormat[];
     /**
      * Resolves claim checks (messages whose payload the writer stored in S3, `largePayloads`) to their payloads,

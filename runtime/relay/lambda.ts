@@ -35,6 +35,7 @@ function configFromEnvironment(env: HandlerEnvironment, functionName: string): P
             : {}),
         [setting]: arn,
         ...(env.eventSource !== undefined ? { eventSource: env.eventSource } : {}),
+        ...(env.cloudEventsSource !== undefined ? { cloudEvents: { source: env.cloudEventsSource } } : {}),
         tableName: env.tableName,
         ...(env.source !== undefined ? { source: env.source } : {}),
         dlqUrl: env.dlqUrl,

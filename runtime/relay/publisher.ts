@@ -294,7 +294,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
     requireText(`${who}: tableName`, config.tableName);
     requireText(`${who}: dlqUrl`, config.dlqUrl);
     const source = checkedSource(config, who);
-    const destination = createDestination(config, who);
+    const destination = createDestination(config, who, source);
     checkDlqUrl(config, who);
     const clock = config.clock ?? systemClock;
     const logger = config.logger ?? silentLogger;

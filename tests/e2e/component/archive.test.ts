@@ -17,9 +17,10 @@ import { LAMBDA_NODE_MAJOR, lambdaNode, majorOf } from "../../support/lambda-nod
  * The budget for each function's archive: the serialized handler alone, no node_modules. 336 KB since the three
  * destination kinds (`runtime/destination/`) took the publisher's from 291,063 to 318,533 bytes raw (320,957 with the
  * middleware that keeps its message attributes). 352 KB since issues 33 and 38 took it to 345,485 bytes raw (67,032
- * deflated); issue 35 takes the relay's code down instead of raising this again.
+ * deflated); issue 35 takes the relay's code down instead of raising this again. 360 KB since issue 34 gave the
+ * relay two features it must carry, the CloudEvents body and the schema version: 361,377 bytes raw (70,384 deflated).
  */
-const ARCHIVE_BUDGET_BYTES = 352 * 1024;
+const ARCHIVE_BUDGET_BYTES = 360 * 1024;
 
 /** What a missing variable's error names: a missing topic is a missing destination, so the three that can name one. */
 function named(variable: string): string {

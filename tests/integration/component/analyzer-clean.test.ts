@@ -40,6 +40,7 @@ describe("Outbox stays analyzer-clean (type checker walk of the args and the cla
         assert.ok(clean.outputs.includes("tableName"), clean.outputs.join(", "));
         assert.deepEqual(walked.own, [
             "OutboxArgs",
+            "OutboxCloudEvents",
             "OutboxAlarmThresholds",
             "OutboxTableIndex",
             "OutboxVpc",

@@ -383,7 +383,7 @@ describe("createInboxHandler: the Lambda SQS handler on the inbox (DynamoDB Loca
         assert.equal(errors[0]!.attributes.receiveCount, "3");
         assert.match(
             String(errors[0]!.attributes.error),
-            /SQS message no-id has no outbox\.id: neither a message attribute \(SNS raw delivery, an SQS destination\), an SNS notification carrying it, nor an EventBridge event with detail\.outbox\.id \(tried message-attributes, sns-envelope, eventbridge-envelope\)/,
+            /SQS message no-id has no outbox\.id: neither a message attribute \(SNS raw delivery, an SQS destination\), an SNS notification carrying it, an EventBridge event with detail\.outbox\.id, nor an outbox's CloudEvent \(tried message-attributes, cloudevents, sns-envelope, eventbridge-envelope\)/,
         );
         assert.match(
             String(errors[1]!.attributes.error),
