@@ -7,6 +7,7 @@
  * @packageDocumentation
  */
 import { isOutboxError } from "../../runtime/errors";
+import { callSiteMessage } from "../../runtime/store/aws-errors";
 import { callOfError, callText, isDeadlineReason, type CommandDeadline, type SdkCall } from "./deadline";
 import { seconds } from "./format";
 
@@ -102,7 +103,7 @@ export function explainDeadline(deadline: CommandDeadline): string {
 export function explainFailure(err: unknown): string | undefined {
     const chain = causeChain(err);
     const call = chain.map(callOfError).find((c) => c !== undefined);
-    const context = isOutboxError(err) && !isDeadlineReason(err) ? `${err.message}: ` : "";
+    const context = isOutboxError(err) && !isDeadlineReason(err) ? `${callSiteMessage(err)}: ` : "";
 
     const deadline = chain.find(isDeadlineReason);
     if (deadline !== undefined) return `${context}${timedOut(messageOf(deadline), call)}`;

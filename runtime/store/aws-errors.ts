@@ -273,6 +273,25 @@ export function isRecognizedAwsError(err: unknown): boolean {
     return classify(err).recognized;
 }
 
+/** What {@link wrapAwsError} adds to the message of an error no rule recognizes. */
+function unrecognizedNote(name: string, retryable: boolean): string {
+    return ` (an AWS error this store does not recognize: ${name}; ${retryable ? "the AWS SDK retries it, so it is transient" : "not one AWS documents as retryable, so retrying the same call will not help"})`;
+}
+
+/**
+ * The message of an error {@link wrapAwsError} made, as the call site gave it: without the note it adds to an error
+ * no rule recognizes. For a caller that explains the cause itself (the CLI names a credentials failure, a server
+ * that is not DynamoDB), where "does not recognize" would contradict the explanation.
+ *
+ * @param err - The wrapped error.
+ */
+export function callSiteMessage(err: OutboxError): string {
+    const name = err.context.awsError;
+    if (err.context.unrecognized !== true || typeof name !== "string") return err.message;
+    const note = unrecognizedNote(name, err.transient);
+    return err.message.endsWith(note) ? err.message.slice(0, -note.length) : err.message;
+}
+
 /**
  * Wrap an SDK error as an {@link OutboxError} with the call-site message, the classified code and the SDK error
  * as `cause`. An error no rule recognizes keeps the `UNAVAILABLE` code but names itself (`awsError` in the
@@ -292,9 +311,9 @@ export function wrapAwsError(err: unknown, message: string, context: OutboxError
     // on bad input: here it is transient only when the SDK itself would retry it.
     const name = awsErrorName(err) || (err instanceof Error ? err.constructor.name : typeof err);
     const retryable = isRetryableAwsError(err);
-    return new OutboxError(
-        code,
-        `${message} (an AWS error this store does not recognize: ${name}; ${retryable ? "the AWS SDK retries it, so it is transient" : "not one AWS documents as retryable, so retrying the same call will not help"})`,
-        { cause: err, transient: retryable, context: { ...located, awsError: name, unrecognized: true } },
-    );
+    return new OutboxError(code, `${message}${unrecognizedNote(name, retryable)}`, {
+        cause: err,
+        transient: retryable,
+        context: { ...located, awsError: name, unrecognized: true },
+    });
 }

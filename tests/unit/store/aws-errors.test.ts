@@ -17,6 +17,7 @@ import {
     isRetryableAwsError,
     wrapAwsError,
 } from "../../../runtime/store";
+import { callSiteMessage } from "../../../runtime/store/aws-errors";
 import { cancelled } from "../../support/store/fake-client";
 
 const named = (name: string, message = "boom") => Object.assign(new Error(message), { name });
@@ -187,6 +188,23 @@ describe("AWS error mapping (§6.3)", () => {
                     },
                 ),
             );
+        });
+    });
+
+    describe("callSiteMessage: the message without the unrecognized note, for a caller that explains the cause", () => {
+        it("drops the note from an unrecognized error, transient or not, and leaves every other message alone", () => {
+            for (const name of ["WeirdException", "ThrottlingException", "ValidationException"]) {
+                const wrapped = wrapAwsError(Object.assign(new Error("odd"), { name }), "describe table failed");
+                assert.ok(wrapped instanceof OutboxError);
+                assert.equal(callSiteMessage(wrapped), "describe table failed", name);
+            }
+            const weird = wrapAwsError(Object.assign(new Error("odd"), { name: "WeirdException" }), "m");
+            assert.ok(weird instanceof OutboxError);
+            assert.match(weird.message, /does not recognize: WeirdException/, "the note itself stays in the message");
+            const plain = new OutboxError("UNAVAILABLE", "m (a parenthesis of its own)", {
+                context: { unrecognized: true, awsError: "X" },
+            });
+            assert.equal(callSiteMessage(plain), plain.message, "a message without the note is returned whole");
         });
     });
 });
