@@ -6,6 +6,8 @@
  *
  * @packageDocumentation
  */
+import type { OriginScope } from "../schema";
+import { originIs } from "../store/expressions";
 import {
     BatchGetItemCommand,
     UpdateItemCommand,
@@ -87,6 +89,8 @@ export interface DeliveryContext {
     readonly logger: Logger;
     /** This invocation's metrics. */
     readonly metrics: EmfMetrics;
+    /** On a global table, the records this relay takes (`OriginScope` in schema.ts); `undefined` for every record. */
+    readonly origin?: OriginScope;
 }
 
 /**
@@ -349,7 +353,7 @@ async function conditionalUpdate(
  */
 export async function completePending(ctx: DeliveryContext, record: OutboxRecord): Promise<boolean> {
     return conditionalUpdate(ctx, record, "completion", (key, now, ttl) =>
-        completePendingUpdate(ctx.tableName, key, now, ttl),
+        completePendingUpdate(ctx.tableName, key, now, ttl, originIs(ctx.origin)),
     );
 }
 
@@ -361,7 +365,7 @@ export async function completePending(ctx: DeliveryContext, record: OutboxRecord
  */
 export async function expirePending(ctx: DeliveryContext, record: OutboxRecord): Promise<boolean> {
     return conditionalUpdate(ctx, record, "expiry", (key, now, ttl) =>
-        expirePendingUpdate(ctx.tableName, key, now + 1, ttl),
+        expirePendingUpdate(ctx.tableName, key, now + 1, ttl, originIs(ctx.origin)),
     );
 }
 

@@ -40,6 +40,7 @@ import {
 import { invalidPayload as invalid } from "../record/payload-error";
 import { silentLogger, systemClock, type Clock, type Logger } from "../ports";
 import { marshalRecord, pendingRecord, type AttributeMap } from "../record/codec";
+import { writerOriginRegion } from "./origin-region";
 import { fenceTtlSeconds } from "../record/fence";
 import { recordSortKey } from "../record/keys";
 import { idGuardItem } from "../record/id-guard";
@@ -174,6 +175,18 @@ export interface OutboxWriterOptions {
      * @default undefined (every payload inline; one past the limits is refused)
      */
     readonly largePayloads?: LargePayloadOptions;
+    /**
+     * The region stamped on every record as its origin (`origin_region`): on a global table, the region whose relay
+     * delivers it. See docs/runtime.md, "Global tables".
+     * @default the `AWS_REGION` environment variable; no stamp when that is unset too
+     */
+    readonly region?: string;
+    /**
+     * Declare the table a global table: then a region (`region` or `AWS_REGION`) is required, and its absence is an
+     * `INVALID_CONFIG` error at construction instead of unstamped records.
+     * @default false
+     */
+    readonly globalTable?: boolean;
 }
 
 /** A keyless record's seq is `created_at * SEQ_PER_MS + n`: see {@link OutboxWriter}. */
@@ -215,6 +228,7 @@ export class OutboxWriter {
     private readonly address: string;
     private readonly graceSeconds: number;
     private readonly expiryShards: number;
+    private readonly originRegion: string | undefined;
     private expiryShardsRaised: boolean;
     private lastMs: number;
     private inMs: bigint;
@@ -223,7 +237,8 @@ export class OutboxWriter {
      * @param options - The client, the table and the optional seams.
      * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing, `expiryShards` is not an integer
      *   from 1 to 64, `compactionGraceSeconds` not one from 0 to 31536000 (a year), `bindingId` not a string short
-     *   enough for a sort key, `traceContext` not `"active"` or `"none"`, `fifo` is `false` with a FIFO `address`, or
+     *   enough for a sort key, `traceContext` not `"active"` or `"none"`, `fifo` is `false` with a FIFO `address`,
+     *   `region` (or `AWS_REGION`) is not a region name, `globalTable` is true with no region known, or
      *   `@opentelemetry/api` is installed but cannot be loaded.
      */
     constructor(options: OutboxWriterOptions) {
@@ -251,7 +266,6 @@ export class OutboxWriter {
             );
         }
         const otel = traceContext === "active" ? loadOpenTelemetryApi() : undefined;
-        const logger = this.logger;
         this.address = options.address ?? "";
         const addressKind = typeof this.address === "string" ? destinationKindOfArn(this.address) : undefined;
         const fifoAddress =
@@ -272,7 +286,7 @@ export class OutboxWriter {
             ...(otel !== undefined
                 ? {
                       activeTrace: (headerCount: number, where: string, id: string) =>
-                          activeTraceWithin(otel, logger, headerCount, where, id),
+                          activeTraceWithin(otel, this.logger, headerCount, where, id),
                   }
                 : {}),
         };
@@ -303,6 +317,7 @@ export class OutboxWriter {
             options.expiryShards,
             HANDLER_LIMITS.expiryShards,
         );
+        this.originRegion = writerOriginRegion(options.region, options.globalTable);
         this.expiryShardsRaised = false;
         this.lastMs = -1;
         this.inMs = 0n;
@@ -518,6 +533,7 @@ export class OutboxWriter {
                 },
                 createdAt: createdAtMs,
                 ...(p.message.orderingKey !== undefined ? { orderingKey: p.message.orderingKey } : {}),
+                ...(this.originRegion !== undefined ? { originRegion: this.originRegion } : {}),
             },
             seq,
             createdAtMs,

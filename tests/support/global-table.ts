@@ -142,8 +142,9 @@ export async function writeAcrossRegions(
     for (let n = 0; n < count; n += 1) {
         const region = regions[n % regions.length]!;
         const keyed = n % 3 === 0;
-        const partition = keyed ? `ACCOUNT#${n % 2}` : `ORDER#${n % 5}`;
-        const key = keyed ? `acct-${Math.floor(n / 3) % 2}` : undefined;
+        // Keyed events of both regions share partitions and keys: the case where two regions' orders meet.
+        const partition = keyed ? `ACCOUNT#${Math.floor(n / 6) % 2}` : `ORDER#${n % 5}`;
+        const key = keyed ? `acct-${Math.floor(n / 12) % 2}` : undefined;
         const { messageIds } = await writers[region]!.write({
             messages: [{ partition, type: "T", payload: { n, region }, ...(key ? { orderingKey: key } : {}) }],
         });
