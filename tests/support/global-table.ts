@@ -10,6 +10,7 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-lo
 import { startAwsFaultServer, type AwsFaultServer } from "../../dev/emulators/aws-fault-server";
 import { startTwoRegionStandIn, type Replicator, type TwoRegionStandIn } from "../../dev/emulators/global-table";
 import { createPublisher, type PublisherConfig } from "../../runtime/relay/publisher";
+import { createSweeper, type SweepResult, type SweeperConfig } from "../../runtime/relay/sweeper";
 import { startLocalEventSourceMapping, type LocalEventSourceMapping } from "../../runtime/testing/event-source-mapping";
 import type { FilterPattern } from "../../runtime/testing/filter-pattern";
 import { STREAM_FILTER_PATTERN } from "../../runtime/schema";
@@ -38,6 +39,10 @@ export interface GlobalWorld {
         filter: FilterPattern | readonly FilterPattern[],
         overrides?: Partial<PublisherConfig>,
     ): Promise<LocalEventSourceMapping>;
+    /** Run `region`'s sweeper once, with settings `overrides`. */
+    sweep(region: string, tableName: string, overrides?: Partial<SweeperConfig>): Promise<SweepResult>;
+    /** The record ids the DLQ holds, in order. */
+    deadLetteredIds(): string[];
     /** How many times the destination accepted each record id. */
     publications(): Map<string, number>;
     /** The record ids the destination accepted, in order. */
@@ -104,6 +109,23 @@ export async function startGlobalWorld(): Promise<GlobalWorld> {
             });
             mappings.push(mapping);
             return mapping;
+        },
+        async sweep(region, tableName, overrides = {}) {
+            return createSweeper({
+                dynamodb: standIn.region(region).ddb,
+                sns,
+                sqs,
+                tableName,
+                topicArn,
+                dlqUrl,
+                writeMetrics: () => undefined,
+                ...overrides,
+            })();
+        },
+        deadLetteredIds() {
+            return server
+                .queueMessages(dlqUrl)
+                .map((m) => String((JSON.parse(m.body) as { recordId?: unknown }).recordId));
         },
         publications() {
             const counts = new Map<string, number>();

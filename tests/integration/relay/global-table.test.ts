@@ -129,6 +129,32 @@ describe("the outbox on a global table (two-region stand-in)", function () {
         await replicator.stop();
     });
 
+    it("each region's sweeper takes only its own region's records: B's sweep leaves A's pending and expired records to A's", async function () {
+        const { tableName, replicator } = await world.table("sweep-scope");
+        const before = world.publishedIds().length;
+        const writtenInA = await writeAcrossRegions({ [A]: world.writer(A, tableName, { region: A }) }, 9);
+        const expiring = (
+            await world.writer(A, tableName, { region: A }).write({
+                messages: [{ partition: "ORDER#X", type: "T", payload: "x", expiresAt: new Date(Date.now() + 50) }],
+            })
+        ).messageIds[0]!;
+        await replicator.waitIdle();
+        await new Promise((r) => setTimeout(r, 1_100)); // past sweepAfterSeconds 1 and the expiry
+        const fromB = await world.sweep(B, tableName, { sweepAfterSeconds: 1, origin: SCOPES[B] });
+        assert.deepEqual([fromB.published, fromB.deadLettered], [0, 0], "B delivered none of A's records");
+        assert.deepEqual(world.publishedIds().slice(before), []);
+        assert.ok(!world.deadLetteredIds().includes(expiring), "nor dead-lettered A's expired one");
+        const fromA = await world.sweep(A, tableName, { sweepAfterSeconds: 1, origin: SCOPES[A] });
+        assert.equal(fromA.published, writtenInA.length);
+        assert.deepEqual(
+            [...world.publishedIds().slice(before)].sort(),
+            writtenInA.map((w) => w.id).sort(),
+            "A's sweep delivered them, once",
+        );
+        assert.ok(world.deadLetteredIds().includes(expiring), "A's sweep dead-lettered the expired one");
+        await replicator.stop();
+    });
+
     it("unstamped records (an older writer's, or one without a region) are delivered once, by the home region", async function () {
         const restore = preserveEnvironment(["AWS_REGION"]);
         delete process.env.AWS_REGION;
