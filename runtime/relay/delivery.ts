@@ -6,7 +6,6 @@
  *
  * @packageDocumentation
  */
-import type { OriginScope } from "../schema";
 import { originIs } from "../store/expressions";
 import {
     BatchGetItemCommand,
@@ -25,7 +24,7 @@ import { classifySnsFailure } from "../destination/sns";
 import { deadLetterMessage, outboundMessage, type DeadLetterReason, type OutboundMessage } from "../record/message";
 import type { ClientLike, Clock, Logger } from "../ports";
 import { recordKey, ttlSeconds, type AttributeMap, type OutboxRecord } from "../record/codec";
-import { ATTR, STATUS, statusOf, type RecordStatus } from "../schema";
+import { ATTR, originTaken, STATUS, statusOf, type OriginScope, type RecordStatus } from "../schema";
 import { awsErrorName, isConditionalCheckFailed, isItemSizeRefusal, wrapAwsError } from "../store/aws-errors";
 import { nonTerminal, placeholders, updateExpression } from "../store/expressions";
 import {
@@ -181,8 +180,10 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
                 throw wrapAwsError(err, "publisher: consistent status read failed", { table: ctx.tableName });
             }
             for (const item of out.Responses?.[ctx.tableName] ?? []) {
+                // Adopted by another region since its INSERT (see store/adopt.ts): no longer this relay's, as if gone.
+                const ours = originTaken(ctx.origin, item[ATTR.originRegion]?.S);
                 found.set(idOf(item), {
-                    status: statusOf(item[ATTR.status]?.S) as RecordStatus,
+                    status: ours ? (statusOf(item[ATTR.status]?.S) as RecordStatus) : undefined,
                     publishAttempts: Number(item[ATTR.publishAttempts]?.N ?? "0"),
                 });
                 items.set(idOf(item), item);

@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { streamFilterPatterns, type OriginScope } from "../../../runtime/schema";
+import { adoptRegion } from "../../../runtime/store";
 import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import { preserveEnvironment } from "../../support/local-environment";
 import {
@@ -52,7 +53,7 @@ async function settle(
 }
 
 /** Each (region, key)'s first deliveries in write order: no inversion within a region's key. */
-function assertNoInversion(published: readonly string[], written: readonly WrittenEvent[]): void {
+function assertNoInversion(published: readonly string[], written: readonly WrittenEvent[], minGroups = 4): void {
     const firstAt = new Map<string, number>();
     published.forEach((id, i) => {
         if (!firstAt.has(id)) firstAt.set(id, i);
@@ -63,7 +64,7 @@ function assertNoInversion(published: readonly string[], written: readonly Writt
             const group = `${w.region}|${w.partition}|${w.key}`;
             groups.set(group, [...(groups.get(group) ?? []), w.id]);
         }
-    assert.ok(groups.size >= 4, "keys written from both regions");
+    assert.ok(groups.size >= minGroups, "keys written from both regions");
     for (const [group, ids] of groups) {
         const order = [...ids].sort((x, y) => firstAt.get(x)! - firstAt.get(y)!);
         assert.deepEqual(order, ids, `first deliveries of ${group} in write order`);
@@ -152,6 +153,66 @@ describe("the outbox on a global table (two-region stand-in)", function () {
             "A's sweep delivered them, once",
         );
         assert.ok(world.deadLetteredIds().includes(expiring), "A's sweep dead-lettered the expired one");
+        await replicator.stop();
+    });
+
+    it("a scoped publisher behind a wider filter (today's) ignores another region's records and counts them", async function () {
+        const { tableName, replicator } = await world.table("wide-filter");
+        const before = world.publishedIds().length;
+        await writeAcrossRegions({ [A]: world.writer(A, tableName, { region: A }) }, 6);
+        await replicator.waitIdle();
+        const lines: string[] = [];
+        const relay = await world.relay(B, tableName, SINGLE_REGION_FILTER, {
+            origin: SCOPES[B],
+            writeMetrics: (line) => lines.push(line),
+        });
+        await relay.drain({ timeoutMs: 60_000 });
+        assert.equal(relay.stats().recordsSucceeded, 6, "the wide filter passed A's records to B's publisher");
+        assert.deepEqual(world.publishedIds().slice(before), [], "which published none of them");
+        const ignored = lines.map((l) => (JSON.parse(l) as { IgnoredRecords?: number }).IgnoredRecords ?? 0);
+        assert.equal(
+            ignored.reduce((a, b) => a + b, 0),
+            6,
+            "each counted as IgnoredRecords",
+        );
+        await replicator.stop();
+    });
+
+    it("takeover: with A's relay stopped and records pending, adoptRegion from A in B (then B's sweep) delivers them once; when A's relay comes back it publishes none of them", async function () {
+        const { tableName, replicator } = await world.table("takeover");
+        const before = world.publishedIds().length;
+        // A's relay never ran: everything A wrote is pending, in both regions.
+        const writtenInA = await writeAcrossRegions({ [A]: world.writer(A, tableName, { region: A }) }, 24);
+        await replicator.waitIdle();
+        const adopted = await adoptRegion({ client: world.standIn.region(B).ddb, tableName, from: A, to: B });
+        assert.deepEqual(adopted, { adopted: 24, inFlight: 0, moved: 0, failedPartitions: 0 });
+        assert.deepEqual(
+            await adoptRegion({ client: world.standIn.region(B).ddb, tableName, from: A, to: B }),
+            { adopted: 0, inFlight: 0, moved: 0, failedPartitions: 0 },
+            "a second run finds nothing left",
+        );
+        // A comes back before B delivers: its stream still carries the INSERTs stamped A.
+        await replicator.waitIdle();
+        const relayA = await world.relay(A, tableName, filtersOf(A), { origin: SCOPES[A] });
+        await relayA.drain({ timeoutMs: 60_000 });
+        assert.ok(relayA.stats().recordsSucceeded >= 24, "A's relay read its own INSERTs");
+        assert.deepEqual(world.publishedIds().slice(before), [], "and published none: they are B's now");
+        await new Promise((r) => setTimeout(r, 1_100)); // past sweepAfterSeconds 1
+        const sweep = await world.sweep(B, tableName, { sweepAfterSeconds: 1, origin: SCOPES[B] });
+        assert.equal(sweep.published, 24);
+        await replicator.waitIdle();
+        await relayA.drain({ timeoutMs: 60_000 });
+        const published = world.publishedIds().slice(before);
+        assert.deepEqual([...published].sort(), writtenInA.map((w) => w.id).sort(), "each once, by B");
+        assertNoInversion(
+            published,
+            writtenInA.map((w) => ({ ...w, region: B })),
+            1,
+        );
+        await assert.rejects(
+            adoptRegion({ client: world.standIn.region(B).ddb, tableName, from: B, to: B }),
+            /adopt: from and to are both us-west-2/,
+        );
         await replicator.stop();
     });
 
