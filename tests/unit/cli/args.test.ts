@@ -95,7 +95,11 @@ describe("cli: argument parsing", () => {
     });
 
     const bad: [string, string[], RegExp][] = [
-        ["no command", ["--table", "tbl"], /no command given; the commands are verify, migrate, doctor, adopt, redrive/],
+        [
+            "no command",
+            ["--table", "tbl"],
+            /no command given; the commands are verify, migrate, doctor, adopt, redrive/,
+        ],
         [
             "an unknown command",
             ["deploy", "--table", "tbl"],
