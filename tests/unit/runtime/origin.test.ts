@@ -6,6 +6,7 @@
  */
 import * as assert from "node:assert/strict";
 import fc from "fast-check";
+import { ENV, readHandlerEnvironment } from "../../../runtime/config";
 import { checkOriginScope, checkRegionName } from "../../../runtime/record/origin";
 import {
     ATTR,
@@ -166,5 +167,41 @@ describe("origin stamps", () => {
         for (const [scope, message] of bad)
             assert.throws(() => checkOriginScope("createPublisher", scope as OriginScope), message);
         assert.equal(checkRegionName("w", "region", "ap-southeast-5"), "ap-southeast-5");
+    });
+
+    it("the handlers read their origin scope from the environment, and refuse a partial or malformed one", () => {
+        const base = {
+            [ENV.tableName]: "orders-outbox",
+            [ENV.topicArn]: "arn:aws:sns:us-west-2:111111111111:events",
+            [ENV.dlqUrl]: "https://sqs.us-west-2.amazonaws.com/111111111111/dlq",
+        };
+        assert.equal(readHandlerEnvironment(base).origin, undefined, "unset: a single-region outbox");
+        assert.deepEqual(
+            readHandlerEnvironment({
+                ...base,
+                [ENV.originRegion]: "us-west-2",
+                [ENV.otherRegions]: "us-east-1, eu-west-1",
+                [ENV.homeRegion]: "false",
+            }).origin,
+            { region: "us-west-2", otherRegions: ["us-east-1", "eu-west-1"], home: false },
+        );
+        assert.throws(
+            () => readHandlerEnvironment({ ...base, [ENV.originRegion]: "us-west-2", [ENV.otherRegions]: "us-east-1" }),
+            /OUTBOX_HOME_REGION is undefined; with OUTBOX_ORIGIN_REGION set it must be "true"/,
+        );
+        assert.throws(
+            () => readHandlerEnvironment({ ...base, [ENV.homeRegion]: "true" }),
+            /OUTBOX_HOME_REGION is set but OUTBOX_ORIGIN_REGION is not/,
+        );
+        assert.throws(
+            () =>
+                readHandlerEnvironment({
+                    ...base,
+                    [ENV.originRegion]: "us-west-2",
+                    [ENV.otherRegions]: "us-west-2",
+                    [ENV.homeRegion]: "true",
+                }),
+            /origin\.otherRegions lists the relay's own region us-west-2/,
+        );
     });
 });
