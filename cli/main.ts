@@ -18,6 +18,7 @@ import { closableIo, createOutput, errorText, type CliIo } from "./shared/io";
 import { MIGRATE_DEFAULTS, runMigrate } from "./migrate/migrate";
 import { redriveCommand } from "./redrive/redrive";
 import { runVerify, VERIFY_DEFAULTS } from "./verify/verify";
+import { ADOPT_DEFAULTS, runAdopt } from "./adopt/adopt";
 
 /** Exit codes. */
 export const EXIT = {
@@ -32,6 +33,7 @@ export const EXIT = {
 /** `--timeout`, or the command's default: the bound on the whole command, ms. */
 function timeoutOf(command: CommandName, timeoutMs: number | undefined): number {
     if (timeoutMs !== undefined) return timeoutMs;
+    if (command === "adopt") return ADOPT_DEFAULTS.timeoutMs;
     return command === "migrate"
         ? MIGRATE_DEFAULTS.timeoutMs
         : command === "doctor"
@@ -42,6 +44,18 @@ function timeoutOf(command: CommandName, timeoutMs: number | undefined): number 
 /** What doctor checks: the stack outputs of `--outputs`, read within the deadline, or the `--table` alone. */
 async function doctorTarget(args: CliArgs, deadline: CommandDeadline): Promise<StackOutputs> {
     return args.outputsFile !== undefined ? readStackOutputs(args.outputsFile, deadline) : { tableName: args.table };
+}
+
+/** `adopt`: the region of the client takes over `--from`'s undelivered records. */
+async function adopt(args: CliArgs, io: CliIo, deadline: CommandDeadline): Promise<number> {
+    const region = resolveRegion(args, io.env);
+    const client = createDynamoDbClient({ region, endpoint: args.endpoint }, io.env, deadline);
+    try {
+        const out = createOutput(io, args.json);
+        return await runAdopt({ client, tableName: args.table, from: args.from ?? "", region, out });
+    } finally {
+        client.destroy();
+    }
 }
 
 async function run(args: CliArgs & { command: CommandName }, io: CliIo, deadline: CommandDeadline): Promise<number> {
@@ -135,7 +149,8 @@ async function runWithin(args: CliArgs & { command: CommandName }, io: CliIo): P
     try {
         // Before the deadline's race: its refusal must win even when the start took longer than --timeout.
         await checkSdkFiles(io.env, args.command);
-        const settled = await deadline.settle(run(args, gate.io, deadline));
+        const command = args.command === "adopt" ? adopt(args, gate.io, deadline) : run(args, gate.io, deadline);
+        const settled = await deadline.settle(command);
         if (settled !== undefined && !settled.late) return settled.value;
         const text = explainDeadline(deadline);
         io.stderr(`dynamodb-outbox ${args.command}: ${text}\n`);

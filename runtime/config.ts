@@ -15,6 +15,8 @@ import {
 } from "./destination/kind";
 import { OutboxError } from "./errors";
 import { HANDLER_LIMITS, type IntegerLimit } from "./limits";
+import { checkOriginScope } from "./record/origin";
+import type { OriginScope } from "./schema";
 import { sourceProblem } from "./record/message";
 
 /** Environment variable names, shared by the component (writer) and the handlers (reader). */
@@ -57,6 +59,16 @@ export const ENV = {
      * with `OUTBOX_EVENT_BUS_ARN`.
      */
     checkEventBus: "OUTBOX_CHECK_EVENT_BUS",
+    /**
+     * On a global table, this region's name: with it, the handlers take only the records of their origin scope
+     * (`OriginScope` in schema.ts), and {@link ENV}.otherRegions and {@link ENV}.homeRegion are required. Optional;
+     * unset, a single-region outbox.
+     */
+    originRegion: "OUTBOX_ORIGIN_REGION",
+    /** The table's other regions, comma-separated (`us-west-2,eu-west-1`); only with `OUTBOX_ORIGIN_REGION`. */
+    otherRegions: "OUTBOX_OTHER_REGIONS",
+    /** `"true"` in the one home region (which also takes unstamped records), else `"false"`; only with `OUTBOX_ORIGIN_REGION`. */
+    homeRegion: "OUTBOX_HOME_REGION",
 } as const;
 
 /** Defaults for the optional variables in {@link ENV}; the numeric ones are {@link HANDLER_LIMITS}' fallbacks. */
@@ -88,6 +100,8 @@ export interface HandlerEnvironment {
     readonly dlqUrl: string;
     /** The source every message names (`OUTBOX_SOURCE`), when set; else the handlers take the table name. @default undefined */
     readonly source?: string;
+    /** The origin scope on a global table (`OUTBOX_ORIGIN_REGION` and the two beside it). @default undefined */
+    readonly origin?: OriginScope;
     /** Whether the topic or queue is FIFO. */
     readonly fifo: boolean;
     /** Seconds a terminal record stays before TTL deletes it. */
@@ -282,6 +296,38 @@ function source(env: Readonly<Record<string, string | undefined>>): { source?: s
     return { source: value };
 }
 
+/** The origin scope (`OUTBOX_ORIGIN_REGION`, `OUTBOX_OTHER_REGIONS`, `OUTBOX_HOME_REGION`), when the region is set. */
+function origin(env: Readonly<Record<string, string | undefined>>): { origin?: OriginScope } {
+    const region = (env[ENV.originRegion] ?? "").trim();
+    if (region === "") {
+        for (const name of [ENV.otherRegions, ENV.homeRegion])
+            if ((env[name] ?? "").trim() !== "")
+                throw new OutboxError(
+                    "INVALID_CONFIG",
+                    `environment variable ${name} is set but ${ENV.originRegion} is not; set ${ENV.originRegion} to this region's name, or unset ${name} for a single-region outbox`,
+                    { context: { variable: name } },
+                );
+        return {};
+    }
+    const home = env[ENV.homeRegion];
+    if (home !== "true" && home !== "false")
+        throw new OutboxError(
+            "INVALID_CONFIG",
+            `environment variable ${ENV.homeRegion} is ${JSON.stringify(home)}; with ${ENV.originRegion} set it must be "true" (the one home region, which also delivers unstamped records) or "false"`,
+            { context: { variable: ENV.homeRegion, value: home } },
+        );
+    const others = (env[ENV.otherRegions] ?? "")
+        .split(",")
+        .map((r) => r.trim())
+        .filter((r) => r !== "");
+    const scope = checkOriginScope(`environment (${ENV.originRegion})`, {
+        region,
+        otherRegions: others,
+        home: home === "true",
+    });
+    return scope === undefined ? {} : { origin: scope };
+}
+
 /** Read and validate the handler configuration from `env`. */
 export function readHandlerEnvironment(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment {
     const where = destination(env);
@@ -303,5 +349,6 @@ export function readHandlerEnvironment(env: Readonly<Record<string, string | und
         maxPartitionsPerRun: positiveInteger(env, ENV.maxPartitionsPerRun, HANDLER_LIMITS.maxPartitionsPerRun),
         claimVersion: claimVersion(env),
         ...(check !== undefined ? { checkEventBus: check } : {}),
+        ...origin(env),
     };
 }

@@ -99,6 +99,12 @@ export const ATTR = {
     claimedAt: "claimed_at",
     /** DynamoDB TTL, epoch seconds (N); only on terminal records, FENCE rows and id guard rows. */
     ttl: "ttl",
+    /**
+     * The region whose writer wrote the record (S), e.g. `us-east-1`: the origin stamp. Only on records written with a
+     * region (the writer's `region`, by default `AWS_REGION`). On a global table each region's relay takes only its
+     * own region's records ({@link streamFilterPatterns}). This package's own; GoBridge ignores it.
+     */
+    originRegion: "origin_region",
     /** Permanent publish failures counted on the record (N); this package's own, GoBridge ignores it. */
     publishAttempts: "publish_attempts",
     /** FENCE row: the highest fencing version accepted for the partition (N). */
@@ -329,6 +335,58 @@ export const STREAM_FILTER_PATTERN = {
 /** The filter pattern as the JSON string an event source mapping's `filterCriteria` takes. */
 export function streamFilterPatternJson(): string {
     return JSON.stringify(STREAM_FILTER_PATTERN);
+}
+
+/**
+ * Which records one region's relay takes on a global table, by their origin stamp ({@link ATTR}.originRegion).
+ * Exactly one region of the table is the home region; together the regions take every record once:
+ * - every region takes the records stamped with its own `region`;
+ * - the home region also takes the records no region of the table would take: unstamped ones (written before
+ *   stamping, by GoBridge, or by a writer without a region) and ones stamped with a region that is not one of
+ *   `otherRegions` (a writer with a wrong `region` setting). So no record is left to no one.
+ */
+export interface OriginScope {
+    /** This relay's region. */
+    readonly region: string;
+    /** The table's other regions (its replicas, seen from here). */
+    readonly otherRegions: readonly string[];
+    /** Whether this is the home region, which also takes what no region would. */
+    readonly home: boolean;
+}
+
+/**
+ * The event source mapping filters (OR-ed, one `FilterCriteria.Filters` entry each) of a relay with `scope`: without
+ * one (a single-region outbox), exactly `[STREAM_FILTER_PATTERN]`, byte for byte today's filter. With one, the same
+ * pattern narrowed on the new image's origin stamp: the region's own records; in the home region, every stamp but
+ * the other regions' (`anything-but`), and, as a second filter, the unstamped records (`exists: false`).
+ *
+ * @param scope - The relay's origin scope; `undefined` for a single-region outbox.
+ */
+export function streamFilterPatterns(scope?: OriginScope): readonly object[] {
+    if (scope === undefined) return [STREAM_FILTER_PATTERN];
+    const narrowed = (stamp: readonly unknown[]): object => ({
+        ...STREAM_FILTER_PATTERN,
+        dynamodb: { ...STREAM_FILTER_PATTERN.dynamodb, NewImage: { [ATTR.originRegion]: { S: stamp } } },
+    });
+    if (!scope.home) return [narrowed([scope.region])];
+    const others = scope.otherRegions.filter((r) => r !== scope.region);
+    return [
+        narrowed(others.length === 0 ? [{ prefix: "" }] : [{ "anything-but": [...others] }]),
+        narrowed([{ exists: false }]),
+    ];
+}
+
+/**
+ * Whether a relay with `scope` takes a record with origin stamp `origin` (`undefined` when unstamped): the rule
+ * {@link streamFilterPatterns} filters by, for the claims, the sweep and the completions.
+ *
+ * @param scope - The relay's origin scope; `undefined` takes every record.
+ * @param origin - The record's stamp.
+ */
+export function originTaken(scope: OriginScope | undefined, origin: string | undefined): boolean {
+    if (scope === undefined) return true;
+    if (origin === scope.region) return true;
+    return scope.home && (origin === undefined || !scope.otherRegions.includes(origin));
 }
 
 /** The tag the component puts on the table so policies can recognise an outbox table. */

@@ -10,13 +10,14 @@ import { HANDLER_LIMITS } from "../../runtime/limits";
 import { readFlags, type FlagProblem, type FlagToken, type FlagTypes } from "./flag-tokens";
 
 /** The commands the tool knows. */
-export type CommandName = "verify" | "migrate" | "doctor";
+export type CommandName = "verify" | "migrate" | "doctor" | "adopt";
 
 /** The commands, with the one-line summary the usage prints. */
 export const COMMANDS: Readonly<Record<CommandName, string>> = {
     verify: "check a table against the outbox schema and prove the expiry path end to end (changes nothing but a test record it removes)",
     migrate: "plan (default) or --apply the changes that make a table match the schema: indexes, TTL, stream, backfill",
     doctor: "check a live outbox end to end: table, publisher mapping, sweeper schedule, DLQ depth, oldest pending record, publisher metrics (changes nothing)",
+    adopt: "on a global table, take over an evacuated region's undelivered records: re-stamp them with --region's, pending, for its sweeper",
 };
 
 /**
@@ -45,7 +46,7 @@ interface FlagSpec {
 }
 
 const BOTH: readonly CommandName[] = ["verify", "migrate"];
-const ALL: readonly CommandName[] = ["verify", "migrate", "doctor"];
+const ALL: readonly CommandName[] = ["verify", "migrate", "doctor", "adopt"];
 
 /** Every flag, in the order the usage lists them. */
 const FLAGS: readonly FlagSpec[] = [
@@ -157,6 +158,13 @@ const FLAGS: readonly FlagSpec[] = [
         max: HANDLER_LIMITS.expiryShards.max,
         help: `the writers' expiryShards: verify's record and migrate's has_expiry backfill use it (default 1, at most ${HANDLER_LIMITS.expiryShards.max})`,
     },
+    {
+        name: "from",
+        kind: "string",
+        commands: ["adopt"],
+        valueName: "region",
+        help: "the evacuated region whose records to adopt (required); --region is the region that takes over",
+    },
     { name: "help", kind: "boolean", commands: ALL, help: "show this help" },
 ];
 
@@ -260,6 +268,8 @@ export interface CliArgs {
     readonly outputsFile?: string;
     /** `--max-pending-age`, in ms (doctor). @default undefined (doctor's default) */
     readonly maxPendingAgeMs?: number;
+    /** `--from` (adopt): the evacuated region. @default undefined */
+    readonly from?: string;
 }
 
 function usageError(message: string, flag?: string): OutboxError {
@@ -410,6 +420,8 @@ function checkCombination(
             "table",
         );
     }
+    if (command === "adopt" && !values.has("from"))
+        throw usageError("adopt needs --from <region>: the evacuated region, e.g. --from us-east-1", "from");
     if (command !== "doctor" && !values.has("table"))
         throw usageError(`--table is required: the name of the outbox table, e.g. --table orders-outbox`, "table");
     checkConfirmTable(values);
@@ -472,6 +484,7 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         ...(values.has("expiry-shards") ? { expiryShards: get<number>("expiry-shards") } : {}),
         ...(values.has("outputs") ? { outputsFile: get<string>("outputs") } : {}),
         ...(values.has("max-pending-age") ? { maxPendingAgeMs: get<number>("max-pending-age") } : {}),
+        ...(values.has("from") ? { from: get<string>("from") } : {}),
     };
 }
 

@@ -77,6 +77,8 @@ export interface OutboxRecord {
     readonly seq: bigint;
     /** The ordering key, when the record has one. */
     readonly orderingKey?: string;
+    /** The origin stamp (`origin_region`): the region whose writer wrote the record; `undefined` when unstamped. */
+    readonly originRegion?: string;
     /** Time of the first claim, epoch ms; `undefined` until first claimed. */
     readonly firstAttemptedAt?: number;
     /** Owner of the current claim; `undefined` when not claimed. */
@@ -114,6 +116,8 @@ export interface NewOutboxRecord {
      * header (if any) is used. @default the envelope's ordering-key header
      */
     readonly orderingKey?: string;
+    /** The origin stamp: the region whose writer wrote the record (`origin_region`). @default undefined (unstamped) */
+    readonly originRegion?: string;
 }
 
 function invalid(message: string, recordId: string | undefined): OutboxError {
@@ -224,6 +228,7 @@ export function pendingRecord(input: NewOutboxRecord, seq: bigint, nowMs: number
         completedAt: 0,
         seq,
         ...(orderingKey !== undefined ? { orderingKey } : {}),
+        ...(input.originRegion !== undefined ? { originRegion: input.originRegion } : {}),
     };
 }
 
@@ -272,6 +277,7 @@ export function marshalRecord(record: OutboxRecord, expiryShards = 1): Attribute
         if (record.expiresAt !== 0) item[ATTR.hasExpiry] = s(hasExpiryValue(record.recordId, expiryShards));
     }
     if (record.orderingKey) item[ATTR.orderingKey] = s(record.orderingKey);
+    if (record.originRegion !== undefined) item[ATTR.originRegion] = s(record.originRegion);
     if (record.firstAttemptedAt) item[ATTR.firstAttemptedAt] = n(record.firstAttemptedAt);
     if (record.claimedBy !== undefined) item[ATTR.claimedBy] = s(record.claimedBy);
     if (record.claimedAt !== undefined) item[ATTR.claimedAt] = n(record.claimedAt);
@@ -408,6 +414,7 @@ export function unmarshalRecord(item: AttributeMap | StreamImage): OutboxRecord 
     const claimedAt = any[ATTR.claimedAt] === undefined ? undefined : readNumber(any, ATTR.claimedAt, recordId);
     const claimedBy = readString(any, ATTR.claimedBy);
     const orderingKey = readString(any, ATTR.orderingKey);
+    const originRegion = readString(any, ATTR.originRegion);
     const record: OutboxRecord = {
         partition,
         recordId,
@@ -430,6 +437,7 @@ export function unmarshalRecord(item: AttributeMap | StreamImage): OutboxRecord 
         ...record,
         ...(dispatchHeaders !== undefined ? { dispatchHeaders } : {}),
         ...(orderingKey ? { orderingKey } : {}),
+        ...(originRegion !== undefined ? { originRegion } : {}),
         ...(firstAttemptedAt !== 0 ? { firstAttemptedAt } : {}),
         ...(claimedBy !== undefined ? { claimedBy } : {}),
         ...(claimedAt !== undefined ? { claimedAt } : {}),

@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { originIs } from "../store/expressions";
 import {
     BatchGetItemCommand,
     UpdateItemCommand,
@@ -23,7 +24,7 @@ import { classifySnsFailure } from "../destination/sns";
 import { deadLetterMessage, outboundMessage, type DeadLetterReason, type OutboundMessage } from "../record/message";
 import type { ClientLike, Clock, Logger } from "../ports";
 import { recordKey, ttlSeconds, type AttributeMap, type OutboxRecord } from "../record/codec";
-import { ATTR, STATUS, statusOf, type RecordStatus } from "../schema";
+import { ATTR, originTaken, STATUS, statusOf, type OriginScope, type RecordStatus } from "../schema";
 import { awsErrorName, isConditionalCheckFailed, isItemSizeRefusal, wrapAwsError } from "../store/aws-errors";
 import { nonTerminal, placeholders, updateExpression } from "../store/expressions";
 import {
@@ -87,6 +88,8 @@ export interface DeliveryContext {
     readonly logger: Logger;
     /** This invocation's metrics. */
     readonly metrics: EmfMetrics;
+    /** On a global table, the records this relay takes (`OriginScope` in schema.ts); `undefined` for every record. */
+    readonly origin?: OriginScope;
 }
 
 /**
@@ -177,8 +180,10 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
                 throw wrapAwsError(err, "publisher: consistent status read failed", { table: ctx.tableName });
             }
             for (const item of out.Responses?.[ctx.tableName] ?? []) {
+                // Adopted by another region since its INSERT (see store/adopt.ts): no longer this relay's, as if gone.
+                const ours = originTaken(ctx.origin, item[ATTR.originRegion]?.S);
                 found.set(idOf(item), {
-                    status: statusOf(item[ATTR.status]?.S) as RecordStatus,
+                    status: ours ? (statusOf(item[ATTR.status]?.S) as RecordStatus) : undefined,
                     publishAttempts: Number(item[ATTR.publishAttempts]?.N ?? "0"),
                 });
                 items.set(idOf(item), item);
@@ -349,7 +354,7 @@ async function conditionalUpdate(
  */
 export async function completePending(ctx: DeliveryContext, record: OutboxRecord): Promise<boolean> {
     return conditionalUpdate(ctx, record, "completion", (key, now, ttl) =>
-        completePendingUpdate(ctx.tableName, key, now, ttl),
+        completePendingUpdate(ctx.tableName, key, now, ttl, originIs(ctx.origin)),
     );
 }
 
@@ -361,7 +366,7 @@ export async function completePending(ctx: DeliveryContext, record: OutboxRecord
  */
 export async function expirePending(ctx: DeliveryContext, record: OutboxRecord): Promise<boolean> {
     return conditionalUpdate(ctx, record, "expiry", (key, now, ttl) =>
-        expirePendingUpdate(ctx.tableName, key, now + 1, ttl),
+        expirePendingUpdate(ctx.tableName, key, now + 1, ttl, originIs(ctx.origin)),
     );
 }
 

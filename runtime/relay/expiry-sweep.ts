@@ -27,7 +27,7 @@ import {
 import { errorCodeOf } from "../errors";
 import { unmarshalRecord } from "../record/codec";
 import { expiryReadValues } from "../record/expiry-shard";
-import { ATTR, EXPIRY_INDEX, STATUS } from "../schema";
+import { ATTR, EXPIRY_INDEX, originTaken, STATUS } from "../schema";
 import { wrapAwsError } from "../store/aws-errors";
 import { readExpiryShards } from "../store/expiry-shards-row";
 import { expiringBefore, placeholders, type Expression } from "../store/expressions";
@@ -82,8 +82,10 @@ async function expireOne(ctx: DeliveryContext, key: Record<string, AttributeValu
     }
     if (got.Item === undefined) return;
     const record = unmarshalRecord(got.Item);
-    // Claimed records belong to their claimer, which dead-letters them (or loses the claim to a stale reclaim).
+    // Claimed records belong to their claimer, which dead-letters them (or loses the claim to a stale reclaim);
+    // another region's records to that region's sweeper.
     if (record.status !== STATUS.pending || !isExpired(record, ctx.clock.now())) return;
+    if (!originTaken(ctx.origin, record.originRegion)) return;
     await sendToDeadLetterQueue(ctx, record, "expired", { attempts: record.replayCount });
     ctx.metrics.count(DELIVERY_METRICS.expired);
     await afterSend(ctx, DELIVERY_METRICS.deadLetteredNotMarked, () => expirePending(ctx, record));

@@ -44,6 +44,7 @@ function configFromEnvironment(env: HandlerEnvironment, functionName: string): P
         maxPublishAttempts: env.maxPublishAttempts,
         claimVersion: env.claimVersion,
         ...(env.checkEventBus !== undefined ? { checkEventBus: env.checkEventBus } : {}),
+        ...(env.origin !== undefined ? { origin: env.origin } : {}),
         logger: createLambdaLogger(functionName),
     };
 }

@@ -30,6 +30,8 @@ import { HANDLER_LIMITS } from "../limits";
 import { sourceProblem } from "../record/message";
 import { HANDLER_FUNCTIONS, handlerDimensions, type HandlerFunction } from "../observability/metric-catalog";
 import { silentLogger, systemClock, type Clock, type Logger, type MetricsSink } from "../ports";
+import { checkOriginScope } from "../record/origin";
+import type { OriginScope } from "../schema";
 import { OutboxStore } from "../store";
 import { processStreamEvent, type PublisherSettings, type StreamBatchResponse } from "./stream-batch";
 import { timeLeftIn } from "../time-left";
@@ -75,6 +77,14 @@ export interface PublisherConfig extends DestinationConfig {
     readonly source?: string;
     /** The DLQ URL for expired and undeliverable records. */
     readonly dlqUrl: string;
+    /**
+     * On a global table, which records this region's relay takes by their origin stamp: its own region's, and in the
+     * home region also the unstamped ones and those stamped with none of the table's regions (`OriginScope` in
+     * schema.ts). Give the publisher and the sweeper of one region the same scope, and the mapping the filters
+     * `streamFilterPatterns(scope)` gives. See docs/runtime.md, "Global tables".
+     * @default undefined (every record: a single-region outbox)
+     */
+    readonly origin?: OriginScope;
     /** Seconds a completed or expired record stays before TTL deletes it. @default 3600 */
     readonly completionGraceSeconds?: number;
     /** Permanent publish failures of one record before it goes to the DLQ (1–100). @default 3 */
@@ -305,6 +315,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
         HANDLER_LIMITS.completionGraceSeconds,
     );
     const claimVersion = config.claimVersion ?? 1n;
+    const origin = checkOriginScope(who, config.origin);
     const storeMetrics = createStoreMetricsRelay();
     if (typeof claimVersion !== "bigint" || claimVersion < 1n)
         throw new OutboxError(
@@ -328,6 +339,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
             ),
             clock,
             logger,
+            ...(origin !== undefined ? { origin } : {}),
         },
         store:
             config.store ??
@@ -338,6 +350,7 @@ export function resolveDeliveryConfig(config: PublisherConfig, who: string): Res
                 logger,
                 metrics: storeMetrics,
                 compactionGraceSeconds: completionGraceSeconds,
+                ...(origin !== undefined ? { origin } : {}),
             }),
         storeMetrics,
         claimLimit: integerIn(who, "claimLimit", config.claimLimit, HANDLER_LIMITS.claimLimit),

@@ -147,7 +147,7 @@ export async function processStreamEvent(
 
 /** The event's outbox INSERTs (step 1), with the ignored ones counted and the undecodable ones logged. */
 function readCandidates(ctx: DeliveryContext, event: unknown): EventCandidates {
-    const read = candidatesOf(event, ctx.tableName, ctx.logger);
+    const read = candidatesOf(event, ctx.tableName, ctx.logger, ctx.origin);
     ctx.metrics.count(DELIVERY_METRICS.ignored, read.ignored);
     for (const u of read.undecodable) {
         // An item under OUTBOX# that is not a record this package can read: nothing to publish or dead-letter.

@@ -9,7 +9,7 @@
 import { OutboxError } from "../errors";
 import type { Logger } from "../ports";
 import { unmarshalRecord, type OutboxRecord, type StreamImage } from "../record/codec";
-import { RECORD_SK_PREFIX } from "../schema";
+import { ATTR, originTaken, RECORD_SK_PREFIX, type OriginScope } from "../schema";
 import { foreignEventProblem } from "../event-source";
 import { DYNAMODB_STREAM, streamTableName } from "./stream-source";
 
@@ -42,11 +42,12 @@ export interface EventCandidates {
 }
 
 /**
- * The outbox INSERTs of an event, in shard order, and how many records were ignored.
+ * The outbox INSERTs of an event, in shard order, and how many records were ignored (with `origin`, also the
+ * records of another region, see `originTaken` in schema.ts).
  *
  * @throws OutboxError `INVALID_CONFIG` when the event is not a DynamoDB stream event (see {@link foreignEventProblem}).
  */
-export function candidatesOf(event: unknown, tableName: string, logger: Logger): EventCandidates {
+export function candidatesOf(event: unknown, tableName: string, logger: Logger, origin?: OriginScope): EventCandidates {
     const problem = foreignEventProblem(event, DYNAMODB_STREAM)?.problem;
     if (problem !== undefined) {
         // Acknowledging it would hide a wiring fault (a mapping on a queue or another stream): fail the invocation.
@@ -89,6 +90,11 @@ export function candidatesOf(event: unknown, tableName: string, logger: Logger):
             typeof sequenceNumber !== "string" ||
             data?.NewImage === undefined
         ) {
+            ignored += 1;
+            continue;
+        }
+        if (!originTaken(origin, data.NewImage[ATTR.originRegion]?.S)) {
+            // Another region's record (its relay delivers it), replicated here: a wider filter let it through.
             ignored += 1;
             continue;
         }

@@ -8,7 +8,7 @@
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { readBigInt, readNumber, readString, type OutboxRecord } from "../record/codec";
-import { ATTR, STATUS, statusOf } from "../schema";
+import { ATTR, originTaken, STATUS, statusOf } from "../schema";
 import { claimBatch, skipped, type ClaimCallOptions } from "./claim-batch";
 import type { ClaimClock } from "./claim-one";
 import { and, nonTerminal, partitionRecords, placeholders } from "./expressions";
@@ -130,8 +130,10 @@ async function scanPartition(
                 });
             }
             // What the caller holds back is left out before the cut to `retain`: the claim reaches the records after it.
+            // Another region's records are neither candidates nor blockers: each region's keys are an order of their own.
             for (const item of page.Items ?? [])
-                if (!skipped(options.skip, item)) noteItem(ctx, partition, scan, item, token, at);
+                if (!skipped(options.skip, item) && originTaken(ctx.origin, readString(item, ATTR.originRegion)))
+                    noteItem(ctx, partition, scan, item, token, at);
             if (scan.candidates.length > 2 * retain) scan.candidates = scan.candidates.sort(byAge).slice(0, retain);
         },
         options.signal,

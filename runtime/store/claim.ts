@@ -14,7 +14,7 @@ import { wrapAwsError } from "./aws-errors";
 import { claimBatch, skipped, type ClaimCallOptions } from "./claim-batch";
 import type { ClaimClock } from "./claim-one";
 import { claimByScan } from "./claim-scan";
-import { and, claimable, partitionIs, placeholders } from "./expressions";
+import { and, claimable, originIs, partitionIs, placeholders } from "./expressions";
 import { acceptToken, invalidTokenError } from "./fence-ops";
 import { warnOncePerProcess } from "./observability";
 import { STORE_DEFAULTS, type StoreContext } from "./options";
@@ -44,7 +44,9 @@ async function claimByIndex(
     options: ClaimCallOptions,
 ): Promise<IndexOutcome> {
     const key = partitionIs(partition);
-    const filter = claimable(token.version, at.staleMs);
+    const origin = originIs(ctx.origin);
+    const filter =
+        origin === undefined ? claimable(token.version, at.staleMs) : and(claimable(token.version, at.staleMs), origin);
     const claimed: OutboxRecord[] = [];
     let start: Record<string, AttributeValue> | undefined;
     for (;;) {

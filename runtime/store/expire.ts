@@ -18,7 +18,7 @@ import { ATTR, EXPIRY_INDEX } from "../schema";
 import { isTransactionCanceled, wrapAwsError } from "./aws-errors";
 import { fencedCancellationError } from "./claim-one";
 import { requirePartition } from "./claim";
-import { and, expiringBefore, partitionIs, placeholders } from "./expressions";
+import { and, expiringBefore, originIs, partitionIs, placeholders } from "./expressions";
 import { acceptToken, invalidTokenError } from "./fence-ops";
 import { STORE_DEFAULTS, type StoreContext } from "./options";
 import { readExpiryShards } from "./expiry-shards-row";
@@ -76,7 +76,7 @@ async function expireOne(
         await transactWrite(ctx, "expire.transaction", {
             TransactItems: [
                 { ConditionCheck: fenceConditionCheck(ctx.tableName, partition, token.version) },
-                { Update: expirePendingUpdate(ctx.tableName, key, beforeMs, ttl) },
+                { Update: expirePendingUpdate(ctx.tableName, key, beforeMs, ttl, originIs(ctx.origin)) },
             ],
         });
         return true;

@@ -6,7 +6,7 @@
  */
 import type { AttributeValue } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
-import { ATTR, PENDING_STATUS_TEXTS, RECORD_SK_PREFIX, STATUS, type RecordStatus } from "../schema";
+import { ATTR, PENDING_STATUS_TEXTS, RECORD_SK_PREFIX, STATUS, type OriginScope, type RecordStatus } from "../schema";
 
 /** An expression with its placeholders. */
 export interface Expression {
@@ -94,6 +94,32 @@ export function isPending(): Expression {
         names: names(ATTR.status),
         values: {},
     });
+}
+
+/**
+ * The records a relay with origin scope `scope` takes (`originTaken` in schema.ts, as a condition): `origin_region =
+ * <region>`; in the home region also an absent stamp or one that is none of the other regions'. `undefined` when the
+ * scope takes every record (no scope, or a home region with no other regions): then nothing is added to the
+ * expression, so a single-region outbox sends byte for byte today's requests.
+ */
+export function originIs(scope: OriginScope | undefined): Expression | undefined {
+    if (scope === undefined) return undefined;
+    const others = scope.otherRegions.filter((r) => r !== scope.region);
+    if (scope.home && others.length === 0) return undefined;
+    const origin = nameRef(ATTR.originRegion);
+    if (!scope.home)
+        return {
+            text: `${origin} = :origin_region`,
+            names: names(ATTR.originRegion),
+            values: { ":origin_region": { S: scope.region } },
+        };
+    const values: Record<string, AttributeValue> = {};
+    others.forEach((r, i) => (values[`:origin_other_${i}`] = { S: r }));
+    return {
+        text: `attribute_not_exists(${origin}) OR NOT (${origin} IN (${Object.keys(values).join(", ")}))`,
+        names: names(ATTR.originRegion),
+        values,
+    };
 }
 
 /** `claim_version < token version`: the record was claimed by an older lease. */

@@ -8,6 +8,7 @@
  * @packageDocumentation
  */
 export { OutboxStore } from "./outbox-store";
+export { adoptRegion, type AdoptRegionOptions, type AdoptRegionResult } from "./adopt";
 export {
     STORE_DEFAULTS,
     type ConsumedCapacityEvent,

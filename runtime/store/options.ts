@@ -9,6 +9,8 @@ import { OutboxError } from "../errors";
 import { integerIn } from "../integer-setting";
 import { HANDLER_LIMITS } from "../limits";
 import { noopMetrics, silentLogger, systemClock, type Clock, type Logger, type MetricsSink } from "../ports";
+import { checkOriginScope } from "../record/origin";
+import type { OriginScope } from "../schema";
 import { KeyCache } from "./key-cache";
 
 /**
@@ -90,6 +92,12 @@ export interface OutboxStoreOptions {
      * @default 1
      */
     readonly expiryShards?: number;
+    /**
+     * On a global table, the records this store's claims, expiries and the relay's completions take: its own region's
+     * (by origin stamp), and in the home region also those no region would take. See `OriginScope` in schema.ts.
+     * @default undefined (every record: a single-region outbox, byte for byte today's requests)
+     */
+    readonly origin?: OriginScope;
 }
 
 /** The defaults of {@link OutboxStoreOptions} (reference §1). */
@@ -133,6 +141,8 @@ export interface StoreContext {
     readonly expiryShards: number;
     /** Whether this instance has raised the table's expiry shards mark to {@link StoreContext.expiryShards}. */
     readonly expiryShardsMark: { raised: boolean };
+    /** The origin scope, or `undefined` for every record. */
+    readonly origin: OriginScope | undefined;
 }
 
 const TABLE_NAME = /^[a-zA-Z0-9_.-]{3,255}$/;
@@ -242,5 +252,6 @@ export function resolveStoreContext(options: OutboxStoreOptions): StoreContext {
         expiryCursors: new Map(),
         expiryShards: integerIn("OutboxStore", "expiryShards", options.expiryShards, HANDLER_LIMITS.expiryShards),
         expiryShardsMark: { raised: false },
+        origin: checkOriginScope("OutboxStore", options.origin),
     };
 }

@@ -60,13 +60,14 @@ export class OutboxStore {
     /**
      * Refuse a misprovisioned table: wrong primary key, a missing or mis-keyed GSI, ClaimIndex not projected ALL;
      * then a table or index that is not ready, and a stream without the new image (or none, under
-     * `requireStream`). With `expiryShards` > 1, also a malformed expiry shards mark. TTL is not checked here:
-     * `dynamodb-outbox verify` checks it.
+     * `requireStream`), and a global table with multi-Region strong consistency (MRSC: no transactions, no TTL).
+     * With `expiryShards` > 1, also a malformed expiry shards mark. TTL is not checked here: `dynamodb-outbox verify`
+     * checks it.
      *
      * @returns `verified`, `table-missing` (not created yet), or `unverified` (DescribeTable failed under
      * `schemaPreflightAdvisory`).
      * @throws OutboxError `INVALID_CONFIG` with the exact GoBridge message on a schema mismatch, or on an unusable
-     * status or stream; `UNAVAILABLE` (transient) while the table or an index is being created or backfilled; or
+     * status or stream, or an MRSC table; `UNAVAILABLE` (transient) while the table or an index is being created or backfilled; or
      * the classified DescribeTable error.
      */
     preflight(): Promise<PreflightOutcome> {

@@ -143,11 +143,12 @@ export function schemaMismatchError(tableName: string, detail: string): OutboxEr
 
 /**
  * Describe the table and refuse a misprovisioned one: the §7.2 schema checks first, then readiness, then the
- * stream. A missing table passes (`table-missing`). When DescribeTable fails for another reason the store fails
- * closed, unless `schemaPreflightAdvisory` is set.
+ * stream, then the global table's consistency. A missing table passes (`table-missing`). When DescribeTable fails
+ * for another reason the store fails closed, unless `schemaPreflightAdvisory` is set.
  *
- * @throws OutboxError `INVALID_CONFIG` on a schema mismatch, an unusable table or index status, or a stream
- * without the new image (or none, under `requireStream`); `UNAVAILABLE` (transient) while the table or a
+ * @throws OutboxError `INVALID_CONFIG` on a schema mismatch, an unusable table or index status, a stream
+ * without the new image (or none, under `requireStream`), or a global table with strong consistency (MRSC, see
+ * {@link strongConsistencyError}); `UNAVAILABLE` (transient) while the table or a
  * required index is being created or backfilled; the classified describe error (wrapped in
  * {@link PREFLIGHT_REFUSAL}) when the table cannot be described.
  */
@@ -175,6 +176,8 @@ export async function preflight(ctx: StoreContext): Promise<PreflightOutcome> {
     if (unready !== undefined) throw unready;
     const stream = streamError(ctx.tableName, table, ctx.requireStream);
     if (stream !== undefined) throw stream;
+    const strong = strongConsistencyError(ctx.tableName, table);
+    if (strong !== undefined) throw strong;
     if (ctx.expiryShards > 1) {
         // Every expiry sweep reads the mark; a malformed one would fail each of them, so refuse it here first.
         const mark = await readExpiryShards((input) => getItem(ctx, "preflight.expiry-shards", input), ctx.tableName);
@@ -186,6 +189,25 @@ export async function preflight(ctx: StoreContext): Promise<PreflightOutcome> {
         }
     }
     return "verified";
+}
+
+/**
+ * The global table check: a table with multi-Region strong consistency (MRSC, `MultiRegionConsistency: STRONG`) is
+ * refused, because MRSC tables support neither `TransactWriteItems` (the writer's one transaction of the caller's
+ * items and the records, and every claim) nor TTL (which removes terminal records). An eventually consistent global
+ * table (MREC, the default) passes: see docs/runtime.md, "Global tables".
+ *
+ * @param tableName - For the message.
+ * @param table - `DescribeTable`'s `Table`.
+ * @returns The `INVALID_CONFIG` error, or `undefined`.
+ */
+export function strongConsistencyError(tableName: string, table: TableDescription): OutboxError | undefined {
+    if (table.MultiRegionConsistency !== "STRONG") return undefined;
+    return new OutboxError(
+        "INVALID_CONFIG",
+        `dynamodb-outbox: table "${tableName}" is a global table with multi-Region strong consistency (MultiRegionConsistency STRONG), which supports neither TransactWriteItems (the writer's transaction and every claim) nor TTL (which removes delivered records): the outbox cannot run on it; use a table with eventual consistency (MREC, the default) for the outbox`,
+        { context: { table: tableName, multiRegionConsistency: "STRONG" } },
+    );
 }
 
 /**

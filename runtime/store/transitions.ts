@@ -257,9 +257,21 @@ export function completeClaimedUpdate(
  * @param key - The record's key.
  * @param nowMs - The completion time, epoch ms.
  * @param ttl - The terminal ttl, epoch seconds (now + compaction grace).
+ * @param origin - The relay's origin condition (`originIs`), when it has a scope: a record of another region is left alone.
  */
-export function completePendingUpdate(tableName: string, key: ItemKey, nowMs: number, ttl: number): Update {
-    return update(tableName, key, completion(nowMs, ttl), isPending());
+export function completePendingUpdate(
+    tableName: string,
+    key: ItemKey,
+    nowMs: number,
+    ttl: number,
+    origin?: Expression,
+): Update {
+    return update(
+        tableName,
+        key,
+        completion(nowMs, ttl),
+        origin === undefined ? isPending() : and(isPending(), origin),
+    );
 }
 
 /**
@@ -270,9 +282,17 @@ export function completePendingUpdate(tableName: string, key: ItemKey, nowMs: nu
  * @param key - The record's key.
  * @param beforeMs - The cutoff, epoch ms: only records with `expires_at` strictly before it expire.
  * @param ttl - The terminal ttl, epoch seconds (cutoff + compaction grace).
+ * @param origin - The relay's origin condition (`originIs`), when it has a scope: a record of another region is left alone.
  */
-export function expirePendingUpdate(tableName: string, key: ItemKey, beforeMs: number, ttl: number): Update {
-    return update(tableName, key, expiry(ttl), and(isPending(), expiresBefore(beforeMs)));
+export function expirePendingUpdate(
+    tableName: string,
+    key: ItemKey,
+    beforeMs: number,
+    ttl: number,
+    origin?: Expression,
+): Update {
+    const pieces = [isPending(), expiresBefore(beforeMs), ...(origin === undefined ? [] : [origin])];
+    return update(tableName, key, expiry(ttl), and(...pieces));
 }
 
 /**

@@ -44,6 +44,7 @@ import {
 import { invalidPayload as invalid } from "../record/payload-error";
 import { silentLogger, systemClock, type Clock, type Logger } from "../ports";
 import { marshalRecord, pendingRecord, type AttributeMap } from "../record/codec";
+import { writerOriginRegion } from "./origin-region";
 import { fenceTtlSeconds } from "../record/fence";
 import { recordSortKey } from "../record/keys";
 import { idGuardItem } from "../record/id-guard";
@@ -220,6 +221,18 @@ export interface OutboxWriterOptions<M extends EventMap = UntypedEvents> {
      * @default {} (no version unless the message gives one)
      */
     readonly schemaVersions?: EventSchemaVersions<M>;
+    /**
+     * The region stamped on every record as its origin (`origin_region`): on a global table, the region whose relay
+     * delivers it. See docs/runtime.md, "Global tables".
+     * @default the `AWS_REGION` environment variable; no stamp when that is unset too
+     */
+    readonly region?: string;
+    /**
+     * Declare the table a global table: then a region (`region` or `AWS_REGION`) is required, and its absence is an
+     * `INVALID_CONFIG` error at construction instead of unstamped records.
+     * @default false
+     */
+    readonly globalTable?: boolean;
 }
 
 /** A keyless record's seq is `created_at * SEQ_PER_MS + n`: see {@link OutboxWriter}. */
@@ -265,6 +278,7 @@ export class OutboxWriter<M extends EventMap = UntypedEvents> {
     private readonly address: string;
     private readonly graceSeconds: number;
     private readonly expiryShards: number;
+    private readonly originRegion: string | undefined;
     private expiryShardsRaised: boolean;
     private lastMs: number;
     private inMs: bigint;
@@ -273,7 +287,8 @@ export class OutboxWriter<M extends EventMap = UntypedEvents> {
      * @param options - The client, the table and the optional seams.
      * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing, `expiryShards` is not an integer
      *   from 1 to 64, `compactionGraceSeconds` not one from 0 to 31536000 (a year), `bindingId` not a string short
-     *   enough for a sort key, `traceContext` not `"active"` or `"none"`, `fifo` is `false` with a FIFO `address`, or
+     *   enough for a sort key, `traceContext` not `"active"` or `"none"`, `fifo` is `false` with a FIFO `address`,
+     *   `region` (or `AWS_REGION`) is not a region name, `globalTable` is true with no region known, or
      *   `@opentelemetry/api` is installed but cannot be loaded.
      */
     constructor(options: OutboxWriterOptions<M>) {
@@ -348,6 +363,7 @@ export class OutboxWriter<M extends EventMap = UntypedEvents> {
             options.expiryShards,
             HANDLER_LIMITS.expiryShards,
         );
+        this.originRegion = writerOriginRegion(options.region, options.globalTable);
         this.expiryShardsRaised = false;
         this.lastMs = -1;
         this.inMs = 0n;
@@ -585,6 +601,7 @@ export class OutboxWriter<M extends EventMap = UntypedEvents> {
                 },
                 createdAt: createdAtMs,
                 ...(p.message.orderingKey !== undefined ? { orderingKey: p.message.orderingKey } : {}),
+                ...(this.originRegion !== undefined ? { originRegion: this.originRegion } : {}),
             },
             seq,
             createdAtMs,

@@ -151,6 +151,10 @@ describe("Outbox children and outputs", () => {
                 ENV.eventSource,
                 ENV.checkEventBus,
                 ENV.source,
+                // Global tables' origin scope: not set on a single-region outbox (issue 37).
+                ENV.originRegion,
+                ENV.otherRegions,
+                ENV.homeRegion,
             ].sort(),
             Object.values(ENV).sort(),
             "the tests cover every ENV name",

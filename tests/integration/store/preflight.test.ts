@@ -226,6 +226,20 @@ describe("preflight", () => {
             );
         });
 
+        it("a global table with multi-Region strong consistency (MRSC) is refused, naming why; an MREC one passes", async () => {
+            const result = await preflightDescribedAs((t) => (t.MultiRegionConsistency = "STRONG"));
+            threw(
+                result,
+                "INVALID_CONFIG",
+                false,
+                /multi-Region strong consistency \(MultiRegionConsistency STRONG\), which supports neither TransactWriteItems .* nor TTL/,
+            );
+            assert.equal(
+                (await preflightDescribedAs((t) => (t.MultiRegionConsistency = "EVENTUAL"))).outcome,
+                "verified",
+            );
+        });
+
         it("an UPDATING table whose indexes are ACTIVE is usable", async () => {
             assert.equal((await preflightDescribedAs((t) => (t.TableStatus = "UPDATING"))).outcome, "verified");
         });

@@ -95,11 +95,15 @@ describe("cli: argument parsing", () => {
     });
 
     const bad: [string, string[], RegExp][] = [
-        ["no command", ["--table", "tbl"], /no command given; the commands are verify, migrate, doctor, redrive/],
+        [
+            "no command",
+            ["--table", "tbl"],
+            /no command given; the commands are verify, migrate, doctor, adopt, redrive/,
+        ],
         [
             "an unknown command",
             ["deploy", "--table", "tbl"],
-            /unknown command "deploy"; the commands are verify, migrate, doctor, redrive/,
+            /unknown command "deploy"; the commands are verify, migrate, doctor, adopt, redrive/,
         ],
         ["an unknown flag", ["verify", "--table", "tbl", "--force"], /unknown flag "--force"/],
         [
@@ -283,7 +287,7 @@ describe("cli: argument parsing", () => {
         assert.equal(code, 2);
         assert.equal(io.output(), "");
         assert.match(io.errors(), /^dynamodb-outbox: unknown flag "--nope"/);
-        assert.match(io.errors(), /usage: dynamodb-outbox <verify\|migrate\|doctor> --table <name>/);
+        assert.match(io.errors(), /usage: dynamodb-outbox <verify\|migrate\|doctor\|adopt> --table <name>/);
     });
 
     it("exits 2 naming --region when no region is given or set", async () => {
