@@ -19,8 +19,10 @@ import { LAMBDA_NODE_MAJOR, lambdaNode, majorOf } from "../../support/lambda-nod
  * middleware that keeps its message attributes). 352 KB since issues 33 and 38 took it to 345,485 bytes raw (67,032
  * deflated); issue 35 takes the relay's code down instead of raising this again. 360 KB since issue 34 gave the
  * relay two features it must carry, the CloudEvents body and the schema version: 361,377 bytes raw (70,384 deflated).
+ * 368 KB since issue 37's origin scope (global tables: the stamp, the per-region claims and the adopted-record
+ * check): 370,593 bytes raw (72,364 deflated).
  */
-const ARCHIVE_BUDGET_BYTES = 360 * 1024;
+const ARCHIVE_BUDGET_BYTES = 368 * 1024;
 
 /** What a missing variable's error names: a missing topic is a missing destination, so the three that can name one. */
 function named(variable: string): string {
