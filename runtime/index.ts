@@ -52,6 +52,8 @@ export {
     documentTransactItems,
     type DocumentAction,
     type DocumentAttributes,
+    type DocumentCommandAction,
+    type DocumentTransactWriteCommandItem,
     type DocumentTransactWriteItem,
 } from "./writer/document-items";
 export * from "./inbox/sqs-event";
