@@ -72,6 +72,8 @@ export {
     documentTransactItems,
     type DocumentAction,
     type DocumentAttributes,
+    type DocumentCommandAction,
+    type DocumentTransactWriteCommandItem,
     type DocumentTransactWriteItem,
 } from "./record/document-items";
 export * from "./inbox/sqs-event";

@@ -1,11 +1,12 @@
 /**
  * The AWS services `doctor` reads besides DynamoDB and SQS, as minimal ports: Lambda (event source mappings),
  * EventBridge (the sweeper's schedule rule, and an event bus destination), CloudWatch (the publisher's metrics) and
- * SNS (a topic destination). Their SDK clients (`@aws-sdk/client-lambda`, `@aws-sdk/client-eventbridge`,
- * `@aws-sdk/client-cloudwatch`, `@aws-sdk/client-sns`) are dependencies of this package, like the DynamoDB and SQS
- * ones; the Lambda archives leave them out, as every `@aws-sdk/*` package.
- * {@link loadDoctorAws} still loads each one lazily, so a check whose package was pruned from an install names the
- * package to install instead of crashing the other checks. Tests pass fakes of the ports, and one test drives the
+ * SNS (a topic destination). `@aws-sdk/client-eventbridge` and `@aws-sdk/client-sns` are dependencies of this
+ * package (the runtime sends through them); `@aws-sdk/client-lambda` and `@aws-sdk/client-cloudwatch`, which only
+ * `doctor` uses, are optional peer dependencies, which npm does not install: an application that only writes or
+ * relays events does not get them (docs/packaging.md). {@link loadDoctorAws} loads each one lazily, so a check whose
+ * package is not installed names the package to install (`needs @aws-sdk/client-lambda: npm install
+ * @aws-sdk/client-lambda`) instead of crashing the other checks. Tests pass fakes of the ports, and one test drives the
  * real clients against a local HTTP endpoint.
  *
  * @packageDocumentation

@@ -5,13 +5,27 @@
  * clients they include, and times the `require` (median of `runs`). Read the ratio, not the milliseconds: the
  * machine's load moves both.
  *
- * `npm run bench:require` prints the JSON.
+ * `npm run bench:require` prints the JSON. `npm run bench:require -- --newer-sdk` measures instead a writer-only
+ * application on a newer `@aws-sdk/client-dynamodb` than the lower bound of the package's range, installed from the
+ * packed tarball (tests/support/package/consumer-project.ts) twice, in the same run: with the package's ranges as
+ * they are (carets: npm gives the package the application's copy), and with each range pinned to its lower bound, as
+ * the package shipped them before (npm nests a second copy under the package). The pinned install needs the lower
+ * bound's registry document in the npm cache: if it fails offline, run `npm cache add
+ * @aws-sdk/client-dynamodb@<lower bound>` once.
  *
  * @packageDocumentation
  */
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import * as os from "node:os";
+import {
+    installNewerSdkApp,
+    ok,
+    packPackage,
+    run,
+    type PackedPackage,
+} from "../../tests/support/package/consumer-project";
 import { median, round } from "./stats";
 
 const REPO = path.resolve(__dirname, "..", "..");
@@ -30,7 +44,8 @@ if (process.argv[2] === "writer") new m.OutboxWriter({ client, tableName: "order
 const ms = Number(process.hrtime.bigint() - t0) / 1e6;
 const loaded = Object.keys(require.cache);
 const clients = [...new Set(loaded.map((f) => /@aws-sdk[\\\\/](client-[a-z-]+)[\\\\/]/.exec(f)?.[1]).filter(Boolean))].sort();
-process.stdout.write(JSON.stringify({ ms, modules: loaded.length, clients }));
+const copies = new Set(loaded.map((f) => /^(.*[\\\\/]@aws-sdk[\\\\/]client-dynamodb)[\\\\/]/.exec(f)?.[1]).filter(Boolean)).size;
+process.stdout.write(JSON.stringify({ ms, modules: loaded.length, clients, copies }));
 `;
 
 /** The cost of one kind of require. */
@@ -41,6 +56,8 @@ export interface RequireSample {
     readonly modules: number;
     /** The `@aws-sdk/client-*` packages among them. */
     readonly clients: readonly string[];
+    /** The `@aws-sdk/client-dynamodb` folders they were loaded from. */
+    readonly copies: number;
 }
 
 /** The runtime entry against the DynamoDB client alone, and their ratio. */
@@ -57,16 +74,16 @@ export interface RequireCost {
     readonly nodeVersion: string;
 }
 
-function sample(target: string, mode: "writer" | "client", runs: number): RequireSample {
+function sample(target: string, mode: "writer" | "client", runs: number, cwd = REPO): RequireSample {
     const times: number[] = [];
-    let last: { ms: number; modules: number; clients: string[] } | undefined;
+    let last: { ms: number; modules: number; clients: string[]; copies: number } | undefined;
     for (let i = 0; i < runs; i += 1) {
-        const child = spawnSync(process.execPath, ["-e", CHILD, target, mode], { cwd: REPO, encoding: "utf8" });
+        const child = spawnSync(process.execPath, ["-e", CHILD, target, mode], { cwd, encoding: "utf8" });
         if (child.status !== 0) throw new Error(`requiring ${target} failed: ${child.stderr.trim()}`);
-        last = JSON.parse(child.stdout) as { ms: number; modules: number; clients: string[] };
+        last = JSON.parse(child.stdout) as { ms: number; modules: number; clients: string[]; copies: number };
         times.push(last.ms);
     }
-    return { ms: round(median(times), 1), modules: last!.modules, clients: last!.clients };
+    return { ms: round(median(times), 1), modules: last!.modules, clients: last!.clients, copies: last!.copies };
 }
 
 /**
@@ -88,9 +105,77 @@ export function measureRequireCost(runs = 9): RequireCost {
     };
 }
 
+/** `pack` with each dependency range pinned to its lower bound (`^3.1169.0` → `3.1169.0`), repacked into `work`. */
+function pinnedVariant(pack: PackedPackage, work: string): PackedPackage {
+    const dir = fs.mkdtempSync(path.join(work, "pinned-"));
+    ok(run("tar", ["-xzf", pack.tarball, "-C", dir], { cwd: work }), "tar -x");
+    const manifestPath = path.join(dir, "package", "package.json");
+    const manifest = JSON.parse(fs.readFileSync(manifestPath, "utf8")) as { dependencies: Record<string, string> };
+    for (const [name, range] of Object.entries(manifest.dependencies))
+        manifest.dependencies[name] = range.replace(/^\^/, "");
+    fs.writeFileSync(manifestPath, JSON.stringify(manifest, null, 2));
+    const tarballName = `pinned-${pack.tarballName}`;
+    ok(run("tar", ["-czf", path.join(work, tarballName), "-C", dir, "package"], { cwd: work }), "tar -c");
+    return { ...pack, tarball: path.join(work, tarballName), tarballName, packedManifest: manifest };
+}
+
+/** A writer-only application on a newer `@aws-sdk/client-dynamodb`, with the ranges as they are and pinned. */
+export interface NewerSdkRequireCost {
+    /** The application's `@aws-sdk/client-dynamodb` version. */
+    readonly dynamodbVersion: string;
+    /** The package's ranges as they are: one copy. */
+    readonly ranges: RequireSample;
+    /** The ranges pinned to their lower bounds: a second copy under the package. */
+    readonly pinned: RequireSample;
+    /** `@aws-sdk/client-dynamodb` alone, in the ranges' application. */
+    readonly dynamodbClient: RequireSample;
+    /** ranges.ms / dynamodbClient.ms, pinned.ms / dynamodbClient.ms, and pinned.ms / ranges.ms. */
+    readonly ratios: { readonly ranges: number; readonly pinned: number; readonly pinnedOverRanges: number };
+    readonly runs: number;
+    readonly nodeVersion: string;
+}
+
+/**
+ * Build, pack and install the package into two writer-only applications on a newer `@aws-sdk/client-dynamodb` (see
+ * the module notes), then time `require("dynamodb-outbox/runtime")` with a writer built, in `runs` fresh processes
+ * each, in the same run.
+ *
+ * @param runs - Fresh processes per median. @default 9
+ */
+export function measureNewerSdkRequireCost(runs = 9): NewerSdkRequireCost {
+    const work = fs.mkdtempSync(path.join(os.tmpdir(), "dynamodb-outbox-require-"));
+    try {
+        const pack = packPackage(work);
+        const ranges = installNewerSdkApp(work, pack, "ranges-app");
+        const pinned = installNewerSdkApp(work, pinnedVariant(pack, work), "pinned-app");
+        const runtime = "dynamodb-outbox/runtime";
+        const rangesSample = sample(runtime, "writer", runs, ranges.project);
+        const pinnedSample = sample(runtime, "writer", runs, pinned.project);
+        const client = sample("@aws-sdk/client-dynamodb", "client", runs, ranges.project);
+        return {
+            dynamodbVersion: ranges.dynamodbVersion,
+            ranges: rangesSample,
+            pinned: pinnedSample,
+            dynamodbClient: client,
+            ratios: {
+                ranges: round(rangesSample.ms / client.ms, 2),
+                pinned: round(pinnedSample.ms / client.ms, 2),
+                pinnedOverRanges: round(pinnedSample.ms / rangesSample.ms, 2),
+            },
+            runs,
+            nodeVersion: process.version,
+        };
+    } finally {
+        fs.rmSync(work, { recursive: true, force: true });
+    }
+}
+
 if (require.main === module) {
     try {
-        process.stdout.write(`${JSON.stringify({ require: measureRequireCost() })}\n`);
+        const result = process.argv.includes("--newer-sdk")
+            ? { newerSdk: measureNewerSdkRequireCost() }
+            : { require: measureRequireCost() };
+        process.stdout.write(`${JSON.stringify(result)}\n`);
     } catch (err) {
         process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
         process.exitCode = 1;

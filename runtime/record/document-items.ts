@@ -42,6 +42,30 @@ export interface DocumentTransactWriteItem {
     >;
 }
 
+/**
+ * An SDK action's fields (`T`) as the SDK types them, with native values in place of its AttributeValue maps: `K`
+ * (`Item` of a Put, `Key` of the others) as required as the SDK has it, `ExpressionAttributeValues` optional. This is
+ * the action type of `@aws-sdk/lib-dynamodb`'s `TransactWriteCommand` (its `TransactWritePut`, …).
+ */
+export type DocumentCommandAction<T, K extends keyof T> = Omit<T, K | "ExpressionAttributeValues"> & {
+    [P in K]: DocumentAttributes | undefined;
+} & { ExpressionAttributeValues?: DocumentAttributes | undefined };
+
+/**
+ * One action as `@aws-sdk/lib-dynamodb`'s `TransactWriteCommand` takes it in `TransactItems`: what
+ * {@link documentTransactItems} returns. It also goes back into `documentItems` as it is.
+ */
+export interface DocumentTransactWriteCommandItem {
+    /** A Put with a native `Item`. @default undefined */
+    Put?: DocumentCommandAction<NonNullable<TransactWriteItem["Put"]>, "Item">;
+    /** An Update with a native `Key`. @default undefined */
+    Update?: DocumentCommandAction<NonNullable<TransactWriteItem["Update"]>, "Key">;
+    /** A Delete with a native `Key`. @default undefined */
+    Delete?: DocumentCommandAction<NonNullable<TransactWriteItem["Delete"]>, "Key">;
+    /** A ConditionCheck with a native `Key`. @default undefined */
+    ConditionCheck?: DocumentCommandAction<NonNullable<TransactWriteItem["ConditionCheck"]>, "Key">;
+}
+
 const KINDS = ["Put", "Update", "Delete", "ConditionCheck"] as const;
 type Kind = (typeof KINDS)[number];
 /** The attribute maps of each kind: what lib-dynamodb's TransactWriteCommand marshalls. */
@@ -311,9 +335,10 @@ export function checkAttributeValueItems(items: readonly unknown[], caller = "wr
  * `NumberValue`, so a keyless record's `seq` (above 2^53) keeps its precision when lib-dynamodb marshalls it back.
  *
  * @param transactItems - `prepared.input.TransactItems` of {@link OutboxWriter.prepare}, or any SDK actions.
- * @returns The same actions, native values in place of AttributeValue maps.
+ * @returns The same actions, native values in place of AttributeValue maps, typed as `TransactWriteCommand`'s
+ * `TransactItems` (no cast needed).
  */
-export function documentTransactItems(transactItems: readonly TransactWriteItem[]): DocumentTransactWriteItem[] {
+export function documentTransactItems(transactItems: readonly TransactWriteItem[]): DocumentTransactWriteCommandItem[] {
     return transactItems.map((action, i) => {
         const kind = kindOf(action, `transactItems[${i}]`, "an SDK TransactWriteItem");
         const body = (action as unknown as Record<Kind, Record<string, unknown>>)[kind];
@@ -323,6 +348,6 @@ export function documentTransactItems(transactItems: readonly TransactWriteItem[
             if (map !== undefined)
                 out[field] = unmarshall(map as Record<string, AttributeValue> as never, { wrapNumbers: true });
         }
-        return { [kind]: out } as DocumentTransactWriteItem;
+        return { [kind]: out } as DocumentTransactWriteCommandItem;
     });
 }

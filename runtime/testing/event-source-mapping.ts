@@ -25,6 +25,7 @@
 import { listShardsAtStart, drain, runLoop, stop } from "./mapping/lifecycle";
 import { mappingSettings, streamToRead } from "./mapping/settings";
 import { createMappingState, mappingStats } from "./mapping/state";
+import { streamsSdk } from "./mapping/streams-sdk";
 import type {
     LocalEventSourceMapping,
     LocalEventSourceMappingOptions,
@@ -47,13 +48,15 @@ export type {
  * `stop()`.
  *
  * @param options - See {@link LocalEventSourceMappingOptions}.
- * @throws OutboxError `INVALID_CONFIG` for a bad option or a table without a stream, `NOT_FOUND` for a missing
- * table or stream.
+ * @throws OutboxError `INVALID_CONFIG` for a bad option, a table without a stream, or
+ * `@aws-sdk/client-dynamodb-streams` (an optional peer) not installed; `NOT_FOUND` for a missing table or stream.
  */
 export async function startLocalEventSourceMapping(
     options: LocalEventSourceMappingOptions,
 ): Promise<LocalEventSourceMapping> {
     const settings = mappingSettings(options);
+    // Up front: a missing optional peer is named before anything is read.
+    streamsSdk();
     const streamArn = await streamToRead(options);
     const state = createMappingState(streamArn, options, settings);
     await listShardsAtStart(state);

@@ -51,14 +51,24 @@ export function codeBlocks(page: string, text: string): CodeBlock[] {
  * heading of level 2 or 3. Fails when the section is missing or holds other than one `ts` block.
  */
 export function tsBlockUnder(page: string, heading: string): string {
+    const blocks = tsBlocksUnder(page, heading);
+    if (blocks.length !== 1) throw new Error(`${page} "${heading}" holds ${blocks.length} ts blocks, not one`);
+    return blocks[0];
+}
+
+/**
+ * The `ts` blocks of a page's section under `heading` (a whole heading line), up to the next heading of level 2 or
+ * 3, in page order. Fails when the section is missing.
+ */
+export function tsBlocksUnder(page: string, heading: string): string[] {
     const text = fs.readFileSync(path.join(ROOT, page), "utf8");
     const start = text.indexOf(`\n${heading}\n`);
     if (start < 0) throw new Error(`${page} has no section "${heading}"`);
     const next = text.slice(start + 1).search(/\n#{2,3} /);
     const section = next < 0 ? text.slice(start) : text.slice(start, start + 1 + next);
-    const blocks = codeBlocks(page, section).filter((b) => b.lang === "ts");
-    if (blocks.length !== 1) throw new Error(`${page} "${heading}" holds ${blocks.length} ts blocks, not one`);
-    return blocks[0].text;
+    return codeBlocks(page, section)
+        .filter((b) => b.lang === "ts")
+        .map((b) => b.text);
 }
 
 /** A command a page shows, where it shows it. */
@@ -129,14 +139,50 @@ const PACKAGE_PATHS: Record<string, string[]> = {
 };
 
 /**
- * Type-check code blocks as a user's strict TypeScript project would, each block its own module (so top-level
- * `await` and same-named constants in different blocks are fine), importing this package by its published names.
- * Blocks are written under `scratchDir`, which must be inside the repository so that `node_modules` resolves, and
- * removed afterwards.
+ * The compiler options of `pulumi new typescript`'s `tsconfig.json` (CommonJS, classic `node` resolution, ES2020),
+ * under which a top-level `await` does not compile (TS1378). `skipLibCheck` is added: `@pulumi/policy` 1.21.0's
+ * own declarations do not type-check (docs/packaging.md).
+ */
+export const PULUMI_COMMONJS_OPTIONS: ts.CompilerOptions = {
+    strict: true,
+    target: ts.ScriptTarget.ES2020,
+    module: ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+    experimentalDecorators: true,
+    noFallthroughCasesInSwitch: true,
+    noImplicitReturns: true,
+    forceConsistentCasingInFileNames: true,
+    skipLibCheck: true,
+};
+
+/** The options {@link typeCheckBlocks} uses by default: a strict ES module project (top-level `await` allowed). */
+export const ES_MODULE_OPTIONS: ts.CompilerOptions = {
+    strict: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ES2022,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    esModuleInterop: true,
+    skipLibCheck: true,
+    resolveJsonModule: true,
+};
+
+/**
+ * Type-check code blocks as a user's strict TypeScript project would, each block its own module (so same-named
+ * constants in different blocks are fine), importing this package by its published names. Blocks are written
+ * under `scratchDir`, which must be inside the repository so that `node_modules` resolves, and removed afterwards.
  *
+ * @param options - the project's compiler options. @default {@link ES_MODULE_OPTIONS}
+ * @param scope - `blocks` reports the blocks' diagnostics only: under options other than the repository's, the
+ * package's sources (which the blocks resolve to, in place of the `.d.ts` a consumer compiles against) are not
+ * what is being checked; `npm run typecheck` checks them. @default "all"
  * @returns one line per diagnostic, as `page:line: message`, with the block's line mapped back to the page.
  */
-export function typeCheckBlocks(blocks: readonly CodeBlock[], scratchDir: string): string[] {
+export function typeCheckBlocks(
+    blocks: readonly CodeBlock[],
+    scratchDir: string,
+    options: ts.CompilerOptions = ES_MODULE_OPTIONS,
+    scope: "all" | "blocks" = "all",
+): string[] {
     fs.rmSync(scratchDir, { recursive: true, force: true });
     fs.mkdirSync(scratchDir, { recursive: true });
     try {
@@ -147,19 +193,16 @@ export function typeCheckBlocks(blocks: readonly CodeBlock[], scratchDir: string
             files.set(path.resolve(file), block);
         });
         const program = ts.createProgram([...files.keys()], {
-            strict: true,
+            ...options,
             noEmit: true,
-            target: ts.ScriptTarget.ES2022,
-            module: ts.ModuleKind.ES2022,
-            moduleResolution: ts.ModuleResolutionKind.Bundler,
-            esModuleInterop: true,
-            skipLibCheck: true,
-            resolveJsonModule: true,
             types: ["node"],
             baseUrl: ROOT,
             paths: PACKAGE_PATHS,
         });
-        return ts.getPreEmitDiagnostics(program).map((d) => {
+        const diagnostics = ts
+            .getPreEmitDiagnostics(program)
+            .filter((d) => scope === "all" || (d.file !== undefined && files.has(path.resolve(d.file.fileName))));
+        return diagnostics.map((d) => {
             const message = ts.flattenDiagnosticMessageText(d.messageText, "\n");
             const block = d.file ? files.get(path.resolve(d.file.fileName)) : undefined;
             if (!d.file || d.start === undefined) return `(no file): ${message}`;

@@ -6,17 +6,13 @@
  *
  * @packageDocumentation
  */
-import {
-    DescribeStreamCommand,
-    GetRecordsCommand,
-    GetShardIteratorCommand,
-    type Shard,
-} from "@aws-sdk/client-dynamodb-streams";
+import type { Shard } from "@aws-sdk/client-dynamodb-streams";
 import { matchesAnyFilterPattern } from "../filter-pattern";
 import { toLambdaStreamRecord, type LambdaStreamRecord } from "../stream-event";
 import { laneOf } from "./lane-routing";
 import { errorName } from "./settings";
 import { newShardState, type MappingState, type ShardState } from "./state";
+import { streamsSdk } from "./streams-sdk";
 
 const GET_RECORDS_LIMIT = 1000;
 
@@ -26,7 +22,10 @@ export async function listShards(state: MappingState): Promise<void> {
     let startShardId: string | undefined;
     do {
         const out = await state.streams.send(
-            new DescribeStreamCommand({ StreamArn: state.streamArn, ExclusiveStartShardId: startShardId }),
+            new (streamsSdk().DescribeStreamCommand)({
+                StreamArn: state.streamArn,
+                ExclusiveStartShardId: startShardId,
+            }),
         );
         found.push(...(out.StreamDescription?.Shards ?? []));
         startShardId = out.StreamDescription?.LastEvaluatedShardId;
@@ -54,7 +53,7 @@ async function takeIterator(state: MappingState, shard: ShardState): Promise<str
               SequenceNumber: shard.lastReadSequence,
           }
         : { StreamArn: streamArn, ShardId: shard.shardId, ShardIteratorType: type };
-    const out = await state.streams.send(new GetShardIteratorCommand(request));
+    const out = await state.streams.send(new (streamsSdk().GetShardIteratorCommand)(request));
     return out.ShardIterator;
 }
 
@@ -117,7 +116,7 @@ export async function readPage(state: MappingState, shard: ShardState): Promise<
             return 0;
         }
         const out = await state.streams.send(
-            new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: GET_RECORDS_LIMIT }),
+            new (streamsSdk().GetRecordsCommand)({ ShardIterator: shard.iterator, Limit: GET_RECORDS_LIMIT }),
         );
         const page = out.Records ?? [];
         const after = shard.lastReadSequence === undefined ? undefined : BigInt(shard.lastReadSequence);

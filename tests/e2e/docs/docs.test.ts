@@ -14,6 +14,7 @@ import { ALARM_THRESHOLD_RANGES, OUTBOX_DEFAULTS, OUTBOX_RANGES } from "../../..
 import { DEFAULT_EVENT_SOURCE } from "../../../runtime/destination/kind";
 import { filesUnder } from "../../support/serialized";
 import {
+    PULUMI_COMMONJS_OPTIONS,
     ROOT,
     codeBlocks,
     handWrittenPages,
@@ -129,6 +130,34 @@ describe("the docs", function () {
                 .filter((b) => b.lang === "ts");
             assert.ok(blocks.length >= 10, `found ${blocks.length} ts blocks`);
             assert.deepEqual(typeCheckBlocks(blocks, path.join(ROOT, ".docs-blocks")), []);
+        });
+
+        it("every `ts` block of the README and docs/ compiles in Pulumi's CommonJS template (module commonjs: no top-level await)", () => {
+            const blocks = ["README.md", ...handWrittenPages().filter((p) => p.startsWith("docs"))]
+                .flatMap((page) => codeBlocks(page, read(page)))
+                .filter((b) => b.lang === "ts");
+            assert.ok(blocks.length >= 10, `found ${blocks.length} ts blocks`);
+            assert.deepEqual(
+                typeCheckBlocks(blocks, path.join(ROOT, ".docs-blocks-cjs"), PULUMI_COMMONJS_OPTIONS, "blocks"),
+                [],
+            );
+        });
+
+        it("reports a top-level await under the CommonJS template, at its page and line (and accepts it as an ES module)", () => {
+            const text =
+                'intro\n\n```ts\nimport { OutboxError } from "dynamodb-outbox/runtime";\nawait Promise.resolve(new OutboxError("INVALID_CONFIG", "x"));\n```\n';
+            const errors = typeCheckBlocks(
+                codeBlocks("tla.md", text),
+                path.join(ROOT, ".docs-blocks-tla"),
+                PULUMI_COMMONJS_OPTIONS,
+                "blocks",
+            );
+            assert.equal(errors.length, 1, errors.join("\n"));
+            assert.match(
+                errors[0],
+                /^tla\.md:5: Top-level 'await' expressions are only allowed when the 'module' option/,
+            );
+            assert.deepEqual(typeCheckBlocks(codeBlocks("tla.md", text), path.join(ROOT, ".docs-blocks-tla")), []);
         });
 
         it("reports a block that does not type-check, at its page and line", () => {

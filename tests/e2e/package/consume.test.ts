@@ -35,6 +35,7 @@ import { runAsync, type Ran } from "../../support/run-async";
 import { filesUnder, folderSize } from "../../support/serialized";
 import { LAMBDA_NODE_MAJOR, lambdaNode, majorOf } from "../../support/lambda-node";
 import { runLambdaHost, type HostReport } from "../../support/lambda-host";
+import { dynamoEndpoint, uniqueTableName } from "../../support/dynamodb";
 import {
     FIXTURES,
     MANIFEST,
@@ -43,8 +44,10 @@ import {
     consumerArchivesOf,
     consumerEnvironment,
     installConsumerProject,
+    installNewerSdkApp,
     installRuntimeApp,
     installedPackages,
+    npmEnvironment,
     ok,
     packPackage,
     pulumiConsumerDependencies,
@@ -129,6 +132,7 @@ interface RuntimeAppReport {
     runtime: { OutboxWriter: string; OutboxError: string; writer: string } | { error: string };
     component: "loaded" | { name: string; code: string; message: string; context: Record<string, string> };
     trace: { headers: Record<string, string>[]; link: unknown } | { error: string };
+    testKit: "started" | { name: string; code: string; message: string; context: Record<string, string> };
     pulumiLoaded: string[];
     openTelemetryLoaded: string[];
 }
@@ -168,6 +172,7 @@ describe("package: consumed as an installed dependency", function () {
     let packedBytes: ConsumerProject["packedBytes"];
     let installLog: string;
     let runtimeApp: ConsumerProject;
+    let newerSdkApp: ReturnType<typeof installNewerSdkApp>;
     let program: SpawnSyncReturns<string>;
     let archives: ConsumerArchives | undefined;
     let lambdaRoot: string;
@@ -179,6 +184,7 @@ describe("package: consumed as an installed dependency", function () {
         const pack = packPackage(work);
         ({ project, installed, packed, packedManifest, packedBytes, installLog } = installConsumerProject(work, pack));
         runtimeApp = installRuntimeApp(work, pack);
+        newerSdkApp = installNewerSdkApp(work, pack);
 
         // Type-check default Pulumi TypeScript projects in the background (tsc from this repository: typescript is
         // a devDependency, not installed in the consumer). Each folder resolves packages from the project's
@@ -281,14 +287,26 @@ describe("package: consumed as an installed dependency", function () {
         assert.ok(near(docsBytes, Number(docsSaid[1]!.replace(/,/g, "")) * 1000), `the docs are ${docsBytes} bytes`);
     });
 
-    it("declares Pulumi and @opentelemetry/api as optional peers, with ranges, and depends only on the AWS SDK clients", () => {
-        assert.deepEqual(
-            Object.keys(packedManifest.dependencies ?? {}).filter((d) => !d.startsWith("@aws-sdk/client-")),
-            [],
-            "only @aws-sdk/client-* in dependencies",
-        );
+    it("declares Pulumi, @opentelemetry/api and the CLI's and test kit's SDK clients as optional peers, with ranges, and depends only on the runtime's AWS SDK packages, with caret ranges", () => {
+        const dependencies = packedManifest.dependencies ?? {};
+        assert.deepEqual(Object.keys(dependencies).sort(), [
+            "@aws-sdk/client-dynamodb",
+            "@aws-sdk/client-eventbridge",
+            "@aws-sdk/client-sns",
+            "@aws-sdk/client-sqs",
+            "@aws-sdk/util-dynamodb",
+        ]);
+        for (const [dependency, range] of Object.entries(dependencies))
+            assert.match(
+                range,
+                /^\^3\.\d+\.\d+$/,
+                `${dependency}: a caret range, so that an application on a newer AWS SDK v3 shares its copy`,
+            );
         const peers = packedManifest.peerDependencies ?? {};
         assert.deepEqual(Object.keys(peers).sort(), [
+            "@aws-sdk/client-cloudwatch",
+            "@aws-sdk/client-dynamodb-streams",
+            "@aws-sdk/client-lambda",
             "@opentelemetry/api",
             "@pulumi/aws",
             "@pulumi/policy",
@@ -672,6 +690,125 @@ describe("package: consumed as an installed dependency", function () {
             assert.match(failure.message, /npm install @pulumi\/pulumi @pulumi\/aws/);
             assert.match(failure.message, /import "dynamodb-outbox\/runtime" instead/);
         });
+    });
+
+    describe("a writer-only application on a newer @aws-sdk/client-dynamodb than the lower bound of the package's range", () => {
+        const modules = (): string => path.join(newerSdkApp.project, "node_modules");
+        /** `3.1169.0` of `^3.1169.0`, as numbers. */
+        const lowerBound = (range: string): number[] => range.replace(/^\^/, "").split(".").map(Number);
+        const above = (a: number[], b: number[]): boolean => {
+            const i = a.findIndex((n, k) => n !== b[k]);
+            return i >= 0 && a[i]! > b[i]!;
+        };
+
+        it("has one @aws-sdk/client-dynamodb in node_modules, its own, which npm ls finds deduped for the package", () => {
+            const range = packedManifest.dependencies?.["@aws-sdk/client-dynamodb"] ?? "";
+            assert.ok(
+                above(newerSdkApp.dynamodbVersion.split(".").map(Number), lowerBound(range)),
+                `the application's ${newerSdkApp.dynamodbVersion} is newer than the lower bound of ${range}`,
+            );
+            const copies = installedPackages(modules())
+                .filter((p) => p.endsWith(`${path.sep}@aws-sdk${path.sep}client-dynamodb`))
+                .map((p) => path.relative(modules(), p).split(path.sep).join("/"));
+            assert.deepEqual(copies, ["@aws-sdk/client-dynamodb"], "one copy, none nested under the package");
+            const version = (
+                JSON.parse(
+                    fs.readFileSync(path.join(modules(), "@aws-sdk", "client-dynamodb", "package.json"), "utf8"),
+                ) as {
+                    version: string;
+                }
+            ).version;
+            assert.equal(version, newerSdkApp.dynamodbVersion);
+            const ls = JSON.parse(
+                ok(
+                    run("npm", ["ls", "@aws-sdk/client-dynamodb", "--all", "--json", "--offline"], {
+                        cwd: newerSdkApp.project,
+                        env: npmEnvironment(),
+                    }),
+                    "npm ls @aws-sdk/client-dynamodb --all --json",
+                ),
+            ) as {
+                dependencies: Record<string, { version: string; dependencies?: Record<string, { version: string }> }>;
+            };
+            const seen: string[] = [];
+            const walk = (
+                deps: Record<string, { version: string; dependencies?: Record<string, { version: string }> }> = {},
+            ): void => {
+                for (const [name, dep] of Object.entries(deps)) {
+                    if (name === "@aws-sdk/client-dynamodb") seen.push(dep.version);
+                    walk(dep.dependencies as never);
+                }
+            };
+            walk(ls.dependencies);
+            assert.deepEqual(
+                [...new Set(seen)],
+                [newerSdkApp.dynamodbVersion],
+                `npm ls lists every dependent of @aws-sdk/client-dynamodb on one version: ${JSON.stringify(ls)}`,
+            );
+            assert.ok(seen.length >= 2, "both the application and the package depend on it");
+        });
+
+        it("writes an event with an item, on DynamoDB Local, through the application's client: one @aws-sdk/client-dynamodb loaded, the one the package resolves", async () => {
+            fs.copyFileSync(path.join(FIXTURES, "writer-app.js"), path.join(newerSdkApp.project, "writer-app.js"));
+            const report = JSON.parse(
+                ok(
+                    run(
+                        process.execPath,
+                        [
+                            "writer-app.js",
+                            await dynamoEndpoint(),
+                            uniqueTableName("newer-sdk"),
+                            uniqueTableName("newer-sdk-app"),
+                        ],
+                        { cwd: newerSdkApp.project, env: plainEnv() },
+                    ),
+                    "the writer app on the newer SDK (node writer-app.js)",
+                )
+                    .trim()
+                    .split("\n")
+                    .pop() as string,
+            ) as { version: string; fromPackage: string; fromApp: string; loaded: string[]; written: unknown };
+            const own = path.join(modules(), "@aws-sdk", "client-dynamodb");
+            assert.equal(report.version, newerSdkApp.dynamodbVersion);
+            assert.equal(report.fromApp, own);
+            assert.equal(report.fromPackage, own, "the package's runtime resolves the application's copy");
+            assert.deepEqual(report.loaded, [own], "one copy loaded");
+            assert.deepEqual(report.written, {
+                item: { PK: { S: "ORDER#1" }, total: { N: "42" } },
+                records: ["pending"],
+            });
+        });
+    });
+
+    it("the runtime-only application gets none of the CLI's and test kit's SDK clients (optional peers), and the test kit's mapping names the one it needs", () => {
+        const modules = path.join(runtimeApp.project, "node_modules");
+        const clients = installedPackages(modules)
+            .filter((p) => path.basename(path.dirname(p)) === "@aws-sdk" && path.basename(p).startsWith("client-"))
+            .map((p) => path.relative(modules, p).split(path.sep).join("/"));
+        assert.deepEqual(clients, [
+            "@aws-sdk/client-dynamodb",
+            "@aws-sdk/client-eventbridge",
+            "@aws-sdk/client-sns",
+            "@aws-sdk/client-sqs",
+        ]);
+        const size = bytesUnder(modules);
+        console.log(
+            `      runtime-only install: ${installedPackages(modules).filter((p) => p.includes(`${path.sep}@aws-sdk${path.sep}`)).length} @aws-sdk packages, ${size} bytes of files`,
+        );
+        fs.copyFileSync(path.join(FIXTURES, "runtime-app.js"), path.join(runtimeApp.project, "app.js"));
+        const report = JSON.parse(
+            ok(run(process.execPath, ["app.js"], { cwd: runtimeApp.project, env: plainEnv() }), "node app.js")
+                .trim()
+                .split("\n")
+                .pop() as string,
+        ) as RuntimeAppReport;
+        assert.notEqual(report.testKit, "started");
+        const failure = report.testKit as Exclude<RuntimeAppReport["testKit"], "started">;
+        assert.equal(failure.code, "INVALID_CONFIG", JSON.stringify(failure));
+        assert.match(
+            failure.message,
+            /^startLocalEventSourceMapping needs @aws-sdk\/client-dynamodb-streams, which is not installed: .* npm install --save-dev @aws-sdk\/client-dynamodb-streams\.$/,
+        );
     });
 
     it("ships a policy pack that the CLI's runner starts from the installed package and that judges a resource over gRPC", async () => {

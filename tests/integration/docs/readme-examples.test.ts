@@ -14,7 +14,7 @@ import { waitForRPCs } from "../../support/component-harness";
 import { dynamoClient, uniqueTableName } from "../../support/dynamodb";
 import { ensureTable, localDynamoDbModule } from "../../support/docs-examples";
 import { recorded, unwrap } from "../../support/pulumi-mocks";
-import { runAsyncModule, runModule } from "../../support/run-module";
+import { runModule } from "../../support/run-module";
 import { tsBlockUnder } from "../../support/markdown";
 
 /** An SQS record as SNS delivers an outbox message with raw message delivery. */
@@ -87,11 +87,23 @@ describe("the README's examples", function () {
             new DeleteItemCommand({ TableName: "orders", Key: { PK: { S: "ORDER#1001" }, SK: { S: "META" } } }),
         );
         process.env.OUTBOX_TABLE_NAME = outboxTable;
+        // The block calls its async function without awaiting it (no top-level await in CommonJS): the writer it
+        // builds records each write's promise, and the test waits for them.
+        const writes: Promise<unknown>[] = [];
+        class RecordingWriter extends runtimeEntry.OutboxWriter {
+            override write(...args: Parameters<runtimeEntry.OutboxWriter["write"]>) {
+                const written = super.write(...args);
+                writes.push(written);
+                return written;
+            }
+        }
         try {
-            await runAsyncModule(tsBlockUnder("README.md", "## Writing an event"), "README.md (Writing an event).ts", {
+            runModule(tsBlockUnder("README.md", "## Writing an event"), "README.md (Writing an event).ts", {
                 "@aws-sdk/client-dynamodb": await localDynamoDbModule(),
-                "dynamodb-outbox/runtime": runtimeEntry,
+                "dynamodb-outbox/runtime": { ...runtimeEntry, OutboxWriter: RecordingWriter },
             });
+            assert.equal(writes.length, 1, "the block writes once");
+            await Promise.all(writes);
         } finally {
             delete process.env.OUTBOX_TABLE_NAME;
         }

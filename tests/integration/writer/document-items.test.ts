@@ -197,7 +197,8 @@ describe("the writer's documentItems and items shapes (DynamoDB Local)", functio
         const seq = entries[0]!.Put!.Item![ATTR.seq] as NumberValue;
         assert.ok(seq instanceof NumberValue, "a number is wrapped, not a JS number");
         assert.ok(BigInt(seq.toString()) > 2n ** 53n, "a keyless record's seq is above 2^53");
-        await doc.send(new TransactWriteCommand({ TransactItems: entries as never }));
+        // No cast: documentTransactItems is typed as the command's TransactItems.
+        await doc.send(new TransactWriteCommand({ TransactItems: entries }));
         const sent = prepared.input.TransactItems![0]!.Put!.Item!;
         const row = await w.client.send(
             new GetItemCommand({

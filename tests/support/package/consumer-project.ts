@@ -106,13 +106,14 @@ export function lockClosure(lock: Record<string, LockEntry>, roots: readonly str
  * @param packedDependencies - the tarball's `dependencies` and `optionalDependencies`, merged.
  * @param devDependencies - the consumer's own devDependencies.
  * @param dependencies - the consumer's own dependencies. @default none
+ * @param lock - the lock whose entries are copied. @default this repository's, {@link repositoryLock}
  */
 export function consumerLock(
     packedDependencies: Record<string, string>,
     devDependencies: Record<string, string>,
     dependencies: Record<string, string> = {},
+    lock: Record<string, LockEntry> = repositoryLock(),
 ): object {
-    const lock = repositoryLock();
     const production = lockClosure(lock, [...Object.keys(packedDependencies), ...Object.keys(dependencies)]);
     const dev = lockClosure(lock, Object.keys(devDependencies));
     const root = {
@@ -268,6 +269,7 @@ function installInto(
     pack: PackedPackage,
     dependencies: Record<string, string>,
     devDependencies: Record<string, string>,
+    lock: Record<string, LockEntry> = repositoryLock(),
 ): ConsumerProject {
     const project = path.join(work, name);
     fs.mkdirSync(project);
@@ -286,7 +288,7 @@ function installInto(
     };
     fs.writeFileSync(
         path.join(project, "package-lock.json"),
-        JSON.stringify(consumerLock(shipped, devDependencies, dependencies), null, 2),
+        JSON.stringify(consumerLock(shipped, devDependencies, dependencies, lock), null, 2),
     );
     const installed = run("npm", ["install", "--offline", "--no-audit", "--no-fund", pack.tarball], {
         cwd: project,
@@ -304,13 +306,21 @@ function installInto(
 /**
  * Build, pack and install this package into `<work>/project`, a Pulumi project as `pulumi new aws-typescript`
  * leaves it: `@pulumi/pulumi` and `@pulumi/aws` (and `@pulumi/policy`) at the latest releases as its own
- * dependencies, `@types/node` as its devDependency. Fails (assertion) with npm's output when a step fails.
+ * dependencies, `@types/node` as its devDependency, and `@aws-sdk/client-dynamodb-streams` too, as a project whose
+ * tests use the test kit installs it (an optional peer: the kit's mapping reads through it, and its types name it).
+ * Fails (assertion) with npm's output when a step fails.
  *
  * @param work - an empty folder that receives the tarball and the project.
  * @param pack - the packed package. @default built and packed into `work`
  */
 export function installConsumerProject(work: string, pack: PackedPackage = packPackage(work)): ConsumerProject {
-    const devDependencies = { "@types/node": repositoryLock()["node_modules/@types/node"]!.version! };
+    const lock = repositoryLock();
+    const devDependencies = Object.fromEntries(
+        ["@types/node", "@aws-sdk/client-dynamodb-streams"].map((name) => [
+            name,
+            lock[`node_modules/${name}`]!.version!,
+        ]),
+    );
     return installInto(work, "project", pack, pulumiConsumerDependencies(), devDependencies);
 }
 
@@ -323,6 +333,64 @@ export function installConsumerProject(work: string, pack: PackedPackage = packP
  */
 export function installRuntimeApp(work: string, pack: PackedPackage): ConsumerProject {
     return installInto(work, "app", pack, {}, {});
+}
+
+/**
+ * The repository's devDependency that installs a newer `@aws-sdk/client-dynamodb` than the lower bound of the
+ * package's caret range, under an npm alias (`npm:@aws-sdk/client-dynamodb@<version>`): `npm ci` puts its tarball,
+ * and those of its dependencies, in the npm cache, so a consumer can install it offline.
+ */
+export const NEWER_DYNAMODB_ALIAS = "aws-sdk-client-dynamodb-newer";
+
+/**
+ * `lock` with the aliased package's entries (`node_modules/<alias>`, and what npm nested under it) moved to the
+ * package's own name, in place of that name's entries: the lock of a project that depends on that version by name.
+ *
+ * @param lock - a package-lock.json's `packages`.
+ * @param alias - the alias's folder name.
+ * @param name - the package it stands for.
+ * @throws when `lock` has no entry for `alias`.
+ */
+export function lockWithAliasAs(
+    lock: Record<string, LockEntry>,
+    alias: string,
+    name: string,
+): Record<string, LockEntry> {
+    const from = `node_modules/${alias}`;
+    const to = `node_modules/${name}`;
+    if (lock[from] === undefined) throw new Error(`package-lock.json has no ${from}: run npm ci`);
+    const under = (location: string, root: string): boolean => location === root || location.startsWith(`${root}/`);
+    const moved: Record<string, LockEntry> = {};
+    for (const [location, entry] of Object.entries(lock)) {
+        if (under(location, to)) continue;
+        if (!under(location, from)) moved[location] = entry;
+        else if (location === from) {
+            const { name: _aliased, ...own } = entry;
+            moved[to] = own;
+        } else moved[to + location.slice(from.length)] = entry;
+    }
+    return moved;
+}
+
+/**
+ * Install the packed package into `<work>/<name>`, a plain Node application that writes events and
+ * depends, by name, on a newer `@aws-sdk/client-dynamodb` than the lower bound of the package's range: the version
+ * of {@link NEWER_DYNAMODB_ALIAS}. Fails (assertion) with npm's output when the install fails.
+ *
+ * @param work - the folder of the tarball.
+ * @param pack - the packed package, from {@link packPackage}.
+ * @param name - the project's folder under `work`. @default "newer-sdk-app"
+ * @returns the project, and the version of `@aws-sdk/client-dynamodb` it asked for.
+ */
+export function installNewerSdkApp(
+    work: string,
+    pack: PackedPackage,
+    name = "newer-sdk-app",
+): ConsumerProject & { readonly dynamodbVersion: string } {
+    const lock = lockWithAliasAs(repositoryLock(), NEWER_DYNAMODB_ALIAS, "@aws-sdk/client-dynamodb");
+    const dynamodbVersion = lock["node_modules/@aws-sdk/client-dynamodb"]!.version!;
+    const project = installInto(work, name, pack, { "@aws-sdk/client-dynamodb": dynamodbVersion }, {}, lock);
+    return { ...project, dynamodbVersion };
 }
 
 /** Every installed package folder under `modules` (a `node_modules`), at any depth: `@scope/name` or `name`. */

@@ -1,6 +1,6 @@
 /**
- * `doctor`'s Lambda, EventBridge, CloudWatch and SNS ports built from the real SDK clients, which are dependencies of
- * this package. A local HTTP server stands in for the four services: it answers each call a port makes in the
+ * `doctor`'s Lambda, EventBridge, CloudWatch and SNS ports built from the real SDK clients (EventBridge's and SNS's
+ * are dependencies of this package; Lambda's and CloudWatch's optional peers, installed here as devDependencies). A local HTTP server stands in for the four services: it answers each call a port makes in the
  * service's own wire protocol (SNS's is awsQuery: a form body, an XML answer), and records what the clients sent.
  */
 import * as assert from "node:assert/strict";
@@ -88,7 +88,7 @@ describe("doctor's SDK clients (real @aws-sdk packages, a local HTTP stand-in)",
         await new Promise<void>((resolve) => server.close(() => resolve()));
     });
 
-    it("every SDK client doctor needs is installed with the package: no check is skipped for a missing client", function () {
+    it("every SDK client doctor needs resolves here (no check is skipped); EventBridge's and SNS's are dependencies, Lambda's and CloudWatch's optional peers", function () {
         const aws = loadDoctorAws({
             region: "eu-west-1",
             credentials: { accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret" },
@@ -104,9 +104,20 @@ describe("doctor's SDK clients (real @aws-sdk packages, a local HTTP stand-in)",
                 assert.ok("port" in port, `${name}: ${"missing" in port ? `missing ${port.missing}` : ""}`);
             }
             // eslint-disable-next-line @typescript-eslint/no-require-imports -- the manifest, read as the doctor reads it
-            const pkg = require("../../../package.json") as { dependencies: Record<string, string> };
-            for (const name of Object.values(DOCTOR_PACKAGES))
-                assert.ok(pkg.dependencies[name], `${name} is a dependency`);
+            const pkg = require("../../../package.json") as {
+                dependencies: Record<string, string>;
+                peerDependencies: Record<string, string>;
+                peerDependenciesMeta: Record<string, { optional?: boolean }>;
+                devDependencies: Record<string, string>;
+            };
+            for (const name of [DOCTOR_PACKAGES.eventBridge, DOCTOR_PACKAGES.sns])
+                assert.ok(pkg.dependencies[name], `${name} is a dependency (the runtime sends through it)`);
+            for (const name of [DOCTOR_PACKAGES.lambda, DOCTOR_PACKAGES.cloudWatch]) {
+                assert.equal(pkg.dependencies[name], undefined, `${name} is not a dependency: only doctor uses it`);
+                assert.match(pkg.peerDependencies[name] ?? "", /^\^3\./, `${name} is a peer, with a caret range`);
+                assert.equal(pkg.peerDependenciesMeta[name]?.optional, true, `${name} is an optional peer`);
+                assert.ok(pkg.devDependencies[name], `${name} is a devDependency, so the tests have it`);
+            }
         } finally {
             aws.destroy();
         }
