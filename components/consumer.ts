@@ -29,8 +29,14 @@ import {
 import { CONSUMER_CHILD_SUFFIX, OUTBOX_CONSUMER_TYPE, consumerChildName } from "./consumer-naming";
 import { consumerPolicy, consumerPolicyDocument, type ConsumerGrantTargets } from "./consumer-policy";
 import type { OutboxConsumerNodes } from "./consumer-nodes";
-import { consumerArgsError, destinationArnProblem, validateOutboxConsumerArgs } from "./consumer-validation";
+import {
+    consumerArgsError,
+    destinationArnProblem,
+    payloadBucketArnProblem,
+    validateOutboxConsumerArgs,
+} from "./consumer-validation";
 import { LOG_ACTIONS, type PolicyDocument } from "./iam";
+import { bucketNameOfArn } from "./payload-bucket";
 import { declareRolePolicy, type RoleOrName } from "./role-policy";
 
 export type { OutboxConsumerArgs } from "./consumer-args";
@@ -232,10 +238,23 @@ export class OutboxConsumer extends pulumi.ComponentResource {
         );
         const queue = declareQueue(c, dlq);
         const inbox = declareInboxTable(c);
-        const code = declareCode(c, inbox.name);
+        const payloadBucketArn =
+            args.payloadBucketArn === undefined
+                ? undefined
+                : pulumi.output(args.payloadBucketArn).apply((arn) => {
+                      const problem = payloadBucketArnProblem(arn);
+                      if (problem !== undefined) throw consumerArgsError(name, [problem]);
+                      return arn;
+                  });
+        const code = declareCode(c, inbox.name, payloadBucketArn);
         const inboxTableArn =
             inbox.arn ?? pulumi.all([code.functionArn, inbox.name]).apply(([f, t]) => inboxTableArnOf(f, t));
-        const targets: GrantInputs = { queueArn: queue.arn, inboxTableArn };
+        const targets: GrantInputs = {
+            queueArn: queue.arn,
+            inboxTableArn,
+            ...(payloadBucketArn !== undefined ? { payloadBucketArn } : {}),
+            ...(args.payloadKmsKeyArn !== undefined ? { payloadKmsKeyArn: args.payloadKmsKeyArn } : {}),
+        };
         const before = [...queue.before, ...code.before];
         const consumePolicy =
             code.role === undefined
@@ -270,7 +289,7 @@ export class OutboxConsumer extends pulumi.ComponentResource {
         this.functionName = code.functionName;
         this.inboxTableName = inbox.name;
         this.inboxTableArn = pulumi.output(inboxTableArn);
-        this.consumerPolicy = consumerPolicy(queue.arn, inboxTableArn);
+        this.consumerPolicy = consumerPolicy(queue.arn, inboxTableArn, payloadBucketArn, args.payloadKmsKeyArn);
         this.registerOutputs({
             queueArn: this.queueArn,
             queueUrl: this.queueUrl,
@@ -477,6 +496,7 @@ function declareInboxTable(c: ConsumerContext): {
 function declareCode(
     c: ConsumerContext,
     inboxTableName: pulumi.Output<string>,
+    payloadBucketArn: pulumi.Output<string> | undefined,
 ): {
     functionArn: pulumi.Output<string>;
     functionName: pulumi.Output<string>;
@@ -494,7 +514,7 @@ function declareCode(
             nodes: { function: undefined, role: undefined, logs: undefined, logsPolicy: undefined },
         };
     }
-    const fn = declareFunction(c, inboxTableName);
+    const fn = declareFunction(c, inboxTableName, payloadBucketArn);
     return {
         functionArn: fn.function.arn,
         functionName: fn.function.name,
@@ -539,6 +559,7 @@ function declareMapping(
 function declareFunction(
     c: ConsumerContext,
     inboxTableName: pulumi.Output<string>,
+    payloadBucketArn: pulumi.Output<string> | undefined,
 ): {
     function: aws.lambda.CallbackFunction<any, any>;
     role: aws.iam.Role;
@@ -579,6 +600,9 @@ function declareFunction(
                 variables: {
                     [INBOX_ENV.tableName]: t.inboxTableName,
                     [INBOX_ENV.consumer]: args.consumerName ?? name,
+                    ...(payloadBucketArn !== undefined
+                        ? { [INBOX_ENV.payloadBucket]: payloadBucketArn.apply(bucketNameOfArn) }
+                        : {}),
                 },
             },
             loggingConfig: { logFormat: "JSON", logGroup: logs.name },
