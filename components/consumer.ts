@@ -112,6 +112,16 @@ function consumerCodePathOptions(base: HandlerCodePathOptions = handlerCodePathO
     };
 }
 
+/** `payloadBucketArn`, an Output checked when it resolves (a plain value was checked at construction). */
+function checkedPayloadBucketArn(name: string, args: OutboxConsumerArgs): pulumi.Output<string> | undefined {
+    if (args.payloadBucketArn === undefined) return undefined;
+    return pulumi.output(args.payloadBucketArn).apply((arn) => {
+        const problem = payloadBucketArnProblem(arn);
+        if (problem !== undefined) throw consumerArgsError(name, [problem]);
+        return arn;
+    });
+}
+
 /** The kind and FIFO-ness the children are declared for: read from a plain ARN, else from the args (checked later). */
 function declaredDestination(args: OutboxConsumerArgs): { kind: OutboxConsumerDestinationKind; fifo: boolean } {
     const arn = args.destinationArn;
@@ -192,8 +202,9 @@ export class OutboxConsumer extends pulumi.ComponentResource {
     /** The inbox table's ARN. */
     public readonly inboxTableArn: pulumi.Output<string>;
     /**
-     * The consumer's least-privilege IAM policy (JSON; `consumerPolicy(queueArn, inboxTableArn)`): what a role
-     * reading this queue into this inbox needs. The created function's role has it; with `functionArn`, attach it
+     * The consumer's least-privilege IAM policy (JSON; `consumerPolicy(queueArn, inboxTableArn, payloadBucketArn,
+     * payloadKmsKeyArn)`): what a role reading this queue into this inbox needs, and the Outbox's reader grant with
+     * `payloadBucketArn`. The created function's role has it; with `functionArn`, attach it
      * to that function's role (or give `functionRoleName`).
      */
     public readonly consumerPolicy: pulumi.Output<string>;
@@ -238,14 +249,7 @@ export class OutboxConsumer extends pulumi.ComponentResource {
         );
         const queue = declareQueue(c, dlq);
         const inbox = declareInboxTable(c);
-        const payloadBucketArn =
-            args.payloadBucketArn === undefined
-                ? undefined
-                : pulumi.output(args.payloadBucketArn).apply((arn) => {
-                      const problem = payloadBucketArnProblem(arn);
-                      if (problem !== undefined) throw consumerArgsError(name, [problem]);
-                      return arn;
-                  });
+        const payloadBucketArn = checkedPayloadBucketArn(name, args);
         const code = declareCode(c, inbox.name, payloadBucketArn);
         const inboxTableArn =
             inbox.arn ?? pulumi.all([code.functionArn, inbox.name]).apply(([f, t]) => inboxTableArnOf(f, t));
@@ -315,7 +319,8 @@ export class OutboxConsumer extends pulumi.ComponentResource {
     /**
      * Grants `role` what a consumer of this queue into this inbox needs: an `aws.iam.RolePolicy` with exactly the
      * statements of `consumerPolicy` (receive and delete on the queue, `dynamodb:PutItem` and
-     * `dynamodb:ConditionCheckItem` on the inbox table).
+     * `dynamodb:ConditionCheckItem` on the inbox table; `s3:GetObject` on the payloads, and `kms:Decrypt` on their
+     * key, with `payloadBucketArn` and `payloadKmsKeyArn`).
      * The created function's role has it already; use this for the role of a `functionArn` function, or any other.
      *
      * @param role - The role, or its name.
