@@ -327,6 +327,19 @@ describe("payloadBucketArnProblem: an Output payload bucket ARN checked when it 
         }
     });
 
+    it("an OutboxConsumer given a bucket's name as an Output refuses it when it resolves, naming the arg", async () => {
+        const consumer = new OutboxConsumer("cbadbucket", {
+            destinationArn: TOPIC,
+            consume,
+            payloadBucketArn: pulumi.output("orders-payloads"),
+        });
+        // Output's internal promise(): the only way to see an Output's rejection (unwrap waits for a value).
+        await assert.rejects(
+            (consumer.consumerPolicy as unknown as { promise(): Promise<string> }).promise(),
+            /args\.payloadBucketArn is "orders-payloads"/,
+        );
+    });
+
     it("property: a bucket name in an ARN passes, and the bare name never does", () => {
         const bucketName = fc.stringMatching(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/);
         fc.assert(
