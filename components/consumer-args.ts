@@ -124,6 +124,20 @@ export interface OutboxConsumerArgs {
      * @default undefined (every event; on a bus, every event that carries `detail.outbox.id`)
      */
     filter?: { [key: string]: any };
+    /**
+     * The payload bucket of an `Outbox` with `largePayloads` (its ARN, `arn:aws:s3:::<name>`), so that the consumer
+     * reads claim checks: the created function resolves each pointer to its payload from this bucket (and no other),
+     * and the role (the created one, or `functionRoleName`) gets the Outbox's reader grant, `s3:GetObject` on the
+     * payloads. Without it, a claim-checked event fails with `INVALID_CONFIG` naming this arg, and ends in the DLQ.
+     * @default undefined (no claim checks expected)
+     */
+    payloadBucketArn?: pulumi.Input<string>;
+    /**
+     * The KMS key the payload bucket is encrypted with (the Outbox's `kmsKeyArn`, when it has one): the role gets
+     * `kms:Decrypt` on it. Only with `payloadBucketArn`.
+     * @default undefined (the bucket uses no customer managed key)
+     */
+    payloadKmsKeyArn?: pulumi.Input<string>;
     /** Messages per invocation: 1 to 10,000; at most 10 on a FIFO queue, or without `maximumBatchingWindowInSeconds`. @default 10 */
     batchSize?: number;
     /** How long Lambda gathers messages before invoking, in seconds: 0 to 300. @default 0 */

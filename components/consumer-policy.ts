@@ -7,6 +7,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { OutboxError } from "../runtime/errors";
 import type { PolicyDocument } from "./iam";
+import { readerPolicyDocument } from "./payload-bucket";
 
 /**
  * What Lambda's SQS event source mapping calls with the function's role: it polls (`ReceiveMessage`), deletes what
@@ -31,6 +32,10 @@ export interface ConsumerGrantTargets {
     readonly queueArn: string;
     /** The table the inbox markers go in. */
     readonly inboxTableArn: string;
+    /** The Outbox's payload bucket, when the consumer reads claim checks. @default undefined (no S3 grant) */
+    readonly payloadBucketArn?: string | undefined;
+    /** The payload bucket's KMS key, when it has one. @default undefined (no KMS grant) */
+    readonly payloadKmsKeyArn?: string | undefined;
 }
 
 const QUEUE_ARN = /^arn:aws[a-z-]*:sqs:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,80}(\.fifo)?$/;
@@ -38,9 +43,11 @@ const TABLE_ARN = /^arn:aws[a-z-]*:dynamodb:[a-z0-9-]+:\d{12}:table\/[A-Za-z0-9_
 
 /**
  * The policy document of an inbox consumer: {@link CONSUMER_QUEUE_ACTIONS} on the queue and
- * {@link CONSUMER_INBOX_TABLE_ACTIONS} on the inbox table, each on its ARN only.
+ * {@link CONSUMER_INBOX_TABLE_ACTIONS} on the inbox table, each on its ARN only; with a payload bucket, the
+ * statements of the Outbox's reader grant (`readerPolicyDocument`: `s3:GetObject` on the payloads, `kms:Decrypt`
+ * on the bucket's key when given), no more.
  *
- * @param t - The queue's and the inbox table's ARNs.
+ * @param t - The queue's and the inbox table's ARNs, and the payload bucket's and its key's when given.
  * @throws OutboxError `INVALID_CONFIG` when an ARN is not an SQS queue ARN or a DynamoDB table ARN.
  */
 export function consumerPolicyDocument(t: ConsumerGrantTargets): PolicyDocument {
@@ -58,6 +65,8 @@ export function consumerPolicyDocument(t: ConsumerGrantTargets): PolicyDocument 
             { context: { inboxTableArn: String(t.inboxTableArn) } },
         );
     }
+    const reader =
+        t.payloadBucketArn === undefined ? [] : readerPolicyDocument(t.payloadBucketArn, t.payloadKmsKeyArn).Statement;
     return {
         Version: "2012-10-17",
         Statement: [
@@ -68,6 +77,7 @@ export function consumerPolicyDocument(t: ConsumerGrantTargets): PolicyDocument 
                 Action: [...CONSUMER_INBOX_TABLE_ACTIONS],
                 Resource: [t.inboxTableArn],
             },
+            ...reader,
         ],
     };
 }
@@ -86,6 +96,9 @@ export function consumerPolicyDocument(t: ConsumerGrantTargets): PolicyDocument 
  *
  * @param queueArn - The queue the function consumes.
  * @param inboxTableArn - The table the inbox markers go in.
+ * @param payloadBucketArn - The Outbox's payload bucket, when the consumer reads claim checks: adds the Outbox's
+ *   reader grant. @default undefined
+ * @param payloadKmsKeyArn - The payload bucket's KMS key, when it has one. @default undefined
  * @returns the policy document, as JSON.
  *
  * @example
@@ -95,8 +108,14 @@ export function consumerPolicyDocument(t: ConsumerGrantTargets): PolicyDocument 
 export function consumerPolicy(
     queueArn: pulumi.Input<string>,
     inboxTableArn: pulumi.Input<string>,
+    payloadBucketArn?: pulumi.Input<string>,
+    payloadKmsKeyArn?: pulumi.Input<string>,
 ): pulumi.Output<string> {
     return pulumi
-        .all([queueArn, inboxTableArn])
-        .apply(([q, t]) => JSON.stringify(consumerPolicyDocument({ queueArn: q, inboxTableArn: t })));
+        .all([queueArn, inboxTableArn, payloadBucketArn, payloadKmsKeyArn])
+        .apply(([q, t, b, k]) =>
+            JSON.stringify(
+                consumerPolicyDocument({ queueArn: q, inboxTableArn: t, payloadBucketArn: b, payloadKmsKeyArn: k }),
+            ),
+        );
 }

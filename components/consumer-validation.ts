@@ -9,7 +9,7 @@
 import { DESTINATION_ARN_RULES, DESTINATION_KINDS, destinationKindOfArn } from "../runtime/destination/kind";
 import { OutboxError } from "../runtime/errors";
 import type { OutboxArgProblem } from "./arg-problem";
-import { isUnknown, show } from "./arg-checks";
+import { KMS_KEY_ARN, isUnknown, show } from "./arg-checks";
 import {
     CONSUMER_RANGES,
     ConsumerRangedArg,
@@ -17,6 +17,7 @@ import {
     OutboxConsumerDestinationKind,
     SMALL_BATCH_MAX,
 } from "./consumer-args";
+import { S3_BUCKET_ARN } from "./payload-validation";
 
 /** A Lambda function ARN, optionally with a version or alias qualifier. */
 export const FUNCTION_ARN =
@@ -313,6 +314,45 @@ function checkNumbers(args: OutboxConsumerArgs, fifo: boolean, problems: OutboxA
     }
 }
 
+/**
+ * The problem with a `payloadBucketArn` value, or `undefined` when it is an S3 bucket ARN. Called at construction
+ * for a plain value, and when an Output resolves at deployment.
+ *
+ * @param value - The arg's value.
+ */
+export function payloadBucketArnProblem(value: unknown): OutboxArgProblem | undefined {
+    if (typeof value === "string" && S3_BUCKET_ARN.test(value)) return undefined;
+    return {
+        path: "args.payloadBucketArn",
+        value: show(value),
+        allowed: "an S3 bucket ARN, arn:aws:s3:::<bucket name> (the Outbox's payload bucket)",
+        fix: "pass the bucket's ARN, arn:aws:s3:::<the Outbox's payloadBucketName> (not its name, and not an object's ARN), or omit it when the Outbox has no largePayloads",
+    };
+}
+
+function checkPayloads(args: OutboxConsumerArgs, problems: OutboxArgProblem[]): void {
+    const bucket: unknown = args.payloadBucketArn;
+    const problem = bucket === undefined || isUnknown(bucket) ? undefined : payloadBucketArnProblem(bucket);
+    if (problem !== undefined) problems.push(problem);
+    const key: unknown = args.payloadKmsKeyArn;
+    if (key === undefined) return;
+    if (bucket === undefined) {
+        problems.push({
+            path: "args.payloadKmsKeyArn",
+            value: shown(key),
+            allowed: "only with payloadBucketArn (it is the payload bucket's key)",
+            fix: "give payloadBucketArn too, or remove payloadKmsKeyArn",
+        });
+    } else if (!isUnknown(key) && (typeof key !== "string" || !KMS_KEY_ARN.test(key))) {
+        problems.push({
+            path: "args.payloadKmsKeyArn",
+            value: show(key),
+            allowed: "a KMS key ARN, arn:aws:kms:<region>:<account>:key/<key id> (not an alias)",
+            fix: "pass the Outbox's kmsKeyArn, the key's `arn` output",
+        });
+    }
+}
+
 function checkPlain(args: OutboxConsumerArgs, problems: OutboxArgProblem[]): void {
     const alarms: unknown = args.alarms;
     if (alarms !== undefined && typeof alarms !== "boolean") {
@@ -348,6 +388,7 @@ export function findConsumerArgProblems(args: OutboxConsumerArgs, name: string):
     checkFilter(args, problems);
     const fifo = args.fifo ?? (typeof args.destinationArn === "string" && args.destinationArn.endsWith(".fifo"));
     checkNumbers(args, fifo, problems);
+    checkPayloads(args, problems);
     checkPlain(args, problems);
     return problems;
 }

@@ -29,8 +29,14 @@ import {
 import { CONSUMER_CHILD_SUFFIX, OUTBOX_CONSUMER_TYPE, consumerChildName } from "./consumer-naming";
 import { consumerPolicy, consumerPolicyDocument, type ConsumerGrantTargets } from "./consumer-policy";
 import type { OutboxConsumerNodes } from "./consumer-nodes";
-import { consumerArgsError, destinationArnProblem, validateOutboxConsumerArgs } from "./consumer-validation";
+import {
+    consumerArgsError,
+    destinationArnProblem,
+    payloadBucketArnProblem,
+    validateOutboxConsumerArgs,
+} from "./consumer-validation";
 import { LOG_ACTIONS, type PolicyDocument } from "./iam";
+import { bucketNameOfArn } from "./payload-bucket";
 import { declareRolePolicy, type RoleOrName } from "./role-policy";
 
 export type { OutboxConsumerArgs } from "./consumer-args";
@@ -104,6 +110,16 @@ function consumerCodePathOptions(base: HandlerCodePathOptions = handlerCodePathO
         extraIncludePackages: [...base.extraIncludePackages, self],
         extraIncludePaths: [],
     };
+}
+
+/** `payloadBucketArn`, an Output checked when it resolves (a plain value was checked at construction). */
+function checkedPayloadBucketArn(name: string, args: OutboxConsumerArgs): pulumi.Output<string> | undefined {
+    if (args.payloadBucketArn === undefined) return undefined;
+    return pulumi.output(args.payloadBucketArn).apply((arn) => {
+        const problem = payloadBucketArnProblem(arn);
+        if (problem !== undefined) throw consumerArgsError(name, [problem]);
+        return arn;
+    });
 }
 
 /** The kind and FIFO-ness the children are declared for: read from a plain ARN, else from the args (checked later). */
@@ -186,8 +202,9 @@ export class OutboxConsumer extends pulumi.ComponentResource {
     /** The inbox table's ARN. */
     public readonly inboxTableArn: pulumi.Output<string>;
     /**
-     * The consumer's least-privilege IAM policy (JSON; `consumerPolicy(queueArn, inboxTableArn)`): what a role
-     * reading this queue into this inbox needs. The created function's role has it; with `functionArn`, attach it
+     * The consumer's least-privilege IAM policy (JSON; `consumerPolicy(queueArn, inboxTableArn, payloadBucketArn,
+     * payloadKmsKeyArn)`): what a role reading this queue into this inbox needs, and the Outbox's reader grant with
+     * `payloadBucketArn`. The created function's role has it; with `functionArn`, attach it
      * to that function's role (or give `functionRoleName`).
      */
     public readonly consumerPolicy: pulumi.Output<string>;
@@ -232,10 +249,16 @@ export class OutboxConsumer extends pulumi.ComponentResource {
         );
         const queue = declareQueue(c, dlq);
         const inbox = declareInboxTable(c);
-        const code = declareCode(c, inbox.name);
+        const payloadBucketArn = checkedPayloadBucketArn(name, args);
+        const code = declareCode(c, inbox.name, payloadBucketArn);
         const inboxTableArn =
             inbox.arn ?? pulumi.all([code.functionArn, inbox.name]).apply(([f, t]) => inboxTableArnOf(f, t));
-        const targets: GrantInputs = { queueArn: queue.arn, inboxTableArn };
+        const targets: GrantInputs = {
+            queueArn: queue.arn,
+            inboxTableArn,
+            ...(payloadBucketArn !== undefined ? { payloadBucketArn } : {}),
+            ...(args.payloadKmsKeyArn !== undefined ? { payloadKmsKeyArn: args.payloadKmsKeyArn } : {}),
+        };
         const before = [...queue.before, ...code.before];
         const consumePolicy =
             code.role === undefined
@@ -270,7 +293,7 @@ export class OutboxConsumer extends pulumi.ComponentResource {
         this.functionName = code.functionName;
         this.inboxTableName = inbox.name;
         this.inboxTableArn = pulumi.output(inboxTableArn);
-        this.consumerPolicy = consumerPolicy(queue.arn, inboxTableArn);
+        this.consumerPolicy = consumerPolicy(queue.arn, inboxTableArn, payloadBucketArn, args.payloadKmsKeyArn);
         this.registerOutputs({
             queueArn: this.queueArn,
             queueUrl: this.queueUrl,
@@ -296,7 +319,8 @@ export class OutboxConsumer extends pulumi.ComponentResource {
     /**
      * Grants `role` what a consumer of this queue into this inbox needs: an `aws.iam.RolePolicy` with exactly the
      * statements of `consumerPolicy` (receive and delete on the queue, `dynamodb:PutItem` and
-     * `dynamodb:ConditionCheckItem` on the inbox table).
+     * `dynamodb:ConditionCheckItem` on the inbox table; `s3:GetObject` on the payloads, and `kms:Decrypt` on their
+     * key, with `payloadBucketArn` and `payloadKmsKeyArn`).
      * The created function's role has it already; use this for the role of a `functionArn` function, or any other.
      *
      * @param role - The role, or its name.
@@ -477,6 +501,7 @@ function declareInboxTable(c: ConsumerContext): {
 function declareCode(
     c: ConsumerContext,
     inboxTableName: pulumi.Output<string>,
+    payloadBucketArn: pulumi.Output<string> | undefined,
 ): {
     functionArn: pulumi.Output<string>;
     functionName: pulumi.Output<string>;
@@ -494,7 +519,7 @@ function declareCode(
             nodes: { function: undefined, role: undefined, logs: undefined, logsPolicy: undefined },
         };
     }
-    const fn = declareFunction(c, inboxTableName);
+    const fn = declareFunction(c, inboxTableName, payloadBucketArn);
     return {
         functionArn: fn.function.arn,
         functionName: fn.function.name,
@@ -539,6 +564,7 @@ function declareMapping(
 function declareFunction(
     c: ConsumerContext,
     inboxTableName: pulumi.Output<string>,
+    payloadBucketArn: pulumi.Output<string> | undefined,
 ): {
     function: aws.lambda.CallbackFunction<any, any>;
     role: aws.iam.Role;
@@ -579,6 +605,9 @@ function declareFunction(
                 variables: {
                     [INBOX_ENV.tableName]: t.inboxTableName,
                     [INBOX_ENV.consumer]: args.consumerName ?? name,
+                    ...(payloadBucketArn !== undefined
+                        ? { [INBOX_ENV.payloadBucket]: payloadBucketArn.apply(bucketNameOfArn) }
+                        : {}),
                 },
             },
             loggingConfig: { logFormat: "JSON", logGroup: logs.name },

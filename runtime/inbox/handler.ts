@@ -159,7 +159,7 @@ async function resolved(
     if (payloads === undefined) {
         throw new OutboxError(
             "INVALID_CONFIG",
-            `SQS message ${messageId} (outbox id "${message.outboxId}") is a claim check (its payload is in S3); pass payloads: createPayloadResolver({ objects: new S3({}), bucket }) to createInboxHandler`,
+            `SQS message ${messageId} (outbox id "${message.outboxId}") is a claim check (its payload is in S3); pass payloads: createPayloadResolver({ objects: new S3({}), bucket }) to createInboxHandler, or, on an OutboxConsumer, set payloadBucketArn (the Outbox's payload bucket, arn:aws:s3:::<its payloadBucketName>; with payloadKmsKeyArn when the Outbox has a kmsKeyArn)`,
             {
                 context: { messageId, outboxId: message.outboxId },
             },

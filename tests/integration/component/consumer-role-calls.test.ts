@@ -13,19 +13,27 @@
  * The messages carry their source (the relay stamps it), so the inbox's default `legacyMarkerCheck` adds its
  * `ConditionCheck`. The same policy is held to a hand-written consumer's run in a `previousMarkerShards` window.
  *
- * Not proven here: KMS (no emulator enforces a key), and claim checks: the component's function resolves none
- * (`createInboxHandler` without `payloads`), so its role has no S3 grant; a hand-written consumer that resolves
- * them needs the outbox's `readerPolicy` (tests/integration/component/grants.test.ts).
+ * With `payloadBucketArn`, the same for a claim-checked event (the writer offloads it to fauxqs's S3): the function
+ * reads the payload with `s3:GetObject`, which the role's grant (exactly `readerPolicyDocument`'s statements) allows,
+ * and applies it once through a redelivery; without the arg, the same event fails with an `INVALID_CONFIG` that
+ * names it. Every S3 command is recorded as the DynamoDB ones are (on `S3Client`'s `send`).
+ *
+ * Not proven here: KMS (no emulator enforces a key; `payloadKmsKeyArn`'s `kms:Decrypt` statement is
+ * readerPolicyDocument's, checked by tests/integration/component/inbox-consumer-policy.test.ts).
  */
 import * as assert from "node:assert/strict";
-import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { DynamoDBClient, GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { S3Client } from "@aws-sdk/client-s3";
 import { OutboxConsumer, type OutboxConsumerArgs } from "../../../components/consumer";
 import { consumerPolicyDocument } from "../../../components/consumer-policy";
+import { readerPolicyDocument } from "../../../components/payload-bucket";
+import { createPayloadBucket, localPayloadObjects } from "../../../dev/emulators/local-s3";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createInboxHandler, Inbox } from "../../../runtime";
 import type { InboxHandler, LambdaSqsEvent } from "../../../runtime";
-import { INBOX_ENV } from "../../../runtime/inbox/lambda";
+import { INBOX_ENV, inboxLambda } from "../../../runtime/inbox/lambda";
 import { waitForRPCs } from "../../support/component-harness";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import {
@@ -254,5 +262,187 @@ describe("the OutboxConsumer's role grants exactly what its code calls (its seri
             "each transaction: two Puts and two ConditionChecks",
         );
         for (const a of all) assert.ok(allowing(policy, a).length > 0, `consumerPolicy does not allow ${a.action}`);
+    });
+});
+
+/** `run()`, with every command any `S3Client` (the aggregated `S3` is one) sends meanwhile recorded into `calls`. */
+async function recordingS3<T>(calls: RecordedCall[], run: () => Promise<T>): Promise<T> {
+    const prototype = S3Client.prototype as unknown as { send: S3Client["send"] };
+    const own = Object.prototype.hasOwnProperty.call(prototype, "send");
+    const send = prototype.send;
+    prototype.send = function (this: S3Client, command: any, ...rest: any[]) {
+        calls.push({
+            client: "S3Client",
+            command: String(command.constructor.name).replace(/Command$/, ""),
+            input: command.input as Record<string, any>,
+        });
+        return (send as (...a: unknown[]) => unknown).call(this, command, ...rest);
+    } as S3Client["send"];
+    try {
+        return await run();
+    } finally {
+        if (own) prototype.send = send;
+        else delete (prototype as { send?: S3Client["send"] }).send;
+    }
+}
+
+describe("with payloadBucketArn: the OutboxConsumer's serialized function applies a claim-checked event once, and its role allows exactly the S3 read", function () {
+    this.timeout(120_000);
+    const BUCKET = `consumer-claims-${Date.now()}`;
+    const BUCKET_ARN = `arn:aws:s3:::${BUCKET}`;
+    let fauxqs: LocalFauxqs | undefined;
+    let h: Harness | undefined;
+    let restoreEnvironment: () => void;
+    let claimed: LambdaSqsEvent | undefined;
+
+    before(() => {
+        restoreEnvironment = preserveEnvironment([
+            ...LAMBDA_ENVIRONMENT,
+            INBOX_ENV.payloadBucket,
+            "AWS_ENDPOINT_URL_S3",
+        ]);
+    });
+    after(async () => {
+        restoreEnvironment();
+        await h?.close();
+        await fauxqs?.stop();
+    });
+
+    it("resolves the pointer from the bucket, applies the writer's bytes once through a redelivery, and calls only what readerPolicyDocument grants", async () => {
+        fauxqs = await startFauxqs();
+        const s3 = localPayloadObjects(fauxqs.endpoint);
+        await createPayloadBucket(s3, BUCKET);
+        const topicArn = await fauxqs.createTopic(`consumer-claims-${Date.now()}`);
+        const ddb = await dynamoClient();
+        const table = await createConsumerTable(ddb, "consumer-claims");
+        const tableArn = `arn:aws:dynamodb:eu-west-1:111111111111:table/${table}`;
+        const consume: OutboxConsumerArgs["consume"] = (message) => [
+            {
+                Update: {
+                    TableName: process.env.OUTBOX_INBOX_TABLE_NAME!,
+                    Key: { PK: { S: `EFFECT#${message.outboxId}` }, SK: { S: "META" } },
+                    UpdateExpression: "ADD applied :one SET textLength = :length",
+                    ExpressionAttributeValues: {
+                        ":one": { N: "1" },
+                        ":length": { N: String((message.payload as { text: string }).text.length) },
+                    },
+                },
+            },
+        ];
+        new OutboxConsumer("cclaims", {
+            destinationArn: topicArn,
+            consume,
+            inboxTableName: table,
+            payloadBucketArn: BUCKET_ARN,
+        });
+        await waitForRPCs();
+        const mine = recordedNamed("cclaims");
+        const role = mine.find((r) => r.type === "aws:iam/role:Role")!;
+        const consumePolicy = mine.find(
+            (r) => r.type === "aws:iam/rolePolicy:RolePolicy" && r.name === "cclaims-consume-policy",
+        )!;
+        assert.equal(consumePolicy.inputs.role, role.computed!.name);
+        const statements = (JSON.parse(consumePolicy.inputs.policy as string) as { Statement: GrantStatement[] })
+            .Statement;
+        const queueArn = mine.find((r) => r.type === "aws:sqs/queue:Queue" && r.name === "cclaims-queue")!.computed!
+            .arn;
+        assert.deepEqual(
+            statements.filter((s) => s.Action.some((a) => a.startsWith("s3:") || a.startsWith("kms:"))),
+            readerPolicyDocument(BUCKET_ARN).Statement,
+            "the reader grant, exactly: s3:GetObject on the payloads, no KMS without a key",
+        );
+        assert.deepEqual(
+            statements,
+            consumerPolicyDocument({ queueArn, inboxTableArn: tableArn, payloadBucketArn: BUCKET_ARN }).Statement,
+        );
+
+        const fn = mine.find((r) => r.type === "aws:lambda/function:Function")!;
+        const environment = fn.inputs.environment.variables as Record<string, string>;
+        assert.equal(environment[INBOX_ENV.payloadBucket], BUCKET, "the bucket's name, from its ARN");
+        const queue = await fauxqs.createQueue(`consumer-claims-${Date.now()}`);
+        const subscription = mine.find((r) => r.type === "aws:sns/topicSubscription:TopicSubscription")!;
+        await fauxqs.subscribe(topicArn, queue.queueArn, {
+            rawMessageDelivery: subscription.inputs.rawMessageDelivery as boolean,
+        });
+        Object.assign(process.env, environment, {
+            AWS_REGION: LOCAL_REGION,
+            AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+            AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+            AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
+            AWS_ENDPOINT_URL_S3: fauxqs.endpoint,
+            AWS_LAMBDA_LOG_LEVEL: "ERROR",
+        });
+        const handler = loadSerialized<InboxHandler>(await entryText(fn));
+
+        // The writer offloads a payload past SNS's 256 KiB to the bucket; the real publisher sends the pointer.
+        h = await createHarness();
+        const writer = new OutboxWriter({
+            client: h.ddb,
+            tableName: h.tableName,
+            clock: h.clock,
+            largePayloads: { objects: s3, bucket: BUCKET },
+        });
+        const text = "é".repeat(200_000);
+        const { messageIds } = await writer.write({
+            messages: [{ partition: "ORDER#large", type: "OrderPlaced", payload: { text } }],
+        });
+        const dlq = await fauxqs.createQueue(`consumer-claims-dlq-${Date.now()}`);
+        const publisher = h.publisher({ sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
+        assert.deepEqual(await publisher(await h.streamEvent()), { batchItemFailures: [] });
+
+        const calls: RecordedCall[] = [];
+        const first = await receiveEvent(fauxqs.sqs, queue);
+        assert.equal(first.Records.length, 1);
+        assert.ok(first.Records[0]!.body.length < 4096, "a pointer travelled, not the payload");
+        claimed = first;
+        assert.deepEqual(await recordingS3(calls, () => handler(first)), { batchItemFailures: [] });
+        await settle(fauxqs.sqs, queue, first, undefined);
+        const again = await receiveEvent(fauxqs.sqs, queue);
+        assert.equal(again.Records[0]?.attributes?.ApproximateReceiveCount, "2", "the same message, redelivered");
+        assert.deepEqual(await recordingS3(calls, () => handler(again)), { batchItemFailures: [] });
+        await settle(fauxqs.sqs, queue, again, { batchItemFailures: [] });
+
+        const effect = await ddb.send(
+            new GetItemCommand({
+                TableName: table,
+                Key: { PK: { S: `EFFECT#${messageIds[0]}` }, SK: { S: "META" } },
+                ConsistentRead: true,
+            }),
+        );
+        assert.deepEqual([effect.Item?.applied?.N, effect.Item?.textLength?.N], ["1", String(text.length)]);
+
+        const all = calls.flatMap((c) =>
+            iamAuthorizations(c, (kind, local) => {
+                assert.deepEqual([kind, local], ["bucket", BUCKET]);
+                return BUCKET_ARN;
+            }),
+        );
+        assert.ok(all.length >= 1 && all.every((a) => a.action === "s3:GetObject"), "the function read the payload");
+        for (const a of all)
+            assert.ok(allowing(statements, a).length > 0, `the role does not allow ${a.action} on ${a.resource}`);
+    });
+
+    it("without payloadBucketArn, the same claim check is refused in plain sight: the record fails, and the logged INVALID_CONFIG names payloadBucketArn", async () => {
+        assert.ok(claimed !== undefined, "the claim-checked event of the test above");
+        // The function's factory as the component ships it, with the environment of a consumer given no bucket.
+        const handler = inboxLambda(() => [], {
+            [INBOX_ENV.tableName]: process.env[INBOX_ENV.tableName],
+            [INBOX_ENV.consumer]: "cclaims-without",
+        });
+        const lines: string[] = [];
+        const write = process.stdout.write;
+        process.stdout.write = ((chunk: unknown) => lines.push(String(chunk)) > 0) as typeof process.stdout.write;
+        let answer: Awaited<ReturnType<InboxHandler>>;
+        try {
+            answer = await handler(claimed);
+        } finally {
+            process.stdout.write = write;
+        }
+        assert.deepEqual(answer, { batchItemFailures: [{ itemIdentifier: claimed.Records[0]!.messageId }] });
+        const logged = lines.map((l) => JSON.parse(l) as { code?: string; error?: string });
+        const refusal = logged.find((l) => l.code === "INVALID_CONFIG");
+        assert.ok(refusal, `an INVALID_CONFIG line in: ${lines.join("")}`);
+        assert.match(refusal.error ?? "", /is a claim check \(its payload is in S3\)/);
+        assert.match(refusal.error ?? "", /on an OutboxConsumer, set payloadBucketArn/);
     });
 });

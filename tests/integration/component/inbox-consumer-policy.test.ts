@@ -14,6 +14,7 @@ import {
     consumerPolicy,
     consumerPolicyDocument,
 } from "../../../components/consumer-policy";
+import { readerPolicyDocument } from "../../../components/payload-bucket";
 import * as packageEntry from "../../../index";
 import { createInboxHandler, Inbox } from "../../../runtime";
 import { isOutboxError } from "../../../runtime/errors";
@@ -134,6 +135,44 @@ describe("consumerPolicy: what an inbox consumer's role needs", () => {
             JSON.parse(await unwrap(consumerPolicy(`${QUEUE_ARN}.fifo`, TABLE_ARN))).Statement[0].Resource[0],
             `${QUEUE_ARN}.fifo`,
             "a FIFO queue",
+        );
+    });
+
+    it("with a payload bucket (and its key), adds exactly readerPolicyDocument's statements, and nothing without one", async () => {
+        const bucketArn = "arn:aws:s3:::orders-payloads";
+        const keyArn = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
+        const base = consumerPolicyDocument({ queueArn: QUEUE_ARN, inboxTableArn: TABLE_ARN }).Statement;
+        for (const key of [undefined, keyArn]) {
+            const doc = consumerPolicyDocument({
+                queueArn: QUEUE_ARN,
+                inboxTableArn: TABLE_ARN,
+                payloadBucketArn: bucketArn,
+                payloadKmsKeyArn: key,
+            });
+            assert.deepEqual(doc.Statement, [...base, ...readerPolicyDocument(bucketArn, key).Statement]);
+            assert.deepEqual(
+                JSON.parse(await unwrap(consumerPolicy(QUEUE_ARN, TABLE_ARN, bucketArn, key))),
+                doc,
+                "the Output is the same document",
+            );
+        }
+        assert.deepEqual(
+            consumerPolicyDocument({
+                queueArn: QUEUE_ARN,
+                inboxTableArn: TABLE_ARN,
+                payloadBucketArn: bucketArn,
+                payloadKmsKeyArn: keyArn,
+            })
+                .Statement.slice(-2)
+                .map((s) => [s.Action, s.Resource]),
+            [
+                [["s3:GetObject"], [`${bucketArn}/outbox-payloads/*`]],
+                [["kms:Decrypt"], [keyArn]],
+            ],
+        );
+        assert.ok(
+            base.every((s) => s.Action.every((a) => a.startsWith("sqs:") || a.startsWith("dynamodb:"))),
+            "no S3 nor KMS grant without a payload bucket",
         );
     });
 

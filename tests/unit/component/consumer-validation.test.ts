@@ -11,6 +11,7 @@ import { CONSUMER_RANGES, type OutboxConsumerDestinationKind } from "../../../co
 import {
     destinationArnProblem,
     findConsumerArgProblems,
+    payloadBucketArnProblem,
     validateOutboxConsumerArgs,
 } from "../../../components/consumer-validation";
 import { destinationKindOfArn } from "../../../runtime/destination/kind";
@@ -23,6 +24,8 @@ const QUEUE = "arn:aws:sqs:eu-west-1:111111111111:orders";
 const FIFO_QUEUE = "arn:aws:sqs:eu-west-1:111111111111:orders.fifo";
 const BUS = "arn:aws:events:eu-west-1:111111111111:event-bus/orders";
 const FUNCTION = "arn:aws:lambda:eu-west-1:111111111111:function:billing";
+const BUCKET = "arn:aws:s3:::orders-payloads";
+const KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
 const consume = () => [];
 
 /** The thrown error, asserted to be INVALID_CONFIG naming the component, the path, the value, what is allowed and a fix. */
@@ -53,6 +56,17 @@ describe("validateOutboxConsumerArgs", () => {
             for (const [key, range] of Object.entries(CONSUMER_RANGES)) (args as any)[key] = range[bound];
             if (bound === "min") args.maximumBatchingWindowInSeconds = 1;
             assert.deepEqual(findConsumerArgProblems(args, "billing"), [], bound);
+        }
+        for (const payloads of [
+            { payloadBucketArn: BUCKET },
+            { payloadBucketArn: BUCKET, payloadKmsKeyArn: KEY },
+            { payloadBucketArn: pulumi.output(BUCKET), payloadKmsKeyArn: pulumi.output(KEY) },
+        ]) {
+            assert.deepEqual(findConsumerArgProblems({ destinationArn: TOPIC, consume, ...payloads }, "billing"), []);
+            assert.deepEqual(
+                findConsumerArgProblems({ destinationArn: TOPIC, functionArn: FUNCTION, ...payloads }, "billing"),
+                [],
+            );
         }
         const output = pulumi.output(BUS);
         assert.deepEqual(
@@ -248,6 +262,41 @@ describe("validateOutboxConsumerArgs", () => {
             /0 to 300/,
         ],
         [
+            "a payloadBucketArn that is a bucket's name",
+            { destinationArn: TOPIC, consume, payloadBucketArn: "orders-payloads" },
+            "args.payloadBucketArn",
+            '"orders-payloads"',
+            /S3 bucket ARN, arn:aws:s3:::<bucket name>/,
+        ],
+        [
+            "a payloadBucketArn that is an object's ARN",
+            { destinationArn: TOPIC, consume, payloadBucketArn: "arn:aws:s3:::orders-payloads/outbox/*" },
+            "args.payloadBucketArn",
+            '"arn:aws:s3:::orders-payloads/outbox/*"',
+            /S3 bucket ARN/,
+        ],
+        [
+            "a payloadBucketArn that is no string",
+            { destinationArn: TOPIC, consume, payloadBucketArn: 42 },
+            "args.payloadBucketArn",
+            "42",
+            /S3 bucket ARN/,
+        ],
+        [
+            "a payloadKmsKeyArn without payloadBucketArn",
+            { destinationArn: TOPIC, consume, payloadKmsKeyArn: KEY },
+            "args.payloadKmsKeyArn",
+            `"${KEY}"`,
+            /only with payloadBucketArn/,
+        ],
+        [
+            "a payloadKmsKeyArn that is an alias",
+            { destinationArn: TOPIC, consume, payloadBucketArn: BUCKET, payloadKmsKeyArn: "alias/outbox" },
+            "args.payloadKmsKeyArn",
+            '"alias/outbox"',
+            /KMS key ARN/,
+        ],
+        [
             "alarms that is no boolean",
             { destinationArn: TOPIC, consume, alarms: "no" },
             "args.alarms",
@@ -264,6 +313,42 @@ describe("validateOutboxConsumerArgs", () => {
         assert.throws(() => new OutboxConsumer("crefused", { destinationArn: "nope", consume }), /INVALID|invalid/);
         await waitForRPCs();
         assert.deepEqual(recordedNamed("crefused"), []);
+    });
+});
+
+describe("payloadBucketArnProblem: an Output payload bucket ARN checked when it resolves", () => {
+    it("passes exactly the S3 bucket ARNs the Outbox's payload bucket can have", () => {
+        assert.equal(payloadBucketArnProblem(BUCKET), undefined);
+        assert.equal(payloadBucketArnProblem("arn:aws-cn:s3:::orders.payloads-1"), undefined);
+        for (const bad of ["orders-payloads", `${BUCKET}/outbox/*`, "arn:aws:s3:::O", "", undefined]) {
+            const problem = payloadBucketArnProblem(bad);
+            assert.equal(problem?.path, "args.payloadBucketArn", String(bad));
+            assert.match(problem.fix, /payloadBucketName/);
+        }
+    });
+
+    it("an OutboxConsumer given a bucket's name as an Output refuses it when it resolves, naming the arg", async () => {
+        const consumer = new OutboxConsumer("cbadbucket", {
+            destinationArn: TOPIC,
+            consume,
+            payloadBucketArn: pulumi.output("orders-payloads"),
+        });
+        // Output's internal promise(): the only way to see an Output's rejection (unwrap waits for a value).
+        await assert.rejects(
+            (consumer.consumerPolicy as unknown as { promise(): Promise<string> }).promise(),
+            /args\.payloadBucketArn is "orders-payloads"/,
+        );
+    });
+
+    it("property: a bucket name in an ARN passes, and the bare name never does", () => {
+        const bucketName = fc.stringMatching(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/);
+        fc.assert(
+            fc.property(bucketName, (n) => {
+                assert.equal(payloadBucketArnProblem(`arn:aws:s3:::${n}`), undefined);
+                assert.equal(payloadBucketArnProblem(n)?.path, "args.payloadBucketArn");
+            }),
+            { numRuns: 200 },
+        );
     });
 });
 
