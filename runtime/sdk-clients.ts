@@ -11,7 +11,6 @@
 import type * as Sns from "@aws-sdk/client-sns";
 import type * as Sqs from "@aws-sdk/client-sqs";
 import type * as EventBridge from "@aws-sdk/client-eventbridge";
-import type * as S3 from "@aws-sdk/client-s3";
 
 /** `@aws-sdk/client-sns`, required on first use. */
 export function snsSdk(): typeof Sns {
@@ -26,11 +25,4 @@ export function sqsSdk(): typeof Sqs {
 /** `@aws-sdk/client-eventbridge`, required on first use. */
 export function eventBridgeSdk(): typeof EventBridge {
     return require("@aws-sdk/client-eventbridge") as typeof EventBridge;
-}
-
-/** `@aws-sdk/client-s3`, required on first use: only a consumer that reads claim checks loads it. */
-export function s3Sdk(): typeof S3 {
-    // A devDependency, as for the writer's offload: Lambda's Node.js runtime ships it, an application installs it.
-    // eslint-disable-next-line import-x/no-extraneous-dependencies -- never loaded unless claim checks are read
-    return require("@aws-sdk/client-s3") as typeof S3;
 }

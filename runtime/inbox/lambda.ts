@@ -12,7 +12,7 @@
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { OutboxError } from "../errors";
 import { createPayloadResolver } from "../claim-check/resolver";
-import { s3Sdk } from "../sdk-clients";
+import { s3Sdk } from "./s3-sdk";
 import { createInboxHandler, type InboxConsumer, type InboxHandler } from "./handler";
 import { Inbox } from "./inbox";
 

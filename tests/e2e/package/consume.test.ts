@@ -75,9 +75,11 @@ const TSC = require.resolve("typescript/bin/tsc");
  * loads, directly or not: 74 files, 298,191 bytes raw and 91,762 deflated (the sweeper's), so the budget is now
  * 300 KB raw and 92 KB deflated. Then the build bundled that module into one file (dev/build.mjs: 72 modules, each
  * deflated on its own in the zip before): 3 files, 310,314 bytes raw and 66,127 deflated, so the budget is now 312 KB
- * raw and 70 KB deflated, the deflated one just under 60% of issue 35's 119,692 bytes.
+ * raw and 70 KB deflated, the deflated one just under 60% of issue 35's 119,692 bytes. 336 KB raw and 72 KB deflated
+ * since the relay carries issue 34's CloudEvents body and schema version and issue 37's origin scope (measured then
+ * at 335,314 bytes raw and 71,787 deflated with an S3 require the bundle has since lost).
  */
-const CONSUMED_ARCHIVE_BUDGET = { raw: 312 * 1024, deflated: 70 * 1024 } as const;
+const CONSUMED_ARCHIVE_BUDGET = { raw: 336 * 1024, deflated: 72 * 1024 } as const;
 
 /** The `tsconfig.json` of Pulumi's TypeScript template (`pulumi new typescript`): strict, no `skipLibCheck`. */
 const PULUMI_TEMPLATE_TSCONFIG = {
@@ -307,6 +309,7 @@ describe("package: consumed as an installed dependency", function () {
             "@aws-sdk/client-cloudwatch",
             "@aws-sdk/client-dynamodb-streams",
             "@aws-sdk/client-lambda",
+            "@aws-sdk/client-s3",
             "@opentelemetry/api",
             "@pulumi/aws",
             "@pulumi/policy",
@@ -877,7 +880,7 @@ describe("package: consumed as an installed dependency", function () {
                 0,
                 `node_modules/.bin/dynamodb-outbox --help exited ${help.status}\nstdout: ${help.stdout}\nstderr: ${help.stderr}`,
             );
-            assert.match(help.stdout, /^usage: dynamodb-outbox <verify\|migrate\|doctor>/);
+            assert.match(help.stdout, /^usage: dynamodb-outbox <verify\|migrate\|doctor\|adopt>/);
             const redrive = run(bin, ["redrive", "--help"], { cwd: project, env: plainEnv() });
             assert.equal(
                 redrive.status,

@@ -38,7 +38,7 @@ describe("cli: redrive", function () {
         assert.equal(await main(["--help"], io), 0);
         assert.match(
             io.output(),
-            /^usage: dynamodb-outbox <verify\|migrate\|doctor> --table <name> \[flags\]\n {7}dynamodb-outbox redrive --table <name> --dlq-url <url> \[flags\]/,
+            /^usage: dynamodb-outbox <verify\|migrate\|doctor\|adopt> --table <name> \[flags\]\n {7}dynamodb-outbox redrive --table <name> --dlq-url <url> \[flags\]/,
         );
         assert.match(io.output(), /\n {2}redrive +move dead-lettered messages from the DLQ back into the outbox/);
     });

@@ -307,7 +307,8 @@ function installInto(
  * Build, pack and install this package into `<work>/project`, a Pulumi project as `pulumi new aws-typescript`
  * leaves it: `@pulumi/pulumi` and `@pulumi/aws` (and `@pulumi/policy`) at the latest releases as its own
  * dependencies, `@types/node` as its devDependency, and `@aws-sdk/client-dynamodb-streams` too, as a project whose
- * tests use the test kit installs it (an optional peer: the kit's mapping reads through it, and its types name it).
+ * tests use the test kit installs it (an optional peer: the kit's mapping reads through it, and its types name it),
+ * and `@aws-sdk/client-s3`, as a project whose `OutboxConsumer` reads claim checks installs it (an optional peer).
  * Fails (assertion) with npm's output when a step fails.
  *
  * @param work - an empty folder that receives the tarball and the project.
@@ -316,7 +317,7 @@ function installInto(
 export function installConsumerProject(work: string, pack: PackedPackage = packPackage(work)): ConsumerProject {
     const lock = repositoryLock();
     const devDependencies = Object.fromEntries(
-        ["@types/node", "@aws-sdk/client-dynamodb-streams"].map((name) => [
+        ["@types/node", "@aws-sdk/client-dynamodb-streams", "@aws-sdk/client-s3"].map((name) => [
             name,
             lock[`node_modules/${name}`]!.version!,
         ]),
