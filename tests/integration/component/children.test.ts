@@ -151,6 +151,8 @@ describe("Outbox children and outputs", () => {
                 ENV.eventSource,
                 ENV.checkEventBus,
                 ENV.source,
+                // CloudEvents: not set unless `cloudEvents` is given (cloud-events.test.ts).
+                ENV.cloudEventsSource,
                 // Global tables' origin scope: not set on a single-region outbox (issue 37).
                 ENV.originRegion,
                 ENV.otherRegions,

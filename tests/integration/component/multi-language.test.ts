@@ -79,6 +79,7 @@ describe("Outbox as a multi-language component", () => {
                 "alarmThresholds",
                 "alarms",
                 "billingMode",
+                "cloudEvents",
                 "dashboard",
                 "fifo",
                 "globalSecondaryIndexes",
