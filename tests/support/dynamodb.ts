@@ -3,7 +3,7 @@
  * shared by every test file, stopped by the root hook at the end. `DYNAMODB_ENDPOINT` reuses a running one.
  * Each test makes its own table with {@link uniqueTableName}.
  */
-import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { CreateTableCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { localDynamoDbClient, startDynamoDbLocal, type DynamoDbLocal } from "../../dev/emulators/dynamodb-local";
 
 let running: Promise<DynamoDbLocal> | undefined;
@@ -37,4 +37,24 @@ export async function stopDynamo(): Promise<void> {
     const r = running;
     running = undefined;
     if (r) await (await r).stop();
+}
+
+/** A fresh application table beside the outbox (string `pk` and `sk`, on demand), named {@link uniqueTableName}. */
+export async function appTable(client: DynamoDBClient): Promise<string> {
+    const TableName = uniqueTableName("app");
+    await client.send(
+        new CreateTableCommand({
+            TableName,
+            BillingMode: "PAY_PER_REQUEST",
+            AttributeDefinitions: [
+                { AttributeName: "pk", AttributeType: "S" },
+                { AttributeName: "sk", AttributeType: "S" },
+            ],
+            KeySchema: [
+                { AttributeName: "pk", KeyType: "HASH" },
+                { AttributeName: "sk", KeyType: "RANGE" },
+            ],
+        }),
+    );
+    return TableName;
 }

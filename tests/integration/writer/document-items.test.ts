@@ -4,35 +4,15 @@
  * `documentTransactItems`, which hands the outbox's actions to a team's own lib-dynamodb `TransactWriteCommand`.
  */
 import assert from "node:assert/strict";
-import { CreateTableCommand, GetItemCommand, type AttributeValue, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient, GetCommand, NumberValue, TransactWriteCommand } from "@aws-sdk/lib-dynamodb";
 import { marshall, unmarshall } from "@aws-sdk/util-dynamodb";
 import fc from "fast-check";
 import { isOutboxError, type OutboxError } from "../../../runtime/errors";
 import { ATTR } from "../../../runtime/schema";
 import { documentTransactItems } from "../../../runtime/record/document-items";
-import { uniqueTableName } from "../../support/dynamodb";
 import { message, rejection, scanAll, writerOnFreshTable, type WriterWorld } from "../../support/writer/world";
-
-/** An application table beside the outbox (string pk and sk). */
-async function appTable(client: DynamoDBClient): Promise<string> {
-    const TableName = uniqueTableName("app");
-    await client.send(
-        new CreateTableCommand({
-            TableName,
-            BillingMode: "PAY_PER_REQUEST",
-            AttributeDefinitions: [
-                { AttributeName: "pk", AttributeType: "S" },
-                { AttributeName: "sk", AttributeType: "S" },
-            ],
-            KeySchema: [
-                { AttributeName: "pk", KeyType: "HASH" },
-                { AttributeName: "sk", KeyType: "RANGE" },
-            ],
-        }),
-    );
-    return TableName;
-}
+import { appTable } from "../../support/dynamodb";
 
 async function readBack(
     w: WriterWorld,

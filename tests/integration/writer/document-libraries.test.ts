@@ -4,32 +4,13 @@
  * the event. Both libraries are devDependencies, used as their docs show, with a lib-dynamodb DocumentClient.
  */
 import assert from "node:assert/strict";
-import { CreateTableCommand, GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
 import { ConditionCheck, Entity as ToolboxEntity, item, number, PutTransaction, string, Table } from "dynamodb-toolbox";
 import { Entity, Service } from "electrodb";
 import { isOutboxError, type OutboxError } from "../../../runtime/errors";
-import { uniqueTableName } from "../../support/dynamodb";
 import { message, rejection, scanAll, writerOnFreshTable, type WriterWorld } from "../../support/writer/world";
-
-async function appTable(client: DynamoDBClient): Promise<string> {
-    const TableName = uniqueTableName("app");
-    await client.send(
-        new CreateTableCommand({
-            TableName,
-            BillingMode: "PAY_PER_REQUEST",
-            AttributeDefinitions: [
-                { AttributeName: "pk", AttributeType: "S" },
-                { AttributeName: "sk", AttributeType: "S" },
-            ],
-            KeySchema: [
-                { AttributeName: "pk", KeyType: "HASH" },
-                { AttributeName: "sk", KeyType: "RANGE" },
-            ],
-        }),
-    );
-    return TableName;
-}
+import { appTable } from "../../support/dynamodb";
 
 describe("ElectroDB and dynamodb-toolbox params() in documentItems (DynamoDB Local)", function () {
     let w: WriterWorld;
