@@ -44,7 +44,7 @@ export {
     type TypedEvent,
     type UntypedEvents,
     type UnvalidatedTypes,
-} from "./typed-events";
+} from "./record/typed-events";
 export * from "./claim-check/pointer";
 export * from "./claim-check/object-client";
 export { LARGE_PAYLOAD_LIMITS, MAX_PAYLOAD_KEY_PREFIX_LENGTH, type LargePayloadOptions } from "./claim-check/offload";

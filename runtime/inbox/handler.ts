@@ -31,7 +31,7 @@ import {
     type TypedEventRules,
     type UntypedEvents,
     type UnvalidatedTypes,
-} from "../typed-events";
+} from "../record/typed-events";
 import { isClaimCheck, type PayloadResolver } from "../claim-check/resolver";
 import type { ClaimCheckPointer } from "../claim-check/pointer";
 

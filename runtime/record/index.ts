@@ -4,7 +4,8 @@
  * (fence.ts), the id guard row (id-guard.ts), the expiry shard (expiry-shard.ts), DynamoDB's item sizes
  * (item-size.ts), the message built from a record and its limits (message.ts), the caller's own transaction
  * actions (transact-items.ts) and those actions in the DocumentClient's shape, which the writer and the inbox both
- * take (document-items.ts), and what the writer and the claim check both need: the payload error
+ * take (document-items.ts), typed events: event maps, Standard Schema validators and schema versions, which the writer
+ * and the inbox both check (typed-events.ts), and what the writer and the claim check both need: the payload error
  * (payload-error.ts) and a redriven record's id (redrive-id.ts).
  *
  * May import: the runtime's root files and store/'s AWS error helpers. Never writer/, relay/, inbox/ nor

@@ -29,7 +29,7 @@ import { invalidPayload as invalid } from "../record/payload-error";
 import { refuseUnsendable, serializePayload } from "./payload-json";
 import type { TraceContext } from "../observability/trace-context";
 import { describeValue } from "../record/transact-items";
-import { schemaVersionProblem } from "../typed-events";
+import { schemaVersionProblem } from "../record/typed-events";
 import {
     checkClaimCheckBudget,
     claimCheckOf,

@@ -62,7 +62,7 @@ import {
     type TypedEventRules,
     type UntypedEvents,
     type UnvalidatedTypes,
-} from "../typed-events";
+} from "../record/typed-events";
 
 // What a message may hold, and who a failed action belongs to, live in modules of their own; the writer's module
 // still exports them, as it always has.

@@ -22,7 +22,7 @@ import { sqsDestination } from "../../../runtime/destination/sqs";
 import { isOutboxError } from "../../../runtime/errors";
 import { parseDelivery } from "../../../runtime/inbox/delivery-formats";
 import { outboundMessage } from "../../../runtime/record/message";
-import { schemaVersionProblem } from "../../../runtime/typed-events";
+import { schemaVersionProblem } from "../../../runtime/record/typed-events";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { startConsumerWorld, stopConsumerWorld } from "../../support/inbox/world";
 import { untilDepth } from "../../support/runtime/relay";

@@ -28,7 +28,7 @@ import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
 import type { ClientLike } from "../../../runtime/ports";
 import { headerNameProblem, unsendableCharacter, type OutboundMessage } from "../../../runtime/record/message";
 import { outboundMessage } from "../../support/outbound-message";
-import { schemaVersionProblem } from "../../../runtime/typed-events";
+import { schemaVersionProblem } from "../../../runtime/record/typed-events";
 
 const TOPIC = "arn:aws:sns:us-east-1:111111111111:events";
 const QUEUE = "arn:aws:sqs:us-east-1:111111111111:events.fifo";

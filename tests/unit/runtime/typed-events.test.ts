@@ -32,7 +32,7 @@ import {
     schemaVersionProblem,
     typedEventRules,
     type StandardSchemaV1,
-} from "../../../runtime/typed-events";
+} from "../../../runtime/record/typed-events";
 
 /** The event map the type tests use. */
 interface OrderEvents {

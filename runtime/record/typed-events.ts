@@ -9,7 +9,7 @@
  *
  * @packageDocumentation
  */
-import { OutboxError } from "./errors";
+import { OutboxError } from "../errors";
 
 /** A segment of a Standard Schema issue's path, when it is an object rather than a bare key. */
 export interface StandardSchemaV1PathSegment {
