@@ -38,6 +38,7 @@ const RUNTIME_MOVES: Readonly<Record<string, string>> = {
     "runtime/message.ts": "runtime/record/message.ts",
     "runtime/item-size.ts": "runtime/record/item-size.ts",
     "runtime/transact-items.ts": "runtime/record/transact-items.ts",
+    "runtime/typed-events.ts": "runtime/record/typed-events.ts",
     // The relay: the stream publisher, the claim path, lanes, the sweeper and its cursor, expiry, its Lambda entries.
     "runtime/publisher.ts": "runtime/relay/publisher.ts",
     "runtime/stream-batch.ts": "runtime/relay/stream-batch.ts",
