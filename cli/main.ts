@@ -14,7 +14,8 @@ import { loadDoctorAws } from "./doctor/aws";
 import { readStackOutputs, type StackOutputs } from "./doctor/outputs";
 import { explainDeadline } from "./shared/failure";
 import { checkSdkFiles } from "./shared/read-file";
-import { closableIo, createOutput, errorText, type CliIo } from "./shared/io";
+import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
+import { closableIo, createOutput, errorText, type CliIo, type Output } from "./shared/io";
 import { MIGRATE_DEFAULTS, runMigrate } from "./migrate/migrate";
 import { redriveCommand } from "./redrive/redrive";
 import { runVerify, VERIFY_DEFAULTS } from "./verify/verify";
@@ -58,6 +59,44 @@ async function adopt(args: CliArgs, io: CliIo, deadline: CommandDeadline): Promi
     }
 }
 
+/** `verify`, with a cleanup client of its own that outlives `--timeout` a little. */
+async function verifyCommand(
+    args: CliArgs,
+    io: CliIo,
+    deadline: CommandDeadline,
+    client: DynamoDBClient,
+    region: string,
+    out: Output,
+): Promise<number> {
+    const cleanupClient = createDynamoDbClient(
+        { region, endpoint: args.endpoint },
+        io.env,
+        deadline,
+        deadline.cleanupSignal,
+    );
+    try {
+        return await runVerify({
+            client,
+            cleanupClient,
+            deadline,
+            tableName: args.table,
+            region,
+            endpoint: args.endpoint,
+            credentials: credentialsFromEnv(io.env),
+            timeoutMs: deadline.timeoutMs,
+            pollIntervalMs: args.pollIntervalMs,
+            expiryMs: args.expiryMs,
+            dlqUrl: args.dlqUrl,
+            sqsEndpoint: args.sqsEndpoint,
+            expiryShards: args.expiryShards,
+            regions: args.regions,
+            out,
+        });
+    } finally {
+        cleanupClient.destroy();
+    }
+}
+
 async function run(args: CliArgs & { command: CommandName }, io: CliIo, deadline: CommandDeadline): Promise<number> {
     const out = createOutput(io, args.json);
     const region = resolveRegion(args, io.env);
@@ -92,34 +131,7 @@ async function run(args: CliArgs & { command: CommandName }, io: CliIo, deadline
                 aws.destroy();
             }
         }
-        if (args.command === "verify") {
-            const cleanupClient = createDynamoDbClient(
-                { region, endpoint: args.endpoint },
-                io.env,
-                deadline,
-                deadline.cleanupSignal,
-            );
-            try {
-                return await runVerify({
-                    client,
-                    cleanupClient,
-                    deadline,
-                    tableName: args.table,
-                    region,
-                    endpoint: args.endpoint,
-                    credentials: credentialsFromEnv(io.env),
-                    timeoutMs: deadline.timeoutMs,
-                    pollIntervalMs: args.pollIntervalMs,
-                    expiryMs: args.expiryMs,
-                    dlqUrl: args.dlqUrl,
-                    sqsEndpoint: args.sqsEndpoint,
-                    expiryShards: args.expiryShards,
-                    out,
-                });
-            } finally {
-                cleanupClient.destroy();
-            }
-        }
+        if (args.command === "verify") return await verifyCommand(args, io, deadline, client, region, out);
         return await runMigrate({
             client,
             tableName: args.table,

@@ -7,6 +7,7 @@
  */
 import { OutboxError } from "../../runtime/errors";
 import { HANDLER_LIMITS } from "../../runtime/limits";
+import { isRegionName } from "../../runtime/record/origin";
 import { readFlags, type FlagProblem, type FlagToken, type FlagTypes } from "./flag-tokens";
 
 /** The commands the tool knows. */
@@ -159,6 +160,13 @@ const FLAGS: readonly FlagSpec[] = [
         help: `the writers' expiryShards: verify's record and migrate's has_expiry backfill use it (default 1, at most ${HANDLER_LIMITS.expiryShards.max})`,
     },
     {
+        name: "regions",
+        kind: "string",
+        commands: ["verify"],
+        valueName: "list",
+        help: "the table's regions, comma-separated (e.g. us-east-1,us-west-2): report pending records without an origin stamp of one of them, as on a global table (default: DescribeTable's replicas)",
+    },
+    {
         name: "from",
         kind: "string",
         commands: ["adopt"],
@@ -270,6 +278,8 @@ export interface CliArgs {
     readonly maxPendingAgeMs?: number;
     /** `--from` (adopt): the evacuated region. @default undefined */
     readonly from?: string;
+    /** `--regions` (verify): the table's regions, split at commas. @default undefined (DescribeTable's replicas) */
+    readonly regions?: readonly string[];
 }
 
 function usageError(message: string, flag?: string): OutboxError {
@@ -485,7 +495,20 @@ export function parseArgs(argv: readonly string[]): CliArgs {
         ...(values.has("outputs") ? { outputsFile: get<string>("outputs") } : {}),
         ...(values.has("max-pending-age") ? { maxPendingAgeMs: get<number>("max-pending-age") } : {}),
         ...(values.has("from") ? { from: get<string>("from") } : {}),
+        ...(values.has("regions") ? { regions: regionList(get<string>("regions")!) } : {}),
     };
+}
+
+/** `--regions`: region names split at commas, each checked. */
+function regionList(raw: string): string[] {
+    return raw.split(",").map((r) => {
+        const region = r.trim();
+        if (isRegionName(region)) return region;
+        throw usageError(
+            `--regions "${raw}" holds ${JSON.stringify(region)}, which is not an AWS region name; list the table's regions separated by commas, e.g. --regions us-east-1,us-west-2`,
+            "regions",
+        );
+    });
 }
 
 function flagLine(spec: FlagSpec): string {

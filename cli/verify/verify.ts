@@ -15,6 +15,7 @@ import { seconds, type Output } from "../shared/io";
 import { describeOutboxTable } from "../shared/table-state";
 import { checkProvisioning } from "./table";
 import { checkLive, type ExpiryProbeReport } from "./expiry";
+import { checkOrigins, tableRegions, type OriginReport } from "./origin";
 
 /** verify's defaults. */
 export const VERIFY_DEFAULTS = {
@@ -53,6 +54,11 @@ export interface VerifyOptions {
      * round trip goes through the shard a record of those writers takes. @default 1
      */
     readonly expiryShards?: number;
+    /**
+     * `--regions`: the table's regions. With them, or with replicas in DescribeTable, verify reports the pending
+     * records whose origin stamp is missing or names none of them. @default undefined (DescribeTable's replicas)
+     */
+    readonly regions?: readonly string[];
     /** Output. */
     readonly out: Output;
     /** The command's deadline, for the DLQ's SQS client. @default unbounded */
@@ -86,6 +92,7 @@ export async function runVerify(options: VerifyOptions): Promise<number> {
     );
     const checks = new Checklist(out);
     let probe: ExpiryProbeReport | undefined;
+    let origin: OriginReport | undefined;
     const described = await describeOutboxTable(options.client, tableName);
     if (described === undefined) {
         checks.add(
@@ -115,6 +122,8 @@ export async function runVerify(options: VerifyOptions): Promise<number> {
             deadline: options.deadline,
             cleanupClient: options.cleanupClient,
         });
+        const regions = tableRegions(options.region, described.table, options.regions);
+        if (regions !== undefined) origin = await checkOrigins(checks, options.client, tableName, regions);
     } else {
         checks.add("live", "store preflight and expiry round trip", "skip", "fix the lines marked ✗ above first");
     }
@@ -135,6 +144,7 @@ export async function runVerify(options: VerifyOptions): Promise<number> {
         counts,
         checks: checks.results,
         ...(probe === undefined ? {} : { verificationRecord: probe }),
+        ...(origin === undefined ? {} : { origin }),
         durationMs: elapsed,
     });
     return ok ? 0 : 1;

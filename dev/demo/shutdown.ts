@@ -103,3 +103,26 @@ export function describeError(err: unknown): string {
         ? `${err.name} [${code}]: ${err.message}`
         : `${err.name === "Error" || err.name === "UsageError" ? "" : `${err.name}: `}${err.message}`;
 }
+
+/**
+ * Register a part whose start is still in flight, before awaiting it: a signal during the start then waits for the
+ * part and stops it, and a failed start leaves nothing to stop.
+ *
+ * @param shutdown - Where to register it.
+ * @param name - The part's name, for messages.
+ * @param starting - The part's start.
+ * @returns `starting`.
+ */
+export function stopOnceStarted<T extends { stop(): Promise<void> | void }>(
+    shutdown: Shutdown,
+    name: string,
+    starting: Promise<T>,
+): Promise<T> {
+    shutdown.add(name, () =>
+        starting.then(
+            (part) => part.stop(),
+            () => undefined,
+        ),
+    );
+    return starting;
+}

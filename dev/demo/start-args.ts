@@ -40,6 +40,12 @@ export interface StartOptions {
      * writer offloads it to fauxqs's S3 (the claim check) and the consumer resolves and checks it. @default 0
      */
     readonly payloadBytes: number;
+    /**
+     * Regions, 1 or 2. 2 runs the outbox on a global table: the two-region stand-in (two DynamoDB Locals replicated
+     * both ways), a writer and a relay per region, keyed and keyless events; only `--count`, `--keys`, `--rate` and
+     * `--keep` go with it. @default 1
+     */
+    readonly regions: number;
     /** An existing DynamoDB endpoint to use instead of starting DynamoDB Local (the demo table is deleted on exit). @default undefined */
     readonly endpoint?: string;
     /** Stay up after the summary, until Ctrl-C, to poke at the table, topic and queues. @default false */
@@ -58,6 +64,7 @@ export const START_DEFAULTS: StartOptions = {
     destination: DESTINATION_KINDS.sns,
     failRate: 0,
     payloadBytes: 0,
+    regions: 1,
     keep: false,
     help: false,
 };
@@ -88,6 +95,9 @@ Options:
   --fail-rate <r>      share of the destination's batch calls that fail, 0..0.9 (default ${START_DEFAULTS.failRate})
   --payload-bytes <n>  each event's payload size, 0..100000000; past 256 KiB it  (default ${START_DEFAULTS.payloadBytes})
                        goes to S3 (fauxqs) as a claim check and the consumer fetches and checks it
+  --regions <n>        1, or 2 for a global table: two DynamoDB Locals       (default ${START_DEFAULTS.regions})
+                       replicated both ways, a writer and a relay per region; every other event keyed
+                       (over --keys customers, 4 when 0), each customer written from its home region
   --endpoint <url>     use this DynamoDB instead of starting DynamoDB Local (the demo table is deleted on exit)
   --keep               stay up after the summary until Ctrl-C
   --help               show this text
@@ -107,7 +117,14 @@ const NUMBER_FLAGS: Readonly<
         string,
         {
             readonly key:
-                "count" | "rate" | "keys" | "parallelizationFactor" | "expireRatio" | "failRate" | "payloadBytes";
+                | "count"
+                | "rate"
+                | "keys"
+                | "parallelizationFactor"
+                | "expireRatio"
+                | "failRate"
+                | "payloadBytes"
+                | "regions";
             readonly rule: NumberRule;
         }
     >
@@ -158,7 +175,20 @@ const NUMBER_FLAGS: Readonly<
             example: "1048576",
         },
     },
+    "--regions": {
+        key: "regions",
+        rule: {
+            min: 1,
+            max: 2,
+            integer: true,
+            allowed: "1 (one table) or 2 (a global table on the two-region stand-in)",
+            example: "2",
+        },
+    },
 };
+
+/** The flags `--regions 2` takes: its world is its own (two DynamoDB Locals, the fault server's topic). */
+const TWO_REGION_FLAGS = ["--count", "--keys", "--rate", "--regions", "--keep", "--help", "-h"];
 
 function parseNumber(flag: string, raw: string, rule: NumberRule): number {
     const value = raw.trim() === "" ? Number.NaN : Number(raw);
@@ -264,6 +294,11 @@ export function parseStartArgs(argv: readonly string[]): StartOptions {
             "--payload-bytes and --fail-rate do not go together with --destination sns: with --fail-rate the consumer reads what the AWS fault server recorded (it delivers to no queue), and does not fetch payloads from S3; drop one, or use --destination sqs or eventbridge, whose consumer reads a queue",
         );
     }
+    const foreign = [...seen].find((flag) => !TWO_REGION_FLAGS.includes(flag));
+    if (out.regions === 2 && foreign !== undefined)
+        throw new UsageError(
+            `${foreign} does not go with --regions 2, which runs its own world (two DynamoDB Locals and one SNS topic on the AWS fault server); with it give only ${TWO_REGION_FLAGS.slice(0, 5).join(", ")}`,
+        );
     if (out.keys > out.count)
         throw new UsageError(
             `--keys is ${out.keys} but --count is ${out.count}; use at most one ordering key per order`,

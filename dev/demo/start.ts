@@ -10,6 +10,7 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
 import { JAVA_MISSING_MESSAGE, javaAvailable } from "../emulators/dynamodb-local";
 import { runDemo } from "./demo";
 import { createProgressLine } from "./progress";
+import { runTwoRegionDemo } from "./two-regions";
 import { describeError, installShutdown } from "./shutdown";
 import { parseStartArgs, START_USAGE, UsageError, type StartOptions } from "./start-args";
 
@@ -33,7 +34,7 @@ async function main(): Promise<void> {
     const progress = createProgressLine();
     const shutdown = installShutdown({ say: (line) => progress.print(line) });
     try {
-        const result = await runDemo(options, shutdown, progress);
+        const result = await (options.regions === 2 ? runTwoRegionDemo : runDemo)(options, shutdown, progress);
         await shutdown.exit(result.ok ? 0 : 1);
     } catch (err) {
         if (shutdown.stopping) return;

@@ -14,6 +14,15 @@ function describe(value: unknown): string {
 }
 
 /**
+ * Whether `value` has an AWS region name's shape.
+ *
+ * @param value - Anything.
+ */
+export function isRegionName(value: unknown): value is string {
+    return typeof value === "string" && REGION_NAME.test(value);
+}
+
+/**
  * Check a region name, wherever it came from.
  *
  * @param who - The setting's owner, for the message, e.g. `OutboxWriter`.
@@ -22,7 +31,7 @@ function describe(value: unknown): string {
  * @throws OutboxError `INVALID_CONFIG` naming the setting, the value and the shape.
  */
 export function checkRegionName(who: string, setting: string, value: unknown): string {
-    if (typeof value === "string" && REGION_NAME.test(value)) return value;
+    if (isRegionName(value)) return value;
     throw new OutboxError(
         "INVALID_CONFIG",
         `${who}: ${setting} must be an AWS region name like "us-east-1", got ${describe(value)}; give the region of the table replica this code writes to`,

@@ -3,8 +3,9 @@
  * the caller's own transaction; the checks that refuse, before anything is sent, what could not be delivered
  * whole: a message's fields (outbox-message.ts), its payload (payload-json.ts, sendable-text.ts), the transaction's
  * size (transaction-size.ts); the reading of a cancelled transaction (transaction-failure.ts); the trace context a
- * message carries (message-trace.ts); and the redrive, which writes dead-lettered messages back through a writer
- * (redrive.ts).
+ * message carries (message-trace.ts); on a global table, the region a record is stamped with (origin-region.ts) and
+ * the rule that writes each partition from its home region (key-homing.ts); and the redrive, which writes
+ * dead-lettered messages back through a writer (redrive.ts).
  *
  * May import: the runtime's root files, record/, store/, destination/, observability/ and claim-check/ (the
  * writer's offload). Never relay/ nor inbox/ (eslint.config.mjs).

@@ -45,6 +45,7 @@ import { invalidPayload as invalid } from "../record/payload-error";
 import { silentLogger, systemClock, type Clock, type Logger } from "../ports";
 import { marshalRecord, pendingRecord, type AttributeMap } from "../record/codec";
 import { writerOriginRegion } from "./origin-region";
+import { keyHomingCheck, type HomingCheck, type KeyHoming } from "./key-homing";
 import { fenceTtlSeconds } from "../record/fence";
 import { recordSortKey } from "../record/keys";
 import { idGuardItem } from "../record/id-guard";
@@ -69,6 +70,7 @@ import {
 export type { OutboxMessage } from "./outbox-message";
 export { MAX_PAYLOAD_DEPTH } from "./payload-json";
 export type { FailedAction } from "./transaction-failure";
+export type { KeyHoming } from "./key-homing";
 
 /**
  * One message of a writer typed by the event map `M`: a union over its types, each `type` with its own `payload`
@@ -233,6 +235,15 @@ export interface OutboxWriterOptions<M extends EventMap = UntypedEvents> {
      * @default false
      */
     readonly globalTable?: boolean;
+    /**
+     * Home each partition in one region, for keys that need one order across the regions of a global table: a keyed
+     * message (one with an `orderingKey`) whose partition's home (`homeOf`) is not this writer's `region` is
+     * refused, with nothing written, or written with a warning on `logger` (`onForeignWrite`). Keyless messages are
+     * never homed. Needs the writer's region (`region` or `AWS_REGION`), which must be one of `regions`. See
+     * docs/runtime.md, "Global tables".
+     * @default undefined (any partition is written from any region)
+     */
+    readonly keyHoming?: KeyHoming;
 }
 
 /** A keyless record's seq is `created_at * SEQ_PER_MS + n`: see {@link OutboxWriter}. */
@@ -279,6 +290,7 @@ export class OutboxWriter<M extends EventMap = UntypedEvents> {
     private readonly graceSeconds: number;
     private readonly expiryShards: number;
     private readonly originRegion: string | undefined;
+    private readonly homing: HomingCheck | undefined;
     private expiryShardsRaised: boolean;
     private lastMs: number;
     private inMs: bigint;
@@ -288,8 +300,9 @@ export class OutboxWriter<M extends EventMap = UntypedEvents> {
      * @throws OutboxError `INVALID_CONFIG` when the table name or the client is missing, `expiryShards` is not an integer
      *   from 1 to 64, `compactionGraceSeconds` not one from 0 to 31536000 (a year), `bindingId` not a string short
      *   enough for a sort key, `traceContext` not `"active"` or `"none"`, `fifo` is `false` with a FIFO `address`,
-     *   `region` (or `AWS_REGION`) is not a region name, `globalTable` is true with no region known, or
-     *   `@opentelemetry/api` is installed but cannot be loaded.
+     *   `region` (or `AWS_REGION`) is not a region name, `globalTable` is true with no region known, `keyHoming` is
+     *   malformed, lacks the writer's region, or says `"warn"` without a `logger`, or `@opentelemetry/api` is
+     *   installed but cannot be loaded.
      */
     constructor(options: OutboxWriterOptions<M>) {
         if (typeof options?.tableName !== "string" || options.tableName === "") {
@@ -364,6 +377,7 @@ export class OutboxWriter<M extends EventMap = UntypedEvents> {
             HANDLER_LIMITS.expiryShards,
         );
         this.originRegion = writerOriginRegion(options.region, options.globalTable);
+        this.homing = keyHomingCheck(options.keyHoming, this.originRegion, options.logger);
         this.expiryShardsRaised = false;
         this.lastMs = -1;
         this.inMs = 0n;
@@ -375,8 +389,10 @@ export class OutboxWriter<M extends EventMap = UntypedEvents> {
      *
      * @param request - The messages, your items, and options.
      * @returns the message ids (generated where not given) and, when asked, the capacity consumed.
-     * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit, or a message id already
-     *   held by a record in another partition (nothing written); `CONDITION_FAILED` when one of your items'
+     * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit, a message id already
+     *   held by a record in another partition, or a keyed message homed in another region under `keyHoming`
+     *   (nothing written); `INVALID_CONFIG` when `keyHoming.homeOf` throws or names no region of its `regions`
+     *   (nothing written); `CONDITION_FAILED` when one of your items'
      *   conditions failed (the message names the item and the reason); `DUPLICATE_RECORD` when a message id was
      *   already written to its partition; `THROTTLED` or `UNAVAILABLE` (transient) when a retry can succeed.
      */
@@ -394,11 +410,14 @@ export class OutboxWriter<M extends EventMap = UntypedEvents> {
      *   record can carry.
      */
     check(request: WriteRequest<M>): void {
-        this.validated(request);
+        this.validated(request, false);
     }
 
-    /** Everything {@link OutboxWriter.prepare} checks and builds before its first I/O. */
-    private validated(request: WriteRequest<M>): ValidatedWrite {
+    /**
+     * Everything {@link OutboxWriter.prepare} checks and builds before its first I/O; `writing` says whether a write
+     * follows (then a foreign write under `keyHoming`'s `"warn"` is logged).
+     */
+    private validated(request: WriteRequest<M>, writing: boolean): ValidatedWrite {
         const ownItems = request?.items ?? [];
         const documentItems = request?.documentItems ?? [];
         const messages = request?.messages;
@@ -423,6 +442,7 @@ export class OutboxWriter<M extends EventMap = UntypedEvents> {
         checkWriterClock("OutboxWriter", nowMs);
         const prepared = messages.map((m: OutboxMessage, i) => prepareMessage(m, i, this.rules));
         checkDistinctIds(prepared);
+        this.homing?.(prepared, writing);
 
         const keylessSeqs = prepared.map(() => this.nextKeylessSeq(nowMs));
         // Until its allocation a keyed record carries seq 1, the shortest it can get: this first check never refuses a
@@ -487,8 +507,10 @@ export class OutboxWriter<M extends EventMap = UntypedEvents> {
      * @throws OutboxError `INVALID_PAYLOAD` for a message or item that breaks a limit (nothing written).
      */
     async prepare(request: WriteRequest<M>): Promise<PreparedWrite> {
-        const { items, ownItemCount, nowMs, prepared, records, guarded, guardPuts, recordPut } =
-            this.validated(request);
+        const { items, ownItemCount, nowMs, prepared, records, guarded, guardPuts, recordPut } = this.validated(
+            request,
+            true,
+        );
         await this.checkPayloads(prepared);
         // Offloaded payloads first: a failed put leaves nothing in the table, a failed transaction only objects.
         await putPayloads(

@@ -173,6 +173,29 @@ describe("npm start (end to end)", function () {
         await endsClean(run, code);
     });
 
+    it("npm start -- --regions 2: a global table on the two-region stand-in, a writer and a relay per region; each event, keyed or keyless, published exactly once, each customer in write order; nothing left running", async () => {
+        const { run, code, lines } = await npmStart(["--regions", "2", "--count", "60", "--rate", "0"]);
+        assert.deepEqual(lines.at(-1)!.match(SUMMARY)?.slice(1).map(Number), [60, 60, 0, 0, 0], run.stdout);
+        assert.match(run.stdout, /\n {2}published {2}once 60, twice 0, never 0\n/);
+        assert.match(
+            run.stdout,
+            /\n {2}written {4}60 events: 30 from us-east-1, 30 from us-west-2; 30 keyed over 4 customers/,
+        );
+        assert.match(run.stdout, /\n {2}order {6}4 customers, 0 out of order within a region\n/);
+        assert.equal(run.stderr, "", "stderr is empty on a clean run");
+        assert.equal(code, 0);
+        const dynamoPorts = [...run.stdout.matchAll(/DynamoDB Local http:\/\/127\.0\.0\.1:(\d+)/g)].map((m) => m[1]!);
+        assert.equal(dynamoPorts.length, 2, run.stdout);
+        const serverPort = run.stdout.match(/AWS fault server http:\/\/127\.0\.0\.1:(\d+)/)?.[1];
+        assert.ok(serverPort !== undefined, run.stdout);
+        for (const port of dynamoPorts) {
+            for (let i = 0; i < 50 && dynamoProcessesOnPort(port).length > 0; i += 1)
+                await new Promise((r) => setTimeout(r, 100));
+            assert.deepEqual(dynamoProcessesOnPort(port), [], `DynamoDB Local on port ${port} left running`);
+        }
+        assert.equal(await listening(serverPort), false, "the fault server stopped");
+    });
+
     it("npm start -- --payload-bytes 1048576: each payload goes to fauxqs's S3, and the consumer fetches and checks every one", async () => {
         const { run, code, lines } = await npmStart(["--count", "5", "--rate", "0", "--payload-bytes", "1048576"]);
         assert.deepEqual(lines.at(-1)!.match(SUMMARY)?.slice(1).map(Number), [5, 5, 0, 0, 0], run.stdout);
@@ -425,6 +448,14 @@ describe("npm start flags", () => {
             },
         );
         assert.equal(parseStartArgs(["--help"]).help, true);
+        assert.deepEqual(parseStartArgs(["--regions", "2", "--count", "10", "--keys", "3", "--rate=0", "--keep"]), {
+            ...START_DEFAULTS,
+            regions: 2,
+            count: 10,
+            keys: 3,
+            rate: 0,
+            keep: true,
+        });
         assert.equal(parseStartArgs(["--payload-bytes", "10000000"]).payloadBytes, 10_000_000);
         for (const kind of ["sns", "sqs", "eventbridge"] as const)
             assert.equal(parseStartArgs([`--destination=${kind}`]).destination, kind);
@@ -478,6 +509,15 @@ describe("npm start flags", () => {
         ],
         [["--destination", "SQS"], /^--destination is "SQS"; expected one of sns, sqs, eventbridge/],
         [["--destination"], /^--destination needs a value, e\.g\. --destination sqs$/],
+        [
+            ["--regions", "3"],
+            /^--regions is "3"; expected 1 \(one table\) or 2 \(a global table on the two-region stand-in\)\. Example: --regions 2$/,
+        ],
+        [
+            ["--regions", "2", "--destination", "sqs"],
+            /^--destination does not go with --regions 2, which runs its own world \(two DynamoDB Locals and one SNS topic on the AWS fault server\); with it give only --count, --keys, --rate, --regions, --keep$/,
+        ],
+        [["--endpoint", "http://127.0.0.1:8000", "--regions", "2"], /^--endpoint does not go with --regions 2/],
     ];
     for (const [argv, message] of refused) {
         it(`refuses ${argv.join(" ")}`, () => {

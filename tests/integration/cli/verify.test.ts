@@ -12,7 +12,10 @@ import {
     TTL_ATTRIBUTE,
 } from "../../../runtime/schema";
 import { expiryShardsRowKey } from "../../../runtime/store";
+import { tableRegions } from "../../../cli/verify/origin";
+import { OutboxWriter } from "../../../runtime/writer/writer";
 import { dynamoClient, uniqueTableName } from "../../support/dynamodb";
+import { preserveEnvironment } from "../../support/local-environment";
 import {
     createOutboxTable,
     createOutboxTableWithTtlOn,
@@ -273,5 +276,106 @@ describe("cli: verify on DynamoDB Local", function () {
             run.stdout,
             /✗ table "cli-none-[^"]+" exists and is ACTIVE — not found in us-east-1: check --table and --region/,
         );
+    });
+
+    describe("on a global table: pending records' origin stamps", function () {
+        /** Write `count` keyless events to `table` from a writer with `region` (undefined: no stamp). */
+        async function writeEvents(table: string, count: number, region: string | undefined): Promise<string[]> {
+            const restore = preserveEnvironment(["AWS_REGION"]);
+            delete process.env.AWS_REGION;
+            try {
+                const writer = new OutboxWriter({
+                    client: await dynamoClient(),
+                    tableName: table,
+                    ...(region !== undefined ? { region } : {}),
+                });
+                const ids: string[] = [];
+                for (let n = 0; n < count; n += 1)
+                    ids.push(
+                        ...(await writer.write({ messages: [{ partition: `ORDER#${n}`, type: "T", payload: n }] }))
+                            .messageIds,
+                    );
+                return ids;
+            } finally {
+                restore();
+            }
+        }
+
+        it("with --regions, warns of the pending records without a stamp and those stamped with none of the regions, with counts, sample ids and the fix (exit 0: the home region delivers them)", async () => {
+            const table = await createOutboxTable();
+            tables.push(table);
+            await writeEvents(table, 3, "us-east-1");
+            await writeEvents(table, 2, "us-west-2");
+            const unstamped = await writeEvents(table, 7, undefined);
+            const stray = await writeEvents(table, 1, "eu-west-1");
+            const run = await runCli(["verify", "--table", table, "--expiry", "1", "--regions", "us-east-1,us-west-2"]);
+            assert.equal(run.code, 0, run.stdout + run.stderr);
+            const line = run.stdout.split("\n").find((l) => l.includes("origin stamp"));
+            assert.ok(line, run.stdout);
+            assert.match(
+                line,
+                new RegExp(
+                    `^  ! pending records carry the origin stamp of one of us-east-1, us-west-2 — 7 without origin_region \\(e\\.g\\. (${unstamped.join("|")})(, (${unstamped.join("|")})){4}\\); 1 stamped with a region that is none of the table's \\(e\\.g\\. ${stray[0]} in eu-west-1\\): the home region's relay delivers these, not the region that wrote them; fix: set each writer's region \\(OutboxWriter region, or AWS_REGION\\) to its replica's region, and globalTable: true so a writer without one refuses to start$`,
+                ),
+            );
+            assert.match(run.stdout, /\nverified: 11 passed, 1 warning\(s\)/);
+            const json = await runCli([
+                "verify",
+                "--table",
+                table,
+                "--expiry",
+                "1",
+                "--regions",
+                "us-east-1,us-west-2",
+                "--json",
+            ]);
+            const report = JSON.parse(json.stdout) as { origin: Record<string, unknown> };
+            assert.equal(report.origin.unstamped, 7);
+            assert.equal((report.origin.unstampedSample as string[]).length, 5);
+            assert.ok((report.origin.unstampedSample as string[]).every((id) => unstamped.includes(id)));
+            assert.deepEqual(report.origin.regions, ["us-east-1", "us-west-2"]);
+            assert.equal(report.origin.strayStamped, 1);
+            assert.deepEqual(report.origin.straySample, [{ recordId: stray[0], originRegion: "eu-west-1" }]);
+        });
+
+        it("passes the line when every pending record carries one of the regions, and has no such line on a table without replicas", async () => {
+            const table = await createOutboxTable();
+            tables.push(table);
+            await writeEvents(table, 2, "us-east-1");
+            await writeEvents(table, 2, "us-west-2");
+            const run = await runCli(["verify", "--table", table, "--expiry", "1", "--regions", "us-east-1,us-west-2"]);
+            assert.equal(run.code, 0, run.stdout + run.stderr);
+            assert.match(run.stdout, /\n {2}✓ pending records carry the origin stamp of one of us-east-1, us-west-2\n/);
+            assert.match(run.stdout, /\nverified: 12 passed/);
+            await writeEvents(table, 1, undefined);
+            // DynamoDB Local shows no Replicas, so without --regions this is a single-region table: no origin line.
+            const single = await runCli(["verify", "--table", table, "--expiry", "1"]);
+            assert.equal(single.code, 0, single.stdout + single.stderr);
+            assert.doesNotMatch(single.stdout, /origin stamp/);
+        });
+
+        it("takes the table's regions from DescribeTable's Replicas, else none", () => {
+            // No emulator shows replicas (DynamoDB Local's DescribeTable has no Replicas): these are DescribeTable
+            // answers written by hand, in the shape AWS documents for a global table (version 2019.11.21).
+            assert.deepEqual(
+                tableRegions(
+                    "us-east-1",
+                    { Replicas: [{ RegionName: "us-west-2" }, { RegionName: "eu-west-1" }] },
+                    undefined,
+                ),
+                ["us-east-1", "us-west-2", "eu-west-1"],
+            );
+            assert.deepEqual(
+                tableRegions(
+                    "us-east-1",
+                    { Replicas: [{ RegionName: "us-east-1" }, { RegionName: "us-west-2" }] },
+                    undefined,
+                ),
+                ["us-east-1", "us-west-2"],
+            );
+            assert.equal(tableRegions("us-east-1", {}, undefined), undefined);
+            assert.equal(tableRegions("us-east-1", { Replicas: [] }, undefined), undefined);
+            assert.deepEqual(tableRegions("us-east-1", {}, ["us-west-2"]), ["us-west-2"], "--regions wins");
+        });
     });
 });

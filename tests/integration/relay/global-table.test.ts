@@ -7,7 +7,10 @@
  * a global table: each event is published once per region, twice here.
  */
 import assert from "node:assert/strict";
-import { streamFilterPatterns, type OriginScope } from "../../../runtime/schema";
+import { ScanCommand } from "@aws-sdk/client-dynamodb";
+import { isOutboxError } from "../../../runtime/errors";
+import { ATTR, streamFilterPatterns, type OriginScope } from "../../../runtime/schema";
+import type { OutboxWriter } from "../../../runtime/writer/writer";
 import { adoptRegion } from "../../../runtime/store";
 import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import { preserveEnvironment } from "../../support/local-environment";
@@ -127,6 +130,62 @@ describe("the outbox on a global table (two-region stand-in)", function () {
         assert.deepEqual(twice, [], "no event published more than once");
         assertNoInversion(published, written);
         assert.ok(replicator.stats().applied >= 2 * EVENTS, "every record and its completion replicated");
+        await replicator.stop();
+    });
+
+    it("with homed keys (keyHoming), each region's writer refuses its writes of the other region's keys, writing nothing of them; each key's deliveries, all from its home region, come in one write order across regions", async function () {
+        const { tableName, replicator } = await world.table("homed", 25);
+        const before = world.publishedIds().length;
+        const relays = await scopedRelays(world, tableName);
+        const keyHoming = { regions: [A, B], homeOf: { "ACCOUNT#0": A, "ACCOUNT#1": B } };
+        const writers: Record<string, OutboxWriter> = {
+            [A]: world.writer(A, tableName, { region: A, keyHoming }),
+            [B]: world.writer(B, tableName, { region: B, keyHoming }),
+        };
+        const written: WrittenEvent[] = [];
+        let refused = 0;
+        for (let n = 0; n < 80; n += 1) {
+            // Both regions write both keys, interleaved: half of the writes are foreign.
+            const region = n % 2 === 0 ? A : B;
+            const partition = `ACCOUNT#${Math.floor(n / 2) % 2}`;
+            const key = `acct-${Math.floor(n / 4) % 2}`;
+            const request = {
+                messages: [{ partition, type: "T", payload: { n, region }, orderingKey: key }],
+            };
+            try {
+                const { messageIds } = await writers[region]!.write(request);
+                written.push({ id: messageIds[0]!, region, partition, key });
+            } catch (err) {
+                assert.ok(isOutboxError(err, "INVALID_PAYLOAD"), String(err));
+                assert.equal(err.context.homeRegion, keyHoming.homeOf[partition as "ACCOUNT#0"]);
+                assert.notEqual(err.context.homeRegion, region);
+                refused += 1;
+            }
+        }
+        assert.deepEqual([written.length, refused], [40, 40], "every foreign write refused, every homed one written");
+        await settle(world, replicator, relays);
+        for (const r of world.standIn.regions) {
+            const out = await r.ddb.send(new ScanCommand({ TableName: tableName, ConsistentRead: true }));
+            const records = (out.Items ?? []).filter((i) => i[ATTR.sk]?.S?.startsWith("OUTBOX#"));
+            assert.deepEqual(
+                records.map((i) => i[ATTR.recordId]?.S).sort(),
+                written.map((w) => w.id).sort(),
+                `${r.region} holds the homed writes' records and nothing of the refused ones`,
+            );
+        }
+        const published = world.publishedIds().slice(before);
+        assert.deepEqual([...published].sort(), written.map((w) => w.id).sort(), "each published once");
+        // One order per key across regions: grouped by partition and key alone, whatever the region.
+        for (const partition of ["ACCOUNT#0", "ACCOUNT#1"])
+            for (const key of ["acct-0", "acct-1"]) {
+                const ids = written.filter((w) => w.partition === partition && w.key === key).map((w) => w.id);
+                assert.ok(ids.length >= 5, `${partition}/${key} written`);
+                assert.deepEqual(
+                    published.filter((id) => ids.includes(id)),
+                    ids,
+                    `${partition}/${key}: delivered in write order, one order across regions`,
+                );
+            }
         await replicator.stop();
     });
 

@@ -15,6 +15,13 @@ function usageErrorOf(argv: string[]): string {
 }
 
 describe("cli: argument parsing", () => {
+    it("reads --regions as the table's region names, split at commas", () => {
+        assert.deepEqual(parseArgs(["verify", "--table", "tbl", "--regions", "us-east-1, us-west-2"]).regions, [
+            "us-east-1",
+            "us-west-2",
+        ]);
+    });
+
     it("parses a full verify command line, flags before or after the command, with = or a separate value", () => {
         const args = parseArgs([
             "--table=orders-outbox",
@@ -273,6 +280,16 @@ describe("cli: argument parsing", () => {
             "a flag given twice, the second without its value",
             ["verify", "--table", "tbl", "--table"],
             /^--table was given twice; give it once$/,
+        ],
+        [
+            "a --regions entry that is not a region name",
+            ["verify", "--table", "tbl", "--regions", "us-east-1,,us-west-2"],
+            /^--regions "us-east-1,,us-west-2" holds "", which is not an AWS region name; list the table's regions separated by commas, e.g. --regions us-east-1,us-west-2$/,
+        ],
+        [
+            "--regions on another command",
+            ["migrate", "--table", "tbl", "--regions", "us-east-1"],
+            /^--regions is not a flag of "migrate"; it belongs to verify$/,
         ],
     ];
     for (const [what, argv, message] of bad) {
