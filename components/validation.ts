@@ -15,6 +15,7 @@ import { checkDestinationArgs } from "./destination-validation";
 import { checkPayloadArgs } from "./payload-validation";
 import { checkExtraIndexes } from "./index-validation";
 import { checkVpc } from "./vpc-validation";
+import { checkReplicaRegions } from "./replica-validation";
 import { TRANSFORM_KEYS, isPlainObject } from "./transform";
 import {
     ALARM_THRESHOLD_RANGES,
@@ -73,6 +74,7 @@ const PLAIN_ONLY = {
     billingMode: "a plain value: it decides whether the table and its indexes declare capacity",
     fifo: "a plain value: it shapes the topic and the publisher",
     importTableName: "a plain table name: it is the table's import resource option",
+    replicaRegions: "a plain list of region names: each region's provider and relay are declared from it",
     alarms: "a plain value: it decides which resources the component declares",
     dashboard: "a plain value: it decides which resources the component declares",
     largePayloads: "a plain value: it decides whether the component declares a payload bucket",
@@ -359,6 +361,7 @@ export function findOutboxArgProblems(args: OutboxArgs, name?: string): OutboxAr
     checkPlainOnly(args, problems);
     checkBilling(args, problems);
     checkImport(args, problems);
+    checkReplicaRegions(args, name, problems);
     checkBooleans(args, problems);
     checkKmsKey(args, problems);
     checkDestinationArgs(args, problems);
