@@ -8,7 +8,7 @@
 import { REGION_NAME } from "../runtime/record/origin";
 import type { OutboxArgs } from "./args";
 import type { OutboxArgProblem } from "./arg-problem";
-import { isUnknown, show } from "./arg-checks";
+import { isUnknown, listArg, show } from "./arg-checks";
 import { isPlainObject } from "./transform";
 
 /**
@@ -89,17 +89,16 @@ const NOT_WITH_REPLICAS: readonly {
  * @param problems - Where the problems go.
  */
 export function checkReplicaRegions(args: OutboxArgs, name: string | undefined, problems: OutboxArgProblem[]): void {
-    const regions: unknown = args.replicaRegions;
-    if (regions === undefined || isUnknown(regions)) return;
-    if (!Array.isArray(regions)) {
-        problems.push({
-            path: "args.replicaRegions",
-            value: show(regions),
+    const regions = listArg(
+        args,
+        "replicaRegions",
+        {
             allowed: 'a list of AWS region names, e.g. ["us-west-2"]',
             fix: "pass the replicas' regions as a list, or omit it for a single-region table",
-        });
-        return;
-    }
+        },
+        problems,
+    );
+    if (regions === undefined) return;
     const seen = new Set<string>();
     regions.forEach((region: unknown, i) => {
         const path = `args.replicaRegions[${i}]`;

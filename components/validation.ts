@@ -10,7 +10,7 @@ import { OutboxError } from "../runtime/errors";
 import { SNS_TOPIC_ARN } from "../runtime/destination/aws-resource-names";
 import type { OutboxArgProblem } from "./arg-problem";
 import type { OutboxArgs } from "./args";
-import { KMS_KEY_ARN, checkPattern, isUnknown, show } from "./arg-checks";
+import { KMS_KEY_ARN, checkPattern, isUnknown, listArg, show } from "./arg-checks";
 import { checkDestinationArgs } from "./destination-validation";
 import { checkPayloadArgs } from "./payload-validation";
 import { checkExtraIndexes } from "./index-validation";
@@ -244,18 +244,13 @@ function checkAlarmThresholds(args: OutboxArgs, problems: OutboxArgProblem[]): v
 }
 
 function checkAlarmActions(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    const actions: unknown = args.alarmActions;
-    if (actions === undefined || isUnknown(actions)) return;
-    if (!Array.isArray(actions)) {
-        problems.push({
-            path: "args.alarmActions",
-            value: show(actions),
-            allowed: "a list of SNS topic ARNs",
-            fix: "pass e.g. [oncall.arn], or omit it",
-        });
-        return;
-    }
-    actions.forEach((arn: unknown, i) => {
+    const actions = listArg(
+        args,
+        "alarmActions",
+        { allowed: "a list of SNS topic ARNs", fix: "pass e.g. [oncall.arn], or omit it" },
+        problems,
+    );
+    actions?.forEach((arn: unknown, i) => {
         if (isUnknown(arn) || (typeof arn === "string" && SNS_TOPIC_ARN.test(arn))) return;
         problems.push({
             path: `args.alarmActions[${i}]`,
