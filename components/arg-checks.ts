@@ -58,3 +58,25 @@ export function checkPattern(
     problems.push({ path: `args.${key}`, value: show(value), ...problem });
     return undefined;
 }
+
+/**
+ * The plain list an arg holds: `undefined` when it is absent or unknown, or when it is no list (the problem, with
+ * what is allowed and the fix, is then added).
+ *
+ * @param args - The component args.
+ * @param key - The arg.
+ * @param problem - What is allowed, and the fix.
+ * @param problems - Where the problem goes.
+ */
+export function listArg(
+    args: OutboxArgs,
+    key: "alarmActions" | "replicaRegions",
+    problem: Pick<OutboxArgProblem, "allowed" | "fix">,
+    problems: OutboxArgProblem[],
+): unknown[] | undefined {
+    const value: unknown = args[key];
+    if (value === undefined || isUnknown(value)) return undefined;
+    if (Array.isArray(value)) return value;
+    problems.push({ path: `args.${key}`, value: show(value), ...problem });
+    return undefined;
+}

@@ -346,8 +346,8 @@ export interface OutboxAlarmThresholds {
  *
  * An arg typed `Input<…>` also takes an Output (of another resource, or of a `StackReference`) and goes to the
  * child resource as it is: the validator checks a plain value, and leaves an Output alone. The args typed plain
- * (`billingMode`, `fifo`, `importTableName`, `alarms`, `dashboard`, `largePayloads`, `globalSecondaryIndexes`, `vpc`
- * as a whole, `alarmThresholds` as a whole and `transform`)
+ * (`billingMode`, `fifo`, `importTableName`, `replicaRegions`, `alarms`, `dashboard`, `largePayloads`,
+ * `globalSecondaryIndexes`, `vpc` as a whole, `alarmThresholds` as a whole and `transform`)
  * decide which children exist or how they are shaped while the program runs, so an Output there is refused with
  * `INVALID_CONFIG`.
  */
@@ -383,6 +383,24 @@ export interface OutboxArgs {
      * @default undefined (a table is created, autonamed)
      */
     importTableName?: string;
+    /**
+     * The regions of the table's replicas, besides the component's own region (its provider's, the home region):
+     * the table becomes a DynamoDB global table (version 2019.11.21, eventual consistency) with a replica in each,
+     * streaming `NEW_AND_OLD_IMAGES`, and each of these regions gets its own relay through a provider of that region
+     * (`<name>-<region>-provider`): a DLQ, a publisher mapped to the replica's stream, a sweeper and its schedule,
+     * each named `<name>-<region>-<suffix>` and with roles granted on that region's replica, stream, DLQ and log
+     * groups only. Every region's relay publishes the records written in its region, and the home region's also
+     * those no region's writer stamped (docs/runtime.md, "Global tables"); the writers need `region` and
+     * `globalTable: true`. All regions publish to the one destination, which stays in the home region. A taken-over
+     * table (`importTableName`) with replicas declares them here. Each is a region name like `us-west-2`, distinct,
+     * not the home region; `name` plus `-<region>` is at most 40 characters. Refused with `kmsKeyArn` (a key is
+     * regional), `vpc` (subnets are), `queueArn` (a region's relay sends to its DLQ and the queue with one SQS
+     * client), `billingMode` `PROVISIONED` (replicas need on-demand or auto scaling) and `transform.table.replicas`.
+     * The alarms and the dashboard watch the home region only. Plain strings, not Inputs: each region's children
+     * are declared while the program runs, and a child is never declared inside an Output's `apply`.
+     * @default [] (a single-region table, and nothing of the above)
+     */
+    replicaRegions?: string[];
     /**
      * A customer managed KMS key ARN. When given it encrypts the table, the DLQ and the created topic, and
      * both functions get `kms:Decrypt` and `kms:GenerateDataKey*` on it (and on nothing else).

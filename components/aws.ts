@@ -14,3 +14,5 @@ export * as lambda from "@pulumi/aws/lambda";
 export * as s3 from "@pulumi/aws/s3";
 export * as sns from "@pulumi/aws/sns";
 export * as sqs from "@pulumi/aws/sqs";
+export { Provider } from "@pulumi/aws/provider";
+export { getRegionOutput } from "@pulumi/aws/getRegion";

@@ -15,6 +15,8 @@ import {
     STREAM_VIEW_TYPE,
     TTL_ATTRIBUTE,
     streamFilterPatternJson,
+    streamFilterPatterns,
+    type OriginScope,
 } from "../runtime/schema";
 import { destinationVariable, ENV } from "../runtime/config";
 import type { DestinationKind } from "../runtime/destination/kind";
@@ -41,6 +43,19 @@ function keyAttribute(keyType: "HASH" | "RANGE"): string {
     if (element === undefined)
         throw new OutboxError("INVALID_CONFIG", `runtime/schema.ts PRIMARY_KEY has no ${keyType} element`);
     return element.attributeName;
+}
+
+/**
+ * The resource options a child starts from: the component as parent and, in a replica region (`replicaRegions`),
+ * that region's provider. Exactly `{ parent }` in the home region.
+ *
+ * @param o - The component and, in a replica region, the region's provider.
+ */
+export function childOptions(o: {
+    readonly parent: pulumi.Resource;
+    readonly provider?: pulumi.ProviderResource;
+}): pulumi.CustomResourceOptions {
+    return o.provider === undefined ? { parent: o.parent } : { parent: o.parent, provider: o.provider };
 }
 
 /** `tags` plus `extra`, as one Output (tags may be an Output themselves). */
@@ -111,12 +126,35 @@ export function tableArgs(s: OutboxSettings): aws.dynamodb.TableArgs {
         ],
         ttl: { attributeName: TTL_ATTRIBUTE, enabled: true },
         streamEnabled: true,
-        streamViewType: STREAM_VIEW_TYPE,
+        ...replicaArgs(s),
         pointInTimeRecovery: { enabled: s.pointInTimeRecovery },
         // Without a customer key DynamoDB still encrypts at rest, with an AWS owned key.
         ...(s.kmsKeyArn === undefined ? {} : { serverSideEncryption: { enabled: true, kmsKeyArn: s.kmsKeyArn } }),
         deletionProtectionEnabled: s.deletionProtection,
         tags: withTags(s.tags, { [OUTBOX_TABLE_TAG.key]: OUTBOX_TABLE_TAG.value }),
+    };
+}
+
+/** The stream view of a table with replicas (`replicaRegions`). */
+export const REPLICATED_STREAM_VIEW_TYPE = "NEW_AND_OLD_IMAGES";
+
+/**
+ * The stream view and, with `replicaRegions`, the replicas: `NEW_IMAGE` and none on a single-region table. A table
+ * with replicas streams `NEW_AND_OLD_IMAGES`, the view AWS CDK requires of a table with replicas and global tables
+ * version 2017.11.29 required; the relay reads only the new image, which it carries too
+ * (`STREAM_VIEW_TYPES_WITH_NEW_IMAGE`, `runtime/schema.ts`). Each replica gets the table's point-in-time recovery and deletion protection (the
+ * provider's defaults would be off) and the table's tags, the outbox tag among them.
+ */
+function replicaArgs(s: OutboxSettings): Pick<aws.dynamodb.TableArgs, "streamViewType" | "replicas"> {
+    if (s.replicaRegions.length === 0) return { streamViewType: STREAM_VIEW_TYPE };
+    return {
+        streamViewType: REPLICATED_STREAM_VIEW_TYPE,
+        replicas: s.replicaRegions.map((regionName) => ({
+            regionName,
+            pointInTimeRecovery: s.pointInTimeRecovery,
+            deletionProtectionEnabled: s.deletionProtection,
+            propagateTags: true,
+        })),
     };
 }
 
@@ -156,6 +194,12 @@ export interface HandlerTargets {
     readonly destinationArn: pulumi.Input<string>;
     /** The DLQ's URL. */
     readonly dlqUrl: pulumi.Input<string>;
+    /**
+     * On a table with replicas (`replicaRegions`), the region's origin scope, read by the relay from
+     * `OUTBOX_ORIGIN_REGION`, `OUTBOX_OTHER_REGIONS` and `OUTBOX_HOME_REGION`; undefined for a single-region outbox,
+     * whose functions get none of the three.
+     */
+    readonly origin?: pulumi.Output<OriginScope>;
 }
 
 /**
@@ -179,6 +223,13 @@ export function handlerEnvironment(s: OutboxSettings, t: HandlerTargets): Record
         [ENV.expiryShards]: pulumi.output(s.expiryShards).apply(String),
         [ENV.maxPartitionsPerRun]: pulumi.output(s.maxPartitionsPerRun).apply(String),
         [ENV.claimVersion]: pulumi.output(s.claimVersion).apply(String),
+        ...(t.origin === undefined
+            ? {}
+            : {
+                  [ENV.originRegion]: t.origin.apply((o) => o.region),
+                  [ENV.otherRegions]: t.origin.apply((o) => o.otherRegions.join(",")),
+                  [ENV.homeRegion]: t.origin.apply((o) => String(o.home)),
+              }),
     };
 }
 
@@ -189,13 +240,24 @@ export function eventSourceMappingArgs(
         readonly streamArn: pulumi.Input<string>;
         readonly functionArn: pulumi.Input<string>;
         readonly dlqArn: pulumi.Input<string>;
+        /**
+         * On a table with replicas, the region's origin scope: the filters are `streamFilterPatterns(scope)`, one
+         * `filters` entry each. Undefined for a single-region outbox, whose one filter is `streamFilterPatternJson()`.
+         */
+        readonly origin?: pulumi.Output<OriginScope>;
     },
 ): aws.lambda.EventSourceMappingArgs {
+    const filters =
+        t.origin === undefined
+            ? [{ pattern: streamFilterPatternJson() }]
+            : t.origin.apply((scope) =>
+                  streamFilterPatterns(scope).map((pattern) => ({ pattern: JSON.stringify(pattern) })),
+              );
     return {
         eventSourceArn: t.streamArn,
         functionName: t.functionArn,
         startingPosition: OUTBOX_DEFAULTS.startingPosition,
-        filterCriteria: { filters: [{ pattern: streamFilterPatternJson() }] },
+        filterCriteria: { filters },
         functionResponseTypes: [REPORT_BATCH_ITEM_FAILURES],
         bisectBatchOnFunctionError: true,
         maximumRetryAttempts: s.maximumRetryAttempts,

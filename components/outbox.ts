@@ -9,13 +9,14 @@ import * as pulumi from "@pulumi/pulumi";
 import * as aws from "./aws";
 import { DESTINATION_KINDS } from "../runtime/destination/kind";
 import type { OutboxArgs } from "./args";
-import { handlerEnvironment, queueArgs, tableArgs, topicArgs } from "./children";
+import { queueArgs, tableArgs, topicArgs } from "./children";
 import { enterSerializationRoot } from "./code-path";
 import { writerPolicyDocument } from "./iam";
 import { declareOutboxAlarms } from "./alarms";
 import { declareOutboxDashboard } from "./dashboard";
 import { grantName, grantRolePolicy, type GrantRole } from "./grants";
-import { declarePublisher, declareSweeper, type HandlerTargets, type OutboxParent } from "./handlers";
+import { declarePublisher, declareSweeper, relayTargets, type HandlerTargets, type OutboxParent } from "./handlers";
+import { declareReplicaRelays, homeOrigin } from "./replica-regions";
 import { declarePayloadBucket, payloadOutputs, payloadWriteStatement } from "./payload-bucket";
 import { OUTBOX_TYPE } from "./naming";
 import { handlesOf, keepHandles, outboxNodes, type OutboxNodes } from "./nodes";
@@ -38,7 +39,9 @@ export { OUTBOX_TYPE } from "./naming";
  * `importTableName`), the SNS topic (unless a destination is given: `topicArn`, `queueArn` or `eventBusArn`), the
  * SQS DLQ, the publisher function with its role and log group, the stream mapping, and the
  * sweeper function with its role, log group, schedule, target and invoke permission; unless turned off, the
- * CloudWatch alarms (`components/alarms.ts`) and the dashboard (`components/dashboard.ts`).
+ * CloudWatch alarms (`components/alarms.ts`) and the dashboard (`components/dashboard.ts`). With `replicaRegions`,
+ * the table's replicas and, in each of their regions, a provider and a relay of their own
+ * (`components/replica-regions.ts`).
  *
  * @example
  * ```ts
@@ -107,23 +110,19 @@ export class Outbox extends pulumi.ComponentResource {
         const { table, topic, destinationArn, dlq } = declareStorage(o);
         const payloads = declarePayloadBucket(o, args);
         const destination = { destinationKind: s.destinationKind, destinationArn };
-        const targets: HandlerTargets = {
-            table,
-            destinationArn,
+        // Only on a table with replicas: a single-region outbox asks nothing and sets no origin variable.
+        const origin = s.replicaRegions.length > 0 ? homeOrigin(o) : undefined;
+        const targets = relayTargets(s, {
+            tableName: table.name,
+            tableArn: table.arn,
+            streamArn: table.streamArn,
+            ...destination,
             dlq,
-            environment: {
-                variables: handlerEnvironment(s, { tableName: table.name, ...destination, dlqUrl: dlq.url }),
-            },
-            grants: {
-                tableArn: table.arn,
-                ...destination,
-                dlqArn: dlq.arn,
-                kmsKeyArn: s.kmsKeyArn,
-                destinationKmsKeyArn: s.destinationKmsKeyArn,
-            },
-        };
+            ...(origin !== undefined ? { origin } : {}),
+        });
         const { publisher, mapping } = declarePublisher(o, targets);
         const sweeper = declareSweeper(o, targets);
+        if (origin !== undefined) declareReplicaRelays(o, origin, { table, ...destination });
         const monitored = {
             tableName: table.name,
             publisherFunctionName: publisher.name,
@@ -257,12 +256,10 @@ export class Outbox extends pulumi.ComponentResource {
 }
 
 /** The table (or the one it adopts), the destination (a topic is created unless one is given) and the DLQ. */
-function declareStorage({
-    parent,
-    name,
-    s,
-    t,
-}: OutboxParent): Pick<HandlerTargets, "table" | "destinationArn" | "dlq"> & { topic: aws.sns.Topic | undefined } {
+function declareStorage({ parent, name, s, t }: OutboxParent): Pick<HandlerTargets, "destinationArn" | "dlq"> & {
+    table: aws.dynamodb.Table;
+    topic: aws.sns.Topic | undefined;
+} {
     // An adopted table keeps its name: autonamed, the import would plan a replacement of the table it takes over.
     const table = new aws.dynamodb.Table(
         ...transformed(

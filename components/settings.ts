@@ -18,6 +18,8 @@ export type OutboxSettings = { readonly [K in RangedArg]: pulumi.Input<number> }
     readonly pointInTimeRecovery: pulumi.Input<boolean>;
     readonly deletionProtection: pulumi.Input<boolean>;
     readonly importTableName?: string;
+    /** The replicas' regions (`replicaRegions`); empty for a single-region table. */
+    readonly replicaRegions: readonly string[];
     readonly fifo: boolean;
     readonly sweepSchedule: pulumi.Input<string>;
     readonly logLevel: pulumi.Input<OutboxLogLevel>;
@@ -61,6 +63,7 @@ export function resolveOutboxSettings(args: OutboxArgs): OutboxSettings {
         pointInTimeRecovery: args.pointInTimeRecovery ?? OUTBOX_DEFAULTS.pointInTimeRecovery,
         deletionProtection: args.deletionProtection ?? OUTBOX_DEFAULTS.deletionProtection,
         importTableName: args.importTableName,
+        replicaRegions: args.replicaRegions ?? [],
         fifo: args.fifo ?? OUTBOX_DEFAULTS.fifo,
         sweepSchedule: args.sweepSchedule ?? OUTBOX_DEFAULTS.sweepSchedule,
         logLevel: args.logLevel ?? OUTBOX_DEFAULTS.logLevel,

@@ -1,7 +1,9 @@
 /**
  * The `transform` escape hatch: for each child, a caller's partial args deep-merged over the args the component
  * computed, or a callback that changes them (as SST's `transform`). Every child of the component is declared
- * through {@link transformed}, so every child has a key (its key in `CHILD_SUFFIX`, `components/naming.ts`).
+ * through {@link transformed}, so every child has a key (its key in `CHILD_SUFFIX`, `components/naming.ts`); a replica
+ * region's children take the same keys. The one exception is each replica region's provider (`replicaRegions`),
+ * which has no key.
  *
  * @packageDocumentation
  */

@@ -10,11 +10,12 @@ import { OutboxError } from "../runtime/errors";
 import { SNS_TOPIC_ARN } from "../runtime/destination/aws-resource-names";
 import type { OutboxArgProblem } from "./arg-problem";
 import type { OutboxArgs } from "./args";
-import { KMS_KEY_ARN, checkPattern, isUnknown, show } from "./arg-checks";
+import { KMS_KEY_ARN, checkPattern, isUnknown, listArg, show } from "./arg-checks";
 import { checkDestinationArgs } from "./destination-validation";
 import { checkPayloadArgs } from "./payload-validation";
 import { checkExtraIndexes } from "./index-validation";
 import { checkVpc } from "./vpc-validation";
+import { checkReplicaRegions } from "./replica-validation";
 import { TRANSFORM_KEYS, isPlainObject } from "./transform";
 import {
     ALARM_THRESHOLD_RANGES,
@@ -73,6 +74,7 @@ const PLAIN_ONLY = {
     billingMode: "a plain value: it decides whether the table and its indexes declare capacity",
     fifo: "a plain value: it shapes the topic and the publisher",
     importTableName: "a plain table name: it is the table's import resource option",
+    replicaRegions: "a plain list of region names: each region's provider and relay are declared from it",
     alarms: "a plain value: it decides which resources the component declares",
     dashboard: "a plain value: it decides which resources the component declares",
     largePayloads: "a plain value: it decides whether the component declares a payload bucket",
@@ -242,18 +244,13 @@ function checkAlarmThresholds(args: OutboxArgs, problems: OutboxArgProblem[]): v
 }
 
 function checkAlarmActions(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    const actions: unknown = args.alarmActions;
-    if (actions === undefined || isUnknown(actions)) return;
-    if (!Array.isArray(actions)) {
-        problems.push({
-            path: "args.alarmActions",
-            value: show(actions),
-            allowed: "a list of SNS topic ARNs",
-            fix: "pass e.g. [oncall.arn], or omit it",
-        });
-        return;
-    }
-    actions.forEach((arn: unknown, i) => {
+    const actions = listArg(
+        args,
+        "alarmActions",
+        { allowed: "a list of SNS topic ARNs", fix: "pass e.g. [oncall.arn], or omit it" },
+        problems,
+    );
+    actions?.forEach((arn: unknown, i) => {
         if (isUnknown(arn) || (typeof arn === "string" && SNS_TOPIC_ARN.test(arn))) return;
         problems.push({
             path: `args.alarmActions[${i}]`,
@@ -359,6 +356,7 @@ export function findOutboxArgProblems(args: OutboxArgs, name?: string): OutboxAr
     checkPlainOnly(args, problems);
     checkBilling(args, problems);
     checkImport(args, problems);
+    checkReplicaRegions(args, name, problems);
     checkBooleans(args, problems);
     checkKmsKey(args, problems);
     checkDestinationArgs(args, problems);

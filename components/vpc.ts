@@ -8,6 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import * as aws from "./aws";
 import type { OutboxTransforms } from "./args";
+import { childOptions } from "./children";
 import type { OutboxSettings } from "./settings";
 import { transformed } from "./transform";
 
@@ -45,6 +46,8 @@ export interface FunctionOwner {
     readonly name: string;
     /** The component's `transform`. */
     readonly t: OutboxTransforms;
+    /** The provider of a replica region's function; undefined for the home region's. */
+    readonly provider?: pulumi.ProviderResource;
 }
 
 /** `dependsOn` with `resource` added, whichever form it was given in. */
@@ -83,7 +86,7 @@ export function declareVpcAwareFunction(
         o,
         child,
         computed,
-        { parent: o.parent },
+        childOptions(o),
     );
     if (args.vpcConfig !== undefined && args.vpcConfig !== null && args.role === role) {
         const access = new aws.iam.RolePolicyAttachment(
@@ -91,7 +94,7 @@ export function declareVpcAwareFunction(
                 o,
                 child === "publisher" ? "publisherVpcAccess" : "sweeperVpcAccess",
                 { role: role.name, policyArn: role.arn.apply(vpcAccessPolicyArn) },
-                { parent: o.parent },
+                childOptions(o),
             ),
         );
         opts.dependsOn = withDependency(opts.dependsOn, access);

@@ -28,12 +28,15 @@ import {
     validateResourceOfType,
 } from "@pulumi/policy";
 import {
+    ATTR,
     GLOBAL_SECONDARY_INDEXES,
     IndexShape,
     PRIMARY_KEY,
     STREAM_FILTER_PATTERN,
     STREAM_VIEW_TYPE,
     TTL_ATTRIBUTE,
+    streamFilterPatterns,
+    type OriginScope,
 } from "../runtime/schema";
 import { OutboxError } from "../runtime/errors";
 import { OUTBOX_DEFAULTS } from "../components/defaults";
@@ -170,6 +173,29 @@ function sameJson(a: unknown, b: unknown): boolean {
     return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
 
+/**
+ * Whether `patterns` are exactly the filters of one region of a global table (`streamFilterPatterns(scope)`,
+ * `runtime/schema.ts`, as `replicaRegions` gives each region's mapping): the scope is read back from the first
+ * pattern's origin stamp (a region's own name, or the home region's `anything-but` of the others or any stamp),
+ * and the patterns must be what that scope gives, byte for byte as JSON.
+ */
+function isOriginFilter(patterns: readonly unknown[]): boolean {
+    const stamp: unknown = (patterns[0] as Props | undefined)?.dynamodb?.NewImage?.[ATTR.originRegion]?.S;
+    if (!Array.isArray(stamp) || stamp.length !== 1) return false;
+    const [only] = stamp as unknown[];
+    const others: unknown = (only as Props | undefined)?.["anything-but"];
+    // The home scope's patterns do not name its own region; any name outside the others stands for it.
+    const scope: OriginScope | undefined =
+        typeof only === "string"
+            ? { region: only, otherRegions: [], home: false }
+            : Array.isArray(others) && others.every((r) => typeof r === "string")
+              ? { region: "", otherRegions: others as string[], home: true }
+              : sameJson(only, { prefix: "" })
+                ? { region: "", otherRegions: [], home: true }
+                : undefined;
+    return scope !== undefined && sameJson(patterns, streamFilterPatterns(scope));
+}
+
 /** Violations of an outbox stream mapping: TRIM_HORIZON, partial batch responses, an on-failure destination, bounded retries, the exact filter. */
 export function outboxMappingViolations(name: string, props: Props): string[] {
     const out: string[] = [];
@@ -197,9 +223,10 @@ export function outboxMappingViolations(name: string, props: Props): string[] {
         );
     }
     const patterns = filterPatterns(props);
-    if (patterns.length !== 1 || !sameJson(patterns[0], STREAM_FILTER_PATTERN)) {
+    const single = patterns.length === 1 && sameJson(patterns[0], STREAM_FILTER_PATTERN);
+    if (!single && !isOriginFilter(patterns)) {
         out.push(
-            `${subject}: the filter must be exactly ${JSON.stringify(STREAM_FILTER_PATTERN)} (a wrong filter silently drops events); it is ${show(patterns)}`,
+            `${subject}: the filter must be exactly ${JSON.stringify(STREAM_FILTER_PATTERN)}, or on a global table streamFilterPatterns(scope) of the region's origin scope (a wrong filter silently drops events); it is ${show(patterns)}`,
         );
     }
     return out;

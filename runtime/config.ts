@@ -9,6 +9,7 @@
 import { isQueueUrl, QUEUE_URL_SHAPE, destinationArnRegion, queueUrlRegion } from "./destination/aws-resource-names";
 import {
     DESTINATION_ARN_RULES,
+    DESTINATION_KINDS,
     DESTINATION_SETTINGS,
     type DestinationKind,
     type DestinationSetting,
@@ -148,7 +149,8 @@ export function destinationVariable(kind: DestinationKind): string {
 /**
  * The destination: exactly one of the three variables, its shape, and its region against the function's
  * (`AWS_REGION`, the region of the SDK clients the handlers build), since a destination of another region fails
- * every record (SNS: `InvalidParameter: TopicArn`).
+ * every record (SNS: `InvalidParameter: TopicArn`). On a global table (`OUTBOX_ORIGIN_REGION` set) a topic or a bus
+ * may be in another region: the handlers' client for it then takes the ARN's region.
  */
 function destination(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment["destination"] {
     const all = Object.keys(DESTINATION_SETTINGS) as DestinationKind[];
@@ -179,7 +181,10 @@ function destination(env: Readonly<Record<string, string | undefined>>): Handler
     }
     const region = env.AWS_REGION;
     const arnRegion = destinationArnRegion(value);
-    if (region !== undefined && region !== "" && arnRegion !== region) {
+    // On a global table (OUTBOX_ORIGIN_REGION) a replica region's relay publishes to the home region's topic or bus,
+    // through a client of the ARN's region (relay/lambda.ts). A queue's SQS client is the DLQ's, in this region.
+    const elsewhereAllowed = (env[ENV.originRegion] ?? "").trim() !== "" && kind !== DESTINATION_KINDS.sqs;
+    if (region !== undefined && region !== "" && arnRegion !== region && !elsewhereAllowed) {
         throw new OutboxError(
             "INVALID_CONFIG",
             `environment variable ${variable} is ${JSON.stringify(value)}: the ${rule.unit} is in ${arnRegion}, but the function runs in ${region} (AWS_REGION); ${rule.elsewhere}; point it at a ${rule.unit} in ${region}`,

@@ -7,7 +7,7 @@ import { OutboxError } from "../errors";
 import type { OriginScope } from "../schema";
 
 /** An AWS region name, e.g. `us-east-1`, `us-gov-west-1`, `ap-southeast-5`. */
-const REGION_NAME = /^[a-z]{2,}(-[a-z0-9]+)+-\d{1,2}$/;
+export const REGION_NAME = /^[a-z]{2,}(-[a-z0-9]+)+-\d{1,2}$/;
 
 function describe(value: unknown): string {
     return typeof value === "string" ? JSON.stringify(value) : String(value);

@@ -12,11 +12,27 @@
  */
 import { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { ENV, readHandlerEnvironment, type HandlerEnvironment } from "../config";
+import { destinationArnRegion } from "../destination/aws-resource-names";
 import { DESTINATION_SETTINGS } from "../destination/kind";
 import { eventBridgeSdk, snsSdk, sqsSdk } from "../sdk-clients";
 import { createLambdaLogger } from "../observability/json-logger";
 import { createPublisher, type PublisherConfig, type PublisherHandler, type StreamBatchResponse } from "./publisher";
 import { createSweeper, type SweeperHandler } from "./sweeper";
+
+/**
+ * The options of the destination's SNS or EventBridge client. On a global table (an origin scope,
+ * `OUTBOX_ORIGIN_REGION`) a replica region's relay publishes to the one destination, in the home region, and SNS and
+ * EventBridge take a topic or bus only at its own region's endpoint: the client takes the region the ARN names.
+ * Otherwise `{}`, the function's region, as before (the deployment check then refuses a destination of another
+ * region). A queue destination is not given one: its SQS client is the DLQ's too, in the function's region.
+ *
+ * @param env - The handler's environment.
+ */
+export function destinationClientOptions(env: HandlerEnvironment): { region?: string } {
+    if (env.origin === undefined) return {};
+    const region = destinationArnRegion(env.destination.arn);
+    return region === undefined ? {} : { region };
+}
 
 /**
  * What both handlers are built from: SDK clients configured by the Lambda environment, the {@link ENV} values,
@@ -29,9 +45,11 @@ function configFromEnvironment(env: HandlerEnvironment, functionName: string): P
         // The queue destination's URL is derived from its ARN (`sqs.<region>.amazonaws.com`); the client sends to
         // its own resolved endpoint (the region's, a FIPS one, or AWS_ENDPOINT_URL_SQS) instead of that URL's host.
         sqs: new (sqsSdk().SQSClient)({ useQueueUrlAsEndpoint: false }),
-        ...(setting === DESTINATION_SETTINGS.sns ? { sns: new (snsSdk().SNSClient)({}) } : {}),
+        ...(setting === DESTINATION_SETTINGS.sns
+            ? { sns: new (snsSdk().SNSClient)(destinationClientOptions(env)) }
+            : {}),
         ...(setting === DESTINATION_SETTINGS.eventbridge
-            ? { eventBridge: new (eventBridgeSdk().EventBridgeClient)({}) }
+            ? { eventBridge: new (eventBridgeSdk().EventBridgeClient)(destinationClientOptions(env)) }
             : {}),
         [setting]: arn,
         ...(env.eventSource !== undefined ? { eventSource: env.eventSource } : {}),

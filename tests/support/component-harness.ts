@@ -76,6 +76,22 @@ export const TYPE = {
     dashboard: "aws:cloudwatch/dashboard:Dashboard",
 } as const;
 
+/** One statement of a role's inline policy. */
+export interface RoleStatement {
+    Sid: string;
+    Effect: string;
+    Action: string[];
+    Resource: string[];
+}
+
+/** The statements of the role `roleName`'s only inline policy, parsed; fails unless it has exactly one. */
+export function inlineStatements(built: BuiltOutbox, roleName: string): RoleStatement[] {
+    const role = built.one(TYPE.role, roleName).inputs;
+    if (role.inlinePolicies?.length !== 1)
+        throw new Error(`${roleName} has ${role.inlinePolicies?.length ?? 0} inline policies; expected one`);
+    return JSON.parse(role.inlinePolicies[0].policy).Statement;
+}
+
 /** The variables every destination shares, as the component sets them by default. */
 export async function commonEnvironment(built: BuiltOutbox, fifo: boolean): Promise<Record<string, string>> {
     return {

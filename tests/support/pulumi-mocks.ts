@@ -27,6 +27,11 @@ export interface RecordedResource {
      * `MockResourceArgs.id`; absent when it is created.
      */
     readonly importId?: string;
+    /**
+     * The region its ARNs name: that of the `aws` provider it was declared with (`region` of a
+     * `pulumi:providers:aws` the mocks recorded), else the default provider's, {@link MOCK_REGION}.
+     */
+    readonly region?: string;
 }
 
 /** Every resource registered in this process, in registration order. */
@@ -34,6 +39,17 @@ export const recorded: RecordedResource[] = [];
 
 const ACCOUNT = "111111111111";
 const REGION = "eu-west-1";
+/** The default provider's region, which `aws:getRegion` answers. */
+export const MOCK_REGION = REGION;
+
+/** The region of each `aws` provider resource registered, by URN. */
+const providerRegions = new Map<string, string>();
+
+/** The region of the provider a resource is declared with: its reference is `<urn>::<id>`. */
+function regionOf(provider: string | undefined): string {
+    if (provider === undefined || provider === "") return REGION;
+    return providerRegions.get(provider.slice(0, provider.lastIndexOf("::"))) ?? REGION;
+}
 
 /** Outputs the mocked StackReference `acme/outbox/prod` exposes. */
 export const STACK_REFERENCE_OUTPUTS: Record<string, string> = {
@@ -50,35 +66,45 @@ export const STACK_REFERENCE_OUTPUTS: Record<string, string> = {
     ),
 };
 
-function computed(type: string, name: string, inputs: Record<string, any>): Record<string, unknown> {
+function computed(type: string, name: string, inputs: Record<string, any>, region: string): Record<string, unknown> {
     const physical = inputs.name ?? `${name}-abc`;
+    const tableIn = (r: string) => `arn:aws:dynamodb:${r}:${ACCOUNT}:table/${physical}`;
+    const stream = (r: string) => (inputs.streamEnabled ? `${tableIn(r)}/stream/2026-01-01T00:00:00.000` : undefined);
     switch (type) {
         case "aws:dynamodb/table:Table":
             return {
                 name: physical,
-                arn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}`,
-                streamArn: inputs.streamEnabled
-                    ? `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}/stream/2026-01-01T00:00:00.000`
-                    : undefined,
+                arn: tableIn(region),
+                streamArn: stream(region),
+                // Each replica's ARN and stream, in its region, as the provider reports them.
+                ...(Array.isArray(inputs.replicas)
+                    ? {
+                          replicas: inputs.replicas.map((r: { regionName: string }) => ({
+                              ...r,
+                              arn: tableIn(r.regionName),
+                              streamArn: stream(r.regionName),
+                          })),
+                      }
+                    : {}),
             };
         case "aws:sns/topic:Topic":
-            return { name: physical, arn: `arn:aws:sns:${REGION}:${ACCOUNT}:${physical}` };
+            return { name: physical, arn: `arn:aws:sns:${region}:${ACCOUNT}:${physical}` };
         case "aws:sqs/queue:Queue":
             return {
                 name: physical,
-                arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${physical}`,
-                url: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${physical}`,
+                arn: `arn:aws:sqs:${region}:${ACCOUNT}:${physical}`,
+                url: `https://sqs.${region}.amazonaws.com/${ACCOUNT}/${physical}`,
             };
         case "aws:lambda/function:Function":
-            return { name: physical, arn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${physical}` };
+            return { name: physical, arn: `arn:aws:lambda:${region}:${ACCOUNT}:function:${physical}` };
         case "aws:iam/role:Role":
             return { name: physical, arn: `arn:aws:iam::${ACCOUNT}:role/${physical}` };
         case "aws:kms/key:Key":
-            return { arn: `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name}`, keyId: `${name}-key-id` };
+            return { arn: `arn:aws:kms:${region}:${ACCOUNT}:key/${name}`, keyId: `${name}-key-id` };
         case "aws:cloudwatch/eventBus:EventBus":
-            return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${physical}` };
+            return { name: physical, arn: `arn:aws:events:${region}:${ACCOUNT}:event-bus/${physical}` };
         case "aws:cloudwatch/eventRule:EventRule":
-            return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${physical}` };
+            return { name: physical, arn: `arn:aws:events:${region}:${ACCOUNT}:rule/${physical}` };
         case "aws:s3/bucket:Bucket": {
             const bucket = inputs.bucket ?? `${name}-abc`;
             return { bucket, arn: `arn:aws:s3:::${bucket}` };
@@ -86,12 +112,12 @@ function computed(type: string, name: string, inputs: Record<string, any>): Reco
         case "aws:lambda/eventSourceMapping:EventSourceMapping":
             return {
                 uuid: `${name}-uuid`,
-                arn: `arn:aws:lambda:${REGION}:${ACCOUNT}:event-source-mapping:${name}-uuid`,
+                arn: `arn:aws:lambda:${region}:${ACCOUNT}:event-source-mapping:${name}-uuid`,
             };
         case "aws:cloudwatch/logGroup:LogGroup":
-            return { name: physical, arn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${physical}` };
+            return { name: physical, arn: `arn:aws:logs:${region}:${ACCOUNT}:log-group:${physical}` };
         default:
-            return { arn: `arn:aws:mock:${REGION}:${ACCOUNT}:${type}/${name}` };
+            return { arn: `arn:aws:mock:${region}:${ACCOUNT}:${type}/${name}` };
     }
 }
 
@@ -107,7 +133,8 @@ void pulumi.runtime.setMocks(
                     state: { name: args.inputs.name, outputs: STACK_REFERENCE_OUTPUTS, secretOutputNames: [] },
                 };
             }
-            const outputs = computed(args.type, args.name, args.inputs);
+            const region = regionOf(args.provider);
+            const outputs = computed(args.type, args.name, args.inputs, region);
             const parent = request?.getParent() || undefined;
             const propertyDependencies: Record<string, string[]> = {};
             for (const [property, dependencies] of request?.getPropertydependenciesMap().entries() ?? []) {
@@ -115,6 +142,8 @@ void pulumi.runtime.setMocks(
                 if (urns.length > 0) propertyDependencies[property as string] = urns;
             }
             const urn = monitor.newUrn(parent, args.type, args.name);
+            if (args.type === "pulumi:providers:aws" && typeof args.inputs.region === "string")
+                providerRegions.set(urn, args.inputs.region);
             // The request's import ID ("" when none) is the `id` the mocks are given.
             const importId = args.id || undefined;
             recorded.push({
@@ -126,6 +155,7 @@ void pulumi.runtime.setMocks(
                 computed: outputs,
                 propertyDependencies,
                 ...(importId === undefined ? {} : { importId }),
+                region,
             });
             return { id: importId ?? `${args.name}-id`, state: { ...args.inputs, ...outputs } };
         },

@@ -1,25 +1,13 @@
 import * as assert from "node:assert/strict";
 import { publisherPolicyDocument, sweeperPolicyDocument } from "../../../components/iam";
 import { recorded, unwrap } from "../../support/pulumi-mocks";
-import { BuiltOutbox, TYPE, buildOutbox } from "../../support/component-harness";
+import { BuiltOutbox, TYPE, buildOutbox, inlineStatements, type RoleStatement } from "../../support/component-harness";
 
 const KMS_KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
 // What both handlers call on the table (relay-policy.test.ts records it): no PutItem, no DescribeTable.
 const TABLE_ACTIONS = ["dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:Query", "dynamodb:UpdateItem"];
 
-interface Statement {
-    Sid: string;
-    Effect: string;
-    Action: string[];
-    Resource: string[];
-}
-
-/** The role's only inline policy, parsed. */
-function inlineStatements(built: BuiltOutbox, roleName: string): Statement[] {
-    const role = built.one(TYPE.role, roleName).inputs;
-    assert.equal(role.inlinePolicies.length, 1, `${roleName} has one inline policy`);
-    return JSON.parse(role.inlinePolicies[0].policy).Statement;
-}
+type Statement = RoleStatement;
 
 /** `action → resources`, one entry per action, so a test states the whole grant at once. */
 function grants(statements: Statement[]): Record<string, string[]> {

@@ -85,9 +85,15 @@ describe("Outbox as a multi-language component", () => {
                 "globalSecondaryIndexes",
                 "importTableName",
                 "largePayloads",
+                "replicaRegions",
                 "transform",
                 "vpc",
             ].filter((k) => k in outbox.inputs),
+        );
+        // The replicas' regions (issue 37): a plain list of strings, each region's children are declared from it.
+        assert.deepEqual(
+            [outbox.inputs.replicaRegions.type, outbox.inputs.replicaRegions.items.type],
+            ["array", "string"],
         );
         // The args of issue 39 that YAML and Python use: the VPC, the extra indexes, and an object for every
         // transform key (a callback is TypeScript's and JavaScript's only: the schema has no function type).

@@ -139,14 +139,46 @@ describe("outboxPolicies on resources recorded under the mocks", () => {
         assert.deepEqual(v, [
             `outbox-stream-mapping: outbox stream mapping "pol-stream-mapping": functionResponseTypes must include ReportBatchItemFailures (else the publisher's batchItemFailures are ignored and the whole batch retries); it is []`,
             `outbox-stream-mapping: outbox stream mapping "pol-stream-mapping": maximumRetryAttempts must be a bound from 0 to 10000 (absent or -1 retries a poison batch for the stream's 24 h retention); it is -1`,
-            `outbox-stream-mapping: outbox stream mapping "pol-stream-mapping": the filter must be exactly ${streamFilterPatternJson()} (a wrong filter silently drops events); it is [${wrongFilter}]`,
+            `outbox-stream-mapping: outbox stream mapping "pol-stream-mapping": the filter must be exactly ${streamFilterPatternJson()}, or on a global table streamFilterPatterns(scope) of the region's origin scope (a wrong filter silently drops events); it is [${wrongFilter}]`,
         ]);
+    });
+
+    it("finds no violation in an outbox with replicaRegions, and flags a region's mapping whose filter names another region", async () => {
+        const global = await withStreamArn(await buildOutbox("polglobal", { replicaRegions: ["us-west-2"] }));
+        assert.deepEqual(await violationsOf(outboxPolicies, global), []);
+        assert.equal(global.filter((r) => r.type === TYPE.mapping).length, 2);
+        // The replica's filter with its region's stamp replaced by the home region's: every region's filter but
+        // the one scope gives is refused, so the empty list above means "checked".
+        const wrong = global.map((r) =>
+            r.type === TYPE.mapping && r.name === "polglobal-us-west-2-stream-mapping"
+                ? {
+                      ...r,
+                      inputs: {
+                          ...r.inputs,
+                          filterCriteria: {
+                              filters: [
+                                  ...r.inputs.filterCriteria.filters,
+                                  {
+                                      pattern: r.inputs.filterCriteria.filters[0].pattern.replace(
+                                          "us-west-2",
+                                          "eu-west-1",
+                                      ),
+                                  },
+                              ],
+                          },
+                      },
+                  }
+                : r,
+        );
+        const v = await violationsOf(outboxPolicies, wrong);
+        assert.equal(v.length, 1, JSON.stringify(v));
+        assert.match(v[0], /"polglobal-us-west-2-stream-mapping": the filter must be exactly/);
     });
 
     it("flags the Outbox's mapping with no filter at all", async () => {
         const v = await violationsOfVariant(TYPE.mapping, (m) => ({ ...m, filterCriteria: undefined }));
         assert.deepEqual(v, [
-            `outbox-stream-mapping: outbox stream mapping "pol-stream-mapping": the filter must be exactly ${streamFilterPatternJson()} (a wrong filter silently drops events); it is []`,
+            `outbox-stream-mapping: outbox stream mapping "pol-stream-mapping": the filter must be exactly ${streamFilterPatternJson()}, or on a global table streamFilterPatterns(scope) of the region's origin scope (a wrong filter silently drops events); it is []`,
         ]);
     });
 
@@ -172,7 +204,7 @@ describe("outboxPolicies on resources recorded under the mocks", () => {
                 `maximumRetryAttempts must be a bound from 0 to 10000 (absent or -1 retries a poison batch for the stream's 24 h retention); it is absent`,
             ),
             at(
-                `the filter must be exactly ${streamFilterPatternJson()} (a wrong filter silently drops events); it is []`,
+                `the filter must be exactly ${streamFilterPatternJson()}, or on a global table streamFilterPatterns(scope) of the region's origin scope (a wrong filter silently drops events); it is []`,
             ),
         ]);
         assert.deepEqual(
