@@ -15,6 +15,7 @@ import { ENV, readHandlerEnvironment, type HandlerEnvironment } from "../config"
 import { DESTINATION_SETTINGS } from "../destination/kind";
 import { eventBridgeSdk, snsSdk, sqsSdk } from "../sdk-clients";
 import { createLambdaLogger } from "../observability/json-logger";
+import { definedFields } from "../record/defined-fields";
 import { createPublisher, type PublisherConfig, type PublisherHandler, type StreamBatchResponse } from "./publisher";
 import { createSweeper, type SweeperHandler } from "./sweeper";
 
@@ -43,8 +44,7 @@ function configFromEnvironment(env: HandlerEnvironment, functionName: string): P
         completionGraceSeconds: env.completionGraceSeconds,
         maxPublishAttempts: env.maxPublishAttempts,
         claimVersion: env.claimVersion,
-        ...(env.checkEventBus !== undefined ? { checkEventBus: env.checkEventBus } : {}),
-        ...(env.origin !== undefined ? { origin: env.origin } : {}),
+        ...definedFields(env, "checkEventBus", "origin"),
         logger: createLambdaLogger(functionName),
     };
 }
