@@ -1,10 +1,12 @@
 /**
- * The small pieces every arg check shares (`validation.ts`, `destination-validation.ts`): whether a value is known
- * yet, how a value is quoted, and the check of a plain string against a pattern.
+ * The small pieces every arg check shares (`validation.ts`, `destination-validation.ts`, `consumer-validation.ts`):
+ * whether a value is known yet, how a value is quoted, the check of a plain string against a pattern, and that of an
+ * integer against its range.
  *
  * @packageDocumentation
  */
 import * as pulumi from "@pulumi/pulumi";
+import type { IntegerLimit } from "../runtime/limits";
 import type { OutboxArgs } from "./args";
 import type { OutboxArgProblem } from "./arg-problem";
 
@@ -79,4 +81,41 @@ export function listArg(
     if (Array.isArray(value)) return value;
     problems.push({ path: `args.${key}`, value: show(value), ...problem });
     return undefined;
+}
+
+/**
+ * Checks a known value against an integer range, adding the problem when it is not an integer within it. An absent
+ * or unknown value is no problem: the default applies, or AWS checks it at deployment.
+ *
+ * @param path - The arg's path in the messages, e.g. `args.batchSize`.
+ * @param value - The arg's value.
+ * @param range - The allowed integers, their unit and the default.
+ * @param problems - Where the problem goes.
+ */
+export function checkIntegerIn(path: string, value: unknown, range: IntegerLimit, problems: OutboxArgProblem[]): void {
+    if (value === undefined || isUnknown(value)) return;
+    if (typeof value === "number" && Number.isInteger(value) && value >= range.min && value <= range.max) return;
+    problems.push({
+        path,
+        value: show(value),
+        allowed: `an integer from ${range.min} to ${range.max} (${range.unit})`,
+        fix: `set it within that range, or omit it for the default ${range.fallback}`,
+    });
+}
+
+/**
+ * The problem of an arg that must be an object of known keys and is not an object.
+ *
+ * @param path - The arg's path in the messages, e.g. `args.transform`.
+ * @param value - The arg's value.
+ * @param keys - The keys the object takes.
+ * @param which - Which of the keys to pass, as the fix says it, e.g. `the keys you need`.
+ */
+export function notAnObjectProblem(
+    path: string,
+    value: unknown,
+    keys: readonly string[],
+    which: string,
+): OutboxArgProblem {
+    return { path, value: show(value), allowed: "an object", fix: `pass { ${keys.join(", ")} } with ${which}` };
 }

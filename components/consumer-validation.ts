@@ -9,7 +9,7 @@
 import { DESTINATION_ARN_RULES, DESTINATION_KINDS, destinationKindOfArn } from "../runtime/destination/kind";
 import { OutboxError } from "../runtime/errors";
 import type { OutboxArgProblem } from "./arg-problem";
-import { KMS_KEY_ARN, isUnknown, show } from "./arg-checks";
+import { KMS_KEY_ARN, checkIntegerIn, isUnknown, show } from "./arg-checks";
 import {
     CONSUMER_RANGES,
     ConsumerRangedArg,
@@ -271,19 +271,8 @@ function checkFilter(args: OutboxConsumerArgs, problems: OutboxArgProblem[]): vo
 }
 
 function checkNumbers(args: OutboxConsumerArgs, fifo: boolean, problems: OutboxArgProblem[]): void {
-    for (const key of Object.keys(CONSUMER_RANGES) as ConsumerRangedArg[]) {
-        const value: unknown = args[key];
-        if (value === undefined || isUnknown(value)) continue;
-        const range = CONSUMER_RANGES[key];
-        if (typeof value !== "number" || !Number.isInteger(value) || value < range.min || value > range.max) {
-            problems.push({
-                path: `args.${key}`,
-                value: show(value),
-                allowed: `an integer from ${range.min} to ${range.max} (${range.unit})`,
-                fix: `set it within that range, or omit it for the default ${range.fallback}`,
-            });
-        }
-    }
+    for (const key of Object.keys(CONSUMER_RANGES) as ConsumerRangedArg[])
+        checkIntegerIn(`args.${key}`, args[key], CONSUMER_RANGES[key], problems);
     const window0: unknown = args.maximumBatchingWindowInSeconds;
     if (fifo && typeof window0 === "number" && window0 > 0) {
         problems.push({

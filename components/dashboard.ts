@@ -132,6 +132,8 @@ function costPanel(t: DashboardTargets): DashboardPanel {
 function dashboardPanels(t: DashboardTargets): DashboardPanel[] {
     const custom = (name: string, fn: HandlerFunction, options: Record<string, unknown>): DashboardMetric =>
         customMetric(t, name, fn, options);
+    const sum = (name: string, fn: HandlerFunction, label: string): DashboardMetric =>
+        custom(name, fn, { stat: "Sum", label });
     const { publisher, sweeper } = HANDLER_FUNCTIONS;
     return [
         {
@@ -157,16 +159,10 @@ function dashboardPanels(t: DashboardTargets): DashboardPanel[] {
             title: "Published and dead-lettered records",
             period: 300,
             metrics: [
-                custom(DELIVERY_METRICS.published, publisher, { stat: "Sum", label: "published by the publisher" }),
-                custom(DELIVERY_METRICS.published, sweeper, {
-                    stat: "Sum",
-                    label: "published by the sweeper (missed by the stream)",
-                }),
-                custom(DELIVERY_METRICS.deadLettered, publisher, {
-                    stat: "Sum",
-                    label: "dead-lettered by the publisher",
-                }),
-                custom(DELIVERY_METRICS.deadLettered, sweeper, { stat: "Sum", label: "dead-lettered by the sweeper" }),
+                sum(DELIVERY_METRICS.published, publisher, "published by the publisher"),
+                sum(DELIVERY_METRICS.published, sweeper, "published by the sweeper (missed by the stream)"),
+                sum(DELIVERY_METRICS.deadLettered, publisher, "dead-lettered by the publisher"),
+                sum(DELIVERY_METRICS.deadLettered, sweeper, "dead-lettered by the sweeper"),
             ],
         },
         {
@@ -190,14 +186,8 @@ function dashboardPanels(t: DashboardTargets): DashboardPanel[] {
                 lambdaMetric("Errors", t.publisherFunctionName, { stat: "Sum", label: "publisher errors" }),
                 lambdaMetric("Throttles", t.publisherFunctionName, { stat: "Sum", label: "publisher throttles" }),
                 lambdaMetric("Errors", t.sweeperFunctionName, { stat: "Sum", label: "sweeper errors" }),
-                custom(DELIVERY_METRICS.fencedPartitions, publisher, {
-                    stat: "Sum",
-                    label: "partitions fenced above claimVersion (publisher)",
-                }),
-                custom(DELIVERY_METRICS.fencedPartitions, sweeper, {
-                    stat: "Sum",
-                    label: "partitions fenced above claimVersion (sweeper)",
-                }),
+                sum(DELIVERY_METRICS.fencedPartitions, publisher, "partitions fenced above claimVersion (publisher)"),
+                sum(DELIVERY_METRICS.fencedPartitions, sweeper, "partitions fenced above claimVersion (sweeper)"),
             ],
         },
         costPanel(t),

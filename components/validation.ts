@@ -10,7 +10,7 @@ import { OutboxError } from "../runtime/errors";
 import { SNS_TOPIC_ARN } from "../runtime/destination/aws-resource-names";
 import type { OutboxArgProblem } from "./arg-problem";
 import type { OutboxArgs } from "./args";
-import { KMS_KEY_ARN, checkPattern, isUnknown, listArg, show } from "./arg-checks";
+import { KMS_KEY_ARN, checkIntegerIn, checkPattern, isUnknown, listArg, notAnObjectProblem, show } from "./arg-checks";
 import { checkDestinationArgs } from "./destination-validation";
 import { checkPayloadArgs } from "./payload-validation";
 import { checkExtraIndexes } from "./index-validation";
@@ -33,19 +33,8 @@ const RATE_EXPRESSION = /^rate\((\d+) (minute|minutes|hour|hours|day|days)\)$/;
 const CRON_EXPRESSION = /^cron\(\S+( \S+){5}\)$/;
 
 function checkRanges(args: OutboxArgs, problems: OutboxArgProblem[]): void {
-    for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[]) {
-        const value = (args as Record<RangedArg, unknown>)[key];
-        if (value === undefined || isUnknown(value)) continue;
-        const range = OUTBOX_RANGES[key];
-        if (typeof value !== "number" || !Number.isInteger(value) || value < range.min || value > range.max) {
-            problems.push({
-                path: `args.${key}`,
-                value: show(value),
-                allowed: `an integer from ${range.min} to ${range.max} (${range.unit})`,
-                fix: `set it within that range, or omit it for the default ${range.fallback}`,
-            });
-        }
-    }
+    for (const key of Object.keys(OUTBOX_RANGES) as RangedArg[])
+        checkIntegerIn(`args.${key}`, (args as Record<RangedArg, unknown>)[key], OUTBOX_RANGES[key], problems);
 }
 
 function checkLogRetention(args: OutboxArgs, problems: OutboxArgProblem[]): void {
@@ -211,12 +200,7 @@ function checkAlarmThresholds(args: OutboxArgs, problems: OutboxArgProblem[]): v
     if (thresholds === undefined || isUnknown(thresholds)) return;
     const keys = Object.keys(ALARM_THRESHOLD_RANGES) as AlarmThreshold[];
     if (typeof thresholds !== "object" || thresholds === null || Array.isArray(thresholds)) {
-        problems.push({
-            path: "args.alarmThresholds",
-            value: show(thresholds),
-            allowed: "an object",
-            fix: `pass { ${keys.join(", ")} } with the thresholds you change`,
-        });
+        problems.push(notAnObjectProblem("args.alarmThresholds", thresholds, keys, "the thresholds you change"));
         return;
     }
     for (const key of Object.keys(thresholds)) {
@@ -230,16 +214,7 @@ function checkAlarmThresholds(args: OutboxArgs, problems: OutboxArgProblem[]): v
             });
             continue;
         }
-        const range = ALARM_THRESHOLD_RANGES[key as AlarmThreshold];
-        if (value === undefined || isUnknown(value)) continue;
-        if (typeof value !== "number" || !Number.isInteger(value) || value < range.min || value > range.max) {
-            problems.push({
-                path: `args.alarmThresholds.${key}`,
-                value: show(value),
-                allowed: `an integer from ${range.min} to ${range.max} (${range.unit})`,
-                fix: `set it within that range, or omit it for the default ${range.fallback}`,
-            });
-        }
+        checkIntegerIn(`args.alarmThresholds.${key}`, value, ALARM_THRESHOLD_RANGES[key as AlarmThreshold], problems);
     }
 }
 
@@ -269,12 +244,7 @@ function checkTransform(args: OutboxArgs, problems: OutboxArgProblem[]): void {
     const transform: unknown = args.transform;
     if (transform === undefined || isUnknown(transform)) return;
     if (!isPlainObject(transform)) {
-        problems.push({
-            path: "args.transform",
-            value: show(transform),
-            allowed: "an object",
-            fix: `pass { ${TRANSFORM_KEYS.join(", ")} } with the keys you need`,
-        });
+        problems.push(notAnObjectProblem("args.transform", transform, TRANSFORM_KEYS, "the keys you need"));
         return;
     }
     const table = transform.table;

@@ -10,16 +10,13 @@
  * @packageDocumentation
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-import {
-    JAVA_MISSING_MESSAGE,
-    javaAvailable,
-    startDynamoDbLocal,
-    type DynamoDbLocal,
-} from "../emulators/dynamodb-local";
+import { startDynamoDbLocal, type DynamoDbLocal } from "../emulators/dynamodb-local";
 import { startAwsFaultServer } from "../emulators/aws-fault-server";
 import { CALL_CLASSES, runBurst, type BurstRunResult } from "./burst-run";
 import { startCpuLoad, type CpuLoad } from "./cpu-load";
 import { round } from "./stats";
+import { stopOnSignals } from "../demo/shutdown";
+import { exitWithoutJava, optionsOrExit } from "./script-start";
 
 /** The flags of `npm run bench:burst`. */
 export interface BurstOptions {
@@ -167,22 +164,9 @@ function table(keyless: BurstRunResult, keyed: BurstRunResult, options: BurstOpt
 }
 
 async function main(): Promise<void> {
-    let parsed: BurstOptions | "help";
-    try {
-        parsed = parseBurstArgs(process.argv.slice(2));
-    } catch (err) {
-        process.stderr.write(`npm run bench:burst: ${(err as Error).message}\n`);
-        process.exit(2);
-    }
-    if (parsed === "help") {
-        process.stdout.write(`${USAGE}\n`);
-        return;
-    }
-    const options = parsed;
-    if (!javaAvailable()) {
-        process.stderr.write(`${JAVA_MISSING_MESSAGE}\n`);
-        process.exit(1);
-    }
+    const options = optionsOrExit("npm run bench:burst", parseBurstArgs, USAGE);
+    if (options === undefined) return;
+    exitWithoutJava();
     const say = (line: string): void => {
         process.stderr.write(`${line}\n`);
     };
@@ -199,13 +183,7 @@ async function main(): Promise<void> {
             load?.stop() ?? Promise.resolve(),
         ]);
     };
-    for (const [signal, code] of [
-        ["SIGINT", 130],
-        ["SIGTERM", 143],
-        ["SIGHUP", 129],
-    ] as const) {
-        process.on(signal, () => void stop().then(() => process.exit(code)));
-    }
+    stopOnSignals(stop);
     try {
         const started = Date.now();
         const dynamos: DynamoDbLocal[] = await Promise.all(starting);

@@ -34,7 +34,7 @@ import { countInversions } from "./key-order";
 import { instrumentClient, newTally, totalCalls } from "./instrument";
 import { injectLatency } from "./latency";
 import { processCpuMs } from "./process-cpu";
-import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
+import { createNaiveRelay, naiveOrderOf, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
 import { localRelayClients, type RelayKind } from "./relay-clients";
 import { acknowledgedIds, MAPPING_SETTINGS } from "./relay-run";
 import { round } from "./stats";
@@ -196,19 +196,7 @@ export async function runDrain(options: DrainRunOptions): Promise<DrainRunResult
                 next += 1;
                 const now = Date.now();
                 if (options.kind === "ours") await writer.write(orderWriteRequest(order, plan, now));
-                else
-                    await naiveWriteOrder(
-                        writerClient,
-                        tableName,
-                        {
-                            id: order.id,
-                            eventId: order.id,
-                            total: order.total,
-                            customer: order.customer,
-                            createdAtMs: now,
-                        },
-                        backlogCounters,
-                    );
+                else await naiveWriteOrder(writerClient, tableName, naiveOrderOf(order, now), backlogCounters);
             }
         };
         await Promise.all(Array.from({ length: WRITERS }, () => write()));

@@ -17,6 +17,7 @@ import {
     type DynamoDBClient,
 } from "@aws-sdk/client-dynamodb";
 import { PublishCommand, type SNSClient } from "@aws-sdk/client-sns";
+import type { DemoOrder } from "../demo/demo-orders";
 
 /** An order as the article's writer stores it. */
 export interface NaiveOrder {
@@ -25,6 +26,16 @@ export interface NaiveOrder {
     readonly total: number;
     readonly customer: string;
     readonly createdAtMs: number;
+}
+
+/**
+ * A demo order as the article's writer stores it: the order id is its event's id too, as in the outbox runs.
+ *
+ * @param order - The demo order.
+ * @param createdAtMs - When it is written.
+ */
+export function naiveOrderOf(order: DemoOrder, createdAtMs: number): NaiveOrder {
+    return { id: order.id, eventId: order.id, total: order.total, customer: order.customer, createdAtMs };
 }
 
 /** What the naive writer and relay consumed, for the benchmark. */

@@ -19,7 +19,7 @@ import { ATTR } from "../../runtime/schema";
 import { OutboxWriter } from "../../runtime/writer/writer";
 import { demoOrder, orderWriteRequest, type OrderPlan } from "../demo/demo-orders";
 import { instrumentClient, newTally, totalCalls, type CallTally } from "./instrument";
-import { createNaiveRelay, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
+import { createNaiveRelay, naiveOrderOf, naiveWriteOrder, type NaiveCounters } from "./naive-relay";
 import { localRelayClients, type RelayKind } from "./relay-clients";
 import { percentile, round } from "./stats";
 import { waitForCount } from "./wait-for-count";
@@ -237,19 +237,7 @@ export async function runRelay(options: RelayRunOptions): Promise<RelayRunResult
                     const now = Date.now();
                     startedAt.set(order.id, now);
                     if (options.kind === "ours") await ourWriter.write(orderWriteRequest(order, plan, now));
-                    else
-                        await naiveWriteOrder(
-                            writer,
-                            tableName,
-                            {
-                                id: order.id,
-                                eventId: order.id,
-                                total: order.total,
-                                customer: order.customer,
-                                createdAtMs: now,
-                            },
-                            naiveCounters,
-                        );
+                    else await naiveWriteOrder(writer, tableName, naiveOrderOf(order, now), naiveCounters);
                     writtenAt.set(order.id, Date.now());
                 }
             };

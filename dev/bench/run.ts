@@ -28,12 +28,7 @@
  * @packageDocumentation
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = "true";
-import {
-    JAVA_MISSING_MESSAGE,
-    javaAvailable,
-    startDynamoDbLocal,
-    type DynamoDbLocal,
-} from "../emulators/dynamodb-local";
+import { startDynamoDbLocal, type DynamoDbLocal } from "../emulators/dynamodb-local";
 import { startAwsFaultServer } from "../emulators/aws-fault-server";
 import { measureClaimCost } from "./claim-cost";
 import { measureLambdaCost, type LambdaCost } from "./lambda-cost";
@@ -43,6 +38,8 @@ import { BATCH_ACTIONS } from "./drain-destination";
 import { runDrain, type DrainRunResult, type DrainVariant } from "./drain-run";
 import { runRelay, type RelayKind, type RelayRunResult } from "./relay-run";
 import { round } from "./stats";
+import { stopOnSignals } from "../demo/shutdown";
+import { exitWithoutJava, optionsOrExit } from "./script-start";
 
 /** The flags of the benchmark. */
 export interface BenchOptions {
@@ -519,23 +516,10 @@ function table(
 }
 
 async function main(): Promise<void> {
-    let parsed: BenchOptions | "help";
-    try {
-        parsed = parseBenchArgs(process.argv.slice(2));
-    } catch (err) {
-        process.stderr.write(`npm run bench: ${(err as Error).message}\n`);
-        process.exit(2);
-    }
-    if (parsed === "help") {
-        process.stdout.write(`${USAGE}\n`);
-        return;
-    }
-    const options = parsed;
+    const options = optionsOrExit("npm run bench", parseBenchArgs, USAGE);
+    if (options === undefined) return;
     const sizes = benchSizes(options);
-    if (!javaAvailable()) {
-        process.stderr.write(`${JAVA_MISSING_MESSAGE}\n`);
-        process.exit(1);
-    }
+    exitWithoutJava();
     const say = (line: string): void => {
         process.stderr.write(`${line}\n`);
     };
@@ -571,13 +555,7 @@ async function main(): Promise<void> {
         stopped = true;
         await Promise.allSettled([...[...running].map((s) => s.then((d) => d.stop())), sns.stop()]);
     };
-    for (const [signal, code] of [
-        ["SIGINT", 130],
-        ["SIGTERM", 143],
-        ["SIGHUP", 129],
-    ] as const) {
-        process.on(signal, () => void stop().then(() => process.exit(code)));
-    }
+    stopOnSignals(stop);
     try {
         const started = Date.now();
         let run = 0;

@@ -95,6 +95,17 @@ export function installShutdown(options: ShutdownOptions = {}): Shutdown {
     return shutdown;
 }
 
+/**
+ * For a script that stops its own parts: on SIGINT, SIGTERM or SIGHUP, run `stop`, then exit with the signal's code.
+ *
+ * @param stop - Stops what the script started; it must settle.
+ */
+export function stopOnSignals(stop: () => Promise<void>): void {
+    for (const [signal, code] of Object.entries(SIGNAL_EXIT)) {
+        process.on(signal, () => void stop().then(() => process.exit(code)));
+    }
+}
+
 /** One line for an error: its message, and its code when it has one (OutboxError, AWS errors). */
 export function describeError(err: unknown): string {
     if (!(err instanceof Error)) return String(err);

@@ -21,6 +21,7 @@
  * @packageDocumentation
  */
 import { utf8Length } from "../record/item-size";
+import { definedFields } from "../record/defined-fields";
 import { eventIdOf, type OutboundMessage } from "../record/message";
 import { UNTYPED_DETAIL_TYPE } from "./kind";
 
@@ -89,11 +90,9 @@ export function eventDetail(message: OutboundMessage): string {
     const metadata: OutboxEventMetadata = {
         id: eventIdOf(message),
         type: message.type,
-        ...(message.source !== undefined ? { source: message.source } : {}),
-        ...(message.schemaVersion !== undefined ? { schemaVersion: message.schemaVersion } : {}),
+        ...definedFields(message, "source", "schemaVersion"),
         headers: message.headers,
-        ...(message.traceparent !== undefined ? { traceparent: message.traceparent } : {}),
-        ...(message.tracestate !== undefined ? { tracestate: message.tracestate } : {}),
+        ...definedFields(message, "traceparent", "tracestate"),
         ...(json ? {} : { payloadFormat: "text" as const }),
     };
     return `{"outbox":${JSON.stringify(metadata)},"payload":${json ? message.body : JSON.stringify(message.body)}}`;

@@ -88,6 +88,38 @@ function typeName(value: unknown): string {
     return typeof value;
 }
 
+/**
+ * The attribute maps of an action's body that are present, in {@link MAPS} order, each checked to be an object as
+ * it is reached (a required one must be present).
+ *
+ * @param shape - What the map must be, as the message says it.
+ */
+function* presentMaps(
+    body: Record<string, unknown>,
+    at: { caller: string; where: string; kind: Kind; transactionIndex?: number },
+    shape: string,
+): Generator<[(typeof MAPS)[Kind][number], object]> {
+    const { caller, where, kind, transactionIndex } = at;
+    for (const field of MAPS[kind]) {
+        const map = body[field];
+        if (map === undefined && field !== REQUIRED[kind]) continue;
+        if (typeof map !== "object" || map === null || Array.isArray(map))
+            throw new OutboxError(
+                "INVALID_PAYLOAD",
+                `${caller}: ${where} (${kind}).${field} must be ${shape}, got ${typeName(map)}`,
+                {
+                    context: {
+                        where,
+                        action: kind,
+                        attribute: field,
+                        ...(transactionIndex !== undefined ? { transactionIndex } : {}),
+                    },
+                },
+            );
+        yield [field, map];
+    }
+}
+
 /** The kind of an action: exactly one of Put, Update, Delete, ConditionCheck. */
 function kindOf(action: unknown, where: string, fix: string, caller = "write"): Kind {
     const kinds =
@@ -182,15 +214,8 @@ export function marshallDocumentItems(
                 `${caller}: ${where} (${kind}).TableName must name a table, got ${typeName(body.TableName)}`,
                 { context: { where, action: kind, attribute: "TableName", transactionIndex: offset + i } },
             );
-        for (const field of MAPS[kind]) {
-            const map = body[field];
-            if (map === undefined && field !== REQUIRED[kind]) continue;
-            if (typeof map !== "object" || map === null || Array.isArray(map))
-                throw new OutboxError(
-                    "INVALID_PAYLOAD",
-                    `${caller}: ${where} (${kind}).${field} must be an object of native values, got ${typeName(map)}`,
-                    { context: { where, action: kind, attribute: field, transactionIndex: offset + i } },
-                );
+        const at = { caller, where, kind, transactionIndex: offset + i };
+        for (const [field, map] of presentMaps(body, at, "an object of native values")) {
             const dropped = functionLeaf(map, field);
             if (dropped !== undefined)
                 throw new OutboxError(
@@ -307,15 +332,7 @@ export function checkAttributeValueItems(items: readonly unknown[], caller = "wr
         const where = `items[${i}]`;
         const kind = kindOf(action, where, "an SDK TransactWriteItem", caller);
         const body = (action as unknown as Record<Kind, Record<string, unknown>>)[kind];
-        for (const field of MAPS[kind]) {
-            const map = body[field];
-            if (map === undefined && field !== REQUIRED[kind]) continue;
-            if (typeof map !== "object" || map === null || Array.isArray(map))
-                throw new OutboxError(
-                    "INVALID_PAYLOAD",
-                    `${caller}: ${where} (${kind}).${field} must be a map of AttributeValues, got ${typeName(map)}`,
-                    { context: { where, action: kind, attribute: field } },
-                );
+        for (const [field, map] of presentMaps(body, { caller, where, kind }, "a map of AttributeValues")) {
             for (const [name, value] of Object.entries(map)) {
                 const bad = notAttributeValue(value, `${field}.${name}`);
                 if (bad !== undefined)

@@ -6,7 +6,8 @@
  * actions (transact-items.ts) and those actions in the DocumentClient's shape, which the writer and the inbox both
  * take (document-items.ts), typed events: event maps, Standard Schema validators and schema versions, which the writer
  * and the inbox both check (typed-events.ts), and what the writer and the claim check both need: the payload error
- * (payload-error.ts) and a redriven record's id (redrive-id.ts).
+ * (payload-error.ts) and a redriven record's id (redrive-id.ts); and the set fields of an object, for what is built
+ * with only what is set (defined-fields.ts).
  *
  * May import: the runtime's root files and store/'s AWS error helpers. Never writer/, relay/, inbox/ nor
  * claim-check/ (eslint.config.mjs).

@@ -7,6 +7,7 @@
  */
 import type { MessageAttributeValue, PublishBatchRequestEntry } from "@aws-sdk/client-sns";
 import type { OutboxRecord } from "./codec";
+import { definedFields } from "./defined-fields";
 import { utf8Length } from "./item-size";
 
 /** SNS's limit for one message, body plus attributes: 256 KB. It is also PublishBatch's limit for all entries together. */
@@ -479,20 +480,17 @@ export function deadLetterMessage(message: OutboundMessage, details: DeadLetterD
     const body = {
         reason: details.reason,
         recordId: message.id,
-        ...(message.originId !== undefined ? { originId: message.originId } : {}),
+        ...definedFields(message, "originId"),
         partition: message.partition,
         type: message.type,
-        ...(message.schemaVersion !== undefined ? { schemaVersion: message.schemaVersion } : {}),
-        ...(message.orderingKey !== undefined ? { orderingKey: message.orderingKey } : {}),
+        ...definedFields(message, "schemaVersion", "orderingKey"),
         headers: message.headers,
-        ...(message.traceparent !== undefined ? { traceparent: message.traceparent } : {}),
-        ...(message.tracestate !== undefined ? { tracestate: message.tracestate } : {}),
+        ...definedFields(message, "traceparent", "tracestate"),
         createdAt: new Date(message.createdAt).toISOString(),
         ...(message.expiresAt !== 0 ? { expiresAt: new Date(message.expiresAt).toISOString() } : {}),
         deadLetteredAt: new Date(details.at).toISOString(),
         attempts: details.attempts ?? 0,
-        ...(details.errorCode !== undefined ? { errorCode: details.errorCode } : {}),
-        ...(details.errorMessage !== undefined ? { errorMessage: details.errorMessage } : {}),
+        ...definedFields(details, "errorCode", "errorMessage"),
         ...payloadField(message.body),
     };
     return {

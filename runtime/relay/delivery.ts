@@ -206,6 +206,22 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
 }
 
 /**
+ * Logs a refusal the destination called transient: not the record's fault, so every later record would meet it too.
+ *
+ * @param ctx - The logger.
+ * @param record - The record refused.
+ * @param code - The destination's error code.
+ */
+export function logTransientRefusal(ctx: DeliveryContext, record: OutboxRecord, code: string): void {
+    ctx.logger.warn("outbox publish failed", {
+        recordId: record.recordId,
+        partition: record.partition,
+        code,
+        permanent: false,
+    });
+}
+
+/**
  * Count one permanent publish failure on the record (`ADD publish_attempts 1`, only while it is pending or
  * claimed) and return the new count. Durable, so the bound holds across invocations and cold starts.
  * Returns `undefined` when the record is already terminal. A record the count would take over DynamoDB's 400 KB

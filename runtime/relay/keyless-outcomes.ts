@@ -12,6 +12,7 @@ import {
     completePending,
     countPermanentFailure,
     DELIVERY_METRICS,
+    logTransientRefusal,
     notePublished,
     publishBatches,
     sendToDeadLetterQueue,
@@ -104,12 +105,7 @@ async function refusedEntryStopsBatch(
 ): Promise<boolean> {
     ctx.metrics.count(DELIVERY_METRICS.publishFailed);
     if (!result.permanent) {
-        ctx.logger.warn("outbox publish failed", {
-            recordId: record.recordId,
-            partition: record.partition,
-            code: result.code,
-            permanent: false,
-        });
+        logTransientRefusal(ctx, record, result.code);
         return true;
     }
     const attempts = await countPermanentFailure(ctx, record);

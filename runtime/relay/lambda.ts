@@ -16,6 +16,7 @@ import { destinationArnRegion } from "../destination/aws-resource-names";
 import { DESTINATION_SETTINGS } from "../destination/kind";
 import { eventBridgeSdk, snsSdk, sqsSdk } from "../sdk-clients";
 import { createLambdaLogger } from "../observability/json-logger";
+import { definedFields } from "../record/defined-fields";
 import { createPublisher, type PublisherConfig, type PublisherHandler, type StreamBatchResponse } from "./publisher";
 import { createSweeper, type SweeperHandler } from "./sweeper";
 
@@ -61,8 +62,7 @@ function configFromEnvironment(env: HandlerEnvironment, functionName: string): P
         completionGraceSeconds: env.completionGraceSeconds,
         maxPublishAttempts: env.maxPublishAttempts,
         claimVersion: env.claimVersion,
-        ...(env.checkEventBus !== undefined ? { checkEventBus: env.checkEventBus } : {}),
-        ...(env.origin !== undefined ? { origin: env.origin } : {}),
+        ...definedFields(env, "checkEventBus", "origin"),
         logger: createLambdaLogger(functionName),
     };
 }

@@ -32,6 +32,7 @@ import {
     DELIVERY_METRICS,
     expireClaimed,
     isExpired,
+    logTransientRefusal,
     notePublished,
     publishBatch,
     publishBatches,
@@ -304,13 +305,7 @@ async function refused(
         },
     );
     if (!result.permanent) {
-        // Not this record's fault: every later record would meet the same destination.
-        ctx.logger.warn("outbox publish failed", {
-            recordId: record.recordId,
-            partition: record.partition,
-            code: result.code,
-            permanent: false,
-        });
+        logTransientRefusal(ctx, record, result.code);
         return stopAt(run, lane, record, error);
     }
     let attempts: number | undefined;

@@ -11,7 +11,7 @@ import { readBigInt, readNumber, readString, type OutboxRecord } from "../record
 import { ATTR, originTaken, STATUS, statusOf } from "../schema";
 import { claimBatch, skipped, type ClaimCallOptions } from "./claim-batch";
 import type { ClaimClock } from "./claim-one";
-import { and, nonTerminal, partitionRecords, placeholders } from "./expressions";
+import { nonTerminal, partitionRecordsQuery } from "./expressions";
 import { DEEP_BACKLOG_PAGE_WARN, noteUndecodable, STORE_METRICS, STORE_WARNINGS } from "./observability";
 import { STORE_DEFAULTS, type StoreContext } from "./options";
 import { queryPages } from "./send";
@@ -103,21 +103,13 @@ async function scanPartition(
     retain: number,
     options: ClaimCallOptions,
 ): Promise<PartitionScan> {
-    const key = partitionRecords(partition);
-    const filter = nonTerminal();
     const scan: PartitionScan = { candidates: [], blockers: new Map(), unreadableKeys: new Set() };
     let pages = 0;
     let scanned = 0;
     await queryPages(
         ctx,
         "claim.scan-query",
-        {
-            TableName: ctx.tableName,
-            KeyConditionExpression: key.text,
-            FilterExpression: filter.text,
-            ConsistentRead: true,
-            ...placeholders(and(key, filter)),
-        },
+        partitionRecordsQuery(ctx.tableName, partition, nonTerminal()),
         { message: "outbox claim query failed", context: { partition } },
         (page) => {
             pages++;

@@ -61,29 +61,49 @@ function requireIds(verb: string, recordIds: unknown): asserts recordIds is read
     }
 }
 
-/**
- * One claim-scoped conditional update of `recordId`: a failed condition means the token does not hold the claim.
- *
- * @param mismatch - The STALE message for a failed condition.
- */
+/** The STALE message of a failed condition, by verb. */
+const CLAIM_MISMATCH = {
+    complete: "claim version mismatch on complete",
+    release: "claim mismatch on release",
+} as const;
+
+/** One claim-scoped conditional update of `recordId`: a failed condition means the token does not hold the claim. */
 async function updateHeldClaim(
     ctx: StoreContext,
-    verb: "complete" | "release",
+    verb: keyof typeof CLAIM_MISMATCH,
     recordId: string,
     token: FencingToken,
     input: UpdateItemCommandInput,
-    mismatch: string,
 ): Promise<void> {
     try {
         await updateItem(ctx, `${verb}.update`, input);
     } catch (err) {
         if (isConditionalCheckFailed(err)) {
-            throw new OutboxError("STALE_FENCING_TOKEN", mismatch, {
+            throw new OutboxError("STALE_FENCING_TOKEN", CLAIM_MISMATCH[verb], {
                 cause: err,
                 context: { recordId, givenVersion: token.version.toString(), owner: token.owner },
             });
         }
         throw wrapAwsError(err, `outbox ${verb} update failed`, { recordId, ownerId: token.owner });
+    }
+}
+
+/**
+ * {@link updateHeldClaim} of each record in order, addressed through {@link resolveRecordKey}; stops at the first
+ * failure. `afterEach` runs once a record's update has succeeded.
+ */
+async function updateHeldClaims(
+    ctx: StoreContext,
+    verb: keyof typeof CLAIM_MISMATCH,
+    recordIds: readonly string[],
+    token: FencingToken,
+    inputFor: (key: Record<string, AttributeValue>) => UpdateItemCommandInput,
+    afterEach?: (recordId: string) => void,
+): Promise<void> {
+    for (const recordId of recordIds) {
+        const key = await resolveRecordKey(ctx, recordId);
+        await updateHeldClaim(ctx, verb, recordId, token, inputFor(key));
+        afterEach?.(recordId);
     }
 }
 
@@ -101,18 +121,14 @@ export async function complete(ctx: StoreContext, recordIds: readonly string[], 
     if (recordIds.length === 0) return;
     const nowMs = ctx.clock.now();
     const ttl = ttlSeconds(nowMs, ctx.compactionGraceSeconds);
-    for (const recordId of recordIds) {
-        const key = await resolveRecordKey(ctx, recordId);
-        await updateHeldClaim(
-            ctx,
-            "complete",
-            recordId,
-            token,
-            completeClaimedUpdate(ctx.tableName, key, token, nowMs, ttl),
-            "claim version mismatch on complete",
-        );
-        ctx.keyCache.delete(recordId);
-    }
+    await updateHeldClaims(
+        ctx,
+        "complete",
+        recordIds,
+        token,
+        (key) => completeClaimedUpdate(ctx.tableName, key, token, nowMs, ttl),
+        (recordId) => ctx.keyCache.delete(recordId),
+    );
 }
 
 /**
@@ -126,15 +142,5 @@ export async function release(ctx: StoreContext, recordIds: readonly string[], t
     if (!isValidToken(token)) throw invalidTokenError("release", token);
     requireIds("release", recordIds);
     ctx.logger.debug("dynamodboutbox: release", { count: recordIds.length });
-    for (const recordId of recordIds) {
-        const key = await resolveRecordKey(ctx, recordId);
-        await updateHeldClaim(
-            ctx,
-            "release",
-            recordId,
-            token,
-            releaseUpdate(ctx.tableName, key, token),
-            "claim mismatch on release",
-        );
-    }
+    await updateHeldClaims(ctx, "release", recordIds, token, (key) => releaseUpdate(ctx.tableName, key, token));
 }

@@ -10,7 +10,7 @@ import { unmarshalRecord, type OutboxRecord } from "../record/codec";
 import { CLAIM_INDEX, STATUS, type RecordStatus } from "../schema";
 import { agePosition, compareAge } from "./claim-scan";
 import { requirePartition } from "./claim";
-import { and, isPending, partitionIs, partitionRecords, placeholders, statusIs } from "./expressions";
+import { and, isPending, partitionIs, partitionRecordsQuery, placeholders, statusIs } from "./expressions";
 import type { StoreContext } from "./options";
 import { queryPages } from "./send";
 
@@ -28,19 +28,11 @@ export async function queryPending(ctx: StoreContext, partition: string, limit: 
     requirePartition("queryPending", partition);
     ctx.logger.debug("dynamodboutbox: query_pending", { partition_key: partition, limit });
     if (!(limit > 0)) return [];
-    const key = partitionRecords(partition);
-    const filter = isPending();
     const items: Record<string, AttributeValue>[] = [];
     await queryPages(
         ctx,
         "query-pending.query",
-        {
-            TableName: ctx.tableName,
-            KeyConditionExpression: key.text,
-            FilterExpression: filter.text,
-            ConsistentRead: true,
-            ...placeholders(and(key, filter)),
-        },
+        partitionRecordsQuery(ctx.tableName, partition, isPending()),
         { message: "outbox query pending failed", context: { partition } },
         (page) => {
             items.push(...(page.Items ?? []));

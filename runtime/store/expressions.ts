@@ -259,6 +259,33 @@ export function partitionRecords(partition: string): Expression {
     };
 }
 
+/**
+ * The Query of a partition's records (never its FENCE row) that `filter` keeps, read consistently.
+ *
+ * @param tableName - The outbox table.
+ * @param partition - The partition key value.
+ * @param filter - Which records the query keeps.
+ */
+export function partitionRecordsQuery(
+    tableName: string,
+    partition: string,
+    filter: Expression,
+): ExpressionFields & {
+    TableName: string;
+    KeyConditionExpression: string;
+    FilterExpression: string;
+    ConsistentRead: true;
+} {
+    const key = partitionRecords(partition);
+    return {
+        TableName: tableName,
+        KeyConditionExpression: key.text,
+        FilterExpression: filter.text,
+        ConsistentRead: true,
+        ...placeholders(and(key, filter)),
+    };
+}
+
 /** Key condition `record_id = id` (RecordIDIndex). */
 export function recordIdIs(recordId: string): Expression {
     return {

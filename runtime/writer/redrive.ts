@@ -42,6 +42,7 @@ import { REDRIVE_LIMITS } from "../limits";
 import { silentLogger, type Logger } from "../ports";
 import { awsErrorName, wrapAwsError } from "../store/aws-errors";
 import { redriveRecordId } from "../record/redrive-id";
+import { definedFields } from "../record/defined-fields";
 import type { OutboxMessage, OutboxWriter } from "./writer";
 
 /** Anything with an AWS SDK v3 SQS client's `send`. */
@@ -350,10 +351,7 @@ async function redriveOne(run: RedriveRun, m: Message): Promise<void> {
         type: dead.type,
         payload: dead.payload,
         headers: dead.headers,
-        ...(dead.traceparent !== undefined ? { traceparent: dead.traceparent } : {}),
-        ...(dead.tracestate !== undefined ? { tracestate: dead.tracestate } : {}),
-        ...(dead.schemaVersion !== undefined ? { schemaVersion: dead.schemaVersion } : {}),
-        ...(dead.orderingKey !== undefined ? { orderingKey: dead.orderingKey } : {}),
+        ...definedFields(dead, "traceparent", "tracestate", "schemaVersion", "orderingKey"),
         ...(run.options.expiresAt !== undefined ? { expiresAt: run.options.expiresAt } : {}),
     };
     try {
