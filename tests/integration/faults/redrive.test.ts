@@ -11,7 +11,6 @@ import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { isOutboxError } from "../../../runtime/errors";
-import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
 import { deadLetterMessage, outboundMessage } from "../../../runtime/record/message";
 import { createPublisher } from "../../../runtime/relay/publisher";
 import { redriveRecordId } from "../../../runtime/record/redrive-id";
@@ -22,6 +21,7 @@ import { redriveSummary, runRedrive } from "../../../cli/redrive/redrive";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import { createOutboxTable, scanRecords } from "../../support/runtime/table";
 import { faultyDynamoClient } from "../../support/faults/faulty-dynamodb";
+import { drainOutboxStream } from "../../support/stream-table";
 
 /** An SQS client whose first `failDeletes` DeleteMessage calls fail. A fake: fauxqs never fails a delete. */
 function failingDeletes(inner: SqsClientLike, failDeletes: number): SqsClientLike {
@@ -81,20 +81,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
             dlqUrl: dlq.queueUrl,
             writeMetrics: () => undefined,
         });
-        const relay = async () => {
-            const mapping = await startLocalEventSourceMapping({
-                streamsClient: streams,
-                dynamodbClient: ddb,
-                tableName,
-                handler: publisher,
-                pollIntervalMs: 10,
-            });
-            try {
-                await mapping.drain();
-            } finally {
-                await mapping.stop();
-            }
-        };
+        const relay = () => drainOutboxStream(ddb, tableName, publisher, { streamsClient: streams });
         /** `redriveDeadLetters` on this DLQ and writer, a 1 s visibility timeout; `over` replaces any option. */
         const redrive = (over: Partial<Parameters<typeof redriveDeadLetters>[0]> = {}) =>
             redriveDeadLetters({

@@ -15,19 +15,18 @@ import assert from "node:assert/strict";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { startAwsFaultServer } from "../../../dev/emulators/aws-fault-server";
 import { ENV } from "../../../runtime/config";
-import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
-import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { unmarshalRecord } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
 import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { TYPE, buildOutbox } from "../../support/component-harness";
-import { destroyStreamsClients, streamsClient } from "../../support/stream-table";
+import { componentMappingOptions, destroyStreamsClients, outboxStreamMapping } from "../../support/stream-table";
 import { dynamoClient } from "../../support/dynamodb";
 import { entryText, loadSerialized } from "../../support/serialized";
 import { localLambdaEnvironment, type LocalNames } from "../../support/local-environment";
 import { createOutboxTable, scanRecordItems, scanRecords, sparseIndexCounts } from "../../support/runtime/table";
 import { capturingStdout, HANDLER_ENVIRONMENT } from "../../support/writer/lambda-process";
+import { writeKeyedAndKeyless } from "../../support/writer/world";
 import { preserveEnvironment } from "../../support/local-environment";
 
 type Handler = (
@@ -54,29 +53,8 @@ async function setLambdaEnvironment(
     Object.assign(process.env, await localLambdaEnvironment(componentEnvironment, names, endpoint, extra));
 }
 
-/** Write `count` one-message transactions: keyed ones where `keyOf(n)` gives a key, in one account partition. */
-async function writeKeyedAndKeyless(
-    writer: OutboxWriter,
-    count: number,
-    keyOf: (n: number) => string | undefined,
-): Promise<{ id: string; key?: string }[]> {
-    const written: { id: string; key?: string }[] = [];
-    for (let n = 0; n < count; n += 1) {
-        const key = keyOf(n);
-        const { messageIds } = await writer.write({
-            messages: [
-                {
-                    partition: key ? "ACCOUNT#9" : `ORDER#${n % 7}`,
-                    type: "OrderUpdated",
-                    payload: { n },
-                    ...(key ? { orderingKey: key } : {}),
-                },
-            ],
-        });
-        written.push({ id: messageIds[0]!, ...(key ? { key } : {}) });
-    }
-    return written;
-}
+/** Keyed messages in one account partition, unkeyed ones over seven order partitions. */
+const ACCOUNT_AND_ORDERS = { account: "ACCOUNT#9", orders: 7 };
 
 /** Drain the table's stream through `handler` with the component's filter, retrying a failed batch at once, forever. */
 async function drainThroughFaults(
@@ -85,12 +63,8 @@ async function drainThroughFaults(
     handler: Handler,
     mapping: { inputs: Record<string, any> },
 ): Promise<void> {
-    const esm = await startLocalEventSourceMapping({
-        streamsClient: await streamsClient(),
-        dynamodbClient: ddb,
-        tableName,
-        handler,
-        filterPattern: JSON.parse(mapping.inputs.filterCriteria.filters[0].pattern as string) as FilterPattern,
+    const esm = await outboxStreamMapping(ddb, tableName, handler, {
+        filterPattern: componentMappingOptions(mapping).filterPattern,
         batchSize: 25,
         maximumRetryAttempts: -1,
         retryBackoffMs: 1,
@@ -136,8 +110,6 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         const fn = built.one(TYPE.fn, "e2e-publisher");
         const text = await entryText(fn);
         const mapping = built.one(TYPE.mapping);
-        const filterPattern = JSON.parse(mapping.inputs.filterCriteria.filters[0].pattern as string) as FilterPattern;
-        const batchSize = mapping.inputs.batchSize as number;
         const componentEnvironment = fn.inputs.environment.variables as Record<string, string>;
 
         // The local world.
@@ -198,13 +170,8 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         }
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, soon - Date.now()) + 50));
 
-        const esm = await startLocalEventSourceMapping({
-            streamsClient: await streamsClient(),
-            dynamodbClient: ddb,
-            tableName,
-            handler,
-            filterPattern,
-            batchSize,
+        const esm = await outboxStreamMapping(ddb, tableName, handler, {
+            ...componentMappingOptions(mapping),
             maximumRetryAttempts: 5,
         });
         const sdkWarnings: unknown[] = [];
@@ -357,7 +324,12 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
             );
             const handler = loadSerialized<Handler>(await entryText(fn));
             const writer = new OutboxWriter({ client: ddb, tableName });
-            const written = await writeKeyedAndKeyless(writer, 80, (n) => (n % 4 === 0 ? `acct-${n % 3}` : undefined));
+            const written = await writeKeyedAndKeyless(
+                writer,
+                80,
+                (n) => (n % 4 === 0 ? `acct-${n % 3}` : undefined),
+                ACCOUNT_AND_ORDERS,
+            );
             await drainThroughFaults(ddb, tableName, handler, mapping);
             assertDeliveredInKeyOrder(
                 server.topicMessages(topicArn).map((m) => m.attributes["outbox.id"]!.stringValue!),
@@ -414,8 +386,11 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
                 );
                 const handler = loadSerialized<Handler>(await entryText(fn));
                 const writer = new OutboxWriter({ client: ddb, tableName, address: destinationArn, fifo: true });
-                const written = await writeKeyedAndKeyless(writer, 60, (n) =>
-                    n % 3 === 0 ? `acct-${n % 2}` : undefined,
+                const written = await writeKeyedAndKeyless(
+                    writer,
+                    60,
+                    (n) => (n % 3 === 0 ? `acct-${n % 2}` : undefined),
+                    ACCOUNT_AND_ORDERS,
                 );
                 await drainThroughFaults(ddb, tableName, handler, mapping);
                 assertDeliveredInKeyOrder(

@@ -8,15 +8,10 @@ import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import type { Logger } from "../../../runtime/ports";
 import { createPublisher } from "../../../runtime/relay/publisher";
-import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
-import {
-    startLocalEventSourceMapping,
-    type LocalEventSourceMapping,
-} from "../../../runtime/testing/event-source-mapping";
-import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
+import type { LocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
 import { OutboxWriter, type OutboxWriterOptions } from "../../../runtime/writer/writer";
 import type { Queue } from "../sqs-lambda";
-import { streamsClient } from "../stream-table";
+import { outboxStreamMapping } from "../stream-table";
 import { createOutboxTable } from "./table";
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -56,15 +51,7 @@ export async function relayedOutbox(
         logger: quiet,
         writeMetrics: () => undefined,
     });
-    const mapping = await startLocalEventSourceMapping({
-        streamsClient: await streamsClient(),
-        dynamodbClient: ddb,
-        tableName,
-        handler: publisher,
-        filterPattern: STREAM_FILTER_PATTERN as unknown as FilterPattern,
-        batchSize: 100,
-        pollIntervalMs: 10,
-    });
+    const mapping = await outboxStreamMapping(ddb, tableName, publisher);
     return {
         tableName,
         writer: new OutboxWriter({ client: ddb, tableName, address: topicArn, fifo, ...writerOptions }),
