@@ -12,13 +12,13 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { isOutboxError } from "../../../runtime/errors";
 import { deadLetterMessage, outboundMessage } from "../../../runtime/record/message";
-import { createPublisher } from "../../../runtime/relay/publisher";
 import { redriveRecordId } from "../../../runtime/record/redrive-id";
 import { parseDeadLetter, redriveDeadLetters, type SqsClientLike } from "../../../runtime/writer/redrive";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { parseRedriveArgs } from "../../../cli/redrive/args";
 import { redriveSummary, runRedrive } from "../../../cli/redrive/redrive";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
+import { topicPublisher } from "../../support/runtime/relay";
 import { createOutboxTable, scanRecords } from "../../support/runtime/table";
 import { faultyDynamoClient } from "../../support/faults/faulty-dynamodb";
 import { drainOutboxStream } from "../../support/stream-table";
@@ -72,15 +72,7 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         await fauxqs.subscribe(topicArn, subscriber.queueArn);
         const dlq = await fauxqs.createQueue(`redrive-${name}-dlq`);
         const writer = new OutboxWriter({ client: ddb, tableName });
-        const publisher = createPublisher({
-            dynamodb: ddb,
-            sns: fauxqs.sns,
-            sqs: fauxqs.sqs,
-            tableName,
-            topicArn,
-            dlqUrl: dlq.queueUrl,
-            writeMetrics: () => undefined,
-        });
+        const publisher = topicPublisher(ddb, fauxqs, tableName, topicArn, dlq.queueUrl);
         const relay = () => drainOutboxStream(ddb, tableName, publisher, { streamsClient: streams });
         /** `redriveDeadLetters` on this DLQ and writer, a 1 s visibility timeout; `over` replaces any option. */
         const redrive = (over: Partial<Parameters<typeof redriveDeadLetters>[0]> = {}) =>

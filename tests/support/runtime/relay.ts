@@ -7,7 +7,7 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import type { Logger } from "../../../runtime/ports";
-import { createPublisher } from "../../../runtime/relay/publisher";
+import { createPublisher, type PublisherConfig, type PublisherHandler } from "../../../runtime/relay/publisher";
 import type { LocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
 import { OutboxWriter, type OutboxWriterOptions } from "../../../runtime/writer/writer";
 import type { Queue } from "../sqs-lambda";
@@ -21,6 +21,33 @@ export interface RelayedOutbox {
     readonly tableName: string;
     readonly writer: OutboxWriter;
     readonly mapping: LocalEventSourceMapping;
+}
+
+/**
+ * The real publisher of outbox table `tableName` to fauxqs topic `topicArn`, dead-lettering to `dlqUrl`, its
+ * metrics dropped; `more` sets the rest (`fifo`, `logger`, …).
+ *
+ * @param more - More publisher settings.
+ * @default more `{}`
+ */
+export function topicPublisher(
+    ddb: DynamoDBClient,
+    fauxqs: LocalFauxqs,
+    tableName: string,
+    topicArn: string,
+    dlqUrl: string,
+    more: Partial<PublisherConfig> = {},
+): PublisherHandler {
+    return createPublisher({
+        dynamodb: ddb,
+        sns: fauxqs.sns,
+        sqs: fauxqs.sqs,
+        tableName,
+        topicArn,
+        dlqUrl,
+        writeMetrics: () => undefined,
+        ...more,
+    });
 }
 
 /**
@@ -40,17 +67,7 @@ export async function relayedOutbox(
 ): Promise<RelayedOutbox> {
     const tableName = await createOutboxTable(ddb, fifo ? `${prefix}-fifo` : prefix);
     const dlq = await fauxqs.createQueue(`${tableName}-dlq${fifo ? ".fifo" : ""}`);
-    const publisher = createPublisher({
-        dynamodb: ddb,
-        sns: fauxqs.sns,
-        sqs: fauxqs.sqs,
-        tableName,
-        topicArn,
-        dlqUrl: dlq.queueUrl,
-        fifo,
-        logger: quiet,
-        writeMetrics: () => undefined,
-    });
+    const publisher = topicPublisher(ddb, fauxqs, tableName, topicArn, dlq.queueUrl, { fifo, logger: quiet });
     const mapping = await outboxStreamMapping(ddb, tableName, publisher);
     return {
         tableName,
