@@ -53,9 +53,6 @@ async function setLambdaEnvironment(
     Object.assign(process.env, await localLambdaEnvironment(componentEnvironment, names, endpoint, extra));
 }
 
-/** Keyed messages in one account partition, unkeyed ones over seven order partitions. */
-const ACCOUNT_AND_ORDERS = { account: "ACCOUNT#9", orders: 7 };
-
 /** Drain the table's stream through `handler` with the component's filter, retrying a failed batch at once, forever. */
 async function drainThroughFaults(
     ddb: Awaited<ReturnType<typeof dynamoClient>>,
@@ -324,12 +321,7 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
             );
             const handler = loadSerialized<Handler>(await entryText(fn));
             const writer = new OutboxWriter({ client: ddb, tableName });
-            const written = await writeKeyedAndKeyless(
-                writer,
-                80,
-                (n) => (n % 4 === 0 ? `acct-${n % 3}` : undefined),
-                ACCOUNT_AND_ORDERS,
-            );
+            const written = await writeKeyedAndKeyless(writer, 80, (n) => (n % 4 === 0 ? `acct-${n % 3}` : undefined));
             await drainThroughFaults(ddb, tableName, handler, mapping);
             assertDeliveredInKeyOrder(
                 server.topicMessages(topicArn).map((m) => m.attributes["outbox.id"]!.stringValue!),
@@ -386,11 +378,8 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
                 );
                 const handler = loadSerialized<Handler>(await entryText(fn));
                 const writer = new OutboxWriter({ client: ddb, tableName, address: destinationArn, fifo: true });
-                const written = await writeKeyedAndKeyless(
-                    writer,
-                    60,
-                    (n) => (n % 3 === 0 ? `acct-${n % 2}` : undefined),
-                    ACCOUNT_AND_ORDERS,
+                const written = await writeKeyedAndKeyless(writer, 60, (n) =>
+                    n % 3 === 0 ? `acct-${n % 2}` : undefined,
                 );
                 await drainThroughFaults(ddb, tableName, handler, mapping);
                 assertDeliveredInKeyOrder(

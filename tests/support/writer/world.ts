@@ -63,12 +63,13 @@ export function rejection(promise: Promise<unknown>): Promise<unknown> {
  * The ids in write order, each with its key.
  *
  * @param layout - The keyed messages' partition and how many unkeyed partitions there are.
+ * @default layout `{ account: "ACCOUNT#9", orders: 7 }`
  */
 export async function writeKeyedAndKeyless(
     writer: OutboxWriter,
     count: number,
     keyOf: (n: number) => string | undefined,
-    layout: { readonly account: string; readonly orders: number },
+    layout: { readonly account: string; readonly orders: number } = { account: "ACCOUNT#9", orders: 7 },
 ): Promise<{ id: string; key?: string }[]> {
     const written: { id: string; key?: string }[] = [];
     for (let n = 0; n < count; n += 1) {
