@@ -12,22 +12,19 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
-import {
-    startLocalEventSourceMapping,
-    type LocalInvocationContext,
-} from "../../../runtime/testing/event-source-mapping";
-import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
+import { type LocalInvocationContext } from "../../../runtime/testing/event-source-mapping";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { unmarshalRecord } from "../../../runtime/record/codec";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { TYPE, buildOutbox } from "../../support/component-harness";
-import { destroyStreamsClients, streamsClient } from "../../support/stream-table";
+import { componentMappingOptions, destroyStreamsClients, outboxStreamMapping } from "../../support/stream-table";
 import { createOutboxTable, scanRecordItems } from "../../support/runtime/table";
 import { dynamoClient } from "../../support/dynamodb";
 import { lambdaRuntimeModules } from "../../support/lambda-host";
 import { LAMBDA_NODE_MAJOR, lambdaNode, majorOf } from "../../support/lambda-node";
 import { entryText } from "../../support/serialized";
 import { localLambdaEnvironment } from "../../support/local-environment";
+import { writeKeyedAndKeyless } from "../../support/writer/world";
 
 const INVOKE_HOST = path.join(__dirname, "fixtures", "invoke-host.js");
 
@@ -120,33 +117,21 @@ describe("end to end on Lambda's Node: the serialized publisher archive in a pro
         );
 
         const writer = new OutboxWriter({ client: ddb, tableName, address: topicArn });
-        const ids: { id: string; key?: string }[] = [];
-        for (let n = 0; n < 24; n += 1) {
-            const key = n % 4 === 0 ? `acct-${n % 8}` : undefined;
-            const { messageIds } = await writer.write({
-                messages: [
-                    {
-                        partition: key ? "ACCOUNT#1" : `ORDER#${n % 3}`,
-                        type: "OrderUpdated",
-                        payload: { n },
-                        ...(key ? { orderingKey: key } : {}),
-                    },
-                ],
-            });
-            ids.push({ id: messageIds[0]!, ...(key ? { key } : {}) });
-        }
+        const ids = await writeKeyedAndKeyless(writer, 24, (n) => (n % 4 === 0 ? `acct-${n % 8}` : undefined), {
+            account: "ACCOUNT#1",
+            orders: 3,
+        });
 
         const invocations: Invocation[] = [];
-        const filterPattern = JSON.parse(mapping.inputs.filterCriteria.filters[0].pattern as string) as FilterPattern;
-        const esm = await startLocalEventSourceMapping({
-            streamsClient: await streamsClient(),
-            dynamodbClient: ddb,
+        const esm = await outboxStreamMapping(
+            ddb,
             tableName,
-            handler: processPerInvocation(archiveDir, work, environment, invocations),
-            filterPattern,
-            batchSize: mapping.inputs.batchSize as number,
-            maximumRetryAttempts: 3,
-        });
+            processPerInvocation(archiveDir, work, environment, invocations),
+            {
+                ...componentMappingOptions(mapping),
+                maximumRetryAttempts: 3,
+            },
+        );
         try {
             await esm.drain({ timeoutMs: 120_000 });
         } finally {

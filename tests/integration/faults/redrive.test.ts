@@ -11,17 +11,17 @@ import { SendMessageCommand } from "@aws-sdk/client-sqs";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { isOutboxError } from "../../../runtime/errors";
-import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
 import { deadLetterMessage, outboundMessage } from "../../../runtime/record/message";
-import { createPublisher } from "../../../runtime/relay/publisher";
 import { redriveRecordId } from "../../../runtime/record/redrive-id";
 import { parseDeadLetter, redriveDeadLetters, type SqsClientLike } from "../../../runtime/writer/redrive";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { parseRedriveArgs } from "../../../cli/redrive/args";
 import { redriveSummary, runRedrive } from "../../../cli/redrive/redrive";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
+import { topicPublisher } from "../../support/runtime/relay";
 import { createOutboxTable, scanRecords } from "../../support/runtime/table";
 import { faultyDynamoClient } from "../../support/faults/faulty-dynamodb";
+import { drainOutboxStream } from "../../support/stream-table";
 
 /** An SQS client whose first `failDeletes` DeleteMessage calls fail. A fake: fauxqs never fails a delete. */
 function failingDeletes(inner: SqsClientLike, failDeletes: number): SqsClientLike {
@@ -72,29 +72,8 @@ describe("DLQ redrive (DynamoDB Local + fauxqs)", function () {
         await fauxqs.subscribe(topicArn, subscriber.queueArn);
         const dlq = await fauxqs.createQueue(`redrive-${name}-dlq`);
         const writer = new OutboxWriter({ client: ddb, tableName });
-        const publisher = createPublisher({
-            dynamodb: ddb,
-            sns: fauxqs.sns,
-            sqs: fauxqs.sqs,
-            tableName,
-            topicArn,
-            dlqUrl: dlq.queueUrl,
-            writeMetrics: () => undefined,
-        });
-        const relay = async () => {
-            const mapping = await startLocalEventSourceMapping({
-                streamsClient: streams,
-                dynamodbClient: ddb,
-                tableName,
-                handler: publisher,
-                pollIntervalMs: 10,
-            });
-            try {
-                await mapping.drain();
-            } finally {
-                await mapping.stop();
-            }
-        };
+        const publisher = topicPublisher(ddb, fauxqs, tableName, topicArn, dlq.queueUrl);
+        const relay = () => drainOutboxStream(ddb, tableName, publisher, { streamsClient: streams });
         /** `redriveDeadLetters` on this DLQ and writer, a 1 s visibility timeout; `over` replaces any option. */
         const redrive = (over: Partial<Parameters<typeof redriveDeadLetters>[0]> = {}) =>
             redriveDeadLetters({

@@ -20,10 +20,7 @@ import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createInboxHandler, Inbox, type InboxMessage } from "../../../runtime";
 import type { Clock, LogAttributes, Logger } from "../../../runtime/ports";
 import { createPublisher } from "../../../runtime/relay/publisher";
-import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
 import { createSweeper } from "../../../runtime/relay/sweeper";
-import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
-import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { captureIo, LOCAL_ENV } from "../../support/cli";
 import { dynamoEndpoint } from "../../support/dynamodb";
@@ -31,7 +28,7 @@ import { isCompletionWrite } from "../../support/faults/faulty-dynamodb";
 import { relayedOutbox, untilDepth } from "../../support/runtime/relay";
 import { createOutboxTable, scanRecords } from "../../support/runtime/table";
 import { pollUntilEmpty, type Queue } from "../../support/sqs-lambda";
-import { streamsClient } from "../../support/stream-table";
+import { drainOutboxStream } from "../../support/stream-table";
 import { startConsumerWorld, stopConsumerWorld } from "../../support/inbox/world";
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -148,23 +145,7 @@ describe("applied once, end to end: redrive and two outboxes (DynamoDB Local + f
         const publisher = createPublisher(relay);
         const sweeper = createSweeper({ ...relay, sweepAfterSeconds: 1 });
         /** The stream publisher on the table's stream until it is drained; a failed batch is not retried (left to the sweeper). */
-        const publish = async () => {
-            const mapping = await startLocalEventSourceMapping({
-                streamsClient: await streamsClient(),
-                dynamodbClient: ddb,
-                tableName,
-                handler: publisher,
-                filterPattern: STREAM_FILTER_PATTERN as unknown as FilterPattern,
-                batchSize: 100,
-                pollIntervalMs: 10,
-                maximumRetryAttempts: 0,
-            });
-            try {
-                await mapping.drain({ timeoutMs: 30_000 });
-            } finally {
-                await mapping.stop();
-            }
-        };
+        const publish = () => drainOutboxStream(ddb, tableName, publisher, { maximumRetryAttempts: 0 });
         /** The completion throttled, the record stays pending; two minutes later the sweeper dead-letters it as expired. */
         const publishThenExpire = async (recordId: string) => {
             relayDb.throttling = true;

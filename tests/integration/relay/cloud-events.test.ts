@@ -19,16 +19,13 @@ import { createInboxHandler, Inbox, type InboxMessage } from "../../../runtime";
 import type { DestinationConfig } from "../../../runtime/destination/create";
 import { silentLogger, type Logger } from "../../../runtime/ports";
 import { createPublisher } from "../../../runtime/relay/publisher";
-import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
-import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
-import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { appendApplied, appliedList } from "../../support/inbox/rows";
 import { startConsumerWorld, stopConsumerWorld } from "../../support/inbox/world";
 import { untilDepth } from "../../support/runtime/relay";
 import { createOutboxTable } from "../../support/runtime/table";
 import { receiveEvent, settle, type Queue } from "../../support/sqs-lambda";
-import { streamsClient } from "../../support/stream-table";
+import { drainOutboxStream } from "../../support/stream-table";
 
 const SOURCE = "https://orders.example.com/outbox";
 const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
@@ -94,23 +91,10 @@ describe("end to end, CloudEvents on: a consumer on the cloudevents SDK reads wh
             logger: silentLogger,
             writeMetrics: () => undefined,
         });
-        const mapping = await startLocalEventSourceMapping({
-            streamsClient: await streamsClient(),
-            dynamodbClient: ddb,
-            tableName,
-            handler: publisher,
-            filterPattern: STREAM_FILTER_PATTERN as unknown as FilterPattern,
-            batchSize: 100,
-            pollIntervalMs: 10,
-        });
-        try {
-            const writer = new OutboxWriter({ client: ddb, tableName, address, fifo, traceContext: "none" });
-            const { messageIds } = await writer.write({ messages: MESSAGES });
-            await mapping.drain({ timeoutMs: 30_000 });
-            return messageIds;
-        } finally {
-            await mapping.stop();
-        }
+        const writer = new OutboxWriter({ client: ddb, tableName, address, fifo, traceContext: "none" });
+        const { messageIds } = await writer.write({ messages: MESSAGES });
+        await drainOutboxStream(ddb, tableName, publisher);
+        return messageIds;
     }
 
     /**

@@ -18,8 +18,6 @@ import { createPayloadResolver } from "../../../runtime/claim-check/resolver";
 import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
 import { itemSize } from "../../../runtime/record/item-size";
 import { redriveDeadLetters } from "../../../runtime/writer/redrive";
-import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
-import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { TYPE, buildOutbox } from "../../support/component-harness";
@@ -28,7 +26,7 @@ import { localLambdaEnvironment, preserveEnvironment } from "../../support/local
 import { createOutboxTable, scanRecordItems, scanRecords } from "../../support/runtime/table";
 import { entryText, loadSerialized } from "../../support/serialized";
 import { receiveEvent, type Queue } from "../../support/sqs-lambda";
-import { destroyStreamsClients, streamsClient } from "../../support/stream-table";
+import { componentMappingOptions, destroyStreamsClients, outboxStreamMapping } from "../../support/stream-table";
 import { HANDLER_ENVIRONMENT } from "../../support/writer/lambda-process";
 
 type Handler = (
@@ -114,7 +112,6 @@ describe("end to end: payloads of 1 MB and 10 MB through S3, the serialized publ
         const built = await buildOutbox("lprelay", { largePayloads: true });
         const fn = built.one(TYPE.fn, "lprelay-publisher");
         const mapping = built.one(TYPE.mapping);
-        const filterPattern = JSON.parse(mapping.inputs.filterCriteria.filters[0].pattern as string) as FilterPattern;
 
         const ddb = await dynamoClient();
         const tableName = await createOutboxTable(ddb, "lprelay");
@@ -171,13 +168,8 @@ describe("end to end: payloads of 1 MB and 10 MB through S3, the serialized publ
         const keysAfterWrite = await payloadKeys(s3, BUCKET);
         assert.equal(keysAfterWrite.length, 3, "three payloads offloaded, the small one inline");
 
-        const esm = await startLocalEventSourceMapping({
-            streamsClient: await streamsClient(),
-            dynamodbClient: ddb,
-            tableName,
-            handler,
-            filterPattern,
-            batchSize: mapping.inputs.batchSize as number,
+        const esm = await outboxStreamMapping(ddb, tableName, handler, {
+            ...componentMappingOptions(mapping),
             maximumRetryAttempts: 5,
         });
         try {

@@ -15,19 +15,18 @@ import assert from "node:assert/strict";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { startAwsFaultServer } from "../../../dev/emulators/aws-fault-server";
 import { ENV } from "../../../runtime/config";
-import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
-import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { unmarshalRecord } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
 import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { TYPE, buildOutbox } from "../../support/component-harness";
-import { destroyStreamsClients, streamsClient } from "../../support/stream-table";
+import { componentMappingOptions, destroyStreamsClients, outboxStreamMapping } from "../../support/stream-table";
 import { dynamoClient } from "../../support/dynamodb";
 import { entryText, loadSerialized } from "../../support/serialized";
 import { localLambdaEnvironment, type LocalNames } from "../../support/local-environment";
 import { createOutboxTable, scanRecordItems, scanRecords, sparseIndexCounts } from "../../support/runtime/table";
 import { capturingStdout, HANDLER_ENVIRONMENT } from "../../support/writer/lambda-process";
+import { writeKeyedAndKeyless } from "../../support/writer/world";
 import { preserveEnvironment } from "../../support/local-environment";
 
 type Handler = (
@@ -54,30 +53,6 @@ async function setLambdaEnvironment(
     Object.assign(process.env, await localLambdaEnvironment(componentEnvironment, names, endpoint, extra));
 }
 
-/** Write `count` one-message transactions: keyed ones where `keyOf(n)` gives a key, in one account partition. */
-async function writeKeyedAndKeyless(
-    writer: OutboxWriter,
-    count: number,
-    keyOf: (n: number) => string | undefined,
-): Promise<{ id: string; key?: string }[]> {
-    const written: { id: string; key?: string }[] = [];
-    for (let n = 0; n < count; n += 1) {
-        const key = keyOf(n);
-        const { messageIds } = await writer.write({
-            messages: [
-                {
-                    partition: key ? "ACCOUNT#9" : `ORDER#${n % 7}`,
-                    type: "OrderUpdated",
-                    payload: { n },
-                    ...(key ? { orderingKey: key } : {}),
-                },
-            ],
-        });
-        written.push({ id: messageIds[0]!, ...(key ? { key } : {}) });
-    }
-    return written;
-}
-
 /** Drain the table's stream through `handler` with the component's filter, retrying a failed batch at once, forever. */
 async function drainThroughFaults(
     ddb: Awaited<ReturnType<typeof dynamoClient>>,
@@ -85,12 +60,8 @@ async function drainThroughFaults(
     handler: Handler,
     mapping: { inputs: Record<string, any> },
 ): Promise<void> {
-    const esm = await startLocalEventSourceMapping({
-        streamsClient: await streamsClient(),
-        dynamodbClient: ddb,
-        tableName,
-        handler,
-        filterPattern: JSON.parse(mapping.inputs.filterCriteria.filters[0].pattern as string) as FilterPattern,
+    const esm = await outboxStreamMapping(ddb, tableName, handler, {
+        filterPattern: componentMappingOptions(mapping).filterPattern,
         batchSize: 25,
         maximumRetryAttempts: -1,
         retryBackoffMs: 1,
@@ -136,8 +107,6 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         const fn = built.one(TYPE.fn, "e2e-publisher");
         const text = await entryText(fn);
         const mapping = built.one(TYPE.mapping);
-        const filterPattern = JSON.parse(mapping.inputs.filterCriteria.filters[0].pattern as string) as FilterPattern;
-        const batchSize = mapping.inputs.batchSize as number;
         const componentEnvironment = fn.inputs.environment.variables as Record<string, string>;
 
         // The local world.
@@ -198,13 +167,8 @@ describe("end to end: the serialized publisher on DynamoDB Local's stream, the l
         }
         await new Promise((resolve) => setTimeout(resolve, Math.max(0, soon - Date.now()) + 50));
 
-        const esm = await startLocalEventSourceMapping({
-            streamsClient: await streamsClient(),
-            dynamodbClient: ddb,
-            tableName,
-            handler,
-            filterPattern,
-            batchSize,
+        const esm = await outboxStreamMapping(ddb, tableName, handler, {
+            ...componentMappingOptions(mapping),
             maximumRetryAttempts: 5,
         });
         const sdkWarnings: unknown[] = [];

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import {
     GetItemCommand,
     UpdateItemCommand,
+    type AttributeValue,
     type DynamoDBClient,
     type TransactWriteItem,
 } from "@aws-sdk/client-dynamodb";
@@ -49,6 +50,19 @@ function padding(bytes: number): TransactWriteItem[] {
     return items;
 }
 
+/** The item of record `id` of `partition` (its SNS binding), read consistently. */
+async function recordItem(
+    client: DynamoDBClient,
+    table: string,
+    id: string,
+    partition = "ORDER#1",
+): Promise<Record<string, AttributeValue>> {
+    const out = await client.send(
+        new GetItemCommand({ TableName: table, Key: recordKey(partition, id, "sns"), ConsistentRead: true }),
+    );
+    return out.Item!;
+}
+
 const keyed = (partition: string, payload: string, orderingKey = "k") => ({
     partition,
     type: "T",
@@ -79,15 +93,7 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
         const [secondId] = (await slow.writer.write({ messages: [keyed("ORDER#1", "second")] })).messageIds;
         assert.deepEqual(await claimPayloads("ORDER#1"), ["first", "second"]);
 
-        const item = (
-            await client.send(
-                new GetItemCommand({
-                    TableName: table,
-                    Key: recordKey("ORDER#1", secondId!, "sns"),
-                    ConsistentRead: true,
-                }),
-            )
-        ).Item!;
+        const item = await recordItem(client, table, secondId!);
         const second = unmarshalRecord(item);
         assert.equal(second.createdAt, T0 + 2000, "created_at carried forward to the fence's last_created_at");
         assert.equal(second.envelope.createdAt, T0 + 2000, "the envelope's CreatedAt moves with it");
@@ -123,17 +129,7 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
             }),
         );
         assert.ok(meta.Item !== undefined, "the business item of the transaction is written");
-        const now = unmarshalRecord(
-            (
-                await client.send(
-                    new GetItemCommand({
-                        TableName: table,
-                        Key: recordKey("ORDER#1", nowId!, "sns"),
-                        ConsistentRead: true,
-                    }),
-                )
-            ).Item!,
-        );
+        const now = unmarshalRecord(await recordItem(client, table, nowId!));
         assert.equal(now.createdAt, T0 + DAY, "carried forward to the fence's time, however far ahead");
         assert.equal(now.envelope.createdAt, T0 + DAY);
         assert.deepEqual(await claimPayloads("ORDER#1"), ["from-the-future", "now"], "after the fast record");
@@ -162,15 +158,7 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
             ["ORDER#1", keylessId!],
             ["ORDER#2", otherId!],
         ] as const) {
-            const item = (
-                await client.send(
-                    new GetItemCommand({
-                        TableName: table,
-                        Key: recordKey(partition, id, "sns"),
-                        ConsistentRead: true,
-                    }),
-                )
-            ).Item!;
+            const item = await recordItem(client, table, id, partition);
             assert.equal(item.created_at!.N, String(T0));
         }
 
@@ -190,17 +178,7 @@ describe("per-key order across writer clocks (OutboxWriter on DynamoDB Local)", 
             }),
         );
         const [afterId] = (await slow.writer.write({ messages: [keyed("ORDER#1", "after")] })).messageIds;
-        const after = unmarshalRecord(
-            (
-                await client.send(
-                    new GetItemCommand({
-                        TableName: table,
-                        Key: recordKey("ORDER#1", afterId!, "sns"),
-                        ConsistentRead: true,
-                    }),
-                )
-            ).Item!,
-        );
+        const after = unmarshalRecord(await recordItem(client, table, afterId!));
         assert.equal(after.createdAt, T0);
         assert.equal(after.seq, 3n, "the counter goes on: seq stays monotonic");
     });

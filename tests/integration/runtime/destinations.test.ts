@@ -20,7 +20,14 @@ import { ATTR } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { createHarness, entryRecordId, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, idOf, metric, from, publishedIds } from "../../support/runtime/relay-fixtures";
+import {
+    closeAfterEach,
+    idOf,
+    metric,
+    from,
+    publishedIds,
+    streamOfKeyless,
+} from "../../support/runtime/relay-fixtures";
 
 /** Per kind: an entry error the service means as transient, one it blames on the message, and one on the deployment. */
 const ENTRY_ERRORS: Readonly<
@@ -182,10 +189,7 @@ for (const kind of ["sns", "sqs", "eventbridge"] as const) {
 
         it("reports the lowest failure of a batch; what the destination accepted after it is completed, and the retry sends no duplicate", async function () {
             h = await createHarness({ destination: kind });
-            await h.writer.write({
-                messages: Array.from({ length: 14 }, (_, i) => ({ partition: "P", type: "T", payload: { n: i } })),
-            });
-            const event = await h.streamEvent();
+            const event = await streamOfKeyless(h, 14);
             const fourth = event.Records[3]!;
             h.server.setFaults({ entries: [entryFault(h, ENTRY_ERRORS[kind].transient, [idOf(fourth)], 1)] });
             const publisher = h.publisher();

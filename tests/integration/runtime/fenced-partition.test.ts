@@ -76,6 +76,13 @@ describe("a partition fenced above the relay's claimVersion (DynamoDB Local + th
     let h: Harness;
     closeAfterEach(() => h);
 
+    /** P's fence error logged and counted once, and exactly `others` (the other partitions' records) delivered. */
+    function assertPFencedAndOthersDelivered(logger: RecordingLogger, others: string[], why: string): void {
+        assert.ok(fenceErrorLogged(logger, "P"), JSON.stringify(logger.lines));
+        assert.equal(metric(h, "FencedPartitions"), 1);
+        assert.deepEqual([...h.published().map((m) => m.id)].sort(), [...others].sort(), why);
+    }
+
     it("the publisher reports P's doorbell (never acknowledged), logs the partition, both versions and the fix, counts FencedPartitions, and delivers the batch's other partitions", async function () {
         h = await createHarness();
         const { q, p, r } = await writeQPR(h);
@@ -89,11 +96,9 @@ describe("a partition fenced above the relay's claimVersion (DynamoDB Local + th
             { batchItemFailures: [{ itemIdentifier: sequenceOf(event, p[0]!) }] },
             "P's first doorbell is reported: the shard holds at it",
         );
-        assert.ok(fenceErrorLogged(logger, "P"), JSON.stringify(logger.lines));
-        assert.equal(metric(h, "FencedPartitions"), 1);
-        assert.deepEqual(
-            [...h.published().map((m) => m.id)].sort(),
-            [...q, ...r].sort(),
+        assertPFencedAndOthersDelivered(
+            logger,
+            [...q, ...r],
             "Q and R, before and after P in the shard, delivered in the same invocation",
         );
         assert.deepEqual(await statuses(h, [...q, ...r]), ["completed", "completed", "completed", "completed"]);
@@ -121,11 +126,9 @@ describe("a partition fenced above the relay's claimVersion (DynamoDB Local + th
                 err.context.fenceVersion === "7" &&
                 /the fence of partition P is at version 7, above this relay's claimVersion 1/.test(err.message),
         );
-        assert.ok(fenceErrorLogged(logger, "P"), JSON.stringify(logger.lines));
-        assert.equal(metric(h, "FencedPartitions"), 1);
-        assert.deepEqual(
-            [...h.published().map((m) => m.id)].sort(),
-            [...q, ...r].sort(),
+        assertPFencedAndOthersDelivered(
+            logger,
+            [...q, ...r],
             "the other partitions of the sweep were delivered before it failed",
         );
         assert.deepEqual(await statuses(h, p), ["pending", "pending"]);

@@ -14,15 +14,26 @@ import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import { loadSerialized } from "../../support/serialized";
 import { createConsumerTable } from "../../support/runtime/table";
 
+/**
+ * A fresh consumer table, and what a serialized factory captures to reach the same DynamoDB Local from the code it
+ * is turned into: the endpoint, region and credentials.
+ */
+async function serializedWorld(prefix: string) {
+    const ddb = await dynamoClient();
+    return {
+        ddb,
+        table: await createConsumerTable(ddb, prefix),
+        endpoint: await dynamoEndpoint(),
+        region: LOCAL_REGION,
+        credentials: { ...LOCAL_CREDENTIALS },
+    };
+}
+
 describe("the inbox handler serialized by value, as CallbackFunction ships it", function () {
     this.timeout(120_000);
 
     it("loads and applies a message once, handing it its trace context, a duplicate changing nothing, a FIFO group held after a failure", async () => {
-        const ddb = await dynamoClient();
-        const table = await createConsumerTable(ddb, "inbox-serialized");
-        const endpoint = await dynamoEndpoint();
-        const region = LOCAL_REGION;
-        const credentials = { ...LOCAL_CREDENTIALS };
+        const { ddb, table, endpoint, region, credentials } = await serializedWorld("inbox-serialized");
         const factory = () => {
             const inbox = new Inbox({
                 client: new DynamoDBClient({ endpoint, region, credentials }),
@@ -107,11 +118,7 @@ describe("the inbox handler serialized by value, as CallbackFunction ships it", 
     });
 
     it("typed: an asynchronous Standard Schema validator fails a payload it refuses as poison, and the consumer's documentItems are applied with the marker", async () => {
-        const ddb = await dynamoClient();
-        const table = await createConsumerTable(ddb, "inbox-serialized-typed");
-        const endpoint = await dynamoEndpoint();
-        const region = LOCAL_REGION;
-        const credentials = { ...LOCAL_CREDENTIALS };
+        const { ddb, table, endpoint, region, credentials } = await serializedWorld("inbox-serialized-typed");
         const factory = () =>
             createInboxHandler<{ OrderPlaced: { orderId: string } }>({
                 inbox: new Inbox({

@@ -36,6 +36,20 @@ async function markerPartitions(ddb: DynamoDBClient, table: string, consumer: st
     return counts;
 }
 
+/**
+ * An inbox of `consumer` on `markerShards` shards that still finds the markers of `previous` shards (the deploy
+ * window of a change of N).
+ */
+function reshardedInbox(
+    client: DynamoDBClient,
+    tableName: string,
+    consumer: string,
+    markerShards: number,
+    previous: number,
+): Inbox {
+    return new Inbox({ client, consumer, tableName, markerShards, previousMarkerShards: { shards: previous } });
+}
+
 describe("Inbox: markers spread over N partition keys (issue 35; DynamoDB Local)", function () {
     this.timeout(120_000);
     let ddb: DynamoDBClient, table: string;
@@ -119,13 +133,7 @@ describe("Inbox: markers spread over N partition keys (issue 35; DynamoDB Local)
             "today's key forms",
         );
 
-        const after = new Inbox({
-            client: ddb,
-            consumer: "upgrade",
-            tableName: table,
-            markerShards: 8,
-            previousMarkerShards: { shards: 1 },
-        });
+        const after = reshardedInbox(ddb, table, "upgrade", 8, 1);
         // "a" again with its source, "b" again without one, "c" (applied before sources) again with its source.
         assert.equal(
             (await after.apply({ outboxId: "a", source: "orders" }, effect(table, "u-a", 1))).outcome,
@@ -153,13 +161,7 @@ describe("Inbox: markers spread over N partition keys (issue 35; DynamoDB Local)
 
     it("during the deploy, an instance still on the previous layout and one on the new never apply an event twice, in either order (and a rollback finds the new markers)", async () => {
         const previous = new Inbox({ client: ddb, consumer: "deploy", tableName: table });
-        const current = new Inbox({
-            client: ddb,
-            consumer: "deploy",
-            tableName: table,
-            markerShards: 8,
-            previousMarkerShards: { shards: 1 },
-        });
+        const current = reshardedInbox(ddb, table, "deploy", 8, 1);
         const ids = Array.from({ length: 20 }, (_, i) => `d-${i}`);
         for (const [n, id] of ids.entries()) {
             const [first, second] = n % 2 === 0 ? [previous, current] : [current, previous];
@@ -178,13 +180,7 @@ describe("Inbox: markers spread over N partition keys (issue 35; DynamoDB Local)
         const moved = ids.filter((id) => `~${inboxMarkerShard(id, 8)}` !== `~${inboxMarkerShard(id, 3)}`);
         assert.ok(moved.length > 30, `${moved.length} of 60 events change key from 8 shards to 3`);
 
-        const three = new Inbox({
-            client: ddb,
-            consumer: "resize",
-            tableName: table,
-            markerShards: 3,
-            previousMarkerShards: { shards: 8 },
-        });
+        const three = reshardedInbox(ddb, table, "resize", 3, 8);
         for (const [n, id] of ids.entries())
             assert.equal(
                 (await three.apply({ outboxId: id, source: "orders" }, effect(table, id, n))).outcome,
@@ -268,17 +264,12 @@ describe("Inbox: markers spread over N partition keys (issue 35; DynamoDB Local)
             CancellationReasons: [{ Code: "None" }, { Code: "None" }, { Code: "TransactionConflict" }],
         });
         // A fake client: DynamoDB Local cannot be made to conflict on one chosen action.
-        const inbox = new Inbox({
-            client: {
-                send: async () => {
-                    throw conflict;
-                },
-            } as unknown as DynamoDBClient,
-            consumer: "c",
-            tableName: "t",
-            markerShards: 2,
-            previousMarkerShards: { shards: 1 },
-        });
+        const refusing = {
+            send: async () => {
+                throw conflict;
+            },
+        } as unknown as DynamoDBClient;
+        const inbox = reshardedInbox(refusing, "t", "c", 2, 1);
         const err = await inbox.apply("x", [appendApplied("t", "row", 1)]).then(
             () => undefined,
             (e: unknown) => e,
@@ -345,13 +336,7 @@ describe("Inbox: markers spread over N partition keys (issue 35; DynamoDB Local)
         }
 
         it("the action count counts every action the window adds: 96 items fit with four of the inbox's own, 97 do not", () => {
-            const inbox = new Inbox({
-                client,
-                consumer: "c",
-                tableName: "t",
-                markerShards: 2,
-                previousMarkerShards: { shards: 1 },
-            });
+            const inbox = reshardedInbox(client, "t", "c", 2, 1);
             // An id on shard 1 of 2, so both layouts' keys differ: four actions of the inbox's own.
             const id = ["x0", "x1", "x2", "x3"].find((i) => inboxMarkerShard(i, 2) === 1)!;
             const items = (n: number) => Array.from({ length: n }, (_, i) => appendApplied("other", `r${i}`, i));

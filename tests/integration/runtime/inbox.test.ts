@@ -95,6 +95,11 @@ function itRefusesEach(
     }
 }
 
+/** How many times invoice `orderId`'s row was applied (its `applied` counter), or undefined with no row. */
+async function invoiceApplied(ddb: DynamoDBClient, table: string, orderId: string): Promise<string | undefined> {
+    return (await getItem(ddb, table, { PK: { S: `INVOICE#${orderId}` }, SK: { S: "META" } }))?.applied?.N;
+}
+
 describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", function () {
     this.timeout(60_000);
     let ddb: DynamoDBClient, table: string;
@@ -144,8 +149,8 @@ describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", f
         assert.equal((await shipping.apply(id, [invoice(table, "s7", 1)])).outcome, "applied");
         assert.equal((await billing.apply(id, [invoice(table, "b7", 1)])).outcome, "duplicate");
         assert.equal((await shipping.apply(id, [invoice(table, "s7", 1)])).outcome, "duplicate");
-        assert.equal((await getItem(ddb, table, { PK: { S: "INVOICE#b7" }, SK: { S: "META" } }))?.applied?.N, "1");
-        assert.equal((await getItem(ddb, table, { PK: { S: "INVOICE#s7" }, SK: { S: "META" } }))?.applied?.N, "1");
+        assert.equal(await invoiceApplied(ddb, table, "b7"), "1");
+        assert.equal(await invoiceApplied(ddb, table, "s7"), "1");
         assert.deepEqual(billing.markerKey(id), { PK: { S: "INBOX#billing-2" }, SK: { S: id } });
         assert.deepEqual(shipping.markerKey(id), { PK: { S: "INBOX#shipping-2" }, SK: { S: id } });
     });
@@ -184,7 +189,7 @@ describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", f
             new TransactWriteItemsCommand({ TransactItems: [{ Put: { TableName: table, Item: customer } }] }),
         );
         assert.equal((await inbox.apply("needs-customer-77", writes)).outcome, "applied");
-        assert.equal((await getItem(ddb, table, { PK: { S: "INVOICE#3" }, SK: { S: "META" } }))?.applied?.N, "1");
+        assert.equal(await invoiceApplied(ddb, table, "3"), "1");
     });
 
     it("a throttled write (injected before it reaches DynamoDB) is THROTTLED and transient, leaves no marker, and the retry applies", async () => {
@@ -201,7 +206,7 @@ describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", f
         );
         assert.equal(await getItem(ddb, table, inbox.markerKey("throttled-1")), undefined);
         assert.equal((await inbox.apply("throttled-1", [invoice(table, "4", 5)])).outcome, "applied");
-        assert.equal((await getItem(ddb, table, { PK: { S: "INVOICE#4" }, SK: { S: "META" } }))?.applied?.N, "1");
+        assert.equal(await invoiceApplied(ddb, table, "4"), "1");
     });
 
     it("an answer lost after the commit (injected) fails transiently; the retry finds the marker and reports a duplicate: applied once", async () => {
@@ -212,7 +217,7 @@ describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", f
             (err: unknown) => isOutboxError(err, "UNAVAILABLE") && err.transient,
         );
         assert.equal((await inbox.apply("lost-answer-1", [invoice(table, "5", 5)])).outcome, "duplicate");
-        assert.equal((await getItem(ddb, table, { PK: { S: "INVOICE#5" }, SK: { S: "META" } }))?.applied?.N, "1");
+        assert.equal(await invoiceApplied(ddb, table, "5"), "1");
     });
 
     it("the same message applied twice at once: one applies, the other is a duplicate or a transient conflict, never applied twice", async () => {
@@ -229,7 +234,7 @@ describe("Inbox: the consumer's writes and the marker, once (DynamoDB Local)", f
         for (const s of settled) {
             if (s.status === "rejected") assert.ok(isOutboxError(s.reason) && s.reason.transient, String(s.reason));
         }
-        assert.equal((await getItem(ddb, table, { PK: { S: "INVOICE#6" }, SK: { S: "META" } }))?.applied?.N, "1");
+        assert.equal(await invoiceApplied(ddb, table, "6"), "1");
     });
 
     it("a table of its own, with other key names, a sort key or none, and another TTL attribute and duration", async () => {
@@ -506,8 +511,7 @@ describe("Inbox: sources, and the older key after the upgrade (issue 33; DynamoD
     this.timeout(60_000);
     let ddb: DynamoDBClient, table: string;
     before(async () => ({ ddb, table } = await freshConsumerTable("inbox-sources")));
-    const applied = async (orderId: string) =>
-        (await getItem(ddb, table, { PK: { S: `INVOICE#${orderId}` }, SK: { S: "META" } }))?.applied?.N;
+    const applied = (orderId: string) => invoiceApplied(ddb, table, orderId);
 
     it("keys the marker on (consumer, source, outbox id): the same id from two sources applies twice, once each; the same source again is a duplicate", async () => {
         const inbox = new Inbox({ client: ddb, consumer: "ledger", tableName: table });

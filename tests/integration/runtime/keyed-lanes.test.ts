@@ -14,7 +14,7 @@ import { OutboxStore } from "../../../runtime/store";
 import type { LambdaStreamEvent } from "../../../runtime/testing/stream-event";
 import { throttled } from "../../support/store/fake-client";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, entryFault, publishedIds } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, entryFault, publishedIds, refuseEntry } from "../../support/runtime/relay-fixtures";
 
 /** Where each record the test wrote lives: its partition and ordering key. */
 type Placement = Map<string, { partition: string; orderingKey: string }>;
@@ -361,9 +361,7 @@ describe("the keyed path's lanes and rounds (DynamoDB Local + AWS fault server)"
         const placement: Placement = new Map();
         const [a1, a2] = await writeKeyed(h, placement, "A", "a", 2);
         const b = await writeKeyed(h, placement, "B", "b", 2);
-        h.server.setFaults({
-            entries: [entryFault(a1, { code: "InvalidParameter", senderFault: true })],
-        });
+        refuseEntry(h, a1);
         const sns = recordingSns(h);
         assert.deepEqual(
             await h.publisher({ sns: sns.client, maxPublishAttempts: 3 })(await h.streamEvent()),

@@ -16,6 +16,11 @@ import {
     entryFault,
     publishedIds,
     writeKeyRun,
+    refuseEntry,
+    writeKeyedOne,
+    statusesOf,
+    writeKeyedOneByOne,
+    deadLettered,
 } from "../../support/runtime/relay-fixtures";
 
 describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)", function () {
@@ -24,17 +29,8 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
 
     it("delivers keyed records through the claim path in (created_at, seq) order, whatever order their stream records come in", async function () {
         h = await createHarness();
-        const ids: string[] = [];
-        for (let n = 0; n < 6; n += 1) {
-            ids.push(
-                ...(
-                    await h.writer.write({
-                        messages: [{ partition: "ACCOUNT#1", type: "T", payload: { n }, orderingKey: "acct-1" }],
-                    })
-                ).messageIds,
-            );
-            h.clock.advance(n % 2 === 0 ? 0 : 1); // some share a millisecond: seq breaks the tie
-        }
+        // Some share a millisecond: seq breaks the tie.
+        const ids = await writeKeyedOneByOne(h, "ACCOUNT#1", "acct-1", 6, (n) => (n % 2 === 0 ? 0 : 1));
         const event = await h.streamEvent();
         const reversed = { Records: [...event.Records].reverse() };
         assert.deepEqual(await h.publisher()(reversed), { batchItemFailures: [] });
@@ -109,26 +105,17 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
 
     it("a keyed head SNS refuses holds only its own key: the partition's other keys are delivered in the same invocation, the shard goes on, and the head reaches the DLQ after maxPublishAttempts", async function () {
         h = await createHarness();
-        const write = async (orderingKey: string, payload: string) =>
-            (await h.writer.write({ messages: [{ partition: "P", type: "T", payload, orderingKey }] })).messageIds[0]!;
-        const b1 = await write("b", "b1");
-        const a1 = await write("a", "a1");
-        const a2 = await write("a", "a2");
-        const b2 = await write("b", "b2");
-        h.server.setFaults({
-            entries: [entryFault(a1, { code: "InvalidParameter", senderFault: true })],
-        });
+        const b1 = await writeKeyedOne(h, "b", "b1");
+        const a1 = await writeKeyedOne(h, "a", "a1");
+        const a2 = await writeKeyedOne(h, "a", "a2");
+        const b2 = await writeKeyedOne(h, "b", "b2");
+        refuseEntry(h, a1);
         const event = await h.streamEvent();
         const publisher = h.publisher({ maxPublishAttempts: 2 });
 
         assert.deepEqual(await publisher(event), { batchItemFailures: [] }, "no retry of the shard");
         assert.deepEqual(publishedIds(h), [b1, b2], "key b went on past key a's refused head");
-        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-        assert.deepEqual(
-            [a1, a2].map((id) => states.get(id)),
-            ["pending", "pending"],
-            "key a held and released, in order",
-        );
+        assert.deepEqual(await statusesOf(h, [a1, a2]), ["pending", "pending"], "key a held and released, in order");
         const head = await h.ddb.send(
             new GetItemCommand({ TableName: h.tableName, Key: recordKey("P", a1, "sns"), ConsistentRead: true }),
         );
@@ -141,10 +128,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
 
         h.clock.advance(200_000);
         await createSweeper(h.config({ maxPublishAttempts: 2 }))();
-        assert.deepEqual(
-            h.deadLetters().map((d) => [d.recordId, d.reason]),
-            [[a1, "publish-rejected"]],
-        );
+        assert.deepEqual(deadLettered(h), [[a1, "publish-rejected"]]);
         assert.deepEqual(publishedIds(h), [b1, b2, a2], "key a follows once its head is dead-lettered");
     });
 
@@ -166,11 +150,10 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
             "the first doorbell not delivered is reported, not acknowledged",
         );
         assert.equal(metric(h, "DynamoDBOutboxClaimTruncated"), 1);
-        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-        assert.deepEqual(
-            ids.map((id) => states.get(id)),
-            [...ids.slice(0, 50).map(() => "completed"), ...ids.slice(50).map(() => "pending")],
-        );
+        assert.deepEqual(await statusesOf(h, ids), [
+            ...ids.slice(0, 50).map(() => "completed"),
+            ...ids.slice(50).map(() => "pending"),
+        ]);
         assert.deepEqual(await h.publisher()(from(event, event.Records[50]!.dynamodb.SequenceNumber)), {
             batchItemFailures: [],
         });
@@ -179,12 +162,10 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
 
     it("a keyed record SNS refused maxPublishAttempts times whose DLQ send then fails holds only its own key: the partition's other keys are published in the same invocation, and the shard goes on", async function () {
         h = await createHarness();
-        const write = async (orderingKey: string, payload: string) =>
-            (await h.writer.write({ messages: [{ partition: "P", type: "T", payload, orderingKey }] })).messageIds[0]!;
-        const a1 = await write("a", "a1");
-        const b1 = await write("b", "b1");
-        const a2 = await write("a", "a2");
-        const b2 = await write("b", "b2");
+        const a1 = await writeKeyedOne(h, "a", "a1");
+        const b1 = await writeKeyedOne(h, "b", "b1");
+        const a2 = await writeKeyedOne(h, "a", "a2");
+        const b2 = await writeKeyedOne(h, "b", "b2");
         // a1 and b1 share the first PublishBatch call; b2 is in a later one, which a stopped batch would never send.
         h.server.setFaults({
             entries: [entryFault(a1, { code: "InvalidParameter", senderFault: true })],
@@ -197,12 +178,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
             "no retry of the shard",
         );
         assert.deepEqual(publishedIds(h), [b1, b2], "key b went on, in its later call too");
-        const states = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-        assert.deepEqual(
-            [a1, a2].map((id) => states.get(id)),
-            ["pending", "pending"],
-            "key a held, released in order",
-        );
+        assert.deepEqual(await statusesOf(h, [a1, a2]), ["pending", "pending"], "key a held, released in order");
         assert.equal(metric(h, "LeftForSweeper"), 2);
         assert.equal(h.deadLetters().length, 0);
     });

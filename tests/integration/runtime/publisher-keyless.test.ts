@@ -5,7 +5,7 @@
  * What is not proven here: the serialized Lambda code (tests/e2e) and GSI lag (DynamoDB Local's indexes are synchronous).
  */
 import assert from "node:assert/strict";
-import { PutItemCommand, UpdateItemCommand } from "@aws-sdk/client-dynamodb";
+import { UpdateItemCommand } from "@aws-sdk/client-dynamodb";
 import { PublishBatchCommand } from "@aws-sdk/client-sns";
 import type { LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { createSweeper } from "../../../runtime/relay/sweeper";
@@ -23,9 +23,28 @@ import {
     failingCompletions,
     entryFault,
     publishedIds,
+    streamOfKeyless,
+    putRawItem,
 } from "../../support/runtime/relay-fixtures";
 
 const GRACE = 3600;
+
+/** The item of a pending record `recordId` of `partition` (seq 1, now), envelope `envelopeId` with payload "1". */
+function pendingRowOf(h: Harness, partition: string, recordId: string, envelopeId: string) {
+    return marshalRecord(
+        pendingRecord(
+            {
+                partition,
+                recordId,
+                bindingId: "sns",
+                address: h.topicArn,
+                envelope: { id: envelopeId, subject: "T", payload: "1" },
+            },
+            1n,
+            h.clock.now(),
+        ),
+    );
+}
 
 describe("createPublisher on keyless records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -83,10 +102,7 @@ describe("createPublisher on keyless records (DynamoDB Local + AWS fault server)
 
     it("reports the first failed entry's SequenceNumber; what SNS accepted after it, in its call or a concurrent one, is completed, and the retry sends no duplicate", async function () {
         h = await createHarness();
-        await h.writer.write({
-            messages: Array.from({ length: 14 }, (_, i) => ({ partition: "P", type: "T", payload: { n: i } })),
-        });
-        const event = await h.streamEvent();
+        const event = await streamOfKeyless(h, 14);
         const fourth = event.Records[3]!;
         // SNS fails entry 3 of the first call (transient) but accepts the entries after it, as a real PublishBatch may.
         h.server.setFaults({
@@ -136,10 +152,7 @@ describe("createPublisher on keyless records (DynamoDB Local + AWS fault server)
 
     it("keeps the lowest failure reported when a completion fails on an entry after a failed one (Lambda must not rewind past it)", async function () {
         h = await createHarness();
-        await h.writer.write({
-            messages: Array.from({ length: 10 }, (_, i) => ({ partition: "P", type: "T", payload: { n: i } })),
-        });
-        const event = await h.streamEvent();
+        const event = await streamOfKeyless(h, 10);
         const [fourth, seventh] = [event.Records[3]!, event.Records[6]!];
         h.server.setFaults({
             entries: [entryFault(idOf(fourth), { code: "InternalError", senderFault: false, times: 1 })],
@@ -168,10 +181,7 @@ describe("createPublisher on keyless records (DynamoDB Local + AWS fault server)
 
     it("reports a record whose completion failed after SNS accepted it: it stays pending, the retry publishes it again (at least once) and completes it", async function () {
         h = await createHarness();
-        await h.writer.write({
-            messages: Array.from({ length: 5 }, (_, i) => ({ partition: "P", type: "T", payload: { n: i } })),
-        });
-        const event = await h.streamEvent();
+        const event = await streamOfKeyless(h, 5);
         const third = event.Records[2]!;
         const logger = new RecordingLogger();
         const response = await h.publisher({ dynamodb: failingCompletions(h, [skOf(third)]), logger })(event);
@@ -341,21 +351,9 @@ describe("createPublisher on keyless records (DynamoDB Local + AWS fault server)
 
     it("publishes a row written without status (an older GoBridge build) once: it is completed, and a redelivery skips it", async function () {
         h = await createHarness();
-        const item = marshalRecord(
-            pendingRecord(
-                {
-                    partition: "P",
-                    recordId: "old-1",
-                    bindingId: "sns",
-                    address: h.topicArn,
-                    envelope: { id: "old-1", subject: "T", payload: "1" },
-                },
-                1n,
-                h.clock.now(),
-            ),
-        );
+        const item = pendingRowOf(h, "P", "old-1", "old-1");
         delete item.status;
-        await h.ddb.send(new PutItemCommand({ TableName: h.tableName, Item: item }));
+        await putRawItem(h, item);
         const event = await h.streamEvent();
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
         assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] });
@@ -388,21 +386,9 @@ describe("createPublisher on keyless records (DynamoDB Local + AWS fault server)
         h = await createHarness();
         const logger = new RecordingLogger();
         // DynamoDB refuses a NULL or empty record_id (a RecordIDIndex key), so the row lacks it: as a foreign writer could leave it.
-        const item = marshalRecord(
-            pendingRecord(
-                {
-                    partition: "NOID",
-                    recordId: "dropped",
-                    bindingId: "sns",
-                    address: h.topicArn,
-                    envelope: { id: "env-noid", subject: "T", payload: "1" },
-                },
-                1n,
-                h.clock.now(),
-            ),
-        );
+        const item = pendingRowOf(h, "NOID", "dropped", "env-noid");
         delete item[ATTR.recordId];
-        await h.ddb.send(new PutItemCommand({ TableName: h.tableName, Item: item }));
+        await putRawItem(h, item);
         const { messageIds } = await h.writer.write({
             messages: [
                 { partition: "NOID", type: "T", payload: "fine" },

@@ -10,7 +10,15 @@ import { createSweeper } from "../../../runtime/relay/sweeper";
 import { marshalRecord, recordKey, unmarshalRecord } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, metric, entryFault, publishedIds } from "../../support/runtime/relay-fixtures";
+import {
+    closeAfterEach,
+    metric,
+    publishedIds,
+    writeNumbered,
+    refuseEntry,
+    deadLetterReasons,
+    deadLettered,
+} from "../../support/runtime/relay-fixtures";
 
 describe("createPublisher on refused and expired records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -38,13 +46,9 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
 
     it("a record SNS refuses never holds the shard: its attempt is counted durably, it stays pending for the sweeper, and the sweeper dead-letters it at maxPublishAttempts", async function () {
         h = await createHarness();
-        const { messageIds } = await h.writer.write({
-            messages: [1, 2, 3].map((n) => ({ partition: "P", type: "T", payload: n })),
-        });
+        const messageIds = await writeNumbered(h, 3);
         const poison = messageIds[1]!;
-        h.server.setFaults({
-            entries: [entryFault(poison, { code: "InvalidParameter", senderFault: true })],
-        });
+        refuseEntry(h, poison);
 
         assert.deepEqual(
             await h.publisher({ maxPublishAttempts: 2 })(await h.streamEvent()),
@@ -74,13 +78,9 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
 
     it("a record refused twice by the stream path (a redelivered batch) reaches the DLQ at maxPublishAttempts without the sweeper", async function () {
         h = await createHarness();
-        const { messageIds } = await h.writer.write({
-            messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })),
-        });
+        const messageIds = await writeNumbered(h, 2);
         const poison = messageIds[0]!;
-        h.server.setFaults({
-            entries: [entryFault(poison, { code: "InvalidParameter", senderFault: true })],
-        });
+        refuseEntry(h, poison);
         const event = await h.streamEvent();
         assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(event), { batchItemFailures: [] });
         // A new cold start (a new handler) sees the durable count.
@@ -94,13 +94,9 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
 
     it("an entry SNS refuses with an unknown code and SenderFault reaches the DLQ after maxPublishAttempts; the others are published", async function () {
         h = await createHarness();
-        const { messageIds } = await h.writer.write({
-            messages: [1, 2, 3].map((n) => ({ partition: "P", type: "T", payload: n })),
-        });
+        const messageIds = await writeNumbered(h, 3);
         const poison = messageIds[1]!;
-        h.server.setFaults({
-            entries: [entryFault(poison, { code: "SomethingSnsAddsLater", senderFault: true })],
-        });
+        refuseEntry(h, poison, "SomethingSnsAddsLater");
         const event = await h.streamEvent();
         assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(event), { batchItemFailures: [] });
         assert.equal(h.deadLetters().length, 0);
@@ -208,10 +204,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
         assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] });
         assert.deepEqual(publishedIds(h), [messageIds[0]]);
         assert.deepEqual(
-            h
-                .deadLetters()
-                .map((d) => [d.reason, d.recordId])
-                .sort(),
+            deadLetterReasons(h),
             [
                 ["expired", messageIds[1]],
                 ["expired", messageIds[2]],
@@ -254,22 +247,16 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             h.server.setFaults({});
             h.clock.advance(200_000);
             assert.equal((await createSweeper(h.config())()).expired, 1);
-            assert.deepEqual(
-                h.deadLetters().map((d) => [d.recordId, d.reason]),
-                [[messageIds[0], "expired"]],
-            );
+            assert.deepEqual(deadLettered(h), [[messageIds[0], "expired"]]);
         });
 
         it("a keyless record at maxPublishAttempts stays pending when the DLQ is down; the batch goes on", async function () {
             h = await createHarness();
-            const { messageIds } = await h.writer.write({
-                messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })),
-            });
+            const messageIds = await writeNumbered(h, 2);
             const poison = messageIds[0]!;
-            h.server.setFaults({
-                entries: [entryFault(poison, { code: "InvalidParameter", senderFault: true })],
-                calls: [{ kind: "InternalError", actions: ["SendMessage"], times: 100 }],
-            });
+            refuseEntry(h, poison, "InvalidParameter", [
+                { kind: "InternalError", actions: ["SendMessage"], times: 100 },
+            ]);
             assert.deepEqual(await h.publisher({ maxPublishAttempts: 1 })(await h.streamEvent()), {
                 batchItemFailures: [],
             });
@@ -315,10 +302,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             h.server.setFaults({});
             h.clock.advance(200_000);
             await createSweeper(h.config())();
-            assert.deepEqual(
-                h.deadLetters().map((d) => [d.recordId, d.reason]),
-                [[a1, "expired"]],
-            );
+            assert.deepEqual(deadLettered(h), [[a1, "expired"]]);
             const published = publishedIds(h);
             assert.deepEqual(
                 [...published.slice(0, 2).sort(), ...published.slice(2)],

@@ -8,7 +8,7 @@
  * The fault server refuses entries on demand (a fake for SNS, which no emulator fails per entry).
  */
 import assert from "node:assert/strict";
-import { GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
+import { GetItemCommand, UpdateItemCommand, type AttributeValue } from "@aws-sdk/client-dynamodb";
 import type { EntryFaultRule } from "../../../dev/emulators/aws-fault-server";
 import { isOutboxError } from "../../../runtime/errors";
 import {
@@ -23,7 +23,7 @@ import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { OutboxWriter, type OutboxMessage } from "../../../runtime/writer/writer";
 import { createHarness, entryRecordId, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, publishedIds } from "../../support/runtime/relay-fixtures";
+import { closeAfterEach, publishedIds, deadLettered, putRawItem } from "../../support/runtime/relay-fixtures";
 import { RecordingLogger } from "../../support/store/helpers";
 
 const REFUSED: EntryFaultRule = { code: "InvalidParameter", senderFault: true, message: "Invalid parameter: Message" };
@@ -197,10 +197,7 @@ describe("a record at the writer's size limit (DynamoDB Local + the fault server
         assert.equal((await itemOf(h, id)).publish_attempts?.N, "1");
         assert.deepEqual(await publisher(event), { batchItemFailures: [] });
         assert.equal(await statusOf(h, id), "completed");
-        assert.deepEqual(
-            h.deadLetters().map((d) => [d.recordId, d.reason]),
-            [[id, "publish-rejected"]],
-        );
+        assert.deepEqual(deadLettered(h), [[id, "publish-rejected"]]);
     });
 
     it("keyed path: claimed after its expiry, dead-lettered as expired and marked expired", async function () {
@@ -213,10 +210,7 @@ describe("a record at the writer's size limit (DynamoDB Local + the fault server
         h.clock.advance(2000);
         assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] });
         assert.equal(await statusOf(h, id), "expired");
-        assert.deepEqual(
-            h.deadLetters().map((d) => [d.recordId, d.reason]),
-            [[id, "expired"]],
-        );
+        assert.deepEqual(deadLettered(h), [[id, "expired"]]);
     });
 
     it("keyless path: refused and counted on the stream path, then claimed by the sweeper, refused, counted and dead-lettered", async function () {
@@ -232,10 +226,7 @@ describe("a record at the writer's size limit (DynamoDB Local + the fault server
         const swept = await createSweeper(h.config({ maxPublishAttempts: 2 }))();
         assert.deepEqual([swept.deadLettered, swept.failedPartitions], [1, 0]);
         assert.equal(await statusOf(h, id), "completed");
-        assert.deepEqual(
-            h.deadLetters().map((d) => [d.recordId, d.reason]),
-            [[id, "publish-rejected"]],
-        );
+        assert.deepEqual(deadLettered(h), [[id, "publish-rejected"]]);
     });
 
     it("sweeper: a keyless and a keyed record whose stream records were lost are claimed, published and completed; an expired one is dead-lettered", async function () {
@@ -326,12 +317,7 @@ describe("a record another writer left at the edge of DynamoDB's item limit (Dyn
     it("keyed: no claim can take it, so it is dead-lettered as item-too-large and completed; the next record of its key is delivered, the shard is not held", async function () {
         h = await createHarness();
         const now = h.clock.now();
-        await h.ddb.send(
-            new PutItemCommand({
-                TableName: h.tableName,
-                Item: foreignRecordItem(409_515, { id: "edge", orderingKey: "k", createdAt: now }),
-            }),
-        );
+        await putRawItem(h, foreignRecordItem(409_515, { id: "edge", orderingKey: "k", createdAt: now }));
         h.clock.advance(1);
         const [next] = (
             await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 2, orderingKey: "k" }] })
@@ -361,32 +347,19 @@ describe("a record another writer left at the edge of DynamoDB's item limit (Dyn
 
     it("keyless, its stream record lost: the sweeper dead-letters it as item-too-large and the partition does not fail", async function () {
         h = await createHarness();
-        await h.ddb.send(
-            new PutItemCommand({
-                TableName: h.tableName,
-                Item: foreignRecordItem(409_515, { id: "edge", createdAt: h.clock.now() }),
-            }),
-        );
+        await putRawItem(h, foreignRecordItem(409_515, { id: "edge", createdAt: h.clock.now() }));
         h.clock.advance(121_000);
         const swept = await createSweeper(h.config())();
         assert.deepEqual([swept.deadLettered, swept.failedPartitions], [1, 0]);
         assert.equal(await statusOf(h, "edge"), "completed");
-        assert.deepEqual(
-            h.deadLetters().map((d) => [d.recordId, d.reason]),
-            [["edge", "item-too-large"]],
-        );
+        assert.deepEqual(deadLettered(h), [["edge", "item-too-large"]]);
         const again = await createSweeper(h.config())();
         assert.deepEqual([again.partitions, again.deadLettered], [0, 0], "nothing left for the next sweep");
     });
 
     it("keyless, refused by the destination: a count would take it over the limit, so it is dead-lettered at once and the shard goes on", async function () {
         h = await createHarness();
-        await h.ddb.send(
-            new PutItemCommand({
-                TableName: h.tableName,
-                Item: foreignRecordItem(409_590, { id: "edge", createdAt: h.clock.now() }),
-            }),
-        );
+        await putRawItem(h, foreignRecordItem(409_590, { id: "edge", createdAt: h.clock.now() }));
         refuse(h, REFUSED, "edge");
         assert.deepEqual(await h.publisher({ maxPublishAttempts: 3 })(await h.streamEvent()), {
             batchItemFailures: [],

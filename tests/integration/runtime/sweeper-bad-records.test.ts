@@ -3,13 +3,21 @@
  * an undecodable item, a failed expiry query.
  */
 import assert from "node:assert/strict";
-import { PutItemCommand, QueryCommand } from "@aws-sdk/client-dynamodb";
+import { QueryCommand } from "@aws-sdk/client-dynamodb";
 import { EXPIRY_INDEX } from "../../../runtime/schema";
 import { isOutboxError } from "../../../runtime/errors";
 import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, entryFault, publishedIds } from "../../support/runtime/relay-fixtures";
+import {
+    closeAfterEach,
+    entryFault,
+    publishedIds,
+    refuseEntry,
+    statusesOf,
+    deadLettered,
+    putRawItem,
+} from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -72,11 +80,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             const result = await createSweeper(h.config())();
             assert.deepEqual([result.expired, result.failedRecords, result.published], [0, 2, 1]);
             assert.deepEqual(publishedIds(h), [missed]);
-            const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-            assert.deepEqual(
-                expiring.map((id) => byId.get(id)),
-                ["pending", "pending"],
-            );
+            assert.deepEqual(await statusesOf(h, expiring), ["pending", "pending"]);
             const line = h.metricLines
                 .map((l) => JSON.parse(l) as Record<string, unknown>)
                 .find((l) => "SweepFailures" in l);
@@ -112,19 +116,11 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             const result = await createSweeper(h.config())();
             assert.deepEqual([result.published, result.failedPartitions], [2, 1]);
             assert.deepEqual(publishedIds(h), [b1, b2], "key b went on past key a's head");
-            const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-            assert.deepEqual(
-                [a1, a2].map((id) => byId.get(id)),
-                ["pending", "pending"],
-                "key a waits, released in order",
-            );
+            assert.deepEqual(await statusesOf(h, [a1, a2]), ["pending", "pending"], "key a waits, released in order");
 
             h.server.setFaults({});
             await createSweeper(h.config())();
-            assert.deepEqual(
-                h.deadLetters().map((d) => [d.recordId, d.reason]),
-                [[a1, "expired"]],
-            );
+            assert.deepEqual(deadLettered(h), [[a1, "expired"]]);
             assert.deepEqual(publishedIds(h), [b1, b2, a2]);
         });
 
@@ -145,40 +141,26 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             const result = await createSweeper(h.config({ maxPublishAttempts: 1 }))();
             assert.deepEqual([result.published, result.deadLettered, result.failedPartitions], [2, 0, 1]);
             assert.deepEqual(publishedIds(h), [b1, b2], "key b went on past key a's head, in a later call too");
-            const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
-            assert.deepEqual(
-                [a1, a2].map((id) => byId.get(id)),
-                ["pending", "pending"],
-            );
+            assert.deepEqual(await statusesOf(h, [a1, a2]), ["pending", "pending"]);
 
-            h.server.setFaults({
-                entries: [entryFault(a1, { code: "InvalidParameter", senderFault: true })],
-            });
+            refuseEntry(h, a1);
             await createSweeper(h.config({ maxPublishAttempts: 1 }))();
-            assert.deepEqual(
-                h.deadLetters().map((d) => [d.recordId, d.reason]),
-                [[a1, "publish-rejected"]],
-            );
+            assert.deepEqual(deadLettered(h), [[a1, "publish-rejected"]]);
             assert.deepEqual(publishedIds(h), [b1, b2, a2]);
         });
 
         it("an undecodable item with has_expiry is counted and skipped; the other expired records are dead-lettered", async function () {
             h = await createHarness();
             const now = h.clock.now();
-            await h.ddb.send(
-                new PutItemCommand({
-                    TableName: h.tableName,
-                    Item: {
-                        PK: { S: "BROKEN" },
-                        SK: { S: "OUTBOX#x#topic" },
-                        record_id: { S: "broken" },
-                        envelope_json: { S: "not json" },
-                        status: { S: "pending" },
-                        has_expiry: { S: "1" },
-                        expires_at: { N: String(now - 5_000) },
-                    },
-                }),
-            );
+            await putRawItem(h, {
+                PK: { S: "BROKEN" },
+                SK: { S: "OUTBOX#x#topic" },
+                record_id: { S: "broken" },
+                envelope_json: { S: "not json" },
+                status: { S: "pending" },
+                has_expiry: { S: "1" },
+                expires_at: { N: String(now - 5_000) },
+            });
             const [fine] = (
                 await h.writer.write({
                     messages: [{ partition: "FINE", type: "T", payload: 1, expiresAt: new Date(now + 1_000) }],

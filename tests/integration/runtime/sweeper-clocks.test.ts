@@ -18,6 +18,16 @@ describe("createSweeper and clocks (DynamoDB Local + AWS fault server)", functio
     let h: Harness;
     closeAfterEach(() => h);
 
+    /** The OldestPendingAge values of the lines written so far, one per run, and empties the lines. */
+    function oldestAges(): number[] {
+        const values = h.metricLines
+            .map((l) => JSON.parse(l) as Record<string, unknown>)
+            .filter((d) => SWEEPER_METRICS.oldestPendingAge in d)
+            .map((d) => d[SWEEPER_METRICS.oldestPendingAge] as number);
+        h.metricLines.length = 0;
+        return values;
+    }
+
     describe("a created_at ahead of the sweeper's clock (a writer whose clock ran fast)", function () {
         it("delivers a record stamped further ahead than sweepAfter at once, and its key's records in order", async function () {
             h = await createHarness();
@@ -50,19 +60,11 @@ describe("createSweeper and clocks (DynamoDB Local + AWS fault server)", functio
             h.server.setFaults({
                 entries: [entryFault(stuck, { code: "InternalError" })],
             });
-            const ages = (): number[] => {
-                const values = h.metricLines
-                    .map((l) => JSON.parse(l) as Record<string, unknown>)
-                    .filter((d) => SWEEPER_METRICS.oldestPendingAge in d)
-                    .map((d) => d[SWEEPER_METRICS.oldestPendingAge] as number);
-                h.metricLines.length = 0;
-                return values;
-            };
             assert.equal((await createSweeper(h.config())()).failedPartitions, 1, "tried at once, and refused");
-            assert.deepEqual(ages(), [0], "never claimed before: counted from now");
+            assert.deepEqual(oldestAges(), [0], "never claimed before: counted from now");
             h.clock.advance(60_000);
             await createSweeper(h.config())();
-            assert.deepEqual(ages(), [60_000], "counted from its first claim, not from a day ahead");
+            assert.deepEqual(oldestAges(), [60_000], "counted from its first claim, not from a day ahead");
         });
     });
 
@@ -131,16 +133,6 @@ describe("createSweeper and clocks (DynamoDB Local + AWS fault server)", functio
     });
 
     describe("OldestPendingAge", function () {
-        /** The OldestPendingAge values of the lines written so far, one per run, and empties the lines. */
-        function oldestAges(): number[] {
-            const values = h.metricLines
-                .map((l) => JSON.parse(l) as Record<string, unknown>)
-                .filter((d) => SWEEPER_METRICS.oldestPendingAge in d)
-                .map((d) => d[SWEEPER_METRICS.oldestPendingAge] as number);
-            h.metricLines.length = 0;
-            return values;
-        }
-
         it("is emitted every run: the age of the oldest record in ClaimIndex, before the run delivers it, and 0 when none is", async function () {
             h = await createHarness();
             const sweep = createSweeper(h.config());

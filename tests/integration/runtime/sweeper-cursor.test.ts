@@ -2,7 +2,6 @@
  * The sweeper's cursor kept in the table: partitions that never drain never starve the others.
  */
 import assert from "node:assert/strict";
-import { PutItemCommand } from "@aws-sdk/client-dynamodb";
 import { PARTITIONS_IN_FLIGHT } from "../../../runtime/relay/claimed-delivery";
 import { claimSort } from "../../../runtime/record/keys";
 import { ATTR, SWEEP_CURSOR_PK, SWEEP_CURSOR_SK } from "../../../runtime/schema";
@@ -16,6 +15,7 @@ import {
     heldByAnother,
     claimIndexOrder,
     publishedIds,
+    putRawItem,
 } from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", function () {
@@ -28,19 +28,14 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
             const old = h.clock.now() - 1_000;
             if (kind === 0) {
                 // An undecodable item: its envelope is not JSON.
-                await h.ddb.send(
-                    new PutItemCommand({
-                        TableName: h.tableName,
-                        Item: {
-                            PK: { S: partition },
-                            SK: { S: "OUTBOX#broken#sns" },
-                            record_id: { S: `${partition}/broken` },
-                            envelope_json: { S: "not json" },
-                            status: { S: "pending" },
-                            claim_sort: { S: claimSort(old, 0n) },
-                        },
-                    }),
-                );
+                await putRawItem(h, {
+                    PK: { S: partition },
+                    SK: { S: "OUTBOX#broken#sns" },
+                    record_id: { S: `${partition}/broken` },
+                    envelope_json: { S: "not json" },
+                    status: { S: "pending" },
+                    claim_sort: { S: claimSort(old, 0n) },
+                });
             } else if (kind === 1) {
                 await putRecord(h, partition, `${partition}/held`, old, { change: heldByAnother(h) });
             } else {
@@ -182,6 +177,17 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
             assert.deepEqual(publishedIds(h).sort(), [...healthy].sort());
         });
 
+        /** A sweep cursor naming a partition that is gone, at a claim position no scan accepts. */
+        async function putBadCursor(): Promise<void> {
+            await putRawItem(h, {
+                PK: { S: SWEEP_CURSOR_PK },
+                SK: { S: "META" },
+                [ATTR.sweepCursor]: {
+                    M: { PK: { S: "C-gone" }, SK: { S: "OUTBOX#x#sns" }, claim_sort: { S: "not-a-position" } },
+                },
+            });
+        }
+
         it("a cursor that cannot be read, or that the scan refuses, never stops a sweep: the run scans from the start of the index", async function () {
             h = await createHarness();
             const ids: string[] = [];
@@ -190,18 +196,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                     ...(await h.writer.write({ messages: [{ partition: `C${n}`, type: "T", payload: n }] })).messageIds,
                 );
             h.clock.advance(200_000);
-            await h.ddb.send(
-                new PutItemCommand({
-                    TableName: h.tableName,
-                    Item: {
-                        PK: { S: SWEEP_CURSOR_PK },
-                        SK: { S: "META" },
-                        [ATTR.sweepCursor]: {
-                            M: { PK: { S: "C-gone" }, SK: { S: "OUTBOX#x#sns" }, claim_sort: { S: "not-a-position" } },
-                        },
-                    },
-                }),
-            );
+            await putBadCursor();
             // Fakes in front of DynamoDB Local: no emulator fails one GetItem or refuses one ExclusiveStartKey on demand.
             const unreadable = new FakeDynamoDb(h.ddb).on("GetItem", (input) =>
                 input.Key?.PK?.S === SWEEP_CURSOR_PK ? Promise.reject(throttled()) : PASS,
@@ -229,18 +224,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                       )
                     : PASS,
             );
-            await h.ddb.send(
-                new PutItemCommand({
-                    TableName: h.tableName,
-                    Item: {
-                        PK: { S: SWEEP_CURSOR_PK },
-                        SK: { S: "META" },
-                        [ATTR.sweepCursor]: {
-                            M: { PK: { S: "C-gone" }, SK: { S: "OUTBOX#x#sns" }, claim_sort: { S: "not-a-position" } },
-                        },
-                    },
-                }),
-            );
+            await putBadCursor();
             const result = await createSweeper({
                 ...h.config({ dynamodb: refusing as never }),
                 maxPartitionsPerRun: 10,

@@ -13,7 +13,14 @@ import { OutboxWriter } from "../../../runtime/writer/writer";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
 import { createHarness, type Harness } from "../../support/runtime/harness";
-import { closeAfterEach, entryFault, publishedIds, writeKeyRun } from "../../support/runtime/relay-fixtures";
+import {
+    closeAfterEach,
+    entryFault,
+    publishedIds,
+    writeKeyRun,
+    deadLetterReasons,
+    writeKeyedOneByOne,
+} from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper delivers missed records (DynamoDB Local + AWS fault server)", function () {
     let h: Harness;
@@ -26,17 +33,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
                 messages: [1, 2, 3].map((n) => ({ partition: `ORDER#${n}`, type: "T", payload: n })),
             })
         ).messageIds;
-        const keyed: string[] = [];
-        for (let n = 0; n < 4; n += 1) {
-            keyed.push(
-                ...(
-                    await h.writer.write({
-                        messages: [{ partition: "ACCOUNT#7", type: "T", payload: { n }, orderingKey: "acct-7" }],
-                    })
-                ).messageIds,
-            );
-            h.clock.advance(1);
-        }
+        const keyed = await writeKeyedOneByOne(h, "ACCOUNT#7", "acct-7", 4, () => 1);
         h.clock.advance(121_000);
         const result = await createSweeper(h.config())();
         assert.deepEqual(result, {
@@ -146,10 +143,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         assert.equal(result.expired, 2);
         assert.equal(result.published, 0, "nothing is older than sweepAfter yet");
         assert.deepEqual(
-            h
-                .deadLetters()
-                .map((d) => [d.reason, d.recordId])
-                .sort(),
+            deadLetterReasons(h),
             [
                 ["expired", messageIds[0]],
                 ["expired", messageIds[1]],

@@ -9,9 +9,6 @@
  */
 import assert from "node:assert/strict";
 import { GetItemCommand, type DynamoDBClient } from "@aws-sdk/client-dynamodb";
-import { DynamoDBDocumentClient } from "@aws-sdk/lib-dynamodb";
-import { ConditionCheck, Entity as ToolboxEntity, item, number, PutTransaction, string, Table } from "dynamodb-toolbox";
-import { Entity, Service } from "electrodb";
 import { z } from "zod";
 import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { isOutboxError, type OutboxError } from "../../../runtime/errors";
@@ -23,6 +20,7 @@ import { startConsumerWorld, stopConsumerWorld } from "../../support/inbox/world
 import { relayedOutbox, untilDepth } from "../../support/runtime/relay";
 import { createConsumerTable, createOutboxTable } from "../../support/runtime/table";
 import { pollUntilEmpty, receiveEvent } from "../../support/sqs-lambda";
+import { documentLibraries, type DocumentLibraries } from "../../support/writer/document-libraries";
 import { fixedClock, rejection, scanAll, WRITER_ADDRESS } from "../../support/writer/world";
 
 interface OrderEvents {
@@ -244,111 +242,48 @@ describe("typed events: zod validators at write and at consume, and the inbox's 
     describe("the inbox's native items (documentItems)", () => {
         let app: string;
         let inbox: Inbox;
-        let shop: ReturnType<typeof electro>;
-        let toolbox: ReturnType<typeof toolboxCustomer>;
-
-        function electro(client: DynamoDBDocumentClient, table: string) {
-            const order = new Entity(
-                {
-                    model: { entity: "order", version: "1", service: "shop" },
-                    attributes: {
-                        orderId: { type: "string", required: true },
-                        total: { type: "number", required: true },
-                    },
-                    indexes: {
-                        primary: { pk: { field: "pk", composite: ["orderId"] }, sk: { field: "sk", composite: [] } },
-                    },
-                },
-                { table, client },
-            );
-            return new Service({ order }, { table, client });
-        }
-
-        function toolboxCustomer(documentClient: DynamoDBDocumentClient, name: string) {
-            const table = new Table({
-                name,
-                partitionKey: { name: "pk", type: "string" },
-                sortKey: { name: "sk", type: "string" },
-                documentClient,
-            });
-            return new ToolboxEntity({
-                name: "Customer",
-                schema: item({ pk: string().key(), sk: string().key(), name: string(), visits: number() }),
-                table,
-            });
-        }
-
-        async function exists(pk: string, sk: string): Promise<boolean> {
-            const out = await ddb.send(
-                new GetItemCommand({ TableName: app, Key: { pk: { S: pk }, sk: { S: sk } }, ConsistentRead: true }),
-            );
-            return out.Item !== undefined;
-        }
+        let libs: DocumentLibraries;
 
         before(async () => {
             // The app's table holds the markers too, keyed as ElectroDB and dynamodb-toolbox key it: pk and sk.
             app = await createConsumerTable(ddb, "typed-native", { partitionKey: "pk", sortKeyName: "sk" });
             inbox = new Inbox({ client: ddb, consumer: "native", tableName: app, partitionKey: "pk", sortKey: "sk" });
-            const doc = DynamoDBDocumentClient.from(ddb);
-            shop = electro(doc, app);
-            toolbox = toolboxCustomer(doc, app);
+            libs = documentLibraries(ddb, app);
         });
 
         it("applies an ElectroDB-built and a dynamodb-toolbox-built item with the marker, once: the redelivery is a duplicate", async () => {
-            const electroParams = shop.transaction
-                .write(({ order }) => [order.create({ orderId: "2001", total: 42 }).commit()])
-                .params();
-            const toolboxPut = toolbox
-                .build(PutTransaction)
-                .item({ pk: "CUSTOMER#21", sk: "A", name: "Ada", visits: 1 })
-                .params();
             const event = { outboxId: "native-1", source: "orders-outbox" };
-            const writes = { documentItems: [...electroParams.TransactItems, toolboxPut] };
+            const writes = {
+                documentItems: [...libs.createOrder("2001", 42), libs.putCustomer("CUSTOMER#21", "Ada", 1)],
+            };
             assert.deepEqual(await inbox.apply(event, writes), { outcome: "applied" });
-            assert.deepEqual((await shop.entities.order.get({ orderId: "2001" }).go()).data, {
+            assert.deepEqual((await libs.shop.entities.order.get({ orderId: "2001" }).go()).data, {
                 orderId: "2001",
                 total: 42,
             });
-            assert.ok(await exists("CUSTOMER#21", "A"), "dynamodb-toolbox's item is written");
+            assert.ok(await libs.exists("CUSTOMER#21", "A"), "dynamodb-toolbox's item is written");
             assert.deepEqual(await inbox.apply(event, writes), { outcome: "duplicate" });
         });
 
         it("a failing ElectroDB ConditionCheck cancels the toolbox item and the marker: CONDITION_FAILED naming documentItems[1], and the retry applies", async () => {
-            const check = shop.transaction
-                .write(({ order }) => [
-                    order
-                        .check({ orderId: "2001" })
-                        .where(({ total }, { eq }) => eq(total, 999))
-                        .commit(),
-                ])
-                .params();
-            const toolboxPut = toolbox
-                .build(PutTransaction)
-                .item({ pk: "CUSTOMER#22", sk: "A", name: "Bob", visits: 1 })
-                .params();
+            const toolboxPut = libs.putCustomer("CUSTOMER#22", "Bob", 1);
             const event = { outboxId: "native-2", source: "orders-outbox" };
             const err = (await rejection(
-                inbox.apply(event, { documentItems: [toolboxPut, ...check.TransactItems] }),
+                inbox.apply(event, { documentItems: [toolboxPut, ...libs.checkOrderTotal("2001", 999)] }),
             )) as OutboxError;
             assert.ok(isOutboxError(err, "CONDITION_FAILED"), String(err));
             assert.match(err.message, new RegExp(`documentItems\\[1\\] \\(ConditionCheck on table "${app}"`));
-            assert.equal(await exists("CUSTOMER#22", "A"), false, "no toolbox item");
+            assert.equal(await libs.exists("CUSTOMER#22", "A"), false, "no toolbox item");
             const marker = await ddb.send(new GetItemCommand({ TableName: app, Key: inbox.markerKey(event) }));
             assert.equal(marker.Item, undefined, "no marker");
-            const toolboxCheck = toolbox
-                .build(ConditionCheck)
-                .key({ pk: "CUSTOMER#21", sk: "A" })
-                .condition({ attr: "visits", eq: 1 })
-                .params();
+            const toolboxCheck = libs.checkCustomer("CUSTOMER#21", { attr: "visits", eq: 1 });
             assert.deepEqual(await inbox.apply(event, { items: [], documentItems: [toolboxPut, toolboxCheck] }), {
                 outcome: "applied",
             });
         });
 
         it("refuses malformed native items, and native values in items, before sending (INVALID_PAYLOAD naming the item, not transient)", async () => {
-            const params = shop.transaction
-                .write(({ order }) => [order.create({ orderId: "2003", total: 5 }).commit()])
-                .params();
+            const electroItems = libs.createOrder("2003", 5);
             const event = { outboxId: "native-3", source: "orders-outbox" };
             const cases: [unknown, RegExp][] = [
                 [
@@ -368,10 +303,7 @@ describe("typed events: zod validators at write and at consume, and the inbox's 
                     /documentItems\[0\] must hold exactly one of Put, Update, Delete or ConditionCheck/,
                 ],
                 [{ documentItems: "x" }, /documentItems must be an array/],
-                [
-                    params.TransactItems,
-                    /items\[0\] \(Put\): Item\.orderId is string, not an AttributeValue.*as documentItems$/,
-                ],
+                [electroItems, /items\[0\] \(Put\): Item\.orderId is string, not an AttributeValue.*as documentItems$/],
                 [
                     { Put: { TableName: app, Item: { pk: { S: "x" } } } },
                     /or \{ items, documentItems \} \(this object has "Put"\)/,

@@ -33,6 +33,18 @@ async function rawItem(client: DynamoDBClient, tableName: string, key: Record<st
     return (await client.send(new GetItemCommand({ TableName: tableName, Key: key, ConsistentRead: true }))).Item;
 }
 
+/** A fresh table, and two stores beside each other on it: one at `fastMs`, one at `slowMs`. */
+async function storesAt(fastMs: number, slowMs = T0) {
+    const client = await dynamoClient();
+    const { tableName } = await localStore({ client });
+    return {
+        client,
+        tableName,
+        fast: storeBeside(client, tableName, fastMs),
+        slow: storeBeside(client, tableName, slowMs),
+    };
+}
+
 /** A second store on the same table, with its own clock and logger, counting its calls on the way to DynamoDB Local. */
 function storeBeside(client: DynamoDBClient, tableName: string, clockMs: number) {
     const counting = new FakeDynamoDb(client);
@@ -73,10 +85,7 @@ describe("seqAllocationUpdates: the two FENCE updates of a seq allocation", () =
 
 describe("per-key order across store clocks (Persist on DynamoDB Local)", () => {
     it("a store whose clock is 2 s fast persists 'first', a correct one 'second' with the same key: claimed first, second; 'second' carries the fence's time in created_at and claim_sort", async () => {
-        const client = await dynamoClient();
-        const { tableName } = await localStore({ client });
-        const fast = storeBeside(client, tableName, T0 + 2000);
-        const slow = storeBeside(client, tableName, T0);
+        const { client, tableName, fast, slow } = await storesAt(T0 + 2000);
         await fast.store.persist([rec("ORDER#1", "first", { orderingKey: "K" })]);
         await slow.store.persist([rec("ORDER#1", "second", { orderingKey: "K" })]);
 
@@ -103,11 +112,8 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
     });
 
     it("a store whose clock is a day behind the fence (another's runs a day ahead) persists after it, stamped with the fence's time, with an error log; at 5 minutes behind it is a warning", async () => {
-        const client = await dynamoClient();
-        const { tableName } = await localStore({ client });
         const DAY = 24 * 3600_000;
-        const fast = storeBeside(client, tableName, T0 + DAY);
-        const slow = storeBeside(client, tableName, T0);
+        const { client, tableName, fast, slow } = await storesAt(T0 + DAY);
         await fast.store.persist([rec("P", "fast", { orderingKey: "K" })]);
         await slow.store.persist([rec("P", "slow", { orderingKey: "K" }), rec("Q", "other")]);
         assert.deepEqual(
@@ -170,10 +176,7 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
     });
 
     it("a record given its own createdAt keeps it, and does not move the fence: the caller chose its place (GoBridge's contract)", async () => {
-        const client = await dynamoClient();
-        const { tableName } = await localStore({ client });
-        const fast = storeBeside(client, tableName, T0 + 2000);
-        const slow = storeBeside(client, tableName, T0);
+        const { client, tableName, fast, slow } = await storesAt(T0 + 2000);
         await fast.store.persist([rec("P", "now", { orderingKey: "K" })]);
         await slow.store.persist([
             rec("P", "given", { orderingKey: "K", createdAt: T0 - 5000 }),
@@ -189,10 +192,7 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
     });
 
     it("costs one UpdateItem per partition per persist on the normal path, two when the store's clock is behind the fence, and one again once it has caught up", async () => {
-        const client = await dynamoClient();
-        const { tableName } = await localStore({ client });
-        const fast = storeBeside(client, tableName, T0 + 2000);
-        const slow = storeBeside(client, tableName, T0);
+        const { client, tableName, fast, slow } = await storesAt(T0 + 2000);
 
         await slow.store.persist([rec("P", 1, { orderingKey: "K" }), rec("Q", 1), rec("P", 2)]);
         assert.equal(slow.counting.count("UpdateItem"), 2, "fresh fences: one conditional UpdateItem per partition");
@@ -218,10 +218,7 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
     });
 
     it("a clock behind by 1 s or less is carried forward without a warning", async () => {
-        const client = await dynamoClient();
-        const { tableName } = await localStore({ client });
-        const ahead = storeBeside(client, tableName, T0 + 1000);
-        const slow = storeBeside(client, tableName, T0);
+        const { fast: ahead, slow } = await storesAt(T0 + 1000);
         await ahead.store.persist([rec("P", 1, { orderingKey: "K" })]);
         await slow.store.persist([rec("P", 2, { orderingKey: "K" })]);
         assert.deepEqual(
@@ -263,10 +260,7 @@ describe("per-key order across store clocks (Persist on DynamoDB Local)", () => 
     });
 
     it("a fence row that vanishes between the two UpdateItems (TTL) gets this store's now back, so the next allocation still cannot go below it", async () => {
-        const client = await dynamoClient();
-        const { tableName } = await localStore({ client });
-        const fast = storeBeside(client, tableName, T0 + 2000);
-        const slow = storeBeside(client, tableName, T0);
+        const { client, tableName, fast, slow } = await storesAt(T0 + 2000);
         await fast.store.persist([rec("P", 1, { orderingKey: "K" })]);
         slow.counting.on("UpdateItem", async (_input, call) => {
             if (call.nth === 2) await client.send(new DeleteItemCommand({ TableName: tableName, Key: fenceKey("P") }));

@@ -9,6 +9,7 @@ import {
     DescribeTableCommand,
     type CreateTableCommandInput,
     type DescribeTableCommandOutput,
+    type DynamoDBClient,
     type TableDescription,
 } from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
@@ -30,46 +31,49 @@ type Mutate = (input: CreateTableCommandInput) => void;
 
 type StoreExtras = Pick<OutboxStoreOptions, "requireStream">;
 
-/** Create a table from the schema's input after `mutate`, and preflight it. */
-async function preflightOf(
+type PreflightAnswer = { outcome?: string; error?: unknown; tableName: string };
+
+/** Create a table from the schema's input after `mutate`, and preflight it through `client(real)` with `extras`. */
+async function preflightThrough(
     mutate: Mutate,
+    client: (real: DynamoDBClient) => OutboxStoreOptions["client"],
     extras: StoreExtras = {},
-): Promise<{ outcome?: string; error?: unknown; tableName: string }> {
-    const client = await dynamoClient();
+): Promise<PreflightAnswer> {
+    const real = await dynamoClient();
     const tableName = uniqueTableName("preflight");
     const input = createTableInput(tableName, { stream: false });
     mutate(input);
-    await client.send(new CreateTableCommand(input));
+    await real.send(new CreateTableCommand(input));
     try {
-        return { outcome: await new OutboxStore({ client, tableName, ...extras }).preflight(), tableName };
+        return {
+            outcome: await new OutboxStore({ client: client(real), tableName, ...extras }).preflight(),
+            tableName,
+        };
     } catch (error) {
         return { error, tableName };
     }
+}
+
+/** Create a table from the schema's input after `mutate`, and preflight it. */
+function preflightOf(mutate: Mutate, extras: StoreExtras = {}): Promise<PreflightAnswer> {
+    return preflightThrough(mutate, (real) => real, extras);
 }
 
 /**
  * Preflight a real, well-formed table on DynamoDB Local whose DescribeTable answer the fake client rewrites with
  * `describe` (a status DynamoDB Local never reports).
  */
-async function preflightDescribedAs(
+function preflightDescribedAs(
     describe: (table: TableDescription) => void,
     mutate: Mutate = () => undefined,
-): Promise<{ outcome?: string; error?: unknown; tableName: string }> {
-    const client = await dynamoClient();
-    const tableName = uniqueTableName("preflight");
-    const input = createTableInput(tableName, { stream: false });
-    mutate(input);
-    await client.send(new CreateTableCommand(input));
-    const fake = new FakeDynamoDb(client).on("DescribeTable", async (params) => {
-        const out = (await client.send(new DescribeTableCommand(params))) as DescribeTableCommandOutput;
-        describe(out.Table!);
-        return out;
-    });
-    try {
-        return { outcome: await new OutboxStore({ client: fake, tableName }).preflight(), tableName };
-    } catch (error) {
-        return { error, tableName };
-    }
+): Promise<PreflightAnswer> {
+    return preflightThrough(mutate, (real) =>
+        new FakeDynamoDb(real).on("DescribeTable", async (params) => {
+            const out = (await real.send(new DescribeTableCommand(params))) as DescribeTableCommandOutput;
+            describe(out.Table!);
+            return out;
+        }),
+    );
 }
 
 function indexOf(table: TableDescription, name: string) {

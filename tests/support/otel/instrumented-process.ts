@@ -17,10 +17,8 @@ import { LOCAL_CREDENTIALS, LOCAL_REGION, localDynamoDbClient } from "../../../d
 import type { LambdaSqsBatchResponse, LambdaSqsEvent } from "../../../runtime/inbox/sqs-event";
 import { silentLogger } from "../../../runtime/ports";
 import { createPublisher } from "../../../runtime/relay/publisher";
-import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
-import { startLocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
-import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
 import { receiveEvent, settle } from "../sqs-lambda";
+import { drainOutboxStream } from "../stream-table";
 import { readJob, type JobReport, type LambdaConsumeTask, type PublishTask, type ReceiveTask } from "./job";
 
 function client<C>(Client: new (config: object) => C, endpoint: string): C {
@@ -42,20 +40,9 @@ async function publish(task: PublishTask): Promise<unknown> {
         logger: silentLogger,
         writeMetrics: () => undefined,
     });
-    const mapping = await startLocalEventSourceMapping({
+    await drainOutboxStream(ddb, task.tableName, publisher, {
         streamsClient: client(DynamoDBStreamsClient, task.dynamoEndpoint),
-        dynamodbClient: ddb,
-        tableName: task.tableName,
-        handler: publisher,
-        filterPattern: STREAM_FILTER_PATTERN as unknown as FilterPattern,
-        batchSize: 100,
-        pollIntervalMs: 10,
     });
-    try {
-        await mapping.drain({ timeoutMs: 30_000 });
-    } finally {
-        await mapping.stop();
-    }
     return null;
 }
 

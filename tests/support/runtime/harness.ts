@@ -187,24 +187,16 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
             : kind === "sqs"
               ? server.queueArn(server.createQueue(options.fifo ? "destination.fifo" : "destination"))
               : server.createEventBus("events");
-    const sns = new SNSClient({
+    // One attempt each: the fault server's answer reaches the code under test as it is, never retried by the SDK.
+    const onServer = {
         endpoint: server.endpoint,
         region: LOCAL_REGION,
         credentials: LOCAL_CREDENTIALS,
         maxAttempts: 1,
-    });
-    const sqs = new SQSClient({
-        endpoint: server.endpoint,
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-        maxAttempts: 1,
-    });
-    const eventBridge = new EventBridgeClient({
-        endpoint: server.endpoint,
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-        maxAttempts: 1,
-    });
+    };
+    const sns = new SNSClient(onServer);
+    const sqs = new SQSClient(onServer);
+    const eventBridge = new EventBridgeClient(onServer);
     const clock = manualClock();
     // The hand-driven clock is the world's: DynamoDB's, as the sweeper reads it, moves with it.
     dateFollowsClock(ddb.middlewareStack, clock);

@@ -153,3 +153,91 @@ export async function writeKeyRun(h: Harness, partition: string, key: string, co
     }
     return ids;
 }
+
+/** Write one transaction of messages on partition `P` of type `T` with payloads 1…`count`; their ids in order. */
+export async function writeNumbered(h: Harness, count: number): Promise<string[]> {
+    const { messageIds } = await h.writer.write({
+        messages: Array.from({ length: count }, (_, i) => ({ partition: "P", type: "T", payload: i + 1 })),
+    });
+    return messageIds;
+}
+
+/**
+ * SNS refuses record `id`'s entry with `code` as the caller's fault (SenderFault) on every call; `calls` adds
+ * faults on whole calls (a DLQ that is down).
+ *
+ * @param code - The entry's error code.
+ * @param calls - More faults, on whole calls.
+ * @default code "InvalidParameter"
+ * @default calls none
+ */
+export function refuseEntry(
+    h: Harness,
+    id: string,
+    code = "InvalidParameter",
+    calls?: Parameters<Harness["server"]["setFaults"]>[0]["calls"],
+): void {
+    h.server.setFaults({
+        entries: [entryFault(id, { code, senderFault: true })],
+        ...(calls ? { calls } : {}),
+    });
+}
+
+/** Write one message with ordering key `orderingKey` and payload `payload` on partition `P`; its id. */
+export async function writeKeyedOne(h: Harness, orderingKey: string, payload: unknown): Promise<string> {
+    return (await h.writer.write({ messages: [{ partition: "P", type: "T", payload, orderingKey }] })).messageIds[0]!;
+}
+
+/** The dead letters' `[reason, recordId]` pairs, sorted (the order the DLQ got them in is not the point). */
+export function deadLetterReasons(h: Harness): [string, string][] {
+    return h
+        .deadLetters()
+        .map((d): [string, string] => [d.reason, d.recordId])
+        .sort();
+}
+
+/** The statuses of records `ids`, in that order, read from the table. */
+export async function statusesOf(h: Harness, ids: readonly string[]): Promise<(string | undefined)[]> {
+    const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
+    return ids.map((id) => byId.get(id));
+}
+
+/**
+ * Write `count` records of `partition` and ordering key `key`, one transaction each, payloads `{ n }`, moving the
+ * harness's clock `advanceMs(n)` after record `n`; their ids in order.
+ */
+export async function writeKeyedOneByOne(
+    h: Harness,
+    partition: string,
+    key: string,
+    count: number,
+    advanceMs: (n: number) => number,
+): Promise<string[]> {
+    const ids: string[] = [];
+    for (let n = 0; n < count; n += 1) {
+        const { messageIds } = await h.writer.write({
+            messages: [{ partition, type: "T", payload: { n }, orderingKey: key }],
+        });
+        ids.push(...messageIds);
+        h.clock.advance(advanceMs(n));
+    }
+    return ids;
+}
+
+/** Write `count` messages on partition `P` in one transaction, payloads `{ n: 0 }`…, and read their stream event. */
+export async function streamOfKeyless(h: Harness, count: number): Promise<LambdaStreamEvent> {
+    await h.writer.write({
+        messages: Array.from({ length: count }, (_, i) => ({ partition: "P", type: "T", payload: { n: i } })),
+    });
+    return h.streamEvent();
+}
+
+/** The dead letters' `[recordId, reason]` pairs, in the order the DLQ got them. */
+export function deadLettered(h: Harness): [string, string][] {
+    return h.deadLetters().map((d): [string, string] => [d.recordId, d.reason]);
+}
+
+/** Put `item` in the harness's table as it is: a row no writer of this package would leave (broken, oversized). */
+export async function putRawItem(h: Harness, item: Record<string, AttributeValue>): Promise<void> {
+    await h.ddb.send(new PutItemCommand({ TableName: h.tableName, Item: item }));
+}

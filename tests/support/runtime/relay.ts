@@ -7,16 +7,11 @@ import type { DynamoDBClient } from "@aws-sdk/client-dynamodb";
 import { GetQueueAttributesCommand } from "@aws-sdk/client-sqs";
 import type { LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import type { Logger } from "../../../runtime/ports";
-import { createPublisher } from "../../../runtime/relay/publisher";
-import { STREAM_FILTER_PATTERN } from "../../../runtime/schema";
-import {
-    startLocalEventSourceMapping,
-    type LocalEventSourceMapping,
-} from "../../../runtime/testing/event-source-mapping";
-import type { FilterPattern } from "../../../runtime/testing/filter-pattern";
+import { createPublisher, type PublisherConfig, type PublisherHandler } from "../../../runtime/relay/publisher";
+import type { LocalEventSourceMapping } from "../../../runtime/testing/event-source-mapping";
 import { OutboxWriter, type OutboxWriterOptions } from "../../../runtime/writer/writer";
 import type { Queue } from "../sqs-lambda";
-import { streamsClient } from "../stream-table";
+import { outboxStreamMapping } from "../stream-table";
 import { createOutboxTable } from "./table";
 
 const quiet: Logger = { debug: () => undefined, info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -26,6 +21,33 @@ export interface RelayedOutbox {
     readonly tableName: string;
     readonly writer: OutboxWriter;
     readonly mapping: LocalEventSourceMapping;
+}
+
+/**
+ * The real publisher of outbox table `tableName` to fauxqs topic `topicArn`, dead-lettering to `dlqUrl`, its
+ * metrics dropped; `more` sets the rest (`fifo`, `logger`, …).
+ *
+ * @param more - More publisher settings.
+ * @default more `{}`
+ */
+export function topicPublisher(
+    ddb: DynamoDBClient,
+    fauxqs: LocalFauxqs,
+    tableName: string,
+    topicArn: string,
+    dlqUrl: string,
+    more: Partial<PublisherConfig> = {},
+): PublisherHandler {
+    return createPublisher({
+        dynamodb: ddb,
+        sns: fauxqs.sns,
+        sqs: fauxqs.sqs,
+        tableName,
+        topicArn,
+        dlqUrl,
+        writeMetrics: () => undefined,
+        ...more,
+    });
 }
 
 /**
@@ -45,26 +67,8 @@ export async function relayedOutbox(
 ): Promise<RelayedOutbox> {
     const tableName = await createOutboxTable(ddb, fifo ? `${prefix}-fifo` : prefix);
     const dlq = await fauxqs.createQueue(`${tableName}-dlq${fifo ? ".fifo" : ""}`);
-    const publisher = createPublisher({
-        dynamodb: ddb,
-        sns: fauxqs.sns,
-        sqs: fauxqs.sqs,
-        tableName,
-        topicArn,
-        dlqUrl: dlq.queueUrl,
-        fifo,
-        logger: quiet,
-        writeMetrics: () => undefined,
-    });
-    const mapping = await startLocalEventSourceMapping({
-        streamsClient: await streamsClient(),
-        dynamodbClient: ddb,
-        tableName,
-        handler: publisher,
-        filterPattern: STREAM_FILTER_PATTERN as unknown as FilterPattern,
-        batchSize: 100,
-        pollIntervalMs: 10,
-    });
+    const publisher = topicPublisher(ddb, fauxqs, tableName, topicArn, dlq.queueUrl, { fifo, logger: quiet });
+    const mapping = await outboxStreamMapping(ddb, tableName, publisher);
     return {
         tableName,
         writer: new OutboxWriter({ client: ddb, tableName, address: topicArn, fifo, ...writerOptions }),

@@ -56,3 +56,35 @@ export function rejection(promise: Promise<unknown>): Promise<unknown> {
         (e: unknown) => e,
     );
 }
+
+/**
+ * Write `count` one-message `OrderUpdated` transactions through `writer`, payload `{ n }`: message `n` in partition
+ * `account` with ordering key `keyOf(n)` where that gives one, else unkeyed in partition `ORDER#<n mod orders>`.
+ * The ids in write order, each with its key.
+ *
+ * @param layout - The keyed messages' partition and how many unkeyed partitions there are.
+ * @default layout `{ account: "ACCOUNT#9", orders: 7 }`
+ */
+export async function writeKeyedAndKeyless(
+    writer: OutboxWriter,
+    count: number,
+    keyOf: (n: number) => string | undefined,
+    layout: { readonly account: string; readonly orders: number } = { account: "ACCOUNT#9", orders: 7 },
+): Promise<{ id: string; key?: string }[]> {
+    const written: { id: string; key?: string }[] = [];
+    for (let n = 0; n < count; n += 1) {
+        const key = keyOf(n);
+        const { messageIds } = await writer.write({
+            messages: [
+                {
+                    partition: key ? layout.account : `ORDER#${n % layout.orders}`,
+                    type: "OrderUpdated",
+                    payload: { n },
+                    ...(key ? { orderingKey: key } : {}),
+                },
+            ],
+        });
+        written.push({ id: messageIds[0]!, ...(key ? { key } : {}) });
+    }
+    return written;
+}
