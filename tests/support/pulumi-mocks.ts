@@ -8,6 +8,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { writerPolicyDocument } from "../../components/iam";
+import { ACCOUNT, REGION, call, computed } from "./package/fixtures/mock-cloud";
 
 /** One resource registration seen by the mocks. */
 export interface RecordedResource {
@@ -32,9 +33,6 @@ export interface RecordedResource {
 /** Every resource registered in this process, in registration order. */
 export const recorded: RecordedResource[] = [];
 
-const ACCOUNT = "111111111111";
-const REGION = "eu-west-1";
-
 /** Outputs the mocked StackReference `acme/outbox/prod` exposes. */
 export const STACK_REFERENCE_OUTPUTS: Record<string, string> = {
     tableName: "orders-table-abc",
@@ -49,51 +47,6 @@ export const STACK_REFERENCE_OUTPUTS: Record<string, string> = {
         writerPolicyDocument({ tableArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/orders-table-abc` }),
     ),
 };
-
-function computed(type: string, name: string, inputs: Record<string, any>): Record<string, unknown> {
-    const physical = inputs.name ?? `${name}-abc`;
-    switch (type) {
-        case "aws:dynamodb/table:Table":
-            return {
-                name: physical,
-                arn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}`,
-                streamArn: inputs.streamEnabled
-                    ? `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}/stream/2026-01-01T00:00:00.000`
-                    : undefined,
-            };
-        case "aws:sns/topic:Topic":
-            return { name: physical, arn: `arn:aws:sns:${REGION}:${ACCOUNT}:${physical}` };
-        case "aws:sqs/queue:Queue":
-            return {
-                name: physical,
-                arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${physical}`,
-                url: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${physical}`,
-            };
-        case "aws:lambda/function:Function":
-            return { name: physical, arn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${physical}` };
-        case "aws:iam/role:Role":
-            return { name: physical, arn: `arn:aws:iam::${ACCOUNT}:role/${physical}` };
-        case "aws:kms/key:Key":
-            return { arn: `arn:aws:kms:${REGION}:${ACCOUNT}:key/${name}`, keyId: `${name}-key-id` };
-        case "aws:cloudwatch/eventBus:EventBus":
-            return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:event-bus/${physical}` };
-        case "aws:cloudwatch/eventRule:EventRule":
-            return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${physical}` };
-        case "aws:s3/bucket:Bucket": {
-            const bucket = inputs.bucket ?? `${name}-abc`;
-            return { bucket, arn: `arn:aws:s3:::${bucket}` };
-        }
-        case "aws:lambda/eventSourceMapping:EventSourceMapping":
-            return {
-                uuid: `${name}-uuid`,
-                arn: `arn:aws:lambda:${REGION}:${ACCOUNT}:event-source-mapping:${name}-uuid`,
-            };
-        case "aws:cloudwatch/logGroup:LogGroup":
-            return { name: physical, arn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${physical}` };
-        default:
-            return { arn: `arn:aws:mock:${REGION}:${ACCOUNT}:${type}/${name}` };
-    }
-}
 
 void pulumi.runtime.setMocks(
     {
@@ -129,18 +82,7 @@ void pulumi.runtime.setMocks(
             });
             return { id: importId ?? `${args.name}-id`, state: { ...args.inputs, ...outputs } };
         },
-        call(args: pulumi.runtime.MockCallArgs): Record<string, any> {
-            switch (args.token) {
-                case "aws:index/getRegion:getRegion":
-                    return { name: REGION, region: REGION, id: REGION };
-                case "aws:index/getCallerIdentity:getCallerIdentity":
-                    return { accountId: ACCOUNT, arn: `arn:aws:iam::${ACCOUNT}:user/test`, userId: "test" };
-                case "aws:index/getPartition:getPartition":
-                    return { partition: "aws", dnsSuffix: "amazonaws.com", id: "aws" };
-                default:
-                    return args.inputs;
-            }
-        },
+        call,
     },
     "dynamodb-outbox",
     "test",

@@ -35,11 +35,13 @@ import { createInboxHandler, Inbox } from "../../../runtime";
 import type { InboxHandler, LambdaSqsEvent } from "../../../runtime";
 import { INBOX_ENV, inboxLambda } from "../../../runtime/inbox/lambda";
 import { waitForRPCs } from "../../support/component-harness";
+import { CONSUMER_LAMBDA_ENVIRONMENT, publishOrders, useConsumerEnvironment } from "../../support/consumer-function";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import {
     allowing,
     iamAuthorizations,
     recordCalls,
+    recordingSends,
     type ArnAuthorization,
     type GrantStatement,
     type RecordedCall,
@@ -49,17 +51,7 @@ import { recordedNamed, unwrap } from "../../support/pulumi-mocks";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 import { createConsumerTable } from "../../support/runtime/table";
 import { entryText, loadSerialized } from "../../support/serialized";
-import { receiveEvent, settle } from "../../support/sqs-lambda";
-
-const LAMBDA_ENVIRONMENT = [
-    INBOX_ENV.tableName,
-    INBOX_ENV.consumer,
-    "AWS_REGION",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_ENDPOINT_URL_DYNAMODB",
-    "AWS_LAMBDA_LOG_LEVEL",
-];
+import { applyThroughRedelivery } from "../../support/sqs-lambda";
 
 /**
  * What the role is granted for Lambda to call with it, not the function's code: the event source mapping receives,
@@ -73,29 +65,6 @@ const PLATFORM_ACTIONS = [
     "logs:CreateLogStream",
     "logs:PutLogEvents",
 ] as const;
-
-type Send = DynamoDBClient["send"];
-
-/** `run()`, with every command any `DynamoDBClient` sends meanwhile recorded into `calls`. */
-async function recordingDynamoDb<T>(calls: RecordedCall[], run: () => Promise<T>): Promise<T> {
-    const prototype = DynamoDBClient.prototype as unknown as { send: Send };
-    const own = Object.prototype.hasOwnProperty.call(prototype, "send");
-    const send = prototype.send;
-    prototype.send = function (this: DynamoDBClient, command: any, ...rest: any[]) {
-        calls.push({
-            client: "DynamoDBClient",
-            command: String(command.constructor.name).replace(/Command$/, ""),
-            input: command.input as Record<string, any>,
-        });
-        return (send as (...a: unknown[]) => unknown).call(this, command, ...rest);
-    } as Send;
-    try {
-        return await run();
-    } finally {
-        if (own) prototype.send = send;
-        else delete (prototype as { send?: Send }).send;
-    }
-}
 
 describe("the OutboxConsumer's role grants exactly what its code calls (its serialized function on DynamoDB Local and fauxqs)", function () {
     this.timeout(120_000);
@@ -119,7 +88,7 @@ describe("the OutboxConsumer's role grants exactly what its code calls (its seri
     const authorizations = (): ArnAuthorization[] => calls.flatMap((c) => iamAuthorizations(c, arnOf));
 
     before(async () => {
-        restoreEnvironment = preserveEnvironment(LAMBDA_ENVIRONMENT);
+        restoreEnvironment = preserveEnvironment(CONSUMER_LAMBDA_ENVIRONMENT);
         fauxqs = await startFauxqs();
         const topicArn = await fauxqs.createTopic(`consumer-role-${Date.now()}`);
         const ddb = await dynamoClient();
@@ -152,35 +121,16 @@ describe("the OutboxConsumer's role grants exactly what its code calls (its seri
         await fauxqs.subscribe(topicArn, queue.queueArn, {
             rawMessageDelivery: subscription.inputs.rawMessageDelivery as boolean,
         });
-        Object.assign(process.env, fn.inputs.environment.variables as Record<string, string>, {
-            AWS_REGION: LOCAL_REGION,
-            AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-            AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-            AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-            AWS_LAMBDA_LOG_LEVEL: "ERROR",
-        });
+        await useConsumerEnvironment(fn.inputs.environment.variables as Record<string, string>);
         const handler = loadSerialized<InboxHandler>(await entryText(fn));
 
         h = await createHarness();
         const dlq = await fauxqs.createQueue(`consumer-role-dlq-${Date.now()}`);
-        await h.writer.write({
-            messages: [1, 2].map((orderId) => ({
-                partition: `ORDER#${orderId}`,
-                type: "OrderPlaced",
-                payload: { orderId },
-            })),
-        });
-        const publisher = h.publisher({ sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
-        assert.deepEqual(await publisher(await h.streamEvent()), { batchItemFailures: [] });
+        await publishOrders(h, { sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
 
         // Applied, then (the answer lost) delivered again: a duplicate.
-        delivered = await receiveEvent(fauxqs.sqs, queue);
-        assert.equal(delivered.Records.length, 2);
-        assert.deepEqual(await recordingDynamoDb(calls, () => handler(delivered)), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, delivered, undefined);
-        const again = await receiveEvent(fauxqs.sqs, queue);
-        assert.equal(again.Records.length, 2, "the same messages, redelivered");
-        assert.deepEqual(await recordingDynamoDb(calls, () => handler(again)), { batchItemFailures: [] });
+        const recorded = (event: LambdaSqsEvent) => recordingSends(DynamoDBClient, calls, () => handler(event));
+        delivered = (await applyThroughRedelivery(fauxqs.sqs, queue, recorded, 2)).first;
     });
     after(async () => {
         restoreEnvironment();
@@ -265,27 +215,6 @@ describe("the OutboxConsumer's role grants exactly what its code calls (its seri
     });
 });
 
-/** `run()`, with every command any `S3Client` (the aggregated `S3` is one) sends meanwhile recorded into `calls`. */
-async function recordingS3<T>(calls: RecordedCall[], run: () => Promise<T>): Promise<T> {
-    const prototype = S3Client.prototype as unknown as { send: S3Client["send"] };
-    const own = Object.prototype.hasOwnProperty.call(prototype, "send");
-    const send = prototype.send;
-    prototype.send = function (this: S3Client, command: any, ...rest: any[]) {
-        calls.push({
-            client: "S3Client",
-            command: String(command.constructor.name).replace(/Command$/, ""),
-            input: command.input as Record<string, any>,
-        });
-        return (send as (...a: unknown[]) => unknown).call(this, command, ...rest);
-    } as S3Client["send"];
-    try {
-        return await run();
-    } finally {
-        if (own) prototype.send = send;
-        else delete (prototype as { send?: S3Client["send"] }).send;
-    }
-}
-
 describe("with payloadBucketArn: the OutboxConsumer's serialized function applies a claim-checked event once, and its role allows exactly the S3 read", function () {
     this.timeout(120_000);
     const BUCKET = `consumer-claims-${Date.now()}`;
@@ -297,7 +226,7 @@ describe("with payloadBucketArn: the OutboxConsumer's serialized function applie
 
     before(() => {
         restoreEnvironment = preserveEnvironment([
-            ...LAMBDA_ENVIRONMENT,
+            ...CONSUMER_LAMBDA_ENVIRONMENT,
             INBOX_ENV.payloadBucket,
             "AWS_ENDPOINT_URL_S3",
         ]);
@@ -364,14 +293,7 @@ describe("with payloadBucketArn: the OutboxConsumer's serialized function applie
         await fauxqs.subscribe(topicArn, queue.queueArn, {
             rawMessageDelivery: subscription.inputs.rawMessageDelivery as boolean,
         });
-        Object.assign(process.env, environment, {
-            AWS_REGION: LOCAL_REGION,
-            AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-            AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-            AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-            AWS_ENDPOINT_URL_S3: fauxqs.endpoint,
-            AWS_LAMBDA_LOG_LEVEL: "ERROR",
-        });
+        await useConsumerEnvironment(environment, { AWS_ENDPOINT_URL_S3: fauxqs.endpoint });
         const handler = loadSerialized<InboxHandler>(await entryText(fn));
 
         // The writer offloads a payload past SNS's 256 KiB to the bucket; the real publisher sends the pointer.
@@ -391,16 +313,10 @@ describe("with payloadBucketArn: the OutboxConsumer's serialized function applie
         assert.deepEqual(await publisher(await h.streamEvent()), { batchItemFailures: [] });
 
         const calls: RecordedCall[] = [];
-        const first = await receiveEvent(fauxqs.sqs, queue);
-        assert.equal(first.Records.length, 1);
+        const recorded = (event: LambdaSqsEvent) => recordingSends(S3Client, calls, () => handler(event));
+        const { first } = await applyThroughRedelivery(fauxqs.sqs, queue, recorded, 1);
         assert.ok(first.Records[0]!.body.length < 4096, "a pointer travelled, not the payload");
         claimed = first;
-        assert.deepEqual(await recordingS3(calls, () => handler(first)), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, first, undefined);
-        const again = await receiveEvent(fauxqs.sqs, queue);
-        assert.equal(again.Records[0]?.attributes?.ApproximateReceiveCount, "2", "the same message, redelivered");
-        assert.deepEqual(await recordingS3(calls, () => handler(again)), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, again, { batchItemFailures: [] });
 
         const effect = await ddb.send(
             new GetItemCommand({

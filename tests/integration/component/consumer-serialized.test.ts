@@ -11,30 +11,24 @@
  * `tests/support/sqs-lambda.ts` (no emulator runs it).
  */
 import * as assert from "node:assert/strict";
-import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { OutboxConsumer, type OutboxConsumerArgs } from "../../../components/consumer";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import type { InboxHandler } from "../../../runtime/inbox/handler";
 import { INBOX_ENV } from "../../../runtime/inbox/lambda";
 import { waitForRPCs } from "../../support/component-harness";
-import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
+import {
+    assertAppliedOnce,
+    CONSUMER_LAMBDA_ENVIRONMENT,
+    publishOrders,
+    useConsumerEnvironment,
+} from "../../support/consumer-function";
+import { dynamoClient } from "../../support/dynamodb";
 import { preserveEnvironment } from "../../support/local-environment";
 import { recordedNamed } from "../../support/pulumi-mocks";
 import { createHarness, type Harness } from "../../support/runtime/harness";
 import { createConsumerTable } from "../../support/runtime/table";
 import { entryText, loadSerialized } from "../../support/serialized";
-import { receiveEvent, settle } from "../../support/sqs-lambda";
-
-const LAMBDA_ENVIRONMENT = [
-    INBOX_ENV.tableName,
-    INBOX_ENV.consumer,
-    "AWS_REGION",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_ENDPOINT_URL_DYNAMODB",
-    "AWS_LAMBDA_LOG_LEVEL",
-];
+import { applyThroughRedelivery, receiveEvent } from "../../support/sqs-lambda";
 
 /** The user's consumer: one counter per event, in the inbox's own table (the one the function's environment names). */
 const consume: OutboxConsumerArgs["consume"] = (message) => [
@@ -64,43 +58,8 @@ async function serializedConsumer(
     await waitForRPCs();
     const mine = recordedNamed(name);
     const fn = mine.find((r) => r.type === "aws:lambda/function:Function")!;
-    Object.assign(process.env, fn.inputs.environment.variables as Record<string, string>, {
-        AWS_REGION: LOCAL_REGION,
-        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-        AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-        AWS_LAMBDA_LOG_LEVEL: "ERROR",
-    });
+    await useConsumerEnvironment(fn.inputs.environment.variables as Record<string, string>);
     return { handler: loadSerialized<InboxHandler>(await entryText(fn)), mine };
-}
-
-/** Write two orders and let the real publisher deliver them to the harness's destination (or `overrides`'). */
-async function publishTwo(h: Harness, overrides: Parameters<Harness["publisher"]>[0]) {
-    const orderIds = [Date.now(), Date.now() + 1];
-    const { messageIds } = await h.writer.write({
-        messages: orderIds.map((orderId) => ({
-            partition: `ORDER#${orderId}`,
-            type: "OrderPlaced",
-            payload: { orderId },
-        })),
-    });
-    assert.deepEqual(await h.publisher(overrides)(await h.streamEvent()), { batchItemFailures: [] });
-    return { orderIds, messageIds };
-}
-
-/** Each order's effect is in the inbox table, applied once. */
-async function assertAppliedOnce(inboxTable: string, orders: { orderIds: number[]; messageIds: string[] }) {
-    const ddb = await dynamoClient();
-    for (let i = 0; i < orders.orderIds.length; i += 1) {
-        const effect = await ddb.send(
-            new GetItemCommand({
-                TableName: inboxTable,
-                Key: { PK: { S: `EFFECT#${orders.messageIds[i]}` }, SK: { S: "META" } },
-                ConsistentRead: true,
-            }),
-        );
-        assert.deepEqual([effect.Item?.applied?.N, effect.Item?.orderId?.N], ["1", String(orders.orderIds[i])]);
-    }
 }
 
 describe("OutboxConsumer's function, as Pulumi serializes it", function () {
@@ -110,7 +69,7 @@ describe("OutboxConsumer's function, as Pulumi serializes it", function () {
     let restoreEnvironment: () => void;
 
     before(() => {
-        restoreEnvironment = preserveEnvironment(LAMBDA_ENVIRONMENT);
+        restoreEnvironment = preserveEnvironment(CONSUMER_LAMBDA_ENVIRONMENT);
     });
     after(async () => {
         restoreEnvironment();
@@ -141,13 +100,7 @@ describe("OutboxConsumer's function, as Pulumi serializes it", function () {
         });
 
         // The function's environment as the component set it, and the SDK's own variables for DynamoDB Local.
-        Object.assign(process.env, environment, {
-            AWS_REGION: LOCAL_REGION,
-            AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-            AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-            AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-            AWS_LAMBDA_LOG_LEVEL: "ERROR",
-        });
+        await useConsumerEnvironment(environment);
         const text = await entryText(fn);
         assert.match(text, /OUTBOX_INBOX_CONSUMER/, "the runtime's factory travels by value");
         assert.doesNotMatch(text, /require\("@pulumi\//, "nothing of Pulumi is loaded in Lambda");
@@ -157,42 +110,11 @@ describe("OutboxConsumer's function, as Pulumi serializes it", function () {
         // The real publisher, from the outbox table's stream to the topic.
         h = await createHarness();
         const dlq = await fauxqs.createQueue(`consumer-serialized-dlq-${Date.now()}`);
-        const orderIds = [Date.now(), Date.now() + 1];
-        const { messageIds } = await h.writer.write({
-            messages: orderIds.map((orderId) => ({
-                partition: `ORDER#${orderId}`,
-                type: "OrderPlaced",
-                payload: { orderId },
-            })),
-        });
-        const publisher = h.publisher({ sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
-        assert.deepEqual(await publisher(await h.streamEvent()), { batchItemFailures: [] });
+        const orders = await publishOrders(h, { sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
 
         // First delivery: applied; its answer is lost, so nothing is deleted and SQS hands the messages out again.
-        const first = await receiveEvent(fauxqs.sqs, queue);
-        assert.equal(first.Records.length, 2, "both records reached the queue");
-        assert.deepEqual(await handler(first), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, first, undefined);
-        const again = await receiveEvent(fauxqs.sqs, queue);
-        assert.deepEqual(
-            again.Records.map((r) => r.messageId).sort(),
-            first.Records.map((r) => r.messageId).sort(),
-            "the same messages, redelivered",
-        );
-        assert.ok(again.Records.every((r) => r.attributes?.ApproximateReceiveCount === "2"));
-        assert.deepEqual(await handler(again), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, again, { batchItemFailures: [] });
-
-        for (let i = 0; i < 2; i += 1) {
-            const effect = await ddb.send(
-                new GetItemCommand({
-                    TableName: inboxTable,
-                    Key: { PK: { S: `EFFECT#${messageIds[i]}` }, SK: { S: "META" } },
-                    ConsistentRead: true,
-                }),
-            );
-            assert.deepEqual([effect.Item?.applied?.N, effect.Item?.orderId?.N], ["1", String(orderIds[i])]);
-        }
+        await applyThroughRedelivery(fauxqs.sqs, queue, handler, 2);
+        await assertAppliedOnce(inboxTable, orders);
         assert.equal((await receiveEvent(fauxqs.sqs, queue)).Records.length, 0, "the queue is empty");
     });
 
@@ -207,18 +129,8 @@ describe("OutboxConsumer's function, as Pulumi serializes it", function () {
         await h?.close();
         h = await createHarness({ destination: "sqs" });
         const dlq = await fauxqs.createQueue(`consumer-serialized-own-dlq-${Date.now()}`);
-        const orders = await publishTwo(h, { sqs: fauxqs.sqs, queueArn: queue.queueArn, dlqUrl: dlq.queueUrl });
-        const first = await receiveEvent(fauxqs.sqs, queue);
-        assert.equal(first.Records.length, 2);
-        assert.deepEqual(await handler(first), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, first, undefined);
-        const again = await receiveEvent(fauxqs.sqs, queue);
-        assert.ok(
-            again.Records.every((r) => r.attributes?.ApproximateReceiveCount === "2"),
-            "redelivered",
-        );
-        assert.deepEqual(await handler(again), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, again, { batchItemFailures: [] });
+        const orders = await publishOrders(h, { sqs: fauxqs.sqs, queueArn: queue.queueArn, dlqUrl: dlq.queueUrl });
+        await applyThroughRedelivery(fauxqs.sqs, queue, handler, 2);
         await assertAppliedOnce(inboxTable, orders);
     });
 
@@ -233,7 +145,7 @@ describe("OutboxConsumer's function, as Pulumi serializes it", function () {
         // The stand-in routes every event of the bus to the queue; the rule's pattern matches every outbox event.
         const queueUrl = h.server.createQueue("cserialb-target");
         h.server.routeBusToQueue(h.destinationArn, "cserialb-target");
-        const orders = await publishTwo(h, { eventSource: "com.example.orders" });
+        const orders = await publishOrders(h, { eventSource: "com.example.orders" });
         const event = await receiveEvent(h.sqs, { queueUrl, queueArn: h.server.queueArn(queueUrl) });
         assert.equal(event.Records.length, 2);
         assert.deepEqual(JSON.parse(rule.inputs.eventPattern as string), {

@@ -27,12 +27,12 @@ import { parseDelivery } from "../../../runtime/inbox/delivery-formats";
 import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
 import type { ClientLike } from "../../../runtime/ports";
 import { headerNameProblem, unsendableCharacter, type OutboundMessage } from "../../../runtime/record/message";
+import { exampleArns } from "../../support/arns";
 import { outboundMessage } from "../../support/outbound-message";
 import { schemaVersionProblem } from "../../../runtime/record/typed-events";
 
-const TOPIC = "arn:aws:sns:us-east-1:111111111111:events";
-const QUEUE = "arn:aws:sqs:us-east-1:111111111111:events.fifo";
-const BUS = "arn:aws:events:us-east-1:111111111111:event-bus/orders";
+const { topic: TOPIC, fifoQueue: QUEUE } = exampleArns("events");
+const BUS = exampleArns("orders").bus;
 const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 const TRACESTATE = "congo=t61rcWkgMzE";
 const SOURCE = "https://orders.example.com/outbox";

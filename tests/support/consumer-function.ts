@@ -1,0 +1,94 @@
+/**
+ * One `OutboxConsumer` function test's setup: the environment its serialized function runs with (the component's,
+ * and the SDK's own variables aiming it at DynamoDB Local), orders the real publisher delivers, and the check that
+ * each order's effect was applied once in the inbox's table.
+ */
+import * as assert from "node:assert/strict";
+import { GetItemCommand } from "@aws-sdk/client-dynamodb";
+import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
+import { INBOX_ENV } from "../../runtime/inbox/lambda";
+import { dynamoClient, dynamoEndpoint } from "./dynamodb";
+import type { Harness } from "./runtime/harness";
+
+/** The variables a consumer function test sets (for `preserveEnvironment`). */
+export const CONSUMER_LAMBDA_ENVIRONMENT: readonly string[] = [
+    INBOX_ENV.tableName,
+    INBOX_ENV.consumer,
+    "AWS_REGION",
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_ENDPOINT_URL_DYNAMODB",
+    "AWS_LAMBDA_LOG_LEVEL",
+];
+
+/**
+ * Set the function's environment as the component set it, with the local region, credentials and DynamoDB Local's
+ * endpoint, and the error log level.
+ *
+ * @param componentEnvironment - The function's `environment.variables`, as the component declared them.
+ * @param extra - Further variables, applied last. @default {}
+ */
+export async function useConsumerEnvironment(
+    componentEnvironment: Record<string, string>,
+    extra: Record<string, string> = {},
+): Promise<void> {
+    Object.assign(process.env, componentEnvironment, {
+        AWS_REGION: LOCAL_REGION,
+        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
+        AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
+        AWS_LAMBDA_LOG_LEVEL: "ERROR",
+        ...extra,
+    });
+}
+
+/** Two orders written and published: their order IDs, and the outbox IDs the writer gave them, in order. */
+export interface PublishedOrders {
+    readonly orderIds: number[];
+    readonly messageIds: string[];
+}
+
+/**
+ * Write two `OrderPlaced` orders and let the real publisher deliver them (asserting it reports no failure).
+ *
+ * @param h - The harness whose outbox table the orders are written to.
+ * @param overrides - The publisher's settings beside the harness's (its destination).
+ * @param extra - Further payload fields and the messages' headers. @default {}
+ */
+export async function publishOrders(
+    h: Harness,
+    overrides: Parameters<Harness["publisher"]>[0],
+    extra: { readonly payload?: Record<string, unknown>; readonly headers?: Record<string, string> } = {},
+): Promise<PublishedOrders> {
+    const orderIds = [Date.now(), Date.now() + 1];
+    const { messageIds } = await h.writer.write({
+        messages: orderIds.map((orderId) => ({
+            partition: `ORDER#${orderId}`,
+            type: "OrderPlaced",
+            payload: { orderId, ...extra.payload },
+            ...(extra.headers === undefined ? {} : { headers: extra.headers }),
+        })),
+    });
+    assert.deepEqual(await h.publisher(overrides)(await h.streamEvent()), { batchItemFailures: [] });
+    return { orderIds, messageIds };
+}
+
+/**
+ * Each order's effect item (`EFFECT#<outbox ID>`) is in `inboxTable`, applied once and for its order.
+ *
+ * @param inboxTable - The table the consumer writes its effects to.
+ * @param orders - What {@link publishOrders} published.
+ */
+export async function assertAppliedOnce(inboxTable: string, orders: PublishedOrders): Promise<void> {
+    const ddb = await dynamoClient();
+    for (let i = 0; i < orders.orderIds.length; i += 1) {
+        const effect = await ddb.send(
+            new GetItemCommand({
+                TableName: inboxTable,
+                Key: { PK: { S: `EFFECT#${orders.messageIds[i]}` }, SK: { S: "META" } },
+                ConsistentRead: true,
+            }),
+        );
+        assert.deepEqual([effect.Item?.applied?.N, effect.Item?.orderId?.N], ["1", String(orders.orderIds[i])]);
+    }
+}
