@@ -6,9 +6,11 @@
 import * as assert from "node:assert/strict";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
+import { startFauxqs, type LocalFauxqs } from "../../dev/emulators/fauxqs";
 import { INBOX_ENV } from "../../runtime/inbox/lambda";
 import { dynamoClient, dynamoEndpoint } from "./dynamodb";
-import type { Harness } from "./runtime/harness";
+import { preserveEnvironment } from "./local-environment";
+import { createHarness, type Harness, type HarnessOptions } from "./runtime/harness";
 
 /** The variables a consumer function test sets (for `preserveEnvironment`). */
 export const CONSUMER_LAMBDA_ENVIRONMENT: readonly string[] = [
@@ -20,6 +22,45 @@ export const CONSUMER_LAMBDA_ENVIRONMENT: readonly string[] = [
     "AWS_ENDPOINT_URL_DYNAMODB",
     "AWS_LAMBDA_LOG_LEVEL",
 ];
+
+/** One `describe`'s local world for a consumer function: fauxqs and the outbox harness, made when first asked for. */
+export interface ConsumerWorld {
+    /** fauxqs, started on the first call and shared by the describe's tests. */
+    fauxqs(): Promise<LocalFauxqs>;
+    /**
+     * A fresh outbox harness (the one before it closed).
+     * @param options - Its destination and settings. @default {}
+     */
+    harness(options?: HarnessOptions): Promise<Harness>;
+}
+
+/**
+ * Registers, in the calling `describe`, the hooks of a consumer function test: before its tests the variables the
+ * function's environment sets are kept; after them they are put back, the harness closed and fauxqs stopped.
+ *
+ * @param extraVariables - Further variables the tests set. @default []
+ */
+export function consumerWorld(extraVariables: readonly string[] = []): ConsumerWorld {
+    let fauxqs: LocalFauxqs | undefined;
+    let h: Harness | undefined;
+    let restoreEnvironment: (() => void) | undefined;
+    before(() => {
+        restoreEnvironment = preserveEnvironment([...CONSUMER_LAMBDA_ENVIRONMENT, ...extraVariables]);
+    });
+    after(async () => {
+        restoreEnvironment?.();
+        await h?.close();
+        await fauxqs?.stop();
+    });
+    return {
+        fauxqs: async () => (fauxqs ??= await startFauxqs()),
+        async harness(options = {}) {
+            await h?.close();
+            h = await createHarness(options);
+            return h;
+        },
+    };
+}
 
 /**
  * Set the function's environment as the component set it, with the local region, credentials and DynamoDB Local's

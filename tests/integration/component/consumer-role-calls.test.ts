@@ -30,12 +30,11 @@ import { readerPolicyDocument } from "../../../components/payload-bucket";
 import { createPayloadBucket, localPayloadObjects } from "../../../dev/emulators/local-s3";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
-import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createInboxHandler, Inbox } from "../../../runtime";
 import type { InboxHandler, LambdaSqsEvent } from "../../../runtime";
 import { INBOX_ENV, inboxLambda } from "../../../runtime/inbox/lambda";
 import { waitForRPCs } from "../../support/component-harness";
-import { CONSUMER_LAMBDA_ENVIRONMENT, publishOrders, useConsumerEnvironment } from "../../support/consumer-function";
+import { consumerWorld, publishOrders, useConsumerEnvironment } from "../../support/consumer-function";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import {
     allowing,
@@ -46,9 +45,7 @@ import {
     type GrantStatement,
     type RecordedCall,
 } from "../../support/iam-recording";
-import { preserveEnvironment } from "../../support/local-environment";
 import { recordedNamed, unwrap } from "../../support/pulumi-mocks";
-import { createHarness, type Harness } from "../../support/runtime/harness";
 import { createConsumerTable } from "../../support/runtime/table";
 import { entryText, loadSerialized } from "../../support/serialized";
 import { applyThroughRedelivery } from "../../support/sqs-lambda";
@@ -68,9 +65,7 @@ const PLATFORM_ACTIONS = [
 
 describe("the OutboxConsumer's role grants exactly what its code calls (its serialized function on DynamoDB Local and fauxqs)", function () {
     this.timeout(120_000);
-    let fauxqs: LocalFauxqs | undefined;
-    let h: Harness | undefined;
-    let restoreEnvironment: () => void;
+    const world = consumerWorld();
     const calls: RecordedCall[] = [];
     let statements: GrantStatement[];
     let inboxTable: string;
@@ -88,8 +83,7 @@ describe("the OutboxConsumer's role grants exactly what its code calls (its seri
     const authorizations = (): ArnAuthorization[] => calls.flatMap((c) => iamAuthorizations(c, arnOf));
 
     before(async () => {
-        restoreEnvironment = preserveEnvironment(CONSUMER_LAMBDA_ENVIRONMENT);
-        fauxqs = await startFauxqs();
+        const fauxqs = await world.fauxqs();
         const topicArn = await fauxqs.createTopic(`consumer-role-${Date.now()}`);
         const ddb = await dynamoClient();
         inboxTable = await createConsumerTable(ddb, "consumer-role-inbox");
@@ -124,7 +118,7 @@ describe("the OutboxConsumer's role grants exactly what its code calls (its seri
         await useConsumerEnvironment(fn.inputs.environment.variables as Record<string, string>);
         const handler = loadSerialized<InboxHandler>(await entryText(fn));
 
-        h = await createHarness();
+        const h = await world.harness();
         const dlq = await fauxqs.createQueue(`consumer-role-dlq-${Date.now()}`);
         await publishOrders(h, { sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
 
@@ -132,12 +126,6 @@ describe("the OutboxConsumer's role grants exactly what its code calls (its seri
         const recorded = (event: LambdaSqsEvent) => recordingSends(DynamoDBClient, calls, () => handler(event));
         delivered = (await applyThroughRedelivery(fauxqs.sqs, queue, recorded, 2)).first;
     });
-    after(async () => {
-        restoreEnvironment();
-        await h?.close();
-        await fauxqs?.stop();
-    });
-
     it("allows every call the function made, action and resource, the legacyMarkerCheck's ConditionCheck included", () => {
         assert.ok(calls.length >= 4, "two applied, two duplicates");
         const all = authorizations();
@@ -219,26 +207,11 @@ describe("with payloadBucketArn: the OutboxConsumer's serialized function applie
     this.timeout(120_000);
     const BUCKET = `consumer-claims-${Date.now()}`;
     const BUCKET_ARN = `arn:aws:s3:::${BUCKET}`;
-    let fauxqs: LocalFauxqs | undefined;
-    let h: Harness | undefined;
-    let restoreEnvironment: () => void;
+    const world = consumerWorld([INBOX_ENV.payloadBucket, "AWS_ENDPOINT_URL_S3"]);
     let claimed: LambdaSqsEvent | undefined;
 
-    before(() => {
-        restoreEnvironment = preserveEnvironment([
-            ...CONSUMER_LAMBDA_ENVIRONMENT,
-            INBOX_ENV.payloadBucket,
-            "AWS_ENDPOINT_URL_S3",
-        ]);
-    });
-    after(async () => {
-        restoreEnvironment();
-        await h?.close();
-        await fauxqs?.stop();
-    });
-
     it("resolves the pointer from the bucket, applies the writer's bytes once through a redelivery, and calls only what readerPolicyDocument grants", async () => {
-        fauxqs = await startFauxqs();
+        const fauxqs = await world.fauxqs();
         const s3 = localPayloadObjects(fauxqs.endpoint);
         await createPayloadBucket(s3, BUCKET);
         const topicArn = await fauxqs.createTopic(`consumer-claims-${Date.now()}`);
@@ -297,7 +270,7 @@ describe("with payloadBucketArn: the OutboxConsumer's serialized function applie
         const handler = loadSerialized<InboxHandler>(await entryText(fn));
 
         // The writer offloads a payload past SNS's 256 KiB to the bucket; the real publisher sends the pointer.
-        h = await createHarness();
+        const h = await world.harness();
         const writer = new OutboxWriter({
             client: h.ddb,
             tableName: h.tableName,

@@ -12,20 +12,17 @@
  */
 import * as assert from "node:assert/strict";
 import { OutboxConsumer, type OutboxConsumerArgs } from "../../../components/consumer";
-import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import type { InboxHandler } from "../../../runtime/inbox/handler";
 import { INBOX_ENV } from "../../../runtime/inbox/lambda";
 import { waitForRPCs } from "../../support/component-harness";
 import {
     assertAppliedOnce,
-    CONSUMER_LAMBDA_ENVIRONMENT,
+    consumerWorld,
     publishOrders,
     useConsumerEnvironment,
 } from "../../support/consumer-function";
 import { dynamoClient } from "../../support/dynamodb";
-import { preserveEnvironment } from "../../support/local-environment";
 import { recordedNamed } from "../../support/pulumi-mocks";
-import { createHarness, type Harness } from "../../support/runtime/harness";
 import { createConsumerTable } from "../../support/runtime/table";
 import { entryText, loadSerialized } from "../../support/serialized";
 import { applyThroughRedelivery, receiveEvent } from "../../support/sqs-lambda";
@@ -64,21 +61,10 @@ async function serializedConsumer(
 
 describe("OutboxConsumer's function, as Pulumi serializes it", function () {
     this.timeout(120_000);
-    let fauxqs: LocalFauxqs | undefined;
-    let h: Harness | undefined;
-    let restoreEnvironment: () => void;
-
-    before(() => {
-        restoreEnvironment = preserveEnvironment(CONSUMER_LAMBDA_ENVIRONMENT);
-    });
-    after(async () => {
-        restoreEnvironment();
-        await h?.close();
-        await fauxqs?.stop();
-    });
+    const world = consumerWorld();
 
     it("loads, and applies each event of an SNS topic once, through a redelivery of the same messages", async () => {
-        fauxqs = await startFauxqs();
+        const fauxqs = await world.fauxqs();
         const topicArn = await fauxqs.createTopic(`consumer-serialized-${Date.now()}`);
         const ddb = await dynamoClient();
         const inboxTable = await createConsumerTable(ddb, "consumer-serialized");
@@ -108,7 +94,7 @@ describe("OutboxConsumer's function, as Pulumi serializes it", function () {
         assert.equal(typeof handler, "function");
 
         // The real publisher, from the outbox table's stream to the topic.
-        h = await createHarness();
+        const h = await world.harness();
         const dlq = await fauxqs.createQueue(`consumer-serialized-dlq-${Date.now()}`);
         const orders = await publishOrders(h, { sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
 
@@ -119,15 +105,14 @@ describe("OutboxConsumer's function, as Pulumi serializes it", function () {
     });
 
     it("from the outbox's own SQS queue: the queue read as it is, each event applied once through a redelivery", async () => {
-        fauxqs ??= await startFauxqs();
+        const fauxqs = await world.fauxqs();
         const queue = await fauxqs.createQueue(`consumer-serialized-own-${Date.now()}`);
         const inboxTable = await createConsumerTable(await dynamoClient(), "consumer-serialized-sqs");
         const { handler, mine } = await serializedConsumer("cserialq", queue.queueArn, inboxTable);
         const mapping = mine.find((r) => r.type === "aws:lambda/eventSourceMapping:EventSourceMapping")!;
         assert.equal(mapping.inputs.eventSourceArn, queue.queueArn, "the mapping reads the outbox's queue itself");
 
-        await h?.close();
-        h = await createHarness({ destination: "sqs" });
+        const h = await world.harness({ destination: "sqs" });
         const dlq = await fauxqs.createQueue(`consumer-serialized-own-dlq-${Date.now()}`);
         const orders = await publishOrders(h, { sqs: fauxqs.sqs, queueArn: queue.queueArn, dlqUrl: dlq.queueUrl });
         await applyThroughRedelivery(fauxqs.sqs, queue, handler, 2);
@@ -135,8 +120,7 @@ describe("OutboxConsumer's function, as Pulumi serializes it", function () {
     });
 
     it("from an EventBridge bus, through a rule's SQS target (the fault server's stand-in), each event applied once when handed twice", async () => {
-        await h?.close();
-        h = await createHarness({ destination: "eventbridge" });
+        const h = await world.harness({ destination: "eventbridge" });
         const inboxTable = await createConsumerTable(await dynamoClient(), "consumer-serialized-bus");
         const { handler, mine } = await serializedConsumer("cserialb", h.destinationArn, inboxTable);
         const rule = mine.find((r) => r.type === "aws:cloudwatch/eventRule:EventRule")!;

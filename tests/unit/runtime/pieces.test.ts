@@ -626,6 +626,11 @@ describe("runtime pieces", function () {
             who: `environment ${variable}`,
             run: (v) => runtime.readHandlerEnvironment({ ...env, [variable]: String(v) }),
         });
+        const INBOX = { client: fakeClient, consumer: "billing", tableName: "inbox" };
+        const inbox = (key: string): Probe => ({
+            who: "Inbox",
+            run: (v) => new runtime.Inbox({ ...INBOX, [key]: v }),
+        });
         const writer = (key: string): Probe => ({
             who: "OutboxWriter",
             run: (v) => new runtime.OutboxWriter({ client: fakeClient, tableName: "outbox", [key]: v }),
@@ -692,30 +697,8 @@ describe("runtime pieces", function () {
                 parallelizationFactor: [mapping("parallelizationFactor")],
             },
             INBOX_LIMITS: {
-                markerTtlSeconds: [
-                    {
-                        who: "Inbox",
-                        run: (v) =>
-                            new runtime.Inbox({
-                                client: fakeClient,
-                                consumer: "billing",
-                                tableName: "inbox",
-                                markerTtlSeconds: v,
-                            }),
-                    },
-                ],
-                markerShards: [
-                    {
-                        who: "Inbox",
-                        run: (v) =>
-                            new runtime.Inbox({
-                                client: fakeClient,
-                                consumer: "billing",
-                                tableName: "inbox",
-                                markerShards: v,
-                            }),
-                    },
-                ],
+                markerTtlSeconds: [inbox("markerTtlSeconds")],
+                markerShards: [inbox("markerShards")],
             },
             INBOX_HANDLER_LIMITS: {
                 reserveMs: [
@@ -723,11 +706,7 @@ describe("runtime pieces", function () {
                         who: "createInboxHandler",
                         run: (v) =>
                             runtime.createInboxHandler({
-                                inbox: new runtime.Inbox({
-                                    client: fakeClient,
-                                    consumer: "billing",
-                                    tableName: "inbox",
-                                }),
+                                inbox: new runtime.Inbox(INBOX),
                                 consume: () => undefined,
                                 reserveMs: v,
                             }),
