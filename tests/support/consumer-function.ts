@@ -5,6 +5,7 @@
  */
 import * as assert from "node:assert/strict";
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
+import type { OutboxConsumerArgs } from "../../components/consumer";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../dev/emulators/dynamodb-local";
 import { startFauxqs, type LocalFauxqs } from "../../dev/emulators/fauxqs";
 import { INBOX_ENV } from "../../runtime/inbox/lambda";
@@ -22,6 +23,30 @@ export const CONSUMER_LAMBDA_ENVIRONMENT: readonly string[] = [
     "AWS_ENDPOINT_URL_DYNAMODB",
     "AWS_LAMBDA_LOG_LEVEL",
 ];
+
+/**
+ * The user's consumer of these tests: per event, one counter (`applied`) on the effect item `EFFECT#<outbox id>` in
+ * the inbox's own table (the one the function's environment names), and `field` set to what `fromPayload` reads from the
+ * payload. Pulumi serializes it into the function's archive, `field` and `fromPayload` with it.
+ *
+ * @param field - The effect item's attribute set from the payload.
+ * @param fromPayload - The number the payload gives it.
+ */
+export function effectCounter(field: string, fromPayload: (payload: any) => number): OutboxConsumerArgs["consume"] {
+    return (message) => [
+        {
+            Update: {
+                TableName: process.env.OUTBOX_INBOX_TABLE_NAME!,
+                Key: { PK: { S: `EFFECT#${message.outboxId}` }, SK: { S: "META" } },
+                UpdateExpression: `ADD applied :one SET ${field} = :value`,
+                ExpressionAttributeValues: {
+                    ":one": { N: "1" },
+                    ":value": { N: String(fromPayload(message.payload)) },
+                },
+            },
+        },
+    ];
+}
 
 /** One `describe`'s local world for a consumer function: fauxqs and the outbox harness, made when first asked for. */
 export interface ConsumerWorld {

@@ -34,7 +34,7 @@ import { createInboxHandler, Inbox } from "../../../runtime";
 import type { InboxHandler, LambdaSqsEvent } from "../../../runtime";
 import { INBOX_ENV, inboxLambda } from "../../../runtime/inbox/lambda";
 import { waitForRPCs } from "../../support/component-harness";
-import { consumerWorld, publishOrders, useConsumerEnvironment } from "../../support/consumer-function";
+import { consumerWorld, effectCounter, publishOrders, useConsumerEnvironment } from "../../support/consumer-function";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import {
     allowing,
@@ -218,19 +218,7 @@ describe("with payloadBucketArn: the OutboxConsumer's serialized function applie
         const ddb = await dynamoClient();
         const table = await createConsumerTable(ddb, "consumer-claims");
         const tableArn = `arn:aws:dynamodb:eu-west-1:111111111111:table/${table}`;
-        const consume: OutboxConsumerArgs["consume"] = (message) => [
-            {
-                Update: {
-                    TableName: process.env.OUTBOX_INBOX_TABLE_NAME!,
-                    Key: { PK: { S: `EFFECT#${message.outboxId}` }, SK: { S: "META" } },
-                    UpdateExpression: "ADD applied :one SET textLength = :length",
-                    ExpressionAttributeValues: {
-                        ":one": { N: "1" },
-                        ":length": { N: String((message.payload as { text: string }).text.length) },
-                    },
-                },
-            },
-        ];
+        const consume = effectCounter("textLength", (payload: { text: string }) => payload.text.length);
         new OutboxConsumer("cclaims", {
             destinationArn: topicArn,
             consume,

@@ -11,13 +11,14 @@
  * `tests/support/sqs-lambda.ts` (no emulator runs it).
  */
 import * as assert from "node:assert/strict";
-import { OutboxConsumer, type OutboxConsumerArgs } from "../../../components/consumer";
+import { OutboxConsumer } from "../../../components/consumer";
 import type { InboxHandler } from "../../../runtime/inbox/handler";
 import { INBOX_ENV } from "../../../runtime/inbox/lambda";
 import { waitForRPCs } from "../../support/component-harness";
 import {
     assertAppliedOnce,
     consumerWorld,
+    effectCounter,
     publishOrders,
     useConsumerEnvironment,
 } from "../../support/consumer-function";
@@ -27,20 +28,8 @@ import { createConsumerTable } from "../../support/runtime/table";
 import { entryText, loadSerialized } from "../../support/serialized";
 import { applyThroughRedelivery, receiveEvent } from "../../support/sqs-lambda";
 
-/** The user's consumer: one counter per event, in the inbox's own table (the one the function's environment names). */
-const consume: OutboxConsumerArgs["consume"] = (message) => [
-    {
-        Update: {
-            TableName: process.env.OUTBOX_INBOX_TABLE_NAME!,
-            Key: { PK: { S: `EFFECT#${message.outboxId}` }, SK: { S: "META" } },
-            UpdateExpression: "ADD applied :one SET orderId = :order",
-            ExpressionAttributeValues: {
-                ":one": { N: "1" },
-                ":order": { N: String((message.payload as { orderId: number }).orderId) },
-            },
-        },
-    },
-];
+/** The user's consumer: one counter per event, and the order's id, in the inbox's own table. */
+const consume = effectCounter("orderId", (payload: { orderId: number }) => payload.orderId);
 
 /**
  * Declare an `OutboxConsumer` on `destinationArn` under the mocks, set the environment it gives its function (and the
