@@ -195,6 +195,9 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
 
     describe("FIFO queues", () => {
         let fifoUrl: string;
+        /** SendMessageBatch of `entries` to the FIFO queue. */
+        const sendFifoBatch = (entries: SendMessageBatchRequestEntry[]) =>
+            each.sqs.send(new SendMessageBatchCommand({ QueueUrl: fifoUrl, Entries: entries }));
         beforeEach(async () => {
             fifoUrl = (
                 await each.sqs.send(
@@ -204,17 +207,12 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
         });
 
         it("a batch entry without MessageGroupId or MessageDeduplicationId fails alone; a duplicate in 5 minutes is not enqueued again", async () => {
-            const first = await each.sqs.send(
-                new SendMessageBatchCommand({
-                    QueueUrl: fifoUrl,
-                    Entries: [
-                        { Id: "a", MessageBody: "A", MessageGroupId: "g1", MessageDeduplicationId: "d-a" },
-                        { Id: "noGroup", MessageBody: "N", MessageDeduplicationId: "d-n" },
-                        { Id: "noDedup", MessageBody: "D", MessageGroupId: "g1" },
-                        { Id: "b", MessageBody: "B", MessageGroupId: "g2", MessageDeduplicationId: "d-b" },
-                    ],
-                }),
-            );
+            const first = await sendFifoBatch([
+                { Id: "a", MessageBody: "A", MessageGroupId: "g1", MessageDeduplicationId: "d-a" },
+                { Id: "noGroup", MessageBody: "N", MessageDeduplicationId: "d-n" },
+                { Id: "noDedup", MessageBody: "D", MessageGroupId: "g1" },
+                { Id: "b", MessageBody: "B", MessageGroupId: "g2", MessageDeduplicationId: "d-b" },
+            ]);
             assert.deepEqual(
                 first.Failed?.map((f) => [f.Id, f.Code, f.SenderFault]),
                 [
@@ -224,15 +222,10 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
             );
             const [a, b] = first.Successful ?? [];
             assert.ok(BigInt(b?.SequenceNumber ?? "0") > BigInt(a?.SequenceNumber ?? "0"));
-            const again = await each.sqs.send(
-                new SendMessageBatchCommand({
-                    QueueUrl: fifoUrl,
-                    Entries: [
-                        { Id: "a2", MessageBody: "A again", MessageGroupId: "g1", MessageDeduplicationId: "d-a" },
-                        { Id: "c", MessageBody: "C", MessageGroupId: "g1", MessageDeduplicationId: "d-c" },
-                    ],
-                }),
-            );
+            const again = await sendFifoBatch([
+                { Id: "a2", MessageBody: "A again", MessageGroupId: "g1", MessageDeduplicationId: "d-a" },
+                { Id: "c", MessageBody: "C", MessageGroupId: "g1", MessageDeduplicationId: "d-c" },
+            ]);
             assert.equal(again.Successful?.[0]?.MessageId, a?.MessageId, "the duplicate gets the first message's id");
             assert.notEqual(again.Successful?.[1]?.MessageId, a?.MessageId);
             assert.deepEqual(
@@ -253,27 +246,22 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
         });
 
         it("a group or deduplication id outside 1 to 128 alphanumerics and punctuation fails its entry as SQS answers it; so does a deduplication id on a standard queue", async () => {
-            const out = await each.sqs.send(
-                new SendMessageBatchCommand({
-                    QueueUrl: fifoUrl,
-                    Entries: [
-                        { Id: "space", MessageBody: "S", MessageGroupId: "ORDER 1001", MessageDeduplicationId: "d-s" },
-                        {
-                            Id: "long",
-                            MessageBody: "L",
-                            MessageGroupId: "g".repeat(129),
-                            MessageDeduplicationId: "d-l",
-                        },
-                        { Id: "dedup", MessageBody: "D", MessageGroupId: "g", MessageDeduplicationId: "d\u00e9" },
-                        {
-                            Id: "edge",
-                            MessageBody: "E",
-                            MessageGroupId: "!~".repeat(64),
-                            MessageDeduplicationId: "d-e",
-                        },
-                    ],
-                }),
-            );
+            const out = await sendFifoBatch([
+                { Id: "space", MessageBody: "S", MessageGroupId: "ORDER 1001", MessageDeduplicationId: "d-s" },
+                {
+                    Id: "long",
+                    MessageBody: "L",
+                    MessageGroupId: "g".repeat(129),
+                    MessageDeduplicationId: "d-l",
+                },
+                { Id: "dedup", MessageBody: "D", MessageGroupId: "g", MessageDeduplicationId: "d\u00e9" },
+                {
+                    Id: "edge",
+                    MessageBody: "E",
+                    MessageGroupId: "!~".repeat(64),
+                    MessageDeduplicationId: "d-e",
+                },
+            ]);
             assert.deepEqual(
                 out.Failed?.map((f) => [f.Id, f.Code, f.SenderFault, f.Message]),
                 [

@@ -10,16 +10,26 @@ import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 
 const REPO = path.resolve(__dirname, "..", "..", "..");
 
-describe("fauxqs wrapper: topic → SQS delivery", () => {
-    let fauxqs: LocalFauxqs;
+/** fauxqs for the calling describe's tests, started before them and stopped after; the returned function gives it. */
+function fauxqsForDescribe(): () => LocalFauxqs {
+    let fauxqs: LocalFauxqs | undefined;
     before(async () => {
         fauxqs = await startFauxqs();
     });
     after(async () => {
-        await fauxqs.stop();
+        await fauxqs?.stop();
     });
+    return () => {
+        if (fauxqs === undefined) throw new Error("fauxqs runs only inside the describe's tests");
+        return fauxqs;
+    };
+}
+
+describe("fauxqs wrapper: topic → SQS delivery", () => {
+    const started = fauxqsForDescribe();
 
     it("delivers published messages to a raw-delivery queue subscription, with their attributes", async () => {
+        const fauxqs = started();
         assert.match(fauxqs.endpoint, /^http:\/\/127\.0\.0\.1:\d+$/);
         const topicArn = await fauxqs.createTopic("orders");
         const { queueUrl, queueArn } = await fauxqs.createQueue("orders-consumer");
@@ -53,6 +63,7 @@ describe("fauxqs wrapper: topic → SQS delivery", () => {
     });
 
     it("wraps the message in the SNS envelope without raw delivery, and honours a filter policy", async () => {
+        const fauxqs = started();
         const topicArn = await fauxqs.createTopic("filtered");
         const { queueUrl, queueArn } = await fauxqs.createQueue("filtered-consumer");
         await fauxqs.subscribe(topicArn, queueArn, {
@@ -86,6 +97,7 @@ describe("fauxqs wrapper: topic → SQS delivery", () => {
     });
 
     it("FIFO topic → FIFO queue keeps the group order", async () => {
+        const fauxqs = started();
         const topicArn = await fauxqs.createTopic("ordered.fifo");
         const { queueUrl, queueArn } = await fauxqs.createQueue("ordered-consumer.fifo");
         await fauxqs.subscribe(topicArn, queueArn);
@@ -108,15 +120,10 @@ describe("fauxqs wrapper: topic → SQS delivery", () => {
 });
 
 describe("fauxqs wrapper: S3 objects", () => {
-    let fauxqs: LocalFauxqs;
-    before(async () => {
-        fauxqs = await startFauxqs();
-    });
-    after(async () => {
-        await fauxqs.stop();
-    });
+    const started = fauxqsForDescribe();
 
     it("stores an object larger than SNS's 256 KB message limit with PutObject and returns it byte for byte with GetObject (@aws-sdk/client-s3, path-style)", async () => {
+        const fauxqs = started();
         await fauxqs.s3.send(new CreateBucketCommand({ Bucket: "outbox-payloads" }));
         // Not valid UTF-8 on purpose: the body must come back as bytes, not as text.
         const body = Buffer.alloc(300 * 1024, 0);
@@ -140,6 +147,7 @@ describe("fauxqs wrapper: S3 objects", () => {
     });
 
     it("rejects GetObject of a missing key with NoSuchKey, as S3 does", async () => {
+        const fauxqs = started();
         await fauxqs.s3.send(new CreateBucketCommand({ Bucket: "outbox-missing" }));
         await assert.rejects(
             fauxqs.s3.send(new GetObjectCommand({ Bucket: "outbox-missing", Key: "nothing" })),
