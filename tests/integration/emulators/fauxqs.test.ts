@@ -25,6 +25,19 @@ function fauxqsForDescribe(): () => LocalFauxqs {
     };
 }
 
+/** Publish one message to the topic, with string message attributes. */
+async function publishOne(
+    fauxqs: LocalFauxqs,
+    topicArn: string,
+    message: string,
+    attributes: Record<string, string>,
+): Promise<void> {
+    const MessageAttributes = Object.fromEntries(
+        Object.entries(attributes).map(([name, value]) => [name, { DataType: "String", StringValue: value }]),
+    );
+    await fauxqs.sns.send(new PublishCommand({ TopicArn: topicArn, Message: message, MessageAttributes }));
+}
+
 describe("fauxqs wrapper: topic → SQS delivery", () => {
     const started = fauxqsForDescribe();
 
@@ -36,13 +49,7 @@ describe("fauxqs wrapper: topic → SQS delivery", () => {
         assert.match(queueArn, /^arn:aws:sqs:us-east-1:\d+:orders-consumer$/);
         await fauxqs.subscribe(topicArn, queueArn);
 
-        await fauxqs.sns.send(
-            new PublishCommand({
-                TopicArn: topicArn,
-                Message: '{"orderId":1}',
-                MessageAttributes: { recordId: { DataType: "String", StringValue: "r1" } },
-            }),
-        );
+        await publishOne(fauxqs, topicArn, '{"orderId":1}', { recordId: "r1" });
         await fauxqs.sns.send(
             new PublishBatchCommand({
                 TopicArn: topicArn,
@@ -70,20 +77,8 @@ describe("fauxqs wrapper: topic → SQS delivery", () => {
             rawMessageDelivery: false,
             filterPolicy: { type: ["OrderPlaced"] },
         });
-        await fauxqs.sns.send(
-            new PublishCommand({
-                TopicArn: topicArn,
-                Message: "skip",
-                MessageAttributes: { type: { DataType: "String", StringValue: "Other" } },
-            }),
-        );
-        await fauxqs.sns.send(
-            new PublishCommand({
-                TopicArn: topicArn,
-                Message: "keep",
-                MessageAttributes: { type: { DataType: "String", StringValue: "OrderPlaced" } },
-            }),
-        );
+        await publishOne(fauxqs, topicArn, "skip", { type: "Other" });
+        await publishOne(fauxqs, topicArn, "keep", { type: "OrderPlaced" });
         const received = await fauxqs.receiveAll(queueUrl, { expected: 1 });
         assert.equal(received.length, 1);
         const envelope = JSON.parse(received[0]?.body ?? "{}") as {
