@@ -187,12 +187,28 @@ export async function createOutboxTableWithTtlOn(attribute: string): Promise<str
 }
 
 /** The tables a suite creates: push each one, and the suite's afterEach drops them (call inside `describe`). */
-export function tablesDroppedAfterEach(): string[] {
-    const tables: string[] = [];
+export function tablesDroppedAfterEach(): TestTables {
+    const tables = Object.assign([] as string[], {
+        async create(bend: Misprovision = {}, prefix = "cli"): Promise<string> {
+            const table = await createOutboxTable(bend, prefix);
+            tables.push(table);
+            return table;
+        },
+    });
     afterEach(async () => {
         for (const t of tables.splice(0)) await dropTable(t);
     });
     return tables;
+}
+
+/** The tables a test made, dropped after it: push a name, or make an outbox table with `create`. */
+export interface TestTables extends Array<string> {
+    /**
+     * {@link createOutboxTable}, the table kept to be dropped after the test.
+     * @param bend - How the table departs from the schema. @default {}
+     * @param prefix - The table name's prefix. @default "cli"
+     */
+    create(bend?: Misprovision, prefix?: string): Promise<string>;
 }
 
 /** Delete a test table (best effort). */

@@ -5,6 +5,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import { Outbox, OutboxArgs } from "../../components/outbox";
 import { ENV } from "../../runtime/config";
+import { ACCOUNT, REGION } from "./package/fixtures/mock-cloud";
 import { RecordedResource, recordedNamed, unwrap } from "./pulumi-mocks";
 
 // Internal to @pulumi/pulumi (used by `disconnect`): resolves once the RPC queue, mocked registrations included, is drained.
@@ -56,6 +57,43 @@ export async function buildOutbox(name: string, args?: OutboxArgs): Promise<Buil
             return found[0];
         },
     };
+}
+
+/**
+ * The outputs every `Outbox` that creates its topic resolves (a program exports them to its stack), as they are
+ * under the mocks for one named `name`: each child autonamed `<name>-<child>-abc`, in the mocks' region and account.
+ * @param name - The component's name.
+ */
+export function mockedOutboxOutputs(name: string) {
+    const tableArn = `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${name}-table-abc`;
+    const topicArn = `arn:aws:sns:${REGION}:${ACCOUNT}:${name}-topic-abc`;
+    return {
+        tableName: `${name}-table-abc`,
+        tableArn,
+        streamArn: `${tableArn}/stream/2026-01-01T00:00:00.000`,
+        destinationArn: topicArn,
+        topicArn,
+        dlqUrl: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${name}-dlq-abc`,
+        dlqArn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${name}-dlq-abc`,
+        publisherFunctionName: `${name}-publisher-abc`,
+        sweeperFunctionName: `${name}-sweeper-abc`,
+    };
+}
+
+/** The names of the outputs {@link mockedOutboxOutputs} gives. */
+type OutboxOutputName = keyof ReturnType<typeof mockedOutboxOutputs>;
+
+/**
+ * Each output {@link mockedOutboxOutputs} names, resolved.
+ * @param source - The component, or a program's exports.
+ */
+export async function resolvedOutboxOutputs(
+    source: Record<OutboxOutputName, pulumi.Output<unknown>>,
+): Promise<Record<OutboxOutputName, unknown>> {
+    const names = Object.keys(mockedOutboxOutputs("")) as OutboxOutputName[];
+    return Object.fromEntries(
+        await Promise.all(names.map(async (n) => [n, await unwrap(source[n])] as const)),
+    ) as Record<OutboxOutputName, unknown>;
 }
 
 /** Resource type tokens of the children. */

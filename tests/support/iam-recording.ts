@@ -207,3 +207,37 @@ export function allowing(statements: readonly GrantStatement[], a: ArnAuthorizat
             s.Resource.some((p) => iamMatches(p, a.resource)),
     );
 }
+
+/**
+ * `run()`, with every command any client of `clientClass` sends meanwhile recorded into `calls` (the class's `send`
+ * wrapped for the span: for a client built where no test can reach it, inside serialized code; nothing else in the
+ * process may send meanwhile).
+ *
+ * @param clientClass - The SDK client class (`DynamoDBClient`, `S3Client`: the aggregated client is one of it).
+ * @param calls - Where each command is recorded.
+ * @param run - What sends.
+ */
+export async function recordingSends<T>(
+    clientClass: { readonly name: string; readonly prototype: object },
+    calls: RecordedCall[],
+    run: () => Promise<T>,
+): Promise<T> {
+    type Send = (...args: any[]) => unknown;
+    const prototype = clientClass.prototype as { send?: Send };
+    const own = Object.prototype.hasOwnProperty.call(prototype, "send");
+    const send = prototype.send!;
+    prototype.send = function (this: unknown, command: any, ...rest: any[]) {
+        calls.push({
+            client: clientClass.name,
+            command: String(command.constructor.name).replace(/Command$/, ""),
+            input: command.input as Record<string, any>,
+        });
+        return send.call(this, command, ...rest);
+    };
+    try {
+        return await run();
+    } finally {
+        if (own) prototype.send = send;
+        else delete prototype.send;
+    }
+}

@@ -8,6 +8,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { writerPolicyDocument } from "../../components/iam";
+import { ACCOUNT, REGION, call, computed } from "./package/fixtures/mock-cloud";
 
 /** One resource registration seen by the mocks. */
 export interface RecordedResource {
@@ -37,8 +38,6 @@ export interface RecordedResource {
 /** Every resource registered in this process, in registration order. */
 export const recorded: RecordedResource[] = [];
 
-const ACCOUNT = "111111111111";
-const REGION = "eu-west-1";
 /** The default provider's region, which `aws:getRegion` answers. */
 export const MOCK_REGION = REGION;
 
@@ -65,61 +64,6 @@ export const STACK_REFERENCE_OUTPUTS: Record<string, string> = {
         writerPolicyDocument({ tableArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/orders-table-abc` }),
     ),
 };
-
-function computed(type: string, name: string, inputs: Record<string, any>, region: string): Record<string, unknown> {
-    const physical = inputs.name ?? `${name}-abc`;
-    const tableIn = (r: string) => `arn:aws:dynamodb:${r}:${ACCOUNT}:table/${physical}`;
-    const stream = (r: string) => (inputs.streamEnabled ? `${tableIn(r)}/stream/2026-01-01T00:00:00.000` : undefined);
-    switch (type) {
-        case "aws:dynamodb/table:Table":
-            return {
-                name: physical,
-                arn: tableIn(region),
-                streamArn: stream(region),
-                // Each replica's ARN and stream, in its region, as the provider reports them.
-                ...(Array.isArray(inputs.replicas)
-                    ? {
-                          replicas: inputs.replicas.map((r: { regionName: string }) => ({
-                              ...r,
-                              arn: tableIn(r.regionName),
-                              streamArn: stream(r.regionName),
-                          })),
-                      }
-                    : {}),
-            };
-        case "aws:sns/topic:Topic":
-            return { name: physical, arn: `arn:aws:sns:${region}:${ACCOUNT}:${physical}` };
-        case "aws:sqs/queue:Queue":
-            return {
-                name: physical,
-                arn: `arn:aws:sqs:${region}:${ACCOUNT}:${physical}`,
-                url: `https://sqs.${region}.amazonaws.com/${ACCOUNT}/${physical}`,
-            };
-        case "aws:lambda/function:Function":
-            return { name: physical, arn: `arn:aws:lambda:${region}:${ACCOUNT}:function:${physical}` };
-        case "aws:iam/role:Role":
-            return { name: physical, arn: `arn:aws:iam::${ACCOUNT}:role/${physical}` };
-        case "aws:kms/key:Key":
-            return { arn: `arn:aws:kms:${region}:${ACCOUNT}:key/${name}`, keyId: `${name}-key-id` };
-        case "aws:cloudwatch/eventBus:EventBus":
-            return { name: physical, arn: `arn:aws:events:${region}:${ACCOUNT}:event-bus/${physical}` };
-        case "aws:cloudwatch/eventRule:EventRule":
-            return { name: physical, arn: `arn:aws:events:${region}:${ACCOUNT}:rule/${physical}` };
-        case "aws:s3/bucket:Bucket": {
-            const bucket = inputs.bucket ?? `${name}-abc`;
-            return { bucket, arn: `arn:aws:s3:::${bucket}` };
-        }
-        case "aws:lambda/eventSourceMapping:EventSourceMapping":
-            return {
-                uuid: `${name}-uuid`,
-                arn: `arn:aws:lambda:${region}:${ACCOUNT}:event-source-mapping:${name}-uuid`,
-            };
-        case "aws:cloudwatch/logGroup:LogGroup":
-            return { name: physical, arn: `arn:aws:logs:${region}:${ACCOUNT}:log-group:${physical}` };
-        default:
-            return { arn: `arn:aws:mock:${region}:${ACCOUNT}:${type}/${name}` };
-    }
-}
 
 void pulumi.runtime.setMocks(
     {
@@ -159,18 +103,7 @@ void pulumi.runtime.setMocks(
             });
             return { id: importId ?? `${args.name}-id`, state: { ...args.inputs, ...outputs } };
         },
-        call(args: pulumi.runtime.MockCallArgs): Record<string, any> {
-            switch (args.token) {
-                case "aws:index/getRegion:getRegion":
-                    return { name: REGION, region: REGION, id: REGION };
-                case "aws:index/getCallerIdentity:getCallerIdentity":
-                    return { accountId: ACCOUNT, arn: `arn:aws:iam::${ACCOUNT}:user/test`, userId: "test" };
-                case "aws:index/getPartition:getPartition":
-                    return { partition: "aws", dnsSuffix: "amazonaws.com", id: "aws" };
-                default:
-                    return args.inputs;
-            }
-        },
+        call,
     },
     "dynamodb-outbox",
     "test",

@@ -4,6 +4,7 @@
  * delete the messages it did not report failed. A failed message comes back when its visibility timeout ends;
  * here it is made visible at once (ChangeMessageVisibility 0), a shortcut for that wait, which Lambda never calls.
  */
+import * as assert from "node:assert/strict";
 import {
     ChangeMessageVisibilityCommand,
     DeleteMessageBatchCommand,
@@ -98,4 +99,38 @@ export async function pollUntilEmpty(
         await settle(sqs, queue, event, response);
     }
     throw new Error(`the queue ${queue.queueArn} was not empty after ${maxInvocations} invocations`);
+}
+
+/**
+ * Lambda's at-least-once delivery, twice over: receive a batch of `count` messages and hand it to `handler`, which
+ * applies it; its answer is lost (a timeout after the work), so nothing is deleted and SQS hands the same messages
+ * out again; `handler` gets them a second time and they are settled. Asserts both answers have no failures and the
+ * second batch is the first one's messages, received twice.
+ *
+ * @param count - How many messages the batch holds.
+ * @returns The batch as first received, and as redelivered.
+ */
+export async function applyThroughRedelivery(
+    sqs: SQSClient,
+    queue: Queue,
+    handler: (event: LambdaSqsEvent) => Promise<LambdaSqsBatchResponse>,
+    count: number,
+): Promise<{ first: LambdaSqsEvent; again: LambdaSqsEvent }> {
+    const first = await receiveEvent(sqs, queue);
+    assert.equal(first.Records.length, count, "the whole batch reached the queue");
+    assert.deepEqual(await handler(first), { batchItemFailures: [] });
+    await settle(sqs, queue, first, undefined);
+    const again = await receiveEvent(sqs, queue);
+    assert.deepEqual(
+        again.Records.map((r) => r.messageId).sort(),
+        first.Records.map((r) => r.messageId).sort(),
+        "the same messages, redelivered",
+    );
+    assert.ok(
+        again.Records.every((r) => r.attributes?.ApproximateReceiveCount === "2"),
+        "each received twice",
+    );
+    assert.deepEqual(await handler(again), { batchItemFailures: [] });
+    await settle(sqs, queue, again, { batchItemFailures: [] });
+    return { first, again };
 }

@@ -13,6 +13,7 @@ import { COMMANDS, REDRIVE_COMMAND } from "../../../cli/shared/args";
 import { ALARM_THRESHOLD_RANGES, OUTBOX_DEFAULTS, OUTBOX_RANGES } from "../../../components/defaults";
 import { DEFAULT_EVENT_SOURCE } from "../../../runtime/destination/kind";
 import { filesUnder } from "../../support/serialized";
+import { LITERAL_DEFAULT_ARGS } from "../../support/component-args";
 import {
     PULUMI_COMMONJS_OPTIONS,
     ROOT,
@@ -213,16 +214,7 @@ describe("the docs", function () {
             const args = generatedDefaults(path.join("docs", "api", "index", "interfaces", "OutboxArgs.md"));
             for (const key of Object.keys(OUTBOX_RANGES) as (keyof typeof OUTBOX_RANGES)[])
                 assert.equal(args.get(key), String(OUTBOX_RANGES[key].fallback), key);
-            for (const key of [
-                "billingMode",
-                "pointInTimeRecovery",
-                "deletionProtection",
-                "fifo",
-                "sweepSchedule",
-                "logLevel",
-                "alarms",
-                "dashboard",
-            ] as const) {
+            for (const key of LITERAL_DEFAULT_ARGS) {
                 assert.equal(args.get(key), JSON.stringify(OUTBOX_DEFAULTS[key]), key);
             }
             assert.equal(args.get("eventSource"), JSON.stringify(DEFAULT_EVENT_SOURCE), "eventSource");

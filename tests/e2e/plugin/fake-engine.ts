@@ -21,6 +21,7 @@ import * as provproto from "@pulumi/pulumi/proto/provider_pb";
 import * as provrpc from "@pulumi/pulumi/proto/provider_grpc_pb";
 import * as resproto from "@pulumi/pulumi/proto/resource_pb";
 import * as resrpc from "@pulumi/pulumi/proto/resource_grpc_pb";
+import { computed } from "../../support/package/fixtures/mock-cloud";
 
 /** The property a secret value is wrapped in on the wire, and the signature marking it a secret. */
 export const SIG_KEY = "4dabf18193072939515e22adb298388d";
@@ -68,40 +69,6 @@ export interface LogLine {
     readonly severity: number;
     readonly message: string;
     readonly urn: string;
-}
-
-const ACCOUNT = "111111111111";
-const REGION = "eu-west-1";
-
-/** The attributes AWS computes that the component reads, per resource type. */
-function computed(type: string, name: string, inputs: Record<string, any>): Record<string, string> {
-    const physical = typeof inputs.name === "string" ? inputs.name : `${name}-abc`;
-    switch (type) {
-        case "aws:dynamodb/table:Table":
-            return {
-                name: physical,
-                arn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}`,
-                streamArn: `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/${physical}/stream/2026-01-01T00:00:00.000`,
-            };
-        case "aws:sns/topic:Topic":
-            return { name: physical, arn: `arn:aws:sns:${REGION}:${ACCOUNT}:${physical}` };
-        case "aws:sqs/queue:Queue":
-            return {
-                name: physical,
-                arn: `arn:aws:sqs:${REGION}:${ACCOUNT}:${physical}`,
-                url: `https://sqs.${REGION}.amazonaws.com/${ACCOUNT}/${physical}`,
-            };
-        case "aws:lambda/function:Function":
-            return { name: physical, arn: `arn:aws:lambda:${REGION}:${ACCOUNT}:function:${physical}` };
-        case "aws:iam/role:Role":
-            return { name: physical, arn: `arn:aws:iam::${ACCOUNT}:role/${physical}` };
-        case "aws:cloudwatch/eventRule:EventRule":
-            return { name: physical, arn: `arn:aws:events:${REGION}:${ACCOUNT}:rule/${physical}` };
-        case "aws:cloudwatch/logGroup:LogGroup":
-            return { name: physical, arn: `arn:aws:logs:${REGION}:${ACCOUNT}:log-group:${physical}` };
-        default:
-            return { arn: `arn:aws:mock:${REGION}:${ACCOUNT}:${type}/${name}` };
-    }
 }
 
 function unary<Req, Res>(handler: (request: Req) => Res): grpc.handleUnaryCall<Req, Res> {
@@ -199,7 +166,10 @@ export class FakeEngine {
                 });
                 const response = new resproto.RegisterResourceResponse().setUrn(urn);
                 if (!req.getCustom()) return response;
-                const attributes = computed(req.getType(), req.getName(), inputs);
+                // A table without a stream has no streamArn: a Struct holds no undefined.
+                const attributes = Object.fromEntries(
+                    Object.entries(computed(req.getType(), req.getName(), inputs)).filter(([, v]) => v !== undefined),
+                );
                 const state = this.dryRun
                     ? Object.fromEntries(Object.keys(attributes).map((k) => [k, UNKNOWN]))
                     : attributes;

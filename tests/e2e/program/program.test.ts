@@ -8,7 +8,7 @@ import { outboxArgsFromConfig, configKeys } from "../../../program/config";
 import { validateOutboxArgs } from "../../../components/validation";
 import { ENV } from "../../../runtime/config";
 import { recordedNamed, unwrap } from "../../support/pulumi-mocks";
-import { TYPE, waitForRPCs } from "../../support/component-harness";
+import { TYPE, mockedOutboxOutputs, resolvedOutboxOutputs, waitForRPCs } from "../../support/component-harness";
 import { outboxPolicies } from "../../../policy/outbox-policies";
 import { violationsOf } from "../../support/policy/bridge";
 
@@ -78,33 +78,11 @@ describe("the deployable program (Pulumi.yaml main)", () => {
             "the deployed outbox passes the policy pack",
         );
 
-        const account = "111111111111";
         assert.deepEqual(
+            { ...(await resolvedOutboxOutputs(program)), writerPolicy: JSON.parse(await unwrap(program.writerPolicy)) },
             {
-                tableName: await unwrap(program.tableName),
-                tableArn: await unwrap(program.tableArn),
-                streamArn: await unwrap(program.streamArn),
-                destinationArn: await unwrap(program.destinationArn),
-                topicArn: await unwrap(program.topicArn),
-                dlqUrl: await unwrap(program.dlqUrl),
-                dlqArn: await unwrap(program.dlqArn),
-                publisherFunctionName: await unwrap(program.publisherFunctionName),
-                sweeperFunctionName: await unwrap(program.sweeperFunctionName),
-                writerPolicy: JSON.parse(await unwrap(program.writerPolicy)),
-            },
-            {
-                tableName: "prog-table-abc",
-                tableArn: `arn:aws:dynamodb:eu-west-1:${account}:table/prog-table-abc`,
-                streamArn: `arn:aws:dynamodb:eu-west-1:${account}:table/prog-table-abc/stream/2026-01-01T00:00:00.000`,
-                destinationArn: `arn:aws:sns:eu-west-1:${account}:prog-topic-abc`,
-                topicArn: `arn:aws:sns:eu-west-1:${account}:prog-topic-abc`,
-                dlqUrl: `https://sqs.eu-west-1.amazonaws.com/${account}/prog-dlq-abc`,
-                dlqArn: `arn:aws:sqs:eu-west-1:${account}:prog-dlq-abc`,
-                publisherFunctionName: "prog-publisher-abc",
-                sweeperFunctionName: "prog-sweeper-abc",
-                writerPolicy: writerPolicyDocument({
-                    tableArn: `arn:aws:dynamodb:eu-west-1:${account}:table/prog-table-abc`,
-                }),
+                ...mockedOutboxOutputs("prog"),
+                writerPolicy: writerPolicyDocument({ tableArn: mockedOutboxOutputs("prog").tableArn }),
             },
         );
     });

@@ -26,15 +26,18 @@ import { main } from "../../../cli/main";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { isOutboxError } from "../../../runtime/errors";
 import { ATTR, streamFilterPatternJson } from "../../../runtime/schema";
+import { exampleArns } from "../../support/arns";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import { scanItems } from "../../support/runtime/table";
 import { captureIo, createOutboxTable, dropTable, LOCAL_ENV } from "../../support/cli";
 
-const PUBLISHER_ARN = "arn:aws:lambda:us-east-1:123456789012:function:orders-publisher";
-const SWEEPER_ARN = "arn:aws:lambda:us-east-1:123456789012:function:orders-sweeper";
-const DLQ_ARN = "arn:aws:sqs:us-east-1:123456789012:orders-dlq";
-const TOPIC_ARN = "arn:aws:sns:us-east-1:123456789012:orders-events";
-const BUS_ARN = "arn:aws:events:us-east-1:123456789012:event-bus/orders";
+/** The stack's resources: its two functions, its DLQ and a destination of each kind doctor reads. */
+const STACK = { account: "123456789012" };
+const PUBLISHER_ARN = exampleArns("orders-publisher", STACK).function;
+const SWEEPER_ARN = exampleArns("orders-sweeper", STACK).function;
+const DLQ_ARN = exampleArns("orders-dlq", STACK).queue;
+const TOPIC_ARN = exampleArns("orders-events", STACK).topic;
+const BUS_ARN = exampleArns("orders", STACK).bus;
 /** The stream ARNs of the test tables, by table: a fake mapping reads from the table's stream. */
 const streams = new Map<string, string>();
 let currentTable = "";
@@ -139,6 +142,12 @@ function fakeAws(world: FakeWorld, calls: string[] = []): () => DoctorAws {
         sns: { port: sns },
         destroy: () => undefined,
     });
+}
+
+/** The run printed `line` and exited with `code` (each failure shows what it printed). */
+function assertReported(run: { stdout: string; code: number }, line: string, code: number): void {
+    assert.ok(run.stdout.includes(line), run.stdout);
+    assert.equal(run.code, code, run.stdout);
 }
 
 describe("cli: doctor", function () {
@@ -387,8 +396,7 @@ describe("cli: doctor", function () {
                 {},
                 calls,
             );
-            assert.ok(run.stdout.includes(`✓ destination SQS queue exists — ${queue.queueArn} (FIFO)`), run.stdout);
-            assert.equal(run.code, 0, run.stdout);
+            assertReported(run, `✓ destination SQS queue exists — ${queue.queueArn} (FIFO)`, 0);
             assert.deepEqual(
                 calls.filter((c) => c.startsWith("sns:") || c.startsWith("bus:")),
                 [],
@@ -398,33 +406,28 @@ describe("cli: doctor", function () {
         it("fails on a destination queue that does not exist, with the fix", async () => {
             const missing = "arn:aws:sqs:us-east-1:000000000000:cli-doctor-no-such-queue";
             const run = await doctor(["--outputs", outputsFile({ destinationArn: missing, topicArn: undefined })]);
-            assert.ok(
-                run.stdout.includes(
-                    `✗ destination SQS queue exists — ${missing} does not exist: nothing the outbox publishes reaches a consumer; fix: create the queue again, or point the Outbox's queueArn at one that exists, then pulumi up`,
-                ),
-                run.stdout,
+            assertReported(
+                run,
+                `✗ destination SQS queue exists — ${missing} does not exist: nothing the outbox publishes reaches a consumer; fix: create the queue again, or point the Outbox's queueArn at one that exists, then pulumi up`,
+                1,
             );
-            assert.equal(run.code, 1);
         });
 
         it("finds an EventBridge bus by its ARN (DescribeEventBus), and fails on one that does not exist", async () => {
             const calls: string[] = [];
             const outputs = outputsFile({ destinationArn: BUS_ARN, topicArn: undefined });
             const run = await doctor(["--outputs", outputs], {}, calls);
-            assert.ok(run.stdout.includes(`✓ destination EventBridge bus exists — ${BUS_ARN}`), run.stdout);
-            assert.equal(run.code, 0, run.stdout);
+            assertReported(run, `✓ destination EventBridge bus exists — ${BUS_ARN}`, 0);
             assert.deepEqual(
                 calls.filter((c) => c.startsWith("sns:") || c.startsWith("bus:")),
                 [`bus:${BUS_ARN}`],
             );
             const gone = await doctor(["--outputs", outputs], { buses: [] });
-            assert.ok(
-                gone.stdout.includes(
-                    `✗ destination EventBridge bus exists — ${BUS_ARN} does not exist: nothing the outbox publishes reaches a consumer; fix: create the bus again, or point the Outbox's eventBusArn at one that exists, then pulumi up`,
-                ),
-                gone.stdout,
+            assertReported(
+                gone,
+                `✗ destination EventBridge bus exists — ${BUS_ARN} does not exist: nothing the outbox publishes reaches a consumer; fix: create the bus again, or point the Outbox's eventBusArn at one that exists, then pulumi up`,
+                1,
             );
-            assert.equal(gone.code, 1);
         });
 
         it("takes the topic of a 0.1 stack's outputs, which have topicArn and no destinationArn", async () => {

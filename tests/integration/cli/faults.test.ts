@@ -13,7 +13,7 @@ import { LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
 import { EXPIRY_INDEX, GLOBAL_SECONDARY_INDEXES, RECORD_ID_INDEX } from "../../../runtime/schema";
 import { OutboxStore } from "../../../runtime/store";
 import { dynamoClient } from "../../support/dynamodb";
-import { captureIo, createOutboxTable, tablesDroppedAfterEach, fastClock, provisioning } from "../../support/cli";
+import { captureIo, tablesDroppedAfterEach, fastClock, provisioning } from "../../support/cli";
 
 describe("cli: faults", function () {
     this.timeout(120_000);
@@ -21,8 +21,7 @@ describe("cli: faults", function () {
 
     it("migrate stops at a refused UpdateTable, reports done/failed/not-run, and a rerun applies only what is left", async () => {
         const client = await dynamoClient();
-        const table = await createOutboxTable({ withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName) });
-        tables.push(table);
+        const table = await tables.create({ withoutIndexes: GLOBAL_SECONDARY_INDEXES.map((i) => i.indexName) });
         const refusing = {
             send: async (command: object): Promise<unknown> => {
                 const create =
@@ -92,8 +91,7 @@ describe("cli: faults", function () {
 
     it("verify fails the expiry line after --timeout when the sweep never sees the record, and still cleans up", async () => {
         const client = await dynamoClient();
-        const table = await createOutboxTable();
-        tables.push(table);
+        const table = await tables.create();
         const clock = fastClock();
         const real = new OutboxStore({ client, tableName: table, clock });
         let sweeps = 0;

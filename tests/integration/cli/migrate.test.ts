@@ -10,7 +10,6 @@ import {
 } from "../../../runtime/schema";
 import { dynamoClient, uniqueTableName } from "../../support/dynamodb";
 import {
-    createOutboxTable,
     createTestTable,
     createOutboxTableWithTtlOn,
     tablesDroppedAfterEach,
@@ -36,8 +35,7 @@ describe("cli: migrate on DynamoDB Local", function () {
     const tables = tablesDroppedAfterEach();
 
     it("finds nothing to do on a table provisioned from the schema, and exits 0", async () => {
-        const table = await createOutboxTable();
-        tables.push(table);
+        const table = await tables.create();
         const run = await runCli(["migrate", "--table", table, "--apply"]);
         assert.equal(run.code, 0, run.stdout + run.stderr);
         assert.match(
@@ -48,8 +46,7 @@ describe("cli: migrate on DynamoDB Local", function () {
 
     it("plans every missing piece without changing anything, then applies it one index at a time (an empty table: confirmed by name), and a second --apply changes nothing", async () => {
         const client = await dynamoClient();
-        const table = await createOutboxTable(UNPROVISIONED);
-        tables.push(table);
+        const table = await tables.create(UNPROVISIONED);
         const before = await provisioning(client, table);
 
         const plan = await runCli(["migrate", "--table", table]);
@@ -90,8 +87,7 @@ describe("cli: migrate on DynamoDB Local", function () {
 
     it("refuses to recreate a KEYS_ONLY ClaimIndex without --recreate-claim-index, stating the consequence, and recreates it with the flag", async () => {
         const client = await dynamoClient();
-        const table = await createOutboxTable({ claimIndexProjection: "KEYS_ONLY" });
-        tables.push(table);
+        const table = await tables.create({ claimIndexProjection: "KEYS_ONLY" });
         const refused = await runCli(["migrate", "--table", table, "--apply"]);
         assert.equal(refused.code, 1);
         assert.match(refused.stdout, /refused: nothing was changed\./);
@@ -207,8 +203,7 @@ describe("cli: migrate on DynamoDB Local", function () {
         /** A business table: the outbox's key names, no index, TTL or stream, and items of its own. */
         async function businessTable(): Promise<string> {
             const client = await dynamoClient();
-            const table = await createOutboxTable(UNPROVISIONED);
-            tables.push(table);
+            const table = await tables.create(UNPROVISIONED);
             for (const n of [1, 2, 3])
                 await client.send(
                     new PutItemCommand({
@@ -302,8 +297,7 @@ describe("cli: migrate on DynamoDB Local", function () {
 
     it("waits for an index change already in progress before starting its own", async () => {
         const client = await dynamoClient();
-        const table = await createOutboxTable({ withoutIndexes: [EXPIRY_INDEX.indexName, RECORD_ID_INDEX.indexName] });
-        tables.push(table);
+        const table = await tables.create({ withoutIndexes: [EXPIRY_INDEX.indexName, RECORD_ID_INDEX.indexName] });
         await client.send(
             new UpdateTableCommand({
                 TableName: table,

@@ -4,7 +4,14 @@ import { LOG_LEVELS } from "../../../components/defaults";
 import { OutboxBillingMode, OutboxLogLevel } from "../../../components/outbox";
 import { ENV } from "../../../runtime/config";
 import { STACK_REFERENCE_OUTPUTS, unwrap } from "../../support/pulumi-mocks";
-import { BuiltOutbox, TYPE, buildOutbox, commonEnvironment } from "../../support/component-harness";
+import {
+    BuiltOutbox,
+    TYPE,
+    buildOutbox,
+    commonEnvironment,
+    mockedOutboxOutputs,
+    resolvedOutboxOutputs,
+} from "../../support/component-harness";
 
 const KMS_KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
 const EXISTING_TOPIC = "arn:aws:sns:eu-west-1:111111111111:shared-events";
@@ -55,31 +62,7 @@ describe("Outbox children and outputs", () => {
     });
 
     it("resolves every output to its child's value", async () => {
-        const account = "111111111111";
-        assert.deepEqual(
-            {
-                tableName: await unwrap(std.outbox.tableName),
-                tableArn: await unwrap(std.outbox.tableArn),
-                streamArn: await unwrap(std.outbox.streamArn),
-                destinationArn: await unwrap(std.outbox.destinationArn),
-                topicArn: await unwrap(std.outbox.topicArn),
-                dlqUrl: await unwrap(std.outbox.dlqUrl),
-                dlqArn: await unwrap(std.outbox.dlqArn),
-                publisherFunctionName: await unwrap(std.outbox.publisherFunctionName),
-                sweeperFunctionName: await unwrap(std.outbox.sweeperFunctionName),
-            },
-            {
-                tableName: "kids-table-abc",
-                tableArn: `arn:aws:dynamodb:eu-west-1:${account}:table/kids-table-abc`,
-                streamArn: `arn:aws:dynamodb:eu-west-1:${account}:table/kids-table-abc/stream/2026-01-01T00:00:00.000`,
-                destinationArn: `arn:aws:sns:eu-west-1:${account}:kids-topic-abc`,
-                topicArn: `arn:aws:sns:eu-west-1:${account}:kids-topic-abc`,
-                dlqUrl: `https://sqs.eu-west-1.amazonaws.com/${account}/kids-dlq-abc`,
-                dlqArn: `arn:aws:sqs:eu-west-1:${account}:kids-dlq-abc`,
-                publisherFunctionName: "kids-publisher-abc",
-                sweeperFunctionName: "kids-sweeper-abc",
-            },
-        );
+        assert.deepEqual(await resolvedOutboxOutputs(std.outbox), mockedOutboxOutputs("kids"));
     });
 
     it("creates a standard topic by default", () => {

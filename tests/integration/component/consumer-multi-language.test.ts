@@ -4,30 +4,18 @@
  * `functionArn` as the path for YAML and Python: `consume`, a TypeScript function, is left out of the schema.
  */
 import * as assert from "node:assert/strict";
-import * as path from "node:path";
 import { OUTBOX_CONSUMER_TYPE, OutboxConsumer } from "../../../components/consumer";
+import { analyzeComponents, assertExpressionInputs, enumValues, typeToken } from "../../support/component-schema";
 
 describe("OutboxConsumer as a multi-language component", () => {
     it("has the type token component hosting validates: <package name>:index:<class name>", () => {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- JSON by a computed path
-        const pkg = require(path.join(__dirname, "..", "..", "..", "package.json"));
-        assert.equal(OUTBOX_CONSUMER_TYPE, `${pkg.name}:index:${OutboxConsumer.name}`);
+        assert.equal(OUTBOX_CONSUMER_TYPE, typeToken(OutboxConsumer.name));
     });
 
     it("passes Pulumi's component schema analyzer, functionArn an input and consume left out", function () {
         this.timeout(120000);
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- experimental API of @pulumi/pulumi
-        const { Analyzer } = require("@pulumi/pulumi/provider/experimental/analyzer");
-        const root = path.join(__dirname, "..", "..", "..");
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- JSON by a computed path
-        const pkg = require(path.join(root, "package.json"));
-        const { components, typeDefinitions } = new Analyzer(
-            root,
-            "dynamodb-outbox",
-            pkg,
-            new Set(["OutboxConsumer"]),
-        ).analyze();
-        const consumer = components.OutboxConsumer;
+        const schema = analyzeComponents("OutboxConsumer");
+        const consumer = schema.components.OutboxConsumer;
         assert.ok(consumer, "the analyzer found the OutboxConsumer component");
         assert.deepEqual(Object.keys(consumer.outputs).sort(), [
             "consumerPolicy",
@@ -39,20 +27,18 @@ describe("OutboxConsumer as a multi-language component", () => {
             "queueUrl",
         ]);
         assert.equal(consumer.inputs.consume, undefined, "a TypeScript function has no place in the schema");
-        for (const input of ["destinationArn", "functionArn", "functionRoleName", "inboxTableName"]) {
-            assert.equal(consumer.inputs[input]?.type, "string", input);
-            assert.notEqual(consumer.inputs[input].plain, true, `${input} takes an expression`);
-        }
+        assertExpressionInputs(
+            consumer,
+            ["destinationArn", "functionArn", "functionRoleName", "inboxTableName"],
+            "string",
+        );
         assert.notEqual(consumer.inputs.destinationArn.optional, true, "destinationArn is required");
         assert.equal(consumer.inputs.functionArn.optional, true);
         assert.equal(
             consumer.inputs.destinationKind.$ref,
             "#/types/dynamodb-outbox:index:OutboxConsumerDestinationKind",
         );
-        assert.deepEqual(
-            typeDefinitions.OutboxConsumerDestinationKind.enum.map((e: { value: string }) => e.value),
-            ["sns", "sqs", "eventbridge"],
-        );
+        assert.deepEqual(enumValues(schema, "OutboxConsumerDestinationKind"), ["sns", "sqs", "eventbridge"]);
         for (const input of ["batchSize", "maxReceiveCount", "timeout", "maximumBatchingWindowInSeconds"]) {
             assert.equal(consumer.inputs[input]?.type, "number", input);
         }

@@ -30,36 +30,25 @@ import { readerPolicyDocument } from "../../../components/payload-bucket";
 import { createPayloadBucket, localPayloadObjects } from "../../../dev/emulators/local-s3";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
-import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { createInboxHandler, Inbox } from "../../../runtime";
 import type { InboxHandler, LambdaSqsEvent } from "../../../runtime";
 import { INBOX_ENV, inboxLambda } from "../../../runtime/inbox/lambda";
 import { waitForRPCs } from "../../support/component-harness";
+import { consumerWorld, effectCounter, publishOrders, useConsumerEnvironment } from "../../support/consumer-function";
 import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
 import {
     allowing,
     iamAuthorizations,
     recordCalls,
+    recordingSends,
     type ArnAuthorization,
     type GrantStatement,
     type RecordedCall,
 } from "../../support/iam-recording";
-import { preserveEnvironment } from "../../support/local-environment";
 import { recordedNamed, unwrap } from "../../support/pulumi-mocks";
-import { createHarness, type Harness } from "../../support/runtime/harness";
 import { createConsumerTable } from "../../support/runtime/table";
 import { entryText, loadSerialized } from "../../support/serialized";
-import { receiveEvent, settle } from "../../support/sqs-lambda";
-
-const LAMBDA_ENVIRONMENT = [
-    INBOX_ENV.tableName,
-    INBOX_ENV.consumer,
-    "AWS_REGION",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_ENDPOINT_URL_DYNAMODB",
-    "AWS_LAMBDA_LOG_LEVEL",
-];
+import { applyThroughRedelivery } from "../../support/sqs-lambda";
 
 /**
  * What the role is granted for Lambda to call with it, not the function's code: the event source mapping receives,
@@ -74,34 +63,9 @@ const PLATFORM_ACTIONS = [
     "logs:PutLogEvents",
 ] as const;
 
-type Send = DynamoDBClient["send"];
-
-/** `run()`, with every command any `DynamoDBClient` sends meanwhile recorded into `calls`. */
-async function recordingDynamoDb<T>(calls: RecordedCall[], run: () => Promise<T>): Promise<T> {
-    const prototype = DynamoDBClient.prototype as unknown as { send: Send };
-    const own = Object.prototype.hasOwnProperty.call(prototype, "send");
-    const send = prototype.send;
-    prototype.send = function (this: DynamoDBClient, command: any, ...rest: any[]) {
-        calls.push({
-            client: "DynamoDBClient",
-            command: String(command.constructor.name).replace(/Command$/, ""),
-            input: command.input as Record<string, any>,
-        });
-        return (send as (...a: unknown[]) => unknown).call(this, command, ...rest);
-    } as Send;
-    try {
-        return await run();
-    } finally {
-        if (own) prototype.send = send;
-        else delete (prototype as { send?: Send }).send;
-    }
-}
-
 describe("the OutboxConsumer's role grants exactly what its code calls (its serialized function on DynamoDB Local and fauxqs)", function () {
     this.timeout(120_000);
-    let fauxqs: LocalFauxqs | undefined;
-    let h: Harness | undefined;
-    let restoreEnvironment: () => void;
+    const world = consumerWorld();
     const calls: RecordedCall[] = [];
     let statements: GrantStatement[];
     let inboxTable: string;
@@ -119,8 +83,7 @@ describe("the OutboxConsumer's role grants exactly what its code calls (its seri
     const authorizations = (): ArnAuthorization[] => calls.flatMap((c) => iamAuthorizations(c, arnOf));
 
     before(async () => {
-        restoreEnvironment = preserveEnvironment(LAMBDA_ENVIRONMENT);
-        fauxqs = await startFauxqs();
+        const fauxqs = await world.fauxqs();
         const topicArn = await fauxqs.createTopic(`consumer-role-${Date.now()}`);
         const ddb = await dynamoClient();
         inboxTable = await createConsumerTable(ddb, "consumer-role-inbox");
@@ -152,42 +115,17 @@ describe("the OutboxConsumer's role grants exactly what its code calls (its seri
         await fauxqs.subscribe(topicArn, queue.queueArn, {
             rawMessageDelivery: subscription.inputs.rawMessageDelivery as boolean,
         });
-        Object.assign(process.env, fn.inputs.environment.variables as Record<string, string>, {
-            AWS_REGION: LOCAL_REGION,
-            AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-            AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-            AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-            AWS_LAMBDA_LOG_LEVEL: "ERROR",
-        });
+        await useConsumerEnvironment(fn.inputs.environment.variables as Record<string, string>);
         const handler = loadSerialized<InboxHandler>(await entryText(fn));
 
-        h = await createHarness();
+        const h = await world.harness();
         const dlq = await fauxqs.createQueue(`consumer-role-dlq-${Date.now()}`);
-        await h.writer.write({
-            messages: [1, 2].map((orderId) => ({
-                partition: `ORDER#${orderId}`,
-                type: "OrderPlaced",
-                payload: { orderId },
-            })),
-        });
-        const publisher = h.publisher({ sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
-        assert.deepEqual(await publisher(await h.streamEvent()), { batchItemFailures: [] });
+        await publishOrders(h, { sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
 
         // Applied, then (the answer lost) delivered again: a duplicate.
-        delivered = await receiveEvent(fauxqs.sqs, queue);
-        assert.equal(delivered.Records.length, 2);
-        assert.deepEqual(await recordingDynamoDb(calls, () => handler(delivered)), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, delivered, undefined);
-        const again = await receiveEvent(fauxqs.sqs, queue);
-        assert.equal(again.Records.length, 2, "the same messages, redelivered");
-        assert.deepEqual(await recordingDynamoDb(calls, () => handler(again)), { batchItemFailures: [] });
+        const recorded = (event: LambdaSqsEvent) => recordingSends(DynamoDBClient, calls, () => handler(event));
+        delivered = (await applyThroughRedelivery(fauxqs.sqs, queue, recorded, 2)).first;
     });
-    after(async () => {
-        restoreEnvironment();
-        await h?.close();
-        await fauxqs?.stop();
-    });
-
     it("allows every call the function made, action and resource, the legacyMarkerCheck's ConditionCheck included", () => {
         assert.ok(calls.length >= 4, "two applied, two duplicates");
         const all = authorizations();
@@ -265,70 +203,22 @@ describe("the OutboxConsumer's role grants exactly what its code calls (its seri
     });
 });
 
-/** `run()`, with every command any `S3Client` (the aggregated `S3` is one) sends meanwhile recorded into `calls`. */
-async function recordingS3<T>(calls: RecordedCall[], run: () => Promise<T>): Promise<T> {
-    const prototype = S3Client.prototype as unknown as { send: S3Client["send"] };
-    const own = Object.prototype.hasOwnProperty.call(prototype, "send");
-    const send = prototype.send;
-    prototype.send = function (this: S3Client, command: any, ...rest: any[]) {
-        calls.push({
-            client: "S3Client",
-            command: String(command.constructor.name).replace(/Command$/, ""),
-            input: command.input as Record<string, any>,
-        });
-        return (send as (...a: unknown[]) => unknown).call(this, command, ...rest);
-    } as S3Client["send"];
-    try {
-        return await run();
-    } finally {
-        if (own) prototype.send = send;
-        else delete (prototype as { send?: S3Client["send"] }).send;
-    }
-}
-
 describe("with payloadBucketArn: the OutboxConsumer's serialized function applies a claim-checked event once, and its role allows exactly the S3 read", function () {
     this.timeout(120_000);
     const BUCKET = `consumer-claims-${Date.now()}`;
     const BUCKET_ARN = `arn:aws:s3:::${BUCKET}`;
-    let fauxqs: LocalFauxqs | undefined;
-    let h: Harness | undefined;
-    let restoreEnvironment: () => void;
+    const world = consumerWorld([INBOX_ENV.payloadBucket, "AWS_ENDPOINT_URL_S3"]);
     let claimed: LambdaSqsEvent | undefined;
 
-    before(() => {
-        restoreEnvironment = preserveEnvironment([
-            ...LAMBDA_ENVIRONMENT,
-            INBOX_ENV.payloadBucket,
-            "AWS_ENDPOINT_URL_S3",
-        ]);
-    });
-    after(async () => {
-        restoreEnvironment();
-        await h?.close();
-        await fauxqs?.stop();
-    });
-
     it("resolves the pointer from the bucket, applies the writer's bytes once through a redelivery, and calls only what readerPolicyDocument grants", async () => {
-        fauxqs = await startFauxqs();
+        const fauxqs = await world.fauxqs();
         const s3 = localPayloadObjects(fauxqs.endpoint);
         await createPayloadBucket(s3, BUCKET);
         const topicArn = await fauxqs.createTopic(`consumer-claims-${Date.now()}`);
         const ddb = await dynamoClient();
         const table = await createConsumerTable(ddb, "consumer-claims");
         const tableArn = `arn:aws:dynamodb:eu-west-1:111111111111:table/${table}`;
-        const consume: OutboxConsumerArgs["consume"] = (message) => [
-            {
-                Update: {
-                    TableName: process.env.OUTBOX_INBOX_TABLE_NAME!,
-                    Key: { PK: { S: `EFFECT#${message.outboxId}` }, SK: { S: "META" } },
-                    UpdateExpression: "ADD applied :one SET textLength = :length",
-                    ExpressionAttributeValues: {
-                        ":one": { N: "1" },
-                        ":length": { N: String((message.payload as { text: string }).text.length) },
-                    },
-                },
-            },
-        ];
+        const consume = effectCounter("textLength", (payload: { text: string }) => payload.text.length);
         new OutboxConsumer("cclaims", {
             destinationArn: topicArn,
             consume,
@@ -364,18 +254,11 @@ describe("with payloadBucketArn: the OutboxConsumer's serialized function applie
         await fauxqs.subscribe(topicArn, queue.queueArn, {
             rawMessageDelivery: subscription.inputs.rawMessageDelivery as boolean,
         });
-        Object.assign(process.env, environment, {
-            AWS_REGION: LOCAL_REGION,
-            AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-            AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-            AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-            AWS_ENDPOINT_URL_S3: fauxqs.endpoint,
-            AWS_LAMBDA_LOG_LEVEL: "ERROR",
-        });
+        await useConsumerEnvironment(environment, { AWS_ENDPOINT_URL_S3: fauxqs.endpoint });
         const handler = loadSerialized<InboxHandler>(await entryText(fn));
 
         // The writer offloads a payload past SNS's 256 KiB to the bucket; the real publisher sends the pointer.
-        h = await createHarness();
+        const h = await world.harness();
         const writer = new OutboxWriter({
             client: h.ddb,
             tableName: h.tableName,
@@ -391,16 +274,10 @@ describe("with payloadBucketArn: the OutboxConsumer's serialized function applie
         assert.deepEqual(await publisher(await h.streamEvent()), { batchItemFailures: [] });
 
         const calls: RecordedCall[] = [];
-        const first = await receiveEvent(fauxqs.sqs, queue);
-        assert.equal(first.Records.length, 1);
+        const recorded = (event: LambdaSqsEvent) => recordingSends(S3Client, calls, () => handler(event));
+        const { first } = await applyThroughRedelivery(fauxqs.sqs, queue, recorded, 1);
         assert.ok(first.Records[0]!.body.length < 4096, "a pointer travelled, not the payload");
         claimed = first;
-        assert.deepEqual(await recordingS3(calls, () => handler(first)), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, first, undefined);
-        const again = await receiveEvent(fauxqs.sqs, queue);
-        assert.equal(again.Records[0]?.attributes?.ApproximateReceiveCount, "2", "the same message, redelivered");
-        assert.deepEqual(await recordingS3(calls, () => handler(again)), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, again, { batchItemFailures: [] });
 
         const effect = await ddb.send(
             new GetItemCommand({

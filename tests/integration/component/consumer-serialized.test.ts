@@ -11,45 +11,25 @@
  * `tests/support/sqs-lambda.ts` (no emulator runs it).
  */
 import * as assert from "node:assert/strict";
-import { GetItemCommand } from "@aws-sdk/client-dynamodb";
-import { OutboxConsumer, type OutboxConsumerArgs } from "../../../components/consumer";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
-import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
+import { OutboxConsumer } from "../../../components/consumer";
 import type { InboxHandler } from "../../../runtime/inbox/handler";
 import { INBOX_ENV } from "../../../runtime/inbox/lambda";
 import { waitForRPCs } from "../../support/component-harness";
-import { dynamoClient, dynamoEndpoint } from "../../support/dynamodb";
-import { preserveEnvironment } from "../../support/local-environment";
+import {
+    assertAppliedOnce,
+    consumerWorld,
+    effectCounter,
+    publishOrders,
+    useConsumerEnvironment,
+} from "../../support/consumer-function";
+import { dynamoClient } from "../../support/dynamodb";
 import { recordedNamed } from "../../support/pulumi-mocks";
-import { createHarness, type Harness } from "../../support/runtime/harness";
 import { createConsumerTable } from "../../support/runtime/table";
 import { entryText, loadSerialized } from "../../support/serialized";
-import { receiveEvent, settle } from "../../support/sqs-lambda";
+import { applyThroughRedelivery, receiveEvent } from "../../support/sqs-lambda";
 
-const LAMBDA_ENVIRONMENT = [
-    INBOX_ENV.tableName,
-    INBOX_ENV.consumer,
-    "AWS_REGION",
-    "AWS_ACCESS_KEY_ID",
-    "AWS_SECRET_ACCESS_KEY",
-    "AWS_ENDPOINT_URL_DYNAMODB",
-    "AWS_LAMBDA_LOG_LEVEL",
-];
-
-/** The user's consumer: one counter per event, in the inbox's own table (the one the function's environment names). */
-const consume: OutboxConsumerArgs["consume"] = (message) => [
-    {
-        Update: {
-            TableName: process.env.OUTBOX_INBOX_TABLE_NAME!,
-            Key: { PK: { S: `EFFECT#${message.outboxId}` }, SK: { S: "META" } },
-            UpdateExpression: "ADD applied :one SET orderId = :order",
-            ExpressionAttributeValues: {
-                ":one": { N: "1" },
-                ":order": { N: String((message.payload as { orderId: number }).orderId) },
-            },
-        },
-    },
-];
+/** The user's consumer: one counter per event, and the order's id, in the inbox's own table. */
+const consume = effectCounter("orderId", (payload: { orderId: number }) => payload.orderId);
 
 /**
  * Declare an `OutboxConsumer` on `destinationArn` under the mocks, set the environment it gives its function (and the
@@ -64,62 +44,16 @@ async function serializedConsumer(
     await waitForRPCs();
     const mine = recordedNamed(name);
     const fn = mine.find((r) => r.type === "aws:lambda/function:Function")!;
-    Object.assign(process.env, fn.inputs.environment.variables as Record<string, string>, {
-        AWS_REGION: LOCAL_REGION,
-        AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-        AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-        AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-        AWS_LAMBDA_LOG_LEVEL: "ERROR",
-    });
+    await useConsumerEnvironment(fn.inputs.environment.variables as Record<string, string>);
     return { handler: loadSerialized<InboxHandler>(await entryText(fn)), mine };
-}
-
-/** Write two orders and let the real publisher deliver them to the harness's destination (or `overrides`'). */
-async function publishTwo(h: Harness, overrides: Parameters<Harness["publisher"]>[0]) {
-    const orderIds = [Date.now(), Date.now() + 1];
-    const { messageIds } = await h.writer.write({
-        messages: orderIds.map((orderId) => ({
-            partition: `ORDER#${orderId}`,
-            type: "OrderPlaced",
-            payload: { orderId },
-        })),
-    });
-    assert.deepEqual(await h.publisher(overrides)(await h.streamEvent()), { batchItemFailures: [] });
-    return { orderIds, messageIds };
-}
-
-/** Each order's effect is in the inbox table, applied once. */
-async function assertAppliedOnce(inboxTable: string, orders: { orderIds: number[]; messageIds: string[] }) {
-    const ddb = await dynamoClient();
-    for (let i = 0; i < orders.orderIds.length; i += 1) {
-        const effect = await ddb.send(
-            new GetItemCommand({
-                TableName: inboxTable,
-                Key: { PK: { S: `EFFECT#${orders.messageIds[i]}` }, SK: { S: "META" } },
-                ConsistentRead: true,
-            }),
-        );
-        assert.deepEqual([effect.Item?.applied?.N, effect.Item?.orderId?.N], ["1", String(orders.orderIds[i])]);
-    }
 }
 
 describe("OutboxConsumer's function, as Pulumi serializes it", function () {
     this.timeout(120_000);
-    let fauxqs: LocalFauxqs | undefined;
-    let h: Harness | undefined;
-    let restoreEnvironment: () => void;
-
-    before(() => {
-        restoreEnvironment = preserveEnvironment(LAMBDA_ENVIRONMENT);
-    });
-    after(async () => {
-        restoreEnvironment();
-        await h?.close();
-        await fauxqs?.stop();
-    });
+    const world = consumerWorld();
 
     it("loads, and applies each event of an SNS topic once, through a redelivery of the same messages", async () => {
-        fauxqs = await startFauxqs();
+        const fauxqs = await world.fauxqs();
         const topicArn = await fauxqs.createTopic(`consumer-serialized-${Date.now()}`);
         const ddb = await dynamoClient();
         const inboxTable = await createConsumerTable(ddb, "consumer-serialized");
@@ -141,13 +75,7 @@ describe("OutboxConsumer's function, as Pulumi serializes it", function () {
         });
 
         // The function's environment as the component set it, and the SDK's own variables for DynamoDB Local.
-        Object.assign(process.env, environment, {
-            AWS_REGION: LOCAL_REGION,
-            AWS_ACCESS_KEY_ID: LOCAL_CREDENTIALS.accessKeyId,
-            AWS_SECRET_ACCESS_KEY: LOCAL_CREDENTIALS.secretAccessKey,
-            AWS_ENDPOINT_URL_DYNAMODB: await dynamoEndpoint(),
-            AWS_LAMBDA_LOG_LEVEL: "ERROR",
-        });
+        await useConsumerEnvironment(environment);
         const text = await entryText(fn);
         assert.match(text, /OUTBOX_INBOX_CONSUMER/, "the runtime's factory travels by value");
         assert.doesNotMatch(text, /require\("@pulumi\//, "nothing of Pulumi is loaded in Lambda");
@@ -155,76 +83,33 @@ describe("OutboxConsumer's function, as Pulumi serializes it", function () {
         assert.equal(typeof handler, "function");
 
         // The real publisher, from the outbox table's stream to the topic.
-        h = await createHarness();
+        const h = await world.harness();
         const dlq = await fauxqs.createQueue(`consumer-serialized-dlq-${Date.now()}`);
-        const orderIds = [Date.now(), Date.now() + 1];
-        const { messageIds } = await h.writer.write({
-            messages: orderIds.map((orderId) => ({
-                partition: `ORDER#${orderId}`,
-                type: "OrderPlaced",
-                payload: { orderId },
-            })),
-        });
-        const publisher = h.publisher({ sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
-        assert.deepEqual(await publisher(await h.streamEvent()), { batchItemFailures: [] });
+        const orders = await publishOrders(h, { sns: fauxqs.sns, sqs: fauxqs.sqs, topicArn, dlqUrl: dlq.queueUrl });
 
         // First delivery: applied; its answer is lost, so nothing is deleted and SQS hands the messages out again.
-        const first = await receiveEvent(fauxqs.sqs, queue);
-        assert.equal(first.Records.length, 2, "both records reached the queue");
-        assert.deepEqual(await handler(first), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, first, undefined);
-        const again = await receiveEvent(fauxqs.sqs, queue);
-        assert.deepEqual(
-            again.Records.map((r) => r.messageId).sort(),
-            first.Records.map((r) => r.messageId).sort(),
-            "the same messages, redelivered",
-        );
-        assert.ok(again.Records.every((r) => r.attributes?.ApproximateReceiveCount === "2"));
-        assert.deepEqual(await handler(again), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, again, { batchItemFailures: [] });
-
-        for (let i = 0; i < 2; i += 1) {
-            const effect = await ddb.send(
-                new GetItemCommand({
-                    TableName: inboxTable,
-                    Key: { PK: { S: `EFFECT#${messageIds[i]}` }, SK: { S: "META" } },
-                    ConsistentRead: true,
-                }),
-            );
-            assert.deepEqual([effect.Item?.applied?.N, effect.Item?.orderId?.N], ["1", String(orderIds[i])]);
-        }
+        await applyThroughRedelivery(fauxqs.sqs, queue, handler, 2);
+        await assertAppliedOnce(inboxTable, orders);
         assert.equal((await receiveEvent(fauxqs.sqs, queue)).Records.length, 0, "the queue is empty");
     });
 
     it("from the outbox's own SQS queue: the queue read as it is, each event applied once through a redelivery", async () => {
-        fauxqs ??= await startFauxqs();
+        const fauxqs = await world.fauxqs();
         const queue = await fauxqs.createQueue(`consumer-serialized-own-${Date.now()}`);
         const inboxTable = await createConsumerTable(await dynamoClient(), "consumer-serialized-sqs");
         const { handler, mine } = await serializedConsumer("cserialq", queue.queueArn, inboxTable);
         const mapping = mine.find((r) => r.type === "aws:lambda/eventSourceMapping:EventSourceMapping")!;
         assert.equal(mapping.inputs.eventSourceArn, queue.queueArn, "the mapping reads the outbox's queue itself");
 
-        await h?.close();
-        h = await createHarness({ destination: "sqs" });
+        const h = await world.harness({ destination: "sqs" });
         const dlq = await fauxqs.createQueue(`consumer-serialized-own-dlq-${Date.now()}`);
-        const orders = await publishTwo(h, { sqs: fauxqs.sqs, queueArn: queue.queueArn, dlqUrl: dlq.queueUrl });
-        const first = await receiveEvent(fauxqs.sqs, queue);
-        assert.equal(first.Records.length, 2);
-        assert.deepEqual(await handler(first), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, first, undefined);
-        const again = await receiveEvent(fauxqs.sqs, queue);
-        assert.ok(
-            again.Records.every((r) => r.attributes?.ApproximateReceiveCount === "2"),
-            "redelivered",
-        );
-        assert.deepEqual(await handler(again), { batchItemFailures: [] });
-        await settle(fauxqs.sqs, queue, again, { batchItemFailures: [] });
+        const orders = await publishOrders(h, { sqs: fauxqs.sqs, queueArn: queue.queueArn, dlqUrl: dlq.queueUrl });
+        await applyThroughRedelivery(fauxqs.sqs, queue, handler, 2);
         await assertAppliedOnce(inboxTable, orders);
     });
 
     it("from an EventBridge bus, through a rule's SQS target (the fault server's stand-in), each event applied once when handed twice", async () => {
-        await h?.close();
-        h = await createHarness({ destination: "eventbridge" });
+        const h = await world.harness({ destination: "eventbridge" });
         const inboxTable = await createConsumerTable(await dynamoClient(), "consumer-serialized-bus");
         const { handler, mine } = await serializedConsumer("cserialb", h.destinationArn, inboxTable);
         const rule = mine.find((r) => r.type === "aws:cloudwatch/eventRule:EventRule")!;
@@ -233,7 +118,7 @@ describe("OutboxConsumer's function, as Pulumi serializes it", function () {
         // The stand-in routes every event of the bus to the queue; the rule's pattern matches every outbox event.
         const queueUrl = h.server.createQueue("cserialb-target");
         h.server.routeBusToQueue(h.destinationArn, "cserialb-target");
-        const orders = await publishTwo(h, { eventSource: "com.example.orders" });
+        const orders = await publishOrders(h, { eventSource: "com.example.orders" });
         const event = await receiveEvent(h.sqs, { queueUrl, queueArn: h.server.queueArn(queueUrl) });
         assert.equal(event.Records.length, 2);
         assert.deepEqual(JSON.parse(rule.inputs.eventPattern as string), {

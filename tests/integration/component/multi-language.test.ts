@@ -1,30 +1,18 @@
 import * as assert from "node:assert/strict";
-import * as path from "node:path";
 import { OUTBOX_TYPE, Outbox } from "../../../components/outbox";
 import { TRANSFORM_KEYS } from "../../../components/transform";
+import { analyzeComponents, assertExpressionInputs, enumValues, typeToken } from "../../support/component-schema";
 
 describe("Outbox as a multi-language component", () => {
     it("has the type token component hosting validates: <package name>:index:<class name>", () => {
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- JSON by a computed path
-        const pkg = require(path.join(__dirname, "..", "..", "..", "package.json"));
-        assert.equal(OUTBOX_TYPE, `${pkg.name}:index:${Outbox.name}`);
+        assert.equal(OUTBOX_TYPE, typeToken(Outbox.name));
     });
 
     it("passes Pulumi's component schema analyzer: args and outputs other languages can use", function () {
         this.timeout(120000);
-        // Experimental API of @pulumi/pulumi (what `pulumi package add` runs to generate other languages' SDKs).
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        const { Analyzer } = require("@pulumi/pulumi/provider/experimental/analyzer");
-        const root = path.join(__dirname, "..", "..", "..");
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- JSON by a computed path
-        const pkg = require(path.join(root, "package.json"));
-        const { components, typeDefinitions } = new Analyzer(
-            root,
-            "dynamodb-outbox",
-            pkg,
-            new Set(["Outbox"]),
-        ).analyze();
-        const outbox = components.Outbox;
+        const schema = analyzeComponents("Outbox");
+        const { typeDefinitions } = schema;
+        const outbox = schema.components.Outbox;
         assert.ok(outbox, "the analyzer found the Outbox component");
         assert.deepEqual(Object.keys(outbox.outputs).sort(), [
             "alarmArns",
@@ -51,25 +39,20 @@ describe("Outbox as a multi-language component", () => {
         assert.equal(outbox.outputs.payloadBucketName.type, "string");
         // The destinations: each ARN an Input other languages pass as a string; topicArn, undefined but for SNS,
         // stays a string output as payloadBucketName does.
-        for (const input of ["topicArn", "queueArn", "eventBusArn", "eventSource", "destinationKmsKeyArn"]) {
-            assert.equal(outbox.inputs[input]?.type, "string", input);
-            assert.notEqual(outbox.inputs[input].plain, true, `${input} takes an expression`);
-        }
+        assertExpressionInputs(
+            outbox,
+            ["topicArn", "queueArn", "eventBusArn", "eventSource", "destinationKmsKeyArn"],
+            "string",
+        );
         assert.equal(outbox.outputs.destinationArn.type, "string");
         assert.equal(outbox.outputs.topicArn.type, "string");
         assert.ok(outbox.inputs.alarmThresholds, "alarmThresholds is an input");
         assert.ok(outbox.inputs.alarmActions, "alarmActions is an input");
         // The choices are enums other languages can name; a plain arg is `plain`, an Input arg takes an expression.
         assert.equal(outbox.inputs.billingMode.$ref, "#/types/dynamodb-outbox:index:OutboxBillingMode");
-        assert.deepEqual(
-            typeDefinitions.OutboxBillingMode.enum.map((e: { value: string }) => e.value),
-            ["PAY_PER_REQUEST", "PROVISIONED"],
-        );
+        assert.deepEqual(enumValues(schema, "OutboxBillingMode"), ["PAY_PER_REQUEST", "PROVISIONED"]);
         assert.equal(outbox.inputs.logLevel.$ref, "#/types/dynamodb-outbox:index:OutboxLogLevel");
-        assert.deepEqual(
-            typeDefinitions.OutboxLogLevel.enum.map((e: { value: string }) => e.value),
-            ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"],
-        );
+        assert.deepEqual(enumValues(schema, "OutboxLogLevel"), ["TRACE", "DEBUG", "INFO", "WARN", "ERROR", "FATAL"]);
         const plain = Object.keys(outbox.inputs)
             .filter((k) => outbox.inputs[k].plain === true)
             .sort();
@@ -119,14 +102,8 @@ describe("Outbox as a multi-language component", () => {
             "rangeKey",
             "rangeKeyType",
         ]);
-        assert.deepEqual(
-            typeDefinitions.OutboxAttributeType.enum.map((e: { value: string }) => e.value),
-            ["S", "N", "B"],
-        );
-        assert.deepEqual(
-            typeDefinitions.OutboxProjectionType.enum.map((e: { value: string }) => e.value),
-            ["ALL", "KEYS_ONLY", "INCLUDE"],
-        );
+        assert.deepEqual(enumValues(schema, "OutboxAttributeType"), ["S", "N", "B"]);
+        assert.deepEqual(enumValues(schema, "OutboxProjectionType"), ["ALL", "KEYS_ONLY", "INCLUDE"]);
         assert.equal(outbox.inputs.transform.$ref, "#/types/dynamodb-outbox:index:OutboxTransforms");
         const transformKeys = typeDefinitions.OutboxTransforms.properties;
         assert.deepEqual(Object.keys(transformKeys).sort(), [...TRANSFORM_KEYS].sort());

@@ -15,6 +15,7 @@ import { ENV } from "../../../runtime/config";
 import type { InboxHandler, LambdaSqsEvent } from "../../../runtime";
 import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 import { waitForRPCs } from "../../support/component-harness";
+import { publishOrders } from "../../support/consumer-function";
 import { ensureTable, localDynamoDbModule } from "../../support/docs-examples";
 import { dynamoClient } from "../../support/dynamodb";
 import { recorded, unwrap } from "../../support/pulumi-mocks";
@@ -141,22 +142,8 @@ describe("docs/consumers.md's examples", function () {
             await fauxqs?.stop();
         });
 
-        /** Write two orders, one tenant's, and let the publisher deliver them with the config's destination. */
-        async function publishOrders(harness: Harness, overrides: Parameters<Harness["config"]>[0]) {
-            const orderIds = [Date.now(), Date.now() + 1];
-            const { messageIds } = await harness.writer.write({
-                messages: orderIds.map((orderId) => ({
-                    partition: `ORDER#${orderId}`,
-                    type: "OrderPlaced",
-                    payload: { orderId, total: 42 },
-                    headers: { tenant: "acme" },
-                })),
-            });
-            assert.deepEqual(await harness.publisher(overrides)(await harness.streamEvent()), {
-                batchItemFailures: [],
-            });
-            return { orderIds, messageIds };
-        }
+        /** Each order with a total and one tenant's header, as the page's consumer reads them. */
+        const ONE_TENANTS = { payload: { total: 42 }, headers: { tenant: "acme" } };
 
         /** Hand what the queue holds to the handler twice; each invoice is written once, by its outbox id. */
         async function consume(sqs: SQSClient, queue: Queue, orders: { orderIds: number[]; messageIds: string[] }) {
@@ -184,12 +171,16 @@ describe("docs/consumers.md's examples", function () {
             const queue = await fauxqs.createQueue(`consumers-doc-sns-${Date.now()}`);
             await fauxqs.subscribe(topicArn, queue.queueArn, { rawMessageDelivery: true });
             const dlq = await fauxqs.createQueue(`consumers-doc-dlq-${Date.now()}`);
-            const orders = await publishOrders(h, {
-                sns: fauxqs.sns,
-                sqs: fauxqs.sqs,
-                topicArn,
-                dlqUrl: dlq.queueUrl,
-            });
+            const orders = await publishOrders(
+                h,
+                {
+                    sns: fauxqs.sns,
+                    sqs: fauxqs.sqs,
+                    topicArn,
+                    dlqUrl: dlq.queueUrl,
+                },
+                ONE_TENANTS,
+            );
             const event = await consume(fauxqs.sqs, queue, orders);
             assert.deepEqual(
                 event.Records.map((r) => r.messageAttributes?.["outbox.id"]?.stringValue).sort(),
@@ -205,12 +196,16 @@ describe("docs/consumers.md's examples", function () {
                 ContentBasedDeduplication: "false",
             });
             const dlq = await fauxqs.createQueue(`consumers-doc-dlq-${Date.now()}`);
-            const orders = await publishOrders(h, {
-                sqs: fauxqs.sqs,
-                queueArn: queue.queueArn,
-                dlqUrl: dlq.queueUrl,
-                fifo: true,
-            });
+            const orders = await publishOrders(
+                h,
+                {
+                    sqs: fauxqs.sqs,
+                    queueArn: queue.queueArn,
+                    dlqUrl: dlq.queueUrl,
+                    fifo: true,
+                },
+                ONE_TENANTS,
+            );
             await consume(fauxqs.sqs, queue, orders);
         });
 
@@ -218,7 +213,7 @@ describe("docs/consumers.md's examples", function () {
             h = await createHarness({ destination: "eventbridge" });
             const queueUrl = h.server.createQueue("billing-rule-target");
             h.server.routeBusToQueue(h.destinationArn, "billing-rule-target");
-            const orders = await publishOrders(h, { eventSource: "com.example.orders" });
+            const orders = await publishOrders(h, { eventSource: "com.example.orders" }, ONE_TENANTS);
             const event = await consume(h.sqs, { queueUrl, queueArn: h.server.queueArn(queueUrl) }, orders);
             const envelope = JSON.parse(event.Records[0]!.body) as Record<string, unknown>;
             assert.deepEqual([envelope.source, envelope["detail-type"]], ["com.example.orders", "OrderPlaced"]);

@@ -7,7 +7,6 @@ import assert from "node:assert/strict";
 import {
     AccessDeniedException,
     DescribeEventBusCommand,
-    EventBridgeClient,
     EventBridgeServiceException,
     InternalException,
     PutEventsCommand,
@@ -15,9 +14,8 @@ import {
     ThrottlingException,
     type PutEventsRequestEntry,
 } from "@aws-sdk/client-eventbridge";
-import { ReceiveMessageCommand, SQSClient } from "@aws-sdk/client-sqs";
-import { startAwsFaultServer, type AwsFaultServer } from "../../../dev/emulators/aws-fault-server";
-import { localClientConfig } from "../../support/local-aws-client";
+import { ReceiveMessageCommand } from "@aws-sdk/client-sqs";
+import { faultServerEach } from "../../support/fault-server";
 
 const MiB = 1_048_576;
 
@@ -29,26 +27,12 @@ const event = (i: number, extra: Partial<PutEventsRequestEntry> = {}): PutEvents
 });
 
 describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", () => {
-    let server: AwsFaultServer;
-    let events: EventBridgeClient;
-    let sqs: SQSClient;
-
-    beforeEach(async () => {
-        server = await startAwsFaultServer({ seed: 7 });
-        const config = localClientConfig(server.endpoint);
-        events = new EventBridgeClient(config);
-        sqs = new SQSClient(config);
-    });
-    afterEach(async () => {
-        events.destroy();
-        sqs.destroy();
-        await server.stop();
-    });
+    const each = faultServerEach();
 
     it("accepts events on the default bus and a created one (by name or ARN), EventIds aligned with the entries", async () => {
-        const arn = server.createEventBus("orders");
+        const arn = each.server.createEventBus("orders");
         assert.equal(arn, "arn:aws:events:us-east-1:000000000000:event-bus/orders");
-        const out = await events.send(
+        const out = await each.events.send(
             new PutEventsCommand({
                 Entries: [event(0), event(1, { EventBusName: "orders" }), event(2, { EventBusName: arn })],
             }),
@@ -56,7 +40,7 @@ describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", ()
         assert.equal(out.FailedEntryCount, 0);
         const ids = out.Entries?.map((e) => e.EventId) ?? [];
         assert.equal(new Set(ids).size, 3);
-        assert.deepEqual(server.busEvents("default"), [
+        assert.deepEqual(each.server.busEvents("default"), [
             {
                 service: "events",
                 destination: "arn:aws:events:us-east-1:000000000000:event-bus/default",
@@ -72,18 +56,18 @@ describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", ()
             },
         ]);
         assert.deepEqual(
-            server.busEvents(arn).map((m) => [m.messageId, m.body, m.destinationName]),
+            each.server.busEvents(arn).map((m) => [m.messageId, m.body, m.destinationName]),
             [
                 [ids[1], '{"orderId":1}', "orders"],
                 [ids[2], '{"orderId":2}', "orders"],
             ],
         );
-        assert.deepEqual(server.busEvents("orders"), server.busEvents(arn));
-        assert.deepEqual(server.calls(), [{ callNumber: 1, action: "PutEvents", entries: 3, outcome: "ok" }]);
+        assert.deepEqual(each.server.busEvents("orders"), each.server.busEvents(arn));
+        assert.deepEqual(each.server.calls(), [{ callNumber: 1, action: "PutEvents", entries: 3, outcome: "ok" }]);
     });
 
     it("an entry fault in the middle fails that entry alone: FailedEntryCount, ErrorCode at its position", async () => {
-        server.setFaults({
+        each.server.setFaults({
             entries: [
                 { when: () => true, code: "NotForPutEvents" },
                 { actions: ["PutEvents"], when: (e) => e.index === 1 },
@@ -95,20 +79,20 @@ describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", ()
                 },
             ],
         });
-        const out = await events.send(new PutEventsCommand({ Entries: [0, 1, 2, 3].map((i) => event(i)) }));
+        const out = await each.events.send(new PutEventsCommand({ Entries: [0, 1, 2, 3].map((i) => event(i)) }));
         assert.equal(out.FailedEntryCount, 2);
         assert.deepEqual(
             out.Entries?.map((e) => (e.EventId === undefined ? [e.ErrorCode, e.ErrorMessage] : "ok")),
             ["ok", ["InternalFailure", "injected failure"], "ok", ["ThrottlingException", "slow"]],
         );
         assert.deepEqual(
-            server.busEvents("default").map((m) => [m.messageId, m.body]),
+            each.server.busEvents("default").map((m) => [m.messageId, m.body]),
             [
                 [out.Entries?.[0]?.EventId, '{"orderId":0}'],
                 [out.Entries?.[2]?.EventId, '{"orderId":2}'],
             ],
         );
-        assert.equal(server.calls().at(-1)?.outcome, "partial");
+        assert.equal(each.server.calls().at(-1)?.outcome, "partial");
     });
 
     describe("validates entries as EventBridge does: the bad entry fails, the others go on (HTTP 200)", () => {
@@ -127,22 +111,22 @@ describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", ()
         ];
         for (const [name, bad, code] of cases) {
             it(name, async () => {
-                const out = await events.send(new PutEventsCommand({ Entries: [event(0), bad, event(2)] }));
+                const out = await each.events.send(new PutEventsCommand({ Entries: [event(0), bad, event(2)] }));
                 assert.equal(out.FailedEntryCount, 1);
                 assert.ok(out.Entries?.[0]?.EventId && out.Entries?.[2]?.EventId);
                 assert.equal(out.Entries?.[1]?.ErrorCode, code);
                 assert.equal(out.Entries?.[1]?.EventId, undefined);
-                assert.equal(server.busEvents("default").length, 2);
+                assert.equal(each.server.busEvents("default").length, 2);
             });
         }
         it("the longest Source (256) and DetailType (128) pass", async () => {
-            const out = await events.send(
+            const out = await each.events.send(
                 new PutEventsCommand({ Entries: [event(0, { Source: "s".repeat(256), DetailType: "t".repeat(128) })] }),
             );
             assert.equal(out.FailedEntryCount, 0);
         });
         it("a request in which no entry has Source, DetailType and Detail fails every entry, still HTTP 200", async () => {
-            const out = await events.send(
+            const out = await each.events.send(
                 new PutEventsCommand({ Entries: [{ Source: "s", DetailType: "T" }, { Detail: "{}" }] }),
             );
             assert.equal(out.FailedEntryCount, 2);
@@ -181,27 +165,29 @@ describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", ()
         for (const [name, entries] of cases) {
             it(name, async () => {
                 await assert.rejects(
-                    events.send(new PutEventsCommand({ Entries: entries() })),
+                    each.events.send(new PutEventsCommand({ Entries: entries() })),
                     (err: unknown) =>
                         err instanceof EventBridgeServiceException &&
                         err.name === "ValidationException" &&
                         err.$metadata.httpStatusCode === 400,
                 );
-                assert.equal(server.messages().length, 0);
+                assert.equal(each.server.messages().length, 0);
             });
         }
         it("accepts 1 MB exactly, Time and resources counted", async () => {
-            const out = await events.send(new PutEventsCommand({ Entries: [event(0), sized(MiB - EVENT_SIZE, true)] }));
+            const out = await each.events.send(
+                new PutEventsCommand({ Entries: [event(0), sized(MiB - EVENT_SIZE, true)] }),
+            );
             assert.equal(out.FailedEntryCount, 0);
-            const alone = await events.send(new PutEventsCommand({ Entries: [sized(MiB - 13)] }));
+            const alone = await each.events.send(new PutEventsCommand({ Entries: [sized(MiB - 13)] }));
             assert.equal(alone.FailedEntryCount, 0);
         });
     });
 
     it("an unknown bus: the entry is accepted with an EventId and dropped, as AWS does", async () => {
-        const queueUrl = server.createQueue("watch");
-        server.routeBusToQueue("default", "watch");
-        const out = await events.send(
+        const queueUrl = each.server.createQueue("watch");
+        each.server.routeBusToQueue("default", "watch");
+        const out = await each.events.send(
             new PutEventsCommand({
                 Entries: [
                     event(0, { EventBusName: "nope" }),
@@ -211,19 +197,21 @@ describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", ()
         );
         assert.equal(out.FailedEntryCount, 0);
         assert.ok(out.Entries?.every((e) => typeof e.EventId === "string"));
-        assert.deepEqual(server.messages(), [], "not recorded on any bus, not routed");
-        assert.deepEqual(server.queueMessages(queueUrl), []);
+        assert.deepEqual(each.server.messages(), [], "not recorded on any bus, not routed");
+        assert.deepEqual(each.server.queueMessages(queueUrl), []);
     });
 
     it("DescribeEventBus answers a bus by name or ARN, and ResourceNotFoundException for one that does not exist", async () => {
-        const arn = server.createEventBus("orders");
+        const arn = each.server.createEventBus("orders");
         for (const name of ["orders", arn]) {
-            const out = await events.send(new DescribeEventBusCommand({ Name: name }));
+            const out = await each.events.send(new DescribeEventBusCommand({ Name: name }));
             assert.deepEqual([out.Name, out.Arn], ["orders", arn], name);
         }
-        assert.equal((await events.send(new DescribeEventBusCommand({}))).Name, "default");
+        assert.equal((await each.events.send(new DescribeEventBusCommand({}))).Name, "default");
         await assert.rejects(
-            events.send(new DescribeEventBusCommand({ Name: "arn:aws:events:us-east-1:000000000000:event-bus/gone" })),
+            each.events.send(
+                new DescribeEventBusCommand({ Name: "arn:aws:events:us-east-1:000000000000:event-bus/gone" }),
+            ),
             (err: unknown) => err instanceof ResourceNotFoundException && /gone does not exist/.test(err.message),
         );
     });
@@ -237,37 +225,37 @@ describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", ()
         ];
         for (const [code, status, check] of cases) {
             it(`${code} (${status})`, async () => {
-                server.setFaults({ calls: [{ kind: "Error", code, status, actions: ["PutEvents"], times: 1 }] });
+                each.server.setFaults({ calls: [{ kind: "Error", code, status, actions: ["PutEvents"], times: 1 }] });
                 await assert.rejects(
-                    events.send(new PutEventsCommand({ Entries: [event(0)] })),
+                    each.events.send(new PutEventsCommand({ Entries: [event(0)] })),
                     (err: unknown) =>
                         check(err) &&
                         (err as EventBridgeServiceException).name === code &&
                         (err as EventBridgeServiceException).$metadata.httpStatusCode === status,
                 );
-                assert.equal(server.busEvents("default").length, 0, "nothing accepted");
-                assert.equal(server.calls().at(-1)?.outcome, code);
-                await events.send(new PutEventsCommand({ Entries: [event(1)] }));
-                assert.equal(server.busEvents("default").length, 1, "times: 1 fired once");
+                assert.equal(each.server.busEvents("default").length, 0, "nothing accepted");
+                assert.equal(each.server.calls().at(-1)?.outcome, code);
+                await each.events.send(new PutEventsCommand({ Entries: [event(1)] }));
+                assert.equal(each.server.busEvents("default").length, 1, "times: 1 fired once");
             });
         }
         it("a rule without PutEvents in its actions leaves PutEvents alone; a named kind answers in JSON 1.1", async () => {
-            server.setFaults({ calls: [{ kind: "Error", code: "ThrottlingException", status: 400 }] });
-            await events.send(new PutEventsCommand({ Entries: [event(0)] }));
-            server.setFaults({ calls: [{ kind: "InternalError", actions: ["PutEvents"] }] });
+            each.server.setFaults({ calls: [{ kind: "Error", code: "ThrottlingException", status: 400 }] });
+            await each.events.send(new PutEventsCommand({ Entries: [event(0)] }));
+            each.server.setFaults({ calls: [{ kind: "InternalError", actions: ["PutEvents"] }] });
             await assert.rejects(
-                events.send(new PutEventsCommand({ Entries: [event(1)] })),
+                each.events.send(new PutEventsCommand({ Entries: [event(1)] })),
                 (err: unknown) => err instanceof EventBridgeServiceException && err.name === "InternalError",
             );
-            assert.equal(server.busEvents("default").length, 1);
+            assert.equal(each.server.busEvents("default").length, 1);
         });
         it("accept then reset: the event is recorded unacknowledged, routed copy included", async () => {
-            server.createQueue("copies");
-            server.routeBusToQueue("default", "copies");
-            server.setFaults({ calls: [{ kind: "AcceptThenReset", actions: ["PutEvents"], times: 1 }] });
-            await assert.rejects(events.send(new PutEventsCommand({ Entries: [event(0)] })));
+            each.server.createQueue("copies");
+            each.server.routeBusToQueue("default", "copies");
+            each.server.setFaults({ calls: [{ kind: "AcceptThenReset", actions: ["PutEvents"], times: 1 }] });
+            await assert.rejects(each.events.send(new PutEventsCommand({ Entries: [event(0)] })));
             assert.deepEqual(
-                server.messages().map((m) => [m.service, m.destinationName, m.acknowledged]),
+                each.server.messages().map((m) => [m.service, m.destinationName, m.acknowledged]),
                 [
                     ["events", "default", false],
                     ["sqs", "copies", false],
@@ -278,11 +266,11 @@ describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", ()
 
     describe("routing a bus to a queue", () => {
         it("enqueues each accepted event as its envelope, the detail parsed equal to what was put", async () => {
-            const busArn = server.createEventBus("orders");
-            const queueUrl = server.createQueue("orders-consumer");
-            server.routeBusToQueue(busArn, "orders-consumer");
+            const busArn = each.server.createEventBus("orders");
+            const queueUrl = each.server.createQueue("orders-consumer");
+            each.server.routeBusToQueue(busArn, "orders-consumer");
             const detail = { orderId: 7, lines: [{ sku: "a", qty: 2 }], note: "é\u{1F600}", big: 1 };
-            const out = await events.send(
+            const out = await each.events.send(
                 new PutEventsCommand({
                     Entries: [
                         event(0, { EventBusName: "orders", Detail: JSON.stringify(detail) }),
@@ -297,7 +285,7 @@ describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", ()
                 }),
             );
             assert.equal(out.FailedEntryCount, 1);
-            const received = await sqs.send(
+            const received = await each.sqs.send(
                 new ReceiveMessageCommand({
                     QueueUrl: queueUrl,
                     MaxNumberOfMessages: 10,
@@ -332,30 +320,30 @@ describe("AWS fault server: EventBridge PutEvents, through the real AWS SDK", ()
             assert.equal(second?.time, "2026-12-02T05:04:15Z");
             assert.deepEqual(second?.resources, ["arn:aws:s3:::bucket"]);
             assert.deepEqual(
-                server.queueMessages(queueUrl).map((m) => [m.service, m.action, m.body]),
+                each.server.queueMessages(queueUrl).map((m) => [m.service, m.action, m.body]),
                 (received.Messages ?? []).map((m) => ["sqs", "PutEvents", m.Body]),
             );
         });
 
         it("refuses an unknown bus or queue, or a FIFO queue", () => {
-            server.createQueue("q");
-            server.createQueue("q.fifo");
-            assert.throws(() => server.routeBusToQueue("nope", "q"), /no event bus nope/);
-            assert.throws(() => server.routeBusToQueue("default", "nope"), /no queue nope/);
-            assert.throws(() => server.routeBusToQueue("default", "q.fifo"), /FIFO/);
+            each.server.createQueue("q");
+            each.server.createQueue("q.fifo");
+            assert.throws(() => each.server.routeBusToQueue("nope", "q"), /no event bus nope/);
+            assert.throws(() => each.server.routeBusToQueue("default", "nope"), /no queue nope/);
+            assert.throws(() => each.server.routeBusToQueue("default", "q.fifo"), /FIFO/);
         });
 
         it("reset() forgets bus events and routed copies, and keeps the bus and the route", async () => {
-            const queueUrl = server.createQueue("q");
-            server.routeBusToQueue("default", "q");
-            await events.send(new PutEventsCommand({ Entries: [event(0)] }));
-            server.reset();
-            assert.deepEqual(server.messages(), []);
-            const none = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl }));
+            const queueUrl = each.server.createQueue("q");
+            each.server.routeBusToQueue("default", "q");
+            await each.events.send(new PutEventsCommand({ Entries: [event(0)] }));
+            each.server.reset();
+            assert.deepEqual(each.server.messages(), []);
+            const none = await each.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl }));
             assert.equal(none.Messages, undefined);
-            await events.send(new PutEventsCommand({ Entries: [event(1)] }));
-            assert.equal(server.busEvents("default").length, 1);
-            assert.equal(server.queueMessages("q").length, 1);
+            await each.events.send(new PutEventsCommand({ Entries: [event(1)] }));
+            assert.equal(each.server.busEvents("default").length, 1);
+            assert.equal(each.server.queueMessages("q").length, 1);
         });
     });
 });

@@ -19,13 +19,11 @@ import {
     RequestThrottled,
     SendMessageBatchCommand,
     SendMessageCommand,
-    SQSClient,
     SQSServiceException,
     TooManyEntriesInBatchRequest,
     type SendMessageBatchRequestEntry,
 } from "@aws-sdk/client-sqs";
-import { startAwsFaultServer, type AwsFaultServer } from "../../../dev/emulators/aws-fault-server";
-import { localClientConfig } from "../../support/local-aws-client";
+import { faultServerEach } from "../../support/fault-server";
 
 const MiB = 1_048_576;
 
@@ -33,39 +31,32 @@ const batch = (n: number, prefix = "m"): SendMessageBatchRequestEntry[] =>
     Array.from({ length: n }, (_, i) => ({ Id: `e${i}`, MessageBody: `${prefix}${i}` }));
 
 describe("AWS fault server: SQS as a destination, through the real AWS SDK", () => {
-    let server: AwsFaultServer;
-    let sqs: SQSClient;
+    const each = faultServerEach();
     let queueUrl: string;
 
     beforeEach(async () => {
-        server = await startAwsFaultServer({ seed: 7 });
-        sqs = new SQSClient(localClientConfig(server.endpoint));
-        queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: "orders" }))).QueueUrl as string;
-    });
-    afterEach(async () => {
-        sqs.destroy();
-        await server.stop();
+        queueUrl = (await each.sqs.send(new CreateQueueCommand({ QueueName: "orders" }))).QueueUrl as string;
     });
 
     it("finds a queue by the AWS-form URL a publisher derives from its ARN, whatever the host", async () => {
-        const arn = server.queueArn("orders");
+        const arn = each.server.queueArn("orders");
         assert.equal(arn, "arn:aws:sqs:us-east-1:000000000000:orders");
-        await sqs.send(
+        await each.sqs.send(
             new SendMessageCommand({
                 QueueUrl: "https://sqs.us-east-1.amazonaws.com/000000000000/orders",
                 MessageBody: "by-arn",
             }),
         );
         assert.deepEqual(
-            server.queueMessages(queueUrl).map((m) => m.body),
+            each.server.queueMessages(queueUrl).map((m) => m.body),
             ["by-arn"],
         );
-        assert.throws(() => server.queueArn("nope"), /the AWS fault server has no queue nope/);
+        assert.throws(() => each.server.queueArn("nope"), /the AWS fault server has no queue nope/);
     });
 
     describe("SendMessageBatch", () => {
         it("an entry fault in the middle comes back in Failed[] with Id, Code, SenderFault; the others are accepted", async () => {
-            server.setFaults({
+            each.server.setFaults({
                 entries: [
                     { actions: ["SendMessageBatch"], when: (e) => e.id === "e2", code: "InternalError" },
                     {
@@ -77,7 +68,7 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
                     },
                 ],
             });
-            const out = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(5) }));
+            const out = await each.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(5) }));
             assert.deepEqual(
                 out.Successful?.map((s) => s.Id),
                 ["e0", "e1", "e4"],
@@ -88,10 +79,10 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
                 { Id: "e3", SenderFault: true, Code: "KMS.ThrottlingException", Message: "slow down" },
             ]);
             assert.deepEqual(
-                server.queueMessages("orders").map((m) => [m.body, m.messageId, m.action]),
+                each.server.queueMessages("orders").map((m) => [m.body, m.messageId, m.action]),
                 out.Successful?.map((s, i) => [["m0", "m1", "m4"][i], s.MessageId, "SendMessageBatch"]),
             );
-            assert.deepEqual(server.calls().at(-1), {
+            assert.deepEqual(each.server.calls().at(-1), {
                 callNumber: 2,
                 action: "SendMessageBatch",
                 entries: 5,
@@ -100,15 +91,15 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
         });
 
         it("entry rules without actions stay PublishBatch's: SendMessageBatch and SendMessage are untouched", async () => {
-            server.setFaults({ entries: [{ code: "InternalError" }] });
-            const out = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(3) }));
+            each.server.setFaults({ entries: [{ code: "InternalError" }] });
+            const out = await each.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(3) }));
             assert.equal(out.Successful?.length, 3);
             assert.deepEqual(out.Failed ?? [], []);
-            await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: "single" }));
-            server.setFaults({ entries: [{ actions: ["SendMessageBatch"], code: "InternalError" }] });
-            await sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: "single again" }));
+            await each.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: "single" }));
+            each.server.setFaults({ entries: [{ actions: ["SendMessageBatch"], code: "InternalError" }] });
+            await each.sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: "single again" }));
             assert.deepEqual(
-                server.queueMessages(queueUrl).map((m) => m.body),
+                each.server.queueMessages(queueUrl).map((m) => m.body),
                 ["m0", "m1", "m2", "single", "single again"],
             );
         });
@@ -124,7 +115,7 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
                 },
                 { Id: "ok2", MessageBody: "tab\t é \u{1F600}" },
             ];
-            const out = await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
+            const out = await each.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries }));
             assert.deepEqual(
                 out.Successful?.map((s) => s.Id),
                 ["ok1", "ok2"],
@@ -137,7 +128,7 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
                 ],
             );
             assert.deepEqual(
-                server.queueMessages(queueUrl).map((m) => m.body),
+                each.server.queueMessages(queueUrl).map((m) => m.body),
                 ["fine", "tab\t é \u{1F600}"],
             );
         });
@@ -177,14 +168,14 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
             for (const [name, entries, check] of cases) {
                 it(name, async () => {
                     await assert.rejects(
-                        sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries() })),
+                        each.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries() })),
                         check,
                     );
-                    assert.equal(server.queueMessages(queueUrl).length, 0);
+                    assert.equal(each.server.queueMessages(queueUrl).length, 0);
                 });
             }
             it("accepts exactly 1 MiB", async () => {
-                const out = await sqs.send(
+                const out = await each.sqs.send(
                     new SendMessageBatchCommand({
                         QueueUrl: queueUrl,
                         Entries: [
@@ -204,24 +195,24 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
 
     describe("FIFO queues", () => {
         let fifoUrl: string;
+        /** SendMessageBatch of `entries` to the FIFO queue. */
+        const sendFifoBatch = (entries: SendMessageBatchRequestEntry[]) =>
+            each.sqs.send(new SendMessageBatchCommand({ QueueUrl: fifoUrl, Entries: entries }));
         beforeEach(async () => {
             fifoUrl = (
-                await sqs.send(new CreateQueueCommand({ QueueName: "orders.fifo", Attributes: { FifoQueue: "true" } }))
+                await each.sqs.send(
+                    new CreateQueueCommand({ QueueName: "orders.fifo", Attributes: { FifoQueue: "true" } }),
+                )
             ).QueueUrl as string;
         });
 
         it("a batch entry without MessageGroupId or MessageDeduplicationId fails alone; a duplicate in 5 minutes is not enqueued again", async () => {
-            const first = await sqs.send(
-                new SendMessageBatchCommand({
-                    QueueUrl: fifoUrl,
-                    Entries: [
-                        { Id: "a", MessageBody: "A", MessageGroupId: "g1", MessageDeduplicationId: "d-a" },
-                        { Id: "noGroup", MessageBody: "N", MessageDeduplicationId: "d-n" },
-                        { Id: "noDedup", MessageBody: "D", MessageGroupId: "g1" },
-                        { Id: "b", MessageBody: "B", MessageGroupId: "g2", MessageDeduplicationId: "d-b" },
-                    ],
-                }),
-            );
+            const first = await sendFifoBatch([
+                { Id: "a", MessageBody: "A", MessageGroupId: "g1", MessageDeduplicationId: "d-a" },
+                { Id: "noGroup", MessageBody: "N", MessageDeduplicationId: "d-n" },
+                { Id: "noDedup", MessageBody: "D", MessageGroupId: "g1" },
+                { Id: "b", MessageBody: "B", MessageGroupId: "g2", MessageDeduplicationId: "d-b" },
+            ]);
             assert.deepEqual(
                 first.Failed?.map((f) => [f.Id, f.Code, f.SenderFault]),
                 [
@@ -231,26 +222,23 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
             );
             const [a, b] = first.Successful ?? [];
             assert.ok(BigInt(b?.SequenceNumber ?? "0") > BigInt(a?.SequenceNumber ?? "0"));
-            const again = await sqs.send(
-                new SendMessageBatchCommand({
-                    QueueUrl: fifoUrl,
-                    Entries: [
-                        { Id: "a2", MessageBody: "A again", MessageGroupId: "g1", MessageDeduplicationId: "d-a" },
-                        { Id: "c", MessageBody: "C", MessageGroupId: "g1", MessageDeduplicationId: "d-c" },
-                    ],
-                }),
-            );
+            const again = await sendFifoBatch([
+                { Id: "a2", MessageBody: "A again", MessageGroupId: "g1", MessageDeduplicationId: "d-a" },
+                { Id: "c", MessageBody: "C", MessageGroupId: "g1", MessageDeduplicationId: "d-c" },
+            ]);
             assert.equal(again.Successful?.[0]?.MessageId, a?.MessageId, "the duplicate gets the first message's id");
             assert.notEqual(again.Successful?.[1]?.MessageId, a?.MessageId);
             assert.deepEqual(
-                server.queueMessages(fifoUrl).map((m) => [m.body, m.messageGroupId, m.messageDeduplicationId]),
+                each.server.queueMessages(fifoUrl).map((m) => [m.body, m.messageGroupId, m.messageDeduplicationId]),
                 [
                     ["A", "g1", "d-a"],
                     ["B", "g2", "d-b"],
                     ["C", "g1", "d-c"],
                 ],
             );
-            const received = await sqs.send(new ReceiveMessageCommand({ QueueUrl: fifoUrl, MaxNumberOfMessages: 10 }));
+            const received = await each.sqs.send(
+                new ReceiveMessageCommand({ QueueUrl: fifoUrl, MaxNumberOfMessages: 10 }),
+            );
             assert.deepEqual(
                 received.Messages?.map((m) => m.Body),
                 ["A", "B", "C"],
@@ -258,27 +246,22 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
         });
 
         it("a group or deduplication id outside 1 to 128 alphanumerics and punctuation fails its entry as SQS answers it; so does a deduplication id on a standard queue", async () => {
-            const out = await sqs.send(
-                new SendMessageBatchCommand({
-                    QueueUrl: fifoUrl,
-                    Entries: [
-                        { Id: "space", MessageBody: "S", MessageGroupId: "ORDER 1001", MessageDeduplicationId: "d-s" },
-                        {
-                            Id: "long",
-                            MessageBody: "L",
-                            MessageGroupId: "g".repeat(129),
-                            MessageDeduplicationId: "d-l",
-                        },
-                        { Id: "dedup", MessageBody: "D", MessageGroupId: "g", MessageDeduplicationId: "d\u00e9" },
-                        {
-                            Id: "edge",
-                            MessageBody: "E",
-                            MessageGroupId: "!~".repeat(64),
-                            MessageDeduplicationId: "d-e",
-                        },
-                    ],
-                }),
-            );
+            const out = await sendFifoBatch([
+                { Id: "space", MessageBody: "S", MessageGroupId: "ORDER 1001", MessageDeduplicationId: "d-s" },
+                {
+                    Id: "long",
+                    MessageBody: "L",
+                    MessageGroupId: "g".repeat(129),
+                    MessageDeduplicationId: "d-l",
+                },
+                { Id: "dedup", MessageBody: "D", MessageGroupId: "g", MessageDeduplicationId: "d\u00e9" },
+                {
+                    Id: "edge",
+                    MessageBody: "E",
+                    MessageGroupId: "!~".repeat(64),
+                    MessageDeduplicationId: "d-e",
+                },
+            ]);
             assert.deepEqual(
                 out.Failed?.map((f) => [f.Id, f.Code, f.SenderFault, f.Message]),
                 [
@@ -307,9 +290,11 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
                 ["edge"],
                 "128 punctuation characters are a valid group id",
             );
-            const standard = (await sqs.send(new CreateQueueCommand({ QueueName: "plain" }))).QueueUrl as string;
+            const standard = (await each.sqs.send(new CreateQueueCommand({ QueueName: "plain" }))).QueueUrl as string;
             await assert.rejects(
-                sqs.send(new SendMessageCommand({ QueueUrl: standard, MessageBody: "x", MessageDeduplicationId: "d" })),
+                each.sqs.send(
+                    new SendMessageCommand({ QueueUrl: standard, MessageBody: "x", MessageDeduplicationId: "d" }),
+                ),
                 (err: unknown) =>
                     err instanceof SQSServiceException &&
                     err.name === "InvalidParameterValue" &&
@@ -319,30 +304,32 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
 
         it("SendMessage without a MessageGroupId is refused whole (MissingParameter)", async () => {
             await assert.rejects(
-                sqs.send(new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: "x", MessageDeduplicationId: "d" })),
+                each.sqs.send(
+                    new SendMessageCommand({ QueueUrl: fifoUrl, MessageBody: "x", MessageDeduplicationId: "d" }),
+                ),
                 (err: unknown) => err instanceof SQSServiceException && err.name === "MissingParameter",
             );
         });
 
         it("content-based deduplication: the body's SHA-256 stands for a missing MessageDeduplicationId", async () => {
             const url = (
-                await sqs.send(
+                await each.sqs.send(
                     new CreateQueueCommand({
                         QueueName: "content.fifo",
                         Attributes: { FifoQueue: "true", ContentBasedDeduplication: "true" },
                     }),
                 )
             ).QueueUrl as string;
-            const one = await sqs.send(
+            const one = await each.sqs.send(
                 new SendMessageCommand({ QueueUrl: url, MessageBody: "same", MessageGroupId: "g" }),
             );
-            const two = await sqs.send(
+            const two = await each.sqs.send(
                 new SendMessageCommand({ QueueUrl: url, MessageBody: "same", MessageGroupId: "g" }),
             );
-            await sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: "other", MessageGroupId: "g" }));
+            await each.sqs.send(new SendMessageCommand({ QueueUrl: url, MessageBody: "other", MessageGroupId: "g" }));
             assert.equal(two.MessageId, one.MessageId);
             assert.deepEqual(
-                server.queueMessages(url).map((m) => m.body),
+                each.server.queueMessages(url).map((m) => m.body),
                 ["same", "other"],
             );
         });
@@ -364,20 +351,22 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
         ];
         for (const [code, status, check] of cases) {
             it(`${code} (${status})`, async () => {
-                server.setFaults({ calls: [{ kind: "Error", code, status, actions: ["SendMessageBatch"], times: 1 }] });
+                each.server.setFaults({
+                    calls: [{ kind: "Error", code, status, actions: ["SendMessageBatch"], times: 1 }],
+                });
                 await assert.rejects(
-                    sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(2) })),
+                    each.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(2) })),
                     (err: unknown) => check(err) && (err as SQSServiceException).$metadata.httpStatusCode === status,
                 );
-                assert.equal(server.queueMessages(queueUrl).length, 0, "nothing accepted");
-                assert.equal(server.calls().at(-1)?.outcome, code);
-                await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(1) }));
-                assert.equal(server.queueMessages(queueUrl).length, 1, "times: 1 fired once");
+                assert.equal(each.server.queueMessages(queueUrl).length, 0, "nothing accepted");
+                assert.equal(each.server.calls().at(-1)?.outcome, code);
+                await each.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(1) }));
+                assert.equal(each.server.queueMessages(queueUrl).length, 1, "times: 1 fired once");
             });
         }
 
         it("on the wire as SQS documents it: the query code in x-amzn-query-error, the shape in __type", async () => {
-            server.setFaults({
+            each.server.setFaults({
                 calls: [
                     {
                         kind: "Error",
@@ -387,7 +376,7 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
                     },
                 ],
             });
-            const res = await fetch(`${server.endpoint}/`, {
+            const res = await fetch(`${each.server.endpoint}/`, {
                 method: "POST",
                 headers: { "content-type": "application/x-amz-json-1.0", "x-amz-target": "AmazonSQS.SendMessage" },
                 body: JSON.stringify({ QueueUrl: queueUrl, MessageBody: "x" }),
@@ -402,13 +391,13 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
     });
 
     it("DeleteMessageBatch deletes by receipt handle; an unknown handle fails its entry; the batch rules hold", async () => {
-        await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(3) }));
-        const received = await sqs.send(
+        await each.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(3) }));
+        const received = await each.sqs.send(
             new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }),
         );
         const handles = received.Messages?.map((m) => m.ReceiptHandle as string) ?? [];
         assert.equal(handles.length, 3);
-        const out = await sqs.send(
+        const out = await each.sqs.send(
             new DeleteMessageBatchCommand({
                 QueueUrl: queueUrl,
                 Entries: [
@@ -423,8 +412,8 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
             out.Failed?.map((f) => [f.Id, f.Code, f.SenderFault]),
             [["bogus", "ReceiptHandleIsInvalid", true]],
         );
-        assert.equal(server.calls().at(-1)?.outcome, "partial");
-        const left = await sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
+        assert.equal(each.server.calls().at(-1)?.outcome, "partial");
+        const left = await each.sqs.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }));
         assert.deepEqual(
             left.Messages?.map((m) => m.Body),
             ["m1"],
@@ -445,22 +434,22 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
         ];
         for (const [entries, check] of refusals) {
             await assert.rejects(
-                sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries })),
+                each.sqs.send(new DeleteMessageBatchCommand({ QueueUrl: queueUrl, Entries: entries })),
                 check,
             );
         }
     });
 
     it("ReceiveMessage answers at once whatever WaitTimeSeconds, up to MaxNumberOfMessages 10", async () => {
-        await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(10) }));
-        await sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(2, "n") }));
+        await each.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(10) }));
+        await each.sqs.send(new SendMessageBatchCommand({ QueueUrl: queueUrl, Entries: batch(2, "n") }));
         const started = Date.now();
-        const out = await sqs.send(
+        const out = await each.sqs.send(
             new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, WaitTimeSeconds: 20 }),
         );
         assert.equal(out.Messages?.length, 10);
-        const empty = await sqs.send(
-            new ReceiveMessageCommand({ QueueUrl: `${server.endpoint}/000000000000/orders`, WaitTimeSeconds: 20 }),
+        const empty = await each.sqs.send(
+            new ReceiveMessageCommand({ QueueUrl: `${each.server.endpoint}/000000000000/orders`, WaitTimeSeconds: 20 }),
         );
         assert.equal(empty.Messages?.length, 1, "the two left, one per default MaxNumberOfMessages");
         assert.ok(Date.now() - started < 5000, "no long poll");
@@ -468,7 +457,7 @@ describe("AWS fault server: SQS as a destination, through the real AWS SDK", () 
 
     it("an action it does not speak is InvalidAction, naming the ones it does", async () => {
         await assert.rejects(
-            sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl })),
+            each.sqs.send(new PurgeQueueCommand({ QueueUrl: queueUrl })),
             (err: unknown) =>
                 err instanceof SQSServiceException &&
                 err.name === "InvalidAction" &&

@@ -25,6 +25,7 @@ import {
     SQSClient,
 } from "@aws-sdk/client-sqs";
 import { startAwsFaultServer, type AwsFaultServer } from "../../../dev/emulators/aws-fault-server";
+import { faultServerEach } from "../../support/fault-server";
 import { localClientConfig } from "../../support/local-aws-client";
 
 function snsClient(server: AwsFaultServer, extra: { maxAttempts?: number; requestTimeout?: number } = {}): SNSClient {
@@ -42,18 +43,13 @@ const entries = (n: number, prefix = "m"): { Id: string; Message: string }[] =>
     Array.from({ length: n }, (_, i) => ({ Id: `e${i}`, Message: `${prefix}${i}` }));
 
 describe("AWS fault server through the real AWS SDK", () => {
-    let server: AwsFaultServer;
+    const each = faultServerEach();
     let sns: SNSClient;
     let topicArn: string;
 
     beforeEach(async () => {
-        server = await startAwsFaultServer({ seed: 7 });
-        sns = snsClient(server);
+        sns = each.client(() => snsClient(each.server));
         topicArn = (await sns.send(new CreateTopicCommand({ Name: "events" }))).TopicArn as string;
-    });
-    afterEach(async () => {
-        sns.destroy();
-        await server.stop();
     });
 
     it("creates topics, publishes and records the message with its attributes", async () => {
@@ -69,7 +65,7 @@ describe("AWS fault server through the real AWS SDK", () => {
             }),
         );
         assert.match(out.MessageId ?? "", /^[0-9a-f-]{36}$/);
-        const [message, ...rest] = server.topicMessages("events");
+        const [message, ...rest] = each.server.topicMessages("events");
         assert.equal(rest.length, 0);
         assert.deepEqual(message, {
             service: "sns",
@@ -88,7 +84,7 @@ describe("AWS fault server through the real AWS SDK", () => {
     });
 
     it("PublishBatch: injected entry failures come back in Failed[] with code and SenderFault; the rest are accepted", async () => {
-        server.setFaults({
+        each.server.setFaults({
             entries: [
                 { when: (e) => e.id === "e3" || e.id === "e7", code: "InternalError" },
                 { when: (e) => e.id === "e5", code: "InvalidParameter", senderFault: true, message: "bad" },
@@ -108,10 +104,10 @@ describe("AWS fault server through the real AWS SDK", () => {
             { Id: "e7", Code: "InternalError", Message: "injected failure", SenderFault: false },
         ]);
         assert.deepEqual(
-            server.topicMessages(topicArn).map((m) => m.body),
+            each.server.topicMessages(topicArn).map((m) => m.body),
             ["m0", "m1", "m2", "m4", "m6", "m8", "m9"],
         );
-        assert.equal(server.calls().at(-1)?.outcome, "partial");
+        assert.equal(each.server.calls().at(-1)?.outcome, "partial");
     });
 
     it("PublishBatch: more than 10 entries is rejected whole, as SNS does", async () => {
@@ -119,7 +115,7 @@ describe("AWS fault server through the real AWS SDK", () => {
             sns.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries(11) })),
             TooManyEntriesInBatchRequestException,
         );
-        assert.equal(server.topicMessages(topicArn).length, 0);
+        assert.equal(each.server.topicMessages(topicArn).length, 0);
     });
 
     it("publishing to a missing topic is a real NotFoundException", async () => {
@@ -162,12 +158,12 @@ describe("AWS fault server through the real AWS SDK", () => {
         ];
         for (const [kind, check] of cases) {
             it(`${kind}`, async () => {
-                server.setFaults({ calls: [{ kind: kind as never, times: 1 }] });
+                each.server.setFaults({ calls: [{ kind: kind as never, times: 1 }] });
                 await assert.rejects(sns.send(new PublishCommand({ TopicArn: topicArn, Message: "x" })), check);
-                assert.equal(server.topicMessages(topicArn).length, 0, "nothing accepted");
+                assert.equal(each.server.topicMessages(topicArn).length, 0, "nothing accepted");
                 await sns.send(new PublishCommand({ TopicArn: topicArn, Message: "y" }));
                 assert.deepEqual(
-                    server.topicMessages(topicArn).map((m) => m.body),
+                    each.server.topicMessages(topicArn).map((m) => m.body),
                     ["y"],
                     "times: 1 fired once",
                 );
@@ -176,8 +172,8 @@ describe("AWS fault server through the real AWS SDK", () => {
     });
 
     it("the SDK's own retries get past transient faults (5xx, throttling), each attempt being a call", async () => {
-        const retrying = snsClient(server, { maxAttempts: 3 });
-        server.setFaults({
+        const retrying = snsClient(each.server, { maxAttempts: 3 });
+        each.server.setFaults({
             calls: [
                 { kind: "InternalError", times: 1 },
                 { kind: "Throttling", times: 1 },
@@ -186,36 +182,36 @@ describe("AWS fault server through the real AWS SDK", () => {
         await retrying.send(new PublishCommand({ TopicArn: topicArn, Message: "x" }));
         retrying.destroy();
         assert.deepEqual(
-            server
+            each.server
                 .calls()
                 .slice(-3)
                 .map((c) => c.outcome),
             ["InternalError", "Throttling", "ok"],
         );
-        assert.equal(server.topicMessages(topicArn).length, 1);
+        assert.equal(each.server.topicMessages(topicArn).length, 1);
     });
 
     it("accept then time out: the message is recorded, the client gets a TimeoutError", async () => {
-        const impatient = snsClient(server, { requestTimeout: 200 });
-        server.setFaults({ calls: [{ kind: "AcceptThenTimeout", times: 1, holdMs: 5000 }] });
+        const impatient = snsClient(each.server, { requestTimeout: 200 });
+        each.server.setFaults({ calls: [{ kind: "AcceptThenTimeout", times: 1, holdMs: 5000 }] });
         await assert.rejects(
             impatient.send(new PublishCommand({ TopicArn: topicArn, Message: "x" })),
             (err: unknown) => (err as Error).name === "TimeoutError",
         );
-        assert.equal(server.calls().at(-1)?.outcome, "AcceptThenTimeout");
+        assert.equal(each.server.calls().at(-1)?.outcome, "AcceptThenTimeout");
         impatient.destroy();
-        const [message] = server.topicMessages(topicArn);
+        const [message] = each.server.topicMessages(topicArn);
         assert.equal(message?.body, "x");
         assert.equal(message?.acknowledged, false);
     });
 
     it("accept then reset: recorded, the connection drops, and an SDK retry publishes a duplicate (standard topic)", async () => {
-        const retrying = snsClient(server, { maxAttempts: 2 });
-        server.setFaults({ calls: [{ kind: "AcceptThenReset", times: 1 }] });
+        const retrying = snsClient(each.server, { maxAttempts: 2 });
+        each.server.setFaults({ calls: [{ kind: "AcceptThenReset", times: 1 }] });
         await retrying.send(new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries(2) }));
         retrying.destroy();
         assert.deepEqual(
-            server.topicMessages(topicArn).map((m) => [m.body, m.acknowledged]),
+            each.server.topicMessages(topicArn).map((m) => [m.body, m.acknowledged]),
             [
                 ["m0", false],
                 ["m1", false],
@@ -226,11 +222,11 @@ describe("AWS fault server through the real AWS SDK", () => {
     });
 
     it("reset without accepting: nothing is recorded, the client sees a network error", async () => {
-        server.setFaults({ calls: [{ kind: "Reset" }] });
+        each.server.setFaults({ calls: [{ kind: "Reset" }] });
         await assert.rejects(sns.send(new PublishCommand({ TopicArn: topicArn, Message: "x" })), (err: unknown) =>
             /socket hang up|ECONNRESET/.test(String((err as Error).message) + String((err as { code?: string }).code)),
         );
-        assert.equal(server.topicMessages(topicArn).length, 0);
+        assert.equal(each.server.topicMessages(topicArn).length, 0);
     });
 
     it("rate-based faults replay exactly from the seed", async () => {
@@ -252,7 +248,7 @@ describe("AWS fault server through the real AWS SDK", () => {
     });
 
     it("per-entry rate faults and predicates see the entry's attributes", async () => {
-        server.setFaults({
+        each.server.setFaults({
             entries: [
                 {
                     when: (e) => e.attributes.kind?.stringValue === "poison",
@@ -281,7 +277,7 @@ describe("AWS fault server through the real AWS SDK", () => {
     });
 
     it("latencyMs delays every answer (bench mode) without changing results", async () => {
-        server.setFaults({ latencyMs: 5 });
+        each.server.setFaults({ latencyMs: 5 });
         const out = await sns.send(
             new PublishBatchCommand({ TopicArn: topicArn, PublishBatchRequestEntries: entries(3) }),
         );
@@ -318,7 +314,7 @@ describe("AWS fault server through the real AWS SDK", () => {
             assert.equal(b.Successful?.[0]?.MessageId, a.MessageId, "the duplicate gets the first message's id");
             assert.ok(BigInt(b.Successful?.[1]?.SequenceNumber ?? "0") > BigInt(a.SequenceNumber ?? "0"));
             assert.deepEqual(
-                server.topicMessages(fifoArn).map((m) => [m.body, m.messageGroupId, m.messageDeduplicationId]),
+                each.server.topicMessages(fifoArn).map((m) => [m.body, m.messageGroupId, m.messageDeduplicationId]),
                 [
                     ["x", "g", "d1"],
                     ["y", "g", "d2"],
@@ -331,10 +327,10 @@ describe("AWS fault server through the real AWS SDK", () => {
     });
 
     it("speaks SQS JSON for a DLQ: CreateQueue, SendMessage, ReceiveMessage (MD5-checked by the SDK), DeleteMessage", async () => {
-        const sqs = new SQSClient(localClientConfig(server.endpoint));
+        const sqs = new SQSClient(localClientConfig(each.server.endpoint));
         try {
             const queueUrl = (await sqs.send(new CreateQueueCommand({ QueueName: "dlq" }))).QueueUrl as string;
-            assert.equal(queueUrl, `${server.endpoint}/000000000000/dlq`);
+            assert.equal(queueUrl, `${each.server.endpoint}/000000000000/dlq`);
             const sent = await sqs.send(
                 new SendMessageCommand({
                     QueueUrl: queueUrl,
@@ -362,23 +358,23 @@ describe("AWS fault server through the real AWS SDK", () => {
                 new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: received.Messages?.[0]?.ReceiptHandle }),
             );
             assert.deepEqual(
-                server.queueMessages("dlq").map((m) => m.body),
+                each.server.queueMessages("dlq").map((m) => m.body),
                 ['{"reason":"expired"}'],
             );
             await assert.rejects(
                 sqs.send(
-                    new SendMessageCommand({ QueueUrl: `${server.endpoint}/000000000000/nope`, MessageBody: "x" }),
+                    new SendMessageCommand({ QueueUrl: `${each.server.endpoint}/000000000000/nope`, MessageBody: "x" }),
                 ),
                 (err: unknown) => /QueueDoesNotExist|NonExistentQueue/.test((err as Error).name),
             );
-            server.setFaults({ calls: [{ kind: "InternalError", actions: ["SendMessage"], times: 1 }] });
+            each.server.setFaults({ calls: [{ kind: "InternalError", actions: ["SendMessage"], times: 1 }] });
             await assert.rejects(
                 sqs.send(new SendMessageCommand({ QueueUrl: queueUrl, MessageBody: "x" })),
                 (err: unknown) =>
                     (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode === 500,
             );
             // SQS's character rule, as AWS documents it: U+FFFF in the body or an attribute refuses the whole message.
-            server.setFaults({});
+            each.server.setFaults({});
             for (const bad of [
                 { MessageBody: "a\uFFFFb" },
                 { MessageBody: "x", MessageAttributes: { h: { DataType: "String", StringValue: "\u0001" } } },

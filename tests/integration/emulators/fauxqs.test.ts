@@ -10,29 +10,46 @@ import { startFauxqs, type LocalFauxqs } from "../../../dev/emulators/fauxqs";
 
 const REPO = path.resolve(__dirname, "..", "..", "..");
 
-describe("fauxqs wrapper: topic → SQS delivery", () => {
-    let fauxqs: LocalFauxqs;
+/** fauxqs for the calling describe's tests, started before them and stopped after; the returned function gives it. */
+function fauxqsForDescribe(): () => LocalFauxqs {
+    let fauxqs: LocalFauxqs | undefined;
     before(async () => {
         fauxqs = await startFauxqs();
     });
     after(async () => {
-        await fauxqs.stop();
+        await fauxqs?.stop();
     });
+    return () => {
+        if (fauxqs === undefined) throw new Error("fauxqs runs only inside the describe's tests");
+        return fauxqs;
+    };
+}
+
+/** Publish one message to the topic, with string message attributes. */
+async function publishOne(
+    fauxqs: LocalFauxqs,
+    topicArn: string,
+    message: string,
+    attributes: Record<string, string>,
+): Promise<void> {
+    const MessageAttributes = Object.fromEntries(
+        Object.entries(attributes).map(([name, value]) => [name, { DataType: "String", StringValue: value }]),
+    );
+    await fauxqs.sns.send(new PublishCommand({ TopicArn: topicArn, Message: message, MessageAttributes }));
+}
+
+describe("fauxqs wrapper: topic → SQS delivery", () => {
+    const started = fauxqsForDescribe();
 
     it("delivers published messages to a raw-delivery queue subscription, with their attributes", async () => {
+        const fauxqs = started();
         assert.match(fauxqs.endpoint, /^http:\/\/127\.0\.0\.1:\d+$/);
         const topicArn = await fauxqs.createTopic("orders");
         const { queueUrl, queueArn } = await fauxqs.createQueue("orders-consumer");
         assert.match(queueArn, /^arn:aws:sqs:us-east-1:\d+:orders-consumer$/);
         await fauxqs.subscribe(topicArn, queueArn);
 
-        await fauxqs.sns.send(
-            new PublishCommand({
-                TopicArn: topicArn,
-                Message: '{"orderId":1}',
-                MessageAttributes: { recordId: { DataType: "String", StringValue: "r1" } },
-            }),
-        );
+        await publishOne(fauxqs, topicArn, '{"orderId":1}', { recordId: "r1" });
         await fauxqs.sns.send(
             new PublishBatchCommand({
                 TopicArn: topicArn,
@@ -53,26 +70,15 @@ describe("fauxqs wrapper: topic → SQS delivery", () => {
     });
 
     it("wraps the message in the SNS envelope without raw delivery, and honours a filter policy", async () => {
+        const fauxqs = started();
         const topicArn = await fauxqs.createTopic("filtered");
         const { queueUrl, queueArn } = await fauxqs.createQueue("filtered-consumer");
         await fauxqs.subscribe(topicArn, queueArn, {
             rawMessageDelivery: false,
             filterPolicy: { type: ["OrderPlaced"] },
         });
-        await fauxqs.sns.send(
-            new PublishCommand({
-                TopicArn: topicArn,
-                Message: "skip",
-                MessageAttributes: { type: { DataType: "String", StringValue: "Other" } },
-            }),
-        );
-        await fauxqs.sns.send(
-            new PublishCommand({
-                TopicArn: topicArn,
-                Message: "keep",
-                MessageAttributes: { type: { DataType: "String", StringValue: "OrderPlaced" } },
-            }),
-        );
+        await publishOne(fauxqs, topicArn, "skip", { type: "Other" });
+        await publishOne(fauxqs, topicArn, "keep", { type: "OrderPlaced" });
         const received = await fauxqs.receiveAll(queueUrl, { expected: 1 });
         assert.equal(received.length, 1);
         const envelope = JSON.parse(received[0]?.body ?? "{}") as {
@@ -86,6 +92,7 @@ describe("fauxqs wrapper: topic → SQS delivery", () => {
     });
 
     it("FIFO topic → FIFO queue keeps the group order", async () => {
+        const fauxqs = started();
         const topicArn = await fauxqs.createTopic("ordered.fifo");
         const { queueUrl, queueArn } = await fauxqs.createQueue("ordered-consumer.fifo");
         await fauxqs.subscribe(topicArn, queueArn);
@@ -108,15 +115,10 @@ describe("fauxqs wrapper: topic → SQS delivery", () => {
 });
 
 describe("fauxqs wrapper: S3 objects", () => {
-    let fauxqs: LocalFauxqs;
-    before(async () => {
-        fauxqs = await startFauxqs();
-    });
-    after(async () => {
-        await fauxqs.stop();
-    });
+    const started = fauxqsForDescribe();
 
     it("stores an object larger than SNS's 256 KB message limit with PutObject and returns it byte for byte with GetObject (@aws-sdk/client-s3, path-style)", async () => {
+        const fauxqs = started();
         await fauxqs.s3.send(new CreateBucketCommand({ Bucket: "outbox-payloads" }));
         // Not valid UTF-8 on purpose: the body must come back as bytes, not as text.
         const body = Buffer.alloc(300 * 1024, 0);
@@ -140,6 +142,7 @@ describe("fauxqs wrapper: S3 objects", () => {
     });
 
     it("rejects GetObject of a missing key with NoSuchKey, as S3 does", async () => {
+        const fauxqs = started();
         await fauxqs.s3.send(new CreateBucketCommand({ Bucket: "outbox-missing" }));
         await assert.rejects(
             fauxqs.s3.send(new GetObjectCommand({ Bucket: "outbox-missing", Key: "nothing" })),

@@ -27,6 +27,20 @@ describe("the two-region global table stand-in", function () {
         return tableName;
     }
 
+    /** A fresh table in both regions, replicated for the span of `run`: the replicator is stopped after, whatever happens. */
+    async function replicated(
+        options: Parameters<TwoRegionStandIn["startReplicator"]>[1],
+        run: (tableName: string, replicator: Awaited<ReturnType<TwoRegionStandIn["startReplicator"]>>) => Promise<void>,
+    ): Promise<void> {
+        const tableName = await createTable();
+        const replicator = await standIn.startReplicator(tableName, options);
+        try {
+            await run(tableName, replicator);
+        } finally {
+            await replicator.stop();
+        }
+    }
+
     const key = (pk: string) => ({ [ATTR.pk]: { S: pk }, [ATTR.sk]: { S: "ITEM" } });
     async function valueIn(region: string, tableName: string, pk: string): Promise<string | undefined> {
         const item = (
@@ -49,9 +63,7 @@ describe("the two-region global table stand-in", function () {
     });
 
     it("replicates a write in A to B and a delete in B to A, and writes nothing back (no endless echo)", async function () {
-        const tableName = await createTable();
-        const replicator = await standIn.startReplicator(tableName);
-        try {
+        await replicated({}, async (tableName, replicator) => {
             await put("us-east-1", tableName, "ORDER#1", "one");
             await replicator.waitIdle();
             assert.equal(await valueIn("us-west-2", tableName, "ORDER#1"), "one");
@@ -70,15 +82,11 @@ describe("the two-region global table stand-in", function () {
             await replicator.waitIdle();
             assert.deepEqual(replicator.stats(), settled, "nothing more is read or written once both converged");
             assert.deepEqual({ applied: settled.applied, echoes: settled.echoesSkipped }, { applied: 2, echoes: 2 });
-        } finally {
-            await replicator.stop();
-        }
+        });
     });
 
     it("resolves concurrent writes of one item last-writer-wins: both regions converge on the later write", async function () {
-        const tableName = await createTable();
-        const replicator = await standIn.startReplicator(tableName, { delayMs: 300 });
-        try {
+        await replicated({ delayMs: 300 }, async (tableName, replicator) => {
             // Both writes land before either replicates: a true conflict.
             await put("us-east-1", tableName, "X", "from-a-first");
             await new Promise((r) => setTimeout(r, 60));
@@ -92,15 +100,11 @@ describe("the two-region global table stand-in", function () {
                 assert.equal(await valueIn(region, tableName, "Y"), "from-a-later", `Y in ${region}`);
             }
             assert.equal(replicator.stats().lostConflicts, 2, "each earlier write lost once, in the other region");
-        } finally {
-            await replicator.stop();
-        }
+        });
     });
 
     it("converges many interleaved writes of a few items from both regions to the same table contents", async function () {
-        const tableName = await createTable();
-        const replicator = await standIn.startReplicator(tableName, { delayMs: 20 });
-        try {
+        await replicated({ delayMs: 20 }, async (tableName, replicator) => {
             for (let n = 0; n < 60; n += 1)
                 await put(n % 2 === 0 ? "us-east-1" : "us-west-2", tableName, `K${n % 5}`, `v${n}`);
             await replicator.waitIdle();
@@ -113,22 +117,16 @@ describe("the two-region global table stand-in", function () {
             );
             assert.deepEqual(contents[0], contents[1]);
             assert.equal(contents[0]!.length, 5);
-        } finally {
-            await replicator.stop();
-        }
+        });
     });
 
     it("a region cut off from replication sends none of the writes read while it is cut off", async function () {
-        const tableName = await createTable();
-        const replicator = await standIn.startReplicator(tableName);
-        try {
+        await replicated({}, async (tableName, replicator) => {
             replicator.setRegionReplicating("us-east-1", false);
             await put("us-east-1", tableName, "CUT", "a");
             await replicator.waitIdle();
             assert.equal(await valueIn("us-west-2", tableName, "CUT"), undefined);
             assert.throws(() => replicator.setRegionReplicating("eu-west-1", false), /no region eu-west-1/);
-        } finally {
-            await replicator.stop();
-        }
+        });
     });
 });

@@ -7,7 +7,7 @@
  * kind's own error code.
  */
 import { EventBridgeClient } from "@aws-sdk/client-eventbridge";
-import { LOCAL_CREDENTIALS, LOCAL_REGION } from "../../../dev/emulators/dynamodb-local";
+import { localClientConfig } from "../local-aws-client";
 import type {
     EntryFaultRule,
     EntryInfo,
@@ -87,42 +87,46 @@ function detailId(detail: string): string {
 /** The SNS topic every scenario had before the destination kinds: standard, named `events`. */
 function topic(server: AwsFaultServer, fifo: boolean): FaultDestination {
     const topicArn = server.createTopic(fifo ? "events.fifo" : "events");
-    return {
-        kind: "sns",
-        fifo,
-        arn: topicArn,
-        batchAction: "PublishBatch",
-        label: fifo ? "sns-fifo" : "sns",
-        ordered: true,
-        config: { topicArn, fifo },
-        acceptedIds: () => server.topicMessages(topicArn).map((m) => attributeId(m.attributes)),
-        // As SNS raw delivery to a queue hands them over: the payload as the body, the attributes as attributes.
-        consumerMessages: () => server.topicMessages(topicArn),
-        consumerId: (m) => attributeId(m.attributes),
-        consumerPayload: (m) => parsed(m.body),
-        entryId: (e) => attributeId(e.attributes),
-        poisonRefusal: { code: "InvalidParameter", senderFault: true, message: "poison message (injected)" },
-        close: () => undefined,
-    };
+    // As SNS raw delivery to a queue hands them over: the payload as the body, the attributes as attributes.
+    return idInAttributes(
+        { kind: "sns", fifo, arn: topicArn, batchAction: "PublishBatch", config: { topicArn, fifo } },
+        () => server.topicMessages(topicArn),
+        "InvalidParameter",
+    );
 }
 
 function queue(server: AwsFaultServer, fifo: boolean): FaultDestination {
     const url = server.createQueue(fifo ? "events.fifo" : "events");
     const queueArn = server.queueArn(url);
+    return idInAttributes(
+        { kind: "sqs", fifo, arn: queueArn, batchAction: "SendMessageBatch", config: { queueArn, fifo } },
+        () => server.queueMessages(url),
+        "InvalidMessageContents",
+    );
+}
+
+/**
+ * A destination that keeps each message's order and hands it to the consumer with the payload as the body and the
+ * outbox id as an attribute (an SNS topic, read as raw delivery; an SQS queue).
+ *
+ * @param messages - What the destination accepted, in order.
+ * @param poisonCode - The error code it refuses a poison message with (a sender fault).
+ */
+function idInAttributes(
+    destination: Pick<FaultDestination, "kind" | "fifo" | "arn" | "batchAction" | "config">,
+    messages: FaultDestination["consumerMessages"],
+    poisonCode: string,
+): FaultDestination {
     return {
-        kind: "sqs",
-        fifo,
-        arn: queueArn,
-        batchAction: "SendMessageBatch",
-        label: fifo ? "sqs-fifo" : "sqs",
+        ...destination,
+        label: destination.fifo ? `${destination.kind}-fifo` : destination.kind,
         ordered: true,
-        config: { queueArn, fifo },
-        acceptedIds: () => server.queueMessages(url).map((m) => attributeId(m.attributes)),
-        consumerMessages: () => server.queueMessages(url),
+        acceptedIds: () => messages().map((m) => attributeId(m.attributes)),
+        consumerMessages: messages,
         consumerId: (m) => attributeId(m.attributes),
         consumerPayload: (m) => parsed(m.body),
         entryId: (e) => attributeId(e.attributes),
-        poisonRefusal: { code: "InvalidMessageContents", senderFault: true, message: "poison message (injected)" },
+        poisonRefusal: { code: poisonCode, senderFault: true, message: "poison message (injected)" },
         close: () => undefined,
     };
 }
@@ -131,12 +135,7 @@ function bus(server: AwsFaultServer): FaultDestination {
     const eventBusArn = server.createEventBus("events");
     const routed = server.createQueue("events-rule-target");
     server.routeBusToQueue(eventBusArn, routed);
-    const eventBridge = new EventBridgeClient({
-        endpoint: server.endpoint,
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-        maxAttempts: 1,
-    });
+    const eventBridge = new EventBridgeClient(localClientConfig(server.endpoint));
     return {
         kind: "eventbridge",
         fifo: false,

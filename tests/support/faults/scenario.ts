@@ -45,6 +45,7 @@ import type { NewOutboxRecord } from "../../../runtime/record/codec";
 import { OutboxStore } from "../../../runtime/store";
 import { dynamoClient, dynamoEndpoint } from "../dynamodb";
 import { createOutboxTable, scanItems, scanRecordItems } from "../runtime/table";
+import { localClientConfig } from "../local-aws-client";
 import { faultDestination, type FaultDestination, type ScenarioDestination } from "./destination";
 import { faultyDynamoClient, type DynamoFaultRates, type FaultyDynamoClient } from "./faulty-dynamodb";
 import { consumeOnInbox, consumerHolds, consumerLine, type ConsumerReport } from "./inbox-consumer";
@@ -432,18 +433,8 @@ export async function runScenario(spec: ScenarioSpec, options: RunOptions): Prom
     const server: AwsFaultServer = await startAwsFaultServer({ seed });
     const destination: FaultDestination = faultDestination(server, spec.destination);
     const dlqUrl = server.createQueue("outbox-dlq");
-    const sns = new SNSClient({
-        endpoint: server.endpoint,
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-        maxAttempts: 1,
-    });
-    const sqs = new SQSClient({
-        endpoint: server.endpoint,
-        region: LOCAL_REGION,
-        credentials: LOCAL_CREDENTIALS,
-        maxAttempts: 1,
-    });
+    const sns = new SNSClient(localClientConfig(server.endpoint));
+    const sqs = new SQSClient(localClientConfig(server.endpoint));
     // The relay's clock runs ahead of the writer's when the sweeper races the stream: every record is then already
     // older than sweepAfter (1 s), so both paths go for the same records.
     const relayClock = offsetClock(faults.sweeperDuringRun ? 2_000 : 0);

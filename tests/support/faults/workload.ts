@@ -74,6 +74,28 @@ export function legacyPartitionCount(count: number): number {
     return Math.max(2, Math.ceil(count / 200));
 }
 
+/**
+ * A message of the `skew` or `legacy` mix at `index`, in the family's partition `<FAMILY>#<p>`: keyed by
+ * `<family>-<p>` (a balance change), or keyless (an order update).
+ */
+function familyMessage(
+    tag: string,
+    index: number,
+    family: "SKEW" | "LEGACY",
+    p: number,
+    keyed: boolean,
+    payload: unknown,
+): PlannedMessage["message"] {
+    return {
+        id: messageId(tag, index),
+        partition: `${family}#${p}`,
+        type: keyed ? "BalanceChanged" : "OrderUpdated",
+        payload,
+        headers: { scenario: tag },
+        ...(keyed ? { orderingKey: `${family.toLowerCase()}-${p}` } : {}),
+    };
+}
+
 /** The `skew` mix's message at `index`, or `undefined` when the index is not one of its own. */
 function skewMessage(tag: string, index: number, count: number): PlannedMessage | undefined {
     const j = Math.floor(index / 10);
@@ -92,14 +114,7 @@ function skewMessage(tag: string, index: number, count: number): PlannedMessage 
             ...base,
             ...(fast ? { source: "fast" as const } : {}),
             ...(keyed && !fast && k > 0 ? { carried: true } : {}),
-            message: {
-                id: messageId(tag, index),
-                partition: `SKEW#${p}`,
-                type: keyed ? "BalanceChanged" : "OrderUpdated",
-                payload,
-                headers: { scenario: tag },
-                ...(keyed ? { orderingKey: `skew-${p}` } : {}),
-            },
+            message: familyMessage(tag, index, "SKEW", p, keyed, payload),
         };
     }
     if (index % 10 === 8) {
@@ -109,14 +124,7 @@ function skewMessage(tag: string, index: number, count: number): PlannedMessage 
         return {
             ...base,
             source: "legacy",
-            message: {
-                id: messageId(tag, index),
-                partition: `LEGACY#${p}`,
-                type: keyed ? "BalanceChanged" : "OrderUpdated",
-                payload,
-                headers: { scenario: tag },
-                ...(keyed ? { orderingKey: `legacy-${p}` } : {}),
-            },
+            message: familyMessage(tag, index, "LEGACY", p, keyed, payload),
         };
     }
     return undefined;

@@ -428,7 +428,8 @@ export function bytesUnder(dir: string): number {
 }
 
 /**
- * Run the consumer's Pulumi program (`fixtures/consumer-program.js`, copied to `<project>/index.js`) under fresh
+ * Run the consumer's Pulumi program (`fixtures/consumer-program.js`, copied to `<project>/index.js`, with
+ * the `fixtures/mock-cloud.js` it requires beside it) under fresh
  * mocks in a child process: it declares `new Outbox("orders", {})` and writes each function's archive to
  * `<out>/publisher` and `<out>/sweeper`, then prints one JSON line describing them (see {@link ConsumerArchives}).
  *
@@ -439,6 +440,7 @@ export function bytesUnder(dir: string): number {
  */
 export function runConsumerProgram(project: string, out: string, env: NodeJS.ProcessEnv): SpawnSyncReturns<string> {
     fs.copyFileSync(path.join(FIXTURES, "consumer-program.js"), path.join(project, "index.js"));
+    fs.copyFileSync(path.join(FIXTURES, "mock-cloud.js"), path.join(project, "mock-cloud.js"));
     return run(process.execPath, ["index.js", out], { cwd: project, env });
 }
 

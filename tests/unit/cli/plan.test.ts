@@ -51,6 +51,11 @@ function hasLine(lines: string[], line: string): void {
     assert.ok(lines.includes(line), `missing ${JSON.stringify(line)} in:\n${lines.join("\n")}`);
 }
 
+/** {@link hasLine} for each of `expected`. */
+function hasLines(lines: string[], ...expected: string[]): void {
+    for (const line of expected) hasLine(lines, line);
+}
+
 describe("cli: table comparison and the migration planner", () => {
     it("renders key schemas the way GoBridge's preflight does, types from the attribute definitions", () => {
         assert.equal(renderExpectedKeys(PRIMARY_KEY), "[PK(S,HASH), SK(S,RANGE)]");
@@ -205,16 +210,10 @@ describe("cli: verify's provisioning lines for states DynamoDB Local never shows
         if (expiry) expiry.Projection = { ProjectionType: "ALL" };
         const { usable, lines } = linesFor(table, { TimeToLiveStatus: "ENABLING", AttributeName: TTL_ATTRIBUTE });
         assert.equal(usable, true);
-        hasLine(
+        hasLines(
             lines,
             `  ! ${EXPIRY_INDEX.indexName} [has_expiry(S,HASH), expires_at(N,RANGE)] KEYS_ONLY, ACTIVE — projected ALL: works, and costs more per write than KEYS_ONLY`,
-        );
-        hasLine(
-            lines,
             '  ! TTL enabled on "ttl" — ENABLING: AWS takes up to an hour; completed records pile up until then',
-        );
-        hasLine(
-            lines,
             "  ✓ stream enabled with new images (NEW_IMAGE) — view type NEW_AND_OLD_IMAGES (carries the new image)",
         );
     });
@@ -226,12 +225,9 @@ describe("cli: verify's provisioning lines for states DynamoDB Local never shows
         if (claim) claim.IndexStatus = "CREATING";
         const { usable, lines } = linesFor(table, TTL_ON);
         assert.equal(usable, false);
-        hasLine(
+        hasLines(
             lines,
             `  ✗ ${CLAIM_INDEX.indexName} [PK(S,HASH), claim_sort(S,RANGE)] ALL, ACTIVE — CREATING: wait until it is ACTIVE (a new index backfills first), then verify again`,
-        );
-        hasLine(
-            lines,
             "  ✗ stream enabled with new images (NEW_IMAGE) — view type KEYS_ONLY: the publisher needs the new image; change it with the IaC that owns the event source mapping",
         );
     });
@@ -256,12 +252,9 @@ describe("cli: verify's provisioning lines for states DynamoDB Local never shows
         if (record) record.KeySchema = [{ AttributeName: "SK", KeyType: "HASH" }];
         const { usable, lines } = linesFor(table, TTL_ON);
         assert.equal(usable, false);
-        hasLine(
+        hasLines(
             lines,
             "  ✗ primary key [PK(S,HASH), SK(S,RANGE)] — actual [PK(S,HASH)]: not an outbox table (a primary key cannot be changed; create one with the Outbox component)",
-        );
-        hasLine(
-            lines,
             `  ✗ ${RECORD_ID_INDEX.indexName} [record_id(S,HASH)] KEYS_ONLY, ACTIVE — key schema is [SK(S,HASH)]; preflight rejects the table. migrate explains the manual fix`,
         );
     });

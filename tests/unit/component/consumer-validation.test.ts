@@ -15,33 +15,31 @@ import {
     validateOutboxConsumerArgs,
 } from "../../../components/consumer-validation";
 import { destinationKindOfArn } from "../../../runtime/destination/kind";
+import { exampleArns } from "../../support/arns";
 import { recordedNamed } from "../../support/pulumi-mocks";
 import { waitForRPCs } from "../../support/component-harness";
+import { assertRejected } from "../../support/component-args";
 
-const TOPIC = "arn:aws:sns:eu-west-1:111111111111:orders";
-const FIFO_TOPIC = "arn:aws:sns:eu-west-1:111111111111:orders.fifo";
-const QUEUE = "arn:aws:sqs:eu-west-1:111111111111:orders";
-const FIFO_QUEUE = "arn:aws:sqs:eu-west-1:111111111111:orders.fifo";
-const BUS = "arn:aws:events:eu-west-1:111111111111:event-bus/orders";
-const FUNCTION = "arn:aws:lambda:eu-west-1:111111111111:function:billing";
+const {
+    topic: TOPIC,
+    fifoTopic: FIFO_TOPIC,
+    queue: QUEUE,
+    fifoQueue: FIFO_QUEUE,
+    bus: BUS,
+} = exampleArns("orders", { region: "eu-west-1" });
+const FUNCTION = exampleArns("billing", { region: "eu-west-1" }).function;
 const BUCKET = "arn:aws:s3:::orders-payloads";
 const KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
 const consume = () => [];
 
 /** The thrown error, asserted to be INVALID_CONFIG naming the component, the path, the value, what is allowed and a fix. */
 function rejects(args: unknown, argPath: string, value: string, allowed: RegExp, name = "billing"): void {
-    assert.throws(
+    assertRejected(
         () => validateOutboxConsumerArgs(args as OutboxConsumerArgs, name),
-        (e: any) => {
-            assert.equal(e.code, "INVALID_CONFIG");
-            assert.match(e.message, new RegExp(`^OutboxConsumer "${name}" has 1 invalid arg:`));
-            const line = e.message.split("\n").find((l: string) => l.includes(`${argPath} is `));
-            assert.ok(line, `a line for ${argPath} in:\n${e.message}`);
-            assert.ok(line.includes(`${argPath} is ${value};`), `value ${value} in: ${line}`);
-            assert.match(line, allowed);
-            assert.match(line, /; fix: \S/);
-            return true;
-        },
+        `OutboxConsumer "${name}"`,
+        argPath,
+        value,
+        allowed,
     );
 }
 

@@ -17,24 +17,13 @@ import { CHILD_SUFFIX } from "../../../components/naming";
 import { DEFAULT_EVENT_SOURCE } from "../../../runtime/destination/kind";
 import { recordedNamed } from "../../support/pulumi-mocks";
 import { waitForRPCs } from "../../support/component-harness";
+import { assertRejected, LITERAL_DEFAULT_ARGS } from "../../support/component-args";
 
 const KMS_KEY = "arn:aws:kms:eu-west-1:111111111111:key/1234abcd-12ab-34cd-56ef-1234567890ab";
 
 /** The thrown error, asserted to be INVALID_CONFIG naming the component, the path, the value, what is allowed and a fix. */
 function rejects(args: OutboxArgs, argPath: string, value: string, allowed: RegExp): void {
-    assert.throws(
-        () => validateOutboxArgs(args, "orders"),
-        (e: any) => {
-            assert.equal(e.code, "INVALID_CONFIG");
-            assert.match(e.message, /^Outbox "orders" has 1 invalid arg:/);
-            const line = e.message.split("\n").find((l: string) => l.includes(`${argPath} is `));
-            assert.ok(line, `a line for ${argPath} in:\n${e.message}`);
-            assert.ok(line.includes(`${argPath} is ${value};`), `value ${value} in: ${line}`);
-            assert.match(line, allowed);
-            assert.match(line, /; fix: \S/);
-            return true;
-        },
-    );
+    assertRejected(() => validateOutboxArgs(args, "orders"), 'Outbox "orders"', argPath, value, allowed);
 }
 
 describe("validateOutboxArgs", () => {
@@ -645,17 +634,7 @@ describe("validateOutboxArgs", () => {
                 `${key} range in TSDoc`,
             );
         }
-        for (const key of [
-            "billingMode",
-            "pointInTimeRecovery",
-            "deletionProtection",
-            "fifo",
-            "sweepSchedule",
-            "logLevel",
-            "alarms",
-            "dashboard",
-            "checkEventBus",
-        ] as const) {
+        for (const key of [...LITERAL_DEFAULT_ARGS, "checkEventBus"] as const) {
             assert.equal(documented.get(key), JSON.stringify(OUTBOX_DEFAULTS[key]), `${key} @default`);
         }
         assert.equal(documented.get("eventSource"), JSON.stringify(DEFAULT_EVENT_SOURCE), "eventSource @default");

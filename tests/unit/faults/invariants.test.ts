@@ -192,28 +192,15 @@ describe("fault scenario invariants", function () {
     });
 
     it("reads the record ids a command completes, from each update's sort key (escaped ids too)", function () {
-        const sk = (id: string) => ({ S: recordSortKey(id, "sns") });
-        assert.deepEqual(
-            completedRecordIds(
-                new UpdateItemCommand({
-                    TableName: "t",
-                    Key: { PK: { S: "P" }, SK: sk("a#1%23") },
-                    ExpressionAttributeValues: { ":status_completed": { S: "completed" } },
-                }),
-            ),
-            ["a#1%23"],
-        );
-        assert.deepEqual(
-            completedRecordIds(
-                new UpdateItemCommand({
-                    TableName: "t",
-                    Key: { PK: { S: "P" }, SK: sk("b") },
-                    ExpressionAttributeValues: { ":status_expired": { S: "expired" } },
-                }),
-            ),
-            [],
-            "an expiry is not a completion",
-        );
+        /** An update of the record `id`'s item, setting the status the one value names. */
+        const update = (id: string, status: "completed" | "expired") =>
+            new UpdateItemCommand({
+                TableName: "t",
+                Key: { PK: { S: "P" }, SK: { S: recordSortKey(id, "sns") } },
+                ExpressionAttributeValues: { [`:status_${status}`]: { S: status } },
+            });
+        assert.deepEqual(completedRecordIds(update("a#1%23", "completed")), ["a#1%23"]);
+        assert.deepEqual(completedRecordIds(update("b", "expired")), [], "an expiry is not a completion");
     });
 
     it("reads the scale from the environment and rejects a bad value, naming the variable", function () {

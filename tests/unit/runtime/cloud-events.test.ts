@@ -27,12 +27,12 @@ import { parseDelivery } from "../../../runtime/inbox/delivery-formats";
 import type { LambdaSqsRecord } from "../../../runtime/inbox/sqs-event";
 import type { ClientLike } from "../../../runtime/ports";
 import { headerNameProblem, unsendableCharacter, type OutboundMessage } from "../../../runtime/record/message";
+import { exampleArns } from "../../support/arns";
 import { outboundMessage } from "../../support/outbound-message";
 import { schemaVersionProblem } from "../../../runtime/record/typed-events";
 
-const TOPIC = "arn:aws:sns:us-east-1:111111111111:events";
-const QUEUE = "arn:aws:sqs:us-east-1:111111111111:events.fifo";
-const BUS = "arn:aws:events:us-east-1:111111111111:event-bus/orders";
+const { topic: TOPIC, fifoQueue: QUEUE } = exampleArns("events");
+const BUS = exampleArns("orders").bus;
 const TRACEPARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
 const TRACESTATE = "congo=t61rcWkgMzE";
 const SOURCE = "https://orders.example.com/outbox";
@@ -135,22 +135,23 @@ describe("CloudEvents, opt in", function () {
         const EXPECTED_BODY =
             '{"specversion":"1.0","id":"01JCLOUDEVENTS0000000000001","source":"https://orders.example.com/outbox","type":"OrderPlaced","time":"2026-12-05T23:50:00.123Z","datacontenttype":"application/json","outboxsource":"orders","partitionkey":"customer-7","traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01","tracestate":"congo=t61rcWkgMzE","outboxheaders":"{\\"tenant\\":\\"acme\\",\\"X-Request.Id\\":\\"r-1\\"}","data":{"orderId":"o-1","total":12345678901234567890,"ratio":1.0}}';
 
+        /** The one message attribute SNS and SQS send with the format on. */
+        const CONTENT_TYPE_ATTRIBUTE = {
+            "content-type": { DataType: "String", StringValue: "application/cloudevents+json" },
+        };
+
         it("SNS and SQS send the CloudEvent as the body, with content-type as the one attribute; FIFO ids unchanged", async function () {
             const sns = await sentEntry({ ...DESTINATIONS.sns, ...on }, FULL);
             assert.deepEqual(sns, {
                 Id: "0",
                 Message: EXPECTED_BODY,
-                MessageAttributes: {
-                    "content-type": { DataType: "String", StringValue: "application/cloudevents+json" },
-                },
+                MessageAttributes: CONTENT_TYPE_ATTRIBUTE,
             });
             const sqs = await sentEntry({ ...DESTINATIONS.sqs, ...on }, FULL);
             assert.deepEqual(sqs, {
                 Id: "0",
                 MessageBody: EXPECTED_BODY,
-                MessageAttributes: {
-                    "content-type": { DataType: "String", StringValue: "application/cloudevents+json" },
-                },
+                MessageAttributes: CONTENT_TYPE_ATTRIBUTE,
                 MessageGroupId: "customer-7",
                 MessageDeduplicationId: "01JCLOUDEVENTS0000000000001",
             });

@@ -25,12 +25,11 @@ import { isOutboxError } from "../../../runtime/errors";
 import type { OutboundMessage } from "../../../runtime/record/message";
 import type { ClientLike } from "../../../runtime/ports";
 import { OutboxWriter } from "../../../runtime/writer/writer";
+import { exampleArns } from "../../support/arns";
 import { outboundMessage } from "../../support/outbound-message";
 
-const TOPIC = "arn:aws:sns:us-east-1:111111111111:events";
-const QUEUE = "arn:aws:sqs:us-east-1:111111111111:events";
-const FIFO_QUEUE = "arn:aws:sqs:us-east-1:111111111111:events.fifo";
-const BUS = "arn:aws:events:us-east-1:111111111111:event-bus/orders";
+const { topic: TOPIC, queue: QUEUE, fifoQueue: FIFO_QUEUE } = exampleArns("events");
+const BUS = exampleArns("orders").bus;
 
 const message = (over: Partial<OutboundMessage> = {}): OutboundMessage =>
     outboundMessage({ type: "OrderPlaced", ...over });

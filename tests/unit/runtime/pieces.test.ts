@@ -43,6 +43,21 @@ import { outboundMessage } from "../../support/outbound-message";
 
 const message = outboundMessage;
 
+/** A client that answers every call with nothing: the pieces built on it only run their checks. */
+const fakeClient = { send: async () => ({}) } as never;
+
+/** A relay's settings (publisher or sweeper) on {@link fakeClient}, with a topic as the destination. */
+function fakeDelivery(tableName: string) {
+    return {
+        dynamodb: fakeClient,
+        sns: fakeClient,
+        sqs: fakeClient,
+        tableName,
+        topicArn: "arn:aws:sns:us-east-1:111111111111:events",
+        dlqUrl: "https://sqs.us-east-1.amazonaws.com/111111111111/dlq",
+    };
+}
+
 describe("runtime pieces", function () {
     describe("ids", function () {
         it("are 26-character Crockford ULIDs, strictly increasing within one millisecond and across a clock step back", function () {
@@ -133,7 +148,6 @@ describe("runtime pieces", function () {
     });
 
     describe("a message's origin id, as the writer checks it", function () {
-        const fakeClient = { send: async () => ({}) } as never;
         const base = { id: "redrive.evt-1", partition: "P", type: "T", payload: 1 };
         for (const [name, originId, fifo, why] of [
             ["empty", "", false, /messages\[0\]\.originId is ""; it must be a non-empty string/],
@@ -552,15 +566,7 @@ describe("runtime pieces", function () {
     });
 
     describe("the source a relay stamps (createPublisher's and createSweeper's source)", function () {
-        const fakeClient = { send: async () => ({}) } as never;
-        const delivery = {
-            dynamodb: fakeClient,
-            sns: fakeClient,
-            sqs: fakeClient,
-            tableName: "orders-outbox",
-            topicArn: "arn:aws:sns:us-east-1:111111111111:events",
-            dlqUrl: "https://sqs.us-east-1.amazonaws.com/111111111111/dlq",
-        };
+        const delivery = fakeDelivery("orders-outbox");
         it("takes 1 to 255 letters, digits, '_', '-', '.' or ':', and every DynamoDB table name by default", function () {
             runtime.createPublisher(delivery);
             runtime.createPublisher({ ...delivery, tableName: "t".repeat(255) });
@@ -606,15 +612,7 @@ describe("runtime pieces", function () {
             WRITER_LIMITS,
             LARGE_PAYLOAD_LIMITS,
         };
-        const fakeClient = { send: async () => ({}) } as never;
-        const delivery = {
-            dynamodb: fakeClient,
-            sns: fakeClient,
-            sqs: fakeClient,
-            tableName: "outbox",
-            topicArn: "arn:aws:sns:us-east-1:111111111111:events",
-            dlqUrl: "https://sqs.us-east-1.amazonaws.com/111111111111/dlq",
-        };
+        const delivery = fakeDelivery("outbox");
         const env = { [ENV.tableName]: "outbox", [ENV.topicArn]: delivery.topicArn, [ENV.dlqUrl]: delivery.dlqUrl };
         const publisher = (key: string): Probe => ({
             who: "createPublisher",
@@ -627,6 +625,11 @@ describe("runtime pieces", function () {
         const environment = (variable: string): Probe => ({
             who: `environment ${variable}`,
             run: (v) => runtime.readHandlerEnvironment({ ...env, [variable]: String(v) }),
+        });
+        const INBOX = { client: fakeClient, consumer: "billing", tableName: "inbox" };
+        const inbox = (key: string): Probe => ({
+            who: "Inbox",
+            run: (v) => new runtime.Inbox({ ...INBOX, [key]: v }),
         });
         const writer = (key: string): Probe => ({
             who: "OutboxWriter",
@@ -694,30 +697,8 @@ describe("runtime pieces", function () {
                 parallelizationFactor: [mapping("parallelizationFactor")],
             },
             INBOX_LIMITS: {
-                markerTtlSeconds: [
-                    {
-                        who: "Inbox",
-                        run: (v) =>
-                            new runtime.Inbox({
-                                client: fakeClient,
-                                consumer: "billing",
-                                tableName: "inbox",
-                                markerTtlSeconds: v,
-                            }),
-                    },
-                ],
-                markerShards: [
-                    {
-                        who: "Inbox",
-                        run: (v) =>
-                            new runtime.Inbox({
-                                client: fakeClient,
-                                consumer: "billing",
-                                tableName: "inbox",
-                                markerShards: v,
-                            }),
-                    },
-                ],
+                markerTtlSeconds: [inbox("markerTtlSeconds")],
+                markerShards: [inbox("markerShards")],
             },
             INBOX_HANDLER_LIMITS: {
                 reserveMs: [
@@ -725,11 +706,7 @@ describe("runtime pieces", function () {
                         who: "createInboxHandler",
                         run: (v) =>
                             runtime.createInboxHandler({
-                                inbox: new runtime.Inbox({
-                                    client: fakeClient,
-                                    consumer: "billing",
-                                    tableName: "inbox",
-                                }),
+                                inbox: new runtime.Inbox(INBOX),
                                 consume: () => undefined,
                                 reserveMs: v,
                             }),

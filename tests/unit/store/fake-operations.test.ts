@@ -19,15 +19,21 @@ function storeOn(client: FakeDynamoDb, extra: Partial<ConstructorParameters<type
 
 const keyOf = (n: number) => ({ PK: { S: "P" }, SK: { S: `OUTBOX#env-${n}#topic` }, record_id: { S: `P/rec-${n}` } });
 
+/**
+ * A partition to claim from: its FENCE at 1, ClaimIndex holding `pending`, every RecordIDIndex query answering the
+ * key of record `keyed`, and every update and transaction succeeding.
+ */
+function claimableFake(pending: Record<string, unknown>[], keyed: number): FakeDynamoDb {
+    return new FakeDynamoDb()
+        .on("GetItem", () => fenceAt(1))
+        .on("UpdateItem", () => ({}))
+        .on("TransactWriteItems", () => ({}))
+        .on("Query", (input) => (input.IndexName === "ClaimIndex" ? { Items: pending } : { Items: [keyOf(keyed)] }));
+}
+
 describe("complete / release on a fake client (§11.4)", () => {
     it("complete uses the key cached by claim (no RecordIDIndex query) and evicts it on success", async () => {
-        const fake = new FakeDynamoDb()
-            .on("GetItem", () => fenceAt(1))
-            .on("UpdateItem", () => ({}))
-            .on("TransactWriteItems", () => ({}))
-            .on("Query", (input) =>
-                input.IndexName === "ClaimIndex" ? { Items: [pendingItem(rec("P", 1), 1, t0)] } : { Items: [keyOf(1)] },
-            );
+        const fake = claimableFake([pendingItem(rec("P", 1), 1, t0)], 1);
         const { store } = storeOn(fake);
         const [r] = await store.claim("P", tok(1), 1);
         await store.complete([r.recordId], tok(1));
@@ -146,15 +152,10 @@ describe("key cache (J-N1: bounded under lease churn)", () => {
     });
 
     it("the store's keyCacheSize option bounds the cache claims fill", async () => {
-        const fake = new FakeDynamoDb()
-            .on("GetItem", () => fenceAt(1))
-            .on("UpdateItem", () => ({}))
-            .on("TransactWriteItems", () => ({}))
-            .on("Query", (input) =>
-                input.IndexName === "ClaimIndex"
-                    ? { Items: Array.from({ length: 20 }, (_, i) => pendingItem(rec("P", i), i + 1, t0 + i)) }
-                    : { Items: [keyOf(0)] },
-            );
+        const fake = claimableFake(
+            Array.from({ length: 20 }, (_, i) => pendingItem(rec("P", i), i + 1, t0 + i)),
+            0,
+        );
         const { store } = storeOn(fake, { keyCacheSize: 3 });
         await store.claim("P", tok(1), 20);
         await store.complete(["P/rec-19"], tok(1));
