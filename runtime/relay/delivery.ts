@@ -211,6 +211,7 @@ export async function readRecordStates(ctx: DeliveryContext, records: readonly O
  * @param ctx - The logger.
  * @param record - The record refused.
  * @param code - The destination's error code.
+ * @internal The keyless and the keyed paths share it; not part of the runtime's documented surface.
  */
 export function logTransientRefusal(ctx: DeliveryContext, record: OutboxRecord, code: string): void {
     ctx.logger.warn("outbox publish failed", {
