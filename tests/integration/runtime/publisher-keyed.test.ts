@@ -7,9 +7,8 @@ import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { recordKey } from "../../../runtime/record/codec";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
-import { createHarness, type Harness } from "../../support/runtime/harness";
 import {
-    closeAfterEach,
+    harnessPerTest,
     idOf,
     from,
     metric,
@@ -24,11 +23,10 @@ import {
 } from "../../support/runtime/relay-fixtures";
 
 describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)", function () {
-    let h: Harness;
-    closeAfterEach(() => h);
+    const openHarness = harnessPerTest();
 
     it("delivers keyed records through the claim path in (created_at, seq) order, whatever order their stream records come in", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         // Some share a millisecond: seq breaks the tie.
         const ids = await writeKeyedOneByOne(h, "ACCOUNT#1", "acct-1", 6, (n) => (n % 2 === 0 ? 0 : 1));
         const event = await h.streamEvent();
@@ -49,7 +47,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
     });
 
     it("on a keyed failure releases what it claimed and reports the doorbell record; the retry keeps per-key order", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const { messageIds } = await h.writer.write({
             messages: [0, 1, 2].map((n) => ({ partition: "A", type: "T", payload: n, orderingKey: "k" })),
         });
@@ -71,7 +69,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
     });
 
     it("reports the lower of a keyless and a keyed failure in one batch, whichever of the two comes first in the shard", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const write = async (partition: string, orderingKey?: string) =>
             (
                 await h.writer.write({
@@ -104,7 +102,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
     });
 
     it("a keyed head SNS refuses holds only its own key: the partition's other keys are delivered in the same invocation, the shard goes on, and the head reaches the DLQ after maxPublishAttempts", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const b1 = await writeKeyedOne(h, "b", "b1");
         const a1 = await writeKeyedOne(h, "a", "a1");
         const a2 = await writeKeyedOne(h, "a", "a2");
@@ -133,7 +131,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
     });
 
     it("a claim truncated by a throttled write is not taken for an exhausted partition: the first doorbell not delivered is reported, and the retry delivers the rest in order", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         // 100 records: a claim of 100 is two transactions of 50, so a throttled second one leaves a short batch.
         const ids = await writeKeyRun(h, "K", "k", 100);
         const event = await h.streamEvent();
@@ -161,7 +159,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
     });
 
     it("a keyed record SNS refused maxPublishAttempts times whose DLQ send then fails holds only its own key: the partition's other keys are published in the same invocation, and the shard goes on", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const a1 = await writeKeyedOne(h, "a", "a1");
         const b1 = await writeKeyedOne(h, "b", "b1");
         const a2 = await writeKeyedOne(h, "a", "a2");
@@ -184,7 +182,7 @@ describe("createPublisher on keyed records (DynamoDB Local + AWS fault server)",
     });
 
     it("reports a keyed doorbell it could not reach within its claim rounds, and the retry finishes in order", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const ids: string[] = [];
         for (let n = 0; n < 12; n += 1)
             ids.push(

@@ -9,9 +9,8 @@ import type { LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { marshalRecord, recordKey, unmarshalRecord } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
-import { createHarness, type Harness } from "../../support/runtime/harness";
 import {
-    closeAfterEach,
+    harnessPerTest,
     metric,
     publishedIds,
     writeNumbered,
@@ -21,11 +20,10 @@ import {
 } from "../../support/runtime/relay-fixtures";
 
 describe("createPublisher on refused and expired records (DynamoDB Local + AWS fault server)", function () {
-    let h: Harness;
-    closeAfterEach(() => h);
+    const openHarness = harnessPerTest();
 
     it("publishes what it reads from its own table, not the stream image: an image that differs from the row never goes out", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "from-the-table" }] });
         const [record] = (await h.streamEvent()).Records;
         const row = unmarshalRecord(record!.dynamodb.NewImage as never);
@@ -45,7 +43,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
     });
 
     it("a record SNS refuses never holds the shard: its attempt is counted durably, it stays pending for the sweeper, and the sweeper dead-letters it at maxPublishAttempts", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const messageIds = await writeNumbered(h, 3);
         const poison = messageIds[1]!;
         refuseEntry(h, poison);
@@ -77,7 +75,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
     });
 
     it("a record refused twice by the stream path (a redelivered batch) reaches the DLQ at maxPublishAttempts without the sweeper", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const messageIds = await writeNumbered(h, 2);
         const poison = messageIds[0]!;
         refuseEntry(h, poison);
@@ -93,7 +91,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
     });
 
     it("an entry SNS refuses with an unknown code and SenderFault reaches the DLQ after maxPublishAttempts; the others are published", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const messageIds = await writeNumbered(h, 3);
         const poison = messageIds[1]!;
         refuseEntry(h, poison, "SomethingSnsAddsLater");
@@ -109,7 +107,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
     });
 
     it("holds the shard on a fault of the deployment (the topic does not exist, a KMS key it cannot use): nothing counted, nothing dead-lettered", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         await h.writer.write({ messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })) });
         const event = await h.streamEvent();
         const first = { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] };
@@ -134,7 +132,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
     });
 
     it("holds the shard, never dead-letters, when SNS refuses the topic itself (InvalidParameter: Invalid parameter: TopicArn, as for a topic of another region), on the stream path and in the sweeper", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const { messageIds } = await h.writer.write({
             messages: [
                 { partition: "P", type: "T", payload: 1 },
@@ -185,7 +183,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
     });
 
     it("sends expired records to the DLQ with reason expired, marks them expired, and never publishes them", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const now = h.clock.now();
         const { messageIds } = await h.writer.write({
             messages: [
@@ -221,7 +219,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
 
     describe("a DLQ that cannot take a record never holds the shard", function () {
         it("an expired keyless record stays pending for the sweeper (LeftForSweeper) while the records behind it are published; the sweeper dead-letters it after the outage", async function () {
-            h = await createHarness({
+            const h = await openHarness({
                 faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] },
             });
             const now = h.clock.now();
@@ -251,7 +249,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
         });
 
         it("a keyless record at maxPublishAttempts stays pending when the DLQ is down; the batch goes on", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const messageIds = await writeNumbered(h, 2);
             const poison = messageIds[0]!;
             refuseEntry(h, poison, "InvalidParameter", [
@@ -267,7 +265,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
         });
 
         it("an expired keyed head the DLQ cannot take holds only its key: its later records stay pending for the sweeper, the shard goes on, and the sweeper delivers the key in order", async function () {
-            h = await createHarness({
+            const h = await openHarness({
                 faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] },
             });
             const write = async (partition: string, orderingKey?: string, expiresAt?: Date) =>

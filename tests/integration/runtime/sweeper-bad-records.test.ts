@@ -8,9 +8,8 @@ import { EXPIRY_INDEX } from "../../../runtime/schema";
 import { isOutboxError } from "../../../runtime/errors";
 import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
-import { createHarness, type Harness } from "../../support/runtime/harness";
 import {
-    closeAfterEach,
+    harnessPerTest,
     entryFault,
     publishedIds,
     refuseEntry,
@@ -18,14 +17,14 @@ import {
     deadLettered,
     putRawItem,
 } from "../../support/runtime/relay-fixtures";
+import type { Harness } from "../../support/runtime/harness";
 
 describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", function () {
-    let h: Harness;
-    closeAfterEach(() => h);
+    const openHarness = harnessPerTest();
 
     describe("one bad record never stops the safety net", function () {
         /** A pending record with an expiry written past the writer's checks (an older writer, or a Go drainer sharing the table). */
-        async function persistRaw(partition: string, payload: string, expiresAt: number): Promise<string> {
+        async function persistRaw(h: Harness, partition: string, payload: string, expiresAt: number): Promise<string> {
             const store = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
             const recordId = `${partition}/raw`;
             await store.persist([
@@ -41,8 +40,8 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
         }
 
         it("an expired record holding U+FFFF (which SQS refuses) reaches the DLQ escaped, byte-identical once parsed, and the sweep goes on", async function () {
-            h = await createHarness();
-            const poison = await persistRaw("POISON", JSON.stringify({ text: "a\uFFFFb" }), h.clock.now() + 1_000);
+            const h = await openHarness();
+            const poison = await persistRaw(h, "POISON", JSON.stringify({ text: "a\uFFFFb" }), h.clock.now() + 1_000);
             const [healthy] = (await h.writer.write({ messages: [{ partition: "OK", type: "T", payload: { n: 1 } }] }))
                 .messageIds;
             h.clock.advance(200_000);
@@ -60,7 +59,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
         });
 
         it("a DLQ outage fails only the expired records (counted as SweepFailures, left pending); missed records of other partitions are still published", async function () {
-            h = await createHarness({
+            const h = await openHarness({
                 faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] },
             });
             const now = h.clock.now();
@@ -91,7 +90,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
         });
 
         it("a keyed head the DLQ cannot take (an outage) holds only its own key: the partition's other keys are published in the same sweep", async function () {
-            h = await createHarness({
+            const h = await openHarness({
                 faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] },
             });
             const write = async (orderingKey: string, expiresAt?: Date) =>
@@ -125,7 +124,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
         });
 
         it("a keyed record SNS refused maxPublishAttempts times whose DLQ send fails holds only its own key: the partition's other keys are published in the same sweep, and its key follows once the DLQ takes it", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const write = async (orderingKey: string) =>
                 (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: orderingKey, orderingKey }] }))
                     .messageIds[0]!;
@@ -150,7 +149,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
         });
 
         it("an undecodable item with has_expiry is counted and skipped; the other expired records are dead-lettered", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const now = h.clock.now();
             await putRawItem(h, {
                 PK: { S: "BROKEN" },
@@ -176,7 +175,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
         });
 
         it("a failed expiry query does not stop the missed-record step; the invocation then fails with the query's error", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const [missed] = (await h.writer.write({ messages: [{ partition: "M", type: "T", payload: "m" }] }))
                 .messageIds;
             h.clock.advance(200_000);

@@ -8,23 +8,22 @@ import { ATTR, SWEEP_CURSOR_PK, SWEEP_CURSOR_SK } from "../../../runtime/schema"
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
-import { createHarness, type Harness } from "../../support/runtime/harness";
 import {
-    closeAfterEach,
+    harnessPerTest,
     putRecord,
     heldByAnother,
     claimIndexOrder,
     publishedIds,
     putRawItem,
 } from "../../support/runtime/relay-fixtures";
+import type { Harness } from "../../support/runtime/harness";
 
 describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", function () {
-    let h: Harness;
-    closeAfterEach(() => h);
+    const openHarness = harnessPerTest();
 
     describe("partitions that never drain never starve the others (a sweep cursor kept in the table)", function () {
         /** Give `partition` an item no sweep can ever drain, of one of three kinds. */
-        async function plantStuck(partition: string, kind: number): Promise<void> {
+        async function plantStuck(h: Harness, partition: string, kind: number): Promise<void> {
             const old = h.clock.now() - 1_000;
             if (kind === 0) {
                 // An undecodable item: its envelope is not JSON.
@@ -50,7 +49,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
         }
 
         it("reaches every healthy partition within ⌈N / maxPartitionsPerRun⌉ runs, each a cold start, when the partitions first in ClaimIndex's scan order never drain: undecodable items, rows no claim can take, key tails behind a held head", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const healthy: string[] = [];
             for (let n = 0; n < 10; n += 1)
                 healthy.push(
@@ -59,7 +58,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
             const order = await claimIndexOrder(h);
             assert.equal(order.length, 10);
             // More stuck partitions than maxPartitionsPerRun, and first in scan order: today's worst case.
-            for (const [i, partition] of order.slice(0, 6).entries()) await plantStuck(partition, i % 3);
+            for (const [i, partition] of order.slice(0, 6).entries()) await plantStuck(h, partition, i % 3);
             h.clock.advance(200_000);
             const maxPartitionsPerRun = 2;
             const runs = Math.ceil(order.length / maxPartitionsPerRun);
@@ -87,7 +86,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
         });
 
         it("a run that runs out of time resumes, on the next run, at the first partition it did not reach", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const healthy: string[] = [];
             // One more partition than a run drains at once, so a run out of time after its first group leaves one.
             for (let n = 0; n <= PARTITIONS_IN_FLIGHT; n += 1)
@@ -95,7 +94,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                     ...(await h.writer.write({ messages: [{ partition: `T${n}`, type: "T", payload: n }] })).messageIds,
                 );
             const [first] = await claimIndexOrder(h);
-            await plantStuck(first!, 0);
+            await plantStuck(h, first!, 0);
             h.clock.advance(200_000);
             const reached: number[] = [];
             for (let run = 1; run <= 2; run += 1) {
@@ -123,7 +122,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
         });
 
         it("a run that runs out of time resumes after the last partition it reached, never at it and never past one it did not reach: a never-draining partition reached last is not taken again before the ones after it", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const healthy: string[] = [];
             // Two more partitions than a run drains at once, so a run out of time after its first group leaves two.
             for (let n = 0; n < PARTITIONS_IN_FLIGHT + 2; n += 1)
@@ -132,7 +131,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 );
             const order = await claimIndexOrder(h);
             const reachedLast = order[PARTITIONS_IN_FLIGHT - 1]!;
-            await plantStuck(reachedLast, 1);
+            await plantStuck(h, reachedLast, 1);
             h.clock.advance(200_000);
             // The first run has time for one group: it runs out once the run has published.
             let publishes = 0;
@@ -149,7 +148,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
         });
 
         it("knows its position by the whole ClaimIndex key, not by the partition key alone: a cursor moved to a later item of the same partition is written, so a partition that never drains is passed", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const writtenAt = h.clock.now();
             const healthy: string[] = [];
             for (const partition of ["S0", "S1"])
@@ -178,7 +177,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
         });
 
         /** A sweep cursor naming a partition that is gone, at a claim position no scan accepts. */
-        async function putBadCursor(): Promise<void> {
+        async function putBadCursor(h: Harness): Promise<void> {
             await putRawItem(h, {
                 PK: { S: SWEEP_CURSOR_PK },
                 SK: { S: "META" },
@@ -189,14 +188,14 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
         }
 
         it("a cursor that cannot be read, or that the scan refuses, never stops a sweep: the run scans from the start of the index", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const ids: string[] = [];
             for (let n = 0; n < 3; n += 1)
                 ids.push(
                     ...(await h.writer.write({ messages: [{ partition: `C${n}`, type: "T", payload: n }] })).messageIds,
                 );
             h.clock.advance(200_000);
-            await putBadCursor();
+            await putBadCursor(h);
             // Fakes in front of DynamoDB Local: no emulator fails one GetItem or refuses one ExclusiveStartKey on demand.
             const unreadable = new FakeDynamoDb(h.ddb).on("GetItem", (input) =>
                 input.Key?.PK?.S === SWEEP_CURSOR_PK ? Promise.reject(throttled()) : PASS,
@@ -224,7 +223,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                       )
                     : PASS,
             );
-            await putBadCursor();
+            await putBadCursor(h);
             const result = await createSweeper({
                 ...h.config({ dynamodb: refusing as never }),
                 maxPartitionsPerRun: 10,

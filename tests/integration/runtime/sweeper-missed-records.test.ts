@@ -12,9 +12,8 @@ import { createSweeper } from "../../../runtime/relay/sweeper";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
-import { createHarness, type Harness } from "../../support/runtime/harness";
 import {
-    closeAfterEach,
+    harnessPerTest,
     entryFault,
     publishedIds,
     writeKeyRun,
@@ -23,11 +22,10 @@ import {
 } from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper delivers missed records (DynamoDB Local + AWS fault server)", function () {
-    let h: Harness;
-    closeAfterEach(() => h);
+    const openHarness = harnessPerTest();
 
     it("publishes within one sweep the records whose stream events were never delivered, keyed ones in order", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const keyless = (
             await h.writer.write({
                 messages: [1, 2, 3].map((n) => ({ partition: `ORDER#${n}`, type: "T", payload: n })),
@@ -61,7 +59,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("leaves records younger than sweepAfter to the stream path, unclaimed", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "old" }] });
         h.clock.advance(100_000);
         const young = (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "young" }] }))
@@ -76,7 +74,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("leaves a record whose created_at is ahead of the sweeper's clock for a later run", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const ahead = new OutboxWriter({
             client: h.ddb,
             tableName: h.tableName,
@@ -111,7 +109,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("reclaims and delivers a record a crashed publisher left claimed, once its claim is stale", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const [id] = (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1, orderingKey: "k" }] }))
             .messageIds;
         const crashed = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
@@ -129,7 +127,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("moves pending records past their expiry to the DLQ and marks them expired", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const now = h.clock.now();
         const { messageIds } = await h.writer.write({
             messages: [
@@ -159,7 +157,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("reports a partition that failed and delivers the others", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const { messageIds } = await h.writer.write({
             messages: [
                 { partition: "A", type: "T", payload: 1 },
@@ -179,7 +177,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("reports a partition's failure at its lowest record in claim order, not at the first to fail in time: a2, refused in the second round, before b1, refused in the first", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const [a1, a2, b1] = (
             await h.writer.write({
                 messages: [
@@ -206,7 +204,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("a refused head holds only its key past the claim limit: the partition's other key and keyless record, beyond the first claim, are delivered in the same sweep (issue 38, found by tests/integration/relay/edges.test.ts)", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const [a1, a2, a3, b1, keyless] = (
             await h.writer.write({
                 messages: [
@@ -235,7 +233,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("counts a partition whose claim came back truncated (a throttled claim write) as failed, and the next run delivers the rest in order", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         // 100 records: a claim of 100 is two transactions of 50, so a throttled second one leaves a short batch.
         const ids = await writeKeyRun(h, "K", "k", 100);
         h.clock.advance(200_000);
@@ -259,7 +257,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("starts no work when the invocation has less time left than reserveMs", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         await h.writer.write({
             messages: [
                 { partition: "P", type: "T", payload: 1, expiresAt: new Date(h.clock.now() + 1) },
@@ -290,7 +288,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("rejects an invalid sweep setting with INVALID_CONFIG", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         assert.throws(
             () => createSweeper({ ...h.config(), sweepAfterSeconds: 0 }),
             (err: unknown) =>

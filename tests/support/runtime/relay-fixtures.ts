@@ -9,13 +9,33 @@ import { marshalRecord, pendingRecord } from "../../../runtime/record/codec";
 import { ATTR, CLAIM_INDEX } from "../../../runtime/schema";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import type { EntryFaultRule } from "../../../dev/emulators/aws-fault-server";
-import type { Harness } from "./harness";
+import { createHarness, type Harness, type HarnessOptions } from "./harness";
 
 /** Close the harness `current()` returns after each test of the enclosing suite. */
 export function closeAfterEach(current: () => Harness | undefined): void {
     afterEach(async function () {
         await current()?.close();
     });
+}
+
+/**
+ * Give each test of the enclosing suite its own harness: the returned function opens one, and the suite closes
+ * it after the test.
+ *
+ * @returns A function that opens a harness with `options` (the {@link createHarness} defaults where left out).
+ */
+export function harnessPerTest(): (options?: HarnessOptions) => Promise<Harness> {
+    let current: Harness | undefined;
+    afterEach(async function () {
+        // Forget it first, so a test that opens none never closes the one before it again.
+        const opened = current;
+        current = undefined;
+        await opened?.close();
+    });
+    return async (options) => {
+        current = await createHarness(options);
+        return current;
+    };
 }
 
 /** The event Lambda would deliver after rewinding to `sequenceNumber`. */
