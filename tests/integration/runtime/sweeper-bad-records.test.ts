@@ -8,19 +8,11 @@ import { EXPIRY_INDEX } from "../../../runtime/schema";
 import { isOutboxError } from "../../../runtime/errors";
 import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
-import {
-    harnessPerTest,
-    entryFault,
-    publishedIds,
-    refuseEntry,
-    statusesOf,
-    deadLettered,
-    putRawItem,
-} from "../../support/runtime/relay-fixtures";
+import * as relay from "../../support/runtime/relay-fixtures";
 import type { Harness } from "../../support/runtime/harness";
 
 describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", function () {
-    const openHarness = harnessPerTest();
+    const openHarness = relay.harnessPerTest();
 
     describe("one bad record never stops the safety net", function () {
         /** A pending record with an expiry written past the writer's checks (an older writer, or a Go drainer sharing the table). */
@@ -54,7 +46,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
                 h.server.queueMessages(h.dlqUrl)[0]!.body.includes("\\uffff"),
                 "the DLQ body carries the character as a JSON escape",
             );
-            assert.deepEqual(publishedIds(h), [healthy]);
+            assert.deepEqual(relay.publishedIds(h), [healthy]);
             assert.equal((await h.records()).find((r) => r.recordId === poison)!.status, "expired");
         });
 
@@ -78,8 +70,8 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             h.clock.advance(200_000);
             const result = await createSweeper(h.config())();
             assert.deepEqual([result.expired, result.failedRecords, result.published], [0, 2, 1]);
-            assert.deepEqual(publishedIds(h), [missed]);
-            assert.deepEqual(await statusesOf(h, expiring), ["pending", "pending"]);
+            assert.deepEqual(relay.publishedIds(h), [missed]);
+            assert.deepEqual(await relay.statusesOf(h, expiring), ["pending", "pending"]);
             const line = h.metricLines
                 .map((l) => JSON.parse(l) as Record<string, unknown>)
                 .find((l) => "SweepFailures" in l);
@@ -114,13 +106,17 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             h.clock.advance(200_000);
             const result = await createSweeper(h.config())();
             assert.deepEqual([result.published, result.failedPartitions], [2, 1]);
-            assert.deepEqual(publishedIds(h), [b1, b2], "key b went on past key a's head");
-            assert.deepEqual(await statusesOf(h, [a1, a2]), ["pending", "pending"], "key a waits, released in order");
+            assert.deepEqual(relay.publishedIds(h), [b1, b2], "key b went on past key a's head");
+            assert.deepEqual(
+                await relay.statusesOf(h, [a1, a2]),
+                ["pending", "pending"],
+                "key a waits, released in order",
+            );
 
             h.server.setFaults({});
             await createSweeper(h.config())();
-            assert.deepEqual(deadLettered(h), [[a1, "expired"]]);
-            assert.deepEqual(publishedIds(h), [b1, b2, a2]);
+            assert.deepEqual(relay.deadLettered(h), [[a1, "expired"]]);
+            assert.deepEqual(relay.publishedIds(h), [b1, b2, a2]);
         });
 
         it("a keyed record SNS refused maxPublishAttempts times whose DLQ send fails holds only its own key: the partition's other keys are published in the same sweep, and its key follows once the DLQ takes it", async function () {
@@ -133,25 +129,25 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             const a2 = await write("a");
             const b2 = await write("b");
             h.server.setFaults({
-                entries: [entryFault(a1, { code: "InvalidParameter", senderFault: true })],
+                entries: [relay.entryFault(a1, { code: "InvalidParameter", senderFault: true })],
                 calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }],
             });
             h.clock.advance(200_000);
             const result = await createSweeper(h.config({ maxPublishAttempts: 1 }))();
             assert.deepEqual([result.published, result.deadLettered, result.failedPartitions], [2, 0, 1]);
-            assert.deepEqual(publishedIds(h), [b1, b2], "key b went on past key a's head, in a later call too");
-            assert.deepEqual(await statusesOf(h, [a1, a2]), ["pending", "pending"]);
+            assert.deepEqual(relay.publishedIds(h), [b1, b2], "key b went on past key a's head, in a later call too");
+            assert.deepEqual(await relay.statusesOf(h, [a1, a2]), ["pending", "pending"]);
 
-            refuseEntry(h, a1);
+            relay.refuseEntry(h, a1);
             await createSweeper(h.config({ maxPublishAttempts: 1 }))();
-            assert.deepEqual(deadLettered(h), [[a1, "publish-rejected"]]);
-            assert.deepEqual(publishedIds(h), [b1, b2, a2]);
+            assert.deepEqual(relay.deadLettered(h), [[a1, "publish-rejected"]]);
+            assert.deepEqual(relay.publishedIds(h), [b1, b2, a2]);
         });
 
         it("an undecodable item with has_expiry is counted and skipped; the other expired records are dead-lettered", async function () {
             const h = await openHarness();
             const now = h.clock.now();
-            await putRawItem(h, {
+            await relay.putRawItem(h, {
                 PK: { S: "BROKEN" },
                 SK: { S: "OUTBOX#x#topic" },
                 record_id: { S: "broken" },
@@ -190,7 +186,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
                 createSweeper({ ...h.config(), dynamodb })(),
                 (err: unknown) => isOutboxError(err, "THROTTLED") && /expiry index query failed/.test(err.message),
             );
-            assert.deepEqual(publishedIds(h), [missed]);
+            assert.deepEqual(relay.publishedIds(h), [missed]);
         });
     });
 });

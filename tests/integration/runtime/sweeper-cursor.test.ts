@@ -8,18 +8,11 @@ import { ATTR, SWEEP_CURSOR_PK, SWEEP_CURSOR_SK } from "../../../runtime/schema"
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
-import {
-    harnessPerTest,
-    putRecord,
-    heldByAnother,
-    claimIndexOrder,
-    publishedIds,
-    putRawItem,
-} from "../../support/runtime/relay-fixtures";
+import * as relay from "../../support/runtime/relay-fixtures";
 import type { Harness } from "../../support/runtime/harness";
 
 describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", function () {
-    const openHarness = harnessPerTest();
+    const openHarness = relay.harnessPerTest();
 
     describe("partitions that never drain never starve the others (a sweep cursor kept in the table)", function () {
         /** Give `partition` an item no sweep can ever drain, of one of three kinds. */
@@ -27,7 +20,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
             const old = h.clock.now() - 1_000;
             if (kind === 0) {
                 // An undecodable item: its envelope is not JSON.
-                await putRawItem(h, {
+                await relay.putRawItem(h, {
                     PK: { S: partition },
                     SK: { S: "OUTBOX#broken#sns" },
                     record_id: { S: `${partition}/broken` },
@@ -36,15 +29,15 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                     claim_sort: { S: claimSort(old, 0n) },
                 });
             } else if (kind === 1) {
-                await putRecord(h, partition, `${partition}/held`, old, { change: heldByAnother(h) });
+                await relay.putRecord(h, partition, `${partition}/held`, old, { change: relay.heldByAnother(h) });
             } else {
                 // A key tail behind a held head: the head is claimed by a live relay, the tail is pending and due.
-                await putRecord(h, partition, `${partition}/head`, old - 1_000, {
+                await relay.putRecord(h, partition, `${partition}/head`, old - 1_000, {
                     orderingKey: "held",
                     seq: 0n,
-                    change: heldByAnother(h),
+                    change: relay.heldByAnother(h),
                 });
-                await putRecord(h, partition, `${partition}/tail`, old, { orderingKey: "held", seq: 1n });
+                await relay.putRecord(h, partition, `${partition}/tail`, old, { orderingKey: "held", seq: 1n });
             }
         }
 
@@ -55,7 +48,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 healthy.push(
                     ...(await h.writer.write({ messages: [{ partition: `P${n}`, type: "T", payload: n }] })).messageIds,
                 );
-            const order = await claimIndexOrder(h);
+            const order = await relay.claimIndexOrder(h);
             assert.equal(order.length, 10);
             // More stuck partitions than maxPartitionsPerRun, and first in scan order: today's worst case.
             for (const [i, partition] of order.slice(0, 6).entries()) await plantStuck(h, partition, i % 3);
@@ -79,7 +72,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 }
             }
             assert.deepEqual(
-                publishedIds(h).sort(),
+                relay.publishedIds(h).sort(),
                 [...healthy].sort(),
                 `every healthy record within ${runs} runs, none of the stuck ones`,
             );
@@ -93,7 +86,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 healthy.push(
                     ...(await h.writer.write({ messages: [{ partition: `T${n}`, type: "T", payload: n }] })).messageIds,
                 );
-            const [first] = await claimIndexOrder(h);
+            const [first] = await relay.claimIndexOrder(h);
             await plantStuck(h, first!, 0);
             h.clock.advance(200_000);
             const reached: number[] = [];
@@ -115,7 +108,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 "the first run reaches one group, the stuck partition first in scan order among them",
             );
             assert.deepEqual(
-                publishedIds(h).sort(),
+                relay.publishedIds(h).sort(),
                 [...healthy].sort(),
                 "the stuck partition first in scan order is passed, not retried every run",
             );
@@ -129,7 +122,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 healthy.push(
                     ...(await h.writer.write({ messages: [{ partition: `R${n}`, type: "T", payload: n }] })).messageIds,
                 );
-            const order = await claimIndexOrder(h);
+            const order = await relay.claimIndexOrder(h);
             const reachedLast = order[PARTITIONS_IN_FLIGHT - 1]!;
             await plantStuck(h, reachedLast, 1);
             h.clock.advance(200_000);
@@ -144,7 +137,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
             // The second has the time, and room for two partitions: the two the first did not reach.
             const second = await createSweeper({ ...h.config(), maxPartitionsPerRun: 2 })();
             assert.equal(second.published, 2, `not ${reachedLast} again, reached last and never drained`);
-            assert.deepEqual(publishedIds(h).sort(), [...healthy].sort());
+            assert.deepEqual(relay.publishedIds(h).sort(), [...healthy].sort());
         });
 
         it("knows its position by the whole ClaimIndex key, not by the partition key alone: a cursor moved to a later item of the same partition is written, so a partition that never drains is passed", async function () {
@@ -155,7 +148,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 healthy.push(
                     ...(await h.writer.write({ messages: [{ partition, type: "T", payload: 1 }] })).messageIds,
                 );
-            const [x, y] = await claimIndexOrder(h);
+            const [x, y] = await relay.claimIndexOrder(h);
             h.clock.advance(200_000);
             const sweep = () => createSweeper({ ...h.config(), maxPartitionsPerRun: 1 })();
             const cursorRow = async () =>
@@ -167,18 +160,18 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
             assert.equal(afterFirst?.[ATTR.pk]?.S, x);
             // x gets a due item no sweep can drain, after the cursor's item: the next run takes x again (nothing to
             // publish) and moves the cursor to that item, in the same partition.
-            await putRecord(h, x!, `${x}/held`, writtenAt + 1, { change: heldByAnother(h) });
+            await relay.putRecord(h, x!, `${x}/held`, writtenAt + 1, { change: relay.heldByAnother(h) });
             assert.equal((await sweep()).published, 0);
             const afterSecond = await cursorRow();
             assert.equal(afterSecond?.[ATTR.pk]?.S, x);
             assert.notEqual(afterSecond?.[ATTR.sk]?.S, afterFirst?.[ATTR.sk]?.S, "moved within the partition");
             assert.equal((await sweep()).published, 1, `${y}, past the item no sweep drains`);
-            assert.deepEqual(publishedIds(h).sort(), [...healthy].sort());
+            assert.deepEqual(relay.publishedIds(h).sort(), [...healthy].sort());
         });
 
         /** A sweep cursor naming a partition that is gone, at a claim position no scan accepts. */
         async function putBadCursor(h: Harness): Promise<void> {
-            await putRawItem(h, {
+            await relay.putRawItem(h, {
                 PK: { S: SWEEP_CURSOR_PK },
                 SK: { S: "META" },
                 [ATTR.sweepCursor]: {
@@ -229,7 +222,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 maxPartitionsPerRun: 10,
             })();
             assert.equal(result.published, 2, "the rest, from the start of the index");
-            assert.deepEqual(publishedIds(h).sort(), [...ids].sort());
+            assert.deepEqual(relay.publishedIds(h).sort(), [...ids].sort());
         });
     });
 });

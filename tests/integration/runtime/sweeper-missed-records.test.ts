@@ -12,17 +12,10 @@ import { createSweeper } from "../../../runtime/relay/sweeper";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
-import {
-    harnessPerTest,
-    entryFault,
-    publishedIds,
-    writeKeyRun,
-    deadLetterReasons,
-    writeKeyedOneByOne,
-} from "../../support/runtime/relay-fixtures";
+import * as relay from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper delivers missed records (DynamoDB Local + AWS fault server)", function () {
-    const openHarness = harnessPerTest();
+    const openHarness = relay.harnessPerTest();
 
     it("publishes within one sweep the records whose stream events were never delivered, keyed ones in order", async function () {
         const h = await openHarness();
@@ -31,7 +24,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
                 messages: [1, 2, 3].map((n) => ({ partition: `ORDER#${n}`, type: "T", payload: n })),
             })
         ).messageIds;
-        const keyed = await writeKeyedOneByOne(h, "ACCOUNT#7", "acct-7", 4, () => 1);
+        const keyed = await relay.writeKeyedOneByOne(h, "ACCOUNT#7", "acct-7", 4, () => 1);
         h.clock.advance(121_000);
         const result = await createSweeper(h.config())();
         assert.deepEqual(result, {
@@ -42,7 +35,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
             failedPartitions: 0,
             failedRecords: 0,
         });
-        const published = publishedIds(h);
+        const published = relay.publishedIds(h);
         assert.deepEqual([...published].sort(), [...keyless, ...keyed].sort());
         assert.deepEqual(
             published.filter((id) => keyed.includes(id)),
@@ -122,7 +115,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         );
         h.clock.advance(60_000);
         assert.equal((await createSweeper({ ...h.config(), sweepAfterSeconds: 5 })()).published, 1);
-        assert.deepEqual(publishedIds(h), [id]);
+        assert.deepEqual(relay.publishedIds(h), [id]);
         assert.equal((await h.records())[0]!.status, "completed");
     });
 
@@ -141,7 +134,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         assert.equal(result.expired, 2);
         assert.equal(result.published, 0, "nothing is older than sweepAfter yet");
         assert.deepEqual(
-            deadLetterReasons(h),
+            relay.deadLetterReasons(h),
             [
                 ["expired", messageIds[0]],
                 ["expired", messageIds[1]],
@@ -165,7 +158,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
             ],
         });
         h.server.setFaults({
-            entries: [entryFault(messageIds[0], { code: "InternalError" })],
+            entries: [relay.entryFault(messageIds[0], { code: "InternalError" })],
         });
         h.clock.advance(200_000);
         const result = await createSweeper(h.config())();
@@ -189,13 +182,13 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         ).messageIds;
         // Round 1 publishes the heads a1 and b1 (b1 refused, so key b is held); round 2 publishes a2 (refused).
         h.server.setFaults({
-            entries: [entryFault([a2, b1], { code: "InvalidParameter", senderFault: true })],
+            entries: [relay.entryFault([a2, b1], { code: "InvalidParameter", senderFault: true })],
         });
         h.clock.advance(200_000);
         const logger = new RecordingLogger();
         const result = await createSweeper({ ...h.config({ maxPublishAttempts: 3 }), logger })();
         assert.deepEqual([result.published, result.failedPartitions], [1, 1]);
-        assert.deepEqual(publishedIds(h), [a1]);
+        assert.deepEqual(relay.publishedIds(h), [a1]);
         assert.deepEqual(
             logger.warnings("sweeper: partition delivery stopped at a failure").map((l) => l.attributes),
             [{ partition: "A", recordId: a2, code: "INVALID_PAYLOAD" }],
@@ -218,13 +211,17 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         ).messageIds;
         h.server.setFaults({
             entries: [
-                entryFault(a1, { code: "InvalidParameter", senderFault: true, message: "Invalid parameter: Message" }),
+                relay.entryFault(a1, {
+                    code: "InvalidParameter",
+                    senderFault: true,
+                    message: "Invalid parameter: Message",
+                }),
             ],
         });
         h.clock.advance(200_000);
         const result = await createSweeper(h.config({ claimLimit: 2, maxPublishAttempts: 3 }))();
         assert.deepEqual([result.published, result.failedPartitions], [2, 1], "the partition still counts as failed");
-        assert.deepEqual(publishedIds(h).sort(), [b1!, keyless!].sort());
+        assert.deepEqual(relay.publishedIds(h).sort(), [b1!, keyless!].sort());
         const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.deepEqual(
             [a1, a2, a3, b1, keyless].map((id) => status.get(id!)),
@@ -235,7 +232,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     it("counts a partition whose claim came back truncated (a throttled claim write) as failed, and the next run delivers the rest in order", async function () {
         const h = await openHarness();
         // 100 records: a claim of 100 is two transactions of 50, so a throttled second one leaves a short batch.
-        const ids = await writeKeyRun(h, "K", "k", 100);
+        const ids = await relay.writeKeyRun(h, "K", "k", 100);
         h.clock.advance(200_000);
         // A fake in front of DynamoDB Local, which never throttles: the second claim transaction is throttled.
         const db = new FakeDynamoDb(h.ddb).on("TransactWriteItems", (_input, call) =>
@@ -253,7 +250,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
             ),
         );
         assert.equal((await createSweeper(h.config())()).published, 50);
-        assert.deepEqual(publishedIds(h), ids);
+        assert.deepEqual(relay.publishedIds(h), ids);
     });
 
     it("starts no work when the invocation has less time left than reserveMs", async function () {
