@@ -203,6 +203,17 @@ export function refuseEntry(
     });
 }
 
+/**
+ * Have the destination fail the entry of record `id` once, as a server-side InternalError (a transient fault):
+ * its call fails that entry, and the retry goes through.
+ *
+ * @param h - The harness whose fault server answers.
+ * @param id - The record id of the entry to fail.
+ */
+export function failEntryOnce(h: Harness, id: string): void {
+    h.server.setFaults({ entries: [entryFault(id, { code: "InternalError", senderFault: false, times: 1 })] });
+}
+
 /** Write one message with ordering key `orderingKey` and payload `payload` on partition `P`; its id. */
 export async function writeKeyedOne(h: Harness, orderingKey: string, payload: unknown): Promise<string> {
     return (await h.writer.write({ messages: [{ partition: "P", type: "T", payload, orderingKey }] })).messageIds[0]!;
