@@ -11,6 +11,19 @@ import { RecordingLogger } from "../../support/store/helpers";
 import * as relay from "../../support/runtime/relay-fixtures";
 import type { Harness } from "../../support/runtime/harness";
 
+/**
+ * Write one message to each of the partitions `${prefix}0` to `${prefix}${count - 1}`, one write each, in that
+ * order; their ids in that order.
+ */
+async function writeOnePerPartition(h: Harness, prefix: string, count: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let n = 0; n < count; n += 1)
+        ids.push(
+            ...(await h.writer.write({ messages: [{ partition: `${prefix}${n}`, type: "T", payload: n }] })).messageIds,
+        );
+    return ids;
+}
+
 describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", function () {
     const openHarness = relay.harnessPerTest();
 
@@ -43,11 +56,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
 
         it("reaches every healthy partition within ⌈N / maxPartitionsPerRun⌉ runs, each a cold start, when the partitions first in ClaimIndex's scan order never drain: undecodable items, rows no claim can take, key tails behind a held head", async function () {
             const h = await openHarness();
-            const healthy: string[] = [];
-            for (let n = 0; n < 10; n += 1)
-                healthy.push(
-                    ...(await h.writer.write({ messages: [{ partition: `P${n}`, type: "T", payload: n }] })).messageIds,
-                );
+            const healthy = await writeOnePerPartition(h, "P", 10);
             const order = await relay.claimIndexOrder(h);
             assert.equal(order.length, 10);
             // More stuck partitions than maxPartitionsPerRun, and first in scan order: today's worst case.
@@ -80,12 +89,8 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
 
         it("a run that runs out of time resumes, on the next run, at the first partition it did not reach", async function () {
             const h = await openHarness();
-            const healthy: string[] = [];
             // One more partition than a run drains at once, so a run out of time after its first group leaves one.
-            for (let n = 0; n <= PARTITIONS_IN_FLIGHT; n += 1)
-                healthy.push(
-                    ...(await h.writer.write({ messages: [{ partition: `T${n}`, type: "T", payload: n }] })).messageIds,
-                );
+            const healthy = await writeOnePerPartition(h, "T", PARTITIONS_IN_FLIGHT + 1);
             const [first] = await relay.claimIndexOrder(h);
             await plantStuck(h, first!, 0);
             h.clock.advance(200_000);
@@ -116,12 +121,8 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
 
         it("a run that runs out of time resumes after the last partition it reached, never at it and never past one it did not reach: a never-draining partition reached last is not taken again before the ones after it", async function () {
             const h = await openHarness();
-            const healthy: string[] = [];
             // Two more partitions than a run drains at once, so a run out of time after its first group leaves two.
-            for (let n = 0; n < PARTITIONS_IN_FLIGHT + 2; n += 1)
-                healthy.push(
-                    ...(await h.writer.write({ messages: [{ partition: `R${n}`, type: "T", payload: n }] })).messageIds,
-                );
+            const healthy = await writeOnePerPartition(h, "R", PARTITIONS_IN_FLIGHT + 2);
             const order = await relay.claimIndexOrder(h);
             const reachedLast = order[PARTITIONS_IN_FLIGHT - 1]!;
             await plantStuck(h, reachedLast, 1);
@@ -182,11 +183,7 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
 
         it("a cursor that cannot be read, or that the scan refuses, never stops a sweep: the run scans from the start of the index", async function () {
             const h = await openHarness();
-            const ids: string[] = [];
-            for (let n = 0; n < 3; n += 1)
-                ids.push(
-                    ...(await h.writer.write({ messages: [{ partition: `C${n}`, type: "T", payload: n }] })).messageIds,
-                );
+            const ids = await writeOnePerPartition(h, "C", 3);
             h.clock.advance(200_000);
             await putBadCursor(h);
             // Fakes in front of DynamoDB Local: no emulator fails one GetItem or refuses one ExclusiveStartKey on demand.
