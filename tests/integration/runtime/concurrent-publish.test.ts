@@ -18,6 +18,7 @@ import {
     metric,
     from,
     entryFault,
+    failEntryOnce,
     publishedIds,
 } from "../../support/runtime/relay-fixtures";
 
@@ -130,9 +131,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         );
         const event = await h.streamEvent();
         const [fourth, sixteenth] = [event.Records[3]!, event.Records[15]!];
-        h.server.setFaults({
-            entries: [entryFault(idOf(fourth), { code: "InternalError", senderFault: false, times: 1 })],
-        });
+        failEntryOnce(h, idOf(fourth));
         // Fakes in front of the emulators: the second call's completion of the sixteenth record is throttled, and
         // the first call (which holds the refused fourth) is held back until then, so the later failure is seen first.
         let throttled: () => void = () => undefined;
@@ -212,9 +211,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         await writeKeyless(h, groupAThenBs(20, 10));
         const event = await h.streamEvent();
         const fourth = event.Records[3]!;
-        h.server.setFaults({
-            entries: [entryFault(idOf(fourth), { code: "InternalError", senderFault: false, times: 1 })],
-        });
+        failEntryOnce(h, idOf(fourth));
         const publisher = h.publisher();
         assert.deepEqual(await publisher(event), {
             batchItemFailures: [{ itemIdentifier: fourth.dynamodb.SequenceNumber }],
@@ -244,9 +241,7 @@ describe("publisher: keyless calls in flight together (DynamoDB Local + AWS faul
         await writeKeyless(h, groupAThenBs(20, 10));
         const event = await h.streamEvent();
         const [a0, a10, b3] = [event.Records[0]!, event.Records[10]!, event.Records[23]!];
-        h.server.setFaults({
-            entries: [entryFault(idOf(b3), { code: "InternalError", senderFault: false, times: 1 })],
-        });
+        failEntryOnce(h, idOf(b3));
         // A fake in front of the SNS server: group A's first call is held until the call with the refusal has
         // returned, an ordering of answers no emulator gives on demand.
         let refusedCallReturned: () => void = () => undefined;

@@ -21,7 +21,7 @@ import {
     skOf,
     metric,
     failingCompletions,
-    entryFault,
+    failEntryOnce,
     publishedIds,
     streamOfKeyless,
     putRawItem,
@@ -105,9 +105,7 @@ describe("createPublisher on keyless records (DynamoDB Local + AWS fault server)
         const event = await streamOfKeyless(h, 14);
         const fourth = event.Records[3]!;
         // SNS fails entry 3 of the first call (transient) but accepts the entries after it, as a real PublishBatch may.
-        h.server.setFaults({
-            entries: [entryFault(idOf(fourth), { code: "InternalError", senderFault: false, times: 1 })],
-        });
+        failEntryOnce(h, idOf(fourth));
         const publisher = h.publisher();
 
         const first = await publisher(event);
@@ -154,9 +152,7 @@ describe("createPublisher on keyless records (DynamoDB Local + AWS fault server)
         h = await createHarness();
         const event = await streamOfKeyless(h, 10);
         const [fourth, seventh] = [event.Records[3]!, event.Records[6]!];
-        h.server.setFaults({
-            entries: [entryFault(idOf(fourth), { code: "InternalError", senderFault: false, times: 1 })],
-        });
+        failEntryOnce(h, idOf(fourth));
         // A fake DynamoDB in front of the local one: no emulator throttles one chosen UpdateItem.
         const dynamodb = failingCompletions(h, [skOf(seventh)]);
         const response = await h.publisher({ dynamodb })(event);

@@ -9,23 +9,13 @@ import type { LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { marshalRecord, recordKey, unmarshalRecord } from "../../../runtime/record/codec";
 import { ATTR } from "../../../runtime/schema";
-import { createHarness, type Harness } from "../../support/runtime/harness";
-import {
-    closeAfterEach,
-    metric,
-    publishedIds,
-    writeNumbered,
-    refuseEntry,
-    deadLetterReasons,
-    deadLettered,
-} from "../../support/runtime/relay-fixtures";
+import * as relay from "../../support/runtime/relay-fixtures";
 
 describe("createPublisher on refused and expired records (DynamoDB Local + AWS fault server)", function () {
-    let h: Harness;
-    closeAfterEach(() => h);
+    const openHarness = relay.harnessPerTest();
 
     it("publishes what it reads from its own table, not the stream image: an image that differs from the row never goes out", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "from-the-table" }] });
         const [record] = (await h.streamEvent()).Records;
         const row = unmarshalRecord(record!.dynamodb.NewImage as never);
@@ -45,23 +35,23 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
     });
 
     it("a record SNS refuses never holds the shard: its attempt is counted durably, it stays pending for the sweeper, and the sweeper dead-letters it at maxPublishAttempts", async function () {
-        h = await createHarness();
-        const messageIds = await writeNumbered(h, 3);
+        const h = await openHarness();
+        const messageIds = await relay.writeNumbered(h, 3);
         const poison = messageIds[1]!;
-        refuseEntry(h, poison);
+        relay.refuseEntry(h, poison);
 
         assert.deepEqual(
             await h.publisher({ maxPublishAttempts: 2 })(await h.streamEvent()),
             { batchItemFailures: [] },
             "the batch goes on",
         );
-        assert.deepEqual(publishedIds(h).sort(), [messageIds[0]!, messageIds[2]!].sort());
+        assert.deepEqual(relay.publishedIds(h).sort(), [messageIds[0]!, messageIds[2]!].sort());
         const item = await h.ddb.send(
             new GetItemCommand({ TableName: h.tableName, Key: recordKey("P", poison, "sns"), ConsistentRead: true }),
         );
         assert.equal(item.Item?.publish_attempts?.N, "1", "counted durably on the item, not in memory");
         assert.equal(item.Item?.status?.S, "pending");
-        assert.equal(metric(h, "LeftForSweeper"), 1);
+        assert.equal(relay.metric(h, "LeftForSweeper"), 1);
         assert.equal(h.deadLetters().length, 0);
 
         h.clock.advance(200_000);
@@ -77,10 +67,10 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
     });
 
     it("a record refused twice by the stream path (a redelivered batch) reaches the DLQ at maxPublishAttempts without the sweeper", async function () {
-        h = await createHarness();
-        const messageIds = await writeNumbered(h, 2);
+        const h = await openHarness();
+        const messageIds = await relay.writeNumbered(h, 2);
         const poison = messageIds[0]!;
-        refuseEntry(h, poison);
+        relay.refuseEntry(h, poison);
         const event = await h.streamEvent();
         assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(event), { batchItemFailures: [] });
         // A new cold start (a new handler) sees the durable count.
@@ -89,14 +79,14 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             h.deadLetters().map((d) => [d.recordId, d.reason, d.body.attempts]),
             [[poison, "publish-rejected", 2]],
         );
-        assert.deepEqual(publishedIds(h), [messageIds[1]]);
+        assert.deepEqual(relay.publishedIds(h), [messageIds[1]]);
     });
 
     it("an entry SNS refuses with an unknown code and SenderFault reaches the DLQ after maxPublishAttempts; the others are published", async function () {
-        h = await createHarness();
-        const messageIds = await writeNumbered(h, 3);
+        const h = await openHarness();
+        const messageIds = await relay.writeNumbered(h, 3);
         const poison = messageIds[1]!;
-        refuseEntry(h, poison, "SomethingSnsAddsLater");
+        relay.refuseEntry(h, poison, "SomethingSnsAddsLater");
         const event = await h.streamEvent();
         assert.deepEqual(await h.publisher({ maxPublishAttempts: 2 })(event), { batchItemFailures: [] });
         assert.equal(h.deadLetters().length, 0);
@@ -105,11 +95,11 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             h.deadLetters().map((d) => [d.recordId, d.reason, d.body.errorCode]),
             [[poison, "publish-rejected", "SomethingSnsAddsLater"]],
         );
-        assert.deepEqual(publishedIds(h).sort(), [messageIds[0]!, messageIds[2]!].sort());
+        assert.deepEqual(relay.publishedIds(h).sort(), [messageIds[0]!, messageIds[2]!].sort());
     });
 
     it("holds the shard on a fault of the deployment (the topic does not exist, a KMS key it cannot use): nothing counted, nothing dead-lettered", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         await h.writer.write({ messages: [1, 2].map((n) => ({ partition: "P", type: "T", payload: n })) });
         const event = await h.streamEvent();
         const first = { batchItemFailures: [{ itemIdentifier: event.Records[0]!.dynamodb.SequenceNumber }] };
@@ -134,7 +124,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
     });
 
     it("holds the shard, never dead-letters, when SNS refuses the topic itself (InvalidParameter: Invalid parameter: TopicArn, as for a topic of another region), on the stream path and in the sweeper", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const { messageIds } = await h.writer.write({
             messages: [
                 { partition: "P", type: "T", payload: 1 },
@@ -181,11 +171,11 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             { batchItemFailures: [] },
             "once the topic is right, everything goes out",
         );
-        assert.deepEqual(publishedIds(h).sort(), [...messageIds].sort());
+        assert.deepEqual(relay.publishedIds(h).sort(), [...messageIds].sort());
     });
 
     it("sends expired records to the DLQ with reason expired, marks them expired, and never publishes them", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const now = h.clock.now();
         const { messageIds } = await h.writer.write({
             messages: [
@@ -202,9 +192,9 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
         });
         h.clock.advance(5_000);
         assert.deepEqual(await h.publisher()(await h.streamEvent()), { batchItemFailures: [] });
-        assert.deepEqual(publishedIds(h), [messageIds[0]]);
+        assert.deepEqual(relay.publishedIds(h), [messageIds[0]]);
         assert.deepEqual(
-            deadLetterReasons(h),
+            relay.deadLetterReasons(h),
             [
                 ["expired", messageIds[1]],
                 ["expired", messageIds[2]],
@@ -221,7 +211,7 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
 
     describe("a DLQ that cannot take a record never holds the shard", function () {
         it("an expired keyless record stays pending for the sweeper (LeftForSweeper) while the records behind it are published; the sweeper dead-letters it after the outage", async function () {
-            h = await createHarness({
+            const h = await openHarness({
                 faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] },
             });
             const now = h.clock.now();
@@ -238,36 +228,36 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
                 { batchItemFailures: [] },
                 "no retry of the shard",
             );
-            assert.deepEqual(publishedIds(h), messageIds.slice(1));
+            assert.deepEqual(relay.publishedIds(h), messageIds.slice(1));
             const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
             assert.equal(byId.get(messageIds[0]!), "pending", "not lost: left for the sweeper");
-            assert.equal(metric(h, "LeftForSweeper"), 1);
-            assert.equal(metric(h, "Expired"), 0);
+            assert.equal(relay.metric(h, "LeftForSweeper"), 1);
+            assert.equal(relay.metric(h, "Expired"), 0);
 
             h.server.setFaults({});
             h.clock.advance(200_000);
             assert.equal((await createSweeper(h.config())()).expired, 1);
-            assert.deepEqual(deadLettered(h), [[messageIds[0], "expired"]]);
+            assert.deepEqual(relay.deadLettered(h), [[messageIds[0], "expired"]]);
         });
 
         it("a keyless record at maxPublishAttempts stays pending when the DLQ is down; the batch goes on", async function () {
-            h = await createHarness();
-            const messageIds = await writeNumbered(h, 2);
+            const h = await openHarness();
+            const messageIds = await relay.writeNumbered(h, 2);
             const poison = messageIds[0]!;
-            refuseEntry(h, poison, "InvalidParameter", [
+            relay.refuseEntry(h, poison, "InvalidParameter", [
                 { kind: "InternalError", actions: ["SendMessage"], times: 100 },
             ]);
             assert.deepEqual(await h.publisher({ maxPublishAttempts: 1 })(await h.streamEvent()), {
                 batchItemFailures: [],
             });
-            assert.deepEqual(publishedIds(h), [messageIds[1]]);
+            assert.deepEqual(relay.publishedIds(h), [messageIds[1]]);
             assert.equal(new Map((await h.records()).map((r) => [r.recordId, r.status])).get(poison), "pending");
-            assert.equal(metric(h, "LeftForSweeper"), 1);
+            assert.equal(relay.metric(h, "LeftForSweeper"), 1);
             assert.equal(h.deadLetters().length, 0);
         });
 
         it("an expired keyed head the DLQ cannot take holds only its key: its later records stay pending for the sweeper, the shard goes on, and the sweeper delivers the key in order", async function () {
-            h = await createHarness({
+            const h = await openHarness({
                 faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] },
             });
             const write = async (partition: string, orderingKey?: string, expiresAt?: Date) =>
@@ -291,19 +281,19 @@ describe("createPublisher on refused and expired records (DynamoDB Local + AWS f
             h.clock.advance(5_000);
             const event = await h.streamEvent();
             assert.deepEqual(await h.publisher()(event), { batchItemFailures: [] }, "no retry of the shard");
-            assert.deepEqual(publishedIds(h).sort(), [b1, free].sort(), "key b and the keyless record went on");
+            assert.deepEqual(relay.publishedIds(h).sort(), [b1, free].sort(), "key b and the keyless record went on");
             const byId = new Map((await h.records()).map((r) => [r.recordId, r.status]));
             assert.deepEqual(
                 [a1, a2].map((id) => byId.get(id)),
                 ["pending", "pending"],
             );
-            assert.equal(metric(h, "LeftForSweeper"), 2, "the head and the record behind it, each once");
+            assert.equal(relay.metric(h, "LeftForSweeper"), 2, "the head and the record behind it, each once");
 
             h.server.setFaults({});
             h.clock.advance(200_000);
             await createSweeper(h.config())();
-            assert.deepEqual(deadLettered(h), [[a1, "expired"]]);
-            const published = publishedIds(h);
+            assert.deepEqual(relay.deadLettered(h), [[a1, "expired"]]);
+            const published = relay.publishedIds(h);
             assert.deepEqual(
                 [...published.slice(0, 2).sort(), ...published.slice(2)],
                 [...[b1, free].sort(), a2],

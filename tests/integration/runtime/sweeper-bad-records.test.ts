@@ -8,24 +8,15 @@ import { EXPIRY_INDEX } from "../../../runtime/schema";
 import { isOutboxError } from "../../../runtime/errors";
 import { OutboxStore } from "../../../runtime/store";
 import { createSweeper } from "../../../runtime/relay/sweeper";
-import { createHarness, type Harness } from "../../support/runtime/harness";
-import {
-    closeAfterEach,
-    entryFault,
-    publishedIds,
-    refuseEntry,
-    statusesOf,
-    deadLettered,
-    putRawItem,
-} from "../../support/runtime/relay-fixtures";
+import * as relay from "../../support/runtime/relay-fixtures";
+import type { Harness } from "../../support/runtime/harness";
 
 describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", function () {
-    let h: Harness;
-    closeAfterEach(() => h);
+    const openHarness = relay.harnessPerTest();
 
     describe("one bad record never stops the safety net", function () {
         /** A pending record with an expiry written past the writer's checks (an older writer, or a Go drainer sharing the table). */
-        async function persistRaw(partition: string, payload: string, expiresAt: number): Promise<string> {
+        async function persistRaw(h: Harness, partition: string, payload: string, expiresAt: number): Promise<string> {
             const store = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
             const recordId = `${partition}/raw`;
             await store.persist([
@@ -41,8 +32,8 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
         }
 
         it("an expired record holding U+FFFF (which SQS refuses) reaches the DLQ escaped, byte-identical once parsed, and the sweep goes on", async function () {
-            h = await createHarness();
-            const poison = await persistRaw("POISON", JSON.stringify({ text: "a\uFFFFb" }), h.clock.now() + 1_000);
+            const h = await openHarness();
+            const poison = await persistRaw(h, "POISON", JSON.stringify({ text: "a\uFFFFb" }), h.clock.now() + 1_000);
             const [healthy] = (await h.writer.write({ messages: [{ partition: "OK", type: "T", payload: { n: 1 } }] }))
                 .messageIds;
             h.clock.advance(200_000);
@@ -55,12 +46,12 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
                 h.server.queueMessages(h.dlqUrl)[0]!.body.includes("\\uffff"),
                 "the DLQ body carries the character as a JSON escape",
             );
-            assert.deepEqual(publishedIds(h), [healthy]);
+            assert.deepEqual(relay.publishedIds(h), [healthy]);
             assert.equal((await h.records()).find((r) => r.recordId === poison)!.status, "expired");
         });
 
         it("a DLQ outage fails only the expired records (counted as SweepFailures, left pending); missed records of other partitions are still published", async function () {
-            h = await createHarness({
+            const h = await openHarness({
                 faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] },
             });
             const now = h.clock.now();
@@ -79,8 +70,8 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             h.clock.advance(200_000);
             const result = await createSweeper(h.config())();
             assert.deepEqual([result.expired, result.failedRecords, result.published], [0, 2, 1]);
-            assert.deepEqual(publishedIds(h), [missed]);
-            assert.deepEqual(await statusesOf(h, expiring), ["pending", "pending"]);
+            assert.deepEqual(relay.publishedIds(h), [missed]);
+            assert.deepEqual(await relay.statusesOf(h, expiring), ["pending", "pending"]);
             const line = h.metricLines
                 .map((l) => JSON.parse(l) as Record<string, unknown>)
                 .find((l) => "SweepFailures" in l);
@@ -91,7 +82,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
         });
 
         it("a keyed head the DLQ cannot take (an outage) holds only its own key: the partition's other keys are published in the same sweep", async function () {
-            h = await createHarness({
+            const h = await openHarness({
                 faults: { calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }] },
             });
             const write = async (orderingKey: string, expiresAt?: Date) =>
@@ -115,17 +106,21 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             h.clock.advance(200_000);
             const result = await createSweeper(h.config())();
             assert.deepEqual([result.published, result.failedPartitions], [2, 1]);
-            assert.deepEqual(publishedIds(h), [b1, b2], "key b went on past key a's head");
-            assert.deepEqual(await statusesOf(h, [a1, a2]), ["pending", "pending"], "key a waits, released in order");
+            assert.deepEqual(relay.publishedIds(h), [b1, b2], "key b went on past key a's head");
+            assert.deepEqual(
+                await relay.statusesOf(h, [a1, a2]),
+                ["pending", "pending"],
+                "key a waits, released in order",
+            );
 
             h.server.setFaults({});
             await createSweeper(h.config())();
-            assert.deepEqual(deadLettered(h), [[a1, "expired"]]);
-            assert.deepEqual(publishedIds(h), [b1, b2, a2]);
+            assert.deepEqual(relay.deadLettered(h), [[a1, "expired"]]);
+            assert.deepEqual(relay.publishedIds(h), [b1, b2, a2]);
         });
 
         it("a keyed record SNS refused maxPublishAttempts times whose DLQ send fails holds only its own key: the partition's other keys are published in the same sweep, and its key follows once the DLQ takes it", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const write = async (orderingKey: string) =>
                 (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: orderingKey, orderingKey }] }))
                     .messageIds[0]!;
@@ -134,25 +129,25 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
             const a2 = await write("a");
             const b2 = await write("b");
             h.server.setFaults({
-                entries: [entryFault(a1, { code: "InvalidParameter", senderFault: true })],
+                entries: [relay.entryFault(a1, { code: "InvalidParameter", senderFault: true })],
                 calls: [{ kind: "Throttled", actions: ["SendMessage"], times: 100 }],
             });
             h.clock.advance(200_000);
             const result = await createSweeper(h.config({ maxPublishAttempts: 1 }))();
             assert.deepEqual([result.published, result.deadLettered, result.failedPartitions], [2, 0, 1]);
-            assert.deepEqual(publishedIds(h), [b1, b2], "key b went on past key a's head, in a later call too");
-            assert.deepEqual(await statusesOf(h, [a1, a2]), ["pending", "pending"]);
+            assert.deepEqual(relay.publishedIds(h), [b1, b2], "key b went on past key a's head, in a later call too");
+            assert.deepEqual(await relay.statusesOf(h, [a1, a2]), ["pending", "pending"]);
 
-            refuseEntry(h, a1);
+            relay.refuseEntry(h, a1);
             await createSweeper(h.config({ maxPublishAttempts: 1 }))();
-            assert.deepEqual(deadLettered(h), [[a1, "publish-rejected"]]);
-            assert.deepEqual(publishedIds(h), [b1, b2, a2]);
+            assert.deepEqual(relay.deadLettered(h), [[a1, "publish-rejected"]]);
+            assert.deepEqual(relay.publishedIds(h), [b1, b2, a2]);
         });
 
         it("an undecodable item with has_expiry is counted and skipped; the other expired records are dead-lettered", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const now = h.clock.now();
-            await putRawItem(h, {
+            await relay.putRawItem(h, {
                 PK: { S: "BROKEN" },
                 SK: { S: "OUTBOX#x#topic" },
                 record_id: { S: "broken" },
@@ -176,7 +171,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
         });
 
         it("a failed expiry query does not stop the missed-record step; the invocation then fails with the query's error", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const [missed] = (await h.writer.write({ messages: [{ partition: "M", type: "T", payload: "m" }] }))
                 .messageIds;
             h.clock.advance(200_000);
@@ -191,7 +186,7 @@ describe("createSweeper past bad records (DynamoDB Local + AWS fault server)", f
                 createSweeper({ ...h.config(), dynamodb })(),
                 (err: unknown) => isOutboxError(err, "THROTTLED") && /expiry index query failed/.test(err.message),
             );
-            assert.deepEqual(publishedIds(h), [missed]);
+            assert.deepEqual(relay.publishedIds(h), [missed]);
         });
     });
 });

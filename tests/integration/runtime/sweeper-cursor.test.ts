@@ -8,27 +8,32 @@ import { ATTR, SWEEP_CURSOR_PK, SWEEP_CURSOR_SK } from "../../../runtime/schema"
 import { createSweeper } from "../../../runtime/relay/sweeper";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
-import { createHarness, type Harness } from "../../support/runtime/harness";
-import {
-    closeAfterEach,
-    putRecord,
-    heldByAnother,
-    claimIndexOrder,
-    publishedIds,
-    putRawItem,
-} from "../../support/runtime/relay-fixtures";
+import * as relay from "../../support/runtime/relay-fixtures";
+import type { Harness } from "../../support/runtime/harness";
+
+/**
+ * Write one message to each of the partitions `${prefix}0` to `${prefix}${count - 1}`, one write each, in that
+ * order; their ids in that order.
+ */
+async function writeOnePerPartition(h: Harness, prefix: string, count: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let n = 0; n < count; n += 1)
+        ids.push(
+            ...(await h.writer.write({ messages: [{ partition: `${prefix}${n}`, type: "T", payload: n }] })).messageIds,
+        );
+    return ids;
+}
 
 describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", function () {
-    let h: Harness;
-    closeAfterEach(() => h);
+    const openHarness = relay.harnessPerTest();
 
     describe("partitions that never drain never starve the others (a sweep cursor kept in the table)", function () {
         /** Give `partition` an item no sweep can ever drain, of one of three kinds. */
-        async function plantStuck(partition: string, kind: number): Promise<void> {
+        async function plantStuck(h: Harness, partition: string, kind: number): Promise<void> {
             const old = h.clock.now() - 1_000;
             if (kind === 0) {
                 // An undecodable item: its envelope is not JSON.
-                await putRawItem(h, {
+                await relay.putRawItem(h, {
                     PK: { S: partition },
                     SK: { S: "OUTBOX#broken#sns" },
                     record_id: { S: `${partition}/broken` },
@@ -37,29 +42,25 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                     claim_sort: { S: claimSort(old, 0n) },
                 });
             } else if (kind === 1) {
-                await putRecord(h, partition, `${partition}/held`, old, { change: heldByAnother(h) });
+                await relay.putRecord(h, partition, `${partition}/held`, old, { change: relay.heldByAnother(h) });
             } else {
                 // A key tail behind a held head: the head is claimed by a live relay, the tail is pending and due.
-                await putRecord(h, partition, `${partition}/head`, old - 1_000, {
+                await relay.putRecord(h, partition, `${partition}/head`, old - 1_000, {
                     orderingKey: "held",
                     seq: 0n,
-                    change: heldByAnother(h),
+                    change: relay.heldByAnother(h),
                 });
-                await putRecord(h, partition, `${partition}/tail`, old, { orderingKey: "held", seq: 1n });
+                await relay.putRecord(h, partition, `${partition}/tail`, old, { orderingKey: "held", seq: 1n });
             }
         }
 
         it("reaches every healthy partition within ⌈N / maxPartitionsPerRun⌉ runs, each a cold start, when the partitions first in ClaimIndex's scan order never drain: undecodable items, rows no claim can take, key tails behind a held head", async function () {
-            h = await createHarness();
-            const healthy: string[] = [];
-            for (let n = 0; n < 10; n += 1)
-                healthy.push(
-                    ...(await h.writer.write({ messages: [{ partition: `P${n}`, type: "T", payload: n }] })).messageIds,
-                );
-            const order = await claimIndexOrder(h);
+            const h = await openHarness();
+            const healthy = await writeOnePerPartition(h, "P", 10);
+            const order = await relay.claimIndexOrder(h);
             assert.equal(order.length, 10);
             // More stuck partitions than maxPartitionsPerRun, and first in scan order: today's worst case.
-            for (const [i, partition] of order.slice(0, 6).entries()) await plantStuck(partition, i % 3);
+            for (const [i, partition] of order.slice(0, 6).entries()) await plantStuck(h, partition, i % 3);
             h.clock.advance(200_000);
             const maxPartitionsPerRun = 2;
             const runs = Math.ceil(order.length / maxPartitionsPerRun);
@@ -80,22 +81,18 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 }
             }
             assert.deepEqual(
-                publishedIds(h).sort(),
+                relay.publishedIds(h).sort(),
                 [...healthy].sort(),
                 `every healthy record within ${runs} runs, none of the stuck ones`,
             );
         });
 
         it("a run that runs out of time resumes, on the next run, at the first partition it did not reach", async function () {
-            h = await createHarness();
-            const healthy: string[] = [];
+            const h = await openHarness();
             // One more partition than a run drains at once, so a run out of time after its first group leaves one.
-            for (let n = 0; n <= PARTITIONS_IN_FLIGHT; n += 1)
-                healthy.push(
-                    ...(await h.writer.write({ messages: [{ partition: `T${n}`, type: "T", payload: n }] })).messageIds,
-                );
-            const [first] = await claimIndexOrder(h);
-            await plantStuck(first!, 0);
+            const healthy = await writeOnePerPartition(h, "T", PARTITIONS_IN_FLIGHT + 1);
+            const [first] = await relay.claimIndexOrder(h);
+            await plantStuck(h, first!, 0);
             h.clock.advance(200_000);
             const reached: number[] = [];
             for (let run = 1; run <= 2; run += 1) {
@@ -116,23 +113,19 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                 "the first run reaches one group, the stuck partition first in scan order among them",
             );
             assert.deepEqual(
-                publishedIds(h).sort(),
+                relay.publishedIds(h).sort(),
                 [...healthy].sort(),
                 "the stuck partition first in scan order is passed, not retried every run",
             );
         });
 
         it("a run that runs out of time resumes after the last partition it reached, never at it and never past one it did not reach: a never-draining partition reached last is not taken again before the ones after it", async function () {
-            h = await createHarness();
-            const healthy: string[] = [];
+            const h = await openHarness();
             // Two more partitions than a run drains at once, so a run out of time after its first group leaves two.
-            for (let n = 0; n < PARTITIONS_IN_FLIGHT + 2; n += 1)
-                healthy.push(
-                    ...(await h.writer.write({ messages: [{ partition: `R${n}`, type: "T", payload: n }] })).messageIds,
-                );
-            const order = await claimIndexOrder(h);
+            const healthy = await writeOnePerPartition(h, "R", PARTITIONS_IN_FLIGHT + 2);
+            const order = await relay.claimIndexOrder(h);
             const reachedLast = order[PARTITIONS_IN_FLIGHT - 1]!;
-            await plantStuck(reachedLast, 1);
+            await plantStuck(h, reachedLast, 1);
             h.clock.advance(200_000);
             // The first run has time for one group: it runs out once the run has published.
             let publishes = 0;
@@ -145,18 +138,18 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
             // The second has the time, and room for two partitions: the two the first did not reach.
             const second = await createSweeper({ ...h.config(), maxPartitionsPerRun: 2 })();
             assert.equal(second.published, 2, `not ${reachedLast} again, reached last and never drained`);
-            assert.deepEqual(publishedIds(h).sort(), [...healthy].sort());
+            assert.deepEqual(relay.publishedIds(h).sort(), [...healthy].sort());
         });
 
         it("knows its position by the whole ClaimIndex key, not by the partition key alone: a cursor moved to a later item of the same partition is written, so a partition that never drains is passed", async function () {
-            h = await createHarness();
+            const h = await openHarness();
             const writtenAt = h.clock.now();
             const healthy: string[] = [];
             for (const partition of ["S0", "S1"])
                 healthy.push(
                     ...(await h.writer.write({ messages: [{ partition, type: "T", payload: 1 }] })).messageIds,
                 );
-            const [x, y] = await claimIndexOrder(h);
+            const [x, y] = await relay.claimIndexOrder(h);
             h.clock.advance(200_000);
             const sweep = () => createSweeper({ ...h.config(), maxPartitionsPerRun: 1 })();
             const cursorRow = async () =>
@@ -168,18 +161,18 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
             assert.equal(afterFirst?.[ATTR.pk]?.S, x);
             // x gets a due item no sweep can drain, after the cursor's item: the next run takes x again (nothing to
             // publish) and moves the cursor to that item, in the same partition.
-            await putRecord(h, x!, `${x}/held`, writtenAt + 1, { change: heldByAnother(h) });
+            await relay.putRecord(h, x!, `${x}/held`, writtenAt + 1, { change: relay.heldByAnother(h) });
             assert.equal((await sweep()).published, 0);
             const afterSecond = await cursorRow();
             assert.equal(afterSecond?.[ATTR.pk]?.S, x);
             assert.notEqual(afterSecond?.[ATTR.sk]?.S, afterFirst?.[ATTR.sk]?.S, "moved within the partition");
             assert.equal((await sweep()).published, 1, `${y}, past the item no sweep drains`);
-            assert.deepEqual(publishedIds(h).sort(), [...healthy].sort());
+            assert.deepEqual(relay.publishedIds(h).sort(), [...healthy].sort());
         });
 
         /** A sweep cursor naming a partition that is gone, at a claim position no scan accepts. */
-        async function putBadCursor(): Promise<void> {
-            await putRawItem(h, {
+        async function putBadCursor(h: Harness): Promise<void> {
+            await relay.putRawItem(h, {
                 PK: { S: SWEEP_CURSOR_PK },
                 SK: { S: "META" },
                 [ATTR.sweepCursor]: {
@@ -189,14 +182,10 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
         }
 
         it("a cursor that cannot be read, or that the scan refuses, never stops a sweep: the run scans from the start of the index", async function () {
-            h = await createHarness();
-            const ids: string[] = [];
-            for (let n = 0; n < 3; n += 1)
-                ids.push(
-                    ...(await h.writer.write({ messages: [{ partition: `C${n}`, type: "T", payload: n }] })).messageIds,
-                );
+            const h = await openHarness();
+            const ids = await writeOnePerPartition(h, "C", 3);
             h.clock.advance(200_000);
-            await putBadCursor();
+            await putBadCursor(h);
             // Fakes in front of DynamoDB Local: no emulator fails one GetItem or refuses one ExclusiveStartKey on demand.
             const unreadable = new FakeDynamoDb(h.ddb).on("GetItem", (input) =>
                 input.Key?.PK?.S === SWEEP_CURSOR_PK ? Promise.reject(throttled()) : PASS,
@@ -224,13 +213,13 @@ describe("createSweeper's sweep cursor (DynamoDB Local + AWS fault server)", fun
                       )
                     : PASS,
             );
-            await putBadCursor();
+            await putBadCursor(h);
             const result = await createSweeper({
                 ...h.config({ dynamodb: refusing as never }),
                 maxPartitionsPerRun: 10,
             })();
             assert.equal(result.published, 2, "the rest, from the start of the index");
-            assert.deepEqual(publishedIds(h).sort(), [...ids].sort());
+            assert.deepEqual(relay.publishedIds(h).sort(), [...ids].sort());
         });
     });
 });

@@ -12,28 +12,19 @@ import { createSweeper } from "../../../runtime/relay/sweeper";
 import { OutboxWriter } from "../../../runtime/writer/writer";
 import { FakeDynamoDb, PASS, throttled } from "../../support/store/fake-client";
 import { RecordingLogger } from "../../support/store/helpers";
-import { createHarness, type Harness } from "../../support/runtime/harness";
-import {
-    closeAfterEach,
-    entryFault,
-    publishedIds,
-    writeKeyRun,
-    deadLetterReasons,
-    writeKeyedOneByOne,
-} from "../../support/runtime/relay-fixtures";
+import * as relay from "../../support/runtime/relay-fixtures";
 
 describe("createSweeper delivers missed records (DynamoDB Local + AWS fault server)", function () {
-    let h: Harness;
-    closeAfterEach(() => h);
+    const openHarness = relay.harnessPerTest();
 
     it("publishes within one sweep the records whose stream events were never delivered, keyed ones in order", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const keyless = (
             await h.writer.write({
                 messages: [1, 2, 3].map((n) => ({ partition: `ORDER#${n}`, type: "T", payload: n })),
             })
         ).messageIds;
-        const keyed = await writeKeyedOneByOne(h, "ACCOUNT#7", "acct-7", 4, () => 1);
+        const keyed = await relay.writeKeyedOneByOne(h, "ACCOUNT#7", "acct-7", 4, () => 1);
         h.clock.advance(121_000);
         const result = await createSweeper(h.config())();
         assert.deepEqual(result, {
@@ -44,7 +35,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
             failedPartitions: 0,
             failedRecords: 0,
         });
-        const published = publishedIds(h);
+        const published = relay.publishedIds(h);
         assert.deepEqual([...published].sort(), [...keyless, ...keyed].sort());
         assert.deepEqual(
             published.filter((id) => keyed.includes(id)),
@@ -61,7 +52,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("leaves records younger than sweepAfter to the stream path, unclaimed", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "old" }] });
         h.clock.advance(100_000);
         const young = (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: "young" }] }))
@@ -76,7 +67,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("leaves a record whose created_at is ahead of the sweeper's clock for a later run", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const ahead = new OutboxWriter({
             client: h.ddb,
             tableName: h.tableName,
@@ -111,7 +102,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("reclaims and delivers a record a crashed publisher left claimed, once its claim is stale", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const [id] = (await h.writer.write({ messages: [{ partition: "P", type: "T", payload: 1, orderingKey: "k" }] }))
             .messageIds;
         const crashed = new OutboxStore({ client: h.ddb, tableName: h.tableName, clock: h.clock });
@@ -124,12 +115,12 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         );
         h.clock.advance(60_000);
         assert.equal((await createSweeper({ ...h.config(), sweepAfterSeconds: 5 })()).published, 1);
-        assert.deepEqual(publishedIds(h), [id]);
+        assert.deepEqual(relay.publishedIds(h), [id]);
         assert.equal((await h.records())[0]!.status, "completed");
     });
 
     it("moves pending records past their expiry to the DLQ and marks them expired", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const now = h.clock.now();
         const { messageIds } = await h.writer.write({
             messages: [
@@ -143,7 +134,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         assert.equal(result.expired, 2);
         assert.equal(result.published, 0, "nothing is older than sweepAfter yet");
         assert.deepEqual(
-            deadLetterReasons(h),
+            relay.deadLetterReasons(h),
             [
                 ["expired", messageIds[0]],
                 ["expired", messageIds[1]],
@@ -159,7 +150,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("reports a partition that failed and delivers the others", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const { messageIds } = await h.writer.write({
             messages: [
                 { partition: "A", type: "T", payload: 1 },
@@ -167,7 +158,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
             ],
         });
         h.server.setFaults({
-            entries: [entryFault(messageIds[0], { code: "InternalError" })],
+            entries: [relay.entryFault(messageIds[0], { code: "InternalError" })],
         });
         h.clock.advance(200_000);
         const result = await createSweeper(h.config())();
@@ -179,7 +170,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("reports a partition's failure at its lowest record in claim order, not at the first to fail in time: a2, refused in the second round, before b1, refused in the first", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const [a1, a2, b1] = (
             await h.writer.write({
                 messages: [
@@ -191,13 +182,13 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         ).messageIds;
         // Round 1 publishes the heads a1 and b1 (b1 refused, so key b is held); round 2 publishes a2 (refused).
         h.server.setFaults({
-            entries: [entryFault([a2, b1], { code: "InvalidParameter", senderFault: true })],
+            entries: [relay.entryFault([a2, b1], { code: "InvalidParameter", senderFault: true })],
         });
         h.clock.advance(200_000);
         const logger = new RecordingLogger();
         const result = await createSweeper({ ...h.config({ maxPublishAttempts: 3 }), logger })();
         assert.deepEqual([result.published, result.failedPartitions], [1, 1]);
-        assert.deepEqual(publishedIds(h), [a1]);
+        assert.deepEqual(relay.publishedIds(h), [a1]);
         assert.deepEqual(
             logger.warnings("sweeper: partition delivery stopped at a failure").map((l) => l.attributes),
             [{ partition: "A", recordId: a2, code: "INVALID_PAYLOAD" }],
@@ -206,7 +197,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("a refused head holds only its key past the claim limit: the partition's other key and keyless record, beyond the first claim, are delivered in the same sweep (issue 38, found by tests/integration/relay/edges.test.ts)", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         const [a1, a2, a3, b1, keyless] = (
             await h.writer.write({
                 messages: [
@@ -220,13 +211,17 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
         ).messageIds;
         h.server.setFaults({
             entries: [
-                entryFault(a1, { code: "InvalidParameter", senderFault: true, message: "Invalid parameter: Message" }),
+                relay.entryFault(a1, {
+                    code: "InvalidParameter",
+                    senderFault: true,
+                    message: "Invalid parameter: Message",
+                }),
             ],
         });
         h.clock.advance(200_000);
         const result = await createSweeper(h.config({ claimLimit: 2, maxPublishAttempts: 3 }))();
         assert.deepEqual([result.published, result.failedPartitions], [2, 1], "the partition still counts as failed");
-        assert.deepEqual(publishedIds(h).sort(), [b1!, keyless!].sort());
+        assert.deepEqual(relay.publishedIds(h).sort(), [b1!, keyless!].sort());
         const status = new Map((await h.records()).map((r) => [r.recordId, r.status]));
         assert.deepEqual(
             [a1, a2, a3, b1, keyless].map((id) => status.get(id!)),
@@ -235,9 +230,9 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("counts a partition whose claim came back truncated (a throttled claim write) as failed, and the next run delivers the rest in order", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         // 100 records: a claim of 100 is two transactions of 50, so a throttled second one leaves a short batch.
-        const ids = await writeKeyRun(h, "K", "k", 100);
+        const ids = await relay.writeKeyRun(h, "K", "k", 100);
         h.clock.advance(200_000);
         // A fake in front of DynamoDB Local, which never throttles: the second claim transaction is throttled.
         const db = new FakeDynamoDb(h.ddb).on("TransactWriteItems", (_input, call) =>
@@ -255,11 +250,11 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
             ),
         );
         assert.equal((await createSweeper(h.config())()).published, 50);
-        assert.deepEqual(publishedIds(h), ids);
+        assert.deepEqual(relay.publishedIds(h), ids);
     });
 
     it("starts no work when the invocation has less time left than reserveMs", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         await h.writer.write({
             messages: [
                 { partition: "P", type: "T", payload: 1, expiresAt: new Date(h.clock.now() + 1) },
@@ -290,7 +285,7 @@ describe("createSweeper delivers missed records (DynamoDB Local + AWS fault serv
     });
 
     it("rejects an invalid sweep setting with INVALID_CONFIG", async function () {
-        h = await createHarness();
+        const h = await openHarness();
         assert.throws(
             () => createSweeper({ ...h.config(), sweepAfterSeconds: 0 }),
             (err: unknown) =>

@@ -5,10 +5,18 @@
 import { GetItemCommand } from "@aws-sdk/client-dynamodb";
 import * as assert from "node:assert/strict";
 import { isOutboxError } from "../../../runtime/errors";
-import { recordKey, unmarshalRecord, type OutboxRecord } from "../../../runtime/record/codec";
+import { recordKey, unmarshalRecord, type NewOutboxRecord, type OutboxRecord } from "../../../runtime/record/codec";
 import type { OutboxStore } from "../../../runtime/store";
 import { dynamoClient } from "../../support/dynamodb";
 import { ids, localStore, rec, rejectsWith, tok } from "../../support/store/helpers";
+
+/** The instant the timed records of this file are created after. */
+const T0 = Date.UTC(2026, 0, 1);
+
+/** Record `n` of partition P, created `afterMs` after {@link T0}, under `orderingKey` when one is given. */
+function createdAt(n: number | string, afterMs: number, orderingKey?: string): NewOutboxRecord {
+    return rec("P", n, { createdAt: T0 + afterMs, ...(orderingKey === undefined ? {} : { orderingKey }) });
+}
 
 async function stored(
     tableName: string,
@@ -131,14 +139,13 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
 
     it("ClaimLimitReturnsOldestN: envelope ids inverse to age, a same-millisecond pair decided by seq", async () => {
         const { store } = await localStore();
-        const t0 = Date.UTC(2026, 0, 1);
         // Persisted in this order: env-e is oldest but sorts last in SK order; env-c and env-b share a millisecond.
         await store.persist([
-            rec("P", "e", { createdAt: t0 + 1 }),
-            rec("P", "d", { createdAt: t0 + 2 }),
-            rec("P", "c", { createdAt: t0 + 3 }),
-            rec("P", "b", { createdAt: t0 + 3 }),
-            rec("P", "a", { createdAt: t0 + 4 }),
+            createdAt("e", 1),
+            createdAt("d", 2),
+            createdAt("c", 3),
+            createdAt("b", 3),
+            createdAt("a", 4),
         ]);
         const first = await store.claim("P", tok(1), 3);
         assert.deepEqual(ids(first), ["env-e", "env-d", "env-c"]);
@@ -151,8 +158,7 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
 
     it("the second claim with the same token returns the remaining records in order", async () => {
         const { store } = await localStore();
-        const t0 = Date.UTC(2026, 0, 1);
-        await store.persist(["e", "d", "c", "b", "a"].map((id, i) => rec("P", id, { createdAt: t0 + i })));
+        await store.persist(["e", "d", "c", "b", "a"].map((id, i) => createdAt(id, i)));
         assert.deepEqual(ids(await store.claim("P", tok(1), 3)), ["env-e", "env-d", "env-c"]);
         assert.deepEqual(ids(await store.claim("P", tok(1), 3)), ["env-b", "env-a"]);
     });
@@ -277,17 +283,10 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
 
     it("same ordering key persisted out of order is claimed in created_at order; equal created_at in persist order with increasing seq", async () => {
         const { store } = await localStore();
-        const t0 = Date.UTC(2026, 0, 1);
-        await store.persist([
-            rec("P", "late", { createdAt: t0 + 30, orderingKey: "K" }),
-            rec("P", "early", { createdAt: t0 + 10, orderingKey: "K" }),
-        ]);
-        await store.persist([rec("P", "mid", { createdAt: t0 + 20, orderingKey: "K" })]);
-        await store.persist([
-            rec("P", "z1", { createdAt: t0 + 40, orderingKey: "K" }),
-            rec("P", "a2", { createdAt: t0 + 40, orderingKey: "K" }),
-        ]);
-        await store.persist([rec("P", "m3", { createdAt: t0 + 40, orderingKey: "K" })]);
+        await store.persist([createdAt("late", 30, "K"), createdAt("early", 10, "K")]);
+        await store.persist([createdAt("mid", 20, "K")]);
+        await store.persist([createdAt("z1", 40, "K"), createdAt("a2", 40, "K")]);
+        await store.persist([createdAt("m3", 40, "K")]);
         const claimed = await store.claim("P", tok(1), 10);
         assert.deepEqual(ids(claimed), ["env-early", "env-mid", "env-late", "env-z1", "env-a2", "env-m3"]);
         const tail = claimed.slice(3).map((r) => r.seq);
@@ -316,8 +315,7 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
 
     it("fence interleaving: A(v5) claims, B(v6) claims, A(v5) gets nothing, B drains the rest including A's record", async () => {
         const { store } = await localStore();
-        const t0 = Date.UTC(2026, 0, 1);
-        await store.persist([1, 2, 3].map((n) => rec("P", n, { createdAt: t0 + n })));
+        await store.persist([1, 2, 3].map((n) => createdAt(n, n)));
         const a1 = await store.claim("P", tok(5, "A"), 1);
         const b1 = await store.claim("P", tok(6, "B"), 1);
         assert.deepEqual(await claimOrStale(store, "P", tok(5, "A"), 10), []);
@@ -342,12 +340,7 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
     describe("ordering-key head-of-line rule", () => {
         it("a stranded head (claimed, same version) blocks its tail but not a keyless record; completing it unblocks the tail", async () => {
             const { store } = await localStore();
-            const t0 = Date.UTC(2026, 0, 1);
-            await store.persist([
-                rec("P", "head", { createdAt: t0 + 1, orderingKey: "K" }),
-                rec("P", "tail", { createdAt: t0 + 2, orderingKey: "K" }),
-                rec("P", "free", { createdAt: t0 + 3 }),
-            ]);
+            await store.persist([createdAt("head", 1, "K"), createdAt("tail", 2, "K"), createdAt("free", 3)]);
             const [head] = await store.claim("P", tok(1), 1);
             assert.equal(head.envelopeId, "env-head");
             assert.deepEqual(ids(await store.claim("P", tok(1), 10)), ["env-free"]);
@@ -357,23 +350,17 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
 
         it("head beyond the limit: 3 same-key records, limit 1 gives the oldest", async () => {
             const { store } = await localStore();
-            const t0 = Date.UTC(2026, 0, 1);
-            await store.persist([
-                rec("P", "c", { createdAt: t0 + 3, orderingKey: "K" }),
-                rec("P", "a", { createdAt: t0 + 1, orderingKey: "K" }),
-                rec("P", "b", { createdAt: t0 + 2, orderingKey: "K" }),
-            ]);
+            await store.persist([createdAt("c", 3, "K"), createdAt("a", 1, "K"), createdAt("b", 2, "K")]);
             assert.deepEqual(ids(await store.claim("P", tok(1), 1)), ["env-a"]);
         });
 
         it("independent keys: a stranded key-A head does not block key B", async () => {
             const { store } = await localStore();
-            const t0 = Date.UTC(2026, 0, 1);
             await store.persist([
-                rec("P", "a1", { createdAt: t0 + 1, orderingKey: "A" }),
-                rec("P", "a2", { createdAt: t0 + 2, orderingKey: "A" }),
-                rec("P", "b1", { createdAt: t0 + 3, orderingKey: "B" }),
-                rec("P", "b2", { createdAt: t0 + 4, orderingKey: "B" }),
+                createdAt("a1", 1, "A"),
+                createdAt("a2", 2, "A"),
+                createdAt("b1", 3, "B"),
+                createdAt("b2", 4, "B"),
             ]);
             await store.claim("P", tok(1), 1);
             assert.deepEqual(ids(await store.claim("P", tok(1), 10)), ["env-b1", "env-b2"]);
@@ -381,12 +368,7 @@ describe("store conformance (GoBridge RunOutboxStoreTests on DynamoDB Local)", (
 
         it("the whole group is claimable when its head is claimable in the same batch (3 same-key in order)", async () => {
             const { store } = await localStore();
-            const t0 = Date.UTC(2026, 0, 1);
-            await store.persist([
-                rec("P", "x", { createdAt: t0 + 2, orderingKey: "K" }),
-                rec("P", "y", { createdAt: t0 + 1, orderingKey: "K" }),
-                rec("P", "z", { createdAt: t0 + 3, orderingKey: "K" }),
-            ]);
+            await store.persist([createdAt("x", 2, "K"), createdAt("y", 1, "K"), createdAt("z", 3, "K")]);
             assert.deepEqual(ids(await store.claim("P", tok(1), 10)), ["env-y", "env-x", "env-z"]);
         });
     });

@@ -9,13 +9,33 @@ import { marshalRecord, pendingRecord } from "../../../runtime/record/codec";
 import { ATTR, CLAIM_INDEX } from "../../../runtime/schema";
 import type { LambdaStreamEvent, LambdaStreamRecord } from "../../../runtime/testing/stream-event";
 import type { EntryFaultRule } from "../../../dev/emulators/aws-fault-server";
-import type { Harness } from "./harness";
+import { createHarness, type Harness, type HarnessOptions } from "./harness";
 
 /** Close the harness `current()` returns after each test of the enclosing suite. */
 export function closeAfterEach(current: () => Harness | undefined): void {
     afterEach(async function () {
         await current()?.close();
     });
+}
+
+/**
+ * Give each test of the enclosing suite its own harness: the returned function opens one, and the suite closes
+ * it after the test.
+ *
+ * @returns A function that opens a harness with `options` (the {@link createHarness} defaults where left out).
+ */
+export function harnessPerTest(): (options?: HarnessOptions) => Promise<Harness> {
+    let current: Harness | undefined;
+    afterEach(async function () {
+        // Forget it first, so a test that opens none never closes the one before it again.
+        const opened = current;
+        current = undefined;
+        await opened?.close();
+    });
+    return async (options) => {
+        current = await createHarness(options);
+        return current;
+    };
 }
 
 /** The event Lambda would deliver after rewinding to `sequenceNumber`. */
@@ -181,6 +201,17 @@ export function refuseEntry(
         entries: [entryFault(id, { code, senderFault: true })],
         ...(calls ? { calls } : {}),
     });
+}
+
+/**
+ * Have the destination fail the entry of record `id` once, as a server-side InternalError (a transient fault):
+ * its call fails that entry, and the retry goes through.
+ *
+ * @param h - The harness whose fault server answers.
+ * @param id - The record id of the entry to fail.
+ */
+export function failEntryOnce(h: Harness, id: string): void {
+    h.server.setFaults({ entries: [entryFault(id, { code: "InternalError", senderFault: false, times: 1 })] });
 }
 
 /** Write one message with ordering key `orderingKey` and payload `payload` on partition `P`; its id. */
