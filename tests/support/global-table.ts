@@ -64,6 +64,16 @@ export async function startGlobalWorld(): Promise<GlobalWorld> {
     const sns = new SNSClient({ ...clientOptions, maxAttempts: 1 });
     const sqs = new SQSClient({ ...clientOptions, maxAttempts: 1 });
     const mappings: LocalEventSourceMapping[] = [];
+    // What a region's publisher and sweeper share: its own table, the one topic and the one DLQ.
+    const relayConfig = (region: string, tableName: string) => ({
+        dynamodb: standIn.region(region).ddb,
+        sns,
+        sqs,
+        tableName,
+        topicArn,
+        dlqUrl,
+        writeMetrics: () => undefined,
+    });
     const publishedIds = (): string[] =>
         server.topicMessages(topicArn).map((m) => m.attributes["outbox.id"]?.stringValue ?? "");
     return {
@@ -87,16 +97,7 @@ export async function startGlobalWorld(): Promise<GlobalWorld> {
         },
         async relay(region, tableName, filter, overrides = {}) {
             const r = standIn.region(region);
-            const handler = createPublisher({
-                dynamodb: r.ddb,
-                sns,
-                sqs,
-                tableName,
-                topicArn,
-                dlqUrl,
-                writeMetrics: () => undefined,
-                ...overrides,
-            });
+            const handler = createPublisher({ ...relayConfig(region, tableName), ...overrides });
             const mapping = await startLocalEventSourceMapping({
                 streamsClient: r.streams,
                 dynamodbClient: r.ddb,
@@ -111,16 +112,7 @@ export async function startGlobalWorld(): Promise<GlobalWorld> {
             return mapping;
         },
         async sweep(region, tableName, overrides = {}) {
-            return createSweeper({
-                dynamodb: standIn.region(region).ddb,
-                sns,
-                sqs,
-                tableName,
-                topicArn,
-                dlqUrl,
-                writeMetrics: () => undefined,
-                ...overrides,
-            })();
+            return createSweeper({ ...relayConfig(region, tableName), ...overrides })();
         },
         deadLetteredIds() {
             return server
