@@ -149,10 +149,14 @@ export function destinationVariable(kind: DestinationKind): string {
 /**
  * The destination: exactly one of the three variables, its shape, and its region against the function's
  * (`AWS_REGION`, the region of the SDK clients the handlers build), since a destination of another region fails
- * every record (SNS: `InvalidParameter: TopicArn`). On a global table (`OUTBOX_ORIGIN_REGION` set) a topic or a bus
- * may be in another region: the handlers' client for it then takes the ARN's region.
+ * every record (SNS: `InvalidParameter: TopicArn`). On a global table (`scope`, from `OUTBOX_ORIGIN_REGION`) a topic
+ * or a bus may be in one of the table's other regions (the home region's, seen from a replica region): the handlers'
+ * client for it then takes the ARN's region.
  */
-function destination(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment["destination"] {
+function destination(
+    env: Readonly<Record<string, string | undefined>>,
+    scope: OriginScope | undefined,
+): HandlerEnvironment["destination"] {
     const all = Object.keys(DESTINATION_SETTINGS) as DestinationKind[];
     const kinds = all.filter((k) => (env[destinationVariable(k)] ?? "").trim() !== "");
     const names = all.map(destinationVariable);
@@ -181,13 +185,25 @@ function destination(env: Readonly<Record<string, string | undefined>>): Handler
     }
     const region = env.AWS_REGION;
     const arnRegion = destinationArnRegion(value);
-    // On a global table (OUTBOX_ORIGIN_REGION) a replica region's relay publishes to the home region's topic or bus,
-    // through a client of the ARN's region (relay/lambda.ts). A queue's SQS client is the DLQ's, in this region.
-    const elsewhereAllowed = (env[ENV.originRegion] ?? "").trim() !== "" && kind !== DESTINATION_KINDS.sqs;
-    if (region !== undefined && region !== "" && arnRegion !== region && !elsewhereAllowed) {
+    // On a global table a replica region's relay publishes to the home region's topic or bus, through a client of
+    // the ARN's region (relay/lambda.ts); the home region is one of the scope's other regions, and no region outside
+    // the table is ever one the component passes. A queue's SQS client is the DLQ's, in this region.
+    const elsewhere =
+        scope !== undefined && kind !== DESTINATION_KINDS.sqs ? scope.otherRegions.filter((r) => r !== region) : [];
+    if (
+        region !== undefined &&
+        region !== "" &&
+        arnRegion !== region &&
+        !(arnRegion !== undefined && elsewhere.includes(arnRegion))
+    ) {
+        const others =
+            elsewhere.length === 0
+                ? ""
+                : `, and the table's other regions (${ENV.otherRegions}) are ${elsewhere.join(", ")}`;
+        const fix = elsewhere.length === 0 ? region : `one of ${[region, ...elsewhere].join(", ")}`;
         throw new OutboxError(
             "INVALID_CONFIG",
-            `environment variable ${variable} is ${JSON.stringify(value)}: the ${rule.unit} is in ${arnRegion}, but the function runs in ${region} (AWS_REGION); ${rule.elsewhere}; point it at a ${rule.unit} in ${region}`,
+            `environment variable ${variable} is ${JSON.stringify(value)}: the ${rule.unit} is in ${arnRegion}, but the function runs in ${region} (AWS_REGION)${others}; ${rule.elsewhere}; point it at a ${rule.unit} in ${fix}`,
             { context: { variable, value } },
         );
     }
@@ -335,7 +351,8 @@ function origin(env: Readonly<Record<string, string | undefined>>): { origin?: O
 
 /** Read and validate the handler configuration from `env`. */
 export function readHandlerEnvironment(env: Readonly<Record<string, string | undefined>>): HandlerEnvironment {
-    const where = destination(env);
+    const scope = origin(env);
+    const where = destination(env, scope.origin);
     const check = checkEventBus(env, where);
     return {
         tableName: required(env, ENV.tableName, "the outbox table name"),
@@ -354,6 +371,6 @@ export function readHandlerEnvironment(env: Readonly<Record<string, string | und
         maxPartitionsPerRun: positiveInteger(env, ENV.maxPartitionsPerRun, HANDLER_LIMITS.maxPartitionsPerRun),
         claimVersion: claimVersion(env),
         ...(check !== undefined ? { checkEventBus: check } : {}),
-        ...origin(env),
+        ...scope,
     };
 }
